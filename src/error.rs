@@ -1,0 +1,243 @@
+//! The one error type of the crate.
+//!
+//! Every public entry point validates its shapes, strides and buffer lengths before it touches
+//! memory and returns one of these variants instead of panicking or reading out of bounds.
+
+use core::fmt;
+
+use crate::cpu::Feature;
+
+/// A problem dimension or quantization parameter, named in [`Error`] variants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Dim {
+    /// Rows of the LHS and of the output.
+    M,
+    /// Output channels (columns of the output).
+    N,
+    /// Depth (the reduction dimension).
+    K,
+    /// Quantization block length along K (`bl`).
+    BlockLen,
+    /// First output row of a sub-rectangle (`m_idx`).
+    MIdx,
+    /// First output column of a sub-rectangle (`n_idx`).
+    NIdx,
+    /// First LHS row of a partial LHS packing call (`m_idx_start`).
+    MIdxStart,
+}
+
+/// A buffer passed to the library, named in [`Error::BufferTooShort`] and
+/// [`Error::NonFinite`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Buffer {
+    /// The f32 activations given to an LHS packer.
+    Lhs,
+    /// A packed LHS buffer.
+    LhsPacked,
+    /// The raw quantized weights given to an RHS packer.
+    Rhs,
+    /// A packed RHS buffer.
+    RhsPacked,
+    /// The per-channel or per-block weight scales.
+    Scale,
+    /// The per-channel bias.
+    Bias,
+    /// The f32 output.
+    Dst,
+}
+
+/// A row stride, named in [`Error::StrideTooSmall`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Stride {
+    /// Row stride of the f32 LHS, in elements.
+    Lhs,
+    /// Row stride of the raw weights, in bytes.
+    Rhs,
+    /// Row stride of a per-block scale matrix, in elements.
+    Scale,
+    /// Row stride of the output, in elements.
+    Dst,
+}
+
+/// A packing or run parameter, named in [`Error::Unsupported`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Param {
+    /// `mr`, rows per packed LHS tile.
+    Mr,
+    /// `nr`, columns per packed RHS tile.
+    Nr,
+    /// `kr`, depth per inner step.
+    Kr,
+    /// `sr`, split ratio of `kr`.
+    Sr,
+    /// The block length: given to a per-channel family, or not a multiple of 32.
+    BlockLen,
+    /// The clamp range: a bound is NaN, or `min > max`.
+    Clamp,
+}
+
+/// Everything that can go wrong in a call into `qgemm`.
+///
+/// The variants say what was wrong and, where it helps, the offending and the needed values.
+/// The library never panics on caller input; every rejection is one of these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum Error {
+    /// A dimension that must be at least 1 is 0.
+    ZeroDim {
+        /// Which dimension.
+        dim: Dim,
+    },
+    /// A dimension must be a multiple of another value (e.g. `k % bl`, `bl % 32`).
+    NotMultiple {
+        /// Which dimension.
+        dim: Dim,
+        /// The value given.
+        value: usize,
+        /// What it must be a multiple of.
+        multiple_of: usize,
+    },
+    /// A sub-rectangle or partial-packing start is not a multiple of the kernel's or packer's
+    /// step (`m_step`, `n_step`, `mr`, `nr`).
+    MisalignedStart {
+        /// `MIdx`, `NIdx` or `MIdxStart`.
+        dim: Dim,
+        /// The start given.
+        value: usize,
+        /// The step it must be a multiple of.
+        step: usize,
+    },
+    /// A row stride is smaller than the row it must hold.
+    StrideTooSmall {
+        /// Which stride.
+        stride: Stride,
+        /// The stride given.
+        given: usize,
+        /// The smallest legal stride.
+        needed: usize,
+    },
+    /// A slice is shorter than the call needs.
+    BufferTooShort {
+        /// Which buffer.
+        buffer: Buffer,
+        /// Its length (in its element type).
+        given: usize,
+        /// The length the call needs.
+        needed: usize,
+    },
+    /// A packing or run parameter is not supported (wrong `mr/nr/kr/sr` combination, a block
+    /// length given to a per-channel family, a NaN clamp bound, ...).
+    Unsupported {
+        /// Which parameter.
+        param: Param,
+        /// The value given (clamp: 0).
+        value: usize,
+    },
+    /// A floating-point input is NaN or infinite. The result of quantizing it would be
+    /// meaningless, so the packers reject it (see `docs/architecture.md`, "Non-finite input").
+    NonFinite {
+        /// Which buffer.
+        buffer: Buffer,
+        /// Element index (row-major, in the caller's indexing) of the first non-finite value.
+        index: usize,
+    },
+    /// The kernel needs a CPU feature that the given [`CpuFeatures`](crate::CpuFeatures) lacks.
+    UnsupportedCpu {
+        /// The missing feature.
+        needs: Feature,
+    },
+    /// A size computation overflowed `usize`.
+    SizeOverflow,
+}
+
+/// Shorthand for `core::result::Result<T, qgemm::Error>`.
+pub type Result<T> = core::result::Result<T, Error>;
+
+impl fmt::Display for Dim {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Dim::M => "m",
+            Dim::N => "n",
+            Dim::K => "k",
+            Dim::BlockLen => "bl",
+            Dim::MIdx => "m_idx",
+            Dim::NIdx => "n_idx",
+            Dim::MIdxStart => "m_idx_start",
+        })
+    }
+}
+
+impl fmt::Display for Buffer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Buffer::Lhs => "lhs",
+            Buffer::LhsPacked => "lhs_packed",
+            Buffer::Rhs => "rhs",
+            Buffer::RhsPacked => "rhs_packed",
+            Buffer::Scale => "scale",
+            Buffer::Bias => "bias",
+            Buffer::Dst => "dst",
+        })
+    }
+}
+
+impl fmt::Display for Stride {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Stride::Lhs => "lhs row stride (elements)",
+            Stride::Rhs => "rhs row stride (bytes)",
+            Stride::Scale => "scale row stride (elements)",
+            Stride::Dst => "dst row stride (elements)",
+        })
+    }
+}
+
+impl fmt::Display for Param {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Param::Mr => "mr",
+            Param::Nr => "nr",
+            Param::Kr => "kr",
+            Param::Sr => "sr",
+            Param::BlockLen => "bl",
+            Param::Clamp => "clamp range",
+        })
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Error::ZeroDim { dim } => write!(f, "{dim} must be at least 1"),
+            Error::NotMultiple { dim, value, multiple_of } => {
+                write!(f, "{dim} = {value} is not a multiple of {multiple_of}")
+            }
+            Error::MisalignedStart { dim, value, step } => {
+                write!(f, "{dim} = {value} is not a multiple of the step {step}")
+            }
+            Error::StrideTooSmall { stride, given, needed } => {
+                write!(f, "{stride} is {given}, needs at least {needed}")
+            }
+            Error::BufferTooShort { buffer, given, needed } => {
+                write!(f, "{buffer} holds {given} elements, needs {needed}")
+            }
+            Error::Unsupported { param, value } => {
+                write!(f, "unsupported {param} ({value}) for this kernel or packer")
+            }
+            Error::NonFinite { buffer, index } => {
+                write!(f, "{buffer}[{index}] is NaN or infinite")
+            }
+            Error::UnsupportedCpu { needs } => {
+                write!(f, "the CPU lacks {needs}, which this kernel needs")
+            }
+            Error::SizeOverflow => f.write_str("a buffer size overflows usize"),
+        }
+    }
+}
+
+impl core::error::Error for Error {}

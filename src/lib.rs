@@ -1,0 +1,47 @@
+//! # qgemm
+//!
+//! `no_std`, allocation-free low-bit matrix-multiply micro-kernels for Arm Cortex-A (aarch64),
+//! bit-compatible with Arm's KleidiAI: weights packed by either library work with the other,
+//! and every kernel tier produces exactly KleidiAI's output bits.
+//!
+//! The caller owns every buffer. A matmul is three steps:
+//!
+//! 1. pack the weights once ([`rhs`]),
+//! 2. quantize and pack the activations on every call ([`lhs`]),
+//! 3. run a [`Kernel`] of the family on the packed operands.
+//!
+//! Kernels come in ISA tiers ([`Tier`]): portable scalar, NEON intrinsics, `SDOT` (dotprod) and
+//! `SMMLA` (i8mm) assembly. A family's `select` picks the best one for the [`CpuFeatures`] you
+//! pass, and a kernel refuses to run on a CPU that lacks its tier.
+//!
+//! Families: [`qai8dxp_qsi4cxp`] (int4 per-channel weights, int8 per-row dynamic activations).
+//!
+//! ## Features
+//!
+//! * `std` (off): run-time feature detection with [`CpuFeatures::detect`].
+//! * `defmt` (off): `defmt::Format` for the public error and enum types.
+//!
+//! ## Errors and panics
+//!
+//! Every public function validates shapes, strides and buffer lengths and returns an
+//! [`Error`]; none panics on caller input, allocates, or touches memory outside the slices it
+//! was given.
+#![no_std]
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(missing_docs)]
+#![warn(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
+
+#[cfg(feature = "std")]
+extern crate std;
+
+mod arith;
+pub mod cpu;
+pub mod error;
+pub mod lhs;
+pub mod matmul;
+pub mod rhs;
+
+pub use cpu::{CpuFeatures, Feature};
+pub use error::{Error, Result};
+pub use matmul::qai8dxp_qsi4cxp;
+pub use matmul::{Clamp, Family, Kernel, MatmulArgs, Packing, Tier, UncheckedArgs};

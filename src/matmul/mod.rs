@@ -1,0 +1,542 @@
+//! Matmul micro-kernels: the types every family shares and the validated run path.
+//!
+//! A family (e.g. [`qai8dxp_qsi4cxp`]) is a pair of packed operand formats. It has a catalogue of
+//! [`Kernel`]s, one per (tile, ISA tier); each kernel fixes the [`Packing`] both operands must be
+//! packed with and the output tile `m_step x n_step` it works in. [`Kernel::run`] validates
+//! everything and then calls the tier's `unsafe` entry, which takes raw pointers
+//! ([`UncheckedArgs`]) exactly like KleidiAI's `run_matmul`.
+
+pub mod qai8dxp_qsi4cxp;
+
+use core::fmt;
+use core::marker::PhantomData;
+
+use crate::arith::div_ceil;
+use crate::cpu::{CpuFeatures, Feature};
+use crate::error::{Buffer, Dim, Error, Param, Result, Stride};
+
+/// Packing parameters shared by the LHS packer, the RHS packer and a kernel
+/// (spec: interface.md §2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Packing {
+    /// LHS rows per packed tile.
+    pub mr: usize,
+    /// Output channels per packed RHS tile.
+    pub nr: usize,
+    /// Depth one row or column contributes per inner step (int4: nibbles).
+    pub kr: usize,
+    /// Split ratio: `kr` is stored as `sr` chunks of `kr / sr` bytes (int4 weights: 2).
+    pub sr: usize,
+}
+
+/// Largest `mr` and `nr` the packers accept (KleidiAI uses at most 16).
+const MAX_TILE: usize = 64;
+
+impl Packing {
+    /// `bd = kr / sr`: bytes (int4 RHS) or values (int8) one row or column contributes to an
+    /// interleaved chunk.
+    pub const fn block_depth(&self) -> usize {
+        self.kr / self.sr
+    }
+
+    fn check_common(&self) -> Result<()> {
+        if self.mr == 0 || self.mr > MAX_TILE {
+            return Err(Error::Unsupported { param: Param::Mr, value: self.mr });
+        }
+        if self.nr == 0 || self.nr > MAX_TILE {
+            return Err(Error::Unsupported { param: Param::Nr, value: self.nr });
+        }
+        if self.sr == 0 || self.sr > 2 {
+            return Err(Error::Unsupported { param: Param::Sr, value: self.sr });
+        }
+        if self.kr == 0 || self.kr % self.sr != 0 {
+            return Err(Error::Unsupported { param: Param::Kr, value: self.kr });
+        }
+        Ok(())
+    }
+
+    /// Legal for the `qai8dxp` LHS: `bd` must divide the 32-value padding granule.
+    pub(crate) fn check_lhs_qai8dxp(&self) -> Result<()> {
+        self.check_common()?;
+        if 32 % self.block_depth() != 0 {
+            return Err(Error::Unsupported { param: Param::Kr, value: self.kr });
+        }
+        Ok(())
+    }
+
+    /// Legal for the int4 RHS formats: `sr = 2` and `bd` dividing the 16 bytes of a 32-depth
+    /// group.
+    pub(crate) fn check_rhs_int4(&self) -> Result<()> {
+        self.check_common()?;
+        if self.sr != 2 {
+            return Err(Error::Unsupported { param: Param::Sr, value: self.sr });
+        }
+        if 16 % self.block_depth() != 0 {
+            return Err(Error::Unsupported { param: Param::Kr, value: self.kr });
+        }
+        Ok(())
+    }
+
+    /// `n_idx % nr == 0`.
+    pub(crate) fn check_n_start(&self, n_idx: usize) -> Result<()> {
+        if n_idx % self.nr != 0 {
+            return Err(Error::MisalignedStart { dim: Dim::NIdx, value: n_idx, step: self.nr });
+        }
+        Ok(())
+    }
+}
+
+/// ISA tier of a kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Tier {
+    /// Portable Rust; runs on every target, including x86.
+    Scalar,
+    /// NEON intrinsics; any ARMv8-A (Cortex-A53/A72 class).
+    Neon,
+    /// Hand-written `asm!` with `SDOT` (FEAT_DotProd).
+    Dotprod,
+    /// Hand-written `asm!` with `SMMLA` (FEAT_I8MM).
+    I8mm,
+}
+
+impl Tier {
+    /// The CPU feature the tier needs, `None` for the scalar tier.
+    pub const fn required_feature(self) -> Option<Feature> {
+        match self {
+            Tier::Scalar => None,
+            Tier::Neon => Some(Feature::Neon),
+            Tier::Dotprod => Some(Feature::Dotprod),
+            Tier::I8mm => Some(Feature::I8mm),
+        }
+    }
+
+    /// Whether kernels of this tier may run on `cpu` (the SIMD tiers also need NEON).
+    pub const fn is_available(self, cpu: &CpuFeatures) -> bool {
+        match self.required_feature() {
+            None => true,
+            Some(Feature::Neon) => cpu.has(Feature::Neon),
+            Some(f) => cpu.has(Feature::Neon) && cpu.has(f),
+        }
+    }
+
+    /// Lower-case name (`"scalar"`, `"neon"`, `"dotprod"`, `"i8mm"`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Tier::Scalar => "scalar",
+            Tier::Neon => "neon",
+            Tier::Dotprod => "dotprod",
+            Tier::I8mm => "i8mm",
+        }
+    }
+}
+
+impl fmt::Display for Tier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The fused output clamp: `dst = min(max(x, min), max)` (spec: arithmetic.md §5).
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Clamp {
+    min: f32,
+    max: f32,
+}
+
+impl Clamp {
+    /// No clamp: `[-f32::MAX, f32::MAX]`; every finite result passes unchanged.
+    pub const NONE: Clamp = Clamp { min: -f32::MAX, max: f32::MAX };
+
+    /// A clamp to `[min, max]`. Rejects NaN bounds and `min > max`
+    /// ([`Error::Unsupported`] with [`Param::Clamp`]). Infinite bounds are allowed.
+    pub fn new(min: f32, max: f32) -> Result<Clamp> {
+        // `!(min <= max)` is also true when either bound is NaN.
+        if !(min <= max) {
+            return Err(Error::Unsupported { param: Param::Clamp, value: 0 });
+        }
+        Ok(Clamp { min, max })
+    }
+
+    /// Lower bound.
+    pub const fn min(&self) -> f32 {
+        self.min
+    }
+
+    /// Upper bound.
+    pub const fn max(&self) -> f32 {
+        self.max
+    }
+}
+
+impl Default for Clamp {
+    fn default() -> Self {
+        Clamp::NONE
+    }
+}
+
+/// What [`Kernel::run`] computes: the `m x n` output rectangle whose top-left element is
+/// `(m_idx, n_idx)`, over depth `k`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct MatmulArgs {
+    /// Rows of the rectangle.
+    pub m: usize,
+    /// Columns (output channels) of the rectangle.
+    pub n: usize,
+    /// Depth, as given to the packers.
+    pub k: usize,
+    /// Quantization block length of the per-block families (a multiple of 32 dividing `k`);
+    /// 0 for the per-channel families.
+    pub bl: usize,
+    /// First row of the rectangle: a multiple of the kernel's `m_step`.
+    pub m_idx: usize,
+    /// First column of the rectangle: a multiple of the kernel's `n_step`.
+    pub n_idx: usize,
+    /// Distance between output rows, in f32 elements (`>= n`).
+    pub dst_stride_row: usize,
+    /// Output clamp.
+    pub clamp: Clamp,
+}
+
+impl MatmulArgs {
+    /// The whole `m x n` output, dense rows, no clamp, no block length.
+    pub const fn new(m: usize, n: usize, k: usize) -> MatmulArgs {
+        MatmulArgs { m, n, k, bl: 0, m_idx: 0, n_idx: 0, dst_stride_row: n, clamp: Clamp::NONE }
+    }
+
+    /// Sets the block length (per-block families).
+    #[must_use]
+    pub const fn with_block_len(mut self, bl: usize) -> MatmulArgs {
+        self.bl = bl;
+        self
+    }
+
+    /// Sets the rectangle: `m x n` elements starting at `(m_idx, n_idx)`.
+    #[must_use]
+    pub const fn with_rect(mut self, m_idx: usize, n_idx: usize, m: usize, n: usize) -> MatmulArgs {
+        self.m_idx = m_idx;
+        self.n_idx = n_idx;
+        self.m = m;
+        self.n = n;
+        self
+    }
+
+    /// Sets the output row stride, in elements.
+    #[must_use]
+    pub const fn with_dst_stride(mut self, dst_stride_row: usize) -> MatmulArgs {
+        self.dst_stride_row = dst_stride_row;
+        self
+    }
+
+    /// Sets the clamp.
+    #[must_use]
+    pub const fn with_clamp(mut self, clamp: Clamp) -> MatmulArgs {
+        self.clamp = clamp;
+        self
+    }
+}
+
+/// Raw arguments of a kernel's `unsafe` entry, with KleidiAI's `run_matmul` semantics
+/// (spec: interface.md §3).
+#[derive(Debug, Clone, Copy)]
+pub struct UncheckedArgs {
+    /// Rows of the rectangle (`>= 1`).
+    pub m: usize,
+    /// Columns of the rectangle (`>= 1`).
+    pub n: usize,
+    /// Depth (`>= 1`).
+    pub k: usize,
+    /// Block length of the per-block families (0 otherwise).
+    pub bl: usize,
+    /// The packed LHS tile that holds the rectangle's first row.
+    pub lhs_packed: *const u8,
+    /// The packed RHS tile that holds the rectangle's first column.
+    pub rhs_packed: *const u8,
+    /// Output element `(m_idx, n_idx)`.
+    pub dst: *mut f32,
+    /// Output row stride in **bytes** (a multiple of 4, `>= 4 * n`).
+    pub dst_stride_row: usize,
+    /// Clamp lower bound.
+    pub clamp_min: f32,
+    /// Clamp upper bound.
+    pub clamp_max: f32,
+}
+
+/// A tier's raw entry point.
+#[derive(Clone, Copy)]
+pub(crate) enum RawKernel {
+    /// Fixed packing (SIMD kernels).
+    Fixed(unsafe fn(&UncheckedArgs)),
+    /// Any packing (the scalar reference).
+    Generic(unsafe fn(&Packing, &UncheckedArgs)),
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// A pair of packed operand formats (a kernel family). Implemented by the marker types of the
+/// family modules; not implementable outside the crate.
+pub trait Family: sealed::Sealed + Sized + 'static {
+    /// Family name as in the spec (`"qai8dxp_qsi4cxp"`).
+    const NAME: &'static str;
+    /// Whether `run` takes a block length (`bl`).
+    const BLOCKED: bool;
+
+    /// The family's kernel catalogue, best first within each packing.
+    fn kernels() -> &'static [&'static Kernel<Self>];
+
+    /// Bytes of one packed LHS tile.
+    fn lhs_tile_stride(k: usize, bl: usize, packing: &Packing) -> Result<usize>;
+
+    /// Bytes of one packed RHS tile.
+    fn rhs_tile_stride(k: usize, bl: usize, packing: &Packing) -> Result<usize>;
+}
+
+/// One micro-kernel: a tile, an ISA tier and the packing it consumes.
+///
+/// Kernels are stateless `'static` descriptors taken from a family's catalogue
+/// (`qgemm::qai8dxp_qsi4cxp::KERNELS`, `select`, `available`).
+pub struct Kernel<F: Family> {
+    pub(crate) name: &'static str,
+    pub(crate) tier: Tier,
+    pub(crate) m_step: usize,
+    pub(crate) n_step: usize,
+    pub(crate) packing: Packing,
+    pub(crate) raw: RawKernel,
+    pub(crate) family: PhantomData<fn() -> F>,
+}
+
+impl<F: Family> fmt::Debug for Kernel<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Kernel")
+            .field("name", &self.name)
+            .field("tier", &self.tier)
+            .field("m_step", &self.m_step)
+            .field("n_step", &self.n_step)
+            .field("packing", &self.packing)
+            .finish()
+    }
+}
+
+impl<F: Family> Kernel<F> {
+    /// Full name, KleidiAI style (`matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_8x8_neon_i8mm`).
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// ISA tier.
+    pub const fn tier(&self) -> Tier {
+        self.tier
+    }
+
+    /// Output rows per kernel iteration; sub-rectangles start at multiples of it.
+    pub const fn m_step(&self) -> usize {
+        self.m_step
+    }
+
+    /// Output columns per kernel iteration; sub-rectangles start at multiples of it.
+    pub const fn n_step(&self) -> usize {
+        self.n_step
+    }
+
+    /// The packing both operands must be packed with.
+    pub const fn packing(&self) -> Packing {
+        self.packing
+    }
+
+    /// Whether the kernel may run on `cpu`.
+    pub const fn is_available(&self, cpu: &CpuFeatures) -> bool {
+        self.tier.is_available(cpu)
+    }
+
+    /// Byte offset, in the packed LHS, of the tile holding row `m_idx` (a multiple of `mr`).
+    pub fn lhs_packed_offset(&self, m_idx: usize, k: usize, bl: usize) -> Result<usize> {
+        if m_idx % self.packing.mr != 0 {
+            return Err(Error::MisalignedStart { dim: Dim::MIdx, value: m_idx, step: self.packing.mr });
+        }
+        let ts = F::lhs_tile_stride(k, bl, &self.packing)?;
+        (m_idx / self.packing.mr).checked_mul(ts).ok_or(Error::SizeOverflow)
+    }
+
+    /// Byte offset, in the packed RHS, of the tile holding column `n_idx` (a multiple of `nr`).
+    pub fn rhs_packed_offset(&self, n_idx: usize, k: usize, bl: usize) -> Result<usize> {
+        self.packing.check_n_start(n_idx)?;
+        let ts = F::rhs_tile_stride(k, bl, &self.packing)?;
+        (n_idx / self.packing.nr).checked_mul(ts).ok_or(Error::SizeOverflow)
+    }
+
+    /// Bytes of the packed LHS for `m` rows.
+    pub fn lhs_packed_size(&self, m: usize, k: usize, bl: usize) -> Result<usize> {
+        let ts = F::lhs_tile_stride(k, bl, &self.packing)?;
+        div_ceil(m, self.packing.mr).checked_mul(ts).ok_or(Error::SizeOverflow)
+    }
+
+    /// Bytes of the packed RHS for `n` columns.
+    pub fn rhs_packed_size(&self, n: usize, k: usize, bl: usize) -> Result<usize> {
+        let ts = F::rhs_tile_stride(k, bl, &self.packing)?;
+        div_ceil(n, self.packing.nr).checked_mul(ts).ok_or(Error::SizeOverflow)
+    }
+
+    /// Element offset of output `(m_idx, n_idx)` with `dst_stride_row` elements per row; the
+    /// start must be a multiple of `(m_step, n_step)`.
+    pub fn dst_offset(&self, m_idx: usize, n_idx: usize, dst_stride_row: usize) -> Result<usize> {
+        self.check_starts(m_idx, n_idx)?;
+        m_idx.checked_mul(dst_stride_row).and_then(|v| v.checked_add(n_idx)).ok_or(Error::SizeOverflow)
+    }
+
+    /// Elements of a dense `m x n` output.
+    pub fn dst_size(&self, m: usize, n: usize) -> Result<usize> {
+        m.checked_mul(n).ok_or(Error::SizeOverflow)
+    }
+
+    fn check_starts(&self, m_idx: usize, n_idx: usize) -> Result<()> {
+        if m_idx % self.m_step != 0 {
+            return Err(Error::MisalignedStart { dim: Dim::MIdx, value: m_idx, step: self.m_step });
+        }
+        if n_idx % self.n_step != 0 {
+            return Err(Error::MisalignedStart { dim: Dim::NIdx, value: n_idx, step: self.n_step });
+        }
+        Ok(())
+    }
+
+    fn check_depth(&self, k: usize, bl: usize) -> Result<()> {
+        if k == 0 {
+            return Err(Error::ZeroDim { dim: Dim::K });
+        }
+        if !F::BLOCKED {
+            if bl != 0 {
+                return Err(Error::Unsupported { param: Param::BlockLen, value: bl });
+            }
+            return Ok(());
+        }
+        if bl == 0 {
+            return Err(Error::ZeroDim { dim: Dim::BlockLen });
+        }
+        if bl % 32 != 0 {
+            return Err(Error::NotMultiple { dim: Dim::BlockLen, value: bl, multiple_of: 32 });
+        }
+        if k % bl != 0 {
+            return Err(Error::NotMultiple { dim: Dim::K, value: k, multiple_of: bl });
+        }
+        Ok(())
+    }
+
+    /// Computes the rectangle `args` describes.
+    ///
+    /// * `lhs_packed`: the whole packed LHS (row 0 onward), packed with [`Kernel::packing`].
+    /// * `rhs_packed`: the whole packed RHS (column 0 onward), packed with [`Kernel::packing`].
+    /// * `dst`: starts at output element `(m_idx, n_idx)` (see [`Kernel::dst_offset`]) and holds
+    ///   `(m - 1) * dst_stride_row + n` elements. Exactly the `m x n` rectangle is written.
+    ///
+    /// `m == 0` or `n == 0` is a no-op. Any grid of legal sub-rectangles gives the same bits
+    /// as one call over the whole output.
+    pub fn run(
+        &self,
+        cpu: &CpuFeatures,
+        lhs_packed: &[u8],
+        rhs_packed: &[u8],
+        dst: &mut [f32],
+        args: &MatmulArgs,
+    ) -> Result<()> {
+        if let Some(needs) = self.tier.required_feature() {
+            if !self.is_available(cpu) {
+                let needs = if cpu.has(Feature::Neon) { needs } else { Feature::Neon };
+                return Err(Error::UnsupportedCpu { needs });
+            }
+        }
+        self.check_depth(args.k, args.bl)?;
+        self.check_starts(args.m_idx, args.n_idx)?;
+        let (m, n) = (args.m, args.n);
+        if m == 0 || n == 0 {
+            return Ok(());
+        }
+        if args.dst_stride_row < n {
+            return Err(Error::StrideTooSmall {
+                stride: Stride::Dst,
+                given: args.dst_stride_row,
+                needed: n,
+            });
+        }
+        let lhs_start = self.lhs_packed_offset(args.m_idx, args.k, args.bl)?;
+        let lhs_needed = self.lhs_packed_size(m, args.k, args.bl)?;
+        let lhs_needed = lhs_start.checked_add(lhs_needed).ok_or(Error::SizeOverflow)?;
+        if lhs_packed.len() < lhs_needed {
+            return Err(Error::BufferTooShort {
+                buffer: Buffer::LhsPacked,
+                given: lhs_packed.len(),
+                needed: lhs_needed,
+            });
+        }
+        let rhs_start = self.rhs_packed_offset(args.n_idx, args.k, args.bl)?;
+        let rhs_needed = self.rhs_packed_size(n, args.k, args.bl)?;
+        let rhs_needed = rhs_start.checked_add(rhs_needed).ok_or(Error::SizeOverflow)?;
+        if rhs_packed.len() < rhs_needed {
+            return Err(Error::BufferTooShort {
+                buffer: Buffer::RhsPacked,
+                given: rhs_packed.len(),
+                needed: rhs_needed,
+            });
+        }
+        let dst_needed = (m - 1).checked_mul(args.dst_stride_row).and_then(|v| v.checked_add(n));
+        let dst_needed = dst_needed.ok_or(Error::SizeOverflow)?;
+        if dst.len() < dst_needed {
+            return Err(Error::BufferTooShort { buffer: Buffer::Dst, given: dst.len(), needed: dst_needed });
+        }
+        let dst_stride_bytes = args.dst_stride_row.checked_mul(4).ok_or(Error::SizeOverflow)?;
+        let raw = UncheckedArgs {
+            m,
+            n,
+            k: args.k,
+            bl: args.bl,
+            lhs_packed: lhs_packed[lhs_start..].as_ptr(),
+            rhs_packed: rhs_packed[rhs_start..].as_ptr(),
+            dst: dst.as_mut_ptr(),
+            dst_stride_row: dst_stride_bytes,
+            clamp_min: args.clamp.min(),
+            clamp_max: args.clamp.max(),
+        };
+        // SAFETY: the tier's feature is present (checked above). The LHS slice from `lhs_start`
+        // holds `ceil(m/mr)` whole tiles, the RHS slice from `rhs_start` `ceil(n/nr)` whole
+        // tiles, and `dst` holds `(m-1)*stride + n` elements: exactly what `run_unchecked`
+        // reads and writes. `k`, `bl`, `m`, `n` were validated and the clamp is a valid `Clamp`.
+        unsafe { self.run_unchecked(&raw) }
+        Ok(())
+    }
+
+    /// Runs the kernel on raw pointers without any check (KleidiAI's `run_matmul`).
+    ///
+    /// # Safety
+    ///
+    /// * The CPU implements the kernel's tier ([`Kernel::is_available`]).
+    /// * `m, n, k >= 1`; for per-block families `bl` is a multiple of 32 that divides `k`, for
+    ///   the others `bl == 0`.
+    /// * `lhs_packed` is valid for reads of `ceil(m / mr)` packed LHS tiles and `rhs_packed` of
+    ///   `ceil(n / nr)` packed RHS tiles ([`Kernel::lhs_packed_size`],
+    ///   [`Kernel::rhs_packed_size`]), both packed with [`Kernel::packing`] and this `k` (`bl`).
+    /// * `dst` is valid for writes of `n` f32 at each of the `m` rows `dst + i * dst_stride_row`
+    ///   bytes (`dst_stride_row` a multiple of 4 and `>= 4 * n`), and those elements do not
+    ///   overlap the packed buffers.
+    /// * `clamp_min <= clamp_max`, neither NaN.
+    pub unsafe fn run_unchecked(&self, args: &UncheckedArgs) {
+        match self.raw {
+            // SAFETY: forwarded from the caller's contract.
+            RawKernel::Fixed(f) => unsafe { f(args) },
+            // SAFETY: forwarded from the caller's contract; the packing is the kernel's own.
+            RawKernel::Generic(f) => unsafe { f(&self.packing, args) },
+        }
+    }
+}
+
+/// The kernels of a family usable on `cpu`, in catalogue order (best first).
+pub fn available<F: Family>(cpu: &CpuFeatures) -> heapless::Vec<&'static Kernel<F>, 32> {
+    let mut out = heapless::Vec::new();
+    for k in F::kernels().iter().filter(|k| k.is_available(cpu)) {
+        // The catalogues hold fewer than 32 kernels (checked by a unit test).
+        let _ = out.push(*k);
+    }
+    out
+}

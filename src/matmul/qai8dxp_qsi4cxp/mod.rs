@@ -1,0 +1,202 @@
+//! Family `qai8dxp_qsi4cxp`: int8 activations quantized per row at run time (`qai8dxp`) times
+//! int4 weights with one f32 scale per output channel (`qsi4cxp`), f32 bias, f32 output with
+//! clamp (spec: interface.md §4, arithmetic.md §4.1).
+//!
+//! A call takes three steps on caller-owned buffers:
+//!
+//! 1. once per weight matrix: [`rhs::qsi4cxp::pack`](crate::rhs::qsi4cxp::pack) with the
+//!    kernel's [`Packing`];
+//! 2. per call: [`lhs::qai8dxp::quantize_pack`](crate::lhs::qai8dxp::quantize_pack);
+//! 3. [`Kernel::run`](crate::Kernel::run) on the whole output or any grid of sub-rectangles.
+//!
+//! ```
+//! use qgemm::qai8dxp_qsi4cxp as fam;
+//! use qgemm::rhs::{Int4Encoding, Int4Source};
+//! use qgemm::{CpuFeatures, MatmulArgs};
+//!
+//! let (m, n, k) = (2, 8, 64);
+//! let cpu = CpuFeatures::from_target();
+//! let kernel = fam::select(&cpu, m);
+//! let p = kernel.packing();
+//!
+//! let weights = [0x98u8; 8 * 32]; // n x k nibbles, zero point 8: values +0 and +1
+//! let scales = [0.5f32; 8];
+//! let mut rhs_packed = [0u8; 8 * (32 + 12)];
+//! let src = Int4Source::nxk(&weights, k, Int4Encoding::ZeroPoint8);
+//! qgemm::rhs::qsi4cxp::pack(&p, n, k, &src, &scales, None, &mut rhs_packed[..kernel.rhs_packed_size(n, k, 0)?])?;
+//!
+//! let x = [1.0f32; 2 * 64];
+//! let mut lhs_packed = [0u8; 4 * 72];
+//! qgemm::lhs::qai8dxp::quantize_pack(&p, m, k, 0, &x, k, &mut lhs_packed)?;
+//!
+//! let mut dst = [0f32; 2 * 8];
+//! kernel.run(&cpu, &lhs_packed, &rhs_packed, &mut dst, &MatmulArgs::new(m, n, k))?;
+//! assert!(dst.iter().all(|&v| (v - 16.0).abs() < 0.1)); // 32 depths of weight 1, times 0.5
+//! # Ok::<(), qgemm::Error>(())
+//! ```
+
+pub mod scalar;
+
+use core::marker::PhantomData;
+
+use crate::cpu::CpuFeatures;
+use crate::error::Result;
+use crate::lhs::qai8dxp;
+use crate::matmul::{self, Family, Packing, RawKernel, Tier, sealed};
+use crate::rhs::qsi4cxp;
+
+/// Marker type of the family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Qai8dxpQsi4cxp;
+
+/// A kernel of this family.
+pub type Kernel = matmul::Kernel<Qai8dxpQsi4cxp>;
+
+impl sealed::Sealed for Qai8dxpQsi4cxp {}
+
+impl Family for Qai8dxpQsi4cxp {
+    const NAME: &'static str = "qai8dxp_qsi4cxp";
+    const BLOCKED: bool = false;
+
+    fn kernels() -> &'static [&'static Kernel] {
+        KERNELS
+    }
+
+    fn lhs_tile_stride(k: usize, _bl: usize, packing: &Packing) -> Result<usize> {
+        packing.check_lhs_qai8dxp()?;
+        qai8dxp::tile_stride(k, packing.mr)
+    }
+
+    fn rhs_tile_stride(k: usize, _bl: usize, packing: &Packing) -> Result<usize> {
+        packing.check_rhs_int4()?;
+        qsi4cxp::tile_stride(k, packing.nr)
+    }
+}
+
+const fn kernel(
+    name: &'static str,
+    tier: Tier,
+    (m_step, n_step): (usize, usize),
+    packing: Packing,
+    raw: RawKernel,
+) -> Kernel {
+    matmul::Kernel { name, tier, m_step, n_step, packing, raw, family: PhantomData }
+}
+
+const fn packing(mr: usize, nr: usize, kr: usize) -> Packing {
+    Packing { mr, nr, kr, sr: 2 }
+}
+
+/// `(mr 1, nr 4, kr 16)`: GEMV over 4-channel tiles (KleidiAI `qai8dxp1x8_qsi4cxp4x8`).
+pub const PACKING_1X4: Packing = packing(1, 4, 16);
+/// `(mr 1, nr 8, kr 16)`: GEMV over 8-channel tiles (KleidiAI `qai8dxp1x8_qsi4cxp8x8`).
+pub const PACKING_1X8: Packing = packing(1, 8, 16);
+/// `(mr 4, nr 4, kr 16)`: GEMM (KleidiAI `qai8dxp4x8_qsi4cxp4x8`, i8mm).
+pub const PACKING_4X4: Packing = packing(4, 4, 16);
+/// `(mr 4, nr 8, kr 16)`: GEMM (KleidiAI `qai8dxp4x8_qsi4cxp8x8`, i8mm).
+pub const PACKING_4X8: Packing = packing(4, 8, 16);
+/// `(mr 1, nr 4, kr 8)`: KleidiAI `qai8dxp1x4_qsi4cxp4x4` (dotprod).
+pub const PACKING_1X4_KR8: Packing = packing(1, 4, 8);
+/// `(mr 4, nr 4, kr 8)`: KleidiAI `qai8dxp4x8_qsi4cxp4x4` (dotprod 16x4).
+pub const PACKING_4X4_KR8: Packing = packing(4, 4, 8);
+/// `(mr 4, nr 8, kr 8)`: KleidiAI `qai8dxp4x4_qsi4cxp8x4` (dotprod 8x8).
+pub const PACKING_4X8_KR8: Packing = packing(4, 8, 8);
+
+/// The RHS packing `select` uses: `nr = 8, kr = 16, sr = 2`, shared by the decode (`mr = 1`)
+/// and prefill (`mr = 4`) kernels of every tier, so one packed weight matrix serves both.
+pub const PREFERRED_RHS_PACKING: Packing = PACKING_4X8;
+
+macro_rules! scalar_kernel {
+    ($ident:ident, $name:literal, $p:expr) => {
+        /// Scalar kernel (portable reference).
+        pub static $ident: Kernel = kernel(
+            $name,
+            Tier::Scalar,
+            ($p.mr, $p.nr),
+            $p,
+            RawKernel::Generic(scalar::matmul_unchecked),
+        );
+    };
+}
+
+scalar_kernel!(SCALAR_1X4, "matmul_clamp_f32_qai8dxp1x8_qsi4cxp4x8_1x4_scalar", PACKING_1X4);
+scalar_kernel!(SCALAR_1X8, "matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_1x8_scalar", PACKING_1X8);
+scalar_kernel!(SCALAR_4X4, "matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4_scalar", PACKING_4X4);
+scalar_kernel!(SCALAR_4X8, "matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_4x8_scalar", PACKING_4X8);
+scalar_kernel!(SCALAR_1X4_KR8, "matmul_clamp_f32_qai8dxp1x4_qsi4cxp4x4_1x4_scalar", PACKING_1X4_KR8);
+scalar_kernel!(SCALAR_4X4_KR8, "matmul_clamp_f32_qai8dxp4x4_qsi4cxp4x4_4x4_scalar", PACKING_4X4_KR8);
+scalar_kernel!(SCALAR_4X8_KR8, "matmul_clamp_f32_qai8dxp4x4_qsi4cxp8x4_4x8_scalar", PACKING_4X8_KR8);
+
+// --- neon tier (catalogue entries) ---
+// --- dotprod tier (catalogue entries) ---
+// --- i8mm tier (catalogue entries) ---
+
+/// Every kernel of the family on this target. Within one packing, better kernels come first.
+pub static KERNELS: &[&Kernel] = &[
+    // --- i8mm tier ---
+    // --- dotprod tier ---
+    // --- neon tier ---
+    &SCALAR_1X4,
+    &SCALAR_1X8,
+    &SCALAR_4X4,
+    &SCALAR_4X8,
+    &SCALAR_1X4_KR8,
+    &SCALAR_4X4_KR8,
+    &SCALAR_4X8_KR8,
+];
+
+/// The kernels usable on `cpu`, best first.
+pub fn available(cpu: &CpuFeatures) -> heapless::Vec<&'static Kernel, 32> {
+    matmul::available::<Qai8dxpQsi4cxp>(cpu)
+}
+
+/// The best kernel on `cpu` for `m` rows among those that consume RHS weights packed with
+/// `rhs`'s `(nr, kr, sr)` (its `mr` is ignored), or `None` if no kernel uses that packing.
+///
+/// For `m == 1` a GEMV kernel (`mr = 1`) is preferred, otherwise a GEMM kernel (`mr > 1`); then
+/// the highest available tier; then catalogue order.
+pub fn select_for(cpu: &CpuFeatures, m: usize, rhs: &Packing) -> Option<&'static Kernel> {
+    let same_rhs = |p: &Packing| p.nr == rhs.nr && p.kr == rhs.kr && p.sr == rhs.sr;
+    let fit = |p: &Packing| (m <= 1) == (p.mr == 1);
+    let mut best: Option<&'static Kernel> = None;
+    for &k in KERNELS.iter().filter(|k| k.is_available(cpu) && same_rhs(&k.packing)) {
+        let better = match best {
+            None => true,
+            Some(b) => (fit(&k.packing), k.tier) > (fit(&b.packing), b.tier),
+        };
+        if better {
+            best = Some(k);
+        }
+    }
+    best
+}
+
+/// The best kernel on `cpu` for `m` rows with [`PREFERRED_RHS_PACKING`].
+pub fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel {
+    // The scalar tier covers the preferred packing on every target, so this never falls back.
+    select_for(cpu, m, &PREFERRED_RHS_PACKING).unwrap_or(&SCALAR_4X8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn catalogue_fits_the_available_list_and_names_are_unique() {
+        assert!(KERNELS.len() <= 32);
+        for (i, a) in KERNELS.iter().enumerate() {
+            for b in &KERNELS[i + 1..] {
+                assert_ne!(a.name(), b.name());
+            }
+            assert_eq!(a.m_step() % a.packing().mr, 0, "{}", a.name());
+            assert_eq!(a.n_step() % a.packing().nr, 0, "{}", a.name());
+        }
+    }
+
+    #[test]
+    fn select_prefers_gemv_for_one_row() {
+        let cpu = CpuFeatures::NONE;
+        assert_eq!(select(&cpu, 1).packing().mr, 1);
+        assert_eq!(select(&cpu, 5).packing().mr, 4);
+    }
+}

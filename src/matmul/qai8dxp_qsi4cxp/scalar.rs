@@ -1,0 +1,72 @@
+//! Portable scalar tier: the reference every other tier is tested against. Works for any
+//! packing the packers accept and builds on every target.
+//!
+//! Arithmetic (spec: arithmetic.md §4.1), per output `(r, c)`:
+//!
+//! ```text
+//! iacc = wrap32(sum_{j<Kp} qL[r][j] * 16*w[c][j]) + rsum[c] * offset[r]
+//! out  = fl(fl(float(iacc) * fl(scale16[c] * dq[r])) + bias[c]);  dst = min(max(out, lo), hi)
+//! ```
+
+use crate::arith::{clamp_arm, read_f32, read_i32};
+use crate::cpu::CpuFeatures;
+use crate::lhs::qai8dxp;
+use crate::matmul::{Packing, UncheckedArgs};
+use crate::rhs::qsi4cxp;
+
+/// Always true: the scalar tier needs no CPU feature.
+pub const fn is_available(_cpu: &CpuFeatures) -> bool {
+    true
+}
+
+/// The scalar kernel for any `packing`.
+///
+/// # Safety
+///
+/// `args` satisfies the contract of [`Kernel::run_unchecked`](crate::Kernel::run_unchecked)
+/// for a kernel with this `packing` (valid pointers to `ceil(m/mr)` LHS tiles, `ceil(n/nr)` RHS
+/// tiles and `m` output rows of `n` elements; `m, n, k >= 1`), and `packing` is legal for both
+/// packers.
+pub unsafe fn matmul_unchecked(packing: &Packing, args: &UncheckedArgs) {
+    let Packing { mr, nr, .. } = *packing;
+    let bd = packing.block_depth();
+    let (m, n, k) = (args.m, args.n, args.k);
+    // Sizes were validated by the caller, so none of these overflow.
+    let kp = k.div_ceil(32) * 32;
+    let (Ok(lts), Ok(rts)) = (qai8dxp::tile_stride(k, mr), qsi4cxp::tile_stride(k, nr)) else {
+        return;
+    };
+    // SAFETY: the caller guarantees `ceil(m/mr)` readable LHS tiles and `ceil(n/nr)` RHS tiles.
+    let lhs = unsafe { core::slice::from_raw_parts(args.lhs_packed, m.div_ceil(mr) * lts) };
+    // SAFETY: as above.
+    let rhs = unsafe { core::slice::from_raw_parts(args.rhs_packed, n.div_ceil(nr) * rts) };
+    for r in 0..m {
+        let lt = &lhs[(r / mr) * lts..(r / mr + 1) * lts];
+        let slot = r % mr;
+        let lhs_at = |j: usize| lt[(j / bd) * mr * bd + slot * bd + j % bd] as i8 as i32;
+        let offset = read_i32(lt, mr * kp + 4 * slot);
+        let dq = read_f32(lt, mr * kp + 4 * mr + 4 * slot);
+        for c in 0..n {
+            let rt = &rhs[(c / nr) * rts..(c / nr + 1) * rts];
+            let i = c % nr;
+            let mut iacc = 0i32;
+            for q in 0..kp / 2 {
+                let byte = rt[(q / bd) * nr * bd + i * bd + q % bd];
+                let lo16 = (byte << 4) as i8 as i32; // 16 * low weight
+                let hi16 = (byte & 0xf0) as i8 as i32; // 16 * high weight
+                let d = 32 * (q / 16) + q % 16;
+                iacc = iacc.wrapping_add(lo16 * lhs_at(d)).wrapping_add(hi16 * lhs_at(d + 16));
+            }
+            let extras = nr * kp / 2;
+            let rsum = read_i32(rt, extras + 4 * i);
+            let scale16 = read_f32(rt, extras + 4 * nr + 4 * i);
+            let bias = read_f32(rt, extras + 8 * nr + 4 * i);
+            let iacc = iacc.wrapping_add(rsum.wrapping_mul(offset));
+            let out = (iacc as f32) * (scale16 * dq) + bias;
+            let v = clamp_arm(out, args.clamp_min, args.clamp_max);
+            // SAFETY: row `r < m`, column `c < n`: inside the rectangle the caller made
+            // writable.
+            unsafe { args.dst.byte_add(r * args.dst_stride_row).add(c).write_unaligned(v) };
+        }
+    }
+}

@@ -1,0 +1,279 @@
+//! Shared test harness: golden-vector loading, a deterministic RNG, canary buffers and the
+//! differential runner that checks every tier available on the running CPU against the scalar
+//! reference.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use qgemm::{CpuFeatures, Family, Kernel, MatmulArgs, Tier};
+use serde_json::Value;
+
+/// The CPU the tests run on, as the library detects it.
+pub fn cpu() -> CpuFeatures {
+    CpuFeatures::detect()
+}
+
+/// `tests/data`.
+pub fn data_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("data")
+}
+
+/// One golden case (a manifest of `tests/data/cases`).
+pub struct Case {
+    pub id: String,
+    pub json: Value,
+}
+
+impl Case {
+    pub fn m(&self) -> usize {
+        self.json["m"].as_u64().unwrap() as usize
+    }
+    pub fn n(&self) -> usize {
+        self.json["n"].as_u64().unwrap() as usize
+    }
+    pub fn k(&self) -> usize {
+        self.json["k"].as_u64().unwrap() as usize
+    }
+    pub fn bl(&self) -> usize {
+        self.json["bl"].as_u64().unwrap_or(0) as usize
+    }
+    /// Bytes of a file a manifest names (`bin/...`).
+    pub fn bytes(&self, file: &Value) -> Vec<u8> {
+        let rel = file.as_str().expect("file name");
+        std::fs::read(data_dir().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+    }
+    pub fn f32s(&self, file: &Value) -> Vec<f32> {
+        to_f32(&self.bytes(file))
+    }
+    pub fn packings(&self) -> &Vec<Value> {
+        self.json["packings"].as_array().unwrap()
+    }
+    /// `(min, max)` of the clamp named `none` or `tight`, from the recorded bits.
+    pub fn clamp(&self, which: &str) -> (f32, f32) {
+        let c = &self.json["clamp"][which];
+        (bits(&c["min"]["bits"]), bits(&c["max"]["bits"]))
+    }
+}
+
+fn bits(v: &Value) -> f32 {
+    let s = v.as_str().unwrap().trim_start_matches("0x");
+    f32::from_bits(u32::from_str_radix(s, 16).unwrap())
+}
+
+pub fn to_f32(b: &[u8]) -> Vec<f32> {
+    b.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+/// Every case whose id starts with `family + "__"`, sorted by id.
+pub fn cases(family: &str) -> Vec<Case> {
+    let dir = data_dir().join("cases");
+    let mut out: Vec<Case> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| {
+            let p = e.ok()?.path();
+            let id = p.file_stem()?.to_str()?.to_string();
+            id.starts_with(&format!("{family}__")).then(|| {
+                let json = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
+                Case { id, json }
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    assert!(!out.is_empty(), "no golden cases for {family}");
+    out
+}
+
+/// splitmix64: small, deterministic, good enough for test data.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `[lo, hi)`.
+    pub fn f32(&mut self, lo: f32, hi: f32) -> f32 {
+        let u = (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
+        lo + (hi - lo) * u
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+    pub fn bytes(&mut self, len: usize) -> Vec<u8> {
+        (0..len).map(|_| self.next_u64() as u8).collect()
+    }
+}
+
+/// Values compared by bit pattern (so NaN canaries work).
+pub trait Bits: Copy {
+    fn same(&self, other: &Self) -> bool;
+}
+impl Bits for u8 {
+    fn same(&self, other: &Self) -> bool {
+        self == other
+    }
+}
+impl Bits for f32 {
+    fn same(&self, other: &Self) -> bool {
+        self.to_bits() == other.to_bits()
+    }
+}
+
+/// A buffer with canary regions before and after the part a call may use.
+pub struct Canary<T: Bits> {
+    buf: Vec<T>,
+    pad: usize,
+    len: usize,
+    fill: T,
+}
+
+pub const CANARY_PAD: usize = 64;
+
+impl<T: Bits> Canary<T> {
+    pub fn new(len: usize, fill: T) -> Self {
+        Canary { buf: vec![fill; len + 2 * CANARY_PAD], pad: CANARY_PAD, len, fill }
+    }
+    pub fn inner(&mut self) -> &mut [T] {
+        &mut self.buf[self.pad..self.pad + self.len]
+    }
+    pub fn get(&self) -> &[T] {
+        &self.buf[self.pad..self.pad + self.len]
+    }
+    /// Panics if anything outside the inner part changed.
+    pub fn check(&self, what: &str) {
+        let (pre, rest) = self.buf.split_at(self.pad);
+        let post = &rest[self.len..];
+        assert!(pre.iter().all(|v| v.same(&self.fill)), "{what}: write before the buffer");
+        assert!(post.iter().all(|v| v.same(&self.fill)), "{what}: write after the buffer");
+    }
+}
+
+/// A NaN pattern no kernel produces: a signalling NaN payload, to detect untouched elements.
+pub const DST_CANARY: f32 = f32::from_bits(0x7fa5_a5a5);
+
+/// Element-wise bit comparison with a readable failure.
+pub fn assert_bits_eq(got: &[f32], want: &[f32], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    let bad: Vec<usize> = (0..got.len()).filter(|&i| got[i].to_bits() != want[i].to_bits()).collect();
+    if let Some(&i) = bad.first() {
+        panic!(
+            "{what}: {} of {} elements differ; first at {i}: got {} ({:#010x}), want {} ({:#010x})",
+            bad.len(),
+            got.len(),
+            got[i],
+            got[i].to_bits(),
+            want[i],
+            want[i].to_bits()
+        );
+    }
+}
+
+/// Runs `kernel` over the whole `m x n` output into a canary-guarded buffer with a padded row
+/// stride, checks that nothing outside the rectangle changed, and returns the dense result.
+pub fn run_guarded<F: Family>(
+    kernel: &Kernel<F>,
+    lhs_packed: &[u8],
+    rhs_packed: &[u8],
+    args: &MatmulArgs,
+) -> Vec<f32> {
+    let (m, n) = (args.m, args.n);
+    let stride = n + 3;
+    let mut dst = Canary::new((m - 1) * stride + n, DST_CANARY);
+    let a = args.with_dst_stride(stride);
+    kernel.run(&cpu(), lhs_packed, rhs_packed, dst.inner(), &a).unwrap_or_else(|e| panic!("{}: {e}", kernel.name()));
+    dst.check(kernel.name());
+    let full = dst.get();
+    let mut out = Vec::with_capacity(m * n);
+    for r in 0..m {
+        let row = &full[r * stride..r * stride + n];
+        out.extend_from_slice(row);
+        if r + 1 < m {
+            let gap = &full[r * stride + n..(r + 1) * stride];
+            assert!(gap.iter().all(|v| v.to_bits() == DST_CANARY.to_bits()), "{}: wrote row padding", kernel.name());
+        }
+    }
+    assert!(out.iter().all(|v| v.to_bits() != DST_CANARY.to_bits()), "{}: element not written", kernel.name());
+    out
+}
+
+/// Runs `kernel` as a grid of sub-rectangles (row cut after `m_cut` steps, column cut after
+/// `n_cut` steps, both rounded to the kernel's steps) through the offset functions, the way
+/// a threaded caller splits work; returns the dense result.
+pub fn run_split<F: Family>(
+    kernel: &Kernel<F>,
+    lhs_packed: &[u8],
+    rhs_packed: &[u8],
+    args: &MatmulArgs,
+    m_cut: usize,
+    n_cut: usize,
+) -> Vec<f32> {
+    let (m, n) = (args.m, args.n);
+    let m_cut = (m_cut.div_ceil(kernel.m_step()) * kernel.m_step()).min(m);
+    let n_cut = (n_cut.div_ceil(kernel.n_step()) * kernel.n_step()).min(n);
+    let mut dst = Canary::new(m * n, DST_CANARY);
+    for (m_idx, mm) in [(0, m_cut), (m_cut, m - m_cut)] {
+        for (n_idx, nn) in [(0, n_cut), (n_cut, n - n_cut)] {
+            if mm == 0 || nn == 0 {
+                continue;
+            }
+            let off = kernel.dst_offset(m_idx, n_idx, n).unwrap();
+            let a = args.with_rect(m_idx, n_idx, mm, nn).with_dst_stride(n);
+            kernel.run(&cpu(), lhs_packed, rhs_packed, &mut dst.inner()[off..], &a).unwrap();
+        }
+    }
+    dst.check(kernel.name());
+    dst.get().to_vec()
+}
+
+/// What the differential runner reports.
+#[derive(Default)]
+pub struct TierReport {
+    pub ran: Vec<&'static str>,
+    pub skipped: Vec<(&'static str, Tier)>,
+}
+
+impl TierReport {
+    pub fn print(&self, what: &str) {
+        println!("{what}: ran {} kernels", self.ran.len());
+        for (name, tier) in &self.skipped {
+            let need = tier.required_feature().map_or("-", |f| f.name());
+            println!("  skipped {name}: CPU lacks {need}");
+        }
+    }
+}
+
+/// The differential harness: for every kernel of family `F` that consumes `packing`, runs it
+/// (when the CPU has its tier) on the same packed operands as the scalar kernel of that
+/// packing and requires identical bits, in one call and split into sub-rectangles.
+pub fn check_tiers_against_scalar<F: Family>(
+    packing: &qgemm::Packing,
+    lhs_packed: &[u8],
+    rhs_packed: &[u8],
+    args: &MatmulArgs,
+    report: &mut TierReport,
+) {
+    let cpu = cpu();
+    let scalar = F::kernels()
+        .iter()
+        .find(|k| k.tier() == Tier::Scalar && k.packing() == *packing)
+        .unwrap_or_else(|| panic!("no scalar kernel for {packing:?}"));
+    let want = run_guarded(*scalar, lhs_packed, rhs_packed, args);
+    for k in F::kernels().iter().filter(|k| k.packing() == *packing && k.tier() != Tier::Scalar) {
+        if !k.is_available(&cpu) {
+            if !report.skipped.iter().any(|(n, _)| *n == k.name()) {
+                report.skipped.push((k.name(), k.tier()));
+            }
+            continue;
+        }
+        let what = format!("{} m={} n={} k={}", k.name(), args.m, args.n, args.k);
+        assert_bits_eq(&run_guarded(*k, lhs_packed, rhs_packed, args), &want, &what);
+        let (mc, nc) = (args.m / 2, args.n / 2);
+        assert_bits_eq(&run_split(*k, lhs_packed, rhs_packed, args, mc, nc), &want, &format!("{what} split"));
+        if !report.ran.contains(&k.name()) {
+            report.ran.push(k.name());
+        }
+    }
+}
