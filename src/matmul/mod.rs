@@ -540,3 +540,35 @@ pub fn available<F: Family>(cpu: &CpuFeatures) -> heapless::Vec<&'static Kernel<
     }
     out
 }
+
+/// Total length of a family's per-tier kernel lists (a const helper for the catalogues).
+pub(crate) const fn total_len<F: Family>(parts: &[&[&'static Kernel<F>]]) -> usize {
+    let mut total = 0;
+    let mut i = 0;
+    while i < parts.len() {
+        total += parts[i].len();
+        i += 1;
+    }
+    total
+}
+
+/// Concatenates a family's per-tier kernel lists into one catalogue at compile time.
+/// `N` must be [`total_len`] of `parts` (a mismatch fails const evaluation).
+pub(crate) const fn concat_kernels<F: Family, const N: usize>(
+    parts: &[&[&'static Kernel<F>]],
+) -> [&'static Kernel<F>; N] {
+    let first = parts[parts.len() - 1][0];
+    let mut out = [first; N];
+    let (mut i, mut at) = (0, 0);
+    while i < parts.len() {
+        let mut j = 0;
+        while j < parts[i].len() {
+            out[at] = parts[i][j];
+            at += 1;
+            j += 1;
+        }
+        i += 1;
+    }
+    assert!(at == N, "catalogue length mismatch");
+    out
+}

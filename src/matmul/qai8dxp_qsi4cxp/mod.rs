@@ -35,6 +35,9 @@
 //! # Ok::<(), qgemm::Error>(())
 //! ```
 
+pub mod dotprod;
+pub mod i8mm;
+pub mod neon;
 pub mod scalar;
 
 use core::marker::PhantomData;
@@ -127,15 +130,8 @@ scalar_kernel!(SCALAR_1X4_KR8, "matmul_clamp_f32_qai8dxp1x4_qsi4cxp4x4_1x4_scala
 scalar_kernel!(SCALAR_4X4_KR8, "matmul_clamp_f32_qai8dxp4x4_qsi4cxp4x4_4x4_scalar", PACKING_4X4_KR8);
 scalar_kernel!(SCALAR_4X8_KR8, "matmul_clamp_f32_qai8dxp4x4_qsi4cxp8x4_4x8_scalar", PACKING_4X8_KR8);
 
-// --- neon tier (catalogue entries) ---
-// --- dotprod tier (catalogue entries) ---
-// --- i8mm tier (catalogue entries) ---
-
-/// Every kernel of the family on this target. Within one packing, better kernels come first.
-pub static KERNELS: &[&Kernel] = &[
-    // --- i8mm tier ---
-    // --- dotprod tier ---
-    // --- neon tier ---
+/// The scalar kernels, one per supported packing.
+const SCALAR_KERNELS: &[&Kernel] = &[
     &SCALAR_1X4,
     &SCALAR_1X8,
     &SCALAR_4X4,
@@ -144,6 +140,12 @@ pub static KERNELS: &[&Kernel] = &[
     &SCALAR_4X4_KR8,
     &SCALAR_4X8_KR8,
 ];
+
+/// Each tier's list (empty where the target lacks the tier), best tier first.
+const TIERS: [&[&Kernel]; 4] = [i8mm::KERNELS, dotprod::KERNELS, neon::KERNELS, SCALAR_KERNELS];
+
+/// Every kernel of the family on this target: the higher tiers first.
+pub static KERNELS: &[&Kernel] = &matmul::concat_kernels::<_, { matmul::total_len(&TIERS) }>(&TIERS);
 
 /// The kernels usable on `cpu`, best first.
 pub fn available(cpu: &CpuFeatures) -> heapless::Vec<&'static Kernel, 32> {
