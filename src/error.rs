@@ -146,6 +146,14 @@ pub enum Error {
         /// Element index (row-major, in the caller's indexing) of the first non-finite value.
         index: usize,
     },
+    /// A block's quantization scale does not fit its storage type (the `qsi8d32p` LHS stores
+    /// `amax / 127` as f16, which overflows for `amax` above about 8.3e6).
+    ScaleOverflow {
+        /// Which buffer.
+        buffer: Buffer,
+        /// Element index of the first value of the offending block.
+        index: usize,
+    },
     /// The kernel needs a CPU feature that the given [`CpuFeatures`](crate::CpuFeatures) lacks.
     UnsupportedCpu {
         /// The missing feature.
@@ -231,6 +239,9 @@ impl fmt::Display for Error {
             }
             Error::NonFinite { buffer, index } => {
                 write!(f, "{buffer}[{index}] is NaN or infinite")
+            }
+            Error::ScaleOverflow { buffer, index } => {
+                write!(f, "the quantization scale of the block at {buffer}[{index}] overflows")
             }
             Error::UnsupportedCpu { needs } => {
                 write!(f, "the CPU lacks {needs}, which this kernel needs")

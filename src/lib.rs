@@ -14,7 +14,14 @@
 //! `SMMLA` (i8mm) assembly. A family's `select` picks the best one for the [`CpuFeatures`] you
 //! pass, and a kernel refuses to run on a CPU that lacks its tier.
 //!
-//! Families: [`qai8dxp_qsi4cxp`] (int4 per-channel weights, int8 per-row dynamic activations).
+//! Families:
+//!
+//! * [`qai8dxp_qsi4cxp`]: int4 weights with per-channel f32 scales × int8 activations
+//!   quantized per row at run time;
+//! * [`qai8dxp_qsi4c32p`]: int4 weights with a bf16 scale per block of 32 (or 64, ...) × int8
+//!   per-row activations (the quantized Llama 3.2 format);
+//! * [`qsi8d32p_qsi4c32p`]: GGML `Q4_0` weights (f16 scale per block) × int8 activations
+//!   quantized per block (`Q8_0`-like).
 //!
 //! ## Features
 //!
@@ -43,5 +50,5 @@ pub mod rhs;
 
 pub use cpu::{CpuFeatures, Feature};
 pub use error::{Error, Result};
-pub use matmul::qai8dxp_qsi4cxp;
+pub use matmul::{qai8dxp_qsi4c32p, qai8dxp_qsi4cxp, qsi8d32p_qsi4c32p};
 pub use matmul::{Clamp, Family, Kernel, MatmulArgs, Packing, Tier, UncheckedArgs};

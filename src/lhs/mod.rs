@@ -4,3 +4,4 @@
 //! will consume them ([`Kernel::packing`](crate::Kernel::packing)).
 
 pub mod qai8dxp;
+pub mod qsi8d32p;

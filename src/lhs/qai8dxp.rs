@@ -25,14 +25,14 @@ pub fn tile_stride(k: usize, mr: usize) -> Result<usize> {
 
 /// Bytes of the packed LHS for `m` rows (`get_lhs_packed_size`).
 pub fn packed_size(m: usize, k: usize, packing: &Packing) -> Result<usize> {
-    packing.check_lhs_qai8dxp()?;
+    packing.check_lhs()?;
     div_ceil(m, packing.mr).checked_mul(tile_stride(k, packing.mr)?).ok_or(Error::SizeOverflow)
 }
 
 /// Byte offset of the tile that holds row `m_idx` (`get_lhs_packed_offset`); `m_idx` must be a
 /// multiple of `mr`.
 pub fn packed_offset(m_idx: usize, k: usize, packing: &Packing) -> Result<usize> {
-    packing.check_lhs_qai8dxp()?;
+    packing.check_lhs()?;
     if m_idx % packing.mr != 0 {
         return Err(Error::MisalignedStart { dim: Dim::MIdx, value: m_idx, step: packing.mr });
     }
@@ -96,7 +96,7 @@ pub fn quantize_pack(
     lhs_stride: usize,
     lhs_packed: &mut [u8],
 ) -> Result<()> {
-    packing.check_lhs_qai8dxp()?;
+    packing.check_lhs()?;
     if k == 0 {
         return Err(Error::ZeroDim { dim: Dim::K });
     }

@@ -6,7 +6,49 @@
 //! everything and then calls the tier's `unsafe` entry, which takes raw pointers
 //! ([`UncheckedArgs`]) exactly like KleidiAI's `run_matmul`.
 
+/// Declares a scalar catalogue entry: `scalar_kernel!(IDENT, "name", PACKING)` in a family
+/// module with `Kernel` and `scalar::matmul_unchecked` in scope.
+macro_rules! scalar_kernel {
+    ($ident:ident, $name:literal, $p:expr) => {
+        #[doc = concat!("Scalar kernel `", $name, "` (portable reference).")]
+        pub static $ident: Kernel = Kernel::new(
+            $name,
+            crate::matmul::Tier::Scalar,
+            ($p.mr, $p.nr),
+            $p,
+            crate::matmul::RawKernel::Generic(scalar::matmul_unchecked),
+        );
+    };
+}
+
+/// The dispatch functions every family module exports (`available`, `select_for`, `select`),
+/// for family marker `$fam` whose preferred RHS packing is `$preferred` and whose scalar kernel
+/// `$fallback` consumes it.
+macro_rules! family_dispatch {
+    ($fam:ty, $preferred:expr, $fallback:expr) => {
+        /// The kernels usable on `cpu`, best first.
+        pub fn available(cpu: &crate::CpuFeatures) -> heapless::Vec<&'static Kernel, 32> {
+            crate::matmul::available::<$fam>(cpu)
+        }
+
+        /// The best kernel on `cpu` for `m` rows among those that consume RHS weights packed
+        /// with `rhs`'s `(nr, kr, sr)`, or `None` if no kernel uses that packing
+        /// ([`select_for`](crate::matmul::select_for)).
+        pub fn select_for(cpu: &crate::CpuFeatures, m: usize, rhs: &crate::Packing) -> Option<&'static Kernel> {
+            crate::matmul::select_for::<$fam>(cpu, m, rhs)
+        }
+
+        /// The best kernel on `cpu` for `m` rows with the family's preferred RHS packing.
+        pub fn select(cpu: &crate::CpuFeatures, m: usize) -> &'static Kernel {
+            // The scalar tier covers the preferred packing on every target.
+            select_for(cpu, m, &$preferred).unwrap_or(&$fallback)
+        }
+    };
+}
+
+pub mod qai8dxp_qsi4c32p;
 pub mod qai8dxp_qsi4cxp;
+pub mod qsi8d32p_qsi4c32p;
 
 use core::fmt;
 use core::marker::PhantomData;
@@ -56,8 +98,9 @@ impl Packing {
         Ok(())
     }
 
-    /// Legal for the `qai8dxp` LHS: `bd` must divide the 32-value padding granule.
-    pub(crate) fn check_lhs_qai8dxp(&self) -> Result<()> {
+    /// Legal for the LHS formats: `bd` must divide 32 (the padding granule of `qai8dxp`, the
+    /// smallest block of `qsi8d32p`).
+    pub(crate) fn check_lhs(&self) -> Result<()> {
         self.check_common()?;
         if 32 % self.block_depth() != 0 {
             return Err(Error::Unsupported { param: Param::Kr, value: self.kr });
@@ -323,6 +366,17 @@ impl<F: Family> fmt::Debug for Kernel<F> {
 }
 
 impl<F: Family> Kernel<F> {
+    /// A catalogue entry (used by the family modules).
+    pub(crate) const fn new(
+        name: &'static str,
+        tier: Tier,
+        (m_step, n_step): (usize, usize),
+        packing: Packing,
+        raw: RawKernel,
+    ) -> Kernel<F> {
+        Kernel { name, tier, m_step, n_step, packing, raw, family: PhantomData }
+    }
+
     /// Full name, KleidiAI style (`matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_8x8_neon_i8mm`).
     pub const fn name(&self) -> &'static str {
         self.name
@@ -539,6 +593,27 @@ pub fn available<F: Family>(cpu: &CpuFeatures) -> heapless::Vec<&'static Kernel<
         let _ = out.push(*k);
     }
     out
+}
+
+/// The best kernel of family `F` on `cpu` for `m` rows among those that consume RHS weights
+/// packed with `rhs`'s `(nr, kr, sr)` (its `mr` is ignored).
+///
+/// For `m <= 1` a GEMV kernel (`mr = 1`) is preferred, otherwise a GEMM kernel (`mr > 1`); then
+/// the highest available tier; then catalogue order.
+pub fn select_for<F: Family>(cpu: &CpuFeatures, m: usize, rhs: &Packing) -> Option<&'static Kernel<F>> {
+    let same_rhs = |p: &Packing| p.nr == rhs.nr && p.kr == rhs.kr && p.sr == rhs.sr;
+    let fit = |p: &Packing| (m <= 1) == (p.mr == 1);
+    let mut best: Option<&'static Kernel<F>> = None;
+    for &k in F::kernels().iter().filter(|k| k.is_available(cpu) && same_rhs(&k.packing)) {
+        let better = match best {
+            None => true,
+            Some(b) => (fit(&k.packing), k.tier) > (fit(&b.packing), b.tier),
+        };
+        if better {
+            best = Some(k);
+        }
+    }
+    best
 }
 
 /// Total length of a family's per-tier kernel lists (a const helper for the catalogues).

@@ -3,6 +3,9 @@
 //! reference.
 #![allow(dead_code)]
 
+#[macro_use]
+pub mod suite;
+
 use std::path::{Path, PathBuf};
 
 use qgemm::{CpuFeatures, Family, Kernel, MatmulArgs, Tier};

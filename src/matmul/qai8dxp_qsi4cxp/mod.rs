@@ -40,9 +40,6 @@ pub mod i8mm;
 pub mod neon;
 pub mod scalar;
 
-use core::marker::PhantomData;
-
-use crate::cpu::CpuFeatures;
 use crate::error::Result;
 use crate::lhs::qai8dxp;
 use crate::matmul::{self, Family, Packing, RawKernel, Tier, sealed};
@@ -66,7 +63,7 @@ impl Family for Qai8dxpQsi4cxp {
     }
 
     fn lhs_tile_stride(k: usize, _bl: usize, packing: &Packing) -> Result<usize> {
-        packing.check_lhs_qai8dxp()?;
+        packing.check_lhs()?;
         qai8dxp::tile_stride(k, packing.mr)
     }
 
@@ -83,7 +80,7 @@ const fn kernel(
     packing: Packing,
     raw: RawKernel,
 ) -> Kernel {
-    matmul::Kernel { name, tier, m_step, n_step, packing, raw, family: PhantomData }
+    Kernel::new(name, tier, (m_step, n_step), packing, raw)
 }
 
 const fn packing(mr: usize, nr: usize, kr: usize) -> Packing {
@@ -108,19 +105,6 @@ pub const PACKING_4X8_KR8: Packing = packing(4, 8, 8);
 /// The RHS packing `select` uses: `nr = 8, kr = 16, sr = 2`, shared by the decode (`mr = 1`)
 /// and prefill (`mr = 4`) kernels of every tier, so one packed weight matrix serves both.
 pub const PREFERRED_RHS_PACKING: Packing = PACKING_4X8;
-
-macro_rules! scalar_kernel {
-    ($ident:ident, $name:literal, $p:expr) => {
-        /// Scalar kernel (portable reference).
-        pub static $ident: Kernel = kernel(
-            $name,
-            Tier::Scalar,
-            ($p.mr, $p.nr),
-            $p,
-            RawKernel::Generic(scalar::matmul_unchecked),
-        );
-    };
-}
 
 scalar_kernel!(SCALAR_1X4, "matmul_clamp_f32_qai8dxp1x8_qsi4cxp4x8_1x4_scalar", PACKING_1X4);
 scalar_kernel!(SCALAR_1X8, "matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_1x8_scalar", PACKING_1X8);
@@ -147,41 +131,12 @@ const TIERS: [&[&Kernel]; 4] = [i8mm::KERNELS, dotprod::KERNELS, neon::KERNELS, 
 /// Every kernel of the family on this target: the higher tiers first.
 pub static KERNELS: &[&Kernel] = &matmul::concat_kernels::<_, { matmul::total_len(&TIERS) }>(&TIERS);
 
-/// The kernels usable on `cpu`, best first.
-pub fn available(cpu: &CpuFeatures) -> heapless::Vec<&'static Kernel, 32> {
-    matmul::available::<Qai8dxpQsi4cxp>(cpu)
-}
-
-/// The best kernel on `cpu` for `m` rows among those that consume RHS weights packed with
-/// `rhs`'s `(nr, kr, sr)` (its `mr` is ignored), or `None` if no kernel uses that packing.
-///
-/// For `m == 1` a GEMV kernel (`mr = 1`) is preferred, otherwise a GEMM kernel (`mr > 1`); then
-/// the highest available tier; then catalogue order.
-pub fn select_for(cpu: &CpuFeatures, m: usize, rhs: &Packing) -> Option<&'static Kernel> {
-    let same_rhs = |p: &Packing| p.nr == rhs.nr && p.kr == rhs.kr && p.sr == rhs.sr;
-    let fit = |p: &Packing| (m <= 1) == (p.mr == 1);
-    let mut best: Option<&'static Kernel> = None;
-    for &k in KERNELS.iter().filter(|k| k.is_available(cpu) && same_rhs(&k.packing)) {
-        let better = match best {
-            None => true,
-            Some(b) => (fit(&k.packing), k.tier) > (fit(&b.packing), b.tier),
-        };
-        if better {
-            best = Some(k);
-        }
-    }
-    best
-}
-
-/// The best kernel on `cpu` for `m` rows with [`PREFERRED_RHS_PACKING`].
-pub fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel {
-    // The scalar tier covers the preferred packing on every target, so this never falls back.
-    select_for(cpu, m, &PREFERRED_RHS_PACKING).unwrap_or(&SCALAR_4X8)
-}
+family_dispatch!(Qai8dxpQsi4cxp, PREFERRED_RHS_PACKING, SCALAR_4X8);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cpu::CpuFeatures;
 
     #[test]
     fn catalogue_fits_the_available_list_and_names_are_unique() {

@@ -1,0 +1,174 @@
+//! `qsi8d32p`: f32 activations quantized per block of `bl` values to symmetric int8 with one
+//! f16 scale per row and block, packed in tiles of `mr` rows (`lhs_quant_pack_qsi8d32p_f32`;
+//! spec: formats.md §2.2, arithmetic.md §2.2).
+//!
+//! Tile layout (`nb = k / bl`, `bd = kr / sr`, tile stride `mr * nb * (bl + 2)` bytes): `nb`
+//! block groups of `mr * (bl + 2)` bytes each,
+//!
+//! ```text
+//! 0      2*mr    f16 scale[r][b]  (at 2r)
+//! 2*mr   mr*bl   int8 q[r][b*bl + j] at 2*mr + (j/bd)*mr*bd + r*bd + j%bd
+//! ```
+//!
+//! Unlike KleidiAI's packer, whose `lhs` pointer is row 0 even when `m_idx_start > 0`, the
+//! `lhs` slice here starts at the first row to pack, as for [`qai8dxp`](super::qai8dxp).
+
+use half::f16;
+
+use crate::arith::{div_ceil, round_away_i32};
+use crate::error::{Buffer, Dim, Error, Result, Stride};
+use crate::matmul::Packing;
+
+/// Checks `bl` and `k` for the per-block formats: `bl` a non-zero multiple of 32, `k` a
+/// non-zero multiple of `bl`.
+pub(crate) fn check_blocks(k: usize, bl: usize) -> Result<()> {
+    if bl == 0 {
+        return Err(Error::ZeroDim { dim: Dim::BlockLen });
+    }
+    if bl % 32 != 0 {
+        return Err(Error::NotMultiple { dim: Dim::BlockLen, value: bl, multiple_of: 32 });
+    }
+    if k == 0 {
+        return Err(Error::ZeroDim { dim: Dim::K });
+    }
+    if k % bl != 0 {
+        return Err(Error::NotMultiple { dim: Dim::K, value: k, multiple_of: bl });
+    }
+    Ok(())
+}
+
+/// Bytes of one packed tile of `mr` rows: `mr * (k/bl) * (bl + 2)`.
+pub fn tile_stride(k: usize, bl: usize, mr: usize) -> Result<usize> {
+    check_blocks(k, bl)?;
+    (k / bl).checked_mul(bl + 2).and_then(|v| v.checked_mul(mr)).ok_or(Error::SizeOverflow)
+}
+
+/// Bytes of the packed LHS for `m` rows.
+pub fn packed_size(m: usize, k: usize, bl: usize, packing: &Packing) -> Result<usize> {
+    packing.check_lhs()?;
+    div_ceil(m, packing.mr).checked_mul(tile_stride(k, bl, packing.mr)?).ok_or(Error::SizeOverflow)
+}
+
+/// Byte offset of the tile that holds row `m_idx` (a multiple of `mr`).
+pub fn packed_offset(m_idx: usize, k: usize, bl: usize, packing: &Packing) -> Result<usize> {
+    packing.check_lhs()?;
+    if m_idx % packing.mr != 0 {
+        return Err(Error::MisalignedStart { dim: Dim::MIdx, value: m_idx, step: packing.mr });
+    }
+    (m_idx / packing.mr).checked_mul(tile_stride(k, bl, packing.mr)?).ok_or(Error::SizeOverflow)
+}
+
+/// Quantization of one block: `(f16 scale, f32 reciprocal)` from its absolute maximum.
+#[inline]
+pub(crate) fn block_quant(amax: f32) -> (f16, f32) {
+    let scale = amax / 127.0;
+    let rep = if scale != 0.0 { 1.0 / scale } else { 0.0 };
+    (f16::from_f32(scale), rep)
+}
+
+/// `round_away(x * rep)`, within `[-127, 127]` (a NaN product, `0 * inf` when the scale is
+/// subnormal, gives 0).
+#[inline]
+pub(crate) fn quantize(x: f32, rep: f32) -> i8 {
+    round_away_i32(x * rep).clamp(-127, 127) as i8
+}
+
+/// Quantizes and packs `m` rows of f32 activations in blocks of `bl`
+/// (`lhs_quant_pack_qsi8d32p_f32`).
+///
+/// * `lhs`: row `i` of the call (matrix row `m_idx_start + i`) starts at `lhs[i * lhs_stride]`
+///   (`lhs_stride` in elements, `>= k`).
+/// * `lhs_packed`: starts at the tile that holds row `m_idx_start` and holds every tile the
+///   call touches (`ceil((m_idx_start % mr + m) / mr)` tiles).
+///
+/// Rejects NaN/Inf input ([`Error::NonFinite`]) and blocks whose scale `amax / 127` overflows
+/// f16 (`amax` above about 8.3e6, [`Error::ScaleOverflow`]) before writing anything.
+#[allow(clippy::too_many_arguments)]
+pub fn quantize_pack(
+    packing: &Packing,
+    m: usize,
+    k: usize,
+    bl: usize,
+    m_idx_start: usize,
+    lhs: &[f32],
+    lhs_stride: usize,
+    lhs_packed: &mut [u8],
+) -> Result<()> {
+    packing.check_lhs()?;
+    check_blocks(k, bl)?;
+    if m == 0 {
+        return Ok(());
+    }
+    if lhs_stride < k {
+        return Err(Error::StrideTooSmall { stride: Stride::Lhs, given: lhs_stride, needed: k });
+    }
+    let needed_in = (m - 1).checked_mul(lhs_stride).and_then(|v| v.checked_add(k));
+    let needed_in = needed_in.ok_or(Error::SizeOverflow)?;
+    if lhs.len() < needed_in {
+        return Err(Error::BufferTooShort { buffer: Buffer::Lhs, given: lhs.len(), needed: needed_in });
+    }
+    let mr = packing.mr;
+    let first_slot = m_idx_start % mr;
+    let ts = tile_stride(k, bl, mr)?;
+    let needed_out = div_ceil(first_slot + m, mr).checked_mul(ts).ok_or(Error::SizeOverflow)?;
+    if lhs_packed.len() < needed_out {
+        return Err(Error::BufferTooShort {
+            buffer: Buffer::LhsPacked,
+            given: lhs_packed.len(),
+            needed: needed_out,
+        });
+    }
+    // All or nothing: check every value and every block scale before writing.
+    for i in 0..m {
+        let row = &lhs[i * lhs_stride..i * lhs_stride + k];
+        if let Some(j) = row.iter().position(|x| !x.is_finite()) {
+            return Err(Error::NonFinite { buffer: Buffer::Lhs, index: i * lhs_stride + j });
+        }
+        for (b, block) in row.chunks_exact(bl).enumerate() {
+            let amax = block.iter().fold(0.0f32, |a, x| a.max(x.abs()));
+            if block_quant(amax).0.is_infinite() {
+                return Err(Error::ScaleOverflow { buffer: Buffer::Lhs, index: i * lhs_stride + b * bl });
+            }
+        }
+    }
+
+    let bd = packing.block_depth();
+    for i in 0..m {
+        let row = &lhs[i * lhs_stride..i * lhs_stride + k];
+        let slot_abs = first_slot + i;
+        let tile = &mut lhs_packed[(slot_abs / mr) * ts..(slot_abs / mr + 1) * ts];
+        let r = slot_abs % mr;
+        for (b, block) in row.chunks_exact(bl).enumerate() {
+            let amax = block.iter().fold(0.0f32, |a, x| a.max(x.abs()));
+            let (scale, rep) = block_quant(amax);
+            let group = &mut tile[b * mr * (bl + 2)..(b + 1) * mr * (bl + 2)];
+            group[2 * r..2 * r + 2].copy_from_slice(&scale.to_bits().to_le_bytes());
+            for (j, &x) in block.iter().enumerate() {
+                group[2 * mr + (j / bd) * mr * bd + r * bd + j % bd] = quantize(x, rep) as u8;
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zero_block_has_zero_scale_and_values() {
+        let (s, rep) = block_quant(0.0);
+        assert_eq!((s.to_bits(), rep), (0, 0.0));
+        assert_eq!(quantize(0.0, rep), 0);
+    }
+
+    #[test]
+    fn scale_overflow_is_rejected() {
+        let p = Packing { mr: 1, nr: 4, kr: 16, sr: 2 };
+        let mut x = [1.0f32; 64];
+        x[40] = 1e7;
+        let mut out = [0u8; 2 * 34];
+        let e = quantize_pack(&p, 1, 64, 32, 0, &x, 64, &mut out).unwrap_err();
+        assert_eq!(e, Error::ScaleOverflow { buffer: Buffer::Lhs, index: 32 });
+    }
+}

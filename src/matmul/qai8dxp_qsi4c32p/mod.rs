@@ -1,0 +1,111 @@
+//! Family `qai8dxp_qsi4c32p`: int8 activations quantized per row at run time (`qai8dxp`) times
+//! int4 weights with one **bf16** scale per block of `bl` depths (`qsi4c32p`), f32 bias, f32
+//! output with clamp (spec: interface.md §4, arithmetic.md §4.2). The quantized Llama 3.2
+//! models use this format.
+//!
+//! Steps: pack the weights once with [`rhs::qsi4c32p::pack`](crate::rhs::qsi4c32p::pack), the
+//! activations per call with [`lhs::qai8dxp::quantize_pack`](crate::lhs::qai8dxp::quantize_pack),
+//! then [`Kernel::run`](crate::Kernel::run) with `MatmulArgs::new(m, n, k).with_block_len(bl)`.
+//! `bl` is a multiple of 32 dividing `k` (32 and 64 in the golden vectors).
+//!
+//! The packed `rsum` is accumulated per `kr/sr`-byte chunk, so weights packed with `kr = 8`
+//! and `kr = 16` can give different results in rare cases (testing.md §3): always pack with the
+//! kernel's own [`Packing`].
+
+pub mod dotprod;
+pub mod i8mm;
+pub mod neon;
+pub mod scalar;
+
+use crate::error::Result;
+use crate::lhs::qai8dxp;
+use crate::matmul::{self, Family, Packing, RawKernel, Tier, sealed};
+use crate::rhs::qsi4c32p;
+
+/// Marker type of the family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Qai8dxpQsi4c32p;
+
+/// A kernel of this family.
+pub type Kernel = matmul::Kernel<Qai8dxpQsi4c32p>;
+
+impl sealed::Sealed for Qai8dxpQsi4c32p {}
+
+impl Family for Qai8dxpQsi4c32p {
+    const NAME: &'static str = "qai8dxp_qsi4c32p";
+    const BLOCKED: bool = true;
+
+    fn kernels() -> &'static [&'static Kernel] {
+        KERNELS
+    }
+
+    fn lhs_tile_stride(k: usize, bl: usize, packing: &Packing) -> Result<usize> {
+        packing.check_lhs()?;
+        crate::lhs::qsi8d32p::check_blocks(k, bl)?;
+        qai8dxp::tile_stride(k, packing.mr)
+    }
+
+    fn rhs_tile_stride(k: usize, bl: usize, packing: &Packing) -> Result<usize> {
+        packing.check_rhs_int4()?;
+        qsi4c32p::tile_stride(k, bl, packing.nr)
+    }
+}
+
+/// A catalogue entry of this family (used by the tier modules).
+const fn kernel(name: &'static str, tier: Tier, steps: (usize, usize), packing: Packing, raw: RawKernel) -> Kernel {
+    Kernel::new(name, tier, steps, packing, raw)
+}
+
+const fn packing(mr: usize, nr: usize, kr: usize) -> Packing {
+    Packing { mr, nr, kr, sr: 2 }
+}
+
+/// `(mr 1, nr 4, kr 16)` (KleidiAI `qai8dxp1x8_qsi4c32p4x8`).
+pub const PACKING_1X4: Packing = packing(1, 4, 16);
+/// `(mr 1, nr 8, kr 16)` (KleidiAI `qai8dxp1x8_qsi4c32p8x8`).
+pub const PACKING_1X8: Packing = packing(1, 8, 16);
+/// `(mr 4, nr 4, kr 16)` (KleidiAI `qai8dxp4x8_qsi4c32p4x8`, i8mm 8x4 / 16x4).
+pub const PACKING_4X4: Packing = packing(4, 4, 16);
+/// `(mr 4, nr 8, kr 16)` (KleidiAI `qai8dxp4x8_qsi4c32p8x8`, i8mm 4x8).
+pub const PACKING_4X8: Packing = packing(4, 8, 16);
+/// `(mr 1, nr 4, kr 8)` (KleidiAI `qai8dxp1x4_qsi4c32p4x4`).
+pub const PACKING_1X4_KR8: Packing = packing(1, 4, 8);
+/// `(mr 1, nr 8, kr 8)` (KleidiAI `qai8dxp1x4_qsi4c32p8x4`).
+pub const PACKING_1X8_KR8: Packing = packing(1, 8, 8);
+/// `(mr 4, nr 4, kr 8)` (KleidiAI `qai8dxp4x4_qsi4c32p4x4`, dotprod 16x4).
+pub const PACKING_4X4_KR8: Packing = packing(4, 4, 8);
+/// `(mr 4, nr 8, kr 8)` (KleidiAI `qai8dxp4x4_qsi4c32p8x4`, dotprod 4x8).
+pub const PACKING_4X8_KR8: Packing = packing(4, 8, 8);
+
+/// The RHS packing `select` uses: `nr = 8, kr = 16, sr = 2`, shared by the GEMV (`mr = 1`) and
+/// GEMM (`mr = 4`) kernels.
+pub const PREFERRED_RHS_PACKING: Packing = PACKING_4X8;
+
+scalar_kernel!(SCALAR_1X4, "matmul_clamp_f32_qai8dxp1x8_qsi4c32p4x8_1x4_scalar", PACKING_1X4);
+scalar_kernel!(SCALAR_1X8, "matmul_clamp_f32_qai8dxp1x8_qsi4c32p8x8_1x8_scalar", PACKING_1X8);
+scalar_kernel!(SCALAR_4X4, "matmul_clamp_f32_qai8dxp4x8_qsi4c32p4x8_4x4_scalar", PACKING_4X4);
+scalar_kernel!(SCALAR_4X8, "matmul_clamp_f32_qai8dxp4x8_qsi4c32p8x8_4x8_scalar", PACKING_4X8);
+scalar_kernel!(SCALAR_1X4_KR8, "matmul_clamp_f32_qai8dxp1x4_qsi4c32p4x4_1x4_scalar", PACKING_1X4_KR8);
+scalar_kernel!(SCALAR_1X8_KR8, "matmul_clamp_f32_qai8dxp1x4_qsi4c32p8x4_1x8_scalar", PACKING_1X8_KR8);
+scalar_kernel!(SCALAR_4X4_KR8, "matmul_clamp_f32_qai8dxp4x4_qsi4c32p4x4_4x4_scalar", PACKING_4X4_KR8);
+scalar_kernel!(SCALAR_4X8_KR8, "matmul_clamp_f32_qai8dxp4x4_qsi4c32p8x4_4x8_scalar", PACKING_4X8_KR8);
+
+/// The scalar kernels, one per supported packing.
+const SCALAR_KERNELS: &[&Kernel] = &[
+    &SCALAR_1X4,
+    &SCALAR_1X8,
+    &SCALAR_4X4,
+    &SCALAR_4X8,
+    &SCALAR_1X4_KR8,
+    &SCALAR_1X8_KR8,
+    &SCALAR_4X4_KR8,
+    &SCALAR_4X8_KR8,
+];
+
+/// Each tier's list (empty where the target lacks the tier), best tier first.
+const TIERS: [&[&Kernel]; 4] = [i8mm::KERNELS, dotprod::KERNELS, neon::KERNELS, SCALAR_KERNELS];
+
+/// Every kernel of the family on this target: the higher tiers first.
+pub static KERNELS: &[&Kernel] = &matmul::concat_kernels::<_, { matmul::total_len(&TIERS) }>(&TIERS);
+
+family_dispatch!(Qai8dxpQsi4c32p, PREFERRED_RHS_PACKING, SCALAR_4X8);

@@ -1,0 +1,79 @@
+//! Portable scalar tier: the reference every other tier is tested against; any packing.
+//!
+//! Arithmetic (spec: arithmetic.md §4.2), per output `(r, c)`:
+//!
+//! ```text
+//! acc = +0.0
+//! for each block b:  acc = fma(float(sum_{j in b} qL[r][j] * w[c][j]), f32(bf16 scale[c][b]), acc)
+//! acc = fma(rsum[c], float(offset[r]), acc);  acc = fl(acc * dq[r]);  acc = fl(acc + bias[c])
+//! dst = min(max(acc, lo), hi)
+//! ```
+
+use crate::arith::{clamp_arm, fma, read_f32, read_i32, read_u16};
+use crate::cpu::CpuFeatures;
+use crate::lhs::qai8dxp;
+use crate::matmul::{Packing, UncheckedArgs};
+use crate::rhs::qsi4c32p;
+
+/// Always true: the scalar tier needs no CPU feature.
+pub const fn is_available(_cpu: &CpuFeatures) -> bool {
+    true
+}
+
+/// The scalar kernel for any `packing`.
+///
+/// # Safety
+///
+/// `args` satisfies the contract of [`Kernel::run_unchecked`](crate::Kernel::run_unchecked)
+/// for a kernel with this `packing` (valid pointers to `ceil(m/mr)` LHS tiles, `ceil(n/nr)` RHS
+/// tiles and `m` output rows of `n` elements; `m, n >= 1`; `bl` a multiple of 32 dividing
+/// `k >= 1`), and `packing` is legal for both packers.
+pub unsafe fn matmul_unchecked(packing: &Packing, args: &UncheckedArgs) {
+    let Packing { mr, nr, .. } = *packing;
+    let bd = packing.block_depth();
+    let (m, n, k, bl) = (args.m, args.n, args.k, args.bl);
+    let (Ok(lts), Ok(rts)) = (qai8dxp::tile_stride(k, mr), qsi4c32p::tile_stride(k, bl, nr)) else {
+        return;
+    };
+    // SAFETY: the caller guarantees `ceil(m/mr)` readable LHS tiles and `ceil(n/nr)` RHS tiles.
+    let lhs = unsafe { core::slice::from_raw_parts(args.lhs_packed, m.div_ceil(mr) * lts) };
+    // SAFETY: as above.
+    let rhs = unsafe { core::slice::from_raw_parts(args.rhs_packed, n.div_ceil(nr) * rts) };
+    let nb = k / bl;
+    let block_bytes = nr * (bl / 2 + 2);
+    for r in 0..m {
+        let lt = &lhs[(r / mr) * lts..(r / mr + 1) * lts];
+        let slot = r % mr;
+        let lhs_at = |j: usize| lt[(j / bd) * mr * bd + slot * bd + j % bd] as i8 as i32;
+        // k is a multiple of 32, so Kp = k.
+        let offset = read_i32(lt, mr * k + 4 * slot);
+        let dq = read_f32(lt, mr * k + 4 * mr + 4 * slot);
+        for c in 0..n {
+            let rt = &rhs[(c / nr) * rts..(c / nr + 1) * rts];
+            let i = c % nr;
+            let mut acc = 0.0f32;
+            for b in 0..nb {
+                let area = &rt[b * block_bytes..(b + 1) * block_bytes];
+                let mut sum = 0i32;
+                for q in 0..bl / 2 {
+                    let byte = area[(q / bd) * nr * bd + i * bd + q % bd];
+                    let lo = ((byte << 4) as i8 >> 4) as i32;
+                    let hi = (byte as i8 >> 4) as i32;
+                    let d = b * bl + 32 * (q / 16) + q % 16;
+                    sum += lo * lhs_at(d) + hi * lhs_at(d + 16);
+                }
+                let scale = f32::from_bits(u32::from(read_u16(area, nr * bl / 2 + 2 * i)) << 16);
+                acc = fma(sum as f32, scale, acc);
+            }
+            let extras = nb * block_bytes;
+            let rsum = read_f32(rt, extras + 4 * i);
+            let bias = read_f32(rt, extras + 4 * nr + 4 * i);
+            acc = fma(rsum, offset as f32, acc);
+            let out = acc * dq + bias;
+            let v = clamp_arm(out, args.clamp_min, args.clamp_max);
+            // SAFETY: row `r < m`, column `c < n`: inside the rectangle the caller made
+            // writable.
+            unsafe { args.dst.byte_add(r * args.dst_stride_row).add(c).write_unaligned(v) };
+        }
+    }
+}

@@ -1,0 +1,92 @@
+//! Family `qsi8d32p_qsi4c32p`: int8 activations quantized per block of `bl` values with an f16
+//! scale (`qsi8d32p`, Q8_0-like) times int4 weights with one **f16** scale per block
+//! (`qsi4c32p` with f16 scales, GGML `Q4_0` for `bl = 32`), f32 output with clamp, no bias
+//! (spec: interface.md §4, arithmetic.md §4.3).
+//!
+//! Steps: pack GGML-style weight blocks once with
+//! [`rhs::qsi4c32pscalef16::pack`](crate::rhs::qsi4c32pscalef16::pack), the activations per call
+//! with [`lhs::qsi8d32p::quantize_pack`](crate::lhs::qsi8d32p::quantize_pack), then
+//! [`Kernel::run`](crate::Kernel::run) with `MatmulArgs::new(m, n, k).with_block_len(bl)`.
+
+pub mod dotprod;
+pub mod i8mm;
+pub mod neon;
+pub mod scalar;
+
+use crate::error::Result;
+use crate::lhs::qsi8d32p;
+use crate::matmul::{self, Family, Packing, RawKernel, Tier, sealed};
+use crate::rhs::qsi4c32pscalef16;
+
+/// Marker type of the family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Qsi8d32pQsi4c32p;
+
+/// A kernel of this family.
+pub type Kernel = matmul::Kernel<Qsi8d32pQsi4c32p>;
+
+impl sealed::Sealed for Qsi8d32pQsi4c32p {}
+
+impl Family for Qsi8d32pQsi4c32p {
+    const NAME: &'static str = "qsi8d32p_qsi4c32p";
+    const BLOCKED: bool = true;
+
+    fn kernels() -> &'static [&'static Kernel] {
+        KERNELS
+    }
+
+    fn lhs_tile_stride(k: usize, bl: usize, packing: &Packing) -> Result<usize> {
+        packing.check_lhs()?;
+        qsi8d32p::tile_stride(k, bl, packing.mr)
+    }
+
+    fn rhs_tile_stride(k: usize, bl: usize, packing: &Packing) -> Result<usize> {
+        packing.check_rhs_int4()?;
+        qsi4c32pscalef16::tile_stride(k, bl, packing.nr)
+    }
+}
+
+/// A catalogue entry of this family (used by the tier modules).
+const fn kernel(name: &'static str, tier: Tier, steps: (usize, usize), packing: Packing, raw: RawKernel) -> Kernel {
+    Kernel::new(name, tier, steps, packing, raw)
+}
+
+const fn packing(mr: usize, nr: usize, kr: usize) -> Packing {
+    Packing { mr, nr, kr, sr: 2 }
+}
+
+/// `(mr 1, nr 4, kr 16)` (KleidiAI `qsi8d32p1x8_qsi4c32p4x8`).
+pub const PACKING_1X4: Packing = packing(1, 4, 16);
+/// `(mr 4, nr 4, kr 16)` (KleidiAI `qsi8d32p4x8_qsi4c32p4x8`, i8mm).
+pub const PACKING_4X4: Packing = packing(4, 4, 16);
+/// `(mr 1, nr 8, kr 16)`: GEMV over 8-channel tiles (qgemm's own; no KleidiAI kernel).
+pub const PACKING_1X8: Packing = packing(1, 8, 16);
+/// `(mr 4, nr 8, kr 16)`: GEMM over 8-channel tiles (qgemm's own; no KleidiAI kernel).
+pub const PACKING_4X8: Packing = packing(4, 8, 16);
+/// `(mr 1, nr 4, kr 8)` (KleidiAI `qsi8d32p1x4_qsi4c32p4x4`).
+pub const PACKING_1X4_KR8: Packing = packing(1, 4, 8);
+/// `(mr 4, nr 4, kr 8)` (KleidiAI `qsi8d32p4x4_qsi4c32p4x4`, dotprod 16x4).
+pub const PACKING_4X4_KR8: Packing = packing(4, 4, 8);
+
+/// The RHS packing `select` uses: `nr = 4, kr = 16, sr = 2`, KleidiAI's layout, shared by the
+/// GEMV and GEMM kernels.
+pub const PREFERRED_RHS_PACKING: Packing = PACKING_4X4;
+
+scalar_kernel!(SCALAR_1X4, "matmul_clamp_f32_qsi8d32p1x8_qsi4c32p4x8_1x4_scalar", PACKING_1X4);
+scalar_kernel!(SCALAR_4X4, "matmul_clamp_f32_qsi8d32p4x8_qsi4c32p4x8_4x4_scalar", PACKING_4X4);
+scalar_kernel!(SCALAR_1X8, "matmul_clamp_f32_qsi8d32p1x8_qsi4c32p8x8_1x8_scalar", PACKING_1X8);
+scalar_kernel!(SCALAR_4X8, "matmul_clamp_f32_qsi8d32p4x8_qsi4c32p8x8_4x8_scalar", PACKING_4X8);
+scalar_kernel!(SCALAR_1X4_KR8, "matmul_clamp_f32_qsi8d32p1x4_qsi4c32p4x4_1x4_scalar", PACKING_1X4_KR8);
+scalar_kernel!(SCALAR_4X4_KR8, "matmul_clamp_f32_qsi8d32p4x4_qsi4c32p4x4_4x4_scalar", PACKING_4X4_KR8);
+
+/// The scalar kernels, one per supported packing.
+const SCALAR_KERNELS: &[&Kernel] =
+    &[&SCALAR_1X4, &SCALAR_4X4, &SCALAR_1X8, &SCALAR_4X8, &SCALAR_1X4_KR8, &SCALAR_4X4_KR8];
+
+/// Each tier's list (empty where the target lacks the tier), best tier first.
+const TIERS: [&[&Kernel]; 4] = [i8mm::KERNELS, dotprod::KERNELS, neon::KERNELS, SCALAR_KERNELS];
+
+/// Every kernel of the family on this target: the higher tiers first.
+pub static KERNELS: &[&Kernel] = &matmul::concat_kernels::<_, { matmul::total_len(&TIERS) }>(&TIERS);
+
+family_dispatch!(Qsi8d32pQsi4c32p, PREFERRED_RHS_PACKING, SCALAR_4X4);

@@ -1,0 +1,78 @@
+//! Portable scalar tier: the reference every other tier is tested against; any packing.
+//!
+//! Arithmetic (spec: arithmetic.md §4.3), per output `(r, c)`:
+//!
+//! ```text
+//! acc = +0.0
+//! for each block b:
+//!     s   = fl(f32(rhs f16 scale[c][b]) * f32(lhs f16 scale[r][b]))          (exact)
+//!     acc = fma(float(sum_{j in b} qL[r][j] * w[c][j]), s, acc)
+//! dst = min(max(acc, lo), hi)
+//! ```
+//!
+//! Within a block, packed byte `q` of a column holds depth `q` (low nibble) and `q + bl/2`.
+
+use half::f16;
+
+use crate::arith::{clamp_arm, fma, read_u16};
+use crate::cpu::CpuFeatures;
+use crate::lhs::qsi8d32p;
+use crate::matmul::{Packing, UncheckedArgs};
+use crate::rhs::qsi4c32pscalef16;
+
+/// Always true: the scalar tier needs no CPU feature.
+pub const fn is_available(_cpu: &CpuFeatures) -> bool {
+    true
+}
+
+/// The scalar kernel for any `packing`.
+///
+/// # Safety
+///
+/// `args` satisfies the contract of [`Kernel::run_unchecked`](crate::Kernel::run_unchecked)
+/// for a kernel with this `packing` (valid pointers to `ceil(m/mr)` LHS tiles, `ceil(n/nr)` RHS
+/// tiles and `m` output rows of `n` elements; `m, n >= 1`; `bl` a multiple of 32 dividing
+/// `k >= 1`), and `packing` is legal for both packers.
+pub unsafe fn matmul_unchecked(packing: &Packing, args: &UncheckedArgs) {
+    let Packing { mr, nr, .. } = *packing;
+    let bd = packing.block_depth();
+    let (m, n, k, bl) = (args.m, args.n, args.k, args.bl);
+    let (Ok(lts), Ok(rts)) = (qsi8d32p::tile_stride(k, bl, mr), qsi4c32pscalef16::tile_stride(k, bl, nr))
+    else {
+        return;
+    };
+    // SAFETY: the caller guarantees `ceil(m/mr)` readable LHS tiles and `ceil(n/nr)` RHS tiles.
+    let lhs = unsafe { core::slice::from_raw_parts(args.lhs_packed, m.div_ceil(mr) * lts) };
+    // SAFETY: as above.
+    let rhs = unsafe { core::slice::from_raw_parts(args.rhs_packed, n.div_ceil(nr) * rts) };
+    let nb = k / bl;
+    let (lhs_group, rhs_area) = (mr * (bl + 2), nr * (bl / 2 + 2));
+    let f16_at = |buf: &[u8], at: usize| f16::from_bits(read_u16(buf, at)).to_f32();
+    for r in 0..m {
+        let lt = &lhs[(r / mr) * lts..(r / mr + 1) * lts];
+        let slot = r % mr;
+        for c in 0..n {
+            let rt = &rhs[(c / nr) * rts..(c / nr + 1) * rts];
+            let i = c % nr;
+            let mut acc = 0.0f32;
+            for b in 0..nb {
+                let group = &lt[b * lhs_group..(b + 1) * lhs_group];
+                let area = &rt[b * rhs_area..(b + 1) * rhs_area];
+                let lhs_at = |j: usize| group[2 * mr + (j / bd) * mr * bd + slot * bd + j % bd] as i8 as i32;
+                let mut sum = 0i32;
+                for q in 0..bl / 2 {
+                    let byte = area[2 * nr + (q / bd) * nr * bd + i * bd + q % bd];
+                    let lo = ((byte << 4) as i8 >> 4) as i32;
+                    let hi = (byte as i8 >> 4) as i32;
+                    sum += lo * lhs_at(q) + hi * lhs_at(q + bl / 2);
+                }
+                let s = f16_at(area, 2 * i) * f16_at(group, 2 * slot);
+                acc = fma(sum as f32, s, acc);
+            }
+            let v = clamp_arm(acc, args.clamp_min, args.clamp_max);
+            // SAFETY: row `r < m`, column `c < n`: inside the rectangle the caller made
+            // writable.
+            unsafe { args.dst.byte_add(r * args.dst_stride_row).add(c).write_unaligned(v) };
+        }
+    }
+}

@@ -1,0 +1,546 @@
+//! The test matrix every kernel family runs, written once: golden vectors, every tier against
+//! the scalar reference on shapes with tails, edge inputs, clamps, split execution with
+//! canaries, and the rejections of `Kernel::run`. A family test file implements [`Fixture`] and
+//! invokes [`family_suite!`] inside a module named after the family.
+
+use qgemm::error::{Buffer, Dim, Param, Stride};
+use qgemm::{Clamp, CpuFeatures, Error, Family, Feature, Kernel, MatmulArgs, Packing, Result, Tier};
+use serde_json::Value;
+
+use super::*;
+
+/// What the generic suite needs to know about one family.
+pub trait Fixture {
+    type F: Family;
+    /// Block lengths to exercise (`[0]` for the per-channel families).
+    const BLS: &'static [usize];
+
+    /// Quantizes and packs `m` rows of `x` (row stride `stride`) starting at matrix row
+    /// `m_idx_start` into `out`.
+    #[allow(clippy::too_many_arguments)]
+    fn pack_lhs(p: &Packing, m: usize, k: usize, bl: usize, m_idx_start: usize, x: &[f32], stride: usize, out: &mut [u8]) -> Result<()>;
+
+    /// Packs a golden case's raw RHS inputs.
+    fn pack_golden_rhs(case: &Case, p: &Packing) -> Vec<u8>;
+
+    /// Packs random weights (with the family's scales and bias) for an `n x k` problem.
+    fn pack_random_rhs(rng: &mut Rng, p: &Packing, n: usize, k: usize, bl: usize) -> Vec<u8>;
+
+    /// Checks the family's packer size/offset functions against a golden packing entry.
+    fn check_golden_sizes(case: &Case, pj: &Value, p: &Packing);
+}
+
+pub fn packing_of(p: &Value) -> Packing {
+    let g = |f: &str| p[f].as_u64().unwrap() as usize;
+    Packing { mr: g("mr"), nr: g("nr"), kr: g("kr"), sr: g("sr") }
+}
+
+pub fn lhs_size<X: Fixture>(p: &Packing, m: usize, k: usize, bl: usize) -> usize {
+    scalar_kernel::<X>(p).lhs_packed_size(m, k, bl).unwrap()
+}
+
+/// The scalar kernel of `p`.
+pub fn scalar_kernel<X: Fixture>(p: &Packing) -> &'static Kernel<X::F> {
+    X::F::kernels()
+        .iter()
+        .find(|k| k.tier() == Tier::Scalar && k.packing() == *p)
+        .unwrap_or_else(|| panic!("no scalar kernel for {p:?}"))
+}
+
+/// Every packing some kernel of the family consumes.
+pub fn all_packings<X: Fixture>() -> Vec<Packing> {
+    let mut v: Vec<Packing> = Vec::new();
+    for k in X::F::kernels() {
+        if !v.contains(&k.packing()) {
+            v.push(k.packing());
+        }
+    }
+    v
+}
+
+/// A random problem packed for `p`; `x` overrides the random activations.
+pub fn random_problem<X: Fixture>(
+    rng: &mut Rng,
+    p: &Packing,
+    (m, n, k, bl): (usize, usize, usize, usize),
+    x: Option<&[f32]>,
+) -> (Vec<u8>, Vec<u8>) {
+    let owned: Vec<f32>;
+    let x = match x {
+        Some(x) => x,
+        None => {
+            owned = (0..m * k).map(|_| rng.f32(-2.0, 1.5)).collect();
+            &owned
+        }
+    };
+    let mut lhs = vec![0u8; lhs_size::<X>(p, m, k, bl)];
+    X::pack_lhs(p, m, k, bl, 0, x, k, &mut lhs).unwrap();
+    (lhs, X::pack_random_rhs(rng, p, n, k, bl))
+}
+
+pub fn golden_packed_bytes<X: Fixture>() {
+    let mut checked = 0;
+    for case in cases(X::F::NAME) {
+        let (m, k, bl) = (case.m(), case.k(), case.bl());
+        let x = case.f32s(&case.json["inputs"]["lhs"]["file"]);
+        for pj in case.packings() {
+            let p = packing_of(pj);
+            let tag = format!("{} {p:?}", case.id);
+            let mut lhs = vec![0u8; lhs_size::<X>(&p, m, k, bl)];
+            X::pack_lhs(&p, m, k, bl, 0, &x, k, &mut lhs).unwrap();
+            assert_eq!(lhs, case.bytes(&pj["lhs_packed"]["file"]), "{tag}: packed LHS");
+            assert_eq!(X::pack_golden_rhs(&case, &p), case.bytes(&pj["rhs_packed"]["file"]), "{tag}: packed RHS");
+            assert_eq!(lhs.len(), pj["lhs_packed"]["size"].as_u64().unwrap() as usize, "{tag}");
+            X::check_golden_sizes(&case, pj, &p);
+            checked += 1;
+        }
+    }
+    assert!(checked > 0);
+}
+
+/// Every kernel on the golden cases, bit for bit. A kernel whose packing is one of the
+/// golden packings runs on KleidiAI's packed bytes; a kernel with a packing of qgemm's own runs
+/// on the golden inputs packed by qgemm and must match the golden output of a packing with the
+/// same `kr/sr` (outputs depend on the packing only through the `rsum` chunking of the bf16
+/// family, testing.md §3).
+pub fn golden_outputs_in_every_tier<X: Fixture>() {
+    let cpu = cpu();
+    let mut report = TierReport::default();
+    for case in cases(X::F::NAME) {
+        let (m, n, k, bl) = (case.m(), case.n(), case.k(), case.bl());
+        let x = case.f32s(&case.json["inputs"]["lhs"]["file"]);
+        for pj in case.packings() {
+            for gk in pj["kernels"].as_array().unwrap() {
+                assert_eq!(gk["dst_size"].as_u64().unwrap() as usize, m * n * 4);
+            }
+        }
+        for p in all_packings::<X>() {
+            let golden = case.packings().iter().find(|pj| packing_of(pj) == p);
+            let same_depth = case.packings().iter().find(|pj| {
+                let g = packing_of(pj);
+                g.block_depth() == p.block_depth()
+            });
+            let (lhs, rhs, pj) = match (golden, same_depth) {
+                (Some(pj), _) => (case.bytes(&pj["lhs_packed"]["file"]), case.bytes(&pj["rhs_packed"]["file"]), pj),
+                (None, Some(pj)) => {
+                    let mut lhs = vec![0u8; lhs_size::<X>(&p, m, k, bl)];
+                    X::pack_lhs(&p, m, k, bl, 0, &x, k, &mut lhs).unwrap();
+                    (lhs, X::pack_golden_rhs(&case, &p), pj)
+                }
+                (None, None) => continue,
+            };
+            // Every KleidiAI kernel of one packing wrote the same bits (testing.md §3).
+            let gk = &pj["kernels"][0];
+            for kernel in X::F::kernels().iter().filter(|kn| kn.packing() == p) {
+                if !kernel.is_available(&cpu) {
+                    if !report.skipped.iter().any(|(n, _)| *n == kernel.name()) {
+                        report.skipped.push((kernel.name(), kernel.tier()));
+                    }
+                    continue;
+                }
+                for which in ["none", "tight"] {
+                    let (lo, hi) = case.clamp(which);
+                    let args = MatmulArgs::new(m, n, k).with_block_len(bl).with_clamp(Clamp::new(lo, hi).unwrap());
+                    let want = case.f32s(&gk["dst"][which]);
+                    let what = format!("{} {} [{which}]", case.id, kernel.name());
+                    assert_bits_eq(&run_guarded(*kernel, &lhs, &rhs, &args), &want, &what);
+                    let split = run_split(*kernel, &lhs, &rhs, &args, m / 2, n / 2);
+                    assert_bits_eq(&split, &want, &format!("{what} split 2x2"));
+                }
+                if !report.ran.contains(&kernel.name()) {
+                    report.ran.push(kernel.name());
+                }
+            }
+        }
+    }
+    report.print(&format!("{} golden outputs", X::F::NAME));
+    for kernel in X::F::kernels().iter().filter(|k| k.is_available(&cpu)) {
+        assert!(report.ran.contains(&kernel.name()), "{} never met a golden case", kernel.name());
+    }
+}
+
+pub fn golden_kernel_offsets<X: Fixture>() {
+    for case in cases(X::F::NAME) {
+        let (n, k, bl) = (case.n(), case.k(), case.bl());
+        for pj in case.packings() {
+            let p = packing_of(pj);
+            for gk in pj["kernels"].as_array().unwrap() {
+                let g = |f: &str| gk[f].as_u64().unwrap() as usize;
+                let (ms, ns) = (g("m_step"), g("n_step"));
+                for kernel in X::F::kernels().iter().filter(|kn| kn.packing() == p) {
+                    assert_eq!(kernel.lhs_packed_offset(ms, k, bl).unwrap(), g("lhs_packed_offset_at_m_step"));
+                    assert_eq!(kernel.rhs_packed_offset(ns, k, bl).unwrap(), g("rhs_packed_offset_at_n_step"));
+                    if ms % kernel.m_step() == 0 && ns % kernel.n_step() == 0 {
+                        assert_eq!(kernel.dst_offset(ms, ns, n).unwrap() * 4, g("dst_offset_at_steps"));
+                    }
+                }
+            }
+        }
+    }
+}
+
+pub fn lhs_packing_split_at_any_row<X: Fixture>() {
+    let mut rng = Rng(11);
+    for p in all_packings::<X>() {
+        for &bl in X::BLS {
+            let (m, k) = (11, if bl == 0 { 70 } else { 2 * bl });
+            let x: Vec<f32> = (0..m * k).map(|_| rng.f32(-3.0, 2.0)).collect();
+            let size = lhs_size::<X>(&p, m, k, bl);
+            let mut whole = vec![0u8; size];
+            X::pack_lhs(&p, m, k, bl, 0, &x, k, &mut whole).unwrap();
+            let kernel = scalar_kernel::<X>(&p);
+            for m1 in 0..=m {
+                let mut parts = vec![0u8; size];
+                X::pack_lhs(&p, m1, k, bl, 0, &x, k, &mut parts).unwrap();
+                let start = kernel.lhs_packed_offset(m1 / p.mr * p.mr, k, bl).unwrap();
+                X::pack_lhs(&p, m - m1, k, bl, m1, &x[m1 * k..], k, &mut parts[start..]).unwrap();
+                assert_eq!(parts, whole, "{p:?} bl {bl} split at {m1}");
+            }
+        }
+    }
+}
+
+/// Shapes with tails: m and n not multiples of any tile, m = 1, n = 1; for the per-channel
+/// families also k not a multiple of 32 (odd k included).
+pub fn shapes(bl: usize) -> Vec<(usize, usize, usize)> {
+    let ms = [1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 16, 17, 33];
+    let ns = [1, 3, 4, 7, 8, 9, 12, 16, 17, 20, 33, 40];
+    let ks: Vec<usize> = if bl == 0 { vec![1, 7, 31, 32, 33, 64, 99, 100, 160, 256] } else { vec![bl, 2 * bl, 3 * bl, 8 * bl] };
+    let mut v = Vec::new();
+    for (i, &m) in ms.iter().enumerate() {
+        // A deterministic walk that covers every m, n and k value.
+        v.push((m, ns[i % ns.len()], ks[i % ks.len()]));
+        v.push((m, ns[(i * 5 + 3) % ns.len()], ks[(i * 3 + 1) % ks.len()]));
+    }
+    v.push((1, 64, 16 * bl.max(16)));
+    v
+}
+
+pub fn every_tier_matches_scalar_on_shapes_with_tails<X: Fixture>() {
+    let mut rng = Rng(42);
+    let mut report = TierReport::default();
+    for p in all_packings::<X>() {
+        for &bl in X::BLS {
+            for (m, n, k) in shapes(bl) {
+                let (lhs, rhs) = random_problem::<X>(&mut rng, &p, (m, n, k, bl), None);
+                let args = MatmulArgs::new(m, n, k).with_block_len(bl);
+                check_tiers_against_scalar::<X::F>(&p, &lhs, &rhs, &args, &mut report);
+            }
+        }
+    }
+    report.print(&format!("{} shapes with tails", X::F::NAME));
+}
+
+/// Edge activations, one row each: zeros, a constant, one huge value, alternating ±f32::MAX,
+/// subnormals, a constant -f32::MAX (where the format can hold its scale), a single non-zero,
+/// a ramp. Returns the rows; `k` is a multiple of 32.
+pub fn edge_rows(k: usize, with_max: bool) -> Vec<Vec<f32>> {
+    let tiny = f32::from_bits(1);
+    let big = if with_max { f32::MAX } else { 1e6 };
+    vec![
+        vec![0.0; k],
+        vec![0.7; k],
+        (0..k).map(|j| if j == k / 3 { 1e6 } else { 1.0 + j as f32 * 1e-3 }).collect(),
+        (0..k).map(|j| if j % 2 == 0 { big } else { -big }).collect(),
+        (0..k).map(|j| tiny * (j as f32 - 40.0)).collect(),
+        vec![-big; k],
+        (0..k).map(|j| if j == 5 { -3.0 } else { 0.0 }).collect(),
+        (0..k).map(|j| (j as f32 - 48.0) * 0.25).collect(),
+    ]
+}
+
+/// Depth of the edge-input problems (a multiple of every block length tested).
+pub const EDGE_K: usize = 128;
+
+/// Runs the edge rows through every tier of every packing; returns, per packing, the scalar
+/// output (`rows x n`) and the packed RHS, for family-specific expectations.
+pub fn edge_inputs_equal_in_every_tier<X: Fixture>(with_max: bool) -> Vec<(Packing, usize, Vec<f32>, Vec<u8>)> {
+    let (n, k) = (12, EDGE_K);
+    let rows = edge_rows(k, with_max);
+    let m = rows.len();
+    let x: Vec<f32> = rows.concat();
+    let mut rng = Rng(7);
+    let mut report = TierReport::default();
+    let mut out = Vec::new();
+    for p in all_packings::<X>() {
+        for &bl in X::BLS {
+            let (lhs, rhs) = random_problem::<X>(&mut rng, &p, (m, n, k, bl), Some(&x));
+            let args = MatmulArgs::new(m, n, k).with_block_len(bl);
+            check_tiers_against_scalar::<X::F>(&p, &lhs, &rhs, &args, &mut report);
+            let dst = run_guarded(scalar_kernel::<X>(&p), &lhs, &rhs, &args);
+            assert!(dst.iter().all(|v| !v.is_nan()), "{p:?}: NaN output");
+            out.push((p, bl, dst, rhs));
+        }
+    }
+    report.print(&format!("{} edge inputs", X::F::NAME));
+    out
+}
+
+pub fn non_finite_activations_rejected_before_any_write<X: Fixture>() {
+    for p in all_packings::<X>() {
+        let bl = X::BLS[0];
+        let (m, k) = (3, if bl == 0 { 40 } else { 2 * bl });
+        for (bad, at) in [(f32::NAN, 45), (f32::INFINITY, 0), (f32::NEG_INFINITY, 3 * k - 1)] {
+            let mut x = vec![0.5f32; m * k];
+            x[at] = bad;
+            let mut out = vec![0xeeu8; lhs_size::<X>(&p, m, k, bl)];
+            let e = X::pack_lhs(&p, m, k, bl, 0, &x, k, &mut out).unwrap_err();
+            assert_eq!(e, Error::NonFinite { buffer: Buffer::Lhs, index: at });
+            assert!(out.iter().all(|&b| b == 0xee), "nothing written");
+        }
+    }
+}
+
+pub fn clamp_ranges<X: Fixture>() {
+    let (m, n) = (9, 17);
+    let mut rng = Rng(5);
+    let mut report = TierReport::default();
+    for p in all_packings::<X>() {
+        let bl = *X::BLS.last().unwrap();
+        let k = if bl == 0 { 64 } else { 2 * bl };
+        let (lhs, rhs) = random_problem::<X>(&mut rng, &p, (m, n, k, bl), None);
+        let scalar = scalar_kernel::<X>(&p);
+        let free = run_guarded(scalar, &lhs, &rhs, &MatmulArgs::new(m, n, k).with_block_len(bl));
+        for (lo, hi) in [(-f32::MAX, f32::MAX), (-0.25, 0.25), (0.0, 0.0), (0.1, 0.1000001), (f32::NEG_INFINITY, 0.0)] {
+            let args = MatmulArgs::new(m, n, k).with_block_len(bl).with_clamp(Clamp::new(lo, hi).unwrap());
+            check_tiers_against_scalar::<X::F>(&p, &lhs, &rhs, &args, &mut report);
+            let clamped = run_guarded(scalar, &lhs, &rhs, &args);
+            for (c, f) in clamped.iter().zip(&free) {
+                assert_eq!(c.to_bits(), f.max(lo).min(hi).to_bits());
+            }
+        }
+    }
+}
+
+pub fn split_execution_matches_one_call<X: Fixture>() {
+    let (m, n) = (21, 40);
+    let mut rng = Rng(9);
+    let cpu = cpu();
+    for p in all_packings::<X>() {
+        let bl = X::BLS[0];
+        let k = if bl == 0 { 96 } else { 3 * bl };
+        let (lhs, rhs) = random_problem::<X>(&mut rng, &p, (m, n, k, bl), None);
+        let args = MatmulArgs::new(m, n, k).with_block_len(bl);
+        for kernel in X::F::kernels().iter().filter(|kn| kn.packing() == p && kn.is_available(&cpu)) {
+            let whole = run_guarded(*kernel, &lhs, &rhs, &args);
+            for mc in (0..=m).step_by(kernel.m_step()) {
+                assert_bits_eq(&run_split(*kernel, &lhs, &rhs, &args, mc, n / 2), &whole, kernel.name());
+            }
+            for nc in (0..=n).step_by(kernel.n_step()) {
+                assert_bits_eq(&run_split(*kernel, &lhs, &rhs, &args, m / 2, nc), &whole, kernel.name());
+            }
+            // Tile by tile, as fine a grid as the kernel allows.
+            let mut dst = Canary::new(m * n, DST_CANARY);
+            for m_idx in (0..m).step_by(kernel.m_step()) {
+                for n_idx in (0..n).step_by(kernel.n_step()) {
+                    let (mm, nn) = (kernel.m_step().min(m - m_idx), kernel.n_step().min(n - n_idx));
+                    let off = kernel.dst_offset(m_idx, n_idx, n).unwrap();
+                    let a = args.with_rect(m_idx, n_idx, mm, nn);
+                    kernel.run(&cpu, &lhs, &rhs, &mut dst.inner()[off..], &a).unwrap();
+                }
+            }
+            dst.check(kernel.name());
+            assert_bits_eq(dst.get(), &whole, &format!("{} tile by tile", kernel.name()));
+        }
+    }
+}
+
+/// A small problem on the scalar kernel of the preferred packing: `(kernel, lhs, rhs, args)`
+/// with m = 5, n = 12 (dst needs 60 elements).
+pub fn small<X: Fixture>() -> (&'static Kernel<X::F>, Vec<u8>, Vec<u8>, MatmulArgs) {
+    let kernel = X::F::kernels().iter().rev().find(|k| k.tier() == Tier::Scalar && k.packing().mr > 1).unwrap();
+    let bl = *X::BLS.last().unwrap();
+    let (m, n, k) = (5, 12, if bl == 0 { 40 } else { bl });
+    let (lhs, rhs) = random_problem::<X>(&mut Rng(1), &kernel.packing(), (m, n, k, bl), None);
+    (kernel, lhs, rhs, MatmulArgs::new(m, n, k).with_block_len(bl))
+}
+
+pub fn run_err<F: Family>(kernel: &Kernel<F>, lhs: &[u8], rhs: &[u8], dst_len: usize, args: &MatmulArgs) -> Error {
+    let mut dst = vec![0f32; dst_len];
+    kernel.run(&CpuFeatures::NONE, lhs, rhs, &mut dst, args).unwrap_err()
+}
+
+pub fn rejects_k_zero<X: Fixture>() {
+    let (kr, lhs, rhs, a) = small::<X>();
+    assert_eq!(run_err(kr, &lhs, &rhs, 60, &MatmulArgs { k: 0, ..a }), Error::ZeroDim { dim: Dim::K });
+}
+
+pub fn rejects_bad_block_len<X: Fixture>() {
+    let (kr, lhs, rhs, a) = small::<X>();
+    if X::BLS == [0] {
+        let e = run_err(kr, &lhs, &rhs, 60, &a.with_block_len(32));
+        assert_eq!(e, Error::Unsupported { param: Param::BlockLen, value: 32 });
+    } else {
+        assert_eq!(run_err(kr, &lhs, &rhs, 60, &a.with_block_len(0)), Error::ZeroDim { dim: Dim::BlockLen });
+        let e = run_err(kr, &lhs, &rhs, 60, &a.with_block_len(48));
+        assert_eq!(e, Error::NotMultiple { dim: Dim::BlockLen, value: 48, multiple_of: 32 });
+        let e = run_err(kr, &lhs, &rhs, 60, &MatmulArgs { k: a.k + 32, ..a }.with_block_len(64));
+        assert!(matches!(e, Error::NotMultiple { dim: Dim::K, .. }), "{e}");
+    }
+}
+
+pub fn rejects_misaligned_starts<X: Fixture>() {
+    let (kr, lhs, rhs, a) = small::<X>();
+    let e = run_err(kr, &lhs, &rhs, 60, &a.with_rect(2, 0, 3, 12));
+    assert_eq!(e, Error::MisalignedStart { dim: Dim::MIdx, value: 2, step: kr.m_step() });
+    let e = run_err(kr, &lhs, &rhs, 60, &a.with_rect(0, 2, 5, 8));
+    assert_eq!(e, Error::MisalignedStart { dim: Dim::NIdx, value: 2, step: kr.n_step() });
+    assert!(matches!(kr.lhs_packed_offset(2, a.k, a.bl), Err(Error::MisalignedStart { .. })));
+    assert!(matches!(kr.rhs_packed_offset(2, a.k, a.bl), Err(Error::MisalignedStart { .. })));
+    assert!(matches!(kr.dst_offset(4, 3, 64), Err(Error::MisalignedStart { .. })));
+}
+
+pub fn rejects_small_dst_stride<X: Fixture>() {
+    let (kr, lhs, rhs, a) = small::<X>();
+    let e = run_err(kr, &lhs, &rhs, 60, &a.with_dst_stride(11));
+    assert_eq!(e, Error::StrideTooSmall { stride: Stride::Dst, given: 11, needed: 12 });
+}
+
+pub fn rejects_short_buffers<X: Fixture>() {
+    let (kr, lhs, rhs, a) = small::<X>();
+    let e = run_err(kr, &lhs[..lhs.len() - 1], &rhs, 60, &a);
+    assert_eq!(e, Error::BufferTooShort { buffer: Buffer::LhsPacked, given: lhs.len() - 1, needed: lhs.len() });
+    let e = run_err(kr, &lhs, &rhs[..rhs.len() - 1], 60, &a);
+    assert_eq!(e, Error::BufferTooShort { buffer: Buffer::RhsPacked, given: rhs.len() - 1, needed: rhs.len() });
+    assert_eq!(run_err(kr, &lhs, &rhs, 59, &a), Error::BufferTooShort { buffer: Buffer::Dst, given: 59, needed: 60 });
+}
+
+pub fn rejects_rectangle_past_the_packed_buffers<X: Fixture>() {
+    let (kr, lhs, rhs, a) = small::<X>();
+    let (ms, ns) = (kr.m_step(), kr.n_step());
+    // A rectangle starting at the last row tile and reaching past the packed rows.
+    let e = run_err(kr, &lhs, &rhs, 1000, &a.with_rect(ms, 0, 8 + ms, 12));
+    assert!(matches!(e, Error::BufferTooShort { buffer: Buffer::LhsPacked, .. }), "{e}");
+    let e = run_err(kr, &lhs, &rhs, 1000, &a.with_rect(0, ns, 5, 12 + ns).with_dst_stride(64));
+    assert!(matches!(e, Error::BufferTooShort { buffer: Buffer::RhsPacked, .. }), "{e}");
+}
+
+pub fn empty_rectangle_is_a_no_op<X: Fixture>() {
+    let (kr, lhs, rhs, a) = small::<X>();
+    let mut dst = vec![1.5f32; 4];
+    kr.run(&CpuFeatures::NONE, &lhs, &rhs, &mut dst, &a.with_rect(0, 0, 0, 12)).unwrap();
+    kr.run(&CpuFeatures::NONE, &lhs, &rhs, &mut dst, &a.with_rect(0, 0, 5, 0)).unwrap();
+    assert_eq!(dst, [1.5; 4]);
+}
+
+pub fn rejects_sizes_that_overflow<X: Fixture>() {
+    let (kr, lhs, rhs, a) = small::<X>();
+    assert_eq!(kr.lhs_packed_size(usize::MAX, a.k, a.bl), Err(Error::SizeOverflow));
+    assert_eq!(kr.rhs_packed_size(usize::MAX, a.k, a.bl), Err(Error::SizeOverflow));
+    assert_eq!(run_err(kr, &lhs, &rhs, 60, &a.with_dst_stride(usize::MAX)), Error::SizeOverflow);
+}
+
+pub fn rejects_kernel_on_cpu_without_its_tier<X: Fixture>() {
+    for kernel in X::F::kernels().iter().filter(|k| k.tier() != Tier::Scalar) {
+        let p = kernel.packing();
+        let bl = X::BLS[0];
+        let (m, n, k) = (4, 8, if bl == 0 { 32 } else { bl });
+        let (lhs, rhs) = random_problem::<X>(&mut Rng(2), &p, (m, n, k, bl), None);
+        let args = MatmulArgs::new(m, n, k).with_block_len(bl);
+        let mut dst = vec![0f32; m * n];
+        let e = kernel.run(&CpuFeatures::NONE, &lhs, &rhs, &mut dst, &args).unwrap_err();
+        assert_eq!(e, Error::UnsupportedCpu { needs: Feature::Neon }, "{}", kernel.name());
+        let only_neon = cpu().without(Feature::Dotprod).without(Feature::I8mm);
+        if let Some(f) = kernel.tier().required_feature().filter(|f| *f != Feature::Neon) {
+            if only_neon.has(Feature::Neon) {
+                let e = kernel.run(&only_neon, &lhs, &rhs, &mut dst, &args).unwrap_err();
+                assert_eq!(e, Error::UnsupportedCpu { needs: f });
+            }
+        }
+    }
+}
+
+pub fn select_follows_the_cpu<X: Fixture>(select: fn(&CpuFeatures, usize) -> &'static Kernel<X::F>) {
+    let cpu = cpu();
+    let decode = select(&cpu, 1);
+    let prefill = select(&cpu, 64);
+    assert!(decode.is_available(&cpu) && prefill.is_available(&cpu));
+    assert_eq!(decode.packing().mr, 1);
+    assert!(prefill.packing().mr > 1);
+    // Same RHS packing: one packed weight matrix serves both.
+    assert_eq!((decode.packing().nr, decode.packing().kr), (prefill.packing().nr, prefill.packing().kr));
+    println!("cpu {cpu}: decode {}, prefill {}", decode.name(), prefill.name());
+    let best = X::F::kernels().iter().filter(|k| k.is_available(&cpu)).map(|k| k.tier()).max().unwrap();
+    assert_eq!(prefill.tier(), best);
+    assert_eq!(select(&CpuFeatures::NONE, 64).tier(), Tier::Scalar);
+}
+
+/// Defines the generic tests in the calling module for fixture type `$fx`; `$select` is the
+/// family's `select` function.
+macro_rules! family_suite {
+    ($fx:ty, $select:path) => {
+        use $crate::common::suite;
+        #[test]
+        fn golden_packed_bytes_sizes_and_offsets() {
+            suite::golden_packed_bytes::<$fx>();
+        }
+        #[test]
+        fn golden_outputs_in_every_tier() {
+            suite::golden_outputs_in_every_tier::<$fx>();
+        }
+        #[test]
+        fn golden_kernel_offsets() {
+            suite::golden_kernel_offsets::<$fx>();
+        }
+        #[test]
+        fn lhs_packing_split_at_any_row() {
+            suite::lhs_packing_split_at_any_row::<$fx>();
+        }
+        #[test]
+        fn every_tier_matches_scalar_on_shapes_with_tails() {
+            suite::every_tier_matches_scalar_on_shapes_with_tails::<$fx>();
+        }
+        #[test]
+        fn non_finite_activations_rejected_before_any_write() {
+            suite::non_finite_activations_rejected_before_any_write::<$fx>();
+        }
+        #[test]
+        fn clamp_ranges() {
+            suite::clamp_ranges::<$fx>();
+        }
+        #[test]
+        fn split_execution_matches_one_call() {
+            suite::split_execution_matches_one_call::<$fx>();
+        }
+        #[test]
+        fn rejects_k_zero() {
+            suite::rejects_k_zero::<$fx>();
+        }
+        #[test]
+        fn rejects_bad_block_len() {
+            suite::rejects_bad_block_len::<$fx>();
+        }
+        #[test]
+        fn rejects_misaligned_starts() {
+            suite::rejects_misaligned_starts::<$fx>();
+        }
+        #[test]
+        fn rejects_small_dst_stride() {
+            suite::rejects_small_dst_stride::<$fx>();
+        }
+        #[test]
+        fn rejects_short_buffers() {
+            suite::rejects_short_buffers::<$fx>();
+        }
+        #[test]
+        fn rejects_rectangle_past_the_packed_buffers() {
+            suite::rejects_rectangle_past_the_packed_buffers::<$fx>();
+        }
+        #[test]
+        fn empty_rectangle_is_a_no_op() {
+            suite::empty_rectangle_is_a_no_op::<$fx>();
+        }
+        #[test]
+        fn rejects_sizes_that_overflow() {
+            suite::rejects_sizes_that_overflow::<$fx>();
+        }
+        #[test]
+        fn rejects_kernel_on_cpu_without_its_tier() {
+            suite::rejects_kernel_on_cpu_without_its_tier::<$fx>();
+        }
+        #[test]
+        fn select_follows_the_cpu() {
+            suite::select_follows_the_cpu::<$fx>($select);
+        }
+    };
+}
