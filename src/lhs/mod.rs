@@ -4,4 +4,5 @@
 //! will consume them ([`Kernel::packing`](crate::Kernel::packing)).
 
 pub mod qai8dxp;
+mod quant;
 pub mod qsi8d32p;

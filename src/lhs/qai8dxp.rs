@@ -9,7 +9,8 @@
 //! mr*Kp+4*mr   4*mr    f32 dq_scale[r] = 1 / multiplier[r]
 //! ```
 
-use crate::arith::{div_ceil, round_away_i32, round_even, roundup, write_u32};
+use crate::arith::{div_ceil, round_even, roundup, write_u32};
+use crate::lhs::quant;
 use crate::error::{Buffer, Dim, Error, Result, Stride};
 use crate::matmul::Packing;
 
@@ -67,10 +68,9 @@ pub(crate) fn row_quant(vmin: f32, vmax: f32) -> RowQuant {
 }
 
 /// `clamp(round_away(x * multiplier) + zero_point, -128, 127)`.
-#[inline]
-pub(crate) fn quantize(x: f32, rq: &RowQuant) -> i8 {
-    let v = round_away_i32(x * rq.multiplier).saturating_add(rq.zero_point);
-    v.clamp(-128, 127) as i8
+#[cfg(test)]
+fn quantize(x: f32, rq: &RowQuant) -> i8 {
+    quant::quantize_one(x, rq.multiplier, rq.zero_point, -128, 127)
 }
 
 /// Quantizes and packs `m` rows of f32 activations (`lhs_quant_pack_qai8dxp_f32`).
@@ -132,20 +132,26 @@ pub fn quantize_pack(
     }
 
     let kp = padded_k(k)?;
-    let bd = packing.kr / packing.sr;
+    let bd = packing.block_depth();
     for i in 0..m {
         let row = &lhs[i * lhs_stride..i * lhs_stride + k];
-        let (vmin, vmax) = row.iter().fold((row[0], row[0]), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+        let (vmin, vmax) = quant::min_max(row);
         let rq = row_quant(vmin, vmax);
         let slot_abs = first_slot + i;
         let tile = &mut lhs_packed[(slot_abs / mr) * ts..(slot_abs / mr + 1) * ts];
         let r = slot_abs % mr;
-        let mut last = 0i8;
-        for j in 0..kp {
-            if j < k {
-                last = quantize(row[j], &rq);
+        for g in 0..kp / quant::GROUP {
+            let part = &row[g * quant::GROUP..k.min((g + 1) * quant::GROUP)];
+            let mut q = quant::quantize_group(part, rq.multiplier, rq.zero_point, -128, 127);
+            // K padding repeats the last real value (only the last group can be partial).
+            let last = q[part.len() - 1];
+            q[part.len()..].fill(last);
+            for (t, chunk) in q.chunks_exact(bd).enumerate() {
+                let at = (g * quant::GROUP / bd + t) * mr * bd + r * bd;
+                for (dst, &v) in tile[at..at + bd].iter_mut().zip(chunk) {
+                    *dst = v as u8;
+                }
             }
-            tile[(j / bd) * mr * bd + r * bd + j % bd] = last as u8;
         }
         write_u32(tile, mr * kp + 4 * r, (-rq.zero_point) as u32);
         write_u32(tile, mr * kp + 4 * mr + 4 * r, rq.dq_scale.to_bits());

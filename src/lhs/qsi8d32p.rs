@@ -15,7 +15,8 @@
 
 use half::f16;
 
-use crate::arith::{div_ceil, round_away_i32};
+use crate::arith::div_ceil;
+use crate::lhs::quant;
 use crate::error::{Buffer, Dim, Error, Result, Stride};
 use crate::matmul::Packing;
 
@@ -68,9 +69,9 @@ pub(crate) fn block_quant(amax: f32) -> (f16, f32) {
 
 /// `round_away(x * rep)`, within `[-127, 127]` (a NaN product, `0 * inf` when the scale is
 /// subnormal, gives 0).
-#[inline]
-pub(crate) fn quantize(x: f32, rep: f32) -> i8 {
-    round_away_i32(x * rep).clamp(-127, 127) as i8
+#[cfg(test)]
+fn quantize(x: f32, rep: f32) -> i8 {
+    quant::quantize_one(x, rep, 0, -127, 127)
 }
 
 /// Quantizes and packs `m` rows of f32 activations in blocks of `bl`
@@ -125,8 +126,7 @@ pub fn quantize_pack(
             return Err(Error::NonFinite { buffer: Buffer::Lhs, index: i * lhs_stride + j });
         }
         for (b, block) in row.chunks_exact(bl).enumerate() {
-            let amax = block.iter().fold(0.0f32, |a, x| a.max(x.abs()));
-            if block_quant(amax).0.is_infinite() {
+            if block_quant(quant::abs_max(block)).0.is_infinite() {
                 return Err(Error::ScaleOverflow { buffer: Buffer::Lhs, index: i * lhs_stride + b * bl });
             }
         }
@@ -139,12 +139,17 @@ pub fn quantize_pack(
         let tile = &mut lhs_packed[(slot_abs / mr) * ts..(slot_abs / mr + 1) * ts];
         let r = slot_abs % mr;
         for (b, block) in row.chunks_exact(bl).enumerate() {
-            let amax = block.iter().fold(0.0f32, |a, x| a.max(x.abs()));
-            let (scale, rep) = block_quant(amax);
+            let (scale, rep) = block_quant(quant::abs_max(block));
             let group = &mut tile[b * mr * (bl + 2)..(b + 1) * mr * (bl + 2)];
             group[2 * r..2 * r + 2].copy_from_slice(&scale.to_bits().to_le_bytes());
-            for (j, &x) in block.iter().enumerate() {
-                group[2 * mr + (j / bd) * mr * bd + r * bd + j % bd] = quantize(x, rep) as u8;
+            for (g, part) in block.chunks_exact(quant::GROUP).enumerate() {
+                let q = quant::quantize_group(part, rep, 0, -127, 127);
+                for (t, chunk) in q.chunks_exact(bd).enumerate() {
+                    let at = 2 * mr + (g * quant::GROUP / bd + t) * mr * bd + r * bd;
+                    for (dst, &v) in group[at..at + bd].iter_mut().zip(chunk) {
+                        *dst = v as u8;
+                    }
+                }
             }
         }
     }

@@ -94,12 +94,54 @@ impl<'a> Int4Source<'a> {
     /// The int4 value (`[-8, 7]`) of [`Int4Source::nibble`].
     #[inline]
     pub(crate) fn value(&self, n: usize, c: usize, j: usize) -> i8 {
-        let u = self.nibble(n, c, j);
+        self.decode(self.nibble(n, c, j))
+    }
+
+    #[inline]
+    fn decode(&self, u: u8) -> i8 {
         match self.encoding {
             Int4Encoding::ZeroPoint8 => u as i8 - 8,
             Int4Encoding::Signed => ((u << 4) as i8) >> 4,
         }
     }
+
+    /// The 32 values of channel `c` at depths `32*g .. 32*g + 32` (0 past `k`), with the
+    /// padding rules of [`Int4Source::nibble`].
+    pub(crate) fn group(&self, n: usize, k: usize, c: usize, g: usize) -> [i8; 32] {
+        let mut out = [0i8; 32];
+        let base = 32 * g;
+        let len = k.saturating_sub(base).min(32);
+        match self.layout {
+            Layout::NxK => {
+                // Two consecutive depths per byte: decode whole bytes, then the odd tail.
+                let row = &self.data[c.min(n - 1) * self.stride + base / 2..];
+                for (t, &byte) in row[..len / 2].iter().enumerate() {
+                    out[2 * t] = self.decode(byte & 0xf);
+                    out[2 * t + 1] = self.decode(byte >> 4);
+                }
+                if len % 2 == 1 {
+                    out[len - 1] = self.decode(row[len / 2] & 0xf);
+                }
+            }
+            Layout::KxN => {
+                for (j, v) in out[..len].iter_mut().enumerate() {
+                    *v = self.value(n, c, base + j);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Packs the 32 values of one depth group into 16 bytes: byte `q` holds value `q` in its low
+/// nibble and value `q + 16` in its high nibble (formats.md §3.2).
+#[inline]
+pub(crate) fn pair_group(values: &[i8; 32]) -> [u8; 16] {
+    let mut out = [0u8; 16];
+    for (q, b) in out.iter_mut().enumerate() {
+        *b = (values[q] as u8 & 0xf) | ((values[q + 16] as u8) << 4);
+    }
+    out
 }
 
 /// `n >= 1` and `k >= 1`.

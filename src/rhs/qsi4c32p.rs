@@ -20,7 +20,7 @@ use crate::arith::{div_ceil, write_u32};
 use crate::error::{Buffer, Error, Result, Stride};
 use crate::lhs::qsi8d32p::check_blocks;
 use crate::matmul::Packing;
-use crate::rhs::{Int4Source, check_finite, check_nk};
+use crate::rhs::{Int4Source, check_finite, check_nk, pair_group};
 
 /// Bytes of one packed tile of `nr` channels: `nr * ((bl/2 + 2) * (k/bl) + 8)`.
 pub fn tile_stride(k: usize, bl: usize, nr: usize) -> Result<usize> {
@@ -128,17 +128,19 @@ pub fn pack(
             let s = scale.values[src * scale.stride + b];
             let d = s.to_f32();
             let area = &mut tile[b * block_bytes..(b + 1) * block_bytes];
-            let mut chunk_sum = 0i32;
-            for q in 0..bl / 2 {
-                let depth = b * bl + 32 * (q / 16) + q % 16;
-                let lo = rhs.value(n, c, depth);
-                let hi = rhs.value(n, c, depth + 16);
-                area[(q / bd) * nr * bd + i * bd + q % bd] = (lo as u8 & 0xf) | ((hi as u8) << 4);
-                chunk_sum += i32::from(lo) + i32::from(hi);
-                if q % bd == bd - 1 {
-                    // One rounded f32 add per bd-byte chunk; the product is exact.
-                    rsum += chunk_sum as f32 * d;
-                    chunk_sum = 0;
+            for g in 0..bl / 32 {
+                let values = rhs.group(n, k, c, b * bl / 32 + g);
+                let bytes = pair_group(&values);
+                for (t, chunk) in bytes.chunks_exact(bd).enumerate() {
+                    let at = (16 * g / bd + t) * nr * bd + i * bd;
+                    area[at..at + bd].copy_from_slice(chunk);
+                }
+                // One rounded f32 add per bd-byte chunk (2*bd values); the product is exact.
+                for chunk in 0..16 / bd {
+                    let lo = &values[chunk * bd..(chunk + 1) * bd];
+                    let hi = &values[16 + chunk * bd..16 + (chunk + 1) * bd];
+                    let s: i32 = lo.iter().chain(hi).map(|&v| i32::from(v)).sum();
+                    rsum += s as f32 * d;
                 }
             }
             let at = nr * bl / 2 + 2 * i;

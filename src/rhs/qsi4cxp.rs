@@ -16,7 +16,7 @@ use crate::arith::{div_ceil, write_u32};
 use crate::error::{Buffer, Error, Result};
 use crate::lhs::qai8dxp::padded_k;
 use crate::matmul::Packing;
-use crate::rhs::{Int4Source, check_finite, check_nk};
+use crate::rhs::{Int4Source, check_finite, check_nk, pair_group};
 
 /// Bytes of one packed tile of `nr` channels: `nr * (Kp/2 + 12)`.
 pub fn tile_stride(k: usize, nr: usize) -> Result<usize> {
@@ -87,12 +87,14 @@ pub fn pack(
         let i = c % nr;
         let src = c.min(n - 1);
         let mut sum = 0i32;
-        for q in 0..kp / 2 {
-            let lo_depth = 32 * (q / 16) + q % 16;
-            let lo = if lo_depth < k { rhs.value(n, c, lo_depth) } else { 0 };
-            let hi = if lo_depth + 16 < k { rhs.value(n, c, lo_depth + 16) } else { 0 };
-            sum += i32::from(lo) + i32::from(hi);
-            tile[(q / bd) * nr * bd + i * bd + q % bd] = (lo as u8 & 0xf) | ((hi as u8) << 4);
+        for g in 0..kp / 32 {
+            let values = rhs.group(n, k, c, g);
+            sum += values.iter().map(|&v| i32::from(v)).sum::<i32>();
+            let bytes = pair_group(&values);
+            for (t, chunk) in bytes.chunks_exact(bd).enumerate() {
+                let at = (16 * g / bd + t) * nr * bd + i * bd;
+                tile[at..at + bd].copy_from_slice(chunk);
+            }
         }
         let extras = nr * kp / 2;
         write_u32(tile, extras + 4 * i, (16 * sum) as u32);

@@ -1,0 +1,291 @@
+//! Benchmark program (not a test): runs every kernel and packer of every family on LLM-sized
+//! shapes and prints a table.
+//!
+//! ```text
+//! bench [--quick] [--family SUBSTR] [--kernel SUBSTR] [--m LIST] [--n N] [--k K] [--bl BL]
+//!       [--iters N] [--scalar] [--no-kernels] [--no-packers]
+//! ```
+//!
+//! Defaults: `m = 1,16,128`, `n = k = 4096`, `bl = 32`, one warm-up call then `--iters` timed
+//! calls (default 5), scalar kernels skipped (`--scalar` adds them). `--quick` uses
+//! `n = k = 512` and one timed call. On real Arm hardware the table's ns/call, GOPS (2*m*n*k
+//! per call) and GB/s of packed weights are the figures to read. Under QEMU time means nothing:
+//! run it under `shared/tools/icount` for instruction counts (`cargo make perf` does), where
+//! every measured call goes through [`run_kernel`] and [`run_packer`], so the per-function counts
+//! of the kernel code divided by `1 + iters` are per-call figures.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use half::{bf16, f16};
+use qgemm::lhs::{qai8dxp, qsi8d32p};
+use qgemm::rhs::qsi4c32p::BlockScales;
+use qgemm::rhs::{Int4Encoding, Int4Source, qsi4c32p, qsi4c32pscalef16, qsi4cxp};
+use qgemm::{CpuFeatures, Family, Kernel, MatmulArgs, Packing, Tier};
+
+struct Opts {
+    family: String,
+    kernel: String,
+    ms: Vec<usize>,
+    n: usize,
+    k: usize,
+    bl: usize,
+    iters: usize,
+    scalar: bool,
+    kernels: bool,
+    packers: bool,
+}
+
+fn parse() -> Opts {
+    let mut o = Opts {
+        family: String::new(),
+        kernel: String::new(),
+        ms: vec![1, 16, 128],
+        n: 4096,
+        k: 4096,
+        bl: 32,
+        iters: 5,
+        scalar: false,
+        kernels: true,
+        packers: true,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let mut val = || args.next().unwrap_or_else(|| usage(&format!("{a} needs a value")));
+        let num = |s: String| s.parse::<usize>().unwrap_or_else(|_| usage(&format!("bad number {s}")));
+        match a.as_str() {
+            "--quick" => {
+                o.n = 512;
+                o.k = 512;
+                o.iters = 1;
+            }
+            "--family" => o.family = val(),
+            "--kernel" => o.kernel = val(),
+            "--m" => o.ms = val().split(',').map(|s| num(s.to_string())).collect(),
+            "--n" => o.n = num(val()),
+            "--k" => o.k = num(val()),
+            "--bl" => o.bl = num(val()),
+            "--iters" => o.iters = num(val()),
+            "--scalar" => o.scalar = true,
+            "--no-kernels" => o.kernels = false,
+            "--no-packers" => o.packers = false,
+            "-h" | "--help" => usage(""),
+            _ => usage(&format!("unknown argument {a}")),
+        }
+    }
+    o
+}
+
+fn usage(msg: &str) -> ! {
+    eprintln!("{msg}\nusage: bench [--quick] [--family S] [--kernel S] [--m 1,16,128] [--n N] [--k K] [--bl BL] [--iters N] [--scalar] [--no-kernels] [--no-packers]");
+    std::process::exit(2)
+}
+
+/// splitmix64.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn unit(&mut self) -> f32 {
+        (self.next() >> 40) as f32 / (1u64 << 24) as f32
+    }
+    fn bytes(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| self.next() as u8).collect()
+    }
+}
+
+/// Raw inputs of one problem (random, fixed seed).
+struct Inputs {
+    x: Vec<f32>,
+    w4: Vec<u8>,
+    scale_f32: Vec<f32>,
+    scale_bf16: Vec<bf16>,
+    q4_0: Vec<u8>,
+    bias: Vec<f32>,
+}
+
+impl Inputs {
+    fn new(m: usize, n: usize, k: usize, bl: usize) -> Inputs {
+        let mut r = Rng(0x5eed);
+        let nb = k / bl;
+        let mut q4_0 = Vec::with_capacity(n * nb * (2 + bl / 2));
+        for _ in 0..n * nb {
+            q4_0.extend_from_slice(&f16::from_f32(0.01 + r.unit() * 0.02).to_le_bytes());
+            q4_0.extend(r.bytes(bl / 2));
+        }
+        Inputs {
+            x: (0..m * k).map(|_| r.unit() * 4.0 - 2.0).collect(),
+            w4: r.bytes(n * k.div_ceil(2)),
+            scale_f32: (0..n).map(|_| 0.001 + r.unit() * 0.01).collect(),
+            scale_bf16: (0..n * nb).map(|_| bf16::from_f32(0.001 + r.unit() * 0.01)).collect(),
+            q4_0,
+            bias: (0..n).map(|_| r.unit() - 0.5).collect(),
+        }
+    }
+}
+
+/// How to pack one family's operands.
+trait Bench: Family {
+    fn pack_lhs(p: &Packing, m: usize, k: usize, bl: usize, x: &[f32], out: &mut [u8]);
+    fn pack_rhs(p: &Packing, n: usize, k: usize, bl: usize, inp: &Inputs, out: &mut [u8]);
+    fn uses_bl() -> bool {
+        Self::BLOCKED
+    }
+}
+
+impl Bench for qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp {
+    fn pack_lhs(p: &Packing, m: usize, k: usize, _bl: usize, x: &[f32], out: &mut [u8]) {
+        qai8dxp::quantize_pack(p, m, k, 0, x, k, out).unwrap();
+    }
+    fn pack_rhs(p: &Packing, n: usize, k: usize, _bl: usize, inp: &Inputs, out: &mut [u8]) {
+        let src = Int4Source::nxk(&inp.w4, k, Int4Encoding::ZeroPoint8);
+        qsi4cxp::pack(p, n, k, &src, &inp.scale_f32, Some(&inp.bias), out).unwrap();
+    }
+}
+
+impl Bench for qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p {
+    fn pack_lhs(p: &Packing, m: usize, k: usize, _bl: usize, x: &[f32], out: &mut [u8]) {
+        qai8dxp::quantize_pack(p, m, k, 0, x, k, out).unwrap();
+    }
+    fn pack_rhs(p: &Packing, n: usize, k: usize, bl: usize, inp: &Inputs, out: &mut [u8]) {
+        let src = Int4Source::nxk(&inp.w4, k, Int4Encoding::ZeroPoint8);
+        let sc = BlockScales::dense(&inp.scale_bf16, k / bl);
+        qsi4c32p::pack(p, n, k, bl, &src, &sc, Some(&inp.bias), out).unwrap();
+    }
+}
+
+impl Bench for qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p {
+    fn pack_lhs(p: &Packing, m: usize, k: usize, bl: usize, x: &[f32], out: &mut [u8]) {
+        qsi8d32p::quantize_pack(p, m, k, bl, 0, x, k, out).unwrap();
+    }
+    fn pack_rhs(p: &Packing, n: usize, k: usize, bl: usize, inp: &Inputs, out: &mut [u8]) {
+        qsi4c32pscalef16::pack(p, n, k, bl, &inp.q4_0, (k / bl) * (2 + bl / 2), out).unwrap();
+    }
+}
+
+/// One measured kernel call (never inlined, so instruction counters can attribute it).
+#[inline(never)]
+fn run_kernel<F: Family>(kernel: &Kernel<F>, cpu: &CpuFeatures, lhs: &[u8], rhs: &[u8], dst: &mut [f32], args: &MatmulArgs) {
+    kernel.run(cpu, black_box(lhs), black_box(rhs), dst, args).unwrap();
+}
+
+/// One measured packer call.
+#[inline(never)]
+fn run_packer(f: &dyn Fn()) {
+    f();
+}
+
+/// Warm-up plus `iters` timed calls; returns ns per call.
+fn time(iters: usize, f: &dyn Fn()) -> f64 {
+    f();
+    let t = Instant::now();
+    for _ in 0..iters {
+        f();
+    }
+    t.elapsed().as_nanos() as f64 / iters.max(1) as f64
+}
+
+fn row(cols: &[String]) {
+    println!("| {} |", cols.join(" | "));
+}
+
+fn bench_family<F: Bench>(o: &Opts, cpu: &CpuFeatures) {
+    if !F::NAME.contains(&o.family) {
+        return;
+    }
+    let (n, k) = (o.n, o.k);
+    let bl = if F::uses_bl() { o.bl } else { 0 };
+    let m_max = o.ms.iter().copied().max().unwrap_or(1);
+    let inp = Inputs::new(m_max, n, k, bl.max(32));
+    let mut packed_rhs: Vec<(Packing, Vec<u8>)> = Vec::new();
+    if o.kernels {
+        for kernel in F::kernels().iter().filter(|kn| kn.is_available(cpu) && kn.name().contains(&o.kernel)) {
+            if kernel.tier() == Tier::Scalar && !o.scalar {
+                continue;
+            }
+            let p = kernel.packing();
+            if !packed_rhs.iter().any(|(q, _)| q.nr == p.nr && q.kr == p.kr) {
+                let mut out = vec![0u8; kernel.rhs_packed_size(n, k, bl).unwrap()];
+                F::pack_rhs(&p, n, k, bl, &inp, &mut out);
+                packed_rhs.push((p, out));
+            }
+            let rhs = &packed_rhs.iter().find(|(q, _)| q.nr == p.nr && q.kr == p.kr).unwrap().1;
+            for &m in &o.ms {
+                let mut lhs = vec![0u8; kernel.lhs_packed_size(m, k, bl).unwrap()];
+                F::pack_lhs(&p, m, k, bl, &inp.x[..m * k], &mut lhs);
+                let mut dst = vec![0f32; m * n];
+                let args = MatmulArgs::new(m, n, k).with_block_len(bl);
+                let dst_cell = std::cell::RefCell::new(&mut dst);
+                let ns = time(o.iters, &|| run_kernel(kernel, cpu, &lhs, rhs, &mut dst_cell.borrow_mut()[..], &args));
+                let macs = (m * n * k) as f64;
+                row(&[
+                    F::NAME.into(),
+                    kernel.name().into(),
+                    kernel.tier().name().into(),
+                    format!("{m}"),
+                    format!("{n}"),
+                    format!("{k}"),
+                    if bl == 0 { "-".into() } else { format!("{bl}") },
+                    format!("{ns:.0}"),
+                    format!("{:.2}", 2.0 * macs / ns),
+                    format!("{:.2}", rhs.len() as f64 / ns),
+                ]);
+            }
+        }
+    }
+    if o.packers && o.kernel.is_empty() {
+        // The packers at the preferred packing of every kernel tile shape the family uses.
+        let mut seen: Vec<Packing> = Vec::new();
+        for kernel in F::kernels().iter().filter(|kn| kn.tier() == Tier::Scalar) {
+            let p = kernel.packing();
+            if seen.contains(&p) {
+                continue;
+            }
+            seen.push(p);
+            for &m in &o.ms {
+                let mut lhs = vec![0u8; kernel.lhs_packed_size(m, k, bl).unwrap()];
+                let cell = std::cell::RefCell::new(&mut lhs);
+                let ns = time(o.iters, &|| run_packer(&|| F::pack_lhs(&p, m, k, bl, &inp.x[..m * k], &mut cell.borrow_mut()[..])));
+                packer_row(F::NAME, "lhs", &p, m, k, bl, ns, cell.borrow().len());
+            }
+            let mut rhs = vec![0u8; kernel.rhs_packed_size(n, k, bl).unwrap()];
+            let cell = std::cell::RefCell::new(&mut rhs);
+            let ns = time(o.iters.min(1), &|| run_packer(&|| F::pack_rhs(&p, n, k, bl, &inp, &mut cell.borrow_mut()[..])));
+            packer_row(F::NAME, "rhs", &p, n, k, bl, ns, cell.borrow().len());
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn packer_row(fam: &str, side: &str, p: &Packing, rows: usize, k: usize, bl: usize, ns: f64, bytes: usize) {
+    row(&[
+        fam.into(),
+        format!("pack {side} mr{} nr{} kr{}", p.mr, p.nr, p.kr),
+        "packer".into(),
+        if side == "lhs" { format!("{rows}") } else { "-".into() },
+        if side == "rhs" { format!("{rows}") } else { "-".into() },
+        format!("{k}"),
+        if bl == 0 { "-".into() } else { format!("{bl}") },
+        format!("{ns:.0}"),
+        "-".into(),
+        format!("{:.2}", bytes as f64 / ns),
+    ]);
+}
+
+fn main() {
+    let o = parse();
+    let cpu = CpuFeatures::detect();
+    println!("qgemm bench: cpu features {cpu}; n = {}, k = {}, {} timed calls after 1 warm-up", o.n, o.k, o.iters);
+    println!("(under QEMU the times are not Arm times: use instruction counts, `cargo make perf`)\n");
+    row(&["family", "kernel / packer", "tier", "m", "n", "k", "bl", "ns/call", "GOPS", "GB/s out|weights"].map(String::from));
+    row(&["---", "---", "---", "--:", "--:", "--:", "--:", "--:", "--:", "--:"].map(String::from));
+    bench_family::<qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp>(&o, &cpu);
+    bench_family::<qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p>(&o, &cpu);
+    bench_family::<qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p>(&o, &cpu);
+}

@@ -1,0 +1,170 @@
+//! Row and block quantization primitives shared by the LHS packers, with a NEON path on aarch64
+//! (the baseline of every aarch64 target, so chosen at compile time) and a portable path.
+//! Both round exactly alike: `x * multiplier` (one f32 multiply), ties away from zero
+//! (`FCVTAS` / `roundf`), saturating add of the zero point, clamp.
+
+use crate::arith::round_away_i32;
+
+/// Values quantized per call of [`quantize_group`].
+pub(crate) const GROUP: usize = 32;
+
+/// `(min, max)` of a non-empty slice of finite values.
+#[inline]
+pub(crate) fn min_max(x: &[f32]) -> (f32, f32) {
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+    {
+        neon::min_max(x)
+    }
+    #[cfg(not(all(target_arch = "aarch64", target_feature = "neon")))]
+    {
+        portable::min_max(x)
+    }
+}
+
+/// `max |x|` over a slice (0 for an empty slice).
+#[inline]
+pub(crate) fn abs_max(x: &[f32]) -> f32 {
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+    {
+        neon::abs_max(x)
+    }
+    #[cfg(not(all(target_arch = "aarch64", target_feature = "neon")))]
+    {
+        portable::abs_max(x)
+    }
+}
+
+/// `clamp(round_away(x[j] * multiplier) + zero_point, lo, hi)` for up to [`GROUP`] values;
+/// entries past `x.len()` are 0.
+#[inline]
+pub(crate) fn quantize_group(x: &[f32], multiplier: f32, zero_point: i32, lo: i32, hi: i32) -> [i8; GROUP] {
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+    {
+        neon::quantize_group(x, multiplier, zero_point, lo, hi)
+    }
+    #[cfg(not(all(target_arch = "aarch64", target_feature = "neon")))]
+    {
+        portable::quantize_group(x, multiplier, zero_point, lo, hi)
+    }
+}
+
+/// One value, as [`quantize_group`] computes it.
+#[inline]
+pub(crate) fn quantize_one(x: f32, multiplier: f32, zero_point: i32, lo: i32, hi: i32) -> i8 {
+    round_away_i32(x * multiplier).saturating_add(zero_point).clamp(lo, hi) as i8
+}
+
+pub(crate) mod portable {
+    use super::{GROUP, quantize_one};
+
+    pub(crate) fn min_max(x: &[f32]) -> (f32, f32) {
+        x.iter().fold((x[0], x[0]), |(lo, hi), &v| (lo.min(v), hi.max(v)))
+    }
+
+    pub(crate) fn abs_max(x: &[f32]) -> f32 {
+        x.iter().fold(0.0f32, |a, v| a.max(v.abs()))
+    }
+
+    pub(crate) fn quantize_group(x: &[f32], multiplier: f32, zero_point: i32, lo: i32, hi: i32) -> [i8; GROUP] {
+        let mut out = [0i8; GROUP];
+        for (o, &v) in out.iter_mut().zip(x) {
+            *o = quantize_one(v, multiplier, zero_point, lo, hi);
+        }
+        out
+    }
+}
+
+#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+mod neon {
+    use core::arch::aarch64::*;
+
+    use super::{GROUP, portable};
+
+    pub(super) fn min_max(x: &[f32]) -> (f32, f32) {
+        let chunks = x.chunks_exact(4);
+        let (mut lo, mut hi) = portable::min_max(if chunks.remainder().is_empty() { &x[..1] } else { chunks.remainder() });
+        if x.len() >= 4 {
+            // SAFETY: NEON is enabled for the whole target (cfg above); every load reads 4
+            // values of a `chunks_exact(4)` chunk.
+            unsafe {
+                let (mut vlo, mut vhi) = (vdupq_n_f32(lo), vdupq_n_f32(hi));
+                for c in x.chunks_exact(4) {
+                    let v = vld1q_f32(c.as_ptr());
+                    vlo = vminq_f32(vlo, v);
+                    vhi = vmaxq_f32(vhi, v);
+                }
+                lo = vminvq_f32(vlo);
+                hi = vmaxvq_f32(vhi);
+            }
+        }
+        (lo, hi)
+    }
+
+    pub(super) fn abs_max(x: &[f32]) -> f32 {
+        let chunks = x.chunks_exact(4);
+        let mut m = portable::abs_max(chunks.remainder());
+        // SAFETY: NEON is enabled for the whole target; every load reads one 4-value chunk.
+        unsafe {
+            let mut vm = vdupq_n_f32(m);
+            for c in chunks {
+                vm = vmaxq_f32(vm, vabsq_f32(vld1q_f32(c.as_ptr())));
+            }
+            m = vmaxvq_f32(vm);
+        }
+        m
+    }
+
+    pub(super) fn quantize_group(x: &[f32], multiplier: f32, zero_point: i32, lo: i32, hi: i32) -> [i8; GROUP] {
+        let x = &x[..x.len().min(GROUP)];
+        let full = x.len() / 8 * 8;
+        let mut out = [0i8; GROUP];
+        // SAFETY: NEON is enabled for the whole target. Each iteration loads 8 values at
+        // `x[j..j + 8]` with `j + 8 <= full <= x.len()` and stores 8 bytes at `out[j..j + 8]`
+        // with `j + 8 <= GROUP`.
+        unsafe {
+            let (vm, vz) = (vdupq_n_f32(multiplier), vdupq_n_s32(zero_point));
+            let (vlo, vhi) = (vdupq_n_s32(lo), vdupq_n_s32(hi));
+            let q4 = |p: *const f32| {
+                // FCVTAS: round to nearest, ties away, saturating, like `round_away_i32`.
+                let i = vcvtaq_s32_f32(vmulq_f32(vld1q_f32(p), vm));
+                vminq_s32(vmaxq_s32(vqaddq_s32(i, vz), vlo), vhi)
+            };
+            let mut j = 0;
+            while j < full {
+                let a = vqmovn_s32(q4(x.as_ptr().add(j)));
+                let b = vqmovn_s32(q4(x.as_ptr().add(j + 4)));
+                vst1_s8(out.as_mut_ptr().add(j), vqmovn_s16(vcombine_s16(a, b)));
+                j += 8;
+            }
+        }
+        for j in full..x.len() {
+            out[j] = super::quantize_one(x[j], multiplier, zero_point, lo, hi);
+        }
+        out
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn neon_and_portable_paths_agree() {
+            let mut s = 1u32;
+            let mut next = || {
+                s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                f32::from_bits(0x3f80_0000 | (s >> 9)) * if s & 1 == 0 { 3.0 } else { -7.5 }
+            };
+            let x: [f32; 37] = core::array::from_fn(|j| if j == 9 { 127.5 } else if j == 10 { -0.5 } else { next() });
+            assert_eq!(min_max(&x), portable::min_max(&x));
+            assert_eq!(min_max(&x[..3]), portable::min_max(&x[..3]));
+            assert_eq!(abs_max(&x), portable::abs_max(&x));
+            for (m, z, lo, hi) in [(1.0, -1, -128, 127), (17.3, 5, -128, 127), (3.0e9, 0, -127, 127), (0.0, 127, -128, 127)] {
+                for len in [0, 5, 8, 31, 32] {
+                    let a = quantize_group(&x[..len], m, z, lo, hi);
+                    let b = portable::quantize_group(&x[..len], m, z, lo, hi);
+                    assert_eq!(a, b, "{m} {z} {len}");
+                }
+            }
+        }
+    }
+}
