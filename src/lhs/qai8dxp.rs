@@ -34,7 +34,7 @@ pub fn packed_size(m: usize, k: usize, packing: &Packing) -> Result<usize> {
 /// multiple of `mr`.
 pub fn packed_offset(m_idx: usize, k: usize, packing: &Packing) -> Result<usize> {
     packing.check_lhs()?;
-    if m_idx % packing.mr != 0 {
+    if !m_idx.is_multiple_of(packing.mr) {
         return Err(Error::MisalignedStart { dim: Dim::MIdx, value: m_idx, step: packing.mr });
     }
     (m_idx / packing.mr).checked_mul(tile_stride(k, packing.mr)?).ok_or(Error::SizeOverflow)
@@ -62,7 +62,9 @@ pub(crate) fn row_quant(vmin: f32, vmax: f32) -> RowQuant {
     let emin = -128.0 + dmin;
     let emax = 127.0 + dmax;
     let zpf = if emin + emax > 0.0 { -128.0 - dmin } else { 127.0 - dmax };
-    // C fmaxf/fminf: a NaN operand is ignored (Rust's f32::max/min do the same).
+    // C fmaxf/fminf: a NaN operand is ignored (Rust's f32::max/min do the same, `clamp`
+    // would propagate it).
+    #[allow(clippy::manual_clamp)]
     let zpf = zpf.max(-128.0).min(127.0);
     RowQuant { multiplier, zero_point: round_even(zpf) as i32, dq_scale }
 }

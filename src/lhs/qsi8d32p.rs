@@ -26,13 +26,13 @@ pub(crate) fn check_blocks(k: usize, bl: usize) -> Result<()> {
     if bl == 0 {
         return Err(Error::ZeroDim { dim: Dim::BlockLen });
     }
-    if bl % 32 != 0 {
+    if !bl.is_multiple_of(32) {
         return Err(Error::NotMultiple { dim: Dim::BlockLen, value: bl, multiple_of: 32 });
     }
     if k == 0 {
         return Err(Error::ZeroDim { dim: Dim::K });
     }
-    if k % bl != 0 {
+    if !k.is_multiple_of(bl) {
         return Err(Error::NotMultiple { dim: Dim::K, value: k, multiple_of: bl });
     }
     Ok(())
@@ -53,7 +53,7 @@ pub fn packed_size(m: usize, k: usize, bl: usize, packing: &Packing) -> Result<u
 /// Byte offset of the tile that holds row `m_idx` (a multiple of `mr`).
 pub fn packed_offset(m_idx: usize, k: usize, bl: usize, packing: &Packing) -> Result<usize> {
     packing.check_lhs()?;
-    if m_idx % packing.mr != 0 {
+    if !m_idx.is_multiple_of(packing.mr) {
         return Err(Error::MisalignedStart { dim: Dim::MIdx, value: m_idx, step: packing.mr });
     }
     (m_idx / packing.mr).checked_mul(tile_stride(k, bl, packing.mr)?).ok_or(Error::SizeOverflow)

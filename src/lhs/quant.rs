@@ -65,6 +65,7 @@ pub(crate) mod portable {
         x.iter().fold(0.0f32, |a, v| a.max(v.abs()))
     }
 
+    #[cfg_attr(all(target_arch = "aarch64", target_feature = "neon"), allow(dead_code))]
     pub(crate) fn quantize_group(x: &[f32], multiplier: f32, zero_point: i32, lo: i32, hi: i32) -> [i8; GROUP] {
         let mut out = [0i8; GROUP];
         for (o, &v) in out.iter_mut().zip(x) {

@@ -27,7 +27,7 @@ macro_rules! scalar_kernel {
 macro_rules! family_dispatch {
     ($fam:ty, $preferred:expr, $fallback:expr) => {
         /// The kernels usable on `cpu`, best first.
-        pub fn available(cpu: &crate::CpuFeatures) -> heapless::Vec<&'static Kernel, 32> {
+        pub fn available(cpu: &crate::CpuFeatures) -> heapless::Vec<&'static Kernel, { crate::matmul::MAX_KERNELS }> {
             crate::matmul::available::<$fam>(cpu)
         }
 
@@ -92,7 +92,7 @@ impl Packing {
         if self.sr == 0 || self.sr > 2 {
             return Err(Error::Unsupported { param: Param::Sr, value: self.sr });
         }
-        if self.kr == 0 || self.kr % self.sr != 0 {
+        if self.kr == 0 || !self.kr.is_multiple_of(self.sr) {
             return Err(Error::Unsupported { param: Param::Kr, value: self.kr });
         }
         Ok(())
@@ -123,7 +123,7 @@ impl Packing {
 
     /// `n_idx % nr == 0`.
     pub(crate) fn check_n_start(&self, n_idx: usize) -> Result<()> {
-        if n_idx % self.nr != 0 {
+        if !n_idx.is_multiple_of(self.nr) {
             return Err(Error::MisalignedStart { dim: Dim::NIdx, value: n_idx, step: self.nr });
         }
         Ok(())
@@ -196,8 +196,7 @@ impl Clamp {
     /// A clamp to `[min, max]`. Rejects NaN bounds and `min > max`
     /// ([`Error::Unsupported`] with [`Param::Clamp`]). Infinite bounds are allowed.
     pub fn new(min: f32, max: f32) -> Result<Clamp> {
-        // `!(min <= max)` is also true when either bound is NaN.
-        if !(min <= max) {
+        if min.is_nan() || max.is_nan() || min > max {
             return Err(Error::Unsupported { param: Param::Clamp, value: 0 });
         }
         Ok(Clamp { min, max })
@@ -311,7 +310,8 @@ pub struct UncheckedArgs {
 /// A tier's raw entry point.
 #[derive(Clone, Copy)]
 pub(crate) enum RawKernel {
-    /// Fixed packing (SIMD kernels).
+    /// Fixed packing (SIMD kernels, aarch64 only).
+    #[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))]
     Fixed(unsafe fn(&UncheckedArgs)),
     /// Any packing (the scalar reference).
     Generic(unsafe fn(&Packing, &UncheckedArgs)),
@@ -409,7 +409,7 @@ impl<F: Family> Kernel<F> {
 
     /// Byte offset, in the packed LHS, of the tile holding row `m_idx` (a multiple of `mr`).
     pub fn lhs_packed_offset(&self, m_idx: usize, k: usize, bl: usize) -> Result<usize> {
-        if m_idx % self.packing.mr != 0 {
+        if !m_idx.is_multiple_of(self.packing.mr) {
             return Err(Error::MisalignedStart { dim: Dim::MIdx, value: m_idx, step: self.packing.mr });
         }
         let ts = F::lhs_tile_stride(k, bl, &self.packing)?;
@@ -448,10 +448,10 @@ impl<F: Family> Kernel<F> {
     }
 
     fn check_starts(&self, m_idx: usize, n_idx: usize) -> Result<()> {
-        if m_idx % self.m_step != 0 {
+        if !m_idx.is_multiple_of(self.m_step) {
             return Err(Error::MisalignedStart { dim: Dim::MIdx, value: m_idx, step: self.m_step });
         }
-        if n_idx % self.n_step != 0 {
+        if !n_idx.is_multiple_of(self.n_step) {
             return Err(Error::MisalignedStart { dim: Dim::NIdx, value: n_idx, step: self.n_step });
         }
         Ok(())
@@ -470,10 +470,10 @@ impl<F: Family> Kernel<F> {
         if bl == 0 {
             return Err(Error::ZeroDim { dim: Dim::BlockLen });
         }
-        if bl % 32 != 0 {
+        if !bl.is_multiple_of(32) {
             return Err(Error::NotMultiple { dim: Dim::BlockLen, value: bl, multiple_of: 32 });
         }
-        if k % bl != 0 {
+        if !k.is_multiple_of(bl) {
             return Err(Error::NotMultiple { dim: Dim::K, value: k, multiple_of: bl });
         }
         Ok(())
@@ -496,12 +496,11 @@ impl<F: Family> Kernel<F> {
         dst: &mut [f32],
         args: &MatmulArgs,
     ) -> Result<()> {
-        if let Some(needs) = self.tier.required_feature() {
-            if !self.is_available(cpu) {
+        if let Some(needs) = self.tier.required_feature()
+            && !self.is_available(cpu) {
                 let needs = if cpu.has(Feature::Neon) { needs } else { Feature::Neon };
                 return Err(Error::UnsupportedCpu { needs });
             }
-        }
         self.check_depth(args.k, args.bl)?;
         self.check_starts(args.m_idx, args.n_idx)?;
         let (m, n) = (args.m, args.n);
@@ -585,11 +584,15 @@ impl<F: Family> Kernel<F> {
     }
 }
 
+/// Capacity of the list [`available`] returns: the largest catalogue must fit (a unit test of
+/// each family checks it).
+pub const MAX_KERNELS: usize = 64;
+
 /// The kernels of a family usable on `cpu`, in catalogue order (best first).
-pub fn available<F: Family>(cpu: &CpuFeatures) -> heapless::Vec<&'static Kernel<F>, 32> {
+pub fn available<F: Family>(cpu: &CpuFeatures) -> heapless::Vec<&'static Kernel<F>, MAX_KERNELS> {
     let mut out = heapless::Vec::new();
     for k in F::kernels().iter().filter(|k| k.is_available(cpu)) {
-        // The catalogues hold fewer than 32 kernels (checked by a unit test).
+        // Every catalogue holds at most MAX_KERNELS kernels, so this never fails.
         let _ = out.push(*k);
     }
     out
@@ -646,4 +649,29 @@ pub(crate) const fn concat_kernels<F: Family, const N: usize>(
     }
     assert!(at == N, "catalogue length mismatch");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check_catalogue<F: Family>() {
+        let ks = F::kernels();
+        assert!(ks.len() <= MAX_KERNELS, "{}: {} kernels", F::NAME, ks.len());
+        for (i, a) in ks.iter().enumerate() {
+            assert!(ks[i + 1..].iter().all(|b| b.name() != a.name()), "{} twice", a.name());
+            assert_eq!(a.m_step() % a.packing().mr, 0, "{}", a.name());
+            assert_eq!(a.n_step() % a.packing().nr, 0, "{}", a.name());
+            assert!(a.name().contains(F::NAME.split('_').next().unwrap_or("")), "{}", a.name());
+            // Every packing has a scalar kernel, so any packed buffer runs on any CPU.
+            assert!(ks.iter().any(|s| s.tier() == Tier::Scalar && s.packing() == a.packing()), "{}", a.name());
+        }
+    }
+
+    #[test]
+    fn catalogues_are_consistent() {
+        check_catalogue::<qai8dxp_qsi4cxp::Qai8dxpQsi4cxp>();
+        check_catalogue::<qai8dxp_qsi4c32p::Qai8dxpQsi4c32p>();
+        check_catalogue::<qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p>();
+    }
 }

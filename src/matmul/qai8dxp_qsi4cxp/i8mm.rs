@@ -1,6 +1,611 @@
-//! i8mm tier of `qai8dxp_qsi4cxp` (not written yet).
+//! i8mm tier of `qai8dxp_qsi4cxp`: hand-written `SMMLA` kernels (FEAT_I8MM) on the packings
+//! [`PACKING_4X8`](super::PACKING_4X8) and [`PACKING_4X4`](super::PACKING_4X4)
+//! (`mr = 4`, `kr = 16`, `sr = 2`, so `bd = 8`).
+//!
+//! `SMMLA Vd.4S, Vn.16B, Vm.16B` adds a 2x8 by 8x2 int8 product to a 2x2 int32 block
+//! `[r0c0, r0c1, r1c0, r1c1]`. Per 32-depth group and tile:
+//!
+//! * LHS (4 rows, 128 bytes): chunk `c` (depths `8c..8c+8`) is 32 bytes, rows 0-1 then rows
+//!   2-3: one `LDP` gives the two `Vn` operands.
+//! * RHS (`nr` columns, `16 * nr` bytes): bytes 0-7 of every column come first, then bytes
+//!   8-15; one q register holds 2 columns x 8 bytes. Bytes 0-7 hold depths 0-7 (low nibbles)
+//!   and 16-23 (high), bytes 8-15 hold depths 8-15 and 24-31. `SHL #4` turns a raw register into
+//!   `16 * w` of the low depths, `AND 0xF0` into `16 * w` of the high ones.
+//!
+//! The unpack runs on the same SIMD pipes as `SMMLA`, and each unpacked register feeds one
+//! `SMMLA` per row pair of the tile, so tall tiles win: a tile of `4R` rows spends `4R/2`
+//! `SMMLA` per unpack. The tile kernels (one `asm!` block each: the K loop and the epilogue):
+//!
+//! | RHS layout | columns | row tiles `R` | accumulators |
+//! | --- | --- | --- | --- |
+//! | `nr = 8`, whole tile | 8 | 1, 2 | `v0..v8R` |
+//! | `nr = 8`, half tile (columns 0-3 or 4-7) | 4 | 3 ..= 6 | `v0..v4R` |
+//! | `nr = 4` | 4 | 1 ..= 6 | `v0..v4R` (`R <= 2`: and a second set for the high nibbles) |
+//!
+//! Up to 2 LHS tiles the 8-column tile is the better one (same unpack work, half the LHS
+//! loads); from 3 on, 4-column tiles leave room for up to 24 rows. Small 4-column tiles have too
+//! few accumulators to hide the `SMMLA` latency, so they accumulate the high-nibble depths into a
+//! second set and add the two after the K loop. `k_group!` (load + unpack + `SMMLA` of one
+//! 32-depth group) is the reusable piece for the per-block families.
+//!
+//! A catalogue kernel with `m_step = 4 * T` runs the `R = T` tile kernel and, for the last rows,
+//! the tile kernel of the row tiles that remain (never a tile past `ceil(m / 4)`). Partial tiles
+//! are computed whole into a stack scratch tile and copied.
 
 use super::Kernel;
+use crate::cpu::CpuFeatures;
+use crate::matmul::Tier;
+
+#[cfg(target_arch = "aarch64")]
+pub use aarch64::*;
+
+/// Whether this tier's kernels may run on `cpu` (NEON and FEAT_I8MM).
+pub fn is_available(cpu: &CpuFeatures) -> bool {
+    Tier::I8mm.is_available(cpu)
+}
 
 /// This tier's kernels, best first.
+#[cfg(target_arch = "aarch64")]
+pub(super) const KERNELS: &[&Kernel] = &[
+    &I8MM_24X8, &I8MM_8X8, &I8MM_4X8, &I8MM_24X4, &I8MM_16X4, &I8MM_8X4, &I8MM_4X4,
+];
+
+/// This tier's kernels: none on this architecture.
+#[cfg(not(target_arch = "aarch64"))]
 pub(super) const KERNELS: &[&Kernel] = &[];
+
+#[cfg(target_arch = "aarch64")]
+mod aarch64 {
+    use super::super as fam;
+    use super::Kernel;
+    use crate::matmul::{RawKernel, Tier, UncheckedArgs};
+
+    /// `SMMLA` of one LHS register `$l` (2 rows x 8 depths) with each unpacked RHS register `$w`
+    /// (2 columns x 8 depths) into the accumulator of that column pair.
+    macro_rules! smmla_rows {
+        ($l:tt, [$($acc:tt),+], [$($w:tt),+]) => {
+            concat!($("smmla ", $acc, ".4s, ", $l, ".16b, ", $w, ".16b\n",)+)
+        };
+    }
+
+    /// One 8-depth chunk for every row tile: load the tile's chunk at `[{a}$addr` (rows 0-1 into
+    /// v29, rows 2-3 into v30) and multiply it with the RHS registers `$w`.
+    macro_rules! smmla_chunk {
+        ($addr:tt, $w:tt, [$(($a:ident, $acc01:tt, $acc23:tt)),+]) => {
+            concat!($(
+                "ldp q29, q30, [{", stringify!($a), "}", $addr, "\n",
+                $crate::matmul::qai8dxp_qsi4cxp::i8mm::smmla_rows!("v29", $acc01, $w),
+                $crate::matmul::qai8dxp_qsi4cxp::i8mm::smmla_rows!("v30", $acc23, $w),
+            )+)
+        };
+    }
+
+    /// One 32-depth group: load + unpack + `SMMLA` (the reusable K step), as one template string.
+    ///
+    /// * `rhs_lo`, `rhs_hi`: the instructions loading the group's RHS bytes 0-7 and 8-15 of each
+    ///   column into `raw` (one register per column pair); `rhs_lo` advances the RHS pointer by one
+    ///   group.
+    /// * `raw`, `unp`: per column pair, the raw register and the register for the `SHL` result.
+    /// * `lo`, `hi`: per LHS tile, `(pointer operand, [accumulators of rows 0-1 per column pair],
+    ///   [accumulators of rows 2-3 per column pair])` for the low-nibble depths (0-15 of the group)
+    ///   and the high-nibble ones (16-31): the same registers, or a second set that shortens the
+    ///   accumulator dependency chains of small tiles. Each pointer advances by one group (128
+    ///   bytes).
+    ///
+    /// Also uses v24 (`0xF0` in every byte, set by the caller) and v29, v30 (LHS chunks).
+    macro_rules! k_group {
+        (
+            rhs_lo = [$($ld_lo:tt),+], rhs_hi = [$($ld_hi:tt),+],
+            raw = [$($r:tt),+], unp = [$($u:tt),+], lo = $lo:tt, hi = $hi:tt $(,)?
+        ) => {
+            concat!(
+                // Bytes 0-7 of each column: depths 0-7 (low nibbles) and 16-23 (high nibbles).
+                $($ld_lo, "\n",)+
+                $("shl ", $u, ".16b, ", $r, ".16b, #4\n",)+
+                // Depths 0-7; the first LHS load moves each pointer to the next group.
+                $crate::matmul::qai8dxp_qsi4cxp::i8mm::smmla_chunk!("], #128", [$($u),+], $lo),
+                $("and ", $r, ".16b, ", $r, ".16b, v24.16b\n",)+
+                // Depths 16-23.
+                $crate::matmul::qai8dxp_qsi4cxp::i8mm::smmla_chunk!(", #-64]", [$($r),+], $hi),
+                // Bytes 8-15 of each column: depths 8-15 and 24-31.
+                $($ld_hi, "\n",)+
+                $("shl ", $u, ".16b, ", $r, ".16b, #4\n",)+
+                // Depths 8-15.
+                $crate::matmul::qai8dxp_qsi4cxp::i8mm::smmla_chunk!(", #-96]", [$($u),+], $lo),
+                $("and ", $r, ".16b, ", $r, ".16b, v24.16b\n",)+
+                // Depths 24-31.
+                $crate::matmul::qai8dxp_qsi4cxp::i8mm::smmla_chunk!(", #-32]", [$($r),+], $hi),
+            )
+        };
+    }
+
+    pub(crate) use {k_group, smmla_chunk, smmla_rows};
+
+    /// Output of one row and 4 columns in `$v` (int32 sums), lane `$lane` of the tile:
+    /// `iacc += rsum * offset`, `f = scvtf`, `s = scale16 * dq` (into `$tmp`), `f * s + bias`,
+    /// clamp. Uses v28 (offsets), v29 (dq), v30 (clamp min), v31 (clamp max).
+    #[rustfmt::skip]
+    macro_rules! row_math {
+        ($v:tt, $lane:tt, ($rsum:tt, $scale:tt, $bias:tt), $tmp:tt) => {
+            concat!(
+                "mla ", $v, ".4s, ", $rsum, ".4s, v28.s[", $lane, "]\n",
+                "scvtf ", $v, ".4s, ", $v, ".4s\n",
+                "fmul ", $tmp, ".4s, ", $scale, ".4s, v29.s[", $lane, "]\n",
+                "fmul ", $v, ".4s, ", $v, ".4s, ", $tmp, ".4s\n",
+                "fadd ", $v, ".4s, ", $v, ".4s, ", $bias, ".4s\n",
+                "fmax ", $v, ".4s, ", $v, ".4s, v30.4s\n",
+                "fmin ", $v, ".4s, ", $v, ".4s, v31.4s\n",
+            )
+        };
+    }
+
+    /// `{ $r0.4s, $r1.4s, ... }` register list body.
+    macro_rules! st1_list {
+        ($first:tt $(, $rest:tt)*) => {
+            concat!($first, ".4s" $(, ", ", $rest, ".4s")*)
+        };
+    }
+
+    /// Epilogue of one row pair (lanes `$l0`, `$l1` of the tile): per 4 columns, de-interleave the
+    /// two 2x2 blocks `($x, $y)` into row 0 (`$s`) and row 1 (`$y`), finish both, store row 1 at
+    /// `{d1}` (advancing) and finally row 0 at `{d}`; `{d}` moves down two rows.
+    macro_rules! epi_row_pair {
+        (($l0:tt, $l1:tt), [$($x:tt, $y:tt),+], [$($cst:tt),+], [$($s:tt),+]) => {
+            concat!(
+                "add {d1}, {d}, {stride}\n",
+                $(
+                    "zip1 ", $s, ".2d, ", $x, ".2d, ", $y, ".2d\n",
+                    "zip2 ", $y, ".2d, ", $x, ".2d, ", $y, ".2d\n",
+                    row_math!($s, $l0, $cst, $x),
+                    row_math!($y, $l1, $cst, $x),
+                    "st1 {{", $y, ".4s}}, [{d1}], #16\n",
+                )+
+                "st1 {{", st1_list!($($s),+), "}}, [{d}]\n",
+                "add {d}, {d}, {stride}, lsl #1\n",
+            )
+        };
+    }
+
+    /// Epilogue of one LHS tile: load its offsets (v28) and dq (v29), then both row pairs.
+    #[rustfmt::skip]
+    macro_rules! epi_tile {
+        ($a:ident, $acc01:tt, $acc23:tt, $cst:tt, $s:tt) => {
+            concat!(
+                "ld1 {{v28.4s, v29.4s}}, [{", stringify!($a), "}]\n",
+                epi_row_pair!(("0", "1"), $acc01, $cst, $s),
+                epi_row_pair!(("2", "3"), $acc23, $cst, $s),
+            )
+        };
+    }
+
+    /// Defines one tile kernel: `4R` rows (one entry of `tiles` per LHS tile) x 4 or 8 columns.
+    ///
+    /// * `rhs_lo`, `rhs_hi`, `raw`, `unp`: see [`k_group!`].
+    /// * `consts`: loads of the RHS column constants (rsum, scale16, bias) from `{e}`, `{es}` bytes
+    ///   apart; `cst`: per 4 columns, the `(rsum, scale16, bias)` registers; `row0`: per 4 columns,
+    ///   the register receiving row 0 of a pair (consecutive registers).
+    /// * `work`: every register besides the accumulators (declared clobbered).
+    /// * `tiles`: per LHS tile, `(pointer operand, index in TileArgs::lhs, [accumulators of rows
+    ///   0-1], [of rows 2-3])`, one accumulator per column pair.
+    /// * optional `hi` (same shape without the index) and `merge = [(acc, hi acc), ...]`: a second
+    ///   accumulator set for the high-nibble depths, added into the first after the K loop.
+    macro_rules! tile_kernel {
+        (
+            $(#[$meta:meta])*
+            fn $name:ident;
+            rhs_lo = $rhs_lo:tt, rhs_hi = $rhs_hi:tt, raw = $raw:tt, unp = $unp:tt,
+            consts = $consts:tt, cst = $cst:tt, row0 = $row0:tt, work = $work:tt,
+            tiles = [$(($a:ident, $i:tt, [$($acc01:tt),+], [$($acc23:tt),+])),+ $(,)?] $(,)?
+        ) => {
+            tile_kernel! {
+                $(#[$meta])*
+                fn $name;
+                rhs_lo = $rhs_lo, rhs_hi = $rhs_hi, raw = $raw, unp = $unp,
+                consts = $consts, cst = $cst, row0 = $row0, work = $work,
+                tiles = [$(($a, $i, [$($acc01),+], [$($acc23),+])),+],
+                hi = [$(($a, [$($acc01),+], [$($acc23),+])),+],
+                merge = [],
+            }
+        };
+        (
+            $(#[$meta:meta])*
+            fn $name:ident;
+            rhs_lo = $rhs_lo:tt, rhs_hi = $rhs_hi:tt, raw = $raw:tt, unp = $unp:tt,
+            consts = [$($ld_c:tt),+ $(,)?], cst = $cst:tt, row0 = $row0:tt,
+            work = [$($w:tt),+ $(,)?],
+            tiles = [$(($a:ident, $i:tt, [$($acc01:tt),+], [$($acc23:tt),+])),+ $(,)?],
+            hi = $hi:tt, merge = [$(($md:tt, $ms:tt)),* $(,)?] $(,)?
+        ) => {
+            $(#[$meta])*
+            ///
+            /// # Safety
+            ///
+            /// The CPU has FEAT_I8MM, and `t` describes valid buffers (see [`TileArgs`]).
+            #[target_feature(enable = "i8mm")]
+            #[inline(never)]
+            unsafe fn $name(t: &TileArgs) {
+                // SAFETY: the caller guarantees FEAT_I8MM and that `t.lhs[..R]`, `t.rhs` and
+                // `t.extras` point at whole packed tiles of `t.groups` 32-depth groups, which is
+                // all the block reads; it writes the `4R` rows of 4 or 8 f32 at `t.dst`,
+                // `t.dst_stride` bytes apart, which the caller made writable. Every register
+                // written is declared.
+                unsafe {
+                    core::arch::asm!(
+                        // 0xF0 in every byte: `AND` keeps 16 * the high nibble.
+                        "movi v24.16b, #0xf0",
+                        // Zero the accumulators.
+                        concat!(
+                            $($("movi ", $acc01, ".4s, #0\n",)+ $("movi ", $acc23, ".4s, #0\n",)+)+
+                            $("movi ", $ms, ".4s, #0\n",)*
+                        ),
+                        // K loop: one 32-depth group per iteration.
+                        "2:",
+                        $crate::matmul::qai8dxp_qsi4cxp::i8mm::k_group!(
+                            rhs_lo = $rhs_lo, rhs_hi = $rhs_hi, raw = $raw, unp = $unp,
+                            lo = [$(($a, [$($acc01),+], [$($acc23),+])),+], hi = $hi,
+                        ),
+                        "subs {g}, {g}, #1",
+                        "b.ne 2b",
+                        // Epilogue: merge the accumulator sets (int32, wrapping), clamp bounds,
+                        // column constants, then tile by tile.
+                        concat!($("add ", $md, ".4s, ", $md, ".4s, ", $ms, ".4s\n",)*),
+                        "dup v30.4s, {cmin:w}",
+                        "dup v31.4s, {cmax:w}",
+                        $($ld_c,)+
+                        $(epi_tile!($a, [$($acc01),+], [$($acc23),+], $cst, $row0),)+
+                        $($a = inout(reg) t.lhs[$i] => _,)+
+                        b = inout(reg) t.rhs => _,
+                        e = inout(reg) t.extras => _,
+                        es = in(reg) t.extras_step,
+                        d = inout(reg) t.dst => _,
+                        d1 = out(reg) _,
+                        stride = in(reg) t.dst_stride,
+                        g = inout(reg) t.groups => _,
+                        cmin = in(reg) t.clamp_min,
+                        cmax = in(reg) t.clamp_max,
+                        $($(out($acc01) _,)+ $(out($acc23) _,)+)+
+                        $(out($ms) _,)*
+                        $(out($w) _,)+
+                        options(nostack),
+                    )
+                }
+            }
+        };
+    }
+
+    /// Defines 4-column tile kernels (accumulators `v0..v4R`, working registers v24-v31) for one
+    /// RHS layout, given its two RHS load instructions: `[name: R, ...]` for `R` LHS tiles.
+    macro_rules! tiles_4col {
+        ($lo:tt, $hi:tt, [$($name:ident: $r:tt),+ $(,)?]) => {
+            $(tiles_4col!(@tiles $lo, $hi, $name, $r);)+
+        };
+        // 1 and 2 LHS tiles: a second accumulator set for the high nibbles, so that no
+        // accumulator waits on itself more than twice per group.
+        (@tiles $lo:tt, $hi:tt, $name:ident, 1) => {
+            tiles_4col!(@def $lo, $hi, $name, "4", [(a0, 0, ["v0", "v1"], ["v2", "v3"])],
+                hi = [(a0, ["v4", "v5"], ["v6", "v7"])],
+                merge = [("v0", "v4"), ("v1", "v5"), ("v2", "v6"), ("v3", "v7")],
+            );
+        };
+        (@tiles $lo:tt, $hi:tt, $name:ident, 2) => {
+            tiles_4col!(@def $lo, $hi, $name, "8", [
+                (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
+            ],
+                hi = [(a0, ["v8", "v9"], ["v10", "v11"]), (a1, ["v12", "v13"], ["v14", "v15"])],
+                merge = [
+                    ("v0", "v8"), ("v1", "v9"), ("v2", "v10"), ("v3", "v11"),
+                    ("v4", "v12"), ("v5", "v13"), ("v6", "v14"), ("v7", "v15"),
+                ],
+            );
+        };
+        (@tiles $lo:tt, $hi:tt, $name:ident, 3) => {
+            tiles_4col!(@def $lo, $hi, $name, "12", [
+                (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
+                (a2, 2, ["v8", "v9"], ["v10", "v11"]),
+            ]);
+        };
+        (@tiles $lo:tt, $hi:tt, $name:ident, 4) => {
+            tiles_4col!(@def $lo, $hi, $name, "16", [
+                (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
+                (a2, 2, ["v8", "v9"], ["v10", "v11"]), (a3, 3, ["v12", "v13"], ["v14", "v15"]),
+            ]);
+        };
+        (@tiles $lo:tt, $hi:tt, $name:ident, 5) => {
+            tiles_4col!(@def $lo, $hi, $name, "20", [
+                (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
+                (a2, 2, ["v8", "v9"], ["v10", "v11"]), (a3, 3, ["v12", "v13"], ["v14", "v15"]),
+                (a4, 4, ["v16", "v17"], ["v18", "v19"]),
+            ]);
+        };
+        (@tiles $lo:tt, $hi:tt, $name:ident, 6) => {
+            tiles_4col!(@def $lo, $hi, $name, "24", [
+                (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
+                (a2, 2, ["v8", "v9"], ["v10", "v11"]), (a3, 3, ["v12", "v13"], ["v14", "v15"]),
+                (a4, 4, ["v16", "v17"], ["v18", "v19"]), (a5, 5, ["v20", "v21"], ["v22", "v23"]),
+            ]);
+        };
+        (@def $lo:tt, $hi:tt, $name:ident, $rows:literal, $tiles:tt $(, $($split:tt)+)?) => {
+            tile_kernel! {
+                #[doc = concat!("Tile kernel: ", $rows, " rows x 4 columns.")]
+                fn $name;
+                rhs_lo = [$lo], rhs_hi = [$hi], raw = ["v25", "v26"], unp = ["v27", "v28"],
+                consts = [
+                    "ld1 {{v25.4s}}, [{e}], {es}",
+                    "ld1 {{v26.4s}}, [{e}], {es}",
+                    "ld1 {{v27.4s}}, [{e}]",
+                ],
+                cst = [("v25", "v26", "v27")], row0 = ["v24"],
+                work = ["v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31"],
+                tiles = $tiles,
+                $($($split)+)?
+            }
+        };
+    }
+
+    // `nr = 4`: a group is 64 bytes, bytes 8-15 of the columns start 32 bytes in.
+    tiles_4col!("ldp q25, q26, [{b}], #64", "ldp q25, q26, [{b}, #-32]", [
+        nr4_r1: 1, nr4_r2: 2, nr4_r3: 3, nr4_r4: 4, nr4_r5: 5, nr4_r6: 6,
+    ]);
+
+    // `nr = 8`, 4 of the 8 columns (the pointer starts at the half): a group is 128 bytes, bytes
+    // 8-15 start 64 bytes in. Only for 3+ LHS tiles: below, whole 8-column tiles need the same
+    // unpack work and half the LHS loads.
+    tiles_4col!("ldp q25, q26, [{b}], #128", "ldp q25, q26, [{b}, #-64]", [
+        nr8h_r3: 3, nr8h_r4: 4, nr8h_r5: 5, nr8h_r6: 6,
+    ]);
+
+    /// Defines the 8-column tile kernels on `nr = 8` (accumulators `v0..v8R`, working registers
+    /// v16-v31).
+    macro_rules! tiles_8col {
+        ([$($name:ident: $rows:literal, $tiles:tt;)+]) => {
+            $(
+                tile_kernel! {
+                    #[doc = concat!("Tile kernel: ", $rows, " rows x 8 columns.")]
+                    fn $name;
+                    rhs_lo = ["ldp q16, q17, [{b}], #128", "ldp q18, q19, [{b}, #-96]"],
+                    rhs_hi = ["ldp q16, q17, [{b}, #-64]", "ldp q18, q19, [{b}, #-32]"],
+                    raw = ["v16", "v17", "v18", "v19"], unp = ["v20", "v21", "v22", "v23"],
+                    consts = [
+                        "ld1 {{v16.4s, v17.4s}}, [{e}], {es}",
+                        "ld1 {{v18.4s, v19.4s}}, [{e}], {es}",
+                        "ld1 {{v20.4s, v21.4s}}, [{e}]",
+                    ],
+                    cst = [("v16", "v18", "v20"), ("v17", "v19", "v21")], row0 = ["v22", "v23"],
+                    work = [
+                        "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23",
+                        "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31",
+                    ],
+                    tiles = $tiles,
+                }
+            )+
+        };
+    }
+
+    tiles_8col!([
+        nr8_r1: "4", [(a0, 0, ["v0", "v1", "v2", "v3"], ["v4", "v5", "v6", "v7"])];
+        nr8_r2: "8", [
+            (a0, 0, ["v0", "v1", "v2", "v3"], ["v4", "v5", "v6", "v7"]),
+            (a1, 1, ["v8", "v9", "v10", "v11"], ["v12", "v13", "v14", "v15"]),
+        ];
+    ]);
+
+    /// Arguments of one tile kernel call.
+    struct TileArgs {
+        /// The packed LHS tiles of the rows (entries past the kernel's `R` are unused).
+        lhs: [*const u8; MAX_TILES],
+        /// First data byte of the tile's first column in its packed RHS tile.
+        rhs: *const u8,
+        /// `rsum` of the tile's first column; `scale16` and `bias` follow `extras_step` bytes
+        /// apart.
+        extras: *const u8,
+        /// `4 * nr` bytes.
+        extras_step: usize,
+        /// 32-depth groups (`Kp / 32`, `>= 1`).
+        groups: usize,
+        /// Output element of the tile's top-left corner.
+        dst: *mut f32,
+        /// Output row stride, bytes.
+        dst_stride: usize,
+        /// Clamp bounds as f32 bits.
+        clamp_min: u32,
+        clamp_max: u32,
+    }
+
+    /// Most LHS tiles one tile kernel takes.
+    const MAX_TILES: usize = 6;
+
+    /// A tile kernel and its column count.
+    type TileFn = (unsafe fn(&TileArgs), usize);
+
+    /// Tile kernels on `nr = 4`, by LHS tile count.
+    const NR4: [TileFn; MAX_TILES] = [
+        (nr4_r1, 4),
+        (nr4_r2, 4),
+        (nr4_r3, 4),
+        (nr4_r4, 4),
+        (nr4_r5, 4),
+        (nr4_r6, 4),
+    ];
+
+    /// Tile kernels on `nr = 8`, by LHS tile count: whole 8-column tiles up to 2 LHS tiles, half
+    /// tiles (4 columns) from 3 on, where the unpack is shared by enough rows.
+    const NR8: [TileFn; MAX_TILES] = [
+        (nr8_r1, 8),
+        (nr8_r2, 8),
+        (nr8h_r3, 4),
+        (nr8h_r4, 4),
+        (nr8h_r5, 4),
+        (nr8h_r6, 4),
+    ];
+
+    /// Runs the rectangle `args` with `kernels[i]` for `i + 1` LHS tiles: blocks of
+    /// `kernels.len()` tiles, then one block of the tiles that remain.
+    ///
+    /// # Safety
+    ///
+    /// The CPU has FEAT_I8MM and `args` satisfies
+    /// [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for a packing with `mr = 4`, this
+    /// `nr` and `kr = 16`, `sr = 2`.
+    unsafe fn drive(args: &UncheckedArgs, nr: usize, kernels: &[TileFn]) {
+        let (m, n) = (args.m, args.n);
+        let kp = args.k.div_ceil(32) * 32;
+        let lhs_stride = 4 * (kp + 8);
+        let rhs_stride = nr * (kp / 2 + 12);
+        let mut scratch = [0f32; 4 * MAX_TILES * 8];
+        let mut t = TileArgs {
+            lhs: [args.lhs_packed; MAX_TILES],
+            rhs: args.rhs_packed,
+            extras: args.rhs_packed,
+            extras_step: 4 * nr,
+            groups: kp / 32,
+            dst: args.dst,
+            dst_stride: args.dst_stride_row,
+            clamp_min: args.clamp_min.to_bits(),
+            clamp_max: args.clamp_max.to_bits(),
+        };
+        let m_tiles = m.div_ceil(4);
+        let mut tile0 = 0;
+        while tile0 < m_tiles {
+            let tiles = kernels.len().min(m_tiles - tile0);
+            let (kernel, cols) = kernels[tiles - 1];
+            for (i, p) in t.lhs.iter_mut().enumerate() {
+                *p = args
+                    .lhs_packed
+                    .wrapping_add((tile0 + i.min(tiles - 1)) * lhs_stride);
+            }
+            let row0 = 4 * tile0;
+            let rows = (4 * tiles).min(m - row0);
+            let mut col = 0;
+            while col < n {
+                let ncols = cols.min(n - col);
+                // Column `col % nr` of its tile: its bytes start `bd = 8` bytes per column into
+                // each chunk, its constants 4 bytes per column into each array.
+                let rhs_tile = args.rhs_packed.wrapping_add(col / nr * rhs_stride);
+                t.rhs = rhs_tile.wrapping_add(col % nr * 8);
+                t.extras = rhs_tile.wrapping_add(nr * kp / 2 + col % nr * 4);
+                let out = args
+                    .dst
+                    .wrapping_byte_add(row0 * args.dst_stride_row)
+                    .wrapping_add(col);
+                let whole = rows == 4 * tiles && ncols == cols;
+                if whole {
+                    t.dst = out;
+                    t.dst_stride = args.dst_stride_row;
+                } else {
+                    t.dst = scratch.as_mut_ptr();
+                    t.dst_stride = 4 * cols;
+                }
+                // SAFETY: FEAT_I8MM is present (caller). The LHS tiles `tile0..tile0 + tiles` are
+                // below `ceil(m/4)` and the RHS tile `col / nr` below `ceil(n/nr)`, all inside the
+                // packed buffers the caller provides. The kernel writes `4 * tiles` rows of `cols`
+                // f32: inside the `m x n` rectangle when `whole`, else inside `scratch`
+                // (`4 * tiles * cols <= scratch.len()`).
+                unsafe { kernel(&t) };
+                if !whole {
+                    for r in 0..rows {
+                        let src = &scratch[r * cols..r * cols + ncols];
+                        // SAFETY: row `row0 + r < m`, columns `col..col + ncols <= n`: inside the
+                        // rectangle the caller made writable, disjoint from `scratch`.
+                        unsafe {
+                            let dst = out.byte_add(r * args.dst_stride_row);
+                            core::ptr::copy_nonoverlapping(src.as_ptr(), dst, ncols);
+                        }
+                    }
+                }
+                col += cols;
+            }
+            tile0 += tiles;
+        }
+    }
+
+    /// Defines a catalogue kernel: its `unsafe` entry and its descriptor.
+    macro_rules! catalogue_kernel {
+        (
+            $stat:ident, $func:ident, $name:literal, ($ms:literal, $ns:literal),
+            $packing:ident, $table:ident $(,)?
+        ) => {
+            #[doc = concat!(
+                "`", $ms, "x", $ns, "` i8mm kernel on [`", stringify!($packing),
+                "`](crate::matmul::qai8dxp_qsi4cxp::", stringify!($packing), ")."
+            )]
+            ///
+            /// # Safety
+            ///
+            /// Same contract as [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for
+            #[doc = concat!(
+                "[`", stringify!($stat), "`]: the CPU has FEAT_I8MM, the pointers cover ",
+                "`ceil(m/4)` LHS and `ceil(n/nr)` RHS tiles and the `m x n` output."
+            )]
+            pub unsafe fn $func(args: &UncheckedArgs) {
+                // SAFETY: forwarded from the caller; the table's `nr` is the packing's.
+                unsafe { drive(args, fam::$packing.nr, &$table[..$ms / 4]) }
+            }
+
+            #[doc = concat!("`", $name, "`.")]
+            pub static $stat: Kernel = fam::kernel(
+                $name,
+                Tier::I8mm,
+                ($ms, $ns),
+                fam::$packing,
+                RawKernel::Fixed($func),
+            );
+        };
+    }
+
+    catalogue_kernel!(
+        I8MM_24X8,
+        matmul_24x8_unchecked,
+        "matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_24x8_neon_i8mm",
+        (24, 8),
+        PACKING_4X8,
+        NR8
+    );
+    catalogue_kernel!(
+        I8MM_8X8,
+        matmul_8x8_unchecked,
+        "matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_8x8_neon_i8mm",
+        (8, 8),
+        PACKING_4X8,
+        NR8
+    );
+    catalogue_kernel!(
+        I8MM_4X8,
+        matmul_4x8_unchecked,
+        "matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_4x8_neon_i8mm",
+        (4, 8),
+        PACKING_4X8,
+        NR8
+    );
+    catalogue_kernel!(
+        I8MM_24X4,
+        matmul_24x4_unchecked,
+        "matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_24x4_neon_i8mm",
+        (24, 4),
+        PACKING_4X4,
+        NR4
+    );
+    catalogue_kernel!(
+        I8MM_16X4,
+        matmul_16x4_unchecked,
+        "matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_16x4_neon_i8mm",
+        (16, 4),
+        PACKING_4X4,
+        NR4
+    );
+    catalogue_kernel!(
+        I8MM_8X4,
+        matmul_8x4_unchecked,
+        "matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_8x4_neon_i8mm",
+        (8, 4),
+        PACKING_4X4,
+        NR4
+    );
+    catalogue_kernel!(
+        I8MM_4X4,
+        matmul_4x4_unchecked,
+        "matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4_neon_i8mm",
+        (4, 4),
+        PACKING_4X4,
+        NR4
+    );
+}

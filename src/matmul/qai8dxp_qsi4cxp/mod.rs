@@ -73,6 +73,7 @@ impl Family for Qai8dxpQsi4cxp {
     }
 }
 
+#[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))]
 const fn kernel(
     name: &'static str,
     tier: Tier,
@@ -137,18 +138,6 @@ family_dispatch!(Qai8dxpQsi4cxp, PREFERRED_RHS_PACKING, SCALAR_4X8);
 mod tests {
     use super::*;
     use crate::cpu::CpuFeatures;
-
-    #[test]
-    fn catalogue_fits_the_available_list_and_names_are_unique() {
-        assert!(KERNELS.len() <= 32);
-        for (i, a) in KERNELS.iter().enumerate() {
-            for b in &KERNELS[i + 1..] {
-                assert_ne!(a.name(), b.name());
-            }
-            assert_eq!(a.m_step() % a.packing().mr, 0, "{}", a.name());
-            assert_eq!(a.n_step() % a.packing().nr, 0, "{}", a.name());
-        }
-    }
 
     #[test]
     fn select_prefers_gemv_for_one_row() {

@@ -1,0 +1,86 @@
+//! Keeps `docs/kernels.md` true: its catalogue tables are generated from the kernel catalogues
+//! and compared here. After changing a catalogue, regenerate them with
+//! `QGEMM_BLESS=1 cargo test --features std --target aarch64-unknown-linux-gnu --test docs`
+//! (the aarch64 catalogue holds every tier; on other targets only the scalar tier exists, so
+//! the comparison runs on aarch64).
+
+use std::fmt::Write as _;
+
+use qgemm::{CpuFeatures, Family, Feature, Kernel, Tier};
+
+/// The CPU classes the dispatch table describes.
+fn cpu_classes() -> Vec<(&'static str, CpuFeatures)> {
+    // SAFETY: these sets are only passed to `select`, never used to run a kernel.
+    let (neon, dot, mm) = unsafe {
+        let neon = CpuFeatures::NONE.with(Feature::Neon);
+        (neon, neon.with(Feature::Dotprod), neon.with(Feature::Dotprod).with(Feature::I8mm))
+    };
+    vec![("no SIMD (x86 host)", CpuFeatures::NONE), ("NEON only (Cortex-A53/A72)", neon), ("+dotprod (Cortex-A76, N1)", dot), ("+i8mm (Neoverse V1/N2/V2)", mm)]
+}
+
+fn family_tables<F: Family>(out: &mut String, select: fn(&CpuFeatures, usize) -> &'static Kernel<F>) {
+    writeln!(out, "### `{}`\n", F::NAME).unwrap();
+    writeln!(out, "| kernel | tier | m_step x n_step | mr | nr | kr | sr | use |").unwrap();
+    writeln!(out, "|---|---|--:|--:|--:|--:|--:|---|").unwrap();
+    for k in F::kernels() {
+        let p = k.packing();
+        let usage = if p.mr == 1 { "decode (GEMV)" } else if k.tier() == Tier::Scalar { "reference, any m" } else { "prefill (GEMM)" };
+        writeln!(
+            out,
+            "| `{}` | {} | {}x{} | {} | {} | {} | {} | {} |",
+            k.name(),
+            k.tier(),
+            k.m_step(),
+            k.n_step(),
+            p.mr,
+            p.nr,
+            p.kr,
+            p.sr,
+            usage
+        )
+        .unwrap();
+    }
+    writeln!(out, "\nWhat `{}::select` picks (preferred RHS packing):\n", F::NAME).unwrap();
+    writeln!(out, "| CPU | m = 1 | m >= 2 |").unwrap();
+    writeln!(out, "|---|---|---|").unwrap();
+    for (class, cpu) in cpu_classes() {
+        writeln!(out, "| {class} | `{}` | `{}` |", select(&cpu, 1).name(), select(&cpu, 16).name()).unwrap();
+    }
+    writeln!(out).unwrap();
+}
+
+fn generated() -> String {
+    let mut s = String::new();
+    family_tables::<qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp>(&mut s, qgemm::qai8dxp_qsi4cxp::select);
+    family_tables::<qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p>(&mut s, qgemm::qai8dxp_qsi4c32p::select);
+    family_tables::<qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p>(&mut s, qgemm::qsi8d32p_qsi4c32p::select);
+    s
+}
+
+const BEGIN: &str = "<!-- BEGIN GENERATED CATALOGUE (tests/docs.rs) -->\n";
+const END: &str = "<!-- END GENERATED CATALOGUE -->\n";
+
+#[test]
+fn kernels_md_lists_the_current_catalogue() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs").join("kernels.md");
+    let doc = std::fs::read_to_string(&path).expect("docs/kernels.md");
+    let (Some(b), Some(e)) = (doc.find(BEGIN), doc.find(END)) else { panic!("docs/kernels.md lacks the generated-catalogue markers") };
+    let want = generated();
+    if !cfg!(target_arch = "aarch64") {
+        // The host catalogue has the scalar tier only: check that each of its kernels is listed.
+        for line in want.lines().filter(|l| l.starts_with("| `")) {
+            let name = line.split('`').nth(1).unwrap();
+            assert!(doc.contains(name), "docs/kernels.md does not list {name}");
+        }
+        return;
+    }
+    let have = &doc[b + BEGIN.len()..e];
+    if have != want {
+        if std::env::var_os("QGEMM_BLESS").is_some() {
+            let new = format!("{}{BEGIN}{want}{}", &doc[..b], &doc[e..]);
+            std::fs::write(&path, new).unwrap();
+            return;
+        }
+        panic!("docs/kernels.md is out of date; regenerate with QGEMM_BLESS=1 (see tests/docs.rs). Expected:\n{want}");
+    }
+}
