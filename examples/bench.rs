@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! bench [--quick] [--family SUBSTR] [--kernel SUBSTR] [--m LIST] [--n N] [--k K] [--bl BL]
-//!       [--iters N] [--scalar] [--no-kernels] [--no-packers]
+//!       [--iters N] [--scalar] [--no-kernels] [--no-packers] [--list]
 //! ```
 //!
 //! Defaults: `m = 1,16,128`, `n = k = 4096`, `bl = 32`, one warm-up call then `--iters` timed
@@ -34,6 +34,7 @@ struct Opts {
     scalar: bool,
     kernels: bool,
     packers: bool,
+    list: bool,
 }
 
 fn parse() -> Opts {
@@ -48,6 +49,7 @@ fn parse() -> Opts {
         scalar: false,
         kernels: true,
         packers: true,
+        list: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -69,6 +71,7 @@ fn parse() -> Opts {
             "--scalar" => o.scalar = true,
             "--no-kernels" => o.kernels = false,
             "--no-packers" => o.packers = false,
+            "--list" => o.list = true,
             "-h" | "--help" => usage(""),
             _ => usage(&format!("unknown argument {a}")),
         }
@@ -199,6 +202,13 @@ fn bench_family<F: Bench>(o: &Opts, cpu: &CpuFeatures) {
     if !F::NAME.contains(&o.family) {
         return;
     }
+    if o.list {
+        for k in F::kernels().iter().filter(|k| k.is_available(cpu)) {
+            let p = k.packing();
+            println!("{} {} {} {} {} {} {} {} {}", F::NAME, k.name(), k.tier(), p.mr, p.nr, p.kr, p.sr, k.m_step(), k.n_step());
+        }
+        return;
+    }
     let (n, k) = (o.n, o.k);
     let bl = if F::uses_bl() { o.bl } else { 0 };
     let m_max = o.ms.iter().copied().max().unwrap_or(1);
@@ -281,6 +291,13 @@ fn packer_row(fam: &str, side: &str, p: &Packing, rows: usize, k: usize, bl: usi
 fn main() {
     let o = parse();
     let cpu = CpuFeatures::detect();
+    if o.list {
+        // One line per available kernel: family name tier mr nr kr sr m_step n_step.
+        bench_family::<qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp>(&o, &cpu);
+        bench_family::<qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p>(&o, &cpu);
+        bench_family::<qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p>(&o, &cpu);
+        return;
+    }
     println!("qgemm bench: cpu features {cpu}; n = {}, k = {}, {} timed calls after 1 warm-up", o.n, o.k, o.iters);
     println!("(under QEMU the times are not Arm times: use instruction counts, `cargo make perf`)\n");
     row(&["family", "kernel / packer", "tier", "m", "n", "k", "bl", "ns/call", "GOPS", "GB/s out|weights"].map(String::from));

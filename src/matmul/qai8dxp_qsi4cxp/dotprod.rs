@@ -1,6 +1,1186 @@
-//! dotprod tier of `qai8dxp_qsi4cxp` (not written yet).
+//! dotprod tier of `qai8dxp_qsi4cxp`: hand-written `asm!` kernels built on `SDOT` (FEAT_DotProd).
+//!
+//! In a packed RHS column, byte `t` of a 32-deep K group carries depth `t` (low nibble) and
+//! depth `t + 16` (high nibble). `SHL #4` turns a register of such bytes into `16 * low nibble`
+//! as int8 and `AND #0xF0` into `16 * high nibble` (arithmetic.md §4.1), so every unpacked
+//! register feeds `SDOT`s directly. The `kr = 16` packings (`bd = 8`) store a column's group as
+//! two 8-byte chunks (bytes 0-7, then 8-15), the `kr = 8` ones (`bd = 4`) as four 4-byte
+//! chunks.
+//!
+//! * GEMV, `kr = 16` (1x4, 1x8, 1x16): one RHS register holds 2 columns x 8 bytes. `LD4R`
+//!   copies each 8-depth slice of the LHS row into both halves of a register, so a plain vector
+//!   `SDOT` gives lanes (c0: d0-3, c0: d4-7, c1: d0-3, c1: d4-7); `ADDP` folds the lane pairs
+//!   after the K loop. 1x16 walks two `nr = 8` tiles with one LHS load.
+//! * GEMV, `kr = 8` (1x4): one RHS register is 4 columns x 4 bytes as stored, so `SDOT` by
+//!   element multiplies it by 4 depths of the plain LHS row: no duplication, no folding.
+//! * GEMM (16x8, 4x8 on [`PACKING_4X8`](super::PACKING_4X8); 16x4, 4x4 on
+//!   [`PACKING_4X4`](super::PACKING_4X4); 16x8 and 16x4 on the `kr = 8` packings): an output
+//!   tile is up to 4 LHS tiles (16 rows) x one column quad. With `kr = 16`, `LD2 .4s` splits a
+//!   chunk into 4 columns x bytes 0-3 and 4 columns x bytes 4-7; with `kr = 8` a chunk
+//!   register already is 4 columns x 4 bytes. `SDOT` by element multiplies such a register by
+//!   4 depths of one LHS row, read from the LHS tile as stored. Each lane is one output
+//!   column, each accumulator one row of the quad, and each unpacked RHS register feeds 4 `SDOT`s
+//!   per LHS tile (16 for 16 rows).
+//!
+//! The unpack (`SHL`/`AND`) runs on the same SIMD pipes as `SDOT`. A GEMV uses every unpacked
+//! register once, so at most half of the SIMD issue slots can be `SDOT`s (less the LHS
+//! duplication of the `kr = 16` GEMV); the GEMM tiles reuse each one 16 times.
+//!
+//! The epilogue follows arithmetic.md §4.1 step by step: `MLA` of `rsum * offset`, `SCVTF`,
+//! `s = scale16 * dq`, `FMUL`, `FADD` of the bias, `FMAX`/`FMIN` clamp.
 
 use super::Kernel;
+use crate::cpu::CpuFeatures;
+use crate::matmul::Tier;
 
-/// This tier's kernels, best first.
+/// Whether the CPU runs this tier (NEON and FEAT_DotProd).
+pub fn is_available(cpu: &CpuFeatures) -> bool {
+    Tier::Dotprod.is_available(cpu)
+}
+
+/// This tier's kernels, best first (per packing: widest tile first).
+#[cfg(target_arch = "aarch64")]
+pub(super) const KERNELS: &[&Kernel] = &[
+    &DOTPROD_1X16,
+    &DOTPROD_1X8,
+    &DOTPROD_16X8,
+    &DOTPROD_4X8,
+    &DOTPROD_1X4,
+    &DOTPROD_16X4,
+    &DOTPROD_4X4,
+    &DOTPROD_1X4_KR8,
+    &DOTPROD_16X8_KR8,
+    &DOTPROD_16X4_KR8,
+];
+
+/// This tier's kernels: none off aarch64.
+#[cfg(not(target_arch = "aarch64"))]
 pub(super) const KERNELS: &[&Kernel] = &[];
+
+#[cfg(target_arch = "aarch64")]
+pub use aarch64::*;
+
+#[cfg(target_arch = "aarch64")]
+mod aarch64 {
+    use core::arch::asm;
+
+    use super::super::{
+        Kernel, PACKING_1X4, PACKING_1X4_KR8, PACKING_1X8, PACKING_4X4, PACKING_4X4_KR8,
+        PACKING_4X8, PACKING_4X8_KR8, kernel,
+    };
+    use crate::matmul::{RawKernel, Tier, UncheckedArgs};
+
+    // -----------------------------------------------------------------------------------------
+    // Tile arguments and drivers (plain Rust: they only walk the tiles)
+    // -----------------------------------------------------------------------------------------
+
+    /// What one `asm!` block needs for one output tile.
+    struct Tile {
+        /// First packed LHS tile of the output tile (`mr = 1`: the row).
+        lhs: *const u8,
+        /// Bytes between consecutive packed LHS tiles.
+        lhs_stride: usize,
+        /// GEMV: first packed RHS tile; GEMM: the column quad's first byte in its RHS tile.
+        rhs: *const u8,
+        /// GEMV: bytes between consecutive packed RHS tiles.
+        rhs_stride: usize,
+        /// GEMM: bytes between consecutive chunks of the RHS tile (`bd * nr`).
+        rhs_step: usize,
+        /// GEMM: the column quad's `rsum` (its `scale16` and `bias` follow `extras_step`
+        /// bytes apart).
+        extras: *const u8,
+        /// GEMM: `4 * nr`.
+        extras_step: usize,
+        /// 32-deep K groups: `Kp / 32`, at least 1.
+        groups: usize,
+        /// Output element (0, 0) of the tile.
+        out: *mut f32,
+        /// Bytes between output rows.
+        out_stride: usize,
+        /// Clamp bounds (f32 bits).
+        lo: u32,
+        hi: u32,
+    }
+
+    /// The asm of one output tile: the K loop over `groups` plus the epilogue, storing the
+    /// whole tile (its rows at `out + i * out_stride`, `4 * width` bytes each).
+    ///
+    /// Safety: FEAT_DotProd is present; `lhs`/`rhs` hold the packed tiles the shape reads, with
+    /// `groups` groups; `out` is writable for the whole tile.
+    type TileFn = unsafe fn(&Tile);
+
+    /// `(Kp / 32, Kp)` for depth `k` (validated by the caller, so no overflow).
+    fn depth(k: usize) -> (usize, usize) {
+        let groups = k.div_ceil(32);
+        (groups, groups * 32)
+    }
+
+    /// Stores the first `rows x cols` elements of a `? x width` scratch tile to `out`.
+    ///
+    /// # Safety
+    ///
+    /// `out` is writable for `cols` f32 at each of the `rows` rows `out + i * out_stride` bytes.
+    unsafe fn copy_out(
+        tmp: &[f32],
+        width: usize,
+        rows: usize,
+        cols: usize,
+        out: *mut f32,
+        out_stride: usize,
+    ) {
+        for (i, row) in tmp.chunks_exact(width).take(rows).enumerate() {
+            for (j, &v) in row[..cols].iter().enumerate() {
+                // SAFETY: row `i < rows`, column `j < cols`: inside the region the caller made
+                // writable.
+                unsafe { out.byte_add(i * out_stride).add(j).write_unaligned(v) };
+            }
+        }
+    }
+
+    /// GEMV driver (`mr = 1`): for each step of `nr * tiles` columns and each row, runs `wide`
+    /// (all `tiles` RHS tiles) or, when at most `nr` columns remain, `narrow` (one RHS tile).
+    ///
+    /// # Safety
+    ///
+    /// The contract of [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for packing
+    /// `(1, nr, kr, 2)`; `wide` and `narrow` are tile functions of that packing.
+    unsafe fn gemv(args: &UncheckedArgs, nr: usize, tiles: usize, wide: TileFn, narrow: TileFn) {
+        let (groups, kp) = depth(args.k);
+        let (lhs_stride, rhs_stride) = (kp + 8, nr * (kp / 2 + 12));
+        let step = nr * tiles;
+        let mut tmp = [0f32; 16];
+        for n0 in (0..args.n).step_by(step) {
+            let cols = step.min(args.n - n0);
+            let (f, width) = if cols > nr {
+                (wide, step)
+            } else {
+                (narrow, nr)
+            };
+            for r in 0..args.m {
+                let out = args
+                    .dst
+                    .wrapping_byte_add(r * args.dst_stride_row)
+                    .wrapping_add(n0);
+                let mut t = Tile {
+                    lhs: args.lhs_packed.wrapping_add(r * lhs_stride),
+                    lhs_stride,
+                    rhs: args.rhs_packed.wrapping_add(n0 / nr * rhs_stride),
+                    rhs_stride,
+                    rhs_step: 0,
+                    extras: core::ptr::null(),
+                    extras_step: 0,
+                    groups,
+                    out,
+                    out_stride: 4 * width,
+                    lo: args.clamp_min.to_bits(),
+                    hi: args.clamp_max.to_bits(),
+                };
+                if cols < width {
+                    t.out = tmp.as_mut_ptr();
+                }
+                // SAFETY: the caller guarantees dotprod and `ceil(n/nr)` RHS tiles; `f` reads
+                // row `r < m` and the `ceil(cols/nr)` RHS tiles from `n0/nr`, all inside the
+                // packed buffers. It writes one row of `width` columns: to `dst` when all of
+                // them are in the rectangle, else to `tmp` (16 elements).
+                unsafe { f(&t) };
+                if cols < width {
+                    // SAFETY: `cols` columns of row `r` from `n0` lie inside the rectangle.
+                    unsafe { copy_out(&tmp, width, 1, cols, out, args.dst_stride_row) };
+                }
+            }
+        }
+    }
+
+    /// GEMM driver (`mr = 4`): for each column quad (4 columns of an RHS tile) and each step
+    /// of `m_step` rows, runs `tiles[t - 1]` over the `t = ceil(rows / 4)` LHS tiles the step
+    /// covers (`tiles[t - 1]` computes `4t` rows x 4 columns).
+    ///
+    /// # Safety
+    ///
+    /// The contract of [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for packing
+    /// `(4, nr, 2 * bd, 2)` with `nr` 4 or 8 and `bd` 8 or 4; `tiles` are the tile functions of
+    /// that `bd`; `m_step` is 4, 8, 12 or 16.
+    unsafe fn gemm(args: &UncheckedArgs, nr: usize, bd: usize, m_step: usize, tiles: &[TileFn; 4]) {
+        let (groups, kp) = depth(args.k);
+        let (lhs_stride, rhs_stride) = (4 * (kp + 8), nr * (kp / 2 + 12));
+        let mut tmp = [0f32; 64];
+        for n0 in (0..args.n).step_by(4) {
+            let cols = 4.min(args.n - n0);
+            let (rhs_tile, quad) = (n0 / nr, n0 % nr / 4);
+            let rhs = args.rhs_packed.wrapping_add(rhs_tile * rhs_stride);
+            for m0 in (0..args.m).step_by(m_step) {
+                let rows = m_step.min(args.m - m0);
+                let count = rows.div_ceil(4);
+                let out = args
+                    .dst
+                    .wrapping_byte_add(m0 * args.dst_stride_row)
+                    .wrapping_add(n0);
+                let full = rows == 4 * count && cols == 4;
+                let t = Tile {
+                    lhs: args.lhs_packed.wrapping_add(m0 / 4 * lhs_stride),
+                    lhs_stride,
+                    rhs: rhs.wrapping_add(4 * bd * quad),
+                    rhs_stride,
+                    rhs_step: bd * nr,
+                    extras: rhs.wrapping_add(nr * kp / 2 + 16 * quad),
+                    extras_step: 4 * nr,
+                    groups,
+                    out: if full { out } else { tmp.as_mut_ptr() },
+                    out_stride: if full { args.dst_stride_row } else { 16 },
+                    lo: args.clamp_min.to_bits(),
+                    hi: args.clamp_max.to_bits(),
+                };
+                // SAFETY: the caller guarantees dotprod, `ceil(m/4)` LHS tiles and
+                // `ceil(n/nr)` RHS tiles. The tile function reads the `count` LHS tiles from
+                // `m0/4` (`count = ceil(rows/4)`, so the last is at most tile `ceil(m/4) - 1`)
+                // and the quad's bytes and extras of RHS tile `n0/nr < ceil(n/nr)`. It writes
+                // `4 * count` rows of 4 columns: to `dst` when they are all in the rectangle,
+                // else to `tmp` (16 rows x 4 columns, 16 bytes per row).
+                unsafe { tiles[count - 1](&t) };
+                if !full {
+                    // SAFETY: `rows x cols` from `(m0, n0)` lie inside the rectangle.
+                    unsafe { copy_out(&tmp, 4, rows, cols, out, args.dst_stride_row) };
+                }
+            }
+        }
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // GEMV pieces (mr = 1). Registers:
+    //   v0-v3    LHS depths 0-7, 8-15, 16-23, 24-31 of the group, each in both 64-bit halves
+    //   v4-v7    RHS group bytes 0-7 of column pairs (0,1), (2,3), (4,5), (6,7)
+    //   v8-v11   RHS group bytes 8-15 of the same pairs
+    //   v12-v19  16 * low nibbles of v4-v11 (the high nibbles stay in v4-v11)
+    //   v20-v27  accumulators, lanes (even column: d+0..3, d+4..7; odd column: d+0..3, d+4..7)
+    //   v31      0xF0 bytes
+    // -----------------------------------------------------------------------------------------
+
+    /// GEMV LHS of one group: `LD4R` of 4 x 8 bytes into v0-v3 (post-increments `$lhs` by 32).
+    #[rustfmt::skip]
+    macro_rules! gemv_lhs {
+        ($lhs:literal) => {
+            concat!("ld4r {{v0.2d, v1.2d, v2.2d, v3.2d}}, [{", $lhs, "}], #32\n")
+        };
+    }
+
+    /// GEMV RHS loads of one group of an `nr`-column tile (post-increments `$rhs` by `8 * nr`).
+    #[rustfmt::skip]
+    macro_rules! gemv_rhs {
+        (4, $rhs:literal) => {
+            concat!(
+                "ldp q8, q9, [{", $rhs, "}, #32]\n", // bytes 8-15, pairs (0,1), (2,3)
+                "ldp q4, q5, [{", $rhs, "}], #64\n", // bytes 0-7
+            )
+        };
+        (8, $rhs:literal) => {
+            concat!(
+                "ldp q6, q7, [{", $rhs, "}, #32]\n", // bytes 0-7, pairs (4,5), (6,7)
+                "ldp q8, q9, [{", $rhs, "}, #64]\n", // bytes 8-15, pairs (0,1), (2,3)
+                "ldp q10, q11, [{", $rhs, "}, #96]\n", // bytes 8-15, pairs (4,5), (6,7)
+                "ldp q4, q5, [{", $rhs, "}], #128\n", // bytes 0-7, pairs (0,1), (2,3)
+            )
+        };
+    }
+
+    /// GEMV unpack of one column pair: `$t0`/`$t1` = 16 * low nibbles of `$r0`/`$r1` (depths
+    /// 0-7 / 8-15), `$r0`/`$r1` keep 16 * high nibbles (depths 16-23 / 24-31).
+    #[rustfmt::skip]
+    macro_rules! gemv_unpack {
+        ($r0:literal, $r1:literal, $t0:literal, $t1:literal) => {
+            concat!(
+                "shl ", $t0, ".16b, ", $r0, ".16b, #4\n",
+                "shl ", $t1, ".16b, ", $r1, ".16b, #4\n",
+                "and ", $r0, ".16b, ", $r0, ".16b, v31.16b\n",
+                "and ", $r1, ".16b, ", $r1, ".16b, v31.16b\n",
+            )
+        };
+    }
+
+    /// GEMV `SDOT`s of one unpacked column pair against v0-v3: low-nibble products into
+    /// `$alo`, high-nibble products into `$ahi` (may be the same register).
+    #[rustfmt::skip]
+    macro_rules! gemv_sdot {
+        ($r0:literal, $r1:literal, $t0:literal, $t1:literal, $alo:literal, $ahi:literal) => {
+            concat!(
+                "sdot ", $alo, ".4s, ", $t0, ".16b, v0.16b\n",
+                "sdot ", $ahi, ".4s, ", $r0, ".16b, v2.16b\n",
+                "sdot ", $alo, ".4s, ", $t1, ".16b, v1.16b\n",
+                "sdot ", $ahi, ".4s, ", $r1, ".16b, v3.16b\n",
+            )
+        };
+    }
+
+    /// GEMV K-group body on the kr 8 packing (`nr = 4, bd = 4`): a group is 4 chunks of 4
+    /// columns x 4 bytes, chunk c holding depths 4c..4c+3 (low nibbles) and 16+4c.. (high), so
+    /// each unpacked chunk meets 4 depths of the plain LHS row through `SDOT` by element: no
+    /// LHS duplication, no lane folding. One accumulator per chunk and nibble (v20-v27).
+    #[rustfmt::skip]
+    macro_rules! gemv8_group {
+        () => {
+            concat!(
+                // LHS depths 0-15 / 16-31; RHS chunks 0-1 / 2-3
+                "ldp q0, q1, [{lhs}], #32\n",
+                "ldp q6, q7, [{rhs}, #32]\n",
+                "ldp q4, q5, [{rhs}], #64\n",
+                // 16 * low nibbles into v12-v15, 16 * high nibbles in place
+                "shl v12.16b, v4.16b, #4\n",
+                "shl v13.16b, v5.16b, #4\n",
+                "shl v14.16b, v6.16b, #4\n",
+                "shl v15.16b, v7.16b, #4\n",
+                "and v4.16b, v4.16b, v31.16b\n",
+                "and v5.16b, v5.16b, v31.16b\n",
+                "and v6.16b, v6.16b, v31.16b\n",
+                "and v7.16b, v7.16b, v31.16b\n",
+                // depths 0-15, then 16-31
+                "sdot v20.4s, v12.16b, v0.4b[0]\n",
+                "sdot v21.4s, v13.16b, v0.4b[1]\n",
+                "sdot v22.4s, v14.16b, v0.4b[2]\n",
+                "sdot v23.4s, v15.16b, v0.4b[3]\n",
+                "sdot v24.4s, v4.16b, v1.4b[0]\n",
+                "sdot v25.4s, v5.16b, v1.4b[1]\n",
+                "sdot v26.4s, v6.16b, v1.4b[2]\n",
+                "sdot v27.4s, v7.16b, v1.4b[3]\n",
+            )
+        };
+    }
+
+    /// GEMV K-group body of one RHS tile (LHS already in v0-v3): load, unpack, multiply.
+    /// `[$a..]` are the per-pair accumulators of the low nibbles, `[$b..]` of the high ones.
+    #[rustfmt::skip]
+    macro_rules! gemv_tile_group {
+        (4, $rhs:literal, [$a0:literal, $a1:literal], [$b0:literal, $b1:literal]) => {
+            concat!(
+                gemv_rhs!(4, $rhs),
+                gemv_unpack!("v4", "v8", "v12", "v16"),
+                gemv_unpack!("v5", "v9", "v13", "v17"),
+                gemv_sdot!("v4", "v8", "v12", "v16", $a0, $b0),
+                gemv_sdot!("v5", "v9", "v13", "v17", $a1, $b1),
+            )
+        };
+        (8, $rhs:literal, [$a0:literal, $a1:literal, $a2:literal, $a3:literal],
+            [$b0:literal, $b1:literal, $b2:literal, $b3:literal]) => {
+            concat!(
+                gemv_rhs!(8, $rhs),
+                gemv_unpack!("v4", "v8", "v12", "v16"),
+                gemv_unpack!("v5", "v9", "v13", "v17"),
+                gemv_unpack!("v6", "v10", "v14", "v18"),
+                gemv_unpack!("v7", "v11", "v15", "v19"),
+                gemv_sdot!("v4", "v8", "v12", "v16", $a0, $b0),
+                gemv_sdot!("v5", "v9", "v13", "v17", $a1, $b1),
+                gemv_sdot!("v6", "v10", "v14", "v18", $a2, $b2),
+                gemv_sdot!("v7", "v11", "v15", "v19", $a3, $b3),
+            )
+        };
+    }
+
+    /// GEMV epilogue of one RHS tile (`$rhs` at its `rsum`): folds the pair accumulators into
+    /// columns (`$a0` = columns 0-3, nr 8: `$a1` = columns 4-7) and applies arithmetic.md §4.1.
+    /// The 3-operand nr 4 form starts from columns 0-3 already in `$a0`. Needs v1 = (offset,
+    /// dq) of the row, v2/v3 = clamp bounds; uses v4-v9.
+    #[rustfmt::skip]
+    macro_rules! gemv_epilogue {
+        (4, $rhs:literal, $a0:literal, $a1:literal) => {
+            concat!(
+                // lanes (c, c, c+1, c+1) -> columns 0-3
+                "addp ", $a0, ".4s, ", $a0, ".4s, ", $a1, ".4s\n",
+                gemv_epilogue!(4, $rhs, $a0),
+            )
+        };
+        (4, $rhs:literal, $a0:literal) => {
+            concat!(
+                // rsum, scale16, bias of columns 0-3
+                "ldr q4, [{", $rhs, "}]\n",
+                "ldr q6, [{", $rhs, "}, #16]\n",
+                "ldr q8, [{", $rhs, "}, #32]\n",
+                // iacc += rsum * offset; f = float(iacc)
+                "mla ", $a0, ".4s, v4.4s, v1.s[0]\n",
+                "scvtf ", $a0, ".4s, ", $a0, ".4s\n",
+                // s = scale16 * dq; out = f * s + bias (two roundings)
+                "fmul v6.4s, v6.4s, v1.s[1]\n",
+                "fmul ", $a0, ".4s, ", $a0, ".4s, v6.4s\n",
+                "fadd ", $a0, ".4s, ", $a0, ".4s, v8.4s\n",
+                // clamp
+                "fmax ", $a0, ".4s, ", $a0, ".4s, v2.4s\n",
+                "fmin ", $a0, ".4s, ", $a0, ".4s, v3.4s\n",
+            )
+        };
+        (8, $rhs:literal, $a0:literal, $a1:literal, $a2:literal, $a3:literal) => {
+            concat!(
+                // lanes (c, c, c+1, c+1) -> columns 0-3 in $a0, 4-7 in $a1
+                "addp ", $a0, ".4s, ", $a0, ".4s, ", $a1, ".4s\n",
+                "addp ", $a1, ".4s, ", $a2, ".4s, ", $a3, ".4s\n",
+                // rsum, scale16, bias of columns 0-7
+                "ldp q4, q5, [{", $rhs, "}]\n",
+                "ldp q6, q7, [{", $rhs, "}, #32]\n",
+                "ldp q8, q9, [{", $rhs, "}, #64]\n",
+                // iacc += rsum * offset; f = float(iacc)
+                "mla ", $a0, ".4s, v4.4s, v1.s[0]\n",
+                "mla ", $a1, ".4s, v5.4s, v1.s[0]\n",
+                "scvtf ", $a0, ".4s, ", $a0, ".4s\n",
+                "scvtf ", $a1, ".4s, ", $a1, ".4s\n",
+                // s = scale16 * dq; out = f * s + bias (two roundings)
+                "fmul v6.4s, v6.4s, v1.s[1]\n",
+                "fmul v7.4s, v7.4s, v1.s[1]\n",
+                "fmul ", $a0, ".4s, ", $a0, ".4s, v6.4s\n",
+                "fmul ", $a1, ".4s, ", $a1, ".4s, v7.4s\n",
+                "fadd ", $a0, ".4s, ", $a0, ".4s, v8.4s\n",
+                "fadd ", $a1, ".4s, ", $a1, ".4s, v9.4s\n",
+                // clamp
+                "fmax ", $a0, ".4s, ", $a0, ".4s, v2.4s\n",
+                "fmax ", $a1, ".4s, ", $a1, ".4s, v2.4s\n",
+                "fmin ", $a0, ".4s, ", $a0, ".4s, v3.4s\n",
+                "fmin ", $a1, ".4s, ", $a1, ".4s, v3.4s\n",
+            )
+        };
+    }
+
+    /// Epilogue prologue shared by the GEMV tiles: v1 = (offset, dq) of the row (`{lhs}` at the
+    /// row's extras after the K loop), v2/v3 = clamp bounds.
+    #[rustfmt::skip]
+    macro_rules! gemv_row_params {
+        () => {
+            concat!(
+                "ldr d1, [{lhs}]\n",
+                "dup v2.4s, {lo:w}\n",
+                "dup v3.4s, {hi:w}\n",
+            )
+        };
+    }
+
+    /// The K loop, two groups per iteration (`$group` once first when the count is odd).
+    #[rustfmt::skip]
+    macro_rules! gemv_k_loop {
+        ($group:expr) => {
+            concat!(
+                "tbz {g}, #0, 2f\n",
+                $group,
+                "2:\n",
+                "lsr {g}, {g}, #1\n",
+                "cbz {g}, 4f\n",
+                "3:\n",
+                $group,
+                $group,
+                "subs {g}, {g}, #1\n",
+                "b.ne 3b\n",
+                "4:\n",
+            )
+        };
+    }
+
+    /// One GEMV tile function: `1 x 4` (one `nr = 4` tile), `1 x 8` (one `nr = 8` tile),
+    /// `1 x 16` (two `nr = 8` tiles sharing the LHS loads), or `kr8` (`1 x 4` on the kr 8
+    /// packing).
+    #[rustfmt::skip]
+    macro_rules! gemv_tile {
+        ($name:ident, 4) => {
+            /// GEMV tile `1 x 4` (see [`TileFn`]).
+            ///
+            /// # Safety
+            ///
+            /// As [`TileFn`]: one LHS row, one `nr = 4` RHS tile, 4 writable outputs.
+            #[target_feature(enable = "dotprod")]
+            unsafe fn $name(t: &Tile) {
+                // SAFETY: dotprod is enabled by the caller's contract. The loads stay inside
+                // the row (Kp + 8 bytes) and the RHS tile (4 * (Kp/2 + 12) bytes); the store
+                // writes 4 f32 at `out`. Every register written is declared.
+                unsafe {
+                    asm!(
+                        // 0xF0 mask; zero the accumulators (low / high nibble per pair)
+                        "movi v31.16b, #0xf0",
+                        "movi v20.16b, #0", "movi v21.16b, #0",
+                        "movi v24.16b, #0", "movi v25.16b, #0",
+                        gemv_k_loop!(concat!(
+                            gemv_lhs!("lhs"),
+                            gemv_tile_group!(4, "rhs", ["v20", "v21"], ["v24", "v25"]),
+                        )),
+                        // low + high nibble partial sums
+                        "add v20.4s, v20.4s, v24.4s",
+                        "add v21.4s, v21.4s, v25.4s",
+                        gemv_row_params!(),
+                        gemv_epilogue!(4, "rhs", "v20", "v21"),
+                        "str q20, [{out}]",
+                        lhs = inout(reg) t.lhs => _,
+                        rhs = inout(reg) t.rhs => _,
+                        g = inout(reg) t.groups => _,
+                        out = in(reg) t.out,
+                        lo = in(reg) t.lo,
+                        hi = in(reg) t.hi,
+                        out("v0") _, out("v1") _, out("v2") _, out("v3") _,
+                        out("v4") _, out("v5") _, out("v6") _, out("v7") _,
+                        out("v8") _, out("v9") _, out("v12") _, out("v13") _,
+                        out("v16") _, out("v17") _, out("v20") _, out("v21") _,
+                        out("v24") _, out("v25") _, out("v31") _,
+                        options(nostack),
+                    );
+                }
+            }
+        };
+        ($name:ident, kr8) => {
+            /// GEMV tile `1 x 4` on the kr 8 packing (see [`TileFn`]).
+            ///
+            /// # Safety
+            ///
+            /// As [`TileFn`]: one LHS row, one `nr = 4, kr = 8` RHS tile, 4 writable outputs.
+            #[target_feature(enable = "dotprod")]
+            unsafe fn $name(t: &Tile) {
+                // SAFETY: dotprod is enabled by the caller's contract. The loads stay inside
+                // the row (Kp + 8 bytes) and the RHS tile (4 * (Kp/2 + 12) bytes); the store
+                // writes 4 f32 at `out`. Every register written is declared.
+                unsafe {
+                    asm!(
+                        // 0xF0 mask; zero the accumulators (one per chunk and nibble)
+                        "movi v31.16b, #0xf0",
+                        "movi v20.16b, #0", "movi v21.16b, #0",
+                        "movi v22.16b, #0", "movi v23.16b, #0",
+                        "movi v24.16b, #0", "movi v25.16b, #0",
+                        "movi v26.16b, #0", "movi v27.16b, #0",
+                        gemv_k_loop!(gemv8_group!()),
+                        // fold the accumulators: columns 0-3
+                        "add v20.4s, v20.4s, v21.4s",
+                        "add v22.4s, v22.4s, v23.4s",
+                        "add v24.4s, v24.4s, v25.4s",
+                        "add v26.4s, v26.4s, v27.4s",
+                        "add v20.4s, v20.4s, v22.4s",
+                        "add v24.4s, v24.4s, v26.4s",
+                        "add v20.4s, v20.4s, v24.4s",
+                        gemv_row_params!(),
+                        gemv_epilogue!(4, "rhs", "v20"),
+                        "str q20, [{out}]",
+                        lhs = inout(reg) t.lhs => _,
+                        rhs = inout(reg) t.rhs => _,
+                        g = inout(reg) t.groups => _,
+                        out = in(reg) t.out,
+                        lo = in(reg) t.lo,
+                        hi = in(reg) t.hi,
+                        out("v0") _, out("v1") _, out("v2") _, out("v3") _,
+                        out("v4") _, out("v5") _, out("v6") _, out("v7") _,
+                        out("v8") _, out("v12") _, out("v13") _, out("v14") _, out("v15") _,
+                        out("v20") _, out("v21") _, out("v22") _, out("v23") _,
+                        out("v24") _, out("v25") _, out("v26") _, out("v27") _,
+                        out("v31") _,
+                        options(nostack),
+                    );
+                }
+            }
+        };
+        ($name:ident, 8) => {
+            /// GEMV tile `1 x 8` (see [`TileFn`]).
+            ///
+            /// # Safety
+            ///
+            /// As [`TileFn`]: one LHS row, one `nr = 8` RHS tile, 8 writable outputs.
+            #[target_feature(enable = "dotprod")]
+            unsafe fn $name(t: &Tile) {
+                // SAFETY: dotprod is enabled by the caller's contract. The loads stay inside
+                // the row (Kp + 8 bytes) and the RHS tile (8 * (Kp/2 + 12) bytes); the store
+                // writes 8 f32 at `out`. Every register written is declared.
+                unsafe {
+                    asm!(
+                        // 0xF0 mask; zero the accumulators (low / high nibble per pair)
+                        "movi v31.16b, #0xf0",
+                        "movi v20.16b, #0", "movi v21.16b, #0",
+                        "movi v22.16b, #0", "movi v23.16b, #0",
+                        "movi v24.16b, #0", "movi v25.16b, #0",
+                        "movi v26.16b, #0", "movi v27.16b, #0",
+                        gemv_k_loop!(concat!(
+                            gemv_lhs!("lhs"),
+                            gemv_tile_group!(
+                                8, "rhs", ["v20", "v21", "v22", "v23"], ["v24", "v25", "v26", "v27"]
+                            ),
+                        )),
+                        // low + high nibble partial sums
+                        "add v20.4s, v20.4s, v24.4s",
+                        "add v21.4s, v21.4s, v25.4s",
+                        "add v22.4s, v22.4s, v26.4s",
+                        "add v23.4s, v23.4s, v27.4s",
+                        gemv_row_params!(),
+                        gemv_epilogue!(8, "rhs", "v20", "v21", "v22", "v23"),
+                        "stp q20, q21, [{out}]",
+                        lhs = inout(reg) t.lhs => _,
+                        rhs = inout(reg) t.rhs => _,
+                        g = inout(reg) t.groups => _,
+                        out = in(reg) t.out,
+                        lo = in(reg) t.lo,
+                        hi = in(reg) t.hi,
+                        out("v0") _, out("v1") _, out("v2") _, out("v3") _,
+                        out("v4") _, out("v5") _, out("v6") _, out("v7") _,
+                        out("v8") _, out("v9") _, out("v10") _, out("v11") _,
+                        out("v12") _, out("v13") _, out("v14") _, out("v15") _,
+                        out("v16") _, out("v17") _, out("v18") _, out("v19") _,
+                        out("v20") _, out("v21") _, out("v22") _, out("v23") _,
+                        out("v24") _, out("v25") _, out("v26") _, out("v27") _,
+                        out("v31") _,
+                        options(nostack),
+                    );
+                }
+            }
+        };
+        ($name:ident, 16) => {
+            /// GEMV tile `1 x 16`: two consecutive `nr = 8` RHS tiles (see [`TileFn`]).
+            ///
+            /// # Safety
+            ///
+            /// As [`TileFn`]: one LHS row, two `nr = 8` RHS tiles, 16 writable outputs.
+            #[target_feature(enable = "dotprod")]
+            unsafe fn $name(t: &Tile) {
+                let rhs1 = t.rhs.wrapping_add(t.rhs_stride);
+                // SAFETY: dotprod is enabled by the caller's contract. The loads stay inside
+                // the row (Kp + 8 bytes) and the two RHS tiles (8 * (Kp/2 + 12) bytes each);
+                // the store writes 16 f32 at `out`. Every register written is declared.
+                unsafe {
+                    asm!(
+                        // 0xF0 mask; zero the accumulators (one per pair)
+                        "movi v31.16b, #0xf0",
+                        "movi v20.16b, #0", "movi v21.16b, #0",
+                        "movi v22.16b, #0", "movi v23.16b, #0",
+                        "movi v24.16b, #0", "movi v25.16b, #0",
+                        "movi v26.16b, #0", "movi v27.16b, #0",
+                        gemv_k_loop!(concat!(
+                            gemv_lhs!("lhs"),
+                            gemv_tile_group!(
+                                8, "rhs0",
+                                ["v20", "v21", "v22", "v23"], ["v20", "v21", "v22", "v23"]
+                            ),
+                            gemv_tile_group!(
+                                8, "rhs1",
+                                ["v24", "v25", "v26", "v27"], ["v24", "v25", "v26", "v27"]
+                            ),
+                        )),
+                        gemv_row_params!(),
+                        gemv_epilogue!(8, "rhs0", "v20", "v21", "v22", "v23"),
+                        gemv_epilogue!(8, "rhs1", "v24", "v25", "v26", "v27"),
+                        "stp q20, q21, [{out}]",
+                        "stp q24, q25, [{out}, #32]",
+                        lhs = inout(reg) t.lhs => _,
+                        rhs0 = inout(reg) t.rhs => _,
+                        rhs1 = inout(reg) rhs1 => _,
+                        g = inout(reg) t.groups => _,
+                        out = in(reg) t.out,
+                        lo = in(reg) t.lo,
+                        hi = in(reg) t.hi,
+                        out("v0") _, out("v1") _, out("v2") _, out("v3") _,
+                        out("v4") _, out("v5") _, out("v6") _, out("v7") _,
+                        out("v8") _, out("v9") _, out("v10") _, out("v11") _,
+                        out("v12") _, out("v13") _, out("v14") _, out("v15") _,
+                        out("v16") _, out("v17") _, out("v18") _, out("v19") _,
+                        out("v20") _, out("v21") _, out("v22") _, out("v23") _,
+                        out("v24") _, out("v25") _, out("v26") _, out("v27") _,
+                        out("v31") _,
+                        options(nostack),
+                    );
+                }
+            }
+        };
+    }
+
+    gemv_tile!(tile_1x4, 4);
+    gemv_tile!(tile_1x8, 8);
+    gemv_tile!(tile_1x16, 16);
+    gemv_tile!(tile_1x4_kr8, kr8);
+
+    // -----------------------------------------------------------------------------------------
+    // GEMM pieces (mr = 4): one output tile is up to 4 LHS tiles (16 rows) x one column quad
+    // (4 columns of an RHS tile). Registers:
+    //   v0/v1    chunk 0 of the quad after LD2 (columns 0-3 x group bytes 0-3 / bytes 4-7);
+    //            after the unpack they hold 16 * high nibbles
+    //   v13/v14  chunk 1 (group bytes 8-11 / 12-15), the same way
+    //   v2/v3    16 * low nibbles of the chunk in use
+    //   v4-v11   one 8-deep LHS block: LHS tile t in v(4+2t) (rows 0-1) and v(5+2t) (rows 2-3)
+    //   v12      0xF0 bytes
+    //   v16-v31  accumulators, one per row (two per row with at most 2 LHS tiles: low-nibble
+    //            and high-nibble blocks apart, which halves the SDOT dependency chains); each
+    //            lane is one output column
+    // Each chunk is loaded one block ahead of its use (chunk 0 of the next group during this
+    // group's second half), so the LD2 latency hides behind SDOTs.
+    // Register numbers are passed to the macros as strings ("4" for v4 / q4).
+    // -----------------------------------------------------------------------------------------
+
+    /// GEMM RHS chunk load: `LD2` de-interleaves the 4-byte halves of the quad's 4 columns x
+    /// 8 bytes into v`$r0` (bytes 0-3) and v`$r1` (bytes 4-7); `{rhs}` advances by `{rstep}` =
+    /// `8 * nr`, the distance between consecutive chunks.
+    #[rustfmt::skip]
+    macro_rules! gemm_load {
+        ($r0:literal, $r1:literal) => {
+            concat!("ld2 {{v", $r0, ".4s, v", $r1, ".4s}}, [{rhs}], {rstep}\n")
+        };
+    }
+
+    /// GEMM RHS unpack: 16 * low nibbles of v`$r0`/v`$r1` into v2/v3, 16 * high nibbles in
+    /// place.
+    #[rustfmt::skip]
+    macro_rules! gemm_unpack {
+        ($r0:literal, $r1:literal) => {
+            concat!(
+                "shl v2.16b, v", $r0, ".16b, #4\n",
+                "shl v3.16b, v", $r1, ".16b, #4\n",
+                "and v", $r0, ".16b, v", $r0, ".16b, v12.16b\n",
+                "and v", $r1, ".16b, v", $r1, ".16b, v12.16b\n",
+            )
+        };
+    }
+
+    /// 4 `SDOT`s by element: weights v`$w` (4 columns x 4 depths) times the same 4 depths of
+    /// rows 0-3 of one LHS tile (v`$x01` = rows 0-1, v`$x23` = rows 2-3; element `$e0` of rows
+    /// 0/2, `$e1` of rows 1/3), into the rows' accumulators.
+    #[rustfmt::skip]
+    macro_rules! gemm_sdot4 {
+        ($w:literal, $x01:literal, $x23:literal, $e0:literal, $e1:literal,
+         [$a0:literal, $a1:literal, $a2:literal, $a3:literal]) => {
+            concat!(
+                "sdot v", $a0, ".4s, v", $w, ".16b, v", $x01, ".4b[", $e0, "]\n",
+                "sdot v", $a1, ".4s, v", $w, ".16b, v", $x01, ".4b[", $e1, "]\n",
+                "sdot v", $a2, ".4s, v", $w, ".16b, v", $x23, ".4b[", $e0, "]\n",
+                "sdot v", $a3, ".4s, v", $w, ".16b, v", $x23, ".4b[", $e1, "]\n",
+            )
+        };
+    }
+
+    /// One 8-deep block of every LHS tile (`$at` completes the address: `"], #128"` for the
+    /// post-incremented first block of a group, `", #-64]"` and so on for the others), times
+    /// the quad's weights for depths +0..3 (v`$wa`) and +4..7 (v`$wb`).
+    #[rustfmt::skip]
+    macro_rules! gemm_block {
+        ($wa:literal, $wb:literal, $at:literal,
+         $([$l:ident, $x01:literal, $x23:literal, $acc:tt]),+) => {
+            concat!(
+                $("ldp q", $x01, ", q", $x23, ", [{", stringify!($l), "}", $at, "\n",)+
+                $(gemm_sdot4!($wa, $x01, $x23, "0", "2", $acc),)+
+                $(gemm_sdot4!($wb, $x01, $x23, "1", "3", $acc),)+
+            )
+        };
+    }
+
+    /// GEMM K-group body (32 depths), chunk 0 already loaded into v0/v1: chunk 0 gives depths
+    /// 0-7 (low nibbles, LHS block 0) and 16-23 (high, block 2), chunk 1 depths 8-15 (block 1)
+    /// and 24-31 (block 3). Loads chunk 1, then the next group's chunk 0 (after the last group
+    /// that load reads 32 bytes of the RHS tile's extras, unused). `$lo`/`$hi`: each LHS tile's
+    /// accumulators for the low- and high-nibble blocks.
+    #[rustfmt::skip]
+    macro_rules! gemm_group {
+        ($([$l:ident, $x01:literal, $x23:literal, $lo:tt, $hi:tt]),+) => {
+            concat!(
+                gemm_unpack!("0", "1"),
+                gemm_load!("13", "14"),
+                gemm_block!("2", "3", "], #128", $([$l, $x01, $x23, $lo]),+),
+                gemm_block!("0", "1", ", #-64]", $([$l, $x01, $x23, $hi]),+),
+                gemm_unpack!("13", "14"),
+                gemm_load!("0", "1"),
+                gemm_block!("2", "3", ", #-96]", $([$l, $x01, $x23, $lo]),+),
+                gemm_block!("13", "14", ", #-32]", $([$l, $x01, $x23, $hi]),+),
+            )
+        };
+    }
+
+    /// GEMM epilogue of one output row (arithmetic.md §4.1) and its store (`{out}` advances by
+    /// `{stride}`): accumulator v`$a`, the row's offset in lane `$i` of v`$off`, dq in lane
+    /// `$i` of v`$dq`. Needs v0 = rsum, v1 = scale16, v2 = bias of the quad, v12/v13 = clamp.
+    #[rustfmt::skip]
+    macro_rules! gemm_row {
+        ($a:literal, $off:literal, $dq:literal, $i:literal) => {
+            concat!(
+                // iacc += rsum * offset; f = float(iacc)
+                "mla v", $a, ".4s, v0.4s, v", $off, ".s[", $i, "]\n",
+                "scvtf v", $a, ".4s, v", $a, ".4s\n",
+                // s = scale16 * dq; out = f * s + bias (two roundings)
+                "fmul v14.4s, v1.4s, v", $dq, ".s[", $i, "]\n",
+                "fmul v", $a, ".4s, v", $a, ".4s, v14.4s\n",
+                "fadd v", $a, ".4s, v", $a, ".4s, v2.4s\n",
+                // clamp, store
+                "fmax v", $a, ".4s, v", $a, ".4s, v12.4s\n",
+                "fmin v", $a, ".4s, v", $a, ".4s, v13.4s\n",
+                "st1 {{v", $a, ".4s}}, [{out}], {stride}\n",
+            )
+        };
+    }
+
+    /// GEMM epilogue of one LHS tile: its (offset[4], dq[4]) into v`$x01`/v`$x23` (`{l}` at
+    /// the tile's extras after the K loop), then rows 0-3.
+    #[rustfmt::skip]
+    macro_rules! gemm_rows {
+        ([$l:ident, $x01:literal, $x23:literal,
+          [$a0:literal, $a1:literal, $a2:literal, $a3:literal]]) => {
+            concat!(
+                "ldp q", $x01, ", q", $x23, ", [{", stringify!($l), "}]\n",
+                gemm_row!($a0, $x01, $x23, "0"),
+                gemm_row!($a1, $x01, $x23, "1"),
+                gemm_row!($a2, $x01, $x23, "2"),
+                gemm_row!($a3, $x01, $x23, "3"),
+            )
+        };
+    }
+
+    /// The whole GEMM K loop over `{g}` groups for kr 16 (chunk 0 loaded ahead of each
+    /// group).
+    #[rustfmt::skip]
+    macro_rules! gemm_k_loop {
+        (16, $($tile:tt),+) => {
+            concat!(
+                gemm_load!("0", "1"),
+                "3:\n",
+                gemm_group!($($tile),+),
+                "subs {g}, {g}, #1\n",
+                "b.ne 3b\n",
+            )
+        };
+        (8, $($tile:tt),+) => {
+            concat!(
+                // chunks 0-1 and 2-3 of the first group
+                gemm8_load!("0"), gemm8_load!("1"), gemm8_load!("13"), gemm8_load!("14"),
+                "subs {g}, {g}, #1\n",
+                "b.eq 4f\n",
+                // all groups but the last load the next group's chunks ahead
+                "3:\n",
+                gemm8_group!(ahead, $($tile),+),
+                "subs {g}, {g}, #1\n",
+                "b.ne 3b\n",
+                "4:\n",
+                gemm8_group!(last, $($tile),+),
+            )
+        };
+    }
+
+    // GEMM pieces for the kr 8 packings (`bd = 4`): a group is 4 chunks of 4 bytes per
+    // column, chunk c holding depths 4c..4c+3 (low nibbles) and 16+4c.. (high); a quad's chunk
+    // is one register of 4 columns x 4 bytes as stored, and LHS block b (depths 4b..4b+3) is
+    // one register with row r in element r. Registers as for kr 16, except: v0/v1 = chunks
+    // 0/1, v13/v14 = chunks 2/3 (each loaded one half-group ahead), v4-v11 hold two LHS
+    // blocks of each tile (v(4+2t) the even block, v(5+2t) the odd one).
+
+    /// kr 8 RHS chunk load into v`$r` (`{rhs}` advances by `{rstep}` = `4 * nr`).
+    #[rustfmt::skip]
+    macro_rules! gemm8_load {
+        ($r:literal) => {
+            concat!("ld1 {{v", $r, ".16b}}, [{rhs}], {rstep}\n")
+        };
+    }
+
+    /// 4 `SDOT`s by element: weights v`$w` (4 columns x 4 depths) times the same 4 depths of
+    /// rows 0-3 (elements 0-3 of LHS block v`$x`).
+    #[rustfmt::skip]
+    macro_rules! gemm8_sdot4 {
+        ($w:literal, $x:literal, [$a0:literal, $a1:literal, $a2:literal, $a3:literal]) => {
+            concat!(
+                "sdot v", $a0, ".4s, v", $w, ".16b, v", $x, ".4b[0]\n",
+                "sdot v", $a1, ".4s, v", $w, ".16b, v", $x, ".4b[1]\n",
+                "sdot v", $a2, ".4s, v", $w, ".16b, v", $x, ".4b[2]\n",
+                "sdot v", $a3, ".4s, v", $w, ".16b, v", $x, ".4b[3]\n",
+            )
+        };
+    }
+
+    /// Two consecutive 4-deep LHS blocks of every LHS tile (`$at` completes the address as in
+    /// `gemm_block`), times the weights of the even (v`$we`) and odd (v`$wo`) chunk.
+    #[rustfmt::skip]
+    macro_rules! gemm8_block {
+        ($we:literal, $wo:literal, $at:literal,
+         $([$l:ident, $x0:literal, $x1:literal, $acc:tt]),+) => {
+            concat!(
+                $("ldp q", $x0, ", q", $x1, ", [{", stringify!($l), "}", $at, "\n",)+
+                $(gemm8_sdot4!($we, $x0, $acc),)+
+                $(gemm8_sdot4!($wo, $x1, $acc),)+
+            )
+        };
+    }
+
+    /// kr 8 read-ahead of two chunks of the next group (`ahead`), or nothing (`last`).
+    #[rustfmt::skip]
+    macro_rules! gemm8_ahead {
+        (ahead, $r0:literal, $r1:literal) => {
+            concat!(gemm8_load!($r0), gemm8_load!($r1))
+        };
+        (last, $r0:literal, $r1:literal) => {
+            ""
+        };
+    }
+
+    /// kr 8 GEMM K-group body, chunks already in v0/v1/v13/v14: blocks 0-1 (chunks 0-1, low
+    /// nibbles), 4-5 (chunks 0-1, high), 2-3 (chunks 2-3, low), 6-7 (chunks 2-3, high).
+    #[rustfmt::skip]
+    macro_rules! gemm8_group {
+        ($ahead:tt, $([$l:ident, $x0:literal, $x1:literal, $lo:tt, $hi:tt]),+) => {
+            concat!(
+                gemm_unpack!("0", "1"),
+                gemm8_block!("2", "3", "], #128", $([$l, $x0, $x1, $lo]),+),
+                gemm8_block!("0", "1", ", #-64]", $([$l, $x0, $x1, $hi]),+),
+                gemm8_ahead!($ahead, "0", "1"),
+                gemm_unpack!("13", "14"),
+                gemm8_block!("2", "3", ", #-96]", $([$l, $x0, $x1, $lo]),+),
+                gemm8_block!("13", "14", ", #-32]", $([$l, $x0, $x1, $hi]),+),
+                gemm8_ahead!($ahead, "13", "14"),
+            )
+        };
+    }
+
+    /// Accumulator set-up and fold of one LHS tile: `split` keeps the low- and high-nibble
+    /// blocks in separate accumulators (zero both, add them after the K loop), `joint` uses one
+    /// set (the second list repeats the first).
+    #[rustfmt::skip]
+    macro_rules! gemm_accs {
+        (zero, split, [$a0:literal, $a1:literal, $a2:literal, $a3:literal],
+         [$h0:literal, $h1:literal, $h2:literal, $h3:literal]) => {
+            concat!(
+                "movi v", $a0, ".16b, #0\n", "movi v", $a1, ".16b, #0\n",
+                "movi v", $a2, ".16b, #0\n", "movi v", $a3, ".16b, #0\n",
+                "movi v", $h0, ".16b, #0\n", "movi v", $h1, ".16b, #0\n",
+                "movi v", $h2, ".16b, #0\n", "movi v", $h3, ".16b, #0\n",
+            )
+        };
+        (zero, joint, [$a0:literal, $a1:literal, $a2:literal, $a3:literal], $h:tt) => {
+            concat!(
+                "movi v", $a0, ".16b, #0\n", "movi v", $a1, ".16b, #0\n",
+                "movi v", $a2, ".16b, #0\n", "movi v", $a3, ".16b, #0\n",
+            )
+        };
+        (fold, split, [$a0:literal, $a1:literal, $a2:literal, $a3:literal],
+         [$h0:literal, $h1:literal, $h2:literal, $h3:literal]) => {
+            concat!(
+                "add v", $a0, ".4s, v", $a0, ".4s, v", $h0, ".4s\n",
+                "add v", $a1, ".4s, v", $a1, ".4s, v", $h1, ".4s\n",
+                "add v", $a2, ".4s, v", $a2, ".4s, v", $h2, ".4s\n",
+                "add v", $a3, ".4s, v", $a3, ".4s, v", $h3, ".4s\n",
+            )
+        };
+        (fold, joint, $a:tt, $h:tt) => {
+            ""
+        };
+    }
+
+    /// One GEMM tile function over the listed LHS tiles `[operand, index, x01, x23, low-nibble
+    /// accumulators, high-nibble accumulators]`; `$mode` is `split` or `joint` (see
+    /// `gemm_accs`).
+    #[rustfmt::skip]
+    macro_rules! gemm_tile {
+        ($name:ident, $kr:tt, $t:ident, $rows:literal, $mode:tt,
+         $([$l:ident, $i:literal, $x01:literal, $x23:literal,
+            [$a0:literal, $a1:literal, $a2:literal, $a3:literal],
+            [$h0:literal, $h1:literal, $h2:literal, $h3:literal]]),+) => {
+            #[doc = concat!("GEMM tile ", $rows, " x 4 (one column quad), kr ", $kr,
+                            " (see [`TileFn`]).")]
+            ///
+            /// # Safety
+            ///
+            /// As [`TileFn`]: the tile's LHS tiles, its RHS quad and extras, and a writable
+            /// output tile with `out_stride` bytes between rows.
+            #[target_feature(enable = "dotprod")]
+            unsafe fn $name($t: &Tile) {
+                // SAFETY: dotprod is enabled by the caller's contract. The loads stay inside
+                // the listed LHS tiles (4 * (Kp + 8) bytes each) and the RHS tile: the quad's
+                // chunks (`rhs`, stepping by `rhs_step`) and its extras (`extras`, 3 x 16 bytes
+                // `extras_step` apart). With kr 16 one 32-byte chunk is read ahead after the
+                // last group; it lands at offset `nr*Kp/2 + 32*quad`, inside the
+                // `12 * nr`-byte extras (nr 4: quad 0 only; nr 8: quad <= 1). With kr 8 the
+                // last group reads nothing ahead. The stores write the tile's rows at
+                // `out + i * out_stride`. Every register written is declared.
+                unsafe {
+                    asm!(
+                        // 0xF0 mask; zero the accumulators
+                        "movi v12.16b, #0xf0",
+                        $(gemm_accs!(zero, $mode, [$a0, $a1, $a2, $a3], [$h0, $h1, $h2, $h3]),)+
+                        // K loop, one 32-deep group per iteration
+                        gemm_k_loop!(
+                            $kr, $([$l, $x01, $x23, [$a0, $a1, $a2, $a3], [$h0, $h1, $h2, $h3]]),+
+                        ),
+                        // fold the high-nibble accumulators into the low ones (if apart)
+                        $(gemm_accs!(fold, $mode, [$a0, $a1, $a2, $a3], [$h0, $h1, $h2, $h3]),)+
+                        // epilogue: quad parameters, clamp bounds, then row by row
+                        "ldr q0, [{x}]",
+                        "ldr q1, [{x}, {xs}]",
+                        "add {x}, {x}, {xs}",
+                        "ldr q2, [{x}, {xs}]",
+                        "dup v12.4s, {lo:w}",
+                        "dup v13.4s, {hi:w}",
+                        $(gemm_rows!([$l, $x01, $x23, [$a0, $a1, $a2, $a3]]),)+
+                        $($l = inout(reg) $t.lhs.wrapping_add($i * $t.lhs_stride) => _,)+
+                        rhs = inout(reg) $t.rhs => _,
+                        rstep = in(reg) $t.rhs_step,
+                        x = inout(reg) $t.extras => _,
+                        xs = in(reg) $t.extras_step,
+                        g = inout(reg) $t.groups => _,
+                        out = inout(reg) $t.out => _,
+                        stride = in(reg) $t.out_stride,
+                        lo = in(reg) $t.lo,
+                        hi = in(reg) $t.hi,
+                        out("v0") _, out("v1") _, out("v2") _, out("v3") _,
+                        out("v4") _, out("v5") _, out("v6") _, out("v7") _,
+                        out("v8") _, out("v9") _, out("v10") _, out("v11") _,
+                        out("v12") _, out("v13") _, out("v14") _, out("v15") _,
+                        out("v16") _, out("v17") _, out("v18") _, out("v19") _,
+                        out("v20") _, out("v21") _, out("v22") _, out("v23") _,
+                        out("v24") _, out("v25") _, out("v26") _, out("v27") _,
+                        out("v28") _, out("v29") _, out("v30") _, out("v31") _,
+                        options(nostack),
+                    );
+                }
+            }
+        };
+    }
+
+    // The GEMM tiles: [operand, LHS tile index, block registers, low / high accumulators].
+    gemm_tile! { tile_4x4, 16, t, 4, split,
+        [l0, 0, "4", "5", ["16", "17", "18", "19"], ["20", "21", "22", "23"]]
+    }
+    gemm_tile! { tile_8x4, 16, t, 8, split,
+        [l0, 0, "4", "5", ["16", "17", "18", "19"], ["24", "25", "26", "27"]],
+        [l1, 1, "6", "7", ["20", "21", "22", "23"], ["28", "29", "30", "31"]]
+    }
+    gemm_tile! { tile_12x4, 16, t, 12, joint,
+        [l0, 0, "4", "5", ["16", "17", "18", "19"], ["16", "17", "18", "19"]],
+        [l1, 1, "6", "7", ["20", "21", "22", "23"], ["20", "21", "22", "23"]],
+        [l2, 2, "8", "9", ["24", "25", "26", "27"], ["24", "25", "26", "27"]]
+    }
+    gemm_tile! { tile_16x4, 16, t, 16, joint,
+        [l0, 0, "4", "5", ["16", "17", "18", "19"], ["16", "17", "18", "19"]],
+        [l1, 1, "6", "7", ["20", "21", "22", "23"], ["20", "21", "22", "23"]],
+        [l2, 2, "8", "9", ["24", "25", "26", "27"], ["24", "25", "26", "27"]],
+        [l3, 3, "10", "11", ["28", "29", "30", "31"], ["28", "29", "30", "31"]]
+    }
+    gemm_tile! { tile8_4x4, 8, t, 4, split,
+        [l0, 0, "4", "5", ["16", "17", "18", "19"], ["20", "21", "22", "23"]]
+    }
+    gemm_tile! { tile8_8x4, 8, t, 8, split,
+        [l0, 0, "4", "5", ["16", "17", "18", "19"], ["24", "25", "26", "27"]],
+        [l1, 1, "6", "7", ["20", "21", "22", "23"], ["28", "29", "30", "31"]]
+    }
+    gemm_tile! { tile8_12x4, 8, t, 12, joint,
+        [l0, 0, "4", "5", ["16", "17", "18", "19"], ["16", "17", "18", "19"]],
+        [l1, 1, "6", "7", ["20", "21", "22", "23"], ["20", "21", "22", "23"]],
+        [l2, 2, "8", "9", ["24", "25", "26", "27"], ["24", "25", "26", "27"]]
+    }
+    gemm_tile! { tile8_16x4, 8, t, 16, joint,
+        [l0, 0, "4", "5", ["16", "17", "18", "19"], ["16", "17", "18", "19"]],
+        [l1, 1, "6", "7", ["20", "21", "22", "23"], ["20", "21", "22", "23"]],
+        [l2, 2, "8", "9", ["24", "25", "26", "27"], ["24", "25", "26", "27"]],
+        [l3, 3, "10", "11", ["28", "29", "30", "31"], ["28", "29", "30", "31"]]
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Kernel entry points and descriptors
+    // -----------------------------------------------------------------------------------------
+
+    macro_rules! entry {
+        ($(#[$doc:meta])* $fn_name:ident, $static_name:ident, $kname:literal,
+         ($ms:literal, $ns:literal), $packing:ident, $driver:ident($($arg:expr),*)) => {
+            $(#[$doc])*
+            ///
+            /// # Safety
+            ///
+            /// The contract of [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for this
+            /// kernel: the CPU has FEAT_DotProd; `m, n, k >= 1`; `lhs_packed` holds
+            /// `ceil(m / mr)` and `rhs_packed` `ceil(n / nr)` tiles packed with
+            #[doc = concat!("[`", stringify!($packing), "`](crate::matmul::qai8dxp_qsi4cxp::",
+                            stringify!($packing), ")")]
+            /// for this `k`; `dst` is writable for `n` f32 at each of the `m` rows
+            /// `dst + i * dst_stride_row` bytes; `clamp_min <= clamp_max`.
+            pub unsafe fn $fn_name(args: &UncheckedArgs) {
+                // SAFETY: forwarded from the caller's contract; the tile functions are the
+                // ones of this packing.
+                unsafe { $driver(args, $($arg),*) }
+            }
+
+            #[doc = concat!("`", $kname, "`.")]
+            pub static $static_name: Kernel = kernel(
+                $kname,
+                Tier::Dotprod,
+                ($ms, $ns),
+                $packing,
+                RawKernel::Fixed($fn_name),
+            );
+        };
+    }
+
+    entry!(
+        /// GEMV over two `nr = 8` RHS tiles at a time (1 x 16 outputs per step).
+        matmul_1x16_unchecked,
+        DOTPROD_1X16,
+        "matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_1x16_neon_dotprod",
+        (1, 16),
+        PACKING_1X8,
+        gemv(8, 2, tile_1x16, tile_1x8)
+    );
+    entry!(
+        /// GEMV over one `nr = 8` RHS tile at a time.
+        matmul_1x8_unchecked,
+        DOTPROD_1X8,
+        "matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_1x8_neon_dotprod",
+        (1, 8),
+        PACKING_1X8,
+        gemv(8, 1, tile_1x8, tile_1x8)
+    );
+    entry!(
+        /// GEMV over one `nr = 4` RHS tile at a time.
+        matmul_1x4_unchecked,
+        DOTPROD_1X4,
+        "matmul_clamp_f32_qai8dxp1x8_qsi4cxp4x8_1x4_neon_dotprod",
+        (1, 4),
+        PACKING_1X4,
+        gemv(4, 1, tile_1x4, tile_1x4)
+    );
+    /// The GEMM tile functions by LHS tile count: kr 16, kr 8.
+    const GEMM_TILES: [TileFn; 4] = [tile_4x4, tile_8x4, tile_12x4, tile_16x4];
+    const GEMM8_TILES: [TileFn; 4] = [tile8_4x4, tile8_8x4, tile8_12x4, tile8_16x4];
+
+    entry!(
+        /// GEMM, 16 rows (4 LHS tiles) x 8 columns per step, as two 16 x 4 column quads.
+        matmul_16x8_unchecked,
+        DOTPROD_16X8,
+        "matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_16x8_neon_dotprod",
+        (16, 8),
+        PACKING_4X8,
+        gemm(8, 8, 16, &GEMM_TILES)
+    );
+    entry!(
+        /// GEMM, 4 rows x 8 columns per step.
+        matmul_4x8_unchecked,
+        DOTPROD_4X8,
+        "matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_4x8_neon_dotprod",
+        (4, 8),
+        PACKING_4X8,
+        gemm(8, 8, 4, &GEMM_TILES)
+    );
+    entry!(
+        /// GEMM, 16 rows (4 LHS tiles) x 4 columns per step.
+        matmul_16x4_unchecked,
+        DOTPROD_16X4,
+        "matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_16x4_neon_dotprod",
+        (16, 4),
+        PACKING_4X4,
+        gemm(4, 8, 16, &GEMM_TILES)
+    );
+    entry!(
+        /// GEMM, 4 rows x 4 columns per step.
+        matmul_4x4_unchecked,
+        DOTPROD_4X4,
+        "matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4_neon_dotprod",
+        (4, 4),
+        PACKING_4X4,
+        gemm(4, 8, 4, &GEMM_TILES)
+    );
+    entry!(
+        /// GEMV on the kr 8 packing, one `nr = 4` RHS tile at a time.
+        matmul_1x4_kr8_unchecked,
+        DOTPROD_1X4_KR8,
+        "matmul_clamp_f32_qai8dxp1x4_qsi4cxp4x4_1x4_neon_dotprod",
+        (1, 4),
+        PACKING_1X4_KR8,
+        gemv(4, 1, tile_1x4_kr8, tile_1x4_kr8)
+    );
+    entry!(
+        /// GEMM on the kr 8 packing, 16 rows (4 LHS tiles) x 8 columns per step, as two
+        /// 16 x 4 column quads.
+        matmul_16x8_kr8_unchecked,
+        DOTPROD_16X8_KR8,
+        "matmul_clamp_f32_qai8dxp4x4_qsi4cxp8x4_16x8_neon_dotprod",
+        (16, 8),
+        PACKING_4X8_KR8,
+        gemm(8, 4, 16, &GEMM8_TILES)
+    );
+    entry!(
+        /// GEMM on the kr 8 packing, 16 rows (4 LHS tiles) x 4 columns per step.
+        matmul_16x4_kr8_unchecked,
+        DOTPROD_16X4_KR8,
+        "matmul_clamp_f32_qai8dxp4x4_qsi4cxp4x4_16x4_neon_dotprod",
+        (16, 4),
+        PACKING_4X4_KR8,
+        gemm(4, 4, 16, &GEMM8_TILES)
+    );
+}
