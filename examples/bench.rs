@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! bench [--quick] [--family SUBSTR] [--kernel SUBSTR] [--m LIST] [--n N] [--k K] [--bl BL]
-//!       [--iters N] [--scalar] [--no-kernels] [--no-packers] [--list]
+//!       [--iters N] [--scalar] [--no-kernels] [--no-packers] [--list] [--selected]
 //! ```
 //!
 //! Defaults: `m = 1,16,128`, `n = k = 4096`, `bl = 32`, one warm-up call then `--iters` timed
@@ -35,6 +35,7 @@ struct Opts {
     kernels: bool,
     packers: bool,
     list: bool,
+    selected: bool,
 }
 
 fn parse() -> Opts {
@@ -50,6 +51,7 @@ fn parse() -> Opts {
         kernels: true,
         packers: true,
         list: false,
+        selected: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -72,6 +74,7 @@ fn parse() -> Opts {
             "--no-kernels" => o.kernels = false,
             "--no-packers" => o.packers = false,
             "--list" => o.list = true,
+            "--selected" => o.selected = true,
             "-h" | "--help" => usage(""),
             _ => usage(&format!("unknown argument {a}")),
         }
@@ -135,6 +138,7 @@ impl Inputs {
 
 /// How to pack one family's operands.
 trait Bench: Family {
+    fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self>;
     fn pack_lhs(p: &Packing, m: usize, k: usize, bl: usize, x: &[f32], out: &mut [u8]);
     fn pack_rhs(p: &Packing, n: usize, k: usize, bl: usize, inp: &Inputs, out: &mut [u8]);
     fn uses_bl() -> bool {
@@ -143,6 +147,9 @@ trait Bench: Family {
 }
 
 impl Bench for qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp {
+    fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
+        qgemm::qai8dxp_qsi4cxp::select(cpu, m)
+    }
     fn pack_lhs(p: &Packing, m: usize, k: usize, _bl: usize, x: &[f32], out: &mut [u8]) {
         qai8dxp::quantize_pack(p, m, k, 0, x, k, out).unwrap();
     }
@@ -153,6 +160,9 @@ impl Bench for qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp {
 }
 
 impl Bench for qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p {
+    fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
+        qgemm::qai8dxp_qsi4c32p::select(cpu, m)
+    }
     fn pack_lhs(p: &Packing, m: usize, k: usize, _bl: usize, x: &[f32], out: &mut [u8]) {
         qai8dxp::quantize_pack(p, m, k, 0, x, k, out).unwrap();
     }
@@ -164,6 +174,9 @@ impl Bench for qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p {
 }
 
 impl Bench for qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p {
+    fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
+        qgemm::qsi8d32p_qsi4c32p::select(cpu, m)
+    }
     fn pack_lhs(p: &Packing, m: usize, k: usize, bl: usize, x: &[f32], out: &mut [u8]) {
         qsi8d32p::quantize_pack(p, m, k, bl, 0, x, k, out).unwrap();
     }
@@ -209,6 +222,12 @@ fn bench_family<F: Bench>(o: &Opts, cpu: &CpuFeatures) {
         }
         return;
     }
+    if o.selected {
+        for &m in &o.ms {
+            println!("{} {m} {}", F::NAME, F::select(cpu, m).name());
+        }
+        return;
+    }
     let (n, k) = (o.n, o.k);
     let bl = if F::uses_bl() { o.bl } else { 0 };
     let m_max = o.ms.iter().copied().max().unwrap_or(1);
@@ -250,25 +269,23 @@ fn bench_family<F: Bench>(o: &Opts, cpu: &CpuFeatures) {
         }
     }
     if o.packers && o.kernel.is_empty() {
-        // The packers at the preferred packing of every kernel tile shape the family uses.
-        let mut seen: Vec<Packing> = Vec::new();
-        for kernel in F::kernels().iter().filter(|kn| kn.tier() == Tier::Scalar) {
+        // The LHS packer at the `mr` of the kernel `select` picks for each m, and the RHS packer
+        // at the family's preferred packing.
+        let pick = |m: usize| F::select(cpu, m);
+        for &m in &o.ms {
+            let kernel = pick(m);
             let p = kernel.packing();
-            if seen.contains(&p) {
-                continue;
-            }
-            seen.push(p);
-            for &m in &o.ms {
-                let mut lhs = vec![0u8; kernel.lhs_packed_size(m, k, bl).unwrap()];
-                let cell = std::cell::RefCell::new(&mut lhs);
-                let ns = time(o.iters, &|| run_packer(&|| F::pack_lhs(&p, m, k, bl, &inp.x[..m * k], &mut cell.borrow_mut()[..])));
-                packer_row(F::NAME, "lhs", &p, m, k, bl, ns, cell.borrow().len());
-            }
-            let mut rhs = vec![0u8; kernel.rhs_packed_size(n, k, bl).unwrap()];
-            let cell = std::cell::RefCell::new(&mut rhs);
-            let ns = time(o.iters.min(1), &|| run_packer(&|| F::pack_rhs(&p, n, k, bl, &inp, &mut cell.borrow_mut()[..])));
-            packer_row(F::NAME, "rhs", &p, n, k, bl, ns, cell.borrow().len());
+            let mut lhs = vec![0u8; kernel.lhs_packed_size(m, k, bl).unwrap()];
+            let cell = std::cell::RefCell::new(&mut lhs);
+            let ns = time(o.iters, &|| run_packer(&|| F::pack_lhs(&p, m, k, bl, &inp.x[..m * k], &mut cell.borrow_mut()[..])));
+            packer_row(F::NAME, "lhs", &p, m, k, bl, ns, cell.borrow().len());
         }
+        let kernel = pick(o.ms.iter().copied().max().unwrap_or(1));
+        let p = kernel.packing();
+        let mut rhs = vec![0u8; kernel.rhs_packed_size(n, k, bl).unwrap()];
+        let cell = std::cell::RefCell::new(&mut rhs);
+        let ns = time(o.iters.min(1), &|| run_packer(&|| F::pack_rhs(&p, n, k, bl, &inp, &mut cell.borrow_mut()[..])));
+        packer_row(F::NAME, "rhs", &p, n, k, bl, ns, cell.borrow().len());
     }
 }
 
@@ -276,7 +293,7 @@ fn bench_family<F: Bench>(o: &Opts, cpu: &CpuFeatures) {
 fn packer_row(fam: &str, side: &str, p: &Packing, rows: usize, k: usize, bl: usize, ns: f64, bytes: usize) {
     row(&[
         fam.into(),
-        format!("pack {side} mr{} nr{} kr{}", p.mr, p.nr, p.kr),
+        format!("pack {side} mr{} nr{} kr{} ({bytes} B)", p.mr, p.nr, p.kr),
         "packer".into(),
         if side == "lhs" { format!("{rows}") } else { "-".into() },
         if side == "rhs" { format!("{rows}") } else { "-".into() },
@@ -291,8 +308,9 @@ fn packer_row(fam: &str, side: &str, p: &Packing, rows: usize, k: usize, bl: usi
 fn main() {
     let o = parse();
     let cpu = CpuFeatures::detect();
-    if o.list {
-        // One line per available kernel: family name tier mr nr kr sr m_step n_step.
+    if o.list || o.selected {
+        // --list: one line per available kernel: family name tier mr nr kr sr m_step n_step.
+        // --selected: one line per family and m: family m kernel-select-picks.
         bench_family::<qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp>(&o, &cpu);
         bench_family::<qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p>(&o, &cpu);
         bench_family::<qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p>(&o, &cpu);
@@ -300,7 +318,7 @@ fn main() {
     }
     println!("qgemm bench: cpu features {cpu}; n = {}, k = {}, {} timed calls after 1 warm-up", o.n, o.k, o.iters);
     println!("(under QEMU the times are not Arm times: use instruction counts, `cargo make perf`)\n");
-    row(&["family", "kernel / packer", "tier", "m", "n", "k", "bl", "ns/call", "GOPS", "GB/s out|weights"].map(String::from));
+    row(&["family", "kernel / packer", "tier", "m", "n", "k", "bl", "ns/call", "GOPS", "GB/s weights | packed"].map(String::from));
     row(&["---", "---", "---", "--:", "--:", "--:", "--:", "--:", "--:", "--:"].map(String::from));
     bench_family::<qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp>(&o, &cpu);
     bench_family::<qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p>(&o, &cpu);

@@ -1,0 +1,290 @@
+#!/usr/bin/env python3
+"""Regenerates docs/performance.md from deterministic measurements (`cargo make perf`).
+
+  ci/perf.py [--tools DIR] [--quick] [--out docs/performance.md]
+
+1. Builds examples/bench.rs for aarch64-unknown-linux-gnu (release).
+2. Runs every SIMD kernel (and the packers) of every family under the icount QEMU plugin
+   (`-cpu max`) on n = k = 4096 (bl = 32) for m = 1, 16, 128: instructions per call, per MAC
+   (per packed byte for packers), and the SMMLA/SDOT share of the executed instructions.
+3. Runs llvm-mca (through the mca wrapper) on the hot loop of every asm tile function for
+   Neoverse N2, V1 and V2: cycles per iteration and SMMLA/SDOT issue as a % of the limit
+   (V1/V2: 4 per cycle, N2: 2; SMMLA = 32 int8 MACs, SDOT = 16).
+4. Writes the tables, each with the command that produced it.
+
+The measuring tools live outside the repository (the project's shared/tools: icount, mca);
+`--tools` (default: ../shared/tools) points at them. QEMU time is not Arm time: only
+instruction counts and llvm-mca cycles are reported.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TARGET = "aarch64-unknown-linux-gnu"
+N = K = 4096
+BL = 32
+CPUS = ["neoverse-n2", "neoverse-v1", "neoverse-v2"]
+LIMIT = {"neoverse-n2": 2, "neoverse-v1": 4, "neoverse-v2": 4}
+MACS = {"smmla": 32, "sdot": 16}
+
+# Issue 5's reference (KleidiAI v1.30's best NEON kernels, same shapes) and targets.
+REFERENCE = [
+    # family, m values, reference kernel, insns/MAC, % of issue limit, target insns/MAC, target %
+    ("qai8dxp_qsi4cxp", (1,), "1x8 dotprod", 0.1849, 44, 0.166, 60),
+    ("qai8dxp_qsi4cxp", (16, 128), "8x8 i8mm", 0.0540, 80, 0.049, 90),
+    ("qai8dxp_qsi4c32p", (1,), "1x8 dotprod", 0.2315, 39, 0.208, 55),
+    ("qai8dxp_qsi4c32p", (16, 128), "16x4 i8mm", 0.0900, 46, 0.081, 60),
+    ("qsi8d32p_qsi4c32p", (1,), "1x4 dotprod", 0.3134, 31, 0.282, 45),
+    ("qsi8d32p_qsi4c32p", (16, 128), "8x4 i8mm", 0.1205, 37, 0.108, 55),
+]
+
+
+def run(cmd, **kw):
+    print("+ " + " ".join(cmd), file=sys.stderr)
+    return subprocess.run(cmd, check=True, text=True, capture_output=True, **kw)
+
+
+def build():
+    run(["cargo", "build", "--release", "--features", "std", "--example", "bench", "--target", TARGET], cwd=ROOT)
+    target_dir = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+    return os.path.join(target_dir, TARGET, "release", "examples", "bench")
+
+
+def list_kernels(bench):
+    out = run(["qemu-aarch64", "-cpu", "max", "-L", "/usr/aarch64-linux-gnu", bench, "--list"]).stdout
+    ks = []
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 9:
+            ks.append(dict(family=f[0], name=f[1], tier=f[2], mr=int(f[3]), nr=int(f[4]), kr=int(f[5]),
+                           m_step=int(f[7]), n_step=int(f[8])))
+    return ks
+
+
+def kernel_code(name):
+    """Ranges that belong to a kernel call: the qgemm::matmul code and the bench's wrapper."""
+    if "as bench::Bench>" in name:
+        return False
+    return name.startswith("qgemm::matmul::") or name.startswith("<qgemm::matmul::") or "bench::run_kernel" in name
+
+
+def icount(tools, bench, args):
+    """Runs the bench under icount; returns (JSON result, guest stdout, command line)."""
+    with tempfile.TemporaryDirectory() as d:
+        js = os.path.join(d, "o.json")
+        cmd = [os.path.join(tools, "icount"), "--cpu", "max", "--sym", "qgemm::", "--sym", "bench::run_",
+               "--classes", "smmla,sdot", "--top", "0", "--json", js, "--", bench] + args
+        out = run(cmd).stdout
+        res = json.load(open(js))
+    return res, out, " ".join(["icount --cpu max --sym qgemm:: --json FILE --", "bench"] + args)
+
+
+def totals(res, select):
+    """(instructions, SMMLA, SDOT, hottest function) over the ranges `select` accepts."""
+    insns = smmla = sdot = 0
+    hot, hot_n = None, -1
+    for name, r in res["ranges"].items():
+        if select(name):
+            insns += r["insns"]
+            smmla += r.get("mnem", {}).get("smmla", 0)
+            sdot += r.get("mnem", {}).get("sdot", 0)
+            if r["insns"] > hot_n:
+                hot, hot_n = re.sub(r" @0x[0-9a-f]+$", "", name), r["insns"]
+    return insns, smmla, sdot, hot
+
+
+def measure_kernels(tools, bench, kernels, quick):
+    rows = []
+    ms_all = (1, 16) if quick else (1, 16, 128)
+    for k in kernels:
+        if k["tier"] == "scalar":
+            continue
+        ms = [m for m in ms_all if (m == 1) == (k["mr"] == 1)]
+        for m in ms:
+            args = ["--family", k["family"], "--kernel", k["name"], "--m", str(m), "--n", str(N), "--k", str(K),
+                    "--bl", str(BL), "--iters", "1", "--no-packers"]
+            res, _, cmd = icount(tools, bench, args)
+            insns, smmla, sdot, hot = totals(res, kernel_code)
+            calls = 2  # one warm-up and one timed call
+            macs = m * N * K
+            rows.append(dict(k, m=m, per_call=insns / calls, per_mac=insns / calls / macs, hot=hot,
+                             mm_share=(smmla + sdot) / max(insns, 1), smmla=smmla, sdot=sdot, cmd=cmd))
+    return rows
+
+
+def measure_packers(tools, bench, quick):
+    """Per family: the LHS packer for each m and the RHS packer, at the packings `select` uses."""
+    rows = []
+    for fam in ("qai8dxp_qsi4cxp", "qai8dxp_qsi4c32p", "qsi8d32p_qsi4c32p"):
+        for i, m in enumerate((1, 16) if quick else (1, 16, 128)):
+            args = ["--family", fam, "--m", str(m), "--n", str(N), "--k", str(K), "--bl", str(BL), "--iters", "1",
+                    "--no-kernels"]
+            res, out, cmd = icount(tools, bench, args)
+            sizes = {side: int(b) for side, b in re.findall(r"pack (lhs|rhs) [^|]*\((\d+) B\)", out)}
+            lhs, _, _, _ = totals(res, lambda n: n.startswith("qgemm::lhs::"))
+            rows.append(dict(family=fam, side="lhs", m=m, per_call=lhs / 2, bytes=sizes["lhs"], cmd=cmd))
+            if i == 0:
+                rhs, _, _, _ = totals(res, lambda n: n.startswith("qgemm::rhs::"))
+                rows.append(dict(family=fam, side="rhs", m=None, per_call=rhs / 2, bytes=sizes["rhs"], cmd=cmd))
+    return rows
+
+
+def mca_functions(bench):
+    """Demangled names of the asm tile functions (tier modules, dotprod and i8mm)."""
+    out = run(["aarch64-linux-gnu-nm", "-C", "--defined-only", bench]).stdout
+    names = set()
+    for line in out.splitlines():
+        f = line.split(None, 2)
+        if len(f) == 3 and f[1] in "tT":
+            n = re.sub(r"::h[0-9a-f]{16}$", "", f[2])
+            if re.match(r"qgemm::matmul::\w+::(dotprod|i8mm)::aarch64::", n) and "_unchecked" not in n:
+                names.add(n)
+    return sorted(names)
+
+
+def mca(tools, bench, fn):
+    cmd = [os.path.join(tools, "mca"), "--cpu", ",".join(CPUS), "--show-asm", bench, re.escape(fn) + "$"]
+    try:
+        out = run(cmd).stdout
+    except subprocess.CalledProcessError:
+        return None
+    asm = [l.strip() for l in out.splitlines() if re.match(r"^\s*[a-z][a-z0-9.]*\s", l)]
+    counts = {c: sum(1 for l in asm if l.split()[0] == c) for c in MACS}
+    if not any(counts.values()):
+        return None
+    cyc = {}
+    insns = None
+    for l in out.splitlines():
+        f = l.split()
+        if f and f[0] in CPUS and len(f) >= 5:
+            insns = int(f[2])
+            cyc[f[0]] = float(f[3])
+    return dict(fn=fn, insns=insns, counts=counts, cycles=cyc)
+
+
+def issue_pct(r, cpu):
+    ops = sum(r["counts"].values())
+    return 100.0 * ops / r["cycles"][cpu] / LIMIT[cpu]
+
+
+def write(out, kernels, krows, prow, mrows, selected, quick):
+    L = []
+    w = L.append
+    w("# Performance\n")
+    w("QEMU time is not Arm time, so qgemm's kernels are judged by deterministic figures: instructions")
+    w("executed (QEMU `icount` plugin, `-cpu max`) and static hot-loop throughput on real core models")
+    w("(`llvm-mca-19` through the `mca` wrapper). Both tools are the project's `shared/tools`.")
+    w("This file is generated by `cargo make perf` (`ci/perf.py`); every table names the command")
+    w(f"behind it. Shapes: n = k = {N}, bl = {BL}; m = 1 (decode) and m = 16, 128 (prefill).")
+    if quick:
+        w("\n**This run used `--quick` (m = 128 skipped).**")
+    w("")
+    w("## Targets (issue 5) and results\n")
+    w("Reference: KleidiAI v1.30's best NEON kernel for the same work, measured the same way (figures")
+    w("from issue 5). \"% of limit\" is SMMLA/SDOT issue per cycle on Neoverse V1/V2 (llvm-mca) as a")
+    w("share of the 4-per-cycle limit, for the hot loop of the kernel's tile function.\n")
+    w("| family | m | reference | ref insns/MAC | ref % | target | qgemm kernel (dispatcher's pick) | insns/MAC | % of limit V1 | met |")
+    w("|---|--:|---|--:|--:|---|---|--:|--:|---|")
+    by_fn = {r["fn"]: r for r in mrows}
+    for fam, ms, ref, ri, rp, ti, tp in REFERENCE:
+        for m in ms:
+            rows = [r for r in krows if r["family"] == fam and r["m"] == m]
+            if not rows:
+                continue
+            pick = selected.get((fam, m))
+            best = next((r for r in rows if r["name"] == pick), None) or min(rows, key=lambda r: r["per_mac"])
+            pct = tile_pct(best, by_fn)
+            met_i = best["per_mac"] <= ti
+            met_p = pct is not None and pct >= tp
+            met = "yes" if met_i and met_p else ("insns only" if met_i else ("% only" if met_p else "no"))
+            w(f"| {fam} | {m} | {ref} | {ri:.4f} | {rp}% | <= {ti}, >= {tp}% | `{best['name']}` | "
+              f"{best['per_mac']:.4f} | {'-' if pct is None else f'{pct:.1f}%'} | {met} |")
+    w("")
+    w("## Every SIMD kernel under icount\n")
+    w("Command per row: `ci/perf.py` runs `icount --cpu max --sym qgemm:: --json FILE -- bench --family F")
+    w(f"--kernel NAME --m M --n {N} --k {K} --bl {BL} --iters 1 --no-packers` and sums the instructions of the")
+    w("kernel code (`qgemm::matmul::*` and the bench's `run_kernel` wrapper) over the 2 calls (warm-up +")
+    w("1 timed). Per MAC = per call / (m n k). \"mm share\" = SMMLA + SDOT among those instructions.\n")
+    w("| family | kernel | tier | m | insns/call | insns/MAC | mm share | hottest function (its mca row below) |")
+    w("|---|---|---|--:|--:|--:|--:|---|")
+    for r in krows:
+        hot = (r["hot"] or "").replace("qgemm::matmul::", "")
+        w(f"| {r['family']} | `{r['name']}` | {r['tier']} | {r['m']} | {r['per_call']:,.0f} | {r['per_mac']:.4f} | "
+          f"{100 * r['mm_share']:.1f}% | `{hot}` |")
+    w("")
+    w("## Hot loops under llvm-mca\n")
+    w("Command per row: `mca --cpu neoverse-n2,neoverse-v1,neoverse-v2 --show-asm bench '<function>$'`")
+    w("(default loop choice: the innermost backward-branch loop with the most instructions). For the")
+    w("per-block kernels that loop is one quantization block (32 depths at bl = 32) with its float")
+    w("epilogue. MACs per cycle as a % of the issue limit = (SMMLA or SDOT per iteration / cycles per")
+    w("iteration) / limit (V1, V2: 4; N2: 2).\n")
+    w("| tile function | insns/iter | SMMLA | SDOT | cycles N2 / V1 / V2 | % of limit N2 / V1 / V2 |")
+    w("|---|--:|--:|--:|---|---|")
+    for r in mrows:
+        cyc = " / ".join(f"{r['cycles'].get(c, float('nan')):.2f}" for c in CPUS)
+        pct = " / ".join(f"{issue_pct(r, c):.1f}%" for c in CPUS if c in r["cycles"])
+        w(f"| `{r['fn'].replace('qgemm::matmul::', '')}` | {r['insns']} | {r['counts']['smmla']} | "
+          f"{r['counts']['sdot']} | {cyc} | {pct} |")
+    w("")
+    w("## Packers under icount\n")
+    w(f"Command per family and m: `icount --cpu max --sym qgemm:: --json FILE -- bench --family F --m M --n {N}")
+    w(f"--k {K} --bl {BL} --iters 1 --no-kernels`: the LHS quantize-and-pack of m rows at the `mr` of the kernel")
+    w("`select` picks for m, and the RHS pack of the n x k weights at the preferred packing; instructions of")
+    w("`qgemm::lhs::*` or `qgemm::rhs::*` over 2 calls (warm-up + 1), per call and per packed output byte.\n")
+    w("| family | packer | m | insns/call | packed bytes | insns/byte |")
+    w("|---|---|--:|--:|--:|--:|")
+    for r in prow:
+        m = "-" if r["m"] is None else str(r["m"])
+        w(f"| {r['family']} | {r['side']} | {m} | {r['per_call']:,.0f} | {r['bytes']:,} | {r['per_call'] / r['bytes']:.2f} |")
+    w("")
+    w("## Bandwidth at m = 1\n")
+    w("Decode reads every packed weight once per token. Bytes of packed weights per MAC, n = k = 4096:\n")
+    w("| format | bytes per MAC |")
+    w("|---|--:|")
+    kp = K
+    w(f"| qsi4cxp (nr 8) | {(8 * (kp // 2 + 12)) * (N // 8) / (N * K):.4f} |")
+    w(f"| qsi4c32p bf16, bl 32 (nr 8) | {(8 * ((BL // 2 + 2) * (K // BL) + 8)) * (N // 8) / (N * K):.4f} |")
+    w(f"| qsi4c32p f16 (Q4_0), bl 32 (nr 4) | {(4 * (K // BL) * (BL // 2 + 2)) * (N // 4) / (N * K):.4f} |")
+    w("\nAt about 0.5 byte per MAC, a GEMV at memory bandwidth B (GB/s) cannot exceed 2B GMAC/s: on a")
+    w("core that sustains ~30 GB/s from DRAM that is ~60 GMAC/s, well below the SDOT issue limit, so the")
+    w("decode kernels' instruction efficiency matters mostly for weights resident in cache.")
+    with open(out, "w") as f:
+        f.write("\n".join(L) + "\n")
+
+
+def tile_pct(row, by_fn):
+    """% of the V1 issue limit of the tile function that executed most of the kernel's work."""
+    r = by_fn.get(row["hot"])
+    return None if r is None else issue_pct(r, "neoverse-v1")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tools", default=os.path.join(ROOT, "..", "shared", "tools"))
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--out", default=os.path.join(ROOT, "docs", "performance.md"))
+    a = ap.parse_args()
+    if not os.path.exists(os.path.join(a.tools, "icount")):
+        sys.exit(f"perf: measuring tools not found at {a.tools} (pass --tools DIR)")
+    bench = build()
+    kernels = list_kernels(bench)
+    krows = measure_kernels(a.tools, bench, kernels, a.quick)
+    prow = measure_packers(a.tools, bench, a.quick)
+    mrows = [r for r in (mca(a.tools, bench, fn) for fn in mca_functions(bench)) if r]
+    sel = run(["qemu-aarch64", "-cpu", "max", "-L", "/usr/aarch64-linux-gnu", bench, "--selected"]).stdout
+    selected = {}
+    for line in sel.splitlines():
+        f = line.split()
+        if len(f) == 3:
+            selected[(f[0], int(f[1]))] = f[2]
+    write(a.out, kernels, krows, prow, mrows, selected, a.quick)
+    print(f"wrote {a.out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
