@@ -62,6 +62,15 @@ impl Fixture for Fx {
         out
     }
 
+    fn pack_filled_rhs(p: &Packing, n: usize, k: usize, bl: usize, byte: u8) -> Vec<u8> {
+        let raw = vec![byte; n * k / 2];
+        let scales = vec![bf16::from_f32(1.0); n * (k / bl)];
+        let mut out = vec![0u8; qsi4c32p::packed_size(n, k, bl, p).unwrap()];
+        let src = Int4Source::nxk(&raw, k, Int4Encoding::ZeroPoint8);
+        qsi4c32p::pack(p, n, k, bl, &src, &BlockScales::dense(&scales, k / bl), None, &mut out).unwrap();
+        out
+    }
+
     fn check_golden_sizes(case: &Case, pj: &Value, p: &Packing) {
         let (m, n, k, bl) = (case.m(), case.n(), case.k(), case.bl());
         let g = |a: &str, b: &str| pj[a][b].as_u64().unwrap() as usize;

@@ -26,6 +26,10 @@ pub trait Fixture {
     /// Packs random weights (with the family's scales and bias) for an `n x k` problem.
     fn pack_random_rhs(rng: &mut Rng, p: &Packing, n: usize, k: usize, bl: usize) -> Vec<u8>;
 
+    /// Packs weights whose raw nibble bytes all equal `byte` (0x00: every weight -8; 0xff: +7),
+    /// with scales of about 1.
+    fn pack_filled_rhs(p: &Packing, n: usize, k: usize, bl: usize, byte: u8) -> Vec<u8>;
+
     /// Checks the family's packer size/offset functions against a golden packing entry.
     fn check_golden_sizes(case: &Case, pj: &Value, p: &Packing);
 }
@@ -276,6 +280,33 @@ pub fn edge_inputs_equal_in_every_tier<X: Fixture>(with_max: bool) -> Vec<(Packi
     out
 }
 
+/// The largest products the int8 x int4 arithmetic can form (q = -128 or -127 against w = -8,
+/// q = 127 against w = 7) summed over a long K: every tier must keep the integer sums exact
+/// (no 16-bit intermediate overflow) and agree with the scalar reference.
+pub fn extreme_products_over_long_k<X: Fixture>() {
+    let bl = *X::BLS.last().unwrap();
+    let (m, n, k) = (5, 9, if bl == 0 { 4099 } else { 4096 });
+    let rows: Vec<Vec<f32>> = vec![
+        vec![-1.0; k],
+        vec![1.0; k],
+        (0..k).map(|j| if j % 2 == 0 { -1.0 } else { 1.0 }).collect(),
+        (0..k).map(|j| if j % 3 == 0 { 1.0 } else { -1.0 }).collect(),
+        (0..k).map(|j| if j < k / 2 { -1.0 } else { 0.5 }).collect(),
+    ];
+    let x = rows.concat();
+    let mut report = TierReport::default();
+    for p in all_packings::<X>() {
+        let mut lhs = vec![0u8; lhs_size::<X>(&p, m, k, bl)];
+        X::pack_lhs(&p, m, k, bl, 0, &x, k, &mut lhs).unwrap();
+        for byte in [0x00, 0xff, 0x0f, 0xf0] {
+            let rhs = X::pack_filled_rhs(&p, n, k, bl, byte);
+            let args = MatmulArgs::new(m, n, k).with_block_len(bl);
+            check_tiers_against_scalar::<X::F>(&p, &lhs, &rhs, &args, &mut report);
+        }
+    }
+    report.print(&format!("{} extreme products", X::F::NAME));
+}
+
 pub fn non_finite_activations_rejected_before_any_write<X: Fixture>() {
     for p in all_packings::<X>() {
         let bl = X::BLS[0];
@@ -488,6 +519,10 @@ macro_rules! family_suite {
         #[test]
         fn every_tier_matches_scalar_on_shapes_with_tails() {
             suite::every_tier_matches_scalar_on_shapes_with_tails::<$fx>();
+        }
+        #[test]
+        fn extreme_products_over_long_k() {
+            suite::extreme_products_over_long_k::<$fx>();
         }
         #[test]
         fn non_finite_activations_rejected_before_any_write() {
