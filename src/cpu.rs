@@ -69,7 +69,7 @@ impl fmt::Display for Feature {
 /// The set of CPU features the kernels may use.
 ///
 /// Obtain it from [`CpuFeatures::detect`] (with the `std` feature), from
-/// [`CpuFeatures::from_id_registers`] (bare metal at EL1, or EL0 under Linux), from
+/// `CpuFeatures::from_id_registers` (aarch64 only: bare metal at EL1, or EL0 under Linux), from
 /// [`CpuFeatures::from_target`] (what the binary was compiled for), or build it yourself with the
 /// `unsafe` [`CpuFeatures::with`]. [`CpuFeatures::without`] removes features (safe), e.g. to force
 /// the NEON tier on a CPU that also has i8mm.

@@ -62,13 +62,11 @@ impl Fixture for Fx {
         out
     }
 
-    fn pack_filled_rhs(p: &Packing, n: usize, k: usize, bl: usize, byte: u8) -> Vec<u8> {
+    fn pack_filled_rhs_into(p: &Packing, n: usize, k: usize, bl: usize, byte: u8, out: &mut [u8]) {
         let raw = vec![byte; n * k / 2];
         let scales = vec![bf16::from_f32(1.0); n * (k / bl)];
-        let mut out = vec![0u8; qsi4c32p::packed_size(n, k, bl, p).unwrap()];
         let src = Int4Source::nxk(&raw, k, Int4Encoding::ZeroPoint8);
-        qsi4c32p::pack(p, n, k, bl, &src, &BlockScales::dense(&scales, k / bl), None, &mut out).unwrap();
-        out
+        qsi4c32p::pack(p, n, k, bl, &src, &BlockScales::dense(&scales, k / bl), None, out).unwrap();
     }
 
     fn check_golden_sizes(case: &Case, pj: &Value, p: &Packing) {

@@ -49,12 +49,10 @@ impl Fixture for Fx {
         out
     }
 
-    fn pack_filled_rhs(p: &Packing, n: usize, k: usize, _bl: usize, byte: u8) -> Vec<u8> {
+    fn pack_filled_rhs_into(p: &Packing, n: usize, k: usize, _bl: usize, byte: u8, out: &mut [u8]) {
         let raw = vec![byte; n * k.div_ceil(2)];
-        let mut out = vec![0u8; qsi4cxp::packed_size(n, k, p).unwrap()];
         let src = Int4Source::nxk(&raw, k, Int4Encoding::ZeroPoint8);
-        qsi4cxp::pack(p, n, k, &src, &vec![1.0; n], None, &mut out).unwrap();
-        out
+        qsi4cxp::pack(p, n, k, &src, &vec![1.0; n], None, out).unwrap();
     }
 
     fn check_golden_sizes(case: &Case, pj: &Value, p: &Packing) {

@@ -53,15 +53,13 @@ impl Fixture for Fx {
         out
     }
 
-    fn pack_filled_rhs(p: &Packing, n: usize, k: usize, bl: usize, byte: u8) -> Vec<u8> {
+    fn pack_filled_rhs_into(p: &Packing, n: usize, k: usize, bl: usize, byte: u8, out: &mut [u8]) {
         let mut raw = Vec::new();
         for _ in 0..n * (k / bl) {
             raw.extend_from_slice(&f16::from_f32(1.0).to_le_bytes());
             raw.extend(std::iter::repeat_n(byte, bl / 2));
         }
-        let mut out = vec![0u8; qsi4c32pscalef16::packed_size(n, k, bl, p).unwrap()];
-        qsi4c32pscalef16::pack(p, n, k, bl, &raw, (k / bl) * (2 + bl / 2), &mut out).unwrap();
-        out
+        qsi4c32pscalef16::pack(p, n, k, bl, &raw, (k / bl) * (2 + bl / 2), out).unwrap();
     }
 
     fn check_golden_sizes(case: &Case, pj: &Value, p: &Packing) {

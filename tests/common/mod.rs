@@ -185,9 +185,18 @@ pub fn run_guarded<F: Family>(
     let (m, n) = (args.m, args.n);
     let stride = n + 3;
     let mut dst = Canary::new((m - 1) * stride + n, DST_CANARY);
+    // The packed operands sit between canaries too: a kernel must not write them (and a read
+    // past them would see the canary bytes, which would change the result).
+    let mut lhs = Canary::new(lhs_packed.len(), 0xa5u8);
+    lhs.inner().copy_from_slice(lhs_packed);
+    let mut rhs = Canary::new(rhs_packed.len(), 0x5au8);
+    rhs.inner().copy_from_slice(rhs_packed);
     let a = args.with_dst_stride(stride);
-    kernel.run(&cpu(), lhs_packed, rhs_packed, dst.inner(), &a).unwrap_or_else(|e| panic!("{}: {e}", kernel.name()));
+    kernel.run(&cpu(), lhs.get(), rhs.get(), dst.inner(), &a).unwrap_or_else(|e| panic!("{}: {e}", kernel.name()));
     dst.check(kernel.name());
+    lhs.check(kernel.name());
+    rhs.check(kernel.name());
+    assert!(lhs.get() == lhs_packed && rhs.get() == rhs_packed, "{}: wrote a packed operand", kernel.name());
     let full = dst.get();
     let mut out = Vec::with_capacity(m * n);
     for r in 0..m {

@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::*;
 
 /// What the generic suite needs to know about one family.
-pub trait Fixture {
+pub trait Fixture: Sized {
     type F: Family;
     /// Block lengths to exercise (`[0]` for the per-channel families).
     const BLS: &'static [usize];
@@ -26,9 +26,16 @@ pub trait Fixture {
     /// Packs random weights (with the family's scales and bias) for an `n x k` problem.
     fn pack_random_rhs(rng: &mut Rng, p: &Packing, n: usize, k: usize, bl: usize) -> Vec<u8>;
 
-    /// Packs weights whose raw nibble bytes all equal `byte` (0x00: every weight -8; 0xff: +7),
-    /// with scales of about 1.
-    fn pack_filled_rhs(p: &Packing, n: usize, k: usize, bl: usize, byte: u8) -> Vec<u8>;
+    /// Packs, into `out` (exactly the packed size), weights whose raw nibble bytes all equal
+    /// `byte` (0x00: every weight -8; 0xff: +7), with scales of about 1.
+    fn pack_filled_rhs_into(p: &Packing, n: usize, k: usize, bl: usize, byte: u8, out: &mut [u8]);
+
+    /// [`Fixture::pack_filled_rhs_into`] into a new buffer.
+    fn pack_filled_rhs(p: &Packing, n: usize, k: usize, bl: usize, byte: u8) -> Vec<u8> {
+        let mut out = vec![0u8; scalar_kernel::<Self>(p).rhs_packed_size(n, k, bl).unwrap()];
+        Self::pack_filled_rhs_into(p, n, k, bl, byte, &mut out);
+        out
+    }
 
     /// Checks the family's packer size/offset functions against a golden packing entry.
     fn check_golden_sizes(case: &Case, pj: &Value, p: &Packing);
@@ -410,15 +417,24 @@ pub fn rejects_bad_block_len<X: Fixture>() {
     }
 }
 
-pub fn rejects_misaligned_starts<X: Fixture>() {
+pub fn rejects_misaligned_m_idx<X: Fixture>() {
     let (kr, lhs, rhs, a) = small::<X>();
     let e = run_err(kr, &lhs, &rhs, 60, &a.with_rect(2, 0, 3, 12));
     assert_eq!(e, Error::MisalignedStart { dim: Dim::MIdx, value: 2, step: kr.m_step() });
+}
+
+pub fn rejects_misaligned_n_idx<X: Fixture>() {
+    let (kr, lhs, rhs, a) = small::<X>();
     let e = run_err(kr, &lhs, &rhs, 60, &a.with_rect(0, 2, 5, 8));
     assert_eq!(e, Error::MisalignedStart { dim: Dim::NIdx, value: 2, step: kr.n_step() });
-    assert!(matches!(kr.lhs_packed_offset(2, a.k, a.bl), Err(Error::MisalignedStart { .. })));
-    assert!(matches!(kr.rhs_packed_offset(2, a.k, a.bl), Err(Error::MisalignedStart { .. })));
-    assert!(matches!(kr.dst_offset(4, 3, 64), Err(Error::MisalignedStart { .. })));
+}
+
+pub fn offsets_reject_misaligned_starts<X: Fixture>() {
+    let (kr, _, _, a) = small::<X>();
+    assert!(matches!(kr.lhs_packed_offset(2, a.k, a.bl), Err(Error::MisalignedStart { dim: Dim::MIdx, .. })));
+    assert!(matches!(kr.rhs_packed_offset(2, a.k, a.bl), Err(Error::MisalignedStart { dim: Dim::NIdx, .. })));
+    assert!(matches!(kr.dst_offset(4, 3, 64), Err(Error::MisalignedStart { dim: Dim::NIdx, .. })));
+    assert!(matches!(kr.dst_offset(2, 0, 64), Err(Error::MisalignedStart { dim: Dim::MIdx, .. })));
 }
 
 pub fn rejects_small_dst_stride<X: Fixture>() {
@@ -427,13 +443,56 @@ pub fn rejects_small_dst_stride<X: Fixture>() {
     assert_eq!(e, Error::StrideTooSmall { stride: Stride::Dst, given: 11, needed: 12 });
 }
 
-pub fn rejects_short_buffers<X: Fixture>() {
+pub fn rejects_short_lhs_packed<X: Fixture>() {
     let (kr, lhs, rhs, a) = small::<X>();
     let e = run_err(kr, &lhs[..lhs.len() - 1], &rhs, 60, &a);
     assert_eq!(e, Error::BufferTooShort { buffer: Buffer::LhsPacked, given: lhs.len() - 1, needed: lhs.len() });
+}
+
+pub fn rejects_short_rhs_packed<X: Fixture>() {
+    let (kr, lhs, rhs, a) = small::<X>();
     let e = run_err(kr, &lhs, &rhs[..rhs.len() - 1], 60, &a);
     assert_eq!(e, Error::BufferTooShort { buffer: Buffer::RhsPacked, given: rhs.len() - 1, needed: rhs.len() });
+}
+
+pub fn rejects_short_dst<X: Fixture>() {
+    let (kr, lhs, rhs, a) = small::<X>();
     assert_eq!(run_err(kr, &lhs, &rhs, 59, &a), Error::BufferTooShort { buffer: Buffer::Dst, given: 59, needed: 60 });
+}
+
+/// The packers write exactly their packed size: nothing outside (canaries), every byte of
+/// full tiles, and, in a partial last LHS tile, nothing for the missing rows.
+pub fn packers_write_only_inside_their_buffers<X: Fixture>() {
+    let mut rng = Rng(21);
+    for p in all_packings::<X>() {
+        let bl = X::BLS[0];
+        let k = if bl == 0 { 45 } else { 2 * bl };
+        for m in [p.mr, p.mr + 1, 2 * p.mr + p.mr.saturating_sub(1)] {
+            let x: Vec<f32> = (0..m * k).map(|_| rng.f32(-1.0, 1.0)).collect();
+            let size = lhs_size::<X>(&p, m, k, bl);
+            let mut outs = Vec::new();
+            for fill in [0x00u8, 0xff] {
+                let mut buf = Canary::new(size, fill);
+                X::pack_lhs(&p, m, k, bl, 0, &x, k, buf.inner()).unwrap();
+                buf.check("LHS packer");
+                outs.push(buf.get().to_vec());
+            }
+            let unwritten = outs[0].iter().zip(&outs[1]).filter(|(a, b)| a != b).count();
+            let row_bytes = size / m.div_ceil(p.mr) / p.mr;
+            assert_eq!(unwritten, (m.div_ceil(p.mr) * p.mr - m) * row_bytes, "{p:?} m = {m}");
+        }
+        // RHS: every byte written (two fills give the same bytes), nothing outside.
+        let n = p.nr + 1;
+        let size = scalar_kernel::<X>(&p).rhs_packed_size(n, k, bl).unwrap();
+        let mut outs = Vec::new();
+        for fill in [0x00u8, 0xff] {
+            let mut buf = Canary::new(size, fill);
+            X::pack_filled_rhs_into(&p, n, k, bl, 0x3c, buf.inner());
+            buf.check("RHS packer");
+            outs.push(buf.get().to_vec());
+        }
+        assert_eq!(outs[0], outs[1], "{p:?}: RHS packer left bytes unwritten");
+    }
 }
 
 pub fn rejects_rectangle_past_the_packed_buffers<X: Fixture>() {
@@ -545,16 +604,36 @@ macro_rules! family_suite {
             suite::rejects_bad_block_len::<$fx>();
         }
         #[test]
-        fn rejects_misaligned_starts() {
-            suite::rejects_misaligned_starts::<$fx>();
+        fn rejects_misaligned_m_idx() {
+            suite::rejects_misaligned_m_idx::<$fx>();
+        }
+        #[test]
+        fn rejects_misaligned_n_idx() {
+            suite::rejects_misaligned_n_idx::<$fx>();
+        }
+        #[test]
+        fn offsets_reject_misaligned_starts() {
+            suite::offsets_reject_misaligned_starts::<$fx>();
         }
         #[test]
         fn rejects_small_dst_stride() {
             suite::rejects_small_dst_stride::<$fx>();
         }
         #[test]
-        fn rejects_short_buffers() {
-            suite::rejects_short_buffers::<$fx>();
+        fn rejects_short_lhs_packed() {
+            suite::rejects_short_lhs_packed::<$fx>();
+        }
+        #[test]
+        fn rejects_short_rhs_packed() {
+            suite::rejects_short_rhs_packed::<$fx>();
+        }
+        #[test]
+        fn rejects_short_dst() {
+            suite::rejects_short_dst::<$fx>();
+        }
+        #[test]
+        fn packers_write_only_inside_their_buffers() {
+            suite::packers_write_only_inside_their_buffers::<$fx>();
         }
         #[test]
         fn rejects_rectangle_past_the_packed_buffers() {

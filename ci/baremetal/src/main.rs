@@ -1,0 +1,690 @@
+//! Bare-metal differential check of every qgemm kernel, for QEMU's `virt` board at EL1:
+//!
+//! ```text
+//! qemu-system-aarch64 -M virt -cpu max -nographic -semihosting -kernel <elf>
+//! ```
+//!
+//! Boot: aarch64-rt's `entry` enables the MMU with the identity map below (normal cacheable
+//! RAM, so the kernels' unaligned loads are legal), sets `CPACR_EL1.FPEN = 0b11` (no FP/SIMD
+//! trap) before any Rust code runs, zeroes `.bss`, sets the boot stack and calls `main`.
+//!
+//! `main` detects the CPU with `CpuFeatures::from_id_registers`, packs fixed deterministic
+//! inputs on the device into static buffers (no allocator), runs every kernel of every family
+//! on several shapes and compares each one bit for bit with the scalar kernel of the same
+//! packing. Output and the exit code go through semihosting: 0 only when every kernel that the
+//! CPU supports agrees; any mismatch, error, panic or CPU exception exits non-zero.
+#![no_std]
+#![no_main]
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(clippy::undocumented_unsafe_blocks)]
+
+use core::arch::asm;
+use core::hint::black_box;
+use core::panic::PanicInfo;
+
+use aarch64_rt::{
+    ExceptionHandlers, InitialPagetable, RegisterStateRef, entry, exception_handlers,
+    initial_pagetable,
+};
+use half::{bf16, f16};
+use qgemm::rhs::qsi4c32p::BlockScales;
+use qgemm::rhs::qsi4c32pscalef16::raw_block_bytes;
+use qgemm::rhs::{Int4Encoding, Int4Source};
+use qgemm::{
+    Clamp, CpuFeatures, Family, Kernel, MatmulArgs, Packing, Tier, qai8dxp_qsi4c32p,
+    qai8dxp_qsi4cxp, qsi8d32p_qsi4c32p,
+};
+use semihosting::{eprintln, println};
+
+// ---------------------------------------------------------------------------------------------
+// Boot: page table, exceptions, entry.
+
+/// Level-1 block descriptor bits (4 KiB granule, 39-bit VA: the root table maps 1 GiB blocks).
+const PTE_VALID: usize = 1 << 0;
+/// `AttrIndx` = 0: `MAIR_EL1` attribute 0, Device-nGnRE in aarch64-rt's `DEFAULT_MAIR`.
+const PTE_ATTR_DEVICE: usize = 0 << 2;
+/// `AttrIndx` = 1: Normal write-back cacheable in `DEFAULT_MAIR`.
+const PTE_ATTR_NORMAL: usize = 1 << 2;
+const PTE_INNER_SHAREABLE: usize = 3 << 8;
+const PTE_ACCESSED: usize = 1 << 10;
+const PTE_PXN: usize = 1 << 53;
+const PTE_UXN: usize = 1 << 54;
+const DEVICE_BLOCK: usize = PTE_VALID | PTE_ATTR_DEVICE | PTE_ACCESSED | PTE_PXN | PTE_UXN;
+const NORMAL_BLOCK: usize = PTE_VALID | PTE_ATTR_NORMAL | PTE_INNER_SHAREABLE | PTE_ACCESSED;
+
+initial_pagetable!({
+    let mut idmap = [0; 512];
+    // 0..1 GiB: flash, GIC, UART and the other devices of `virt`.
+    idmap[0] = DEVICE_BLOCK;
+    // 1..2 GiB: RAM (the image, its static buffers and the boot stack).
+    idmap[1] = NORMAL_BLOCK | 0x4000_0000;
+    InitialPagetable(idmap)
+});
+
+exception_handlers!(Exceptions);
+
+struct Exceptions;
+
+impl ExceptionHandlers for Exceptions {
+    extern "C" fn sync_current(register_state: RegisterStateRef) {
+        let esr: u64;
+        // SAFETY: reading ESR_EL1 at EL1 has no side effect.
+        unsafe { asm!("mrs {}, esr_el1", out(reg) esr, options(nomem, nostack, preserves_flags)) };
+        // EC 0b000000 is an undefined instruction: a kernel ran on a CPU without its feature.
+        panic!(
+            "synchronous exception at EL1: ESR_EL1 = {esr:#x} (EC {:#x}), ELR_EL1 = {:#x}",
+            esr >> 26,
+            register_state.elr
+        );
+    }
+}
+
+entry!(main);
+
+#[panic_handler]
+fn panic(info: &PanicInfo) -> ! {
+    eprintln!("PANIC: {info}");
+    semihosting::process::exit(101)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stack high-water measurement.
+
+unsafe extern "C" {
+    /// Lowest address of the boot stack (aarch64-rt's `image.ld`).
+    static boot_stack_begin: u8;
+}
+
+const PAINT: u64 = 0x5a5a_c0de_5a5a_c0de;
+
+fn stack_pointer() -> usize {
+    let sp: usize;
+    // SAFETY: reads SP; no memory access.
+    unsafe { asm!("mov {}, sp", out(reg) sp, options(nomem, nostack, preserves_flags)) };
+    sp
+}
+
+/// Calls `f(ctx)` and returns its result with the bytes of stack the call used below the
+/// caller's stack pointer: the free stack is painted first and scanned afterwards.
+#[inline(never)]
+fn measured<C, R>(f: fn(&mut C) -> R, ctx: &mut C) -> (R, usize) {
+    let begin = (&raw const boot_stack_begin) as usize;
+    // Everything below SP is free (AArch64 has no red zone) and the frame of this function is
+    // above it. Leave 64 bytes of slack below SP.
+    let top = (stack_pointer() - 64) & !7;
+    let mut p = begin;
+    while p < top {
+        // SAFETY: `[begin, top)` is the unused part of the boot stack, mapped normal RAM that
+        // nothing references.
+        unsafe { core::ptr::write_volatile(p as *mut u64, PAINT) };
+        p += 8;
+    }
+    // Through `black_box` the callee cannot be inlined into this frame.
+    let f = black_box(f);
+    let r = f(ctx);
+    let mut low = begin;
+    // SAFETY: as above; the callee has returned, the region is free again.
+    while low < top && unsafe { core::ptr::read_volatile(low as *const u64) } == PAINT {
+        low += 8;
+    }
+    assert!(low > begin, "boot stack overflowed into its last word");
+    (r, top + 64 - low)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fixed inputs and static buffers.
+
+/// One problem: `m x n` output over depth `k`; `bl` is the block length the per-block families
+/// use (0: the shape is for per-channel families only).
+#[derive(Clone, Copy)]
+struct Shape {
+    m: usize,
+    n: usize,
+    k: usize,
+    bl: usize,
+    tight_clamp: bool,
+}
+
+const fn shape(m: usize, n: usize, k: usize, bl: usize, tight_clamp: bool) -> Shape {
+    Shape {
+        m,
+        n,
+        k,
+        bl,
+        tight_clamp,
+    }
+}
+
+const SHAPES: [Shape; 6] = [
+    // Decode (GEMV), `n` and `k` not multiples of the tile or of 32.
+    shape(1, 20, 72, 0, false),
+    // Odd everything.
+    shape(7, 13, 33, 0, false),
+    // Prefill, tile multiples, blocks of 64.
+    shape(16, 32, 256, 64, false),
+    // Clamp active on part of the output, blocks of 32.
+    shape(5, 24, 128, 32, true),
+    // Odd `m` and `n`, blocks of 32.
+    shape(3, 9, 64, 32, false),
+    // Decode, blocks of 32.
+    shape(1, 12, 96, 32, false),
+];
+
+const MAX_M: usize = 16;
+const MAX_N: usize = 32;
+const MAX_K: usize = 256;
+/// Most blocks per channel (`k / bl`).
+const MAX_NB: usize = 8;
+/// Bytes of one raw `Q4_0`-style block of 32 (`2 + 32 / 2`), the largest per depth.
+const Q4_0_BLOCK: usize = 18;
+/// Output canary: elements past `m * n` must keep this NaN pattern.
+const CANARY: u32 = 0x7fa5_a5a5;
+const CANARY_LEN: usize = 16;
+const PACKED_CAP: usize = 32 * 1024;
+
+/// The raw inputs of one shape. Every family reads the part its format needs.
+struct Inputs {
+    /// `m x k` f32 activations, dense rows.
+    lhs: [f32; MAX_M * MAX_K],
+    /// Raw int4 weights, NxK, signed nibbles, two per byte (`n` rows of `ceil(k/2)` bytes).
+    nibbles: [u8; MAX_N * MAX_K / 2],
+    /// Per-channel f32 scales.
+    scales: [f32; MAX_N],
+    /// Per-block bf16 scales, `k / bl` per channel, dense.
+    block_scales: [bf16; MAX_N * MAX_NB],
+    /// GGML `Q4_0`-style blocks: `n` rows of `k / bl` blocks (f16 scale, `bl / 2` bytes).
+    q4_0: [u8; MAX_N * MAX_K / 32 * Q4_0_BLOCK],
+    /// Per-channel f32 bias.
+    bias: [f32; MAX_N],
+}
+
+/// Every buffer the check uses. One static instance; `main` is its only user.
+struct Buffers {
+    inp: Inputs,
+    lhs_packed: [u8; PACKED_CAP],
+    rhs_packed: [u8; PACKED_CAP],
+    dst: [f32; MAX_M * MAX_N + CANARY_LEN],
+    reference: [f32; MAX_M * MAX_N],
+}
+
+static mut BUFFERS: Buffers = Buffers {
+    inp: Inputs {
+        lhs: [0.0; MAX_M * MAX_K],
+        nibbles: [0; MAX_N * MAX_K / 2],
+        scales: [0.0; MAX_N],
+        block_scales: [bf16::ZERO; MAX_N * MAX_NB],
+        q4_0: [0; MAX_N * MAX_K / 32 * Q4_0_BLOCK],
+        bias: [0.0; MAX_N],
+    },
+    lhs_packed: [0; PACKED_CAP],
+    rhs_packed: [0; PACKED_CAP],
+    dst: [0.0; MAX_M * MAX_N + CANARY_LEN],
+    reference: [0.0; MAX_M * MAX_N],
+};
+
+/// splitmix64.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `[lo, hi)`.
+    fn f32(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * ((self.next() >> 40) as f32 / (1u64 << 24) as f32)
+    }
+}
+
+/// Fills the raw inputs of `s` deterministically from `seed` (every format's inputs).
+fn fill_inputs(inp: &mut Inputs, s: &Shape, seed: u64) {
+    let mut rng = Rng(seed);
+    for x in &mut inp.lhs[..s.m * s.k] {
+        *x = rng.f32(-3.0, 3.0);
+    }
+    for w in &mut inp.nibbles[..s.n * s.k.div_ceil(2)] {
+        *w = rng.next() as u8;
+    }
+    for (sc, bi) in inp.scales[..s.n].iter_mut().zip(&mut inp.bias[..s.n]) {
+        *sc = rng.f32(0.001, 0.05);
+        *bi = rng.f32(-1.0, 1.0);
+    }
+    if let Some(nb) = s.k.checked_div(s.bl) {
+        for sc in &mut inp.block_scales[..s.n * nb] {
+            *sc = bf16::from_f32(rng.f32(0.001, 0.05));
+        }
+        let block = raw_block_bytes(s.bl);
+        for b in inp.q4_0[..s.n * nb * block].chunks_exact_mut(block) {
+            b[..2].copy_from_slice(&f16::from_f32(rng.f32(0.001, 0.05)).to_le_bytes());
+            for byte in &mut b[2..] {
+                *byte = rng.next() as u8;
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Families.
+
+/// What the check needs from a family beyond [`Family`]: its packers and its `select`.
+/// A new family implements this and adds one line to `main`.
+trait Checked: Family {
+    /// Quantizes and packs the `m x k` activations of `inp` (dense rows) for `p`.
+    fn pack_lhs(
+        p: &Packing,
+        s: &Shape,
+        bl: usize,
+        inp: &Inputs,
+        out: &mut [u8],
+    ) -> qgemm::Result<()>;
+    /// Packs the `n` weight channels of `inp` for `p`.
+    fn pack_rhs(
+        p: &Packing,
+        s: &Shape,
+        bl: usize,
+        inp: &Inputs,
+        out: &mut [u8],
+    ) -> qgemm::Result<()>;
+    /// The family's `select`.
+    fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self>;
+}
+
+fn pack_qai8dxp(p: &Packing, s: &Shape, inp: &Inputs, out: &mut [u8]) -> qgemm::Result<()> {
+    qgemm::lhs::qai8dxp::quantize_pack(p, s.m, s.k, 0, &inp.lhs[..s.m * s.k], s.k, out)
+}
+
+fn nibbles<'a>(s: &Shape, inp: &'a Inputs) -> Int4Source<'a> {
+    Int4Source::nxk(
+        &inp.nibbles[..s.n * s.k.div_ceil(2)],
+        s.k,
+        Int4Encoding::Signed,
+    )
+}
+
+impl Checked for qai8dxp_qsi4cxp::Qai8dxpQsi4cxp {
+    fn pack_lhs(
+        p: &Packing,
+        s: &Shape,
+        _bl: usize,
+        inp: &Inputs,
+        out: &mut [u8],
+    ) -> qgemm::Result<()> {
+        pack_qai8dxp(p, s, inp, out)
+    }
+
+    fn pack_rhs(
+        p: &Packing,
+        s: &Shape,
+        _bl: usize,
+        inp: &Inputs,
+        out: &mut [u8],
+    ) -> qgemm::Result<()> {
+        let (n, k) = (s.n, s.k);
+        qgemm::rhs::qsi4cxp::pack(
+            p,
+            n,
+            k,
+            &nibbles(s, inp),
+            &inp.scales[..n],
+            Some(&inp.bias[..n]),
+            out,
+        )
+    }
+
+    fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
+        qai8dxp_qsi4cxp::select(cpu, m)
+    }
+}
+
+impl Checked for qai8dxp_qsi4c32p::Qai8dxpQsi4c32p {
+    fn pack_lhs(
+        p: &Packing,
+        s: &Shape,
+        _bl: usize,
+        inp: &Inputs,
+        out: &mut [u8],
+    ) -> qgemm::Result<()> {
+        pack_qai8dxp(p, s, inp, out)
+    }
+
+    fn pack_rhs(
+        p: &Packing,
+        s: &Shape,
+        bl: usize,
+        inp: &Inputs,
+        out: &mut [u8],
+    ) -> qgemm::Result<()> {
+        let (n, k, nb) = (s.n, s.k, s.k / bl);
+        let scales = BlockScales::dense(&inp.block_scales[..n * nb], nb);
+        qgemm::rhs::qsi4c32p::pack(
+            p,
+            n,
+            k,
+            bl,
+            &nibbles(s, inp),
+            &scales,
+            Some(&inp.bias[..n]),
+            out,
+        )
+    }
+
+    fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
+        qai8dxp_qsi4c32p::select(cpu, m)
+    }
+}
+
+impl Checked for qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p {
+    fn pack_lhs(
+        p: &Packing,
+        s: &Shape,
+        bl: usize,
+        inp: &Inputs,
+        out: &mut [u8],
+    ) -> qgemm::Result<()> {
+        qgemm::lhs::qsi8d32p::quantize_pack(p, s.m, s.k, bl, 0, &inp.lhs[..s.m * s.k], s.k, out)
+    }
+
+    fn pack_rhs(
+        p: &Packing,
+        s: &Shape,
+        bl: usize,
+        inp: &Inputs,
+        out: &mut [u8],
+    ) -> qgemm::Result<()> {
+        let row = s.k / bl * raw_block_bytes(bl);
+        qgemm::rhs::qsi4c32pscalef16::pack(p, s.n, s.k, bl, &inp.q4_0[..s.n * row], row, out)
+    }
+
+    fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
+        qsi8d32p_qsi4c32p::select(cpu, m)
+    }
+}
+
+/// The tiers, in the order of [`Tally::run_stack`].
+const TIERS: [Tier; 4] = [Tier::Scalar, Tier::Neon, Tier::Dotprod, Tier::I8mm];
+
+/// Totals over all families.
+#[derive(Default)]
+struct Tally {
+    kernels: usize,
+    ran: usize,
+    skipped: usize,
+    failed: usize,
+    /// Largest stack use of one `Kernel::run` call per tier (scalar, neon, dotprod, i8mm),
+    /// and the kernel that used it.
+    run_stack: [(usize, &'static str); 4],
+    /// Largest stack use of one LHS packer call.
+    lhs_pack_stack: usize,
+    /// Largest stack use of one RHS packer call.
+    rhs_pack_stack: usize,
+}
+
+/// Arguments of one measured call (plain `fn` pointers cannot capture).
+struct Call<'a, F: Family> {
+    kernel: &'a Kernel<F>,
+    cpu: CpuFeatures,
+    s: Shape,
+    bl: usize,
+    args: MatmulArgs,
+    b: &'a mut Buffers,
+}
+
+fn call_pack_lhs<F: Checked>(c: &mut Call<'_, F>) -> qgemm::Result<()> {
+    let p = c.kernel.packing();
+    F::pack_lhs(&p, &c.s, c.bl, &c.b.inp, &mut c.b.lhs_packed)
+}
+
+fn call_pack_rhs<F: Checked>(c: &mut Call<'_, F>) -> qgemm::Result<()> {
+    let p = c.kernel.packing();
+    F::pack_rhs(&p, &c.s, c.bl, &c.b.inp, &mut c.b.rhs_packed)
+}
+
+fn call_run<F: Family>(c: &mut Call<'_, F>) -> qgemm::Result<()> {
+    let b = &mut *c.b;
+    c.kernel
+        .run(&c.cpu, &b.lhs_packed, &b.rhs_packed, &mut b.dst, &c.args)
+}
+
+/// The scalar kernel of the catalogue that consumes `p`.
+fn scalar_for<F: Family>(p: &Packing) -> Option<&'static Kernel<F>> {
+    F::kernels()
+        .iter()
+        .copied()
+        .find(|k| k.tier() == Tier::Scalar && k.packing() == *p)
+}
+
+/// Packs the inputs of `s` for `kernel` and runs it into `b.dst` (with a canary tail).
+fn pack_and_run<F: Checked>(
+    kernel: &'static Kernel<F>,
+    cpu: CpuFeatures,
+    s: Shape,
+    bl: usize,
+    b: &mut Buffers,
+    t: &mut Tally,
+) -> qgemm::Result<()> {
+    let clamp = if s.tight_clamp {
+        Clamp::new(-0.25, 0.3)?
+    } else {
+        Clamp::NONE
+    };
+    let args = MatmulArgs::new(s.m, s.n, s.k)
+        .with_block_len(bl)
+        .with_clamp(clamp);
+    let mut c = Call {
+        kernel,
+        cpu,
+        s,
+        bl,
+        args,
+        b,
+    };
+    let (r, used) = measured(call_pack_lhs::<F>, &mut c);
+    r?;
+    t.lhs_pack_stack = t.lhs_pack_stack.max(used);
+    let (r, used) = measured(call_pack_rhs::<F>, &mut c);
+    r?;
+    t.rhs_pack_stack = t.rhs_pack_stack.max(used);
+    c.b.dst.fill(f32::from_bits(CANARY));
+    let (r, used) = measured(call_run::<F>, &mut c);
+    r?;
+    let slot = &mut t.run_stack[TIERS.iter().position(|&x| x == kernel.tier()).unwrap_or(0)];
+    if used > slot.0 {
+        *slot = (used, kernel.name());
+    }
+    Ok(())
+}
+
+/// What one kernel did on one shape.
+enum Outcome {
+    Agree,
+    /// The shape does not fit the family (no block length).
+    NotApplicable,
+    /// Index of the first differing element, got bits, want bits.
+    Differ(usize, u32, u32),
+    /// The output canary past `m * n` was overwritten.
+    Overrun,
+    Error(qgemm::Error),
+}
+
+fn check_shape<F: Checked>(
+    kernel: &'static Kernel<F>,
+    scalar: &'static Kernel<F>,
+    cpu: CpuFeatures,
+    s: Shape,
+    seed: u64,
+    b: &mut Buffers,
+    t: &mut Tally,
+) -> Outcome {
+    // Per-block families run the shapes that have a block length, the others ignore it.
+    let bl = match (F::BLOCKED, s.bl) {
+        (false, _) => 0,
+        (true, 0) => return Outcome::NotApplicable,
+        (true, bl) => bl,
+    };
+    fill_inputs(&mut b.inp, &s, seed);
+    let mn = s.m * s.n;
+    if let Err(e) = pack_and_run(scalar, cpu, s, bl, b, t) {
+        return Outcome::Error(e);
+    }
+    b.reference[..mn].copy_from_slice(&b.dst[..mn]);
+    if let Err(e) = pack_and_run(kernel, cpu, s, bl, b, t) {
+        return Outcome::Error(e);
+    }
+    if b.dst[mn..mn + CANARY_LEN]
+        .iter()
+        .any(|v| v.to_bits() != CANARY)
+    {
+        return Outcome::Overrun;
+    }
+    match (0..mn).find(|&i| b.dst[i].to_bits() != b.reference[i].to_bits()) {
+        Some(i) => Outcome::Differ(i, b.dst[i].to_bits(), b.reference[i].to_bits()),
+        None => Outcome::Agree,
+    }
+}
+
+/// Runs every kernel of family `F` on every shape against the scalar kernel of its packing.
+fn check_family<F: Checked>(cpu: CpuFeatures, b: &mut Buffers, t: &mut Tally) {
+    println!("family {}: {} kernels", F::NAME, F::kernels().len());
+    for &kernel in F::kernels() {
+        t.kernels += 1;
+        if !kernel.is_available(&cpu) {
+            t.skipped += 1;
+            let needs = kernel.tier().required_feature().map_or("?", |f| f.name());
+            println!(
+                "  skipped  {:8} {} (CPU lacks {needs})",
+                kernel.tier().name(),
+                kernel.name()
+            );
+            continue;
+        }
+        let Some(scalar) = scalar_for::<F>(&kernel.packing()) else {
+            t.failed += 1;
+            println!(
+                "  FAIL     {:8} {}: no scalar kernel with packing {:?}",
+                kernel.tier().name(),
+                kernel.name(),
+                kernel.packing()
+            );
+            continue;
+        };
+        t.ran += 1;
+        let (tier, name) = (kernel.tier().name(), kernel.name());
+        let (mut bad, mut shapes) = (false, 0);
+        for (i, s) in SHAPES.iter().enumerate() {
+            let seed = 0x5eed_0000 + i as u64;
+            let (m, n, k) = (s.m, s.n, s.k);
+            match check_shape(kernel, scalar, cpu, *s, seed, b, t) {
+                Outcome::Agree => {
+                    shapes += 1;
+                    continue;
+                }
+                Outcome::NotApplicable => continue,
+                Outcome::Differ(at, got, want) => println!(
+                    "  FAIL     {tier:8} {name} m={m} n={n} k={k}: element {at} = {got:#010x}, scalar {want:#010x}"
+                ),
+                Outcome::Overrun => {
+                    println!("  FAIL     {tier:8} {name} m={m} n={n} k={k}: wrote past the output")
+                }
+                Outcome::Error(e) => println!("  FAIL     {tier:8} {name} m={m} n={n} k={k}: {e}"),
+            }
+            bad = true;
+        }
+        if bad {
+            t.failed += 1;
+        } else if kernel.tier() == Tier::Scalar {
+            println!("  ran      {tier:8} {name} ({shapes} shapes; reference of its packing)");
+        } else {
+            println!(
+                "  agree    {tier:8} {name} ({shapes} shapes, bit-exact vs {})",
+                scalar.name()
+            );
+        }
+    }
+    for m in [1, 16] {
+        let k = F::select(&cpu, m);
+        // `select` must pick a kernel the CPU has, of the best tier among the available kernels
+        // that consume the same packed RHS and have the same kind of LHS tile (GEMV `mr = 1` or
+        // GEMM `mr > 1`).
+        let (p, gemv) = (k.packing(), k.packing().mr == 1);
+        let best = F::kernels()
+            .iter()
+            .filter(|c| c.is_available(&cpu) && (c.packing().mr == 1) == gemv)
+            .filter(|c| (c.packing().nr, c.packing().kr, c.packing().sr) == (p.nr, p.kr, p.sr))
+            .map(|c| c.tier())
+            .max();
+        let ok = k.is_available(&cpu) && best == Some(k.tier());
+        if !ok {
+            t.failed += 1;
+        }
+        let verdict = if ok {
+            ""
+        } else {
+            "  FAIL: not the best available tier"
+        };
+        println!(
+            "  select(m={m:2}) -> {} [{}]{verdict}",
+            k.name(),
+            k.tier().name()
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Main.
+
+fn current_el() -> u64 {
+    let el: u64;
+    // SAFETY: reading CurrentEL has no side effect and is legal at EL1 and above.
+    unsafe { asm!("mrs {}, CurrentEL", out(reg) el, options(nomem, nostack, preserves_flags)) };
+    (el >> 2) & 3
+}
+
+fn main(_x0: u64, _x1: u64, _x2: u64, _x3: u64) -> ! {
+    let el = current_el();
+    println!("qgemm bare-metal check (aarch64-unknown-none, EL{el})");
+    if el != 1 {
+        eprintln!("expected to boot at EL1 (QEMU virt without virtualization=on)");
+        semihosting::process::exit(2);
+    }
+    // SAFETY: we run at EL1 (checked above), where MRS of the ID registers is always legal.
+    let cpu = unsafe { CpuFeatures::from_id_registers() };
+    println!("cpu features (ID registers): {cpu}");
+
+    let buffers: *mut Buffers = &raw mut BUFFERS;
+    // SAFETY: `main` runs once, on the only core, and is the only code that touches BUFFERS:
+    // this is the one reference to it.
+    let b = unsafe { &mut *buffers };
+    let mut t = Tally::default();
+
+    // One line per family.
+    check_family::<qai8dxp_qsi4cxp::Qai8dxpQsi4cxp>(cpu, b, &mut t);
+    check_family::<qai8dxp_qsi4c32p::Qai8dxpQsi4c32p>(cpu, b, &mut t);
+    check_family::<qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p>(cpu, b, &mut t);
+
+    println!(
+        "stack high-water per call (bytes below the caller's SP, measured by stack painting):"
+    );
+    for (tier, (bytes, name)) in TIERS.iter().zip(t.run_stack) {
+        if bytes > 0 {
+            println!("  Kernel::run, {:8} tier: {bytes:5} ({name})", tier.name());
+        }
+    }
+    println!("  LHS quantize+pack:       {:5}", t.lhs_pack_stack);
+    println!("  RHS pack:                {:5}", t.rhs_pack_stack);
+    let agree = t.ran - t.failed.min(t.ran);
+    println!(
+        "kernels: {} ran, {} agree, {} skipped (CPU lacks the tier), {} failed",
+        t.ran, agree, t.skipped, t.failed
+    );
+    if t.failed == 0 && t.ran > 0 {
+        println!("BAREMETAL OK");
+        semihosting::process::exit(0)
+    } else {
+        println!("BAREMETAL FAILED");
+        semihosting::process::exit(1)
+    }
+}

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Installs what the build, the tests and the demo need, and only what is missing:
+#   rustup: targets aarch64-unknown-linux-gnu, aarch64-unknown-none; components clippy, rustfmt
+#   Debian: qemu-user, qemu-system-arm, gcc-aarch64-linux-gnu, libc6-dev-arm64-cross,
+#           binutils-aarch64-linux-gnu, llvm-19
+# apt-get runs through sudo only when we are not root. `--quiet` prints nothing when nothing is
+# missing. Called by `cargo make setup` and by ci/demo.sh.
+set -euo pipefail
+
+quiet=0
+[[ "${1:-}" == "--quiet" ]] && quiet=1
+say() { [[ $quiet == 1 ]] || echo "setup: $*"; }
+
+if ! command -v rustup >/dev/null; then
+    echo "setup: rustup not found; install Rust with rustup first (https://rustup.rs)" >&2
+    exit 1
+fi
+
+# Rust targets and components.
+installed_targets=$(rustup target list --installed)
+missing_targets=()
+for t in aarch64-unknown-linux-gnu aarch64-unknown-none; do
+    grep -qx "$t" <<<"$installed_targets" || missing_targets+=("$t")
+done
+if ((${#missing_targets[@]})); then
+    echo "setup: rustup target add ${missing_targets[*]}"
+    rustup target add "${missing_targets[@]}"
+else
+    say "rust targets present"
+fi
+installed_components=$(rustup component list --installed)
+missing_components=()
+for c in clippy rustfmt; do
+    grep -q "^$c" <<<"$installed_components" || missing_components+=("$c")
+done
+if ((${#missing_components[@]})); then
+    echo "setup: rustup component add ${missing_components[*]}"
+    rustup component add "${missing_components[@]}"
+else
+    say "rust components present"
+fi
+
+# Debian packages.
+packages=(qemu-user qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+    binutils-aarch64-linux-gnu llvm-19)
+missing_packages=()
+for p in "${packages[@]}"; do
+    status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+    [[ "$status" == "install ok installed" ]] || missing_packages+=("$p")
+done
+if ((${#missing_packages[@]})); then
+    if ! command -v apt-get >/dev/null; then
+        echo "setup: missing ${missing_packages[*]}, and apt-get is not available: install them" \
+            "(or your distribution's equivalents) by hand" >&2
+        exit 1
+    fi
+    sudo=()
+    if [[ $(id -u) != 0 ]]; then
+        sudo=(sudo)
+    fi
+    echo "setup: apt-get install ${missing_packages[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    "${sudo[@]}" apt-get update -qq
+    "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing_packages[@]}"
+else
+    say "debian packages present"
+fi
+
+# The tools the tasks run, checked once more so a broken install fails here, not later.
+for tool in qemu-aarch64 qemu-system-aarch64 aarch64-linux-gnu-gcc timeout; do
+    command -v "$tool" >/dev/null || { echo "setup: $tool still missing" >&2; exit 1; }
+done
+say "ok"
