@@ -87,23 +87,12 @@ fn usage(msg: &str) -> ! {
     std::process::exit(2)
 }
 
-/// splitmix64.
-struct Rng(u64);
+#[path = "support/splitmix.rs"]
+mod splitmix;
+use splitmix::SplitMix64 as Rng;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
-    }
-    fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next() as u8).collect()
-    }
+fn random_bytes(r: &mut Rng, n: usize) -> Vec<u8> {
+    (0..n).map(|_| r.next_u64() as u8).collect()
 }
 
 /// Raw inputs of one problem (random, fixed seed).
@@ -123,11 +112,11 @@ impl Inputs {
         let mut q4_0 = Vec::with_capacity(n * nb * (2 + bl / 2));
         for _ in 0..n * nb {
             q4_0.extend_from_slice(&f16::from_f32(0.01 + r.unit() * 0.02).to_le_bytes());
-            q4_0.extend(r.bytes(bl / 2));
+            q4_0.extend(random_bytes(&mut r, bl / 2));
         }
         Inputs {
             x: (0..m * k).map(|_| r.unit() * 4.0 - 2.0).collect(),
-            w4: r.bytes(n * k.div_ceil(2)),
+            w4: random_bytes(&mut r, n * k.div_ceil(2)),
             scale_f32: (0..n).map(|_| 0.001 + r.unit() * 0.01).collect(),
             scale_bf16: (0..n * nb).map(|_| bf16::from_f32(0.001 + r.unit() * 0.01)).collect(),
             q4_0,

@@ -34,27 +34,13 @@ const M_PREFILL: usize = 16;
 /// Block length of the per-block families.
 const BL: usize = 32;
 
-/// splitmix64 with a cheap approximately normal sample.
-struct Rng(u64);
+#[path = "support/splitmix.rs"]
+mod splitmix;
+use splitmix::SplitMix64 as Rng;
 
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `[0, 1)`.
-    fn unit(&mut self) -> f32 {
-        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
-    }
-
-    /// Approximately standard normal (Irwin-Hall of 12 uniforms).
-    fn normal(&mut self) -> f32 {
-        (0..12).map(|_| self.unit()).sum::<f32>() - 6.0
-    }
+/// Approximately standard normal (Irwin-Hall of 12 uniforms).
+fn normal(r: &mut Rng) -> f32 {
+    (0..12).map(|_| r.unit()).sum::<f32>() - 6.0
 }
 
 /// The unquantized layer: `y = x W^T + bias`, `W` is `n x k` row-major.
@@ -325,15 +311,15 @@ fn scalar_for<F: Family>(p: &Packing) -> Option<&'static Kernel<F>> {
 /// The whole demo for one family. Returns whether every kernel agreed with its scalar kernel.
 fn demo<F: DemoFamily>(cpu: &CpuFeatures, seed: u64) -> qgemm::Result<bool> {
     let mut rng = Rng(seed);
-    let weights = (0..N * K).map(|_| 0.05 * rng.normal()).collect();
-    let bias: Vec<f32> = (0..N).map(|_| 0.1 * rng.normal()).collect();
+    let weights = (0..N * K).map(|_| 0.05 * normal(&mut rng)).collect();
+    let bias: Vec<f32> = (0..N).map(|_| 0.1 * normal(&mut rng)).collect();
     let layer = Layer {
         n: N,
         k: K,
         weights,
         bias: F::HAS_BIAS.then_some(bias),
     };
-    let x_prefill: Vec<f32> = (0..M_PREFILL * K).map(|_| rng.normal()).collect();
+    let x_prefill: Vec<f32> = (0..M_PREFILL * K).map(|_| normal(&mut rng)).collect();
     let x_decode = &x_prefill[..K];
     let w = F::quantize(&layer);
 

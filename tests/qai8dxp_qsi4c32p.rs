@@ -6,7 +6,7 @@
 mod common;
 
 use common::suite::{Fixture, all_packings};
-use common::{Case, Rng};
+use common::{Case, Rng, RngBytes};
 use half::bf16;
 use qgemm::lhs::qai8dxp;
 use qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p;

@@ -6,7 +6,7 @@
 mod common;
 
 use common::suite::{Fixture, all_packings, packing_of};
-use common::{Case, Rng};
+use common::{Case, Rng, RngBytes};
 use qgemm::lhs::qai8dxp;
 use qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp;
 use qgemm::rhs::{Int4Encoding, Int4Source, Layout, qsi4cxp};

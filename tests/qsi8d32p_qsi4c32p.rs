@@ -7,7 +7,7 @@
 mod common;
 
 use common::suite::Fixture;
-use common::{Case, Rng};
+use common::{Case, Rng, RngBytes};
 use half::f16;
 use qgemm::lhs::qsi8d32p;
 use qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p;

@@ -6,3 +6,43 @@
 pub mod qai8dxp;
 mod quant;
 pub mod qsi8d32p;
+
+use crate::arith::div_ceil;
+use crate::error::{Buffer, Error, Result, Stride};
+
+/// The checks every LHS packer makes before writing (`m >= 1`): the row stride, the length of
+/// the f32 source, the length of the packed output for the `ceil((m_idx_start % mr + m) / mr)`
+/// tiles the call touches, and that every value is finite. Returns the tile slot of the first
+/// row (`m_idx_start % mr`).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn check_call(
+    mr: usize,
+    m: usize,
+    k: usize,
+    m_idx_start: usize,
+    lhs: &[f32],
+    lhs_stride: usize,
+    packed_len: usize,
+    tile_stride: usize,
+) -> Result<usize> {
+    if lhs_stride < k {
+        return Err(Error::StrideTooSmall { stride: Stride::Lhs, given: lhs_stride, needed: k });
+    }
+    let needed_in = (m - 1).checked_mul(lhs_stride).and_then(|v| v.checked_add(k));
+    let needed_in = needed_in.ok_or(Error::SizeOverflow)?;
+    if lhs.len() < needed_in {
+        return Err(Error::BufferTooShort { buffer: Buffer::Lhs, given: lhs.len(), needed: needed_in });
+    }
+    let first_slot = m_idx_start % mr;
+    let needed_out = div_ceil(first_slot + m, mr).checked_mul(tile_stride).ok_or(Error::SizeOverflow)?;
+    if packed_len < needed_out {
+        return Err(Error::BufferTooShort { buffer: Buffer::LhsPacked, given: packed_len, needed: needed_out });
+    }
+    for i in 0..m {
+        let row = &lhs[i * lhs_stride..i * lhs_stride + k];
+        if let Some(j) = row.iter().position(|x| !x.is_finite()) {
+            return Err(Error::NonFinite { buffer: Buffer::Lhs, index: i * lhs_stride + j });
+        }
+    }
+    Ok(first_slot)
+}

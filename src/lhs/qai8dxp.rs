@@ -11,7 +11,7 @@
 
 use crate::arith::{div_ceil, round_even, roundup, write_u32};
 use crate::lhs::quant;
-use crate::error::{Buffer, Dim, Error, Result, Stride};
+use crate::error::{Dim, Error, Result};
 use crate::matmul::Packing;
 
 /// `Kp`: `k` rounded up to a multiple of 32, the padded depth of the per-channel formats.
@@ -105,33 +105,10 @@ pub fn quantize_pack(
     if m == 0 {
         return Ok(());
     }
-    if lhs_stride < k {
-        return Err(Error::StrideTooSmall { stride: Stride::Lhs, given: lhs_stride, needed: k });
-    }
     let mr = packing.mr;
-    let needed_in = (m - 1).checked_mul(lhs_stride).and_then(|v| v.checked_add(k));
-    let needed_in = needed_in.ok_or(Error::SizeOverflow)?;
-    if lhs.len() < needed_in {
-        return Err(Error::BufferTooShort { buffer: Buffer::Lhs, given: lhs.len(), needed: needed_in });
-    }
-    let first_slot = m_idx_start % mr;
     let ts = tile_stride(k, mr)?;
-    let tiles = div_ceil(first_slot + m, mr);
-    let needed_out = tiles.checked_mul(ts).ok_or(Error::SizeOverflow)?;
-    if lhs_packed.len() < needed_out {
-        return Err(Error::BufferTooShort {
-            buffer: Buffer::LhsPacked,
-            given: lhs_packed.len(),
-            needed: needed_out,
-        });
-    }
-    // All or nothing: reject non-finite input before writing a byte.
-    for i in 0..m {
-        let row = &lhs[i * lhs_stride..i * lhs_stride + k];
-        if let Some(j) = row.iter().position(|x| !x.is_finite()) {
-            return Err(Error::NonFinite { buffer: Buffer::Lhs, index: i * lhs_stride + j });
-        }
-    }
+    // All or nothing: every check, including finiteness, before writing a byte.
+    let first_slot = super::check_call(mr, m, k, m_idx_start, lhs, lhs_stride, lhs_packed.len(), ts)?;
 
     let kp = padded_k(k)?;
     let bd = packing.block_depth();

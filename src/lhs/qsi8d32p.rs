@@ -17,7 +17,7 @@ use half::f16;
 
 use crate::arith::div_ceil;
 use crate::lhs::quant;
-use crate::error::{Buffer, Dim, Error, Result, Stride};
+use crate::error::{Buffer, Dim, Error, Result};
 use crate::matmul::Packing;
 
 /// Checks `bl` and `k` for the per-block formats: `bl` a non-zero multiple of 32, `k` a
@@ -100,31 +100,13 @@ pub fn quantize_pack(
     if m == 0 {
         return Ok(());
     }
-    if lhs_stride < k {
-        return Err(Error::StrideTooSmall { stride: Stride::Lhs, given: lhs_stride, needed: k });
-    }
-    let needed_in = (m - 1).checked_mul(lhs_stride).and_then(|v| v.checked_add(k));
-    let needed_in = needed_in.ok_or(Error::SizeOverflow)?;
-    if lhs.len() < needed_in {
-        return Err(Error::BufferTooShort { buffer: Buffer::Lhs, given: lhs.len(), needed: needed_in });
-    }
     let mr = packing.mr;
-    let first_slot = m_idx_start % mr;
     let ts = tile_stride(k, bl, mr)?;
-    let needed_out = div_ceil(first_slot + m, mr).checked_mul(ts).ok_or(Error::SizeOverflow)?;
-    if lhs_packed.len() < needed_out {
-        return Err(Error::BufferTooShort {
-            buffer: Buffer::LhsPacked,
-            given: lhs_packed.len(),
-            needed: needed_out,
-        });
-    }
-    // All or nothing: check every value and every block scale before writing.
+    // All or nothing: every check, including finiteness and the f16 range of every block
+    // scale, before writing a byte.
+    let first_slot = super::check_call(mr, m, k, m_idx_start, lhs, lhs_stride, lhs_packed.len(), ts)?;
     for i in 0..m {
         let row = &lhs[i * lhs_stride..i * lhs_stride + k];
-        if let Some(j) = row.iter().position(|x| !x.is_finite()) {
-            return Err(Error::NonFinite { buffer: Buffer::Lhs, index: i * lhs_stride + j });
-        }
         for (b, block) in row.chunks_exact(bl).enumerate() {
             if block_quant(quant::abs_max(block)).0.is_infinite() {
                 return Err(Error::ScaleOverflow { buffer: Buffer::Lhs, index: i * lhs_stride + b * bl });

@@ -86,26 +86,17 @@ pub fn cases(family: &str) -> Vec<Case> {
     out
 }
 
-/// splitmix64: small, deterministic, good enough for test data.
-pub struct Rng(pub u64);
+#[path = "../../examples/support/splitmix.rs"]
+mod splitmix;
+pub use splitmix::SplitMix64 as Rng;
 
-impl Rng {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `[lo, hi)`.
-    pub fn f32(&mut self, lo: f32, hi: f32) -> f32 {
-        let u = (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
-        lo + (hi - lo) * u
-    }
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-    pub fn bytes(&mut self, len: usize) -> Vec<u8> {
+/// Random bytes from the test generator.
+pub trait RngBytes {
+    fn bytes(&mut self, len: usize) -> Vec<u8>;
+}
+
+impl RngBytes for Rng {
+    fn bytes(&mut self, len: usize) -> Vec<u8> {
         (0..len).map(|_| self.next_u64() as u8).collect()
     }
 }

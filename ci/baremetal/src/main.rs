@@ -222,23 +222,9 @@ static mut BUFFERS: Buffers = Buffers {
     reference: [0.0; MAX_M * MAX_N],
 };
 
-/// splitmix64.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `[lo, hi)`.
-    fn f32(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * ((self.next() >> 40) as f32 / (1u64 << 24) as f32)
-    }
-}
+#[path = "../../../examples/support/splitmix.rs"]
+mod splitmix;
+use splitmix::SplitMix64 as Rng;
 
 /// Fills the raw inputs of `s` deterministically from `seed` (every format's inputs).
 fn fill_inputs(inp: &mut Inputs, s: &Shape, seed: u64) {
@@ -247,7 +233,7 @@ fn fill_inputs(inp: &mut Inputs, s: &Shape, seed: u64) {
         *x = rng.f32(-3.0, 3.0);
     }
     for w in &mut inp.nibbles[..s.n * s.k.div_ceil(2)] {
-        *w = rng.next() as u8;
+        *w = rng.next_u64() as u8;
     }
     for (sc, bi) in inp.scales[..s.n].iter_mut().zip(&mut inp.bias[..s.n]) {
         *sc = rng.f32(0.001, 0.05);
@@ -261,7 +247,7 @@ fn fill_inputs(inp: &mut Inputs, s: &Shape, seed: u64) {
         for b in inp.q4_0[..s.n * nb * block].chunks_exact_mut(block) {
             b[..2].copy_from_slice(&f16::from_f32(rng.f32(0.001, 0.05)).to_le_bytes());
             for byte in &mut b[2..] {
-                *byte = rng.next() as u8;
+                *byte = rng.next_u64() as u8;
             }
         }
     }
