@@ -46,6 +46,9 @@ macro_rules! family_dispatch {
     };
 }
 
+mod i8mm_asm;
+#[macro_use] mod dotprod_asm;
+mod neon_common;
 pub mod qai8dxp_qsi4c32p;
 pub mod qai8dxp_qsi4cxp;
 pub mod qsi8d32p_qsi4c32p;

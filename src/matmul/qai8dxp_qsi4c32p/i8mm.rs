@@ -1,6 +1,148 @@
-//! i8mm tier of `qai8dxp_qsi4c32p` (not written yet).
+//! i8mm tier of `qai8dxp_qsi4c32p`: hand-written `SMMLA` kernels (FEAT_I8MM) on the packings
+//! [`PACKING_4X8`](super::PACKING_4X8) and [`PACKING_4X4`](super::PACKING_4X4)
+//! (`mr = 4`, `kr = 16`, `sr = 2`, so `bd = 8`).
+//!
+//! Inside each 32-depth group the data are those of `qsi4cxp` (byte `q` holds depths
+//! `32 * (q / 16) + q % 16` and 16 later), so the group is the per-channel family's; what
+//! differs is the block loop. Per block of `bl` depths and LHS tile: `SMMLA` into int32 sums
+//! v16-v19 (reset by loads from a zero buffer), `SCVTF #4` (the sums are `16 * S`, exact), then
+//! one `FMLA` per sum into the float accumulators with the bf16 column scales. The scales are
+//! widened to f32 and duplicated into the `SMMLA` lane order `(c0, c1, c0, c1)` on the integer
+//! pipes and moved in with `DUP` (general register), so the block costs the SIMD pipes only the
+//! `SMMLA`, the unpack, `SCVTF` and `FMLA`. After the last block: `FMLA` with
+//! `rsum * float(offset)` (by element), `FMUL` by `dq`, `FADD` bias, clamp (arithmetic.md §4.2).
+//!
+//! The tile kernels ([`block_kernels!`](crate::matmul::i8mm_asm)) take up to 4 LHS tiles
+//! (16 rows) x 4 columns: 16 float accumulators, 4 int32 sums, 8 unpacked RHS registers. With
+//! `bl = 32` the RHS group is unpacked once per block and shared by the 4 LHS tiles; other block
+//! lengths reload and unpack it per tile. On `nr = 8` a call covers 4 of the 8 columns.
 
 use super::Kernel;
 
-/// This tier's kernels, best first.
-pub(super) const KERNELS: &[&Kernel] = &[];
+crate::matmul::i8mm_asm::i8mm_tier!(I8MM_16X8, I8MM_8X8, I8MM_4X8, I8MM_16X4, I8MM_8X4, I8MM_4X4);
+
+#[cfg(target_arch = "aarch64")]
+mod aarch64 {
+    use super::super as fam;
+    use super::Kernel;
+    use crate::matmul::i8mm_asm::{
+        Layout, TileArgs, block_catalogue, block_kernels, blocked, no_text,
+    };
+    use crate::matmul::{Packing, RawKernel, Tier, UncheckedArgs};
+
+    /// The block's 4 bf16 column scales (at `{s}`, which moves to the next block) as the f32
+    /// vectors `(c0, c1, c0, c1)` in v28 and `(c2, c3, c2, c3)` in v31, built in `{sx}`,
+    /// `{sy}`, `{sz}` (a bf16 is the top half of its f32).
+    #[rustfmt::skip]
+    macro_rules! bf16_scales {
+        () => {
+            concat!(
+                "ldr {sx}, [{s}]\n",
+                "add {s}, {s}, {ss}\n",
+                // c0 << 16 | c1 << 48.
+                "ubfiz {sy}, {sx}, #16, #16\n",
+                "lsl {sz}, {sx}, #32\n",
+                "and {sz}, {sz}, #0xffff000000000000\n",
+                "orr {sy}, {sy}, {sz}\n",
+                "dup v28.2d, {sy}\n",
+                // c2 << 16 | c3 << 48.
+                "lsr {sy}, {sx}, #16\n",
+                "and {sy}, {sy}, #0xffff0000\n",
+                "and {sz}, {sx}, #0xffff000000000000\n",
+                "orr {sy}, {sy}, {sz}\n",
+                "dup v31.2d, {sy}\n",
+            )
+        };
+    }
+
+    /// Folds the block sums v16-v19 of one LHS tile into its float accumulators:
+    /// `acc = FMLA(acc, float(S), bf16 scale)`.
+    #[rustfmt::skip]
+    macro_rules! fold_block {
+        ($f00:tt, $f01:tt, $f10:tt, $f11:tt) => {
+            concat!(
+                $crate::matmul::i8mm_asm::scvtf_sums!(),
+                "fmla ", $f00, ".4s, v16.4s, v28.4s\n",
+                "fmla ", $f01, ".4s, v17.4s, v31.4s\n",
+                "fmla ", $f10, ".4s, v18.4s, v28.4s\n",
+                "fmla ", $f11, ".4s, v19.4s, v31.4s\n",
+            )
+        };
+    }
+
+    /// Per-row loads of one LHS tile for [`row_math!`]: `float(offset)` (v28) and dq (v29).
+    #[rustfmt::skip]
+    macro_rules! lhs_consts {
+        ($a:ident) => {
+            concat!(
+                "ld1 {{v28.4s, v29.4s}}, [{", stringify!($a), "}]\n",
+                "scvtf v28.4s, v28.4s\n",
+            )
+        };
+    }
+
+    /// Output of one row and 4 columns in `$v` (lane `$lane` of the tile):
+    /// `FMLA(acc, rsum, float(offset))`, `FMUL` by dq, `FADD` bias, clamp.
+    #[rustfmt::skip]
+    macro_rules! row_math {
+        ($v:tt, $lane:tt, ($rsum:tt, $bias:tt), $tmp:tt) => {
+            concat!(
+                "fmla ", $v, ".4s, ", $rsum, ".4s, v28.s[", $lane, "]\n",
+                "fmul ", $v, ".4s, ", $v, ".4s, v29.s[", $lane, "]\n",
+                "fadd ", $v, ".4s, ", $v, ".4s, ", $bias, ".4s\n",
+                $crate::matmul::i8mm_asm::clamp!($v),
+            )
+        };
+    }
+
+    /// The packed layout for `args` and `packing` (formats.md §2.1, §4.2) and the loop counts.
+    fn setup(args: &UncheckedArgs, packing: &Packing) -> Option<(Layout, TileArgs)> {
+        let nr = packing.nr;
+        let (nb, block, t) = blocked(args, nr)?;
+        // LHS: `Kp = k` data bytes per row, then offsets and dq. RHS: per block the data, then
+        // the scales; after the blocks rsum and bias.
+        let lhs_stride = 4 * (args.k + 8);
+        let layout = Layout {
+            nr,
+            lhs_stride,
+            lhs_data: 0,
+            rhs_stride: nb * block + 8 * nr,
+            rhs_data: 0,
+            rhs_scales: nr * args.bl / 2,
+            rhs_extras: nb * block,
+        };
+        Some((layout, t))
+    }
+
+    block_kernels! {
+        hi = same,
+        args = t,
+        setup = setup,
+        fam = {
+            mma: lr,
+            scales: bf16_scales!(),
+            // Chunks 0 (pointer to the next group), 2, 1, 3 of the group.
+            lhs: ["], #128", ", #-64]", ", #-96]", ", #-32]"],
+            group_pre: no_text,
+            tile_end: no_text,
+            block_math: fold_block,
+            col_consts: concat!("ld1 {{v16.4s}}, [{e}], {es}\n", "ld1 {{v17.4s}}, [{e}]\n"),
+            tile_consts: lhs_consts,
+            row_math: row_math,
+            cst: ("v16", "v17"),
+            operands: [
+                e = inout(reg) t.extras => _,
+                es = in(reg) t.extras_step,
+                sx = out(reg) _,
+                sy = out(reg) _,
+                sz = out(reg) _,
+            ],
+        },
+    }
+
+    block_catalogue! {
+        run;
+        nr4: "matmul_clamp_f32_qai8dxp4x8_qsi4c32p4x8_",
+        nr8: "matmul_clamp_f32_qai8dxp4x8_qsi4c32p8x8_",
+    }
+}

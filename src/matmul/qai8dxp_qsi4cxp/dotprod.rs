@@ -68,181 +68,56 @@ mod aarch64 {
         Kernel, PACKING_1X4, PACKING_1X4_KR8, PACKING_1X8, PACKING_4X4, PACKING_4X4_KR8,
         PACKING_4X8, PACKING_4X8_KR8, kernel,
     };
+    use crate::matmul::dotprod_asm::{Geometry, Tile, TileFn, gemm, gemv};
     use crate::matmul::{RawKernel, Tier, UncheckedArgs};
 
-    // -----------------------------------------------------------------------------------------
-    // Tile arguments and drivers (plain Rust: they only walk the tiles)
-    // -----------------------------------------------------------------------------------------
-
-    /// What one `asm!` block needs for one output tile.
-    struct Tile {
-        /// First packed LHS tile of the output tile (`mr = 1`: the row).
-        lhs: *const u8,
-        /// Bytes between consecutive packed LHS tiles.
-        lhs_stride: usize,
-        /// GEMV: first packed RHS tile; GEMM: the column quad's first byte in its RHS tile.
-        rhs: *const u8,
-        /// GEMV: bytes between consecutive packed RHS tiles.
-        rhs_stride: usize,
-        /// GEMM: bytes between consecutive chunks of the RHS tile (`bd * nr`).
-        rhs_step: usize,
-        /// GEMM: the column quad's `rsum` (its `scale16` and `bias` follow `extras_step`
-        /// bytes apart).
-        extras: *const u8,
-        /// GEMM: `4 * nr`.
-        extras_step: usize,
-        /// 32-deep K groups: `Kp / 32`, at least 1.
-        groups: usize,
-        /// Output element (0, 0) of the tile.
-        out: *mut f32,
-        /// Bytes between output rows.
-        out_stride: usize,
-        /// Clamp bounds (f32 bits).
-        lo: u32,
-        hi: u32,
+    /// The packed layout of `args` for LHS tiles of `mr` rows and RHS tiles of `nr` columns
+    /// (Kp = roundup(k, 32); LHS tile `mr * (Kp + 8)` bytes, RHS tile `nr * (Kp/2 + 12)`).
+    fn geometry(args: &UncheckedArgs, mr: usize, nr: usize) -> Geometry {
+        let groups = args.k.div_ceil(32);
+        let kp = 32 * groups;
+        Geometry {
+            lhs_stride: mr * (kp + 8),
+            rhs_stride: nr * (kp / 2 + 12),
+            groups,
+            blocks: 1,
+            block_bytes: 0,
+            data_at: 0,
+            scales_at: 0,
+            extras_at: nr * kp / 2,
+        }
     }
 
-    /// The asm of one output tile: the K loop over `groups` plus the epilogue, storing the
-    /// whole tile (its rows at `out + i * out_stride`, `4 * width` bytes each).
-    ///
-    /// Safety: FEAT_DotProd is present; `lhs`/`rhs` hold the packed tiles the shape reads, with
-    /// `groups` groups; `out` is writable for the whole tile.
-    type TileFn = unsafe fn(&Tile);
-
-    /// `(Kp / 32, Kp)` for depth `k` (validated by the caller, so no overflow).
-    fn depth(k: usize) -> (usize, usize) {
-        let groups = k.div_ceil(32);
-        (groups, groups * 32)
-    }
-
-    /// Stores the first `rows x cols` elements of a `? x width` scratch tile to `out`.
+    /// GEMV over `tiles` RHS tiles of `nr` columns per step (see [`gemv`]).
     ///
     /// # Safety
     ///
-    /// `out` is writable for `cols` f32 at each of the `rows` rows `out + i * out_stride` bytes.
-    unsafe fn copy_out(
-        tmp: &[f32],
-        width: usize,
-        rows: usize,
-        cols: usize,
-        out: *mut f32,
-        out_stride: usize,
+    /// As [`gemv`], with `args` packed for `mr = 1` and this `nr`.
+    unsafe fn run_gemv(
+        args: &UncheckedArgs,
+        nr: usize,
+        tiles: usize,
+        wide: TileFn,
+        narrow: TileFn,
     ) {
-        for (i, row) in tmp.chunks_exact(width).take(rows).enumerate() {
-            for (j, &v) in row[..cols].iter().enumerate() {
-                // SAFETY: row `i < rows`, column `j < cols`: inside the region the caller made
-                // writable.
-                unsafe { out.byte_add(i * out_stride).add(j).write_unaligned(v) };
-            }
-        }
+        // SAFETY: forwarded; the geometry is the one of this packing.
+        unsafe { gemv(args, &geometry(args, 1, nr), nr, tiles, wide, narrow) }
     }
 
-    /// GEMV driver (`mr = 1`): for each step of `nr * tiles` columns and each row, runs `wide`
-    /// (all `tiles` RHS tiles) or, when at most `nr` columns remain, `narrow` (one RHS tile).
+    /// GEMM over column quads, `m_step` rows per step (see [`gemm`]).
     ///
     /// # Safety
     ///
-    /// The contract of [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for packing
-    /// `(1, nr, kr, 2)`; `wide` and `narrow` are tile functions of that packing.
-    unsafe fn gemv(args: &UncheckedArgs, nr: usize, tiles: usize, wide: TileFn, narrow: TileFn) {
-        let (groups, kp) = depth(args.k);
-        let (lhs_stride, rhs_stride) = (kp + 8, nr * (kp / 2 + 12));
-        let step = nr * tiles;
-        let mut tmp = [0f32; 16];
-        for n0 in (0..args.n).step_by(step) {
-            let cols = step.min(args.n - n0);
-            let (f, width) = if cols > nr {
-                (wide, step)
-            } else {
-                (narrow, nr)
-            };
-            for r in 0..args.m {
-                let out = args
-                    .dst
-                    .wrapping_byte_add(r * args.dst_stride_row)
-                    .wrapping_add(n0);
-                let mut t = Tile {
-                    lhs: args.lhs_packed.wrapping_add(r * lhs_stride),
-                    lhs_stride,
-                    rhs: args.rhs_packed.wrapping_add(n0 / nr * rhs_stride),
-                    rhs_stride,
-                    rhs_step: 0,
-                    extras: core::ptr::null(),
-                    extras_step: 0,
-                    groups,
-                    out,
-                    out_stride: 4 * width,
-                    lo: args.clamp_min.to_bits(),
-                    hi: args.clamp_max.to_bits(),
-                };
-                if cols < width {
-                    t.out = tmp.as_mut_ptr();
-                }
-                // SAFETY: the caller guarantees dotprod and `ceil(n/nr)` RHS tiles; `f` reads
-                // row `r < m` and the `ceil(cols/nr)` RHS tiles from `n0/nr`, all inside the
-                // packed buffers. It writes one row of `width` columns: to `dst` when all of
-                // them are in the rectangle, else to `tmp` (16 elements).
-                unsafe { f(&t) };
-                if cols < width {
-                    // SAFETY: `cols` columns of row `r` from `n0` lie inside the rectangle.
-                    unsafe { copy_out(&tmp, width, 1, cols, out, args.dst_stride_row) };
-                }
-            }
-        }
-    }
-
-    /// GEMM driver (`mr = 4`): for each column quad (4 columns of an RHS tile) and each step
-    /// of `m_step` rows, runs `tiles[t - 1]` over the `t = ceil(rows / 4)` LHS tiles the step
-    /// covers (`tiles[t - 1]` computes `4t` rows x 4 columns).
-    ///
-    /// # Safety
-    ///
-    /// The contract of [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for packing
-    /// `(4, nr, 2 * bd, 2)` with `nr` 4 or 8 and `bd` 8 or 4; `tiles` are the tile functions of
-    /// that `bd`; `m_step` is 4, 8, 12 or 16.
-    unsafe fn gemm(args: &UncheckedArgs, nr: usize, bd: usize, m_step: usize, tiles: &[TileFn; 4]) {
-        let (groups, kp) = depth(args.k);
-        let (lhs_stride, rhs_stride) = (4 * (kp + 8), nr * (kp / 2 + 12));
-        let mut tmp = [0f32; 64];
-        for n0 in (0..args.n).step_by(4) {
-            let cols = 4.min(args.n - n0);
-            let (rhs_tile, quad) = (n0 / nr, n0 % nr / 4);
-            let rhs = args.rhs_packed.wrapping_add(rhs_tile * rhs_stride);
-            for m0 in (0..args.m).step_by(m_step) {
-                let rows = m_step.min(args.m - m0);
-                let count = rows.div_ceil(4);
-                let out = args
-                    .dst
-                    .wrapping_byte_add(m0 * args.dst_stride_row)
-                    .wrapping_add(n0);
-                let full = rows == 4 * count && cols == 4;
-                let t = Tile {
-                    lhs: args.lhs_packed.wrapping_add(m0 / 4 * lhs_stride),
-                    lhs_stride,
-                    rhs: rhs.wrapping_add(4 * bd * quad),
-                    rhs_stride,
-                    rhs_step: bd * nr,
-                    extras: rhs.wrapping_add(nr * kp / 2 + 16 * quad),
-                    extras_step: 4 * nr,
-                    groups,
-                    out: if full { out } else { tmp.as_mut_ptr() },
-                    out_stride: if full { args.dst_stride_row } else { 16 },
-                    lo: args.clamp_min.to_bits(),
-                    hi: args.clamp_max.to_bits(),
-                };
-                // SAFETY: the caller guarantees dotprod, `ceil(m/4)` LHS tiles and
-                // `ceil(n/nr)` RHS tiles. The tile function reads the `count` LHS tiles from
-                // `m0/4` (`count = ceil(rows/4)`, so the last is at most tile `ceil(m/4) - 1`)
-                // and the quad's bytes and extras of RHS tile `n0/nr < ceil(n/nr)`. It writes
-                // `4 * count` rows of 4 columns: to `dst` when they are all in the rectangle,
-                // else to `tmp` (16 rows x 4 columns, 16 bytes per row).
-                unsafe { tiles[count - 1](&t) };
-                if !full {
-                    // SAFETY: `rows x cols` from `(m0, n0)` lie inside the rectangle.
-                    unsafe { copy_out(&tmp, 4, rows, cols, out, args.dst_stride_row) };
-                }
-            }
-        }
+    /// As [`gemm`], with `args` packed for `mr = 4` and this `nr` and `bd`.
+    unsafe fn run_gemm(
+        args: &UncheckedArgs,
+        nr: usize,
+        bd: usize,
+        m_step: usize,
+        tiles: &[TileFn],
+    ) {
+        // SAFETY: forwarded; the geometry is the one of this packing.
+        unsafe { gemm(args, &geometry(args, 4, nr), nr, bd, m_step, tiles) }
     }
 
     // -----------------------------------------------------------------------------------------
@@ -254,124 +129,6 @@ mod aarch64 {
     //   v20-v27  accumulators, lanes (even column: d+0..3, d+4..7; odd column: d+0..3, d+4..7)
     //   v31      0xF0 bytes
     // -----------------------------------------------------------------------------------------
-
-    /// GEMV LHS of one group: `LD4R` of 4 x 8 bytes into v0-v3 (post-increments `$lhs` by 32).
-    #[rustfmt::skip]
-    macro_rules! gemv_lhs {
-        ($lhs:literal) => {
-            concat!("ld4r {{v0.2d, v1.2d, v2.2d, v3.2d}}, [{", $lhs, "}], #32\n")
-        };
-    }
-
-    /// GEMV RHS loads of one group of an `nr`-column tile (post-increments `$rhs` by `8 * nr`).
-    #[rustfmt::skip]
-    macro_rules! gemv_rhs {
-        (4, $rhs:literal) => {
-            concat!(
-                "ldp q8, q9, [{", $rhs, "}, #32]\n", // bytes 8-15, pairs (0,1), (2,3)
-                "ldp q4, q5, [{", $rhs, "}], #64\n", // bytes 0-7
-            )
-        };
-        (8, $rhs:literal) => {
-            concat!(
-                "ldp q6, q7, [{", $rhs, "}, #32]\n", // bytes 0-7, pairs (4,5), (6,7)
-                "ldp q8, q9, [{", $rhs, "}, #64]\n", // bytes 8-15, pairs (0,1), (2,3)
-                "ldp q10, q11, [{", $rhs, "}, #96]\n", // bytes 8-15, pairs (4,5), (6,7)
-                "ldp q4, q5, [{", $rhs, "}], #128\n", // bytes 0-7, pairs (0,1), (2,3)
-            )
-        };
-    }
-
-    /// GEMV unpack of one column pair: `$t0`/`$t1` = 16 * low nibbles of `$r0`/`$r1` (depths
-    /// 0-7 / 8-15), `$r0`/`$r1` keep 16 * high nibbles (depths 16-23 / 24-31).
-    #[rustfmt::skip]
-    macro_rules! gemv_unpack {
-        ($r0:literal, $r1:literal, $t0:literal, $t1:literal) => {
-            concat!(
-                "shl ", $t0, ".16b, ", $r0, ".16b, #4\n",
-                "shl ", $t1, ".16b, ", $r1, ".16b, #4\n",
-                "and ", $r0, ".16b, ", $r0, ".16b, v31.16b\n",
-                "and ", $r1, ".16b, ", $r1, ".16b, v31.16b\n",
-            )
-        };
-    }
-
-    /// GEMV `SDOT`s of one unpacked column pair against v0-v3: low-nibble products into
-    /// `$alo`, high-nibble products into `$ahi` (may be the same register).
-    #[rustfmt::skip]
-    macro_rules! gemv_sdot {
-        ($r0:literal, $r1:literal, $t0:literal, $t1:literal, $alo:literal, $ahi:literal) => {
-            concat!(
-                "sdot ", $alo, ".4s, ", $t0, ".16b, v0.16b\n",
-                "sdot ", $ahi, ".4s, ", $r0, ".16b, v2.16b\n",
-                "sdot ", $alo, ".4s, ", $t1, ".16b, v1.16b\n",
-                "sdot ", $ahi, ".4s, ", $r1, ".16b, v3.16b\n",
-            )
-        };
-    }
-
-    /// GEMV K-group body on the kr 8 packing (`nr = 4, bd = 4`): a group is 4 chunks of 4
-    /// columns x 4 bytes, chunk c holding depths 4c..4c+3 (low nibbles) and 16+4c.. (high), so
-    /// each unpacked chunk meets 4 depths of the plain LHS row through `SDOT` by element: no
-    /// LHS duplication, no lane folding. One accumulator per chunk and nibble (v20-v27).
-    #[rustfmt::skip]
-    macro_rules! gemv8_group {
-        () => {
-            concat!(
-                // LHS depths 0-15 / 16-31; RHS chunks 0-1 / 2-3
-                "ldp q0, q1, [{lhs}], #32\n",
-                "ldp q6, q7, [{rhs}, #32]\n",
-                "ldp q4, q5, [{rhs}], #64\n",
-                // 16 * low nibbles into v12-v15, 16 * high nibbles in place
-                "shl v12.16b, v4.16b, #4\n",
-                "shl v13.16b, v5.16b, #4\n",
-                "shl v14.16b, v6.16b, #4\n",
-                "shl v15.16b, v7.16b, #4\n",
-                "and v4.16b, v4.16b, v31.16b\n",
-                "and v5.16b, v5.16b, v31.16b\n",
-                "and v6.16b, v6.16b, v31.16b\n",
-                "and v7.16b, v7.16b, v31.16b\n",
-                // depths 0-15, then 16-31
-                "sdot v20.4s, v12.16b, v0.4b[0]\n",
-                "sdot v21.4s, v13.16b, v0.4b[1]\n",
-                "sdot v22.4s, v14.16b, v0.4b[2]\n",
-                "sdot v23.4s, v15.16b, v0.4b[3]\n",
-                "sdot v24.4s, v4.16b, v1.4b[0]\n",
-                "sdot v25.4s, v5.16b, v1.4b[1]\n",
-                "sdot v26.4s, v6.16b, v1.4b[2]\n",
-                "sdot v27.4s, v7.16b, v1.4b[3]\n",
-            )
-        };
-    }
-
-    /// GEMV K-group body of one RHS tile (LHS already in v0-v3): load, unpack, multiply.
-    /// `[$a..]` are the per-pair accumulators of the low nibbles, `[$b..]` of the high ones.
-    #[rustfmt::skip]
-    macro_rules! gemv_tile_group {
-        (4, $rhs:literal, [$a0:literal, $a1:literal], [$b0:literal, $b1:literal]) => {
-            concat!(
-                gemv_rhs!(4, $rhs),
-                gemv_unpack!("v4", "v8", "v12", "v16"),
-                gemv_unpack!("v5", "v9", "v13", "v17"),
-                gemv_sdot!("v4", "v8", "v12", "v16", $a0, $b0),
-                gemv_sdot!("v5", "v9", "v13", "v17", $a1, $b1),
-            )
-        };
-        (8, $rhs:literal, [$a0:literal, $a1:literal, $a2:literal, $a3:literal],
-            [$b0:literal, $b1:literal, $b2:literal, $b3:literal]) => {
-            concat!(
-                gemv_rhs!(8, $rhs),
-                gemv_unpack!("v4", "v8", "v12", "v16"),
-                gemv_unpack!("v5", "v9", "v13", "v17"),
-                gemv_unpack!("v6", "v10", "v14", "v18"),
-                gemv_unpack!("v7", "v11", "v15", "v19"),
-                gemv_sdot!("v4", "v8", "v12", "v16", $a0, $b0),
-                gemv_sdot!("v5", "v9", "v13", "v17", $a1, $b1),
-                gemv_sdot!("v6", "v10", "v14", "v18", $a2, $b2),
-                gemv_sdot!("v7", "v11", "v15", "v19", $a3, $b3),
-            )
-        };
-    }
 
     /// GEMV epilogue of one RHS tile (`$rhs` at its `rsum`): folds the pair accumulators into
     /// columns (`$a0` = columns 0-3, nr 8: `$a1` = columns 4-7) and applies arithmetic.md §4.1.
@@ -490,8 +247,10 @@ mod aarch64 {
                         "movi v20.16b, #0", "movi v21.16b, #0",
                         "movi v24.16b, #0", "movi v25.16b, #0",
                         gemv_k_loop!(concat!(
-                            gemv_lhs!("lhs"),
-                            gemv_tile_group!(4, "rhs", ["v20", "v21"], ["v24", "v25"]),
+                            gemv_lhs!(k16, "lhs"),
+                            gemv_tile_group!(
+                                4, rhs, ["12", "16", "13", "17"], ["20", "21"], ["24", "25"]
+                            ),
                         )),
                         // low + high nibble partial sums
                         "add v20.4s, v20.4s, v24.4s",
@@ -534,7 +293,16 @@ mod aarch64 {
                         "movi v22.16b, #0", "movi v23.16b, #0",
                         "movi v24.16b, #0", "movi v25.16b, #0",
                         "movi v26.16b, #0", "movi v27.16b, #0",
-                        gemv_k_loop!(gemv8_group!()),
+                        // K loop: a group is 4 chunks of 4 columns x 4 bytes, each unpacked
+                        // chunk meets 4 depths of the plain LHS row (SDOT by element): no LHS
+                        // duplication, no lane folding; one accumulator per chunk and nibble
+                        gemv_k_loop!(concat!(
+                            gemv_lhs!(k8, "lhs"),
+                            gemv8_tile_group!(
+                                4, rhs, ["12", "13", "14", "15"],
+                                ["20", "21", "22", "23", "24", "25", "26", "27"]
+                            ),
+                        )),
                         // fold the accumulators: columns 0-3
                         "add v20.4s, v20.4s, v21.4s",
                         "add v22.4s, v22.4s, v23.4s",
@@ -583,9 +351,10 @@ mod aarch64 {
                         "movi v24.16b, #0", "movi v25.16b, #0",
                         "movi v26.16b, #0", "movi v27.16b, #0",
                         gemv_k_loop!(concat!(
-                            gemv_lhs!("lhs"),
+                            gemv_lhs!(k16, "lhs"),
                             gemv_tile_group!(
-                                8, "rhs", ["v20", "v21", "v22", "v23"], ["v24", "v25", "v26", "v27"]
+                                8, rhs, ["12", "16", "13", "17", "14", "18", "15", "19"],
+                                ["20", "21", "22", "23"], ["24", "25", "26", "27"]
                             ),
                         )),
                         // low + high nibble partial sums
@@ -636,14 +405,14 @@ mod aarch64 {
                         "movi v24.16b, #0", "movi v25.16b, #0",
                         "movi v26.16b, #0", "movi v27.16b, #0",
                         gemv_k_loop!(concat!(
-                            gemv_lhs!("lhs"),
+                            gemv_lhs!(k16, "lhs"),
                             gemv_tile_group!(
-                                8, "rhs0",
-                                ["v20", "v21", "v22", "v23"], ["v20", "v21", "v22", "v23"]
+                                8, rhs0, ["12", "16", "13", "17", "14", "18", "15", "19"],
+                                ["20", "21", "22", "23"], ["20", "21", "22", "23"]
                             ),
                             gemv_tile_group!(
-                                8, "rhs1",
-                                ["v24", "v25", "v26", "v27"], ["v24", "v25", "v26", "v27"]
+                                8, rhs1, ["12", "16", "13", "17", "14", "18", "15", "19"],
+                                ["24", "25", "26", "27"], ["24", "25", "26", "27"]
                             ),
                         )),
                         gemv_row_params!(),
@@ -695,82 +464,6 @@ mod aarch64 {
     // Register numbers are passed to the macros as strings ("4" for v4 / q4).
     // -----------------------------------------------------------------------------------------
 
-    /// GEMM RHS chunk load: `LD2` de-interleaves the 4-byte halves of the quad's 4 columns x
-    /// 8 bytes into v`$r0` (bytes 0-3) and v`$r1` (bytes 4-7); `{rhs}` advances by `{rstep}` =
-    /// `8 * nr`, the distance between consecutive chunks.
-    #[rustfmt::skip]
-    macro_rules! gemm_load {
-        ($r0:literal, $r1:literal) => {
-            concat!("ld2 {{v", $r0, ".4s, v", $r1, ".4s}}, [{rhs}], {rstep}\n")
-        };
-    }
-
-    /// GEMM RHS unpack: 16 * low nibbles of v`$r0`/v`$r1` into v2/v3, 16 * high nibbles in
-    /// place.
-    #[rustfmt::skip]
-    macro_rules! gemm_unpack {
-        ($r0:literal, $r1:literal) => {
-            concat!(
-                "shl v2.16b, v", $r0, ".16b, #4\n",
-                "shl v3.16b, v", $r1, ".16b, #4\n",
-                "and v", $r0, ".16b, v", $r0, ".16b, v12.16b\n",
-                "and v", $r1, ".16b, v", $r1, ".16b, v12.16b\n",
-            )
-        };
-    }
-
-    /// 4 `SDOT`s by element: weights v`$w` (4 columns x 4 depths) times the same 4 depths of
-    /// rows 0-3 of one LHS tile (v`$x01` = rows 0-1, v`$x23` = rows 2-3; element `$e0` of rows
-    /// 0/2, `$e1` of rows 1/3), into the rows' accumulators.
-    #[rustfmt::skip]
-    macro_rules! gemm_sdot4 {
-        ($w:literal, $x01:literal, $x23:literal, $e0:literal, $e1:literal,
-         [$a0:literal, $a1:literal, $a2:literal, $a3:literal]) => {
-            concat!(
-                "sdot v", $a0, ".4s, v", $w, ".16b, v", $x01, ".4b[", $e0, "]\n",
-                "sdot v", $a1, ".4s, v", $w, ".16b, v", $x01, ".4b[", $e1, "]\n",
-                "sdot v", $a2, ".4s, v", $w, ".16b, v", $x23, ".4b[", $e0, "]\n",
-                "sdot v", $a3, ".4s, v", $w, ".16b, v", $x23, ".4b[", $e1, "]\n",
-            )
-        };
-    }
-
-    /// One 8-deep block of every LHS tile (`$at` completes the address: `"], #128"` for the
-    /// post-incremented first block of a group, `", #-64]"` and so on for the others), times
-    /// the quad's weights for depths +0..3 (v`$wa`) and +4..7 (v`$wb`).
-    #[rustfmt::skip]
-    macro_rules! gemm_block {
-        ($wa:literal, $wb:literal, $at:literal,
-         $([$l:ident, $x01:literal, $x23:literal, $acc:tt]),+) => {
-            concat!(
-                $("ldp q", $x01, ", q", $x23, ", [{", stringify!($l), "}", $at, "\n",)+
-                $(gemm_sdot4!($wa, $x01, $x23, "0", "2", $acc),)+
-                $(gemm_sdot4!($wb, $x01, $x23, "1", "3", $acc),)+
-            )
-        };
-    }
-
-    /// GEMM K-group body (32 depths), chunk 0 already loaded into v0/v1: chunk 0 gives depths
-    /// 0-7 (low nibbles, LHS block 0) and 16-23 (high, block 2), chunk 1 depths 8-15 (block 1)
-    /// and 24-31 (block 3). Loads chunk 1, then the next group's chunk 0 (after the last group
-    /// that load reads 32 bytes of the RHS tile's extras, unused). `$lo`/`$hi`: each LHS tile's
-    /// accumulators for the low- and high-nibble blocks.
-    #[rustfmt::skip]
-    macro_rules! gemm_group {
-        ($([$l:ident, $x01:literal, $x23:literal, $lo:tt, $hi:tt]),+) => {
-            concat!(
-                gemm_unpack!("0", "1"),
-                gemm_load!("13", "14"),
-                gemm_block!("2", "3", "], #128", $([$l, $x01, $x23, $lo]),+),
-                gemm_block!("0", "1", ", #-64]", $([$l, $x01, $x23, $hi]),+),
-                gemm_unpack!("13", "14"),
-                gemm_load!("0", "1"),
-                gemm_block!("2", "3", ", #-96]", $([$l, $x01, $x23, $lo]),+),
-                gemm_block!("13", "14", ", #-32]", $([$l, $x01, $x23, $hi]),+),
-            )
-        };
-    }
-
     /// GEMM epilogue of one output row (arithmetic.md §4.1) and its store (`{out}` advances by
     /// `{stride}`): accumulator v`$a`, the row's offset in lane `$i` of v`$off`, dq in lane
     /// `$i` of v`$dq`. Needs v0 = rsum, v1 = scale16, v2 = bias of the quad, v12/v13 = clamp.
@@ -813,11 +506,13 @@ mod aarch64 {
     /// group).
     #[rustfmt::skip]
     macro_rules! gemm_k_loop {
-        (16, $($tile:tt),+) => {
+        (16, $([$l:ident, $x01:literal, $x23:literal, $lo:tt, $hi:tt]),+) => {
             concat!(
                 gemm_load!("0", "1"),
                 "3:\n",
-                gemm_group!($($tile),+),
+                // LHS blocks of a 128-byte group: depths 0-7, 16-23, 8-15, 24-31
+                gemm_group!(ahead, ["], #128", ", #-64]", ", #-96]", ", #-32]"],
+                            $([$l, $l, $x01, $x23, $lo, $hi]),+),
                 "subs {g}, {g}, #1\n",
                 "b.ne 3b\n",
             )
@@ -972,7 +667,7 @@ mod aarch64 {
                 // last group reads nothing ahead. The stores write the tile's rows at
                 // `out + i * out_stride`. Every register written is declared.
                 unsafe {
-                    asm!(
+                    asm_all_v!(
                         // 0xF0 mask; zero the accumulators
                         "movi v12.16b, #0xf0",
                         $(gemm_accs!(zero, $mode, [$a0, $a1, $a2, $a3], [$h0, $h1, $h2, $h3]),)+
@@ -1000,15 +695,6 @@ mod aarch64 {
                         stride = in(reg) $t.out_stride,
                         lo = in(reg) $t.lo,
                         hi = in(reg) $t.hi,
-                        out("v0") _, out("v1") _, out("v2") _, out("v3") _,
-                        out("v4") _, out("v5") _, out("v6") _, out("v7") _,
-                        out("v8") _, out("v9") _, out("v10") _, out("v11") _,
-                        out("v12") _, out("v13") _, out("v14") _, out("v15") _,
-                        out("v16") _, out("v17") _, out("v18") _, out("v19") _,
-                        out("v20") _, out("v21") _, out("v22") _, out("v23") _,
-                        out("v24") _, out("v25") _, out("v26") _, out("v27") _,
-                        out("v28") _, out("v29") _, out("v30") _, out("v31") _,
-                        options(nostack),
                     );
                 }
             }
@@ -1057,114 +743,92 @@ mod aarch64 {
     // Kernel entry points and descriptors
     // -----------------------------------------------------------------------------------------
 
-    macro_rules! entry {
-        ($(#[$doc:meta])* $fn_name:ident, $static_name:ident, $kname:literal,
-         ($ms:literal, $ns:literal), $packing:ident, $driver:ident($($arg:expr),*)) => {
-            $(#[$doc])*
-            ///
-            /// # Safety
-            ///
-            /// The contract of [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for this
-            /// kernel: the CPU has FEAT_DotProd; `m, n, k >= 1`; `lhs_packed` holds
-            /// `ceil(m / mr)` and `rhs_packed` `ceil(n / nr)` tiles packed with
-            #[doc = concat!("[`", stringify!($packing), "`](crate::matmul::qai8dxp_qsi4cxp::",
-                            stringify!($packing), ")")]
-            /// for this `k`; `dst` is writable for `n` f32 at each of the `m` rows
-            /// `dst + i * dst_stride_row` bytes; `clamp_min <= clamp_max`.
-            pub unsafe fn $fn_name(args: &UncheckedArgs) {
-                // SAFETY: forwarded from the caller's contract; the tile functions are the
-                // ones of this packing.
-                unsafe { $driver(args, $($arg),*) }
-            }
-
-            #[doc = concat!("`", $kname, "`.")]
-            pub static $static_name: Kernel = kernel(
-                $kname,
-                Tier::Dotprod,
-                ($ms, $ns),
-                $packing,
-                RawKernel::Fixed($fn_name),
-            );
-        };
-    }
-
-    entry!(
+    dotprod_entry!(
+        qai8dxp_qsi4cxp,
         /// GEMV over two `nr = 8` RHS tiles at a time (1 x 16 outputs per step).
         matmul_1x16_unchecked,
         DOTPROD_1X16,
         "matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_1x16_neon_dotprod",
         (1, 16),
         PACKING_1X8,
-        gemv(8, 2, tile_1x16, tile_1x8)
+        run_gemv(8, 2, tile_1x16, tile_1x8)
     );
-    entry!(
+    dotprod_entry!(
+        qai8dxp_qsi4cxp,
         /// GEMV over one `nr = 8` RHS tile at a time.
         matmul_1x8_unchecked,
         DOTPROD_1X8,
         "matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_1x8_neon_dotprod",
         (1, 8),
         PACKING_1X8,
-        gemv(8, 1, tile_1x8, tile_1x8)
+        run_gemv(8, 1, tile_1x8, tile_1x8)
     );
-    entry!(
+    dotprod_entry!(
+        qai8dxp_qsi4cxp,
         /// GEMV over one `nr = 4` RHS tile at a time.
         matmul_1x4_unchecked,
         DOTPROD_1X4,
         "matmul_clamp_f32_qai8dxp1x8_qsi4cxp4x8_1x4_neon_dotprod",
         (1, 4),
         PACKING_1X4,
-        gemv(4, 1, tile_1x4, tile_1x4)
+        run_gemv(4, 1, tile_1x4, tile_1x4)
     );
     /// The GEMM tile functions by LHS tile count: kr 16, kr 8.
     const GEMM_TILES: [TileFn; 4] = [tile_4x4, tile_8x4, tile_12x4, tile_16x4];
     const GEMM8_TILES: [TileFn; 4] = [tile8_4x4, tile8_8x4, tile8_12x4, tile8_16x4];
 
-    entry!(
+    dotprod_entry!(
+        qai8dxp_qsi4cxp,
         /// GEMM, 16 rows (4 LHS tiles) x 8 columns per step, as two 16 x 4 column quads.
         matmul_16x8_unchecked,
         DOTPROD_16X8,
         "matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_16x8_neon_dotprod",
         (16, 8),
         PACKING_4X8,
-        gemm(8, 8, 16, &GEMM_TILES)
+        run_gemm(8, 8, 16, &GEMM_TILES)
     );
-    entry!(
+    dotprod_entry!(
+        qai8dxp_qsi4cxp,
         /// GEMM, 4 rows x 8 columns per step.
         matmul_4x8_unchecked,
         DOTPROD_4X8,
         "matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_4x8_neon_dotprod",
         (4, 8),
         PACKING_4X8,
-        gemm(8, 8, 4, &GEMM_TILES)
+        run_gemm(8, 8, 4, &GEMM_TILES)
     );
-    entry!(
+    dotprod_entry!(
+        qai8dxp_qsi4cxp,
         /// GEMM, 16 rows (4 LHS tiles) x 4 columns per step.
         matmul_16x4_unchecked,
         DOTPROD_16X4,
         "matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_16x4_neon_dotprod",
         (16, 4),
         PACKING_4X4,
-        gemm(4, 8, 16, &GEMM_TILES)
+        run_gemm(4, 8, 16, &GEMM_TILES)
     );
-    entry!(
+    dotprod_entry!(
+        qai8dxp_qsi4cxp,
         /// GEMM, 4 rows x 4 columns per step.
         matmul_4x4_unchecked,
         DOTPROD_4X4,
         "matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4_neon_dotprod",
         (4, 4),
         PACKING_4X4,
-        gemm(4, 8, 4, &GEMM_TILES)
+        run_gemm(4, 8, 4, &GEMM_TILES)
     );
-    entry!(
+    dotprod_entry!(
+        qai8dxp_qsi4cxp,
         /// GEMV on the kr 8 packing, one `nr = 4` RHS tile at a time.
         matmul_1x4_kr8_unchecked,
         DOTPROD_1X4_KR8,
         "matmul_clamp_f32_qai8dxp1x4_qsi4cxp4x4_1x4_neon_dotprod",
         (1, 4),
         PACKING_1X4_KR8,
-        gemv(4, 1, tile_1x4_kr8, tile_1x4_kr8)
+        run_gemv(4, 1, tile_1x4_kr8, tile_1x4_kr8)
     );
-    entry!(
+    dotprod_entry!(
+        qai8dxp_qsi4cxp,
         /// GEMM on the kr 8 packing, 16 rows (4 LHS tiles) x 8 columns per step, as two
         /// 16 x 4 column quads.
         matmul_16x8_kr8_unchecked,
@@ -1172,15 +836,16 @@ mod aarch64 {
         "matmul_clamp_f32_qai8dxp4x4_qsi4cxp8x4_16x8_neon_dotprod",
         (16, 8),
         PACKING_4X8_KR8,
-        gemm(8, 4, 16, &GEMM8_TILES)
+        run_gemm(8, 4, 16, &GEMM8_TILES)
     );
-    entry!(
+    dotprod_entry!(
+        qai8dxp_qsi4cxp,
         /// GEMM on the kr 8 packing, 16 rows (4 LHS tiles) x 4 columns per step.
         matmul_16x4_kr8_unchecked,
         DOTPROD_16X4_KR8,
         "matmul_clamp_f32_qai8dxp4x4_qsi4cxp4x4_16x4_neon_dotprod",
         (16, 4),
         PACKING_4X4_KR8,
-        gemm(4, 4, 16, &GEMM8_TILES)
+        run_gemm(4, 4, 16, &GEMM8_TILES)
     );
 }

@@ -25,34 +25,19 @@
 //! Up to 2 LHS tiles the 8-column tile is the better one (same unpack work, half the LHS
 //! loads); from 3 on, 4-column tiles leave room for up to 24 rows. Small 4-column tiles have too
 //! few accumulators to hide the `SMMLA` latency, so they accumulate the high-nibble depths into a
-//! second set and add the two after the K loop. `k_group!` (load + unpack + `SMMLA` of one
-//! 32-depth group) is the reusable piece for the per-block families.
+//! second set and add the two after the K loop. The 32-depth group (`k_group!`), the epilogue
+//! pieces, the tile driver and the catalogue macro are shared with the per-block families
+//! ([`i8mm_asm`](crate::matmul::i8mm_asm)).
 //!
 //! A catalogue kernel with `m_step = 4 * T` runs the `R = T` tile kernel and, for the last rows,
 //! the tile kernel of the row tiles that remain (never a tile past `ceil(m / 4)`). Partial tiles
 //! are computed whole into a stack scratch tile and copied.
 
 use super::Kernel;
-use crate::cpu::CpuFeatures;
-use crate::matmul::Tier;
 
-#[cfg(target_arch = "aarch64")]
-pub use aarch64::*;
-
-/// Whether this tier's kernels may run on `cpu` (NEON and FEAT_I8MM).
-pub fn is_available(cpu: &CpuFeatures) -> bool {
-    Tier::I8mm.is_available(cpu)
-}
-
-/// This tier's kernels, best first.
-#[cfg(target_arch = "aarch64")]
-pub(super) const KERNELS: &[&Kernel] = &[
-    &I8MM_24X8, &I8MM_8X8, &I8MM_4X8, &I8MM_24X4, &I8MM_16X4, &I8MM_8X4, &I8MM_4X4,
-];
-
-/// This tier's kernels: none on this architecture.
-#[cfg(not(target_arch = "aarch64"))]
-pub(super) const KERNELS: &[&Kernel] = &[];
+crate::matmul::i8mm_asm::i8mm_tier!(
+    I8MM_24X8, I8MM_8X8, I8MM_4X8, I8MM_24X4, I8MM_16X4, I8MM_8X4, I8MM_4X4
+);
 
 #[cfg(target_arch = "aarch64")]
 mod aarch64 {
@@ -60,66 +45,8 @@ mod aarch64 {
     use super::Kernel;
     use crate::matmul::{RawKernel, Tier, UncheckedArgs};
 
-    /// `SMMLA` of one LHS register `$l` (2 rows x 8 depths) with each unpacked RHS register `$w`
-    /// (2 columns x 8 depths) into the accumulator of that column pair.
-    macro_rules! smmla_rows {
-        ($l:tt, [$($acc:tt),+], [$($w:tt),+]) => {
-            concat!($("smmla ", $acc, ".4s, ", $l, ".16b, ", $w, ".16b\n",)+)
-        };
-    }
-
-    /// One 8-depth chunk for every row tile: load the tile's chunk at `[{a}$addr` (rows 0-1 into
-    /// v29, rows 2-3 into v30) and multiply it with the RHS registers `$w`.
-    macro_rules! smmla_chunk {
-        ($addr:tt, $w:tt, [$(($a:ident, $acc01:tt, $acc23:tt)),+]) => {
-            concat!($(
-                "ldp q29, q30, [{", stringify!($a), "}", $addr, "\n",
-                $crate::matmul::qai8dxp_qsi4cxp::i8mm::smmla_rows!("v29", $acc01, $w),
-                $crate::matmul::qai8dxp_qsi4cxp::i8mm::smmla_rows!("v30", $acc23, $w),
-            )+)
-        };
-    }
-
-    /// One 32-depth group: load + unpack + `SMMLA` (the reusable K step), as one template string.
-    ///
-    /// * `rhs_lo`, `rhs_hi`: the instructions loading the group's RHS bytes 0-7 and 8-15 of each
-    ///   column into `raw` (one register per column pair); `rhs_lo` advances the RHS pointer by one
-    ///   group.
-    /// * `raw`, `unp`: per column pair, the raw register and the register for the `SHL` result.
-    /// * `lo`, `hi`: per LHS tile, `(pointer operand, [accumulators of rows 0-1 per column pair],
-    ///   [accumulators of rows 2-3 per column pair])` for the low-nibble depths (0-15 of the group)
-    ///   and the high-nibble ones (16-31): the same registers, or a second set that shortens the
-    ///   accumulator dependency chains of small tiles. Each pointer advances by one group (128
-    ///   bytes).
-    ///
-    /// Also uses v24 (`0xF0` in every byte, set by the caller) and v29, v30 (LHS chunks).
-    macro_rules! k_group {
-        (
-            rhs_lo = [$($ld_lo:tt),+], rhs_hi = [$($ld_hi:tt),+],
-            raw = [$($r:tt),+], unp = [$($u:tt),+], lo = $lo:tt, hi = $hi:tt $(,)?
-        ) => {
-            concat!(
-                // Bytes 0-7 of each column: depths 0-7 (low nibbles) and 16-23 (high nibbles).
-                $($ld_lo, "\n",)+
-                $("shl ", $u, ".16b, ", $r, ".16b, #4\n",)+
-                // Depths 0-7; the first LHS load moves each pointer to the next group.
-                $crate::matmul::qai8dxp_qsi4cxp::i8mm::smmla_chunk!("], #128", [$($u),+], $lo),
-                $("and ", $r, ".16b, ", $r, ".16b, v24.16b\n",)+
-                // Depths 16-23.
-                $crate::matmul::qai8dxp_qsi4cxp::i8mm::smmla_chunk!(", #-64]", [$($r),+], $hi),
-                // Bytes 8-15 of each column: depths 8-15 and 24-31.
-                $($ld_hi, "\n",)+
-                $("shl ", $u, ".16b, ", $r, ".16b, #4\n",)+
-                // Depths 8-15.
-                $crate::matmul::qai8dxp_qsi4cxp::i8mm::smmla_chunk!(", #-96]", [$($u),+], $lo),
-                $("and ", $r, ".16b, ", $r, ".16b, v24.16b\n",)+
-                // Depths 24-31.
-                $crate::matmul::qai8dxp_qsi4cxp::i8mm::smmla_chunk!(", #-32]", [$($r),+], $hi),
-            )
-        };
-    }
-
-    pub(crate) use {k_group, smmla_chunk, smmla_rows};
+    use crate::matmul::Packing;
+    use crate::matmul::i8mm_asm::{Layout, MAX_TILES, TileArgs, TileFn, catalogue, drive};
 
     /// Output of one row and 4 columns in `$v` (int32 sums), lane `$lane` of the tile:
     /// `iacc += rsum * offset`, `f = scvtf`, `s = scale16 * dq` (into `$tmp`), `f * s + bias`,
@@ -133,48 +60,15 @@ mod aarch64 {
                 "fmul ", $tmp, ".4s, ", $scale, ".4s, v29.s[", $lane, "]\n",
                 "fmul ", $v, ".4s, ", $v, ".4s, ", $tmp, ".4s\n",
                 "fadd ", $v, ".4s, ", $v, ".4s, ", $bias, ".4s\n",
-                "fmax ", $v, ".4s, ", $v, ".4s, v30.4s\n",
-                "fmin ", $v, ".4s, ", $v, ".4s, v31.4s\n",
+                $crate::matmul::i8mm_asm::clamp!($v),
             )
         };
     }
 
-    /// `{ $r0.4s, $r1.4s, ... }` register list body.
-    macro_rules! st1_list {
-        ($first:tt $(, $rest:tt)*) => {
-            concat!($first, ".4s" $(, ", ", $rest, ".4s")*)
-        };
-    }
-
-    /// Epilogue of one row pair (lanes `$l0`, `$l1` of the tile): per 4 columns, de-interleave the
-    /// two 2x2 blocks `($x, $y)` into row 0 (`$s`) and row 1 (`$y`), finish both, store row 1 at
-    /// `{d1}` (advancing) and finally row 0 at `{d}`; `{d}` moves down two rows.
-    macro_rules! epi_row_pair {
-        (($l0:tt, $l1:tt), [$($x:tt, $y:tt),+], [$($cst:tt),+], [$($s:tt),+]) => {
-            concat!(
-                "add {d1}, {d}, {stride}\n",
-                $(
-                    "zip1 ", $s, ".2d, ", $x, ".2d, ", $y, ".2d\n",
-                    "zip2 ", $y, ".2d, ", $x, ".2d, ", $y, ".2d\n",
-                    row_math!($s, $l0, $cst, $x),
-                    row_math!($y, $l1, $cst, $x),
-                    "st1 {{", $y, ".4s}}, [{d1}], #16\n",
-                )+
-                "st1 {{", st1_list!($($s),+), "}}, [{d}]\n",
-                "add {d}, {d}, {stride}, lsl #1\n",
-            )
-        };
-    }
-
-    /// Epilogue of one LHS tile: load its offsets (v28) and dq (v29), then both row pairs.
-    #[rustfmt::skip]
-    macro_rules! epi_tile {
-        ($a:ident, $acc01:tt, $acc23:tt, $cst:tt, $s:tt) => {
-            concat!(
-                "ld1 {{v28.4s, v29.4s}}, [{", stringify!($a), "}]\n",
-                epi_row_pair!(("0", "1"), $acc01, $cst, $s),
-                epi_row_pair!(("2", "3"), $acc23, $cst, $s),
-            )
+    /// Per-row loads of one LHS tile for [`row_math!`]: offsets (v28) and dq (v29).
+    macro_rules! lhs_consts {
+        ($a:ident) => {
+            concat!("ld1 {{v28.4s, v29.4s}}, [{", stringify!($a), "}]\n")
         };
     }
 
@@ -216,14 +110,9 @@ mod aarch64 {
             tiles = [$(($a:ident, $i:tt, [$($acc01:tt),+], [$($acc23:tt),+])),+ $(,)?],
             hi = $hi:tt, merge = [$(($md:tt, $ms:tt)),* $(,)?] $(,)?
         ) => {
+            $crate::matmul::i8mm_asm::tile_fn! {
             $(#[$meta])*
-            ///
-            /// # Safety
-            ///
-            /// The CPU has FEAT_I8MM, and `t` describes valid buffers (see [`TileArgs`]).
-            #[target_feature(enable = "i8mm")]
-            #[inline(never)]
-            unsafe fn $name(t: &TileArgs) {
+            fn $name(t) {
                 // SAFETY: the caller guarantees FEAT_I8MM and that `t.lhs[..R]`, `t.rhs` and
                 // `t.extras` point at whole packed tiles of `t.groups` 32-depth groups, which is
                 // all the block reads; it writes the `4R` rows of 4 or 8 f32 at `t.dst`,
@@ -240,8 +129,10 @@ mod aarch64 {
                         ),
                         // K loop: one 32-depth group per iteration.
                         "2:",
-                        $crate::matmul::qai8dxp_qsi4cxp::i8mm::k_group!(
+                        $crate::matmul::i8mm_asm::k_group!(
+                            mma = lr,
                             rhs_lo = $rhs_lo, rhs_hi = $rhs_hi, raw = $raw, unp = $unp,
+                            lhs = ["], #128", ", #-64]", ", #-96]", ", #-32]"],
                             lo = [$(($a, [$($acc01),+], [$($acc23),+])),+], hi = $hi,
                         ),
                         "subs {g}, {g}, #1",
@@ -252,7 +143,9 @@ mod aarch64 {
                         "dup v30.4s, {cmin:w}",
                         "dup v31.4s, {cmax:w}",
                         $($ld_c,)+
-                        $(epi_tile!($a, [$($acc01),+], [$($acc23),+], $cst, $row0),)+
+                        $($crate::matmul::i8mm_asm::epi_tile!(
+                            lr, row_math, lhs_consts, $a, [$($acc01),+], [$($acc23),+], $cst,
+                            $row0),)+
                         $($a = inout(reg) t.lhs[$i] => _,)+
                         b = inout(reg) t.rhs => _,
                         e = inout(reg) t.extras => _,
@@ -269,6 +162,7 @@ mod aarch64 {
                         options(nostack),
                     )
                 }
+            }
             }
         };
     }
@@ -389,34 +283,6 @@ mod aarch64 {
         ];
     ]);
 
-    /// Arguments of one tile kernel call.
-    struct TileArgs {
-        /// The packed LHS tiles of the rows (entries past the kernel's `R` are unused).
-        lhs: [*const u8; MAX_TILES],
-        /// First data byte of the tile's first column in its packed RHS tile.
-        rhs: *const u8,
-        /// `rsum` of the tile's first column; `scale16` and `bias` follow `extras_step` bytes
-        /// apart.
-        extras: *const u8,
-        /// `4 * nr` bytes.
-        extras_step: usize,
-        /// 32-depth groups (`Kp / 32`, `>= 1`).
-        groups: usize,
-        /// Output element of the tile's top-left corner.
-        dst: *mut f32,
-        /// Output row stride, bytes.
-        dst_stride: usize,
-        /// Clamp bounds as f32 bits.
-        clamp_min: u32,
-        clamp_max: u32,
-    }
-
-    /// Most LHS tiles one tile kernel takes.
-    const MAX_TILES: usize = 6;
-
-    /// A tile kernel and its column count.
-    type TileFn = (unsafe fn(&TileArgs), usize);
-
     /// Tile kernels on `nr = 4`, by LHS tile count.
     const NR4: [TileFn; MAX_TILES] = [
         (nr4_r1, 4),
@@ -438,174 +304,49 @@ mod aarch64 {
         (nr8h_r6, 4),
     ];
 
-    /// Runs the rectangle `args` with `kernels[i]` for `i + 1` LHS tiles: blocks of
-    /// `kernels.len()` tiles, then one block of the tiles that remain.
+    /// Runs the rectangle `args` in steps of `tiles` LHS tiles (`1..=6`).
     ///
     /// # Safety
     ///
     /// The CPU has FEAT_I8MM and `args` satisfies
-    /// [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for a packing with `mr = 4`, this
-    /// `nr` and `kr = 16`, `sr = 2`.
-    unsafe fn drive(args: &UncheckedArgs, nr: usize, kernels: &[TileFn]) {
-        let (m, n) = (args.m, args.n);
-        let kp = args.k.div_ceil(32) * 32;
-        let lhs_stride = 4 * (kp + 8);
-        let rhs_stride = nr * (kp / 2 + 12);
-        let mut scratch = [0f32; 4 * MAX_TILES * 8];
-        let mut t = TileArgs {
-            lhs: [args.lhs_packed; MAX_TILES],
-            rhs: args.rhs_packed,
-            extras: args.rhs_packed,
-            extras_step: 4 * nr,
-            groups: kp / 32,
-            dst: args.dst,
-            dst_stride: args.dst_stride_row,
-            clamp_min: args.clamp_min.to_bits(),
-            clamp_max: args.clamp_max.to_bits(),
+    /// [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for `packing` (`mr = 4`,
+    /// `nr = 4` or `8`, `kr = 16`, `sr = 2`).
+    unsafe fn run(args: &UncheckedArgs, packing: &Packing, tiles: usize) {
+        let (nr, kp) = (packing.nr, args.k.div_ceil(32) * 32);
+        let layout = Layout {
+            nr,
+            lhs_stride: 4 * (kp + 8),
+            lhs_data: 0,
+            rhs_stride: nr * (kp / 2 + 12),
+            rhs_data: 0,
+            rhs_scales: 0,
+            rhs_extras: nr * kp / 2,
         };
-        let m_tiles = m.div_ceil(4);
-        let mut tile0 = 0;
-        while tile0 < m_tiles {
-            let tiles = kernels.len().min(m_tiles - tile0);
-            let (kernel, cols) = kernels[tiles - 1];
-            for (i, p) in t.lhs.iter_mut().enumerate() {
-                *p = args
-                    .lhs_packed
-                    .wrapping_add((tile0 + i.min(tiles - 1)) * lhs_stride);
-            }
-            let row0 = 4 * tile0;
-            let rows = (4 * tiles).min(m - row0);
-            let mut col = 0;
-            while col < n {
-                let ncols = cols.min(n - col);
-                // Column `col % nr` of its tile: its bytes start `bd = 8` bytes per column into
-                // each chunk, its constants 4 bytes per column into each array.
-                let rhs_tile = args.rhs_packed.wrapping_add(col / nr * rhs_stride);
-                t.rhs = rhs_tile.wrapping_add(col % nr * 8);
-                t.extras = rhs_tile.wrapping_add(nr * kp / 2 + col % nr * 4);
-                let out = args
-                    .dst
-                    .wrapping_byte_add(row0 * args.dst_stride_row)
-                    .wrapping_add(col);
-                let whole = rows == 4 * tiles && ncols == cols;
-                if whole {
-                    t.dst = out;
-                    t.dst_stride = args.dst_stride_row;
-                } else {
-                    t.dst = scratch.as_mut_ptr();
-                    t.dst_stride = 4 * cols;
-                }
-                // SAFETY: FEAT_I8MM is present (caller). The LHS tiles `tile0..tile0 + tiles` are
-                // below `ceil(m/4)` and the RHS tile `col / nr` below `ceil(n/nr)`, all inside the
-                // packed buffers the caller provides. The kernel writes `4 * tiles` rows of `cols`
-                // f32: inside the `m x n` rectangle when `whole`, else inside `scratch`
-                // (`4 * tiles * cols <= scratch.len()`).
-                unsafe { kernel(&t) };
-                if !whole {
-                    for r in 0..rows {
-                        let src = &scratch[r * cols..r * cols + ncols];
-                        // SAFETY: row `row0 + r < m`, columns `col..col + ncols <= n`: inside the
-                        // rectangle the caller made writable, disjoint from `scratch`.
-                        unsafe {
-                            let dst = out.byte_add(r * args.dst_stride_row);
-                            core::ptr::copy_nonoverlapping(src.as_ptr(), dst, ncols);
-                        }
-                    }
-                }
-                col += cols;
-            }
-            tile0 += tiles;
+        let table = if nr == 4 { &NR4 } else { &NR8 };
+        // SAFETY: forwarded from the caller; `layout` is the qai8dxp / qsi4cxp layout for this
+        // `k` and `nr`, which the table's kernels read.
+        unsafe {
+            drive(
+                args,
+                &layout,
+                TileArgs::new(args, nr, kp / 32),
+                &table[..tiles],
+            )
         }
     }
 
-    /// Defines a catalogue kernel: its `unsafe` entry and its descriptor.
-    macro_rules! catalogue_kernel {
-        (
-            $stat:ident, $func:ident, $name:literal, ($ms:literal, $ns:literal),
-            $packing:ident, $table:ident $(,)?
-        ) => {
-            #[doc = concat!(
-                "`", $ms, "x", $ns, "` i8mm kernel on [`", stringify!($packing),
-                "`](crate::matmul::qai8dxp_qsi4cxp::", stringify!($packing), ")."
-            )]
-            ///
-            /// # Safety
-            ///
-            /// Same contract as [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for
-            #[doc = concat!(
-                "[`", stringify!($stat), "`]: the CPU has FEAT_I8MM, the pointers cover ",
-                "`ceil(m/4)` LHS and `ceil(n/nr)` RHS tiles and the `m x n` output."
-            )]
-            pub unsafe fn $func(args: &UncheckedArgs) {
-                // SAFETY: forwarded from the caller; the table's `nr` is the packing's.
-                unsafe { drive(args, fam::$packing.nr, &$table[..$ms / 4]) }
-            }
-
-            #[doc = concat!("`", $name, "`.")]
-            pub static $stat: Kernel = fam::kernel(
-                $name,
-                Tier::I8mm,
-                ($ms, $ns),
-                fam::$packing,
-                RawKernel::Fixed($func),
-            );
-        };
+    catalogue! {
+        run;
+        PACKING_4X8, "matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_", [
+            I8MM_24X8 matmul_24x8_unchecked (24, 8),
+            I8MM_8X8 matmul_8x8_unchecked (8, 8),
+            I8MM_4X8 matmul_4x8_unchecked (4, 8),
+        ];
+        PACKING_4X4, "matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_", [
+            I8MM_24X4 matmul_24x4_unchecked (24, 4),
+            I8MM_16X4 matmul_16x4_unchecked (16, 4),
+            I8MM_8X4 matmul_8x4_unchecked (8, 4),
+            I8MM_4X4 matmul_4x4_unchecked (4, 4),
+        ];
     }
-
-    catalogue_kernel!(
-        I8MM_24X8,
-        matmul_24x8_unchecked,
-        "matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_24x8_neon_i8mm",
-        (24, 8),
-        PACKING_4X8,
-        NR8
-    );
-    catalogue_kernel!(
-        I8MM_8X8,
-        matmul_8x8_unchecked,
-        "matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_8x8_neon_i8mm",
-        (8, 8),
-        PACKING_4X8,
-        NR8
-    );
-    catalogue_kernel!(
-        I8MM_4X8,
-        matmul_4x8_unchecked,
-        "matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_4x8_neon_i8mm",
-        (4, 8),
-        PACKING_4X8,
-        NR8
-    );
-    catalogue_kernel!(
-        I8MM_24X4,
-        matmul_24x4_unchecked,
-        "matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_24x4_neon_i8mm",
-        (24, 4),
-        PACKING_4X4,
-        NR4
-    );
-    catalogue_kernel!(
-        I8MM_16X4,
-        matmul_16x4_unchecked,
-        "matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_16x4_neon_i8mm",
-        (16, 4),
-        PACKING_4X4,
-        NR4
-    );
-    catalogue_kernel!(
-        I8MM_8X4,
-        matmul_8x4_unchecked,
-        "matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_8x4_neon_i8mm",
-        (8, 4),
-        PACKING_4X4,
-        NR4
-    );
-    catalogue_kernel!(
-        I8MM_4X4,
-        matmul_4x4_unchecked,
-        "matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4_neon_i8mm",
-        (4, 4),
-        PACKING_4X4,
-        NR4
-    );
 }

@@ -1,0 +1,1037 @@
+//! Shared pieces of the dotprod (`SDOT`, FEAT_DotProd) tiers of the int4 families: the tile
+//! drivers (plain Rust, they only walk the tiles) and the macros that emit the asm text of one
+//! 32-deep K group (load, unpack, `SDOT`), of the block loop and of the per-block float
+//! epilogue. The family files put these together into one `asm!` block per output tile.
+//!
+//! In a packed int4 RHS column, byte `t` of a 32-deep group carries depth `t` (low nibble) and
+//! depth `t + 16` (high nibble) of that group (`qsi4cxp`, `qsi4c32p`; `qsi4c32p` with f16 scales
+//! pairs depth `q` with `q + bl/2` of its block, the same for `bl = 32`). `SHL #4` turns a
+//! register of such bytes into `16 * low nibble` as int8 and `AND #0xF0` into
+//! `16 * high nibble`, so every unpacked register feeds `SDOT`s directly and the integer sums
+//! come out multiplied by 16 (`SCVTF #4` divides it out exactly). The `kr = 16` packings
+//! (`bd = 8`) store a column's group as two 8-byte chunks (bytes 0-7, then 8-15).
+//!
+//! * GEMV (`mr = 1`): one RHS register holds 2 columns x 8 bytes. `LD4R` (or two `LD2R`)
+//!   copies each 8-depth slice of the LHS row into both halves of a register, so a plain
+//!   vector `SDOT` gives lanes (c0: d0-3, c0: d4-7, c1: d0-3, c1: d4-7); `ADDP` folds the lane
+//!   pairs into columns.
+//! * GEMM (`mr = 4`): an output tile is up to 4 LHS tiles x one column quad. `LD2 .4s` splits
+//!   a chunk into 4 columns x bytes 0-3 and 4 columns x bytes 4-7, and `SDOT` by element
+//!   multiplies such a register by 4 depths of one LHS row, read from the LHS tile as stored.
+//!   Each lane is one output column, each accumulator one row of the quad.
+//!
+//! The per-block families (`bl` a multiple of 32) run a block loop around the group loop:
+//! zero the integer accumulators (loads from [`ZEROS`]: load pipes, not SIMD ones), sum the
+//! block's groups, fold the lanes once (`ADDP`), `SCVTF #4`, and one `FMLA` per column into an
+//! f32 accumulator with the block's scale (arithmetic.md §4.2, §4.3). The family supplies the
+//! scale handling and the final epilogue through a "hook" macro; the tile skeletons
+//! (`blocked_gemv_tile`, `blocked_gemm_tile`) and the register allocations are shared.
+//!
+//! Register numbers are passed to the macros as strings (`"4"` for v4 / q4 / d4).
+
+#![cfg(target_arch = "aarch64")]
+
+use crate::matmul::{Packing, UncheckedArgs};
+
+/// 64 zero bytes: the integer accumulators of the per-block kernels are reset by loading
+/// them from here (load pipes) rather than with `MOVI` (SIMD pipes).
+pub(crate) static ZEROS: [u8; 64] = [0; 64];
+
+/// What one `asm!` block needs for one output tile (every field a tile does not use is
+/// ignored).
+pub(crate) struct Tile {
+    /// First packed LHS tile of the output tile (`mr = 1`: the row).
+    pub(crate) lhs: *const u8,
+    /// Bytes between consecutive packed LHS tiles.
+    pub(crate) lhs_stride: usize,
+    /// GEMV: first packed RHS tile; GEMM: the column quad's first data byte in its RHS tile.
+    pub(crate) rhs: *const u8,
+    /// GEMV: bytes between consecutive packed RHS tiles.
+    pub(crate) rhs_stride: usize,
+    /// GEMM: bytes between consecutive chunks of the RHS tile (`bd * nr`).
+    pub(crate) rhs_step: usize,
+    /// GEMM, per-block families: the column quad's scales of block 0.
+    pub(crate) scales: *const u8,
+    /// GEMM: the column quad's `rsum` (the next per-column values follow `extras_step`
+    /// bytes apart).
+    pub(crate) extras: *const u8,
+    /// GEMM: `4 * nr`.
+    pub(crate) extras_step: usize,
+    /// 32-deep K groups: per-channel families `Kp / 32`, per-block families `bl / 32`.
+    pub(crate) groups: usize,
+    /// Blocks (`k / bl`; 1 for the per-channel families).
+    pub(crate) blocks: usize,
+    /// Bytes of one block in an RHS tile (per-block families).
+    pub(crate) block_bytes: usize,
+    /// GEMM, per-block families: bytes from the end of a block's data to the next block's
+    /// data (`2 * nr`: the block scales).
+    pub(crate) skip: usize,
+    /// [`ZEROS`].
+    pub(crate) zero: *const u8,
+    /// Output element (0, 0) of the tile.
+    pub(crate) out: *mut f32,
+    /// Bytes between output rows.
+    pub(crate) out_stride: usize,
+    /// Clamp bounds (f32 bits).
+    pub(crate) lo: u32,
+    pub(crate) hi: u32,
+}
+
+/// The asm of one output tile: the K loop plus the epilogue, storing the whole tile (its rows
+/// at `out + i * out_stride`, `4 * width` bytes each).
+///
+/// Safety: FEAT_DotProd is present; `lhs`/`rhs` hold the packed tiles the shape reads, with the
+/// [`Tile`]'s depth; `out` is writable for the whole tile.
+pub(crate) type TileFn = unsafe fn(&Tile);
+
+/// A family's packed layout for one call (`k`, `bl`, the packing), as the drivers need it.
+pub(crate) struct Geometry {
+    /// Bytes of one packed LHS tile.
+    pub(crate) lhs_stride: usize,
+    /// Bytes of one packed RHS tile.
+    pub(crate) rhs_stride: usize,
+    /// [`Tile::groups`].
+    pub(crate) groups: usize,
+    /// [`Tile::blocks`].
+    pub(crate) blocks: usize,
+    /// [`Tile::block_bytes`].
+    pub(crate) block_bytes: usize,
+    /// GEMM: offset in an RHS tile of column quad 0's first data byte.
+    pub(crate) data_at: usize,
+    /// GEMM: offset in an RHS tile of column quad 0's block-0 scales (per-block families).
+    pub(crate) scales_at: usize,
+    /// GEMM: offset in an RHS tile of `rsum[0]`.
+    pub(crate) extras_at: usize,
+}
+
+impl Geometry {
+    /// The layout of a per-block family (`nb = k / bl` blocks): LHS tiles of `lhs_stride`
+    /// bytes; RHS tiles of `nb` blocks of `nr * (bl/2 + 2)` bytes (the data and `2 * nr` bytes
+    /// of scales, the scales first if `scales_first`) and then `tail` bytes (`rsum`, `bias`).
+    pub(crate) fn blocked(
+        args: &UncheckedArgs,
+        p: &Packing,
+        lhs_stride: usize,
+        tail: usize,
+        scales_first: bool,
+    ) -> Geometry {
+        let (nb, data) = (args.k / args.bl, p.nr * args.bl / 2);
+        let block_bytes = data + 2 * p.nr;
+        Geometry {
+            lhs_stride,
+            rhs_stride: nb * block_bytes + tail,
+            groups: args.bl / 32,
+            blocks: nb,
+            block_bytes,
+            data_at: if scales_first { 2 * p.nr } else { 0 },
+            scales_at: if scales_first { 0 } else { data },
+            extras_at: nb * block_bytes,
+        }
+    }
+}
+
+/// Stores the first `rows x cols` elements of a `? x width` scratch tile to `out`.
+///
+/// # Safety
+///
+/// `out` is writable for `cols` f32 at each of the `rows` rows `out + i * out_stride` bytes.
+unsafe fn copy_out(
+    tmp: &[f32],
+    width: usize,
+    rows: usize,
+    cols: usize,
+    out: *mut f32,
+    out_stride: usize,
+) {
+    for (i, row) in tmp.chunks_exact(width).take(rows).enumerate() {
+        for (j, &v) in row[..cols].iter().enumerate() {
+            // SAFETY: row `i < rows`, column `j < cols`: inside the region the caller made
+            // writable.
+            unsafe { out.byte_add(i * out_stride).add(j).write_unaligned(v) };
+        }
+    }
+}
+
+/// GEMV driver (`mr = 1`): for each step of `nr * tiles` columns and each row runs `wide`
+/// (`tiles` RHS tiles); the columns left over after the last whole step run `narrow` (one RHS
+/// tile) per tile. Partial tiles are computed into a scratch tile and copied.
+///
+/// # Safety
+///
+/// The contract of [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for a packing with
+/// `mr = 1` and this `nr`; `geo` describes that packing and `args`; `wide` and `narrow` are
+/// tile functions of the packing; `nr * tiles <= 16`.
+pub(crate) unsafe fn gemv(
+    args: &UncheckedArgs,
+    geo: &Geometry,
+    nr: usize,
+    tiles: usize,
+    wide: TileFn,
+    narrow: TileFn,
+) {
+    let step = nr * tiles;
+    let wide_end = args.n - args.n % step;
+    let mut tmp = [0f32; 16];
+    let mut n0 = 0;
+    while n0 < args.n {
+        let (f, width) = if n0 < wide_end {
+            (wide, step)
+        } else {
+            (narrow, nr)
+        };
+        let cols = width.min(args.n - n0);
+        for r in 0..args.m {
+            let out = args
+                .dst
+                .wrapping_byte_add(r * args.dst_stride_row)
+                .wrapping_add(n0);
+            let t = Tile {
+                lhs: args.lhs_packed.wrapping_add(r * geo.lhs_stride),
+                lhs_stride: geo.lhs_stride,
+                rhs: args.rhs_packed.wrapping_add(n0 / nr * geo.rhs_stride),
+                rhs_stride: geo.rhs_stride,
+                rhs_step: 0,
+                scales: core::ptr::null(),
+                extras: core::ptr::null(),
+                extras_step: 0,
+                groups: geo.groups,
+                blocks: geo.blocks,
+                block_bytes: geo.block_bytes,
+                skip: 2 * nr,
+                zero: ZEROS.as_ptr(),
+                out: if cols < width { tmp.as_mut_ptr() } else { out },
+                out_stride: 4 * width,
+                lo: args.clamp_min.to_bits(),
+                hi: args.clamp_max.to_bits(),
+            };
+            // SAFETY: the caller guarantees dotprod and `ceil(n/nr)` RHS tiles; `f` reads row
+            // `r < m` and the `width / nr` RHS tiles from `n0 / nr`: a wide step only runs
+            // below `wide_end`, where all its tiles exist, and a narrow one reads one tile that
+            // holds column `n0 < n`. It writes one row of `width` columns: to `dst` when all
+            // of them are in the rectangle, else to `tmp` (16 elements).
+            unsafe { f(&t) };
+            if cols < width {
+                // SAFETY: `cols` columns of row `r` from `n0` lie inside the rectangle.
+                unsafe { copy_out(&tmp, width, 1, cols, out, args.dst_stride_row) };
+            }
+        }
+        n0 += width;
+    }
+}
+
+/// GEMM driver (`mr = 4`): for each column quad (4 columns of an RHS tile) and each step of
+/// `m_step` rows, runs `tiles[t - 1]` over the `t = ceil(rows / 4)` LHS tiles the step covers
+/// (`tiles[t - 1]` computes `4t` rows x 4 columns). Partial tiles go through a scratch tile.
+///
+/// # Safety
+///
+/// The contract of [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for a packing with
+/// `mr = 4`, this `nr` (a multiple of 4) and `bd`; `geo` describes that packing and `args`;
+/// `tiles` are tile functions of the packing; `m_step` is a multiple of 4, at most
+/// `4 * tiles.len()` and at most 16.
+pub(crate) unsafe fn gemm(
+    args: &UncheckedArgs,
+    geo: &Geometry,
+    nr: usize,
+    bd: usize,
+    m_step: usize,
+    tiles: &[TileFn],
+) {
+    let mut tmp = [0f32; 64];
+    for n0 in (0..args.n).step_by(4) {
+        let cols = 4.min(args.n - n0);
+        let (rhs_tile, quad) = (n0 / nr, n0 % nr / 4);
+        let rhs = args.rhs_packed.wrapping_add(rhs_tile * geo.rhs_stride);
+        for m0 in (0..args.m).step_by(m_step) {
+            let rows = m_step.min(args.m - m0);
+            let count = rows.div_ceil(4);
+            let out = args
+                .dst
+                .wrapping_byte_add(m0 * args.dst_stride_row)
+                .wrapping_add(n0);
+            let full = rows == 4 * count && cols == 4;
+            let t = Tile {
+                lhs: args.lhs_packed.wrapping_add(m0 / 4 * geo.lhs_stride),
+                lhs_stride: geo.lhs_stride,
+                rhs: rhs.wrapping_add(geo.data_at + 4 * bd * quad),
+                rhs_stride: geo.rhs_stride,
+                rhs_step: bd * nr,
+                scales: rhs.wrapping_add(geo.scales_at + 8 * quad),
+                extras: rhs.wrapping_add(geo.extras_at + 16 * quad),
+                extras_step: 4 * nr,
+                groups: geo.groups,
+                blocks: geo.blocks,
+                block_bytes: geo.block_bytes,
+                skip: 2 * nr,
+                zero: ZEROS.as_ptr(),
+                out: if full { out } else { tmp.as_mut_ptr() },
+                out_stride: if full { args.dst_stride_row } else { 16 },
+                lo: args.clamp_min.to_bits(),
+                hi: args.clamp_max.to_bits(),
+            };
+            // SAFETY: the caller guarantees dotprod, `ceil(m/4)` LHS tiles and `ceil(n/nr)`
+            // RHS tiles. The tile function reads the `count` LHS tiles from `m0/4` (`count =
+            // ceil(rows/4)`, so the last is at most tile `ceil(m/4) - 1`) and the quad's bytes
+            // of RHS tile `n0/nr < ceil(n/nr)`. It writes `4 * count` rows of 4 columns: to
+            // `dst` when they are all in the rectangle, else to `tmp` (16 rows x 4 columns, 16
+            // bytes per row).
+            unsafe { tiles[count - 1](&t) };
+            if !full {
+                // SAFETY: `rows x cols` from `(m0, n0)` lie inside the rectangle.
+                unsafe { copy_out(&tmp, 4, rows, cols, out, args.dst_stride_row) };
+            }
+        }
+    }
+}
+
+/// Longest block the per-block kernels take: they sum `16 * S` per block in int32, which
+/// cannot wrap for `bl <= 2^16` (`|S| <= bl * 128 * 8`); longer blocks run the scalar kernel.
+pub(crate) const MAX_BL: usize = 1 << 16;
+
+/// What the per-block drivers need from a family.
+pub(crate) struct BlockedFamily {
+    /// The packed layout of `args` for a packing.
+    pub(crate) geometry: fn(&UncheckedArgs, &Packing) -> Geometry,
+    /// The family's scalar kernel (for `bl > MAX_BL`).
+    pub(crate) scalar: unsafe fn(&Packing, &UncheckedArgs),
+}
+
+/// Per-block GEMV ([`gemv`]) on packing `p`: `wide[0]`/`narrow[0]` are the tile functions for
+/// `bl = 32` (one group per block), `wide[1]`/`narrow[1]` those for any `bl`.
+///
+/// # Safety
+///
+/// The contract of [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for a kernel of
+/// `fam` with packing `p` (`mr = 1`); the tile functions are of that packing, `wide` over
+/// `tiles` RHS tiles, `nr * tiles <= 16`.
+pub(crate) unsafe fn blocked_gemv(
+    args: &UncheckedArgs,
+    fam: &BlockedFamily,
+    p: &Packing,
+    tiles: usize,
+    wide: [TileFn; 2],
+    narrow: [TileFn; 2],
+) {
+    if args.bl > MAX_BL {
+        // SAFETY: forwarded from the caller's contract; the scalar kernel takes any packing.
+        return unsafe { (fam.scalar)(p, args) };
+    }
+    let i = usize::from(args.bl != 32);
+    // SAFETY: forwarded from the caller's contract; the geometry is the one of `p`.
+    unsafe {
+        gemv(
+            args,
+            &(fam.geometry)(args, p),
+            p.nr,
+            tiles,
+            wide[i],
+            narrow[i],
+        )
+    }
+}
+
+/// Per-block GEMM ([`gemm`]) on packing `p` (`kr = 16`), `m_step` rows per step.
+///
+/// # Safety
+///
+/// The contract of [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for a kernel of
+/// `fam` with packing `p` (`mr = 4`, `kr = 16`); `tiles` are that packing's tile functions
+/// for 1, 2, ... LHS tiles, and `m_step <= 4 * tiles.len()`.
+pub(crate) unsafe fn blocked_gemm(
+    args: &UncheckedArgs,
+    fam: &BlockedFamily,
+    p: &Packing,
+    m_step: usize,
+    tiles: &[TileFn],
+) {
+    if args.bl > MAX_BL {
+        // SAFETY: forwarded from the caller's contract; the scalar kernel takes any packing.
+        return unsafe { (fam.scalar)(p, args) };
+    }
+    // SAFETY: forwarded from the caller's contract; the geometry is the one of `p`.
+    unsafe {
+        gemm(
+            args,
+            &(fam.geometry)(args, p),
+            p.nr,
+            p.block_depth(),
+            m_step,
+            tiles,
+        )
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Kernel entry points and descriptors
+// ---------------------------------------------------------------------------------------------
+
+/// One dotprod kernel of family module `$fam`: the `unsafe fn` entry (which calls the family's
+/// driver wrapper `$driver($args, ...)`) and its catalogue `static`.
+macro_rules! dotprod_entry {
+    ($fam:ident, $(#[$doc:meta])* $fn_name:ident, $static_name:ident, $kname:literal,
+     ($ms:literal, $ns:literal), $packing:ident, $driver:ident($($arg:expr),*)) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        ///
+        /// The contract of [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for this
+        /// kernel: the CPU has FEAT_DotProd; `m, n, k >= 1` (and `bl` legal for `k` in the
+        /// per-block families); `lhs_packed` holds `ceil(m / mr)` and `rhs_packed`
+        /// `ceil(n / nr)` tiles packed with
+        #[doc = concat!("[`", stringify!($packing), "`](crate::matmul::", stringify!($fam), "::",
+                        stringify!($packing), ")")]
+        /// for this `k`; `dst` is writable for `n` f32 at each of the `m` rows
+        /// `dst + i * dst_stride_row` bytes; `clamp_min <= clamp_max`.
+        pub unsafe fn $fn_name(args: &UncheckedArgs) {
+            // SAFETY: forwarded from the caller's contract; the tile functions are the ones of
+            // this packing.
+            unsafe { $driver(args, $($arg),*) }
+        }
+
+        #[doc = concat!("`", $kname, "`.")]
+        pub static $static_name: Kernel = kernel(
+            $kname,
+            Tier::Dotprod,
+            ($ms, $ns),
+            $packing,
+            RawKernel::Fixed($fn_name),
+        );
+    };
+}
+
+/// `asm!` with the given template and operands plus every vector register (v0-v31) declared
+/// clobbered and `options(nostack)`: the tiles use (almost) all of them.
+macro_rules! asm_all_v {
+    ($($args:tt)*) => {
+        ::core::arch::asm!(
+            $($args)*
+            out("v0") _, out("v1") _, out("v2") _, out("v3") _,
+            out("v4") _, out("v5") _, out("v6") _, out("v7") _,
+            out("v8") _, out("v9") _, out("v10") _, out("v11") _,
+            out("v12") _, out("v13") _, out("v14") _, out("v15") _,
+            out("v16") _, out("v17") _, out("v18") _, out("v19") _,
+            out("v20") _, out("v21") _, out("v22") _, out("v23") _,
+            out("v24") _, out("v25") _, out("v26") _, out("v27") _,
+            out("v28") _, out("v29") _, out("v30") _, out("v31") _,
+            options(nostack),
+        )
+    };
+}
+
+// ---------------------------------------------------------------------------------------------
+// GEMV K-group pieces (mr = 1, kr = 16). Registers:
+//   v0-v3    LHS depths 0-7, 8-15 (low nibbles), 16-23, 24-31 (high nibbles) of the group,
+//            each in both 64-bit halves
+//   v4-v7    RHS group bytes 0-7 of column pairs (0,1), (2,3), (4,5), (6,7)
+//   v8-v11   RHS group bytes 8-15 of the same pairs (nr 4: v4, v5, v8, v9 only)
+//   t regs   16 * low nibbles of a pair (the high nibbles stay in place); given per pair
+//   v31      0xF0 bytes
+// ---------------------------------------------------------------------------------------------
+
+/// GEMV LHS of one group. `k16`: `LD4R` of 4 x 8 bytes into v0-v3 (post-increments `$lhs`
+/// by 32); `k16, split`: the low-nibble depths (16 bytes) from `$lo`, the high-nibble depths
+/// from `$hi` (`LD2R` each, both post-incremented by 16). `k8`: the plain 32 bytes into
+/// v0 (depths 0-15) and v1 (16-31); `k8, split`: v0 from `$lo`, v1 from `$hi`.
+#[rustfmt::skip]
+macro_rules! gemv_lhs {
+    (k16, $lhs:literal) => {
+        concat!("ld4r {{v0.2d, v1.2d, v2.2d, v3.2d}}, [{", $lhs, "}], #32\n")
+    };
+    (k16, split, $lo:literal, $hi:literal) => {
+        concat!(
+            "ld2r {{v0.2d, v1.2d}}, [{", $lo, "}], #16\n",
+            "ld2r {{v2.2d, v3.2d}}, [{", $hi, "}], #16\n",
+        )
+    };
+    (k8, $lhs:literal) => {
+        concat!("ldp q0, q1, [{", $lhs, "}], #32\n")
+    };
+    (k8, split, $lo:literal, $hi:literal) => {
+        concat!("ldr q0, [{", $lo, "}], #16\n", "ldr q1, [{", $hi, "}], #16\n")
+    };
+}
+
+/// GEMV RHS loads of one group of an `nr`-column tile (post-increments `$rhs` by `8 * nr`).
+#[rustfmt::skip]
+macro_rules! gemv_rhs {
+    (4, $rhs:ident) => {
+        concat!(
+            "ldp q8, q9, [{", stringify!($rhs), "}, #32]\n", // bytes 8-15, pairs (0,1), (2,3)
+            "ldp q4, q5, [{", stringify!($rhs), "}], #64\n", // bytes 0-7
+        )
+    };
+    (8, $rhs:ident) => {
+        concat!(
+            "ldp q6, q7, [{", stringify!($rhs), "}, #32]\n", // bytes 0-7, pairs (4,5), (6,7)
+            "ldp q8, q9, [{", stringify!($rhs), "}, #64]\n", // bytes 8-15, pairs (0,1), (2,3)
+            "ldp q10, q11, [{", stringify!($rhs), "}, #96]\n", // bytes 8-15, pairs (4,5), (6,7)
+            "ldp q4, q5, [{", stringify!($rhs), "}], #128\n", // bytes 0-7, pairs (0,1), (2,3)
+        )
+    };
+}
+
+/// GEMV unpack of one column pair: v`$t0`/v`$t1` = 16 * low nibbles of v`$r0`/v`$r1` (depths
+/// 0-7 / 8-15), v`$r0`/v`$r1` keep 16 * high nibbles (depths 16-23 / 24-31).
+#[rustfmt::skip]
+macro_rules! gemv_unpack {
+    ($r0:literal, $r1:literal, $t0:literal, $t1:literal) => {
+        concat!(
+            "shl v", $t0, ".16b, v", $r0, ".16b, #4\n",
+            "shl v", $t1, ".16b, v", $r1, ".16b, #4\n",
+            "and v", $r0, ".16b, v", $r0, ".16b, v31.16b\n",
+            "and v", $r1, ".16b, v", $r1, ".16b, v31.16b\n",
+        )
+    };
+}
+
+/// GEMV `SDOT`s of one unpacked column pair against v0-v3: low-nibble products into v`$alo`,
+/// high-nibble products into v`$ahi` (may be the same register).
+#[rustfmt::skip]
+macro_rules! gemv_sdot {
+    ($r0:literal, $r1:literal, $t0:literal, $t1:literal, $alo:literal, $ahi:literal) => {
+        concat!(
+            "sdot v", $alo, ".4s, v", $t0, ".16b, v0.16b\n",
+            "sdot v", $ahi, ".4s, v", $r0, ".16b, v2.16b\n",
+            "sdot v", $alo, ".4s, v", $t1, ".16b, v1.16b\n",
+            "sdot v", $ahi, ".4s, v", $r1, ".16b, v3.16b\n",
+        )
+    };
+}
+
+/// GEMV K-group body of one RHS tile (LHS already in v0-v3): load, unpack, multiply, two
+/// column pairs at a time. `[$t..]`: two low-nibble registers per pair (pairs 2-3 may reuse
+/// those of pairs 0-1); `[$a..]`/`[$b..]`: the per-pair accumulators of the low / high
+/// nibbles (may be the same).
+#[rustfmt::skip]
+macro_rules! gemv_tile_group {
+    (4, $rhs:ident, [$t0:literal, $t1:literal, $t2:literal, $t3:literal],
+     [$a0:literal, $a1:literal], [$b0:literal, $b1:literal]) => {
+        concat!(
+            gemv_rhs!(4, $rhs),
+            gemv_unpack!("4", "8", $t0, $t1),
+            gemv_unpack!("5", "9", $t2, $t3),
+            gemv_sdot!("4", "8", $t0, $t1, $a0, $b0),
+            gemv_sdot!("5", "9", $t2, $t3, $a1, $b1),
+        )
+    };
+    (8, $rhs:ident,
+     [$t0:literal, $t1:literal, $t2:literal, $t3:literal,
+      $t4:literal, $t5:literal, $t6:literal, $t7:literal],
+     [$a0:literal, $a1:literal, $a2:literal, $a3:literal],
+     [$b0:literal, $b1:literal, $b2:literal, $b3:literal]) => {
+        concat!(
+            gemv_rhs!(8, $rhs),
+            gemv_unpack!("4", "8", $t0, $t1),
+            gemv_unpack!("5", "9", $t2, $t3),
+            gemv_sdot!("4", "8", $t0, $t1, $a0, $b0),
+            gemv_sdot!("5", "9", $t2, $t3, $a1, $b1),
+            gemv_unpack!("6", "10", $t4, $t5),
+            gemv_unpack!("7", "11", $t6, $t7),
+            gemv_sdot!("6", "10", $t4, $t5, $a2, $b2),
+            gemv_sdot!("7", "11", $t6, $t7, $a3, $b3),
+        )
+    };
+}
+
+/// GEMV kr 8 (`bd = 4`): unpack one RHS chunk register v`$r` (4 columns x 4 bytes: depths
+/// `4e..4e+3` in the low nibbles, `16+4e..` in the high ones) into v`$t` (16 * low) and
+/// itself (16 * high), and `SDOT` both by element `$e` of the plain LHS v0 (depths 0-15) /
+/// v1 (16-31) into v`$alo` / v`$ahi`.
+#[rustfmt::skip]
+macro_rules! gemv8_chunk {
+    ($r:literal, $t:literal, $e:literal, $alo:literal, $ahi:literal) => {
+        concat!(
+            "shl v", $t, ".16b, v", $r, ".16b, #4\n",
+            "and v", $r, ".16b, v", $r, ".16b, v31.16b\n",
+            "sdot v", $alo, ".4s, v", $t, ".16b, v0.4b[", $e, "]\n",
+            "sdot v", $ahi, ".4s, v", $r, ".16b, v1.4b[", $e, "]\n",
+        )
+    };
+}
+
+/// GEMV K-group body of one kr 8 RHS tile (LHS already in v0/v1): a group is 4 chunks of
+/// `4 * nr` bytes (chunk `e`: bytes `4e..4e+3` of every column). `nr = 4`: chunks in v4-v7,
+/// `[$t..]` their low-nibble registers, `[$a..]` the low / high accumulators of chunks 0-3
+/// (may repeat); `nr = 8`: chunk `e` in v(4+2e) (columns 0-3) and v(5+2e) (4-7), low-nibble
+/// registers `[$t..]` reused by chunks 2-3, accumulators of columns 0-3 / 4-7.
+#[rustfmt::skip]
+macro_rules! gemv8_tile_group {
+    (4, $rhs:ident, [$t0:literal, $t1:literal, $t2:literal, $t3:literal],
+     [$a0:literal, $a1:literal, $a2:literal, $a3:literal,
+      $b0:literal, $b1:literal, $b2:literal, $b3:literal]) => {
+        concat!(
+            "ldp q6, q7, [{", stringify!($rhs), "}, #32]\n",
+            "ldp q4, q5, [{", stringify!($rhs), "}], #64\n",
+            gemv8_chunk!("4", $t0, "0", $a0, $b0),
+            gemv8_chunk!("5", $t1, "1", $a1, $b1),
+            gemv8_chunk!("6", $t2, "2", $a2, $b2),
+            gemv8_chunk!("7", $t3, "3", $a3, $b3),
+        )
+    };
+    (8, $rhs:ident, [$t0:literal, $t1:literal, $t2:literal, $t3:literal],
+     [$a0:literal, $a1:literal]) => {
+        concat!(
+            "ldp q6, q7, [{", stringify!($rhs), "}, #32]\n",
+            "ldp q8, q9, [{", stringify!($rhs), "}, #64]\n",
+            "ldp q10, q11, [{", stringify!($rhs), "}, #96]\n",
+            "ldp q4, q5, [{", stringify!($rhs), "}], #128\n",
+            gemv8_chunk!("4", $t0, "0", $a0, $a0),
+            gemv8_chunk!("5", $t1, "0", $a1, $a1),
+            gemv8_chunk!("6", $t2, "1", $a0, $a0),
+            gemv8_chunk!("7", $t3, "1", $a1, $a1),
+            gemv8_chunk!("8", $t0, "2", $a0, $a0),
+            gemv8_chunk!("9", $t1, "2", $a1, $a1),
+            gemv8_chunk!("10", $t2, "3", $a0, $a0),
+            gemv8_chunk!("11", $t3, "3", $a1, $a1),
+        )
+    };
+}
+
+/// The K-group body of one GEMV tile of group kind `k16` or `k8` (see `gemv_tile_group`,
+/// `gemv8_tile_group`), the accumulators shared by both nibbles.
+#[rustfmt::skip]
+macro_rules! gemv_kind_group {
+    (k16, $nr:tt, $rhs:ident, $tr:tt, [$($a:literal),+]) => {
+        gemv_tile_group!($nr, $rhs, $tr, [$($a),+], [$($a),+])
+    };
+    (k8, 4, $rhs:ident, $tr:tt, [$a:literal]) => {
+        gemv8_tile_group!(4, $rhs, $tr, [$a, $a, $a, $a, $a, $a, $a, $a])
+    };
+    (k8, 8, $rhs:ident, $tr:tt, [$a0:literal, $a1:literal]) => {
+        gemv8_tile_group!(8, $rhs, $tr, [$a0, $a1])
+    };
+}
+
+// ---------------------------------------------------------------------------------------------
+// GEMM K-group pieces (mr = 4, kr = 16): one output tile is up to 4 LHS tiles x one column
+// quad (4 columns of an RHS tile). Registers:
+//   v0/v1    chunk 0 of the quad after LD2 (columns 0-3 x group bytes 0-3 / bytes 4-7);
+//            after the unpack they hold 16 * high nibbles
+//   v13/v14  chunk 1 (group bytes 8-11 / 12-15), the same way
+//   v2/v3    16 * low nibbles of the chunk in use
+//   v4-v11   one 8-deep LHS block: LHS tile t in v(4+2t) (rows 0-1) and v(5+2t) (rows 2-3)
+//   v12      0xF0 bytes
+// ---------------------------------------------------------------------------------------------
+
+/// GEMM RHS chunk load: `LD2` de-interleaves the 4-byte halves of the quad's 4 columns x
+/// 8 bytes into v`$r0` (bytes 0-3) and v`$r1` (bytes 4-7); `{rhs}` advances by `{rstep}` =
+/// `8 * nr`, the distance between consecutive chunks.
+#[rustfmt::skip]
+macro_rules! gemm_load {
+    ($r0:literal, $r1:literal) => {
+        concat!("ld2 {{v", $r0, ".4s, v", $r1, ".4s}}, [{rhs}], {rstep}\n")
+    };
+}
+
+/// GEMM RHS unpack: 16 * low nibbles of v`$r0`/v`$r1` into v2/v3, 16 * high nibbles in place.
+#[rustfmt::skip]
+macro_rules! gemm_unpack {
+    ($r0:literal, $r1:literal) => {
+        concat!(
+            "shl v2.16b, v", $r0, ".16b, #4\n",
+            "shl v3.16b, v", $r1, ".16b, #4\n",
+            "and v", $r0, ".16b, v", $r0, ".16b, v12.16b\n",
+            "and v", $r1, ".16b, v", $r1, ".16b, v12.16b\n",
+        )
+    };
+}
+
+/// 4 `SDOT`s by element: weights v`$w` (4 columns x 4 depths) times the same 4 depths of rows
+/// 0-3 of one LHS tile (v`$x01` = rows 0-1, v`$x23` = rows 2-3; element `$e0` of rows 0/2,
+/// `$e1` of rows 1/3), into the rows' accumulators.
+#[rustfmt::skip]
+macro_rules! gemm_sdot4 {
+    ($w:literal, $x01:literal, $x23:literal, $e0:literal, $e1:literal,
+     [$a0:literal, $a1:literal, $a2:literal, $a3:literal]) => {
+        concat!(
+            "sdot v", $a0, ".4s, v", $w, ".16b, v", $x01, ".4b[", $e0, "]\n",
+            "sdot v", $a1, ".4s, v", $w, ".16b, v", $x01, ".4b[", $e1, "]\n",
+            "sdot v", $a2, ".4s, v", $w, ".16b, v", $x23, ".4b[", $e0, "]\n",
+            "sdot v", $a3, ".4s, v", $w, ".16b, v", $x23, ".4b[", $e1, "]\n",
+        )
+    };
+}
+
+/// One 8-deep block of every LHS tile (operand `$l`, `$at` completes the address, e.g.
+/// `"], #128"` for a post-increment or `", #-64]"` for an offset), times the quad's weights for
+/// depths +0..3 (v`$wa`) and +4..7 (v`$wb`).
+#[rustfmt::skip]
+macro_rules! gemm_block {
+    ($wa:literal, $wb:literal, $at:literal,
+     $([$l:ident, $x01:literal, $x23:literal, $acc:tt]),+) => {
+        concat!(
+            $("ldp q", $x01, ", q", $x23, ", [{", stringify!($l), "}", $at, "\n",)+
+            $(gemm_sdot4!($wa, $x01, $x23, "0", "2", $acc),)+
+            $(gemm_sdot4!($wb, $x01, $x23, "1", "3", $acc),)+
+        )
+    };
+}
+
+/// kr 16 read-ahead of the next group's chunk 0 (`ahead`), or nothing (`last`).
+#[rustfmt::skip]
+macro_rules! gemm_ahead {
+    (ahead) => { gemm_load!("0", "1") };
+    (last) => { "" };
+}
+
+/// GEMM K-group body (32 depths), chunk 0 already loaded into v0/v1: chunk 0 gives the depths
+/// of LHS block "low 0" (low nibbles) and "high 0" (high), chunk 1 those of "low 1" and
+/// "high 1". Loads chunk 1, and with `ahead` the next group's chunk 0. Per LHS tile
+/// `[low operand, high operand, x01, x23, low-nibble accumulators, high-nibble ones]`; the
+/// four address suffixes `[$l0, $h0, $l1, $h1]` place the blocks (see `gemm_block`): with one
+/// LHS pointer (qai8dxp, depths 0-7 / 16-23 / 8-15 / 24-31 of a 128-byte group) or two
+/// (qsi8d32p with the block's low and high halves apart).
+#[rustfmt::skip]
+macro_rules! gemm_group {
+    ($ahead:tt, [$sl0:literal, $sh0:literal, $sl1:literal, $sh1:literal],
+     $([$l:ident, $h:ident, $x01:literal, $x23:literal, $lo:tt, $hi:tt]),+) => {
+        concat!(
+            gemm_unpack!("0", "1"),
+            gemm_load!("13", "14"),
+            gemm_block!("2", "3", $sl0, $([$l, $x01, $x23, $lo]),+),
+            gemm_block!("0", "1", $sh0, $([$h, $x01, $x23, $hi]),+),
+            gemm_unpack!("13", "14"),
+            gemm_ahead!($ahead),
+            gemm_block!("2", "3", $sl1, $([$l, $x01, $x23, $lo]),+),
+            gemm_block!("13", "14", $sh1, $([$h, $x01, $x23, $hi]),+),
+        )
+    };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Per-block families: block loop, integer fold, tile skeletons and register allocations.
+// ---------------------------------------------------------------------------------------------
+
+/// Zeroes integer accumulators by loading them from `{zero}` ([`ZEROS`]), two per `LDP`.
+#[rustfmt::skip]
+macro_rules! blocked_reset {
+    ($a:literal) => {
+        concat!("ldr q", $a, ", [{zero}]\n")
+    };
+    ($($a0:literal, $a1:literal),+) => {
+        concat!($("ldp q", $a0, ", q", $a1, ", [{zero}]\n",)+)
+    };
+}
+
+/// GEMV block fold of one tile: the accumulators `[$a..]` become column sums (nr 8: columns
+/// 0-3 in v`$a0`, 4-7 in v`$a1`; nr 4: columns 0-3 in v`$a0`), converted to f32 with
+/// `SCVTF #4` (the sums are 16 * S, so this is float(S), exact). `k16` folds lane pairs
+/// (`ADDP`); the `k8` accumulators already hold one column per lane.
+#[rustfmt::skip]
+macro_rules! blocked_fold {
+    (k8, $nr:tt, [$($a:literal),+]) => {
+        concat!($("scvtf v", $a, ".4s, v", $a, ".4s, #4\n",)+)
+    };
+    (k16, 4, [$a0:literal, $a1:literal]) => {
+        concat!(
+            "addp v", $a0, ".4s, v", $a0, ".4s, v", $a1, ".4s\n",
+            "scvtf v", $a0, ".4s, v", $a0, ".4s, #4\n",
+        )
+    };
+    (k16, 8, [$a0:literal, $a1:literal, $a2:literal, $a3:literal]) => {
+        concat!(
+            "addp v", $a0, ".4s, v", $a0, ".4s, v", $a1, ".4s\n",
+            "addp v", $a1, ".4s, v", $a2, ".4s, v", $a3, ".4s\n",
+            "scvtf v", $a0, ".4s, v", $a0, ".4s, #4\n",
+            "scvtf v", $a1, ".4s, v", $a1, ".4s, #4\n",
+        )
+    };
+}
+
+/// The groups of one block: `one` (`bl = 32`: the body once) or `many` (a loop of `{gpb}`
+/// groups, counter `{gc}`).
+#[rustfmt::skip]
+macro_rules! blocked_groups {
+    (one, $body:expr) => {
+        concat!($body)
+    };
+    (many, $body:expr) => {
+        concat!(
+            "mov {gc}, {gpb}\n",
+            "2:\n",
+            $body,
+            "subs {gc}, {gc}, #1\n",
+            "b.ne 2b\n",
+        )
+    };
+}
+
+/// `MOVI #0` (= +0.0) of the f32 accumulators.
+#[rustfmt::skip]
+macro_rules! blocked_zero_f32 {
+    ($($f:literal),+) => {
+        concat!($("movi v", $f, ".16b, #0\n",)+)
+    };
+}
+
+/// Stores one GEMV tile's f32 results (`{out}` advances past them).
+#[rustfmt::skip]
+macro_rules! blocked_gemv_store {
+    (4, [$f0:literal]) => {
+        concat!("str q", $f0, ", [{out}], #16\n")
+    };
+    (8, [$f0:literal, $f1:literal]) => {
+        concat!("stp q", $f0, ", q", $f1, ", [{out}], #32\n")
+    };
+}
+
+/// One GEMV tile function of a per-block family (mr = 1): a block loop over `{nb}` blocks
+/// around the groups (`$kind`: `k16` or `k8` packing; `$mode`: `one` for `bl = 32`, `many`
+/// for any `bl`), over the RHS tiles `(operand, index, nr, [t regs], [accumulators], [column
+/// sums after the fold], [f32 accumulators], scale register, scale temporary)`. The family
+/// hook `$fam` supplies (as asm text): `init`, `block_start` (with the tile list), `lhs` (one
+/// group's LHS load), `block_end_lhs`, `block_scale` (one tile's `FMLA`s after the fold),
+/// `finish_params` and `finish` (one tile's final epilogue);
+/// `[$($ops)*]` are the family's extra `asm!` operands. Registers: v28 belongs to the family
+/// (f16: the LHS block scale, bf16: zero), v31 is the 0xF0 mask.
+#[rustfmt::skip]
+macro_rules! blocked_gemv_tile {
+    ($name:ident($t:ident), $fam:ident, $kind:ident, one, $tiles:tt, [$($ops:tt)*]) => {
+        blocked_gemv_tile!(@fn $name($t), $fam, $kind, one, $tiles, [$($ops)*]);
+    };
+    ($name:ident($t:ident), $fam:ident, $kind:ident, many, $tiles:tt, [$($ops:tt)*]) => {
+        blocked_gemv_tile!(@fn $name($t), $fam, $kind, many, $tiles,
+                           [gc = out(reg) _, gpb = in(reg) $t.groups, $($ops)*]);
+    };
+    (@fn $name:ident($t:ident), $fam:ident, $kind:ident, $mode:ident,
+     [$(($rhs:ident, $i:literal, $nr:tt, $tr:tt, [$($a:literal),+], [$($c:literal),+],
+         [$($f:literal),+], $s:literal, $u:literal)),+],
+     [$($ops:tt)*]) => {
+        #[doc = concat!("GEMV tile `", stringify!($name), "` (see [`TileFn`]), ",
+                        stringify!($kind), ", ", stringify!($mode), " group(s) per block.")]
+        ///
+        /// # Safety
+        ///
+        /// As [`TileFn`]: one LHS row, the listed RHS tiles (`rhs_stride` apart), and
+        /// writable outputs for all their columns.
+        #[target_feature(enable = "dotprod")]
+        unsafe fn $name($t: &Tile) {
+            // SAFETY: dotprod is enabled by the caller's contract. The block loop reads the
+            // row's `blocks` blocks and then its extras, each listed RHS tile's `blocks` blocks
+            // (data and scales) and then its extras, and 64 bytes of `ZEROS`; all inside the
+            // packed buffers. The stores write the tiles' columns at `out`. Every vector
+            // register is declared clobbered.
+            unsafe {
+                asm_all_v!(
+                    // 0xF0 mask, family set-up, f32 accumulators = +0.0
+                    "movi v31.16b, #0xf0",
+                    $fam!(init),
+                    $(blocked_zero_f32!($($f),+),)+
+                    // block loop
+                    "1:",
+                    $(blocked_reset!($($a),+),)+
+                    $fam!(block_start, $mode, [$(($rhs, $nr, $s)),+]),
+                    blocked_groups!($mode, concat!(
+                        $fam!(lhs, $mode, $kind),
+                        $(gemv_kind_group!($kind, $nr, $rhs, $tr, [$($a),+]),)+
+                    )),
+                    $fam!(block_end_lhs, $mode),
+                    // fold lanes into columns, float(S), one FMLA per column with the scale
+                    $(
+                        blocked_fold!($kind, $nr, [$($a),+]),
+                        $fam!(block_scale, $nr, $rhs, [$($c),+], [$($f),+], $s, $u),
+                    )+
+                    "subs {nb}, {nb}, #1",
+                    "b.ne 1b",
+                    // final epilogue and stores
+                    $fam!(finish_params),
+                    $($fam!(finish, $nr, $rhs, [$($f),+]),)+
+                    $(blocked_gemv_store!($nr, [$($f),+]),)+
+                    lhs = inout(reg) $t.lhs => _,
+                    $($rhs = inout(reg) $t.rhs.wrapping_add($i * $t.rhs_stride) => _,)+
+                    nb = inout(reg) $t.blocks => _,
+                    zero = in(reg) $t.zero,
+                    out = inout(reg) $t.out => _,
+                    lo = in(reg) $t.lo,
+                    hi = in(reg) $t.hi,
+                    $($ops)*
+                );
+            }
+        }
+    };
+}
+
+/// The GEMV tile shapes of the per-block families and their registers (LHS v0-v3, RHS
+/// v4-v11, low nibbles v12-v15 / v12-v19, integer accumulators v16-v23, f32 accumulators
+/// v24-v27, block scales v29/v30 (nr 8) or beside the nr 4 RHS registers, v28 for the family,
+/// v31 mask). kr 16: `x16_nr8` (2 tiles of 8), `x8_nr8`, `x16_nr4` (4 tiles of 4), `x8_nr4`,
+/// `x4_nr4`; kr 8 (`_k8`, one accumulator per 4 columns): `x16_nr8_k8`, `x8_nr8_k8`,
+/// `x16_nr4_k8`, `x4_nr4_k8`.
+#[rustfmt::skip]
+macro_rules! blocked_gemv_shape {
+    (x16_nr8, $name:ident($t:ident), $fam:ident, $mode:ident, $ops:tt) => {
+        blocked_gemv_tile!($name($t), $fam, k16, $mode, [
+            (rhs0, 0, 8, ["12", "13", "14", "15", "12", "13", "14", "15"],
+             ["16", "17", "18", "19"], ["16", "17"], ["24", "25"], "29", "4"),
+            (rhs1, 1, 8, ["12", "13", "14", "15", "12", "13", "14", "15"],
+             ["20", "21", "22", "23"], ["20", "21"], ["26", "27"], "30", "5")
+        ], $ops);
+    };
+    (x8_nr8, $name:ident($t:ident), $fam:ident, $mode:ident, $ops:tt) => {
+        blocked_gemv_tile!($name($t), $fam, k16, $mode, [
+            (rhs0, 0, 8, ["12", "16", "13", "17", "14", "18", "15", "19"],
+             ["20", "21", "22", "23"], ["20", "21"], ["24", "25"], "29", "4")
+        ], $ops);
+    };
+    (x16_nr4, $name:ident($t:ident), $fam:ident, $mode:ident, $ops:tt) => {
+        blocked_gemv_tile!($name($t), $fam, k16, $mode, [
+            (rhs0, 0, 4, ["12", "13", "14", "15"], ["16", "17"], ["16"], ["24"], "6", "6"),
+            (rhs1, 1, 4, ["12", "13", "14", "15"], ["18", "19"], ["18"], ["25"], "7", "7"),
+            (rhs2, 2, 4, ["12", "13", "14", "15"], ["20", "21"], ["20"], ["26"], "10", "10"),
+            (rhs3, 3, 4, ["12", "13", "14", "15"], ["22", "23"], ["22"], ["27"], "11", "11")
+        ], $ops);
+    };
+    (x8_nr4, $name:ident($t:ident), $fam:ident, $mode:ident, $ops:tt) => {
+        blocked_gemv_tile!($name($t), $fam, k16, $mode, [
+            (rhs0, 0, 4, ["12", "13", "14", "15"], ["16", "17"], ["16"], ["24"], "6", "6"),
+            (rhs1, 1, 4, ["12", "13", "14", "15"], ["18", "19"], ["18"], ["25"], "7", "7")
+        ], $ops);
+    };
+    (x4_nr4, $name:ident($t:ident), $fam:ident, $mode:ident, $ops:tt) => {
+        blocked_gemv_tile!($name($t), $fam, k16, $mode, [
+            (rhs0, 0, 4, ["12", "16", "13", "17"], ["20", "21"], ["20"], ["24"], "6", "6")
+        ], $ops);
+    };
+    (x16_nr8_k8, $name:ident($t:ident), $fam:ident, $mode:ident, $ops:tt) => {
+        blocked_gemv_tile!($name($t), $fam, k8, $mode, [
+            (rhs0, 0, 8, ["12", "13", "14", "15"], ["16", "17"], ["16", "17"], ["24", "25"],
+             "29", "4"),
+            (rhs1, 1, 8, ["12", "13", "14", "15"], ["18", "19"], ["18", "19"], ["26", "27"],
+             "30", "5")
+        ], $ops);
+    };
+    (x8_nr8_k8, $name:ident($t:ident), $fam:ident, $mode:ident, $ops:tt) => {
+        blocked_gemv_tile!($name($t), $fam, k8, $mode, [
+            (rhs0, 0, 8, ["12", "13", "14", "15"], ["16", "17"], ["16", "17"], ["24", "25"],
+             "29", "4")
+        ], $ops);
+    };
+    (x16_nr4_k8, $name:ident($t:ident), $fam:ident, $mode:ident, $ops:tt) => {
+        blocked_gemv_tile!($name($t), $fam, k8, $mode, [
+            (rhs0, 0, 4, ["12", "13", "14", "15"], ["16"], ["16"], ["24"], "8", "8"),
+            (rhs1, 1, 4, ["12", "13", "14", "15"], ["17"], ["17"], ["25"], "9", "9"),
+            (rhs2, 2, 4, ["12", "13", "14", "15"], ["18"], ["18"], ["26"], "10", "10"),
+            (rhs3, 3, 4, ["12", "13", "14", "15"], ["19"], ["19"], ["27"], "11", "11")
+        ], $ops);
+    };
+    (x4_nr4_k8, $name:ident($t:ident), $fam:ident, $mode:ident, $ops:tt) => {
+        blocked_gemv_tile!($name($t), $fam, k8, $mode, [
+            (rhs0, 0, 4, ["12", "13", "14", "15"], ["16"], ["16"], ["24"], "8", "8")
+        ], $ops);
+    };
+}
+
+/// One GEMM tile function of a per-block family (mr = 4): 1 or 2 LHS tiles `(low operand,
+/// high operand, index, x01, x23, [int accumulators], [f32 accumulators], LHS scale register)`
+/// x one column quad, a block loop over `{nb}` blocks around a loop over `{gpb}` groups.
+/// The family hook `$fam` supplies `init`, `block_start`, `group` (the `gemm_group` call with
+/// the family's LHS addressing), `block_end` (converting the block scales loaded into v8, the
+/// `FMLA`s), `finish_params` and `finish` (one LHS tile's final epilogue and stores);
+/// `[$($ops)*]` are its extra operands. Registers as for `gemm_group`, plus v16-v23 integer
+/// and v24-v31 f32 accumulators, v8 the quad's 16-bit block scales, v9-v11 and v15 for the
+/// family.
+#[rustfmt::skip]
+macro_rules! blocked_gemm_tile {
+    ($name:ident($t:ident), $fam:ident, $rows:literal,
+     [$(($l:ident, $h:ident, $i:literal, $x01:literal, $x23:literal, [$($a:literal),+],
+         [$($f:literal),+], $ls:literal)),+],
+     [$($ops:tt)*]) => {
+        #[doc = concat!("GEMM tile ", $rows, " x 4 (one column quad; see [`TileFn`]).")]
+        ///
+        /// # Safety
+        ///
+        /// As [`TileFn`]: the tile's LHS tiles, its RHS quad (data, scales, extras), and a
+        /// writable output tile with `out_stride` bytes between rows.
+        #[target_feature(enable = "dotprod")]
+        unsafe fn $name($t: &Tile) {
+            // SAFETY: dotprod is enabled by the caller's contract. The loads stay inside the
+            // listed LHS tiles (`blocks` blocks, then the extras) and the RHS tile: the quad's
+            // chunks (`rhs`, stepping by `rhs_step`, skipping the block scales), its scales
+            // (`scales`, `block_bytes` apart) and its extras; no chunk is read ahead. 64 bytes
+            // of `ZEROS` are read. The stores write the tile's rows at `out + i *
+            // out_stride`. Every vector register is declared clobbered.
+            unsafe {
+                asm_all_v!(
+                    // 0xF0 mask, family set-up, f32 accumulators = +0.0
+                    "movi v12.16b, #0xf0",
+                    $fam!(init),
+                    $(blocked_zero_f32!($($f),+),)+
+                    // block loop
+                    "1:",
+                    $(blocked_reset!($($a),+),)+
+                    $fam!(block_start, $([$l, $h, $ls]),+),
+                    // group loop: chunk 0, then the group
+                    "mov {gc}, {gpb}",
+                    "2:",
+                    gemm_load!("0", "1"),
+                    $fam!(group, $([$l, $h, $x01, $x23, [$($a),+]]),+),
+                    "subs {gc}, {gc}, #1",
+                    "b.ne 2b",
+                    // the quad's 4 scales of the block (16-bit) into v8, then the family's
+                    // conversion and FMLA per row; skip the scales to the next block's data
+                    "ld1 {{v8.4h}}, [{sc}], {bb}",
+                    $fam!(block_end, $([$l, $h, $ls, [$($a),+], [$($f),+]]),+),
+                    "add {rhs}, {rhs}, {skip}",
+                    "subs {nb}, {nb}, #1",
+                    "b.ne 1b",
+                    // final epilogue, row by row
+                    $fam!(finish_params),
+                    $($fam!(finish, $l, [$($f),+]),)+
+                    $($l = inout(reg) $t.lhs.wrapping_add($i * $t.lhs_stride) => _,)+
+                    rhs = inout(reg) $t.rhs => _,
+                    rstep = in(reg) $t.rhs_step,
+                    sc = inout(reg) $t.scales => _,
+                    bb = in(reg) $t.block_bytes,
+                    skip = in(reg) $t.skip,
+                    nb = inout(reg) $t.blocks => _,
+                    gc = out(reg) _,
+                    gpb = in(reg) $t.groups,
+                    zero = in(reg) $t.zero,
+                    out = inout(reg) $t.out => _,
+                    stride = in(reg) $t.out_stride,
+                    lo = in(reg) $t.lo,
+                    hi = in(reg) $t.hi,
+                    $($ops)*
+                );
+            }
+        }
+    };
+}
+
+/// The GEMM tile shapes of the per-block families: `rows8` (2 LHS tiles) and `rows4` (1),
+/// with the register allocation of `blocked_gemm_tile`; `$ops` as there.
+#[rustfmt::skip]
+macro_rules! blocked_gemm_shape {
+    (rows4, $name:ident($t:ident), $fam:ident, $ops:tt) => {
+        blocked_gemm_tile!($name($t), $fam, 4, [
+            (l0, h0, 0, "4", "5", ["16", "17", "18", "19"], ["24", "25", "26", "27"], "10")
+        ], $ops);
+    };
+    (rows8, $name:ident($t:ident), $fam:ident, $ops:tt) => {
+        blocked_gemm_tile!($name($t), $fam, 8, [
+            (l0, h0, 0, "4", "5", ["16", "17", "18", "19"], ["24", "25", "26", "27"], "10"),
+            (l1, h1, 1, "6", "7", ["20", "21", "22", "23"], ["28", "29", "30", "31"], "11")
+        ], $ops);
+    };
+}
+
+/// `SCVTF #4` of GEMM row accumulators (16 * S per lane, so float(S), exact).
+#[rustfmt::skip]
+macro_rules! blocked_scvtf {
+    ($($a:literal),+) => {
+        concat!($("scvtf v", $a, ".4s, v", $a, ".4s, #4\n",)+)
+    };
+}
+
+/// GEMM epilogue clamp and store of one row (`{out}` advances by `{stride}`): v`$f` clamped to
+/// v`$lo`/v`$hi` (FMAX first).
+#[rustfmt::skip]
+macro_rules! blocked_clamp_store {
+    ($f:literal, $lo:literal, $hi:literal) => {
+        concat!(
+            "fmax v", $f, ".4s, v", $f, ".4s, v", $lo, ".4s\n",
+            "fmin v", $f, ".4s, v", $f, ".4s, v", $hi, ".4s\n",
+            "st1 {{v", $f, ".4s}}, [{out}], {stride}\n",
+        )
+    };
+}

@@ -1,0 +1,796 @@
+//! Pieces shared by the i8mm (`SMMLA`) tiers of the int4 families: generators of `asm!` text
+//! (one 8-depth chunk, one 32-depth group, the unpack, the output epilogue), the tile kernels of
+//! the per-block (`qsi4c32p`) families, the tile driver (tails, scratch tile) and the catalogue
+//! entries. The tier modules keep only what differs: the per-channel K loop, and per family the
+//! block scales, the fold of a block into the float accumulators and the output math.
+//!
+//! `SMMLA Vd.4S, Vn.16B, Vm.16B` adds a 2x8 by 8x2 int8 product to a 2x2 int32 block: lanes
+//! `[n0m0, n0m1, n1m0, n1m1]` for rows `n` of `Vn` and `m` of `Vm`. With `mr = 4`, `kr = 16`,
+//! `sr = 2` (`bd = 8`) both operands come straight from the packed tiles:
+//!
+//! * LHS (4 rows): chunk `c` (depths `8c..8c+8`) is 32 bytes, rows 0-1 then rows 2-3: one `LDP`
+//!   gives two operands (v29, v30 in every kernel).
+//! * RHS (columns): per 32-depth group, bytes 0-7 of every column, then bytes 8-15; one q
+//!   register holds 2 columns x 8 bytes. Byte `q` holds a depth in its low nibble and the depth
+//!   16 later (`bl / 2` later for `qsi8d32p`) in its high nibble. `SHL #4` turns a raw register
+//!   into `16 * w` of the low depths, `AND 0xF0` into `16 * w` of the high ones.
+//!
+//! Register plan of the per-block kernels ([`block_kernels!`]), up to 4 LHS tiles x 4 columns:
+//! float accumulators v0-v15 (4 per LHS tile, in the `SMMLA` lane order), int32 block sums
+//! v16-v19 (one LHS tile at a time: register renaming overlaps the tiles), unpacked RHS v20-v27,
+//! LHS chunks v29-v30, column scales v28 (columns 0-1) and v31 (columns 2-3) in the lane order.
+
+/// The items every i8mm tier module exposes: `is_available` and `KERNELS` (the listed kernels on
+/// aarch64, none elsewhere), and the re-export of its `aarch64` module.
+macro_rules! i8mm_tier {
+    ($($kernel:ident),+ $(,)?) => {
+        #[cfg(target_arch = "aarch64")]
+        pub use aarch64::*;
+
+        /// Whether this tier's kernels may run on `cpu` (NEON and FEAT_I8MM).
+        pub fn is_available(cpu: &crate::cpu::CpuFeatures) -> bool {
+            crate::matmul::Tier::I8mm.is_available(cpu)
+        }
+
+        /// This tier's kernels, best first.
+        #[cfg(target_arch = "aarch64")]
+        pub(super) const KERNELS: &[&Kernel] = &[$(&$kernel),+];
+
+        /// This tier's kernels: none on this architecture.
+        #[cfg(not(target_arch = "aarch64"))]
+        pub(super) const KERNELS: &[&Kernel] = &[];
+    };
+}
+
+pub(crate) use i8mm_tier;
+
+#[cfg(target_arch = "aarch64")]
+pub(crate) use aarch64::*;
+
+/// The `asm!` generators, the driver and the constants (aarch64 only).
+#[cfg(target_arch = "aarch64")]
+mod aarch64 {
+    use crate::matmul::UncheckedArgs;
+
+    /// `SMMLA` of one LHS register `$l` (2 rows x 8 depths) with each unpacked RHS register `$w`
+    /// (2 columns x 8 depths) into the accumulator of that column pair: with `lr` the LHS is the
+    /// first operand (lanes `[r0c0, r0c1, r1c0, r1c1]`), with `rl` the second (lanes
+    /// `[c0r0, c0r1, c1r0, c1r1]`).
+    macro_rules! smmla_rows {
+        (lr, $l:tt, [$($acc:tt),+], [$($w:tt),+]) => {
+            concat!($("smmla ", $acc, ".4s, ", $l, ".16b, ", $w, ".16b\n",)+)
+        };
+        (rl, $l:tt, [$($acc:tt),+], [$($w:tt),+]) => {
+            concat!($("smmla ", $acc, ".4s, ", $w, ".16b, ", $l, ".16b\n",)+)
+        };
+    }
+
+    /// One 8-depth chunk of one LHS tile: `LDP` of its 4 rows from `$addr` (rows 0-1 into v29,
+    /// rows 2-3 into v30), then `SMMLA` (operand order `$mma`, see [`smmla_rows!`]) with the RHS
+    /// registers `$w` into the accumulators of rows 0-1 (`$acc01`, one per column pair) and rows
+    /// 2-3 (`$acc23`).
+    macro_rules! smmla_chunk {
+        ($mma:ident, $addr:expr, $w:tt, $acc01:tt, $acc23:tt) => {
+            concat!(
+                concat!("ldp q29, q30, ", $addr, "\n"),
+                $crate::matmul::i8mm_asm::smmla_rows!($mma, "v29", $acc01, $w),
+                $crate::matmul::i8mm_asm::smmla_rows!($mma, "v30", $acc23, $w),
+            )
+        };
+    }
+
+    /// Address text `[{ptr}` followed by `$suffix` (`"]"`, `", #32]"`, `"], #128"`).
+    macro_rules! lhs_at {
+        ($p:ident, $suffix:expr) => {
+            concat!("[{", stringify!($p), "}", $suffix)
+        };
+    }
+
+    /// `SHL #4` of each raw RHS register into its low-nibble register: `16 * w` of the low
+    /// depths.
+    macro_rules! unpack_lo {
+        ([$($r:tt),+], [$($u:tt),+]) => {
+            concat!($("shl ", $u, ".16b, ", $r, ".16b, #4\n",)+)
+        };
+    }
+
+    /// `AND 0xF0` of each raw RHS register in place: `16 * w` of the high depths.
+    macro_rules! unpack_hi {
+        ([$($r:tt),+], $mask:tt) => {
+            concat!($("and ", $r, ".16b, ", $r, ".16b, ", $mask, ".16b\n",)+)
+        };
+    }
+
+    /// One 32-depth group: load + unpack + `SMMLA` (the reusable K step), as one template
+    /// string.
+    ///
+    /// * `mma`: operand order of the `SMMLA` (see [`smmla_rows!`]).
+    /// * `rhs_lo`, `rhs_hi`: the instructions loading the group's RHS bytes 0-7 and 8-15 of each
+    ///   column into `raw` (one register per column pair); `rhs_lo` advances the RHS pointer by
+    ///   one group.
+    /// * `raw`, `unp`: per column pair, the raw register and the register for the `SHL` result.
+    /// * `lhs`: address suffixes of the LHS chunks paired with the low nibbles of bytes 0-7,
+    ///   their high nibbles, the low nibbles of bytes 8-15 and their high nibbles; the first one
+    ///   advances the `lo` pointers by one group.
+    /// * `lo`, `hi`: per LHS tile, `(pointer operand, [accumulators of rows 0-1 per column
+    ///   pair], [accumulators of rows 2-3 per column pair])` for the low-nibble depths and the
+    ///   high-nibble ones: the same registers, or a second set that shortens the accumulator
+    ///   dependency chains of small tiles; `hi` may name another pointer.
+    ///
+    /// Also uses v24 (`0xF0` in every byte, set by the caller) and v29, v30 (LHS chunks).
+    macro_rules! k_group {
+        (
+            mma = $mma:ident, rhs_lo = [$($ld_lo:expr),+], rhs_hi = [$($ld_hi:expr),+],
+            raw = $raw:tt, unp = $unp:tt, lhs = [$l0:expr, $h0:expr, $l1:expr, $h1:expr],
+            lo = [$(($a:ident, $acc01:tt, $acc23:tt)),+],
+            hi = [$(($p:ident, $hacc01:tt, $hacc23:tt)),+] $(,)?
+        ) => {
+            concat!(
+                // Bytes 0-7 of each column: the first low-nibble and high-nibble depths.
+                $($ld_lo, "\n",)+
+                $crate::matmul::i8mm_asm::unpack_lo!($raw, $unp),
+                $($crate::matmul::i8mm_asm::smmla_chunk!(
+                    $mma, $crate::matmul::i8mm_asm::lhs_at!($a, $l0), $unp, $acc01, $acc23),)+
+                $crate::matmul::i8mm_asm::unpack_hi!($raw, "v24"),
+                $($crate::matmul::i8mm_asm::smmla_chunk!(
+                    $mma, $crate::matmul::i8mm_asm::lhs_at!($p, $h0), $raw, $hacc01, $hacc23),)+
+                // Bytes 8-15 of each column.
+                $($ld_hi, "\n",)+
+                $crate::matmul::i8mm_asm::unpack_lo!($raw, $unp),
+                $($crate::matmul::i8mm_asm::smmla_chunk!(
+                    $mma, $crate::matmul::i8mm_asm::lhs_at!($a, $l1), $unp, $acc01, $acc23),)+
+                $crate::matmul::i8mm_asm::unpack_hi!($raw, "v24"),
+                $($crate::matmul::i8mm_asm::smmla_chunk!(
+                    $mma, $crate::matmul::i8mm_asm::lhs_at!($p, $h1), $raw, $hacc01, $hacc23),)+
+            )
+        };
+    }
+
+    /// `{ $r0.4s, $r1.4s, ... }` register list body.
+    macro_rules! st1_list {
+        ($first:tt $(, $rest:tt)*) => {
+            concat!($first, ".4s" $(, ", ", $rest, ".4s")*)
+        };
+    }
+
+    /// De-interleaves the 2x2 accumulator blocks `$x` (columns 0-1) and `$y` (columns 2-3) of one
+    /// row pair into row 0 (`$s`) and row 1 (`$y`), for the lane order `$mma` (see
+    /// [`smmla_rows!`]).
+    macro_rules! deinterleave {
+        (lr, $s:tt, $x:tt, $y:tt) => {
+            concat!(
+                concat!("zip1 ", $s, ".2d, ", $x, ".2d, ", $y, ".2d\n"),
+                concat!("zip2 ", $y, ".2d, ", $x, ".2d, ", $y, ".2d\n"),
+            )
+        };
+        (rl, $s:tt, $x:tt, $y:tt) => {
+            concat!(
+                concat!("uzp1 ", $s, ".4s, ", $x, ".4s, ", $y, ".4s\n"),
+                concat!("uzp2 ", $y, ".4s, ", $x, ".4s, ", $y, ".4s\n"),
+            )
+        };
+    }
+
+    /// Epilogue of one row pair (lanes `$l0`, `$l1` of the LHS tile): per 4 columns,
+    /// de-interleave the two 2x2 blocks `($x, $y)` into row 0 (`$s`) and row 1 (`$y`), finish
+    /// both with the family's `$math!(register, lane, column constants, scratch register)`,
+    /// store row 1 at `{d1}` (advancing) and finally row 0 at `{d}`; `{d}` moves down two rows.
+    macro_rules! epi_row_pair {
+        (
+            $mma:ident, $math:ident, ($l0:tt, $l1:tt), [$($x:tt, $y:tt),+], [$($cst:tt),+],
+            [$($s:tt),+]
+        ) => {
+            concat!(
+                "add {d1}, {d}, {stride}\n",
+                $(
+                    $crate::matmul::i8mm_asm::deinterleave!($mma, $s, $x, $y),
+                    $math!($s, $l0, $cst, $x),
+                    $math!($y, $l1, $cst, $x),
+                    "st1 {{", $y, ".4s}}, [{d1}], #16\n",
+                )+
+                "st1 {{", $crate::matmul::i8mm_asm::st1_list!($($s),+), "}}, [{d}]\n",
+                "add {d}, {d}, {stride}, lsl #1\n",
+            )
+        };
+    }
+
+    /// Epilogue of one LHS tile (pointer operand `$a`): the family's per-row loads
+    /// `$consts!($a)`, then both row pairs (see [`epi_row_pair!`]).
+    macro_rules! epi_tile {
+        (
+            $mma:ident, $math:ident, $consts:ident, $a:ident, $acc01:tt, $acc23:tt, $cst:tt,
+            $s:tt
+        ) => {
+            concat!(
+                $consts!($a),
+                $crate::matmul::i8mm_asm::epi_row_pair!($mma, $math, ("0", "1"), $acc01, $cst, $s),
+                $crate::matmul::i8mm_asm::epi_row_pair!($mma, $math, ("2", "3"), $acc23, $cst, $s),
+            )
+        };
+    }
+
+    /// The block sums v16-v19 (16 times the integer sums) to f32, exactly.
+    macro_rules! scvtf_sums {
+        () => {
+            concat!(
+                "scvtf v16.4s, v16.4s, #4\n",
+                "scvtf v17.4s, v17.4s, #4\n",
+                "scvtf v18.4s, v18.4s, #4\n",
+                "scvtf v19.4s, v19.4s, #4\n",
+            )
+        };
+    }
+
+    /// The output clamp of row register `$v`: `FMAX` with the lower bound (v30), then `FMIN`
+    /// with the upper one (v31).
+    macro_rules! clamp {
+        ($v:tt) => {
+            concat!(
+                concat!("fmax ", $v, ".4s, ", $v, ".4s, v30.4s\n"),
+                concat!("fmin ", $v, ".4s, ", $v, ".4s, v31.4s\n"),
+            )
+        };
+    }
+
+    /// No text (a piece a family does not need).
+    macro_rules! no_text {
+        ($($x:tt)*) => {
+            ""
+        };
+    }
+
+    /// `asm!` with the given template and operands, every SIMD register declared clobbered (the
+    /// per-block kernels use all of them), `nostack`.
+    macro_rules! asm_all_vregs {
+        ($($body:tt)*) => {
+            core::arch::asm!(
+                $($body)*
+                out("v0") _, out("v1") _, out("v2") _, out("v3") _, out("v4") _, out("v5") _,
+                out("v6") _, out("v7") _, out("v8") _, out("v9") _, out("v10") _, out("v11") _,
+                out("v12") _, out("v13") _, out("v14") _, out("v15") _, out("v16") _,
+                out("v17") _, out("v18") _, out("v19") _, out("v20") _, out("v21") _,
+                out("v22") _, out("v23") _, out("v24") _, out("v25") _, out("v26") _,
+                out("v27") _, out("v28") _, out("v29") _, out("v30") _, out("v31") _,
+                options(nostack),
+            )
+        };
+    }
+
+    /// Declares a tile kernel `unsafe fn $name($t: &TileArgs)` with the i8mm target feature,
+    /// never inlined (each one is a loop nest of its own), around `$body`.
+    macro_rules! tile_fn {
+        ($(#[$meta:meta])* fn $name:ident($t:ident) $body:block) => {
+            $(#[$meta])*
+            ///
+            /// # Safety
+            ///
+            /// The CPU has FEAT_I8MM, and `t` describes valid buffers (see
+            /// [`TileArgs`](crate::matmul::i8mm_asm::TileArgs)).
+            #[target_feature(enable = "i8mm")]
+            #[inline(never)]
+            unsafe fn $name($t: &$crate::matmul::i8mm_asm::TileArgs) $body
+        };
+    }
+
+    /// Defines one tile kernel of a per-block family: `4R` rows (one entry of `tiles` per LHS
+    /// tile) x 4 columns, the whole K loop (one iteration per block of `bl` depths) and the
+    /// output epilogue in one `asm!` block.
+    ///
+    /// Per block: the family's `scales` (column scales into v28, v31), then
+    /// * `fast` (`bl = 32`, one group per block): the RHS group is loaded and unpacked once into
+    ///   v20-v27 and shared by every LHS tile;
+    /// * `generic` (any `bl`): per LHS tile, a loop over the block's groups with [`k_group!`]
+    ///   (the RHS is reloaded and unpacked for each tile);
+    ///
+    /// and per LHS tile: zero the block sums v16-v19 (loads from [`CONSTS`]: load pipes, not
+    /// SIMD pipes), `SMMLA` the block, then the family's `tile_end!(tile pointer)` and
+    /// `block_math!(float accumulators)` fold the sums into the float accumulators.
+    ///
+    /// * `ops`: the flavour's extra operands.
+    /// * `rhs`: `(group stride, offset of bytes 8-15 after the post-increment, bytes to skip
+    ///   after each block)` as string literals.
+    /// * `fam`: the family's pieces: `mma` (operand order, see [`smmla_rows!`]), `scales`
+    ///   (text), `lhs` (chunk address suffixes, see [`k_group!`]), `group_pre!(tile pointer)`
+    ///   (text before each group of a tile), `tile_end`, `block_math`, `col_consts` (text
+    ///   loading the column constants of the epilogue), `tile_consts!(tile pointer)`, `row_math`
+    ///   (see [`epi_row_pair!`]) with its column constant registers `cst`, and the extra
+    ///   `operands` its text uses.
+    /// * `tiles`: per LHS tile, `(pointer operand, pointer of the high-nibble chunks, index in
+    ///   TileArgs::lhs, [float accumulators of rows 0-1], [of rows 2-3])`.
+    macro_rules! block_tile_kernel {
+        (
+            $(#[$meta:meta])*
+            fn $name:ident($t:ident); $flavor:ident; ops = [$($fops:tt)*];
+            rhs = ($stride:literal, $back:literal, $skip:literal),
+            fam = {
+                mma: $mma:ident,
+                scales: $scales:expr,
+                lhs: $lhs:tt,
+                group_pre: $pre:ident,
+                tile_end: $end:ident,
+                block_math: $bm:ident,
+                col_consts: $cc:expr,
+                tile_consts: $tc:ident,
+                row_math: $rm:ident,
+                cst: $cst:tt,
+                operands: [$($ops:tt)*] $(,)?
+            },
+            tiles = [$((
+                $a:ident, $p:ident, $i:tt, [$f00:tt, $f01:tt], [$f10:tt, $f11:tt]
+            )),+ $(,)?] $(,)?
+        ) => {
+            $crate::matmul::i8mm_asm::tile_fn! {
+                $(#[$meta])*
+                fn $name($t) {
+                    // SAFETY: the caller guarantees FEAT_I8MM and that `t.lhs[..R]`, `t.rhs`,
+                    // `t.scales` and `t.extras` point into whole packed tiles of `t.blocks`
+                    // blocks of `t.groups` 32-depth groups, which is all the block reads (plus
+                    // the 48 bytes of `CONSTS`); it writes the `4R` rows of 4 f32 at `t.dst`,
+                    // `t.dst_stride` bytes apart, which the caller made writable. Every
+                    // register written is declared.
+                    unsafe {
+                        $crate::matmul::i8mm_asm::asm_all_vregs!(
+                            // Float accumulators: +0.0.
+                            concat!($(
+                                "movi ", $f00, ".4s, #0\n", "movi ", $f01, ".4s, #0\n",
+                                "movi ", $f10, ".4s, #0\n", "movi ", $f11, ".4s, #0\n",
+                            )+),
+                            $crate::matmul::i8mm_asm::block_tile_kernel!(@init $flavor),
+                            // Block loop.
+                            "2:",
+                            $scales,
+                            $crate::matmul::i8mm_asm::block_tile_kernel!(
+                                @rhs_once $flavor, $stride, $back, $skip),
+                            $(
+                                // LHS tile: zero the block sums, `SMMLA` the block, fold it in.
+                                "ldp q16, q17, [{z}]",
+                                "ldp q18, q19, [{z}]",
+                                $crate::matmul::i8mm_asm::block_tile_kernel!(
+                                    @tile $flavor, $mma, $stride, $back, $lhs, $pre, $a, $p),
+                                $end!($a),
+                                $bm!($f00, $f01, $f10, $f11),
+                            )+
+                            $crate::matmul::i8mm_asm::block_tile_kernel!(@rhs_end $flavor, $skip),
+                            "subs {cnt}, {cnt}, #1",
+                            "b.ne 2b",
+                            // Epilogue: clamp bounds, column constants, then tile by tile.
+                            "dup v30.4s, {cmin:w}",
+                            "dup v31.4s, {cmax:w}",
+                            $cc,
+                            $($crate::matmul::i8mm_asm::epi_tile!(
+                                $mma, $rm, $tc, $a, [$f00, $f01], [$f10, $f11], [$cst], ["v18"]),)+
+                            $($a = inout(reg) $t.lhs[$i] => _,)+
+                            b = inout(reg) $t.rhs => _,
+                            s = inout(reg) $t.scales => _,
+                            ss = in(reg) $t.block_step,
+                            z = in(reg) $crate::matmul::i8mm_asm::CONSTS.0.as_ptr(),
+                            cnt = inout(reg) $t.blocks => _,
+                            d = inout(reg) $t.dst => _,
+                            d1 = out(reg) _,
+                            stride = in(reg) $t.dst_stride,
+                            cmin = in(reg) $t.clamp_min,
+                            cmax = in(reg) $t.clamp_max,
+                            $($fops)*
+                            $($ops)*
+                        )
+                    }
+                }
+            }
+        };
+        // `fast`: nothing before the loop.
+        (@init fast) => { "" };
+        // `generic`: the `AND` mask of `k_group!`.
+        (@init generic) => { "movi v24.16b, #0xf0" };
+        // `fast`: the block's RHS group, unpacked once (raw bytes 0-7 into v22-v23, 8-15 into
+        // v26-v27; the `0xF0` mask loaded into v16, free until the first LHS tile: a load, not a
+        // SIMD-pipe `MOVI`).
+        (@rhs_once fast, $stride:literal, $back:literal, $skip:literal) => {
+            concat!(
+                "ldp q22, q23, [{b}], #", $stride, "\n",
+                "ldp q26, q27, [{b}, #", $back, "]\n",
+                "add {b}, {b}, #", $skip, "\n",
+                "ldr q16, [{z}, #32]\n",
+                $crate::matmul::i8mm_asm::unpack_lo!(
+                    ["v22", "v23", "v26", "v27"], ["v20", "v21", "v24", "v25"]),
+                $crate::matmul::i8mm_asm::unpack_hi!(["v22", "v23", "v26", "v27"], "v16"),
+            )
+        };
+        (@rhs_once generic, $stride:literal, $back:literal, $skip:literal) => { "" };
+        // `fast`: the 4 chunks of one LHS tile against the shared unpacked group.
+        (
+            @tile fast, $mma:ident, $stride:literal, $back:literal,
+            [$l0:expr, $h0:expr, $l1:expr, $h1:expr], $pre:ident, $a:ident, $p:ident
+        ) => {
+            concat!(
+                $pre!($a),
+                $crate::matmul::i8mm_asm::smmla_chunk!(
+                    $mma, $crate::matmul::i8mm_asm::lhs_at!($a, $l0),
+                    ["v20", "v21"], ["v16", "v17"], ["v18", "v19"]),
+                $crate::matmul::i8mm_asm::smmla_chunk!(
+                    $mma, $crate::matmul::i8mm_asm::lhs_at!($a, $l1),
+                    ["v24", "v25"], ["v16", "v17"], ["v18", "v19"]),
+                $crate::matmul::i8mm_asm::smmla_chunk!(
+                    $mma, $crate::matmul::i8mm_asm::lhs_at!($p, $h0),
+                    ["v22", "v23"], ["v16", "v17"], ["v18", "v19"]),
+                $crate::matmul::i8mm_asm::smmla_chunk!(
+                    $mma, $crate::matmul::i8mm_asm::lhs_at!($p, $h1),
+                    ["v26", "v27"], ["v16", "v17"], ["v18", "v19"]),
+            )
+        };
+        // `generic`: the block's groups of one LHS tile, each loaded and unpacked.
+        (
+            @tile generic, $mma:ident, $stride:literal, $back:literal, $lhs:tt, $pre:ident,
+            $a:ident, $p:ident
+        ) => {
+            concat!(
+                "mov {bt}, {b}\n",
+                "mov {gc}, {g}\n",
+                "3:\n",
+                $pre!($a),
+                $crate::matmul::i8mm_asm::k_group!(
+                    mma = $mma,
+                    rhs_lo = [concat!("ldp q20, q21, [{bt}], #", $stride)],
+                    rhs_hi = [concat!("ldp q20, q21, [{bt}, #", $back, "]")],
+                    raw = ["v20", "v21"], unp = ["v22", "v23"], lhs = $lhs,
+                    lo = [($a, ["v16", "v17"], ["v18", "v19"])],
+                    hi = [($p, ["v16", "v17"], ["v18", "v19"])],
+                ),
+                "subs {gc}, {gc}, #1\n",
+                "b.ne 3b\n",
+            )
+        };
+        (@rhs_end fast, $skip:literal) => { "" };
+        (@rhs_end generic, $skip:literal) => { concat!("add {b}, {bt}, #", $skip) };
+    }
+
+    /// Defines the tile kernels of a per-block family (`fast` and `generic`, for `nr = 4` and
+    /// for 4 of the 8 columns of `nr = 8`, 1 to 4 LHS tiles), their tables and the family's
+    /// `unsafe fn run(args: &UncheckedArgs, packing: &Packing, tiles: usize)`, which runs `tiles`
+    /// LHS tiles per step through [`drive`] with the geometry from the family's
+    /// `setup(args, packing) -> Option<(Layout, TileArgs)>` (`None`: nothing to run).
+    ///
+    /// `hi = same` when the high-nibble LHS chunks are addressed from the tile's own pointer,
+    /// `hi = h` when from the operand `{h}` (set by the family's `group_pre`); `args` names the
+    /// `TileArgs` parameter the family's operands use; `fam` as in [`block_tile_kernel!`].
+    macro_rules! block_kernels {
+        (hi = same, $($rest:tt)*) => {
+            $crate::matmul::i8mm_asm::block_kernels!(@go [
+                (a0, a0, 0, ["v0", "v1"], ["v2", "v3"]),
+                (a1, a1, 1, ["v4", "v5"], ["v6", "v7"]),
+                (a2, a2, 2, ["v8", "v9"], ["v10", "v11"]),
+                (a3, a3, 3, ["v12", "v13"], ["v14", "v15"]),
+            ], $($rest)*);
+        };
+        (hi = h, $($rest:tt)*) => {
+            $crate::matmul::i8mm_asm::block_kernels!(@go [
+                (a0, h, 0, ["v0", "v1"], ["v2", "v3"]),
+                (a1, h, 1, ["v4", "v5"], ["v6", "v7"]),
+                (a2, h, 2, ["v8", "v9"], ["v10", "v11"]),
+                (a3, h, 3, ["v12", "v13"], ["v14", "v15"]),
+            ], $($rest)*);
+        };
+        (@go $tiles:tt, args = $t:ident, setup = $setup:ident, fam = $fam:tt $(,)?) => {
+            $crate::matmul::i8mm_asm::block_kernels!(@set $t, $fam, fast, [],
+                ("64", "-32", "8"), [fast4_r1, fast4_r2, fast4_r3, fast4_r4], $tiles);
+            $crate::matmul::i8mm_asm::block_kernels!(@set $t, $fam, fast, [],
+                ("128", "-64", "16"), [fast8_r1, fast8_r2, fast8_r3, fast8_r4], $tiles);
+            $crate::matmul::i8mm_asm::block_kernels!(@set $t, $fam, generic,
+                [bt = out(reg) _, gc = out(reg) _, g = in(reg) $t.groups,],
+                ("64", "-32", "8"), [gen4_r1, gen4_r2, gen4_r3, gen4_r4], $tiles);
+            $crate::matmul::i8mm_asm::block_kernels!(@set $t, $fam, generic,
+                [bt = out(reg) _, gc = out(reg) _, g = in(reg) $t.groups,],
+                ("128", "-64", "16"), [gen8_r1, gen8_r2, gen8_r3, gen8_r4], $tiles);
+
+            /// Tile kernels by LHS tile count: `[bl = 32, any bl]` for `nr = 4`, then for
+            /// `nr = 8`.
+            const TABLES: [[[$crate::matmul::i8mm_asm::TileFn; 4]; 2]; 2] = [
+                [
+                    [(fast4_r1, 4), (fast4_r2, 4), (fast4_r3, 4), (fast4_r4, 4)],
+                    [(gen4_r1, 4), (gen4_r2, 4), (gen4_r3, 4), (gen4_r4, 4)],
+                ],
+                [
+                    [(fast8_r1, 4), (fast8_r2, 4), (fast8_r3, 4), (fast8_r4, 4)],
+                    [(gen8_r1, 4), (gen8_r2, 4), (gen8_r3, 4), (gen8_r4, 4)],
+                ],
+            ];
+
+            /// Runs the rectangle `args` in steps of `tiles` LHS tiles (`1..=4`).
+            ///
+            /// # Safety
+            ///
+            /// The CPU has FEAT_I8MM and `args` satisfies
+            /// [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for `packing` (`mr = 4`,
+            /// `nr = 4` or `8`, `kr = 16`, `sr = 2`).
+            unsafe fn run(args: &UncheckedArgs, packing: &crate::matmul::Packing, tiles: usize) {
+                let Some((layout, t)) = $setup(args, packing) else {
+                    return;
+                };
+                let table = &TABLES[usize::from(packing.nr != 4)][usize::from(args.bl != 32)];
+                // SAFETY: forwarded from the caller; `setup` describes this family's packed
+                // layout for `args` and `packing`, which the table's kernels read.
+                unsafe { $crate::matmul::i8mm_asm::drive(args, &layout, t, &table[..tiles]) }
+            }
+        };
+        (
+            @set $t:ident, $fam:tt, $flavor:ident, $ops:tt, $rhs:tt,
+            [$n1:ident, $n2:ident, $n3:ident, $n4:ident], [$p0:tt, $p1:tt, $p2:tt, $p3:tt $(,)?]
+        ) => {
+            $crate::matmul::i8mm_asm::block_kernels!(
+                @def $t, $fam, $flavor, $ops, $rhs, $n1, "4", [$p0]);
+            $crate::matmul::i8mm_asm::block_kernels!(
+                @def $t, $fam, $flavor, $ops, $rhs, $n2, "8", [$p0, $p1]);
+            $crate::matmul::i8mm_asm::block_kernels!(
+                @def $t, $fam, $flavor, $ops, $rhs, $n3, "12", [$p0, $p1, $p2]);
+            $crate::matmul::i8mm_asm::block_kernels!(
+                @def $t, $fam, $flavor, $ops, $rhs, $n4, "16", [$p0, $p1, $p2, $p3]);
+        };
+        (
+            @def $t:ident, $fam:tt, $flavor:ident, $ops:tt, $rhs:tt, $name:ident,
+            $rows:literal, $tiles:tt
+        ) => {
+            $crate::matmul::i8mm_asm::block_tile_kernel! {
+                #[doc = concat!(
+                    "Tile kernel: ", $rows, " rows x 4 columns (", stringify!($flavor), ")."
+                )]
+                fn $name($t); $flavor; ops = $ops;
+                rhs = $rhs,
+                fam = $fam,
+                tiles = $tiles,
+            }
+        };
+    }
+
+    /// Defines catalogue kernels: per packing `PACKING, "name prefix", [STATIC entry_fn
+    /// (m_step, n_step), ...];` an `unsafe` entry point per kernel calling the family's
+    /// `run(args, &PACKING, m_step / 4)`, and its descriptor (`fam::kernel(...)`) named
+    /// `<prefix><m_step>x<n_step>_neon_i8mm`.
+    macro_rules! catalogue {
+        (
+            $run:ident;
+            $($packing:ident, $prefix:literal, [
+                $($stat:ident $func:ident ($ms:literal, $ns:literal)),+ $(,)?
+            ];)+
+        ) => {
+            $($(
+                #[doc = concat!(
+                    "`", $ms, "x", $ns, "` i8mm kernel on `", stringify!($packing), "`."
+                )]
+                ///
+                /// # Safety
+                ///
+                /// Same contract as [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for
+                #[doc = concat!(
+                    "[`", stringify!($stat), "`]: the CPU has FEAT_I8MM, the pointers cover ",
+                    "`ceil(m/4)` LHS and `ceil(n/nr)` RHS tiles and the `m x n` output."
+                )]
+                pub unsafe fn $func(args: &UncheckedArgs) {
+                    // SAFETY: forwarded from the caller, with the kernel's own packing.
+                    unsafe { $run(args, &fam::$packing, $ms / 4) }
+                }
+
+                #[doc = concat!("`", $prefix, $ms, "x", $ns, "_neon_i8mm`.")]
+                pub static $stat: Kernel = fam::kernel(
+                    concat!($prefix, $ms, "x", $ns, "_neon_i8mm"),
+                    Tier::I8mm,
+                    ($ms, $ns),
+                    fam::$packing,
+                    RawKernel::Fixed($func),
+                );
+            )+)+
+        };
+    }
+
+    /// The catalogue kernels of a per-block family ([`block_kernels!`]): `16x4`, `8x4`, `4x4` on
+    /// `PACKING_4X4` and `16x8`, `8x8`, `4x8` on `PACKING_4X8` (4 of the 8 columns per tile
+    /// call), named from the given prefixes (see [`catalogue!`]).
+    macro_rules! block_catalogue {
+        ($run:ident; nr4: $p4:literal, nr8: $p8:literal $(,)?) => {
+            $crate::matmul::i8mm_asm::catalogue! {
+                $run;
+                PACKING_4X4, $p4, [
+                    I8MM_16X4 matmul_16x4_unchecked (16, 4),
+                    I8MM_8X4 matmul_8x4_unchecked (8, 4),
+                    I8MM_4X4 matmul_4x4_unchecked (4, 4),
+                ];
+                PACKING_4X8, $p8, [
+                    I8MM_16X8 matmul_16x8_unchecked (16, 8),
+                    I8MM_8X8 matmul_8x8_unchecked (8, 8),
+                    I8MM_4X8 matmul_4x8_unchecked (4, 8),
+                ];
+            }
+        };
+    }
+
+    pub(crate) use {
+        asm_all_vregs, block_catalogue, block_kernels, block_tile_kernel, catalogue, clamp,
+        deinterleave, epi_row_pair, epi_tile, k_group, lhs_at, no_text, scvtf_sums, smmla_chunk,
+        smmla_rows, st1_list, tile_fn, unpack_hi, unpack_lo,
+    };
+
+    /// Constants the per-block kernels load (operand `{z}`) rather than build on the SIMD
+    /// pipes: 32 zero bytes (resets of the block sums), then 16 bytes `0xF0` (the unpack mask).
+    pub(crate) static CONSTS: Consts = Consts([
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, //
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, //
+        0xF0, 0xF0, 0xF0, 0xF0, 0xF0, 0xF0, 0xF0, 0xF0, //
+        0xF0, 0xF0, 0xF0, 0xF0, 0xF0, 0xF0, 0xF0, 0xF0, //
+    ]);
+
+    /// 16-byte aligned constant bytes.
+    #[repr(C, align(16))]
+    pub(crate) struct Consts(pub [u8; 48]);
+
+    /// Most LHS tiles one tile kernel takes.
+    pub(crate) const MAX_TILES: usize = 6;
+
+    /// A tile kernel and its column count.
+    pub(crate) type TileFn = (unsafe fn(&TileArgs), usize);
+
+    /// Arguments of one tile kernel call (a family ignores the fields it does not use).
+    pub(crate) struct TileArgs {
+        /// The packed LHS tiles of the rows, at their first data byte (entries past the
+        /// kernel's `R` are unused).
+        pub lhs: [*const u8; MAX_TILES],
+        /// First data byte of the tile's first column in its packed RHS tile.
+        pub rhs: *const u8,
+        /// Per-block families: the scale of the tile's first column in block 0.
+        pub scales: *const u8,
+        /// Per-column f32 constants of the first column; the next array follows `extras_step`
+        /// bytes on.
+        pub extras: *const u8,
+        /// `4 * nr` bytes.
+        pub extras_step: usize,
+        /// Per-block families: RHS bytes per block.
+        pub block_step: usize,
+        /// 32-depth groups: per K loop (per-channel), per block (per-block families); `>= 1`.
+        pub groups: usize,
+        /// Per-block families: blocks (`>= 1`).
+        pub blocks: usize,
+        /// `qsi8d32p`: bytes from a block's first LHS data byte to its second half (`2 * bl`).
+        pub lhs_hi: usize,
+        /// `qsi8d32p`: bytes from the end of a block's first LHS data half to the next block's
+        /// data.
+        pub lhs_skip: usize,
+        /// Output element of the tile's top-left corner.
+        pub dst: *mut f32,
+        /// Output row stride, bytes.
+        pub dst_stride: usize,
+        /// Clamp bounds as f32 bits.
+        pub clamp_min: u32,
+        pub clamp_max: u32,
+    }
+
+    impl TileArgs {
+        /// Arguments for `args` with `groups` 32-depth groups per K loop or block and nothing
+        /// else set; [`drive`] sets the pointers per tile.
+        pub(crate) fn new(args: &UncheckedArgs, nr: usize, groups: usize) -> TileArgs {
+            TileArgs {
+                lhs: [args.lhs_packed; MAX_TILES],
+                rhs: args.rhs_packed,
+                scales: args.rhs_packed,
+                extras: args.rhs_packed,
+                extras_step: 4 * nr,
+                block_step: 0,
+                groups,
+                blocks: 1,
+                lhs_hi: 0,
+                lhs_skip: 0,
+                dst: args.dst,
+                dst_stride: args.dst_stride_row,
+                clamp_min: args.clamp_min.to_bits(),
+                clamp_max: args.clamp_max.to_bits(),
+            }
+        }
+    }
+
+    /// The block count, the RHS bytes per block (`nr * (bl / 2 + 2)`, both formats) and the
+    /// loop counts of a per-block family for `args`; `None` for a block length the formats do
+    /// not have (`bl` a multiple of 32 dividing `k`).
+    pub(crate) fn blocked(args: &UncheckedArgs, nr: usize) -> Option<(usize, usize, TileArgs)> {
+        let (k, bl) = (args.k, args.bl);
+        if bl < 32 || !bl.is_multiple_of(32) || !k.is_multiple_of(bl) {
+            return None;
+        }
+        let (nb, block) = (k / bl, nr * (bl / 2 + 2));
+        let mut t = TileArgs::new(args, nr, bl / 32);
+        t.blocks = nb;
+        t.block_step = block;
+        Some((nb, block, t))
+    }
+
+    /// Where a family's data sit in its packed tiles (bytes).
+    pub(crate) struct Layout {
+        /// Columns per RHS tile.
+        pub nr: usize,
+        /// LHS tile stride.
+        pub lhs_stride: usize,
+        /// Offset of the first data byte in an LHS tile.
+        pub lhs_data: usize,
+        /// RHS tile stride.
+        pub rhs_stride: usize,
+        /// Offset of column 0's first data byte in an RHS tile (columns `bd = 8` bytes apart).
+        pub rhs_data: usize,
+        /// Offset of column 0's first block scale (columns 2 bytes apart).
+        pub rhs_scales: usize,
+        /// Offset of column 0's first per-column f32 (columns 4 bytes apart).
+        pub rhs_extras: usize,
+    }
+
+    /// Runs the rectangle `args` with `kernels[i]` for `i + 1` LHS tiles: blocks of
+    /// `kernels.len()` tiles, then one block of the tiles that remain; partial tiles are
+    /// computed whole into a stack scratch tile and copied.
+    ///
+    /// # Safety
+    ///
+    /// The CPU has FEAT_I8MM, `args` satisfies
+    /// [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for a packing with `mr = 4` and
+    /// `layout.nr`, `layout` describes that packed layout, `t` holds the loop counts of `args`,
+    /// and each kernel computes 4 rows per LHS tile and its column count, reading only the
+    /// described tiles.
+    pub(crate) unsafe fn drive(
+        args: &UncheckedArgs,
+        layout: &Layout,
+        mut t: TileArgs,
+        kernels: &[TileFn],
+    ) {
+        let (m, n, nr) = (args.m, args.n, layout.nr);
+        let mut scratch = [0f32; 4 * MAX_TILES * 8];
+        let m_tiles = m.div_ceil(4);
+        let mut tile0 = 0;
+        while tile0 < m_tiles {
+            let tiles = kernels.len().min(m_tiles - tile0);
+            let (kernel, cols) = kernels[tiles - 1];
+            for (i, p) in t.lhs.iter_mut().enumerate() {
+                let tile = tile0 + i.min(tiles - 1);
+                *p = args
+                    .lhs_packed
+                    .wrapping_add(tile * layout.lhs_stride + layout.lhs_data);
+            }
+            let row0 = 4 * tile0;
+            let rows = (4 * tiles).min(m - row0);
+            let mut col = 0;
+            while col < n {
+                let ncols = cols.min(n - col);
+                // Column `col % nr` of its tile: its bytes start `bd = 8` bytes per column into
+                // each chunk, its scales 2 bytes and its constants 4 bytes per column into each
+                // array.
+                let rhs_tile = args.rhs_packed.wrapping_add(col / nr * layout.rhs_stride);
+                let c = col % nr;
+                t.rhs = rhs_tile.wrapping_add(layout.rhs_data + c * 8);
+                t.scales = rhs_tile.wrapping_add(layout.rhs_scales + c * 2);
+                t.extras = rhs_tile.wrapping_add(layout.rhs_extras + c * 4);
+                let out = args
+                    .dst
+                    .wrapping_byte_add(row0 * args.dst_stride_row)
+                    .wrapping_add(col);
+                let whole = rows == 4 * tiles && ncols == cols;
+                if whole {
+                    t.dst = out;
+                    t.dst_stride = args.dst_stride_row;
+                } else {
+                    t.dst = scratch.as_mut_ptr();
+                    t.dst_stride = 4 * cols;
+                }
+                // SAFETY: FEAT_I8MM is present (caller). The LHS tiles `tile0..tile0 + tiles`
+                // are below `ceil(m/4)` and the RHS tile `col / nr` below `ceil(n/nr)`, all
+                // inside the packed buffers the caller provides. The kernel writes
+                // `4 * tiles` rows of `cols` f32: inside the `m x n` rectangle when `whole`,
+                // else inside `scratch` (`4 * tiles * cols <= scratch.len()`).
+                unsafe { kernel(&t) };
+                if !whole {
+                    for r in 0..rows {
+                        let src = &scratch[r * cols..r * cols + ncols];
+                        // SAFETY: row `row0 + r < m`, columns `col..col + ncols <= n`: inside
+                        // the rectangle the caller made writable, disjoint from `scratch`.
+                        unsafe {
+                            let dst = out.byte_add(r * args.dst_stride_row);
+                            core::ptr::copy_nonoverlapping(src.as_ptr(), dst, ncols);
+                        }
+                    }
+                }
+                col += cols;
+            }
+            tile0 += tiles;
+        }
+    }
+}
