@@ -83,7 +83,9 @@ fn parse() -> Opts {
 }
 
 fn usage(msg: &str) -> ! {
-    eprintln!("{msg}\nusage: bench [--quick] [--family S] [--kernel S] [--m 1,16,128] [--n N] [--k K] [--bl BL] [--iters N] [--scalar] [--no-kernels] [--no-packers]");
+    eprintln!(
+        "{msg}\nusage: bench [--quick] [--family S] [--kernel S] [--m 1,16,128] [--n N] [--k K] [--bl BL] [--iters N] [--scalar] [--no-kernels] [--no-packers]"
+    );
     std::process::exit(2)
 }
 
@@ -176,7 +178,14 @@ impl Bench for qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p {
 
 /// One measured kernel call (never inlined, so instruction counters can attribute it).
 #[inline(never)]
-fn run_kernel<F: Family>(kernel: &Kernel<F>, cpu: &CpuFeatures, lhs: &[u8], rhs: &[u8], dst: &mut [f32], args: &MatmulArgs) {
+fn run_kernel<F: Family>(
+    kernel: &Kernel<F>,
+    cpu: &CpuFeatures,
+    lhs: &[u8],
+    rhs: &[u8],
+    dst: &mut [f32],
+    args: &MatmulArgs,
+) {
     kernel.run(cpu, black_box(lhs), black_box(rhs), dst, args).unwrap();
 }
 
@@ -207,7 +216,18 @@ fn bench_family<F: Bench>(o: &Opts, cpu: &CpuFeatures) {
     if o.list {
         for k in F::kernels().iter().filter(|k| k.is_available(cpu)) {
             let p = k.packing();
-            println!("{} {} {} {} {} {} {} {} {}", F::NAME, k.name(), k.tier(), p.mr, p.nr, p.kr, p.sr, k.m_step(), k.n_step());
+            println!(
+                "{} {} {} {} {} {} {} {} {}",
+                F::NAME,
+                k.name(),
+                k.tier(),
+                p.mr,
+                p.nr,
+                p.kr,
+                p.sr,
+                k.m_step(),
+                k.n_step()
+            );
         }
         return;
     }
@@ -266,7 +286,9 @@ fn bench_family<F: Bench>(o: &Opts, cpu: &CpuFeatures) {
             let p = kernel.packing();
             let mut lhs = vec![0u8; kernel.lhs_packed_size(m, k, bl).unwrap()];
             let cell = std::cell::RefCell::new(&mut lhs);
-            let ns = time(o.iters, &|| run_packer(&|| F::pack_lhs(&p, m, k, bl, &inp.x[..m * k], &mut cell.borrow_mut()[..])));
+            let ns = time(o.iters, &|| {
+                run_packer(&|| F::pack_lhs(&p, m, k, bl, &inp.x[..m * k], &mut cell.borrow_mut()[..]))
+            });
             packer_row(F::NAME, "lhs", &p, m, k, bl, ns, cell.borrow().len());
         }
         let kernel = pick(o.ms.iter().copied().max().unwrap_or(1));
@@ -307,7 +329,8 @@ fn main() {
     }
     println!("qgemm bench: cpu features {cpu}; n = {}, k = {}, {} timed calls after 1 warm-up", o.n, o.k, o.iters);
     println!("(under QEMU the times are not Arm times: use instruction counts, `cargo make perf`)\n");
-    row(&["family", "kernel / packer", "tier", "m", "n", "k", "bl", "ns/call", "GOPS", "GB/s weights | packed"].map(String::from));
+    row(&["family", "kernel / packer", "tier", "m", "n", "k", "bl", "ns/call", "GOPS", "GB/s weights | packed"]
+        .map(String::from));
     row(&["---", "---", "---", "--:", "--:", "--:", "--:", "--:", "--:", "--:"].map(String::from));
     bench_family::<qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp>(&o, &cpu);
     bench_family::<qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p>(&o, &cpu);

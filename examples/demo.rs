@@ -21,8 +21,7 @@ use half::{bf16, f16};
 use qgemm::rhs::qsi4c32p::BlockScales;
 use qgemm::rhs::{Int4Encoding, Int4Source};
 use qgemm::{
-    CpuFeatures, Family, Kernel, MatmulArgs, Packing, Tier, qai8dxp_qsi4c32p, qai8dxp_qsi4cxp,
-    qsi8d32p_qsi4c32p,
+    CpuFeatures, Family, Kernel, MatmulArgs, Packing, Tier, qai8dxp_qsi4c32p, qai8dxp_qsi4cxp, qsi8d32p_qsi4c32p,
 };
 
 /// Output channels.
@@ -76,11 +75,7 @@ impl Int4Weights {
                 let at = c * k + b * bl;
                 let block = &layer.weights[at..at + bl];
                 let absmax = block.iter().fold(0f32, |a, &w| a.max(w.abs()));
-                let scale = if absmax > 0.0 {
-                    store(absmax / 7.0)
-                } else {
-                    1.0
-                };
+                let scale = if absmax > 0.0 { store(absmax / 7.0) } else { 1.0 };
                 scales[c * nb + b] = scale;
                 for (j, &w) in block.iter().enumerate() {
                     let v = (w / scale).round().clamp(-7.0, 7.0) as i8;
@@ -89,11 +84,7 @@ impl Int4Weights {
                 }
             }
         }
-        Int4Weights {
-            q,
-            scales,
-            dequantized,
-        }
+        Int4Weights { q, scales, dequantized }
     }
 
     /// Signed nibbles, NxK, s1s0 order: element `j` of a row in the low nibble when `j` is even.
@@ -274,9 +265,7 @@ fn reference(layer: &Layer, weights: &[f32], m: usize, x: &[f32]) -> Vec<f32> {
     let mut y = vec![0f32; m * n];
     for r in 0..m {
         for c in 0..n {
-            let dot: f64 = (0..k)
-                .map(|j| x[r * k + j] as f64 * weights[c * k + j] as f64)
-                .sum();
+            let dot: f64 = (0..k).map(|j| x[r * k + j] as f64 * weights[c * k + j] as f64).sum();
             let bias = layer.bias.as_ref().map_or(0.0, |b| b[c] as f64);
             y[r * n + c] = (dot + bias) as f32;
         }
@@ -286,26 +275,16 @@ fn reference(layer: &Layer, weights: &[f32], m: usize, x: &[f32]) -> Vec<f32> {
 
 /// Max abs error, that error relative to max |ref|, and the relative Frobenius error.
 fn errors(got: &[f32], want: &[f32]) -> (f32, f32, f32) {
-    let max_abs = got
-        .iter()
-        .zip(want)
-        .fold(0f32, |a, (g, w)| a.max((g - w).abs()));
+    let max_abs = got.iter().zip(want).fold(0f32, |a, (g, w)| a.max((g - w).abs()));
     let max_ref = want.iter().fold(0f32, |a, w| a.max(w.abs()));
-    let num: f64 = got
-        .iter()
-        .zip(want)
-        .map(|(g, w)| ((g - w) as f64).powi(2))
-        .sum();
+    let num: f64 = got.iter().zip(want).map(|(g, w)| ((g - w) as f64).powi(2)).sum();
     let den: f64 = want.iter().map(|w| (*w as f64).powi(2)).sum();
     (max_abs, max_abs / max_ref, (num / den).sqrt() as f32)
 }
 
 /// The scalar kernel of `F` that consumes packing `p`.
 fn scalar_for<F: Family>(p: &Packing) -> Option<&'static Kernel<F>> {
-    F::kernels()
-        .iter()
-        .copied()
-        .find(|k| k.tier() == Tier::Scalar && k.packing() == *p)
+    F::kernels().iter().copied().find(|k| k.tier() == Tier::Scalar && k.packing() == *p)
 }
 
 /// The whole demo for one family. Returns whether every kernel agreed with its scalar kernel.
@@ -313,12 +292,7 @@ fn demo<F: DemoFamily>(cpu: &CpuFeatures, seed: u64) -> qgemm::Result<bool> {
     let mut rng = Rng(seed);
     let weights = (0..N * K).map(|_| 0.05 * normal(&mut rng)).collect();
     let bias: Vec<f32> = (0..N).map(|_| 0.1 * normal(&mut rng)).collect();
-    let layer = Layer {
-        n: N,
-        k: K,
-        weights,
-        bias: F::HAS_BIAS.then_some(bias),
-    };
+    let layer = Layer { n: N, k: K, weights, bias: F::HAS_BIAS.then_some(bias) };
     let x_prefill: Vec<f32> = (0..M_PREFILL * K).map(|_| normal(&mut rng)).collect();
     let x_decode = &x_prefill[..K];
     let w = F::quantize(&layer);
@@ -332,21 +306,11 @@ fn demo<F: DemoFamily>(cpu: &CpuFeatures, seed: u64) -> qgemm::Result<bool> {
     );
 
     // What `select` picks, and how far its result is from f32 matmuls.
-    for (what, m, x) in [
-        ("decode ", 1, x_decode),
-        ("prefill", M_PREFILL, &x_prefill[..]),
-    ] {
+    for (what, m, x) in [("decode ", 1, x_decode), ("prefill", M_PREFILL, &x_prefill[..])] {
         let kernel = F::select(cpu, m);
         let got = run(kernel, cpu, &layer, &w, m, x)?;
-        println!(
-            "{what} m = {m:2}: select -> {} [{}]",
-            kernel.name(),
-            kernel.tier()
-        );
-        for (against, weights) in [
-            ("f32 matmul", &layer.weights),
-            ("f32 matmul, dequantized W", &w.dequantized),
-        ] {
+        println!("{what} m = {m:2}: select -> {} [{}]", kernel.name(), kernel.tier());
+        for (against, weights) in [("f32 matmul", &layer.weights), ("f32 matmul, dequantized W", &w.dequantized)] {
             let (max_abs, max_rel, fro) = errors(&got, &reference(&layer, weights, m, x));
             println!(
                 "    vs {against:27}: max abs error {max_abs:.5} ({:.3}% of max |y|), \
@@ -382,11 +346,7 @@ fn demo<F: DemoFamily>(cpu: &CpuFeatures, seed: u64) -> qgemm::Result<bool> {
         for (m, x) in [(1, x_decode), (M_PREFILL, &x_prefill[..])] {
             let got = run(kernel, cpu, &layer, &w, m, x)?;
             let want = run(scalar, cpu, &layer, &w, m, x)?;
-            differing += got
-                .iter()
-                .zip(&want)
-                .filter(|(g, w)| g.to_bits() != w.to_bits())
-                .count();
+            differing += got.iter().zip(&want).filter(|(g, w)| g.to_bits() != w.to_bits()).count();
             total += got.len();
         }
         if differing == 0 {
@@ -399,16 +359,10 @@ fn demo<F: DemoFamily>(cpu: &CpuFeatures, seed: u64) -> qgemm::Result<bool> {
     let mut summary = Vec::new();
     for tier in [Tier::Neon, Tier::Dotprod, Tier::I8mm] {
         let of_tier = || F::kernels().iter().filter(move |k| k.tier() == tier);
-        let (in_build, runnable) = (
-            of_tier().count(),
-            of_tier().filter(|k| k.is_available(cpu)).count(),
-        );
+        let (in_build, runnable) = (of_tier().count(), of_tier().filter(|k| k.is_available(cpu)).count());
         summary.push(match (in_build, runnable) {
             (0, _) => format!("{tier}: no kernels in this build"),
-            (_, 0) => format!(
-                "{tier}: skipped, CPU lacks {}",
-                tier.required_feature().map_or("?", |f| f.name())
-            ),
+            (_, 0) => format!("{tier}: skipped, CPU lacks {}", tier.required_feature().map_or("?", |f| f.name())),
             (b, r) => format!("{tier}: {r} of {b} ran"),
         });
     }

@@ -32,15 +32,8 @@ pub enum Feature {
 
 impl Feature {
     /// All features, in declaration order.
-    pub const ALL: [Feature; 7] = [
-        Feature::Neon,
-        Feature::Dotprod,
-        Feature::I8mm,
-        Feature::Fp16,
-        Feature::Bf16,
-        Feature::Sve,
-        Feature::Sme,
-    ];
+    pub const ALL: [Feature; 7] =
+        [Feature::Neon, Feature::Dotprod, Feature::I8mm, Feature::Fp16, Feature::Bf16, Feature::Sve, Feature::Sme];
 
     /// The lower-case name Rust and Linux use for the feature (`"dotprod"`, `"i8mm"`, ...).
     pub const fn name(self) -> &'static str {

@@ -49,8 +49,8 @@ pub mod matmul;
 pub mod rhs;
 
 pub use cpu::{CpuFeatures, Feature};
+pub use error::{Error, Result};
 /// The `half` crate, whose `bf16` and `f16` types the per-block packers take.
 pub use half;
-pub use error::{Error, Result};
-pub use matmul::{qai8dxp_qsi4c32p, qai8dxp_qsi4cxp, qsi8d32p_qsi4c32p};
 pub use matmul::{Clamp, Family, Kernel, MatmulArgs, Packing, Tier, UncheckedArgs};
+pub use matmul::{qai8dxp_qsi4c32p, qai8dxp_qsi4cxp, qsi8d32p_qsi4c32p};

@@ -44,7 +44,10 @@ fn without_removes_and_with_adds() {
     let fewer = all.without(Feature::I8mm);
     assert!(!fewer.has(Feature::I8mm) && fewer.has(Feature::Dotprod));
     assert_eq!(format!("{}", CpuFeatures::NONE), "(none)");
-    assert_eq!(format!("{}", fewer.without(Feature::Sve).without(Feature::Sme).without(Feature::Bf16).without(Feature::Fp16)), "neon,dotprod");
+    assert_eq!(
+        format!("{}", fewer.without(Feature::Sve).without(Feature::Sme).without(Feature::Bf16).without(Feature::Fp16)),
+        "neon,dotprod"
+    );
 }
 
 #[test]

@@ -15,7 +15,12 @@ fn cpu_classes() -> Vec<(&'static str, CpuFeatures)> {
         let neon = CpuFeatures::NONE.with(Feature::Neon);
         (neon, neon.with(Feature::Dotprod), neon.with(Feature::Dotprod).with(Feature::I8mm))
     };
-    vec![("no SIMD (x86 host)", CpuFeatures::NONE), ("NEON only (Cortex-A53/A72)", neon), ("+dotprod (Cortex-A76, N1)", dot), ("+i8mm (Neoverse V1/N2/V2)", mm)]
+    vec![
+        ("no SIMD (x86 host)", CpuFeatures::NONE),
+        ("NEON only (Cortex-A53/A72)", neon),
+        ("+dotprod (Cortex-A76, N1)", dot),
+        ("+i8mm (Neoverse V1/N2/V2)", mm),
+    ]
 }
 
 fn family_tables<F: Family>(out: &mut String, select: fn(&CpuFeatures, usize) -> &'static Kernel<F>) {
@@ -24,7 +29,13 @@ fn family_tables<F: Family>(out: &mut String, select: fn(&CpuFeatures, usize) ->
     writeln!(out, "|---|---|--:|--:|--:|--:|--:|---|").unwrap();
     for k in F::kernels() {
         let p = k.packing();
-        let usage = if p.mr == 1 { "decode (GEMV)" } else if k.tier() == Tier::Scalar { "reference, any m" } else { "prefill (GEMM)" };
+        let usage = if p.mr == 1 {
+            "decode (GEMV)"
+        } else if k.tier() == Tier::Scalar {
+            "reference, any m"
+        } else {
+            "prefill (GEMM)"
+        };
         writeln!(
             out,
             "| `{}` | {} | {}x{} | {} | {} | {} | {} | {} |",
@@ -64,7 +75,9 @@ const END: &str = "<!-- END GENERATED CATALOGUE -->\n";
 fn kernels_md_lists_the_current_catalogue() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs").join("kernels.md");
     let doc = std::fs::read_to_string(&path).expect("docs/kernels.md");
-    let (Some(b), Some(e)) = (doc.find(BEGIN), doc.find(END)) else { panic!("docs/kernels.md lacks the generated-catalogue markers") };
+    let (Some(b), Some(e)) = (doc.find(BEGIN), doc.find(END)) else {
+        panic!("docs/kernels.md lacks the generated-catalogue markers")
+    };
     let want = generated();
     if !cfg!(target_arch = "aarch64") {
         // The host catalogue has the scalar tier only: check that each of its kernels is listed.

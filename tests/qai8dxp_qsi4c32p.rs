@@ -31,7 +31,16 @@ impl Fixture for Fx {
     type F = Qai8dxpQsi4c32p;
     const BLS: &'static [usize] = &[32, 64];
 
-    fn pack_lhs(p: &Packing, m: usize, k: usize, _bl: usize, start: usize, x: &[f32], stride: usize, out: &mut [u8]) -> Result<()> {
+    fn pack_lhs(
+        p: &Packing,
+        m: usize,
+        k: usize,
+        _bl: usize,
+        start: usize,
+        x: &[f32],
+        stride: usize,
+        out: &mut [u8],
+    ) -> Result<()> {
         qai8dxp::quantize_pack(p, m, k, start, x, stride, out)
     }
 
@@ -132,8 +141,10 @@ mod qai8dxp_qsi4c32p {
         for p in all_packings::<Fx>() {
             let mut a = vec![0u8; qsi4c32p::packed_size(n, k, bl, &p).unwrap()];
             let mut b = a.clone();
-            qsi4c32p::pack(&p, n, k, bl, &Int4Source::nxk(&nxk, k, Int4Encoding::ZeroPoint8), &sc, None, &mut a).unwrap();
-            qsi4c32p::pack(&p, n, k, bl, &Int4Source::kxn(&kxn, n, Int4Encoding::ZeroPoint8), &sc, None, &mut b).unwrap();
+            qsi4c32p::pack(&p, n, k, bl, &Int4Source::nxk(&nxk, k, Int4Encoding::ZeroPoint8), &sc, None, &mut a)
+                .unwrap();
+            qsi4c32p::pack(&p, n, k, bl, &Int4Source::kxn(&kxn, n, Int4Encoding::ZeroPoint8), &sc, None, &mut b)
+                .unwrap();
             assert_eq!(a, b, "{p:?}");
         }
     }
@@ -172,24 +183,47 @@ mod qai8dxp_qsi4c32p {
         let sc = BlockScales::dense(&scales, 2);
         let src = Int4Source::nxk(&raw, k, Int4Encoding::ZeroPoint8);
         let mut out = vec![0u8; qsi4c32p::packed_size(n, k, bl, &p).unwrap()];
-        let pack = |bl, k, sc: &BlockScales<bf16>, bias: Option<&[f32]>, o: &mut [u8]| qsi4c32p::pack(&p, n, k, bl, &src, sc, bias, o);
+        let pack = |bl, k, sc: &BlockScales<bf16>, bias: Option<&[f32]>, o: &mut [u8]| {
+            qsi4c32p::pack(&p, n, k, bl, &src, sc, bias, o)
+        };
         assert_eq!(pack(0, k, &sc, None, &mut out), Err(Error::ZeroDim { dim: Dim::BlockLen }));
-        assert_eq!(pack(48, k, &sc, None, &mut out), Err(Error::NotMultiple { dim: Dim::BlockLen, value: 48, multiple_of: 32 }));
-        assert_eq!(pack(64, 96, &sc, None, &mut out), Err(Error::NotMultiple { dim: Dim::K, value: 96, multiple_of: 64 }));
+        assert_eq!(
+            pack(48, k, &sc, None, &mut out),
+            Err(Error::NotMultiple { dim: Dim::BlockLen, value: 48, multiple_of: 32 })
+        );
+        assert_eq!(
+            pack(64, 96, &sc, None, &mut out),
+            Err(Error::NotMultiple { dim: Dim::K, value: 96, multiple_of: 64 })
+        );
         let narrow = BlockScales { values: &scales, stride: 1 };
-        assert_eq!(pack(bl, k, &narrow, None, &mut out), Err(Error::StrideTooSmall { stride: Stride::Scale, given: 1, needed: 2 }));
+        assert_eq!(
+            pack(bl, k, &narrow, None, &mut out),
+            Err(Error::StrideTooSmall { stride: Stride::Scale, given: 1, needed: 2 })
+        );
         let short = BlockScales::dense(&scales[..9], 2);
-        assert_eq!(pack(bl, k, &short, None, &mut out), Err(Error::BufferTooShort { buffer: Buffer::Scale, given: 9, needed: 10 }));
+        assert_eq!(
+            pack(bl, k, &short, None, &mut out),
+            Err(Error::BufferTooShort { buffer: Buffer::Scale, given: 9, needed: 10 })
+        );
         let mut bad = scales.clone();
         bad[7] = bf16::NAN;
-        assert_eq!(pack(bl, k, &BlockScales::dense(&bad, 2), None, &mut out), Err(Error::NonFinite { buffer: Buffer::Scale, index: 7 }));
-        assert_eq!(pack(bl, k, &sc, Some(&[0.0; 4]), &mut out), Err(Error::BufferTooShort { buffer: Buffer::Bias, given: 4, needed: 5 }));
+        assert_eq!(
+            pack(bl, k, &BlockScales::dense(&bad, 2), None, &mut out),
+            Err(Error::NonFinite { buffer: Buffer::Scale, index: 7 })
+        );
+        assert_eq!(
+            pack(bl, k, &sc, Some(&[0.0; 4]), &mut out),
+            Err(Error::BufferTooShort { buffer: Buffer::Bias, given: 4, needed: 5 })
+        );
         assert_eq!(
             pack(bl, k, &sc, Some(&[0.0, 0.0, f32::NAN, 0.0, 0.0]), &mut out),
             Err(Error::NonFinite { buffer: Buffer::Bias, index: 2 })
         );
         let l = out.len();
-        assert_eq!(pack(bl, k, &sc, None, &mut out[..l - 1]), Err(Error::BufferTooShort { buffer: Buffer::RhsPacked, given: l - 1, needed: l }));
+        assert_eq!(
+            pack(bl, k, &sc, None, &mut out[..l - 1]),
+            Err(Error::BufferTooShort { buffer: Buffer::RhsPacked, given: l - 1, needed: l })
+        );
         assert!(matches!(qsi4c32p::packed_offset(4, k, bl, &p), Err(Error::MisalignedStart { .. })));
         assert_eq!(qsi4c32p::packed_size(usize::MAX, k, bl, &p), Err(Error::SizeOverflow));
     }

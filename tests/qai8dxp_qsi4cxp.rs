@@ -19,7 +19,16 @@ impl Fixture for Fx {
     type F = Qai8dxpQsi4cxp;
     const BLS: &'static [usize] = &[0];
 
-    fn pack_lhs(p: &Packing, m: usize, k: usize, _bl: usize, start: usize, x: &[f32], stride: usize, out: &mut [u8]) -> Result<()> {
+    fn pack_lhs(
+        p: &Packing,
+        m: usize,
+        k: usize,
+        _bl: usize,
+        start: usize,
+        x: &[f32],
+        stride: usize,
+        out: &mut [u8],
+    ) -> Result<()> {
         qai8dxp::quantize_pack(p, m, k, start, x, stride, out)
     }
 
@@ -211,19 +220,34 @@ mod qai8dxp_qsi4cxp {
         );
         let mut nan_scale = scale.clone();
         nan_scale[2] = f32::NAN;
-        assert_eq!(pack(&p, n, k, &src, &nan_scale, None, &mut out), Err(Error::NonFinite { buffer: Buffer::Scale, index: 2 }));
+        assert_eq!(
+            pack(&p, n, k, &src, &nan_scale, None, &mut out),
+            Err(Error::NonFinite { buffer: Buffer::Scale, index: 2 })
+        );
         let mut inf_bias = bias.clone();
         inf_bias[4] = f32::INFINITY;
-        assert_eq!(pack(&p, n, k, &src, &scale, Some(&inf_bias), &mut out), Err(Error::NonFinite { buffer: Buffer::Bias, index: 4 }));
+        assert_eq!(
+            pack(&p, n, k, &src, &scale, Some(&inf_bias), &mut out),
+            Err(Error::NonFinite { buffer: Buffer::Bias, index: 4 })
+        );
         let l = out.len();
         assert_eq!(
             pack(&p, n, k, &src, &scale, None, &mut out[..l - 1]),
             Err(Error::BufferTooShort { buffer: Buffer::RhsPacked, given: l - 1, needed: l })
         );
-        assert_eq!(pack(&Packing { sr: 1, ..p }, n, k, &src, &scale, None, &mut out), Err(Error::Unsupported { param: Param::Sr, value: 1 }));
-        assert_eq!(pack(&Packing { kr: 64, ..p }, n, k, &src, &scale, None, &mut out), Err(Error::Unsupported { param: Param::Kr, value: 64 }));
+        assert_eq!(
+            pack(&Packing { sr: 1, ..p }, n, k, &src, &scale, None, &mut out),
+            Err(Error::Unsupported { param: Param::Sr, value: 1 })
+        );
+        assert_eq!(
+            pack(&Packing { kr: 64, ..p }, n, k, &src, &scale, None, &mut out),
+            Err(Error::Unsupported { param: Param::Kr, value: 64 })
+        );
         let kxn = Int4Source { layout: Layout::KxN, stride: 2, ..src };
-        assert_eq!(pack(&p, n, k, &kxn, &scale, None, &mut out), Err(Error::StrideTooSmall { stride: Stride::Rhs, given: 2, needed: 3 }));
+        assert_eq!(
+            pack(&p, n, k, &kxn, &scale, None, &mut out),
+            Err(Error::StrideTooSmall { stride: Stride::Rhs, given: 2, needed: 3 })
+        );
         assert_eq!(qsi4cxp::packed_size(usize::MAX, 64, &p), Err(Error::SizeOverflow));
         assert!(matches!(qsi4cxp::packed_offset(12, 64, &p), Err(Error::MisalignedStart { .. })));
     }

@@ -32,7 +32,16 @@ impl Fixture for Fx {
     type F = Qsi8d32pQsi4c32p;
     const BLS: &'static [usize] = &[32, 64];
 
-    fn pack_lhs(p: &Packing, m: usize, k: usize, bl: usize, start: usize, x: &[f32], stride: usize, out: &mut [u8]) -> Result<()> {
+    fn pack_lhs(
+        p: &Packing,
+        m: usize,
+        k: usize,
+        bl: usize,
+        start: usize,
+        x: &[f32],
+        stride: usize,
+        out: &mut [u8],
+    ) -> Result<()> {
         qsi8d32p::quantize_pack(p, m, k, bl, start, x, stride, out)
     }
 
@@ -136,13 +145,25 @@ mod qsi8d32p_qsi4c32p {
         let mut out = vec![0u8; qsi8d32p::packed_size(2, 64, 32, &p).unwrap()];
         let pack = |k, bl, stride, x: &[f32], o: &mut [u8]| qsi8d32p::quantize_pack(&p, 2, k, bl, 0, x, stride, o);
         assert_eq!(pack(64, 0, 64, &x, &mut out), Err(Error::ZeroDim { dim: Dim::BlockLen }));
-        assert_eq!(pack(64, 48, 64, &x, &mut out), Err(Error::NotMultiple { dim: Dim::BlockLen, value: 48, multiple_of: 32 }));
+        assert_eq!(
+            pack(64, 48, 64, &x, &mut out),
+            Err(Error::NotMultiple { dim: Dim::BlockLen, value: 48, multiple_of: 32 })
+        );
         assert_eq!(pack(48, 32, 64, &x, &mut out), Err(Error::NotMultiple { dim: Dim::K, value: 48, multiple_of: 32 }));
         assert_eq!(pack(0, 32, 64, &x, &mut out), Err(Error::ZeroDim { dim: Dim::K }));
-        assert_eq!(pack(64, 32, 63, &x, &mut out), Err(Error::StrideTooSmall { stride: Stride::Lhs, given: 63, needed: 64 }));
-        assert_eq!(pack(64, 32, 64, &x[1..], &mut out), Err(Error::BufferTooShort { buffer: Buffer::Lhs, given: 127, needed: 128 }));
+        assert_eq!(
+            pack(64, 32, 63, &x, &mut out),
+            Err(Error::StrideTooSmall { stride: Stride::Lhs, given: 63, needed: 64 })
+        );
+        assert_eq!(
+            pack(64, 32, 64, &x[1..], &mut out),
+            Err(Error::BufferTooShort { buffer: Buffer::Lhs, given: 127, needed: 128 })
+        );
         let l = out.len();
-        assert_eq!(pack(64, 32, 64, &x, &mut out[..l - 1]), Err(Error::BufferTooShort { buffer: Buffer::LhsPacked, given: l - 1, needed: l }));
+        assert_eq!(
+            pack(64, 32, 64, &x, &mut out[..l - 1]),
+            Err(Error::BufferTooShort { buffer: Buffer::LhsPacked, given: l - 1, needed: l })
+        );
         assert!(matches!(qsi8d32p::packed_offset(2, 64, 32, &p), Err(Error::MisalignedStart { .. })));
         assert_eq!(qsi8d32p::packed_size(usize::MAX, 64, 32, &p), Err(Error::SizeOverflow));
     }

@@ -4,8 +4,8 @@
 //! will consume them ([`Kernel::packing`](crate::Kernel::packing)).
 
 pub mod qai8dxp;
-mod quant;
 pub mod qsi8d32p;
+mod quant;
 
 use crate::arith::div_ceil;
 use crate::error::{Buffer, Error, Result, Stride};

@@ -10,8 +10,8 @@
 //! ```
 
 use crate::arith::{div_ceil, round_even, roundup, write_u32};
-use crate::lhs::quant;
 use crate::error::{Dim, Error, Result};
+use crate::lhs::quant;
 use crate::matmul::Packing;
 
 /// `Kp`: `k` rounded up to a multiple of 32, the padded depth of the per-channel formats.

@@ -16,8 +16,8 @@
 use half::f16;
 
 use crate::arith::div_ceil;
-use crate::lhs::quant;
 use crate::error::{Buffer, Dim, Error, Result};
+use crate::lhs::quant;
 use crate::matmul::Packing;
 
 /// Checks `bl` and `k` for the per-block formats: `bl` a non-zero multiple of 32, `k` a

@@ -83,7 +83,8 @@ mod neon {
 
     pub(super) fn min_max(x: &[f32]) -> (f32, f32) {
         let chunks = x.chunks_exact(4);
-        let (mut lo, mut hi) = portable::min_max(if chunks.remainder().is_empty() { &x[..1] } else { chunks.remainder() });
+        let (mut lo, mut hi) =
+            portable::min_max(if chunks.remainder().is_empty() { &x[..1] } else { chunks.remainder() });
         if x.len() >= 4 {
             // SAFETY: NEON is enabled for the whole target (cfg above); every load reads 4
             // values of a `chunks_exact(4)` chunk.
@@ -155,11 +156,21 @@ mod neon {
                 s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
                 f32::from_bits(0x3f80_0000 | (s >> 9)) * if s & 1 == 0 { 3.0 } else { -7.5 }
             };
-            let x: [f32; 37] = core::array::from_fn(|j| if j == 9 { 127.5 } else if j == 10 { -0.5 } else { next() });
+            let x: [f32; 37] = core::array::from_fn(|j| {
+                if j == 9 {
+                    127.5
+                } else if j == 10 {
+                    -0.5
+                } else {
+                    next()
+                }
+            });
             assert_eq!(min_max(&x), portable::min_max(&x));
             assert_eq!(min_max(&x[..3]), portable::min_max(&x[..3]));
             assert_eq!(abs_max(&x), portable::abs_max(&x));
-            for (m, z, lo, hi) in [(1.0, -1, -128, 127), (17.3, 5, -128, 127), (3.0e9, 0, -127, 127), (0.0, 127, -128, 127)] {
+            for (m, z, lo, hi) in
+                [(1.0, -1, -128, 127), (17.3, 5, -128, 127), (3.0e9, 0, -127, 127), (0.0, 127, -128, 127)]
+            {
                 for len in [0, 5, 8, 31, 32] {
                     let a = quantize_group(&x[..len], m, z, lo, hi);
                     let b = portable::quantize_group(&x[..len], m, z, lo, hi);

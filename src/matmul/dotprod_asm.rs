@@ -135,14 +135,7 @@ impl Geometry {
 /// # Safety
 ///
 /// `out` is writable for `cols` f32 at each of the `rows` rows `out + i * out_stride` bytes.
-unsafe fn copy_out(
-    tmp: &[f32],
-    width: usize,
-    rows: usize,
-    cols: usize,
-    out: *mut f32,
-    out_stride: usize,
-) {
+unsafe fn copy_out(tmp: &[f32], width: usize, rows: usize, cols: usize, out: *mut f32, out_stride: usize) {
     for (i, row) in tmp.chunks_exact(width).take(rows).enumerate() {
         for (j, &v) in row[..cols].iter().enumerate() {
             // SAFETY: row `i < rows`, column `j < cols`: inside the region the caller made
@@ -161,30 +154,16 @@ unsafe fn copy_out(
 /// The contract of [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for a packing with
 /// `mr = 1` and this `nr`; `geo` describes that packing and `args`; `wide` and `narrow` are
 /// tile functions of the packing; `nr * tiles <= 16`.
-pub(crate) unsafe fn gemv(
-    args: &UncheckedArgs,
-    geo: &Geometry,
-    nr: usize,
-    tiles: usize,
-    wide: TileFn,
-    narrow: TileFn,
-) {
+pub(crate) unsafe fn gemv(args: &UncheckedArgs, geo: &Geometry, nr: usize, tiles: usize, wide: TileFn, narrow: TileFn) {
     let step = nr * tiles;
     let wide_end = args.n - args.n % step;
     let mut tmp = [0f32; 16];
     let mut n0 = 0;
     while n0 < args.n {
-        let (f, width) = if n0 < wide_end {
-            (wide, step)
-        } else {
-            (narrow, nr)
-        };
+        let (f, width) = if n0 < wide_end { (wide, step) } else { (narrow, nr) };
         let cols = width.min(args.n - n0);
         for r in 0..args.m {
-            let out = args
-                .dst
-                .wrapping_byte_add(r * args.dst_stride_row)
-                .wrapping_add(n0);
+            let out = args.dst.wrapping_byte_add(r * args.dst_stride_row).wrapping_add(n0);
             let t = Tile {
                 lhs: args.lhs_packed.wrapping_add(r * geo.lhs_stride),
                 lhs_stride: geo.lhs_stride,
@@ -229,14 +208,7 @@ pub(crate) unsafe fn gemv(
 /// `mr = 4`, this `nr` (a multiple of 4) and `bd`; `geo` describes that packing and `args`;
 /// `tiles` are tile functions of the packing; `m_step` is a multiple of 4, at most
 /// `4 * tiles.len()` and at most 16.
-pub(crate) unsafe fn gemm(
-    args: &UncheckedArgs,
-    geo: &Geometry,
-    nr: usize,
-    bd: usize,
-    m_step: usize,
-    tiles: &[TileFn],
-) {
+pub(crate) unsafe fn gemm(args: &UncheckedArgs, geo: &Geometry, nr: usize, bd: usize, m_step: usize, tiles: &[TileFn]) {
     let mut tmp = [0f32; 64];
     for n0 in (0..args.n).step_by(4) {
         let cols = 4.min(args.n - n0);
@@ -245,10 +217,7 @@ pub(crate) unsafe fn gemm(
         for m0 in (0..args.m).step_by(m_step) {
             let rows = m_step.min(args.m - m0);
             let count = rows.div_ceil(4);
-            let out = args
-                .dst
-                .wrapping_byte_add(m0 * args.dst_stride_row)
-                .wrapping_add(n0);
+            let out = args.dst.wrapping_byte_add(m0 * args.dst_stride_row).wrapping_add(n0);
             let full = rows == 4 * count && cols == 4;
             let t = Tile {
                 lhs: args.lhs_packed.wrapping_add(m0 / 4 * geo.lhs_stride),
@@ -318,16 +287,7 @@ pub(crate) unsafe fn blocked_gemv(
     }
     let i = usize::from(args.bl != 32);
     // SAFETY: forwarded from the caller's contract; the geometry is the one of `p`.
-    unsafe {
-        gemv(
-            args,
-            &(fam.geometry)(args, p),
-            p.nr,
-            tiles,
-            wide[i],
-            narrow[i],
-        )
-    }
+    unsafe { gemv(args, &(fam.geometry)(args, p), p.nr, tiles, wide[i], narrow[i]) }
 }
 
 /// Per-block GEMM ([`gemm`]) on packing `p` (`kr = 16`), `m_step` rows per step.
@@ -349,16 +309,7 @@ pub(crate) unsafe fn blocked_gemm(
         return unsafe { (fam.scalar)(p, args) };
     }
     // SAFETY: forwarded from the caller's contract; the geometry is the one of `p`.
-    unsafe {
-        gemm(
-            args,
-            &(fam.geometry)(args, p),
-            p.nr,
-            p.block_depth(),
-            m_step,
-            tiles,
-        )
-    }
+    unsafe { gemm(args, &(fam.geometry)(args, p), p.nr, p.block_depth(), m_step, tiles) }
 }
 
 // ---------------------------------------------------------------------------------------------

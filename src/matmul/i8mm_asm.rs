@@ -602,9 +602,9 @@ mod aarch64 {
     }
 
     pub(crate) use {
-        asm_all_vregs, block_catalogue, block_kernels, block_tile_kernel, catalogue, clamp,
-        deinterleave, epi_row_pair, epi_tile, k_group, lhs_at, no_text, scvtf_sums, smmla_chunk,
-        smmla_rows, st1_list, tile_fn, unpack_hi, unpack_lo,
+        asm_all_vregs, block_catalogue, block_kernels, block_tile_kernel, catalogue, clamp, deinterleave, epi_row_pair,
+        epi_tile, k_group, lhs_at, no_text, scvtf_sums, smmla_chunk, smmla_rows, st1_list, tile_fn, unpack_hi,
+        unpack_lo,
     };
 
     /// Constants the per-block kernels load (operand `{z}`) rather than build on the SIMD
@@ -727,12 +727,7 @@ mod aarch64 {
     /// `layout.nr`, `layout` describes that packed layout, `t` holds the loop counts of `args`,
     /// and each kernel computes 4 rows per LHS tile and its column count, reading only the
     /// described tiles.
-    pub(crate) unsafe fn drive(
-        args: &UncheckedArgs,
-        layout: &Layout,
-        mut t: TileArgs,
-        kernels: &[TileFn],
-    ) {
+    pub(crate) unsafe fn drive(args: &UncheckedArgs, layout: &Layout, mut t: TileArgs, kernels: &[TileFn]) {
         let (m, n, nr) = (args.m, args.n, layout.nr);
         let mut scratch = [0f32; 4 * MAX_TILES * 8];
         let m_tiles = m.div_ceil(4);
@@ -742,9 +737,7 @@ mod aarch64 {
             let (kernel, cols) = kernels[tiles - 1];
             for (i, p) in t.lhs.iter_mut().enumerate() {
                 let tile = tile0 + i.min(tiles - 1);
-                *p = args
-                    .lhs_packed
-                    .wrapping_add(tile * layout.lhs_stride + layout.lhs_data);
+                *p = args.lhs_packed.wrapping_add(tile * layout.lhs_stride + layout.lhs_data);
             }
             let row0 = 4 * tile0;
             let rows = (4 * tiles).min(m - row0);
@@ -759,10 +752,7 @@ mod aarch64 {
                 t.rhs = rhs_tile.wrapping_add(layout.rhs_data + c * 8);
                 t.scales = rhs_tile.wrapping_add(layout.rhs_scales + c * 2);
                 t.extras = rhs_tile.wrapping_add(layout.rhs_extras + c * 4);
-                let out = args
-                    .dst
-                    .wrapping_byte_add(row0 * args.dst_stride_row)
-                    .wrapping_add(col);
+                let out = args.dst.wrapping_byte_add(row0 * args.dst_stride_row).wrapping_add(col);
                 let whole = rows == 4 * tiles && ncols == cols;
                 if whole {
                     t.dst = out;

@@ -47,7 +47,8 @@ macro_rules! family_dispatch {
 }
 
 mod i8mm_asm;
-#[macro_use] mod dotprod_asm;
+#[macro_use]
+mod dotprod_asm;
 mod neon_common;
 pub mod qai8dxp_qsi4c32p;
 pub mod qai8dxp_qsi4cxp;
@@ -500,10 +501,11 @@ impl<F: Family> Kernel<F> {
         args: &MatmulArgs,
     ) -> Result<()> {
         if let Some(needs) = self.tier.required_feature()
-            && !self.is_available(cpu) {
-                let needs = if cpu.has(Feature::Neon) { needs } else { Feature::Neon };
-                return Err(Error::UnsupportedCpu { needs });
-            }
+            && !self.is_available(cpu)
+        {
+            let needs = if cpu.has(Feature::Neon) { needs } else { Feature::Neon };
+            return Err(Error::UnsupportedCpu { needs });
+        }
         self.check_depth(args.k, args.bl)?;
         self.check_starts(args.m_idx, args.n_idx)?;
         let (m, n) = (args.m, args.n);
@@ -511,11 +513,7 @@ impl<F: Family> Kernel<F> {
             return Ok(());
         }
         if args.dst_stride_row < n {
-            return Err(Error::StrideTooSmall {
-                stride: Stride::Dst,
-                given: args.dst_stride_row,
-                needed: n,
-            });
+            return Err(Error::StrideTooSmall { stride: Stride::Dst, given: args.dst_stride_row, needed: n });
         }
         let lhs_start = self.lhs_packed_offset(args.m_idx, args.k, args.bl)?;
         let lhs_needed = self.lhs_packed_size(m, args.k, args.bl)?;

@@ -201,10 +201,7 @@ unsafe fn group_bd8_gemm<const MR: usize, const NR: usize, const NB: usize, cons
 /// `MR` is 1 or 4; `g` as for [`group_bd8_gemv`] with an `MR`-row LHS tile.
 #[target_feature(enable = "neon")]
 #[inline]
-unsafe fn group_bd4<const MR: usize, const NR: usize, const NB: usize>(
-    t: &mut Partial<MR, NB>,
-    g: Group,
-) {
+unsafe fn group_bd4<const MR: usize, const NR: usize, const NB: usize>(t: &mut Partial<MR, NB>, g: Group) {
     // 4 replicated 4-byte LHS chunks from `p`, 16 bytes inside one half.
     let dup4 = |p: *const u8| {
         // SAFETY: `p` is a half plus 0 (MR = 1) or `16 * c`, `c < 4` (MR = 4): 16 bytes inside
@@ -213,11 +210,7 @@ unsafe fn group_bd4<const MR: usize, const NR: usize, const NB: usize>(
         [l.0, l.1, l.2, l.3].map(|x| vreinterpretq_s8_s32(x))
     };
     // mr = 1: the row's chunks 0..3 and 4..7, for the whole group.
-    let (row_lo, row_hi) = if MR == 1 {
-        (dup4(g.lo), dup4(g.hi))
-    } else {
-        ([vdupq_n_s8(0); 4], [vdupq_n_s8(0); 4])
-    };
+    let (row_lo, row_hi) = if MR == 1 { (dup4(g.lo), dup4(g.hi)) } else { ([vdupq_n_s8(0); 4], [vdupq_n_s8(0); 4]) };
     for b in 0..NB {
         for (c, (&rl, &rh)) in row_lo.iter().zip(&row_hi).enumerate() {
             // SAFETY: chunk `c` of columns `4b..4b+4`: inside the group.
@@ -226,10 +219,7 @@ unsafe fn group_bd4<const MR: usize, const NR: usize, const NB: usize>(
             let (lc, lh) = if MR == 1 {
                 ([rl; 4], [rh; 4])
             } else {
-                (
-                    dup4(g.lo.wrapping_add(16 * c)),
-                    dup4(g.hi.wrapping_add(16 * c)),
-                )
+                (dup4(g.lo.wrapping_add(16 * c)), dup4(g.hi.wrapping_add(16 * c)))
             };
             for (r, t_r) in t.iter_mut().enumerate() {
                 let x = &mut t_r[b];
@@ -248,13 +238,7 @@ unsafe fn group_bd4<const MR: usize, const NR: usize, const NB: usize>(
 /// `g.hi == g.lo + 16`.
 #[target_feature(enable = "neon")]
 #[inline]
-unsafe fn group<
-    const MR: usize,
-    const NR: usize,
-    const BD: usize,
-    const NB: usize,
-    const CONTIG: bool,
->(
+unsafe fn group<const MR: usize, const NR: usize, const BD: usize, const NB: usize, const CONTIG: bool>(
     t: &mut Partial<MR, NB>,
     g: Group,
 ) {
@@ -273,22 +257,14 @@ unsafe fn group<
 #[target_feature(enable = "neon")]
 #[inline]
 fn fold<const BD: usize>(x: [int16x8_t; 4]) -> int16x8_t {
-    if BD == 8 {
-        vpaddq_s16(vpaddq_s16(x[0], x[1]), vpaddq_s16(x[2], x[3]))
-    } else {
-        vpaddq_s16(x[0], x[1])
-    }
+    if BD == 8 { vpaddq_s16(vpaddq_s16(x[0], x[1]), vpaddq_s16(x[2], x[3])) } else { vpaddq_s16(x[0], x[1]) }
 }
 
 /// `a + pairwise(f)` as int32 (`SADALP`); `FIRST`: just `pairwise(f)` (`SADDLP`).
 #[target_feature(enable = "neon")]
 #[inline]
 fn widen<const FIRST: bool>(a: int32x4_t, f: int16x8_t) -> int32x4_t {
-    if FIRST {
-        vpaddlq_s16(f)
-    } else {
-        vpadalq_s16(a, f)
-    }
+    if FIRST { vpaddlq_s16(f) } else { vpadalq_s16(a, f) }
 }
 
 /// Adds one group to the sums (`FIRST`: sets them), folding its int16 lanes (at most 16
@@ -492,9 +468,7 @@ pub(super) trait Scheme {
     ///
     /// `p.lhs` and `p.rhs` are whole packed tiles (`MR` rows, `NR` columns, block depth `BD`)
     /// for `p.k` and `p.bl`, whose strides `tile_strides` returned; `p.col0 + 4 * NB <= NR`.
-    unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(
-        p: Pass,
-    ) -> Values<MR, NB>;
+    unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(p: Pass) -> Values<MR, NB>;
 }
 
 /// One K pass of a tile: its packed LHS and RHS tiles, the pass's first column, the depth and
@@ -518,13 +492,7 @@ pub(super) struct Pass {
 /// packing is `(MR, NR, 2*BD, 2)`; the CPU has NEON.
 #[target_feature(enable = "neon")]
 #[inline]
-pub(super) unsafe fn matmul<
-    S: Scheme,
-    const MR: usize,
-    const NR: usize,
-    const BD: usize,
-    const NB: usize,
->(
+pub(super) unsafe fn matmul<S: Scheme, const MR: usize, const NR: usize, const BD: usize, const NB: usize>(
     args: &UncheckedArgs,
 ) {
     // The caller's buffers hold tiles of these strides, so no product below overflows.
@@ -538,18 +506,9 @@ pub(super) unsafe fn matmul<
         for mt in 0..args.m.div_ceil(MR) {
             let rows = (args.m - mt * MR).min(MR);
             let lhs = args.lhs_packed.wrapping_add(mt * lts);
-            let dst = args
-                .dst
-                .wrapping_byte_add(mt * MR * args.dst_stride_row)
-                .wrapping_add(nt * NR);
+            let dst = args.dst.wrapping_byte_add(mt * MR * args.dst_stride_row).wrapping_add(nt * NR);
             for col0 in (0..cols).step_by(4 * NB) {
-                let pass = Pass {
-                    lhs,
-                    rhs,
-                    col0,
-                    k: args.k,
-                    bl: args.bl,
-                };
+                let pass = Pass { lhs, rhs, col0, k: args.k, bl: args.bl };
                 // SAFETY: tile `mt < ceil(m/MR)` of the LHS and `nt < ceil(n/NR)` of the RHS are
                 // readable (caller's contract) and `col0 + 4 * NB <= NR` (`NR` is a multiple of
                 // `4 * NB`, `col0 < cols <= NR`).
@@ -587,10 +546,7 @@ pub(super) const fn blocks_per_pass(p: Packing) -> usize {
 
 /// Whether [`matmul`] supports packing `p`.
 pub(super) const fn supports(p: Packing) -> bool {
-    (p.mr == 1 || p.mr == 4)
-        && p.nr.is_multiple_of(4)
-        && (p.block_depth() == 8 || p.block_depth() == 4)
-        && p.sr == 2
+    (p.mr == 1 || p.mr == 4) && p.nr.is_multiple_of(4) && (p.block_depth() == 8 || p.block_depth() == 4) && p.sr == 2
 }
 
 /// Declares the NEON kernels of the invoking family module: per entry

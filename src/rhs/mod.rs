@@ -64,11 +64,7 @@ impl<'a> Int4Source<'a> {
             Layout::KxN => (k, n.div_ceil(2)),
         };
         if self.stride < row_bytes {
-            return Err(Error::StrideTooSmall {
-                stride: Stride::Rhs,
-                given: self.stride,
-                needed: row_bytes,
-            });
+            return Err(Error::StrideTooSmall { stride: Stride::Rhs, given: self.stride, needed: row_bytes });
         }
         let needed = (rows - 1).checked_mul(self.stride).and_then(|v| v.checked_add(row_bytes));
         let needed = needed.ok_or(Error::SizeOverflow)?;

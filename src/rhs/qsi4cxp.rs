@@ -70,11 +70,7 @@ pub fn pack(
     }
     let size = packed_size(n, k, packing)?;
     if rhs_packed.len() < size {
-        return Err(Error::BufferTooShort {
-            buffer: Buffer::RhsPacked,
-            given: rhs_packed.len(),
-            needed: size,
-        });
+        return Err(Error::BufferTooShort { buffer: Buffer::RhsPacked, given: rhs_packed.len(), needed: size });
     }
 
     let nr = packing.nr;
@@ -107,7 +103,6 @@ pub fn pack(
 
 #[cfg(test)]
 mod tests {
-
 
     #[test]
     fn spec_example_byte_position() {

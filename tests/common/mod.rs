@@ -167,12 +167,7 @@ pub fn assert_bits_eq(got: &[f32], want: &[f32], what: &str) {
 
 /// Runs `kernel` over the whole `m x n` output into a canary-guarded buffer with a padded row
 /// stride, checks that nothing outside the rectangle changed, and returns the dense result.
-pub fn run_guarded<F: Family>(
-    kernel: &Kernel<F>,
-    lhs_packed: &[u8],
-    rhs_packed: &[u8],
-    args: &MatmulArgs,
-) -> Vec<f32> {
+pub fn run_guarded<F: Family>(kernel: &Kernel<F>, lhs_packed: &[u8], rhs_packed: &[u8], args: &MatmulArgs) -> Vec<f32> {
     let (m, n) = (args.m, args.n);
     let stride = n + 3;
     let mut dst = Canary::new((m - 1) * stride + n, DST_CANARY);

@@ -18,7 +18,16 @@ pub trait Fixture: Sized {
     /// Quantizes and packs `m` rows of `x` (row stride `stride`) starting at matrix row
     /// `m_idx_start` into `out`.
     #[allow(clippy::too_many_arguments)]
-    fn pack_lhs(p: &Packing, m: usize, k: usize, bl: usize, m_idx_start: usize, x: &[f32], stride: usize, out: &mut [u8]) -> Result<()>;
+    fn pack_lhs(
+        p: &Packing,
+        m: usize,
+        k: usize,
+        bl: usize,
+        m_idx_start: usize,
+        x: &[f32],
+        stride: usize,
+        out: &mut [u8],
+    ) -> Result<()>;
 
     /// Packs a golden case's raw RHS inputs.
     fn pack_golden_rhs(case: &Case, p: &Packing) -> Vec<u8>;
@@ -216,7 +225,8 @@ pub fn lhs_packing_split_at_any_row<X: Fixture>() {
 pub fn shapes(bl: usize) -> Vec<(usize, usize, usize)> {
     let ms = [1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 16, 17, 33];
     let ns = [1, 3, 4, 7, 8, 9, 12, 16, 17, 20, 33, 40];
-    let ks: Vec<usize> = if bl == 0 { vec![1, 7, 31, 32, 33, 64, 99, 100, 160, 256] } else { vec![bl, 2 * bl, 3 * bl, 8 * bl] };
+    let ks: Vec<usize> =
+        if bl == 0 { vec![1, 7, 31, 32, 33, 64, 99, 100, 160, 256] } else { vec![bl, 2 * bl, 3 * bl, 8 * bl] };
     let mut v = Vec::new();
     for (i, &m) in ms.iter().enumerate() {
         // A deterministic walk that covers every m, n and k value.
@@ -532,10 +542,11 @@ pub fn rejects_kernel_on_cpu_without_its_tier<X: Fixture>() {
         assert_eq!(e, Error::UnsupportedCpu { needs: Feature::Neon }, "{}", kernel.name());
         let only_neon = cpu().without(Feature::Dotprod).without(Feature::I8mm);
         if let Some(f) = kernel.tier().required_feature().filter(|f| *f != Feature::Neon)
-            && only_neon.has(Feature::Neon) {
-                let e = kernel.run(&only_neon, &lhs, &rhs, &mut dst, &args).unwrap_err();
-                assert_eq!(e, Error::UnsupportedCpu { needs: f });
-            }
+            && only_neon.has(Feature::Neon)
+        {
+            let e = kernel.run(&only_neon, &lhs, &rhs, &mut dst, &args).unwrap_err();
+            assert_eq!(e, Error::UnsupportedCpu { needs: f });
+        }
     }
 }
 

@@ -22,17 +22,13 @@ use core::arch::asm;
 use core::hint::black_box;
 use core::panic::PanicInfo;
 
-use aarch64_rt::{
-    ExceptionHandlers, InitialPagetable, RegisterStateRef, entry, exception_handlers,
-    initial_pagetable,
-};
+use aarch64_rt::{ExceptionHandlers, InitialPagetable, RegisterStateRef, entry, exception_handlers, initial_pagetable};
 use half::{bf16, f16};
 use qgemm::rhs::qsi4c32p::BlockScales;
 use qgemm::rhs::qsi4c32pscalef16::raw_block_bytes;
 use qgemm::rhs::{Int4Encoding, Int4Source};
 use qgemm::{
-    Clamp, CpuFeatures, Family, Kernel, MatmulArgs, Packing, Tier, qai8dxp_qsi4c32p,
-    qai8dxp_qsi4cxp, qsi8d32p_qsi4c32p,
+    Clamp, CpuFeatures, Family, Kernel, MatmulArgs, Packing, Tier, qai8dxp_qsi4c32p, qai8dxp_qsi4cxp, qsi8d32p_qsi4c32p,
 };
 use semihosting::{eprintln, println};
 
@@ -146,13 +142,7 @@ struct Shape {
 }
 
 const fn shape(m: usize, n: usize, k: usize, bl: usize, tight_clamp: bool) -> Shape {
-    Shape {
-        m,
-        n,
-        k,
-        bl,
-        tight_clamp,
-    }
+    Shape { m, n, k, bl, tight_clamp }
 }
 
 const SHAPES: [Shape; 6] = [
@@ -260,21 +250,9 @@ fn fill_inputs(inp: &mut Inputs, s: &Shape, seed: u64) {
 /// A new family implements this and adds one line to `main`.
 trait Checked: Family {
     /// Quantizes and packs the `m x k` activations of `inp` (dense rows) for `p`.
-    fn pack_lhs(
-        p: &Packing,
-        s: &Shape,
-        bl: usize,
-        inp: &Inputs,
-        out: &mut [u8],
-    ) -> qgemm::Result<()>;
+    fn pack_lhs(p: &Packing, s: &Shape, bl: usize, inp: &Inputs, out: &mut [u8]) -> qgemm::Result<()>;
     /// Packs the `n` weight channels of `inp` for `p`.
-    fn pack_rhs(
-        p: &Packing,
-        s: &Shape,
-        bl: usize,
-        inp: &Inputs,
-        out: &mut [u8],
-    ) -> qgemm::Result<()>;
+    fn pack_rhs(p: &Packing, s: &Shape, bl: usize, inp: &Inputs, out: &mut [u8]) -> qgemm::Result<()>;
     /// The family's `select`.
     fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self>;
 }
@@ -284,41 +262,17 @@ fn pack_qai8dxp(p: &Packing, s: &Shape, inp: &Inputs, out: &mut [u8]) -> qgemm::
 }
 
 fn nibbles<'a>(s: &Shape, inp: &'a Inputs) -> Int4Source<'a> {
-    Int4Source::nxk(
-        &inp.nibbles[..s.n * s.k.div_ceil(2)],
-        s.k,
-        Int4Encoding::Signed,
-    )
+    Int4Source::nxk(&inp.nibbles[..s.n * s.k.div_ceil(2)], s.k, Int4Encoding::Signed)
 }
 
 impl Checked for qai8dxp_qsi4cxp::Qai8dxpQsi4cxp {
-    fn pack_lhs(
-        p: &Packing,
-        s: &Shape,
-        _bl: usize,
-        inp: &Inputs,
-        out: &mut [u8],
-    ) -> qgemm::Result<()> {
+    fn pack_lhs(p: &Packing, s: &Shape, _bl: usize, inp: &Inputs, out: &mut [u8]) -> qgemm::Result<()> {
         pack_qai8dxp(p, s, inp, out)
     }
 
-    fn pack_rhs(
-        p: &Packing,
-        s: &Shape,
-        _bl: usize,
-        inp: &Inputs,
-        out: &mut [u8],
-    ) -> qgemm::Result<()> {
+    fn pack_rhs(p: &Packing, s: &Shape, _bl: usize, inp: &Inputs, out: &mut [u8]) -> qgemm::Result<()> {
         let (n, k) = (s.n, s.k);
-        qgemm::rhs::qsi4cxp::pack(
-            p,
-            n,
-            k,
-            &nibbles(s, inp),
-            &inp.scales[..n],
-            Some(&inp.bias[..n]),
-            out,
-        )
+        qgemm::rhs::qsi4cxp::pack(p, n, k, &nibbles(s, inp), &inp.scales[..n], Some(&inp.bias[..n]), out)
     }
 
     fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
@@ -327,35 +281,14 @@ impl Checked for qai8dxp_qsi4cxp::Qai8dxpQsi4cxp {
 }
 
 impl Checked for qai8dxp_qsi4c32p::Qai8dxpQsi4c32p {
-    fn pack_lhs(
-        p: &Packing,
-        s: &Shape,
-        _bl: usize,
-        inp: &Inputs,
-        out: &mut [u8],
-    ) -> qgemm::Result<()> {
+    fn pack_lhs(p: &Packing, s: &Shape, _bl: usize, inp: &Inputs, out: &mut [u8]) -> qgemm::Result<()> {
         pack_qai8dxp(p, s, inp, out)
     }
 
-    fn pack_rhs(
-        p: &Packing,
-        s: &Shape,
-        bl: usize,
-        inp: &Inputs,
-        out: &mut [u8],
-    ) -> qgemm::Result<()> {
+    fn pack_rhs(p: &Packing, s: &Shape, bl: usize, inp: &Inputs, out: &mut [u8]) -> qgemm::Result<()> {
         let (n, k, nb) = (s.n, s.k, s.k / bl);
         let scales = BlockScales::dense(&inp.block_scales[..n * nb], nb);
-        qgemm::rhs::qsi4c32p::pack(
-            p,
-            n,
-            k,
-            bl,
-            &nibbles(s, inp),
-            &scales,
-            Some(&inp.bias[..n]),
-            out,
-        )
+        qgemm::rhs::qsi4c32p::pack(p, n, k, bl, &nibbles(s, inp), &scales, Some(&inp.bias[..n]), out)
     }
 
     fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
@@ -364,23 +297,11 @@ impl Checked for qai8dxp_qsi4c32p::Qai8dxpQsi4c32p {
 }
 
 impl Checked for qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p {
-    fn pack_lhs(
-        p: &Packing,
-        s: &Shape,
-        bl: usize,
-        inp: &Inputs,
-        out: &mut [u8],
-    ) -> qgemm::Result<()> {
+    fn pack_lhs(p: &Packing, s: &Shape, bl: usize, inp: &Inputs, out: &mut [u8]) -> qgemm::Result<()> {
         qgemm::lhs::qsi8d32p::quantize_pack(p, s.m, s.k, bl, 0, &inp.lhs[..s.m * s.k], s.k, out)
     }
 
-    fn pack_rhs(
-        p: &Packing,
-        s: &Shape,
-        bl: usize,
-        inp: &Inputs,
-        out: &mut [u8],
-    ) -> qgemm::Result<()> {
+    fn pack_rhs(p: &Packing, s: &Shape, bl: usize, inp: &Inputs, out: &mut [u8]) -> qgemm::Result<()> {
         let row = s.k / bl * raw_block_bytes(bl);
         qgemm::rhs::qsi4c32pscalef16::pack(p, s.n, s.k, bl, &inp.q4_0[..s.n * row], row, out)
     }
@@ -431,16 +352,12 @@ fn call_pack_rhs<F: Checked>(c: &mut Call<'_, F>) -> qgemm::Result<()> {
 
 fn call_run<F: Family>(c: &mut Call<'_, F>) -> qgemm::Result<()> {
     let b = &mut *c.b;
-    c.kernel
-        .run(&c.cpu, &b.lhs_packed, &b.rhs_packed, &mut b.dst, &c.args)
+    c.kernel.run(&c.cpu, &b.lhs_packed, &b.rhs_packed, &mut b.dst, &c.args)
 }
 
 /// The scalar kernel of the catalogue that consumes `p`.
 fn scalar_for<F: Family>(p: &Packing) -> Option<&'static Kernel<F>> {
-    F::kernels()
-        .iter()
-        .copied()
-        .find(|k| k.tier() == Tier::Scalar && k.packing() == *p)
+    F::kernels().iter().copied().find(|k| k.tier() == Tier::Scalar && k.packing() == *p)
 }
 
 /// Packs the inputs of `s` for `kernel` and runs it into `b.dst` (with a canary tail).
@@ -452,22 +369,9 @@ fn pack_and_run<F: Checked>(
     b: &mut Buffers,
     t: &mut Tally,
 ) -> qgemm::Result<()> {
-    let clamp = if s.tight_clamp {
-        Clamp::new(-0.25, 0.3)?
-    } else {
-        Clamp::NONE
-    };
-    let args = MatmulArgs::new(s.m, s.n, s.k)
-        .with_block_len(bl)
-        .with_clamp(clamp);
-    let mut c = Call {
-        kernel,
-        cpu,
-        s,
-        bl,
-        args,
-        b,
-    };
+    let clamp = if s.tight_clamp { Clamp::new(-0.25, 0.3)? } else { Clamp::NONE };
+    let args = MatmulArgs::new(s.m, s.n, s.k).with_block_len(bl).with_clamp(clamp);
+    let mut c = Call { kernel, cpu, s, bl, args, b };
     let (r, used) = measured(call_pack_lhs::<F>, &mut c);
     r?;
     t.lhs_pack_stack = t.lhs_pack_stack.max(used);
@@ -520,10 +424,7 @@ fn check_shape<F: Checked>(
     if let Err(e) = pack_and_run(kernel, cpu, s, bl, b, t) {
         return Outcome::Error(e);
     }
-    if b.dst[mn..mn + CANARY_LEN]
-        .iter()
-        .any(|v| v.to_bits() != CANARY)
-    {
+    if b.dst[mn..mn + CANARY_LEN].iter().any(|v| v.to_bits() != CANARY) {
         return Outcome::Overrun;
     }
     match (0..mn).find(|&i| b.dst[i].to_bits() != b.reference[i].to_bits()) {
@@ -540,11 +441,7 @@ fn check_family<F: Checked>(cpu: CpuFeatures, b: &mut Buffers, t: &mut Tally) {
         if !kernel.is_available(&cpu) {
             t.skipped += 1;
             let needs = kernel.tier().required_feature().map_or("?", |f| f.name());
-            println!(
-                "  skipped  {:8} {} (CPU lacks {needs})",
-                kernel.tier().name(),
-                kernel.name()
-            );
+            println!("  skipped  {:8} {} (CPU lacks {needs})", kernel.tier().name(), kernel.name());
             continue;
         }
         let Some(scalar) = scalar_for::<F>(&kernel.packing()) else {
@@ -584,10 +481,7 @@ fn check_family<F: Checked>(cpu: CpuFeatures, b: &mut Buffers, t: &mut Tally) {
         } else if kernel.tier() == Tier::Scalar {
             println!("  ran      {tier:8} {name} ({shapes} shapes; reference of its packing)");
         } else {
-            println!(
-                "  agree    {tier:8} {name} ({shapes} shapes, bit-exact vs {})",
-                scalar.name()
-            );
+            println!("  agree    {tier:8} {name} ({shapes} shapes, bit-exact vs {})", scalar.name());
         }
     }
     for m in [1, 16] {
@@ -606,16 +500,8 @@ fn check_family<F: Checked>(cpu: CpuFeatures, b: &mut Buffers, t: &mut Tally) {
         if !ok {
             t.failed += 1;
         }
-        let verdict = if ok {
-            ""
-        } else {
-            "  FAIL: not the best available tier"
-        };
-        println!(
-            "  select(m={m:2}) -> {} [{}]{verdict}",
-            k.name(),
-            k.tier().name()
-        );
+        let verdict = if ok { "" } else { "  FAIL: not the best available tier" };
+        println!("  select(m={m:2}) -> {} [{}]{verdict}", k.name(), k.tier().name());
     }
 }
 
@@ -651,9 +537,7 @@ fn main(_x0: u64, _x1: u64, _x2: u64, _x3: u64) -> ! {
     check_family::<qai8dxp_qsi4c32p::Qai8dxpQsi4c32p>(cpu, b, &mut t);
     check_family::<qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p>(cpu, b, &mut t);
 
-    println!(
-        "stack high-water per call (bytes below the caller's SP, measured by stack painting):"
-    );
+    println!("stack high-water per call (bytes below the caller's SP, measured by stack painting):");
     for (tier, (bytes, name)) in TIERS.iter().zip(t.run_stack) {
         if bytes > 0 {
             println!("  Kernel::run, {:8} tier: {bytes:5} ({name})", tier.name());

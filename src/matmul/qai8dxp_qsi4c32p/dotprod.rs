@@ -60,8 +60,7 @@ pub use aarch64::*;
 #[cfg(target_arch = "aarch64")]
 mod aarch64 {
     use super::super::{
-        Kernel, PACKING_1X4, PACKING_1X4_KR8, PACKING_1X8, PACKING_1X8_KR8, PACKING_4X4,
-        PACKING_4X8, kernel, scalar,
+        Kernel, PACKING_1X4, PACKING_1X4_KR8, PACKING_1X8, PACKING_1X8_KR8, PACKING_4X4, PACKING_4X8, kernel, scalar,
     };
     use crate::matmul::dotprod_asm::{BlockedFamily, Geometry, Tile, blocked_gemm, blocked_gemv};
     use crate::matmul::{Packing, RawKernel, Tier, UncheckedArgs};
@@ -74,10 +73,7 @@ mod aarch64 {
     }
 
     /// The family as the shared drivers see it.
-    const FAMILY: BlockedFamily = BlockedFamily {
-        geometry,
-        scalar: scalar::matmul_unchecked,
-    };
+    const FAMILY: BlockedFamily = BlockedFamily { geometry, scalar: scalar::matmul_unchecked };
 
     /// GEMV hook of `blocked_gemv_tile` (see there): LHS `LD4R`, bf16 block scales after the
     /// block's data, the qai8dxp epilogue. Registers: v28 zero halves for the bf16 -> f32 `ZIP`;

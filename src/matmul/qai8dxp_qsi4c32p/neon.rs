@@ -39,19 +39,13 @@ impl Scheme for Bf16Blocks {
 
     #[target_feature(enable = "neon")]
     #[inline]
-    unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(
-        p: Pass,
-    ) -> Values<MR, NB> {
+    unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(p: Pass) -> Values<MR, NB> {
         let (lhs, rhs, col0, k, bl) = (p.lhs, p.rhs, p.col0, p.k, p.bl);
         let (blocks, rhs_block) = (k / bl, NR * (bl / 2 + 2));
         let at = |b: usize, g: usize| {
             let lo = lhs.wrapping_add((b * bl + g * GROUP) * MR);
             let rhs = rhs.wrapping_add(b * rhs_block + g * 16 * NR + BD * col0);
-            Group {
-                lo,
-                hi: lo.wrapping_add(16 * MR),
-                rhs,
-            }
+            Group { lo, hi: lo.wrapping_add(16 * MR), rhs }
         };
         // bf16 -> f32 (exact): the 16 bits move to the top of each 32-bit lane.
         let scales = |b: usize| {
@@ -80,12 +74,8 @@ impl Scheme for Bf16Blocks {
             for (b, o) in out_r.iter_mut().enumerate() {
                 // SAFETY: the RHS extras (rsum, bias: NR f32 each) follow the blocks and
                 // `col0 + 4 * b + 4 <= NR`.
-                let (rsum, bias) = unsafe {
-                    (
-                        vld1q_f32(rhs_x.add(16 * b).cast()),
-                        vld1q_f32(rhs_x.add(4 * NR + 16 * b).cast()),
-                    )
-                };
+                let (rsum, bias) =
+                    unsafe { (vld1q_f32(rhs_x.add(16 * b).cast()), vld1q_f32(rhs_x.add(4 * NR + 16 * b).cast())) };
                 *o = vaddq_f32(vmulq_n_f32(vfmaq_n_f32(*o, rsum, offset as f32), dq), bias);
             }
         }

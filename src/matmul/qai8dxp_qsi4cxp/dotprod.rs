@@ -65,8 +65,8 @@ mod aarch64 {
     use core::arch::asm;
 
     use super::super::{
-        Kernel, PACKING_1X4, PACKING_1X4_KR8, PACKING_1X8, PACKING_4X4, PACKING_4X4_KR8,
-        PACKING_4X8, PACKING_4X8_KR8, kernel,
+        Kernel, PACKING_1X4, PACKING_1X4_KR8, PACKING_1X8, PACKING_4X4, PACKING_4X4_KR8, PACKING_4X8, PACKING_4X8_KR8,
+        kernel,
     };
     use crate::matmul::dotprod_asm::{Geometry, Tile, TileFn, gemm, gemv};
     use crate::matmul::{RawKernel, Tier, UncheckedArgs};
@@ -93,13 +93,7 @@ mod aarch64 {
     /// # Safety
     ///
     /// As [`gemv`], with `args` packed for `mr = 1` and this `nr`.
-    unsafe fn run_gemv(
-        args: &UncheckedArgs,
-        nr: usize,
-        tiles: usize,
-        wide: TileFn,
-        narrow: TileFn,
-    ) {
+    unsafe fn run_gemv(args: &UncheckedArgs, nr: usize, tiles: usize, wide: TileFn, narrow: TileFn) {
         // SAFETY: forwarded; the geometry is the one of this packing.
         unsafe { gemv(args, &geometry(args, 1, nr), nr, tiles, wide, narrow) }
     }
@@ -109,13 +103,7 @@ mod aarch64 {
     /// # Safety
     ///
     /// As [`gemm`], with `args` packed for `mr = 4` and this `nr` and `bd`.
-    unsafe fn run_gemm(
-        args: &UncheckedArgs,
-        nr: usize,
-        bd: usize,
-        m_step: usize,
-        tiles: &[TileFn],
-    ) {
+    unsafe fn run_gemm(args: &UncheckedArgs, nr: usize, bd: usize, m_step: usize, tiles: &[TileFn]) {
         // SAFETY: forwarded; the geometry is the one of this packing.
         unsafe { gemm(args, &geometry(args, 4, nr), nr, bd, m_step, tiles) }
     }

@@ -35,9 +35,7 @@
 
 use super::Kernel;
 
-crate::matmul::i8mm_asm::i8mm_tier!(
-    I8MM_24X8, I8MM_8X8, I8MM_4X8, I8MM_24X4, I8MM_16X4, I8MM_8X4, I8MM_4X4
-);
+crate::matmul::i8mm_asm::i8mm_tier!(I8MM_24X8, I8MM_8X8, I8MM_4X8, I8MM_24X4, I8MM_16X4, I8MM_8X4, I8MM_4X4);
 
 #[cfg(target_arch = "aarch64")]
 mod aarch64 {
@@ -284,25 +282,11 @@ mod aarch64 {
     ]);
 
     /// Tile kernels on `nr = 4`, by LHS tile count.
-    const NR4: [TileFn; MAX_TILES] = [
-        (nr4_r1, 4),
-        (nr4_r2, 4),
-        (nr4_r3, 4),
-        (nr4_r4, 4),
-        (nr4_r5, 4),
-        (nr4_r6, 4),
-    ];
+    const NR4: [TileFn; MAX_TILES] = [(nr4_r1, 4), (nr4_r2, 4), (nr4_r3, 4), (nr4_r4, 4), (nr4_r5, 4), (nr4_r6, 4)];
 
     /// Tile kernels on `nr = 8`, by LHS tile count: whole 8-column tiles up to 2 LHS tiles, half
     /// tiles (4 columns) from 3 on, where the unpack is shared by enough rows.
-    const NR8: [TileFn; MAX_TILES] = [
-        (nr8_r1, 8),
-        (nr8_r2, 8),
-        (nr8h_r3, 4),
-        (nr8h_r4, 4),
-        (nr8h_r5, 4),
-        (nr8h_r6, 4),
-    ];
+    const NR8: [TileFn; MAX_TILES] = [(nr8_r1, 8), (nr8_r2, 8), (nr8h_r3, 4), (nr8h_r4, 4), (nr8h_r5, 4), (nr8h_r6, 4)];
 
     /// Runs the rectangle `args` in steps of `tiles` LHS tiles (`1..=6`).
     ///
@@ -325,14 +309,7 @@ mod aarch64 {
         let table = if nr == 4 { &NR4 } else { &NR8 };
         // SAFETY: forwarded from the caller; `layout` is the qai8dxp / qsi4cxp layout for this
         // `k` and `nr`, which the table's kernels read.
-        unsafe {
-            drive(
-                args,
-                &layout,
-                TileArgs::new(args, nr, kp / 32),
-                &table[..tiles],
-            )
-        }
+        unsafe { drive(args, &layout, TileArgs::new(args, nr, kp / 32), &table[..tiles]) }
     }
 
     catalogue! {

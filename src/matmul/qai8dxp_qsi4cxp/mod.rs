@@ -116,15 +116,8 @@ scalar_kernel!(SCALAR_4X4_KR8, "matmul_clamp_f32_qai8dxp4x4_qsi4cxp4x4_4x4_scala
 scalar_kernel!(SCALAR_4X8_KR8, "matmul_clamp_f32_qai8dxp4x4_qsi4cxp8x4_4x8_scalar", PACKING_4X8_KR8);
 
 /// The scalar kernels, one per supported packing.
-const SCALAR_KERNELS: &[&Kernel] = &[
-    &SCALAR_1X4,
-    &SCALAR_1X8,
-    &SCALAR_4X4,
-    &SCALAR_4X8,
-    &SCALAR_1X4_KR8,
-    &SCALAR_4X4_KR8,
-    &SCALAR_4X8_KR8,
-];
+const SCALAR_KERNELS: &[&Kernel] =
+    &[&SCALAR_1X4, &SCALAR_1X8, &SCALAR_4X4, &SCALAR_4X8, &SCALAR_1X4_KR8, &SCALAR_4X4_KR8, &SCALAR_4X8_KR8];
 
 /// Each tier's list (empty where the target lacks the tier), best tier first.
 const TIERS: [&[&Kernel]; 4] = [i8mm::KERNELS, dotprod::KERNELS, neon::KERNELS, SCALAR_KERNELS];

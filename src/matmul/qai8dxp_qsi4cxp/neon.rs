@@ -43,19 +43,13 @@ impl Scheme for PerChannel {
 
     #[target_feature(enable = "neon")]
     #[inline]
-    unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(
-        p: Pass,
-    ) -> Values<MR, NB> {
+    unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(p: Pass) -> Values<MR, NB> {
         let (lhs, rhs, col0, k) = (p.lhs, p.rhs, p.col0, p.k);
         let groups = k.div_ceil(GROUP);
         let at = |g: usize| {
             let lo = lhs.wrapping_add(g * GROUP * MR);
             let rhs = rhs.wrapping_add(g * 16 * NR + BD * col0);
-            Group {
-                lo,
-                hi: lo.wrapping_add(16 * MR),
-                rhs,
-            }
+            Group { lo, hi: lo.wrapping_add(16 * MR), rhs }
         };
         // SAFETY: the `Kp / 32` groups of whole tiles (caller's contract); the LHS halves of a
         // group are contiguous.

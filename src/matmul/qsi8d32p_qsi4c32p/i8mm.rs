@@ -26,9 +26,7 @@ crate::matmul::i8mm_asm::i8mm_tier!(I8MM_16X4, I8MM_8X4, I8MM_4X4, I8MM_16X8, I8
 mod aarch64 {
     use super::super as fam;
     use super::Kernel;
-    use crate::matmul::i8mm_asm::{
-        Layout, TileArgs, block_catalogue, block_kernels, blocked, no_text,
-    };
+    use crate::matmul::i8mm_asm::{Layout, TileArgs, block_catalogue, block_kernels, blocked, no_text};
     use crate::matmul::{Packing, RawKernel, Tier, UncheckedArgs};
 
     /// The block's 4 f16 column scales (at `{s}`, which moves to the next block) as the f32

@@ -69,9 +69,7 @@ impl Scheme for F16Blocks {
 
     #[target_feature(enable = "neon")]
     #[inline]
-    unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(
-        p: Pass,
-    ) -> Values<MR, NB> {
+    unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(p: Pass) -> Values<MR, NB> {
         let (lhs, rhs, col0, k, bl) = (p.lhs, p.rhs, p.col0, p.k, p.bl);
         let (lhs_block, rhs_block) = (MR * (bl + 2), NR * (bl / 2 + 2));
         let at = |b: usize, g: usize| {
@@ -87,12 +85,8 @@ impl Scheme for F16Blocks {
             let rs = rhs.wrapping_add(b * rhs_block + 2 * col0);
             // SAFETY: the group's `MR` f16 scales lead its `MR * (bl + 2) >= 8` bytes, the
             // area's `NR` f16 scales lead it and `col0 + 4 * NB <= NR`.
-            let (ls, rs): (_, [float32x4_t; NB]) = unsafe {
-                (
-                    f16x4(lhs.wrapping_add(b * lhs_block)),
-                    core::array::from_fn(|i| f16x4(rs.add(8 * i))),
-                )
-            };
+            let (ls, rs): (_, [float32x4_t; NB]) =
+                unsafe { (f16x4(lhs.wrapping_add(b * lhs_block)), core::array::from_fn(|i| f16x4(rs.add(8 * i)))) };
             core::array::from_fn(|r| rs.map(|x| vmulq_n_f32(x, lane(ls, r))))
         };
         let (blocks, groups) = (k / bl, bl / GROUP);

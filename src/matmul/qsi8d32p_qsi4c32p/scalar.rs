@@ -37,8 +37,7 @@ pub unsafe fn matmul_unchecked(packing: &Packing, args: &UncheckedArgs) {
     let Packing { mr, nr, .. } = *packing;
     let bd = packing.block_depth();
     let (m, n, k, bl) = (args.m, args.n, args.k, args.bl);
-    let (Ok(lts), Ok(rts)) = (qsi8d32p::tile_stride(k, bl, mr), qsi4c32pscalef16::tile_stride(k, bl, nr))
-    else {
+    let (Ok(lts), Ok(rts)) = (qsi8d32p::tile_stride(k, bl, mr), qsi4c32pscalef16::tile_stride(k, bl, nr)) else {
         return;
     };
     // SAFETY: the caller guarantees `ceil(m/mr)` readable LHS tiles and `ceil(n/nr)` RHS tiles.
