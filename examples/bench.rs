@@ -6,6 +6,7 @@
 //!       [--iters N] [--scalar] [--no-kernels] [--no-packers] [--list] [--selected]
 //! ```
 //!
+//! `--kernel` takes a full kernel name (that kernel only) or a substring (every match).
 //! Defaults: `m = 1,16,128`, `n = k = 4096`, `bl = 32`, one warm-up call then `--iters` timed
 //! calls (default 5), scalar kernels skipped (`--scalar` adds them). `--quick` uses
 //! `n = k = 512` and one timed call. On real Arm hardware the table's ns/call, GOPS (2*m*n*k
@@ -94,7 +95,12 @@ mod splitmix;
 use splitmix::SplitMix64 as Rng;
 
 fn random_bytes(r: &mut Rng, n: usize) -> Vec<u8> {
-    (0..n).map(|_| r.next_u64() as u8).collect()
+    let mut out = Vec::with_capacity(n + 8);
+    while out.len() < n {
+        out.extend_from_slice(&r.next_u64().to_le_bytes());
+    }
+    out.truncate(n);
+    out
 }
 
 /// Raw inputs of one problem (random, fixed seed).
@@ -108,19 +114,29 @@ struct Inputs {
 }
 
 impl Inputs {
-    fn new(m: usize, n: usize, k: usize, bl: usize) -> Inputs {
+    /// Inputs for an `m x k` by `n x k` problem; only what `family` packs is generated.
+    fn new(family: &str, m: usize, n: usize, k: usize, bl: usize) -> Inputs {
         let mut r = Rng(0x5eed);
         let nb = k / bl;
-        let mut q4_0 = Vec::with_capacity(n * nb * (2 + bl / 2));
-        for _ in 0..n * nb {
-            q4_0.extend_from_slice(&f16::from_f32(0.01 + r.unit() * 0.02).to_le_bytes());
-            q4_0.extend(random_bytes(&mut r, bl / 2));
+        let ggml = family == "qsi8d32p_qsi4c32p";
+        let mut q4_0 = Vec::new();
+        if ggml {
+            let data = random_bytes(&mut r, n * nb * (bl / 2));
+            q4_0.reserve(n * nb * (2 + bl / 2));
+            for block in data.chunks_exact(bl / 2) {
+                q4_0.extend_from_slice(&f16::from_f32(0.01 + r.unit() * 0.02).to_le_bytes());
+                q4_0.extend_from_slice(block);
+            }
         }
         Inputs {
             x: (0..m * k).map(|_| r.unit() * 4.0 - 2.0).collect(),
-            w4: random_bytes(&mut r, n * k.div_ceil(2)),
+            w4: if ggml { Vec::new() } else { random_bytes(&mut r, n * k.div_ceil(2)) },
             scale_f32: (0..n).map(|_| 0.001 + r.unit() * 0.01).collect(),
-            scale_bf16: (0..n * nb).map(|_| bf16::from_f32(0.001 + r.unit() * 0.01)).collect(),
+            scale_bf16: if family == "qai8dxp_qsi4c32p" {
+                (0..n * nb).map(|_| bf16::from_f32(0.001 + r.unit() * 0.01)).collect()
+            } else {
+                Vec::new()
+            },
             q4_0,
             bias: (0..n).map(|_| r.unit() - 0.5).collect(),
         }
@@ -240,10 +256,14 @@ fn bench_family<F: Bench>(o: &Opts, cpu: &CpuFeatures) {
     let (n, k) = (o.n, o.k);
     let bl = if F::uses_bl() { o.bl } else { 0 };
     let m_max = o.ms.iter().copied().max().unwrap_or(1);
-    let inp = Inputs::new(m_max, n, k, bl.max(32));
+    let inp = Inputs::new(F::NAME, m_max, n, k, bl.max(32));
     let mut packed_rhs: Vec<(Packing, Vec<u8>)> = Vec::new();
     if o.kernels {
-        for kernel in F::kernels().iter().filter(|kn| kn.is_available(cpu) && kn.name().contains(&o.kernel)) {
+        // A full kernel name selects that kernel only (`..._4x8_neon` is also a prefix of
+        // `..._4x8_neon_i8mm`); anything else is a substring filter.
+        let exact = F::kernels().iter().any(|kn| kn.name() == o.kernel);
+        let wanted = |name: &str| if exact { name == o.kernel } else { name.contains(&o.kernel) };
+        for kernel in F::kernels().iter().filter(|kn| kn.is_available(cpu) && wanted(kn.name())) {
             if kernel.tier() == Tier::Scalar && !o.scalar {
                 continue;
             }

@@ -6,18 +6,44 @@
 //! everything and then calls the tier's `unsafe` entry, which takes raw pointers
 //! ([`UncheckedArgs`]) exactly like KleidiAI's `run_matmul`.
 
-/// Declares a scalar catalogue entry: `scalar_kernel!(IDENT, "name", PACKING)` in a family
-/// module with `Kernel` and `scalar::matmul_unchecked` in scope.
-macro_rules! scalar_kernel {
-    ($ident:ident, $name:literal, $p:expr) => {
-        #[doc = concat!("Scalar kernel `", $name, "` (portable reference).")]
-        pub static $ident: Kernel = Kernel::new(
-            $name,
-            crate::matmul::Tier::Scalar,
-            ($p.mr, $p.nr),
-            $p,
-            crate::matmul::RawKernel::Generic(scalar::matmul_unchecked),
-        );
+/// The catalogue part every family module shares: the `kernel` constructor the tier modules
+/// use, one scalar kernel per packing (`(IDENT, "name", PACKING)`), `KERNELS` assembled from
+/// the tiers (i8mm, dotprod, neon, scalar), and the dispatch functions, with `$preferred` the
+/// RHS packing `select` uses and `$fallback` its scalar kernel.
+macro_rules! family_catalogue {
+    ($fam:ty, scalar: [$(($ident:ident, $name:literal, $p:expr)),+ $(,)?], preferred: $preferred:expr,
+     fallback: $fallback:ident $(,)?) => {
+        /// A catalogue entry of this family (used by the tier modules).
+        #[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))]
+        const fn kernel(
+            name: &'static str,
+            tier: crate::matmul::Tier,
+            steps: (usize, usize),
+            packing: crate::Packing,
+            raw: crate::matmul::RawKernel,
+        ) -> Kernel {
+            Kernel::new(name, tier, steps, packing, raw)
+        }
+
+        $(
+            #[doc = concat!("Scalar kernel `", $name, "` (portable reference).")]
+            pub static $ident: Kernel = Kernel::new(
+                $name,
+                crate::matmul::Tier::Scalar,
+                ($p.mr, $p.nr),
+                $p,
+                crate::matmul::RawKernel::Generic(scalar::matmul_unchecked),
+            );
+        )+
+
+        /// Each tier's list (empty where the target lacks the tier), best tier first.
+        const TIERS: [&[&Kernel]; 4] = [i8mm::KERNELS, dotprod::KERNELS, neon::KERNELS, &[$(&$ident),+]];
+
+        /// Every kernel of the family on this target: the higher tiers first.
+        pub static KERNELS: &[&Kernel] =
+            &crate::matmul::concat_kernels::<_, { crate::matmul::total_len(&TIERS) }>(&TIERS);
+
+        family_dispatch!($fam, $preferred, $fallback);
     };
 }
 
@@ -80,6 +106,11 @@ pub struct Packing {
 const MAX_TILE: usize = 64;
 
 impl Packing {
+    /// An int4 packing (`sr = 2`).
+    pub const fn int4(mr: usize, nr: usize, kr: usize) -> Packing {
+        Packing { mr, nr, kr, sr: 2 }
+    }
+
     /// `bd = kr / sr`: bytes (int4 RHS) or values (int8) one row or column contributes to an
     /// interleaved chunk.
     pub const fn block_depth(&self) -> usize {

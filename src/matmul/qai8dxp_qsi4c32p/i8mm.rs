@@ -12,7 +12,7 @@
 //! `SMMLA`, the unpack, `SCVTF` and `FMLA`. After the last block: `FMLA` with
 //! `rsum * float(offset)` (by element), `FMUL` by `dq`, `FADD` bias, clamp (arithmetic.md §4.2).
 //!
-//! The tile kernels ([`block_kernels!`](crate::matmul::i8mm_asm)) take up to 4 LHS tiles
+//! The tile kernels (`block_kernels!` in `matmul::i8mm_asm`) take up to 4 LHS tiles
 //! (16 rows) x 4 columns: 16 float accumulators, 4 int32 sums, 8 unpacked RHS registers. With
 //! `bl = 32` the RHS group is unpacked once per block and shared by the 4 LHS tiles; other block
 //! lengths reload and unpack it per tile. On `nr = 8` a call covers 4 of the 8 columns.

@@ -27,7 +27,7 @@
 //! few accumulators to hide the `SMMLA` latency, so they accumulate the high-nibble depths into a
 //! second set and add the two after the K loop. The 32-depth group (`k_group!`), the epilogue
 //! pieces, the tile driver and the catalogue macro are shared with the per-block families
-//! ([`i8mm_asm`](crate::matmul::i8mm_asm)).
+//! (`matmul::i8mm_asm`).
 //!
 //! A catalogue kernel with `m_step = 4 * T` runs the `R = T` tile kernel and, for the last rows,
 //! the tile kernel of the row tiles that remain (never a tile past `ceil(m / 4)`). Partial tiles

@@ -42,7 +42,7 @@ pub mod scalar;
 
 use crate::error::Result;
 use crate::lhs::qai8dxp;
-use crate::matmul::{self, Family, Packing, RawKernel, Tier, sealed};
+use crate::matmul::{self, Family, Packing, sealed};
 use crate::rhs::qsi4cxp;
 
 /// Marker type of the family.
@@ -73,59 +73,39 @@ impl Family for Qai8dxpQsi4cxp {
     }
 }
 
-#[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))]
-const fn kernel(
-    name: &'static str,
-    tier: Tier,
-    (m_step, n_step): (usize, usize),
-    packing: Packing,
-    raw: RawKernel,
-) -> Kernel {
-    Kernel::new(name, tier, (m_step, n_step), packing, raw)
-}
-
-const fn packing(mr: usize, nr: usize, kr: usize) -> Packing {
-    Packing { mr, nr, kr, sr: 2 }
-}
-
 /// `(mr 1, nr 4, kr 16)`: GEMV over 4-channel tiles (KleidiAI `qai8dxp1x8_qsi4cxp4x8`).
-pub const PACKING_1X4: Packing = packing(1, 4, 16);
+pub const PACKING_1X4: Packing = Packing::int4(1, 4, 16);
 /// `(mr 1, nr 8, kr 16)`: GEMV over 8-channel tiles (KleidiAI `qai8dxp1x8_qsi4cxp8x8`).
-pub const PACKING_1X8: Packing = packing(1, 8, 16);
+pub const PACKING_1X8: Packing = Packing::int4(1, 8, 16);
 /// `(mr 4, nr 4, kr 16)`: GEMM (KleidiAI `qai8dxp4x8_qsi4cxp4x8`, i8mm).
-pub const PACKING_4X4: Packing = packing(4, 4, 16);
+pub const PACKING_4X4: Packing = Packing::int4(4, 4, 16);
 /// `(mr 4, nr 8, kr 16)`: GEMM (KleidiAI `qai8dxp4x8_qsi4cxp8x8`, i8mm).
-pub const PACKING_4X8: Packing = packing(4, 8, 16);
+pub const PACKING_4X8: Packing = Packing::int4(4, 8, 16);
 /// `(mr 1, nr 4, kr 8)`: KleidiAI `qai8dxp1x4_qsi4cxp4x4` (dotprod).
-pub const PACKING_1X4_KR8: Packing = packing(1, 4, 8);
+pub const PACKING_1X4_KR8: Packing = Packing::int4(1, 4, 8);
 /// `(mr 4, nr 4, kr 8)`: KleidiAI `qai8dxp4x8_qsi4cxp4x4` (dotprod 16x4).
-pub const PACKING_4X4_KR8: Packing = packing(4, 4, 8);
+pub const PACKING_4X4_KR8: Packing = Packing::int4(4, 4, 8);
 /// `(mr 4, nr 8, kr 8)`: KleidiAI `qai8dxp4x4_qsi4cxp8x4` (dotprod 8x8).
-pub const PACKING_4X8_KR8: Packing = packing(4, 8, 8);
+pub const PACKING_4X8_KR8: Packing = Packing::int4(4, 8, 8);
 
 /// The RHS packing `select` uses: `nr = 8, kr = 16, sr = 2`, shared by the decode (`mr = 1`)
 /// and prefill (`mr = 4`) kernels of every tier, so one packed weight matrix serves both.
 pub const PREFERRED_RHS_PACKING: Packing = PACKING_4X8;
 
-scalar_kernel!(SCALAR_1X4, "matmul_clamp_f32_qai8dxp1x8_qsi4cxp4x8_1x4_scalar", PACKING_1X4);
-scalar_kernel!(SCALAR_1X8, "matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_1x8_scalar", PACKING_1X8);
-scalar_kernel!(SCALAR_4X4, "matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4_scalar", PACKING_4X4);
-scalar_kernel!(SCALAR_4X8, "matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_4x8_scalar", PACKING_4X8);
-scalar_kernel!(SCALAR_1X4_KR8, "matmul_clamp_f32_qai8dxp1x4_qsi4cxp4x4_1x4_scalar", PACKING_1X4_KR8);
-scalar_kernel!(SCALAR_4X4_KR8, "matmul_clamp_f32_qai8dxp4x4_qsi4cxp4x4_4x4_scalar", PACKING_4X4_KR8);
-scalar_kernel!(SCALAR_4X8_KR8, "matmul_clamp_f32_qai8dxp4x4_qsi4cxp8x4_4x8_scalar", PACKING_4X8_KR8);
-
-/// The scalar kernels, one per supported packing.
-const SCALAR_KERNELS: &[&Kernel] =
-    &[&SCALAR_1X4, &SCALAR_1X8, &SCALAR_4X4, &SCALAR_4X8, &SCALAR_1X4_KR8, &SCALAR_4X4_KR8, &SCALAR_4X8_KR8];
-
-/// Each tier's list (empty where the target lacks the tier), best tier first.
-const TIERS: [&[&Kernel]; 4] = [i8mm::KERNELS, dotprod::KERNELS, neon::KERNELS, SCALAR_KERNELS];
-
-/// Every kernel of the family on this target: the higher tiers first.
-pub static KERNELS: &[&Kernel] = &matmul::concat_kernels::<_, { matmul::total_len(&TIERS) }>(&TIERS);
-
-family_dispatch!(Qai8dxpQsi4cxp, PREFERRED_RHS_PACKING, SCALAR_4X8);
+family_catalogue!(
+    Qai8dxpQsi4cxp,
+    scalar: [
+        (SCALAR_1X4, "matmul_clamp_f32_qai8dxp1x8_qsi4cxp4x8_1x4_scalar", PACKING_1X4),
+        (SCALAR_1X8, "matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_1x8_scalar", PACKING_1X8),
+        (SCALAR_4X4, "matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4_scalar", PACKING_4X4),
+        (SCALAR_4X8, "matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_4x8_scalar", PACKING_4X8),
+        (SCALAR_1X4_KR8, "matmul_clamp_f32_qai8dxp1x4_qsi4cxp4x4_1x4_scalar", PACKING_1X4_KR8),
+        (SCALAR_4X4_KR8, "matmul_clamp_f32_qai8dxp4x4_qsi4cxp4x4_4x4_scalar", PACKING_4X4_KR8),
+        (SCALAR_4X8_KR8, "matmul_clamp_f32_qai8dxp4x4_qsi4cxp8x4_4x8_scalar", PACKING_4X8_KR8),
+    ],
+    preferred: PREFERRED_RHS_PACKING,
+    fallback: SCALAR_4X8,
+);
 
 #[cfg(test)]
 mod tests {

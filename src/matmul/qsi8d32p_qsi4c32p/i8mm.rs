@@ -13,7 +13,7 @@
 //! pipe); the column scales `(c0, c0, c1, c1)` are built once per block and shared by the LHS
 //! tiles. After the last block: clamp (arithmetic.md §4.3).
 //!
-//! The tile kernels ([`block_kernels!`](crate::matmul::i8mm_asm)) take up to 4 LHS tiles
+//! The tile kernels (`block_kernels!` in `matmul::i8mm_asm`) take up to 4 LHS tiles
 //! (16 rows) x 4 columns. With `bl = 32` the RHS group is unpacked once per block and shared by
 //! the 4 LHS tiles; other block lengths reload and unpack it per tile. On `nr = 8` a call covers
 //! 4 of the 8 columns.
