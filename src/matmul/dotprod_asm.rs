@@ -253,9 +253,7 @@ pub(crate) unsafe fn gemm(args: &UncheckedArgs, geo: &Geometry, nr: usize, bd: u
     }
 }
 
-/// Longest block the per-block kernels take: they sum `16 * S` per block in int32, which
-/// cannot wrap for `bl <= 2^16` (`|S| <= bl * 128 * 8`); longer blocks run the scalar kernel.
-pub(crate) const MAX_BL: usize = 1 << 16;
+pub(crate) use crate::matmul::MAX_SIMD_BLOCK_LEN as MAX_BL;
 
 /// What the per-block drivers need from a family.
 pub(crate) struct BlockedFamily {

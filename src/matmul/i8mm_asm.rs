@@ -502,6 +502,10 @@ mod aarch64 {
             /// [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for `packing` (`mr = 4`,
             /// `nr = 4` or `8`, `kr = 16`, `sr = 2`).
             unsafe fn run(args: &UncheckedArgs, packing: &crate::matmul::Packing, tiles: usize) {
+                if args.bl > $crate::matmul::MAX_SIMD_BLOCK_LEN {
+                    // SAFETY: forwarded from the caller; the scalar kernel takes any packing.
+                    return unsafe { fam::scalar::matmul_unchecked(packing, args) };
+                }
                 let Some((layout, t)) = $setup(args, packing) else {
                     return;
                 };

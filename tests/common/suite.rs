@@ -324,6 +324,26 @@ pub fn extreme_products_over_long_k<X: Fixture>() {
     report.print(&format!("{} extreme products", X::F::NAME));
 }
 
+/// A block longer than the asm tiers' int32 range for `16 * S` (2^16, where they hand over to
+/// the scalar kernel) with the largest products: every tier agrees with the scalar reference.
+pub fn huge_block_len_agrees_in_every_tier<X: Fixture>() {
+    if X::BLS == [0] {
+        return;
+    }
+    let (m, n, bl) = (5, 9, 1 << 17);
+    let k = bl;
+    let x: Vec<f32> = (0..m * k).map(|j| if (j / k) % 2 == 0 { -1.0 } else { 1.0 }).collect();
+    let mut report = TierReport::default();
+    for p in all_packings::<X>().into_iter().filter(|p| p.kr == 16) {
+        let mut lhs = vec![0u8; lhs_size::<X>(&p, m, k, bl)];
+        X::pack_lhs(&p, m, k, bl, 0, &x, k, &mut lhs).unwrap();
+        let rhs = X::pack_filled_rhs(&p, n, k, bl, 0x00);
+        let args = MatmulArgs::new(m, n, k).with_block_len(bl);
+        check_tiers_against_scalar::<X::F>(&p, &lhs, &rhs, &args, &mut report);
+    }
+    report.print(&format!("{} bl = 2^17", X::F::NAME));
+}
+
 pub fn non_finite_activations_rejected_before_any_write<X: Fixture>() {
     for p in all_packings::<X>() {
         let bl = X::BLS[0];
@@ -593,6 +613,10 @@ macro_rules! family_suite {
         #[test]
         fn extreme_products_over_long_k() {
             suite::extreme_products_over_long_k::<$fx>();
+        }
+        #[test]
+        fn huge_block_len_agrees_in_every_tier() {
+            suite::huge_block_len_agrees_in_every_tier::<$fx>();
         }
         #[test]
         fn non_finite_activations_rejected_before_any_write() {

@@ -60,7 +60,7 @@ pub unsafe fn matmul_unchecked(packing: &Packing, args: &UncheckedArgs) {
                     let lo = ((byte << 4) as i8 >> 4) as i32;
                     let hi = (byte as i8 >> 4) as i32;
                     let d = b * bl + 32 * (q / 16) + q % 16;
-                    sum += lo * lhs_at(d) + hi * lhs_at(d + 16);
+                    sum = sum.wrapping_add(lo * lhs_at(d) + hi * lhs_at(d + 16));
                 }
                 let scale = f32::from_bits(u32::from(read_u16(area, nr * bl / 2 + 2 * i)) << 16);
                 acc = fma(sum as f32, scale, acc);

@@ -63,7 +63,7 @@ pub unsafe fn matmul_unchecked(packing: &Packing, args: &UncheckedArgs) {
                     let byte = area[2 * nr + (q / bd) * nr * bd + i * bd + q % bd];
                     let lo = ((byte << 4) as i8 >> 4) as i32;
                     let hi = (byte as i8 >> 4) as i32;
-                    sum += lo * lhs_at(q) + hi * lhs_at(q + bl / 2);
+                    sum = sum.wrapping_add(lo * lhs_at(q) + hi * lhs_at(q + bl / 2));
                 }
                 let s = f16_at(area, 2 * i) * f16_at(group, 2 * slot);
                 acc = fma(sum as f32, s, acc);
