@@ -619,6 +619,7 @@ impl<F: Family> Kernel<F> {
 /// Longest quantization block the SIMD tiers of the per-block families take: the asm tiers sum
 /// `16 * S` per block in int32, which cannot wrap for `bl <= 2^16` (`|S| <= bl * 128 * 8`);
 /// longer blocks run the family's scalar kernel, which sums `S` itself.
+#[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))]
 pub(crate) const MAX_SIMD_BLOCK_LEN: usize = 1 << 16;
 
 /// Capacity of the list [`available`] returns: the largest catalogue must fit (a unit test of
