@@ -20,30 +20,6 @@
 //! v16-v19 (one LHS tile at a time: register renaming overlaps the tiles), unpacked RHS v20-v27,
 //! LHS chunks v29-v30, column scales v28 (columns 0-1) and v31 (columns 2-3) in the lane order.
 
-/// The items every i8mm tier module exposes: `is_available` and `KERNELS` (the listed kernels on
-/// aarch64, none elsewhere), and the re-export of its `aarch64` module.
-macro_rules! i8mm_tier {
-    ($($kernel:ident),+ $(,)?) => {
-        #[cfg(target_arch = "aarch64")]
-        pub use aarch64::*;
-
-        /// Whether this tier's kernels may run on `cpu` (NEON and FEAT_I8MM).
-        pub fn is_available(cpu: &crate::cpu::CpuFeatures) -> bool {
-            crate::matmul::Tier::I8mm.is_available(cpu)
-        }
-
-        /// This tier's kernels, best first.
-        #[cfg(target_arch = "aarch64")]
-        pub(super) const KERNELS: &[&Kernel] = &[$(&$kernel),+];
-
-        /// This tier's kernels: none on this architecture.
-        #[cfg(not(target_arch = "aarch64"))]
-        pub(super) const KERNELS: &[&Kernel] = &[];
-    };
-}
-
-pub(crate) use i8mm_tier;
-
 #[cfg(target_arch = "aarch64")]
 pub(crate) use aarch64::*;
 

@@ -6,6 +6,28 @@
 //! everything and then calls the tier's `unsafe` entry, which takes raw pointers
 //! ([`UncheckedArgs`]) exactly like KleidiAI's `run_matmul`.
 
+/// The items every SIMD tier module exposes: `is_available` (the tier's CPU check), `KERNELS`
+/// (the listed kernels on aarch64, none elsewhere) and the re-export of its `aarch64` module.
+macro_rules! tier_module {
+    ($tier:ident, $($kernel:ident),+ $(,)?) => {
+        #[cfg(target_arch = "aarch64")]
+        pub use aarch64::*;
+
+        #[doc = concat!("Whether this tier's kernels may run on `cpu` (`Tier::", stringify!($tier), "`).")]
+        pub fn is_available(cpu: &crate::cpu::CpuFeatures) -> bool {
+            crate::matmul::Tier::$tier.is_available(cpu)
+        }
+
+        /// This tier's kernels, best first.
+        #[cfg(target_arch = "aarch64")]
+        pub(super) const KERNELS: &[&Kernel] = &[$(&$kernel),+];
+
+        /// This tier's kernels: none on this architecture.
+        #[cfg(not(target_arch = "aarch64"))]
+        pub(super) const KERNELS: &[&Kernel] = &[];
+    };
+}
+
 /// The catalogue part every family module shares: the `kernel` constructor the tier modules
 /// use, one scalar kernel per packing (`(IDENT, "name", PACKING)`), `KERNELS` assembled from
 /// the tiers (i8mm, dotprod, neon, scalar), and the dispatch functions, with `$preferred` the

@@ -27,35 +27,20 @@
 //!   weights packed for the i8mm kernels.
 
 use super::Kernel;
-use crate::cpu::CpuFeatures;
-use crate::matmul::Tier;
 
-/// Whether the CPU runs this tier (NEON and FEAT_DotProd).
-pub fn is_available(cpu: &CpuFeatures) -> bool {
-    Tier::Dotprod.is_available(cpu)
-}
-
-/// This tier's kernels, best first (per packing: widest tile first).
-#[cfg(target_arch = "aarch64")]
-pub(super) const KERNELS: &[&Kernel] = &[
-    &DOTPROD_1X16,
-    &DOTPROD_1X8,
-    &DOTPROD_8X8,
-    &DOTPROD_4X8,
-    &DOTPROD_1X4,
-    &DOTPROD_8X4,
-    &DOTPROD_4X4,
-    &DOTPROD_1X16_KR8,
-    &DOTPROD_1X8_KR8,
-    &DOTPROD_1X4_KR8,
-];
-
-/// This tier's kernels: none off aarch64.
-#[cfg(not(target_arch = "aarch64"))]
-pub(super) const KERNELS: &[&Kernel] = &[];
-
-#[cfg(target_arch = "aarch64")]
-pub use aarch64::*;
+tier_module!(
+    Dotprod,
+    DOTPROD_1X16,
+    DOTPROD_1X8,
+    DOTPROD_8X8,
+    DOTPROD_4X8,
+    DOTPROD_1X4,
+    DOTPROD_8X4,
+    DOTPROD_4X4,
+    DOTPROD_1X16_KR8,
+    DOTPROD_1X8_KR8,
+    DOTPROD_1X4_KR8,
+);
 
 #[cfg(target_arch = "aarch64")]
 mod aarch64 {

@@ -19,7 +19,7 @@
 
 use super::Kernel;
 
-crate::matmul::i8mm_asm::i8mm_tier!(I8MM_16X8, I8MM_8X8, I8MM_4X8, I8MM_16X4, I8MM_8X4, I8MM_4X4);
+tier_module!(I8mm, I8MM_16X8, I8MM_8X8, I8MM_4X8, I8MM_16X4, I8MM_8X4, I8MM_4X4);
 
 #[cfg(target_arch = "aarch64")]
 mod aarch64 {
