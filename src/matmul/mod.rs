@@ -364,6 +364,37 @@ pub struct UncheckedArgs {
     pub clamp_max: f32,
 }
 
+impl UncheckedArgs {
+    /// The packed operands as slices: `ceil(m/mr)` LHS tiles of `lhs_tile` bytes and
+    /// `ceil(n/nr)` RHS tiles of `rhs_tile` bytes (the portable kernels index them safely).
+    ///
+    /// # Safety
+    ///
+    /// The pointers are valid for those reads ([`Kernel::run_unchecked`]'s contract, with these
+    /// tile strides) and the bytes are not written while the slices live.
+    pub(crate) unsafe fn packed<'a>(&self, p: &Packing, lhs_tile: usize, rhs_tile: usize) -> (&'a [u8], &'a [u8]) {
+        // SAFETY: guaranteed by the caller (see `# Safety`).
+        unsafe {
+            (
+                core::slice::from_raw_parts(self.lhs_packed, self.m.div_ceil(p.mr) * lhs_tile),
+                core::slice::from_raw_parts(self.rhs_packed, self.n.div_ceil(p.nr) * rhs_tile),
+            )
+        }
+    }
+
+    /// Stores output `(r, c)` of the rectangle.
+    ///
+    /// # Safety
+    ///
+    /// `r < m`, `c < n`, and `dst` is valid for writes of the rectangle
+    /// ([`Kernel::run_unchecked`]'s contract).
+    #[inline]
+    pub(crate) unsafe fn store(&self, r: usize, c: usize, v: f32) {
+        // SAFETY: inside the rectangle the caller made writable.
+        unsafe { self.dst.byte_add(r * self.dst_stride_row).add(c).write_unaligned(v) }
+    }
+}
+
 /// A tier's raw entry point.
 #[derive(Clone, Copy)]
 pub(crate) enum RawKernel {

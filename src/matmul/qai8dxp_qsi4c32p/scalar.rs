@@ -35,10 +35,9 @@ pub unsafe fn matmul_unchecked(packing: &Packing, args: &UncheckedArgs) {
     let (Ok(lts), Ok(rts)) = (qai8dxp::tile_stride(k, mr), qsi4c32p::tile_stride(k, bl, nr)) else {
         return;
     };
-    // SAFETY: the caller guarantees `ceil(m/mr)` readable LHS tiles and `ceil(n/nr)` RHS tiles.
-    let lhs = unsafe { core::slice::from_raw_parts(args.lhs_packed, m.div_ceil(mr) * lts) };
-    // SAFETY: as above.
-    let rhs = unsafe { core::slice::from_raw_parts(args.rhs_packed, n.div_ceil(nr) * rts) };
+    // SAFETY: the caller guarantees `ceil(m/mr)` readable LHS tiles and `ceil(n/nr)` RHS tiles
+    // of these strides, which nothing writes during the call.
+    let (lhs, rhs) = unsafe { args.packed(packing, lts, rts) };
     let nb = k / bl;
     let block_bytes = nr * (bl / 2 + 2);
     for r in 0..m {
@@ -71,9 +70,8 @@ pub unsafe fn matmul_unchecked(packing: &Packing, args: &UncheckedArgs) {
             acc = fma(rsum, offset as f32, acc);
             let out = acc * dq + bias;
             let v = clamp_arm(out, args.clamp_min, args.clamp_max);
-            // SAFETY: row `r < m`, column `c < n`: inside the rectangle the caller made
-            // writable.
-            unsafe { args.dst.byte_add(r * args.dst_stride_row).add(c).write_unaligned(v) };
+            // SAFETY: `r < m`, `c < n`: inside the rectangle the caller made writable.
+            unsafe { args.store(r, c, v) };
         }
     }
 }

@@ -36,10 +36,9 @@ pub unsafe fn matmul_unchecked(packing: &Packing, args: &UncheckedArgs) {
     let (Ok(lts), Ok(rts)) = (qai8dxp::tile_stride(k, mr), qsi4cxp::tile_stride(k, nr)) else {
         return;
     };
-    // SAFETY: the caller guarantees `ceil(m/mr)` readable LHS tiles and `ceil(n/nr)` RHS tiles.
-    let lhs = unsafe { core::slice::from_raw_parts(args.lhs_packed, m.div_ceil(mr) * lts) };
-    // SAFETY: as above.
-    let rhs = unsafe { core::slice::from_raw_parts(args.rhs_packed, n.div_ceil(nr) * rts) };
+    // SAFETY: the caller guarantees `ceil(m/mr)` readable LHS tiles and `ceil(n/nr)` RHS tiles
+    // of these strides, which nothing writes during the call.
+    let (lhs, rhs) = unsafe { args.packed(packing, lts, rts) };
     for r in 0..m {
         let lt = &lhs[(r / mr) * lts..(r / mr + 1) * lts];
         let slot = r % mr;
@@ -64,9 +63,8 @@ pub unsafe fn matmul_unchecked(packing: &Packing, args: &UncheckedArgs) {
             let iacc = iacc.wrapping_add(rsum.wrapping_mul(offset));
             let out = (iacc as f32) * (scale16 * dq) + bias;
             let v = clamp_arm(out, args.clamp_min, args.clamp_max);
-            // SAFETY: row `r < m`, column `c < n`: inside the rectangle the caller made
-            // writable.
-            unsafe { args.dst.byte_add(r * args.dst_stride_row).add(c).write_unaligned(v) };
+            // SAFETY: `r < m`, `c < n`: inside the rectangle the caller made writable.
+            unsafe { args.store(r, c, v) };
         }
     }
 }

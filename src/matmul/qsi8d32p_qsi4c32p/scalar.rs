@@ -40,10 +40,9 @@ pub unsafe fn matmul_unchecked(packing: &Packing, args: &UncheckedArgs) {
     let (Ok(lts), Ok(rts)) = (qsi8d32p::tile_stride(k, bl, mr), qsi4c32pscalef16::tile_stride(k, bl, nr)) else {
         return;
     };
-    // SAFETY: the caller guarantees `ceil(m/mr)` readable LHS tiles and `ceil(n/nr)` RHS tiles.
-    let lhs = unsafe { core::slice::from_raw_parts(args.lhs_packed, m.div_ceil(mr) * lts) };
-    // SAFETY: as above.
-    let rhs = unsafe { core::slice::from_raw_parts(args.rhs_packed, n.div_ceil(nr) * rts) };
+    // SAFETY: the caller guarantees `ceil(m/mr)` readable LHS tiles and `ceil(n/nr)` RHS tiles
+    // of these strides, which nothing writes during the call.
+    let (lhs, rhs) = unsafe { args.packed(packing, lts, rts) };
     let nb = k / bl;
     let (lhs_group, rhs_area) = (mr * (bl + 2), nr * (bl / 2 + 2));
     let f16_at = |buf: &[u8], at: usize| f16::from_bits(read_u16(buf, at)).to_f32();
@@ -69,9 +68,8 @@ pub unsafe fn matmul_unchecked(packing: &Packing, args: &UncheckedArgs) {
                 acc = fma(sum as f32, s, acc);
             }
             let v = clamp_arm(acc, args.clamp_min, args.clamp_max);
-            // SAFETY: row `r < m`, column `c < n`: inside the rectangle the caller made
-            // writable.
-            unsafe { args.dst.byte_add(r * args.dst_stride_row).add(c).write_unaligned(v) };
+            // SAFETY: `r < m`, `c < n`: inside the rectangle the caller made writable.
+            unsafe { args.store(r, c, v) };
         }
     }
 }
