@@ -11,7 +11,7 @@ use half::bf16;
 use qgemm::lhs::qai8dxp;
 use qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p;
 use qgemm::rhs::qsi4c32p::{self, BlockScales};
-use qgemm::rhs::{Int4Encoding, Int4Source, Layout};
+use qgemm::rhs::{Int4Encoding, Int4Source};
 use qgemm::{Packing, Result};
 use serde_json::Value;
 
@@ -47,14 +47,12 @@ impl Fixture for Fx {
     fn pack_golden_rhs(case: &Case, p: &Packing) -> Vec<u8> {
         let (n, k, bl) = (case.n(), case.k(), case.bl());
         let inp = &case.json["inputs"];
-        let raw = case.bytes(&inp["rhs"]["file"]);
-        let stride = inp["rhs"]["row_stride_bytes"].as_u64().unwrap() as usize;
-        let layout = if inp["rhs"]["layout"].as_str().unwrap().starts_with("nxk") { Layout::NxK } else { Layout::KxN };
-        let src = Int4Source { data: &raw, layout, stride, encoding: Int4Encoding::ZeroPoint8 };
+        let (raw, stride) = case.rhs_raw();
+        let src = Int4Source { data: &raw, layout: case.rhs_layout(), stride, encoding: Int4Encoding::ZeroPoint8 };
         let sb = case.bytes(&inp["rhs_scale"]["file"]);
         let scales: Vec<bf16> = sb.chunks_exact(2).map(|c| bf16::from_le_bytes([c[0], c[1]])).collect();
         let scale_stride = inp["rhs_scale"]["row_stride_bytes"].as_u64().map_or(k / bl, |s| s as usize / 2);
-        let bias = if inp["bias"].is_null() { None } else { Some(case.f32s(&inp["bias"]["file"])) };
+        let bias = case.bias();
         let mut out = vec![0u8; qsi4c32p::packed_size(n, k, bl, p).unwrap()];
         let sc = BlockScales { values: &scales, stride: scale_stride };
         qsi4c32p::pack(p, n, k, bl, &src, &sc, bias.as_deref(), &mut out).unwrap();

@@ -35,14 +35,13 @@ impl Fixture for Fx {
     fn pack_golden_rhs(case: &Case, p: &Packing) -> Vec<u8> {
         let (n, k) = (case.n(), case.k());
         let inp = &case.json["inputs"];
-        let raw = case.bytes(&inp["rhs"]["file"]);
-        let stride = inp["rhs"]["row_stride_bytes"].as_u64().unwrap() as usize;
-        let layout = if inp["rhs"]["layout"].as_str().unwrap().starts_with("nxk") { Layout::NxK } else { Layout::KxN };
+        let (raw, stride) = case.rhs_raw();
+        let layout = case.rhs_layout();
         let zp = case.json["rhs_packer"]["params"]["rhs_zero_point"].as_u64().unwrap();
         let encoding = if zp == 8 { Int4Encoding::ZeroPoint8 } else { Int4Encoding::Signed };
         let src = Int4Source { data: &raw, layout, stride, encoding };
         let scale = case.f32s(&inp["rhs_scale"]["file"]);
-        let bias = if inp["bias"].is_null() { None } else { Some(case.f32s(&inp["bias"]["file"])) };
+        let bias = case.bias();
         let mut out = vec![0u8; qsi4cxp::packed_size(n, k, p).unwrap()];
         qsi4cxp::pack(p, n, k, &src, &scale, bias.as_deref(), &mut out).unwrap();
         out

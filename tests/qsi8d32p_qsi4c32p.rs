@@ -47,9 +47,7 @@ impl Fixture for Fx {
 
     fn pack_golden_rhs(case: &Case, p: &Packing) -> Vec<u8> {
         let (n, k, bl) = (case.n(), case.k(), case.bl());
-        let inp = &case.json["inputs"];
-        let raw = case.bytes(&inp["rhs"]["file"]);
-        let stride = inp["rhs"]["row_stride_bytes"].as_u64().unwrap() as usize;
+        let (raw, stride) = case.rhs_raw();
         let mut out = vec![0u8; qsi4c32pscalef16::packed_size(n, k, bl, p).unwrap()];
         qsi4c32pscalef16::pack(p, n, k, bl, &raw, stride, &mut out).unwrap();
         out

@@ -8,6 +8,7 @@ pub mod suite;
 
 use std::path::{Path, PathBuf};
 
+use qgemm::rhs::Layout;
 use qgemm::{CpuFeatures, Family, Kernel, MatmulArgs, Tier};
 use serde_json::Value;
 
@@ -50,6 +51,21 @@ impl Case {
     }
     pub fn packings(&self) -> &Vec<Value> {
         self.json["packings"].as_array().unwrap()
+    }
+    /// The raw RHS weights of the case and their row stride in bytes.
+    pub fn rhs_raw(&self) -> (Vec<u8>, usize) {
+        let rhs = &self.json["inputs"]["rhs"];
+        (self.bytes(&rhs["file"]), rhs["row_stride_bytes"].as_u64().unwrap() as usize)
+    }
+    /// Whether the raw int4 RHS is stored `n x k` or `k x n`.
+    pub fn rhs_layout(&self) -> Layout {
+        let nxk = self.json["inputs"]["rhs"]["layout"].as_str().unwrap().starts_with("nxk");
+        if nxk { Layout::NxK } else { Layout::KxN }
+    }
+    /// The case's f32 bias, if it has one.
+    pub fn bias(&self) -> Option<Vec<f32>> {
+        let bias = &self.json["inputs"]["bias"];
+        if bias.is_null() { None } else { Some(self.f32s(&bias["file"])) }
     }
     /// `(min, max)` of the clamp named `none` or `tight`, from the recorded bits.
     pub fn clamp(&self, which: &str) -> (f32, f32) {
