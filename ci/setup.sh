@@ -3,6 +3,10 @@
 #   rustup: targets aarch64-unknown-linux-gnu, aarch64-unknown-none; components clippy, rustfmt
 #   Debian: qemu-user, qemu-system-arm, gcc-aarch64-linux-gnu, libc6-dev-arm64-cross,
 #           binutils-aarch64-linux-gnu, llvm-19
+# Packages are installed with --no-install-recommends, so this list is exactly what a minimal
+# machine has: nothing may rely on a package that is only recommended (e.g. the QEMU NIC ROMs of
+# ipxe-qemu; the bare-metal runs pass `-nic none`). Also needed, and present on a fresh machine
+# with rustup: python3 (icount check, C test driver) and a host gcc (icount plugin).
 # apt-get runs through sudo only when we are not root. `--quiet` prints nothing when nothing is
 # missing. Called by `cargo make setup` and by ci/demo.sh.
 set -euo pipefail
@@ -67,7 +71,7 @@ else
 fi
 
 # The tools the tasks run, checked once more so a broken install fails here, not later.
-for tool in qemu-aarch64 qemu-system-aarch64 aarch64-linux-gnu-gcc timeout; do
+for tool in qemu-aarch64 qemu-system-aarch64 aarch64-linux-gnu-gcc timeout python3; do
     command -v "$tool" >/dev/null || { echo "setup: $tool still missing" >&2; exit 1; }
 done
 say "ok"

@@ -1,7 +1,7 @@
 //! Bare-metal differential check of every qgemm kernel, for QEMU's `virt` board at EL1:
 //!
 //! ```text
-//! qemu-system-aarch64 -M virt -cpu max -nographic -semihosting -kernel <elf>
+//! qemu-system-aarch64 -M virt -cpu max -m 128M -nographic -semihosting -nic none -kernel <elf>
 //! ```
 //!
 //! Boot: aarch64-rt's `entry` enables the MMU with the identity map below (normal cacheable
