@@ -102,7 +102,9 @@ impl CpuFeatures {
     }
 
     /// Run-time detection through the operating system (`is_aarch64_feature_detected!`, which
-    /// reads the Linux `HWCAP`s). On other architectures this is [`CpuFeatures::NONE`].
+    /// reads the Linux `HWCAP`s; SME from `AT_HWCAP2`). Executes no `MRS`, so it is safe on
+    /// kernels that do not emulate EL0 ID-register reads. On other architectures this is
+    /// [`CpuFeatures::NONE`].
     #[cfg(feature = "std")]
     pub fn detect() -> CpuFeatures {
         #[cfg(target_arch = "aarch64")]
@@ -121,17 +123,13 @@ impl CpuFeatures {
                     c.bits |= f.bit();
                 }
             }
-            // SME detection is not stable in std; read it from the ID register, which Linux
-            // emulates at EL0 whenever HWCAP_CPUID is set (always on aarch64 Linux >= 4.11).
+            // SME detection is not stable in std. Take it from the kernel's AT_HWCAP2 word
+            // (HWCAP2_SME) rather than from ID_AA64PFR1_EL1: an EL0 `MRS` of an ID register
+            // traps (SIGILL) on kernels without HWCAP_CPUID (Linux < 4.11), and this function
+            // is safe, so it executes no `MRS` at all.
             #[cfg(any(target_os = "linux", target_os = "android"))]
-            {
-                // SAFETY: we run at EL0 under Linux, whose kernel emulates EL0 reads of the ID
-                // registers (HWCAP_CPUID, always set since Linux 4.11); `read` has no other
-                // precondition.
-                let regs = unsafe { id_regs::read() };
-                if regs.sme() {
-                    c.bits |= Feature::Sme.bit();
-                }
+            if hwcap::sme(hwcap::read(hwcap::AT_HWCAP2)) {
+                c.bits |= Feature::Sme.bit();
             }
             c
         }
@@ -204,6 +202,74 @@ impl fmt::Display for CpuFeatures {
             f.write_str("(none)")?;
         }
         Ok(())
+    }
+}
+
+/// The Linux auxiliary-vector words `detect` reads (`getauxval`), and their decoding.
+#[cfg(all(feature = "std", target_arch = "aarch64", any(target_os = "linux", target_os = "android")))]
+pub(crate) mod hwcap {
+    /// `AT_HWCAP`: the first word of hardware capabilities.
+    pub(crate) const AT_HWCAP: u64 = 16;
+    /// `AT_HWCAP2`: the second word.
+    pub(crate) const AT_HWCAP2: u64 = 26;
+    /// `HWCAP_CPUID` (in `AT_HWCAP`): the kernel emulates EL0 `MRS` of the ID registers.
+    pub(crate) const HWCAP_CPUID: u64 = 1 << 11;
+    /// `HWCAP2_SME` (in `AT_HWCAP2`).
+    pub(crate) const HWCAP2_SME: u64 = 1 << 23;
+
+    unsafe extern "C" {
+        /// glibc/bionic/musl: the value of an auxiliary-vector entry, 0 when absent.
+        fn getauxval(kind: core::ffi::c_ulong) -> core::ffi::c_ulong;
+    }
+
+    /// The auxiliary-vector word `kind` (0 when the kernel does not provide it).
+    pub(crate) fn read(kind: u64) -> u64 {
+        // SAFETY: `getauxval` only reads the process's auxiliary vector; any `kind` is valid
+        // (unknown ones give 0). `c_ulong` is 64 bits on aarch64 Linux.
+        unsafe { getauxval(kind as core::ffi::c_ulong) as u64 }
+    }
+
+    /// Whether an `AT_HWCAP2` word reports SME.
+    pub(crate) const fn sme(hwcap2: u64) -> bool {
+        hwcap2 & HWCAP2_SME != 0
+    }
+
+    /// Whether an `AT_HWCAP` word says EL0 reads of the ID registers are emulated, so that
+    /// [`CpuFeatures::from_id_registers`](super::CpuFeatures::from_id_registers) may run.
+    pub(crate) const fn id_registers_readable(hwcap: u64) -> bool {
+        hwcap & HWCAP_CPUID != 0
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn decodes_the_words() {
+            assert!(sme(HWCAP2_SME) && !sme(0) && !sme(!HWCAP2_SME));
+            assert!(id_registers_readable(HWCAP_CPUID | 1) && !id_registers_readable(!HWCAP_CPUID));
+        }
+
+        #[test]
+        fn qemu_user_reports_cpuid() {
+            // qemu-aarch64 and every Linux since 4.11 emulate the ID registers.
+            assert!(id_registers_readable(read(AT_HWCAP)));
+        }
+    }
+}
+
+/// Whether EL0 `MRS` reads of the ID registers are emulated by the OS (Linux `HWCAP_CPUID`),
+/// i.e. whether `CpuFeatures::from_id_registers` may be called at EL0. Always `false` on
+/// targets other than aarch64 Linux/Android.
+#[cfg(feature = "std")]
+pub fn id_registers_readable_at_el0() -> bool {
+    #[cfg(all(target_arch = "aarch64", any(target_os = "linux", target_os = "android")))]
+    {
+        hwcap::id_registers_readable(hwcap::read(hwcap::AT_HWCAP))
+    }
+    #[cfg(not(all(target_arch = "aarch64", any(target_os = "linux", target_os = "android"))))]
+    {
+        false
     }
 }
 

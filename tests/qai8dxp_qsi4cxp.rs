@@ -250,4 +250,22 @@ mod qai8dxp_qsi4cxp {
         assert_eq!(qsi4cxp::packed_size(usize::MAX, 64, &p), Err(Error::SizeOverflow));
         assert!(matches!(qsi4cxp::packed_offset(12, 64, &p), Err(Error::MisalignedStart { .. })));
     }
+
+    /// The packer's row sums wrap modulo 2^32 like the kernels' integer accumulation, instead
+    /// of overflowing (a debug build would panic): `16 * sum` of a channel of `k > 2^24`
+    /// weights of -8 leaves the int32 range.
+    #[test]
+    fn rhs_packer_row_sum_wraps_for_huge_k() {
+        let p = qgemm::qai8dxp_qsi4cxp::PACKING_1X4;
+        let (n, k) = (1, (1 << 24) + 64);
+        let raw = vec![0u8; k / 2]; // zero point 8: every weight -8
+        let src = Int4Source::nxk(&raw, k, Int4Encoding::ZeroPoint8);
+        let mut out = vec![0u8; qsi4cxp::packed_size(n, k, &p).unwrap()];
+        qsi4cxp::pack(&p, n, k, &src, &[1.0], None, &mut out).unwrap();
+        let rsum_at = p.nr * k / 2; // k is a multiple of 32: Kp = k
+        let rsum = i32::from_le_bytes(out[rsum_at..rsum_at + 4].try_into().unwrap());
+        let want = (-8i64 * k as i64 * 16) as i32; // wrapped to 32 bits
+        assert_eq!(rsum, want);
+        assert!(-8i64 * k as i64 * 16 < i64::from(i32::MIN), "the case must wrap");
+    }
 }

@@ -82,10 +82,11 @@ pub fn pack(
         let tile = &mut rhs_packed[(c / nr) * ts..(c / nr + 1) * ts];
         let i = c % nr;
         let src = c.min(n - 1);
+        // Wrapping like the kernels, which compute modulo 2^32: `16 * sum` wraps for k > 2^24.
         let mut sum = 0i32;
         for g in 0..kp / 32 {
             let values = rhs.group(n, k, c, g);
-            sum += values.iter().map(|&v| i32::from(v)).sum::<i32>();
+            sum = sum.wrapping_add(values.iter().map(|&v| i32::from(v)).sum::<i32>());
             let bytes = pair_group(&values);
             for (t, chunk) in bytes.chunks_exact(bd).enumerate() {
                 let at = (16 * g / bd + t) * nr * bd + i * bd;
@@ -93,7 +94,7 @@ pub fn pack(
             }
         }
         let extras = nr * kp / 2;
-        write_u32(tile, extras + 4 * i, (16 * sum) as u32);
+        write_u32(tile, extras + 4 * i, sum.wrapping_mul(16) as u32);
         write_u32(tile, extras + 4 * nr + 4 * i, (scale[src] * 0.0625).to_bits());
         let b = bias.map_or(0.0, |b| b[src]);
         write_u32(tile, extras + 8 * nr + 4 * i, b.to_bits());

@@ -250,13 +250,42 @@ pub struct TierReport {
 }
 
 impl TierReport {
+    /// Prints what ran and what was skipped, then fails if a tier that `QGEMM_REQUIRE_TIERS`
+    /// names was skipped ([`required_tiers`]).
     pub fn print(&self, what: &str) {
         println!("{what}: ran {} kernels", self.ran.len());
         for (name, tier) in &self.skipped {
             let need = tier.required_feature().map_or("-", |f| f.name());
             println!("  skipped {name}: CPU lacks {need}");
         }
+        let required = required_tiers();
+        let missed: Vec<_> = self.skipped.iter().filter(|(_, t)| required.contains(t)).collect();
+        assert!(
+            missed.is_empty(),
+            "{what}: QGEMM_REQUIRE_TIERS requires {:?}, but these kernels were skipped: {missed:?}",
+            required.iter().map(|t| t.name()).collect::<Vec<_>>()
+        );
     }
+}
+
+/// The tiers the environment variable `QGEMM_REQUIRE_TIERS` (comma-separated tier names, e.g.
+/// `neon,dotprod,i8mm`) says the CPU under test has: a kernel of such a tier that the harness
+/// skips fails the test instead of being reported only. Each QEMU CI task sets it to the tiers
+/// of its CPU model. Unknown names fail, so a typo cannot disable the check.
+pub fn required_tiers() -> Vec<Tier> {
+    let Ok(list) = std::env::var("QGEMM_REQUIRE_TIERS") else {
+        return Vec::new();
+    };
+    list.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|name| {
+            [Tier::Scalar, Tier::Neon, Tier::Dotprod, Tier::I8mm]
+                .into_iter()
+                .find(|t| t.name() == name)
+                .unwrap_or_else(|| panic!("QGEMM_REQUIRE_TIERS: unknown tier {name:?}"))
+        })
+        .collect()
 }
 
 /// The differential harness: for every kernel of family `F` that consumes `packing`, runs it

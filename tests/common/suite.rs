@@ -324,24 +324,41 @@ pub fn extreme_products_over_long_k<X: Fixture>() {
     report.print(&format!("{} extreme products", X::F::NAME));
 }
 
-/// A block longer than the asm tiers' int32 range for `16 * S` (2^16, where they hand over to
-/// the scalar kernel) with the largest products: every tier agrees with the scalar reference.
+/// The longest block the asm tiers compute themselves (`bl = 2^16`, where `16 * S` of the
+/// largest products still fits int32) and one past it (`2^17`, which they hand to the scalar
+/// kernel), with the largest products: every tier agrees with the scalar reference, and every
+/// output has the sign of the exact result (rows of -1 against weights of -8 give positive
+/// sums, rows of +1 negative ones; a block sum that wrapped in int32 would flip it).
 pub fn huge_block_len_agrees_in_every_tier<X: Fixture>() {
     if X::BLS == [0] {
         return;
     }
-    let (m, n, bl) = (5, 9, 1 << 17);
-    let k = bl;
-    let x: Vec<f32> = (0..m * k).map(|j| if (j / k) % 2 == 0 { -1.0 } else { 1.0 }).collect();
-    let mut report = TierReport::default();
-    for p in all_packings::<X>().into_iter().filter(|p| p.kr == 16) {
-        let mut lhs = vec![0u8; lhs_size::<X>(&p, m, k, bl)];
-        X::pack_lhs(&p, m, k, bl, 0, &x, k, &mut lhs).unwrap();
-        let rhs = X::pack_filled_rhs(&p, n, k, bl, 0x00);
-        let args = MatmulArgs::new(m, n, k).with_block_len(bl);
-        check_tiers_against_scalar::<X::F>(&p, &lhs, &rhs, &args, &mut report);
+    for bl in [1 << 16, 1 << 17] {
+        let (m, n) = (5, 9);
+        let k = bl;
+        let x: Vec<f32> = (0..m * k).map(|j| if (j / k) % 2 == 0 { -1.0 } else { 1.0 }).collect();
+        let mut report = TierReport::default();
+        for p in all_packings::<X>().into_iter().filter(|p| p.kr == 16) {
+            let mut lhs = vec![0u8; lhs_size::<X>(&p, m, k, bl)];
+            X::pack_lhs(&p, m, k, bl, 0, &x, k, &mut lhs).unwrap();
+            let rhs = X::pack_filled_rhs(&p, n, k, bl, 0x00);
+            let args = MatmulArgs::new(m, n, k).with_block_len(bl);
+            check_tiers_against_scalar::<X::F>(&p, &lhs, &rhs, &args, &mut report);
+            for kernel in X::F::kernels().iter().filter(|kn| kn.packing() == p && kn.is_available(&cpu())) {
+                let out = run_guarded(*kernel, &lhs, &rhs, &args);
+                for (i, v) in out.iter().enumerate() {
+                    let want_positive = (i / n) % 2 == 0;
+                    assert!(
+                        v.is_finite() && (*v > 0.0) == want_positive,
+                        "{} bl = {bl}: output {i} is {v}, expected {} (wrapped block sum?)",
+                        kernel.name(),
+                        if want_positive { "> 0" } else { "< 0" }
+                    );
+                }
+            }
+        }
+        report.print(&format!("{} bl = {bl}", X::F::NAME));
     }
-    report.print(&format!("{} bl = 2^17", X::F::NAME));
 }
 
 pub fn non_finite_activations_rejected_before_any_write<X: Fixture>() {
