@@ -397,6 +397,46 @@ pub fn clamp_ranges<X: Fixture>() {
     }
 }
 
+/// Packed operands at odd byte addresses (1, 3, 7 bytes past an aligned start): every kernel
+/// of every tier reads them as bytes and gives the bits it gives on aligned buffers. Packed
+/// buffers carry no alignment promise (they are `&[u8]`), so no tier may load them through a
+/// wider typed pointer.
+pub fn packed_operands_at_odd_addresses<X: Fixture>() {
+    let (m, n) = (7, 13);
+    let mut rng = Rng(31);
+    let cpu = cpu();
+    for p in all_packings::<X>() {
+        let bl = X::BLS[0];
+        let k = if bl == 0 { 70 } else { 2 * bl };
+        let (lhs, rhs) = random_problem::<X>(&mut rng, &p, (m, n, k, bl), None);
+        let args = MatmulArgs::new(m, n, k).with_block_len(bl);
+        for kernel in X::F::kernels().iter().filter(|kn| kn.packing() == p && kn.is_available(&cpu)) {
+            let want = run_guarded(*kernel, &lhs, &rhs, &args);
+            for shift in [1usize, 3, 7] {
+                // u64 storage: the copies start `shift` bytes past an 8-byte boundary.
+                let mut lhs_buf = vec![0u64; (lhs.len() + shift).div_ceil(8)];
+                let mut rhs_buf = vec![0u64; (rhs.len() + shift).div_ceil(8)];
+                // SAFETY: plain bytes of the u64 buffers, which outlive the views.
+                let (lhs_bytes, rhs_bytes) = unsafe {
+                    (
+                        std::slice::from_raw_parts_mut(lhs_buf.as_mut_ptr().cast::<u8>(), lhs_buf.len() * 8),
+                        std::slice::from_raw_parts_mut(rhs_buf.as_mut_ptr().cast::<u8>(), rhs_buf.len() * 8),
+                    )
+                };
+                let lhs_odd = &mut lhs_bytes[shift..shift + lhs.len()];
+                lhs_odd.copy_from_slice(&lhs);
+                let rhs_odd = &mut rhs_bytes[shift..shift + rhs.len()];
+                rhs_odd.copy_from_slice(&rhs);
+                assert_eq!(lhs_odd.as_ptr() as usize % 8, shift);
+                // Straight from the odd addresses (`run_guarded` would copy them).
+                let mut got = vec![DST_CANARY; m * n];
+                kernel.run(&cpu, lhs_odd, rhs_odd, &mut got, &args).unwrap();
+                assert_bits_eq(&got, &want, &format!("{} operands at +{shift}", kernel.name()));
+            }
+        }
+    }
+}
+
 pub fn split_execution_matches_one_call<X: Fixture>() {
     let (m, n) = (21, 40);
     let mut rng = Rng(9);
@@ -630,6 +670,10 @@ macro_rules! family_suite {
         #[test]
         fn extreme_products_over_long_k() {
             suite::extreme_products_over_long_k::<$fx>();
+        }
+        #[test]
+        fn packed_operands_at_odd_addresses() {
+            suite::packed_operands_at_odd_addresses::<$fx>();
         }
         #[test]
         fn huge_block_len_agrees_in_every_tier() {

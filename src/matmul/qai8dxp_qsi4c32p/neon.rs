@@ -50,9 +50,10 @@ impl Scheme for Bf16Blocks {
         // bf16 -> f32 (exact): the 16 bits move to the top of each 32-bit lane.
         let scales = |b: usize| {
             let at = rhs.wrapping_add(b * rhs_block + NR * bl / 2 + 2 * col0);
-            // SAFETY: the block's `NR` bf16 scales follow its data; `col0 + 4 * NB <= NR`.
+            // SAFETY: the block's `NR` bf16 scales follow its data; `col0 + 4 * NB <= NR`. The
+            // 8 bytes are loaded as bytes (no alignment promise) and reinterpreted.
             let s: [float32x4_t; NB] = core::array::from_fn(|i| unsafe {
-                vreinterpretq_f32_u32(vshll_n_u16::<16>(vld1_u16(at.add(8 * i).cast())))
+                vreinterpretq_f32_u32(vshll_n_u16::<16>(vreinterpret_u16_u8(vld1_u8(at.add(8 * i)))))
             });
             [s; MR]
         };
@@ -73,9 +74,13 @@ impl Scheme for Bf16Blocks {
             };
             for (b, o) in out_r.iter_mut().enumerate() {
                 // SAFETY: the RHS extras (rsum, bias: NR f32 each) follow the blocks and
-                // `col0 + 4 * b + 4 <= NR`.
-                let (rsum, bias) =
-                    unsafe { (vld1q_f32(rhs_x.add(16 * b).cast()), vld1q_f32(rhs_x.add(4 * NR + 16 * b).cast())) };
+                // `col0 + 4 * b + 4 <= NR`; loaded as bytes (the tile gives no f32 alignment).
+                let (rsum, bias) = unsafe {
+                    (
+                        vreinterpretq_f32_u8(vld1q_u8(rhs_x.add(16 * b))),
+                        vreinterpretq_f32_u8(vld1q_u8(rhs_x.add(4 * NR + 16 * b))),
+                    )
+                };
                 *o = vaddq_f32(vmulq_n_f32(vfmaq_n_f32(*o, rsum, offset as f32), dq), bias);
             }
         }

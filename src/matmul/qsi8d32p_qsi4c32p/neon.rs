@@ -38,8 +38,9 @@ pub const fn is_available(cpu: &CpuFeatures) -> bool {
 #[target_feature(enable = "neon")]
 #[inline]
 unsafe fn f16x4(p: *const u8) -> float32x4_t {
-    // SAFETY: caller's contract; `LDR d` needs no alignment (see neon_common's module docs).
-    unsafe { vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p.cast()))) }
+    // SAFETY: caller's contract; loaded as bytes (`LD1 .8b`, no alignment promise at the Rust
+    // level) and reinterpreted as four f16.
+    unsafe { vcvt_f32_f16(vreinterpret_f16_u8(vld1_u8(p))) }
 }
 
 /// Lane `i` (`< 4`) of `v`.
