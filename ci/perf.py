@@ -225,9 +225,9 @@ def write(out, kernels, krows, prow, mrows, selected, quick):
     if quick:
         w("\n**This run used `--quick` (m = 128 skipped).**")
     w("")
-    w("## Targets (issue 5) and results\n")
+    w("## Targets and results\n")
     w("Reference: KleidiAI v1.30's best NEON kernel for the same work, measured the same way (figures")
-    w("from issue 5). \"% of limit\" is SMMLA/SDOT issue per cycle on Neoverse V1/V2 (llvm-mca) as a")
+    w("from the performance targets the project set when the kernels were written). \"% of limit\" is SMMLA/SDOT issue per cycle on Neoverse V1/V2 (llvm-mca) as a")
     w("share of the 4-per-cycle limit, for the hot loop of the kernel's tile function.\n")
     w("| family | m | reference | ref insns/MAC | ref % | target | qgemm kernel (dispatcher's pick) | insns/MAC | % of limit V1 | met |")
     w("|---|--:|---|--:|--:|---|---|--:|--:|---|")

@@ -1,4 +1,4 @@
-//! Scalar IEEE building blocks of the spec's arithmetic (`shared/spec/arithmetic.md` §1), for
+//! Scalar IEEE building blocks of the crate's arithmetic (docs/formats.md, §Numeric model), for
 //! the portable tier and the packers. Every function here rounds exactly like the AArch64
 //! instruction named in its doc, so the portable tier and the NEON/asm tiers agree bit for bit.
 
@@ -80,7 +80,7 @@ pub(crate) fn fmin_arm(a: f32, b: f32) -> f32 {
     if a < b { a } else { b }
 }
 
-/// The kernels' clamp: `FMIN(FMAX(x, lo), hi)` (arithmetic.md §5).
+/// The kernels' clamp: `FMIN(FMAX(x, lo), hi)` (docs/formats.md, §Clamp).
 #[inline]
 pub(crate) fn clamp_arm(x: f32, lo: f32, hi: f32) -> f32 {
     fmin_arm(fmax_arm(x, lo), hi)

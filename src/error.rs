@@ -143,7 +143,9 @@ pub enum Error {
     NonFinite {
         /// Which buffer.
         buffer: Buffer,
-        /// Element index (row-major, in the caller's indexing) of the first non-finite value.
+        /// Index, in the slice the caller passed for `buffer`, of the first non-finite element
+        /// (row `i`, column `j` of a strided matrix is `i * stride + j`). Every packer uses this
+        /// meaning.
         index: usize,
     },
     /// A block's quantization scale does not fit its storage type (the `qsi8d32p` LHS stores
@@ -151,7 +153,8 @@ pub enum Error {
     ScaleOverflow {
         /// Which buffer.
         buffer: Buffer,
-        /// Element index of the first value of the offending block.
+        /// Index, in the slice the caller passed for `buffer`, of the first value of the offending
+        /// block (same meaning as `NonFinite::index`).
         index: usize,
     },
     /// The kernel needs a CPU feature that the given [`CpuFeatures`](crate::CpuFeatures) lacks.

@@ -112,7 +112,7 @@ mod qai8dxp_qsi4c32p {
             let (n, k) = (12, suite::EDGE_K);
             let bias = packed_bias(&rhs, &p, n, k, bl);
             // Zero row: the offset term goes through the f32 rsum, so the output is the bias
-            // plus a small rounding residue (arithmetic.md §4.2), not exactly the bias.
+            // plus a small rounding residue (docs/formats.md, §Arithmetic: qai8dxp_qsi4c32p kernels), not exactly the bias.
             for (o, b) in out[0..n].iter().zip(&bias) {
                 assert!((o - b).abs() < 1e-3, "zero row: {o} vs bias {b}");
             }

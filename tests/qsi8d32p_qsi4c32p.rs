@@ -120,7 +120,7 @@ mod qsi8d32p_qsi4c32p {
 
     #[test]
     fn spec_q4_0_block_example() {
-        // formats.md §5.2: raw block `00 3c | 98 ...` packs to scale bytes `00 3c` and data
+        // docs/formats.md, §RHS: raw block `00 3c | 98 ...` packs to scale bytes `00 3c` and data
         // byte 0x98 ^ 0x88 = 0x10.
         let p = Packing { mr: 4, nr: 4, kr: 16, sr: 2 };
         let mut raw = vec![0x88u8; 18];

@@ -1,5 +1,5 @@
 //! `qai8dxp`: f32 activations quantized per row to asymmetric int8 and packed in tiles of `mr`
-//! rows (`lhs_quant_pack_qai8dxp_f32`; spec: formats.md §2.1, arithmetic.md §2.1).
+//! rows (`lhs_quant_pack_qai8dxp_f32`; docs/formats.md, §LHS and §Arithmetic: qai8dxp quantization).
 //!
 //! Tile layout (`Kp = roundup(k, 32)`, `bd = kr / sr`, tile stride `mr * (Kp + 8)` bytes):
 //!
@@ -40,7 +40,7 @@ pub fn packed_offset(m_idx: usize, k: usize, packing: &Packing) -> Result<usize>
     (m_idx / packing.mr).checked_mul(tile_stride(k, packing.mr)?).ok_or(Error::SizeOverflow)
 }
 
-/// Quantization parameters of one row (arithmetic.md §2.1).
+/// Quantization parameters of one row (docs/formats.md, §Arithmetic: qai8dxp quantization).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct RowQuant {
     /// Quantization multiplier: `q = round_away(x * multiplier) + zero_point`.
@@ -51,7 +51,7 @@ pub(crate) struct RowQuant {
     pub(crate) dq_scale: f32,
 }
 
-/// The per-row quantizer of arithmetic.md §2.1, step by step.
+/// The per-row quantizer of docs/formats.md, §Arithmetic: qai8dxp quantization, step by step.
 pub(crate) fn row_quant(vmin: f32, vmax: f32) -> RowQuant {
     let rmin = vmin.min(0.0);
     let rmax = vmax.max(0.0);
@@ -144,7 +144,7 @@ mod tests {
 
     #[test]
     fn spec_numeric_example() {
-        // formats.md §2.1: mr = 1, k = 4, x = [-1, 0.5, 2, 0].
+        // docs/formats.md, §LHS: mr = 1, k = 4, x = [-1, 0.5, 2, 0].
         let p = Packing { mr: 1, nr: 4, kr: 16, sr: 2 };
         let mut out = [0u8; 40];
         quantize_pack(&p, 1, 4, 0, &[-1.0, 0.5, 2.0, 0.0], 4, &mut out).unwrap();
@@ -164,7 +164,7 @@ mod tests {
 
     #[test]
     fn worked_offset_example() {
-        // formats.md §2.1: mr = 4, kr = 16, sr = 2, k = 40: TL = 288.
+        // docs/formats.md, §LHS: mr = 4, kr = 16, sr = 2, k = 40: TL = 288.
         let p = Packing { mr: 4, nr: 8, kr: 16, sr: 2 };
         assert_eq!(tile_stride(40, 4).unwrap(), 288);
         assert_eq!(packed_offset(4, 40, &p).unwrap(), 288);

@@ -1,6 +1,6 @@
 //! `qsi8d32p`: f32 activations quantized per block of `bl` values to symmetric int8 with one
 //! f16 scale per row and block, packed in tiles of `mr` rows (`lhs_quant_pack_qsi8d32p_f32`;
-//! spec: formats.md §2.2, arithmetic.md §2.2).
+//! docs/formats.md, §LHS and §Arithmetic: qsi8d32p quantization).
 //!
 //! Tile layout (`nb = k / bl`, `bd = kr / sr`, tile stride `mr * nb * (bl + 2)` bytes): `nb`
 //! block groups of `mr * (bl + 2)` bytes each,

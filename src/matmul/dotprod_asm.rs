@@ -23,7 +23,7 @@
 //! The per-block families (`bl` a multiple of 32) run a block loop around the group loop:
 //! zero the integer accumulators (loads from [`ZEROS`]: load pipes, not SIMD ones), sum the
 //! block's groups, fold the lanes once (`ADDP`), `SCVTF #4`, and one `FMLA` per column into an
-//! f32 accumulator with the block's scale (arithmetic.md §4.2, §4.3). The family supplies the
+//! f32 accumulator with the block's scale (docs/formats.md, §Arithmetic: qai8dxp_qsi4c32p / qsi8d32p_qsi4c32p kernels). The family supplies the
 //! scale handling and the final epilogue through a "hook" macro; the tile skeletons
 //! (`blocked_gemv_tile`, `blocked_gemm_tile`) and the register allocations are shared.
 //!

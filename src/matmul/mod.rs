@@ -110,7 +110,7 @@ use crate::cpu::{CpuFeatures, Feature};
 use crate::error::{Buffer, Dim, Error, Param, Result, Stride};
 
 /// Packing parameters shared by the LHS packer, the RHS packer and a kernel
-/// (spec: interface.md §2).
+/// (docs/kernels.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Packing {
@@ -238,7 +238,7 @@ impl fmt::Display for Tier {
     }
 }
 
-/// The fused output clamp: `dst = min(max(x, min), max)` (spec: arithmetic.md §5).
+/// The fused output clamp: `dst = min(max(x, min), max)` (docs/formats.md, §Clamp).
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Clamp {
@@ -339,7 +339,7 @@ impl MatmulArgs {
 }
 
 /// Raw arguments of a kernel's `unsafe` entry, with KleidiAI's `run_matmul` semantics
-/// (spec: interface.md §3).
+/// (docs/kernels.md).
 #[derive(Debug, Clone, Copy)]
 pub struct UncheckedArgs {
     /// Rows of the rectangle (`>= 1`).
@@ -412,7 +412,7 @@ mod sealed {
 /// A pair of packed operand formats (a kernel family). Implemented by the marker types of the
 /// family modules; not implementable outside the crate.
 pub trait Family: sealed::Sealed + Sized + 'static {
-    /// Family name as in the spec (`"qai8dxp_qsi4cxp"`).
+    /// Family name, KleidiAI's spelling (`"qai8dxp_qsi4cxp"`).
     const NAME: &'static str;
     /// Whether `run` takes a block length (`bl`).
     const BLOCKED: bool;

@@ -75,7 +75,7 @@ impl<'a> Int4Source<'a> {
     }
 
     /// The raw 4-bit code that channel `c` (which may be a padding channel `>= n`) takes at
-    /// depth `j`, following KleidiAI's padding rules (formats.md §3.3): NxK padding channels
+    /// depth `j`, following KleidiAI's padding rules (docs/formats.md, §RHS): NxK padding channels
     /// copy channel `n - 1`; KxN padding channel `c` reads nibble `c % 2` of the byte that holds
     /// channel `n - 1`.
     #[inline]
@@ -130,7 +130,7 @@ impl<'a> Int4Source<'a> {
 }
 
 /// Packs the 32 values of one depth group into 16 bytes: byte `q` holds value `q` in its low
-/// nibble and value `q + 16` in its high nibble (formats.md §3.2).
+/// nibble and value `q + 16` in its high nibble (docs/formats.md, §RHS).
 #[inline]
 pub(crate) fn pair_group(values: &[i8; 32]) -> [u8; 16] {
     let mut out = [0u8; 16];

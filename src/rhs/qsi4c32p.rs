@@ -1,6 +1,6 @@
 //! `qsi4c32p` with bf16 scales: int4 weights, symmetric, one bf16 scale per block of `bl`
 //! depths per output channel, packed in tiles of `nr` channels
-//! (`rhs_pack_{nxk,kxn}_qsi4c32p_qsu4c32s1s0`; spec: formats.md §4, arithmetic.md §3.2).
+//! (`rhs_pack_{nxk,kxn}_qsi4c32p_qsu4c32s1s0`; docs/formats.md, §RHS and §Arithmetic: RHS packer sums).
 //!
 //! Tile layout (`nb = k / bl`, `bd = kr / sr`, tile stride `nr * ((bl/2 + 2) * nb + 8)`):
 //!
@@ -80,7 +80,7 @@ impl<'a, T> BlockScales<'a, T> {
 /// * `scale`: `k / bl` bf16 scales per channel; `bias`: `n` f32 values or `None`. All finite.
 /// * `rhs_packed`: at least [`packed_size`] bytes.
 ///
-/// The packed `rsum` depends on `kr` (arithmetic.md §3.2): pack with the kernel's packing.
+/// The packed `rsum` depends on `kr` (docs/formats.md, §Arithmetic: RHS packer sums): pack with the kernel's packing.
 #[allow(clippy::too_many_arguments)]
 pub fn pack(
     packing: &Packing,

@@ -1,6 +1,6 @@
 //! `qsi4c32pscalef16`: int4 weights, symmetric, one f16 scale per block of `bl` depths per
-//! channel, from GGML `Q4_0`-style blocks (`rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0`; spec:
-//! formats.md §5, arithmetic.md §3.3).
+//! channel, from GGML `Q4_0`-style blocks (`rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0`;
+//! docs/formats.md, §RHS and §Arithmetic: RHS packer sums).
 //!
 //! Raw input: `n` rows of `k/bl` blocks; a block is an f16 scale followed by `bl/2` bytes, byte
 //! `q` holding depth `q` (low nibble) and `q + bl/2` (high nibble) as unsigned `u`, value

@@ -1,6 +1,6 @@
 //! `qsi4cxp`: int4 weights, symmetric, one f32 scale per output channel, packed in tiles of
-//! `nr` channels (`rhs_pack_{nxk,kxn}_qsi4cxp_qs4cxs1s0`; spec: formats.md §3,
-//! arithmetic.md §3.1).
+//! `nr` channels (`rhs_pack_{nxk,kxn}_qsi4cxp_qs4cxs1s0`; docs/formats.md, §RHS and
+//! §Arithmetic: RHS packer sums).
 //!
 //! Tile layout (`Kp = roundup(k, 32)`, `bd = kr / sr`, tile stride `nr * (Kp/2 + 12)` bytes):
 //!
@@ -44,7 +44,7 @@ pub fn packed_offset(n_idx: usize, k: usize, packing: &Packing) -> Result<usize>
 /// * `scale`: `n` f32 scales; `bias`: `n` f32 values or `None` (packs zeros). All finite.
 /// * `rhs_packed`: at least [`packed_size`] bytes; exactly that many are written.
 ///
-/// Channels past `n` in the last tile are filled as KleidiAI does (formats.md §3.3), so the
+/// Channels past `n` in the last tile are filled as KleidiAI does (docs/formats.md, §RHS), so the
 /// packed bytes equal KleidiAI's for the same input.
 pub fn pack(
     packing: &Packing,
@@ -107,7 +107,7 @@ mod tests {
 
     #[test]
     fn spec_example_byte_position() {
-        // formats.md §3.2: nr = 4, kr = 8, sr = 2: column 3, byte q = 18 sits at 78 and holds
+        // docs/formats.md, §RHS: nr = 4, kr = 8, sr = 2: column 3, byte q = 18 sits at 78 and holds
         // depths 34 (low) and 50 (high).
         let (nr, bd, q, i) = (4usize, 4usize, 18usize, 3usize);
         assert_eq!((q / bd) * nr * bd + i * bd + q % bd, 78);

@@ -6,7 +6,7 @@
 //! of a 32-deep group: depth `t` low, `t + 16` high), so the kernels run the per-channel
 //! K-group bodies `bl / 32` times per block: GEMV tiles with `LD4R`-duplicated LHS slices and
 //! plain vector `SDOT`s, GEMM tiles with `LD2`-split RHS chunks and `SDOT` by element. Each
-//! block then follows arithmetic.md §4.2:
+//! block then follows docs/formats.md, §Arithmetic: qai8dxp_qsi4c32p kernels:
 //!
 //! ```text
 //! GEMV: ADDP (lane pairs -> columns); SCVTF #4 (the sums are 16 * S); bf16 scales -> f32 by
@@ -50,7 +50,7 @@ mod aarch64 {
     use crate::matmul::dotprod_asm::{BlockedFamily, Geometry, Tile, blocked_gemm, blocked_gemv};
     use crate::matmul::{Packing, RawKernel, Tier, UncheckedArgs};
 
-    /// The packed layout of `args` for packing `p` (formats.md §2.1, §4): LHS tile
+    /// The packed layout of `args` for packing `p` (docs/formats.md, §LHS and §RHS): LHS tile
     /// `mr * (k + 8)` bytes; RHS tile `k / bl` blocks (data, then bf16 scales), then `rsum` and
     /// `bias` (`8 * nr` bytes).
     fn geometry(args: &UncheckedArgs, p: &Packing) -> Geometry {

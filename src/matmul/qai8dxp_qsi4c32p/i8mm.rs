@@ -10,7 +10,7 @@
 //! widened to f32 and duplicated into the `SMMLA` lane order `(c0, c1, c0, c1)` on the integer
 //! pipes and moved in with `DUP` (general register), so the block costs the SIMD pipes only the
 //! `SMMLA`, the unpack, `SCVTF` and `FMLA`. After the last block: `FMLA` with
-//! `rsum * float(offset)` (by element), `FMUL` by `dq`, `FADD` bias, clamp (arithmetic.md §4.2).
+//! `rsum * float(offset)` (by element), `FMUL` by `dq`, `FADD` bias, clamp (docs/formats.md, §Arithmetic: qai8dxp_qsi4c32p kernels).
 //!
 //! The tile kernels (`block_kernels!` in `matmul::i8mm_asm`) take up to 4 LHS tiles
 //! (16 rows) x 4 columns: 16 float accumulators, 4 int32 sums, 8 unpacked RHS registers. With
@@ -93,7 +93,7 @@ mod aarch64 {
         };
     }
 
-    /// The packed layout for `args` and `packing` (formats.md §2.1, §4.2) and the loop counts.
+    /// The packed layout for `args` and `packing` (docs/formats.md, §LHS and §RHS) and the loop counts.
     fn setup(args: &UncheckedArgs, packing: &Packing) -> Option<(Layout, TileArgs)> {
         let nr = packing.nr;
         let (nb, block, t) = blocked(args, nr)?;

@@ -1,6 +1,6 @@
 //! Family `qai8dxp_qsi4c32p`: int8 activations quantized per row at run time (`qai8dxp`) times
 //! int4 weights with one **bf16** scale per block of `bl` depths (`qsi4c32p`), f32 bias, f32
-//! output with clamp (spec: interface.md §4, arithmetic.md §4.2). The quantized Llama 3.2
+//! output with clamp (docs/kernels.md; docs/formats.md, §Arithmetic: qai8dxp_qsi4c32p kernels). The quantized Llama 3.2
 //! models use this format.
 //!
 //! Steps: pack the weights once with [`rhs::qsi4c32p::pack`](crate::rhs::qsi4c32p::pack), the
@@ -9,7 +9,7 @@
 //! `bl` is a multiple of 32 dividing `k` (32 and 64 in the golden vectors).
 //!
 //! The packed `rsum` is accumulated per `kr/sr`-byte chunk, so weights packed with `kr = 8`
-//! and `kr = 16` can give different results in rare cases (testing.md §3): always pack with the
+//! and `kr = 16` can give different results in rare cases (docs/formats.md, §Arithmetic: RHS packer sums): always pack with the
 //! kernel's own [`Packing`].
 
 pub mod dotprod;

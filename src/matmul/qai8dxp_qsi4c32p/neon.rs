@@ -5,7 +5,7 @@
 //!
 //! A block of `bl` depths is `bl / 32` groups laid out exactly like the per-channel family's
 //! (LHS `qai8dxp`, RHS byte `q` holding depths `32 (q/16) + q%16` and that `+ 16`), followed
-//! in the RHS by the block's `nr` bf16 scales. Arithmetic (arithmetic.md §4.2, bit-identical
+//! in the RHS by the block's `nr` bf16 scales. Arithmetic (docs/formats.md, §Arithmetic: qai8dxp_qsi4c32p kernels, bit-identical
 //! to the scalar tier): `S_b` exact in int32; `acc = FMLA(acc, SCVTF(S_b), bf16 -> f32 scale)`
 //! per block from `+0.0` (the bf16 is widened with `USHLL #16`, exact); after the blocks
 //! `acc = FMLA(acc, rsum, float(offset))`, `acc = FMUL(acc, dq)`, `acc = FADD(acc, bias)`, then

@@ -1,6 +1,6 @@
 //! Portable scalar tier: the reference every other tier is tested against; any packing.
 //!
-//! Arithmetic (spec: arithmetic.md §4.2), per output `(r, c)`:
+//! Arithmetic (docs/formats.md, §Arithmetic: qai8dxp_qsi4c32p kernels), per output `(r, c)`:
 //!
 //! ```text
 //! acc = +0.0

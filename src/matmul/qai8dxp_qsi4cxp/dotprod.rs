@@ -2,7 +2,7 @@
 //!
 //! In a packed RHS column, byte `t` of a 32-deep K group carries depth `t` (low nibble) and
 //! depth `t + 16` (high nibble). `SHL #4` turns a register of such bytes into `16 * low nibble`
-//! as int8 and `AND #0xF0` into `16 * high nibble` (arithmetic.md §4.1), so every unpacked
+//! as int8 and `AND #0xF0` into `16 * high nibble` (docs/formats.md, §Arithmetic: qai8dxp_qsi4cxp kernels), so every unpacked
 //! register feeds `SDOT`s directly. The `kr = 16` packings (`bd = 8`) store a column's group as
 //! two 8-byte chunks (bytes 0-7, then 8-15), the `kr = 8` ones (`bd = 4`) as four 4-byte
 //! chunks.
@@ -26,7 +26,7 @@
 //! register once, so at most half of the SIMD issue slots can be `SDOT`s (less the LHS
 //! duplication of the `kr = 16` GEMV); the GEMM tiles reuse each one 16 times.
 //!
-//! The epilogue follows arithmetic.md §4.1 step by step: `MLA` of `rsum * offset`, `SCVTF`,
+//! The epilogue follows docs/formats.md, §Arithmetic: qai8dxp_qsi4cxp kernels step by step: `MLA` of `rsum * offset`, `SCVTF`,
 //! `s = scale16 * dq`, `FMUL`, `FADD` of the bias, `FMAX`/`FMIN` clamp.
 
 use super::Kernel;
@@ -104,7 +104,7 @@ mod aarch64 {
     // -----------------------------------------------------------------------------------------
 
     /// GEMV epilogue of one RHS tile (`$rhs` at its `rsum`): folds the pair accumulators into
-    /// columns (`$a0` = columns 0-3, nr 8: `$a1` = columns 4-7) and applies arithmetic.md §4.1.
+    /// columns (`$a0` = columns 0-3, nr 8: `$a1` = columns 4-7) and applies docs/formats.md, §Arithmetic: qai8dxp_qsi4cxp kernels.
     /// The 3-operand nr 4 form starts from columns 0-3 already in `$a0`. Needs v1 = (offset,
     /// dq) of the row, v2/v3 = clamp bounds; uses v4-v9.
     #[rustfmt::skip]
@@ -437,7 +437,7 @@ mod aarch64 {
     // Register numbers are passed to the macros as strings ("4" for v4 / q4).
     // -----------------------------------------------------------------------------------------
 
-    /// GEMM epilogue of one output row (arithmetic.md §4.1) and its store (`{out}` advances by
+    /// GEMM epilogue of one output row (docs/formats.md, §Arithmetic: qai8dxp_qsi4cxp kernels) and its store (`{out}` advances by
     /// `{stride}`): accumulator v`$a`, the row's offset in lane `$i` of v`$off`, dq in lane
     /// `$i` of v`$dq`. Needs v0 = rsum, v1 = scale16, v2 = bias of the quad, v12/v13 = clamp.
     #[rustfmt::skip]

@@ -1,6 +1,6 @@
 //! Family `qai8dxp_qsi4cxp`: int8 activations quantized per row at run time (`qai8dxp`) times
 //! int4 weights with one f32 scale per output channel (`qsi4cxp`), f32 bias, f32 output with
-//! clamp (spec: interface.md §4, arithmetic.md §4.1).
+//! clamp (docs/kernels.md; docs/formats.md, §Arithmetic: qai8dxp_qsi4cxp kernels).
 //!
 //! A call takes three steps on caller-owned buffers:
 //!

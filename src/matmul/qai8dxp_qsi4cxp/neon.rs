@@ -4,10 +4,10 @@
 //! driver); `m_step = mr`, `n_step = nr`.
 //!
 //! K pass: one run of `sum_groups` over all `Kp / 32` groups gives `sum q * w` modulo 2^32 per
-//! row and column; `SHL #4` turns it into the spec's `sum q * 16w` (multiplying by 16 commutes
+//! row and column; `SHL #4` turns it into the arithmetic's `sum q * 16w` (multiplying by 16 commutes
 //! with the reduction modulo 2^32).
 //!
-//! Epilogue per 4 columns (arithmetic.md §4.1, bit-identical to the scalar tier):
+//! Epilogue per 4 columns (docs/formats.md, §Arithmetic: qai8dxp_qsi4cxp kernels, bit-identical to the scalar tier):
 //! `iacc = (acc << 4) + rsum * offset` (`MLA`), `f = SCVTF(iacc)`, `s = FMUL(scale16, dq)`,
 //! `out = FADD(FMUL(f, s), bias)`, then the shared clamp `FMIN(FMAX(out, min), max)`.
 //!

@@ -1,7 +1,7 @@
 //! Portable scalar tier: the reference every other tier is tested against. Works for any
 //! packing the packers accept and builds on every target.
 //!
-//! Arithmetic (spec: arithmetic.md §4.1), per output `(r, c)`:
+//! Arithmetic (docs/formats.md, §Arithmetic: qai8dxp_qsi4cxp kernels), per output `(r, c)`:
 //!
 //! ```text
 //! iacc = wrap32(sum_{j<Kp} qL[r][j] * 16*w[c][j]) + rsum[c] * offset[r]

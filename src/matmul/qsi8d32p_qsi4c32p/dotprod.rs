@@ -6,7 +6,7 @@
 //! the 16-byte group `g` of a block pairs its low nibbles with LHS depths `16g..16g+15` and
 //! its high nibbles with `bl/2 + 16g..`: for `bl = 32` the per-channel pairing, for longer
 //! blocks the low and high halves of the LHS block are read through two pointers. Each block
-//! follows arithmetic.md §4.3:
+//! follows docs/formats.md, §Arithmetic: qsi8d32p_qsi4c32p kernels:
 //!
 //! ```text
 //! s   = FMUL(FCVTL(rhs f16 scales), FCVT(lhs f16 scale))       (exact)
@@ -49,7 +49,7 @@ mod aarch64 {
     use crate::matmul::dotprod_asm::{BlockedFamily, Geometry, Tile, blocked_gemm, blocked_gemv};
     use crate::matmul::{Packing, RawKernel, Tier, UncheckedArgs};
 
-    /// The packed layout of `args` for packing `p` (formats.md §2.2, §5): LHS tile `k / bl`
+    /// The packed layout of `args` for packing `p` (docs/formats.md, §LHS and §RHS): LHS tile `k / bl`
     /// blocks of `mr * (bl + 2)` bytes; RHS tile `k / bl` blocks (f16 scales, then data).
     fn geometry(args: &UncheckedArgs, p: &Packing) -> Geometry {
         Geometry::blocked(args, p, p.mr * (args.k / args.bl) * (args.bl + 2), 0, true)

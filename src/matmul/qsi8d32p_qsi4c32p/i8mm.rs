@@ -11,7 +11,7 @@
 //! the RHS as first operand (lanes `[c0r0, c0r1, c1r0, c1r1]`), so that the row scales a sum
 //! needs, `(r0, r1, r0, r1)`, come from one `DUP` of two f16 from a general register (no SIMD
 //! pipe); the column scales `(c0, c0, c1, c1)` are built once per block and shared by the LHS
-//! tiles. After the last block: clamp (arithmetic.md §4.3).
+//! tiles. After the last block: clamp (docs/formats.md, §Arithmetic: qsi8d32p_qsi4c32p kernels).
 //!
 //! The tile kernels (`block_kernels!` in `matmul::i8mm_asm`) take up to 4 LHS tiles
 //! (16 rows) x 4 columns. With `bl = 32` the RHS group is unpacked once per block and shared by
@@ -97,7 +97,7 @@ mod aarch64 {
         };
     }
 
-    /// The packed layout for `args` and `packing` (formats.md §2.2, §5.2) and the loop counts.
+    /// The packed layout for `args` and `packing` (docs/formats.md, §LHS and §RHS) and the loop counts.
     fn setup(args: &UncheckedArgs, packing: &Packing) -> Option<(Layout, TileArgs)> {
         let nr = packing.nr;
         let (nb, block, mut t) = blocked(args, nr)?;

@@ -1,7 +1,7 @@
 //! Family `qsi8d32p_qsi4c32p`: int8 activations quantized per block of `bl` values with an f16
 //! scale (`qsi8d32p`, Q8_0-like) times int4 weights with one **f16** scale per block
 //! (`qsi4c32p` with f16 scales, GGML `Q4_0` for `bl = 32`), f32 output with clamp, no bias
-//! (spec: interface.md §4, arithmetic.md §4.3).
+//! (docs/kernels.md; docs/formats.md, §Arithmetic: qsi8d32p_qsi4c32p kernels).
 //!
 //! Steps: pack GGML-style weight blocks once with
 //! [`rhs::qsi4c32pscalef16::pack`](crate::rhs::qsi4c32pscalef16::pack), the activations per call

@@ -10,7 +10,7 @@
 //! other families, for longer blocks they lie `bl / 2` depths apart (two `LD2R` instead of one
 //! `LD4R` in the `bd = 8` GEMV).
 //!
-//! Arithmetic (arithmetic.md §4.3, bit-identical to the scalar tier): `S_b` exact in int32;
+//! Arithmetic (docs/formats.md, §Arithmetic: qsi8d32p_qsi4c32p kernels, bit-identical to the scalar tier): `S_b` exact in int32;
 //! `s = FMUL(f32(rhs f16), f32(lhs f16))` (`FCVTL`, exact, and the product is exact);
 //! `acc = FMLA(acc, SCVTF(S_b), s)` per block from `+0.0`; then the shared clamp. No bias, no
 //! zero-point term.
