@@ -432,7 +432,7 @@ fn main() {
         if let Err(e) = run_case(cs, &cpu, &o.family, &mut stats, o.verbose) {
             println!("soak: FAILED after {} cases ({} kernel calls)", stats.cases, stats.calls);
             println!("{e}");
-            println!("reproduce: soak --case-seed {cs:#018x}   (run seed {:#x})", o.seed);
+            println!("reproduce: cargo make soak --case-seed {cs:#018x}   (run seed {:#x})", o.seed);
             exit(1);
         }
     }
