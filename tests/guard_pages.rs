@@ -18,6 +18,7 @@
 //!
 //! Every result is also compared with the scalar kernel on ordinary buffers, bit for bit.
 //! Linux only (mmap/mprotect); on other systems the test prints why it is skipped.
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 #[allow(unused_macros)] // family_suite!
 mod common;

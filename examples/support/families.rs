@@ -118,6 +118,7 @@ pub trait Fam {
 
     /// Random raw RHS inputs for an `n x k` problem (`bl` for the per-block families):
     /// `next` draws 64 random bits; `layout` is honoured where the family has a choice.
+    #[allow(clippy::too_many_arguments)]
     fn random_rhs(
         next: &mut dyn FnMut() -> u64,
         n: usize,
@@ -159,7 +160,7 @@ fn nibble_bytes(next: &mut dyn FnMut() -> u64, len: usize, style: WeightStyle) -
 /// A scale magnitude of `style` for index `i` (as f32; subnormal in `subnormal_at`'s format).
 fn scale_value(next: &mut dyn FnMut() -> u64, i: usize, style: ScaleStyle, subnormal: f32) -> f32 {
     let mag = 2f32.powf(-14.0 + 11.0 * unit(next));
-    let normal = if next() % 5 == 0 { -mag } else { mag };
+    let normal = if next().is_multiple_of(5) { -mag } else { mag };
     match style {
         ScaleStyle::Normal => normal,
         ScaleStyle::SomeZero if i % 4 == 1 => 0.0,
