@@ -5,6 +5,7 @@
 
 #[macro_use]
 pub mod suite;
+pub mod guard;
 
 use std::path::{Path, PathBuf};
 

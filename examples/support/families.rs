@@ -1,0 +1,393 @@
+//! The three kernel families behind one trait, packed from raw inputs through the public
+//! packers only: shared (`#[path]`-included) by the differential soak (`examples/soak.rs`) and
+//! the guard-page tests (`tests/guard_pages.rs`), which pass every raw input as a borrowed slice
+//! so that it can live anywhere (a guarded mapping, an odd address).
+
+use qgemm::half::{bf16, f16};
+use qgemm::lhs::{qai8dxp, qsi8d32p};
+use qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p;
+use qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp;
+use qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p;
+use qgemm::rhs::qsi4c32p::BlockScales;
+use qgemm::rhs::{Int4Encoding, Int4Source, Layout, qsi4c32p, qsi4c32pscalef16, qsi4cxp};
+use qgemm::{Family, Packing, Result};
+
+/// Raw RHS inputs of any family, borrowed; a family ignores the fields it does not use.
+#[derive(Clone, Copy)]
+pub struct RhsRaw<'a> {
+    /// int4 weights (`qsi4cxp`, `qsi4c32p`) or raw `Q4_0` blocks (`qsi4c32pscalef16`).
+    pub data: &'a [u8],
+    /// Orientation of the int4 weights (NxK for `Q4_0` blocks).
+    pub layout: Layout,
+    /// Row stride of `data` in bytes.
+    pub stride: usize,
+    /// Nibble encoding of the int4 weights.
+    pub encoding: Int4Encoding,
+    /// Per-channel f32 scales (`qsi4cxp`).
+    pub scale_f32: &'a [f32],
+    /// Per-block bf16 scales (`qsi4c32p`), `scale_stride` per channel.
+    pub scale_bf16: &'a [bf16],
+    /// Distance between two channels' scale rows, in elements (`qsi4c32p`).
+    pub scale_stride: usize,
+    /// Optional f32 bias (not `Q4_0`).
+    pub bias: Option<&'a [f32]>,
+}
+
+/// Owned raw RHS inputs ([`RhsRaw`] borrows them).
+#[derive(Clone, Debug)]
+pub struct RhsOwned {
+    pub data: Vec<u8>,
+    pub layout: Layout,
+    pub stride: usize,
+    pub encoding: Int4Encoding,
+    pub scale_f32: Vec<f32>,
+    pub scale_bf16: Vec<bf16>,
+    pub scale_stride: usize,
+    pub bias: Option<Vec<f32>>,
+}
+
+impl RhsOwned {
+    /// The borrowed view.
+    pub fn view(&self) -> RhsRaw<'_> {
+        RhsRaw {
+            data: &self.data,
+            layout: self.layout,
+            stride: self.stride,
+            encoding: self.encoding,
+            scale_f32: &self.scale_f32,
+            scale_bf16: &self.scale_bf16,
+            scale_stride: self.scale_stride,
+            bias: self.bias.as_deref(),
+        }
+    }
+}
+
+/// How the weights' scales are drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScaleStyle {
+    /// Log-uniform magnitudes in about 2^-14 .. 2^-3, some negative.
+    Normal,
+    /// Every fourth scale exactly zero, the rest normal.
+    SomeZero,
+    /// Every third scale subnormal in the scale's format, the rest normal.
+    Subnormal,
+    /// Every scale zero.
+    AllZero,
+}
+
+/// How the int4 weight nibbles are drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WeightStyle {
+    /// Uniform random nibbles.
+    Random,
+    /// Every weight at the negative extreme (-8).
+    AllMin,
+    /// Every weight at the positive extreme (+7).
+    AllMax,
+    /// Random choice of -8 / +7 per weight.
+    Extremes,
+}
+
+/// A family the soak and the guard tests can pack and run.
+pub trait Fam {
+    /// The qgemm family marker.
+    type F: Family;
+
+    /// Bytes of the packed LHS for `m` rows.
+    fn lhs_packed_size(p: &Packing, m: usize, k: usize, bl: usize) -> Result<usize>;
+
+    /// The family's LHS packer: `m` rows of `x` (row stride `stride` elements) starting at
+    /// matrix row `m_start`, into `out` (which starts at the tile holding row `m_start`).
+    #[allow(clippy::too_many_arguments)]
+    fn pack_lhs(
+        p: &Packing,
+        m: usize,
+        k: usize,
+        bl: usize,
+        m_start: usize,
+        x: &[f32],
+        stride: usize,
+        out: &mut [u8],
+    ) -> Result<()>;
+
+    /// Bytes of the packed RHS for `n` channels.
+    fn rhs_packed_size(p: &Packing, n: usize, k: usize, bl: usize) -> Result<usize>;
+
+    /// The family's RHS packer on `raw`.
+    fn pack_rhs(p: &Packing, n: usize, k: usize, bl: usize, raw: &RhsRaw<'_>, out: &mut [u8]) -> Result<()>;
+
+    /// Random raw RHS inputs for an `n x k` problem (`bl` for the per-block families):
+    /// `next` draws 64 random bits; `layout` is honoured where the family has a choice.
+    #[allow(clippy::too_many_arguments)]
+    fn random_rhs(
+        next: &mut dyn FnMut() -> u64,
+        n: usize,
+        k: usize,
+        bl: usize,
+        layout: Layout,
+        weights: WeightStyle,
+        scales: ScaleStyle,
+        bias: bool,
+    ) -> RhsOwned;
+}
+
+/// Random bits as a value in `[0, 1)`.
+fn unit(next: &mut dyn FnMut() -> u64) -> f32 {
+    (next() >> 40) as f32 / (1u64 << 24) as f32
+}
+
+/// One nibble drawn by `style`, as the raw zero-point-8 code (`value + 8`).
+fn nibble(next: &mut dyn FnMut() -> u64, style: WeightStyle) -> u8 {
+    match style {
+        WeightStyle::Random => (next() & 0xf) as u8,
+        WeightStyle::AllMin => 0x0,
+        WeightStyle::AllMax => 0xf,
+        WeightStyle::Extremes => {
+            if next() & 1 == 0 {
+                0x0
+            } else {
+                0xf
+            }
+        }
+    }
+}
+
+/// `len` bytes of two nibbles each.
+fn nibble_bytes(next: &mut dyn FnMut() -> u64, len: usize, style: WeightStyle) -> Vec<u8> {
+    (0..len).map(|_| nibble(next, style) | (nibble(next, style) << 4)).collect()
+}
+
+/// A scale magnitude of `style` for index `i` (as f32; subnormal in `subnormal_at`'s format).
+fn scale_value(next: &mut dyn FnMut() -> u64, i: usize, style: ScaleStyle, subnormal: f32) -> f32 {
+    let mag = 2f32.powf(-14.0 + 11.0 * unit(next));
+    let normal = if next().is_multiple_of(5) { -mag } else { mag };
+    match style {
+        ScaleStyle::Normal => normal,
+        ScaleStyle::SomeZero if i % 4 == 1 => 0.0,
+        ScaleStyle::Subnormal if i % 3 == 2 => subnormal * (1.0 + unit(next)),
+        ScaleStyle::AllZero => 0.0,
+        _ => normal,
+    }
+}
+
+fn random_bias(next: &mut dyn FnMut() -> u64, n: usize, bias: bool) -> Option<Vec<f32>> {
+    bias.then(|| (0..n).map(|_| -1.0 + 2.0 * unit(next)).collect())
+}
+
+/// Raw int4 weights for `n x k` in `layout`, with one spare byte per row (a padded stride).
+fn int4_weights(
+    next: &mut dyn FnMut() -> u64,
+    n: usize,
+    k: usize,
+    layout: Layout,
+    style: WeightStyle,
+) -> (Vec<u8>, usize) {
+    let (rows, row_bytes) = match layout {
+        Layout::NxK => (n, k.div_ceil(2)),
+        Layout::KxN => (k, n.div_ceil(2)),
+    };
+    let stride = row_bytes + (next() % 2) as usize;
+    (nibble_bytes(next, (rows - 1) * stride + row_bytes, style), stride)
+}
+
+/// Family `qai8dxp_qsi4cxp`.
+pub struct Qsi4cxp;
+/// Family `qai8dxp_qsi4c32p`.
+pub struct Qsi4c32p;
+/// Family `qsi8d32p_qsi4c32p`.
+pub struct Q40;
+
+impl Fam for Qsi4cxp {
+    type F = Qai8dxpQsi4cxp;
+
+    fn lhs_packed_size(p: &Packing, m: usize, k: usize, _bl: usize) -> Result<usize> {
+        qai8dxp::packed_size(m, k, p)
+    }
+
+    fn pack_lhs(
+        p: &Packing,
+        m: usize,
+        k: usize,
+        _bl: usize,
+        m_start: usize,
+        x: &[f32],
+        stride: usize,
+        out: &mut [u8],
+    ) -> Result<()> {
+        qai8dxp::quantize_pack(p, m, k, m_start, x, stride, out)
+    }
+
+    fn rhs_packed_size(p: &Packing, n: usize, k: usize, _bl: usize) -> Result<usize> {
+        qsi4cxp::packed_size(n, k, p)
+    }
+
+    fn pack_rhs(p: &Packing, n: usize, k: usize, _bl: usize, raw: &RhsRaw<'_>, out: &mut [u8]) -> Result<()> {
+        let src = Int4Source { data: raw.data, layout: raw.layout, stride: raw.stride, encoding: raw.encoding };
+        qsi4cxp::pack(p, n, k, &src, raw.scale_f32, raw.bias, out)
+    }
+
+    fn random_rhs(
+        next: &mut dyn FnMut() -> u64,
+        n: usize,
+        k: usize,
+        _bl: usize,
+        layout: Layout,
+        weights: WeightStyle,
+        scales: ScaleStyle,
+        bias: bool,
+    ) -> RhsOwned {
+        let (data, stride) = int4_weights(next, n, k, layout, weights);
+        let scale_f32 = (0..n).map(|i| scale_value(next, i, scales, 1e-40)).collect();
+        RhsOwned {
+            data,
+            layout,
+            stride,
+            encoding: Int4Encoding::ZeroPoint8,
+            scale_f32,
+            scale_bf16: Vec::new(),
+            scale_stride: 0,
+            bias: random_bias(next, n, bias),
+        }
+    }
+}
+
+impl Fam for Qsi4c32p {
+    type F = Qai8dxpQsi4c32p;
+
+    fn lhs_packed_size(p: &Packing, m: usize, k: usize, _bl: usize) -> Result<usize> {
+        qai8dxp::packed_size(m, k, p)
+    }
+
+    fn pack_lhs(
+        p: &Packing,
+        m: usize,
+        k: usize,
+        _bl: usize,
+        m_start: usize,
+        x: &[f32],
+        stride: usize,
+        out: &mut [u8],
+    ) -> Result<()> {
+        qai8dxp::quantize_pack(p, m, k, m_start, x, stride, out)
+    }
+
+    fn rhs_packed_size(p: &Packing, n: usize, k: usize, bl: usize) -> Result<usize> {
+        qsi4c32p::packed_size(n, k, bl, p)
+    }
+
+    fn pack_rhs(p: &Packing, n: usize, k: usize, bl: usize, raw: &RhsRaw<'_>, out: &mut [u8]) -> Result<()> {
+        let src = Int4Source { data: raw.data, layout: raw.layout, stride: raw.stride, encoding: raw.encoding };
+        let scales = BlockScales { values: raw.scale_bf16, stride: raw.scale_stride };
+        qsi4c32p::pack(p, n, k, bl, &src, &scales, raw.bias, out)
+    }
+
+    fn random_rhs(
+        next: &mut dyn FnMut() -> u64,
+        n: usize,
+        k: usize,
+        bl: usize,
+        layout: Layout,
+        weights: WeightStyle,
+        scales: ScaleStyle,
+        bias: bool,
+    ) -> RhsOwned {
+        let (data, stride) = int4_weights(next, n, k, layout, weights);
+        let nb = k / bl;
+        let scale_stride = nb + (next() % 2) as usize;
+        let len = (n - 1) * scale_stride + nb;
+        // bf16 has f32's exponent range: 1e-40 is subnormal in both.
+        let scale_bf16 = (0..len).map(|i| bf16::from_f32(scale_value(next, i, scales, 1e-40))).collect();
+        RhsOwned {
+            data,
+            layout,
+            stride,
+            encoding: Int4Encoding::ZeroPoint8,
+            scale_f32: Vec::new(),
+            scale_bf16,
+            scale_stride,
+            bias: random_bias(next, n, bias),
+        }
+    }
+}
+
+impl Fam for Q40 {
+    type F = Qsi8d32pQsi4c32p;
+
+    fn lhs_packed_size(p: &Packing, m: usize, k: usize, bl: usize) -> Result<usize> {
+        qsi8d32p::packed_size(m, k, bl, p)
+    }
+
+    fn pack_lhs(
+        p: &Packing,
+        m: usize,
+        k: usize,
+        bl: usize,
+        m_start: usize,
+        x: &[f32],
+        stride: usize,
+        out: &mut [u8],
+    ) -> Result<()> {
+        qsi8d32p::quantize_pack(p, m, k, bl, m_start, x, stride, out)
+    }
+
+    fn rhs_packed_size(p: &Packing, n: usize, k: usize, bl: usize) -> Result<usize> {
+        qsi4c32pscalef16::packed_size(n, k, bl, p)
+    }
+
+    fn pack_rhs(p: &Packing, n: usize, k: usize, bl: usize, raw: &RhsRaw<'_>, out: &mut [u8]) -> Result<()> {
+        qsi4c32pscalef16::pack(p, n, k, bl, raw.data, raw.stride, out)
+    }
+
+    fn random_rhs(
+        next: &mut dyn FnMut() -> u64,
+        n: usize,
+        k: usize,
+        bl: usize,
+        _layout: Layout,
+        weights: WeightStyle,
+        scales: ScaleStyle,
+        _bias: bool,
+    ) -> RhsOwned {
+        let nb = k / bl;
+        let row_bytes = nb * qsi4c32pscalef16::raw_block_bytes(bl);
+        let stride = row_bytes + (next() % 3) as usize;
+        let mut data = Vec::with_capacity(n * stride);
+        for c in 0..n {
+            for b in 0..nb {
+                // 2^-20 is an f16 subnormal.
+                let s = f16::from_f32(scale_value(next, c * nb + b, scales, 2f32.powi(-20)));
+                data.extend_from_slice(&s.to_le_bytes());
+                data.extend(nibble_bytes(next, bl / 2, weights));
+            }
+            if c + 1 < n {
+                data.extend(std::iter::repeat_n(0xeeu8, stride - row_bytes));
+            }
+        }
+        RhsOwned {
+            data,
+            layout: Layout::NxK,
+            stride,
+            encoding: Int4Encoding::ZeroPoint8,
+            scale_f32: Vec::new(),
+            scale_bf16: Vec::new(),
+            scale_stride: 0,
+            bias: None,
+        }
+    }
+}
+
+/// Whether the family takes a block length.
+pub fn blocked<X: Fam>() -> bool {
+    <X::F as Family>::BLOCKED
+}
+
+/// Every packing some kernel of `X` consumes, in catalogue order.
+pub fn packings<X: Fam>() -> Vec<Packing> {
+    let mut v: Vec<Packing> = Vec::new();
+    for k in <X::F as Family>::kernels() {
+        if !v.contains(&k.packing()) {
+            v.push(k.packing());
+        }
+    }
+    v
+}

@@ -1,0 +1,286 @@
+//! Guard pages: every packer and every kernel (every family, every tier the CPU has) runs with
+//! each of its buffers in its own mapping, placed to end exactly at a `PROT_NONE` page, to start
+//! exactly after one, or at a misaligned start next to one (odd byte offsets for byte buffers,
+//! 4-byte offsets for f32 and 2-byte ones for bf16). A read or write outside a slice is a
+//! SIGSEGV, which kills the test binary (the handler of `common::guard` prints the case).
+//!
+//! Canary buffers (the family suites) catch stray writes; these tests catch stray reads too:
+//! * packers: raw activations (row stride exactly `k`), raw int4 weights (NxK and KxN, padded
+//!   and exact strides), `Q4_0` blocks, f32 / bf16 scales, bias, and the packed output — the LHS
+//!   also packed in two calls, the second starting mid-tile into a slice of exactly the tiles it
+//!   touches;
+//! * kernels: packed LHS, packed RHS and dst over the whole output (dense and padded row
+//!   stride) and over each rectangle of a grid cut at the last tile, each rectangle getting LHS
+//!   and RHS slices that end at the last byte it may read and a dst slice of exactly its
+//!   `(m - 1) * stride + n` elements;
+//! * shapes with tails: `m`, `n` not multiples of any tile, `k` not a multiple of 32 (per
+//!   channel), several blocks with the last one ending the row (per block).
+//!
+//! Every result is also compared with the scalar kernel on ordinary buffers, bit for bit.
+//! Linux only (mmap/mprotect); on other systems the test prints why it is skipped.
+#![deny(clippy::undocumented_unsafe_blocks)]
+
+#[allow(unused_macros)] // family_suite!
+mod common;
+
+#[cfg(target_os = "linux")]
+#[path = "../examples/support/families.rs"]
+#[allow(dead_code)]
+mod families;
+
+#[cfg(target_os = "linux")]
+mod linux {
+    use crate::common::Rng;
+    use crate::common::guard::{Guarded, Place, page_size, set_label};
+    use crate::families::{Fam, Q40, Qsi4c32p, Qsi4cxp, RhsRaw, ScaleStyle, WeightStyle, packings};
+    use qgemm::half::bf16;
+    use qgemm::rhs::Layout;
+    use qgemm::{Clamp, CpuFeatures, Family, Kernel, MatmulArgs, Tier};
+
+    /// Shapes `(m, n, k, bl)` with tails: m and n past every tile (m_step up to 24, n_step up to
+    /// 16), k with a partial 32-group or several blocks.
+    fn shapes<X: Fam>() -> Vec<(usize, usize, usize, usize)> {
+        if <X::F as Family>::BLOCKED {
+            vec![(1, 1, 32, 32), (5, 13, 96, 32), (27, 21, 128, 64)]
+        } else {
+            vec![(1, 1, 1, 0), (5, 13, 33, 0), (27, 21, 100, 0)]
+        }
+    }
+
+    /// Placements for the i-th run of a case: byte buffers cycle through every placement with
+    /// odd and even offsets, f32 through 4-byte offsets, bf16 through 2-byte ones.
+    struct Places {
+        bytes: Vec<Place>,
+        f32s: Vec<Place>,
+        halves: Vec<Place>,
+    }
+
+    impl Places {
+        fn new() -> Places {
+            Places { bytes: Place::all(1), f32s: Place::all(4), halves: Place::all(2) }
+        }
+        fn runs(&self) -> usize {
+            self.bytes.len()
+        }
+        fn at(&self, i: usize) -> (Place, Place, Place) {
+            (self.bytes[i], self.f32s[i % self.f32s.len()], self.halves[i % self.halves.len()])
+        }
+    }
+
+    fn guarded_opt(v: Option<&[f32]>, place: Place) -> Option<Guarded<f32>> {
+        v.map(|v| Guarded::from_slice(v, place))
+    }
+
+    /// Runs `kn` on guarded copies of exactly the bytes the rectangle `a` may read and writes
+    /// its output into a guarded slice of exactly the elements it may write; returns them.
+    fn run_rect<F: Family>(
+        kn: &Kernel<F>,
+        cpu: &CpuFeatures,
+        lhs: &[u8],
+        rhs: &[u8],
+        a: &MatmulArgs,
+        (bp, fp): (Place, Place),
+    ) -> Vec<f32> {
+        let lhs_end = kn.lhs_packed_offset(a.m_idx, a.k, a.bl).unwrap() + kn.lhs_packed_size(a.m, a.k, a.bl).unwrap();
+        let rhs_end = kn.rhs_packed_offset(a.n_idx, a.k, a.bl).unwrap() + kn.rhs_packed_size(a.n, a.k, a.bl).unwrap();
+        let glhs = Guarded::from_slice(&lhs[..lhs_end], bp);
+        let grhs = Guarded::from_slice(&rhs[..rhs_end], bp);
+        let mut gdst = Guarded::<f32>::new((a.m - 1) * a.dst_stride_row + a.n, fp);
+        kn.run(cpu, glhs.as_slice(), grhs.as_slice(), gdst.as_mut_slice(), a)
+            .unwrap_or_else(|e| panic!("{}: {e}", kn.name()));
+        gdst.as_slice().to_vec()
+    }
+
+    /// The guard-page matrix of family `X`; returns (packer calls, kernel calls, kernels run).
+    fn family<X: Fam>() -> (usize, usize, Vec<&'static str>) {
+        let cpu = CpuFeatures::detect();
+        let places = Places::new();
+        let (mut packer_calls, mut kernel_calls, mut ran) = (0, 0, Vec::new());
+        let mut rng = Rng(0x6a7d);
+        for p in packings::<X>() {
+            for (si, &(m, n, k, bl)) in shapes::<X>().iter().enumerate() {
+                // Ordinary buffers: inputs, packed operands and the scalar reference.
+                let x: Vec<f32> = (0..m * k).map(|_| rng.f32(-3.0, 2.0)).collect();
+                let layout = if si % 2 == 1 { Layout::KxN } else { Layout::NxK };
+                let mut next = || rng.next_u64();
+                let raw = X::random_rhs(&mut next, n, k, bl, layout, WeightStyle::Random, ScaleStyle::Normal, true);
+                let mut lhs = vec![0u8; X::lhs_packed_size(&p, m, k, bl).unwrap()];
+                X::pack_lhs(&p, m, k, bl, 0, &x, k, &mut lhs).unwrap();
+                let mut rhs = vec![0u8; X::rhs_packed_size(&p, n, k, bl).unwrap()];
+                X::pack_rhs(&p, n, k, bl, &raw.view(), &mut rhs).unwrap();
+                let scalar = <X::F as Family>::kernels()
+                    .iter()
+                    .find(|kn| kn.tier() == Tier::Scalar && kn.packing() == p)
+                    .expect("scalar kernel");
+                let clamp = Clamp::new(-5.0, 5.0).unwrap();
+                let base = MatmulArgs::new(m, n, k).with_block_len(bl).with_clamp(clamp);
+                let mut want = vec![0f32; m * n];
+                scalar.run(&cpu, &lhs, &rhs, &mut want, &base).unwrap();
+                let tile = lhs.len() / m.div_ceil(p.mr);
+
+                for run in 0..places.runs() {
+                    let (bp, fp, hp) = places.at(run);
+                    let what = format!("{} {p:?} m={m} n={n} k={k} bl={bl} bytes {bp:?} f32 {fp:?}", X::F::NAME);
+
+                    // LHS packer: guarded activations (stride exactly k) and packed output.
+                    set_label(&format!("LHS packer, {what}"));
+                    let gx = Guarded::from_slice(&x, fp);
+                    // Zeroed like the reference: the packer leaves a partial tile's missing rows.
+                    let mut glhs = Guarded::from_slice(&vec![0u8; lhs.len()], bp);
+                    X::pack_lhs(&p, m, k, bl, 0, gx.as_slice(), k, glhs.as_mut_slice()).unwrap();
+                    assert!(glhs.as_slice() == lhs.as_slice(), "{what}: guarded LHS packing differs");
+                    // The same rows in two calls: rows [0, m1) into a zeroed buffer, then rows
+                    // [m1, m) (starting mid-tile) into a guarded slice of exactly the tiles they
+                    // touch, from a guarded slice of exactly their activations.
+                    let m1 = run % m;
+                    let mut first = vec![0u8; lhs.len()];
+                    X::pack_lhs(&p, m1, k, bl, 0, &x, k, &mut first).unwrap();
+                    let (t0, t1) = (m1 / p.mr * tile, m.div_ceil(p.mr) * tile);
+                    let mut gpart = Guarded::from_slice(&first[t0..t1], bp);
+                    let gx1 = Guarded::from_slice(&x[m1 * k..], fp);
+                    X::pack_lhs(&p, m - m1, k, bl, m1, gx1.as_slice(), k, gpart.as_mut_slice()).unwrap();
+                    assert!(gpart.as_slice() == &lhs[t0..t1], "{what}: LHS packed from row {m1}");
+                    packer_calls += 2;
+
+                    // RHS packer: guarded raw weights, scales, bias and packed output.
+                    set_label(&format!("RHS packer, {what}"));
+                    let gdata = Guarded::from_slice(&raw.data, bp);
+                    let gsf = Guarded::from_slice(&raw.scale_f32, fp);
+                    let gsh = Guarded::<bf16>::from_slice(&raw.scale_bf16, hp);
+                    let gbias = guarded_opt(raw.bias.as_deref(), fp);
+                    let view = RhsRaw {
+                        data: gdata.as_slice(),
+                        scale_f32: gsf.as_slice(),
+                        scale_bf16: gsh.as_slice(),
+                        bias: gbias.as_ref().map(|b| b.as_slice()),
+                        ..raw.view()
+                    };
+                    let mut grhs = Guarded::<u8>::new(rhs.len(), bp);
+                    X::pack_rhs(&p, n, k, bl, &view, grhs.as_mut_slice()).unwrap();
+                    assert!(grhs.as_slice() == rhs.as_slice(), "{what}: guarded RHS packing differs");
+                    packer_calls += 1;
+
+                    // Every kernel of the packing the CPU has: whole output, then a grid.
+                    for kn in <X::F as Family>::kernels().iter().filter(|kn| kn.packing() == p && kn.is_available(&cpu))
+                    {
+                        let what = format!("{} {what}", kn.name());
+                        set_label(&what);
+                        for pad in [0, 3] {
+                            let stride = n + pad;
+                            let a = base.with_dst_stride(stride);
+                            let got = run_rect(*kn, &cpu, glhs.as_slice(), grhs.as_slice(), &a, (bp, fp));
+                            kernel_calls += 1;
+                            for r in 0..m {
+                                let (g, w) = (&got[r * stride..r * stride + n], &want[r * n..(r + 1) * n]);
+                                assert!(
+                                    g.iter().zip(w).all(|(g, w)| g.to_bits() == w.to_bits()),
+                                    "{what}: row {r} differs from {}",
+                                    scalar.name()
+                                );
+                            }
+                        }
+                        // The grid cut at the last tile: rectangles ending at the last row /
+                        // column, and rectangles ending just before the tails.
+                        let cut = |len: usize, step: usize| (len - 1) / step * step;
+                        let (mc, nc) = (cut(m, kn.m_step()), cut(n, kn.n_step()));
+                        let mut got = vec![f32::NAN; m * n];
+                        for (mi, mm) in [(0, mc), (mc, m - mc)] {
+                            for (ni, nn) in [(0, nc), (nc, n - nc)] {
+                                if mm == 0 || nn == 0 {
+                                    continue;
+                                }
+                                let a = base.with_rect(mi, ni, mm, nn).with_dst_stride(n);
+                                set_label(&format!("{what} rectangle ({mi}, {ni}) {mm}x{nn}"));
+                                let part = run_rect(*kn, &cpu, &lhs, &rhs, &a, (bp, fp));
+                                kernel_calls += 1;
+                                for r in 0..mm {
+                                    let at = (mi + r) * n + ni;
+                                    got[at..at + nn].copy_from_slice(&part[r * n..r * n + nn]);
+                                }
+                            }
+                        }
+                        assert!(
+                            got.iter().zip(&want).all(|(g, w)| g.to_bits() == w.to_bits()),
+                            "{what}: the grid at ({mc}, {nc}) differs from {}",
+                            scalar.name()
+                        );
+                        if !ran.contains(&kn.name()) {
+                            ran.push(kn.name());
+                        }
+                    }
+                }
+            }
+        }
+        set_label("");
+        (packer_calls, kernel_calls, ran)
+    }
+
+    fn report<X: Fam>() {
+        let (packers, kernels, ran) = family::<X>();
+        let cpu = CpuFeatures::detect();
+        let all = <X::F as Family>::kernels();
+        println!(
+            "{}: {packers} guarded packer calls, {kernels} guarded kernel calls, {} of {} kernels (cpu {cpu})",
+            X::F::NAME,
+            ran.len(),
+            all.len()
+        );
+        for kn in all.iter().filter(|kn| !ran.contains(&kn.name())) {
+            println!("  not run (cpu lacks {}): {}", kn.tier(), kn.name());
+        }
+        // Every kernel the CPU has ran.
+        assert_eq!(ran.len(), all.iter().filter(|kn| kn.is_available(&cpu)).count());
+    }
+
+    #[test]
+    fn guard_pages_qai8dxp_qsi4cxp() {
+        report::<Qsi4cxp>();
+    }
+
+    #[test]
+    fn guard_pages_qai8dxp_qsi4c32p() {
+        report::<Qsi4c32p>();
+    }
+
+    #[test]
+    fn guard_pages_qsi8d32p_qsi4c32p() {
+        report::<Q40>();
+    }
+
+    /// The helper itself: each placement gives a slice of the right length and alignment whose
+    /// guarded edge is where it should be (in-bounds accesses only; the faulting side was
+    /// checked by hand, see docs/testing.md).
+    #[test]
+    fn guard_helper_places_slices_at_the_guard() {
+        let page = page_size();
+        for len in [0usize, 1, 7, 16, 4095, 4096, 4097, 10000] {
+            for place in Place::all(1) {
+                let mut g = Guarded::<u8>::new(len, place);
+                let s = g.as_mut_slice();
+                assert_eq!(s.len(), len);
+                s.iter_mut().for_each(|b| *b = 1);
+                let (start, end) = (s.as_ptr() as usize, s.as_ptr() as usize + len);
+                match place {
+                    Place::End => assert_eq!(end % page, 0, "{place:?} {len}"),
+                    Place::Start => assert_eq!(start % page, 0, "{place:?} {len}"),
+                    Place::EndMisaligned(o) => {
+                        assert_eq!(start % 16, o);
+                        assert!(end.next_multiple_of(page) - end < 16);
+                    }
+                    Place::StartMisaligned(o) => assert_eq!(start % page, o),
+                }
+            }
+            for place in Place::all(4) {
+                let g = Guarded::<f32>::new(len, place);
+                assert_eq!(g.as_slice().len(), len);
+                assert_eq!(g.as_slice().as_ptr() as usize % 4, 0);
+            }
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+#[test]
+fn guard_pages_skipped() {
+    println!("guard_pages: skipped: the guard-page helper needs Linux (mmap/mprotect)");
+}
