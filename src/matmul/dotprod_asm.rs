@@ -31,7 +31,7 @@
 
 #![cfg(target_arch = "aarch64")]
 
-use crate::matmul::{Packing, UncheckedArgs};
+use crate::matmul::{Packing, TileStrides, UncheckedArgs};
 
 /// 64 zero bytes: the integer accumulators of the per-block kernels are reset by loading
 /// them from here (load pipes) rather than with `MOVI` (SIMD pipes).
@@ -105,21 +105,16 @@ pub(crate) struct Geometry {
 }
 
 impl Geometry {
-    /// The layout of a per-block family (`nb = k / bl` blocks): LHS tiles of `lhs_stride`
-    /// bytes; RHS tiles of `nb` blocks of `nr * (bl/2 + 2)` bytes (the data and `2 * nr` bytes
-    /// of scales, the scales first if `scales_first`) and then `tail` bytes (`rsum`, `bias`).
-    pub(crate) fn blocked(
-        args: &UncheckedArgs,
-        p: &Packing,
-        lhs_stride: usize,
-        tail: usize,
-        scales_first: bool,
-    ) -> Geometry {
+    /// The layout of a per-block family (`nb = k / bl` blocks) with the call's tile `strides`:
+    /// RHS tiles of `nb` blocks of `nr * (bl/2 + 2)` bytes (the data and `2 * nr` bytes of
+    /// scales, the scales first if `scales_first`), then the per-column extras (`rsum`,
+    /// `bias`) if the format has them.
+    pub(crate) fn blocked(args: &UncheckedArgs, strides: &TileStrides, p: &Packing, scales_first: bool) -> Geometry {
         let (nb, data) = (args.k / args.bl, p.nr * args.bl / 2);
         let block_bytes = data + 2 * p.nr;
         Geometry {
-            lhs_stride,
-            rhs_stride: nb * block_bytes + tail,
+            lhs_stride: strides.lhs,
+            rhs_stride: strides.rhs,
             groups: args.bl / 32,
             blocks: nb,
             block_bytes,
@@ -257,10 +252,10 @@ pub(crate) use crate::matmul::MAX_SIMD_BLOCK_LEN as MAX_BL;
 
 /// What the per-block drivers need from a family.
 pub(crate) struct BlockedFamily {
-    /// The packed layout of `args` for a packing.
-    pub(crate) geometry: fn(&UncheckedArgs, &Packing) -> Geometry,
+    /// The packed layout of `args` for a packing, with the call's tile strides.
+    pub(crate) geometry: fn(&UncheckedArgs, &TileStrides, &Packing) -> Geometry,
     /// The family's scalar kernel (for `bl > MAX_BL`).
-    pub(crate) scalar: unsafe fn(&Packing, &UncheckedArgs),
+    pub(crate) scalar: unsafe fn(&Packing, &UncheckedArgs, &TileStrides),
 }
 
 /// Per-block GEMV ([`gemv`]) on packing `p`: `wide[0]`/`narrow[0]` are the tile functions for
@@ -269,10 +264,11 @@ pub(crate) struct BlockedFamily {
 /// # Safety
 ///
 /// The contract of [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for a kernel of
-/// `fam` with packing `p` (`mr = 1`); the tile functions are of that packing, `wide` over
+/// `fam` with packing `p` (`mr = 1`), `strides` its tile strides; the tile functions are of that packing, `wide` over
 /// `tiles` RHS tiles, `nr * tiles <= 16`.
 pub(crate) unsafe fn blocked_gemv(
     args: &UncheckedArgs,
+    strides: &TileStrides,
     fam: &BlockedFamily,
     p: &Packing,
     tiles: usize,
@@ -281,11 +277,11 @@ pub(crate) unsafe fn blocked_gemv(
 ) {
     if args.bl > MAX_BL {
         // SAFETY: forwarded from the caller's contract; the scalar kernel takes any packing.
-        return unsafe { (fam.scalar)(p, args) };
+        return unsafe { (fam.scalar)(p, args, strides) };
     }
     let i = usize::from(args.bl != 32);
     // SAFETY: forwarded from the caller's contract; the geometry is the one of `p`.
-    unsafe { gemv(args, &(fam.geometry)(args, p), p.nr, tiles, wide[i], narrow[i]) }
+    unsafe { gemv(args, &(fam.geometry)(args, strides, p), p.nr, tiles, wide[i], narrow[i]) }
 }
 
 /// Per-block GEMM ([`gemm`]) on packing `p` (`kr = 16`), `m_step` rows per step.
@@ -293,10 +289,11 @@ pub(crate) unsafe fn blocked_gemv(
 /// # Safety
 ///
 /// The contract of [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for a kernel of
-/// `fam` with packing `p` (`mr = 4`, `kr = 16`); `tiles` are that packing's tile functions
+/// `fam` with packing `p` (`mr = 4`, `kr = 16`), `strides` its tile strides; `tiles` are that packing's tile functions
 /// for 1, 2, ... LHS tiles, and `m_step <= 4 * tiles.len()`.
 pub(crate) unsafe fn blocked_gemm(
     args: &UncheckedArgs,
+    strides: &TileStrides,
     fam: &BlockedFamily,
     p: &Packing,
     m_step: usize,
@@ -304,10 +301,10 @@ pub(crate) unsafe fn blocked_gemm(
 ) {
     if args.bl > MAX_BL {
         // SAFETY: forwarded from the caller's contract; the scalar kernel takes any packing.
-        return unsafe { (fam.scalar)(p, args) };
+        return unsafe { (fam.scalar)(p, args, strides) };
     }
     // SAFETY: forwarded from the caller's contract; the geometry is the one of `p`.
-    unsafe { gemm(args, &(fam.geometry)(args, p), p.nr, p.block_depth(), m_step, tiles) }
+    unsafe { gemm(args, &(fam.geometry)(args, strides, p), p.nr, p.block_depth(), m_step, tiles) }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -329,12 +326,13 @@ macro_rules! dotprod_entry {
         /// `ceil(n / nr)` tiles packed with
         #[doc = concat!("[`", stringify!($packing), "`](crate::matmul::", stringify!($fam), "::",
                         stringify!($packing), ")")]
-        /// for this `k`; `dst` is writable for `n` f32 at each of the `m` rows
+        /// for this `k` (whose tile strides `strides` are); `dst` is writable for `n` f32 at
+        /// each of the `m` rows
         /// `dst + i * dst_stride_row` bytes; `clamp_min <= clamp_max`.
-        pub unsafe fn $fn_name(args: &UncheckedArgs) {
-            // SAFETY: forwarded from the caller's contract; the tile functions are the ones of
-            // this packing.
-            unsafe { $driver(args, $($arg),*) }
+        pub(crate) unsafe fn $fn_name(args: &UncheckedArgs, strides: &$crate::matmul::TileStrides) {
+            // SAFETY: forwarded from the caller's contract (with the call's tile strides); the
+            // tile functions are the ones of this packing.
+            unsafe { $driver(args, strides, $($arg),*) }
         }
 
         #[doc = concat!("`", $kname, "`.")]

@@ -476,13 +476,18 @@ mod aarch64 {
             ///
             /// The CPU has FEAT_I8MM and `args` satisfies
             /// [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for `packing` (`mr = 4`,
-            /// `nr = 4` or `8`, `kr = 16`, `sr = 2`).
-            unsafe fn run(args: &UncheckedArgs, packing: &crate::matmul::Packing, tiles: usize) {
+            /// `nr = 4` or `8`, `kr = 16`, `sr = 2`), `strides` its tile strides.
+            unsafe fn run(
+                args: &UncheckedArgs,
+                strides: &$crate::matmul::TileStrides,
+                packing: &crate::matmul::Packing,
+                tiles: usize,
+            ) {
                 if args.bl > $crate::matmul::MAX_SIMD_BLOCK_LEN {
                     // SAFETY: forwarded from the caller; the scalar kernel takes any packing.
-                    return unsafe { fam::scalar::matmul_unchecked(packing, args) };
+                    return unsafe { fam::scalar::matmul_unchecked(packing, args, strides) };
                 }
-                let Some((layout, t)) = $setup(args, packing) else {
+                let Some((layout, t)) = $setup(args, strides, packing) else {
                     return;
                 };
                 let table = &TABLES[usize::from(packing.nr != 4)][usize::from(args.bl != 32)];
@@ -543,9 +548,10 @@ mod aarch64 {
                     "[`", stringify!($stat), "`]: the CPU has FEAT_I8MM, the pointers cover ",
                     "`ceil(m/4)` LHS and `ceil(n/nr)` RHS tiles and the `m x n` output."
                 )]
-                pub unsafe fn $func(args: &UncheckedArgs) {
-                    // SAFETY: forwarded from the caller, with the kernel's own packing.
-                    unsafe { $run(args, &fam::$packing, $ms / 4) }
+                pub(crate) unsafe fn $func(args: &UncheckedArgs, strides: &$crate::matmul::TileStrides) {
+                    // SAFETY: forwarded from the caller (with the call's tile strides), with the
+                    // kernel's own packing.
+                    unsafe { $run(args, strides, &fam::$packing, $ms / 4) }
                 }
 
                 #[doc = concat!("`", $prefix, $ms, "x", $ns, "_neon_i8mm`.")]

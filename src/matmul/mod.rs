@@ -395,14 +395,26 @@ impl UncheckedArgs {
     }
 }
 
-/// A tier's raw entry point.
+/// The byte strides of the packed LHS and RHS tiles of one call: the single source every tier
+/// uses to step from tile to tile. [`Kernel::run`] computes it once, with the family's checked
+/// formulas ([`Family::lhs_tile_stride`], [`Family::rhs_tile_stride`], the packers' own), checks
+/// the buffers against it, and hands it to the tier; no tier has a stride formula of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TileStrides {
+    /// Bytes of one packed LHS tile (`mr` rows).
+    pub(crate) lhs: usize,
+    /// Bytes of one packed RHS tile (`nr` columns).
+    pub(crate) rhs: usize,
+}
+
+/// A tier's raw entry point: the raw arguments and the call's [`TileStrides`].
 #[derive(Clone, Copy)]
 pub(crate) enum RawKernel {
     /// Fixed packing (SIMD kernels, aarch64 only).
     #[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))]
-    Fixed(unsafe fn(&UncheckedArgs)),
+    Fixed(unsafe fn(&UncheckedArgs, &TileStrides)),
     /// Any packing (the scalar reference).
-    Generic(unsafe fn(&Packing, &UncheckedArgs)),
+    Generic(unsafe fn(&Packing, &UncheckedArgs, &TileStrides)),
 }
 
 mod sealed {
@@ -493,6 +505,15 @@ impl<F: Family> Kernel<F> {
     /// Whether the kernel may run on `cpu`.
     pub const fn is_available(&self, cpu: &CpuFeatures) -> bool {
         self.tier.is_available(cpu)
+    }
+
+    /// The tile strides of a call with depth `k` and block length `bl` (the family's checked
+    /// formulas, the single source of every tier's tile stepping).
+    pub(crate) fn strides(&self, k: usize, bl: usize) -> Result<TileStrides> {
+        Ok(TileStrides {
+            lhs: F::lhs_tile_stride(k, bl, &self.packing)?,
+            rhs: F::rhs_tile_stride(k, bl, &self.packing)?,
+        })
     }
 
     /// Byte offset, in the packed LHS, of the tile holding row `m_idx` (a multiple of `mr`).
@@ -599,9 +620,22 @@ impl<F: Family> Kernel<F> {
         if args.dst_stride_row < n {
             return Err(Error::StrideTooSmall { stride: Stride::Dst, given: args.dst_stride_row, needed: n });
         }
-        let lhs_start = self.lhs_packed_offset(args.m_idx, args.k, args.bl)?;
-        let lhs_needed = self.lhs_packed_size(m, args.k, args.bl)?;
-        let lhs_needed = lhs_start.checked_add(lhs_needed).ok_or(Error::SizeOverflow)?;
+        // The call's tile strides, computed once: every offset and size below and every tier
+        // step from tile to tile with these.
+        let strides = self.strides(args.k, args.bl)?;
+        let (mr, nr) = (self.packing.mr, self.packing.nr);
+        if !args.m_idx.is_multiple_of(mr) {
+            return Err(Error::MisalignedStart { dim: Dim::MIdx, value: args.m_idx, step: mr });
+        }
+        self.packing.check_n_start(args.n_idx)?;
+        let tiles = |start: usize, count: usize, step: usize, stride: usize| {
+            (start / step)
+                .checked_add(count.div_ceil(step))
+                .and_then(|t| t.checked_mul(stride))
+                .ok_or(Error::SizeOverflow)
+        };
+        let lhs_start = tiles(args.m_idx, 0, mr, strides.lhs)?;
+        let lhs_needed = tiles(args.m_idx, m, mr, strides.lhs)?;
         if lhs_packed.len() < lhs_needed {
             return Err(Error::BufferTooShort {
                 buffer: Buffer::LhsPacked,
@@ -609,9 +643,8 @@ impl<F: Family> Kernel<F> {
                 needed: lhs_needed,
             });
         }
-        let rhs_start = self.rhs_packed_offset(args.n_idx, args.k, args.bl)?;
-        let rhs_needed = self.rhs_packed_size(n, args.k, args.bl)?;
-        let rhs_needed = rhs_start.checked_add(rhs_needed).ok_or(Error::SizeOverflow)?;
+        let rhs_start = tiles(args.n_idx, 0, nr, strides.rhs)?;
+        let rhs_needed = tiles(args.n_idx, n, nr, strides.rhs)?;
         if rhs_packed.len() < rhs_needed {
             return Err(Error::BufferTooShort {
                 buffer: Buffer::RhsPacked,
@@ -640,8 +673,9 @@ impl<F: Family> Kernel<F> {
         // SAFETY: the tier's feature is present (checked above). The LHS slice from `lhs_start`
         // holds `ceil(m/mr)` whole tiles, the RHS slice from `rhs_start` `ceil(n/nr)` whole
         // tiles, and `dst` holds `(m-1)*stride + n` elements: exactly what `run_unchecked`
-        // reads and writes. `k`, `bl`, `m`, `n` were validated and the clamp is a valid `Clamp`.
-        unsafe { self.run_unchecked(&raw) }
+        // reads and writes, with the `strides` the checks used. `k`, `bl`, `m`, `n` were
+        // validated and the clamp is a valid `Clamp`.
+        unsafe { self.call(&raw, &strides) }
         Ok(())
     }
 
@@ -660,11 +694,26 @@ impl<F: Family> Kernel<F> {
     ///   overlap the packed buffers.
     /// * `clamp_min <= clamp_max`, neither NaN.
     pub unsafe fn run_unchecked(&self, args: &UncheckedArgs) {
+        // Buffers of these tiles exist (caller's contract), so the strides cannot overflow.
+        let Ok(strides) = self.strides(args.k, args.bl) else {
+            return;
+        };
+        // SAFETY: forwarded from the caller's contract, with the family's strides for `k`, `bl`.
+        unsafe { self.call(args, &strides) }
+    }
+
+    /// Runs the tier's entry with the call's tile strides.
+    ///
+    /// # Safety
+    ///
+    /// [`Kernel::run_unchecked`]'s contract, and `strides` is [`Kernel::strides`] of `args.k`,
+    /// `args.bl`.
+    unsafe fn call(&self, args: &UncheckedArgs, strides: &TileStrides) {
         match self.raw {
             // SAFETY: forwarded from the caller's contract.
-            RawKernel::Fixed(f) => unsafe { f(args) },
+            RawKernel::Fixed(f) => unsafe { f(args, strides) },
             // SAFETY: forwarded from the caller's contract; the packing is the kernel's own.
-            RawKernel::Generic(f) => unsafe { f(&self.packing, args) },
+            RawKernel::Generic(f) => unsafe { f(&self.packing, args, strides) },
         }
     }
 }

@@ -47,7 +47,7 @@
 
 use core::arch::aarch64::*;
 
-use crate::matmul::{Packing, UncheckedArgs};
+use crate::matmul::{Packing, TileStrides, UncheckedArgs};
 
 /// Depths per packed group: the RHS holds `16 * nr` bytes per 32 depths.
 pub(super) const GROUP: usize = 32;
@@ -455,19 +455,15 @@ unsafe fn blocks_of<
     acc
 }
 
-/// A family's part of the NEON kernels: packed tile sizes and one K pass with its epilogue.
+/// A family's part of the NEON kernels: one K pass with its epilogue (the tile strides come
+/// from the call's [`TileStrides`], the family's single source).
 pub(super) trait Scheme {
-    /// Bytes of one packed `(LHS, RHS)` tile of `mr` rows / `nr` columns for depth `k` and
-    /// block length `bl`; `None` when `bl` does not suit the family (the kernel then writes
-    /// nothing).
-    fn tile_strides(mr: usize, nr: usize, k: usize, bl: usize) -> Option<(usize, usize)>;
-
     /// The unclamped results of rows `0..MR` and columns `p.col0 .. p.col0 + 4 * NB` of a tile.
     ///
     /// # Safety
     ///
     /// `p.lhs` and `p.rhs` are whole packed tiles (`MR` rows, `NR` columns, block depth `BD`)
-    /// for `p.k` and `p.bl`, whose strides `tile_strides` returned; `p.col0 + 4 * NB <= NR`.
+    /// for `p.k` and `p.bl`; `p.col0 + 4 * NB <= NR`.
     unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(p: Pass) -> Values<MR, NB>;
 }
 
@@ -489,16 +485,16 @@ pub(super) struct Pass {
 /// # Safety
 ///
 /// The contract of [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for a kernel whose
-/// packing is `(MR, NR, 2*BD, 2)`; the CPU has NEON.
+/// packing is `(MR, NR, 2*BD, 2)`, with `strides` the family's tile strides of that call; the
+/// CPU has NEON.
 #[target_feature(enable = "neon")]
 #[inline]
 pub(super) unsafe fn matmul<S: Scheme, const MR: usize, const NR: usize, const BD: usize, const NB: usize>(
     args: &UncheckedArgs,
+    strides: &TileStrides,
 ) {
     // The caller's buffers hold tiles of these strides, so no product below overflows.
-    let Some((lts, rts)) = S::tile_strides(MR, NR, args.k, args.bl) else {
-        return;
-    };
+    let (lts, rts) = (strides.lhs, strides.rhs);
     let (min, max) = (vdupq_n_f32(args.clamp_min), vdupq_n_f32(args.clamp_max));
     for nt in 0..args.n.div_ceil(NR) {
         let cols = (args.n - nt * NR).min(NR);
@@ -573,17 +569,18 @@ macro_rules! neon_kernels {
             /// kernel: the CPU has NEON, `m, n, k >= 1`,
             #[doc = concat!($bl, ",")]
             /// `lhs_packed`/`rhs_packed` hold `ceil(m/mr)` / `ceil(n/nr)` tiles packed with this
-            /// packing and `k`, `dst` is writable for `m` rows of `n` f32 at `dst_stride_row`
-            /// bytes and does not overlap them, `clamp_min <= clamp_max`.
+            /// packing and `k` (whose tile strides `strides` are), `dst` is writable for `m` rows
+            /// of `n` f32 at `dst_stride_row` bytes and does not overlap them,
+            /// `clamp_min <= clamp_max`.
             #[target_feature(enable = "neon")]
-            pub unsafe fn $entry(args: &$crate::matmul::UncheckedArgs) {
+            pub(crate) unsafe fn $entry(args: &$crate::matmul::UncheckedArgs, strides: &$crate::matmul::TileStrides) {
                 use $crate::matmul::neon_common::{blocks_per_pass, matmul};
                 const P: $crate::Packing = super::$p;
                 // SAFETY: forwarded from the caller's contract, for the kernel's own packing
                 // (supported: checked at compile time above).
                 unsafe {
                     matmul::<$scheme, { P.mr }, { P.nr }, { P.block_depth() }, { blocks_per_pass(P) }>(
-                        args,
+                        args, strides,
                     )
                 }
             }

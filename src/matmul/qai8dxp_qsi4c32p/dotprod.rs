@@ -48,13 +48,12 @@ mod aarch64 {
         Kernel, PACKING_1X4, PACKING_1X4_KR8, PACKING_1X8, PACKING_1X8_KR8, PACKING_4X4, PACKING_4X8, kernel, scalar,
     };
     use crate::matmul::dotprod_asm::{BlockedFamily, Geometry, Tile, blocked_gemm, blocked_gemv};
-    use crate::matmul::{Packing, RawKernel, Tier, UncheckedArgs};
+    use crate::matmul::{Packing, RawKernel, Tier, TileStrides, UncheckedArgs};
 
-    /// The packed layout of `args` for packing `p` (docs/formats.md, §LHS and §RHS): LHS tile
-    /// `mr * (k + 8)` bytes; RHS tile `k / bl` blocks (data, then bf16 scales), then `rsum` and
-    /// `bias` (`8 * nr` bytes).
-    fn geometry(args: &UncheckedArgs, p: &Packing) -> Geometry {
-        Geometry::blocked(args, p, p.mr * (args.k + 8), 8 * p.nr, false)
+    /// The packed layout of `args` for packing `p` (docs/formats.md, §LHS and §RHS): RHS tile
+    /// `k / bl` blocks (data, then bf16 scales), then `rsum` and `bias`.
+    fn geometry(args: &UncheckedArgs, strides: &TileStrides, p: &Packing) -> Geometry {
+        Geometry::blocked(args, strides, p, false)
     }
 
     /// The family as the shared drivers see it.

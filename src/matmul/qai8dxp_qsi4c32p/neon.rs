@@ -32,11 +32,6 @@ struct Bf16Blocks;
 
 #[cfg(target_arch = "aarch64")]
 impl Scheme for Bf16Blocks {
-    fn tile_strides(mr: usize, nr: usize, k: usize, bl: usize) -> Option<(usize, usize)> {
-        let blocks = k.checked_div(bl)?;
-        (bl >= GROUP).then_some((mr * (k + 8), nr * ((bl / 2 + 2) * blocks + 8)))
-    }
-
     #[target_feature(enable = "neon")]
     #[inline]
     unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(p: Pass) -> Values<MR, NB> {

@@ -11,9 +11,7 @@
 
 use crate::arith::{clamp_arm, fma, read_f32, read_i32, read_u16};
 use crate::cpu::CpuFeatures;
-use crate::lhs::qai8dxp;
-use crate::matmul::{Packing, UncheckedArgs};
-use crate::rhs::qsi4c32p;
+use crate::matmul::{Packing, TileStrides, UncheckedArgs};
 
 /// Always true: the scalar tier needs no CPU feature.
 pub const fn is_available(_cpu: &CpuFeatures) -> bool {
@@ -27,14 +25,13 @@ pub const fn is_available(_cpu: &CpuFeatures) -> bool {
 /// `args` satisfies the contract of [`Kernel::run_unchecked`](crate::Kernel::run_unchecked)
 /// for a kernel with this `packing` (valid pointers to `ceil(m/mr)` LHS tiles, `ceil(n/nr)` RHS
 /// tiles and `m` output rows of `n` elements; `m, n >= 1`; `bl` a multiple of 32 dividing
-/// `k >= 1`), and `packing` is legal for both packers.
-pub unsafe fn matmul_unchecked(packing: &Packing, args: &UncheckedArgs) {
+/// `k >= 1`), `packing` is legal for both packers, and `strides` are the family's tile
+/// strides for this `k`, `bl` and `packing`.
+pub(crate) unsafe fn matmul_unchecked(packing: &Packing, args: &UncheckedArgs, strides: &TileStrides) {
     let Packing { mr, nr, .. } = *packing;
     let bd = packing.block_depth();
     let (m, n, k, bl) = (args.m, args.n, args.k, args.bl);
-    let (Ok(lts), Ok(rts)) = (qai8dxp::tile_stride(k, mr), qsi4c32p::tile_stride(k, bl, nr)) else {
-        return;
-    };
+    let (lts, rts) = (strides.lhs, strides.rhs);
     // SAFETY: the caller guarantees `ceil(m/mr)` readable LHS tiles and `ceil(n/nr)` RHS tiles
     // of these strides, which nothing writes during the call.
     let (lhs, rhs) = unsafe { args.packed(packing, lts, rts) };

@@ -54,16 +54,16 @@ mod aarch64 {
         kernel,
     };
     use crate::matmul::dotprod_asm::{Geometry, Tile, TileFn, gemm, gemv};
-    use crate::matmul::{RawKernel, Tier, UncheckedArgs};
+    use crate::matmul::{RawKernel, Tier, TileStrides, UncheckedArgs};
 
-    /// The packed layout of `args` for LHS tiles of `mr` rows and RHS tiles of `nr` columns
-    /// (Kp = roundup(k, 32); LHS tile `mr * (Kp + 8)` bytes, RHS tile `nr * (Kp/2 + 12)`).
-    fn geometry(args: &UncheckedArgs, mr: usize, nr: usize) -> Geometry {
+    /// The packed layout of `args` for RHS tiles of `nr` columns, with the call's tile
+    /// `strides` (Kp = roundup(k, 32); the RHS extras follow the `nr * Kp/2` data bytes).
+    fn geometry(args: &UncheckedArgs, strides: &TileStrides, nr: usize) -> Geometry {
         let groups = args.k.div_ceil(32);
         let kp = 32 * groups;
         Geometry {
-            lhs_stride: mr * (kp + 8),
-            rhs_stride: nr * (kp / 2 + 12),
+            lhs_stride: strides.lhs,
+            rhs_stride: strides.rhs,
             groups,
             blocks: 1,
             block_bytes: 0,
@@ -77,20 +77,35 @@ mod aarch64 {
     ///
     /// # Safety
     ///
-    /// As [`gemv`], with `args` packed for `mr = 1` and this `nr`.
-    unsafe fn run_gemv(args: &UncheckedArgs, nr: usize, tiles: usize, wide: TileFn, narrow: TileFn) {
+    /// As [`gemv`], with `args` packed for `mr = 1` and this `nr`, `strides` their tile strides.
+    unsafe fn run_gemv(
+        args: &UncheckedArgs,
+        strides: &TileStrides,
+        nr: usize,
+        tiles: usize,
+        wide: TileFn,
+        narrow: TileFn,
+    ) {
         // SAFETY: forwarded; the geometry is the one of this packing.
-        unsafe { gemv(args, &geometry(args, 1, nr), nr, tiles, wide, narrow) }
+        unsafe { gemv(args, &geometry(args, strides, nr), nr, tiles, wide, narrow) }
     }
 
     /// GEMM over column quads, `m_step` rows per step (see [`gemm`]).
     ///
     /// # Safety
     ///
-    /// As [`gemm`], with `args` packed for `mr = 4` and this `nr` and `bd`.
-    unsafe fn run_gemm(args: &UncheckedArgs, nr: usize, bd: usize, m_step: usize, tiles: &[TileFn]) {
+    /// As [`gemm`], with `args` packed for `mr = 4` and this `nr` and `bd`, `strides` their
+    /// tile strides.
+    unsafe fn run_gemm(
+        args: &UncheckedArgs,
+        strides: &TileStrides,
+        nr: usize,
+        bd: usize,
+        m_step: usize,
+        tiles: &[TileFn],
+    ) {
         // SAFETY: forwarded; the geometry is the one of this packing.
-        unsafe { gemm(args, &geometry(args, 4, nr), nr, bd, m_step, tiles) }
+        unsafe { gemm(args, &geometry(args, strides, nr), nr, bd, m_step, tiles) }
     }
 
     // -----------------------------------------------------------------------------------------

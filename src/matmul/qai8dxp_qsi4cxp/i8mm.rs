@@ -41,7 +41,7 @@ tier_module!(I8mm, I8MM_24X8, I8MM_8X8, I8MM_4X8, I8MM_24X4, I8MM_16X4, I8MM_8X4
 mod aarch64 {
     use super::super as fam;
     use super::Kernel;
-    use crate::matmul::{RawKernel, Tier, UncheckedArgs};
+    use crate::matmul::{RawKernel, Tier, TileStrides, UncheckedArgs};
 
     use crate::matmul::Packing;
     use crate::matmul::i8mm_asm::{Layout, MAX_TILES, TileArgs, TileFn, catalogue, drive};
@@ -294,14 +294,14 @@ mod aarch64 {
     ///
     /// The CPU has FEAT_I8MM and `args` satisfies
     /// [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for `packing` (`mr = 4`,
-    /// `nr = 4` or `8`, `kr = 16`, `sr = 2`).
-    unsafe fn run(args: &UncheckedArgs, packing: &Packing, tiles: usize) {
+    /// `nr = 4` or `8`, `kr = 16`, `sr = 2`), `strides` its tile strides.
+    unsafe fn run(args: &UncheckedArgs, strides: &TileStrides, packing: &Packing, tiles: usize) {
         let (nr, kp) = (packing.nr, args.k.div_ceil(32) * 32);
         let layout = Layout {
             nr,
-            lhs_stride: 4 * (kp + 8),
+            lhs_stride: strides.lhs,
             lhs_data: 0,
-            rhs_stride: nr * (kp / 2 + 12),
+            rhs_stride: strides.rhs,
             rhs_data: 0,
             rhs_scales: 0,
             rhs_extras: nr * kp / 2,

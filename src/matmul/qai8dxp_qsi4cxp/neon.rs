@@ -36,11 +36,6 @@ struct PerChannel;
 
 #[cfg(target_arch = "aarch64")]
 impl Scheme for PerChannel {
-    fn tile_strides(mr: usize, nr: usize, k: usize, _bl: usize) -> Option<(usize, usize)> {
-        let kp = k.div_ceil(GROUP) * GROUP;
-        Some((mr * (kp + 8), nr * (kp / 2 + 12)))
-    }
-
     #[target_feature(enable = "neon")]
     #[inline]
     unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(p: Pass) -> Values<MR, NB> {

@@ -10,9 +10,7 @@
 
 use crate::arith::{clamp_arm, read_f32, read_i32};
 use crate::cpu::CpuFeatures;
-use crate::lhs::qai8dxp;
-use crate::matmul::{Packing, UncheckedArgs};
-use crate::rhs::qsi4cxp;
+use crate::matmul::{Packing, TileStrides, UncheckedArgs};
 
 /// Always true: the scalar tier needs no CPU feature.
 pub const fn is_available(_cpu: &CpuFeatures) -> bool {
@@ -26,16 +24,14 @@ pub const fn is_available(_cpu: &CpuFeatures) -> bool {
 /// `args` satisfies the contract of [`Kernel::run_unchecked`](crate::Kernel::run_unchecked)
 /// for a kernel with this `packing` (valid pointers to `ceil(m/mr)` LHS tiles, `ceil(n/nr)` RHS
 /// tiles and `m` output rows of `n` elements; `m, n, k >= 1`), and `packing` is legal for both
-/// packers.
-pub unsafe fn matmul_unchecked(packing: &Packing, args: &UncheckedArgs) {
+/// packers, and `strides` are the family's tile strides for this `k` and `packing`.
+pub(crate) unsafe fn matmul_unchecked(packing: &Packing, args: &UncheckedArgs, strides: &TileStrides) {
     let Packing { mr, nr, .. } = *packing;
     let bd = packing.block_depth();
     let (m, n, k) = (args.m, args.n, args.k);
     // Sizes were validated by the caller, so none of these overflow.
     let kp = k.div_ceil(32) * 32;
-    let (Ok(lts), Ok(rts)) = (qai8dxp::tile_stride(k, mr), qsi4cxp::tile_stride(k, nr)) else {
-        return;
-    };
+    let (lts, rts) = (strides.lhs, strides.rhs);
     // SAFETY: the caller guarantees `ceil(m/mr)` readable LHS tiles and `ceil(n/nr)` RHS tiles
     // of these strides, which nothing writes during the call.
     let (lhs, rhs) = unsafe { args.packed(packing, lts, rts) };

@@ -47,12 +47,12 @@ tier_module!(
 mod aarch64 {
     use super::super::{Kernel, PACKING_1X4, PACKING_1X4_KR8, PACKING_1X8, PACKING_4X4, PACKING_4X8, kernel, scalar};
     use crate::matmul::dotprod_asm::{BlockedFamily, Geometry, Tile, blocked_gemm, blocked_gemv};
-    use crate::matmul::{Packing, RawKernel, Tier, UncheckedArgs};
+    use crate::matmul::{Packing, RawKernel, Tier, TileStrides, UncheckedArgs};
 
-    /// The packed layout of `args` for packing `p` (docs/formats.md, §LHS and §RHS): LHS tile `k / bl`
-    /// blocks of `mr * (bl + 2)` bytes; RHS tile `k / bl` blocks (f16 scales, then data).
-    fn geometry(args: &UncheckedArgs, p: &Packing) -> Geometry {
-        Geometry::blocked(args, p, p.mr * (args.k / args.bl) * (args.bl + 2), 0, true)
+    /// The packed layout of `args` for packing `p` (docs/formats.md, §LHS and §RHS): RHS tile
+    /// `k / bl` blocks (f16 scales, then data), no extras.
+    fn geometry(args: &UncheckedArgs, strides: &TileStrides, p: &Packing) -> Geometry {
+        Geometry::blocked(args, strides, p, true)
     }
 
     /// The family as the shared drivers see it.

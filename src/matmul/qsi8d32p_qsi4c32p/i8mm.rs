@@ -27,7 +27,7 @@ mod aarch64 {
     use super::super as fam;
     use super::Kernel;
     use crate::matmul::i8mm_asm::{Layout, TileArgs, block_catalogue, block_kernels, blocked, no_text};
-    use crate::matmul::{Packing, RawKernel, Tier, UncheckedArgs};
+    use crate::matmul::{Packing, RawKernel, Tier, TileStrides, UncheckedArgs};
 
     /// The block's 4 f16 column scales (at `{s}`, which moves to the next block) as the f32
     /// vectors `(c0, c0, c1, c1)` in v28 and `(c2, c2, c3, c3)` in v31.
@@ -98,18 +98,17 @@ mod aarch64 {
     }
 
     /// The packed layout for `args` and `packing` (docs/formats.md, §LHS and §RHS) and the loop counts.
-    fn setup(args: &UncheckedArgs, packing: &Packing) -> Option<(Layout, TileArgs)> {
+    fn setup(args: &UncheckedArgs, strides: &TileStrides, packing: &Packing) -> Option<(Layout, TileArgs)> {
         let nr = packing.nr;
-        let (nb, block, mut t) = blocked(args, nr)?;
+        let (_, _, mut t) = blocked(args, nr)?;
         // LHS and RHS: per block the f16 scales, then the data.
         t.lhs_hi = 2 * args.bl;
         t.lhs_skip = t.lhs_hi + 8;
-        let rhs_stride = nb * block;
         let layout = Layout {
             nr,
-            lhs_stride: nb * (4 * args.bl + 8),
+            lhs_stride: strides.lhs,
             lhs_data: 8,
-            rhs_stride,
+            rhs_stride: strides.rhs,
             rhs_data: 2 * nr,
             rhs_scales: 0,
             rhs_extras: 0,

@@ -63,11 +63,6 @@ struct F16Blocks;
 
 #[cfg(target_arch = "aarch64")]
 impl Scheme for F16Blocks {
-    fn tile_strides(mr: usize, nr: usize, k: usize, bl: usize) -> Option<(usize, usize)> {
-        let blocks = k.checked_div(bl)?;
-        (bl >= GROUP).then_some((mr * blocks * (bl + 2), nr * blocks * (bl / 2 + 2)))
-    }
-
     #[target_feature(enable = "neon")]
     #[inline]
     unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(p: Pass) -> Values<MR, NB> {
