@@ -2,21 +2,6 @@
 //! the portable tier and the packers. Every function here rounds exactly like the AArch64
 //! instruction named in its doc, so the portable tier and the NEON/asm tiers agree bit for bit.
 
-/// `roundup(a, b)`: smallest multiple of `b` that is `>= a`, or `None` on overflow.
-#[inline]
-pub(crate) const fn roundup(a: usize, b: usize) -> Option<usize> {
-    match a.checked_add(b - 1) {
-        Some(s) => Some(s / b * b),
-        None => None,
-    }
-}
-
-/// `ceil(a / b)`.
-#[inline]
-pub(crate) const fn div_ceil(a: usize, b: usize) -> usize {
-    a.div_ceil(b)
-}
-
 /// Nearest integer, ties away from zero (C `roundf`, AArch64 `FCVTAS`), saturated to `i32`
 /// like `FCVTAS` (NaN gives 0).
 #[inline]

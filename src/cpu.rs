@@ -13,6 +13,7 @@ use core::fmt;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[repr(u8)]
+#[non_exhaustive]
 pub enum Feature {
     /// Advanced SIMD (NEON). Baseline on every aarch64 target Rust supports with FP.
     Neon = 0,

@@ -10,6 +10,7 @@ use crate::cpu::Feature;
 /// A problem dimension or quantization parameter, named in [`Error`] variants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum Dim {
     /// Rows of the LHS and of the output.
     M,
@@ -31,6 +32,7 @@ pub enum Dim {
 /// [`Error::NonFinite`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum Buffer {
     /// The f32 activations given to an LHS packer.
     Lhs,
@@ -51,6 +53,7 @@ pub enum Buffer {
 /// A row stride, named in [`Error::StrideTooSmall`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum Stride {
     /// Row stride of the f32 LHS, in elements.
     Lhs,
@@ -65,6 +68,7 @@ pub enum Stride {
 /// A packing or run parameter, named in [`Error::Unsupported`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum Param {
     /// `mr`, rows per packed LHS tile.
     Mr,
@@ -76,15 +80,13 @@ pub enum Param {
     Sr,
     /// The block length: given to a per-channel family, or not a multiple of 32.
     BlockLen,
-    /// The clamp range: a bound is NaN, or `min > max`.
-    Clamp,
 }
 
 /// Everything that can go wrong in a call into `qgemm`.
 ///
 /// The variants say what was wrong and, where it helps, the offending and the needed values.
 /// The library never panics on caller input; every rejection is one of these.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub enum Error {
@@ -125,18 +127,25 @@ pub enum Error {
     BufferTooShort {
         /// Which buffer.
         buffer: Buffer,
-        /// Its length (in its element type).
+        /// Its length, in [`Buffer::unit`]s (bytes or elements).
         given: usize,
         /// The length the call needs.
         needed: usize,
     },
     /// A packing or run parameter is not supported (wrong `mr/nr/kr/sr` combination, a block
-    /// length given to a per-channel family, a NaN clamp bound, ...).
+    /// length given to a per-channel family, ...).
     Unsupported {
         /// Which parameter.
         param: Param,
-        /// The value given (clamp: 0).
+        /// The value given.
         value: usize,
+    },
+    /// A clamp range with a NaN bound or `min > max` ([`Clamp::new`](crate::Clamp::new)).
+    InvalidClamp {
+        /// The lower bound given.
+        min: f32,
+        /// The upper bound given.
+        max: f32,
     },
     /// A floating-point input is NaN or infinite. The result of quantizing it would be
     /// meaningless, so the packers reject it (see `docs/architecture.md`, "Non-finite input").
@@ -183,6 +192,18 @@ impl fmt::Display for Dim {
     }
 }
 
+impl Buffer {
+    /// The unit of the buffer's length in [`Error::BufferTooShort`]: `"bytes"` for the byte
+    /// buffers (packed operands, raw weights), `"elements"` for the others (f32 activations,
+    /// output and bias; f32 or bf16 scales).
+    pub const fn unit(self) -> &'static str {
+        match self {
+            Buffer::LhsPacked | Buffer::Rhs | Buffer::RhsPacked => "bytes",
+            Buffer::Lhs | Buffer::Scale | Buffer::Bias | Buffer::Dst => "elements",
+        }
+    }
+}
+
 impl fmt::Display for Buffer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
@@ -216,7 +237,6 @@ impl fmt::Display for Param {
             Param::Kr => "kr",
             Param::Sr => "sr",
             Param::BlockLen => "bl",
-            Param::Clamp => "clamp range",
         })
     }
 }
@@ -235,10 +255,14 @@ impl fmt::Display for Error {
                 write!(f, "{stride} is {given}, needs at least {needed}")
             }
             Error::BufferTooShort { buffer, given, needed } => {
-                write!(f, "{buffer} holds {given} elements, needs {needed}")
+                let unit = buffer.unit();
+                write!(f, "{buffer} holds {given} {unit}, needs {needed}")
             }
             Error::Unsupported { param, value } => {
                 write!(f, "unsupported {param} ({value}) for this kernel or packer")
+            }
+            Error::InvalidClamp { min, max } => {
+                write!(f, "invalid clamp range [{min}, {max}]: a bound is NaN or min > max")
             }
             Error::NonFinite { buffer, index } => {
                 write!(f, "{buffer}[{index}] is NaN or infinite")
@@ -255,3 +279,20 @@ impl fmt::Display for Error {
 }
 
 impl core::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_names_the_unit_of_each_buffer() {
+        extern crate std;
+        use std::string::ToString;
+        let e = Error::BufferTooShort { buffer: Buffer::RhsPacked, given: 3, needed: 4 };
+        assert_eq!(e.to_string(), "rhs_packed holds 3 bytes, needs 4");
+        let e = Error::BufferTooShort { buffer: Buffer::Dst, given: 3, needed: 4 };
+        assert_eq!(e.to_string(), "dst holds 3 elements, needs 4");
+        let e = Error::InvalidClamp { min: 2.0, max: 1.0 };
+        assert_eq!(e.to_string(), "invalid clamp range [2, 1]: a bound is NaN or min > max");
+    }
+}

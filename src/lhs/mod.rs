@@ -7,7 +7,6 @@ pub mod qai8dxp;
 pub mod qsi8d32p;
 mod quant;
 
-use crate::arith::div_ceil;
 use crate::error::{Buffer, Error, Result, Stride};
 
 /// The checks every LHS packer makes before writing (`m >= 1`): the row stride, the length of
@@ -34,7 +33,8 @@ pub(crate) fn check_call(
         return Err(Error::BufferTooShort { buffer: Buffer::Lhs, given: lhs.len(), needed: needed_in });
     }
     let first_slot = m_idx_start % mr;
-    let needed_out = div_ceil(first_slot + m, mr).checked_mul(tile_stride).ok_or(Error::SizeOverflow)?;
+    let needed_out = first_slot.checked_add(m).map(|rows| rows.div_ceil(mr)).and_then(|t| t.checked_mul(tile_stride));
+    let needed_out = needed_out.ok_or(Error::SizeOverflow)?;
     if packed_len < needed_out {
         return Err(Error::BufferTooShort { buffer: Buffer::LhsPacked, given: packed_len, needed: needed_out });
     }

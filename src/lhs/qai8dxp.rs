@@ -9,14 +9,14 @@
 //! mr*Kp+4*mr   4*mr    f32 dq_scale[r] = 1 / multiplier[r]
 //! ```
 
-use crate::arith::{div_ceil, round_even, roundup, write_u32};
+use crate::arith::{round_even, write_u32};
 use crate::error::{Dim, Error, Result};
 use crate::lhs::quant;
 use crate::matmul::Packing;
 
 /// `Kp`: `k` rounded up to a multiple of 32, the padded depth of the per-channel formats.
 pub(crate) fn padded_k(k: usize) -> Result<usize> {
-    roundup(k, 32).ok_or(Error::SizeOverflow)
+    k.checked_next_multiple_of(32).ok_or(Error::SizeOverflow)
 }
 
 /// Bytes of one packed tile of `mr` rows: `mr * (Kp + 8)`.
@@ -27,7 +27,7 @@ pub fn tile_stride(k: usize, mr: usize) -> Result<usize> {
 /// Bytes of the packed LHS for `m` rows (`get_lhs_packed_size`).
 pub fn packed_size(m: usize, k: usize, packing: &Packing) -> Result<usize> {
     packing.check_lhs()?;
-    div_ceil(m, packing.mr).checked_mul(tile_stride(k, packing.mr)?).ok_or(Error::SizeOverflow)
+    m.div_ceil(packing.mr).checked_mul(tile_stride(k, packing.mr)?).ok_or(Error::SizeOverflow)
 }
 
 /// Byte offset of the tile that holds row `m_idx` (`get_lhs_packed_offset`); `m_idx` must be a

@@ -15,7 +15,6 @@
 
 use half::f16;
 
-use crate::arith::div_ceil;
 use crate::error::{Buffer, Dim, Error, Result};
 use crate::lhs::quant;
 use crate::matmul::Packing;
@@ -47,7 +46,7 @@ pub fn tile_stride(k: usize, bl: usize, mr: usize) -> Result<usize> {
 /// Bytes of the packed LHS for `m` rows.
 pub fn packed_size(m: usize, k: usize, bl: usize, packing: &Packing) -> Result<usize> {
     packing.check_lhs()?;
-    div_ceil(m, packing.mr).checked_mul(tile_stride(k, bl, packing.mr)?).ok_or(Error::SizeOverflow)
+    m.div_ceil(packing.mr).checked_mul(tile_stride(k, bl, packing.mr)?).ok_or(Error::SizeOverflow)
 }
 
 /// Byte offset of the tile that holds row `m_idx` (a multiple of `mr`).

@@ -6,17 +6,13 @@
 //! everything and then calls the tier's `unsafe` entry, which takes raw pointers
 //! ([`UncheckedArgs`]) exactly like KleidiAI's `run_matmul`.
 
-/// The items every SIMD tier module exposes: `is_available` (the tier's CPU check), `KERNELS`
-/// (the listed kernels on aarch64, none elsewhere) and the re-export of its `aarch64` module.
+/// The items every SIMD tier module has: `KERNELS` (the listed kernels on aarch64, none
+/// elsewhere) and the re-export of its `aarch64` module. A tier's availability is
+/// [`Tier::is_available`]; its kernels are reached through the family's catalogue.
 macro_rules! tier_module {
     ($tier:ident, $($kernel:ident),+ $(,)?) => {
         #[cfg(target_arch = "aarch64")]
-        pub use aarch64::*;
-
-        #[doc = concat!("Whether this tier's kernels may run on `cpu` (`Tier::", stringify!($tier), "`).")]
-        pub fn is_available(cpu: &crate::cpu::CpuFeatures) -> bool {
-            crate::matmul::Tier::$tier.is_available(cpu)
-        }
+        pub(crate) use aarch64::*;
 
         /// This tier's kernels, best first.
         #[cfg(target_arch = "aarch64")]
@@ -105,7 +101,6 @@ pub mod qsi8d32p_qsi4c32p;
 use core::fmt;
 use core::marker::PhantomData;
 
-use crate::arith::div_ceil;
 use crate::cpu::{CpuFeatures, Feature};
 use crate::error::{Buffer, Dim, Error, Param, Result, Stride};
 
@@ -190,6 +185,7 @@ impl Packing {
 /// ISA tier of a kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum Tier {
     /// Portable Rust; runs on every target, including x86.
     Scalar,
@@ -251,10 +247,10 @@ impl Clamp {
     pub const NONE: Clamp = Clamp { min: -f32::MAX, max: f32::MAX };
 
     /// A clamp to `[min, max]`. Rejects NaN bounds and `min > max`
-    /// ([`Error::Unsupported`] with [`Param::Clamp`]). Infinite bounds are allowed.
+    /// ([`Error::InvalidClamp`], carrying both bounds). Infinite bounds are allowed.
     pub fn new(min: f32, max: f32) -> Result<Clamp> {
         if min.is_nan() || max.is_nan() || min > max {
-            return Err(Error::Unsupported { param: Param::Clamp, value: 0 });
+            return Err(Error::InvalidClamp { min, max });
         }
         Ok(Clamp { min, max })
     }
@@ -280,6 +276,7 @@ impl Default for Clamp {
 /// `(m_idx, n_idx)`, over depth `k`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub struct MatmulArgs {
     /// Rows of the rectangle.
     pub m: usize,
@@ -535,13 +532,13 @@ impl<F: Family> Kernel<F> {
     /// Bytes of the packed LHS for `m` rows.
     pub fn lhs_packed_size(&self, m: usize, k: usize, bl: usize) -> Result<usize> {
         let ts = F::lhs_tile_stride(k, bl, &self.packing)?;
-        div_ceil(m, self.packing.mr).checked_mul(ts).ok_or(Error::SizeOverflow)
+        m.div_ceil(self.packing.mr).checked_mul(ts).ok_or(Error::SizeOverflow)
     }
 
     /// Bytes of the packed RHS for `n` columns.
     pub fn rhs_packed_size(&self, n: usize, k: usize, bl: usize) -> Result<usize> {
         let ts = F::rhs_tile_stride(k, bl, &self.packing)?;
-        div_ceil(n, self.packing.nr).checked_mul(ts).ok_or(Error::SizeOverflow)
+        n.div_ceil(self.packing.nr).checked_mul(ts).ok_or(Error::SizeOverflow)
     }
 
     /// Element offset of output `(m_idx, n_idx)` with `dst_stride_row` elements per row; the
@@ -806,6 +803,14 @@ mod tests {
             // Every packing has a scalar kernel, so any packed buffer runs on any CPU.
             assert!(ks.iter().any(|s| s.tier() == Tier::Scalar && s.packing() == a.packing()), "{}", a.name());
         }
+    }
+
+    #[test]
+    fn clamp_rejects_nan_and_inverted_bounds_with_the_bounds() {
+        assert_eq!(Clamp::new(2.0, 1.0), Err(Error::InvalidClamp { min: 2.0, max: 1.0 }));
+        let Err(Error::InvalidClamp { min, max }) = Clamp::new(f32::NAN, 1.0) else { panic!("NaN accepted") };
+        assert!(min.is_nan() && max == 1.0);
+        assert!(Clamp::new(f32::NEG_INFINITY, f32::INFINITY).is_ok());
     }
 
     #[test]

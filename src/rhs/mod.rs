@@ -22,6 +22,7 @@ pub enum Layout {
 /// How a raw int4 nibble encodes its value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum Int4Encoding {
     /// Two's-complement nibble, value in `[-8, 7]` (KleidiAI `rhs_zero_point = 0`).
     Signed,

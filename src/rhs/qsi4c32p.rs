@@ -16,7 +16,7 @@
 
 use half::bf16;
 
-use crate::arith::{div_ceil, write_u32};
+use crate::arith::write_u32;
 use crate::error::{Buffer, Error, Result, Stride};
 use crate::lhs::qsi8d32p::check_blocks;
 use crate::matmul::Packing;
@@ -35,7 +35,7 @@ pub fn tile_stride(k: usize, bl: usize, nr: usize) -> Result<usize> {
 /// Bytes of the packed RHS for `n` channels.
 pub fn packed_size(n: usize, k: usize, bl: usize, packing: &Packing) -> Result<usize> {
     packing.check_rhs_int4()?;
-    div_ceil(n, packing.nr).checked_mul(tile_stride(k, bl, packing.nr)?).ok_or(Error::SizeOverflow)
+    n.div_ceil(packing.nr).checked_mul(tile_stride(k, bl, packing.nr)?).ok_or(Error::SizeOverflow)
 }
 
 /// Byte offset of the tile that holds channel `n_idx` (a multiple of `nr`).
@@ -119,7 +119,7 @@ pub fn pack(
     let bd = packing.block_depth();
     let ts = tile_stride(k, bl, nr)?;
     let block_bytes = nr * (bl / 2 + 2);
-    for c in 0..div_ceil(n, nr) * nr {
+    for c in 0..n.div_ceil(nr) * nr {
         let tile = &mut rhs_packed[(c / nr) * ts..(c / nr + 1) * ts];
         let i = c % nr;
         let src = c.min(n - 1);

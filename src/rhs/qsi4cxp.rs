@@ -12,7 +12,7 @@
 //! nr*Kp/2+8*nr   4*nr     f32 bias[c] (0 when absent)
 //! ```
 
-use crate::arith::{div_ceil, write_u32};
+use crate::arith::write_u32;
 use crate::error::{Buffer, Error, Result};
 use crate::lhs::qai8dxp::padded_k;
 use crate::matmul::Packing;
@@ -26,7 +26,7 @@ pub fn tile_stride(k: usize, nr: usize) -> Result<usize> {
 /// Bytes of the packed RHS for `n` channels (`get_rhs_packed_size`).
 pub fn packed_size(n: usize, k: usize, packing: &Packing) -> Result<usize> {
     packing.check_rhs_int4()?;
-    div_ceil(n, packing.nr).checked_mul(tile_stride(k, packing.nr)?).ok_or(Error::SizeOverflow)
+    n.div_ceil(packing.nr).checked_mul(tile_stride(k, packing.nr)?).ok_or(Error::SizeOverflow)
 }
 
 /// Byte offset of the tile that holds channel `n_idx` (`get_rhs_packed_offset`); `n_idx` must
@@ -77,7 +77,7 @@ pub fn pack(
     let bd = packing.kr / packing.sr;
     let kp = padded_k(k)?;
     let ts = tile_stride(k, nr)?;
-    let n_pad = div_ceil(n, nr) * nr;
+    let n_pad = n.div_ceil(nr) * nr;
     for c in 0..n_pad {
         let tile = &mut rhs_packed[(c / nr) * ts..(c / nr + 1) * ts];
         let i = c % nr;

@@ -12,10 +12,10 @@
 //! and `kr = 16` can give different results in rare cases (docs/formats.md, §Arithmetic: RHS packer sums): always pack with the
 //! kernel's own [`Packing`].
 
-pub mod dotprod;
-pub mod i8mm;
-pub mod neon;
-pub mod scalar;
+pub(crate) mod dotprod;
+pub(crate) mod i8mm;
+pub(crate) mod neon;
+pub(crate) mod scalar;
 
 use crate::error::Result;
 use crate::lhs::qai8dxp;

@@ -12,18 +12,11 @@
 //! the shared clamp.
 
 use super::Kernel;
-use crate::cpu::CpuFeatures;
-use crate::matmul::Tier;
 #[cfg(target_arch = "aarch64")]
 use crate::matmul::neon_common::{GROUP, Group, Pass, Scheme, Values, block_loop, neon_kernels};
 
 #[cfg(target_arch = "aarch64")]
 use core::arch::aarch64::*;
-
-/// Whether this tier may run on `cpu` (it needs NEON only).
-pub const fn is_available(cpu: &CpuFeatures) -> bool {
-    Tier::Neon.is_available(cpu)
-}
 
 /// The family's [`Scheme`]: `qai8dxp` LHS tiles (`mr * (k + 8)` bytes), `qsi4c32p` RHS tiles
 /// (`nr * ((bl/2 + 2) * k/bl + 8)` bytes).

@@ -10,13 +10,7 @@
 //! ```
 
 use crate::arith::{clamp_arm, fma, read_f32, read_i32, read_u16};
-use crate::cpu::CpuFeatures;
 use crate::matmul::{Packing, TileStrides, UncheckedArgs};
-
-/// Always true: the scalar tier needs no CPU feature.
-pub const fn is_available(_cpu: &CpuFeatures) -> bool {
-    true
-}
 
 /// The scalar kernel for any `packing`.
 ///

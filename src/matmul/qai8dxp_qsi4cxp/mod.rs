@@ -35,10 +35,10 @@
 //! # Ok::<(), qgemm::Error>(())
 //! ```
 
-pub mod dotprod;
-pub mod i8mm;
-pub mod neon;
-pub mod scalar;
+pub(crate) mod dotprod;
+pub(crate) mod i8mm;
+pub(crate) mod neon;
+pub(crate) mod scalar;
 
 use crate::error::Result;
 use crate::lhs::qai8dxp;

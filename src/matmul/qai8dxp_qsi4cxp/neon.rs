@@ -16,18 +16,11 @@
 //! is still loaded and unpacked once per tile.
 
 use super::Kernel;
-use crate::cpu::CpuFeatures;
-use crate::matmul::Tier;
 #[cfg(target_arch = "aarch64")]
 use crate::matmul::neon_common::{GROUP, Group, Pass, Scheme, Values, neon_kernels, sum_groups};
 
 #[cfg(target_arch = "aarch64")]
 use core::arch::aarch64::*;
-
-/// Whether this tier may run on `cpu` (it needs NEON only).
-pub const fn is_available(cpu: &CpuFeatures) -> bool {
-    Tier::Neon.is_available(cpu)
-}
 
 /// The family's [`Scheme`]: `qai8dxp` LHS tiles (`mr * (Kp + 8)` bytes), `qsi4cxp` RHS tiles
 /// (`nr * (Kp/2 + 12)` bytes), one integer sum over `Kp`.

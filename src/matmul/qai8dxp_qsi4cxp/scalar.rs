@@ -9,13 +9,7 @@
 //! ```
 
 use crate::arith::{clamp_arm, read_f32, read_i32};
-use crate::cpu::CpuFeatures;
 use crate::matmul::{Packing, TileStrides, UncheckedArgs};
-
-/// Always true: the scalar tier needs no CPU feature.
-pub const fn is_available(_cpu: &CpuFeatures) -> bool {
-    true
-}
 
 /// The scalar kernel for any `packing`.
 ///

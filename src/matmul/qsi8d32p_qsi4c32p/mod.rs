@@ -8,10 +8,10 @@
 //! with [`lhs::qsi8d32p::quantize_pack`](crate::lhs::qsi8d32p::quantize_pack), then
 //! [`Kernel::run`](crate::Kernel::run) with `MatmulArgs::new(m, n, k).with_block_len(bl)`.
 
-pub mod dotprod;
-pub mod i8mm;
-pub mod neon;
-pub mod scalar;
+pub(crate) mod dotprod;
+pub(crate) mod i8mm;
+pub(crate) mod neon;
+pub(crate) mod scalar;
 
 use crate::error::Result;
 use crate::lhs::qsi8d32p;

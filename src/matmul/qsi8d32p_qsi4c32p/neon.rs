@@ -16,18 +16,11 @@
 //! zero-point term.
 
 use super::Kernel;
-use crate::cpu::CpuFeatures;
-use crate::matmul::Tier;
 #[cfg(target_arch = "aarch64")]
 use crate::matmul::neon_common::{GROUP, Group, Pass, Scheme, Values, block_loop, neon_kernels};
 
 #[cfg(target_arch = "aarch64")]
 use core::arch::aarch64::*;
-
-/// Whether this tier may run on `cpu` (it needs NEON only).
-pub const fn is_available(cpu: &CpuFeatures) -> bool {
-    Tier::Neon.is_available(cpu)
-}
 
 /// Four f16 values at `p` widened to f32 (`FCVTL`, exact).
 ///

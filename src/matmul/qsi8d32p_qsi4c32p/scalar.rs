@@ -15,13 +15,7 @@
 use half::f16;
 
 use crate::arith::{clamp_arm, fma, read_u16};
-use crate::cpu::CpuFeatures;
 use crate::matmul::{Packing, TileStrides, UncheckedArgs};
-
-/// Always true: the scalar tier needs no CPU feature.
-pub const fn is_available(_cpu: &CpuFeatures) -> bool {
-    true
-}
 
 /// The scalar kernel for any `packing`.
 ///
