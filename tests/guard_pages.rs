@@ -71,22 +71,37 @@ mod linux {
         v.map(|v| Guarded::from_slice(v, place))
     }
 
-    /// Runs `kn` on guarded copies of exactly the bytes the rectangle `a` may read and writes
-    /// its output into a guarded slice of exactly the elements it may write; returns them.
+    /// One rectangle: `(m_idx, n_idx, m, n)` and the `dst` row stride.
+    #[derive(Clone, Copy)]
+    struct Rect {
+        m_idx: usize,
+        n_idx: usize,
+        m: usize,
+        n: usize,
+        stride: usize,
+    }
+
+    /// Runs `kn` over rectangle `r` of the problem `base` (depth `k`, block length `bl`) on
+    /// guarded copies of exactly the packed bytes the rectangle may read, writing into a
+    /// guarded slice of exactly the elements it may write; returns them.
+    #[allow(clippy::too_many_arguments)]
     fn run_rect<F: Family>(
         kn: &Kernel<F>,
         cpu: &CpuFeatures,
         lhs: &[u8],
         rhs: &[u8],
-        a: &MatmulArgs,
+        base: &MatmulArgs,
+        (k, bl): (usize, usize),
+        r: Rect,
         (bp, fp): (Place, Place),
     ) -> Vec<f32> {
-        let lhs_end = kn.lhs_packed_offset(a.m_idx, a.k, a.bl).unwrap() + kn.lhs_packed_size(a.m, a.k, a.bl).unwrap();
-        let rhs_end = kn.rhs_packed_offset(a.n_idx, a.k, a.bl).unwrap() + kn.rhs_packed_size(a.n, a.k, a.bl).unwrap();
+        let lhs_end = kn.lhs_packed_offset(r.m_idx, k, bl).unwrap() + kn.lhs_packed_size(r.m, k, bl).unwrap();
+        let rhs_end = kn.rhs_packed_offset(r.n_idx, k, bl).unwrap() + kn.rhs_packed_size(r.n, k, bl).unwrap();
         let glhs = Guarded::from_slice(&lhs[..lhs_end], bp);
         let grhs = Guarded::from_slice(&rhs[..rhs_end], bp);
-        let mut gdst = Guarded::<f32>::new((a.m - 1) * a.dst_stride_row + a.n, fp);
-        kn.run(cpu, glhs.as_slice(), grhs.as_slice(), gdst.as_mut_slice(), a)
+        let mut gdst = Guarded::<f32>::new((r.m - 1) * r.stride + r.n, fp);
+        let a = base.with_rect(r.m_idx, r.n_idx, r.m, r.n).with_dst_stride(r.stride);
+        kn.run(cpu, glhs.as_slice(), grhs.as_slice(), gdst.as_mut_slice(), &a)
             .unwrap_or_else(|e| panic!("{}: {e}", kn.name()));
         gdst.as_slice().to_vec()
     }
@@ -167,8 +182,9 @@ mod linux {
                         set_label(&what);
                         for pad in [0, 3] {
                             let stride = n + pad;
-                            let a = base.with_dst_stride(stride);
-                            let got = run_rect(*kn, &cpu, glhs.as_slice(), grhs.as_slice(), &a, (bp, fp));
+                            let r = Rect { m_idx: 0, n_idx: 0, m, n, stride };
+                            let got =
+                                run_rect(*kn, &cpu, glhs.as_slice(), grhs.as_slice(), &base, (k, bl), r, (bp, fp));
                             kernel_calls += 1;
                             for r in 0..m {
                                 let (g, w) = (&got[r * stride..r * stride + n], &want[r * n..(r + 1) * n]);
@@ -189,9 +205,9 @@ mod linux {
                                 if mm == 0 || nn == 0 {
                                     continue;
                                 }
-                                let a = base.with_rect(mi, ni, mm, nn).with_dst_stride(n);
+                                let r = Rect { m_idx: mi, n_idx: ni, m: mm, n: nn, stride: n };
                                 set_label(&format!("{what} rectangle ({mi}, {ni}) {mm}x{nn}"));
-                                let part = run_rect(*kn, &cpu, &lhs, &rhs, &a, (bp, fp));
+                                let part = run_rect(*kn, &cpu, &lhs, &rhs, &base, (k, bl), r, (bp, fp));
                                 kernel_calls += 1;
                                 for r in 0..mm {
                                     let at = (mi + r) * n + ni;
