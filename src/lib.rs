@@ -46,6 +46,7 @@ pub mod cpu;
 pub mod error;
 pub mod lhs;
 pub mod matmul;
+mod packing;
 pub mod rhs;
 
 pub use cpu::{CpuFeatures, Feature};

@@ -12,12 +12,7 @@
 use crate::arith::{round_even, write_u32};
 use crate::error::{Dim, Error, Result};
 use crate::lhs::quant;
-use crate::matmul::Packing;
-
-/// `Kp`: `k` rounded up to a multiple of 32, the padded depth of the per-channel formats.
-pub(crate) fn padded_k(k: usize) -> Result<usize> {
-    k.checked_next_multiple_of(32).ok_or(Error::SizeOverflow)
-}
+use crate::packing::{Packing, padded_k};
 
 /// Bytes of one packed tile of `mr` rows: `mr * (Kp + 8)`.
 pub fn tile_stride(k: usize, mr: usize) -> Result<usize> {

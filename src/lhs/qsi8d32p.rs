@@ -17,25 +17,7 @@ use half::f16;
 
 use crate::error::{Buffer, Dim, Error, Result};
 use crate::lhs::quant;
-use crate::matmul::Packing;
-
-/// Checks `bl` and `k` for the per-block formats: `bl` a non-zero multiple of 32, `k` a
-/// non-zero multiple of `bl`.
-pub(crate) fn check_blocks(k: usize, bl: usize) -> Result<()> {
-    if bl == 0 {
-        return Err(Error::ZeroDim { dim: Dim::BlockLen });
-    }
-    if !bl.is_multiple_of(32) {
-        return Err(Error::NotMultiple { dim: Dim::BlockLen, value: bl, multiple_of: 32 });
-    }
-    if k == 0 {
-        return Err(Error::ZeroDim { dim: Dim::K });
-    }
-    if !k.is_multiple_of(bl) {
-        return Err(Error::NotMultiple { dim: Dim::K, value: k, multiple_of: bl });
-    }
-    Ok(())
-}
+use crate::packing::{Packing, check_blocks};
 
 /// Bytes of one packed tile of `mr` rows: `mr * (k/bl) * (bl + 2)`.
 pub fn tile_stride(k: usize, bl: usize, mr: usize) -> Result<usize> {

@@ -18,8 +18,7 @@ use half::bf16;
 
 use crate::arith::write_u32;
 use crate::error::{Buffer, Error, Result, Stride};
-use crate::lhs::qsi8d32p::check_blocks;
-use crate::matmul::Packing;
+use crate::packing::{Packing, check_blocks};
 use crate::rhs::{Int4Source, check_finite, check_nk, pair_group};
 
 /// Bytes of one packed tile of `nr` channels: `nr * ((bl/2 + 2) * (k/bl) + 8)`.

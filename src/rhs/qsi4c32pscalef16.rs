@@ -17,8 +17,7 @@
 use half::f16;
 
 use crate::error::{Buffer, Error, Result, Stride};
-use crate::lhs::qsi8d32p::check_blocks;
-use crate::matmul::Packing;
+use crate::packing::{Packing, check_blocks};
 use crate::rhs::check_nk;
 
 /// Bytes of one raw `Q4_0`-style block: `2 + bl/2`.

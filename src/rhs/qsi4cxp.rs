@@ -14,8 +14,7 @@
 
 use crate::arith::write_u32;
 use crate::error::{Buffer, Error, Result};
-use crate::lhs::qai8dxp::padded_k;
-use crate::matmul::Packing;
+use crate::packing::{Packing, padded_k};
 use crate::rhs::{Int4Source, check_finite, check_nk, pair_group};
 
 /// Bytes of one packed tile of `nr` channels: `nr * (Kp/2 + 12)`.

@@ -41,7 +41,7 @@ impl Family for Qai8dxpQsi4c32p {
 
     fn lhs_tile_stride(k: usize, bl: usize, packing: &Packing) -> Result<usize> {
         packing.check_lhs()?;
-        crate::lhs::qsi8d32p::check_blocks(k, bl)?;
+        crate::packing::check_blocks(k, bl)?;
         qai8dxp::tile_stride(k, packing.mr)
     }
 

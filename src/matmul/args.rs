@@ -1,0 +1,166 @@
+//! What a call computes: the checked arguments ([`MatmulArgs`], [`Clamp`]) and the raw ones of
+//! the `unsafe` entries ([`UncheckedArgs`]).
+
+use crate::error::{Error, Result};
+use crate::packing::Packing;
+
+#[cfg(doc)]
+use crate::matmul::Kernel;
+
+/// The fused output clamp: `dst = min(max(x, min), max)` (docs/formats.md, §Clamp).
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Clamp {
+    min: f32,
+    max: f32,
+}
+
+impl Clamp {
+    /// No clamp: `[-f32::MAX, f32::MAX]`; every finite result passes unchanged.
+    pub const NONE: Clamp = Clamp { min: -f32::MAX, max: f32::MAX };
+
+    /// A clamp to `[min, max]`. Rejects NaN bounds and `min > max`
+    /// ([`Error::InvalidClamp`], carrying both bounds). Infinite bounds are allowed.
+    pub fn new(min: f32, max: f32) -> Result<Clamp> {
+        if min.is_nan() || max.is_nan() || min > max {
+            return Err(Error::InvalidClamp { min, max });
+        }
+        Ok(Clamp { min, max })
+    }
+
+    /// Lower bound.
+    pub const fn min(&self) -> f32 {
+        self.min
+    }
+
+    /// Upper bound.
+    pub const fn max(&self) -> f32 {
+        self.max
+    }
+}
+
+impl Default for Clamp {
+    fn default() -> Self {
+        Clamp::NONE
+    }
+}
+
+/// What [`Kernel::run`] computes: the `m x n` output rectangle whose top-left element is
+/// `(m_idx, n_idx)`, over depth `k`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub struct MatmulArgs {
+    /// Rows of the rectangle.
+    pub m: usize,
+    /// Columns (output channels) of the rectangle.
+    pub n: usize,
+    /// Depth, as given to the packers.
+    pub k: usize,
+    /// Quantization block length of the per-block families (a multiple of 32 dividing `k`);
+    /// 0 for the per-channel families.
+    pub bl: usize,
+    /// First row of the rectangle: a multiple of the kernel's `m_step`.
+    pub m_idx: usize,
+    /// First column of the rectangle: a multiple of the kernel's `n_step`.
+    pub n_idx: usize,
+    /// Distance between output rows, in f32 elements (`>= n`).
+    pub dst_stride_row: usize,
+    /// Output clamp.
+    pub clamp: Clamp,
+}
+
+impl MatmulArgs {
+    /// The whole `m x n` output, dense rows, no clamp, no block length.
+    pub const fn new(m: usize, n: usize, k: usize) -> MatmulArgs {
+        MatmulArgs { m, n, k, bl: 0, m_idx: 0, n_idx: 0, dst_stride_row: n, clamp: Clamp::NONE }
+    }
+
+    /// Sets the block length (per-block families).
+    #[must_use]
+    pub const fn with_block_len(mut self, bl: usize) -> MatmulArgs {
+        self.bl = bl;
+        self
+    }
+
+    /// Sets the rectangle: `m x n` elements starting at `(m_idx, n_idx)`.
+    #[must_use]
+    pub const fn with_rect(mut self, m_idx: usize, n_idx: usize, m: usize, n: usize) -> MatmulArgs {
+        self.m_idx = m_idx;
+        self.n_idx = n_idx;
+        self.m = m;
+        self.n = n;
+        self
+    }
+
+    /// Sets the output row stride, in elements.
+    #[must_use]
+    pub const fn with_dst_stride(mut self, dst_stride_row: usize) -> MatmulArgs {
+        self.dst_stride_row = dst_stride_row;
+        self
+    }
+
+    /// Sets the clamp.
+    #[must_use]
+    pub const fn with_clamp(mut self, clamp: Clamp) -> MatmulArgs {
+        self.clamp = clamp;
+        self
+    }
+}
+
+/// Raw arguments of a kernel's `unsafe` entry, with KleidiAI's `run_matmul` semantics
+/// (docs/kernels.md).
+#[derive(Debug, Clone, Copy)]
+pub struct UncheckedArgs {
+    /// Rows of the rectangle (`>= 1`).
+    pub m: usize,
+    /// Columns of the rectangle (`>= 1`).
+    pub n: usize,
+    /// Depth (`>= 1`).
+    pub k: usize,
+    /// Block length of the per-block families (0 otherwise).
+    pub bl: usize,
+    /// The packed LHS tile that holds the rectangle's first row.
+    pub lhs_packed: *const u8,
+    /// The packed RHS tile that holds the rectangle's first column.
+    pub rhs_packed: *const u8,
+    /// Output element `(m_idx, n_idx)`.
+    pub dst: *mut f32,
+    /// Output row stride in **bytes** (a multiple of 4, `>= 4 * n`).
+    pub dst_stride_row: usize,
+    /// Clamp lower bound.
+    pub clamp_min: f32,
+    /// Clamp upper bound.
+    pub clamp_max: f32,
+}
+
+impl UncheckedArgs {
+    /// The packed operands as slices: `ceil(m/mr)` LHS tiles of `lhs_tile` bytes and
+    /// `ceil(n/nr)` RHS tiles of `rhs_tile` bytes (the portable kernels index them safely).
+    ///
+    /// # Safety
+    ///
+    /// The pointers are valid for those reads ([`Kernel::run_unchecked`]'s contract, with these
+    /// tile strides) and the bytes are not written while the slices live.
+    pub(crate) unsafe fn packed<'a>(&self, p: &Packing, lhs_tile: usize, rhs_tile: usize) -> (&'a [u8], &'a [u8]) {
+        // SAFETY: guaranteed by the caller (see `# Safety`).
+        unsafe {
+            (
+                core::slice::from_raw_parts(self.lhs_packed, self.m.div_ceil(p.mr) * lhs_tile),
+                core::slice::from_raw_parts(self.rhs_packed, self.n.div_ceil(p.nr) * rhs_tile),
+            )
+        }
+    }
+
+    /// Stores output `(r, c)` of the rectangle.
+    ///
+    /// # Safety
+    ///
+    /// `r < m`, `c < n`, and `dst` is valid for writes of the rectangle
+    /// ([`Kernel::run_unchecked`]'s contract).
+    #[inline]
+    pub(crate) unsafe fn store(&self, r: usize, c: usize, v: f32) {
+        // SAFETY: inside the rectangle the caller made writable.
+        unsafe { self.dst.byte_add(r * self.dst_stride_row).add(c).write_unaligned(v) }
+    }
+}

@@ -1,0 +1,157 @@
+//! The catalogue machinery: the macros that assemble each family's kernel list from its tiers,
+//! and kernel selection.
+
+use crate::cpu::CpuFeatures;
+use crate::matmul::{Family, Kernel};
+use crate::packing::Packing;
+
+/// The items every SIMD tier module has: `KERNELS` (the listed kernels on aarch64, none
+/// elsewhere) and the re-export of its `aarch64` module. A tier's availability is
+/// [`Tier::is_available`]; its kernels are reached through the family's catalogue.
+macro_rules! tier_module {
+    ($tier:ident, $($kernel:ident),+ $(,)?) => {
+        #[cfg(target_arch = "aarch64")]
+        pub(crate) use aarch64::*;
+
+        /// This tier's kernels, best first.
+        #[cfg(target_arch = "aarch64")]
+        pub(super) const KERNELS: &[&Kernel] = &[$(&$kernel),+];
+
+        /// This tier's kernels: none on this architecture.
+        #[cfg(not(target_arch = "aarch64"))]
+        pub(super) const KERNELS: &[&Kernel] = &[];
+    };
+}
+
+/// The catalogue part every family module shares: the `kernel` constructor the tier modules
+/// use, one scalar kernel per packing (`(IDENT, "name", PACKING)`), `KERNELS` assembled from
+/// the tiers (i8mm, dotprod, neon, scalar), and the dispatch functions, with `$preferred` the
+/// RHS packing `select` uses and `$fallback` its scalar kernel.
+macro_rules! family_catalogue {
+    ($fam:ty, scalar: [$(($ident:ident, $name:literal, $p:expr)),+ $(,)?], preferred: $preferred:expr,
+     fallback: $fallback:ident $(,)?) => {
+        /// A catalogue entry of this family (used by the tier modules).
+        #[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))]
+        const fn kernel(
+            name: &'static str,
+            tier: crate::matmul::Tier,
+            steps: (usize, usize),
+            packing: crate::Packing,
+            raw: crate::matmul::RawKernel,
+        ) -> Kernel {
+            Kernel::new(name, tier, steps, packing, raw)
+        }
+
+        $(
+            #[doc = concat!("Scalar kernel `", $name, "` (portable reference).")]
+            pub static $ident: Kernel = Kernel::new(
+                $name,
+                crate::matmul::Tier::Scalar,
+                ($p.mr, $p.nr),
+                $p,
+                crate::matmul::RawKernel::Generic(scalar::matmul_unchecked),
+            );
+        )+
+
+        /// Each tier's list (empty where the target lacks the tier), best tier first.
+        const TIERS: [&[&Kernel]; 4] = [i8mm::KERNELS, dotprod::KERNELS, neon::KERNELS, &[$(&$ident),+]];
+
+        /// Every kernel of the family on this target: the higher tiers first.
+        pub static KERNELS: &[&Kernel] =
+            &crate::matmul::concat_kernels::<_, { crate::matmul::total_len(&TIERS) }>(&TIERS);
+
+        family_dispatch!($fam, $preferred, $fallback);
+    };
+}
+
+/// The dispatch functions every family module exports (`available`, `select_for`, `select`),
+/// for family marker `$fam` whose preferred RHS packing is `$preferred` and whose scalar kernel
+/// `$fallback` consumes it.
+macro_rules! family_dispatch {
+    ($fam:ty, $preferred:expr, $fallback:expr) => {
+        /// The kernels usable on `cpu`, best first.
+        pub fn available(cpu: &crate::CpuFeatures) -> heapless::Vec<&'static Kernel, { crate::matmul::MAX_KERNELS }> {
+            crate::matmul::available::<$fam>(cpu)
+        }
+
+        /// The best kernel on `cpu` for `m` rows among those that consume RHS weights packed
+        /// with `rhs`'s `(nr, kr, sr)`, or `None` if no kernel uses that packing
+        /// ([`select_for`](crate::matmul::select_for)).
+        pub fn select_for(cpu: &crate::CpuFeatures, m: usize, rhs: &crate::Packing) -> Option<&'static Kernel> {
+            crate::matmul::select_for::<$fam>(cpu, m, rhs)
+        }
+
+        /// The best kernel on `cpu` for `m` rows with the family's preferred RHS packing.
+        pub fn select(cpu: &crate::CpuFeatures, m: usize) -> &'static Kernel {
+            // The scalar tier covers the preferred packing on every target.
+            select_for(cpu, m, &$preferred).unwrap_or(&$fallback)
+        }
+    };
+}
+
+/// Capacity of the list [`available`] returns: the largest catalogue must fit (a unit test of
+/// each family checks it).
+pub const MAX_KERNELS: usize = 64;
+
+/// The kernels of a family usable on `cpu`, in catalogue order (best first).
+pub fn available<F: Family>(cpu: &CpuFeatures) -> heapless::Vec<&'static Kernel<F>, MAX_KERNELS> {
+    let mut out = heapless::Vec::new();
+    for k in F::kernels().iter().filter(|k| k.is_available(cpu)) {
+        // Every catalogue holds at most MAX_KERNELS kernels, so this never fails.
+        let _ = out.push(*k);
+    }
+    out
+}
+
+/// The best kernel of family `F` on `cpu` for `m` rows among those that consume RHS weights
+/// packed with `rhs`'s `(nr, kr, sr)` (its `mr` is ignored).
+///
+/// For `m <= 1` a GEMV kernel (`mr = 1`) is preferred, otherwise a GEMM kernel (`mr > 1`); then
+/// the highest available tier; then catalogue order.
+pub fn select_for<F: Family>(cpu: &CpuFeatures, m: usize, rhs: &Packing) -> Option<&'static Kernel<F>> {
+    let same_rhs = |p: &Packing| p.nr == rhs.nr && p.kr == rhs.kr && p.sr == rhs.sr;
+    let fit = |p: &Packing| (m <= 1) == (p.mr == 1);
+    let mut best: Option<&'static Kernel<F>> = None;
+    for &k in F::kernels().iter().filter(|k| k.is_available(cpu) && same_rhs(&k.packing)) {
+        let better = match best {
+            None => true,
+            Some(b) => (fit(&k.packing), k.tier) > (fit(&b.packing), b.tier),
+        };
+        if better {
+            best = Some(k);
+        }
+    }
+    best
+}
+
+/// Total length of a family's per-tier kernel lists (a const helper for the catalogues).
+pub(crate) const fn total_len<F: Family>(parts: &[&[&'static Kernel<F>]]) -> usize {
+    let mut total = 0;
+    let mut i = 0;
+    while i < parts.len() {
+        total += parts[i].len();
+        i += 1;
+    }
+    total
+}
+
+/// Concatenates a family's per-tier kernel lists into one catalogue at compile time.
+/// `N` must be [`total_len`] of `parts` (a mismatch fails const evaluation).
+pub(crate) const fn concat_kernels<F: Family, const N: usize>(
+    parts: &[&[&'static Kernel<F>]],
+) -> [&'static Kernel<F>; N] {
+    let first = parts[parts.len() - 1][0];
+    let mut out = [first; N];
+    let (mut i, mut at) = (0, 0);
+    while i < parts.len() {
+        let mut j = 0;
+        while j < parts[i].len() {
+            out[at] = parts[i][j];
+            at += 1;
+            j += 1;
+        }
+        i += 1;
+    }
+    assert!(at == N, "catalogue length mismatch");
+    out
+}

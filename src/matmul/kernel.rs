@@ -1,0 +1,332 @@
+//! Families, kernels and the validated run path.
+
+use core::fmt;
+use core::marker::PhantomData;
+
+use crate::cpu::{CpuFeatures, Feature};
+use crate::error::{Buffer, Dim, Error, Param, Result, Stride};
+use crate::matmul::{MatmulArgs, Tier, UncheckedArgs};
+use crate::packing::Packing;
+
+/// The byte strides of the packed LHS and RHS tiles of one call: the single source every tier
+/// uses to step from tile to tile. [`Kernel::run`] computes it once, with the family's checked
+/// formulas ([`Family::lhs_tile_stride`], [`Family::rhs_tile_stride`], the packers' own), checks
+/// the buffers against it, and hands it to the tier; no tier has a stride formula of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TileStrides {
+    /// Bytes of one packed LHS tile (`mr` rows).
+    pub(crate) lhs: usize,
+    /// Bytes of one packed RHS tile (`nr` columns).
+    pub(crate) rhs: usize,
+}
+
+/// A tier's raw entry point: the raw arguments and the call's [`TileStrides`].
+#[derive(Clone, Copy)]
+pub(crate) enum RawKernel {
+    /// Fixed packing (SIMD kernels, aarch64 only).
+    #[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))]
+    Fixed(unsafe fn(&UncheckedArgs, &TileStrides)),
+    /// Any packing (the scalar reference).
+    Generic(unsafe fn(&Packing, &UncheckedArgs, &TileStrides)),
+}
+
+pub(crate) mod sealed {
+    pub trait Sealed {}
+}
+
+/// A pair of packed operand formats (a kernel family). Implemented by the marker types of the
+/// family modules; not implementable outside the crate.
+pub trait Family: sealed::Sealed + Sized + 'static {
+    /// Family name, KleidiAI's spelling (`"qai8dxp_qsi4cxp"`).
+    const NAME: &'static str;
+    /// Whether `run` takes a block length (`bl`).
+    const BLOCKED: bool;
+
+    /// The family's kernel catalogue, best first within each packing.
+    fn kernels() -> &'static [&'static Kernel<Self>];
+
+    /// Bytes of one packed LHS tile.
+    fn lhs_tile_stride(k: usize, bl: usize, packing: &Packing) -> Result<usize>;
+
+    /// Bytes of one packed RHS tile.
+    fn rhs_tile_stride(k: usize, bl: usize, packing: &Packing) -> Result<usize>;
+}
+
+/// One micro-kernel: a tile, an ISA tier and the packing it consumes.
+///
+/// Kernels are stateless `'static` descriptors taken from a family's catalogue
+/// (`qgemm::qai8dxp_qsi4cxp::KERNELS`, `select`, `available`).
+pub struct Kernel<F: Family> {
+    pub(crate) name: &'static str,
+    pub(crate) tier: Tier,
+    pub(crate) m_step: usize,
+    pub(crate) n_step: usize,
+    pub(crate) packing: Packing,
+    pub(crate) raw: RawKernel,
+    pub(crate) family: PhantomData<fn() -> F>,
+}
+
+impl<F: Family> fmt::Debug for Kernel<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Kernel")
+            .field("name", &self.name)
+            .field("tier", &self.tier)
+            .field("m_step", &self.m_step)
+            .field("n_step", &self.n_step)
+            .field("packing", &self.packing)
+            .finish()
+    }
+}
+
+impl<F: Family> Kernel<F> {
+    /// A catalogue entry (used by the family modules).
+    pub(crate) const fn new(
+        name: &'static str,
+        tier: Tier,
+        (m_step, n_step): (usize, usize),
+        packing: Packing,
+        raw: RawKernel,
+    ) -> Kernel<F> {
+        Kernel { name, tier, m_step, n_step, packing, raw, family: PhantomData }
+    }
+
+    /// Full name, KleidiAI style (`matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_8x8_neon_i8mm`).
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// ISA tier.
+    pub const fn tier(&self) -> Tier {
+        self.tier
+    }
+
+    /// Output rows per kernel iteration; sub-rectangles start at multiples of it.
+    pub const fn m_step(&self) -> usize {
+        self.m_step
+    }
+
+    /// Output columns per kernel iteration; sub-rectangles start at multiples of it.
+    pub const fn n_step(&self) -> usize {
+        self.n_step
+    }
+
+    /// The packing both operands must be packed with.
+    pub const fn packing(&self) -> Packing {
+        self.packing
+    }
+
+    /// Whether the kernel may run on `cpu`.
+    pub const fn is_available(&self, cpu: &CpuFeatures) -> bool {
+        self.tier.is_available(cpu)
+    }
+
+    /// The tile strides of a call with depth `k` and block length `bl` (the family's checked
+    /// formulas, the single source of every tier's tile stepping).
+    pub(crate) fn strides(&self, k: usize, bl: usize) -> Result<TileStrides> {
+        Ok(TileStrides {
+            lhs: F::lhs_tile_stride(k, bl, &self.packing)?,
+            rhs: F::rhs_tile_stride(k, bl, &self.packing)?,
+        })
+    }
+
+    /// Byte offset, in the packed LHS, of the tile holding row `m_idx` (a multiple of `mr`).
+    pub fn lhs_packed_offset(&self, m_idx: usize, k: usize, bl: usize) -> Result<usize> {
+        if !m_idx.is_multiple_of(self.packing.mr) {
+            return Err(Error::MisalignedStart { dim: Dim::MIdx, value: m_idx, step: self.packing.mr });
+        }
+        let ts = F::lhs_tile_stride(k, bl, &self.packing)?;
+        (m_idx / self.packing.mr).checked_mul(ts).ok_or(Error::SizeOverflow)
+    }
+
+    /// Byte offset, in the packed RHS, of the tile holding column `n_idx` (a multiple of `nr`).
+    pub fn rhs_packed_offset(&self, n_idx: usize, k: usize, bl: usize) -> Result<usize> {
+        self.packing.check_n_start(n_idx)?;
+        let ts = F::rhs_tile_stride(k, bl, &self.packing)?;
+        (n_idx / self.packing.nr).checked_mul(ts).ok_or(Error::SizeOverflow)
+    }
+
+    /// Bytes of the packed LHS for `m` rows.
+    pub fn lhs_packed_size(&self, m: usize, k: usize, bl: usize) -> Result<usize> {
+        let ts = F::lhs_tile_stride(k, bl, &self.packing)?;
+        m.div_ceil(self.packing.mr).checked_mul(ts).ok_or(Error::SizeOverflow)
+    }
+
+    /// Bytes of the packed RHS for `n` columns.
+    pub fn rhs_packed_size(&self, n: usize, k: usize, bl: usize) -> Result<usize> {
+        let ts = F::rhs_tile_stride(k, bl, &self.packing)?;
+        n.div_ceil(self.packing.nr).checked_mul(ts).ok_or(Error::SizeOverflow)
+    }
+
+    /// Element offset of output `(m_idx, n_idx)` with `dst_stride_row` elements per row; the
+    /// start must be a multiple of `(m_step, n_step)`.
+    pub fn dst_offset(&self, m_idx: usize, n_idx: usize, dst_stride_row: usize) -> Result<usize> {
+        self.check_starts(m_idx, n_idx)?;
+        m_idx.checked_mul(dst_stride_row).and_then(|v| v.checked_add(n_idx)).ok_or(Error::SizeOverflow)
+    }
+
+    /// Elements of a dense `m x n` output.
+    pub fn dst_size(&self, m: usize, n: usize) -> Result<usize> {
+        m.checked_mul(n).ok_or(Error::SizeOverflow)
+    }
+
+    fn check_starts(&self, m_idx: usize, n_idx: usize) -> Result<()> {
+        if !m_idx.is_multiple_of(self.m_step) {
+            return Err(Error::MisalignedStart { dim: Dim::MIdx, value: m_idx, step: self.m_step });
+        }
+        if !n_idx.is_multiple_of(self.n_step) {
+            return Err(Error::MisalignedStart { dim: Dim::NIdx, value: n_idx, step: self.n_step });
+        }
+        Ok(())
+    }
+
+    fn check_depth(&self, k: usize, bl: usize) -> Result<()> {
+        if k == 0 {
+            return Err(Error::ZeroDim { dim: Dim::K });
+        }
+        if !F::BLOCKED {
+            if bl != 0 {
+                return Err(Error::Unsupported { param: Param::BlockLen, value: bl });
+            }
+            return Ok(());
+        }
+        if bl == 0 {
+            return Err(Error::ZeroDim { dim: Dim::BlockLen });
+        }
+        if !bl.is_multiple_of(32) {
+            return Err(Error::NotMultiple { dim: Dim::BlockLen, value: bl, multiple_of: 32 });
+        }
+        if !k.is_multiple_of(bl) {
+            return Err(Error::NotMultiple { dim: Dim::K, value: k, multiple_of: bl });
+        }
+        Ok(())
+    }
+
+    /// Computes the rectangle `args` describes.
+    ///
+    /// * `lhs_packed`: the whole packed LHS (row 0 onward), packed with [`Kernel::packing`].
+    /// * `rhs_packed`: the whole packed RHS (column 0 onward), packed with [`Kernel::packing`].
+    /// * `dst`: starts at output element `(m_idx, n_idx)` (see [`Kernel::dst_offset`]) and holds
+    ///   `(m - 1) * dst_stride_row + n` elements. Exactly the `m x n` rectangle is written.
+    ///
+    /// `m == 0` or `n == 0` is a no-op. Any grid of legal sub-rectangles gives the same bits
+    /// as one call over the whole output.
+    pub fn run(
+        &self,
+        cpu: &CpuFeatures,
+        lhs_packed: &[u8],
+        rhs_packed: &[u8],
+        dst: &mut [f32],
+        args: &MatmulArgs,
+    ) -> Result<()> {
+        if let Some(needs) = self.tier.required_feature()
+            && !self.is_available(cpu)
+        {
+            let needs = if cpu.has(Feature::Neon) { needs } else { Feature::Neon };
+            return Err(Error::UnsupportedCpu { needs });
+        }
+        self.check_depth(args.k, args.bl)?;
+        self.check_starts(args.m_idx, args.n_idx)?;
+        let (m, n) = (args.m, args.n);
+        if m == 0 || n == 0 {
+            return Ok(());
+        }
+        if args.dst_stride_row < n {
+            return Err(Error::StrideTooSmall { stride: Stride::Dst, given: args.dst_stride_row, needed: n });
+        }
+        // The call's tile strides, computed once: every offset and size below and every tier
+        // step from tile to tile with these.
+        let strides = self.strides(args.k, args.bl)?;
+        let (mr, nr) = (self.packing.mr, self.packing.nr);
+        if !args.m_idx.is_multiple_of(mr) {
+            return Err(Error::MisalignedStart { dim: Dim::MIdx, value: args.m_idx, step: mr });
+        }
+        self.packing.check_n_start(args.n_idx)?;
+        let tiles = |start: usize, count: usize, step: usize, stride: usize| {
+            (start / step)
+                .checked_add(count.div_ceil(step))
+                .and_then(|t| t.checked_mul(stride))
+                .ok_or(Error::SizeOverflow)
+        };
+        let lhs_start = tiles(args.m_idx, 0, mr, strides.lhs)?;
+        let lhs_needed = tiles(args.m_idx, m, mr, strides.lhs)?;
+        if lhs_packed.len() < lhs_needed {
+            return Err(Error::BufferTooShort {
+                buffer: Buffer::LhsPacked,
+                given: lhs_packed.len(),
+                needed: lhs_needed,
+            });
+        }
+        let rhs_start = tiles(args.n_idx, 0, nr, strides.rhs)?;
+        let rhs_needed = tiles(args.n_idx, n, nr, strides.rhs)?;
+        if rhs_packed.len() < rhs_needed {
+            return Err(Error::BufferTooShort {
+                buffer: Buffer::RhsPacked,
+                given: rhs_packed.len(),
+                needed: rhs_needed,
+            });
+        }
+        let dst_needed = (m - 1).checked_mul(args.dst_stride_row).and_then(|v| v.checked_add(n));
+        let dst_needed = dst_needed.ok_or(Error::SizeOverflow)?;
+        if dst.len() < dst_needed {
+            return Err(Error::BufferTooShort { buffer: Buffer::Dst, given: dst.len(), needed: dst_needed });
+        }
+        let dst_stride_bytes = args.dst_stride_row.checked_mul(4).ok_or(Error::SizeOverflow)?;
+        let raw = UncheckedArgs {
+            m,
+            n,
+            k: args.k,
+            bl: args.bl,
+            lhs_packed: lhs_packed[lhs_start..].as_ptr(),
+            rhs_packed: rhs_packed[rhs_start..].as_ptr(),
+            dst: dst.as_mut_ptr(),
+            dst_stride_row: dst_stride_bytes,
+            clamp_min: args.clamp.min(),
+            clamp_max: args.clamp.max(),
+        };
+        // SAFETY: the tier's feature is present (checked above). The LHS slice from `lhs_start`
+        // holds `ceil(m/mr)` whole tiles, the RHS slice from `rhs_start` `ceil(n/nr)` whole
+        // tiles, and `dst` holds `(m-1)*stride + n` elements: exactly what `run_unchecked`
+        // reads and writes, with the `strides` the checks used. `k`, `bl`, `m`, `n` were
+        // validated and the clamp is a valid `Clamp`.
+        unsafe { self.call(&raw, &strides) }
+        Ok(())
+    }
+
+    /// Runs the kernel on raw pointers without any check (KleidiAI's `run_matmul`).
+    ///
+    /// # Safety
+    ///
+    /// * The CPU implements the kernel's tier ([`Kernel::is_available`]).
+    /// * `m, n, k >= 1`; for per-block families `bl` is a multiple of 32 that divides `k`, for
+    ///   the others `bl == 0`.
+    /// * `lhs_packed` is valid for reads of `ceil(m / mr)` packed LHS tiles and `rhs_packed` of
+    ///   `ceil(n / nr)` packed RHS tiles ([`Kernel::lhs_packed_size`],
+    ///   [`Kernel::rhs_packed_size`]), both packed with [`Kernel::packing`] and this `k` (`bl`).
+    /// * `dst` is valid for writes of `n` f32 at each of the `m` rows `dst + i * dst_stride_row`
+    ///   bytes (`dst_stride_row` a multiple of 4 and `>= 4 * n`), and those elements do not
+    ///   overlap the packed buffers.
+    /// * `clamp_min <= clamp_max`, neither NaN.
+    pub unsafe fn run_unchecked(&self, args: &UncheckedArgs) {
+        // Buffers of these tiles exist (caller's contract), so the strides cannot overflow.
+        let Ok(strides) = self.strides(args.k, args.bl) else {
+            return;
+        };
+        // SAFETY: forwarded from the caller's contract, with the family's strides for `k`, `bl`.
+        unsafe { self.call(args, &strides) }
+    }
+
+    /// Runs the tier's entry with the call's tile strides.
+    ///
+    /// # Safety
+    ///
+    /// [`Kernel::run_unchecked`]'s contract, and `strides` is [`Kernel::strides`] of `args.k`,
+    /// `args.bl`.
+    unsafe fn call(&self, args: &UncheckedArgs, strides: &TileStrides) {
+        match self.raw {
+            // SAFETY: forwarded from the caller's contract.
+            RawKernel::Fixed(f) => unsafe { f(args, strides) },
+            // SAFETY: forwarded from the caller's contract; the packing is the kernel's own.
+            RawKernel::Generic(f) => unsafe { f(&self.packing, args, strides) },
+        }
+    }
+}

@@ -1,0 +1,104 @@
+//! Packing parameters and the packed-layout helpers every packer and kernel shares.
+
+use crate::error::{Dim, Error, Param, Result};
+
+/// Packing parameters shared by the LHS packer, the RHS packer and a kernel
+/// (docs/kernels.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Packing {
+    /// LHS rows per packed tile.
+    pub mr: usize,
+    /// Output channels per packed RHS tile.
+    pub nr: usize,
+    /// Depth one row or column contributes per inner step (int4: nibbles).
+    pub kr: usize,
+    /// Split ratio: `kr` is stored as `sr` chunks of `kr / sr` bytes (int4 weights: 2).
+    pub sr: usize,
+}
+
+/// Largest `mr` and `nr` the packers accept (KleidiAI uses at most 16).
+const MAX_TILE: usize = 64;
+
+impl Packing {
+    /// An int4 packing (`sr = 2`).
+    pub const fn int4(mr: usize, nr: usize, kr: usize) -> Packing {
+        Packing { mr, nr, kr, sr: 2 }
+    }
+
+    /// `bd = kr / sr`: bytes (int4 RHS) or values (int8) one row or column contributes to an
+    /// interleaved chunk.
+    pub const fn block_depth(&self) -> usize {
+        self.kr / self.sr
+    }
+
+    fn check_common(&self) -> Result<()> {
+        if self.mr == 0 || self.mr > MAX_TILE {
+            return Err(Error::Unsupported { param: Param::Mr, value: self.mr });
+        }
+        if self.nr == 0 || self.nr > MAX_TILE {
+            return Err(Error::Unsupported { param: Param::Nr, value: self.nr });
+        }
+        if self.sr == 0 || self.sr > 2 {
+            return Err(Error::Unsupported { param: Param::Sr, value: self.sr });
+        }
+        if self.kr == 0 || !self.kr.is_multiple_of(self.sr) {
+            return Err(Error::Unsupported { param: Param::Kr, value: self.kr });
+        }
+        Ok(())
+    }
+
+    /// Legal for the LHS formats: `bd` must divide 32 (the padding granule of `qai8dxp`, the
+    /// smallest block of `qsi8d32p`).
+    pub(crate) fn check_lhs(&self) -> Result<()> {
+        self.check_common()?;
+        if 32 % self.block_depth() != 0 {
+            return Err(Error::Unsupported { param: Param::Kr, value: self.kr });
+        }
+        Ok(())
+    }
+
+    /// Legal for the int4 RHS formats: `sr = 2` and `bd` dividing the 16 bytes of a 32-depth
+    /// group.
+    pub(crate) fn check_rhs_int4(&self) -> Result<()> {
+        self.check_common()?;
+        if self.sr != 2 {
+            return Err(Error::Unsupported { param: Param::Sr, value: self.sr });
+        }
+        if 16 % self.block_depth() != 0 {
+            return Err(Error::Unsupported { param: Param::Kr, value: self.kr });
+        }
+        Ok(())
+    }
+
+    /// `n_idx % nr == 0`.
+    pub(crate) fn check_n_start(&self, n_idx: usize) -> Result<()> {
+        if !n_idx.is_multiple_of(self.nr) {
+            return Err(Error::MisalignedStart { dim: Dim::NIdx, value: n_idx, step: self.nr });
+        }
+        Ok(())
+    }
+}
+
+/// `Kp`: `k` rounded up to a multiple of 32, the padded depth of the per-channel formats.
+pub(crate) fn padded_k(k: usize) -> Result<usize> {
+    k.checked_next_multiple_of(32).ok_or(Error::SizeOverflow)
+}
+
+/// Checks `bl` and `k` for the per-block formats: `bl` a non-zero multiple of 32, `k` a
+/// non-zero multiple of `bl`.
+pub(crate) fn check_blocks(k: usize, bl: usize) -> Result<()> {
+    if bl == 0 {
+        return Err(Error::ZeroDim { dim: Dim::BlockLen });
+    }
+    if !bl.is_multiple_of(32) {
+        return Err(Error::NotMultiple { dim: Dim::BlockLen, value: bl, multiple_of: 32 });
+    }
+    if k == 0 {
+        return Err(Error::ZeroDim { dim: Dim::K });
+    }
+    if !k.is_multiple_of(bl) {
+        return Err(Error::NotMultiple { dim: Dim::K, value: k, multiple_of: bl });
+    }
+    Ok(())
+}
