@@ -21,7 +21,7 @@
 //!   Each lane is one output column, each accumulator one row of the quad.
 //!
 //! The per-block families (`bl` a multiple of 32) run a block loop around the group loop:
-//! zero the integer accumulators (loads from [`ZEROS`]: load pipes, not SIMD ones), sum the
+//! zero the integer accumulators (loads from the zeros of [`CONSTS`]: load pipes, not SIMD ones), sum the
 //! block's groups, fold the lanes once (`ADDP`), `SCVTF #4`, and one `FMLA` per column into an
 //! f32 accumulator with the block's scale (docs/formats.md, §Arithmetic: qai8dxp_qsi4c32p / qsi8d32p_qsi4c32p kernels). The family supplies the
 //! scale handling and the final epilogue through a "hook" macro; the tile skeletons
@@ -33,9 +33,7 @@
 
 use crate::matmul::{Packing, TileStrides, UncheckedArgs};
 
-/// 64 zero bytes: the integer accumulators of the per-block kernels are reset by loading
-/// them from here (load pipes) rather than with `MOVI` (SIMD pipes).
-pub(crate) static ZEROS: [u8; 64] = [0; 64];
+use crate::matmul::asm::{CONSTS, copy_out};
 
 /// What one `asm!` block needs for one output tile (every field a tile does not use is
 /// ignored).
@@ -66,7 +64,7 @@ pub(crate) struct Tile {
     /// GEMM, per-block families: bytes from the end of a block's data to the next block's
     /// data (`2 * nr`: the block scales).
     pub(crate) skip: usize,
-    /// [`ZEROS`].
+    /// the zeros of [`CONSTS`].
     pub(crate) zero: *const u8,
     /// Output element (0, 0) of the tile.
     pub(crate) out: *mut f32,
@@ -125,21 +123,6 @@ impl Geometry {
     }
 }
 
-/// Stores the first `rows x cols` elements of a `? x width` scratch tile to `out`.
-///
-/// # Safety
-///
-/// `out` is writable for `cols` f32 at each of the `rows` rows `out + i * out_stride` bytes.
-unsafe fn copy_out(tmp: &[f32], width: usize, rows: usize, cols: usize, out: *mut f32, out_stride: usize) {
-    for (i, row) in tmp.chunks_exact(width).take(rows).enumerate() {
-        for (j, &v) in row[..cols].iter().enumerate() {
-            // SAFETY: row `i < rows`, column `j < cols`: inside the region the caller made
-            // writable.
-            unsafe { out.byte_add(i * out_stride).add(j).write_unaligned(v) };
-        }
-    }
-}
-
 /// GEMV driver (`mr = 1`): for each step of `nr * tiles` columns and each row runs `wide`
 /// (`tiles` RHS tiles); the columns left over after the last whole step run `narrow` (one RHS
 /// tile) per tile. Partial tiles are computed into a scratch tile and copied.
@@ -172,7 +155,7 @@ pub(crate) unsafe fn gemv(args: &UncheckedArgs, geo: &Geometry, nr: usize, tiles
                 blocks: geo.blocks,
                 block_bytes: geo.block_bytes,
                 skip: 2 * nr,
-                zero: ZEROS.as_ptr(),
+                zero: CONSTS.0.as_ptr(),
                 out: if cols < width { tmp.as_mut_ptr() } else { out },
                 out_stride: 4 * width,
                 lo: args.clamp_min.to_bits(),
@@ -227,7 +210,7 @@ pub(crate) unsafe fn gemm(args: &UncheckedArgs, geo: &Geometry, nr: usize, bd: u
                 blocks: geo.blocks,
                 block_bytes: geo.block_bytes,
                 skip: 2 * nr,
-                zero: ZEROS.as_ptr(),
+                zero: CONSTS.0.as_ptr(),
                 out: if full { out } else { tmp.as_mut_ptr() },
                 out_stride: if full { args.dst_stride_row } else { 16 },
                 lo: args.clamp_min.to_bits(),
@@ -343,25 +326,6 @@ macro_rules! dotprod_entry {
             $packing,
             RawKernel::Fixed($fn_name),
         );
-    };
-}
-
-/// `asm!` with the given template and operands plus every vector register (v0-v31) declared
-/// clobbered and `options(nostack)`: the tiles use (almost) all of them.
-macro_rules! asm_all_v {
-    ($($args:tt)*) => {
-        ::core::arch::asm!(
-            $($args)*
-            out("v0") _, out("v1") _, out("v2") _, out("v3") _,
-            out("v4") _, out("v5") _, out("v6") _, out("v7") _,
-            out("v8") _, out("v9") _, out("v10") _, out("v11") _,
-            out("v12") _, out("v13") _, out("v14") _, out("v15") _,
-            out("v16") _, out("v17") _, out("v18") _, out("v19") _,
-            out("v20") _, out("v21") _, out("v22") _, out("v23") _,
-            out("v24") _, out("v25") _, out("v26") _, out("v27") _,
-            out("v28") _, out("v29") _, out("v30") _, out("v31") _,
-            options(nostack),
-        )
     };
 }
 
@@ -649,7 +613,7 @@ macro_rules! gemm_group {
 // Per-block families: block loop, integer fold, tile skeletons and register allocations.
 // ---------------------------------------------------------------------------------------------
 
-/// Zeroes integer accumulators by loading them from `{zero}` ([`ZEROS`]), two per `LDP`.
+/// Zeroes integer accumulators by loading them from `{zero}` (the zeros of [`CONSTS`]), two per `LDP`.
 #[rustfmt::skip]
 macro_rules! blocked_reset {
     ($a:literal) => {
@@ -755,7 +719,7 @@ macro_rules! blocked_gemv_tile {
         unsafe fn $name($t: &Tile) {
             // SAFETY: dotprod is enabled by the caller's contract. The block loop reads the
             // row's `blocks` blocks and then its extras, each listed RHS tile's `blocks` blocks
-            // (data and scales) and then its extras, and 64 bytes of `ZEROS`; all inside the
+            // (data and scales) and then its extras, and 64 bytes of the zeros of `CONSTS`; all inside the
             // packed buffers. The stores write the tiles' columns at `out`. Every vector
             // register is declared clobbered.
             unsafe {
@@ -895,7 +859,7 @@ macro_rules! blocked_gemm_tile {
             // listed LHS tiles (`blocks` blocks, then the extras) and the RHS tile: the quad's
             // chunks (`rhs`, stepping by `rhs_step`, skipping the block scales), its scales
             // (`scales`, `block_bytes` apart) and its extras; no chunk is read ahead. 64 bytes
-            // of `ZEROS` are read. The stores write the tile's rows at `out + i *
+            // of the zeros of `CONSTS` are read. The stores write the tile's rows at `out + i *
             // out_stride`. Every vector register is declared clobbered.
             unsafe {
                 asm_all_v!(

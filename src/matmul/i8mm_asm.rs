@@ -215,23 +215,6 @@ mod aarch64 {
         };
     }
 
-    /// `asm!` with the given template and operands, every SIMD register declared clobbered (the
-    /// per-block kernels use all of them), `nostack`.
-    macro_rules! asm_all_vregs {
-        ($($body:tt)*) => {
-            core::arch::asm!(
-                $($body)*
-                out("v0") _, out("v1") _, out("v2") _, out("v3") _, out("v4") _, out("v5") _,
-                out("v6") _, out("v7") _, out("v8") _, out("v9") _, out("v10") _, out("v11") _,
-                out("v12") _, out("v13") _, out("v14") _, out("v15") _, out("v16") _,
-                out("v17") _, out("v18") _, out("v19") _, out("v20") _, out("v21") _,
-                out("v22") _, out("v23") _, out("v24") _, out("v25") _, out("v26") _,
-                out("v27") _, out("v28") _, out("v29") _, out("v30") _, out("v31") _,
-                options(nostack),
-            )
-        };
-    }
-
     /// Declares a tile kernel `unsafe fn $name($t: &TileArgs)` with the i8mm target feature,
     /// never inlined (each one is a loop nest of its own), around `$body`.
     macro_rules! tile_fn {
@@ -258,7 +241,7 @@ mod aarch64 {
     /// * `generic` (any `bl`): per LHS tile, a loop over the block's groups with [`k_group!`]
     ///   (the RHS is reloaded and unpacked for each tile);
     ///
-    /// and per LHS tile: zero the block sums v16-v19 (loads from [`CONSTS`]: load pipes, not
+    /// and per LHS tile: zero the block sums v16-v19 (loads from [`CONSTS`](crate::matmul::asm::CONSTS): load pipes, not
     /// SIMD pipes), `SMMLA` the block, then the family's `tile_end!(tile pointer)` and
     /// `block_math!(float accumulators)` fold the sums into the float accumulators.
     ///
@@ -301,11 +284,11 @@ mod aarch64 {
                     // SAFETY: the caller guarantees FEAT_I8MM and that `t.lhs[..R]`, `t.rhs`,
                     // `t.scales` and `t.extras` point into whole packed tiles of `t.blocks`
                     // blocks of `t.groups` 32-depth groups, which is all the block reads (plus
-                    // the 48 bytes of `CONSTS`); it writes the `4R` rows of 4 f32 at `t.dst`,
+                    // the zeros and the mask of `CONSTS`); it writes the `4R` rows of 4 f32 at `t.dst`,
                     // `t.dst_stride` bytes apart, which the caller made writable. Every
                     // register written is declared.
                     unsafe {
-                        $crate::matmul::i8mm_asm::asm_all_vregs!(
+                        $crate::matmul::asm::asm_all_v!(
                             // Float accumulators: +0.0.
                             concat!($(
                                 "movi ", $f00, ".4s, #0\n", "movi ", $f01, ".4s, #0\n",
@@ -339,7 +322,7 @@ mod aarch64 {
                             b = inout(reg) $t.rhs => _,
                             s = inout(reg) $t.scales => _,
                             ss = in(reg) $t.block_step,
-                            z = in(reg) $crate::matmul::i8mm_asm::CONSTS.0.as_ptr(),
+                            z = in(reg) $crate::matmul::asm::CONSTS.0.as_ptr(),
                             cnt = inout(reg) $t.blocks => _,
                             d = inout(reg) $t.dst => _,
                             d1 = out(reg) _,
@@ -365,7 +348,7 @@ mod aarch64 {
                 "ldp q22, q23, [{b}], #", $stride, "\n",
                 "ldp q26, q27, [{b}, #", $back, "]\n",
                 "add {b}, {b}, #", $skip, "\n",
-                "ldr q16, [{z}, #32]\n",
+                "ldr q16, [{z}, #64]\n", // CONSTS at MASK_F0_AT
                 $crate::matmul::i8mm_asm::unpack_lo!(
                     ["v22", "v23", "v26", "v27"], ["v20", "v21", "v24", "v25"]),
                 $crate::matmul::i8mm_asm::unpack_hi!(["v22", "v23", "v26", "v27"], "v16"),
@@ -588,23 +571,9 @@ mod aarch64 {
     }
 
     pub(crate) use {
-        asm_all_vregs, block_catalogue, block_kernels, block_tile_kernel, catalogue, clamp, deinterleave, epi_row_pair,
-        epi_tile, k_group, lhs_at, no_text, scvtf_sums, smmla_chunk, smmla_rows, st1_list, tile_fn, unpack_hi,
-        unpack_lo,
+        block_catalogue, block_kernels, block_tile_kernel, catalogue, clamp, deinterleave, epi_row_pair, epi_tile,
+        k_group, lhs_at, no_text, scvtf_sums, smmla_chunk, smmla_rows, st1_list, tile_fn, unpack_hi, unpack_lo,
     };
-
-    /// Constants the per-block kernels load (operand `{z}`) rather than build on the SIMD
-    /// pipes: 32 zero bytes (resets of the block sums), then 16 bytes `0xF0` (the unpack mask).
-    pub(crate) static CONSTS: Consts = Consts([
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, //
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, //
-        0xF0, 0xF0, 0xF0, 0xF0, 0xF0, 0xF0, 0xF0, 0xF0, //
-        0xF0, 0xF0, 0xF0, 0xF0, 0xF0, 0xF0, 0xF0, 0xF0, //
-    ]);
-
-    /// 16-byte aligned constant bytes.
-    #[repr(C, align(16))]
-    pub(crate) struct Consts(pub [u8; 48]);
 
     /// Most LHS tiles one tile kernel takes.
     pub(crate) const MAX_TILES: usize = 6;
@@ -754,15 +723,9 @@ mod aarch64 {
                 // else inside `scratch` (`4 * tiles * cols <= scratch.len()`).
                 unsafe { kernel(&t) };
                 if !whole {
-                    for r in 0..rows {
-                        let src = &scratch[r * cols..r * cols + ncols];
-                        // SAFETY: row `row0 + r < m`, columns `col..col + ncols <= n`: inside
-                        // the rectangle the caller made writable, disjoint from `scratch`.
-                        unsafe {
-                            let dst = out.byte_add(r * args.dst_stride_row);
-                            core::ptr::copy_nonoverlapping(src.as_ptr(), dst, ncols);
-                        }
-                    }
+                    // SAFETY: rows `row0..row0 + rows <= m`, columns `col..col + ncols <= n`:
+                    // inside the rectangle the caller made writable, disjoint from `scratch`.
+                    unsafe { crate::matmul::asm::copy_out(&scratch, cols, rows, ncols, out, args.dst_stride_row) };
                 }
                 col += cols;
             }

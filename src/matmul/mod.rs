@@ -12,6 +12,8 @@ mod args;
 mod kernel;
 mod tier;
 
+#[macro_use]
+mod asm;
 mod i8mm_asm;
 #[macro_use]
 mod dotprod_asm;

@@ -1,0 +1,65 @@
+//! What every `asm!` tier (dotprod, i8mm) shares: the one clobber macro, the one table of
+//! constants the kernels load instead of building them on the SIMD pipes, and the copy of a
+//! partial scratch tile to the output.
+#![cfg(target_arch = "aarch64")]
+
+/// `asm!` with the given template and operands plus every vector register (v0-v31) declared
+/// clobbered and `options(nostack)`: the tile kernels use (almost) all of them.
+macro_rules! asm_all_v {
+    ($($args:tt)*) => {
+        ::core::arch::asm!(
+            $($args)*
+            out("v0") _, out("v1") _, out("v2") _, out("v3") _,
+            out("v4") _, out("v5") _, out("v6") _, out("v7") _,
+            out("v8") _, out("v9") _, out("v10") _, out("v11") _,
+            out("v12") _, out("v13") _, out("v14") _, out("v15") _,
+            out("v16") _, out("v17") _, out("v18") _, out("v19") _,
+            out("v20") _, out("v21") _, out("v22") _, out("v23") _,
+            out("v24") _, out("v25") _, out("v26") _, out("v27") _,
+            out("v28") _, out("v29") _, out("v30") _, out("v31") _,
+            options(nostack),
+        )
+    };
+}
+pub(crate) use asm_all_v;
+
+/// 16-byte aligned constant bytes.
+#[repr(C, align(16))]
+pub(crate) struct Consts(pub [u8; 80]);
+
+/// The constants the kernels load (load pipes) rather than build with `MOVI` (SIMD pipes):
+/// [`ZEROS_AT`] 64 zero bytes (resets of integer accumulators), then at [`MASK_F0_AT`] 16
+/// bytes `0xF0` (the high-nibble unpack mask).
+pub(crate) static CONSTS: Consts = Consts({
+    let mut c = [0u8; 80];
+    let mut i = MASK_F0_AT;
+    while i < MASK_F0_AT + 16 {
+        c[i] = 0xF0;
+        i += 1;
+    }
+    c
+});
+
+/// Offset of the 64 zero bytes in [`CONSTS`].
+#[allow(dead_code)] // documents the layout; the zeros start the table
+pub(crate) const ZEROS_AT: usize = 0;
+
+/// Offset of the 16 `0xF0` bytes in [`CONSTS`] (`#64` in the asm text).
+pub(crate) const MASK_F0_AT: usize = 64;
+
+/// Stores the first `rows x cols` elements of a scratch tile of `width` columns to `out`.
+///
+/// # Safety
+///
+/// `out` is writable for `cols` f32 at each of the `rows` rows `out + i * out_stride` bytes,
+/// and does not overlap `tmp`.
+pub(crate) unsafe fn copy_out(tmp: &[f32], width: usize, rows: usize, cols: usize, out: *mut f32, out_stride: usize) {
+    for (i, row) in tmp.chunks_exact(width).take(rows).enumerate() {
+        // SAFETY: row `i < rows` of the region the caller made writable, `cols` elements,
+        // disjoint from `tmp`; copied as bytes, so `out` needs no f32 alignment.
+        unsafe {
+            let dst = out.byte_add(i * out_stride).cast::<u8>();
+            core::ptr::copy_nonoverlapping(row.as_ptr().cast::<u8>(), dst, 4 * cols);
+        }
+    }
+}
