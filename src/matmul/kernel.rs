@@ -292,7 +292,10 @@ impl<F: Family> Kernel<F> {
         Ok(())
     }
 
-    /// Runs the kernel on raw pointers without any check (KleidiAI's `run_matmul`).
+    /// Runs the kernel on raw pointers without checking the buffers (KleidiAI's `run_matmul`).
+    /// It computes the tile strides from `k` and `bl` with the family's checked formulas, as
+    /// [`Kernel::run`] does; a `k`/`bl` those reject (outside the contract below) makes the
+    /// call a no-op instead of a guess.
     ///
     /// # Safety
     ///
