@@ -33,7 +33,7 @@ CPUS = ["neoverse-n2", "neoverse-v1", "neoverse-v2"]
 LIMIT = {"neoverse-n2": 2, "neoverse-v1": 4, "neoverse-v2": 4}
 MACS = {"smmla": 32, "sdot": 16}
 
-# Issue 5's reference (KleidiAI v1.30's best NEON kernels, same shapes) and targets.
+# The reference (KleidiAI v1.30's best NEON kernels, same shapes) and the project's targets.
 REFERENCE = [
     # family, m values, reference kernel, insns/MAC, % of issue limit, target insns/MAC, target %
     ("qai8dxp_qsi4cxp", (1,), "1x8 dotprod", 0.1849, 44, 0.166, 60),
