@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the build, the tests and the demo need, and only what is missing:
 #   rustup: targets aarch64-unknown-linux-gnu, aarch64-unknown-none; components clippy, rustfmt
+#   cargo:  cbindgen 0.29.4 (generates capi/include/qgemm.h; pinned so the header check compares
+#           against the same generator everywhere)
 #   Debian: qemu-user, qemu-system-arm, gcc-aarch64-linux-gnu, libc6-dev-arm64-cross,
 #           binutils-aarch64-linux-gnu, llvm-19
 # Packages are installed with --no-install-recommends, so this list is exactly what a minimal
@@ -42,6 +44,16 @@ if ((${#missing_components[@]})); then
     rustup component add "${missing_components[@]}"
 else
     say "rust components present"
+fi
+
+# cbindgen, pinned: `capi-headers-check` compares its output byte for byte with the checked-in
+# header, so every machine must run the same version.
+cbindgen_version=0.29.4
+if [[ "$(cbindgen --version 2>/dev/null)" != "cbindgen $cbindgen_version" ]]; then
+    echo "setup: cargo install --locked cbindgen --version $cbindgen_version"
+    cargo install --locked cbindgen --version "$cbindgen_version"
+else
+    say "cbindgen $cbindgen_version present"
 fi
 
 # Debian packages.

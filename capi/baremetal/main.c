@@ -1,0 +1,160 @@
+/* Bare-metal C image: links libqgemm_capi.a (aarch64-unknown-none) with no libc, runs matmuls through
+ * layer 2 (KleidiAI's API) and layer 1 (qgemm.h), checks them, and exits through semihosting with
+ * status 0 only if every check passed. Startup (stack, FP/SIMD, MMU) is in start.S. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kai/ukernels/matmul/matmul_clamp_f32_qai8dxp_qsi4cxp/kai_matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_1x8x32_neon_dotprod.h"
+#include "kai/ukernels/matmul/pack/kai_lhs_quant_pack_qai8dxp_f32.h"
+#include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsi4cxp_qs4cxs1s0.h"
+#include "qgemm.h"
+#include "semihosting.h"
+
+#define M 2
+#define N 8
+#define K 64
+
+static unsigned failures;
+
+void semihosting_exit(int code);
+void exception_report(uint64_t esr, uint64_t elr, uint64_t far);
+
+void semihosting_exit(int code) {
+    /* SYS_EXIT with the AArch64 parameter block: ADP_Stopped_ApplicationExit and the status. */
+    static volatile uint64_t block[2];
+    block[0] = 0x20026;
+    block[1] = (uint64_t)(int64_t)code;
+    semihosting_call(0x18, (uintptr_t)block);
+    for (;;) {
+    }
+}
+
+void exception_report(uint64_t esr, uint64_t elr, uint64_t far) {
+    sh_puts("baremetal-c: exception at EL1: ESR_EL1 = ");
+    sh_puthex(esr);
+    sh_puts(" ELR_EL1 = ");
+    sh_puthex(elr);
+    sh_puts(" FAR_EL1 = ");
+    sh_puthex(far);
+    sh_puts("\n");
+    semihosting_exit(1);
+}
+
+static void check(int ok, const char* what) {
+    sh_puts(ok ? "  ok   " : "  FAIL ");
+    sh_puts(what);
+    sh_puts("\n");
+    if (!ok) failures++;
+}
+
+static uint64_t id_aa64isar0(void) {
+    uint64_t v;
+    __asm__("mrs %0, id_aa64isar0_el1" : "=r"(v));
+    return v;
+}
+
+/* Operands: weights all +1 (nibble 9, zero point 8), scale 0.5, activations 1.0: every output is
+ * 64 * 1 * 1 * 0.5 = 32 up to the activation quantization error. A second row of 0.25 gives 8. */
+static uint8_t weights[N * K / 2];
+static float scales[N], lhs[M * K];
+static uint8_t lhs_packed[4096], rhs_packed[4096];
+static float dst2[M * N], dst1[M * N];
+static uint8_t lhs_packed1[4096], rhs_packed1[4096];
+
+static int near(float a, float b) { return a - b < 0.05f && b - a < 0.05f; }
+
+static void layer2(void) {
+    const size_t mr = kai_get_mr_matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_1x8x32_neon_dotprod();
+    const size_t nr = kai_get_nr_matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_1x8x32_neon_dotprod();
+    const size_t kr = kai_get_kr_matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_1x8x32_neon_dotprod();
+    const size_t sr = kai_get_sr_matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_1x8x32_neon_dotprod();
+    const size_t lsz = kai_get_lhs_packed_size_lhs_quant_pack_qai8dxp_f32(M, K, mr, kr, sr);
+    const size_t rsz = kai_get_rhs_packed_size_rhs_pack_nxk_qsi4cxp_qs4cxs1s0(N, K, nr, kr, sr);
+    check(lsz <= sizeof lhs_packed && rsz <= sizeof rhs_packed, "layer 2: packed sizes fit");
+    if (lsz > sizeof lhs_packed || rsz > sizeof rhs_packed) return;
+    struct kai_rhs_pack_qs4cxs1s0_param params = {.lhs_zero_point = 1, .rhs_zero_point = 8};
+    kai_run_rhs_pack_nxk_qsi4cxp_qs4cxs1s0(1, N, K, nr, kr, sr, weights, NULL, scales, rhs_packed, 0, &params);
+    kai_run_lhs_quant_pack_qai8dxp_f32(M, K, mr, kr, sr, 0, lhs, K * sizeof(float), lhs_packed);
+    /* One m_step x n_step tile at a time, through the offset getters, as a threaded caller would. */
+    const size_t ms = kai_get_m_step_matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_1x8x32_neon_dotprod();
+    const size_t ns = kai_get_n_step_matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_1x8x32_neon_dotprod();
+    for (size_t m0 = 0; m0 < M; m0 += ms) {
+        for (size_t n0 = 0; n0 < N; n0 += ns) {
+            const uint8_t* lp =
+                lhs_packed + kai_get_lhs_packed_offset_matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_1x8x32_neon_dotprod(m0, K);
+            const uint8_t* rp =
+                rhs_packed + kai_get_rhs_packed_offset_matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_1x8x32_neon_dotprod(n0, K);
+            const size_t d =
+                kai_get_dst_offset_matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_1x8x32_neon_dotprod(m0, n0, N * sizeof(float));
+            kai_run_matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_1x8x32_neon_dotprod(
+                M - m0 < ms ? M - m0 : ms, N - n0 < ns ? N - n0 : ns, K, lp, rp, (float*)((uint8_t*)dst2 + d),
+                N * sizeof(float), sizeof(float), -3.402823466e38f, 3.402823466e38f);
+        }
+    }
+    int ok = 1;
+    for (size_t i = 0; i < N; i++) ok &= near(dst2[i], 32.0f) && near(dst2[N + i], 8.0f);
+    check(ok, "layer 2: kai_* qai8dxp1x8_qsi4cxp8x8_1x8x32_neon_dotprod, m_step x n_step grid = hand result");
+}
+
+/* Layer 1: detect the CPU from the ID registers (EL1), let qgemm pick the kernel, pack and run with
+ * lengths checked; the result must equal layer 2's bit for bit (same quantized operands, and every
+ * kernel of a family gives the same bits). */
+static void layer1(void) {
+    uint32_t features = 0;
+    check(qgemm_cpu_detect(&features) == QGEMM_OK && (features & QGEMM_FEATURE_NEON), "layer 1: qgemm_cpu_detect");
+    sh_puts(features & QGEMM_FEATURE_I8MM ? "  layer 1 cpu: neon dotprod i8mm\n"
+            : features & QGEMM_FEATURE_DOTPROD ? "  layer 1 cpu: neon dotprod\n"
+                                                : "  layer 1 cpu: neon\n");
+    qgemm_kernel kernel;
+    qgemm_kernel_info info;
+    check(qgemm_select(QGEMM_FAMILY_QAI8DXP_QSI4CXP, features, M, &kernel) == QGEMM_OK &&
+              qgemm_kernel_get_info(kernel, &info) == QGEMM_OK,
+          "layer 1: qgemm_select");
+    sh_puts("  layer 1 kernel: ");
+    sh_puts(info.name);
+    sh_puts("\n");
+    size_t lsz = 0, rsz = 0;
+    check(qgemm_lhs_qai8dxp_packed_size(&info.packing, M, K, &lsz) == QGEMM_OK &&
+              qgemm_rhs_qsi4cxp_packed_size(&info.packing, N, K, &rsz) == QGEMM_OK && lsz <= sizeof lhs_packed1 &&
+              rsz <= sizeof rhs_packed1,
+          "layer 1: packed sizes fit");
+    qgemm_int4_source src = {weights, sizeof weights, QGEMM_LAYOUT_NXK, K / 2, QGEMM_INT4_ZERO_POINT_8};
+    check(qgemm_rhs_qsi4cxp_pack(&info.packing, N, K, &src, scales, N, NULL, 0, rhs_packed1, rsz) == QGEMM_OK,
+          "layer 1: qgemm_rhs_qsi4cxp_pack");
+    check(qgemm_lhs_qai8dxp_quantize_pack(&info.packing, M, K, 0, lhs, M * K, K, lhs_packed1, lsz) == QGEMM_OK,
+          "layer 1: qgemm_lhs_qai8dxp_quantize_pack");
+    qgemm_matmul_args args = {.m = M, .n = N, .k = K, .dst_stride_row = N,
+                              .clamp_min = -3.402823466e38f, .clamp_max = 3.402823466e38f};
+    check(qgemm_kernel_run(kernel, features, lhs_packed1, lsz, rhs_packed1, rsz, dst1, M * N, &args) == QGEMM_OK,
+          "layer 1: qgemm_kernel_run");
+    /* A short dst is an error, not an overrun. */
+    check(qgemm_kernel_run(kernel, features, lhs_packed1, lsz, rhs_packed1, rsz, dst1, M * N - 1, &args) ==
+              QGEMM_ERROR_BUFFER_TOO_SHORT,
+          "layer 1: short dst -> QGEMM_ERROR_BUFFER_TOO_SHORT");
+    int same = 1;
+    for (size_t i = 0; i < M * N; i++) {
+        uint32_t a, b;
+        __builtin_memcpy(&a, &dst1[i], 4);
+        __builtin_memcpy(&b, &dst2[i], 4);
+        same &= a == b;
+    }
+    check(same, "layer 1: output = layer 2 output, bit for bit");
+}
+
+int main(void) {
+    sh_puts("baremetal-c: qgemm C API on bare metal\n");
+    for (size_t i = 0; i < sizeof weights; i++) weights[i] = 0x99;
+    for (size_t i = 0; i < N; i++) scales[i] = 0.5f;
+    for (size_t i = 0; i < K; i++) {
+        lhs[i] = 1.0f;
+        lhs[K + i] = 0.25f;
+    }
+    const int dotprod = ((id_aa64isar0() >> 44) & 0xf) != 0;
+    sh_puts(dotprod ? "  cpu: dotprod\n" : "  cpu: no dotprod\n");
+    /* KleidiAI would fault on a dotprod kernel without FEAT_DotProd; qgemm runs the same KleidiAI
+     * name on its NEON tier there, with the same bits. */
+    layer2();
+    layer1();
+    sh_puts(failures ? "baremetal-c: FAILED\n" : "baremetal-c: all checks passed\n");
+    return failures ? 1 : 0;
+}

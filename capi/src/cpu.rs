@@ -1,0 +1,181 @@
+//! CPU features as C bit sets, their sources (Linux HWCAP words, the ID registers, the build
+//! target) and the feature set layer 2 runs with.
+
+use core::sync::atomic::{AtomicU32, Ordering};
+
+use qgemm::{CpuFeatures, Feature};
+
+use crate::status::qgemm_status;
+
+/// FEAT_AdvSIMD (NEON): the NEON tier.
+pub const QGEMM_FEATURE_NEON: u32 = 1 << 0;
+/// FEAT_DotProd (`SDOT`): the dotprod tier.
+pub const QGEMM_FEATURE_DOTPROD: u32 = 1 << 1;
+/// FEAT_I8MM (`SMMLA`): the i8mm tier.
+pub const QGEMM_FEATURE_I8MM: u32 = 1 << 2;
+/// FEAT_FP16.
+pub const QGEMM_FEATURE_FP16: u32 = 1 << 3;
+/// FEAT_BF16.
+pub const QGEMM_FEATURE_BF16: u32 = 1 << 4;
+/// FEAT_SVE.
+pub const QGEMM_FEATURE_SVE: u32 = 1 << 5;
+/// FEAT_SME.
+pub const QGEMM_FEATURE_SME: u32 = 1 << 6;
+/// Every defined feature bit.
+pub const QGEMM_FEATURE_ALL: u32 = (1 << 7) - 1;
+
+/// The C bit of a feature (`Feature as u8` is its bit position, `Feature::ALL` order).
+const fn bit(f: Feature) -> u32 {
+    1 << (f as u32)
+}
+
+/// The bit set of `cpu`.
+pub(crate) fn to_bits(cpu: CpuFeatures) -> u32 {
+    cpu.iter().fold(0, |acc, f| acc | bit(f))
+}
+
+/// The feature set of `bits`, or `None` if a bit outside [`QGEMM_FEATURE_ALL`] is set.
+///
+/// The caller of the C API claims the features: a claimed feature the CPU lacks makes a kernel
+/// of that tier execute an undefined instruction (documented on every function that takes
+/// features; the same contract as `CpuFeatures::with`).
+pub(crate) fn from_bits(bits: u32) -> Option<CpuFeatures> {
+    if bits & !QGEMM_FEATURE_ALL != 0 {
+        return None;
+    }
+    let mut cpu = CpuFeatures::NONE;
+    for f in Feature::ALL {
+        if bits & bit(f) != 0 {
+            // SAFETY: the C caller asserts the CPU has every feature in `bits` (the documented
+            // contract of the functions that take a feature set).
+            cpu = unsafe { cpu.with(f) };
+        }
+    }
+    Some(cpu)
+}
+
+/// Linux `AT_HWCAP` / `AT_HWCAP2` bits (arch/arm64/include/uapi/asm/hwcap.h).
+mod hwcap {
+    pub(super) const ASIMD: u64 = 1 << 1;
+    pub(super) const FPHP: u64 = 1 << 9;
+    pub(super) const ASIMDHP: u64 = 1 << 10;
+    pub(super) const ASIMDDP: u64 = 1 << 20;
+    pub(super) const SVE: u64 = 1 << 22;
+    pub(super) const HWCAP2_I8MM: u64 = 1 << 13;
+    pub(super) const HWCAP2_BF16: u64 = 1 << 14;
+    pub(super) const HWCAP2_SME: u64 = 1 << 23;
+}
+
+/// Decodes the Linux HWCAP words into feature bits.
+pub(crate) const fn bits_from_hwcap(hwcap: u64, hwcap2: u64) -> u32 {
+    let mut bits = 0;
+    if hwcap & hwcap::ASIMD != 0 {
+        bits |= QGEMM_FEATURE_NEON;
+    }
+    if hwcap & hwcap::ASIMDDP != 0 {
+        bits |= QGEMM_FEATURE_DOTPROD;
+    }
+    if hwcap2 & hwcap::HWCAP2_I8MM != 0 {
+        bits |= QGEMM_FEATURE_I8MM;
+    }
+    if hwcap & hwcap::FPHP != 0 && hwcap & hwcap::ASIMDHP != 0 {
+        bits |= QGEMM_FEATURE_FP16;
+    }
+    if hwcap2 & hwcap::HWCAP2_BF16 != 0 {
+        bits |= QGEMM_FEATURE_BF16;
+    }
+    if hwcap & hwcap::SVE != 0 {
+        bits |= QGEMM_FEATURE_SVE;
+    }
+    if hwcap2 & hwcap::HWCAP2_SME != 0 {
+        bits |= QGEMM_FEATURE_SME;
+    }
+    bits
+}
+
+/// The features of the running CPU: the HWCAP words on Linux (no `MRS`), the ID registers on
+/// bare metal (which must then run at EL1 or higher, as firmware does).
+pub(crate) fn detect_bits() -> u32 {
+    #[cfg(target_os = "linux")]
+    {
+        let (hwcap, hwcap2) = crate::sys::hwcaps();
+        bits_from_hwcap(hwcap, hwcap2) | to_bits(CpuFeatures::from_target())
+    }
+    #[cfg(all(not(target_os = "linux"), target_arch = "aarch64"))]
+    {
+        // SAFETY: bare metal: the library's documented contract is that detection runs at EL1
+        // or higher (docs/c-api.md), where the ID registers are readable.
+        to_bits(unsafe { CpuFeatures::from_id_registers() })
+    }
+    #[cfg(all(not(target_os = "linux"), not(target_arch = "aarch64")))]
+    {
+        to_bits(CpuFeatures::from_target())
+    }
+}
+
+/// Layer 2's feature set: bit 31 set once it is known.
+static LAYER2_FEATURES: AtomicU32 = AtomicU32::new(0);
+const KNOWN: u32 = 1 << 31;
+
+/// The features layer 2 runs with: set by [`qgemm_kai_set_cpu_features`], else detected once.
+pub(crate) fn layer2() -> CpuFeatures {
+    let mut v = LAYER2_FEATURES.load(Ordering::Relaxed);
+    if v & KNOWN == 0 {
+        v = detect_bits() | KNOWN;
+        // A concurrent first call detects the same value; a concurrent setter wins.
+        let _ = LAYER2_FEATURES.compare_exchange(0, v, Ordering::Relaxed, Ordering::Relaxed);
+        v = LAYER2_FEATURES.load(Ordering::Relaxed);
+    }
+    from_bits(v & QGEMM_FEATURE_ALL).unwrap_or(CpuFeatures::NONE)
+}
+
+/// Writes the running CPU's features to `*out`: from `getauxval(AT_HWCAP/AT_HWCAP2)` on Linux
+/// (no ID-register read), from the ID registers on bare metal (call at EL1 or higher).
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as in `api`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn qgemm_cpu_detect(out: *mut u32) -> qgemm_status {
+    // SAFETY: `out` is null or writable (this function's contract).
+    unsafe { crate::api::write_out(out, detect_bits()) }
+}
+
+/// Writes the features in Linux `AT_HWCAP` / `AT_HWCAP2` words (e.g. from a target's
+/// `/proc/self/auxv`, or a test) to `*out`. Pure decoding; reads no register.
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as in `api`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn qgemm_cpu_from_hwcap(hwcap: u64, hwcap2: u64, out: *mut u32) -> qgemm_status {
+    // SAFETY: `out` is null or writable (this function's contract).
+    unsafe { crate::api::write_out(out, bits_from_hwcap(hwcap, hwcap2)) }
+}
+
+/// Writes the features the library was compiled to assume (`target_feature`) to `*out`.
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as in `api`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn qgemm_cpu_from_target(out: *mut u32) -> qgemm_status {
+    // SAFETY: `out` is null or writable (this function's contract).
+    unsafe { crate::api::write_out(out, to_bits(CpuFeatures::from_target())) }
+}
+
+/// Sets the features layer 2 (`kai_*`) runs with, instead of detecting them at the first
+/// `kai_run_matmul_*` call. Use it on bare metal at EL0, or to force a tier (e.g.
+/// `QGEMM_FEATURE_NEON` only). Every bit must be a feature the CPU has.
+/// `QGEMM_ERROR_INVALID_ARGUMENT` for bits outside `QGEMM_FEATURE_ALL`.
+#[unsafe(no_mangle)]
+pub extern "C" fn qgemm_kai_set_cpu_features(features: u32) -> qgemm_status {
+    if from_bits(features).is_none() {
+        return qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT;
+    }
+    LAYER2_FEATURES.store(features | KNOWN, Ordering::Relaxed);
+    qgemm_status::QGEMM_OK
+}

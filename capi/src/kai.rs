@@ -1,0 +1,397 @@
+//! Layer 2: KleidiAI's `kai_*` symbols for the families qgemm implements.
+//!
+//! Every KleidiAI kernel name keeps KleidiAI's getters (`m_step`, `n_step`, `mr`, `nr`, `kr`,
+//! `sr`, the offsets and sizes) and runs the best qgemm kernel with the same packing
+//! (`mr`, `nr`, `kr`, `sr`) that the CPU supports ([`crate::cpu::layer2`]). All tiers of a
+//! packing give identical bits, so the result is KleidiAI's; a KleidiAI dotprod or i8mm name
+//! called on a CPU without that extension runs a lower tier instead of faulting. A qgemm kernel
+//! accepts any start on a packed tile boundary, so every KleidiAI `m_step` x `n_step` grid runs.
+//!
+//! KleidiAI's functions receive raw pointers without lengths: like KleidiAI, layer 2 trusts the
+//! caller that each buffer holds what the arguments describe. Everything else KleidiAI asserts
+//! (and leaves undefined in release builds) is checked, and a violation calls the error hook
+//! ([`crate::hook`]) instead of computing.
+
+// `fail!(f, (), ...)` returns `()` from the void KleidiAI functions.
+#![allow(clippy::unused_unit)]
+
+use core::ffi::c_void;
+
+use qgemm::lhs::{qai8dxp, qsi8d32p};
+use qgemm::rhs::{qsi4c32p, qsi4c32pscalef16, qsi4cxp};
+use qgemm::{Clamp, CpuFeatures, Family, Kernel, Packing, UncheckedArgs};
+
+use crate::hook::report;
+
+/// `enum kai_datatype` value of bf16 (KleidiAI's `kai_dt_bf16`).
+pub const KAI_DT_BF16: u32 = 0x0213;
+
+/// `struct kai_rhs_pack_qs4cxs1s0_param`: also the parameter struct of
+/// `rhs_pack_{nxk,kxn}_qsi4cxp_qs4cxs1s0` and `rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0`.
+#[repr(C)]
+pub struct kai_rhs_pack_qs4cxs1s0_param {
+    /// Must be 1.
+    pub lhs_zero_point: i8,
+    /// 8: unsigned nibbles (value `u - 8`); 0: two's-complement nibbles.
+    pub rhs_zero_point: u8,
+}
+
+/// `struct kai_rhs_pack_{nxk,kxn}_qsi4c32p_qsu4c32s1s0_params`.
+#[repr(C)]
+pub struct kai_rhs_pack_qsi4c32p_qsu4c32s1s0_params {
+    /// Must be 1.
+    pub lhs_zero_point: i8,
+    /// Must be 8.
+    pub rhs_zero_point: u8,
+    /// `enum kai_datatype` of the scales: must be `kai_dt_bf16`.
+    pub scale_dt: u32,
+}
+
+/// Reports `$($reason)*` for `$f` to the hook and returns `$ret` (if a custom hook returns).
+macro_rules! fail {
+    ($f:expr, $ret:expr, $($reason:tt)*) => {{
+        report($f, format_args!($($reason)*));
+        return $ret;
+    }};
+}
+
+/// Unwraps a qgemm `Result`, or reports its error and returns `$ret`.
+macro_rules! check {
+    ($f:expr, $ret:expr, $e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(e) => fail!($f, $ret, "{}", e),
+        }
+    };
+}
+
+/// The RHS-side packing of an RHS packer call (`mr` is not part of the RHS format).
+const fn rhs_packing(nr: usize, kr: usize, sr: usize) -> Packing {
+    Packing { mr: 1, nr, kr, sr }
+}
+
+/// The LHS-side packing of an LHS packer call (`nr` is not part of the LHS format).
+const fn lhs_packing(mr: usize, kr: usize, sr: usize) -> Packing {
+    Packing { mr, nr: 1, kr, sr }
+}
+
+/// `a * b` or the hook.
+fn mul(f: &str, a: usize, b: usize) -> Option<usize> {
+    let v = a.checked_mul(b);
+    if v.is_none() {
+        report(f, format_args!("{a} * {b} overflows size_t"));
+    }
+    v
+}
+
+/// The best kernel of family `F` with exactly `packing` that `cpu` supports.
+fn kernel_for<F: Family>(packing: &Packing, cpu: &CpuFeatures) -> Option<&'static Kernel<F>> {
+    F::kernels().iter().copied().find(|k| k.packing() == *packing && k.is_available(cpu))
+}
+
+/// A KleidiAI matmul kernel name: its catalogue constants.
+pub(crate) struct KaiKernel {
+    pub(crate) m_step: usize,
+    pub(crate) n_step: usize,
+    pub(crate) packing: Packing,
+    /// KleidiAI declares `m == 1` as a precondition of `run`.
+    pub(crate) m_is_1: bool,
+}
+
+impl KaiKernel {
+    fn dst_offset(&self, f: &str, m_idx: usize, n_idx: usize, dst_stride: usize) -> usize {
+        if !m_idx.is_multiple_of(self.m_step) || !n_idx.is_multiple_of(self.n_step) {
+            fail!(
+                f,
+                0,
+                "(m_idx, n_idx) = ({m_idx}, {n_idx}) is not a multiple of (m_step, n_step) = ({}, {})",
+                self.m_step,
+                self.n_step
+            );
+        }
+        let v = m_idx.checked_mul(dst_stride).and_then(|r| n_idx.checked_mul(4).and_then(|c| r.checked_add(c)));
+        match v {
+            Some(v) => v,
+            None => fail!(f, 0, "the offset overflows size_t"),
+        }
+    }
+
+    fn dst_size(&self, f: &str, m: usize, n: usize) -> usize {
+        mul(f, m, n).and_then(|mn| mul(f, mn, 4)).unwrap_or(0)
+    }
+
+    /// `run_matmul`: checks what KleidiAI asserts, then runs the qgemm kernel of the packing.
+    ///
+    /// # Safety
+    ///
+    /// KleidiAI's contract for the buffers: `lhs` and `rhs` point at packed tiles of this
+    /// packing, `k` and `bl` covering the `m x n` rectangle, and `dst` is writable for it with
+    /// `dst_stride_row` bytes between rows, not overlapping the packed buffers.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn run<F: Family>(
+        &self,
+        f: &str,
+        (m, n, k, bl): (usize, usize, usize, usize),
+        lhs: *const c_void,
+        rhs: *const c_void,
+        dst: *mut f32,
+        (dst_stride_row, dst_stride_col): (usize, usize),
+        (clamp_min, clamp_max): (f32, f32),
+    ) {
+        if m == 0 || n == 0 {
+            return; // KleidiAI returns on m == 0; n == 0 is an empty rectangle too.
+        }
+        if self.m_is_1 && m != 1 {
+            fail!(f, (), "m = {m}: this kernel requires m == 1 (call it once per row)");
+        }
+        if lhs.is_null() || rhs.is_null() || dst.is_null() {
+            fail!(f, (), "null pointer (lhs_packed, rhs_packed or dst)");
+        }
+        if dst_stride_col != 4 {
+            fail!(f, (), "dst_stride_col = {dst_stride_col}, must be sizeof(float) = 4");
+        }
+        if !dst_stride_row.is_multiple_of(4) || n.checked_mul(4).is_none_or(|row| dst_stride_row < row) {
+            fail!(f, (), "dst_stride_row = {dst_stride_row} bytes: must be a multiple of 4 and >= 4 * n = 4 * {n}");
+        }
+        if !(dst as usize).is_multiple_of(4) {
+            fail!(f, (), "dst is not 4-byte aligned");
+        }
+        let clamp = check!(f, (), Clamp::new(clamp_min, clamp_max));
+        if k == 0 {
+            fail!(f, (), "k = 0");
+        }
+        // The family's checks of k and bl (bl % 32, k % bl) and of the size arithmetic.
+        check!(f, (), F::lhs_tile_stride(k, bl, &self.packing));
+        check!(f, (), F::rhs_tile_stride(k, bl, &self.packing));
+        let cpu = crate::cpu::layer2();
+        let Some(kernel) = kernel_for::<F>(&self.packing, &cpu) else {
+            fail!(f, (), "no qgemm kernel for this packing on this CPU");
+        };
+        let args = UncheckedArgs {
+            m,
+            n,
+            k,
+            bl,
+            lhs_packed: lhs.cast(),
+            rhs_packed: rhs.cast(),
+            dst,
+            dst_stride_row,
+            clamp_min: clamp.min(),
+            clamp_max: clamp.max(),
+        };
+        // SAFETY: the kernel's tier is in `cpu` (`kernel_for`); m, n, k >= 1 and bl were
+        // validated by the family; the clamp is valid; the stride is a multiple of 4 and at least
+        // 4n; the buffers are the caller's contract (see `# Safety`), which is
+        // `run_unchecked`'s for a kernel of exactly this packing.
+        unsafe { kernel.run_unchecked(&args) }
+    }
+}
+
+/// Defines the eleven `kai_*` functions of one KleidiAI matmul kernel name.
+///
+/// `$fam`: the qgemm family type; `$kind`: `cx` (qai8dxp_qsi4cxp), `c32` (qai8dxp_qsi4c32p) or
+/// `d32` (qsi8d32p_qsi4c32p), which fixes the parameter lists; then the catalogue constants.
+macro_rules! kai_kernel {
+    ($fam:ty, $kind:ident, $name:ident, m_step: $ms:expr, n_step: $ns:expr,
+     mr: $mr:expr, nr: $nr:expr, kr: $kr:expr, sr: $sr:expr, m_is_1: $m1:expr) => {
+        paste::paste! {
+            #[allow(non_upper_case_globals)]
+            const [<SPEC_ $name>]: KaiKernel = KaiKernel {
+                m_step: $ms,
+                n_step: $ns,
+                packing: Packing { mr: $mr, nr: $nr, kr: $kr, sr: $sr },
+                m_is_1: $m1,
+            };
+            #[doc = concat!("KleidiAI `kai_get_m_step_", stringify!($name), "`.")]
+            #[unsafe(no_mangle)]
+            pub extern "C" fn [<kai_get_m_step_ $name>]() -> usize { $ms }
+            #[doc = concat!("KleidiAI `kai_get_n_step_", stringify!($name), "`.")]
+            #[unsafe(no_mangle)]
+            pub extern "C" fn [<kai_get_n_step_ $name>]() -> usize { $ns }
+            #[doc = concat!("KleidiAI `kai_get_mr_", stringify!($name), "`.")]
+            #[unsafe(no_mangle)]
+            pub extern "C" fn [<kai_get_mr_ $name>]() -> usize { $mr }
+            #[doc = concat!("KleidiAI `kai_get_nr_", stringify!($name), "`.")]
+            #[unsafe(no_mangle)]
+            pub extern "C" fn [<kai_get_nr_ $name>]() -> usize { $nr }
+            #[doc = concat!("KleidiAI `kai_get_kr_", stringify!($name), "`.")]
+            #[unsafe(no_mangle)]
+            pub extern "C" fn [<kai_get_kr_ $name>]() -> usize { $kr }
+            #[doc = concat!("KleidiAI `kai_get_sr_", stringify!($name), "`.")]
+            #[unsafe(no_mangle)]
+            pub extern "C" fn [<kai_get_sr_ $name>]() -> usize { $sr }
+            #[doc = concat!("KleidiAI `kai_get_dst_offset_", stringify!($name), "`.")]
+            #[unsafe(no_mangle)]
+            pub extern "C" fn [<kai_get_dst_offset_ $name>](m_idx: usize, n_idx: usize, dst_stride: usize) -> usize {
+                [<SPEC_ $name>].dst_offset(stringify!([<kai_get_dst_offset_ $name>]), m_idx, n_idx, dst_stride)
+            }
+            #[doc = concat!("KleidiAI `kai_get_dst_size_", stringify!($name), "`.")]
+            #[unsafe(no_mangle)]
+            pub extern "C" fn [<kai_get_dst_size_ $name>](m: usize, n: usize) -> usize {
+                [<SPEC_ $name>].dst_size(stringify!([<kai_get_dst_size_ $name>]), m, n)
+            }
+            kai_kernel!(@offsets $kind, $name);
+            kai_kernel!(@run $fam, $kind, $name);
+        }
+    };
+    (@offsets cx, $name:ident) => {
+        paste::paste! {
+            #[doc = concat!("KleidiAI `kai_get_lhs_packed_offset_", stringify!($name), "`.")]
+            #[unsafe(no_mangle)]
+            pub extern "C" fn [<kai_get_lhs_packed_offset_ $name>](m_idx: usize, k: usize) -> usize {
+                let f = stringify!([<kai_get_lhs_packed_offset_ $name>]);
+                check!(f, 0, qai8dxp::packed_offset(m_idx, k, &[<SPEC_ $name>].packing))
+            }
+            #[doc = concat!("KleidiAI `kai_get_rhs_packed_offset_", stringify!($name), "`.")]
+            #[unsafe(no_mangle)]
+            pub extern "C" fn [<kai_get_rhs_packed_offset_ $name>](n_idx: usize, k: usize) -> usize {
+                let f = stringify!([<kai_get_rhs_packed_offset_ $name>]);
+                check!(f, 0, qsi4cxp::packed_offset(n_idx, k, &[<SPEC_ $name>].packing))
+            }
+        }
+    };
+    (@offsets c32, $name:ident) => {
+        paste::paste! {
+            #[doc = concat!("KleidiAI `kai_get_lhs_packed_offset_", stringify!($name), "`.")]
+            #[unsafe(no_mangle)]
+            pub extern "C" fn [<kai_get_lhs_packed_offset_ $name>](m_idx: usize, k: usize) -> usize {
+                let f = stringify!([<kai_get_lhs_packed_offset_ $name>]);
+                check!(f, 0, qai8dxp::packed_offset(m_idx, k, &[<SPEC_ $name>].packing))
+            }
+            #[doc = concat!("KleidiAI `kai_get_rhs_packed_offset_", stringify!($name), "`.")]
+            #[unsafe(no_mangle)]
+            pub extern "C" fn [<kai_get_rhs_packed_offset_ $name>](n_idx: usize, k: usize, bl: usize) -> usize {
+                let f = stringify!([<kai_get_rhs_packed_offset_ $name>]);
+                check!(f, 0, qsi4c32p::packed_offset(n_idx, k, bl, &[<SPEC_ $name>].packing))
+            }
+        }
+    };
+    (@offsets d32, $name:ident) => {
+        paste::paste! {
+            #[doc = concat!("KleidiAI `kai_get_lhs_packed_offset_", stringify!($name), "`.")]
+            #[unsafe(no_mangle)]
+            pub extern "C" fn [<kai_get_lhs_packed_offset_ $name>](m_idx: usize, k: usize, bl: usize) -> usize {
+                let f = stringify!([<kai_get_lhs_packed_offset_ $name>]);
+                check!(f, 0, qsi8d32p::packed_offset(m_idx, k, bl, &[<SPEC_ $name>].packing))
+            }
+            #[doc = concat!("KleidiAI `kai_get_rhs_packed_offset_", stringify!($name), "`.")]
+            #[unsafe(no_mangle)]
+            pub extern "C" fn [<kai_get_rhs_packed_offset_ $name>](n_idx: usize, k: usize, bl: usize) -> usize {
+                let f = stringify!([<kai_get_rhs_packed_offset_ $name>]);
+                check!(f, 0, qsi4c32pscalef16::packed_offset(n_idx, k, bl, &[<SPEC_ $name>].packing))
+            }
+        }
+    };
+    (@run $fam:ty, cx, $name:ident) => {
+        paste::paste! {
+            #[doc = concat!("KleidiAI `kai_run_", stringify!($name), "`.")]
+            ///
+            /// # Safety
+            ///
+            /// KleidiAI's contract: `lhs_packed` and `rhs_packed` point at the packed tiles of the
+            /// rectangle's first row and column (this kernel's packing, this `k`), and `dst` is
+            /// writable for `m` rows of `n` floats, `dst_stride_row` bytes apart.
+            #[unsafe(no_mangle)]
+            pub unsafe extern "C" fn [<kai_run_ $name>](
+                m: usize, n: usize, k: usize, lhs_packed: *const c_void, rhs_packed: *const c_void,
+                dst: *mut f32, dst_stride_row: usize, dst_stride_col: usize, scalar_min: f32, scalar_max: f32,
+            ) {
+                // SAFETY: forwarded from the caller's contract (see `# Safety`).
+                unsafe {
+                    [<SPEC_ $name>].run::<$fam>(stringify!([<kai_run_ $name>]), (m, n, k, 0),
+                        lhs_packed, rhs_packed, dst, (dst_stride_row, dst_stride_col), (scalar_min, scalar_max))
+                }
+            }
+        }
+    };
+    (@run $fam:ty, $kind:ident, $name:ident) => {
+        paste::paste! {
+            #[doc = concat!("KleidiAI `kai_run_", stringify!($name), "`.")]
+            ///
+            /// # Safety
+            ///
+            /// KleidiAI's contract: `lhs_packed` and `rhs_packed` point at the packed tiles of the
+            /// rectangle's first row and column (this kernel's packing, this `k` and `bl`), and
+            /// `dst` is writable for `m` rows of `n` floats, `dst_stride_row` bytes apart.
+            #[unsafe(no_mangle)]
+            pub unsafe extern "C" fn [<kai_run_ $name>](
+                m: usize, n: usize, k: usize, bl: usize, lhs_packed: *const c_void, rhs_packed: *const c_void,
+                dst: *mut f32, dst_stride_row: usize, dst_stride_col: usize, scalar_min: f32, scalar_max: f32,
+            ) {
+                // SAFETY: forwarded from the caller's contract (see `# Safety`).
+                unsafe {
+                    [<SPEC_ $name>].run::<$fam>(stringify!([<kai_run_ $name>]), (m, n, k, bl),
+                        lhs_packed, rhs_packed, dst, (dst_stride_row, dst_stride_col), (scalar_min, scalar_max))
+                }
+            }
+        }
+    };
+}
+
+/// One table row per KleidiAI kernel: name suffix, ISA (documentation only: the CPU decides
+/// the tier), `m_step x n_step`, `mr, nr, kr, sr`, and whether `m` must be 1.
+macro_rules! kai_kernels {
+    ($fam:ty, $kind:ident: $(($name:ident, $isa:ident, $ms:expr, $ns:expr, $mr:expr, $nr:expr, $kr:expr, $sr:expr $(, $m1:ident)?)),* $(,)?) => {
+        $(
+            kai_kernel!($fam, $kind, $name, m_step: $ms, n_step: $ns, mr: $mr, nr: $nr, kr: $kr, sr: $sr,
+                m_is_1: kai_kernels!(@m1 $($m1)?));
+        )*
+        /// The KleidiAI kernels of this family: (name, m_step, n_step, packing).
+        #[allow(dead_code)]
+        pub(crate) const NAMES: &[(&str, usize, usize, Packing)] =
+            &[$((stringify!($name), $ms, $ns, Packing { mr: $mr, nr: $nr, kr: $kr, sr: $sr })),*];
+    };
+    (@m1 m_is_1) => { true };
+    (@m1) => { false };
+}
+
+/// `matmul_clamp_f32_qai8dxp_qsi4cxp`.
+pub mod qai8dxp_qsi4cxp {
+    use super::*;
+    use qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp as F;
+    kai_kernels!(F, cx:
+        (matmul_clamp_f32_qai8dxp1x4_qsi4cxp4x4_1x4_neon_dotprod, dotprod, 1, 4, 1, 4, 8, 2),
+        (matmul_clamp_f32_qai8dxp1x8_qsi4cxp4x8_1x4x32_neon_dotprod, dotprod, 1, 4, 1, 4, 16, 2),
+        (matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_1x8x32_neon_dotprod, dotprod, 1, 8, 1, 8, 16, 2),
+        (matmul_clamp_f32_qai8dxp4x4_qsi4cxp8x4_8x8x32_neon_dotprod, dotprod, 8, 8, 4, 8, 8, 2),
+        (matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x4_16x4x32_neon_dotprod, dotprod, 16, 4, 4, 4, 8, 2),
+        (matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm, i8mm, 4, 4, 4, 4, 16, 2),
+        (matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_8x4x32_neon_i8mm, i8mm, 8, 4, 4, 4, 16, 2),
+        (matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_4x8x32_neon_i8mm, i8mm, 4, 8, 4, 8, 16, 2),
+        (matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_8x8x32_neon_i8mm, i8mm, 8, 8, 4, 8, 16, 2),
+    );
+}
+
+/// `matmul_clamp_f32_qai8dxp_qsi4c32p`.
+pub mod qai8dxp_qsi4c32p {
+    use super::*;
+    use qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p as F;
+    kai_kernels!(F, c32:
+        (matmul_clamp_f32_qai8dxp1x4_qsi4c32p4x4_1x4_neon_dotprod, dotprod, 1, 4, 1, 4, 8, 2),
+        (matmul_clamp_f32_qai8dxp1x4_qsi4c32p8x4_1x8_neon_dotprod, dotprod, 1, 8, 1, 8, 8, 2),
+        (matmul_clamp_f32_qai8dxp1x8_qsi4c32p4x8_1x4x32_neon_dotprod, dotprod, 1, 4, 1, 4, 16, 2),
+        (matmul_clamp_f32_qai8dxp1x8_qsi4c32p8x8_1x8_neon_dotprod, dotprod, 1, 8, 1, 8, 16, 2),
+        (matmul_clamp_f32_qai8dxp1x8_qsi4c32p8x8_1x8x32_neon_dotprod, dotprod, 1, 8, 1, 8, 16, 2),
+        (matmul_clamp_f32_qai8dxp4x4_qsi4c32p4x4_16x4_neon_dotprod, dotprod, 16, 4, 4, 4, 8, 2),
+        (matmul_clamp_f32_qai8dxp4x4_qsi4c32p8x4_4x8_neon_dotprod, dotprod, 4, 8, 4, 8, 8, 2),
+        (matmul_clamp_f32_qai8dxp4x8_qsi4c32p4x8_16x4x32_neon_i8mm, i8mm, 16, 4, 4, 4, 16, 2),
+        (matmul_clamp_f32_qai8dxp4x8_qsi4c32p4x8_8x4x32_neon_i8mm, i8mm, 8, 4, 4, 4, 16, 2),
+        (matmul_clamp_f32_qai8dxp4x8_qsi4c32p8x8_4x8_neon_i8mm, i8mm, 4, 8, 4, 8, 16, 2),
+        (matmul_clamp_f32_qai8dxp4x8_qsi4c32p8x8_4x8x32_neon_i8mm, i8mm, 4, 8, 4, 8, 16, 2),
+    );
+}
+
+/// `matmul_clamp_f32_qsi8d32p_qsi4c32p`.
+pub mod qsi8d32p_qsi4c32p {
+    use super::*;
+    use qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p as F;
+    kai_kernels!(F, d32:
+        (matmul_clamp_f32_qsi8d32p1x4_qsi4c32p4x4_1x4_neon_dotprod, dotprod, 1, 4, 1, 4, 8, 2, m_is_1),
+        (matmul_clamp_f32_qsi8d32p1x8_qsi4c32p4x8_1x4x32_neon_dotprod, dotprod, 1, 4, 1, 4, 16, 2),
+        (matmul_clamp_f32_qsi8d32p4x4_qsi4c32p4x4_16x4_neon_dotprod, dotprod, 16, 4, 4, 4, 8, 2),
+        (matmul_clamp_f32_qsi8d32p4x8_qsi4c32p4x8_16x4_neon_i8mm, i8mm, 16, 4, 4, 4, 16, 2),
+        (matmul_clamp_f32_qsi8d32p4x8_qsi4c32p4x8_8x4x32_neon_i8mm, i8mm, 8, 4, 4, 4, 16, 2),
+    );
+}
+
+pub mod pack;

@@ -1,0 +1,656 @@
+//! KleidiAI's packers: `lhs_quant_pack_*` and `rhs_pack_*`, over qgemm's checked packers.
+//!
+//! A packer call builds slices of exactly the lengths KleidiAI's contract implies from the
+//! arguments, then runs the qgemm packer, which validates everything else (packing
+//! parameters, `bl`, finiteness of every input value) before its first write. A rejected call
+//! goes to the error hook.
+
+use core::ffi::c_void;
+use core::slice;
+
+use half::bf16;
+use qgemm::Packing;
+use qgemm::lhs::{qai8dxp, qsi8d32p};
+use qgemm::rhs::qsi4c32p::BlockScales;
+use qgemm::rhs::{Int4Encoding, Int4Source, Layout, qsi4c32p, qsi4c32pscalef16, qsi4cxp};
+
+use super::{
+    KAI_DT_BF16, kai_rhs_pack_qs4cxs1s0_param, kai_rhs_pack_qsi4c32p_qsu4c32s1s0_params, lhs_packing, mul, rhs_packing,
+};
+use crate::hook::report;
+
+/// `Some(a * b + c)`, or the hook and `None`.
+fn mul_add(f: &str, a: usize, b: usize, c: usize) -> Option<usize> {
+    let v = a.checked_mul(b).and_then(|v| v.checked_add(c));
+    if v.is_none() {
+        report(f, format_args!("size overflows size_t"));
+    }
+    v
+}
+
+/// The f32 rows of an LHS packer call: `m` rows of `k` values, `lhs_stride` bytes apart.
+///
+/// # Safety
+///
+/// `lhs` is valid for reads of those rows (KleidiAI's contract); `m >= 1`.
+unsafe fn lhs_rows<'a>(f: &str, m: usize, k: usize, lhs: *const f32, lhs_stride: usize) -> Option<(&'a [f32], usize)> {
+    if lhs.is_null() {
+        fail!(f, None, "lhs is null");
+    }
+    if !lhs_stride.is_multiple_of(4) || !(lhs as usize).is_multiple_of(4) {
+        fail!(f, None, "lhs_stride = {lhs_stride} and the lhs address must be multiples of sizeof(float)");
+    }
+    let stride = lhs_stride / 4;
+    if stride < k {
+        fail!(f, None, "lhs_stride = {lhs_stride} bytes is less than a row of k = {k} floats");
+    }
+    let len = mul_add(f, m - 1, stride, k)?;
+    // SAFETY: the caller's contract: `m` rows of `k` floats, `stride` floats apart.
+    Some((unsafe { slice::from_raw_parts(lhs, len) }, stride))
+}
+
+/// The packed LHS tiles a call writes: the tiles holding rows `m_idx_start .. m_idx_start + m`.
+///
+/// # Safety
+///
+/// `lhs_packed` is valid for writes of those tiles (KleidiAI's contract).
+unsafe fn lhs_tiles<'a>(
+    f: &str,
+    mr: usize,
+    m: usize,
+    m_idx_start: usize,
+    tile: usize,
+    lhs_packed: *mut c_void,
+) -> Option<&'a mut [u8]> {
+    if lhs_packed.is_null() {
+        fail!(f, None, "lhs_packed is null");
+    }
+    let tiles = (m_idx_start % mr).checked_add(m).map(|r| r.div_ceil(mr));
+    let len = tiles.and_then(|t| t.checked_mul(tile));
+    let Some(len) = len else { fail!(f, None, "size overflows size_t") };
+    // SAFETY: the caller's contract: the packed LHS from `get_lhs_packed_offset(m_idx_start)`
+    // holds these tiles.
+    Some(unsafe { slice::from_raw_parts_mut(lhs_packed.cast::<u8>(), len) })
+}
+
+// ---- lhs_quant_pack_qai8dxp_f32 ---------------------------------------------------------
+
+/// KleidiAI `kai_get_m_step_lhs_quant_pack_qai8dxp_f32`: `mr`.
+#[unsafe(no_mangle)]
+pub extern "C" fn kai_get_m_step_lhs_quant_pack_qai8dxp_f32(mr: usize) -> usize {
+    mr
+}
+
+/// KleidiAI `kai_get_lhs_offset_lhs_quant_pack_qai8dxp_f32`: `m_idx * lhs_stride`.
+#[unsafe(no_mangle)]
+pub extern "C" fn kai_get_lhs_offset_lhs_quant_pack_qai8dxp_f32(m_idx: usize, lhs_stride: usize) -> usize {
+    mul("kai_get_lhs_offset_lhs_quant_pack_qai8dxp_f32", m_idx, lhs_stride).unwrap_or(0)
+}
+
+/// KleidiAI `kai_get_lhs_packed_offset_lhs_quant_pack_qai8dxp_f32`: the tile holding row
+/// `m_idx` (any row: a packing call may start mid-tile).
+#[unsafe(no_mangle)]
+pub extern "C" fn kai_get_lhs_packed_offset_lhs_quant_pack_qai8dxp_f32(
+    m_idx: usize,
+    k: usize,
+    mr: usize,
+    kr: usize,
+    sr: usize,
+) -> usize {
+    let f = "kai_get_lhs_packed_offset_lhs_quant_pack_qai8dxp_f32";
+    let p = lhs_packing(mr, kr, sr);
+    check!(f, 0, qai8dxp::packed_size(1, k, &p));
+    let tile = check!(f, 0, qai8dxp::tile_stride(k, mr));
+    mul(f, m_idx / mr, tile).unwrap_or(0)
+}
+
+/// KleidiAI `kai_get_lhs_packed_size_lhs_quant_pack_qai8dxp_f32`.
+#[unsafe(no_mangle)]
+pub extern "C" fn kai_get_lhs_packed_size_lhs_quant_pack_qai8dxp_f32(
+    m: usize,
+    k: usize,
+    mr: usize,
+    kr: usize,
+    sr: usize,
+) -> usize {
+    let f = "kai_get_lhs_packed_size_lhs_quant_pack_qai8dxp_f32";
+    check!(f, 0, qai8dxp::packed_size(m, k, &lhs_packing(mr, kr, sr)))
+}
+
+/// KleidiAI `kai_run_lhs_quant_pack_qai8dxp_f32`: quantizes and packs `m` rows; `lhs` points at
+/// the first row to pack, `lhs_stride` in bytes, `lhs_packed` at
+/// `get_lhs_packed_offset(m_idx_start)`.
+///
+/// # Safety
+///
+/// KleidiAI's contract: `lhs` holds `m` rows of `k` floats `lhs_stride` bytes apart and
+/// `lhs_packed` the tiles of rows `m_idx_start .. m_idx_start + m`.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn kai_run_lhs_quant_pack_qai8dxp_f32(
+    m: usize,
+    k: usize,
+    mr: usize,
+    kr: usize,
+    sr: usize,
+    m_idx_start: usize,
+    lhs: *const f32,
+    lhs_stride: usize,
+    lhs_packed: *mut c_void,
+) {
+    let f = "kai_run_lhs_quant_pack_qai8dxp_f32";
+    if m == 0 {
+        return;
+    }
+    let p = lhs_packing(mr, kr, sr);
+    check!(f, (), qai8dxp::packed_size(1, k, &p));
+    let tile = check!(f, (), qai8dxp::tile_stride(k, mr));
+    // SAFETY: forwarded from the caller's contract; m >= 1.
+    let Some((rows, stride)) = (unsafe { lhs_rows(f, m, k, lhs, lhs_stride) }) else { return };
+    // SAFETY: forwarded from the caller's contract.
+    let Some(out) = (unsafe { lhs_tiles(f, mr, m, m_idx_start, tile, lhs_packed) }) else { return };
+    check!(f, (), qai8dxp::quantize_pack(&p, m, k, m_idx_start, rows, stride, out));
+}
+
+// ---- lhs_quant_pack_qsi8d32p_f32 --------------------------------------------------------
+
+/// KleidiAI `kai_get_m_step_lhs_quant_pack_qsi8d32p_f32`: `mr`.
+#[unsafe(no_mangle)]
+pub extern "C" fn kai_get_m_step_lhs_quant_pack_qsi8d32p_f32(mr: usize) -> usize {
+    mr
+}
+
+/// KleidiAI `kai_get_lhs_offset_lhs_quant_pack_qsi8d32p_f32`: `m_idx * lhs_stride`.
+#[unsafe(no_mangle)]
+pub extern "C" fn kai_get_lhs_offset_lhs_quant_pack_qsi8d32p_f32(m_idx: usize, lhs_stride: usize) -> usize {
+    mul("kai_get_lhs_offset_lhs_quant_pack_qsi8d32p_f32", m_idx, lhs_stride).unwrap_or(0)
+}
+
+/// KleidiAI `kai_get_lhs_packed_offset_lhs_quant_pack_qsi8d32p_f32`: the tile holding row
+/// `m_idx`.
+#[unsafe(no_mangle)]
+pub extern "C" fn kai_get_lhs_packed_offset_lhs_quant_pack_qsi8d32p_f32(
+    m_idx: usize,
+    k: usize,
+    bl: usize,
+    mr: usize,
+    kr: usize,
+    sr: usize,
+) -> usize {
+    let f = "kai_get_lhs_packed_offset_lhs_quant_pack_qsi8d32p_f32";
+    check!(f, 0, qsi8d32p::packed_size(1, k, bl, &lhs_packing(mr, kr, sr)));
+    let tile = check!(f, 0, qsi8d32p::tile_stride(k, bl, mr));
+    mul(f, m_idx / mr, tile).unwrap_or(0)
+}
+
+/// KleidiAI `kai_get_lhs_packed_size_lhs_quant_pack_qsi8d32p_f32`.
+#[unsafe(no_mangle)]
+pub extern "C" fn kai_get_lhs_packed_size_lhs_quant_pack_qsi8d32p_f32(
+    m: usize,
+    k: usize,
+    bl: usize,
+    mr: usize,
+    kr: usize,
+    sr: usize,
+) -> usize {
+    let f = "kai_get_lhs_packed_size_lhs_quant_pack_qsi8d32p_f32";
+    check!(f, 0, qsi8d32p::packed_size(m, k, bl, &lhs_packing(mr, kr, sr)))
+}
+
+/// KleidiAI `kai_run_lhs_quant_pack_qsi8d32p_f32`: quantizes and packs `m` rows in blocks of
+/// `bl`. Unlike the qai8dxp packer, `lhs` points at row 0 of the matrix and row
+/// `m_idx_start + i` is read.
+///
+/// # Safety
+///
+/// KleidiAI's contract: `lhs` holds rows `m_idx_start .. m_idx_start + m` of `k` floats,
+/// `lhs_stride` bytes apart from row 0, and `lhs_packed` the tiles of those rows.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn kai_run_lhs_quant_pack_qsi8d32p_f32(
+    m: usize,
+    k: usize,
+    bl: usize,
+    mr: usize,
+    kr: usize,
+    sr: usize,
+    m_idx_start: usize,
+    lhs: *const f32,
+    lhs_stride: usize,
+    lhs_packed: *mut c_void,
+) {
+    let f = "kai_run_lhs_quant_pack_qsi8d32p_f32";
+    if m == 0 {
+        return;
+    }
+    let p = lhs_packing(mr, kr, sr);
+    check!(f, (), qsi8d32p::packed_size(1, k, bl, &p));
+    let tile = check!(f, (), qsi8d32p::tile_stride(k, bl, mr));
+    if lhs.is_null() {
+        fail!(f, (), "lhs is null");
+    }
+    let Some(skip) = mul(f, m_idx_start, lhs_stride) else { return };
+    // SAFETY: the caller's contract: row `m_idx_start` starts `m_idx_start * lhs_stride` bytes
+    // after `lhs`.
+    let first = unsafe { lhs.byte_add(skip) };
+    // SAFETY: forwarded from the caller's contract; m >= 1.
+    let Some((rows, stride)) = (unsafe { lhs_rows(f, m, k, first, lhs_stride) }) else { return };
+    // SAFETY: forwarded from the caller's contract.
+    let Some(out) = (unsafe { lhs_tiles(f, mr, m, m_idx_start, tile, lhs_packed) }) else { return };
+    check!(f, (), qsi8d32p::quantize_pack(&p, m, k, bl, m_idx_start, rows, stride, out));
+}
+
+// ---- rhs_pack_{nxk,kxn}_qsi4cxp_qs4cxs1s0 -----------------------------------------------
+
+/// The nibble encoding of a `kai_rhs_pack_qs4cxs1s0_param`, or the hook.
+///
+/// # Safety
+///
+/// `params` is null or points at a readable struct.
+unsafe fn qs4cx_encoding(
+    f: &str,
+    params: *const kai_rhs_pack_qs4cxs1s0_param,
+    allow_signed: bool,
+) -> Option<Int4Encoding> {
+    // SAFETY: forwarded from the caller: null or readable.
+    let Some(p) = (unsafe { params.as_ref() }) else { fail!(f, None, "params is null") };
+    if p.lhs_zero_point != 1 {
+        fail!(f, None, "params->lhs_zero_point = {}, must be 1", p.lhs_zero_point);
+    }
+    match p.rhs_zero_point {
+        8 => Some(Int4Encoding::ZeroPoint8),
+        0 if allow_signed => Some(Int4Encoding::Signed),
+        z => fail!(f, None, "params->rhs_zero_point = {z}, must be {}", if allow_signed { "0 or 8" } else { "8" }),
+    }
+}
+
+/// `num_groups == 1` and `extra_bytes == 0`, or the hook.
+fn check_groups(f: &str, num_groups: usize, extra_bytes: usize) -> Option<()> {
+    if num_groups != 1 || extra_bytes != 0 {
+        fail!(f, None, "num_groups = {num_groups}, extra_bytes = {extra_bytes}: must be 1 and 0");
+    }
+    Some(())
+}
+
+/// `n` floats at `p`, or `None` for a null `p`.
+///
+/// # Safety
+///
+/// `p` is null or valid for reads of `n` floats.
+unsafe fn floats<'a>(p: *const f32, n: usize) -> Option<&'a [f32]> {
+    // SAFETY: forwarded from the caller.
+    (!p.is_null()).then(|| unsafe { slice::from_raw_parts(p, n) })
+}
+
+/// The packed RHS a packer call writes: `packed_size` bytes at `rhs_packed`.
+///
+/// # Safety
+///
+/// `rhs_packed` is valid for writes of `size` bytes.
+unsafe fn rhs_out<'a>(f: &str, rhs_packed: *mut c_void, size: usize) -> Option<&'a mut [u8]> {
+    if rhs_packed.is_null() {
+        fail!(f, None, "rhs_packed is null");
+    }
+    // SAFETY: forwarded from the caller.
+    Some(unsafe { slice::from_raw_parts_mut(rhs_packed.cast::<u8>(), size) })
+}
+
+macro_rules! qsi4cxp_packer {
+    ($layout:ident, $n_step:ident, $rhs_offset:ident, $stride:ident, $offset:ident, $size:ident, $run:ident) => {
+        #[doc = concat!("KleidiAI `", stringify!($n_step), "`: `nr`.")]
+        #[unsafe(no_mangle)]
+        pub extern "C" fn $n_step(nr: usize) -> usize {
+            nr
+        }
+
+        #[doc = concat!("KleidiAI `", stringify!($rhs_offset), "`: NxK `n_idx * rhs_stride`, KxN `n_idx / 2`.")]
+        #[unsafe(no_mangle)]
+        pub extern "C" fn $rhs_offset(n_idx: usize, rhs_stride: usize) -> usize {
+            raw_rhs_offset(stringify!($rhs_offset), Layout::$layout, n_idx, rhs_stride)
+        }
+
+        #[doc = concat!("KleidiAI `", stringify!($stride), "`: bytes of one packed tile.")]
+        #[unsafe(no_mangle)]
+        pub extern "C" fn $stride(k: usize, nr: usize, kr: usize, sr: usize) -> usize {
+            let f = stringify!($stride);
+            check!(f, 0, qsi4cxp::packed_size(1, k, &rhs_packing(nr, kr, sr)))
+        }
+
+        #[doc = concat!("KleidiAI `", stringify!($offset), "`.")]
+        #[unsafe(no_mangle)]
+        pub extern "C" fn $offset(n_idx: usize, k: usize, nr: usize, kr: usize, sr: usize) -> usize {
+            let f = stringify!($offset);
+            check!(f, 0, qsi4cxp::packed_offset(n_idx, k, &rhs_packing(nr, kr, sr)))
+        }
+
+        #[doc = concat!("KleidiAI `", stringify!($size), "`.")]
+        #[unsafe(no_mangle)]
+        pub extern "C" fn $size(n: usize, k: usize, nr: usize, kr: usize, sr: usize) -> usize {
+            let f = stringify!($size);
+            check!(f, 0, qsi4cxp::packed_size(n, k, &rhs_packing(nr, kr, sr)))
+        }
+
+        #[doc = concat!("KleidiAI `", stringify!($run), "`: packs `n` channels of int4 weights, per-channel f32 scales and an optional bias.")]
+        ///
+        /// # Safety
+        ///
+        /// KleidiAI's contract: `rhs` holds the raw nibbles (NxK: `n` rows of `ceil(k/2)` bytes;
+        /// KxN: `k` rows of `ceil(n/2)`), `scale` `n` floats, `bias` null or `n` floats,
+        /// `rhs_packed` `get_rhs_packed_size(n, ...)` bytes, `params` a readable struct.
+        #[unsafe(no_mangle)]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "C" fn $run(
+            num_groups: usize,
+            n: usize,
+            k: usize,
+            nr: usize,
+            kr: usize,
+            sr: usize,
+            rhs: *const u8,
+            bias: *const f32,
+            scale: *const f32,
+            rhs_packed: *mut c_void,
+            extra_bytes: usize,
+            params: *const kai_rhs_pack_qs4cxs1s0_param,
+        ) {
+            let f = stringify!($run);
+            let Some(()) = check_groups(f, num_groups, extra_bytes) else { return };
+            // SAFETY: forwarded from the caller's contract.
+            let Some(encoding) = (unsafe { qs4cx_encoding(f, params, true) }) else { return };
+            let p = rhs_packing(nr, kr, sr);
+            let size = check!(f, (), qsi4cxp::packed_size(n, k, &p));
+            if rhs.is_null() || scale.is_null() {
+                fail!(f, (), "rhs or scale is null");
+            }
+            let (rows, row_bytes) = match Layout::$layout {
+                Layout::NxK => (n, k.div_ceil(2)),
+                Layout::KxN => (k, n.div_ceil(2)),
+            };
+            let Some(len) = mul(f, rows, row_bytes) else { return };
+            // SAFETY: the caller's contract: dense raw rows (see `# Safety`).
+            let data = unsafe { slice::from_raw_parts(rhs, len) };
+            let src = Int4Source { data, layout: Layout::$layout, stride: row_bytes, encoding };
+            // SAFETY: the caller's contract: `n` scales, and `n` biases unless null.
+            let (scale, bias) = unsafe { (slice::from_raw_parts(scale, n), floats(bias, n)) };
+            // SAFETY: the caller's contract: the packed size.
+            let Some(out) = (unsafe { rhs_out(f, rhs_packed, size) }) else { return };
+            check!(f, (), qsi4cxp::pack(&p, n, k, &src, scale, bias, out));
+        }
+    };
+}
+
+/// The raw-weight offset of channel `n_idx`: NxK `n_idx * rhs_stride`, KxN `n_idx / 2` (two
+/// channels per byte; `n_idx` must be even).
+fn raw_rhs_offset(f: &str, layout: Layout, n_idx: usize, rhs_stride: usize) -> usize {
+    match layout {
+        Layout::NxK => mul(f, n_idx, rhs_stride).unwrap_or(0),
+        Layout::KxN => {
+            if !n_idx.is_multiple_of(2) {
+                fail!(f, 0, "n_idx = {n_idx} must be even (two channels per byte)");
+            }
+            n_idx / 2
+        }
+    }
+}
+
+qsi4cxp_packer!(
+    NxK,
+    kai_get_n_step_rhs_pack_nxk_qsi4cxp_qs4cxs1s0,
+    kai_get_rhs_offset_rhs_pack_nxk_qsi4cxp_qs4cxs1s0,
+    kai_get_rhs_packed_stride_rhs_pack_nxk_qsi4cxp_qs4cxs1s0,
+    kai_get_rhs_packed_offset_rhs_pack_nxk_qsi4cxp_qs4cxs1s0,
+    kai_get_rhs_packed_size_rhs_pack_nxk_qsi4cxp_qs4cxs1s0,
+    kai_run_rhs_pack_nxk_qsi4cxp_qs4cxs1s0
+);
+qsi4cxp_packer!(
+    KxN,
+    kai_get_n_step_rhs_pack_kxn_qsi4cxp_qs4cxs1s0,
+    kai_get_rhs_offset_rhs_pack_kxn_qsi4cxp_qs4cxs1s0,
+    kai_get_rhs_packed_stride_rhs_pack_kxn_qsi4cxp_qs4cxs1s0,
+    kai_get_rhs_packed_offset_rhs_pack_kxn_qsi4cxp_qs4cxs1s0,
+    kai_get_rhs_packed_size_rhs_pack_kxn_qsi4cxp_qs4cxs1s0,
+    kai_run_rhs_pack_kxn_qsi4cxp_qs4cxs1s0
+);
+
+// ---- rhs_pack_{nxk,kxn}_qsi4c32p_qsu4c32s1s0 --------------------------------------------
+
+/// `scale_dt == kai_dt_bf16`, or the hook.
+fn check_scale_dt(f: &str, scale_dt: u32) -> Option<()> {
+    if scale_dt != KAI_DT_BF16 {
+        fail!(f, None, "scale_dt = {scale_dt:#06x}, only kai_dt_bf16 (0x0213) is supported");
+    }
+    Some(())
+}
+
+macro_rules! qsi4c32p_packer {
+    ($layout:ident, $n_step:ident, $rhs_offset:ident, $stride:ident, $offset:ident, $size:ident, $run:ident) => {
+        #[doc = concat!("KleidiAI `", stringify!($n_step), "`: `nr`.")]
+        #[unsafe(no_mangle)]
+        pub extern "C" fn $n_step(nr: usize) -> usize {
+            nr
+        }
+
+        #[doc = concat!("KleidiAI `", stringify!($rhs_offset), "`: NxK `n_idx * rhs_stride`, KxN `n_idx / 2`.")]
+        #[unsafe(no_mangle)]
+        pub extern "C" fn $rhs_offset(n_idx: usize, rhs_stride: usize) -> usize {
+            raw_rhs_offset(stringify!($rhs_offset), Layout::$layout, n_idx, rhs_stride)
+        }
+
+        #[doc = concat!("KleidiAI `", stringify!($stride), "`: bytes of one packed tile.")]
+        #[unsafe(no_mangle)]
+        pub extern "C" fn $stride(k: usize, nr: usize, kr: usize, sr: usize, bl: usize, scale_dt: u32) -> usize {
+            let f = stringify!($stride);
+            let Some(()) = check_scale_dt(f, scale_dt) else { return 0 };
+            check!(f, 0, qsi4c32p::packed_size(1, k, bl, &rhs_packing(nr, kr, sr)))
+        }
+
+        #[doc = concat!("KleidiAI `", stringify!($offset), "`.")]
+        #[unsafe(no_mangle)]
+        pub extern "C" fn $offset(n_idx: usize, k: usize, nr: usize, kr: usize, sr: usize, bl: usize, scale_dt: u32) -> usize {
+            let f = stringify!($offset);
+            let Some(()) = check_scale_dt(f, scale_dt) else { return 0 };
+            check!(f, 0, qsi4c32p::packed_offset(n_idx, k, bl, &rhs_packing(nr, kr, sr)))
+        }
+
+        #[doc = concat!("KleidiAI `", stringify!($size), "`.")]
+        #[unsafe(no_mangle)]
+        pub extern "C" fn $size(n: usize, k: usize, nr: usize, kr: usize, sr: usize, bl: usize, scale_dt: u32) -> usize {
+            let f = stringify!($size);
+            let Some(()) = check_scale_dt(f, scale_dt) else { return 0 };
+            check!(f, 0, qsi4c32p::packed_size(n, k, bl, &rhs_packing(nr, kr, sr)))
+        }
+
+        #[doc = concat!("KleidiAI `", stringify!($run), "`: packs `n` channels of int4 weights with per-block bf16 scales and an optional bias.")]
+        ///
+        /// # Safety
+        ///
+        /// KleidiAI's contract: `rhs` holds the raw nibbles (NxK: `n` rows of `ceil(k/2)` bytes,
+        /// KxN: `k` rows of `ceil(n/2)`, `rhs_stride` bytes apart), `scale` `n` rows of `k/bl`
+        /// bf16 values `scale_stride` bytes apart, `bias` null or `n` floats, `rhs_packed`
+        /// `get_rhs_packed_size(n, ...)` bytes, `params` a readable struct.
+        #[unsafe(no_mangle)]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "C" fn $run(
+            num_groups: usize,
+            n: usize,
+            k: usize,
+            nr: usize,
+            kr: usize,
+            sr: usize,
+            bl: usize,
+            rhs: *const u8,
+            rhs_stride: usize,
+            bias: *const f32,
+            scale: *const c_void,
+            scale_stride: usize,
+            rhs_packed: *mut c_void,
+            extra_bytes: usize,
+            params: *const kai_rhs_pack_qsi4c32p_qsu4c32s1s0_params,
+        ) {
+            let f = stringify!($run);
+            let Some(()) = check_groups(f, num_groups, extra_bytes) else { return };
+            // SAFETY: the caller's contract: null or a readable struct.
+            let Some(prm) = (unsafe { params.as_ref() }) else { fail!(f, (), "params is null") };
+            if prm.lhs_zero_point != 1 || prm.rhs_zero_point != 8 {
+                fail!(f, (), "params zero points = ({}, {}), must be (1, 8)", prm.lhs_zero_point, prm.rhs_zero_point);
+            }
+            let Some(()) = check_scale_dt(f, prm.scale_dt) else { return };
+            let p = rhs_packing(nr, kr, sr);
+            let size = check!(f, (), qsi4c32p::packed_size(n, k, bl, &p));
+            if n == 0 || k == 0 {
+                fail!(f, (), "n = {n}, k = {k}: both must be at least 1");
+            }
+            if rhs.is_null() || scale.is_null() {
+                fail!(f, (), "rhs or scale is null");
+            }
+            if !scale_stride.is_multiple_of(2) || !(scale as usize).is_multiple_of(2) {
+                fail!(f, (), "scale and scale_stride = {scale_stride} must be multiples of sizeof(bf16) = 2");
+            }
+            let row_bytes = match Layout::$layout {
+                Layout::NxK => k.div_ceil(2),
+                Layout::KxN => n.div_ceil(2),
+            };
+            let rows = match Layout::$layout {
+                Layout::NxK => n,
+                Layout::KxN => k,
+            };
+            if rhs_stride < row_bytes {
+                fail!(f, (), "rhs_stride = {rhs_stride} is less than a row of {row_bytes} bytes");
+            }
+            let Some(len) = mul_add(f, rows - 1, rhs_stride, row_bytes) else { return };
+            // SAFETY: the caller's contract: `rows` raw rows `rhs_stride` bytes apart.
+            let data = unsafe { slice::from_raw_parts(rhs, len) };
+            let src = Int4Source { data, layout: Layout::$layout, stride: rhs_stride, encoding: Int4Encoding::ZeroPoint8 };
+            let per_channel = k / bl; // bl was validated by packed_size
+            let scale_elems = scale_stride / 2;
+            let Some(scale_len) = mul_add(f, n - 1, scale_elems, per_channel) else { return };
+            // SAFETY: the caller's contract: `n` rows of `k/bl` bf16 scales, `scale_stride` bytes
+            // apart; the address is 2-byte aligned (checked above) and bf16 is a plain u16.
+            let values = unsafe { slice::from_raw_parts(scale.cast::<bf16>(), scale_len) };
+            let scales = BlockScales { values, stride: scale_elems };
+            // SAFETY: the caller's contract: `n` biases unless null.
+            let bias = unsafe { floats(bias, n) };
+            // SAFETY: the caller's contract: the packed size.
+            let Some(out) = (unsafe { rhs_out(f, rhs_packed, size) }) else { return };
+            check!(f, (), qsi4c32p::pack(&p, n, k, bl, &src, &scales, bias, out));
+        }
+    };
+}
+
+qsi4c32p_packer!(
+    NxK,
+    kai_get_n_step_rhs_pack_nxk_qsi4c32p_qsu4c32s1s0,
+    kai_get_rhs_offset_rhs_pack_nxk_qsi4c32p_qsu4c32s1s0,
+    kai_get_rhs_packed_stride_rhs_pack_nxk_qsi4c32p_qsu4c32s1s0,
+    kai_get_rhs_packed_offset_rhs_pack_nxk_qsi4c32p_qsu4c32s1s0,
+    kai_get_rhs_packed_size_rhs_pack_nxk_qsi4c32p_qsu4c32s1s0,
+    kai_run_rhs_pack_nxk_qsi4c32p_qsu4c32s1s0
+);
+qsi4c32p_packer!(
+    KxN,
+    kai_get_n_step_rhs_pack_kxn_qsi4c32p_qsu4c32s1s0,
+    kai_get_rhs_offset_rhs_pack_kxn_qsi4c32p_qsu4c32s1s0,
+    kai_get_rhs_packed_stride_rhs_pack_kxn_qsi4c32p_qsu4c32s1s0,
+    kai_get_rhs_packed_offset_rhs_pack_kxn_qsi4c32p_qsu4c32s1s0,
+    kai_get_rhs_packed_size_rhs_pack_kxn_qsi4c32p_qsu4c32s1s0,
+    kai_run_rhs_pack_kxn_qsi4c32p_qsu4c32s1s0
+);
+
+// ---- rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0 -----------------------------------------
+
+/// The scalef16 packer's packing: `sr = 2`, as its getters take no `sr`.
+const fn f16_packing(nr: usize, kr: usize) -> Packing {
+    rhs_packing(nr, kr, 2)
+}
+
+/// KleidiAI `kai_get_rhs_packed_stride_rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0`.
+#[unsafe(no_mangle)]
+pub extern "C" fn kai_get_rhs_packed_stride_rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0(
+    k: usize,
+    nr: usize,
+    kr: usize,
+    bl: usize,
+) -> usize {
+    let f = "kai_get_rhs_packed_stride_rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0";
+    check!(f, 0, qsi4c32pscalef16::packed_size(1, k, bl, &f16_packing(nr, kr)))
+}
+
+/// KleidiAI `kai_get_rhs_offset_rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0`:
+/// `n_idx * rhs_stride`.
+#[unsafe(no_mangle)]
+pub extern "C" fn kai_get_rhs_offset_rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0(
+    n_idx: usize,
+    rhs_stride: usize,
+) -> usize {
+    mul("kai_get_rhs_offset_rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0", n_idx, rhs_stride).unwrap_or(0)
+}
+
+/// KleidiAI `kai_get_rhs_packed_offset_rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0`.
+#[unsafe(no_mangle)]
+pub extern "C" fn kai_get_rhs_packed_offset_rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0(
+    n_idx: usize,
+    k: usize,
+    nr: usize,
+    kr: usize,
+    bl: usize,
+) -> usize {
+    let f = "kai_get_rhs_packed_offset_rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0";
+    check!(f, 0, qsi4c32pscalef16::packed_offset(n_idx, k, bl, &f16_packing(nr, kr)))
+}
+
+/// KleidiAI `kai_get_rhs_packed_size_rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0`.
+#[unsafe(no_mangle)]
+pub extern "C" fn kai_get_rhs_packed_size_rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0(
+    n: usize,
+    k: usize,
+    nr: usize,
+    kr: usize,
+    bl: usize,
+) -> usize {
+    let f = "kai_get_rhs_packed_size_rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0";
+    check!(f, 0, qsi4c32pscalef16::packed_size(n, k, bl, &f16_packing(nr, kr)))
+}
+
+/// KleidiAI `kai_run_rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0`: packs `n` channels of
+/// `Q4_0`-style blocks (f16 scale + `bl/2` bytes). The format has no bias: `bias` must be null.
+///
+/// # Safety
+///
+/// KleidiAI's contract: `rhs` holds `n` rows of `(k/bl) * (bl/2 + 2)` bytes, `rhs_packed`
+/// `get_rhs_packed_size(n, ...)` bytes, `params` a readable struct.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn kai_run_rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0(
+    num_groups: usize,
+    n: usize,
+    k: usize,
+    nr: usize,
+    kr: usize,
+    sr: usize,
+    bl: usize,
+    rhs: *const u8,
+    bias: *const f32,
+    rhs_packed: *mut c_void,
+    extra_bytes: usize,
+    params: *const kai_rhs_pack_qs4cxs1s0_param,
+) {
+    let f = "kai_run_rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0";
+    let Some(()) = check_groups(f, num_groups, extra_bytes) else { return };
+    // SAFETY: forwarded from the caller's contract.
+    let Some(_) = (unsafe { qs4cx_encoding(f, params, false) }) else { return };
+    if !bias.is_null() {
+        fail!(f, (), "bias must be null (the format has no bias)");
+    }
+    let p = rhs_packing(nr, kr, sr);
+    let size = check!(f, (), qsi4c32pscalef16::packed_size(n, k, bl, &p));
+    if rhs.is_null() {
+        fail!(f, (), "rhs is null");
+    }
+    let row = (k / bl) * qsi4c32pscalef16::raw_block_bytes(bl); // fits: packed_size checked it
+    let Some(len) = mul(f, n, row) else { return };
+    // SAFETY: the caller's contract: `n` dense raw rows.
+    let data = unsafe { slice::from_raw_parts(rhs, len) };
+    // SAFETY: the caller's contract: the packed size.
+    let Some(out) = (unsafe { rhs_out(f, rhs_packed, size) }) else { return };
+    check!(f, (), qsi4c32pscalef16::pack(&p, n, k, bl, data, row, out));
+}

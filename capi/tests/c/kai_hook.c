@@ -1,0 +1,185 @@
+/* Layer-2 error hook test.
+ *
+ *   kai_hook custom    installs a handler that records the call and longjmps back; makes bad
+ *                      KleidiAI calls (each a precondition violation that is UB in KleidiAI) and
+ *                      requires the handler to fire for each, with dst untouched, and a good call
+ *                      not to fire it. Exit 0 on success.
+ *   kai_hook default   makes one bad call with the default handler: it must print the reason
+ *                      and abort (the driver expects SIGABRT, exit status 134). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kai/ukernels/matmul/matmul_clamp_f32_qai8dxp_qsi4c32p/kai_matmul_clamp_f32_qai8dxp1x8_qsi4c32p4x8_1x4x32_neon_dotprod.h"
+#include "kai/ukernels/matmul/matmul_clamp_f32_qai8dxp_qsi4cxp/kai_matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm.h"
+#include "kai/ukernels/matmul/matmul_clamp_f32_qsi8d32p_qsi4c32p/kai_matmul_clamp_f32_qsi8d32p1x4_qsi4c32p4x4_1x4_neon_dotprod.h"
+#include "kai/ukernels/matmul/pack/kai_lhs_quant_pack_qai8dxp_f32.h"
+#include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsi4c32p_qsu4c32s1s0.h"
+#include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsi4cxp_qs4cxs1s0.h"
+#include "qgemm.h"
+
+static jmp_buf back;
+static int failures;
+static int fired;
+static char last_reason[256];
+
+static char last_function[128];
+static int user_token;
+
+/* The hook: record the call, check the user pointer, and jump back to the EXPECT_HOOK site. */
+static void on_error(const char* function, const char* reason, void* user_data) {
+    fired++;
+    snprintf(last_function, sizeof last_function, "%s", function);
+    snprintf(last_reason, sizeof last_reason, "%s", reason);
+    if (user_data != &user_token) {
+        fprintf(stderr, "FAIL: hook got user_data %p, expected %p\n", user_data, (void*)&user_token);
+        failures++;
+    }
+    longjmp(back, 1);
+}
+
+static int returned;
+
+/* A handler that just counts and returns. */
+static void count_and_return(const char* function, const char* reason, void* user_data) {
+    (void)function;
+    (void)reason;
+    (void)user_data;
+    returned++;
+}
+
+/* Zero-filled packed buffers, big enough for the small shapes below. */
+static uint8_t lhs_p[1 << 14], rhs_p[1 << 14];
+static float dst[64 * 64];
+
+static int dst_untouched(void) {
+    for (size_t i = 0; i < sizeof dst / sizeof dst[0]; i++)
+        if (dst[i] != -1.0f) return 0;
+    return 1;
+}
+
+#define EXPECT_HOOK(what, call)                                                                     \
+    do {                                                                                            \
+        for (size_t i_ = 0; i_ < sizeof dst / sizeof dst[0]; i_++) dst[i_] = -1.0f;                \
+        int before_ = fired;                                                                        \
+        if (setjmp(back) == 0) {                                                                    \
+            call;                                                                                   \
+        }                                                                                           \
+        if (fired != before_ + 1) {                                                                 \
+            fprintf(stderr, "FAIL %s: error hook did not fire\n", what);                           \
+            failures++;                                                                             \
+        } else if (!dst_untouched()) {                                                              \
+            fprintf(stderr, "FAIL %s: hook fired but dst was written\n", what);                    \
+            failures++;                                                                             \
+        } else {                                                                                    \
+            printf("ok   %s: hook fired in %s (%s)\n", what, last_function, last_reason);            \
+        }                                                                                           \
+    } while (0)
+
+int main(int argc, char** argv) {
+    if (argc != 2 || (strcmp(argv[1], "custom") != 0 && strcmp(argv[1], "default") != 0)) {
+        fprintf(stderr, "usage: kai_hook custom|default\n");
+        return 2;
+    }
+    const float lo = -1e30f, hi = 1e30f;
+    if (strcmp(argv[1], "default") == 0) {
+        /* dst_stride_col must be sizeof(float): the default handler prints and aborts. */
+        kai_run_matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm(4, 4, 32, lhs_p, rhs_p, dst, 16, 8, lo, hi);
+        fprintf(stderr, "FAIL: the default handler returned\n");
+        return 1;
+    }
+    qgemm_kai_set_error_handler(on_error, &user_token);
+
+    EXPECT_HOOK("dst_stride_col = 8",
+                kai_run_matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm(4, 4, 32, lhs_p, rhs_p, dst, 16, 8, lo,
+                                                                                hi));
+    EXPECT_HOOK("dst_stride_row < 4n",
+                kai_run_matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm(4, 4, 32, lhs_p, rhs_p, dst, 8, 4, lo,
+                                                                                hi));
+    EXPECT_HOOK("m = 2 for qsi8d32p1x4_qsi4c32p4x4_1x4 (m must be 1)",
+                kai_run_matmul_clamp_f32_qsi8d32p1x4_qsi4c32p4x4_1x4_neon_dotprod(2, 4, 32, 32, lhs_p, rhs_p, dst, 16,
+                                                                                  4, lo, hi));
+    EXPECT_HOOK("bl = 48 (not a multiple of 32)",
+                kai_run_matmul_clamp_f32_qai8dxp1x8_qsi4c32p4x8_1x4x32_neon_dotprod(1, 4, 96, 48, lhs_p, rhs_p, dst, 16,
+                                                                                    4, lo, hi));
+    EXPECT_HOOK("k % bl != 0",
+                kai_run_matmul_clamp_f32_qai8dxp1x8_qsi4c32p4x8_1x4x32_neon_dotprod(1, 4, 96, 64, lhs_p, rhs_p, dst, 16,
+                                                                                    4, lo, hi));
+    EXPECT_HOOK("null dst",
+                kai_run_matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm(4, 4, 32, lhs_p, rhs_p, NULL, 16, 4, lo,
+                                                                                hi));
+    EXPECT_HOOK("scalar_min > scalar_max",
+                kai_run_matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm(4, 4, 32, lhs_p, rhs_p, dst, 16, 4, hi,
+                                                                                lo));
+
+    EXPECT_HOOK("dst_offset at n_idx = 2 (n_step 4)",
+                (void)kai_get_dst_offset_matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm(0, 2, 16));
+    EXPECT_HOOK("lhs_packed_offset at m_idx = 2 (mr 4)",
+                (void)kai_get_lhs_packed_offset_matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm(2, 32));
+
+    /* Packers: a NaN activation, bad zero points, a bad scale type. The packed buffers must stay
+     * untouched as well: they are compared with a copy. */
+    static float lhs_f32[4 * 32];
+    static uint8_t raw[64 * 32], packed_copy[sizeof lhs_p];
+    static float scale_f32[64];
+    static uint16_t scale_bf16[64];
+    for (int i = 0; i < 4 * 32; i++) lhs_f32[i] = (float)(i % 7) - 3.0f;
+    for (int i = 0; i < 64; i++) {
+        scale_f32[i] = 0.25f;
+        scale_bf16[i] = 0x3e80; /* 0.25 */
+    }
+    lhs_f32[37] = NAN;
+    memcpy(packed_copy, lhs_p, sizeof lhs_p);
+    EXPECT_HOOK("NaN activation (lhs_quant_pack_qai8dxp_f32)",
+                kai_run_lhs_quant_pack_qai8dxp_f32(4, 32, 4, 16, 2, 0, lhs_f32, 32 * sizeof(float), lhs_p));
+    if (memcmp(packed_copy, lhs_p, sizeof lhs_p) != 0) {
+        fprintf(stderr, "FAIL NaN activation: the packer wrote before failing\n");
+        failures++;
+    }
+    lhs_f32[37] = 1.0f;
+    struct kai_rhs_pack_qs4cxs1s0_param bad_zp = {.lhs_zero_point = 1, .rhs_zero_point = 4};
+    EXPECT_HOOK("rhs_zero_point = 4 (rhs_pack_nxk_qsi4cxp_qs4cxs1s0)",
+                kai_run_rhs_pack_nxk_qsi4cxp_qs4cxs1s0(1, 4, 32, 4, 16, 2, raw, NULL, scale_f32, rhs_p, 0, &bad_zp));
+    struct kai_rhs_pack_qs4cxs1s0_param good_zp = {.lhs_zero_point = 1, .rhs_zero_point = 8};
+    EXPECT_HOOK("num_groups = 2 (rhs_pack_nxk_qsi4cxp_qs4cxs1s0)",
+                kai_run_rhs_pack_nxk_qsi4cxp_qs4cxs1s0(2, 4, 32, 4, 16, 2, raw, NULL, scale_f32, rhs_p, 0, &good_zp));
+    struct kai_rhs_pack_nxk_qsi4c32p_qsu4c32s1s0_params f16_scales = {
+        .lhs_zero_point = 1, .rhs_zero_point = 8, .scale_dt = kai_dt_f16};
+    EXPECT_HOOK("scale_dt = f16 (rhs_pack_nxk_qsi4c32p_qsu4c32s1s0)",
+                kai_run_rhs_pack_nxk_qsi4c32p_qsu4c32s1s0(1, 4, 64, 4, 16, 2, 32, raw, 32, NULL, scale_bf16, 4, rhs_p, 0,
+                                                         &f16_scales));
+
+    /* Good calls do not fire the hook. */
+    int before = fired;
+    if (setjmp(back) == 0) {
+        kai_run_rhs_pack_nxk_qsi4cxp_qs4cxs1s0(1, 4, 32, 4, 16, 2, raw, NULL, scale_f32, rhs_p, 0, &good_zp);
+        kai_run_lhs_quant_pack_qai8dxp_f32(4, 32, 4, 16, 2, 0, lhs_f32, 32 * sizeof(float), lhs_p);
+        kai_run_matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm(4, 4, 32, lhs_p, rhs_p, dst, 16, 4, lo, hi);
+        (void)kai_get_dst_offset_matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm(4, 4, 16);
+    }
+    if (fired != before) {
+        fprintf(stderr, "FAIL good calls: the hook fired (%s: %s)\n", last_function, last_reason);
+        failures++;
+    } else {
+        printf("ok   good calls: no hook\n");
+    }
+
+    /* A handler that returns: the failing call returns without writing, a getter returns 0. */
+    qgemm_kai_set_error_handler(count_and_return, NULL);
+    for (size_t i = 0; i < sizeof dst / sizeof dst[0]; i++) dst[i] = -1.0f;
+    kai_run_matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm(4, 4, 32, lhs_p, rhs_p, dst, 16, 8, lo, hi);
+    size_t off = kai_get_dst_offset_matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm(1, 0, 16);
+    if (returned != 2 || off != 0 || !dst_untouched()) {
+        fprintf(stderr, "FAIL returning handler: %d calls (want 2), offset %zu (want 0), dst %s\n", returned, off,
+                dst_untouched() ? "untouched" : "written");
+        failures++;
+    } else {
+        printf("ok   returning handler: the calls returned without writing; getter gave 0\n");
+    }
+
+    printf("kai_hook custom: %d hook calls, %d failures\n", fired, failures);
+    return failures == 0 ? 0 : 1;
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""Turn the golden manifests (tests/data/cases/*.json) into the line-based plan that
+kai_compat.c reads on stdin: one line per (case, kernel). Deterministic (sorted cases).
+
+Usage: kai_plan.py DATA_DIR [--corrupt]   (--corrupt flips one expected dst bit and one expected getter value, to prove the
+test can fail)."""
+import glob, json, os, sys
+
+data = os.path.abspath(sys.argv[1])
+corrupt = "--corrupt" in sys.argv[2:]
+FAM = ("qai8dxp_qsi4cxp", "qai8dxp_qsi4c32p", "qsi8d32p_qsi4c32p")
+
+
+def path(rel):
+    return os.path.join(data, rel) if rel else "-"
+
+
+lines = []
+for f in sorted(glob.glob(os.path.join(data, "cases", "*.json"))):
+    c = json.load(open(f))
+    if c["family"] not in FAM:
+        continue
+    inp = c["inputs"]
+    rhs = inp["rhs"]
+    zp = c["rhs_packer"]["params"].get("rhs_zero_point", 8)
+    sc = inp["rhs_scale"]
+    for p in c["packings"]:
+        for kk in p["kernels"]:
+            fields = [
+                c["family"], kk["name"][len("matmul_clamp_f32_"):],
+                c["m"], c["n"], c["k"], c["bl"] or 0,
+                rhs["layout"].split("_")[0], zp, path(rhs["file"]), rhs["row_stride_bytes"],
+                path(sc["file"]) if sc else "-", sc.get("row_stride_bytes", 0) if sc else 0,
+                path(inp["bias"]["file"]) if inp["bias"] else "-",
+                path(inp["lhs"]["file"]),
+                p["mr"], p["nr"], p["kr"], p["sr"],
+                path(p["lhs_packed"]["file"]), p["lhs_packed"]["size"], p["lhs_packed"]["offset_at_m_idx_eq_mr"],
+                path(p["rhs_packed"]["file"]), p["rhs_packed"]["size"], p["rhs_packed"]["tile_stride"],
+                p["rhs_packed"]["offset_at_n_idx_eq_nr"],
+                kk["m_step"], kk["n_step"], int(kk["requires_m_eq_1"]),
+                kk["lhs_packed_offset_at_m_step"], kk["rhs_packed_offset_at_n_step"],
+                kk["dst_offset_at_steps"], kk["dst_size"],
+                path(kk["dst"]["none"]), path(kk["dst"]["tight"]),
+                c["clamp"]["none"]["min"]["bits"], c["clamp"]["none"]["max"]["bits"],
+                c["clamp"]["tight"]["min"]["bits"], c["clamp"]["tight"]["max"]["bits"],
+                (len(lines) + 1 if corrupt and len(lines) < 2 else 0), kk["isa"],
+            ]
+            lines.append(" ".join(str(x) for x in fields))
+sys.stdout.write("\n".join(lines) + "\n")

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# C tests of the qgemm C library (issue 9), run under qemu-aarch64 on each CPU model given.
+#
+#   capi/tests/c/run.sh [cpu...]        default: max cortex-a53
+#
+# Needs capi/target/aarch64-unknown-linux-gnu/release/libqgemm_capi.a (cargo make capi-build).
+# Environment: QGEMM_CAPI_LIB  the static library to link (default: the path above); pointing it at
+#              a KleidiAI build (with KAI_INCLUDE for its headers) runs the layer-2 test on KleidiAI;
+#              KAI_INCLUDE    the include dir for the kai/ headers (default capi/include).
+# Tests:
+#   kai_compat     layer 2: every (golden case, KleidiAI kernel) against the golden bits
+#   kai_hook       layer 2: a custom error hook fires on bad calls; the default hook aborts (134)
+#   qgemm_layer1   layer 1: every kernel, packer, query and error status of qgemm.h
+# Each test must be able to fail: `run.sh --self-check` also runs kai_compat on a plan with one
+# corrupted expected bit and requires it to fail.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+lib=${QGEMM_CAPI_LIB:-$root/capi/target/aarch64-unknown-linux-gnu/release/libqgemm_capi.a}
+inc=${KAI_INCLUDE:-$root/capi/include}
+out=${QGEMM_C_TEST_OUT:-$root/capi/target/c-tests}
+data=$root/tests/data
+CC=${CC:-aarch64-linux-gnu-gcc}
+CFLAGS=(-O2 -Wall -Wextra -Werror -std=c11)
+LIBS=(-lpthread -ldl -lm)
+only_kai=${ONLY_KAI:-0}
+
+cpus=()
+self_check=0
+for a in "$@"; do
+    case $a in
+    --self-check) self_check=1 ;;
+    *) cpus+=("$a") ;;
+    esac
+done
+((${#cpus[@]})) || cpus=(max cortex-a53)
+
+[[ -f $lib ]] || { echo "run.sh: $lib missing (cargo make capi-build)" >&2; exit 1; }
+mkdir -p "$out"
+
+build() { # name sources...
+    local name=$1
+    shift
+    echo "+ $CC ${CFLAGS[*]} -I$inc $* $(basename "$lib") -o $out/$name"
+    "$CC" "${CFLAGS[@]}" -I"$inc" -I"$root/capi/include" -I"$here" "$@" "$lib" "${LIBS[@]}" -o "$out/$name"
+}
+
+build kai_compat "$here/kai_compat.c"
+if [[ $only_kai != 1 ]]; then
+    build kai_hook "$here/kai_hook.c"
+    build qgemm_layer1 "$here/qgemm_layer1.c"
+fi
+python3 "$here/kai_plan.py" "$data" >"$out/kai_plan.txt"
+python3 "$here/kai_plan.py" "$data" --corrupt >"$out/kai_plan_corrupt.txt"
+
+run() { # cpu binary args...
+    local cpu=$1
+    shift
+    QEMU_CPU=$cpu qemu-aarch64 -L /usr/aarch64-linux-gnu "$@"
+}
+
+failed=()
+for cpu in "${cpus[@]}"; do
+    echo "=== qemu-aarch64 -cpu $cpu"
+    run "$cpu" "$out/kai_compat" <"$out/kai_plan.txt" || failed+=("kai_compat@$cpu")
+    if [[ $cpu != max ]]; then
+        # qgemm runs a KleidiAI dotprod/i8mm name on a lower tier where the CPU lacks the ISA
+        # (KleidiAI would fault): every line must still give KleidiAI's bits.
+        echo "--- kai_compat with KAI_COMPAT_RUN_ALL=1 (kernels whose ISA this CPU lacks run on a lower tier)"
+        KAI_COMPAT_RUN_ALL=1 run "$cpu" "$out/kai_compat" <"$out/kai_plan.txt" || failed+=("kai_compat-run-all@$cpu")
+    fi
+    if ((self_check)); then
+        if run "$cpu" "$out/kai_compat" <"$out/kai_plan_corrupt.txt" 2>"$out/corrupt.log" >/dev/null; then
+            echo "run.sh: kai_compat passed a plan with corrupted expectations" >&2
+            failed+=("kai_compat-self-check@$cpu")
+        else
+            echo "self-check: kai_compat rejects corrupted expectations (dst bit, getter): $(head -n 1 "$out/corrupt.log")"
+        fi
+    fi
+    [[ $only_kai == 1 ]] && continue
+    # The hook test: custom handler (must see the bad calls and exit 0)...
+    run "$cpu" "$out/kai_hook" custom || failed+=("kai_hook-custom@$cpu")
+    # ...and the default handler, which prints the reason and aborts: SIGABRT, exit status 134.
+    status=0
+    run "$cpu" "$out/kai_hook" default 2>"$out/hook_default.log" || status=$?
+    if [[ $status == 134 ]] && grep -q . "$out/hook_default.log"; then
+        echo "kai_hook default: aborted (134) with: $(head -n 1 "$out/hook_default.log")"
+    else
+        echo "run.sh: kai_hook default exited $status, expected 134 (SIGABRT) with a message" >&2
+        failed+=("kai_hook-default@$cpu")
+    fi
+    run "$cpu" "$out/qgemm_layer1" "$cpu" || failed+=("qgemm_layer1@$cpu")
+done
+if ((${#failed[@]})); then
+    echo "C tests FAILED: ${failed[*]}" >&2
+    exit 1
+fi
+echo "C tests ok on: ${cpus[*]}"
