@@ -84,9 +84,15 @@ fn mul(f: &str, a: usize, b: usize) -> Option<usize> {
     v
 }
 
-/// The best kernel of family `F` with exactly `packing` that `cpu` supports.
-fn kernel_for<F: Family>(packing: &Packing, cpu: &CpuFeatures) -> Option<&'static Kernel<F>> {
-    F::kernels().iter().copied().find(|k| k.packing() == *packing && k.is_available(cpu))
+/// The qgemm kernel a KleidiAI name runs for an `m`-row rectangle: among the kernels of family
+/// `F` with exactly `packing` that `cpu` supports, those of the highest tier; of these the first
+/// in catalogue order (best first) whose `m_step` does not exceed `m`, else the one with the
+/// smallest `m_step`. Every candidate gives the same bits; this only picks the fastest tile.
+fn kernel_for<F: Family>(packing: &Packing, cpu: &CpuFeatures, m: usize) -> Option<&'static Kernel<F>> {
+    let usable = || F::kernels().iter().copied().filter(|k| k.packing() == *packing && k.is_available(cpu));
+    let top = usable().map(|k| k.tier()).max()?;
+    let tier = || usable().filter(move |k| k.tier() == top);
+    tier().find(|k| k.m_step() <= m).or_else(|| tier().min_by_key(|k| k.m_step()))
 }
 
 /// A KleidiAI matmul kernel name: its catalogue constants.
@@ -164,7 +170,7 @@ impl KaiKernel {
         check!(f, (), F::lhs_tile_stride(k, bl, &self.packing));
         check!(f, (), F::rhs_tile_stride(k, bl, &self.packing));
         let cpu = crate::cpu::layer2();
-        let Some(kernel) = kernel_for::<F>(&self.packing, &cpu) else {
+        let Some(kernel) = kernel_for::<F>(&self.packing, &cpu, m) else {
             fail!(f, (), "no qgemm kernel for this packing on this CPU");
         };
         let args = UncheckedArgs {

@@ -11,6 +11,7 @@
 #   kai_compat     layer 2: every (golden case, KleidiAI kernel) against the golden bits
 #   kai_hook       layer 2: a custom error hook fires on bad calls; the default hook aborts (134)
 #   qgemm_layer1   layer 1: every kernel, packer, query and error status of qgemm.h
+#   readme_example the README's layer-2 C example (readme_example.py extracts it), run
 # Each test must be able to fail: `run.sh --self-check` also runs kai_compat on a plan with one
 # corrupted expected bit and requires it to fail.
 set -euo pipefail
@@ -46,6 +47,8 @@ build() { # name sources...
 }
 
 build kai_compat "$here/kai_compat.c"
+python3 "$here/readme_example.py" "$root/README.md" >"$out/readme_example.c"
+build readme_example "$out/readme_example.c"
 if [[ $only_kai != 1 ]]; then
     build kai_hook "$here/kai_hook.c"
     build qgemm_layer1 "$here/qgemm_layer1.c"
@@ -63,6 +66,7 @@ failed=()
 for cpu in "${cpus[@]}"; do
     echo "=== qemu-aarch64 -cpu $cpu"
     run "$cpu" "$out/kai_compat" <"$out/kai_plan.txt" || failed+=("kai_compat@$cpu")
+    run "$cpu" "$out/readme_example" || failed+=("readme_example@$cpu")
     if [[ $cpu != max ]]; then
         # qgemm runs a KleidiAI dotprod/i8mm name on a lower tier where the CPU lacks the ISA
         # (KleidiAI would fault): every line must still give KleidiAI's bits.
