@@ -262,7 +262,7 @@ impl fmt::Display for Error {
                 write!(f, "unsupported {param} ({value}) for this kernel or packer")
             }
             Error::InvalidClamp { min, max } => {
-                write!(f, "invalid clamp range [{min}, {max}]: a bound is NaN or min > max")
+                write!(f, "invalid clamp range [{min:?}, {max:?}]: a bound is NaN or min > max")
             }
             Error::NonFinite { buffer, index } => {
                 write!(f, "{buffer}[{index}] is NaN or infinite")
@@ -293,6 +293,6 @@ mod tests {
         let e = Error::BufferTooShort { buffer: Buffer::Dst, given: 3, needed: 4 };
         assert_eq!(e.to_string(), "dst holds 3 elements, needs 4");
         let e = Error::InvalidClamp { min: 2.0, max: 1.0 };
-        assert_eq!(e.to_string(), "invalid clamp range [2, 1]: a bound is NaN or min > max");
+        assert_eq!(e.to_string(), "invalid clamp range [2.0, 1.0]: a bound is NaN or min > max");
     }
 }

@@ -251,6 +251,63 @@ enum qgemm_status qgemm_select_for(uint32_t family,
                                    const struct qgemm_packing *rhs_packing,
                                    struct qgemm_kernel *out);
 
+// Writes to `*out`: bytes of the packed LHS for `m` rows of depth `k` (`bl`: block length of the per-block
+// families, 0 otherwise).
+//
+// # Safety
+//
+// `out` is null or valid for a write.
+enum qgemm_status qgemm_kernel_lhs_packed_size(struct qgemm_kernel kernel,
+                                               size_t m,
+                                               size_t k,
+                                               size_t bl,
+                                               size_t *out);
+
+// Writes to `*out`: bytes of the packed RHS for `n` channels of depth `k`.
+//
+// # Safety
+//
+// `out` is null or valid for a write.
+enum qgemm_status qgemm_kernel_rhs_packed_size(struct qgemm_kernel kernel,
+                                               size_t n,
+                                               size_t k,
+                                               size_t bl,
+                                               size_t *out);
+
+// Writes to `*out`: byte offset in the packed LHS of the tile holding row `m_idx` (a multiple of `mr`).
+//
+// # Safety
+//
+// `out` is null or valid for a write.
+enum qgemm_status qgemm_kernel_lhs_packed_offset(struct qgemm_kernel kernel,
+                                                 size_t m_idx,
+                                                 size_t k,
+                                                 size_t bl,
+                                                 size_t *out);
+
+// Writes to `*out`: byte offset in the packed RHS of the tile holding channel `n_idx` (a multiple of `nr`).
+//
+// # Safety
+//
+// `out` is null or valid for a write.
+enum qgemm_status qgemm_kernel_rhs_packed_offset(struct qgemm_kernel kernel,
+                                                 size_t n_idx,
+                                                 size_t k,
+                                                 size_t bl,
+                                                 size_t *out);
+
+// Writes to `*out`: element offset in `dst` of output `(m_idx, n_idx)` with rows `dst_stride_row` elements
+// apart (starts must be multiples of the kernel's steps).
+//
+// # Safety
+//
+// `out` is null or valid for a write.
+enum qgemm_status qgemm_kernel_dst_offset(struct qgemm_kernel kernel,
+                                          size_t m_idx,
+                                          size_t n_idx,
+                                          size_t dst_stride_row,
+                                          size_t *out);
+
 // Writes the number of f32 elements of an `m x n` dense output to `*out`.
 //
 // # Safety

@@ -415,48 +415,107 @@ pub unsafe extern "C" fn qgemm_select_for(
     })
 }
 
-/// Defines a layer-1 query of a kernel that returns a `size_t` through `out`.
-macro_rules! kernel_query {
-    ($(#[$doc:meta])* $name:ident($a:ident, $b:ident, $c:ident) => $method:ident) => {
-        $(#[$doc])*
-        ///
-        /// # Safety
-        ///
-        /// `out` is null or valid for a write.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "C" fn $name(kernel: qgemm_kernel, $a: usize, $b: usize, $c: usize, out: *mut usize) -> qgemm_status {
-            status(|| {
-                let any = resolve(kernel)?;
-                let v = with_kernel!(any, k => k.$method($a, $b, $c))?;
-                // SAFETY: `out` is null or writable (this function's contract).
-                ok_status(unsafe { write_out(out, v) })
-            })
-        }
-    };
+/// Writes to `*out`: bytes of the packed LHS for `m` rows of depth `k` (`bl`: block length of the per-block
+/// families, 0 otherwise).
+///
+/// # Safety
+///
+/// `out` is null or valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn qgemm_kernel_lhs_packed_size(
+    kernel: qgemm_kernel,
+    m: usize,
+    k: usize,
+    bl: usize,
+    out: *mut usize,
+) -> qgemm_status {
+    status(|| {
+        let v = with_kernel!(resolve(kernel)?, kern => kern.lhs_packed_size(m, k, bl))?;
+        // SAFETY: `out` is null or writable (this function's contract).
+        ok_status(unsafe { write_out(out, v) })
+    })
 }
 
-kernel_query!(
-    /// Bytes of the packed LHS for `m` rows of depth `k` (`bl`: block length of the per-block
-    /// families, 0 otherwise).
-    qgemm_kernel_lhs_packed_size(m, k, bl) => lhs_packed_size
-);
-kernel_query!(
-    /// Bytes of the packed RHS for `n` channels of depth `k`.
-    qgemm_kernel_rhs_packed_size(n, k, bl) => rhs_packed_size
-);
-kernel_query!(
-    /// Byte offset in the packed LHS of the tile holding row `m_idx` (a multiple of `mr`).
-    qgemm_kernel_lhs_packed_offset(m_idx, k, bl) => lhs_packed_offset
-);
-kernel_query!(
-    /// Byte offset in the packed RHS of the tile holding channel `n_idx` (a multiple of `nr`).
-    qgemm_kernel_rhs_packed_offset(n_idx, k, bl) => rhs_packed_offset
-);
-kernel_query!(
-    /// Element offset in `dst` of output `(m_idx, n_idx)` with rows `dst_stride_row` elements
-    /// apart (starts must be multiples of the kernel's steps).
-    qgemm_kernel_dst_offset(m_idx, n_idx, dst_stride_row) => dst_offset
-);
+/// Writes to `*out`: bytes of the packed RHS for `n` channels of depth `k`.
+///
+/// # Safety
+///
+/// `out` is null or valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn qgemm_kernel_rhs_packed_size(
+    kernel: qgemm_kernel,
+    n: usize,
+    k: usize,
+    bl: usize,
+    out: *mut usize,
+) -> qgemm_status {
+    status(|| {
+        let v = with_kernel!(resolve(kernel)?, kern => kern.rhs_packed_size(n, k, bl))?;
+        // SAFETY: `out` is null or writable (this function's contract).
+        ok_status(unsafe { write_out(out, v) })
+    })
+}
+
+/// Writes to `*out`: byte offset in the packed LHS of the tile holding row `m_idx` (a multiple of `mr`).
+///
+/// # Safety
+///
+/// `out` is null or valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn qgemm_kernel_lhs_packed_offset(
+    kernel: qgemm_kernel,
+    m_idx: usize,
+    k: usize,
+    bl: usize,
+    out: *mut usize,
+) -> qgemm_status {
+    status(|| {
+        let v = with_kernel!(resolve(kernel)?, kern => kern.lhs_packed_offset(m_idx, k, bl))?;
+        // SAFETY: `out` is null or writable (this function's contract).
+        ok_status(unsafe { write_out(out, v) })
+    })
+}
+
+/// Writes to `*out`: byte offset in the packed RHS of the tile holding channel `n_idx` (a multiple of `nr`).
+///
+/// # Safety
+///
+/// `out` is null or valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn qgemm_kernel_rhs_packed_offset(
+    kernel: qgemm_kernel,
+    n_idx: usize,
+    k: usize,
+    bl: usize,
+    out: *mut usize,
+) -> qgemm_status {
+    status(|| {
+        let v = with_kernel!(resolve(kernel)?, kern => kern.rhs_packed_offset(n_idx, k, bl))?;
+        // SAFETY: `out` is null or writable (this function's contract).
+        ok_status(unsafe { write_out(out, v) })
+    })
+}
+
+/// Writes to `*out`: element offset in `dst` of output `(m_idx, n_idx)` with rows `dst_stride_row` elements
+/// apart (starts must be multiples of the kernel's steps).
+///
+/// # Safety
+///
+/// `out` is null or valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn qgemm_kernel_dst_offset(
+    kernel: qgemm_kernel,
+    m_idx: usize,
+    n_idx: usize,
+    dst_stride_row: usize,
+    out: *mut usize,
+) -> qgemm_status {
+    status(|| {
+        let v = with_kernel!(resolve(kernel)?, kern => kern.dst_offset(m_idx, n_idx, dst_stride_row))?;
+        // SAFETY: `out` is null or writable (this function's contract).
+        ok_status(unsafe { write_out(out, v) })
+    })
+}
 
 /// Writes the number of f32 elements of an `m x n` dense output to `*out`.
 ///

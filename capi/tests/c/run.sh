@@ -13,7 +13,8 @@
 #   qgemm_layer1   layer 1: every kernel, packer, query and error status of qgemm.h
 #   readme_example the README's layer-2 C example (readme_example.py extracts it), run
 # Each test must be able to fail: `run.sh --self-check` also runs kai_compat on a plan with one
-# corrupted expected bit and requires it to fail.
+# corrupted expected bit, and qgemm_layer1 with QGEMM_LAYER1_CORRUPT=1 (one golden bit flipped),
+# and requires both to fail.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -93,7 +94,16 @@ for cpu in "${cpus[@]}"; do
         echo "run.sh: kai_hook default exited $status, expected 134 (SIGABRT) with a message" >&2
         failed+=("kai_hook-default@$cpu")
     fi
-    run "$cpu" "$out/qgemm_layer1" "$cpu" || failed+=("qgemm_layer1@$cpu")
+    run "$cpu" "$out/qgemm_layer1" "$cpu" <"$out/kai_plan.txt" || failed+=("qgemm_layer1@$cpu")
+    if ((self_check)); then
+        if QGEMM_LAYER1_CORRUPT=1 run "$cpu" "$out/qgemm_layer1" "$cpu" <"$out/kai_plan.txt" \
+            >/dev/null 2>"$out/layer1_corrupt.log"; then
+            echo "run.sh: qgemm_layer1 passed with a corrupted golden dst" >&2
+            failed+=("qgemm_layer1-self-check@$cpu")
+        else
+            echo "self-check: qgemm_layer1 rejects a corrupted golden dst: $(head -n 1 "$out/layer1_corrupt.log")"
+        fi
+    fi
 done
 if ((${#failed[@]})); then
     echo "C tests FAILED: ${failed[*]}" >&2

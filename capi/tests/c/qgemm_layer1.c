@@ -1,0 +1,685 @@
+/* Layer-1 test: the safe C API of qgemm.h.
+ *
+ *   kai_plan.py DATA | qgemm_layer1 <cpu>      (<cpu>: the QEMU model, `max` or `cortex-a53`)
+ *
+ * 1. Golden cases, bit for bit: for every distinct (golden case, packing) of the plan (the same
+ *    lines kai_compat reads), packs LHS and RHS with the qgemm_*_pack functions and compares the
+ *    bytes, sizes and offsets with KleidiAI's; then runs EVERY catalogue kernel of the family with
+ *    that packing that the CPU has, whole (both clamps) and as a grid of the kernel's own
+ *    m_step x n_step rectangles with a padded row stride (padding must stay untouched).
+ * 2. Every kernel: each available catalogue kernel on synthetic shapes with tails, compared bit
+ *    for bit with the scalar kernel of the same packing; at the end every available kernel must
+ *    have run (scalar kernels of packings without golden cases run as references: the Rust tests
+ *    check them against the reference arithmetic), and every unavailable one must refuse with
+ *    QGEMM_ERROR_UNSUPPORTED_CPU.
+ * 3. CPU features (detect, HWCAP decoding, target), selection (select, select_for).
+ * 4. Every qgemm_status value from a real failing call, with outputs left unwritten, and
+ *    qgemm_status_message for every value.
+ * QGEMM_LAYER1_CORRUPT=1 flips one bit of the first golden dst in memory: the test must fail
+ * (run.sh --self-check uses it). Exit 0 only if every check passed. */
+#include <float.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qgemm.h"
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+#define N_STATUS 16
+
+static size_t checks, failures;
+static char cur[256];
+static bool status_seen[N_STATUS];
+
+#define CHECK(cond, ...)                                                                                \
+    do {                                                                                                \
+        checks++;                                                                                       \
+        if (!(cond)) {                                                                                  \
+            failures++;                                                                                 \
+            fprintf(stderr, "FAIL %s (line %d): ", cur, __LINE__);                                      \
+            fprintf(stderr, __VA_ARGS__);                                                               \
+            fputc('\n', stderr);                                                                        \
+        }                                                                                               \
+    } while (0)
+
+/* `call` must succeed. */
+#define OK(call)                                                                                        \
+    do {                                                                                                \
+        qgemm_status s_ = (call);                                                                       \
+        CHECK(s_ == QGEMM_OK, "%s -> %d (%s)", #call, (int)s_, qgemm_status_message(s_));               \
+    } while (0)
+
+/* `call` must fail with `want`. */
+#define EXPECT(call, want)                                                                              \
+    do {                                                                                                \
+        qgemm_status s_ = (call);                                                                       \
+        CHECK(s_ == (want), "%s -> %d (%s), expected %d", #call, (int)s_, qgemm_status_message(s_), (int)(want)); \
+        if (s_ == (want) && (int)(want) < N_STATUS) status_seen[(int)(want)] = true;                    \
+    } while (0)
+
+static void* read_file(const char* path, size_t* len) {
+    FILE* f = fopen(path, "rb");
+    if (f == NULL) {
+        fprintf(stderr, "cannot open %s\n", path);
+        exit(2);
+    }
+    fseek(f, 0, SEEK_END);
+    long l = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    void* p = malloc((size_t)l + 16);
+    if (p == NULL || fread(p, 1, (size_t)l, f) != (size_t)l) {
+        fprintf(stderr, "cannot read %s\n", path);
+        exit(2);
+    }
+    fclose(f);
+    *len = (size_t)l;
+    return p;
+}
+
+static float f32_of_bits(const char* hex) {
+    uint32_t u = (uint32_t)strtoul(hex, NULL, 16);
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static uint32_t family_of(const char* name) {
+    if (strcmp(name, "qai8dxp_qsi4cxp") == 0) return QGEMM_FAMILY_QAI8DXP_QSI4CXP;
+    if (strcmp(name, "qai8dxp_qsi4c32p") == 0) return QGEMM_FAMILY_QAI8DXP_QSI4C32P;
+    if (strcmp(name, "qsi8d32p_qsi4c32p") == 0) return QGEMM_FAMILY_QSI8D32P_QSI4C32P;
+    fprintf(stderr, "unknown family %s\n", name);
+    exit(2);
+}
+
+static bool same_packing(qgemm_packing a, qgemm_packing b) {
+    return a.mr == b.mr && a.nr == b.nr && a.kr == b.kr && a.sr == b.sr;
+}
+
+/* ---- the operands of one problem, and the per-family pack dispatch ------------------------- */
+
+struct problem {
+    uint32_t family;
+    size_t m, n, k, bl;
+    const float* lhs;            /* m x k, dense */
+    qgemm_int4_source rhs;       /* qsi4cxp / qsi4c32p weights */
+    const uint8_t* q4_0;         /* qsi4c32pscalef16: raw blocks */
+    size_t q4_0_len, q4_0_stride;
+    const float* scale;          /* qsi4cxp: n */
+    const uint16_t* scale_bf16;  /* qsi4c32p */
+    size_t scale_len, scale_stride;
+    const float* bias;           /* NULL: none */
+};
+
+/* Packs both operands with `p`; returns the packed buffers (malloc) and their sizes. */
+static bool pack(const struct problem* pr, const qgemm_packing* p, uint8_t** lhs_packed, size_t* lhs_size,
+                 uint8_t** rhs_packed, size_t* rhs_size) {
+    qgemm_status s;
+    if (pr->family == QGEMM_FAMILY_QSI8D32P_QSI4C32P)
+        s = qgemm_lhs_qsi8d32p_packed_size(p, pr->m, pr->k, pr->bl, lhs_size);
+    else
+        s = qgemm_lhs_qai8dxp_packed_size(p, pr->m, pr->k, lhs_size);
+    CHECK(s == QGEMM_OK, "lhs packed size: %s", qgemm_status_message(s));
+    if (pr->family == QGEMM_FAMILY_QAI8DXP_QSI4CXP)
+        s = qgemm_rhs_qsi4cxp_packed_size(p, pr->n, pr->k, rhs_size);
+    else if (pr->family == QGEMM_FAMILY_QAI8DXP_QSI4C32P)
+        s = qgemm_rhs_qsi4c32p_packed_size(p, pr->n, pr->k, pr->bl, rhs_size);
+    else
+        s = qgemm_rhs_qsi4c32pscalef16_packed_size(p, pr->n, pr->k, pr->bl, rhs_size);
+    CHECK(s == QGEMM_OK, "rhs packed size: %s", qgemm_status_message(s));
+    *lhs_packed = calloc(*lhs_size + 1, 1);
+    *rhs_packed = calloc(*rhs_size + 1, 1);
+    const size_t lhs_len = pr->m * pr->k;
+    if (pr->family == QGEMM_FAMILY_QSI8D32P_QSI4C32P)
+        s = qgemm_lhs_qsi8d32p_quantize_pack(p, pr->m, pr->k, pr->bl, 0, pr->lhs, lhs_len, pr->k, *lhs_packed,
+                                             *lhs_size);
+    else
+        s = qgemm_lhs_qai8dxp_quantize_pack(p, pr->m, pr->k, 0, pr->lhs, lhs_len, pr->k, *lhs_packed, *lhs_size);
+    CHECK(s == QGEMM_OK, "lhs pack: %s", qgemm_status_message(s));
+    if (s != QGEMM_OK) return false;
+    const size_t bias_len = pr->bias ? pr->n : 0;
+    if (pr->family == QGEMM_FAMILY_QAI8DXP_QSI4CXP)
+        s = qgemm_rhs_qsi4cxp_pack(p, pr->n, pr->k, &pr->rhs, pr->scale, pr->n, pr->bias, bias_len, *rhs_packed,
+                                   *rhs_size);
+    else if (pr->family == QGEMM_FAMILY_QAI8DXP_QSI4C32P)
+        s = qgemm_rhs_qsi4c32p_pack(p, pr->n, pr->k, pr->bl, &pr->rhs, pr->scale_bf16, pr->scale_len,
+                                    pr->scale_stride, pr->bias, bias_len, *rhs_packed, *rhs_size);
+    else
+        s = qgemm_rhs_qsi4c32pscalef16_pack(p, pr->n, pr->k, pr->bl, pr->q4_0, pr->q4_0_len, pr->q4_0_stride,
+                                            *rhs_packed, *rhs_size);
+    CHECK(s == QGEMM_OK, "rhs pack: %s", qgemm_status_message(s));
+    return s == QGEMM_OK;
+}
+
+/* Runs `kernel` over the whole m x n output (dense rows) into `dst`. */
+static qgemm_status run_whole(qgemm_kernel kernel, uint32_t cpu, const struct problem* pr, const uint8_t* lp,
+                              size_t ls, const uint8_t* rp, size_t rs, float* dst, float lo, float hi) {
+    qgemm_matmul_args a = {.m = pr->m, .n = pr->n, .k = pr->k, .bl = pr->bl, .dst_stride_row = pr->n,
+                           .clamp_min = lo, .clamp_max = hi};
+    return qgemm_kernel_run(kernel, cpu, lp, ls, rp, rs, dst, pr->m * pr->n, &a);
+}
+
+/* Runs `kernel` as a grid of its m_step x n_step rectangles into a padded output (row stride
+ * n + 3, padding = sentinel); copies the result to a dense `dst` and checks the padding. */
+static void run_grid(qgemm_kernel kernel, const qgemm_kernel_info* info, uint32_t cpu, const struct problem* pr,
+                     const uint8_t* lp, size_t ls, const uint8_t* rp, size_t rs, float* dst, float lo, float hi) {
+    const size_t stride = pr->n + 3, total = pr->m * stride;
+    float* out = malloc(total * sizeof(float));
+    const float sentinel = -12345.5f;
+    for (size_t i = 0; i < total; i++) out[i] = sentinel;
+    for (size_t m0 = 0; m0 < pr->m; m0 += info->m_step) {
+        for (size_t n0 = 0; n0 < pr->n; n0 += info->n_step) {
+            const size_t rows = pr->m - m0 < info->m_step ? pr->m - m0 : info->m_step;
+            const size_t cols = pr->n - n0 < info->n_step ? pr->n - n0 : info->n_step;
+            size_t off = 0;
+            OK(qgemm_kernel_dst_offset(kernel, m0, n0, stride, &off));
+            qgemm_matmul_args a = {.m = rows, .n = cols, .k = pr->k, .bl = pr->bl, .m_idx = m0, .n_idx = n0,
+                                   .dst_stride_row = stride, .clamp_min = lo, .clamp_max = hi};
+            /* dst_len exactly what the rectangle spans. */
+            OK(qgemm_kernel_run(kernel, cpu, lp, ls, rp, rs, out + off, (rows - 1) * stride + cols, &a));
+        }
+    }
+    bool pad_ok = true;
+    for (size_t r = 0; r < pr->m; r++) {
+        memcpy(dst + r * pr->n, out + r * stride, pr->n * sizeof(float));
+        for (size_t c = pr->n; c < stride; c++) pad_ok &= out[r * stride + c] == sentinel;
+    }
+    CHECK(pad_ok, "grid run wrote into the row padding");
+    free(out);
+}
+
+/* ---- the catalogue ------------------------------------------------------------------------ */
+
+#define MAX_KERNELS 64
+static const uint32_t families[] = {QGEMM_FAMILY_QAI8DXP_QSI4CXP, QGEMM_FAMILY_QAI8DXP_QSI4C32P,
+                                    QGEMM_FAMILY_QSI8D32P_QSI4C32P};
+static const char* family_names[] = {"qai8dxp_qsi4cxp", "qai8dxp_qsi4c32p", "qsi8d32p_qsi4c32p"};
+static size_t golden_runs[3][MAX_KERNELS], synthetic_runs[3][MAX_KERNELS];
+
+static size_t kernel_count(uint32_t family) {
+    size_t count = 0;
+    OK(qgemm_kernel_count(family, &count));
+    CHECK(count > 0 && count <= MAX_KERNELS, "family %u: %zu kernels", family, count);
+    return count;
+}
+
+static qgemm_kernel kernel_at(uint32_t family, size_t i, qgemm_kernel_info* info) {
+    qgemm_kernel k = {0, 0};
+    OK(qgemm_kernel_at(family, i, &k));
+    OK(qgemm_kernel_get_info(k, info));
+    return k;
+}
+
+static bool available(qgemm_kernel k, uint32_t cpu) {
+    bool yes = false;
+    OK(qgemm_kernel_is_available(k, cpu, &yes));
+    return yes;
+}
+
+/* ---- 1. golden cases ---------------------------------------------------------------------- */
+
+static void golden(uint32_t cpu) {
+    char line[8192], last_key[4096] = "";
+    size_t cases = 0, runs = 0;
+    const char* corrupt_env = getenv("QGEMM_LAYER1_CORRUPT");
+    bool corrupt = corrupt_env != NULL && strcmp(corrupt_env, "1") == 0;
+    while (fgets(line, sizeof line, stdin) != NULL) {
+        char fam[64], name[128], layout[8], rhs_f[512], scale_f[512], bias_f[512], lhs_f[512], lhsp_f[512],
+            rhsp_f[512], dn_f[512], dt_f[512], cmin_n[16], cmax_n[16], cmin_t[16], cmax_t[16], isa[16];
+        size_t m, n, k, bl, zp, rhs_stride, scale_stride, mr, nr, kr, sr, lhsp_size, lhsp_off_mr, rhsp_size,
+            rhsp_tile, rhsp_off_nr, m_step, n_step, m1, lhs_off_ms, rhs_off_ns, dst_off, dst_size, corr;
+        int got = sscanf(line,
+                         "%63s %127s %zu %zu %zu %zu %7s %zu %511s %zu %511s %zu %511s %511s %zu %zu %zu %zu %511s %zu "
+                         "%zu %511s %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %511s %511s %15s %15s %15s %15s %zu %15s",
+                         fam, name, &m, &n, &k, &bl, layout, &zp, rhs_f, &rhs_stride, scale_f, &scale_stride, bias_f,
+                         lhs_f, &mr, &nr, &kr, &sr, lhsp_f, &lhsp_size, &lhsp_off_mr, rhsp_f, &rhsp_size, &rhsp_tile,
+                         &rhsp_off_nr, &m_step, &n_step, &m1, &lhs_off_ms, &rhs_off_ns, &dst_off, &dst_size, dn_f,
+                         dt_f, cmin_n, cmax_n, cmin_t, cmax_t, &corr, isa);
+        if (got != 40) {
+            fprintf(stderr, "bad plan line (%d fields): %s", got, line);
+            exit(2);
+        }
+        (void)rhsp_tile, (void)m_step, (void)n_step, (void)m1, (void)lhs_off_ms, (void)rhs_off_ns, (void)dst_off;
+        (void)dst_size, (void)isa, (void)corr;
+        /* One test per (case, packing): the plan has a line per KleidiAI kernel. */
+        char key[4096];
+        snprintf(key, sizeof key, "%s %s %zu %zu %zu %zu", lhs_f, rhs_f, mr, nr, kr, sr);
+        if (strcmp(key, last_key) == 0) continue;
+        snprintf(last_key, sizeof last_key, "%s", key);
+        cases++;
+        snprintf(cur, sizeof cur, "golden %s m%zu n%zu k%zu bl%zu %s packing %zu,%zu,%zu,%zu", fam, m, n, k, bl, layout,
+                 mr, nr, kr, sr);
+
+        size_t len;
+        struct problem pr = {.family = family_of(fam), .m = m, .n = n, .k = k, .bl = bl};
+        pr.lhs = read_file(lhs_f, &len);
+        uint8_t* rhs = read_file(rhs_f, &len);
+        if (pr.family == QGEMM_FAMILY_QSI8D32P_QSI4C32P) {
+            pr.q4_0 = rhs, pr.q4_0_len = len, pr.q4_0_stride = rhs_stride;
+        } else {
+            pr.rhs = (qgemm_int4_source){rhs, len, strcmp(layout, "kxn") == 0 ? QGEMM_LAYOUT_KXN : QGEMM_LAYOUT_NXK,
+                                         rhs_stride, zp == 8 ? QGEMM_INT4_ZERO_POINT_8 : QGEMM_INT4_SIGNED};
+        }
+        void* scale = strcmp(scale_f, "-") ? read_file(scale_f, &len) : NULL;
+        if (pr.family == QGEMM_FAMILY_QAI8DXP_QSI4CXP) pr.scale = scale;
+        if (pr.family == QGEMM_FAMILY_QAI8DXP_QSI4C32P)
+            pr.scale_bf16 = scale, pr.scale_len = len / 2, pr.scale_stride = scale_stride / 2;
+        void* bias = strcmp(bias_f, "-") ? read_file(bias_f, &len) : NULL;
+        pr.bias = bias;
+
+        const qgemm_packing p = {mr, nr, kr, sr};
+        uint8_t *lp = NULL, *rp = NULL;
+        size_t ls = 0, rs = 0;
+        if (!pack(&pr, &p, &lp, &ls, &rp, &rs)) goto next;
+        CHECK(ls == lhsp_size, "lhs packed size %zu, KleidiAI %zu", ls, lhsp_size);
+        CHECK(rs == rhsp_size, "rhs packed size %zu, KleidiAI %zu", rs, rhsp_size);
+        size_t off = 0;
+        if (pr.family == QGEMM_FAMILY_QSI8D32P_QSI4C32P) {
+            OK(qgemm_lhs_qsi8d32p_packed_offset(&p, mr, k, bl, &off));
+        } else {
+            OK(qgemm_lhs_qai8dxp_packed_offset(&p, mr, k, &off));
+        }
+        CHECK(off == lhsp_off_mr, "lhs packed offset at mr: %zu, KleidiAI %zu", off, lhsp_off_mr);
+        if (pr.family == QGEMM_FAMILY_QAI8DXP_QSI4CXP) {
+            OK(qgemm_rhs_qsi4cxp_packed_offset(&p, nr, k, &off));
+        } else if (pr.family == QGEMM_FAMILY_QAI8DXP_QSI4C32P) {
+            OK(qgemm_rhs_qsi4c32p_packed_offset(&p, nr, k, bl, &off));
+        } else {
+            OK(qgemm_rhs_qsi4c32pscalef16_packed_offset(&p, nr, k, bl, &off));
+        }
+        CHECK(off == rhsp_off_nr, "rhs packed offset at nr: %zu, KleidiAI %zu", off, rhsp_off_nr);
+        uint8_t* want_l = read_file(lhsp_f, &len);
+        CHECK(len == ls && memcmp(want_l, lp, ls) == 0, "packed LHS bytes differ from KleidiAI's");
+        uint8_t* want_r = read_file(rhsp_f, &len);
+        CHECK(len == rs && memcmp(want_r, rp, rs) == 0, "packed RHS bytes differ from KleidiAI's");
+        free(want_l);
+        free(want_r);
+
+        float* want_none = read_file(dn_f, &len);
+        float* want_tight = read_file(dt_f, &len);
+        if (corrupt) {
+            ((uint8_t*)want_none)[0] ^= 1;
+            corrupt = false;
+        }
+        float* dst = malloc(m * n * sizeof(float));
+        const size_t count = kernel_count(pr.family);
+        const size_t fi = pr.family;
+        for (size_t i = 0; i < count; i++) {
+            qgemm_kernel_info info;
+            qgemm_kernel kern = kernel_at(pr.family, i, &info);
+            if (!same_packing(info.packing, p) || !available(kern, cpu)) continue;
+            snprintf(cur, sizeof cur, "golden %s m%zu n%zu k%zu bl%zu %s: %s", fam, m, n, k, bl, layout, info.name);
+            OK(run_whole(kern, cpu, &pr, lp, ls, rp, rs, dst, f32_of_bits(cmin_n), f32_of_bits(cmax_n)));
+            CHECK(memcmp(dst, want_none, m * n * sizeof(float)) == 0, "dst (no clamp) differs from KleidiAI's");
+            OK(run_whole(kern, cpu, &pr, lp, ls, rp, rs, dst, f32_of_bits(cmin_t), f32_of_bits(cmax_t)));
+            CHECK(memcmp(dst, want_tight, m * n * sizeof(float)) == 0, "dst (tight clamp) differs from KleidiAI's");
+            memset(dst, 0, m * n * sizeof(float));
+            run_grid(kern, &info, cpu, &pr, lp, ls, rp, rs, dst, f32_of_bits(cmin_n), f32_of_bits(cmax_n));
+            CHECK(memcmp(dst, want_none, m * n * sizeof(float)) == 0, "dst (grid) differs from KleidiAI's");
+            golden_runs[fi][i]++;
+            runs++;
+        }
+        free(dst);
+        free(want_none);
+        free(want_tight);
+    next:
+        free(lp);
+        free(rp);
+        free((void*)pr.lhs);
+        free(rhs);
+        free(scale);
+        free(bias);
+    }
+    printf("golden: %zu (case, packing) pairs, %zu kernel runs (whole x 2 clamps + grid each)\n", cases, runs);
+}
+
+/* ---- 2. every kernel against the scalar kernel of its packing ------------------------------ */
+
+static uint32_t rng = 0x12345678u;
+static uint32_t next_u32(void) {
+    rng ^= rng << 13;
+    rng ^= rng >> 17;
+    rng ^= rng << 5;
+    return rng;
+}
+static float uniform(float lo, float hi) { return lo + (hi - lo) * (float)(next_u32() >> 8) / 16777216.0f; }
+
+static void synthetic_problem(uint32_t family, size_t m, size_t n, size_t k, size_t bl, struct problem* pr) {
+    *pr = (struct problem){.family = family, .m = m, .n = n, .k = k, .bl = bl};
+    float* lhs = malloc(m * k * sizeof(float));
+    for (size_t i = 0; i < m * k; i++) lhs[i] = uniform(-2.0f, 2.0f);
+    pr->lhs = lhs;
+    if (family == QGEMM_FAMILY_QSI8D32P_QSI4C32P) {
+        const size_t nb = k / bl, row = nb * (2 + bl / 2);
+        uint8_t* raw = malloc(n * row);
+        for (size_t c = 0; c < n; c++) {
+            for (size_t b = 0; b < nb; b++) {
+                uint8_t* blk = raw + c * row + b * (2 + bl / 2);
+                const uint16_t f16 = (uint16_t)(0x2000 + (next_u32() % 0x0a00)); /* about 0.008 .. 0.1 */
+                memcpy(blk, &f16, 2);
+                for (size_t q = 0; q < bl / 2; q++) blk[2 + q] = (uint8_t)next_u32();
+            }
+        }
+        pr->q4_0 = raw, pr->q4_0_len = n * row, pr->q4_0_stride = row;
+        return;
+    }
+    const size_t row = (k + 1) / 2;
+    uint8_t* w = malloc(n * row);
+    for (size_t i = 0; i < n * row; i++) w[i] = (uint8_t)next_u32();
+    pr->rhs = (qgemm_int4_source){w, n * row, QGEMM_LAYOUT_NXK, row, QGEMM_INT4_ZERO_POINT_8};
+    float* bias = malloc(n * sizeof(float));
+    for (size_t i = 0; i < n; i++) bias[i] = uniform(-1.0f, 1.0f);
+    pr->bias = bias;
+    if (family == QGEMM_FAMILY_QAI8DXP_QSI4CXP) {
+        float* s = malloc(n * sizeof(float));
+        for (size_t i = 0; i < n; i++) s[i] = uniform(0.01f, 0.1f);
+        pr->scale = s;
+    } else {
+        const size_t nb = k / bl;
+        uint16_t* s = malloc(n * nb * sizeof(uint16_t));
+        for (size_t i = 0; i < n * nb; i++) {
+            float f = uniform(0.01f, 0.1f);
+            uint32_t u;
+            memcpy(&u, &f, 4);
+            s[i] = (uint16_t)(u >> 16);
+        }
+        pr->scale_bf16 = s, pr->scale_len = n * nb, pr->scale_stride = nb;
+    }
+}
+
+static void free_problem(struct problem* pr) {
+    free((void*)pr->lhs);
+    free((void*)pr->rhs.data);
+    free((void*)pr->q4_0);
+    free((void*)pr->scale);
+    free((void*)pr->scale_bf16);
+    free((void*)pr->bias);
+}
+
+static void synthetic(uint32_t cpu) {
+    static const size_t shapes[][4] = {{7, 13, 96, 32}, {1, 13, 96, 32}, {5, 24, 64, 64}};
+    size_t runs = 0;
+    for (size_t f = 0; f < COUNT(families); f++) {
+        const uint32_t family = families[f];
+        const size_t count = kernel_count(family);
+        for (size_t i = 0; i < count; i++) {
+            qgemm_kernel_info info;
+            qgemm_kernel kern = kernel_at(family, i, &info);
+            if (!available(kern, cpu) || info.tier == QGEMM_TIER_SCALAR) continue;
+            /* The scalar kernel of the same packing is the reference. */
+            qgemm_kernel ref = kern;
+            bool found = false;
+            size_t ref_index = 0;
+            for (size_t j = 0; j < count && !found; j++) {
+                qgemm_kernel_info ri;
+                qgemm_kernel rk = kernel_at(family, j, &ri);
+                if (ri.tier == QGEMM_TIER_SCALAR && same_packing(ri.packing, info.packing))
+                    ref = rk, found = true, ref_index = j;
+            }
+            snprintf(cur, sizeof cur, "synthetic %s", info.name);
+            CHECK(found, "no scalar kernel with the same packing");
+            if (!found) continue;
+            for (size_t s = 0; s < COUNT(shapes); s++) {
+                const size_t bl = family == QGEMM_FAMILY_QAI8DXP_QSI4CXP ? 0 : shapes[s][3];
+                struct problem pr;
+                synthetic_problem(family, shapes[s][0], shapes[s][1], shapes[s][2], bl, &pr);
+                snprintf(cur, sizeof cur, "synthetic %s m%zu n%zu k%zu bl%zu", info.name, pr.m, pr.n, pr.k, bl);
+                uint8_t *lp = NULL, *rp = NULL;
+                size_t ls = 0, rs = 0;
+                if (pack(&pr, &info.packing, &lp, &ls, &rp, &rs)) {
+                    float* got = calloc(pr.m * pr.n, sizeof(float));
+                    float* want = calloc(pr.m * pr.n, sizeof(float));
+                    OK(run_whole(ref, cpu, &pr, lp, ls, rp, rs, want, -FLT_MAX, FLT_MAX));
+                    OK(run_whole(kern, cpu, &pr, lp, ls, rp, rs, got, -FLT_MAX, FLT_MAX));
+                    CHECK(memcmp(got, want, pr.m * pr.n * sizeof(float)) == 0, "differs from the scalar kernel");
+                    OK(run_whole(kern, cpu, &pr, lp, ls, rp, rs, got, -0.5f, 0.25f));
+                    OK(run_whole(ref, cpu, &pr, lp, ls, rp, rs, want, -0.5f, 0.25f));
+                    CHECK(memcmp(got, want, pr.m * pr.n * sizeof(float)) == 0, "clamped: differs from scalar");
+                    run_grid(kern, &info, cpu, &pr, lp, ls, rp, rs, got, -FLT_MAX, FLT_MAX);
+                    OK(run_whole(ref, cpu, &pr, lp, ls, rp, rs, want, -FLT_MAX, FLT_MAX));
+                    CHECK(memcmp(got, want, pr.m * pr.n * sizeof(float)) == 0, "grid: differs from scalar");
+                    free(got);
+                    free(want);
+                    synthetic_runs[f][i]++;
+                    synthetic_runs[f][ref_index]++;
+                    runs++;
+                }
+                free(lp);
+                free(rp);
+                free_problem(&pr);
+            }
+        }
+    }
+    /* Coverage: every available kernel ran; every unavailable one refuses. */
+    size_t ran = 0, skipped = 0;
+    for (size_t f = 0; f < COUNT(families); f++) {
+        const size_t count = kernel_count(families[f]);
+        for (size_t i = 0; i < count; i++) {
+            qgemm_kernel_info info;
+            qgemm_kernel kern = kernel_at(families[f], i, &info);
+            snprintf(cur, sizeof cur, "coverage %s", info.name);
+            if (available(kern, cpu)) {
+                ran++;
+                CHECK(golden_runs[f][i] + synthetic_runs[f][i] > 0, "available kernel never ran");
+            } else {
+                skipped++;
+                struct problem pr;
+                synthetic_problem(families[f], 4, 8, 64, families[f] == QGEMM_FAMILY_QAI8DXP_QSI4CXP ? 0 : 32, &pr);
+                uint8_t *lp = NULL, *rp = NULL;
+                size_t ls = 0, rs = 0;
+                if (pack(&pr, &info.packing, &lp, &ls, &rp, &rs)) {
+                    float dst[32];
+                    for (int d = 0; d < 32; d++) dst[d] = 7.0f;
+                    EXPECT(run_whole(kern, cpu, &pr, lp, ls, rp, rs, dst, -FLT_MAX, FLT_MAX),
+                           QGEMM_ERROR_UNSUPPORTED_CPU);
+                    CHECK(dst[0] == 7.0f && dst[31] == 7.0f, "refused run wrote dst");
+                }
+                free(lp);
+                free(rp);
+                free_problem(&pr);
+            }
+        }
+    }
+    printf("synthetic: %zu runs (3 shapes x whole, clamped, grid) against the scalar kernel of each packing\n", runs);
+    printf("coverage: %zu kernels available and run, %zu unavailable on this CPU (each refused with "
+           "QGEMM_ERROR_UNSUPPORTED_CPU)\n",
+           ran, skipped);
+}
+
+/* ---- 3. CPU features and selection ---------------------------------------------------------- */
+
+static uint32_t cpu_checks(const char* model) {
+    snprintf(cur, sizeof cur, "cpu %s", model);
+    uint32_t cpu = 0, bits = 0;
+    OK(qgemm_cpu_detect(&cpu));
+    CHECK(cpu & QGEMM_FEATURE_NEON, "detect: no NEON (0x%x)", cpu);
+    if (strcmp(model, "max") == 0) {
+        CHECK((cpu & QGEMM_FEATURE_DOTPROD) && (cpu & QGEMM_FEATURE_I8MM), "max: dotprod and i8mm expected (0x%x)", cpu);
+    } else if (strcmp(model, "cortex-a53") == 0) {
+        CHECK(!(cpu & (QGEMM_FEATURE_DOTPROD | QGEMM_FEATURE_I8MM)), "cortex-a53: no dotprod/i8mm expected (0x%x)", cpu);
+    }
+    OK(qgemm_cpu_from_hwcap((1u << 1) | (1u << 20), 1u << 13, &bits));
+    CHECK(bits == (QGEMM_FEATURE_NEON | QGEMM_FEATURE_DOTPROD | QGEMM_FEATURE_I8MM), "hwcap decode: 0x%x", bits);
+    OK(qgemm_cpu_from_hwcap(1u << 1, 0, &bits));
+    CHECK(bits == QGEMM_FEATURE_NEON, "hwcap decode (asimd only): 0x%x", bits);
+    OK(qgemm_cpu_from_hwcap((1u << 1) | (1u << 9), 0, &bits));
+    CHECK(bits == QGEMM_FEATURE_NEON, "fp16 needs FPHP and ASIMDHP: 0x%x", bits);
+    OK(qgemm_cpu_from_hwcap((1u << 1) | (1u << 9) | (1u << 10) | (1u << 22), (1u << 14) | (1u << 23), &bits));
+    CHECK(bits == (QGEMM_FEATURE_NEON | QGEMM_FEATURE_FP16 | QGEMM_FEATURE_SVE | QGEMM_FEATURE_BF16 |
+                   QGEMM_FEATURE_SME),
+          "hwcap decode (fp16, sve, bf16, sme): 0x%x", bits);
+    OK(qgemm_cpu_from_target(&bits));
+    CHECK(bits & QGEMM_FEATURE_NEON, "target: NEON expected (0x%x)", bits);
+    CHECK((bits & ~cpu) == 0, "target features 0x%x not all detected (0x%x)", bits, cpu);
+    printf("cpu: %s detected 0x%x\n", model, cpu);
+    return cpu;
+}
+
+static void selection(uint32_t cpu) {
+    for (size_t f = 0; f < COUNT(families); f++) {
+        snprintf(cur, sizeof cur, "select %s", family_names[f]);
+        const size_t ms[] = {1, 64};
+        for (size_t i = 0; i < COUNT(ms); i++) {
+            qgemm_kernel k;
+            qgemm_kernel_info info;
+            OK(qgemm_select(families[f], cpu, ms[i], &k));
+            OK(qgemm_kernel_get_info(k, &info));
+            CHECK(available(k, cpu), "selected %s is not available", info.name);
+            CHECK((ms[i] == 1) == (info.packing.mr == 1), "m = %zu selected %s", ms[i], info.name);
+            /* select_for with the packing of the selected kernel: same RHS packing back. */
+            qgemm_kernel k2;
+            qgemm_kernel_info i2;
+            OK(qgemm_select_for(families[f], cpu, ms[i], &info.packing, &k2));
+            OK(qgemm_kernel_get_info(k2, &i2));
+            CHECK(i2.packing.nr == info.packing.nr && i2.packing.kr == info.packing.kr &&
+                      i2.packing.sr == info.packing.sr,
+                  "select_for gave %s", i2.name);
+        }
+        const qgemm_packing unknown = {4, 4, 6, 2};
+        qgemm_kernel k = {99, 99};
+        EXPECT(qgemm_select_for(families[f], cpu, 4, &unknown, &k), QGEMM_ERROR_UNSUPPORTED);
+        CHECK(k.family == 99 && k.index == 99, "out written on failure");
+    }
+}
+
+/* ---- 4. every status ---------------------------------------------------------------------- */
+
+static void statuses(uint32_t cpu) {
+    snprintf(cur, sizeof cur, "statuses");
+    qgemm_kernel cx_gemm = {99, 99}, c32 = {99, 99};
+    qgemm_kernel_info info;
+    OK(qgemm_select(QGEMM_FAMILY_QAI8DXP_QSI4CXP, QGEMM_FEATURE_NEON, 8, &cx_gemm));
+    OK(qgemm_kernel_get_info(cx_gemm, &info));
+    OK(qgemm_select(QGEMM_FAMILY_QAI8DXP_QSI4C32P, QGEMM_FEATURE_NEON, 8, &c32));
+    const qgemm_packing p = info.packing; /* mr 4 */
+    size_t out = 777;
+    struct problem pr;
+    synthetic_problem(QGEMM_FAMILY_QAI8DXP_QSI4CXP, 4, 8, 64, 0, &pr);
+    uint8_t *lp = NULL, *rp = NULL;
+    size_t ls = 0, rs = 0;
+    pack(&pr, &p, &lp, &ls, &rp, &rs);
+    float dst[64];
+    for (int i = 0; i < 64; i++) dst[i] = 7.0f;
+    qgemm_matmul_args a = {.m = 4, .n = 8, .k = 64, .dst_stride_row = 8, .clamp_min = -FLT_MAX, .clamp_max = FLT_MAX};
+    float* lhs = (float*)pr.lhs;
+    uint8_t* copy = malloc(ls);
+    memcpy(copy, lp, ls);
+
+    EXPECT(qgemm_kernel_count(QGEMM_FAMILY_QAI8DXP_QSI4CXP, NULL), QGEMM_ERROR_NULL_POINTER);
+    EXPECT(qgemm_kernel_run(cx_gemm, cpu, NULL, ls, rp, rs, dst, 32, &a), QGEMM_ERROR_NULL_POINTER);
+    EXPECT(qgemm_kernel_count(7, &out), QGEMM_ERROR_INVALID_ARGUMENT);
+    EXPECT(qgemm_kernel_at(QGEMM_FAMILY_QAI8DXP_QSI4CXP, 9999, &cx_gemm), QGEMM_ERROR_INVALID_ARGUMENT);
+    EXPECT(qgemm_select(QGEMM_FAMILY_QAI8DXP_QSI4CXP, 1u << 20, 1, &cx_gemm), QGEMM_ERROR_INVALID_ARGUMENT);
+    qgemm_kernel bogus = {0, 4000};
+    EXPECT(qgemm_kernel_get_info(bogus, &info), QGEMM_ERROR_INVALID_ARGUMENT);
+    qgemm_int4_source bad_layout = pr.rhs;
+    bad_layout.layout = 9;
+    EXPECT(qgemm_rhs_qsi4cxp_pack(&p, 8, 64, &bad_layout, pr.scale, 8, NULL, 0, rp, rs), QGEMM_ERROR_INVALID_ARGUMENT);
+    CHECK(out == 777, "out written on failure");
+    EXPECT(qgemm_lhs_qai8dxp_quantize_pack(&p, 4, 0, 0, lhs, 256, 64, lp, ls), QGEMM_ERROR_ZERO_DIM);
+    EXPECT(qgemm_kernel_lhs_packed_size(c32, 4, 96, 64, &out), QGEMM_ERROR_NOT_MULTIPLE);
+    EXPECT(qgemm_kernel_lhs_packed_size(c32, 4, 96, 48, &out), QGEMM_ERROR_NOT_MULTIPLE);
+    EXPECT(qgemm_kernel_lhs_packed_offset(cx_gemm, 2, 64, 0, &out), QGEMM_ERROR_MISALIGNED_START);
+    CHECK(out == 777, "out written on failure");
+    EXPECT(qgemm_lhs_qai8dxp_quantize_pack(&p, 4, 64, 0, lhs, 256, 32, lp, ls), QGEMM_ERROR_STRIDE_TOO_SMALL);
+    EXPECT(qgemm_kernel_run(cx_gemm, cpu, lp, ls, rp, rs, dst, 31, &a), QGEMM_ERROR_BUFFER_TOO_SHORT);
+    EXPECT(qgemm_kernel_run(cx_gemm, cpu, lp, ls - 1, rp, rs, dst, 32, &a), QGEMM_ERROR_BUFFER_TOO_SHORT);
+    EXPECT(qgemm_lhs_qai8dxp_quantize_pack(&p, 4, 64, 0, lhs, 255, 64, lp, ls), QGEMM_ERROR_BUFFER_TOO_SHORT);
+    const qgemm_packing kr3 = {4, 4, 3, 1};
+    EXPECT(qgemm_lhs_qai8dxp_packed_size(&kr3, 4, 64, &out), QGEMM_ERROR_UNSUPPORTED);
+    qgemm_matmul_args bad_clamp = a;
+    bad_clamp.clamp_min = 1.0f, bad_clamp.clamp_max = -1.0f;
+    EXPECT(qgemm_kernel_run(cx_gemm, cpu, lp, ls, rp, rs, dst, 32, &bad_clamp), QGEMM_ERROR_INVALID_CLAMP);
+    bad_clamp.clamp_min = NAN, bad_clamp.clamp_max = 1.0f;
+    EXPECT(qgemm_kernel_run(cx_gemm, cpu, lp, ls, rp, rs, dst, 32, &bad_clamp), QGEMM_ERROR_INVALID_CLAMP);
+    /* All or nothing: a NaN in the last row, nothing written. */
+    const float keep = lhs[3 * 64 + 63];
+    lhs[3 * 64 + 63] = NAN;
+    EXPECT(qgemm_lhs_qai8dxp_quantize_pack(&p, 4, 64, 0, lhs, 256, 64, lp, ls), QGEMM_ERROR_NON_FINITE);
+    CHECK(memcmp(copy, lp, ls) == 0, "the packer wrote before rejecting a NaN");
+    lhs[3 * 64 + 63] = INFINITY;
+    EXPECT(qgemm_lhs_qai8dxp_quantize_pack(&p, 4, 64, 0, lhs, 256, 64, lp, ls), QGEMM_ERROR_NON_FINITE);
+    lhs[3 * 64 + 63] = keep;
+    float bad_scale[8];
+    memcpy(bad_scale, pr.scale, sizeof bad_scale);
+    bad_scale[5] = NAN;
+    EXPECT(qgemm_rhs_qsi4cxp_pack(&p, 8, 64, &pr.rhs, bad_scale, 8, NULL, 0, rp, rs), QGEMM_ERROR_NON_FINITE);
+    /* qsi8d32p: a block with amax 1e7 has a scale of 78740, beyond f16. */
+    {
+        float big[64];
+        for (int i = 0; i < 64; i++) big[i] = i == 40 ? 1e7f : 1.0f;
+        const qgemm_packing d = {1, 4, 16, 2};
+        size_t dsz = 0;
+        OK(qgemm_lhs_qsi8d32p_packed_size(&d, 1, 64, 32, &dsz));
+        uint8_t* dp = calloc(dsz, 1);
+        EXPECT(qgemm_lhs_qsi8d32p_quantize_pack(&d, 1, 64, 32, 0, big, 64, 64, dp, dsz), QGEMM_ERROR_SCALE_OVERFLOW);
+        bool zero = true;
+        for (size_t i = 0; i < dsz; i++) zero &= dp[i] == 0;
+        CHECK(zero, "scale overflow: packed bytes written");
+        free(dp);
+    }
+    /* A dotprod or i8mm kernel with NEON-only features. */
+    {
+        const size_t count = kernel_count(QGEMM_FAMILY_QAI8DXP_QSI4CXP);
+        bool tried = false;
+        for (size_t i = 0; i < count && !tried; i++) {
+            qgemm_kernel_info ki;
+            qgemm_kernel k = kernel_at(QGEMM_FAMILY_QAI8DXP_QSI4CXP, i, &ki);
+            if (ki.tier != QGEMM_TIER_DOTPROD || !same_packing(ki.packing, p)) continue;
+            EXPECT(qgemm_kernel_run(k, QGEMM_FEATURE_NEON, lp, ls, rp, rs, dst, 32, &a), QGEMM_ERROR_UNSUPPORTED_CPU);
+            tried = true;
+        }
+        CHECK(tried, "no dotprod kernel with the packing of the NEON GEMM kernel");
+    }
+    EXPECT(qgemm_lhs_qai8dxp_packed_size(&p, SIZE_MAX, SIZE_MAX / 2, &out), QGEMM_ERROR_SIZE_OVERFLOW);
+    EXPECT(qgemm_kernel_dst_size(cx_gemm, SIZE_MAX / 2, 3, &out), QGEMM_ERROR_SIZE_OVERFLOW);
+    EXPECT(qgemm_lhs_qai8dxp_quantize_pack(&p, 4, 64, 0, (const float*)((const char*)lhs + 1), 255, 64, lp, ls),
+           QGEMM_ERROR_MISALIGNED_POINTER);
+    EXPECT(qgemm_kernel_run(cx_gemm, cpu, lp, ls, rp, rs, (float*)((char*)dst + 2), 32, &a),
+           QGEMM_ERROR_MISALIGNED_POINTER);
+    EXPECT(qgemm_kernel_run(cx_gemm, cpu, lp, ls, rp, rs, (float*)(void*)lp, 32, &a), QGEMM_ERROR_BUFFERS_OVERLAP);
+    EXPECT(qgemm_lhs_qai8dxp_quantize_pack(&p, 1, 64, 0, lhs, 64, 64, (uint8_t*)(void*)(lhs + 32), ls),
+           QGEMM_ERROR_BUFFERS_OVERLAP);
+    CHECK(out == 777, "out written on failure");
+    bool dst_ok = true;
+    for (int i = 0; i < 64; i++) dst_ok &= dst[i] == 7.0f;
+    CHECK(dst_ok, "a failing run wrote dst");
+    CHECK(memcmp(copy, lp, ls) == 0, "a failing call wrote the packed LHS");
+    /* And the good call works. */
+    OK(qgemm_kernel_run(cx_gemm, cpu, lp, ls, rp, rs, dst, 32, &a));
+
+    size_t produced = 0;
+    for (int s = 1; s < N_STATUS; s++) {
+        CHECK(status_seen[s], "status %d (%s) never produced", s, qgemm_status_message(s));
+        produced += status_seen[s];
+    }
+    const char* unknown = qgemm_status_message(999);
+    CHECK(unknown && strcmp(unknown, "unknown status") == 0, "message of 999: %s", unknown);
+    CHECK(strcmp(qgemm_status_message(-1), unknown) == 0, "message of -1");
+    for (int s = 0; s < N_STATUS; s++) {
+        const char* msg = qgemm_status_message(s);
+        CHECK(msg && *msg && strcmp(msg, unknown) != 0, "message of %d: %s", s, msg ? msg : "(null)");
+    }
+    printf("statuses: %zu of %d error statuses produced by failing calls, outputs unwritten; messages ok\n", produced,
+           N_STATUS - 1);
+    free(copy);
+    free(lp);
+    free(rp);
+    free_problem(&pr);
+}
+
+int main(int argc, char** argv) {
+    if (argc != 2) {
+        fprintf(stderr, "usage: kai_plan.py DATA | qgemm_layer1 <cpu model>\n");
+        return 2;
+    }
+    const uint32_t cpu = cpu_checks(argv[1]);
+    selection(cpu);
+    golden(cpu);
+    synthetic(cpu);
+    statuses(cpu);
+    printf("qgemm_layer1 (%s): %zu checks, %zu failures\n", argv[1], checks, failures);
+    return failures == 0 ? 0 : 1;
+}
