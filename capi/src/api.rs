@@ -246,6 +246,43 @@ fn family_len(family: u32) -> Status<usize> {
     })
 }
 
+/// Writes `query(kernel)` through `out`: the shared body of the kernel size and offset queries.
+///
+/// # Safety
+///
+/// `out` is null or valid for a write.
+unsafe fn kernel_query(
+    kernel: qgemm_kernel,
+    out: *mut usize,
+    query: impl FnOnce(AnyKernel) -> qgemm::Result<usize>,
+) -> qgemm_status {
+    status(|| {
+        let v = query(resolve(kernel)?)?;
+        // SAFETY: forwarded from this function's contract.
+        ok_status(unsafe { write_out(out, v) })
+    })
+}
+
+/// Writes `query(packing)` through `out`: the shared body of the format size and offset
+/// queries.
+///
+/// # Safety
+///
+/// `packing` is null or readable; `out` is null or valid for a write.
+unsafe fn packing_query(
+    packing: *const qgemm_packing,
+    out: *mut usize,
+    query: impl FnOnce(&Packing) -> qgemm::Result<usize>,
+) -> qgemm_status {
+    status(|| {
+        // SAFETY: forwarded from this function's contract.
+        let p: Packing = unsafe { read_in(packing)? }.into();
+        let v = query(&p)?;
+        // SAFETY: forwarded from this function's contract.
+        ok_status(unsafe { write_out(out, v) })
+    })
+}
+
 /// Writes the number of kernels in `family`'s catalogue to `*out`.
 ///
 /// # Safety
@@ -429,11 +466,8 @@ pub unsafe extern "C" fn qgemm_kernel_lhs_packed_size(
     bl: usize,
     out: *mut usize,
 ) -> qgemm_status {
-    status(|| {
-        let v = with_kernel!(resolve(kernel)?, kern => kern.lhs_packed_size(m, k, bl))?;
-        // SAFETY: `out` is null or writable (this function's contract).
-        ok_status(unsafe { write_out(out, v) })
-    })
+    // SAFETY: `out` is null or writable (this function's contract).
+    unsafe { kernel_query(kernel, out, |any| with_kernel!(any, kern => kern.lhs_packed_size(m, k, bl))) }
 }
 
 /// Writes to `*out`: bytes of the packed RHS for `n` channels of depth `k`.
@@ -449,11 +483,8 @@ pub unsafe extern "C" fn qgemm_kernel_rhs_packed_size(
     bl: usize,
     out: *mut usize,
 ) -> qgemm_status {
-    status(|| {
-        let v = with_kernel!(resolve(kernel)?, kern => kern.rhs_packed_size(n, k, bl))?;
-        // SAFETY: `out` is null or writable (this function's contract).
-        ok_status(unsafe { write_out(out, v) })
-    })
+    // SAFETY: `out` is null or writable (this function's contract).
+    unsafe { kernel_query(kernel, out, |any| with_kernel!(any, kern => kern.rhs_packed_size(n, k, bl))) }
 }
 
 /// Writes to `*out`: byte offset in the packed LHS of the tile holding row `m_idx` (a multiple of `mr`).
@@ -469,11 +500,8 @@ pub unsafe extern "C" fn qgemm_kernel_lhs_packed_offset(
     bl: usize,
     out: *mut usize,
 ) -> qgemm_status {
-    status(|| {
-        let v = with_kernel!(resolve(kernel)?, kern => kern.lhs_packed_offset(m_idx, k, bl))?;
-        // SAFETY: `out` is null or writable (this function's contract).
-        ok_status(unsafe { write_out(out, v) })
-    })
+    // SAFETY: `out` is null or writable (this function's contract).
+    unsafe { kernel_query(kernel, out, |any| with_kernel!(any, kern => kern.lhs_packed_offset(m_idx, k, bl))) }
 }
 
 /// Writes to `*out`: byte offset in the packed RHS of the tile holding channel `n_idx` (a multiple of `nr`).
@@ -489,11 +517,8 @@ pub unsafe extern "C" fn qgemm_kernel_rhs_packed_offset(
     bl: usize,
     out: *mut usize,
 ) -> qgemm_status {
-    status(|| {
-        let v = with_kernel!(resolve(kernel)?, kern => kern.rhs_packed_offset(n_idx, k, bl))?;
-        // SAFETY: `out` is null or writable (this function's contract).
-        ok_status(unsafe { write_out(out, v) })
-    })
+    // SAFETY: `out` is null or writable (this function's contract).
+    unsafe { kernel_query(kernel, out, |any| with_kernel!(any, kern => kern.rhs_packed_offset(n_idx, k, bl))) }
 }
 
 /// Writes to `*out`: element offset in `dst` of output `(m_idx, n_idx)` with rows `dst_stride_row` elements
@@ -510,11 +535,8 @@ pub unsafe extern "C" fn qgemm_kernel_dst_offset(
     dst_stride_row: usize,
     out: *mut usize,
 ) -> qgemm_status {
-    status(|| {
-        let v = with_kernel!(resolve(kernel)?, kern => kern.dst_offset(m_idx, n_idx, dst_stride_row))?;
-        // SAFETY: `out` is null or writable (this function's contract).
-        ok_status(unsafe { write_out(out, v) })
-    })
+    // SAFETY: `out` is null or writable (this function's contract).
+    unsafe { kernel_query(kernel, out, |any| with_kernel!(any, kern => kern.dst_offset(m_idx, n_idx, dst_stride_row))) }
 }
 
 /// Writes the number of f32 elements of an `m x n` dense output to `*out`.
@@ -530,15 +552,8 @@ pub unsafe extern "C" fn qgemm_kernel_dst_size(
     n: usize,
     out: *mut usize,
 ) -> qgemm_status {
-    status(|| {
-        // SAFETY: the pointers are forwarded under this function's contract (each null or valid
-        // for its length), which is what `input`, `output`, `read_in` and `write_out` require.
-        unsafe {
-            let any = resolve(kernel)?;
-            let v = with_kernel!(any, k => k.dst_size(m, n))?;
-            ok_status(write_out(out, v))
-        }
-    })
+    // SAFETY: `out` is null or writable (this function's contract).
+    unsafe { kernel_query(kernel, out, |any| with_kernel!(any, kern => kern.dst_size(m, n))) }
 }
 
 /// The rectangle a run computes (see the Rust `MatmulArgs`).
@@ -627,11 +642,8 @@ pub unsafe extern "C" fn qgemm_lhs_qai8dxp_packed_size(
     k: usize,
     out: *mut usize,
 ) -> qgemm_status {
-    status(|| {
-        // SAFETY: the pointers are forwarded under this function's contract (each null or valid
-        // for its length), which is what `input`, `output`, `read_in` and `write_out` require.
-        unsafe { ok_status(write_out(out, qai8dxp::packed_size(m, k, &read_in(packing)?.into())?)) }
-    })
+    // SAFETY: `packing` and `out` as this function's contract says.
+    unsafe { packing_query(packing, out, |p| qai8dxp::packed_size(m, k, p)) }
 }
 
 /// Writes the byte offset of the `qai8dxp` tile holding row `m_idx` (a multiple of `mr`).
@@ -647,11 +659,8 @@ pub unsafe extern "C" fn qgemm_lhs_qai8dxp_packed_offset(
     k: usize,
     out: *mut usize,
 ) -> qgemm_status {
-    status(|| {
-        // SAFETY: the pointers are forwarded under this function's contract (each null or valid
-        // for its length), which is what `input`, `output`, `read_in` and `write_out` require.
-        unsafe { ok_status(write_out(out, qai8dxp::packed_offset(m_idx, k, &read_in(packing)?.into())?)) }
-    })
+    // SAFETY: `packing` and `out` as this function's contract says.
+    unsafe { packing_query(packing, out, |p| qai8dxp::packed_offset(m_idx, k, p)) }
 }
 
 /// Quantizes and packs `m` rows of f32 activations (`qai8dxp`, per-row int8).
@@ -706,11 +715,8 @@ pub unsafe extern "C" fn qgemm_lhs_qsi8d32p_packed_size(
     bl: usize,
     out: *mut usize,
 ) -> qgemm_status {
-    status(|| {
-        // SAFETY: the pointers are forwarded under this function's contract (each null or valid
-        // for its length), which is what `input`, `output`, `read_in` and `write_out` require.
-        unsafe { ok_status(write_out(out, qsi8d32p::packed_size(m, k, bl, &read_in(packing)?.into())?)) }
-    })
+    // SAFETY: `packing` and `out` as this function's contract says.
+    unsafe { packing_query(packing, out, |p| qsi8d32p::packed_size(m, k, bl, p)) }
 }
 
 /// Writes the byte offset of the `qsi8d32p` tile holding row `m_idx` (a multiple of `mr`).
@@ -727,11 +733,8 @@ pub unsafe extern "C" fn qgemm_lhs_qsi8d32p_packed_offset(
     bl: usize,
     out: *mut usize,
 ) -> qgemm_status {
-    status(|| {
-        // SAFETY: the pointers are forwarded under this function's contract (each null or valid
-        // for its length), which is what `input`, `output`, `read_in` and `write_out` require.
-        unsafe { ok_status(write_out(out, qsi8d32p::packed_offset(m_idx, k, bl, &read_in(packing)?.into())?)) }
-    })
+    // SAFETY: `packing` and `out` as this function's contract says.
+    unsafe { packing_query(packing, out, |p| qsi8d32p::packed_offset(m_idx, k, bl, p)) }
 }
 
 /// Quantizes and packs `m` rows of f32 activations in blocks of `bl` (`qsi8d32p`); buffers as
@@ -845,11 +848,8 @@ pub unsafe extern "C" fn qgemm_rhs_qsi4cxp_packed_size(
     k: usize,
     out: *mut usize,
 ) -> qgemm_status {
-    status(|| {
-        // SAFETY: the pointers are forwarded under this function's contract (each null or valid
-        // for its length), which is what `input`, `output`, `read_in` and `write_out` require.
-        unsafe { ok_status(write_out(out, qsi4cxp::packed_size(n, k, &read_in(packing)?.into())?)) }
-    })
+    // SAFETY: `packing` and `out` as this function's contract says.
+    unsafe { packing_query(packing, out, |p| qsi4cxp::packed_size(n, k, p)) }
 }
 
 /// Writes the byte offset of the `qsi4cxp` tile holding channel `n_idx` (a multiple of `nr`).
@@ -865,11 +865,8 @@ pub unsafe extern "C" fn qgemm_rhs_qsi4cxp_packed_offset(
     k: usize,
     out: *mut usize,
 ) -> qgemm_status {
-    status(|| {
-        // SAFETY: the pointers are forwarded under this function's contract (each null or valid
-        // for its length), which is what `input`, `output`, `read_in` and `write_out` require.
-        unsafe { ok_status(write_out(out, qsi4cxp::packed_offset(n_idx, k, &read_in(packing)?.into())?)) }
-    })
+    // SAFETY: `packing` and `out` as this function's contract says.
+    unsafe { packing_query(packing, out, |p| qsi4cxp::packed_offset(n_idx, k, p)) }
 }
 
 /// Packs `n` channels of int4 weights with per-channel f32 scales (`qsi4cxp`).
@@ -925,11 +922,8 @@ pub unsafe extern "C" fn qgemm_rhs_qsi4c32p_packed_size(
     bl: usize,
     out: *mut usize,
 ) -> qgemm_status {
-    status(|| {
-        // SAFETY: the pointers are forwarded under this function's contract (each null or valid
-        // for its length), which is what `input`, `output`, `read_in` and `write_out` require.
-        unsafe { ok_status(write_out(out, qsi4c32p::packed_size(n, k, bl, &read_in(packing)?.into())?)) }
-    })
+    // SAFETY: `packing` and `out` as this function's contract says.
+    unsafe { packing_query(packing, out, |p| qsi4c32p::packed_size(n, k, bl, p)) }
 }
 
 /// Writes the byte offset of the `qsi4c32p` tile holding channel `n_idx` (a multiple of `nr`).
@@ -946,11 +940,8 @@ pub unsafe extern "C" fn qgemm_rhs_qsi4c32p_packed_offset(
     bl: usize,
     out: *mut usize,
 ) -> qgemm_status {
-    status(|| {
-        // SAFETY: the pointers are forwarded under this function's contract (each null or valid
-        // for its length), which is what `input`, `output`, `read_in` and `write_out` require.
-        unsafe { ok_status(write_out(out, qsi4c32p::packed_offset(n_idx, k, bl, &read_in(packing)?.into())?)) }
-    })
+    // SAFETY: `packing` and `out` as this function's contract says.
+    unsafe { packing_query(packing, out, |p| qsi4c32p::packed_offset(n_idx, k, bl, p)) }
 }
 
 /// Packs `n` channels of int4 weights with per-block bf16 scales (`qsi4c32p`).
@@ -1010,11 +1001,8 @@ pub unsafe extern "C" fn qgemm_rhs_qsi4c32pscalef16_packed_size(
     bl: usize,
     out: *mut usize,
 ) -> qgemm_status {
-    status(|| {
-        // SAFETY: the pointers are forwarded under this function's contract (each null or valid
-        // for its length), which is what `input`, `output`, `read_in` and `write_out` require.
-        unsafe { ok_status(write_out(out, qsi4c32pscalef16::packed_size(n, k, bl, &read_in(packing)?.into())?)) }
-    })
+    // SAFETY: `packing` and `out` as this function's contract says.
+    unsafe { packing_query(packing, out, |p| qsi4c32pscalef16::packed_size(n, k, bl, p)) }
 }
 
 /// Writes the byte offset of the `qsi4c32pscalef16` tile holding channel `n_idx`.
@@ -1031,11 +1019,8 @@ pub unsafe extern "C" fn qgemm_rhs_qsi4c32pscalef16_packed_offset(
     bl: usize,
     out: *mut usize,
 ) -> qgemm_status {
-    status(|| {
-        // SAFETY: the pointers are forwarded under this function's contract (each null or valid
-        // for its length), which is what `input`, `output`, `read_in` and `write_out` require.
-        unsafe { ok_status(write_out(out, qsi4c32pscalef16::packed_offset(n_idx, k, bl, &read_in(packing)?.into())?)) }
-    })
+    // SAFETY: `packing` and `out` as this function's contract says.
+    unsafe { packing_query(packing, out, |p| qsi4c32pscalef16::packed_offset(n_idx, k, bl, p)) }
 }
 
 /// Packs `n` channels of GGML `Q4_0`-style blocks (`qsi4c32pscalef16`): `rhs`, `rhs_len` bytes,

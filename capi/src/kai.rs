@@ -236,82 +236,40 @@ macro_rules! kai_kernel {
             pub extern "C" fn [<kai_get_dst_size_ $name>](m: usize, n: usize) -> usize {
                 [<SPEC_ $name>].dst_size(stringify!([<kai_get_dst_size_ $name>]), m, n)
             }
-            kai_kernel!(@offsets $kind, $name);
-            kai_kernel!(@run $fam, $kind, $name);
+            kai_kernel!(@family $fam, $kind, $name);
         }
     };
-    (@offsets cx, $name:ident) => {
+    // `bl` of a `run` call: the argument, or 0 for the per-channel family.
+    (@bl $bl:ident) => { $bl };
+    (@bl) => { 0 };
+    // The functions whose parameter lists differ by family: which offsets and `run` take `bl`.
+    (@family $fam:ty, cx, $name:ident) => {
+        kai_kernel!(@with $fam, $name, lhs(m_idx, k) => qai8dxp::packed_offset,
+            rhs(n_idx, k) => qsi4cxp::packed_offset, run(m, n, k));
+    };
+    (@family $fam:ty, c32, $name:ident) => {
+        kai_kernel!(@with $fam, $name, lhs(m_idx, k) => qai8dxp::packed_offset,
+            rhs(n_idx, k, bl) => qsi4c32p::packed_offset, run(m, n, k, bl));
+    };
+    (@family $fam:ty, d32, $name:ident) => {
+        kai_kernel!(@with $fam, $name, lhs(m_idx, k, bl) => qsi8d32p::packed_offset,
+            rhs(n_idx, k, bl) => qsi4c32pscalef16::packed_offset, run(m, n, k, bl));
+    };
+    (@with $fam:ty, $name:ident, lhs($($lp:ident),*) => $lhs:path, rhs($($rp:ident),*) => $rhs:path,
+     run($m:ident, $n:ident, $k:ident $(, $bl:ident)?)) => {
         paste::paste! {
             #[doc = concat!("KleidiAI `kai_get_lhs_packed_offset_", stringify!($name), "`.")]
             #[unsafe(no_mangle)]
-            pub extern "C" fn [<kai_get_lhs_packed_offset_ $name>](m_idx: usize, k: usize) -> usize {
+            pub extern "C" fn [<kai_get_lhs_packed_offset_ $name>]($($lp: usize),*) -> usize {
                 let f = stringify!([<kai_get_lhs_packed_offset_ $name>]);
-                check!(f, 0, qai8dxp::packed_offset(m_idx, k, &[<SPEC_ $name>].packing))
+                check!(f, 0, $lhs($($lp,)* &[<SPEC_ $name>].packing))
             }
             #[doc = concat!("KleidiAI `kai_get_rhs_packed_offset_", stringify!($name), "`.")]
             #[unsafe(no_mangle)]
-            pub extern "C" fn [<kai_get_rhs_packed_offset_ $name>](n_idx: usize, k: usize) -> usize {
+            pub extern "C" fn [<kai_get_rhs_packed_offset_ $name>]($($rp: usize),*) -> usize {
                 let f = stringify!([<kai_get_rhs_packed_offset_ $name>]);
-                check!(f, 0, qsi4cxp::packed_offset(n_idx, k, &[<SPEC_ $name>].packing))
+                check!(f, 0, $rhs($($rp,)* &[<SPEC_ $name>].packing))
             }
-        }
-    };
-    (@offsets c32, $name:ident) => {
-        paste::paste! {
-            #[doc = concat!("KleidiAI `kai_get_lhs_packed_offset_", stringify!($name), "`.")]
-            #[unsafe(no_mangle)]
-            pub extern "C" fn [<kai_get_lhs_packed_offset_ $name>](m_idx: usize, k: usize) -> usize {
-                let f = stringify!([<kai_get_lhs_packed_offset_ $name>]);
-                check!(f, 0, qai8dxp::packed_offset(m_idx, k, &[<SPEC_ $name>].packing))
-            }
-            #[doc = concat!("KleidiAI `kai_get_rhs_packed_offset_", stringify!($name), "`.")]
-            #[unsafe(no_mangle)]
-            pub extern "C" fn [<kai_get_rhs_packed_offset_ $name>](n_idx: usize, k: usize, bl: usize) -> usize {
-                let f = stringify!([<kai_get_rhs_packed_offset_ $name>]);
-                check!(f, 0, qsi4c32p::packed_offset(n_idx, k, bl, &[<SPEC_ $name>].packing))
-            }
-        }
-    };
-    (@offsets d32, $name:ident) => {
-        paste::paste! {
-            #[doc = concat!("KleidiAI `kai_get_lhs_packed_offset_", stringify!($name), "`.")]
-            #[unsafe(no_mangle)]
-            pub extern "C" fn [<kai_get_lhs_packed_offset_ $name>](m_idx: usize, k: usize, bl: usize) -> usize {
-                let f = stringify!([<kai_get_lhs_packed_offset_ $name>]);
-                check!(f, 0, qsi8d32p::packed_offset(m_idx, k, bl, &[<SPEC_ $name>].packing))
-            }
-            #[doc = concat!("KleidiAI `kai_get_rhs_packed_offset_", stringify!($name), "`.")]
-            #[unsafe(no_mangle)]
-            pub extern "C" fn [<kai_get_rhs_packed_offset_ $name>](n_idx: usize, k: usize, bl: usize) -> usize {
-                let f = stringify!([<kai_get_rhs_packed_offset_ $name>]);
-                check!(f, 0, qsi4c32pscalef16::packed_offset(n_idx, k, bl, &[<SPEC_ $name>].packing))
-            }
-        }
-    };
-    (@run $fam:ty, cx, $name:ident) => {
-        paste::paste! {
-            #[doc = concat!("KleidiAI `kai_run_", stringify!($name), "`.")]
-            ///
-            /// # Safety
-            ///
-            /// KleidiAI's contract: `lhs_packed` and `rhs_packed` point at the packed tiles of the
-            /// rectangle's first row and column (this kernel's packing, this `k`), and `dst` is
-            /// writable for `m` rows of `n` floats, `dst_stride_row` bytes apart.
-            #[unsafe(no_mangle)]
-            pub unsafe extern "C" fn [<kai_run_ $name>](
-                m: usize, n: usize, k: usize, lhs_packed: *const c_void, rhs_packed: *const c_void,
-                dst: *mut f32, dst_stride_row: usize, dst_stride_col: usize, scalar_min: f32, scalar_max: f32,
-            ) {
-                // SAFETY: forwarded from the caller's contract (see `# Safety`).
-                unsafe {
-                    [<SPEC_ $name>].run::<$fam>(stringify!([<kai_run_ $name>]), (m, n, k, 0),
-                        lhs_packed, rhs_packed, dst, (dst_stride_row, dst_stride_col), (scalar_min, scalar_max))
-                }
-            }
-        }
-    };
-    (@run $fam:ty, $kind:ident, $name:ident) => {
-        paste::paste! {
             #[doc = concat!("KleidiAI `kai_run_", stringify!($name), "`.")]
             ///
             /// # Safety
@@ -321,12 +279,12 @@ macro_rules! kai_kernel {
             /// `dst` is writable for `m` rows of `n` floats, `dst_stride_row` bytes apart.
             #[unsafe(no_mangle)]
             pub unsafe extern "C" fn [<kai_run_ $name>](
-                m: usize, n: usize, k: usize, bl: usize, lhs_packed: *const c_void, rhs_packed: *const c_void,
+                $m: usize, $n: usize, $k: usize, $($bl: usize,)? lhs_packed: *const c_void, rhs_packed: *const c_void,
                 dst: *mut f32, dst_stride_row: usize, dst_stride_col: usize, scalar_min: f32, scalar_max: f32,
             ) {
                 // SAFETY: forwarded from the caller's contract (see `# Safety`).
                 unsafe {
-                    [<SPEC_ $name>].run::<$fam>(stringify!([<kai_run_ $name>]), (m, n, k, bl),
+                    [<SPEC_ $name>].run::<$fam>(stringify!([<kai_run_ $name>]), ($m, $n, $k, kai_kernel!(@bl $($bl)?)),
                         lhs_packed, rhs_packed, dst, (dst_stride_row, dst_stride_col), (scalar_min, scalar_max))
                 }
             }

@@ -295,8 +295,10 @@ unsafe fn rhs_out<'a>(f: &str, rhs_packed: *mut c_void, size: usize) -> Option<&
     Some(unsafe { slice::from_raw_parts_mut(rhs_packed.cast::<u8>(), size) })
 }
 
-macro_rules! qsi4cxp_packer {
-    ($layout:ident, $n_step:ident, $rhs_offset:ident, $stride:ident, $offset:ident, $size:ident, $run:ident) => {
+/// The two getters of an int4 RHS packer that do not depend on the packed format: `n_step` and
+/// the raw-weight offset.
+macro_rules! raw_rhs_getters {
+    ($layout:ident, $n_step:ident, $rhs_offset:ident) => {
         #[doc = concat!("KleidiAI `", stringify!($n_step), "`: `nr`.")]
         #[unsafe(no_mangle)]
         pub extern "C" fn $n_step(nr: usize) -> usize {
@@ -308,6 +310,12 @@ macro_rules! qsi4cxp_packer {
         pub extern "C" fn $rhs_offset(n_idx: usize, rhs_stride: usize) -> usize {
             raw_rhs_offset(stringify!($rhs_offset), Layout::$layout, n_idx, rhs_stride)
         }
+    };
+}
+
+macro_rules! qsi4cxp_packer {
+    ($layout:ident, $n_step:ident, $rhs_offset:ident, $stride:ident, $offset:ident, $size:ident, $run:ident) => {
+        raw_rhs_getters!($layout, $n_step, $rhs_offset);
 
         #[doc = concat!("KleidiAI `", stringify!($stride), "`: bytes of one packed tile.")]
         #[unsafe(no_mangle)]
@@ -424,17 +432,7 @@ fn check_scale_dt(f: &str, scale_dt: u32) -> Option<()> {
 
 macro_rules! qsi4c32p_packer {
     ($layout:ident, $n_step:ident, $rhs_offset:ident, $stride:ident, $offset:ident, $size:ident, $run:ident) => {
-        #[doc = concat!("KleidiAI `", stringify!($n_step), "`: `nr`.")]
-        #[unsafe(no_mangle)]
-        pub extern "C" fn $n_step(nr: usize) -> usize {
-            nr
-        }
-
-        #[doc = concat!("KleidiAI `", stringify!($rhs_offset), "`: NxK `n_idx * rhs_stride`, KxN `n_idx / 2`.")]
-        #[unsafe(no_mangle)]
-        pub extern "C" fn $rhs_offset(n_idx: usize, rhs_stride: usize) -> usize {
-            raw_rhs_offset(stringify!($rhs_offset), Layout::$layout, n_idx, rhs_stride)
-        }
+        raw_rhs_getters!($layout, $n_step, $rhs_offset);
 
         #[doc = concat!("KleidiAI `", stringify!($stride), "`: bytes of one packed tile.")]
         #[unsafe(no_mangle)]

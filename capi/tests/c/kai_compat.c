@@ -29,6 +29,7 @@
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0.h"
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsi4cxp_qs4cxs1s0.h"
 #include "kai_kernels.h"
+#include "test_util.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -54,32 +55,6 @@ static char cur[256];
             fprintf(stderr, "FAIL %s: %s = %zu, expected %zu\n", cur, what, g_, w_);                 \
         }                                                                                               \
     } while (0)
-
-static void* read_file(const char* path, size_t* len) {
-    FILE* f = fopen(path, "rb");
-    if (f == NULL) {
-        fprintf(stderr, "cannot open %s\n", path);
-        exit(2);
-    }
-    fseek(f, 0, SEEK_END);
-    long l = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    void* p = malloc((size_t)l + 1);
-    if (p == NULL || fread(p, 1, (size_t)l, f) != (size_t)l) {
-        fprintf(stderr, "cannot read %s\n", path);
-        exit(2);
-    }
-    fclose(f);
-    *len = (size_t)l;
-    return p;
-}
-
-static float bits_to_f32(const char* hex) {
-    uint32_t u = (uint32_t)strtoul(hex, NULL, 16);
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
 
 static void check_bytes(const char* what, const void* got, const void* want, size_t len) {
     checks++;

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "qgemm.h"
+#include "test_util.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 #define N_STATUS 16
@@ -59,32 +60,6 @@ static bool status_seen[N_STATUS];
         CHECK(s_ == (want), "%s -> %d (%s), expected %d", #call, (int)s_, qgemm_status_message(s_), (int)(want)); \
         if (s_ == (want) && (int)(want) < N_STATUS) status_seen[(int)(want)] = true;                    \
     } while (0)
-
-static void* read_file(const char* path, size_t* len) {
-    FILE* f = fopen(path, "rb");
-    if (f == NULL) {
-        fprintf(stderr, "cannot open %s\n", path);
-        exit(2);
-    }
-    fseek(f, 0, SEEK_END);
-    long l = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    void* p = malloc((size_t)l + 16);
-    if (p == NULL || fread(p, 1, (size_t)l, f) != (size_t)l) {
-        fprintf(stderr, "cannot read %s\n", path);
-        exit(2);
-    }
-    fclose(f);
-    *len = (size_t)l;
-    return p;
-}
-
-static float f32_of_bits(const char* hex) {
-    uint32_t u = (uint32_t)strtoul(hex, NULL, 16);
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
 
 static uint32_t family_of(const char* name) {
     if (strcmp(name, "qai8dxp_qsi4cxp") == 0) return QGEMM_FAMILY_QAI8DXP_QSI4CXP;
@@ -311,12 +286,12 @@ static void golden(uint32_t cpu) {
             qgemm_kernel kern = kernel_at(pr.family, i, &info);
             if (!same_packing(info.packing, p) || !available(kern, cpu)) continue;
             snprintf(cur, sizeof cur, "golden %s m%zu n%zu k%zu bl%zu %s: %s", fam, m, n, k, bl, layout, info.name);
-            OK(run_whole(kern, cpu, &pr, lp, ls, rp, rs, dst, f32_of_bits(cmin_n), f32_of_bits(cmax_n)));
+            OK(run_whole(kern, cpu, &pr, lp, ls, rp, rs, dst, bits_to_f32(cmin_n), bits_to_f32(cmax_n)));
             CHECK(memcmp(dst, want_none, m * n * sizeof(float)) == 0, "dst (no clamp) differs from KleidiAI's");
-            OK(run_whole(kern, cpu, &pr, lp, ls, rp, rs, dst, f32_of_bits(cmin_t), f32_of_bits(cmax_t)));
+            OK(run_whole(kern, cpu, &pr, lp, ls, rp, rs, dst, bits_to_f32(cmin_t), bits_to_f32(cmax_t)));
             CHECK(memcmp(dst, want_tight, m * n * sizeof(float)) == 0, "dst (tight clamp) differs from KleidiAI's");
             memset(dst, 0, m * n * sizeof(float));
-            run_grid(kern, &info, cpu, &pr, lp, ls, rp, rs, dst, f32_of_bits(cmin_n), f32_of_bits(cmax_n));
+            run_grid(kern, &info, cpu, &pr, lp, ls, rp, rs, dst, bits_to_f32(cmin_n), bits_to_f32(cmax_n));
             CHECK(memcmp(dst, want_none, m * n * sizeof(float)) == 0, "dst (grid) differs from KleidiAI's");
             golden_runs[fi][i]++;
             runs++;
