@@ -73,6 +73,27 @@ unsafe fn lhs_tiles<'a>(
     Some(unsafe { slice::from_raw_parts_mut(lhs_packed.cast::<u8>(), len) })
 }
 
+/// The input rows and the output tiles of an LHS packer call (`m, k, mr, m_idx_start`):
+/// [`lhs_rows`] and [`lhs_tiles`].
+///
+/// # Safety
+///
+/// As [`lhs_rows`] and [`lhs_tiles`]; `m >= 1`.
+unsafe fn lhs_buffers<'a>(
+    f: &str,
+    (m, k, mr, m_idx_start): (usize, usize, usize, usize),
+    tile: usize,
+    lhs: *const f32,
+    lhs_stride: usize,
+    lhs_packed: *mut c_void,
+) -> Option<(&'a [f32], usize, &'a mut [u8])> {
+    // SAFETY: forwarded from the caller's contract.
+    let (rows, stride) = unsafe { lhs_rows(f, m, k, lhs, lhs_stride)? };
+    // SAFETY: forwarded from the caller's contract.
+    let out = unsafe { lhs_tiles(f, mr, m, m_idx_start, tile, lhs_packed)? };
+    Some((rows, stride, out))
+}
+
 // ---- lhs_quant_pack_qai8dxp_f32 ---------------------------------------------------------
 
 /// KleidiAI `kai_get_m_step_lhs_quant_pack_qai8dxp_f32`: `mr`.
@@ -146,9 +167,11 @@ pub unsafe extern "C" fn kai_run_lhs_quant_pack_qai8dxp_f32(
     check!(f, (), qai8dxp::packed_size(1, k, &p));
     let tile = check!(f, (), qai8dxp::tile_stride(k, mr));
     // SAFETY: forwarded from the caller's contract; m >= 1.
-    let Some((rows, stride)) = (unsafe { lhs_rows(f, m, k, lhs, lhs_stride) }) else { return };
-    // SAFETY: forwarded from the caller's contract.
-    let Some(out) = (unsafe { lhs_tiles(f, mr, m, m_idx_start, tile, lhs_packed) }) else { return };
+    let Some((rows, stride, out)) =
+        (unsafe { lhs_buffers(f, (m, k, mr, m_idx_start), tile, lhs, lhs_stride, lhs_packed) })
+    else {
+        return;
+    };
     check!(f, (), qai8dxp::quantize_pack(&p, m, k, m_idx_start, rows, stride, out));
 }
 
@@ -234,9 +257,11 @@ pub unsafe extern "C" fn kai_run_lhs_quant_pack_qsi8d32p_f32(
     // after `lhs`.
     let first = unsafe { lhs.byte_add(skip) };
     // SAFETY: forwarded from the caller's contract; m >= 1.
-    let Some((rows, stride)) = (unsafe { lhs_rows(f, m, k, first, lhs_stride) }) else { return };
-    // SAFETY: forwarded from the caller's contract.
-    let Some(out) = (unsafe { lhs_tiles(f, mr, m, m_idx_start, tile, lhs_packed) }) else { return };
+    let Some((rows, stride, out)) =
+        (unsafe { lhs_buffers(f, (m, k, mr, m_idx_start), tile, first, lhs_stride, lhs_packed) })
+    else {
+        return;
+    };
     check!(f, (), qsi8d32p::quantize_pack(&p, m, k, bl, m_idx_start, rows, stride, out));
 }
 
