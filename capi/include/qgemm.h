@@ -571,6 +571,16 @@ enum qgemm_status qgemm_rhs_qsi4c32pscalef16_pack(const struct qgemm_packing *pa
 // (one element for out pointers and structs), as in `api`.
 enum qgemm_status qgemm_cpu_detect(uint32_t *out);
 
+// Writes the features read from the AArch64 ID registers (`ID_AA64PFR0/1_EL1`,
+// `ID_AA64ISAR0/1_EL1`) to `*out`. On Linux only where the kernel emulates EL0 reads of them
+// (`HWCAP_CPUID`, every kernel since 4.11), else `QGEMM_ERROR_UNSUPPORTED_CPU` and no `MRS` is
+// executed; on bare metal the caller must run at EL1 or higher.
+//
+// # Safety
+//
+// `out` is null or valid for a write; on bare metal, the caller runs at EL1 or higher.
+enum qgemm_status qgemm_cpu_from_id_registers(uint32_t *out);
+
 // Writes the features in Linux `AT_HWCAP` / `AT_HWCAP2` words (e.g. from a target's
 // `/proc/self/auxv`, or a test) to `*out`. Pure decoding; reads no register.
 //

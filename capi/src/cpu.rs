@@ -142,6 +142,38 @@ pub unsafe extern "C" fn qgemm_cpu_detect(out: *mut u32) -> qgemm_status {
     unsafe { crate::api::write_out(out, detect_bits()) }
 }
 
+/// Writes the features read from the AArch64 ID registers (`ID_AA64PFR0/1_EL1`,
+/// `ID_AA64ISAR0/1_EL1`) to `*out`. On Linux only where the kernel emulates EL0 reads of them
+/// (`HWCAP_CPUID`, every kernel since 4.11), else `QGEMM_ERROR_UNSUPPORTED_CPU` and no `MRS` is
+/// executed; on bare metal the caller must run at EL1 or higher.
+///
+/// # Safety
+///
+/// `out` is null or valid for a write; on bare metal, the caller runs at EL1 or higher.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn qgemm_cpu_from_id_registers(out: *mut u32) -> qgemm_status {
+    #[cfg(target_os = "linux")]
+    {
+        const HWCAP_CPUID: u64 = 1 << 11;
+        if crate::sys::hwcaps().0 & HWCAP_CPUID == 0 {
+            return qgemm_status::QGEMM_ERROR_UNSUPPORTED_CPU;
+        }
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        // SAFETY: on Linux the kernel emulates the reads (HWCAP_CPUID, checked above); on bare
+        // metal the caller runs at EL1 or higher (this function's contract).
+        let bits = to_bits(unsafe { CpuFeatures::from_id_registers() });
+        // SAFETY: `out` is null or writable (this function's contract).
+        unsafe { crate::api::write_out(out, bits) }
+    }
+    #[cfg(not(target_arch = "aarch64"))]
+    {
+        let _ = out;
+        qgemm_status::QGEMM_ERROR_UNSUPPORTED_CPU
+    }
+}
+
 /// Writes the features in Linux `AT_HWCAP` / `AT_HWCAP2` words (e.g. from a target's
 /// `/proc/self/auxv`, or a test) to `*out`. Pure decoding; reads no register.
 ///

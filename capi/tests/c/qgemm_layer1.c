@@ -485,6 +485,13 @@ static uint32_t cpu_checks(const char* model) {
     CHECK(bits == (QGEMM_FEATURE_NEON | QGEMM_FEATURE_FP16 | QGEMM_FEATURE_SVE | QGEMM_FEATURE_BF16 |
                    QGEMM_FEATURE_SME),
           "hwcap decode (fp16, sve, bf16, sme): 0x%x", bits);
+    /* qemu-aarch64 emulates EL0 reads of the ID registers (HWCAP_CPUID): the same NEON, dotprod
+     * and i8mm bits as the HWCAP words. */
+    uint32_t id = 0;
+    OK(qgemm_cpu_from_id_registers(&id));
+    const uint32_t tiers = QGEMM_FEATURE_NEON | QGEMM_FEATURE_DOTPROD | QGEMM_FEATURE_I8MM;
+    CHECK((id & tiers) == (cpu & tiers), "ID registers 0x%x, HWCAP 0x%x", id, cpu);
+    EXPECT(qgemm_cpu_from_id_registers(NULL), QGEMM_ERROR_NULL_POINTER);
     OK(qgemm_cpu_from_target(&bits));
     CHECK(bits & QGEMM_FEATURE_NEON, "target: NEON expected (0x%x)", bits);
     CHECK((bits & ~cpu) == 0, "target features 0x%x not all detected (0x%x)", bits, cpu);
