@@ -1,7 +1,8 @@
-//! Shared pieces of the dotprod (`SDOT`, FEAT_DotProd) tiers of the int4 families: the tile
-//! drivers (plain Rust, they only walk the tiles) and the macros that emit the asm text of one
-//! 32-deep K group (load, unpack, `SDOT`), of the block loop and of the per-block float
-//! epilogue. The family files put these together into one `asm!` block per output tile.
+//! Shared pieces of the dotprod (`SDOT`, FEAT_DotProd) tiers of the int4 families: the macros
+//! that emit the asm text of one 32-deep K group (load, unpack, `SDOT`), of the block loop and
+//! of the per-block float epilogue. The family files put these together into one `asm!` block
+//! per output tile; the tiles are walked by the drivers both asm tiers share
+//! ([`crate::matmul::asm`]).
 //!
 //! In a packed int4 RHS column, byte `t` of a 32-deep group carries depth `t` (low nibble) and
 //! depth `t + 16` (high nibble) of that group (`qsi4cxp`, `qsi4c32p`; `qsi4c32p` with f16 scales
@@ -33,210 +34,15 @@
 
 use crate::matmul::{Packing, TileStrides, UncheckedArgs};
 
-use crate::matmul::asm::{CONSTS, copy_out};
-
-/// What one `asm!` block needs for one output tile (every field a tile does not use is
-/// ignored).
-pub(crate) struct Tile {
-    /// First packed LHS tile of the output tile (`mr = 1`: the row).
-    pub(crate) lhs: *const u8,
-    /// Bytes between consecutive packed LHS tiles.
-    pub(crate) lhs_stride: usize,
-    /// GEMV: first packed RHS tile; GEMM: the column quad's first data byte in its RHS tile.
-    pub(crate) rhs: *const u8,
-    /// GEMV: bytes between consecutive packed RHS tiles.
-    pub(crate) rhs_stride: usize,
-    /// GEMM: bytes between consecutive chunks of the RHS tile (`bd * nr`).
-    pub(crate) rhs_step: usize,
-    /// GEMM, per-block families: the column quad's scales of block 0.
-    pub(crate) scales: *const u8,
-    /// GEMM: the column quad's `rsum` (the next per-column values follow `extras_step`
-    /// bytes apart).
-    pub(crate) extras: *const u8,
-    /// GEMM: `4 * nr`.
-    pub(crate) extras_step: usize,
-    /// 32-deep K groups: per-channel families `Kp / 32`, per-block families `bl / 32`.
-    pub(crate) groups: usize,
-    /// Blocks (`k / bl`; 1 for the per-channel families).
-    pub(crate) blocks: usize,
-    /// Bytes of one block in an RHS tile (per-block families).
-    pub(crate) block_bytes: usize,
-    /// GEMM, per-block families: bytes from the end of a block's data to the next block's
-    /// data (`2 * nr`: the block scales).
-    pub(crate) skip: usize,
-    /// the zeros of [`CONSTS`].
-    pub(crate) zero: *const u8,
-    /// Output element (0, 0) of the tile.
-    pub(crate) out: *mut f32,
-    /// Bytes between output rows.
-    pub(crate) out_stride: usize,
-    /// Clamp bounds (f32 bits).
-    pub(crate) lo: u32,
-    pub(crate) hi: u32,
-}
-
-/// The asm of one output tile: the K loop plus the epilogue, storing the whole tile (its rows
-/// at `out + i * out_stride`, `4 * width` bytes each).
-///
-/// Safety: FEAT_DotProd is present; `lhs`/`rhs` hold the packed tiles the shape reads, with the
-/// [`Tile`]'s depth; `out` is writable for the whole tile.
-pub(crate) type TileFn = unsafe fn(&Tile);
-
-/// A family's packed layout for one call (`k`, `bl`, the packing), as the drivers need it.
-pub(crate) struct Geometry {
-    /// Bytes of one packed LHS tile.
-    pub(crate) lhs_stride: usize,
-    /// Bytes of one packed RHS tile.
-    pub(crate) rhs_stride: usize,
-    /// [`Tile::groups`].
-    pub(crate) groups: usize,
-    /// [`Tile::blocks`].
-    pub(crate) blocks: usize,
-    /// [`Tile::block_bytes`].
-    pub(crate) block_bytes: usize,
-    /// GEMM: offset in an RHS tile of column quad 0's first data byte.
-    pub(crate) data_at: usize,
-    /// GEMM: offset in an RHS tile of column quad 0's block-0 scales (per-block families).
-    pub(crate) scales_at: usize,
-    /// GEMM: offset in an RHS tile of `rsum[0]`.
-    pub(crate) extras_at: usize,
-}
-
-impl Geometry {
-    /// The layout of a per-block family (`nb = k / bl` blocks) with the call's tile `strides`:
-    /// RHS tiles of `nb` blocks of `nr * (bl/2 + 2)` bytes (the data and `2 * nr` bytes of
-    /// scales, the scales first if `scales_first`), then the per-column extras (`rsum`,
-    /// `bias`) if the format has them.
-    pub(crate) fn blocked(args: &UncheckedArgs, strides: &TileStrides, p: &Packing, scales_first: bool) -> Geometry {
-        let (nb, data) = (args.k / args.bl, p.nr * args.bl / 2);
-        let block_bytes = data + 2 * p.nr;
-        Geometry {
-            lhs_stride: strides.lhs,
-            rhs_stride: strides.rhs,
-            groups: args.bl / 32,
-            blocks: nb,
-            block_bytes,
-            data_at: if scales_first { 2 * p.nr } else { 0 },
-            scales_at: if scales_first { 0 } else { data },
-            extras_at: nb * block_bytes,
-        }
-    }
-}
-
-/// GEMV driver (`mr = 1`): for each step of `nr * tiles` columns and each row runs `wide`
-/// (`tiles` RHS tiles); the columns left over after the last whole step run `narrow` (one RHS
-/// tile) per tile. Partial tiles are computed into a scratch tile and copied.
-///
-/// # Safety
-///
-/// The contract of [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for a packing with
-/// `mr = 1` and this `nr`; `geo` describes that packing and `args`; `wide` and `narrow` are
-/// tile functions of the packing; `nr * tiles <= 16`.
-pub(crate) unsafe fn gemv(args: &UncheckedArgs, geo: &Geometry, nr: usize, tiles: usize, wide: TileFn, narrow: TileFn) {
-    let step = nr * tiles;
-    let wide_end = args.n - args.n % step;
-    let mut tmp = [0f32; 16];
-    let mut n0 = 0;
-    while n0 < args.n {
-        let (f, width) = if n0 < wide_end { (wide, step) } else { (narrow, nr) };
-        let cols = width.min(args.n - n0);
-        for r in 0..args.m {
-            let out = args.dst.wrapping_byte_add(r * args.dst_stride_row).wrapping_add(n0);
-            let t = Tile {
-                lhs: args.lhs_packed.wrapping_add(r * geo.lhs_stride),
-                lhs_stride: geo.lhs_stride,
-                rhs: args.rhs_packed.wrapping_add(n0 / nr * geo.rhs_stride),
-                rhs_stride: geo.rhs_stride,
-                rhs_step: 0,
-                scales: core::ptr::null(),
-                extras: core::ptr::null(),
-                extras_step: 0,
-                groups: geo.groups,
-                blocks: geo.blocks,
-                block_bytes: geo.block_bytes,
-                skip: 2 * nr,
-                zero: CONSTS.0.as_ptr(),
-                out: if cols < width { tmp.as_mut_ptr() } else { out },
-                out_stride: 4 * width,
-                lo: args.clamp_min.to_bits(),
-                hi: args.clamp_max.to_bits(),
-            };
-            // SAFETY: the caller guarantees dotprod and `ceil(n/nr)` RHS tiles; `f` reads row
-            // `r < m` and the `width / nr` RHS tiles from `n0 / nr`: a wide step only runs
-            // below `wide_end`, where all its tiles exist, and a narrow one reads one tile that
-            // holds column `n0 < n`. It writes one row of `width` columns: to `dst` when all
-            // of them are in the rectangle, else to `tmp` (16 elements).
-            unsafe { f(&t) };
-            if cols < width {
-                // SAFETY: `cols` columns of row `r` from `n0` lie inside the rectangle.
-                unsafe { copy_out(&tmp, width, 1, cols, out, args.dst_stride_row) };
-            }
-        }
-        n0 += width;
-    }
-}
-
-/// GEMM driver (`mr = 4`): for each column quad (4 columns of an RHS tile) and each step of
-/// `m_step` rows, runs `tiles[t - 1]` over the `t = ceil(rows / 4)` LHS tiles the step covers
-/// (`tiles[t - 1]` computes `4t` rows x 4 columns). Partial tiles go through a scratch tile.
-///
-/// # Safety
-///
-/// The contract of [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for a packing with
-/// `mr = 4`, this `nr` (a multiple of 4) and `bd`; `geo` describes that packing and `args`;
-/// `tiles` are tile functions of the packing; `m_step` is a multiple of 4, at most
-/// `4 * tiles.len()` and at most 16.
-pub(crate) unsafe fn gemm(args: &UncheckedArgs, geo: &Geometry, nr: usize, bd: usize, m_step: usize, tiles: &[TileFn]) {
-    let mut tmp = [0f32; 64];
-    for n0 in (0..args.n).step_by(4) {
-        let cols = 4.min(args.n - n0);
-        let (rhs_tile, quad) = (n0 / nr, n0 % nr / 4);
-        let rhs = args.rhs_packed.wrapping_add(rhs_tile * geo.rhs_stride);
-        for m0 in (0..args.m).step_by(m_step) {
-            let rows = m_step.min(args.m - m0);
-            let count = rows.div_ceil(4);
-            let out = args.dst.wrapping_byte_add(m0 * args.dst_stride_row).wrapping_add(n0);
-            let full = rows == 4 * count && cols == 4;
-            let t = Tile {
-                lhs: args.lhs_packed.wrapping_add(m0 / 4 * geo.lhs_stride),
-                lhs_stride: geo.lhs_stride,
-                rhs: rhs.wrapping_add(geo.data_at + 4 * bd * quad),
-                rhs_stride: geo.rhs_stride,
-                rhs_step: bd * nr,
-                scales: rhs.wrapping_add(geo.scales_at + 8 * quad),
-                extras: rhs.wrapping_add(geo.extras_at + 16 * quad),
-                extras_step: 4 * nr,
-                groups: geo.groups,
-                blocks: geo.blocks,
-                block_bytes: geo.block_bytes,
-                skip: 2 * nr,
-                zero: CONSTS.0.as_ptr(),
-                out: if full { out } else { tmp.as_mut_ptr() },
-                out_stride: if full { args.dst_stride_row } else { 16 },
-                lo: args.clamp_min.to_bits(),
-                hi: args.clamp_max.to_bits(),
-            };
-            // SAFETY: the caller guarantees dotprod, `ceil(m/4)` LHS tiles and `ceil(n/nr)`
-            // RHS tiles. The tile function reads the `count` LHS tiles from `m0/4` (`count =
-            // ceil(rows/4)`, so the last is at most tile `ceil(m/4) - 1`) and the quad's bytes
-            // of RHS tile `n0/nr < ceil(n/nr)`. It writes `4 * count` rows of 4 columns: to
-            // `dst` when they are all in the rectangle, else to `tmp` (16 rows x 4 columns, 16
-            // bytes per row).
-            unsafe { tiles[count - 1](&t) };
-            if !full {
-                // SAFETY: `rows x cols` from `(m0, n0)` lie inside the rectangle.
-                unsafe { copy_out(&tmp, 4, rows, cols, out, args.dst_stride_row) };
-            }
-        }
-    }
-}
+pub(crate) use crate::matmul::asm::{Layout, Tile, TileFn, TileKernel, gemm, gemv};
 
 pub(crate) use crate::matmul::MAX_SIMD_BLOCK_LEN as MAX_BL;
 
 /// What the per-block drivers need from a family.
 pub(crate) struct BlockedFamily {
-    /// The packed layout of `args` for a packing, with the call's tile strides.
-    pub(crate) geometry: fn(&UncheckedArgs, &TileStrides, &Packing) -> Geometry,
+    /// The family's packed layout of `args` for a packing, with the call's tile strides
+    /// (`asm_layout` of the family module).
+    pub(crate) layout: fn(&UncheckedArgs, &TileStrides, &Packing) -> Option<Layout>,
     /// The family's scalar kernel (for `bl > MAX_BL`).
     pub(crate) scalar: unsafe fn(&Packing, &UncheckedArgs, &TileStrides),
 }
@@ -263,8 +69,9 @@ pub(crate) unsafe fn blocked_gemv(
         return unsafe { (fam.scalar)(p, args, strides) };
     }
     let i = usize::from(args.bl != 32);
-    // SAFETY: forwarded from the caller's contract; the geometry is the one of `p`.
-    unsafe { gemv(args, &(fam.geometry)(args, strides, p), p.nr, tiles, wide[i], narrow[i]) }
+    let Some(layout) = (fam.layout)(args, strides, p) else { return };
+    // SAFETY: forwarded from the caller's contract; the layout is the one of `p`.
+    unsafe { gemv(args, &layout, tiles, wide[i], narrow[i]) }
 }
 
 /// Per-block GEMM ([`gemm`]) on packing `p` (`kr = 16`), `m_step` rows per step.
@@ -286,8 +93,20 @@ pub(crate) unsafe fn blocked_gemm(
         // SAFETY: forwarded from the caller's contract; the scalar kernel takes any packing.
         return unsafe { (fam.scalar)(p, args, strides) };
     }
-    // SAFETY: forwarded from the caller's contract; the geometry is the one of `p`.
-    unsafe { gemm(args, &(fam.geometry)(args, strides, p), p.nr, p.block_depth(), m_step, tiles) }
+    let Some(layout) = (fam.layout)(args, strides, p) else { return };
+    // SAFETY: forwarded from the caller's contract; the layout is the one of `p`; the tiles
+    // compute 4 columns (a divisor of `nr`), at most `m_step / 4 <= tiles.len()` LHS tiles.
+    unsafe { gemm(args, &layout, &quads(tiles)[..m_step / 4]) }
+}
+
+/// The GEMM table of the dotprod tile functions `tiles` (for 1, 2, ... LHS tiles, at most 4):
+/// each computes one column quad.
+pub(crate) fn quads(tiles: &[TileFn]) -> [TileKernel; 4] {
+    let mut table = [(tiles[0], 4); 4];
+    for (entry, f) in table.iter_mut().zip(tiles) {
+        entry.0 = *f;
+    }
+    table
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -748,7 +567,7 @@ macro_rules! blocked_gemv_tile {
                     $fam!(finish_params),
                     $($fam!(finish, $nr, $rhs, [$($f),+]),)+
                     $(blocked_gemv_store!($nr, [$($f),+]),)+
-                    lhs = inout(reg) $t.lhs => _,
+                    lhs = inout(reg) $t.lhs[0] => _,
                     $($rhs = inout(reg) $t.rhs.wrapping_add($i * $t.rhs_stride) => _,)+
                     nb = inout(reg) $t.blocks => _,
                     zero = in(reg) $t.zero,
@@ -888,7 +707,7 @@ macro_rules! blocked_gemm_tile {
                     // final epilogue, row by row
                     $fam!(finish_params),
                     $($fam!(finish, $l, [$($f),+]),)+
-                    $($l = inout(reg) $t.lhs.wrapping_add($i * $t.lhs_stride) => _,)+
+                    $($l = inout(reg) $t.lhs[$i] => _,)+
                     rhs = inout(reg) $t.rhs => _,
                     rstep = in(reg) $t.rhs_step,
                     sc = inout(reg) $t.scales => _,

@@ -1,8 +1,9 @@
 //! Pieces shared by the i8mm (`SMMLA`) tiers of the int4 families: generators of `asm!` text
 //! (one 8-depth chunk, one 32-depth group, the unpack, the output epilogue), the tile kernels of
-//! the per-block (`qsi4c32p`) families, the tile driver (tails, scratch tile) and the catalogue
-//! entries. The tier modules keep only what differs: the per-channel K loop, and per family the
-//! block scales, the fold of a block into the float accumulators and the output math.
+//! the per-block (`qsi4c32p`) families and the catalogue entries (the tiles are walked by the
+//! drivers both asm tiers share, [`crate::matmul::asm`]). The tier modules keep only what
+//! differs: the per-channel K loop, and per family the block scales, the fold of a block into
+//! the float accumulators and the output math.
 //!
 //! `SMMLA Vd.4S, Vn.16B, Vm.16B` adds a 2x8 by 8x2 int8 product to a 2x2 int32 block: lanes
 //! `[n0m0, n0m1, n1m0, n1m1]` for rows `n` of `Vn` and `m` of `Vm`. With `mr = 4`, `kr = 16`,
@@ -23,11 +24,9 @@
 #[cfg(target_arch = "aarch64")]
 pub(crate) use aarch64::*;
 
-/// The `asm!` generators, the driver and the constants (aarch64 only).
+/// The `asm!` generators and the per-block tile kernels (aarch64 only).
 #[cfg(target_arch = "aarch64")]
 mod aarch64 {
-    use crate::matmul::UncheckedArgs;
-
     /// `SMMLA` of one LHS register `$l` (2 rows x 8 depths) with each unpacked RHS register `$w`
     /// (2 columns x 8 depths) into the accumulator of that column pair: with `lr` the LHS is the
     /// first operand (lanes `[r0c0, r0c1, r1c0, r1c1]`), with `rl` the second (lanes
@@ -215,7 +214,7 @@ mod aarch64 {
         };
     }
 
-    /// Declares a tile kernel `unsafe fn $name($t: &TileArgs)` with the i8mm target feature,
+    /// Declares a tile kernel `unsafe fn $name($t: &Tile)` with the i8mm target feature,
     /// never inlined (each one is a loop nest of its own), around `$body`.
     macro_rules! tile_fn {
         ($(#[$meta:meta])* fn $name:ident($t:ident) $body:block) => {
@@ -224,10 +223,10 @@ mod aarch64 {
             /// # Safety
             ///
             /// The CPU has FEAT_I8MM, and `t` describes valid buffers (see
-            /// [`TileArgs`](crate::matmul::i8mm_asm::TileArgs)).
+            /// [`Tile`](crate::matmul::asm::Tile)).
             #[target_feature(enable = "i8mm")]
             #[inline(never)]
-            unsafe fn $name($t: &$crate::matmul::i8mm_asm::TileArgs) $body
+            unsafe fn $name($t: &$crate::matmul::asm::Tile) $body
         };
     }
 
@@ -255,7 +254,7 @@ mod aarch64 {
     ///   (see [`epi_row_pair!`]) with its column constant registers `cst`, and the extra
     ///   `operands` its text uses.
     /// * `tiles`: per LHS tile, `(pointer operand, pointer of the high-nibble chunks, index in
-    ///   TileArgs::lhs, [float accumulators of rows 0-1], [of rows 2-3])`.
+    ///   Tile::lhs, [float accumulators of rows 0-1], [of rows 2-3])`.
     macro_rules! block_tile_kernel {
         (
             $(#[$meta:meta])*
@@ -321,14 +320,14 @@ mod aarch64 {
                             $($a = inout(reg) $t.lhs[$i] => _,)+
                             b = inout(reg) $t.rhs => _,
                             s = inout(reg) $t.scales => _,
-                            ss = in(reg) $t.block_step,
+                            ss = in(reg) $t.block_bytes,
                             z = in(reg) $crate::matmul::asm::CONSTS.0.as_ptr(),
                             cnt = inout(reg) $t.blocks => _,
-                            d = inout(reg) $t.dst => _,
+                            d = inout(reg) $t.out => _,
                             d1 = out(reg) _,
-                            stride = in(reg) $t.dst_stride,
-                            cmin = in(reg) $t.clamp_min,
-                            cmax = in(reg) $t.clamp_max,
+                            stride = in(reg) $t.out_stride,
+                            cmin = in(reg) $t.lo,
+                            cmax = in(reg) $t.hi,
                             $($fops)*
                             $($ops)*
                         )
@@ -405,12 +404,12 @@ mod aarch64 {
     /// Defines the tile kernels of a per-block family (`fast` and `generic`, for `nr = 4` and
     /// for 4 of the 8 columns of `nr = 8`, 1 to 4 LHS tiles), their tables and the family's
     /// `unsafe fn run(args: &UncheckedArgs, packing: &Packing, tiles: usize)`, which runs `tiles`
-    /// LHS tiles per step through [`drive`] with the geometry from the family's
-    /// `setup(args, packing) -> Option<(Layout, TileArgs)>` (`None`: nothing to run).
+    /// LHS tiles per step through [`gemm`] with the family's layout
+    /// `asm_layout(args, strides, packing) -> Option<Layout>` (`None`: nothing to run).
     ///
     /// `hi = same` when the high-nibble LHS chunks are addressed from the tile's own pointer,
     /// `hi = h` when from the operand `{h}` (set by the family's `group_pre`); `args` names the
-    /// `TileArgs` parameter the family's operands use; `fam` as in [`block_tile_kernel!`].
+    /// `Tile` parameter the family's operands use; `fam` as in [`block_tile_kernel!`].
     macro_rules! block_kernels {
         (hi = same, $($rest:tt)*) => {
             $crate::matmul::i8mm_asm::block_kernels!(@go [
@@ -428,7 +427,7 @@ mod aarch64 {
                 (a3, h, 3, ["v12", "v13"], ["v14", "v15"]),
             ], $($rest)*);
         };
-        (@go $tiles:tt, args = $t:ident, setup = $setup:ident, fam = $fam:tt $(,)?) => {
+        (@go $tiles:tt, args = $t:ident, fam = $fam:tt $(,)?) => {
             $crate::matmul::i8mm_asm::block_kernels!(@set $t, $fam, fast, [],
                 ("64", "-32", "8"), [fast4_r1, fast4_r2, fast4_r3, fast4_r4], $tiles);
             $crate::matmul::i8mm_asm::block_kernels!(@set $t, $fam, fast, [],
@@ -442,7 +441,7 @@ mod aarch64 {
 
             /// Tile kernels by LHS tile count: `[bl = 32, any bl]` for `nr = 4`, then for
             /// `nr = 8`.
-            const TABLES: [[[$crate::matmul::i8mm_asm::TileFn; 4]; 2]; 2] = [
+            const TABLES: [[[$crate::matmul::asm::TileKernel; 4]; 2]; 2] = [
                 [
                     [(fast4_r1, 4), (fast4_r2, 4), (fast4_r3, 4), (fast4_r4, 4)],
                     [(gen4_r1, 4), (gen4_r2, 4), (gen4_r3, 4), (gen4_r4, 4)],
@@ -470,13 +469,14 @@ mod aarch64 {
                     // SAFETY: forwarded from the caller; the scalar kernel takes any packing.
                     return unsafe { fam::scalar::matmul_unchecked(packing, args, strides) };
                 }
-                let Some((layout, t)) = $setup(args, strides, packing) else {
+                let Some(layout) = fam::asm_layout(args, strides, packing) else {
                     return;
                 };
                 let table = &TABLES[usize::from(packing.nr != 4)][usize::from(args.bl != 32)];
-                // SAFETY: forwarded from the caller; `setup` describes this family's packed
-                // layout for `args` and `packing`, which the table's kernels read.
-                unsafe { $crate::matmul::i8mm_asm::drive(args, &layout, t, &table[..tiles]) }
+                // SAFETY: forwarded from the caller; the layout is this family's packed layout
+                // for `args` and `packing`, which the table's kernels read; each computes 4
+                // columns (a divisor of `nr`).
+                unsafe { $crate::matmul::asm::gemm(args, &layout, &table[..tiles]) }
             }
         };
         (
@@ -574,162 +574,4 @@ mod aarch64 {
         block_catalogue, block_kernels, block_tile_kernel, catalogue, clamp, deinterleave, epi_row_pair, epi_tile,
         k_group, lhs_at, no_text, scvtf_sums, smmla_chunk, smmla_rows, st1_list, tile_fn, unpack_hi, unpack_lo,
     };
-
-    /// Most LHS tiles one tile kernel takes.
-    pub(crate) const MAX_TILES: usize = 6;
-
-    /// A tile kernel and its column count.
-    pub(crate) type TileFn = (unsafe fn(&TileArgs), usize);
-
-    /// Arguments of one tile kernel call (a family ignores the fields it does not use).
-    pub(crate) struct TileArgs {
-        /// The packed LHS tiles of the rows, at their first data byte (entries past the
-        /// kernel's `R` are unused).
-        pub lhs: [*const u8; MAX_TILES],
-        /// First data byte of the tile's first column in its packed RHS tile.
-        pub rhs: *const u8,
-        /// Per-block families: the scale of the tile's first column in block 0.
-        pub scales: *const u8,
-        /// Per-column f32 constants of the first column; the next array follows `extras_step`
-        /// bytes on.
-        pub extras: *const u8,
-        /// `4 * nr` bytes.
-        pub extras_step: usize,
-        /// Per-block families: RHS bytes per block.
-        pub block_step: usize,
-        /// 32-depth groups: per K loop (per-channel), per block (per-block families); `>= 1`.
-        pub groups: usize,
-        /// Per-block families: blocks (`>= 1`).
-        pub blocks: usize,
-        /// `qsi8d32p`: bytes from a block's first LHS data byte to its second half (`2 * bl`).
-        pub lhs_hi: usize,
-        /// `qsi8d32p`: bytes from the end of a block's first LHS data half to the next block's
-        /// data.
-        pub lhs_skip: usize,
-        /// Output element of the tile's top-left corner.
-        pub dst: *mut f32,
-        /// Output row stride, bytes.
-        pub dst_stride: usize,
-        /// Clamp bounds as f32 bits.
-        pub clamp_min: u32,
-        pub clamp_max: u32,
-    }
-
-    impl TileArgs {
-        /// Arguments for `args` with `groups` 32-depth groups per K loop or block and nothing
-        /// else set; [`drive`] sets the pointers per tile.
-        pub(crate) fn new(args: &UncheckedArgs, nr: usize, groups: usize) -> TileArgs {
-            TileArgs {
-                lhs: [args.lhs_packed; MAX_TILES],
-                rhs: args.rhs_packed,
-                scales: args.rhs_packed,
-                extras: args.rhs_packed,
-                extras_step: 4 * nr,
-                block_step: 0,
-                groups,
-                blocks: 1,
-                lhs_hi: 0,
-                lhs_skip: 0,
-                dst: args.dst,
-                dst_stride: args.dst_stride_row,
-                clamp_min: args.clamp_min.to_bits(),
-                clamp_max: args.clamp_max.to_bits(),
-            }
-        }
-    }
-
-    /// The block count, the RHS bytes per block (`nr * (bl / 2 + 2)`, both formats) and the
-    /// loop counts of a per-block family for `args`; `None` for a block length the formats do
-    /// not have (`bl` a multiple of 32 dividing `k`).
-    pub(crate) fn blocked(args: &UncheckedArgs, nr: usize) -> Option<(usize, usize, TileArgs)> {
-        let (k, bl) = (args.k, args.bl);
-        if bl < 32 || !bl.is_multiple_of(32) || !k.is_multiple_of(bl) {
-            return None;
-        }
-        let (nb, block) = (k / bl, nr * (bl / 2 + 2));
-        let mut t = TileArgs::new(args, nr, bl / 32);
-        t.blocks = nb;
-        t.block_step = block;
-        Some((nb, block, t))
-    }
-
-    /// Where a family's data sit in its packed tiles (bytes).
-    pub(crate) struct Layout {
-        /// Columns per RHS tile.
-        pub nr: usize,
-        /// LHS tile stride.
-        pub lhs_stride: usize,
-        /// Offset of the first data byte in an LHS tile.
-        pub lhs_data: usize,
-        /// RHS tile stride.
-        pub rhs_stride: usize,
-        /// Offset of column 0's first data byte in an RHS tile (columns `bd = 8` bytes apart).
-        pub rhs_data: usize,
-        /// Offset of column 0's first block scale (columns 2 bytes apart).
-        pub rhs_scales: usize,
-        /// Offset of column 0's first per-column f32 (columns 4 bytes apart).
-        pub rhs_extras: usize,
-    }
-
-    /// Runs the rectangle `args` with `kernels[i]` for `i + 1` LHS tiles: blocks of
-    /// `kernels.len()` tiles, then one block of the tiles that remain; partial tiles are
-    /// computed whole into a stack scratch tile and copied.
-    ///
-    /// # Safety
-    ///
-    /// The CPU has FEAT_I8MM, `args` satisfies
-    /// [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for a packing with `mr = 4` and
-    /// `layout.nr`, `layout` describes that packed layout, `t` holds the loop counts of `args`,
-    /// and each kernel computes 4 rows per LHS tile and its column count, reading only the
-    /// described tiles.
-    pub(crate) unsafe fn drive(args: &UncheckedArgs, layout: &Layout, mut t: TileArgs, kernels: &[TileFn]) {
-        let (m, n, nr) = (args.m, args.n, layout.nr);
-        let mut scratch = [0f32; 4 * MAX_TILES * 8];
-        let m_tiles = m.div_ceil(4);
-        let mut tile0 = 0;
-        while tile0 < m_tiles {
-            let tiles = kernels.len().min(m_tiles - tile0);
-            let (kernel, cols) = kernels[tiles - 1];
-            for (i, p) in t.lhs.iter_mut().enumerate() {
-                let tile = tile0 + i.min(tiles - 1);
-                *p = args.lhs_packed.wrapping_add(tile * layout.lhs_stride + layout.lhs_data);
-            }
-            let row0 = 4 * tile0;
-            let rows = (4 * tiles).min(m - row0);
-            let mut col = 0;
-            while col < n {
-                let ncols = cols.min(n - col);
-                // Column `col % nr` of its tile: its bytes start `bd = 8` bytes per column into
-                // each chunk, its scales 2 bytes and its constants 4 bytes per column into each
-                // array.
-                let rhs_tile = args.rhs_packed.wrapping_add(col / nr * layout.rhs_stride);
-                let c = col % nr;
-                t.rhs = rhs_tile.wrapping_add(layout.rhs_data + c * 8);
-                t.scales = rhs_tile.wrapping_add(layout.rhs_scales + c * 2);
-                t.extras = rhs_tile.wrapping_add(layout.rhs_extras + c * 4);
-                let out = args.dst.wrapping_byte_add(row0 * args.dst_stride_row).wrapping_add(col);
-                let whole = rows == 4 * tiles && ncols == cols;
-                if whole {
-                    t.dst = out;
-                    t.dst_stride = args.dst_stride_row;
-                } else {
-                    t.dst = scratch.as_mut_ptr();
-                    t.dst_stride = 4 * cols;
-                }
-                // SAFETY: FEAT_I8MM is present (caller). The LHS tiles `tile0..tile0 + tiles`
-                // are below `ceil(m/4)` and the RHS tile `col / nr` below `ceil(n/nr)`, all
-                // inside the packed buffers the caller provides. The kernel writes
-                // `4 * tiles` rows of `cols` f32: inside the `m x n` rectangle when `whole`,
-                // else inside `scratch` (`4 * tiles * cols <= scratch.len()`).
-                unsafe { kernel(&t) };
-                if !whole {
-                    // SAFETY: rows `row0..row0 + rows <= m`, columns `col..col + ncols <= n`:
-                    // inside the rectangle the caller made writable, disjoint from `scratch`.
-                    unsafe { crate::matmul::asm::copy_out(&scratch, cols, rows, ncols, out, args.dst_stride_row) };
-                }
-                col += cols;
-            }
-            tile0 += tiles;
-        }
-    }
 }

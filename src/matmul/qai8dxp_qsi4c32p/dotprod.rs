@@ -45,19 +45,14 @@ tier_module!(
 #[cfg(target_arch = "aarch64")]
 mod aarch64 {
     use super::super::{
-        Kernel, PACKING_1X4, PACKING_1X4_KR8, PACKING_1X8, PACKING_1X8_KR8, PACKING_4X4, PACKING_4X8, kernel, scalar,
+        Kernel, PACKING_1X4, PACKING_1X4_KR8, PACKING_1X8, PACKING_1X8_KR8, PACKING_4X4, PACKING_4X8, asm_layout,
+        kernel, scalar,
     };
-    use crate::matmul::dotprod_asm::{BlockedFamily, Geometry, Tile, blocked_gemm, blocked_gemv};
-    use crate::matmul::{Packing, RawKernel, Tier, TileStrides, UncheckedArgs};
-
-    /// The packed layout of `args` for packing `p` (docs/formats.md, §LHS and §RHS): RHS tile
-    /// `k / bl` blocks (data, then bf16 scales), then `rsum` and `bias`.
-    fn geometry(args: &UncheckedArgs, strides: &TileStrides, p: &Packing) -> Geometry {
-        Geometry::blocked(args, strides, p, false)
-    }
+    use crate::matmul::dotprod_asm::{BlockedFamily, Tile, blocked_gemm, blocked_gemv};
+    use crate::matmul::{RawKernel, Tier, UncheckedArgs};
 
     /// The family as the shared drivers see it.
-    const FAMILY: BlockedFamily = BlockedFamily { geometry, scalar: scalar::matmul_unchecked };
+    const FAMILY: BlockedFamily = BlockedFamily { layout: asm_layout, scalar: scalar::matmul_unchecked };
 
     /// GEMV hook of `blocked_gemv_tile` (see there): LHS `LD4R`, bf16 block scales after the
     /// block's data, the qai8dxp epilogue. Registers: v28 zero halves for the bf16 -> f32 `ZIP`;

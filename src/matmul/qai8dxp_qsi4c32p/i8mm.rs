@@ -25,8 +25,8 @@ tier_module!(I8mm, I8MM_16X8, I8MM_8X8, I8MM_4X8, I8MM_16X4, I8MM_8X4, I8MM_4X4)
 mod aarch64 {
     use super::super as fam;
     use super::Kernel;
-    use crate::matmul::i8mm_asm::{Layout, TileArgs, block_catalogue, block_kernels, blocked, no_text};
-    use crate::matmul::{Packing, RawKernel, Tier, TileStrides, UncheckedArgs};
+    use crate::matmul::i8mm_asm::{block_catalogue, block_kernels, no_text};
+    use crate::matmul::{RawKernel, Tier, UncheckedArgs};
 
     /// The block's 4 bf16 column scales (at `{s}`, which moves to the next block) as the f32
     /// vectors `(c0, c1, c0, c1)` in v28 and `(c2, c3, c2, c3)` in v31, built in `{sx}`,
@@ -93,28 +93,9 @@ mod aarch64 {
         };
     }
 
-    /// The packed layout for `args` and `packing` (docs/formats.md, §LHS and §RHS) and the loop counts.
-    fn setup(args: &UncheckedArgs, strides: &TileStrides, packing: &Packing) -> Option<(Layout, TileArgs)> {
-        let nr = packing.nr;
-        let (nb, block, t) = blocked(args, nr)?;
-        // LHS: `Kp = k` data bytes per row, then offsets and dq. RHS: per block the data, then
-        // the scales; after the blocks rsum and bias.
-        let layout = Layout {
-            nr,
-            lhs_stride: strides.lhs,
-            lhs_data: 0,
-            rhs_stride: strides.rhs,
-            rhs_data: 0,
-            rhs_scales: nr * args.bl / 2,
-            rhs_extras: nb * block,
-        };
-        Some((layout, t))
-    }
-
     block_kernels! {
         hi = same,
         args = t,
-        setup = setup,
         fam = {
             mma: lr,
             scales: bf16_scales!(),

@@ -72,6 +72,18 @@ pub const PACKING_4X8_KR8: Packing = Packing::int4(4, 8, 8);
 /// GEMM (`mr = 4`) kernels.
 pub const PREFERRED_RHS_PACKING: Packing = PACKING_4X8;
 
+/// Where the asm tiers find the data in this family's packed tiles for one call (docs/formats.md,
+/// §LHS and §RHS): RHS tiles of `k / bl` blocks (data, then bf16 scales), then `rsum` and
+/// `bias`. `None` for a `bl` outside the kernels' contract.
+#[cfg(target_arch = "aarch64")]
+pub(crate) fn asm_layout(
+    args: &crate::UncheckedArgs,
+    strides: &crate::matmul::TileStrides,
+    packing: &Packing,
+) -> Option<crate::matmul::asm::Layout> {
+    crate::matmul::asm::Layout::blocked(args, strides, packing, false)
+}
+
 family_catalogue!(
     Qai8dxpQsi4c32p,
     scalar: [

@@ -49,63 +49,47 @@ tier_module!(
 mod aarch64 {
     use core::arch::asm;
 
+    use super::super::asm_layout;
     use super::super::{
         Kernel, PACKING_1X4, PACKING_1X4_KR8, PACKING_1X8, PACKING_4X4, PACKING_4X4_KR8, PACKING_4X8, PACKING_4X8_KR8,
         kernel,
     };
-    use crate::matmul::dotprod_asm::{Geometry, Tile, TileFn, gemm, gemv};
-    use crate::matmul::{RawKernel, Tier, TileStrides, UncheckedArgs};
+    use crate::matmul::dotprod_asm::{Tile, TileFn, gemm, gemv, quads};
+    use crate::matmul::{Packing, RawKernel, Tier, TileStrides, UncheckedArgs};
 
-    /// The packed layout of `args` for RHS tiles of `nr` columns, with the call's tile
-    /// `strides` (Kp = roundup(k, 32); the RHS extras follow the `nr * Kp/2` data bytes).
-    fn geometry(args: &UncheckedArgs, strides: &TileStrides, nr: usize) -> Geometry {
-        let groups = args.k.div_ceil(32);
-        let kp = 32 * groups;
-        Geometry {
-            lhs_stride: strides.lhs,
-            rhs_stride: strides.rhs,
-            groups,
-            blocks: 1,
-            block_bytes: 0,
-            data_at: 0,
-            scales_at: 0,
-            extras_at: nr * kp / 2,
-        }
-    }
-
-    /// GEMV over `tiles` RHS tiles of `nr` columns per step (see [`gemv`]).
+    /// GEMV over `tiles` RHS tiles per step (see [`gemv`]).
     ///
     /// # Safety
     ///
-    /// As [`gemv`], with `args` packed for `mr = 1` and this `nr`, `strides` their tile strides.
+    /// As [`gemv`], with `args` packed with `packing` (`mr = 1`), `strides` their tile strides.
     unsafe fn run_gemv(
         args: &UncheckedArgs,
         strides: &TileStrides,
-        nr: usize,
+        packing: &Packing,
         tiles: usize,
         wide: TileFn,
         narrow: TileFn,
     ) {
-        // SAFETY: forwarded; the geometry is the one of this packing.
-        unsafe { gemv(args, &geometry(args, strides, nr), nr, tiles, wide, narrow) }
+        // SAFETY: forwarded; the layout is the family's for this packing.
+        unsafe { gemv(args, &asm_layout(args, strides, packing), tiles, wide, narrow) }
     }
 
     /// GEMM over column quads, `m_step` rows per step (see [`gemm`]).
     ///
     /// # Safety
     ///
-    /// As [`gemm`], with `args` packed for `mr = 4` and this `nr` and `bd`, `strides` their
-    /// tile strides.
+    /// As [`gemm`], with `args` packed with `packing` (`mr = 4`), `strides` their tile strides;
+    /// `tiles` the packing's tile functions for 1, 2, ... LHS tiles, `m_step <= 4 * tiles.len()`.
     unsafe fn run_gemm(
         args: &UncheckedArgs,
         strides: &TileStrides,
-        nr: usize,
-        bd: usize,
+        packing: &Packing,
         m_step: usize,
         tiles: &[TileFn],
     ) {
-        // SAFETY: forwarded; the geometry is the one of this packing.
-        unsafe { gemm(args, &geometry(args, strides, nr), nr, bd, m_step, tiles) }
+        // SAFETY: forwarded; the layout is the family's for this packing; each tile function
+        // computes one column quad (4 divides `nr`).
+        unsafe { gemm(args, &asm_layout(args, strides, packing), &quads(tiles)[..m_step / 4]) }
     }
 
     // -----------------------------------------------------------------------------------------
@@ -246,7 +230,7 @@ mod aarch64 {
                         gemv_row_params!(),
                         gemv_epilogue!(4, "rhs", "v20", "v21"),
                         "str q20, [{out}]",
-                        lhs = inout(reg) t.lhs => _,
+                        lhs = inout(reg) t.lhs[0] => _,
                         rhs = inout(reg) t.rhs => _,
                         g = inout(reg) t.groups => _,
                         out = in(reg) t.out,
@@ -302,7 +286,7 @@ mod aarch64 {
                         gemv_row_params!(),
                         gemv_epilogue!(4, "rhs", "v20"),
                         "str q20, [{out}]",
-                        lhs = inout(reg) t.lhs => _,
+                        lhs = inout(reg) t.lhs[0] => _,
                         rhs = inout(reg) t.rhs => _,
                         g = inout(reg) t.groups => _,
                         out = in(reg) t.out,
@@ -353,7 +337,7 @@ mod aarch64 {
                         gemv_row_params!(),
                         gemv_epilogue!(8, "rhs", "v20", "v21", "v22", "v23"),
                         "stp q20, q21, [{out}]",
-                        lhs = inout(reg) t.lhs => _,
+                        lhs = inout(reg) t.lhs[0] => _,
                         rhs = inout(reg) t.rhs => _,
                         g = inout(reg) t.groups => _,
                         out = in(reg) t.out,
@@ -408,7 +392,7 @@ mod aarch64 {
                         gemv_epilogue!(8, "rhs1", "v24", "v25", "v26", "v27"),
                         "stp q20, q21, [{out}]",
                         "stp q24, q25, [{out}, #32]",
-                        lhs = inout(reg) t.lhs => _,
+                        lhs = inout(reg) t.lhs[0] => _,
                         rhs0 = inout(reg) t.rhs => _,
                         rhs1 = inout(reg) rhs1 => _,
                         g = inout(reg) t.groups => _,
@@ -673,7 +657,7 @@ mod aarch64 {
                         "dup v12.4s, {lo:w}",
                         "dup v13.4s, {hi:w}",
                         $(gemm_rows!([$l, $x01, $x23, [$a0, $a1, $a2, $a3]]),)+
-                        $($l = inout(reg) $t.lhs.wrapping_add($i * $t.lhs_stride) => _,)+
+                        $($l = inout(reg) $t.lhs[$i] => _,)+
                         rhs = inout(reg) $t.rhs => _,
                         rstep = in(reg) $t.rhs_step,
                         x = inout(reg) $t.extras => _,
@@ -739,7 +723,7 @@ mod aarch64 {
         "matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_1x16_neon_dotprod",
         (1, 16),
         PACKING_1X8,
-        run_gemv(8, 2, tile_1x16, tile_1x8)
+        run_gemv(&PACKING_1X8, 2, tile_1x16, tile_1x8)
     );
     dotprod_entry!(
         qai8dxp_qsi4cxp,
@@ -749,7 +733,7 @@ mod aarch64 {
         "matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_1x8_neon_dotprod",
         (1, 8),
         PACKING_1X8,
-        run_gemv(8, 1, tile_1x8, tile_1x8)
+        run_gemv(&PACKING_1X8, 1, tile_1x8, tile_1x8)
     );
     dotprod_entry!(
         qai8dxp_qsi4cxp,
@@ -759,7 +743,7 @@ mod aarch64 {
         "matmul_clamp_f32_qai8dxp1x8_qsi4cxp4x8_1x4_neon_dotprod",
         (1, 4),
         PACKING_1X4,
-        run_gemv(4, 1, tile_1x4, tile_1x4)
+        run_gemv(&PACKING_1X4, 1, tile_1x4, tile_1x4)
     );
     /// The GEMM tile functions by LHS tile count: kr 16, kr 8.
     const GEMM_TILES: [TileFn; 4] = [tile_4x4, tile_8x4, tile_12x4, tile_16x4];
@@ -773,7 +757,7 @@ mod aarch64 {
         "matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_16x8_neon_dotprod",
         (16, 8),
         PACKING_4X8,
-        run_gemm(8, 8, 16, &GEMM_TILES)
+        run_gemm(&PACKING_4X8, 16, &GEMM_TILES)
     );
     dotprod_entry!(
         qai8dxp_qsi4cxp,
@@ -783,7 +767,7 @@ mod aarch64 {
         "matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_4x8_neon_dotprod",
         (4, 8),
         PACKING_4X8,
-        run_gemm(8, 8, 4, &GEMM_TILES)
+        run_gemm(&PACKING_4X8, 4, &GEMM_TILES)
     );
     dotprod_entry!(
         qai8dxp_qsi4cxp,
@@ -793,7 +777,7 @@ mod aarch64 {
         "matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_16x4_neon_dotprod",
         (16, 4),
         PACKING_4X4,
-        run_gemm(4, 8, 16, &GEMM_TILES)
+        run_gemm(&PACKING_4X4, 16, &GEMM_TILES)
     );
     dotprod_entry!(
         qai8dxp_qsi4cxp,
@@ -803,7 +787,7 @@ mod aarch64 {
         "matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4_neon_dotprod",
         (4, 4),
         PACKING_4X4,
-        run_gemm(4, 8, 4, &GEMM_TILES)
+        run_gemm(&PACKING_4X4, 4, &GEMM_TILES)
     );
     dotprod_entry!(
         qai8dxp_qsi4cxp,
@@ -813,7 +797,7 @@ mod aarch64 {
         "matmul_clamp_f32_qai8dxp1x4_qsi4cxp4x4_1x4_neon_dotprod",
         (1, 4),
         PACKING_1X4_KR8,
-        run_gemv(4, 1, tile_1x4_kr8, tile_1x4_kr8)
+        run_gemv(&PACKING_1X4_KR8, 1, tile_1x4_kr8, tile_1x4_kr8)
     );
     dotprod_entry!(
         qai8dxp_qsi4cxp,
@@ -824,7 +808,7 @@ mod aarch64 {
         "matmul_clamp_f32_qai8dxp4x4_qsi4cxp8x4_16x8_neon_dotprod",
         (16, 8),
         PACKING_4X8_KR8,
-        run_gemm(8, 4, 16, &GEMM8_TILES)
+        run_gemm(&PACKING_4X8_KR8, 16, &GEMM8_TILES)
     );
     dotprod_entry!(
         qai8dxp_qsi4cxp,
@@ -834,6 +818,6 @@ mod aarch64 {
         "matmul_clamp_f32_qai8dxp4x4_qsi4cxp4x4_16x4_neon_dotprod",
         (16, 4),
         PACKING_4X4_KR8,
-        run_gemm(4, 4, 16, &GEMM8_TILES)
+        run_gemm(&PACKING_4X4_KR8, 16, &GEMM8_TILES)
     );
 }

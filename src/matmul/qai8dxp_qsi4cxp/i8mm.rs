@@ -44,7 +44,8 @@ mod aarch64 {
     use crate::matmul::{RawKernel, Tier, TileStrides, UncheckedArgs};
 
     use crate::matmul::Packing;
-    use crate::matmul::i8mm_asm::{Layout, MAX_TILES, TileArgs, TileFn, catalogue, drive};
+    use crate::matmul::asm::{MAX_TILES, TileKernel, gemm};
+    use crate::matmul::i8mm_asm::catalogue;
 
     /// Output of one row and 4 columns in `$v` (int32 sums), lane `$lane` of the tile:
     /// `iacc += rsum * offset`, `f = scvtf`, `s = scale16 * dq` (into `$tmp`), `f * s + bias`,
@@ -77,7 +78,7 @@ mod aarch64 {
     ///   apart; `cst`: per 4 columns, the `(rsum, scale16, bias)` registers; `row0`: per 4 columns,
     ///   the register receiving row 0 of a pair (consecutive registers).
     /// * `work`: every register besides the accumulators (declared clobbered).
-    /// * `tiles`: per LHS tile, `(pointer operand, index in TileArgs::lhs, [accumulators of rows
+    /// * `tiles`: per LHS tile, `(pointer operand, index in Tile::lhs, [accumulators of rows
     ///   0-1], [of rows 2-3])`, one accumulator per column pair.
     /// * optional `hi` (same shape without the index) and `merge = [(acc, hi acc), ...]`: a second
     ///   accumulator set for the high-nibble depths, added into the first after the K loop.
@@ -114,7 +115,7 @@ mod aarch64 {
                 // SAFETY: the caller guarantees FEAT_I8MM and that `t.lhs[..R]`, `t.rhs` and
                 // `t.extras` point at whole packed tiles of `t.groups` 32-depth groups, which is
                 // all the block reads; it writes the `4R` rows of 4 or 8 f32 at `t.dst`,
-                // `t.dst_stride` bytes apart, which the caller made writable. Every register
+                // `t.out_stride` bytes apart, which the caller made writable. Every register
                 // written is declared.
                 unsafe {
                     core::arch::asm!(
@@ -148,12 +149,12 @@ mod aarch64 {
                         b = inout(reg) t.rhs => _,
                         e = inout(reg) t.extras => _,
                         es = in(reg) t.extras_step,
-                        d = inout(reg) t.dst => _,
+                        d = inout(reg) t.out => _,
                         d1 = out(reg) _,
-                        stride = in(reg) t.dst_stride,
+                        stride = in(reg) t.out_stride,
                         g = inout(reg) t.groups => _,
-                        cmin = in(reg) t.clamp_min,
-                        cmax = in(reg) t.clamp_max,
+                        cmin = in(reg) t.lo,
+                        cmax = in(reg) t.hi,
                         $($(out($acc01) _,)+ $(out($acc23) _,)+)+
                         $(out($ms) _,)*
                         $(out($w) _,)+
@@ -282,11 +283,12 @@ mod aarch64 {
     ]);
 
     /// Tile kernels on `nr = 4`, by LHS tile count.
-    const NR4: [TileFn; MAX_TILES] = [(nr4_r1, 4), (nr4_r2, 4), (nr4_r3, 4), (nr4_r4, 4), (nr4_r5, 4), (nr4_r6, 4)];
+    const NR4: [TileKernel; MAX_TILES] = [(nr4_r1, 4), (nr4_r2, 4), (nr4_r3, 4), (nr4_r4, 4), (nr4_r5, 4), (nr4_r6, 4)];
 
     /// Tile kernels on `nr = 8`, by LHS tile count: whole 8-column tiles up to 2 LHS tiles, half
     /// tiles (4 columns) from 3 on, where the unpack is shared by enough rows.
-    const NR8: [TileFn; MAX_TILES] = [(nr8_r1, 8), (nr8_r2, 8), (nr8h_r3, 4), (nr8h_r4, 4), (nr8h_r5, 4), (nr8h_r6, 4)];
+    const NR8: [TileKernel; MAX_TILES] =
+        [(nr8_r1, 8), (nr8_r2, 8), (nr8h_r3, 4), (nr8h_r4, 4), (nr8h_r5, 4), (nr8h_r6, 4)];
 
     /// Runs the rectangle `args` in steps of `tiles` LHS tiles (`1..=6`).
     ///
@@ -296,20 +298,11 @@ mod aarch64 {
     /// [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for `packing` (`mr = 4`,
     /// `nr = 4` or `8`, `kr = 16`, `sr = 2`), `strides` its tile strides.
     unsafe fn run(args: &UncheckedArgs, strides: &TileStrides, packing: &Packing, tiles: usize) {
-        let (nr, kp) = (packing.nr, args.k.div_ceil(32) * 32);
-        let layout = Layout {
-            nr,
-            lhs_stride: strides.lhs,
-            lhs_data: 0,
-            rhs_stride: strides.rhs,
-            rhs_data: 0,
-            rhs_scales: 0,
-            rhs_extras: nr * kp / 2,
-        };
-        let table = if nr == 4 { &NR4 } else { &NR8 };
-        // SAFETY: forwarded from the caller; `layout` is the qai8dxp / qsi4cxp layout for this
-        // `k` and `nr`, which the table's kernels read.
-        unsafe { drive(args, &layout, TileArgs::new(args, nr, kp / 32), &table[..tiles]) }
+        let layout = fam::asm_layout(args, strides, packing);
+        let table = if packing.nr == 4 { &NR4 } else { &NR8 };
+        // SAFETY: forwarded from the caller; the layout is the family's for this `k` and
+        // packing, which the table's kernels read; their column counts (8 or 4) divide `nr`.
+        unsafe { gemm(args, &layout, &table[..tiles]) }
     }
 
     catalogue! {

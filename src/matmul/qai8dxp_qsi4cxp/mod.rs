@@ -92,6 +92,18 @@ pub const PACKING_4X8_KR8: Packing = Packing::int4(4, 8, 8);
 /// and prefill (`mr = 4`) kernels of every tier, so one packed weight matrix serves both.
 pub const PREFERRED_RHS_PACKING: Packing = PACKING_4X8;
 
+/// Where the asm tiers find the data in this family's packed tiles for one call (docs/formats.md,
+/// §LHS and §RHS): `Kp` data bytes per LHS row, RHS tiles of `nr * Kp/2` data bytes, then
+/// `rsum`, `scale` and `bias`.
+#[cfg(target_arch = "aarch64")]
+pub(crate) fn asm_layout(
+    args: &crate::UncheckedArgs,
+    strides: &crate::matmul::TileStrides,
+    packing: &Packing,
+) -> crate::matmul::asm::Layout {
+    crate::matmul::asm::Layout::per_channel(args, strides, packing)
+}
+
 family_catalogue!(
     Qai8dxpQsi4cxp,
     scalar: [

@@ -45,18 +45,14 @@ tier_module!(
 
 #[cfg(target_arch = "aarch64")]
 mod aarch64 {
-    use super::super::{Kernel, PACKING_1X4, PACKING_1X4_KR8, PACKING_1X8, PACKING_4X4, PACKING_4X8, kernel, scalar};
-    use crate::matmul::dotprod_asm::{BlockedFamily, Geometry, Tile, blocked_gemm, blocked_gemv};
-    use crate::matmul::{Packing, RawKernel, Tier, TileStrides, UncheckedArgs};
-
-    /// The packed layout of `args` for packing `p` (docs/formats.md, §LHS and §RHS): RHS tile
-    /// `k / bl` blocks (f16 scales, then data), no extras.
-    fn geometry(args: &UncheckedArgs, strides: &TileStrides, p: &Packing) -> Geometry {
-        Geometry::blocked(args, strides, p, true)
-    }
+    use super::super::{
+        Kernel, PACKING_1X4, PACKING_1X4_KR8, PACKING_1X8, PACKING_4X4, PACKING_4X8, asm_layout, kernel, scalar,
+    };
+    use crate::matmul::dotprod_asm::{BlockedFamily, Tile, blocked_gemm, blocked_gemv};
+    use crate::matmul::{RawKernel, Tier, UncheckedArgs};
 
     /// The family as the shared drivers see it.
-    const FAMILY: BlockedFamily = BlockedFamily { geometry, scalar: scalar::matmul_unchecked };
+    const FAMILY: BlockedFamily = BlockedFamily { layout: asm_layout, scalar: scalar::matmul_unchecked };
 
     /// GEMV hook of `blocked_gemv_tile` (see there): the block's LHS f16 scale (v28, then f32)
     /// and RHS f16 scales (the tile's scale register) are loaded at the block start, before
@@ -145,9 +141,10 @@ mod aarch64 {
         };
         (block_start, $([$l:ident, $h:ident, $ls:literal]),+) => {
             concat!(
-                // the rows' scales, then {h} = the high half: bl/2 * 4 = 64 * groups bytes on
+                // the rows' scales (the 8 bytes before the block's data, where `{l}` points),
+                // then {h} = the high half: bl/2 * 4 = 64 * groups bytes on
                 $(
-                    "ldr d", $ls, ", [{", stringify!($l), "}], #8\n",
+                    "ldur d", $ls, ", [{", stringify!($l), "}, #-8]\n",
                     "add {", stringify!($h), "}, {", stringify!($l), "}, {gpb}, lsl #6\n",
                 )+
             )
@@ -169,8 +166,8 @@ mod aarch64 {
                     f16_gemm!(row, $a1, $f1, $ls, "1"),
                     f16_gemm!(row, $a2, $f2, $ls, "2"),
                     f16_gemm!(row, $a3, $f3, $ls, "3"),
-                    // the next block starts after the high half
-                    "mov {", stringify!($l), "}, {", stringify!($h), "}\n",
+                    // the next block's data: past the high half and the next block's scales
+                    "add {", stringify!($l), "}, {", stringify!($h), "}, #8\n",
                 )+
             )
         };

@@ -26,8 +26,8 @@ tier_module!(I8mm, I8MM_16X4, I8MM_8X4, I8MM_4X4, I8MM_16X8, I8MM_8X8, I8MM_4X8)
 mod aarch64 {
     use super::super as fam;
     use super::Kernel;
-    use crate::matmul::i8mm_asm::{Layout, TileArgs, block_catalogue, block_kernels, blocked, no_text};
-    use crate::matmul::{Packing, RawKernel, Tier, TileStrides, UncheckedArgs};
+    use crate::matmul::i8mm_asm::{block_catalogue, block_kernels, no_text};
+    use crate::matmul::{RawKernel, Tier, UncheckedArgs};
 
     /// The block's 4 f16 column scales (at `{s}`, which moves to the next block) as the f32
     /// vectors `(c0, c0, c1, c1)` in v28 and `(c2, c2, c3, c3)` in v31.
@@ -97,29 +97,9 @@ mod aarch64 {
         };
     }
 
-    /// The packed layout for `args` and `packing` (docs/formats.md, §LHS and §RHS) and the loop counts.
-    fn setup(args: &UncheckedArgs, strides: &TileStrides, packing: &Packing) -> Option<(Layout, TileArgs)> {
-        let nr = packing.nr;
-        let (_, _, mut t) = blocked(args, nr)?;
-        // LHS and RHS: per block the f16 scales, then the data.
-        t.lhs_hi = 2 * args.bl;
-        t.lhs_skip = t.lhs_hi + 8;
-        let layout = Layout {
-            nr,
-            lhs_stride: strides.lhs,
-            lhs_data: 8,
-            rhs_stride: strides.rhs,
-            rhs_data: 2 * nr,
-            rhs_scales: 0,
-            rhs_extras: 0,
-        };
-        Some((layout, t))
-    }
-
     block_kernels! {
         hi = h,
         args = t,
-        setup = setup,
         fam = {
             mma: rl,
             scales: f16_scales!(),

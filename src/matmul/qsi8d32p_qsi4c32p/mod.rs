@@ -63,6 +63,23 @@ pub const PACKING_4X4_KR8: Packing = Packing::int4(4, 4, 8);
 /// GEMV and GEMM kernels.
 pub const PREFERRED_RHS_PACKING: Packing = PACKING_4X4;
 
+/// Where the asm tiers find the data in this family's packed tiles for one call (docs/formats.md,
+/// §LHS and §RHS): per block, LHS tiles hold the `mr` f16 row scales, then the data (`mr * bl`
+/// bytes, low halves then high halves); RHS tiles the `nr` f16 scales, then the data; no
+/// extras. `None` for a `bl` outside the kernels' contract.
+#[cfg(target_arch = "aarch64")]
+pub(crate) fn asm_layout(
+    args: &crate::UncheckedArgs,
+    strides: &crate::matmul::TileStrides,
+    packing: &Packing,
+) -> Option<crate::matmul::asm::Layout> {
+    let mut layout = crate::matmul::asm::Layout::blocked(args, strides, packing, true)?;
+    layout.lhs_data = 2 * packing.mr;
+    layout.lhs_hi = packing.mr * args.bl / 2;
+    layout.lhs_skip = layout.lhs_hi + layout.lhs_data;
+    Some(layout)
+}
+
 family_catalogue!(
     Qsi8d32pQsi4c32p,
     scalar: [

@@ -1,7 +1,11 @@
-//! What every `asm!` tier (dotprod, i8mm) shares: the one clobber macro, the one table of
-//! constants the kernels load instead of building them on the SIMD pipes, and the copy of a
-//! partial scratch tile to the output.
+//! What every `asm!` tier (dotprod, i8mm) shares: the tile drivers and the one tile-argument
+//! type ([`driver`]), the one clobber macro, the one table of constants the kernels load
+//! instead of building them on the SIMD pipes, and the copy of a partial scratch tile to the
+//! output.
 #![cfg(target_arch = "aarch64")]
+
+mod driver;
+pub(crate) use driver::{Layout, MAX_TILES, Tile, TileFn, TileKernel, gemm, gemv};
 
 /// `asm!` with the given template and operands plus every vector register (v0-v31) declared
 /// clobbered and `options(nostack)`: the tile kernels use (almost) all of them.

@@ -1,0 +1,302 @@
+//! The tile drivers of the asm tiers (dotprod, i8mm): plain Rust that walks the output in tiles,
+//! fills one [`Tile`] per call, and sends partial tiles through a stack scratch tile. The asm
+//! of a tile only ever sees a whole tile.
+
+use super::{CONSTS, copy_out};
+use crate::matmul::{Packing, TileStrides, UncheckedArgs};
+
+/// Most LHS tiles (of 4 rows) one tile kernel takes.
+pub(crate) const MAX_TILES: usize = 6;
+
+/// The arguments of one tile kernel call, for every asm tier (a kernel ignores the fields it
+/// does not use). The `asm!` blocks take their operands from these fields by name.
+pub(crate) struct Tile {
+    /// GEMM: the packed LHS tiles of the output tile's rows at their first data byte
+    /// ([`Layout::lhs_data`]): entry `i` is LHS tile `i` of the step (the last one repeated
+    /// past the step's tile count). GEMV: `lhs[0]` is the row's packed tile.
+    pub(crate) lhs: [*const u8; MAX_TILES],
+    /// `qsi8d32p` (i8mm): bytes from a block's first LHS data byte to its second half (`2 * bl`).
+    pub(crate) lhs_hi: usize,
+    /// `qsi8d32p` (i8mm): bytes from the end of a block's first LHS data half to the next
+    /// block's data.
+    pub(crate) lhs_skip: usize,
+    /// GEMV: the first packed RHS tile; GEMM: the first column's first data byte in its RHS tile.
+    pub(crate) rhs: *const u8,
+    /// GEMV: bytes between consecutive packed RHS tiles.
+    pub(crate) rhs_stride: usize,
+    /// GEMM (dotprod): bytes between consecutive chunks of the RHS tile (`bd * nr`).
+    pub(crate) rhs_step: usize,
+    /// GEMM, per-block families: the first column's scale of block 0.
+    pub(crate) scales: *const u8,
+    /// GEMM: the first column's first per-column f32 (`rsum`); the next array follows
+    /// `extras_step` bytes on.
+    pub(crate) extras: *const u8,
+    /// GEMM: `4 * nr`.
+    pub(crate) extras_step: usize,
+    /// 32-deep K groups: per-channel families `Kp / 32`, per-block families `bl / 32`.
+    pub(crate) groups: usize,
+    /// Blocks (`k / bl`; 1 for the per-channel families).
+    pub(crate) blocks: usize,
+    /// Per-block families: RHS bytes per block (`nr * (bl/2 + 2)`).
+    pub(crate) block_bytes: usize,
+    /// GEMM (dotprod), per-block families: bytes from the end of a block's data to the next
+    /// block's data (`2 * nr`: the block scales).
+    pub(crate) skip: usize,
+    /// The zeros of [`CONSTS`].
+    pub(crate) zero: *const u8,
+    /// Output element (0, 0) of the tile.
+    pub(crate) out: *mut f32,
+    /// Bytes between output rows.
+    pub(crate) out_stride: usize,
+    /// Clamp bounds (f32 bits).
+    pub(crate) lo: u32,
+    pub(crate) hi: u32,
+}
+
+/// The asm of one output tile: the K loop plus the epilogue, storing the whole tile.
+///
+/// Safety: the CPU has the tier's feature; the [`Tile`]'s pointers lead to the packed tiles
+/// the kernel's shape reads, with the [`Tile`]'s depth; `out` is writable for the whole tile.
+pub(crate) type TileFn = unsafe fn(&Tile);
+
+/// A tile kernel of a GEMM table and the output columns it computes.
+pub(crate) type TileKernel = (TileFn, usize);
+
+/// Where a family's data sit in its packed tiles for one call (`k`, `bl`, the packing), in
+/// bytes: the family module computes it once (`asm_layout`) for both asm tiers.
+pub(crate) struct Layout {
+    /// Columns per RHS tile.
+    pub(crate) nr: usize,
+    /// Bytes of a column's chunk in an interleaved RHS group (`kr / sr`).
+    pub(crate) bd: usize,
+    /// Bytes of one packed LHS tile.
+    pub(crate) lhs_stride: usize,
+    /// Offset of the first data byte in an LHS tile.
+    pub(crate) lhs_data: usize,
+    /// [`Tile::lhs_hi`].
+    pub(crate) lhs_hi: usize,
+    /// [`Tile::lhs_skip`].
+    pub(crate) lhs_skip: usize,
+    /// Bytes of one packed RHS tile.
+    pub(crate) rhs_stride: usize,
+    /// [`Tile::groups`].
+    pub(crate) groups: usize,
+    /// [`Tile::blocks`].
+    pub(crate) blocks: usize,
+    /// [`Tile::block_bytes`].
+    pub(crate) block_bytes: usize,
+    /// Offset in an RHS tile of column 0's first data byte (columns `bd` bytes apart).
+    pub(crate) data_at: usize,
+    /// Offset in an RHS tile of column 0's block-0 scale (columns 2 bytes apart).
+    pub(crate) scales_at: usize,
+    /// Offset in an RHS tile of column 0's first per-column f32 (columns 4 bytes apart).
+    pub(crate) extras_at: usize,
+}
+
+impl Layout {
+    /// The layout of a per-channel family: `k` padded to whole 32-deep groups (`Kp`), RHS tiles
+    /// of `nr * Kp / 2` data bytes, then the per-column extras (`rsum`, `scale`, `bias`).
+    pub(crate) fn per_channel(args: &UncheckedArgs, strides: &TileStrides, p: &Packing) -> Layout {
+        let groups = args.k.div_ceil(32);
+        Layout {
+            nr: p.nr,
+            bd: p.block_depth(),
+            lhs_stride: strides.lhs,
+            lhs_data: 0,
+            lhs_hi: 0,
+            lhs_skip: 0,
+            rhs_stride: strides.rhs,
+            groups,
+            blocks: 1,
+            block_bytes: 0,
+            data_at: 0,
+            scales_at: 0,
+            extras_at: p.nr * 32 * groups / 2,
+        }
+    }
+
+    /// The layout of a per-block family: RHS tiles of `k / bl` blocks of `nr * (bl/2 + 2)`
+    /// bytes (the data and `2 * nr` bytes of scales, the scales first if `scales_first`), then
+    /// the per-column extras if the format has them. `None` unless `bl` is a multiple of 32
+    /// that divides `k` (the kernels' contract; nothing runs otherwise).
+    pub(crate) fn blocked(
+        args: &UncheckedArgs,
+        strides: &TileStrides,
+        p: &Packing,
+        scales_first: bool,
+    ) -> Option<Layout> {
+        let (k, bl) = (args.k, args.bl);
+        if bl < 32 || !bl.is_multiple_of(32) || !k.is_multiple_of(bl) {
+            return None;
+        }
+        let (blocks, data) = (k / bl, p.nr * bl / 2);
+        let block_bytes = data + 2 * p.nr;
+        Some(Layout {
+            nr: p.nr,
+            bd: p.block_depth(),
+            lhs_stride: strides.lhs,
+            lhs_data: 0,
+            lhs_hi: 0,
+            lhs_skip: 0,
+            rhs_stride: strides.rhs,
+            groups: bl / 32,
+            blocks,
+            block_bytes,
+            data_at: if scales_first { 2 * p.nr } else { 0 },
+            scales_at: if scales_first { 0 } else { data },
+            extras_at: blocks * block_bytes,
+        })
+    }
+}
+
+impl Tile {
+    /// The arguments every tile of the call `args` in `layout` shares; the drivers set the
+    /// pointers and the output per tile.
+    fn new(args: &UncheckedArgs, layout: &Layout) -> Tile {
+        Tile {
+            lhs: [args.lhs_packed; MAX_TILES],
+            lhs_hi: layout.lhs_hi,
+            lhs_skip: layout.lhs_skip,
+            rhs: args.rhs_packed,
+            rhs_stride: layout.rhs_stride,
+            rhs_step: layout.bd * layout.nr,
+            scales: args.rhs_packed,
+            extras: args.rhs_packed,
+            extras_step: 4 * layout.nr,
+            groups: layout.groups,
+            blocks: layout.blocks,
+            block_bytes: layout.block_bytes,
+            skip: 2 * layout.nr,
+            zero: CONSTS.0.as_ptr(),
+            out: args.dst,
+            out_stride: args.dst_stride_row,
+            lo: args.clamp_min.to_bits(),
+            hi: args.clamp_max.to_bits(),
+        }
+    }
+}
+
+/// GEMV driver (`mr = 1`): for each step of `nr * tiles` columns and each row runs `wide`
+/// (`tiles` RHS tiles); the columns left over after the last whole step run `narrow` (one RHS
+/// tile) per tile. Partial tiles are computed into a scratch tile and copied.
+///
+/// # Safety
+///
+/// The contract of [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for a packing with
+/// `mr = 1`; `layout` describes that packing and `args`; `wide` and `narrow` are tile
+/// functions of the packing whose tier the CPU has; `layout.nr * tiles <= 16`.
+pub(crate) unsafe fn gemv(args: &UncheckedArgs, layout: &Layout, tiles: usize, wide: TileFn, narrow: TileFn) {
+    let nr = layout.nr;
+    let step = nr * tiles;
+    let wide_end = args.n - args.n % step;
+    let mut tmp = [0f32; 16];
+    let mut t = Tile::new(args, layout);
+    let mut n0 = 0;
+    while n0 < args.n {
+        let (f, width) = if n0 < wide_end { (wide, step) } else { (narrow, nr) };
+        let cols = width.min(args.n - n0);
+        t.rhs = args.rhs_packed.wrapping_add(n0 / nr * layout.rhs_stride);
+        t.out_stride = 4 * width;
+        for r in 0..args.m {
+            let out = args.dst.wrapping_byte_add(r * args.dst_stride_row).wrapping_add(n0);
+            t.lhs[0] = args.lhs_packed.wrapping_add(r * layout.lhs_stride);
+            t.out = if cols < width { tmp.as_mut_ptr() } else { out };
+            // SAFETY: the caller guarantees the tier and `ceil(n/nr)` RHS tiles; `f` reads row
+            // `r < m` and the `width / nr` RHS tiles from `n0 / nr`: a wide step only runs
+            // below `wide_end`, where all its tiles exist, and a narrow one reads one tile that
+            // holds column `n0 < n`. It writes one row of `width` columns: to `dst` when all
+            // of them are in the rectangle, else to `tmp` (16 elements).
+            unsafe { f(&t) };
+            if cols < width {
+                // SAFETY: `cols` columns of row `r` from `n0` lie inside the rectangle.
+                unsafe { copy_out(&tmp, width, 1, cols, out, args.dst_stride_row) };
+            }
+        }
+        n0 += width;
+    }
+}
+
+/// GEMM driver (`mr = 4`): the rows in steps of `kernels.len()` LHS tiles (then one step of
+/// the tiles that remain), each step over all columns with `kernels[t - 1]` for `t` LHS tiles,
+/// which computes `4t` rows x its column count. Partial tiles go through a scratch tile.
+///
+/// # Safety
+///
+/// The contract of [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for a packing with
+/// `mr = 4`; `layout` describes that packing and `args`; `kernels[i]` is a tile kernel of the
+/// packing whose tier the CPU has, for `i + 1` LHS tiles (`<= MAX_TILES`) and at most 8
+/// columns, a divisor of `nr`.
+pub(crate) unsafe fn gemm(args: &UncheckedArgs, layout: &Layout, kernels: &[TileKernel]) {
+    let (m, n, nr) = (args.m, args.n, layout.nr);
+    let mut scratch = [0f32; 4 * MAX_TILES * 8];
+    let mut t = Tile::new(args, layout);
+    let m_tiles = m.div_ceil(4);
+    let mut tile0 = 0;
+    while tile0 < m_tiles {
+        let tiles = kernels.len().min(m_tiles - tile0);
+        let (kernel, cols) = kernels[tiles - 1];
+        for (i, p) in t.lhs.iter_mut().enumerate() {
+            let tile = tile0 + i.min(tiles - 1);
+            *p = args.lhs_packed.wrapping_add(tile * layout.lhs_stride + layout.lhs_data);
+        }
+        let row0 = 4 * tile0;
+        let rows = (4 * tiles).min(m - row0);
+        // Column `col` is column `col % nr` of RHS tile `col / nr`: its data start `bd` bytes
+        // per column into each chunk, its scales 2 bytes and its per-column constants 4 bytes
+        // per column into each array. `steps[s]` holds those offsets from the RHS tile's start
+        // for the `s`-th step of `cols` columns in the tile (a step never straddles two RHS
+        // tiles: `cols` divides `nr`, and `nr / cols <= 4`).
+        let mut offsets = [[0usize; 3]; 4];
+        for (s, o) in offsets.iter_mut().enumerate() {
+            let c = s * cols;
+            *o = [layout.data_at + c * layout.bd, layout.scales_at + 2 * c, layout.extras_at + 4 * c];
+        }
+        let steps = &offsets[..(nr / cols).clamp(1, 4)];
+        // Steps below `whole_end` write a whole tile straight to `dst`; the rest (the last
+        // partial column step, or every step when the rows are partial) go through `scratch`.
+        let whole_end = if rows == 4 * tiles { n - n % cols } else { 0 };
+        let mut rhs_tile = args.rhs_packed;
+        let mut out = args.dst.wrapping_byte_add(row0 * args.dst_stride_row);
+        let mut col = 0;
+        t.out_stride = args.dst_stride_row;
+        'whole: loop {
+            for o in steps {
+                if col >= whole_end {
+                    break 'whole;
+                }
+                t.rhs = rhs_tile.wrapping_add(o[0]);
+                t.scales = rhs_tile.wrapping_add(o[1]);
+                t.extras = rhs_tile.wrapping_add(o[2]);
+                t.out = out;
+                // SAFETY: the caller guarantees the tier. The LHS tiles `tile0..tile0 + tiles`
+                // are below `ceil(m/4)` and `rhs_tile` is RHS tile `col / nr < ceil(n/nr)`, all
+                // inside the packed buffers the caller provides (the step's columns stay in
+                // that RHS tile). The kernel writes `4 * tiles` rows of `cols` f32, all inside
+                // the `m x n` rectangle below `whole_end`.
+                unsafe { kernel(&t) };
+                out = out.wrapping_add(cols);
+                col += cols;
+            }
+            rhs_tile = rhs_tile.wrapping_add(layout.rhs_stride);
+        }
+        t.out = scratch.as_mut_ptr();
+        t.out_stride = 4 * cols;
+        while col < n {
+            let rhs_tile = args.rhs_packed.wrapping_add(col / nr * layout.rhs_stride);
+            let o = steps[(col % nr / cols).min(steps.len() - 1)];
+            t.rhs = rhs_tile.wrapping_add(o[0]);
+            t.scales = rhs_tile.wrapping_add(o[1]);
+            t.extras = rhs_tile.wrapping_add(o[2]);
+            // SAFETY: as above, but the kernel writes inside `scratch`
+            // (`4 * tiles * cols <= 4 * MAX_TILES * 8`).
+            unsafe { kernel(&t) };
+            let ncols = cols.min(n - col);
+            // SAFETY: rows `row0..row0 + rows <= m`, columns `col..col + ncols <= n`: inside
+            // the rectangle the caller made writable, disjoint from `scratch`.
+            unsafe { copy_out(&scratch, cols, rows, ncols, out, args.dst_stride_row) };
+            out = out.wrapping_add(cols);
+            col += cols;
+        }
+        tile0 += tiles;
+    }
+}
