@@ -23,6 +23,52 @@ macro_rules! tier_module {
     };
 }
 
+/// The kernels of an `asm!` tier module (dotprod, i8mm), as a table: per packing
+/// `PACKING, "name prefix", [STATIC entry (m_step, n_step) => driver(extra, ..), ..];`. Each row
+/// defines the `unsafe` entry point, which calls `driver(args, strides, &fam::PACKING, extra,
+/// ..)`, and its catalogue descriptor named `<prefix><m_step>x<n_step><suffix>`. The invoking
+/// module names its family module `fam` and imports `Kernel`, `RawKernel`, `Tier` and
+/// `UncheckedArgs`.
+#[cfg_attr(not(target_arch = "aarch64"), allow(unused_macros))]
+macro_rules! asm_catalogue {
+    (
+        tier: $tier:ident, feature: $feature:literal, suffix: $suffix:literal;
+        $($packing:ident, $prefix:literal, [
+            $($(#[$doc:meta])* $stat:ident $func:ident ($ms:literal, $ns:literal)
+              => $driver:ident($($arg:expr),* $(,)?)),+ $(,)?
+        ];)+
+    ) => {
+        $($(
+            $(#[$doc])*
+            #[doc = concat!("`", $ms, "x", $ns, "` kernel on `", stringify!($packing), "`.")]
+            ///
+            /// # Safety
+            ///
+            /// The contract of [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for
+            #[doc = concat!(
+                "[`", stringify!($stat), "`]: the CPU has ", $feature, "; `m, n, k >= 1` (and `bl` ",
+                "legal for `k` in the per-block families); the packed buffers hold `ceil(m/mr)` LHS ",
+                "and `ceil(n/nr)` RHS tiles of this packing and `k`, whose tile strides `strides` ",
+                "are; `dst` is writable for the `m x n` output and does not overlap them."
+            )]
+            pub(crate) unsafe fn $func(args: &UncheckedArgs, strides: &$crate::matmul::TileStrides) {
+                // SAFETY: forwarded from the caller's contract (with the call's tile strides),
+                // with the kernel's own packing.
+                unsafe { $driver(args, strides, &fam::$packing, $($arg),*) }
+            }
+
+            #[doc = concat!("`", $prefix, $ms, "x", $ns, $suffix, "`.")]
+            pub static $stat: Kernel = fam::kernel(
+                concat!($prefix, $ms, "x", $ns, $suffix),
+                Tier::$tier,
+                ($ms, $ns),
+                fam::$packing,
+                RawKernel::Fixed($func),
+            );
+        )+)+
+    };
+}
+
 /// The catalogue part every family module shares: the `kernel` constructor the tier modules
 /// use, one scalar kernel per packing (`(IDENT, "name", PACKING)`), `KERNELS` assembled from
 /// the tiers (i8mm, dotprod, neon, scalar), and the dispatch functions, with `$preferred` the

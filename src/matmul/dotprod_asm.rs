@@ -58,8 +58,8 @@ pub(crate) struct BlockedFamily {
 pub(crate) unsafe fn blocked_gemv(
     args: &UncheckedArgs,
     strides: &TileStrides,
-    fam: &BlockedFamily,
     p: &Packing,
+    fam: &BlockedFamily,
     tiles: usize,
     wide: [TileFn; 2],
     narrow: [TileFn; 2],
@@ -84,8 +84,8 @@ pub(crate) unsafe fn blocked_gemv(
 pub(crate) unsafe fn blocked_gemm(
     args: &UncheckedArgs,
     strides: &TileStrides,
-    fam: &BlockedFamily,
     p: &Packing,
+    fam: &BlockedFamily,
     m_step: usize,
     tiles: &[TileFn],
 ) {
@@ -107,45 +107,6 @@ pub(crate) fn quads(tiles: &[TileFn]) -> [TileKernel; 4] {
         entry.0 = *f;
     }
     table
-}
-
-// ---------------------------------------------------------------------------------------------
-// Kernel entry points and descriptors
-// ---------------------------------------------------------------------------------------------
-
-/// One dotprod kernel of family module `$fam`: the `unsafe fn` entry (which calls the family's
-/// driver wrapper `$driver($args, ...)`) and its catalogue `static`.
-macro_rules! dotprod_entry {
-    ($fam:ident, $(#[$doc:meta])* $fn_name:ident, $static_name:ident, $kname:literal,
-     ($ms:literal, $ns:literal), $packing:ident, $driver:ident($($arg:expr),*)) => {
-        $(#[$doc])*
-        ///
-        /// # Safety
-        ///
-        /// The contract of [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for this
-        /// kernel: the CPU has FEAT_DotProd; `m, n, k >= 1` (and `bl` legal for `k` in the
-        /// per-block families); `lhs_packed` holds `ceil(m / mr)` and `rhs_packed`
-        /// `ceil(n / nr)` tiles packed with
-        #[doc = concat!("[`", stringify!($packing), "`](crate::matmul::", stringify!($fam), "::",
-                        stringify!($packing), ")")]
-        /// for this `k` (whose tile strides `strides` are); `dst` is writable for `n` f32 at
-        /// each of the `m` rows
-        /// `dst + i * dst_stride_row` bytes; `clamp_min <= clamp_max`.
-        pub(crate) unsafe fn $fn_name(args: &UncheckedArgs, strides: &$crate::matmul::TileStrides) {
-            // SAFETY: forwarded from the caller's contract (with the call's tile strides); the
-            // tile functions are the ones of this packing.
-            unsafe { $driver(args, strides, $($arg),*) }
-        }
-
-        #[doc = concat!("`", $kname, "`.")]
-        pub static $static_name: Kernel = kernel(
-            $kname,
-            Tier::Dotprod,
-            ($ms, $ns),
-            $packing,
-            RawKernel::Fixed($fn_name),
-        );
-    };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -486,9 +447,9 @@ macro_rules! blocked_groups {
     };
 }
 
-/// `MOVI #0` (= +0.0) of the f32 accumulators.
+/// `MOVI #0` of the listed registers (integer 0, f32 +0.0).
 #[rustfmt::skip]
-macro_rules! blocked_zero_f32 {
+macro_rules! zero_regs {
     ($($f:literal),+) => {
         concat!($("movi v", $f, ".16b, #0\n",)+)
     };
@@ -507,8 +468,9 @@ macro_rules! blocked_gemv_store {
 
 /// One GEMV tile function of a per-block family (mr = 1): a block loop over `{nb}` blocks
 /// around the groups (`$kind`: `k16` or `k8` packing; `$mode`: `one` for `bl = 32`, `many`
-/// for any `bl`), over the RHS tiles `(operand, index, nr, [t regs], [accumulators], [column
-/// sums after the fold], [f32 accumulators], scale register, scale temporary)`. The family
+/// for any `bl`), over the RHS tiles `{ rhs: operand, tile: index, nr, low: [low-nibble
+/// registers], acc: [integer accumulators], sums: [column sums after the fold], f32: [f32
+/// accumulators], scale: register, scale_tmp: register }`. The family
 /// hook `$fam` supplies (as asm text): `init`, `block_start` (with the tile list), `lhs` (one
 /// group's LHS load), `block_end_lhs`, `block_scale` (one tile's `FMLA`s after the fold),
 /// `finish_params` and `finish` (one tile's final epilogue);
@@ -524,8 +486,9 @@ macro_rules! blocked_gemv_tile {
                            [gc = out(reg) _, gpb = in(reg) $t.groups, $($ops)*]);
     };
     (@fn $name:ident($t:ident), $fam:ident, $kind:ident, $mode:ident,
-     [$(($rhs:ident, $i:literal, $nr:tt, $tr:tt, [$($a:literal),+], [$($c:literal),+],
-         [$($f:literal),+], $s:literal, $u:literal)),+],
+     [$({ rhs: $rhs:ident, tile: $i:literal, nr: $nr:tt, low: $tr:tt, acc: [$($a:literal),+],
+          sums: [$($c:literal),+], f32: [$($f:literal),+], scale: $s:literal,
+          scale_tmp: $u:literal }),+],
      [$($ops:tt)*]) => {
         #[doc = concat!("GEMV tile `", stringify!($name), "` (see [`TileFn`]), ",
                         stringify!($kind), ", ", stringify!($mode), " group(s) per block.")]
@@ -542,11 +505,11 @@ macro_rules! blocked_gemv_tile {
             // packed buffers. The stores write the tiles' columns at `out`. Every vector
             // register is declared clobbered.
             unsafe {
-                asm_all_v!(
+                asm_v!(all;
                     // 0xF0 mask, family set-up, f32 accumulators = +0.0
                     "movi v31.16b, #0xf0",
                     $fam!(init),
-                    $(blocked_zero_f32!($($f),+),)+
+                    $(zero_regs!($($f),+),)+
                     // block loop
                     "1:",
                     $(blocked_reset!($($a),+),)+
@@ -591,68 +554,99 @@ macro_rules! blocked_gemv_tile {
 macro_rules! blocked_gemv_shape {
     (x16_nr8, $name:ident($t:ident), $fam:ident, $mode:ident, $ops:tt) => {
         blocked_gemv_tile!($name($t), $fam, k16, $mode, [
-            (rhs0, 0, 8, ["12", "13", "14", "15", "12", "13", "14", "15"],
-             ["16", "17", "18", "19"], ["16", "17"], ["24", "25"], "29", "4"),
-            (rhs1, 1, 8, ["12", "13", "14", "15", "12", "13", "14", "15"],
-             ["20", "21", "22", "23"], ["20", "21"], ["26", "27"], "30", "5")
+            { rhs: rhs0, tile: 0, nr: 8, low: ["12", "13", "14", "15", "12", "13", "14", "15"],
+              acc: ["16", "17", "18", "19"], sums: ["16", "17"], f32: ["24", "25"],
+              scale: "29", scale_tmp: "4" },
+            { rhs: rhs1, tile: 1, nr: 8, low: ["12", "13", "14", "15", "12", "13", "14", "15"],
+              acc: ["20", "21", "22", "23"], sums: ["20", "21"], f32: ["26", "27"],
+              scale: "30", scale_tmp: "5" }
         ], $ops);
     };
     (x8_nr8, $name:ident($t:ident), $fam:ident, $mode:ident, $ops:tt) => {
         blocked_gemv_tile!($name($t), $fam, k16, $mode, [
-            (rhs0, 0, 8, ["12", "16", "13", "17", "14", "18", "15", "19"],
-             ["20", "21", "22", "23"], ["20", "21"], ["24", "25"], "29", "4")
+            { rhs: rhs0, tile: 0, nr: 8, low: ["12", "16", "13", "17", "14", "18", "15", "19"],
+              acc: ["20", "21", "22", "23"], sums: ["20", "21"], f32: ["24", "25"],
+              scale: "29", scale_tmp: "4" }
         ], $ops);
     };
     (x16_nr4, $name:ident($t:ident), $fam:ident, $mode:ident, $ops:tt) => {
         blocked_gemv_tile!($name($t), $fam, k16, $mode, [
-            (rhs0, 0, 4, ["12", "13", "14", "15"], ["16", "17"], ["16"], ["24"], "6", "6"),
-            (rhs1, 1, 4, ["12", "13", "14", "15"], ["18", "19"], ["18"], ["25"], "7", "7"),
-            (rhs2, 2, 4, ["12", "13", "14", "15"], ["20", "21"], ["20"], ["26"], "10", "10"),
-            (rhs3, 3, 4, ["12", "13", "14", "15"], ["22", "23"], ["22"], ["27"], "11", "11")
+            { rhs: rhs0, tile: 0, nr: 4, low: ["12", "13", "14", "15"],
+              acc: ["16", "17"], sums: ["16"], f32: ["24"],
+              scale: "6", scale_tmp: "6" },
+            { rhs: rhs1, tile: 1, nr: 4, low: ["12", "13", "14", "15"],
+              acc: ["18", "19"], sums: ["18"], f32: ["25"],
+              scale: "7", scale_tmp: "7" },
+            { rhs: rhs2, tile: 2, nr: 4, low: ["12", "13", "14", "15"],
+              acc: ["20", "21"], sums: ["20"], f32: ["26"],
+              scale: "10", scale_tmp: "10" },
+            { rhs: rhs3, tile: 3, nr: 4, low: ["12", "13", "14", "15"],
+              acc: ["22", "23"], sums: ["22"], f32: ["27"],
+              scale: "11", scale_tmp: "11" }
         ], $ops);
     };
     (x8_nr4, $name:ident($t:ident), $fam:ident, $mode:ident, $ops:tt) => {
         blocked_gemv_tile!($name($t), $fam, k16, $mode, [
-            (rhs0, 0, 4, ["12", "13", "14", "15"], ["16", "17"], ["16"], ["24"], "6", "6"),
-            (rhs1, 1, 4, ["12", "13", "14", "15"], ["18", "19"], ["18"], ["25"], "7", "7")
+            { rhs: rhs0, tile: 0, nr: 4, low: ["12", "13", "14", "15"],
+              acc: ["16", "17"], sums: ["16"], f32: ["24"],
+              scale: "6", scale_tmp: "6" },
+            { rhs: rhs1, tile: 1, nr: 4, low: ["12", "13", "14", "15"],
+              acc: ["18", "19"], sums: ["18"], f32: ["25"],
+              scale: "7", scale_tmp: "7" }
         ], $ops);
     };
     (x4_nr4, $name:ident($t:ident), $fam:ident, $mode:ident, $ops:tt) => {
         blocked_gemv_tile!($name($t), $fam, k16, $mode, [
-            (rhs0, 0, 4, ["12", "16", "13", "17"], ["20", "21"], ["20"], ["24"], "6", "6")
+            { rhs: rhs0, tile: 0, nr: 4, low: ["12", "16", "13", "17"],
+              acc: ["20", "21"], sums: ["20"], f32: ["24"],
+              scale: "6", scale_tmp: "6" }
         ], $ops);
     };
     (x16_nr8_k8, $name:ident($t:ident), $fam:ident, $mode:ident, $ops:tt) => {
         blocked_gemv_tile!($name($t), $fam, k8, $mode, [
-            (rhs0, 0, 8, ["12", "13", "14", "15"], ["16", "17"], ["16", "17"], ["24", "25"],
-             "29", "4"),
-            (rhs1, 1, 8, ["12", "13", "14", "15"], ["18", "19"], ["18", "19"], ["26", "27"],
-             "30", "5")
+            { rhs: rhs0, tile: 0, nr: 8, low: ["12", "13", "14", "15"],
+              acc: ["16", "17"], sums: ["16", "17"], f32: ["24", "25"],
+              scale: "29", scale_tmp: "4" },
+            { rhs: rhs1, tile: 1, nr: 8, low: ["12", "13", "14", "15"],
+              acc: ["18", "19"], sums: ["18", "19"], f32: ["26", "27"],
+              scale: "30", scale_tmp: "5" }
         ], $ops);
     };
     (x8_nr8_k8, $name:ident($t:ident), $fam:ident, $mode:ident, $ops:tt) => {
         blocked_gemv_tile!($name($t), $fam, k8, $mode, [
-            (rhs0, 0, 8, ["12", "13", "14", "15"], ["16", "17"], ["16", "17"], ["24", "25"],
-             "29", "4")
+            { rhs: rhs0, tile: 0, nr: 8, low: ["12", "13", "14", "15"],
+              acc: ["16", "17"], sums: ["16", "17"], f32: ["24", "25"],
+              scale: "29", scale_tmp: "4" }
         ], $ops);
     };
     (x16_nr4_k8, $name:ident($t:ident), $fam:ident, $mode:ident, $ops:tt) => {
         blocked_gemv_tile!($name($t), $fam, k8, $mode, [
-            (rhs0, 0, 4, ["12", "13", "14", "15"], ["16"], ["16"], ["24"], "8", "8"),
-            (rhs1, 1, 4, ["12", "13", "14", "15"], ["17"], ["17"], ["25"], "9", "9"),
-            (rhs2, 2, 4, ["12", "13", "14", "15"], ["18"], ["18"], ["26"], "10", "10"),
-            (rhs3, 3, 4, ["12", "13", "14", "15"], ["19"], ["19"], ["27"], "11", "11")
+            { rhs: rhs0, tile: 0, nr: 4, low: ["12", "13", "14", "15"],
+              acc: ["16"], sums: ["16"], f32: ["24"],
+              scale: "8", scale_tmp: "8" },
+            { rhs: rhs1, tile: 1, nr: 4, low: ["12", "13", "14", "15"],
+              acc: ["17"], sums: ["17"], f32: ["25"],
+              scale: "9", scale_tmp: "9" },
+            { rhs: rhs2, tile: 2, nr: 4, low: ["12", "13", "14", "15"],
+              acc: ["18"], sums: ["18"], f32: ["26"],
+              scale: "10", scale_tmp: "10" },
+            { rhs: rhs3, tile: 3, nr: 4, low: ["12", "13", "14", "15"],
+              acc: ["19"], sums: ["19"], f32: ["27"],
+              scale: "11", scale_tmp: "11" }
         ], $ops);
     };
     (x4_nr4_k8, $name:ident($t:ident), $fam:ident, $mode:ident, $ops:tt) => {
         blocked_gemv_tile!($name($t), $fam, k8, $mode, [
-            (rhs0, 0, 4, ["12", "13", "14", "15"], ["16"], ["16"], ["24"], "8", "8")
+            { rhs: rhs0, tile: 0, nr: 4, low: ["12", "13", "14", "15"],
+              acc: ["16"], sums: ["16"], f32: ["24"],
+              scale: "8", scale_tmp: "8" }
         ], $ops);
     };
 }
 
-/// One GEMM tile function of a per-block family (mr = 4): 1 or 2 LHS tiles `(low operand,
-/// high operand, index, x01, x23, [int accumulators], [f32 accumulators], LHS scale register)`
+/// One GEMM tile function of a per-block family (mr = 4): 1 or 2 LHS tiles `{ lhs: operand,
+/// lhs_hi: operand of the second data half, tile: index, x01, x23: LHS block registers of rows
+/// 0-1 / 2-3, acc: [integer accumulators], f32: [f32 accumulators], scale: LHS scale register }`
 /// x one column quad, a block loop over `{nb}` blocks around a loop over `{gpb}` groups.
 /// The family hook `$fam` supplies `init`, `block_start`, `group` (the `gemm_group` call with
 /// the family's LHS addressing), `block_end` (converting the block scales loaded into v8, the
@@ -663,8 +657,8 @@ macro_rules! blocked_gemv_shape {
 #[rustfmt::skip]
 macro_rules! blocked_gemm_tile {
     ($name:ident($t:ident), $fam:ident, $rows:literal,
-     [$(($l:ident, $h:ident, $i:literal, $x01:literal, $x23:literal, [$($a:literal),+],
-         [$($f:literal),+], $ls:literal)),+],
+     [$({ lhs: $l:ident, lhs_hi: $h:ident, tile: $i:literal, x01: $x01:literal, x23: $x23:literal,
+          acc: [$($a:literal),+], f32: [$($f:literal),+], scale: $ls:literal }),+],
      [$($ops:tt)*]) => {
         #[doc = concat!("GEMM tile ", $rows, " x 4 (one column quad; see [`TileFn`]).")]
         ///
@@ -681,11 +675,11 @@ macro_rules! blocked_gemm_tile {
             // of the zeros of `CONSTS` are read. The stores write the tile's rows at `out + i *
             // out_stride`. Every vector register is declared clobbered.
             unsafe {
-                asm_all_v!(
+                asm_v!(all;
                     // 0xF0 mask, family set-up, f32 accumulators = +0.0
                     "movi v12.16b, #0xf0",
                     $fam!(init),
-                    $(blocked_zero_f32!($($f),+),)+
+                    $(zero_regs!($($f),+),)+
                     // block loop
                     "1:",
                     $(blocked_reset!($($a),+),)+
@@ -734,13 +728,16 @@ macro_rules! blocked_gemm_tile {
 macro_rules! blocked_gemm_shape {
     (rows4, $name:ident($t:ident), $fam:ident, $ops:tt) => {
         blocked_gemm_tile!($name($t), $fam, 4, [
-            (l0, h0, 0, "4", "5", ["16", "17", "18", "19"], ["24", "25", "26", "27"], "10")
+            { lhs: l0, lhs_hi: h0, tile: 0, x01: "4", x23: "5",
+              acc: ["16", "17", "18", "19"], f32: ["24", "25", "26", "27"], scale: "10" }
         ], $ops);
     };
     (rows8, $name:ident($t:ident), $fam:ident, $ops:tt) => {
         blocked_gemm_tile!($name($t), $fam, 8, [
-            (l0, h0, 0, "4", "5", ["16", "17", "18", "19"], ["24", "25", "26", "27"], "10"),
-            (l1, h1, 1, "6", "7", ["20", "21", "22", "23"], ["28", "29", "30", "31"], "11")
+            { lhs: l0, lhs_hi: h0, tile: 0, x01: "4", x23: "5",
+              acc: ["16", "17", "18", "19"], f32: ["24", "25", "26", "27"], scale: "10" },
+            { lhs: l1, lhs_hi: h1, tile: 1, x01: "6", x23: "7",
+              acc: ["20", "21", "22", "23"], f32: ["28", "29", "30", "31"], scale: "11" }
         ], $ops);
     };
 }

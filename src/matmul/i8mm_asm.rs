@@ -287,7 +287,7 @@ mod aarch64 {
                     // `t.dst_stride` bytes apart, which the caller made writable. Every
                     // register written is declared.
                     unsafe {
-                        $crate::matmul::asm::asm_all_v!(
+                        $crate::matmul::asm::asm_v!(all;
                             // Float accumulators: +0.0.
                             concat!($(
                                 "movi ", $f00, ".4s, #0\n", "movi ", $f01, ".4s, #0\n",
@@ -508,70 +508,29 @@ mod aarch64 {
         };
     }
 
-    /// Defines catalogue kernels: per packing `PACKING, "name prefix", [STATIC entry_fn
-    /// (m_step, n_step), ...];` an `unsafe` entry point per kernel calling the family's
-    /// `run(args, &PACKING, m_step / 4)`, and its descriptor (`fam::kernel(...)`) named
-    /// `<prefix><m_step>x<n_step>_neon_i8mm`.
-    macro_rules! catalogue {
-        (
-            $run:ident;
-            $($packing:ident, $prefix:literal, [
-                $($stat:ident $func:ident ($ms:literal, $ns:literal)),+ $(,)?
-            ];)+
-        ) => {
-            $($(
-                #[doc = concat!(
-                    "`", $ms, "x", $ns, "` i8mm kernel on `", stringify!($packing), "`."
-                )]
-                ///
-                /// # Safety
-                ///
-                /// Same contract as [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for
-                #[doc = concat!(
-                    "[`", stringify!($stat), "`]: the CPU has FEAT_I8MM, the pointers cover ",
-                    "`ceil(m/4)` LHS and `ceil(n/nr)` RHS tiles and the `m x n` output."
-                )]
-                pub(crate) unsafe fn $func(args: &UncheckedArgs, strides: &$crate::matmul::TileStrides) {
-                    // SAFETY: forwarded from the caller (with the call's tile strides), with the
-                    // kernel's own packing.
-                    unsafe { $run(args, strides, &fam::$packing, $ms / 4) }
-                }
-
-                #[doc = concat!("`", $prefix, $ms, "x", $ns, "_neon_i8mm`.")]
-                pub static $stat: Kernel = fam::kernel(
-                    concat!($prefix, $ms, "x", $ns, "_neon_i8mm"),
-                    Tier::I8mm,
-                    ($ms, $ns),
-                    fam::$packing,
-                    RawKernel::Fixed($func),
-                );
-            )+)+
-        };
-    }
-
     /// The catalogue kernels of a per-block family ([`block_kernels!`]): `16x4`, `8x4`, `4x4` on
     /// `PACKING_4X4` and `16x8`, `8x8`, `4x8` on `PACKING_4X8` (4 of the 8 columns per tile
-    /// call), named from the given prefixes (see [`catalogue!`]).
+    /// call), named from the given prefixes (see `asm_catalogue!`).
     macro_rules! block_catalogue {
         ($run:ident; nr4: $p4:literal, nr8: $p8:literal $(,)?) => {
-            $crate::matmul::i8mm_asm::catalogue! {
-                $run;
+            asm_catalogue! {
+                tier: I8mm, feature: "FEAT_I8MM", suffix: "_neon_i8mm";
                 PACKING_4X4, $p4, [
-                    I8MM_16X4 matmul_16x4_unchecked (16, 4),
-                    I8MM_8X4 matmul_8x4_unchecked (8, 4),
-                    I8MM_4X4 matmul_4x4_unchecked (4, 4),
+                    I8MM_16X4 matmul_16x4_unchecked (16, 4) => $run(4),
+                    I8MM_8X4 matmul_8x4_unchecked (8, 4) => $run(2),
+                    I8MM_4X4 matmul_4x4_unchecked (4, 4) => $run(1),
                 ];
                 PACKING_4X8, $p8, [
-                    I8MM_16X8 matmul_16x8_unchecked (16, 8),
-                    I8MM_8X8 matmul_8x8_unchecked (8, 8),
-                    I8MM_4X8 matmul_4x8_unchecked (4, 8),
+                    I8MM_16X8 matmul_16x8_unchecked (16, 8) => $run(4),
+                    I8MM_8X8 matmul_8x8_unchecked (8, 8) => $run(2),
+                    I8MM_4X8 matmul_4x8_unchecked (4, 8) => $run(1),
                 ];
             }
         };
     }
 
     pub(crate) use {
-        block_catalogue, block_kernels, block_tile_kernel, catalogue, clamp, deinterleave, epi_row_pair, epi_tile,
-        k_group, lhs_at, no_text, scvtf_sums, smmla_chunk, smmla_rows, st1_list, tile_fn, unpack_hi, unpack_lo,
+        block_catalogue, block_kernels, block_tile_kernel, clamp, deinterleave, epi_row_pair, epi_tile, k_group,
+        lhs_at, no_text, scvtf_sums, smmla_chunk, smmla_rows, st1_list, tile_fn, unpack_hi, unpack_lo,
     };
 }

@@ -557,10 +557,10 @@ macro_rules! neon_kernels {
         $(($ident:ident, $entry:ident, $name:literal, $p:ident)),* $(,)?
     ) => {
         $(
-            const _: () = assert!($crate::matmul::neon_common::supports(super::$p));
+            const _: () = assert!($crate::matmul::neon_common::supports(fam::$p));
 
             #[doc = concat!(
-                "`", $name, "`: tiles of [`", stringify!($p), "`](super::", stringify!($p), ")."
+                "`", $name, "`: tiles of [`", stringify!($p), "`](fam::", stringify!($p), ")."
             )]
             ///
             /// # Safety
@@ -575,7 +575,7 @@ macro_rules! neon_kernels {
             #[target_feature(enable = "neon")]
             pub(crate) unsafe fn $entry(args: &$crate::matmul::UncheckedArgs, strides: &$crate::matmul::TileStrides) {
                 use $crate::matmul::neon_common::{blocks_per_pass, matmul};
-                const P: $crate::Packing = super::$p;
+                const P: $crate::Packing = fam::$p;
                 // SAFETY: forwarded from the caller's contract, for the kernel's own packing
                 // (supported: checked at compile time above).
                 unsafe {
@@ -586,17 +586,14 @@ macro_rules! neon_kernels {
             }
 
             #[doc = concat!("NEON kernel `", $name, "`.")]
-            pub static $ident: Kernel = super::kernel(
+            pub static $ident: Kernel = fam::kernel(
                 $name,
                 $crate::matmul::Tier::Neon,
-                (super::$p.mr, super::$p.nr),
-                super::$p,
+                (fam::$p.mr, fam::$p.nr),
+                fam::$p,
                 $crate::matmul::RawKernel::Fixed($entry),
             );
         )*
-
-        /// This tier's kernels, best first.
-        pub(super) const KERNELS: &[&Kernel] = &[$(&$ident),*];
     };
 }
 pub(super) use neon_kernels;

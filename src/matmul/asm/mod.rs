@@ -1,5 +1,5 @@
 //! What every `asm!` tier (dotprod, i8mm) shares: the tile drivers and the one tile-argument
-//! type ([`driver`]), the one clobber macro, the one table of constants the kernels load
+//! type ([`driver`]), the one clobber macro (`asm_v!`), the one table of constants the kernels load
 //! instead of building them on the SIMD pipes, and the copy of a partial scratch tile to the
 //! output.
 #![cfg(target_arch = "aarch64")]
@@ -7,25 +7,28 @@
 mod driver;
 pub(crate) use driver::{Layout, MAX_TILES, Tile, TileFn, TileKernel, gemm, gemv};
 
-/// `asm!` with the given template and operands plus every vector register (v0-v31) declared
-/// clobbered and `options(nostack)`: the tile kernels use (almost) all of them.
-macro_rules! asm_all_v {
-    ($($args:tt)*) => {
+/// `asm!` with the given template and operands, `options(nostack)`, and the vector registers it
+/// writes declared clobbered: `asm_v!(all; ...)` declares v0-v31 (the tile kernels use almost
+/// all of them), `asm_v!(["v0", "v4", ...]; ...)` exactly the listed ones (a kernel that leaves
+/// some of v8-v15 alone spares the caller saving them).
+macro_rules! asm_v {
+    (all; $($args:tt)*) => {
+        $crate::matmul::asm::asm_v!([
+            "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7",
+            "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15",
+            "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23",
+            "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31",
+        ]; $($args)*)
+    };
+    ([$($v:tt),* $(,)?]; $($args:tt)*) => {
         ::core::arch::asm!(
             $($args)*
-            out("v0") _, out("v1") _, out("v2") _, out("v3") _,
-            out("v4") _, out("v5") _, out("v6") _, out("v7") _,
-            out("v8") _, out("v9") _, out("v10") _, out("v11") _,
-            out("v12") _, out("v13") _, out("v14") _, out("v15") _,
-            out("v16") _, out("v17") _, out("v18") _, out("v19") _,
-            out("v20") _, out("v21") _, out("v22") _, out("v23") _,
-            out("v24") _, out("v25") _, out("v26") _, out("v27") _,
-            out("v28") _, out("v29") _, out("v30") _, out("v31") _,
+            $(out($v) _,)*
             options(nostack),
         )
     };
 }
-pub(crate) use asm_all_v;
+pub(crate) use asm_v;
 
 /// 16-byte aligned constant bytes.
 #[repr(C, align(16))]

@@ -44,10 +44,8 @@ tier_module!(
 
 #[cfg(target_arch = "aarch64")]
 mod aarch64 {
-    use super::super::{
-        Kernel, PACKING_1X4, PACKING_1X4_KR8, PACKING_1X8, PACKING_1X8_KR8, PACKING_4X4, PACKING_4X8, asm_layout,
-        kernel, scalar,
-    };
+    use super::super as fam;
+    use super::super::{Kernel, asm_layout, scalar};
     use crate::matmul::dotprod_asm::{BlockedFamily, Tile, blocked_gemm, blocked_gemv};
     use crate::matmul::{RawKernel, Tier, UncheckedArgs};
 
@@ -208,128 +206,39 @@ mod aarch64 {
         xs = in(reg) t.extras_step,
     ]);
 
-    dotprod_entry!(
-        qai8dxp_qsi4c32p,
-        /// GEMV over two `nr = 8` RHS tiles at a time (1 x 16 outputs per step).
-        matmul_1x16_unchecked,
-        DOTPROD_1X16,
-        "matmul_clamp_f32_qai8dxp1x8_qsi4c32p8x8_1x16_neon_dotprod",
-        (1, 16),
-        PACKING_1X8,
-        blocked_gemv(
-            &FAMILY,
-            &PACKING_1X8,
-            2,
-            [tile_1x16_bl32, tile_1x16],
-            [tile_1x8_bl32, tile_1x8]
-        )
-    );
-    dotprod_entry!(
-        qai8dxp_qsi4c32p,
-        /// GEMV over one `nr = 8` RHS tile at a time.
-        matmul_1x8_unchecked,
-        DOTPROD_1X8,
-        "matmul_clamp_f32_qai8dxp1x8_qsi4c32p8x8_1x8_neon_dotprod",
-        (1, 8),
-        PACKING_1X8,
-        blocked_gemv(&FAMILY, &PACKING_1X8, 1, [tile_1x8_bl32, tile_1x8], [tile_1x8_bl32, tile_1x8])
-    );
-    dotprod_entry!(
-        qai8dxp_qsi4c32p,
-        /// GEMV over one `nr = 4` RHS tile at a time.
-        matmul_1x4_unchecked,
-        DOTPROD_1X4,
-        "matmul_clamp_f32_qai8dxp1x8_qsi4c32p4x8_1x4_neon_dotprod",
-        (1, 4),
-        PACKING_1X4,
-        blocked_gemv(&FAMILY, &PACKING_1X4, 1, [tile_1x4_bl32, tile_1x4], [tile_1x4_bl32, tile_1x4])
-    );
-    dotprod_entry!(
-        qai8dxp_qsi4c32p,
-        /// GEMM, 8 rows (2 LHS tiles) x 8 columns per step, as two 8 x 4 column quads.
-        matmul_8x8_unchecked,
-        DOTPROD_8X8,
-        "matmul_clamp_f32_qai8dxp4x8_qsi4c32p8x8_8x8_neon_dotprod",
-        (8, 8),
-        PACKING_4X8,
-        blocked_gemm(&FAMILY, &PACKING_4X8, 8, &[tile_4x4, tile_8x4])
-    );
-    dotprod_entry!(
-        qai8dxp_qsi4c32p,
-        /// GEMM, 4 rows x 8 columns per step.
-        matmul_4x8_unchecked,
-        DOTPROD_4X8,
-        "matmul_clamp_f32_qai8dxp4x8_qsi4c32p8x8_4x8_neon_dotprod",
-        (4, 8),
-        PACKING_4X8,
-        blocked_gemm(&FAMILY, &PACKING_4X8, 4, &[tile_4x4])
-    );
-    dotprod_entry!(
-        qai8dxp_qsi4c32p,
-        /// GEMM, 8 rows (2 LHS tiles) x 4 columns per step.
-        matmul_8x4_unchecked,
-        DOTPROD_8X4,
-        "matmul_clamp_f32_qai8dxp4x8_qsi4c32p4x8_8x4_neon_dotprod",
-        (8, 4),
-        PACKING_4X4,
-        blocked_gemm(&FAMILY, &PACKING_4X4, 8, &[tile_4x4, tile_8x4])
-    );
-    dotprod_entry!(
-        qai8dxp_qsi4c32p,
-        /// GEMM, 4 rows x 4 columns per step.
-        matmul_4x4_unchecked,
-        DOTPROD_4X4,
-        "matmul_clamp_f32_qai8dxp4x8_qsi4c32p4x8_4x4_neon_dotprod",
-        (4, 4),
-        PACKING_4X4,
-        blocked_gemm(&FAMILY, &PACKING_4X4, 4, &[tile_4x4])
-    );
-    dotprod_entry!(
-        qai8dxp_qsi4c32p,
-        /// GEMV on the kr 8 packing over two `nr = 8` RHS tiles at a time (1 x 16 per step).
-        matmul_1x16_kr8_unchecked,
-        DOTPROD_1X16_KR8,
-        "matmul_clamp_f32_qai8dxp1x4_qsi4c32p8x4_1x16_neon_dotprod",
-        (1, 16),
-        PACKING_1X8_KR8,
-        blocked_gemv(
-            &FAMILY,
-            &PACKING_1X8_KR8,
-            2,
-            [tile_kr8_1x16_bl32, tile_kr8_1x16],
-            [tile_kr8_1x8_bl32, tile_kr8_1x8]
-        )
-    );
-    dotprod_entry!(
-        qai8dxp_qsi4c32p,
-        /// GEMV on the kr 8 packing, one `nr = 8` RHS tile at a time.
-        matmul_1x8_kr8_unchecked,
-        DOTPROD_1X8_KR8,
-        "matmul_clamp_f32_qai8dxp1x4_qsi4c32p8x4_1x8_neon_dotprod",
-        (1, 8),
-        PACKING_1X8_KR8,
-        blocked_gemv(
-            &FAMILY,
-            &PACKING_1X8_KR8,
-            1,
-            [tile_kr8_1x8_bl32, tile_kr8_1x8],
-            [tile_kr8_1x8_bl32, tile_kr8_1x8]
-        )
-    );
-    dotprod_entry!(
-        qai8dxp_qsi4c32p,
-        /// GEMV on the kr 8 packing, one `nr = 4` RHS tile at a time.
-        matmul_1x4_kr8_unchecked,
-        DOTPROD_1X4_KR8,
-        "matmul_clamp_f32_qai8dxp1x4_qsi4c32p4x4_1x4_neon_dotprod",
-        (1, 4),
-        PACKING_1X4_KR8,
-        blocked_gemv(
-            &FAMILY,
-            &PACKING_1X4_KR8,
-            1,
-            [tile_kr8_1x4_bl32, tile_kr8_1x4],
-            [tile_kr8_1x4_bl32, tile_kr8_1x4]
-        )
-    );
+    asm_catalogue! {
+        tier: Dotprod, feature: "FEAT_DotProd", suffix: "_neon_dotprod";
+        PACKING_1X8, "matmul_clamp_f32_qai8dxp1x8_qsi4c32p8x8_", [
+            /// GEMV over two `nr = 8` RHS tiles at a time (1 x 16 outputs per step).
+            DOTPROD_1X16 matmul_1x16_unchecked (1, 16) => blocked_gemv(&FAMILY, 2, [tile_1x16_bl32, tile_1x16], [tile_1x8_bl32, tile_1x8]),
+            /// GEMV over one `nr = 8` RHS tile at a time.
+            DOTPROD_1X8 matmul_1x8_unchecked (1, 8) => blocked_gemv(&FAMILY, 1, [tile_1x8_bl32, tile_1x8], [tile_1x8_bl32, tile_1x8]),
+        ];
+        PACKING_1X4, "matmul_clamp_f32_qai8dxp1x8_qsi4c32p4x8_", [
+            /// GEMV over one `nr = 4` RHS tile at a time.
+            DOTPROD_1X4 matmul_1x4_unchecked (1, 4) => blocked_gemv(&FAMILY, 1, [tile_1x4_bl32, tile_1x4], [tile_1x4_bl32, tile_1x4]),
+        ];
+        PACKING_4X8, "matmul_clamp_f32_qai8dxp4x8_qsi4c32p8x8_", [
+            /// GEMM, 8 rows (2 LHS tiles) x 8 columns per step, as two 8 x 4 column quads.
+            DOTPROD_8X8 matmul_8x8_unchecked (8, 8) => blocked_gemm(&FAMILY, 8, &[tile_4x4, tile_8x4]),
+            /// GEMM, 4 rows x 8 columns per step.
+            DOTPROD_4X8 matmul_4x8_unchecked (4, 8) => blocked_gemm(&FAMILY, 4, &[tile_4x4]),
+        ];
+        PACKING_4X4, "matmul_clamp_f32_qai8dxp4x8_qsi4c32p4x8_", [
+            /// GEMM, 8 rows (2 LHS tiles) x 4 columns per step.
+            DOTPROD_8X4 matmul_8x4_unchecked (8, 4) => blocked_gemm(&FAMILY, 8, &[tile_4x4, tile_8x4]),
+            /// GEMM, 4 rows x 4 columns per step.
+            DOTPROD_4X4 matmul_4x4_unchecked (4, 4) => blocked_gemm(&FAMILY, 4, &[tile_4x4]),
+        ];
+        PACKING_1X8_KR8, "matmul_clamp_f32_qai8dxp1x4_qsi4c32p8x4_", [
+            /// GEMV on the kr 8 packing over two `nr = 8` RHS tiles at a time (1 x 16 per step).
+            DOTPROD_1X16_KR8 matmul_1x16_kr8_unchecked (1, 16) => blocked_gemv(&FAMILY, 2, [tile_kr8_1x16_bl32, tile_kr8_1x16], [tile_kr8_1x8_bl32, tile_kr8_1x8]),
+            /// GEMV on the kr 8 packing, one `nr = 8` RHS tile at a time.
+            DOTPROD_1X8_KR8 matmul_1x8_kr8_unchecked (1, 8) => blocked_gemv(&FAMILY, 1, [tile_kr8_1x8_bl32, tile_kr8_1x8], [tile_kr8_1x8_bl32, tile_kr8_1x8]),
+        ];
+        PACKING_1X4_KR8, "matmul_clamp_f32_qai8dxp1x4_qsi4c32p4x4_", [
+            /// GEMV on the kr 8 packing, one `nr = 4` RHS tile at a time.
+            DOTPROD_1X4_KR8 matmul_1x4_kr8_unchecked (1, 4) => blocked_gemv(&FAMILY, 1, [tile_kr8_1x4_bl32, tile_kr8_1x4], [tile_kr8_1x4_bl32, tile_kr8_1x4]),
+        ];
+    }
 }

@@ -12,84 +12,83 @@
 //! the shared clamp.
 
 use super::Kernel;
-#[cfg(target_arch = "aarch64")]
-use crate::matmul::neon_common::{GROUP, Group, Pass, Scheme, Values, block_loop, neon_kernels};
+
+tier_module!(Neon, NEON_4X8, NEON_4X4, NEON_1X8, NEON_1X4, NEON_4X8_KR8, NEON_4X4_KR8, NEON_1X8_KR8, NEON_1X4_KR8);
 
 #[cfg(target_arch = "aarch64")]
-use core::arch::aarch64::*;
+mod aarch64 {
+    use super::super as fam;
+    use super::Kernel;
+    use crate::matmul::neon_common::{GROUP, Group, Pass, Scheme, Values, block_loop, neon_kernels};
 
-/// The family's [`Scheme`]: `qai8dxp` LHS tiles (`mr * (k + 8)` bytes), `qsi4c32p` RHS tiles
-/// (`nr * ((bl/2 + 2) * k/bl + 8)` bytes).
-#[cfg(target_arch = "aarch64")]
-struct Bf16Blocks;
+    use core::arch::aarch64::*;
 
-#[cfg(target_arch = "aarch64")]
-impl Scheme for Bf16Blocks {
-    #[target_feature(enable = "neon")]
-    #[inline]
-    unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(p: Pass) -> Values<MR, NB> {
-        let (lhs, rhs, col0, k, bl) = (p.lhs, p.rhs, p.col0, p.k, p.bl);
-        let (blocks, rhs_block) = (k / bl, NR * (bl / 2 + 2));
-        let at = |b: usize, g: usize| {
-            let lo = lhs.wrapping_add((b * bl + g * GROUP) * MR);
-            let rhs = rhs.wrapping_add(b * rhs_block + g * 16 * NR + BD * col0);
-            Group { lo, hi: lo.wrapping_add(16 * MR), rhs }
-        };
-        // bf16 -> f32 (exact): the 16 bits move to the top of each 32-bit lane.
-        let scales = |b: usize| {
-            let at = rhs.wrapping_add(b * rhs_block + NR * bl / 2 + 2 * col0);
-            // SAFETY: the block's `NR` bf16 scales follow its data; `col0 + 4 * NB <= NR`. The
-            // 8 bytes are loaded as bytes (no alignment promise) and reinterpreted.
-            let s: [float32x4_t; NB] = core::array::from_fn(|i| unsafe {
-                vreinterpretq_f32_u32(vshll_n_u16::<16>(vreinterpret_u16_u8(vld1_u8(at.add(8 * i)))))
-            });
-            [s; MR]
-        };
-        // SAFETY: `k / bl` blocks of `bl / 32` groups of whole tiles (caller's contract); the LHS
-        // halves of a group are contiguous.
-        let acc = unsafe { block_loop::<MR, NR, BD, NB, true>(blocks, bl / GROUP, at, scales) };
+    /// The family's [`Scheme`]: `qai8dxp` LHS tiles (`mr * (k + 8)` bytes), `qsi4c32p` RHS tiles
+    /// (`nr * ((bl/2 + 2) * k/bl + 8)` bytes).
+    struct Bf16Blocks;
 
-        let lhs_x = lhs.wrapping_add(MR * k);
-        let rhs_x = rhs.wrapping_add(blocks * rhs_block + 4 * col0);
-        let mut out = acc;
-        for (r, out_r) in out.iter_mut().enumerate() {
-            // SAFETY: the LHS extras (offset[MR] i32, dq[MR] f32) follow the tile's data.
-            let (offset, dq) = unsafe {
-                (
-                    lhs_x.add(4 * r).cast::<i32>().read_unaligned(),
-                    lhs_x.add(4 * MR + 4 * r).cast::<f32>().read_unaligned(),
-                )
+    impl Scheme for Bf16Blocks {
+        #[target_feature(enable = "neon")]
+        #[inline]
+        unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(p: Pass) -> Values<MR, NB> {
+            let (lhs, rhs, col0, k, bl) = (p.lhs, p.rhs, p.col0, p.k, p.bl);
+            let (blocks, rhs_block) = (k / bl, NR * (bl / 2 + 2));
+            let at = |b: usize, g: usize| {
+                let lo = lhs.wrapping_add((b * bl + g * GROUP) * MR);
+                let rhs = rhs.wrapping_add(b * rhs_block + g * 16 * NR + BD * col0);
+                Group { lo, hi: lo.wrapping_add(16 * MR), rhs }
             };
-            for (b, o) in out_r.iter_mut().enumerate() {
-                // SAFETY: the RHS extras (rsum, bias: NR f32 each) follow the blocks and
-                // `col0 + 4 * b + 4 <= NR`; loaded as bytes (the tile gives no f32 alignment).
-                let (rsum, bias) = unsafe {
+            // bf16 -> f32 (exact): the 16 bits move to the top of each 32-bit lane.
+            let scales = |b: usize| {
+                let at = rhs.wrapping_add(b * rhs_block + NR * bl / 2 + 2 * col0);
+                // SAFETY: the block's `NR` bf16 scales follow its data; `col0 + 4 * NB <= NR`. The
+                // 8 bytes are loaded as bytes (no alignment promise) and reinterpreted.
+                let s: [float32x4_t; NB] = core::array::from_fn(|i| unsafe {
+                    vreinterpretq_f32_u32(vshll_n_u16::<16>(vreinterpret_u16_u8(vld1_u8(at.add(8 * i)))))
+                });
+                [s; MR]
+            };
+            // SAFETY: `k / bl` blocks of `bl / 32` groups of whole tiles (caller's contract); the LHS
+            // halves of a group are contiguous.
+            let acc = unsafe { block_loop::<MR, NR, BD, NB, true>(blocks, bl / GROUP, at, scales) };
+
+            let lhs_x = lhs.wrapping_add(MR * k);
+            let rhs_x = rhs.wrapping_add(blocks * rhs_block + 4 * col0);
+            let mut out = acc;
+            for (r, out_r) in out.iter_mut().enumerate() {
+                // SAFETY: the LHS extras (offset[MR] i32, dq[MR] f32) follow the tile's data.
+                let (offset, dq) = unsafe {
                     (
-                        vreinterpretq_f32_u8(vld1q_u8(rhs_x.add(16 * b))),
-                        vreinterpretq_f32_u8(vld1q_u8(rhs_x.add(4 * NR + 16 * b))),
+                        lhs_x.add(4 * r).cast::<i32>().read_unaligned(),
+                        lhs_x.add(4 * MR + 4 * r).cast::<f32>().read_unaligned(),
                     )
                 };
-                *o = vaddq_f32(vmulq_n_f32(vfmaq_n_f32(*o, rsum, offset as f32), dq), bias);
+                for (b, o) in out_r.iter_mut().enumerate() {
+                    // SAFETY: the RHS extras (rsum, bias: NR f32 each) follow the blocks and
+                    // `col0 + 4 * b + 4 <= NR`; loaded as bytes (the tile gives no f32 alignment).
+                    let (rsum, bias) = unsafe {
+                        (
+                            vreinterpretq_f32_u8(vld1q_u8(rhs_x.add(16 * b))),
+                            vreinterpretq_f32_u8(vld1q_u8(rhs_x.add(4 * NR + 16 * b))),
+                        )
+                    };
+                    *o = vaddq_f32(vmulq_n_f32(vfmaq_n_f32(*o, rsum, offset as f32), dq), bias);
+                }
             }
+            out
         }
-        out
+    }
+
+    neon_kernels! {
+        scheme: Bf16Blocks,
+        bl: "`bl` a multiple of 32 dividing `k`",
+        (NEON_4X8, matmul_4x8_unchecked, "matmul_clamp_f32_qai8dxp4x8_qsi4c32p8x8_4x8_neon", PACKING_4X8),
+        (NEON_4X4, matmul_4x4_unchecked, "matmul_clamp_f32_qai8dxp4x8_qsi4c32p4x8_4x4_neon", PACKING_4X4),
+        (NEON_1X8, matmul_1x8_unchecked, "matmul_clamp_f32_qai8dxp1x8_qsi4c32p8x8_1x8_neon", PACKING_1X8),
+        (NEON_1X4, matmul_1x4_unchecked, "matmul_clamp_f32_qai8dxp1x8_qsi4c32p4x8_1x4_neon", PACKING_1X4),
+        (NEON_4X8_KR8, matmul_4x8_kr8_unchecked, "matmul_clamp_f32_qai8dxp4x4_qsi4c32p8x4_4x8_neon", PACKING_4X8_KR8),
+        (NEON_4X4_KR8, matmul_4x4_kr8_unchecked, "matmul_clamp_f32_qai8dxp4x4_qsi4c32p4x4_4x4_neon", PACKING_4X4_KR8),
+        (NEON_1X8_KR8, matmul_1x8_kr8_unchecked, "matmul_clamp_f32_qai8dxp1x4_qsi4c32p8x4_1x8_neon", PACKING_1X8_KR8),
+        (NEON_1X4_KR8, matmul_1x4_kr8_unchecked, "matmul_clamp_f32_qai8dxp1x4_qsi4c32p4x4_1x4_neon", PACKING_1X4_KR8),
     }
 }
-
-#[cfg(target_arch = "aarch64")]
-neon_kernels! {
-    scheme: Bf16Blocks,
-    bl: "`bl` a multiple of 32 dividing `k`",
-    (NEON_4X8, matmul_4x8_unchecked, "matmul_clamp_f32_qai8dxp4x8_qsi4c32p8x8_4x8_neon", PACKING_4X8),
-    (NEON_4X4, matmul_4x4_unchecked, "matmul_clamp_f32_qai8dxp4x8_qsi4c32p4x8_4x4_neon", PACKING_4X4),
-    (NEON_1X8, matmul_1x8_unchecked, "matmul_clamp_f32_qai8dxp1x8_qsi4c32p8x8_1x8_neon", PACKING_1X8),
-    (NEON_1X4, matmul_1x4_unchecked, "matmul_clamp_f32_qai8dxp1x8_qsi4c32p4x8_1x4_neon", PACKING_1X4),
-    (NEON_4X8_KR8, matmul_4x8_kr8_unchecked, "matmul_clamp_f32_qai8dxp4x4_qsi4c32p8x4_4x8_neon", PACKING_4X8_KR8),
-    (NEON_4X4_KR8, matmul_4x4_kr8_unchecked, "matmul_clamp_f32_qai8dxp4x4_qsi4c32p4x4_4x4_neon", PACKING_4X4_KR8),
-    (NEON_1X8_KR8, matmul_1x8_kr8_unchecked, "matmul_clamp_f32_qai8dxp1x4_qsi4c32p8x4_1x8_neon", PACKING_1X8_KR8),
-    (NEON_1X4_KR8, matmul_1x4_kr8_unchecked, "matmul_clamp_f32_qai8dxp1x4_qsi4c32p4x4_1x4_neon", PACKING_1X4_KR8),
-}
-
-/// This tier's kernels: none on this architecture.
-#[cfg(not(target_arch = "aarch64"))]
-pub(super) const KERNELS: &[&Kernel] = &[];

@@ -47,13 +47,9 @@ tier_module!(
 
 #[cfg(target_arch = "aarch64")]
 mod aarch64 {
-    use core::arch::asm;
-
+    use super::super as fam;
+    use super::super::Kernel;
     use super::super::asm_layout;
-    use super::super::{
-        Kernel, PACKING_1X4, PACKING_1X4_KR8, PACKING_1X8, PACKING_4X4, PACKING_4X4_KR8, PACKING_4X8, PACKING_4X8_KR8,
-        kernel,
-    };
     use crate::matmul::dotprod_asm::{Tile, TileFn, gemm, gemv, quads};
     use crate::matmul::{Packing, RawKernel, Tier, TileStrides, UncheckedArgs};
 
@@ -196,228 +192,126 @@ mod aarch64 {
         };
     }
 
-    /// One GEMV tile function: `1 x 4` (one `nr = 4` tile), `1 x 8` (one `nr = 8` tile),
-    /// `1 x 16` (two `nr = 8` tiles sharing the LHS loads), or `kr8` (`1 x 4` on the kr 8
-    /// packing).
+    /// One GEMV tile function (mr = 1) over the RHS tiles `rhs` (operand = its first byte):
+    /// zero the accumulators `zero`, the K loop over `{g}` groups of `group` (LHS load, then
+    /// load, unpack and `SDOT` per RHS tile), `fold` the accumulators into the pairs (or columns)
+    /// the epilogue takes, the row parameters, `epilogue` per RHS tile and `store`. `clobbers`
+    /// lists every vector register the text writes.
     #[rustfmt::skip]
     macro_rules! gemv_tile {
-        ($name:ident, 4) => {
-            /// GEMV tile `1 x 4` (see [`TileFn`]).
+        ($name:ident($t:ident), $doc:literal, rhs: [$($rhs:ident = $rhs_at:expr),+],
+         zero: [$($z:literal),+], group: $group:expr, fold: $fold:expr, epilogue: $epilogue:expr,
+         store: $store:expr, clobbers: $clobbers:tt $(,)?) => {
+            #[doc = concat!("GEMV tile ", $doc, " (see [`TileFn`]).")]
             ///
             /// # Safety
             ///
-            /// As [`TileFn`]: one LHS row, one `nr = 4` RHS tile, 4 writable outputs.
+            /// As [`TileFn`]: one LHS row, the RHS tiles of the doc line, and writable outputs
+            /// for all their columns.
             #[target_feature(enable = "dotprod")]
-            unsafe fn $name(t: &Tile) {
+            unsafe fn $name($t: &Tile) {
                 // SAFETY: dotprod is enabled by the caller's contract. The loads stay inside
-                // the row (Kp + 8 bytes) and the RHS tile (4 * (Kp/2 + 12) bytes); the store
-                // writes 4 f32 at `out`. Every register written is declared.
+                // the row (Kp + 8 bytes) and the listed RHS tiles (`nr * (Kp/2 + 12)` bytes
+                // each, `rhs_stride` apart); the store writes the tiles' columns at `out`. Every
+                // vector register written is in `clobbers`.
                 unsafe {
-                    asm!(
-                        // 0xF0 mask; zero the accumulators (low / high nibble per pair)
+                    asm_v!($clobbers;
+                        // 0xF0 mask; zero the accumulators
                         "movi v31.16b, #0xf0",
-                        "movi v20.16b, #0", "movi v21.16b, #0",
-                        "movi v24.16b, #0", "movi v25.16b, #0",
-                        gemv_k_loop!(concat!(
-                            gemv_lhs!(k16, "lhs"),
-                            gemv_tile_group!(
-                                4, rhs, ["12", "16", "13", "17"], ["20", "21"], ["24", "25"]
-                            ),
-                        )),
-                        // low + high nibble partial sums
-                        "add v20.4s, v20.4s, v24.4s",
-                        "add v21.4s, v21.4s, v25.4s",
+                        zero_regs!($($z),+),
+                        // K loop: LHS, then load, unpack, SDOT per RHS tile
+                        gemv_k_loop!($group),
+                        // fold the accumulators; row parameters; epilogue per RHS tile; store
+                        $fold,
                         gemv_row_params!(),
-                        gemv_epilogue!(4, "rhs", "v20", "v21"),
-                        "str q20, [{out}]",
-                        lhs = inout(reg) t.lhs[0] => _,
-                        rhs = inout(reg) t.rhs => _,
-                        g = inout(reg) t.groups => _,
-                        out = in(reg) t.out,
-                        lo = in(reg) t.lo,
-                        hi = in(reg) t.hi,
-                        out("v0") _, out("v1") _, out("v2") _, out("v3") _,
-                        out("v4") _, out("v5") _, out("v6") _, out("v7") _,
-                        out("v8") _, out("v9") _, out("v12") _, out("v13") _,
-                        out("v16") _, out("v17") _, out("v20") _, out("v21") _,
-                        out("v24") _, out("v25") _, out("v31") _,
-                        options(nostack),
-                    );
-                }
-            }
-        };
-        ($name:ident, kr8) => {
-            /// GEMV tile `1 x 4` on the kr 8 packing (see [`TileFn`]).
-            ///
-            /// # Safety
-            ///
-            /// As [`TileFn`]: one LHS row, one `nr = 4, kr = 8` RHS tile, 4 writable outputs.
-            #[target_feature(enable = "dotprod")]
-            unsafe fn $name(t: &Tile) {
-                // SAFETY: dotprod is enabled by the caller's contract. The loads stay inside
-                // the row (Kp + 8 bytes) and the RHS tile (4 * (Kp/2 + 12) bytes); the store
-                // writes 4 f32 at `out`. Every register written is declared.
-                unsafe {
-                    asm!(
-                        // 0xF0 mask; zero the accumulators (one per chunk and nibble)
-                        "movi v31.16b, #0xf0",
-                        "movi v20.16b, #0", "movi v21.16b, #0",
-                        "movi v22.16b, #0", "movi v23.16b, #0",
-                        "movi v24.16b, #0", "movi v25.16b, #0",
-                        "movi v26.16b, #0", "movi v27.16b, #0",
-                        // K loop: a group is 4 chunks of 4 columns x 4 bytes, each unpacked
-                        // chunk meets 4 depths of the plain LHS row (SDOT by element): no LHS
-                        // duplication, no lane folding; one accumulator per chunk and nibble
-                        gemv_k_loop!(concat!(
-                            gemv_lhs!(k8, "lhs"),
-                            gemv8_tile_group!(
-                                4, rhs, ["12", "13", "14", "15"],
-                                ["20", "21", "22", "23", "24", "25", "26", "27"]
-                            ),
-                        )),
-                        // fold the accumulators: columns 0-3
-                        "add v20.4s, v20.4s, v21.4s",
-                        "add v22.4s, v22.4s, v23.4s",
-                        "add v24.4s, v24.4s, v25.4s",
-                        "add v26.4s, v26.4s, v27.4s",
-                        "add v20.4s, v20.4s, v22.4s",
-                        "add v24.4s, v24.4s, v26.4s",
-                        "add v20.4s, v20.4s, v24.4s",
-                        gemv_row_params!(),
-                        gemv_epilogue!(4, "rhs", "v20"),
-                        "str q20, [{out}]",
-                        lhs = inout(reg) t.lhs[0] => _,
-                        rhs = inout(reg) t.rhs => _,
-                        g = inout(reg) t.groups => _,
-                        out = in(reg) t.out,
-                        lo = in(reg) t.lo,
-                        hi = in(reg) t.hi,
-                        out("v0") _, out("v1") _, out("v2") _, out("v3") _,
-                        out("v4") _, out("v5") _, out("v6") _, out("v7") _,
-                        out("v8") _, out("v12") _, out("v13") _, out("v14") _, out("v15") _,
-                        out("v20") _, out("v21") _, out("v22") _, out("v23") _,
-                        out("v24") _, out("v25") _, out("v26") _, out("v27") _,
-                        out("v31") _,
-                        options(nostack),
-                    );
-                }
-            }
-        };
-        ($name:ident, 8) => {
-            /// GEMV tile `1 x 8` (see [`TileFn`]).
-            ///
-            /// # Safety
-            ///
-            /// As [`TileFn`]: one LHS row, one `nr = 8` RHS tile, 8 writable outputs.
-            #[target_feature(enable = "dotprod")]
-            unsafe fn $name(t: &Tile) {
-                // SAFETY: dotprod is enabled by the caller's contract. The loads stay inside
-                // the row (Kp + 8 bytes) and the RHS tile (8 * (Kp/2 + 12) bytes); the store
-                // writes 8 f32 at `out`. Every register written is declared.
-                unsafe {
-                    asm!(
-                        // 0xF0 mask; zero the accumulators (low / high nibble per pair)
-                        "movi v31.16b, #0xf0",
-                        "movi v20.16b, #0", "movi v21.16b, #0",
-                        "movi v22.16b, #0", "movi v23.16b, #0",
-                        "movi v24.16b, #0", "movi v25.16b, #0",
-                        "movi v26.16b, #0", "movi v27.16b, #0",
-                        gemv_k_loop!(concat!(
-                            gemv_lhs!(k16, "lhs"),
-                            gemv_tile_group!(
-                                8, rhs, ["12", "16", "13", "17", "14", "18", "15", "19"],
-                                ["20", "21", "22", "23"], ["24", "25", "26", "27"]
-                            ),
-                        )),
-                        // low + high nibble partial sums
-                        "add v20.4s, v20.4s, v24.4s",
-                        "add v21.4s, v21.4s, v25.4s",
-                        "add v22.4s, v22.4s, v26.4s",
-                        "add v23.4s, v23.4s, v27.4s",
-                        gemv_row_params!(),
-                        gemv_epilogue!(8, "rhs", "v20", "v21", "v22", "v23"),
-                        "stp q20, q21, [{out}]",
-                        lhs = inout(reg) t.lhs[0] => _,
-                        rhs = inout(reg) t.rhs => _,
-                        g = inout(reg) t.groups => _,
-                        out = in(reg) t.out,
-                        lo = in(reg) t.lo,
-                        hi = in(reg) t.hi,
-                        out("v0") _, out("v1") _, out("v2") _, out("v3") _,
-                        out("v4") _, out("v5") _, out("v6") _, out("v7") _,
-                        out("v8") _, out("v9") _, out("v10") _, out("v11") _,
-                        out("v12") _, out("v13") _, out("v14") _, out("v15") _,
-                        out("v16") _, out("v17") _, out("v18") _, out("v19") _,
-                        out("v20") _, out("v21") _, out("v22") _, out("v23") _,
-                        out("v24") _, out("v25") _, out("v26") _, out("v27") _,
-                        out("v31") _,
-                        options(nostack),
-                    );
-                }
-            }
-        };
-        ($name:ident, 16) => {
-            /// GEMV tile `1 x 16`: two consecutive `nr = 8` RHS tiles (see [`TileFn`]).
-            ///
-            /// # Safety
-            ///
-            /// As [`TileFn`]: one LHS row, two `nr = 8` RHS tiles, 16 writable outputs.
-            #[target_feature(enable = "dotprod")]
-            unsafe fn $name(t: &Tile) {
-                let rhs1 = t.rhs.wrapping_add(t.rhs_stride);
-                // SAFETY: dotprod is enabled by the caller's contract. The loads stay inside
-                // the row (Kp + 8 bytes) and the two RHS tiles (8 * (Kp/2 + 12) bytes each);
-                // the store writes 16 f32 at `out`. Every register written is declared.
-                unsafe {
-                    asm!(
-                        // 0xF0 mask; zero the accumulators (one per pair)
-                        "movi v31.16b, #0xf0",
-                        "movi v20.16b, #0", "movi v21.16b, #0",
-                        "movi v22.16b, #0", "movi v23.16b, #0",
-                        "movi v24.16b, #0", "movi v25.16b, #0",
-                        "movi v26.16b, #0", "movi v27.16b, #0",
-                        gemv_k_loop!(concat!(
-                            gemv_lhs!(k16, "lhs"),
-                            gemv_tile_group!(
-                                8, rhs0, ["12", "16", "13", "17", "14", "18", "15", "19"],
-                                ["20", "21", "22", "23"], ["20", "21", "22", "23"]
-                            ),
-                            gemv_tile_group!(
-                                8, rhs1, ["12", "16", "13", "17", "14", "18", "15", "19"],
-                                ["24", "25", "26", "27"], ["24", "25", "26", "27"]
-                            ),
-                        )),
-                        gemv_row_params!(),
-                        gemv_epilogue!(8, "rhs0", "v20", "v21", "v22", "v23"),
-                        gemv_epilogue!(8, "rhs1", "v24", "v25", "v26", "v27"),
-                        "stp q20, q21, [{out}]",
-                        "stp q24, q25, [{out}, #32]",
-                        lhs = inout(reg) t.lhs[0] => _,
-                        rhs0 = inout(reg) t.rhs => _,
-                        rhs1 = inout(reg) rhs1 => _,
-                        g = inout(reg) t.groups => _,
-                        out = in(reg) t.out,
-                        lo = in(reg) t.lo,
-                        hi = in(reg) t.hi,
-                        out("v0") _, out("v1") _, out("v2") _, out("v3") _,
-                        out("v4") _, out("v5") _, out("v6") _, out("v7") _,
-                        out("v8") _, out("v9") _, out("v10") _, out("v11") _,
-                        out("v12") _, out("v13") _, out("v14") _, out("v15") _,
-                        out("v16") _, out("v17") _, out("v18") _, out("v19") _,
-                        out("v20") _, out("v21") _, out("v22") _, out("v23") _,
-                        out("v24") _, out("v25") _, out("v26") _, out("v27") _,
-                        out("v31") _,
-                        options(nostack),
+                        $epilogue,
+                        $store,
+                        lhs = inout(reg) $t.lhs[0] => _,
+                        $($rhs = inout(reg) $rhs_at => _,)+
+                        g = inout(reg) $t.groups => _,
+                        out = in(reg) $t.out,
+                        lo = in(reg) $t.lo,
+                        hi = in(reg) $t.hi,
                     );
                 }
             }
         };
     }
 
-    gemv_tile!(tile_1x4, 4);
-    gemv_tile!(tile_1x8, 8);
-    gemv_tile!(tile_1x16, 16);
-    gemv_tile!(tile_1x4_kr8, kr8);
+    // The GEMV tiles. kr 16: one accumulator per column pair and nibble (1x4, 1x8, added after
+    // the K loop) or per pair (1x16); kr 8: one per chunk and nibble, added into columns 0-3.
+    gemv_tile! { tile_1x4(t), "`1 x 4` (one `nr = 4` tile)",
+        rhs: [rhs = t.rhs],
+        zero: ["20", "21", "24", "25"],
+        group: concat!(
+            gemv_lhs!(k16, "lhs"),
+            gemv_tile_group!(4, rhs, ["12", "16", "13", "17"], ["20", "21"], ["24", "25"]),
+        ),
+        fold: concat!("add v20.4s, v20.4s, v24.4s\n", "add v21.4s, v21.4s, v25.4s\n"),
+        epilogue: gemv_epilogue!(4, "rhs", "v20", "v21"),
+        store: "str q20, [{out}]",
+        clobbers: ["v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v12", "v13",
+                   "v16", "v17", "v20", "v21", "v24", "v25", "v31"],
+    }
+    gemv_tile! { tile_1x4_kr8(t), "`1 x 4` on the kr 8 packing (one `nr = 4, kr = 8` tile)",
+        rhs: [rhs = t.rhs],
+        zero: ["20", "21", "22", "23", "24", "25", "26", "27"],
+        // a group is 4 chunks of 4 columns x 4 bytes, each unpacked chunk meets 4 depths of
+        // the plain LHS row (SDOT by element): no LHS duplication, no lane folding
+        group: concat!(
+            gemv_lhs!(k8, "lhs"),
+            gemv8_tile_group!(4, rhs, ["12", "13", "14", "15"],
+                              ["20", "21", "22", "23", "24", "25", "26", "27"]),
+        ),
+        fold: concat!(
+            "add v20.4s, v20.4s, v21.4s\n", "add v22.4s, v22.4s, v23.4s\n",
+            "add v24.4s, v24.4s, v25.4s\n", "add v26.4s, v26.4s, v27.4s\n",
+            "add v20.4s, v20.4s, v22.4s\n", "add v24.4s, v24.4s, v26.4s\n",
+            "add v20.4s, v20.4s, v24.4s\n",
+        ),
+        epilogue: gemv_epilogue!(4, "rhs", "v20"),
+        store: "str q20, [{out}]",
+        clobbers: ["v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v12", "v13", "v14",
+                   "v15", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v31"],
+    }
+    gemv_tile! { tile_1x8(t), "`1 x 8` (one `nr = 8` tile)",
+        rhs: [rhs = t.rhs],
+        zero: ["20", "21", "22", "23", "24", "25", "26", "27"],
+        group: concat!(
+            gemv_lhs!(k16, "lhs"),
+            gemv_tile_group!(8, rhs, ["12", "16", "13", "17", "14", "18", "15", "19"],
+                             ["20", "21", "22", "23"], ["24", "25", "26", "27"]),
+        ),
+        fold: concat!(
+            "add v20.4s, v20.4s, v24.4s\n", "add v21.4s, v21.4s, v25.4s\n",
+            "add v22.4s, v22.4s, v26.4s\n", "add v23.4s, v23.4s, v27.4s\n",
+        ),
+        epilogue: gemv_epilogue!(8, "rhs", "v20", "v21", "v22", "v23"),
+        store: "stp q20, q21, [{out}]",
+        clobbers: ["v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11",
+                   "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22",
+                   "v23", "v24", "v25", "v26", "v27", "v31"],
+    }
+    gemv_tile! { tile_1x16(t), "`1 x 16` (two consecutive `nr = 8` tiles sharing the LHS loads)",
+        rhs: [rhs0 = t.rhs, rhs1 = t.rhs.wrapping_add(t.rhs_stride)],
+        zero: ["20", "21", "22", "23", "24", "25", "26", "27"],
+        group: concat!(
+            gemv_lhs!(k16, "lhs"),
+            gemv_tile_group!(8, rhs0, ["12", "16", "13", "17", "14", "18", "15", "19"],
+                             ["20", "21", "22", "23"], ["20", "21", "22", "23"]),
+            gemv_tile_group!(8, rhs1, ["12", "16", "13", "17", "14", "18", "15", "19"],
+                             ["24", "25", "26", "27"], ["24", "25", "26", "27"]),
+        ),
+        fold: "",
+        epilogue: concat!(
+            gemv_epilogue!(8, "rhs0", "v20", "v21", "v22", "v23"),
+            gemv_epilogue!(8, "rhs1", "v24", "v25", "v26", "v27"),
+        ),
+        store: concat!("stp q20, q21, [{out}]\n", "stp q24, q25, [{out}, #32]\n"),
+        clobbers: ["v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11",
+                   "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22",
+                   "v23", "v24", "v25", "v26", "v27", "v31"],
+    }
 
     // -----------------------------------------------------------------------------------------
     // GEMM pieces (mr = 4): one output tile is up to 4 LHS tiles (16 rows) x one column quad
@@ -612,15 +506,19 @@ mod aarch64 {
         };
     }
 
-    /// One GEMM tile function over the listed LHS tiles `[operand, index, x01, x23, low-nibble
-    /// accumulators, high-nibble accumulators]`; `$mode` is `split` or `joint` (see
-    /// `gemm_accs`).
+    /// GEMM tile functions, one per `name: kr depth` (the same registers at both RHS depths),
+    /// over the listed LHS tiles `{ lhs: operand, tile: index, x01, x23: LHS block registers of
+    /// rows 0-1 / 2-3, low: [low-nibble accumulators], high: [high-nibble accumulators] }`;
+    /// `$mode` is `split` or `joint` (see `gemm_accs`).
     #[rustfmt::skip]
     macro_rules! gemm_tile {
-        ($name:ident, $kr:tt, $t:ident, $rows:literal, $mode:tt,
-         $([$l:ident, $i:literal, $x01:literal, $x23:literal,
-            [$a0:literal, $a1:literal, $a2:literal, $a3:literal],
-            [$h0:literal, $h1:literal, $h2:literal, $h3:literal]]),+) => {
+        ([$($name:ident: kr $kr:tt),+], $t:ident, $rows:literal, $mode:tt, $regs:tt) => {
+            $(gemm_tile!(@fn $name, $kr, $t, $rows, $mode, $regs);)+
+        };
+        (@fn $name:ident, $kr:tt, $t:ident, $rows:literal, $mode:tt,
+         [$({ lhs: $l:ident, tile: $i:literal, x01: $x01:literal, x23: $x23:literal,
+              low: [$a0:literal, $a1:literal, $a2:literal, $a3:literal],
+              high: [$h0:literal, $h1:literal, $h2:literal, $h3:literal] }),+]) => {
             #[doc = concat!("GEMM tile ", $rows, " x 4 (one column quad), kr ", $kr,
                             " (see [`TileFn`]).")]
             ///
@@ -639,7 +537,7 @@ mod aarch64 {
                 // last group reads nothing ahead. The stores write the tile's rows at
                 // `out + i * out_stride`. Every register written is declared.
                 unsafe {
-                    asm_all_v!(
+                    asm_v!(all;
                         // 0xF0 mask; zero the accumulators
                         "movi v12.16b, #0xf0",
                         $(gemm_accs!(zero, $mode, [$a0, $a1, $a2, $a3], [$h0, $h1, $h2, $h3]),)+
@@ -673,151 +571,80 @@ mod aarch64 {
         };
     }
 
-    // The GEMM tiles: [operand, LHS tile index, block registers, low / high accumulators].
-    gemm_tile! { tile_4x4, 16, t, 4, split,
-        [l0, 0, "4", "5", ["16", "17", "18", "19"], ["20", "21", "22", "23"]]
-    }
-    gemm_tile! { tile_8x4, 16, t, 8, split,
-        [l0, 0, "4", "5", ["16", "17", "18", "19"], ["24", "25", "26", "27"]],
-        [l1, 1, "6", "7", ["20", "21", "22", "23"], ["28", "29", "30", "31"]]
-    }
-    gemm_tile! { tile_12x4, 16, t, 12, joint,
-        [l0, 0, "4", "5", ["16", "17", "18", "19"], ["16", "17", "18", "19"]],
-        [l1, 1, "6", "7", ["20", "21", "22", "23"], ["20", "21", "22", "23"]],
-        [l2, 2, "8", "9", ["24", "25", "26", "27"], ["24", "25", "26", "27"]]
-    }
-    gemm_tile! { tile_16x4, 16, t, 16, joint,
-        [l0, 0, "4", "5", ["16", "17", "18", "19"], ["16", "17", "18", "19"]],
-        [l1, 1, "6", "7", ["20", "21", "22", "23"], ["20", "21", "22", "23"]],
-        [l2, 2, "8", "9", ["24", "25", "26", "27"], ["24", "25", "26", "27"]],
-        [l3, 3, "10", "11", ["28", "29", "30", "31"], ["28", "29", "30", "31"]]
-    }
-    gemm_tile! { tile8_4x4, 8, t, 4, split,
-        [l0, 0, "4", "5", ["16", "17", "18", "19"], ["20", "21", "22", "23"]]
-    }
-    gemm_tile! { tile8_8x4, 8, t, 8, split,
-        [l0, 0, "4", "5", ["16", "17", "18", "19"], ["24", "25", "26", "27"]],
-        [l1, 1, "6", "7", ["20", "21", "22", "23"], ["28", "29", "30", "31"]]
-    }
-    gemm_tile! { tile8_12x4, 8, t, 12, joint,
-        [l0, 0, "4", "5", ["16", "17", "18", "19"], ["16", "17", "18", "19"]],
-        [l1, 1, "6", "7", ["20", "21", "22", "23"], ["20", "21", "22", "23"]],
-        [l2, 2, "8", "9", ["24", "25", "26", "27"], ["24", "25", "26", "27"]]
-    }
-    gemm_tile! { tile8_16x4, 8, t, 16, joint,
-        [l0, 0, "4", "5", ["16", "17", "18", "19"], ["16", "17", "18", "19"]],
-        [l1, 1, "6", "7", ["20", "21", "22", "23"], ["20", "21", "22", "23"]],
-        [l2, 2, "8", "9", ["24", "25", "26", "27"], ["24", "25", "26", "27"]],
-        [l3, 3, "10", "11", ["28", "29", "30", "31"], ["28", "29", "30", "31"]]
-    }
+    // The GEMM tiles: per LHS tile its operand, index, LHS block registers and low- / high-nibble
+    // accumulators.
+    gemm_tile! { [tile_4x4: kr 16, tile8_4x4: kr 8], t, 4, split, [
+        { lhs: l0, tile: 0, x01: "4", x23: "5",
+          low: ["16", "17", "18", "19"], high: ["20", "21", "22", "23"] }
+    ]}
+    gemm_tile! { [tile_8x4: kr 16, tile8_8x4: kr 8], t, 8, split, [
+        { lhs: l0, tile: 0, x01: "4", x23: "5",
+          low: ["16", "17", "18", "19"], high: ["24", "25", "26", "27"] },
+        { lhs: l1, tile: 1, x01: "6", x23: "7",
+          low: ["20", "21", "22", "23"], high: ["28", "29", "30", "31"] }
+    ]}
+    gemm_tile! { [tile_12x4: kr 16, tile8_12x4: kr 8], t, 12, joint, [
+        { lhs: l0, tile: 0, x01: "4", x23: "5",
+          low: ["16", "17", "18", "19"], high: ["16", "17", "18", "19"] },
+        { lhs: l1, tile: 1, x01: "6", x23: "7",
+          low: ["20", "21", "22", "23"], high: ["20", "21", "22", "23"] },
+        { lhs: l2, tile: 2, x01: "8", x23: "9",
+          low: ["24", "25", "26", "27"], high: ["24", "25", "26", "27"] }
+    ]}
+    gemm_tile! { [tile_16x4: kr 16, tile8_16x4: kr 8], t, 16, joint, [
+        { lhs: l0, tile: 0, x01: "4", x23: "5",
+          low: ["16", "17", "18", "19"], high: ["16", "17", "18", "19"] },
+        { lhs: l1, tile: 1, x01: "6", x23: "7",
+          low: ["20", "21", "22", "23"], high: ["20", "21", "22", "23"] },
+        { lhs: l2, tile: 2, x01: "8", x23: "9",
+          low: ["24", "25", "26", "27"], high: ["24", "25", "26", "27"] },
+        { lhs: l3, tile: 3, x01: "10", x23: "11",
+          low: ["28", "29", "30", "31"], high: ["28", "29", "30", "31"] }
+    ]}
 
     // -----------------------------------------------------------------------------------------
     // Kernel entry points and descriptors
     // -----------------------------------------------------------------------------------------
 
-    dotprod_entry!(
-        qai8dxp_qsi4cxp,
-        /// GEMV over two `nr = 8` RHS tiles at a time (1 x 16 outputs per step).
-        matmul_1x16_unchecked,
-        DOTPROD_1X16,
-        "matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_1x16_neon_dotprod",
-        (1, 16),
-        PACKING_1X8,
-        run_gemv(&PACKING_1X8, 2, tile_1x16, tile_1x8)
-    );
-    dotprod_entry!(
-        qai8dxp_qsi4cxp,
-        /// GEMV over one `nr = 8` RHS tile at a time.
-        matmul_1x8_unchecked,
-        DOTPROD_1X8,
-        "matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_1x8_neon_dotprod",
-        (1, 8),
-        PACKING_1X8,
-        run_gemv(&PACKING_1X8, 1, tile_1x8, tile_1x8)
-    );
-    dotprod_entry!(
-        qai8dxp_qsi4cxp,
-        /// GEMV over one `nr = 4` RHS tile at a time.
-        matmul_1x4_unchecked,
-        DOTPROD_1X4,
-        "matmul_clamp_f32_qai8dxp1x8_qsi4cxp4x8_1x4_neon_dotprod",
-        (1, 4),
-        PACKING_1X4,
-        run_gemv(&PACKING_1X4, 1, tile_1x4, tile_1x4)
-    );
+    asm_catalogue! {
+        tier: Dotprod, feature: "FEAT_DotProd", suffix: "_neon_dotprod";
+        PACKING_1X8, "matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_", [
+            /// GEMV over two `nr = 8` RHS tiles at a time (1 x 16 outputs per step).
+            DOTPROD_1X16 matmul_1x16_unchecked (1, 16) => run_gemv(2, tile_1x16, tile_1x8),
+            /// GEMV over one `nr = 8` RHS tile at a time.
+            DOTPROD_1X8 matmul_1x8_unchecked (1, 8) => run_gemv(1, tile_1x8, tile_1x8),
+        ];
+        PACKING_1X4, "matmul_clamp_f32_qai8dxp1x8_qsi4cxp4x8_", [
+            /// GEMV over one `nr = 4` RHS tile at a time.
+            DOTPROD_1X4 matmul_1x4_unchecked (1, 4) => run_gemv(1, tile_1x4, tile_1x4),
+        ];
+        PACKING_4X8, "matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_", [
+            /// GEMM, 16 rows (4 LHS tiles) x 8 columns per step, as two 16 x 4 column quads.
+            DOTPROD_16X8 matmul_16x8_unchecked (16, 8) => run_gemm(16, &GEMM_TILES),
+            /// GEMM, 4 rows x 8 columns per step.
+            DOTPROD_4X8 matmul_4x8_unchecked (4, 8) => run_gemm(4, &GEMM_TILES),
+        ];
+        PACKING_4X4, "matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_", [
+            /// GEMM, 16 rows (4 LHS tiles) x 4 columns per step.
+            DOTPROD_16X4 matmul_16x4_unchecked (16, 4) => run_gemm(16, &GEMM_TILES),
+            /// GEMM, 4 rows x 4 columns per step.
+            DOTPROD_4X4 matmul_4x4_unchecked (4, 4) => run_gemm(4, &GEMM_TILES),
+        ];
+        PACKING_1X4_KR8, "matmul_clamp_f32_qai8dxp1x4_qsi4cxp4x4_", [
+            /// GEMV on the kr 8 packing, one `nr = 4` RHS tile at a time.
+            DOTPROD_1X4_KR8 matmul_1x4_kr8_unchecked (1, 4) => run_gemv(1, tile_1x4_kr8, tile_1x4_kr8),
+        ];
+        PACKING_4X8_KR8, "matmul_clamp_f32_qai8dxp4x4_qsi4cxp8x4_", [
+            /// GEMM on the kr 8 packing, 16 rows (4 LHS tiles) x 8 columns per step, as two
+            /// 16 x 4 column quads.
+            DOTPROD_16X8_KR8 matmul_16x8_kr8_unchecked (16, 8) => run_gemm(16, &GEMM8_TILES),
+        ];
+        PACKING_4X4_KR8, "matmul_clamp_f32_qai8dxp4x4_qsi4cxp4x4_", [
+            /// GEMM on the kr 8 packing, 16 rows (4 LHS tiles) x 4 columns per step.
+            DOTPROD_16X4_KR8 matmul_16x4_kr8_unchecked (16, 4) => run_gemm(16, &GEMM8_TILES),
+        ];
+    }
     /// The GEMM tile functions by LHS tile count: kr 16, kr 8.
     const GEMM_TILES: [TileFn; 4] = [tile_4x4, tile_8x4, tile_12x4, tile_16x4];
     const GEMM8_TILES: [TileFn; 4] = [tile8_4x4, tile8_8x4, tile8_12x4, tile8_16x4];
-
-    dotprod_entry!(
-        qai8dxp_qsi4cxp,
-        /// GEMM, 16 rows (4 LHS tiles) x 8 columns per step, as two 16 x 4 column quads.
-        matmul_16x8_unchecked,
-        DOTPROD_16X8,
-        "matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_16x8_neon_dotprod",
-        (16, 8),
-        PACKING_4X8,
-        run_gemm(&PACKING_4X8, 16, &GEMM_TILES)
-    );
-    dotprod_entry!(
-        qai8dxp_qsi4cxp,
-        /// GEMM, 4 rows x 8 columns per step.
-        matmul_4x8_unchecked,
-        DOTPROD_4X8,
-        "matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_4x8_neon_dotprod",
-        (4, 8),
-        PACKING_4X8,
-        run_gemm(&PACKING_4X8, 4, &GEMM_TILES)
-    );
-    dotprod_entry!(
-        qai8dxp_qsi4cxp,
-        /// GEMM, 16 rows (4 LHS tiles) x 4 columns per step.
-        matmul_16x4_unchecked,
-        DOTPROD_16X4,
-        "matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_16x4_neon_dotprod",
-        (16, 4),
-        PACKING_4X4,
-        run_gemm(&PACKING_4X4, 16, &GEMM_TILES)
-    );
-    dotprod_entry!(
-        qai8dxp_qsi4cxp,
-        /// GEMM, 4 rows x 4 columns per step.
-        matmul_4x4_unchecked,
-        DOTPROD_4X4,
-        "matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4_neon_dotprod",
-        (4, 4),
-        PACKING_4X4,
-        run_gemm(&PACKING_4X4, 4, &GEMM_TILES)
-    );
-    dotprod_entry!(
-        qai8dxp_qsi4cxp,
-        /// GEMV on the kr 8 packing, one `nr = 4` RHS tile at a time.
-        matmul_1x4_kr8_unchecked,
-        DOTPROD_1X4_KR8,
-        "matmul_clamp_f32_qai8dxp1x4_qsi4cxp4x4_1x4_neon_dotprod",
-        (1, 4),
-        PACKING_1X4_KR8,
-        run_gemv(&PACKING_1X4_KR8, 1, tile_1x4_kr8, tile_1x4_kr8)
-    );
-    dotprod_entry!(
-        qai8dxp_qsi4cxp,
-        /// GEMM on the kr 8 packing, 16 rows (4 LHS tiles) x 8 columns per step, as two
-        /// 16 x 4 column quads.
-        matmul_16x8_kr8_unchecked,
-        DOTPROD_16X8_KR8,
-        "matmul_clamp_f32_qai8dxp4x4_qsi4cxp8x4_16x8_neon_dotprod",
-        (16, 8),
-        PACKING_4X8_KR8,
-        run_gemm(&PACKING_4X8_KR8, 16, &GEMM8_TILES)
-    );
-    dotprod_entry!(
-        qai8dxp_qsi4cxp,
-        /// GEMM on the kr 8 packing, 16 rows (4 LHS tiles) x 4 columns per step.
-        matmul_16x4_kr8_unchecked,
-        DOTPROD_16X4_KR8,
-        "matmul_clamp_f32_qai8dxp4x4_qsi4cxp4x4_16x4_neon_dotprod",
-        (16, 4),
-        PACKING_4X4_KR8,
-        run_gemm(&PACKING_4X4_KR8, 16, &GEMM8_TILES)
-    );
 }

@@ -45,7 +45,6 @@ mod aarch64 {
 
     use crate::matmul::Packing;
     use crate::matmul::asm::{MAX_TILES, TileKernel, gemm};
-    use crate::matmul::i8mm_asm::catalogue;
 
     /// Output of one row and 4 columns in `$v` (int32 sums), lane `$lane` of the tile:
     /// `iacc += rsum * offset`, `f = scvtf`, `s = scale16 * dq` (into `$tmp`), `f * s + bias`,
@@ -305,18 +304,18 @@ mod aarch64 {
         unsafe { gemm(args, &layout, &table[..tiles]) }
     }
 
-    catalogue! {
-        run;
+    asm_catalogue! {
+        tier: I8mm, feature: "FEAT_I8MM", suffix: "_neon_i8mm";
         PACKING_4X8, "matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_", [
-            I8MM_24X8 matmul_24x8_unchecked (24, 8),
-            I8MM_8X8 matmul_8x8_unchecked (8, 8),
-            I8MM_4X8 matmul_4x8_unchecked (4, 8),
+            I8MM_24X8 matmul_24x8_unchecked (24, 8) => run(6),
+            I8MM_8X8 matmul_8x8_unchecked (8, 8) => run(2),
+            I8MM_4X8 matmul_4x8_unchecked (4, 8) => run(1),
         ];
         PACKING_4X4, "matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_", [
-            I8MM_24X4 matmul_24x4_unchecked (24, 4),
-            I8MM_16X4 matmul_16x4_unchecked (16, 4),
-            I8MM_8X4 matmul_8x4_unchecked (8, 4),
-            I8MM_4X4 matmul_4x4_unchecked (4, 4),
+            I8MM_24X4 matmul_24x4_unchecked (24, 4) => run(6),
+            I8MM_16X4 matmul_16x4_unchecked (16, 4) => run(4),
+            I8MM_8X4 matmul_8x4_unchecked (8, 4) => run(2),
+            I8MM_4X4 matmul_4x4_unchecked (4, 4) => run(1),
         ];
     }
 }

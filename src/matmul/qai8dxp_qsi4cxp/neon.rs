@@ -16,77 +16,76 @@
 //! is still loaded and unpacked once per tile.
 
 use super::Kernel;
-#[cfg(target_arch = "aarch64")]
-use crate::matmul::neon_common::{GROUP, Group, Pass, Scheme, Values, neon_kernels, sum_groups};
+
+tier_module!(Neon, NEON_4X8, NEON_4X4, NEON_1X8, NEON_1X4, NEON_4X8_KR8, NEON_4X4_KR8, NEON_1X4_KR8);
 
 #[cfg(target_arch = "aarch64")]
-use core::arch::aarch64::*;
+mod aarch64 {
+    use super::super as fam;
+    use super::Kernel;
+    use crate::matmul::neon_common::{GROUP, Group, Pass, Scheme, Values, neon_kernels, sum_groups};
 
-/// The family's [`Scheme`]: `qai8dxp` LHS tiles (`mr * (Kp + 8)` bytes), `qsi4cxp` RHS tiles
-/// (`nr * (Kp/2 + 12)` bytes), one integer sum over `Kp`.
-#[cfg(target_arch = "aarch64")]
-struct PerChannel;
+    use core::arch::aarch64::*;
 
-#[cfg(target_arch = "aarch64")]
-impl Scheme for PerChannel {
-    #[target_feature(enable = "neon")]
-    #[inline]
-    unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(p: Pass) -> Values<MR, NB> {
-        let (lhs, rhs, col0, k) = (p.lhs, p.rhs, p.col0, p.k);
-        let groups = k.div_ceil(GROUP);
-        let at = |g: usize| {
-            let lo = lhs.wrapping_add(g * GROUP * MR);
-            let rhs = rhs.wrapping_add(g * 16 * NR + BD * col0);
-            Group { lo, hi: lo.wrapping_add(16 * MR), rhs }
-        };
-        // SAFETY: the `Kp / 32` groups of whole tiles (caller's contract); the LHS halves of a
-        // group are contiguous.
-        let acc = unsafe { sum_groups::<MR, NR, BD, NB, true>(groups, at) };
+    /// The family's [`Scheme`]: `qai8dxp` LHS tiles (`mr * (Kp + 8)` bytes), `qsi4cxp` RHS tiles
+    /// (`nr * (Kp/2 + 12)` bytes), one integer sum over `Kp`.
+    struct PerChannel;
 
-        let kp = groups * GROUP;
-        let lhs_x = lhs.wrapping_add(MR * kp);
-        let rhs_x = rhs.wrapping_add(NR * kp / 2 + 4 * col0);
-        let mut out = [[vdupq_n_f32(0.0); NB]; MR];
-        for (r, (acc_r, out_r)) in acc.iter().zip(&mut out).enumerate() {
-            // SAFETY: the LHS extras (offset[MR] i32, dq[MR] f32) follow the tile's data.
-            let (offset, dq) = unsafe {
-                (
-                    lhs_x.add(4 * r).cast::<i32>().read_unaligned(),
-                    lhs_x.add(4 * MR + 4 * r).cast::<f32>().read_unaligned(),
-                )
+    impl Scheme for PerChannel {
+        #[target_feature(enable = "neon")]
+        #[inline]
+        unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(p: Pass) -> Values<MR, NB> {
+            let (lhs, rhs, col0, k) = (p.lhs, p.rhs, p.col0, p.k);
+            let groups = k.div_ceil(GROUP);
+            let at = |g: usize| {
+                let lo = lhs.wrapping_add(g * GROUP * MR);
+                let rhs = rhs.wrapping_add(g * 16 * NR + BD * col0);
+                Group { lo, hi: lo.wrapping_add(16 * MR), rhs }
             };
-            for (b, (&a, o)) in acc_r.iter().zip(out_r).enumerate() {
-                // SAFETY: the RHS extras (rsum, scale16, bias: NR values each) follow the
-                // tile's data and `col0 + 4 * b + 4 <= NR`.
-                let (rsum, scale, bias) = unsafe {
+            // SAFETY: the `Kp / 32` groups of whole tiles (caller's contract); the LHS halves of a
+            // group are contiguous.
+            let acc = unsafe { sum_groups::<MR, NR, BD, NB, true>(groups, at) };
+
+            let kp = groups * GROUP;
+            let lhs_x = lhs.wrapping_add(MR * kp);
+            let rhs_x = rhs.wrapping_add(NR * kp / 2 + 4 * col0);
+            let mut out = [[vdupq_n_f32(0.0); NB]; MR];
+            for (r, (acc_r, out_r)) in acc.iter().zip(&mut out).enumerate() {
+                // SAFETY: the LHS extras (offset[MR] i32, dq[MR] f32) follow the tile's data.
+                let (offset, dq) = unsafe {
                     (
-                        vreinterpretq_s32_u8(vld1q_u8(rhs_x.add(16 * b))),
-                        vreinterpretq_f32_u8(vld1q_u8(rhs_x.add(4 * NR + 16 * b))),
-                        vreinterpretq_f32_u8(vld1q_u8(rhs_x.add(8 * NR + 16 * b))),
+                        lhs_x.add(4 * r).cast::<i32>().read_unaligned(),
+                        lhs_x.add(4 * MR + 4 * r).cast::<f32>().read_unaligned(),
                     )
                 };
-                let iacc = vmlaq_n_s32(vshlq_n_s32::<4>(a), rsum, offset);
-                let s = vmulq_n_f32(scale, dq);
-                *o = vaddq_f32(vmulq_f32(vcvtq_f32_s32(iacc), s), bias);
+                for (b, (&a, o)) in acc_r.iter().zip(out_r).enumerate() {
+                    // SAFETY: the RHS extras (rsum, scale16, bias: NR values each) follow the
+                    // tile's data and `col0 + 4 * b + 4 <= NR`.
+                    let (rsum, scale, bias) = unsafe {
+                        (
+                            vreinterpretq_s32_u8(vld1q_u8(rhs_x.add(16 * b))),
+                            vreinterpretq_f32_u8(vld1q_u8(rhs_x.add(4 * NR + 16 * b))),
+                            vreinterpretq_f32_u8(vld1q_u8(rhs_x.add(8 * NR + 16 * b))),
+                        )
+                    };
+                    let iacc = vmlaq_n_s32(vshlq_n_s32::<4>(a), rsum, offset);
+                    let s = vmulq_n_f32(scale, dq);
+                    *o = vaddq_f32(vmulq_f32(vcvtq_f32_s32(iacc), s), bias);
+                }
             }
+            out
         }
-        out
+    }
+
+    neon_kernels! {
+        scheme: PerChannel,
+        bl: "`bl == 0`",
+        (NEON_4X8, matmul_4x8_unchecked, "matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_4x8_neon", PACKING_4X8),
+        (NEON_4X4, matmul_4x4_unchecked, "matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4_neon", PACKING_4X4),
+        (NEON_1X8, matmul_1x8_unchecked, "matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_1x8_neon", PACKING_1X8),
+        (NEON_1X4, matmul_1x4_unchecked, "matmul_clamp_f32_qai8dxp1x8_qsi4cxp4x8_1x4_neon", PACKING_1X4),
+        (NEON_4X8_KR8, matmul_4x8_kr8_unchecked, "matmul_clamp_f32_qai8dxp4x4_qsi4cxp8x4_4x8_neon", PACKING_4X8_KR8),
+        (NEON_4X4_KR8, matmul_4x4_kr8_unchecked, "matmul_clamp_f32_qai8dxp4x4_qsi4cxp4x4_4x4_neon", PACKING_4X4_KR8),
+        (NEON_1X4_KR8, matmul_1x4_kr8_unchecked, "matmul_clamp_f32_qai8dxp1x4_qsi4cxp4x4_1x4_neon", PACKING_1X4_KR8),
     }
 }
-
-#[cfg(target_arch = "aarch64")]
-neon_kernels! {
-    scheme: PerChannel,
-    bl: "`bl == 0`",
-    (NEON_4X8, matmul_4x8_unchecked, "matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_4x8_neon", PACKING_4X8),
-    (NEON_4X4, matmul_4x4_unchecked, "matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4_neon", PACKING_4X4),
-    (NEON_1X8, matmul_1x8_unchecked, "matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_1x8_neon", PACKING_1X8),
-    (NEON_1X4, matmul_1x4_unchecked, "matmul_clamp_f32_qai8dxp1x8_qsi4cxp4x8_1x4_neon", PACKING_1X4),
-    (NEON_4X8_KR8, matmul_4x8_kr8_unchecked, "matmul_clamp_f32_qai8dxp4x4_qsi4cxp8x4_4x8_neon", PACKING_4X8_KR8),
-    (NEON_4X4_KR8, matmul_4x4_kr8_unchecked, "matmul_clamp_f32_qai8dxp4x4_qsi4cxp4x4_4x4_neon", PACKING_4X4_KR8),
-    (NEON_1X4_KR8, matmul_1x4_kr8_unchecked, "matmul_clamp_f32_qai8dxp1x4_qsi4cxp4x4_1x4_neon", PACKING_1X4_KR8),
-}
-
-/// This tier's kernels: none on this architecture.
-#[cfg(not(target_arch = "aarch64"))]
-pub(super) const KERNELS: &[&Kernel] = &[];
