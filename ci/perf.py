@@ -42,6 +42,9 @@ REFERENCE = [
     ("qai8dxp_qsi4c32p", (16, 128), "16x4 i8mm", 0.0900, 46, 0.081, 60),
     ("qsi8d32p_qsi4c32p", (1,), "1x4 dotprod", 0.3134, 31, 0.282, 45),
     ("qsi8d32p_qsi4c32p", (16, 128), "8x4 i8mm", 0.1205, 37, 0.108, 55),
+    # int8 weights (issue 13): no issue-share figure or target was set for m = 1.
+    ("qai8dxp_qsi8cxp", (1,), "1x4 dotprod", 0.1735, None, 0.156, None),
+    ("qai8dxp_qsi8cxp", (16, 128), "16x4 i8mm", 0.0550, 99, 0.055, 95),
 ]
 
 
@@ -161,7 +164,7 @@ def measure_kernels(tools, bench, kernels, quick, jobs):
 def measure_packers(tools, bench, quick):
     """Per family: the LHS packer for each m and the RHS packer, at the packings `select` uses."""
     rows = []
-    for fam in ("qai8dxp_qsi4cxp", "qai8dxp_qsi4c32p", "qsi8d32p_qsi4c32p"):
+    for fam in ("qai8dxp_qsi4cxp", "qai8dxp_qsi4c32p", "qsi8d32p_qsi4c32p", "qai8dxp_qsi8cxp"):
         for i, m in enumerate((1, 16) if quick else (1, 16, 128)):
             args = ["--family", fam, "--m", str(m), "--n", str(N), "--k", str(K), "--bl", str(BL), "--iters", "1",
                     "--no-kernels"]
@@ -241,9 +244,11 @@ def write(out, kernels, krows, prow, mrows, selected, quick):
             best = next((r for r in rows if r["name"] == pick), None) or min(rows, key=lambda r: r["per_mac"])
             pct = tile_pct(best, by_fn)
             met_i = best["per_mac"] <= ti
-            met_p = pct is not None and pct >= tp
+            met_p = tp is None or (pct is not None and pct >= tp)
             met = "yes" if met_i and met_p else ("insns only" if met_i else ("% only" if met_p else "no"))
-            w(f"| {fam} | {m} | {ref} | {ri:.4f} | {rp}% | <= {ti}, >= {tp}% | `{best['name']}` | "
+            ref_p = "-" if rp is None else f"{rp}%"
+            target = f"<= {ti}" if tp is None else f"<= {ti}, >= {tp}%"
+            w(f"| {fam} | {m} | {ref} | {ri:.4f} | {ref_p} | {target} | `{best['name']}` | "
               f"{best['per_mac']:.4f} | {'-' if pct is None else f'{pct:.1f}%'} | {met} |")
     w("")
     w(ANALYSIS)

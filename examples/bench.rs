@@ -21,6 +21,7 @@ use std::time::Instant;
 use half::{bf16, f16};
 use qgemm::lhs::{qai8dxp, qsi8d32p};
 use qgemm::rhs::qsi4c32p::BlockScales;
+use qgemm::rhs::qsi8cxp::{self, Int8Source};
 use qgemm::rhs::{Int4Encoding, Int4Source, qsi4c32p, qsi4c32pscalef16, qsi4cxp};
 use qgemm::{CpuFeatures, Family, Kernel, MatmulArgs, Packing, Tier};
 
@@ -107,6 +108,7 @@ fn random_bytes(r: &mut Rng, n: usize) -> Vec<u8> {
 struct Inputs {
     x: Vec<f32>,
     w4: Vec<u8>,
+    w8: Vec<i8>,
     scale_f32: Vec<f32>,
     scale_bf16: Vec<bf16>,
     q4_0: Vec<u8>,
@@ -131,6 +133,11 @@ impl Inputs {
         Inputs {
             x: (0..m * k).map(|_| r.unit() * 4.0 - 2.0).collect(),
             w4: if ggml { Vec::new() } else { random_bytes(&mut r, n * k.div_ceil(2)) },
+            w8: if family == "qai8dxp_qsi8cxp" {
+                random_bytes(&mut r, n * k).into_iter().map(|b| b as i8).collect()
+            } else {
+                Vec::new()
+            },
             scale_f32: (0..n).map(|_| 0.001 + r.unit() * 0.01).collect(),
             scale_bf16: if family == "qai8dxp_qsi4c32p" {
                 (0..n * nb).map(|_| bf16::from_f32(0.001 + r.unit() * 0.01)).collect()
@@ -177,6 +184,18 @@ impl Bench for qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p {
         let src = Int4Source::nxk(&inp.w4, k, Int4Encoding::ZeroPoint8);
         let sc = BlockScales::dense(&inp.scale_bf16, k / bl);
         qsi4c32p::pack(p, n, k, bl, &src, &sc, Some(&inp.bias), out).unwrap();
+    }
+}
+
+impl Bench for qgemm::qai8dxp_qsi8cxp::Qai8dxpQsi8cxp {
+    fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
+        qgemm::qai8dxp_qsi8cxp::select(cpu, m)
+    }
+    fn pack_lhs(p: &Packing, m: usize, k: usize, _bl: usize, x: &[f32], out: &mut [u8]) {
+        qai8dxp::quantize_pack(p, m, k, 0, x, k, out).unwrap();
+    }
+    fn pack_rhs(p: &Packing, n: usize, k: usize, _bl: usize, inp: &Inputs, out: &mut [u8]) {
+        qsi8cxp::pack(p, n, k, &Int8Source::nxk(&inp.w8, k), &inp.scale_f32, Some(&inp.bias), out).unwrap();
     }
 }
 
@@ -345,6 +364,7 @@ fn main() {
         bench_family::<qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp>(&o, &cpu);
         bench_family::<qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p>(&o, &cpu);
         bench_family::<qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p>(&o, &cpu);
+        bench_family::<qgemm::qai8dxp_qsi8cxp::Qai8dxpQsi8cxp>(&o, &cpu);
         return;
     }
     println!("qgemm bench: cpu features {cpu}; n = {}, k = {}, {} timed calls after 1 warm-up", o.n, o.k, o.iters);
@@ -355,4 +375,5 @@ fn main() {
     bench_family::<qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp>(&o, &cpu);
     bench_family::<qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p>(&o, &cpu);
     bench_family::<qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p>(&o, &cpu);
+    bench_family::<qgemm::qai8dxp_qsi8cxp::Qai8dxpQsi8cxp>(&o, &cpu);
 }

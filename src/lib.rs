@@ -21,7 +21,9 @@
 //! * [`qai8dxp_qsi4c32p`]: int4 weights with a bf16 scale per block of 32 (or 64, ...) × int8
 //!   per-row activations (the quantized Llama 3.2 format);
 //! * [`qsi8d32p_qsi4c32p`]: GGML `Q4_0` weights (f16 scale per block) × int8 activations
-//!   quantized per block (`Q8_0`-like).
+//!   quantized per block (`Q8_0`-like);
+//! * [`qai8dxp_qsi8cxp`]: int8 weights with per-channel f32 scales × int8 per-row activations
+//!   (for layers that lose too much accuracy at 4 bits).
 //!
 //! ## Features
 //!
@@ -54,4 +56,4 @@ pub use error::{Error, Result};
 /// The `half` crate, whose `bf16` and `f16` types the per-block packers take.
 pub use half;
 pub use matmul::{Clamp, Family, Kernel, MatmulArgs, Packing, Tier, UncheckedArgs};
-pub use matmul::{qai8dxp_qsi4c32p, qai8dxp_qsi4cxp, qsi8d32p_qsi4c32p};
+pub use matmul::{qai8dxp_qsi4c32p, qai8dxp_qsi4cxp, qai8dxp_qsi8cxp, qsi8d32p_qsi4c32p};

@@ -26,6 +26,11 @@ impl Packing {
         Packing { mr, nr, kr, sr: 2 }
     }
 
+    /// An int8-weight packing (`sr = 1`, so `bd = kr`).
+    pub const fn int8(mr: usize, nr: usize, kr: usize) -> Packing {
+        Packing { mr, nr, kr, sr: 1 }
+    }
+
     /// `bd = kr / sr`: bytes (int4 RHS) or values (int8) one row or column contributes to an
     /// interleaved chunk.
     pub const fn block_depth(&self) -> usize {
@@ -66,6 +71,19 @@ impl Packing {
             return Err(Error::Unsupported { param: Param::Sr, value: self.sr });
         }
         if 16 % self.block_depth() != 0 {
+            return Err(Error::Unsupported { param: Param::Kr, value: self.kr });
+        }
+        Ok(())
+    }
+
+    /// Legal for the int8 RHS format: `sr = 1` and `kr` dividing the 32 depths of a padding
+    /// granule.
+    pub(crate) fn check_rhs_int8(&self) -> Result<()> {
+        self.check_common()?;
+        if self.sr != 1 {
+            return Err(Error::Unsupported { param: Param::Sr, value: self.sr });
+        }
+        if 32 % self.kr != 0 {
             return Err(Error::Unsupported { param: Param::Kr, value: self.kr });
         }
         Ok(())

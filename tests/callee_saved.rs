@@ -117,7 +117,7 @@ mod aarch64 {
     use std::ffi::c_void;
 
     use crate::common::Rng;
-    use crate::families::{Fam, Q40, Qsi4c32p, Qsi4cxp, ScaleStyle, WeightStyle, packings};
+    use crate::families::{Fam, Q40, Qsi4c32p, Qsi4cxp, Qsi8cxp, ScaleStyle, WeightStyle, packings};
     use qgemm::rhs::Layout;
     use qgemm::{Clamp, CpuFeatures, Family, MatmulArgs, Tier};
 
@@ -401,5 +401,10 @@ mod aarch64 {
     #[test]
     fn callee_saved_qsi8d32p_qsi4c32p() {
         report::<Q40>();
+    }
+
+    #[test]
+    fn callee_saved_qai8dxp_qsi8cxp() {
+        report::<Qsi8cxp>();
     }
 }

@@ -65,6 +65,7 @@ fn generated() -> String {
     family_tables::<qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp>(&mut s, qgemm::qai8dxp_qsi4cxp::select);
     family_tables::<qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p>(&mut s, qgemm::qai8dxp_qsi4c32p::select);
     family_tables::<qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p>(&mut s, qgemm::qsi8d32p_qsi4c32p::select);
+    family_tables::<qgemm::qai8dxp_qsi8cxp::Qai8dxpQsi8cxp>(&mut s, qgemm::qai8dxp_qsi8cxp::select);
     s
 }
 

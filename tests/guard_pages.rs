@@ -32,7 +32,7 @@ mod families;
 mod linux {
     use crate::common::Rng;
     use crate::common::guard::{Guarded, Place, page_size, set_label};
-    use crate::families::{Fam, Q40, Qsi4c32p, Qsi4cxp, RhsRaw, ScaleStyle, WeightStyle, packings};
+    use crate::families::{Fam, Q40, Qsi4c32p, Qsi4cxp, Qsi8cxp, RhsRaw, ScaleStyle, WeightStyle, packings};
     use qgemm::half::bf16;
     use qgemm::rhs::Layout;
     use qgemm::{Clamp, CpuFeatures, Family, Kernel, MatmulArgs, Tier};
@@ -261,6 +261,11 @@ mod linux {
     #[test]
     fn guard_pages_qsi8d32p_qsi4c32p() {
         report::<Q40>();
+    }
+
+    #[test]
+    fn guard_pages_qai8dxp_qsi8cxp() {
+        report::<Qsi8cxp>();
     }
 
     /// The helper itself: each placement gives a slice of the right length and alignment whose

@@ -1,4 +1,4 @@
-//! The three kernel families behind one trait, packed from raw inputs through the public
+//! The kernel families behind one trait, packed from raw inputs through the public
 //! packers only: shared (`#[path]`-included) by the differential soak (`examples/soak.rs`) and
 //! the guard-page tests (`tests/guard_pages.rs`), which pass every raw input as a borrowed slice
 //! so that it can live anywhere (a guarded mapping, an odd address).
@@ -7,23 +7,26 @@ use qgemm::half::{bf16, f16};
 use qgemm::lhs::{qai8dxp, qsi8d32p};
 use qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p;
 use qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp;
+use qgemm::qai8dxp_qsi8cxp::Qai8dxpQsi8cxp;
 use qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p;
 use qgemm::rhs::qsi4c32p::BlockScales;
+use qgemm::rhs::qsi8cxp::{self, Int8Source};
 use qgemm::rhs::{Int4Encoding, Int4Source, Layout, qsi4c32p, qsi4c32pscalef16, qsi4cxp};
 use qgemm::{Family, Packing, Result};
 
 /// Raw RHS inputs of any family, borrowed; a family ignores the fields it does not use.
 #[derive(Clone, Copy)]
 pub struct RhsRaw<'a> {
-    /// int4 weights (`qsi4cxp`, `qsi4c32p`) or raw `Q4_0` blocks (`qsi4c32pscalef16`).
+    /// int4 weights (`qsi4cxp`, `qsi4c32p`), int8 weights as bytes (`qsi8cxp`) or raw `Q4_0`
+    /// blocks (`qsi4c32pscalef16`).
     pub data: &'a [u8],
-    /// Orientation of the int4 weights (NxK for `Q4_0` blocks).
+    /// Orientation of the weights (NxK for `Q4_0` blocks).
     pub layout: Layout,
     /// Row stride of `data` in bytes.
     pub stride: usize,
     /// Nibble encoding of the int4 weights.
     pub encoding: Int4Encoding,
-    /// Per-channel f32 scales (`qsi4cxp`).
+    /// Per-channel f32 scales (`qsi4cxp`, `qsi8cxp`).
     pub scale_f32: &'a [f32],
     /// Per-block bf16 scales (`qsi4c32p`), `scale_stride` per channel.
     pub scale_bf16: &'a [bf16],
@@ -75,16 +78,16 @@ pub enum ScaleStyle {
     AllZero,
 }
 
-/// How the int4 weight nibbles are drawn.
+/// How the weights are drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WeightStyle {
-    /// Uniform random nibbles.
+    /// Uniform random values.
     Random,
-    /// Every weight at the negative extreme (-8).
+    /// Every weight at the negative extreme (int4 -8, int8 -128).
     AllMin,
-    /// Every weight at the positive extreme (+7).
+    /// Every weight at the positive extreme (int4 +7, int8 +127).
     AllMax,
-    /// Random choice of -8 / +7 per weight.
+    /// Random choice of the two extremes per weight.
     Extremes,
 }
 
@@ -190,8 +193,32 @@ fn int4_weights(
     (nibble_bytes(next, (rows - 1) * stride + row_bytes, style), stride)
 }
 
+/// Raw int8 weights for `n x k` in `layout` (as bytes), with one spare byte per row at random.
+fn int8_weights(
+    next: &mut dyn FnMut() -> u64,
+    n: usize,
+    k: usize,
+    layout: Layout,
+    style: WeightStyle,
+) -> (Vec<u8>, usize) {
+    let (rows, row) = match layout {
+        Layout::NxK => (n, k),
+        Layout::KxN => (k, n),
+    };
+    let stride = row + (next() % 2) as usize;
+    let byte = |next: &mut dyn FnMut() -> u64| match style {
+        WeightStyle::Random => next() as u8,
+        WeightStyle::AllMin => 0x80,
+        WeightStyle::AllMax => 0x7f,
+        WeightStyle::Extremes => [0x80, 0x7f][(next() & 1) as usize],
+    };
+    ((0..(rows - 1) * stride + row).map(|_| byte(next)).collect(), stride)
+}
+
 /// Family `qai8dxp_qsi4cxp`.
 pub struct Qsi4cxp;
+/// Family `qai8dxp_qsi8cxp`.
+pub struct Qsi8cxp;
 /// Family `qai8dxp_qsi4c32p`.
 pub struct Qsi4c32p;
 /// Family `qsi8d32p_qsi4c32p`.
@@ -372,6 +399,63 @@ impl Fam for Q40 {
             scale_bf16: Vec::new(),
             scale_stride: 0,
             bias: None,
+        }
+    }
+}
+
+impl Fam for Qsi8cxp {
+    type F = Qai8dxpQsi8cxp;
+
+    fn lhs_packed_size(p: &Packing, m: usize, k: usize, _bl: usize) -> Result<usize> {
+        qai8dxp::packed_size(m, k, p)
+    }
+
+    fn pack_lhs(
+        p: &Packing,
+        m: usize,
+        k: usize,
+        _bl: usize,
+        m_start: usize,
+        x: &[f32],
+        stride: usize,
+        out: &mut [u8],
+    ) -> Result<()> {
+        qai8dxp::quantize_pack(p, m, k, m_start, x, stride, out)
+    }
+
+    fn rhs_packed_size(p: &Packing, n: usize, k: usize, _bl: usize) -> Result<usize> {
+        qsi8cxp::packed_size(n, k, p)
+    }
+
+    fn pack_rhs(p: &Packing, n: usize, k: usize, _bl: usize, raw: &RhsRaw<'_>, out: &mut [u8]) -> Result<()> {
+        // SAFETY: `i8` and `u8` have the same size and alignment and every bit pattern is valid
+        // for both; the new slice covers exactly the bytes of `raw.data`, borrowed as long.
+        let data = unsafe { core::slice::from_raw_parts(raw.data.as_ptr().cast::<i8>(), raw.data.len()) };
+        let src = Int8Source { data, layout: raw.layout, stride: raw.stride };
+        qsi8cxp::pack(p, n, k, &src, raw.scale_f32, raw.bias, out)
+    }
+
+    fn random_rhs(
+        next: &mut dyn FnMut() -> u64,
+        n: usize,
+        k: usize,
+        _bl: usize,
+        layout: Layout,
+        weights: WeightStyle,
+        scales: ScaleStyle,
+        bias: bool,
+    ) -> RhsOwned {
+        let (data, stride) = int8_weights(next, n, k, layout, weights);
+        let scale_f32 = (0..n).map(|i| scale_value(next, i, scales, 1e-40) / 16.0).collect();
+        RhsOwned {
+            data,
+            layout,
+            stride,
+            encoding: Int4Encoding::Signed,
+            scale_f32,
+            scale_bf16: Vec::new(),
+            scale_stride: 0,
+            bias: random_bias(next, n, bias),
         }
     }
 }

@@ -762,3 +762,202 @@ macro_rules! blocked_clamp_store {
         )
     };
 }
+
+/// Per-channel GEMV epilogue of one RHS tile (`$rhs` at its `rsum`): folds the pair
+/// accumulators into columns (`$a0` = columns 0-3, nr 8: `$a1` = columns 4-7) and applies the
+/// per-channel arithmetic (docs/formats.md, §Arithmetic: qai8dxp_qsi4cxp and qai8dxp_qsi8cxp
+/// kernels; `scale` is `scale16` for int4 weights).
+/// The 3-operand nr 4 form starts from columns 0-3 already in `$a0`. Needs v1 = (offset,
+/// dq) of the row, v2/v3 = clamp bounds; uses v4-v9.
+#[rustfmt::skip]
+macro_rules! gemv_epilogue {
+    (4, $rhs:literal, $a0:literal, $a1:literal) => {
+        concat!(
+            // lanes (c, c, c+1, c+1) -> columns 0-3
+            "addp ", $a0, ".4s, ", $a0, ".4s, ", $a1, ".4s\n",
+            gemv_epilogue!(4, $rhs, $a0),
+        )
+    };
+    (4, $rhs:literal, $a0:literal) => {
+        concat!(
+            // rsum, scale, bias of columns 0-3
+            "ldr q4, [{", $rhs, "}]\n",
+            "ldr q6, [{", $rhs, "}, #16]\n",
+            "ldr q8, [{", $rhs, "}, #32]\n",
+            // iacc += rsum * offset; f = float(iacc)
+            "mla ", $a0, ".4s, v4.4s, v1.s[0]\n",
+            "scvtf ", $a0, ".4s, ", $a0, ".4s\n",
+            // s = scale * dq; out = f * s + bias (two roundings)
+            "fmul v6.4s, v6.4s, v1.s[1]\n",
+            "fmul ", $a0, ".4s, ", $a0, ".4s, v6.4s\n",
+            "fadd ", $a0, ".4s, ", $a0, ".4s, v8.4s\n",
+            // clamp
+            "fmax ", $a0, ".4s, ", $a0, ".4s, v2.4s\n",
+            "fmin ", $a0, ".4s, ", $a0, ".4s, v3.4s\n",
+        )
+    };
+    (8, $rhs:literal, $a0:literal, $a1:literal, $a2:literal, $a3:literal) => {
+        concat!(
+            // lanes (c, c, c+1, c+1) -> columns 0-3 in $a0, 4-7 in $a1
+            "addp ", $a0, ".4s, ", $a0, ".4s, ", $a1, ".4s\n",
+            "addp ", $a1, ".4s, ", $a2, ".4s, ", $a3, ".4s\n",
+            // rsum, scale, bias of columns 0-7
+            "ldp q4, q5, [{", $rhs, "}]\n",
+            "ldp q6, q7, [{", $rhs, "}, #32]\n",
+            "ldp q8, q9, [{", $rhs, "}, #64]\n",
+            // iacc += rsum * offset; f = float(iacc)
+            "mla ", $a0, ".4s, v4.4s, v1.s[0]\n",
+            "mla ", $a1, ".4s, v5.4s, v1.s[0]\n",
+            "scvtf ", $a0, ".4s, ", $a0, ".4s\n",
+            "scvtf ", $a1, ".4s, ", $a1, ".4s\n",
+            // s = scale * dq; out = f * s + bias (two roundings)
+            "fmul v6.4s, v6.4s, v1.s[1]\n",
+            "fmul v7.4s, v7.4s, v1.s[1]\n",
+            "fmul ", $a0, ".4s, ", $a0, ".4s, v6.4s\n",
+            "fmul ", $a1, ".4s, ", $a1, ".4s, v7.4s\n",
+            "fadd ", $a0, ".4s, ", $a0, ".4s, v8.4s\n",
+            "fadd ", $a1, ".4s, ", $a1, ".4s, v9.4s\n",
+            // clamp
+            "fmax ", $a0, ".4s, ", $a0, ".4s, v2.4s\n",
+            "fmax ", $a1, ".4s, ", $a1, ".4s, v2.4s\n",
+            "fmin ", $a0, ".4s, ", $a0, ".4s, v3.4s\n",
+            "fmin ", $a1, ".4s, ", $a1, ".4s, v3.4s\n",
+        )
+    };
+}
+
+/// Epilogue prologue shared by the GEMV tiles: v1 = (offset, dq) of the row (`{lhs}` at the
+/// row's extras after the K loop), v2/v3 = clamp bounds.
+#[rustfmt::skip]
+macro_rules! gemv_row_params {
+    () => {
+        concat!(
+            "ldr d1, [{lhs}]\n",
+            "dup v2.4s, {lo:w}\n",
+            "dup v3.4s, {hi:w}\n",
+        )
+    };
+}
+
+/// The K loop, two groups per iteration (`$group` once first when the count is odd).
+#[rustfmt::skip]
+macro_rules! gemv_k_loop {
+    ($group:expr) => {
+        concat!(
+            "tbz {g}, #0, 2f\n",
+            $group,
+            "2:\n",
+            "lsr {g}, {g}, #1\n",
+            "cbz {g}, 4f\n",
+            "3:\n",
+            $group,
+            $group,
+            "subs {g}, {g}, #1\n",
+            "b.ne 3b\n",
+            "4:\n",
+        )
+    };
+}
+
+/// One per-channel GEMV tile function (mr = 1) over the RHS tiles `rhs` (operand = its first
+/// byte): the family's `init` text, zero the accumulators `zero`, the K loop over `{g}` groups
+/// of `group` (LHS load, then load, unpack if int4, and `SDOT` per RHS tile), `fold` the accumulators into the pairs (or columns)
+/// the epilogue takes, the row parameters, `epilogue` per RHS tile and `store`. `clobbers`
+/// lists every vector register the text writes.
+#[rustfmt::skip]
+macro_rules! gemv_tile {
+    ($name:ident($t:ident), $doc:literal, rhs: [$($rhs:ident = $rhs_at:expr),+],
+     init: $init:expr, zero: [$($z:literal),+], group: $group:expr, fold: $fold:expr, epilogue: $epilogue:expr,
+     store: $store:expr, clobbers: $clobbers:tt $(,)?) => {
+        #[doc = concat!("GEMV tile ", $doc, " (see [`TileFn`]).")]
+        ///
+        /// # Safety
+        ///
+        /// As [`TileFn`]: one LHS row, the RHS tiles of the doc line, and writable outputs
+        /// for all their columns.
+        #[target_feature(enable = "dotprod")]
+        unsafe fn $name($t: &Tile) {
+            // SAFETY: dotprod is enabled by the caller's contract. The loads stay inside
+            // the row (Kp + 8 bytes) and the listed RHS tiles (whole packed tiles,
+            // `rhs_stride` apart); the store writes the tiles' columns at `out`. Every
+            // vector register written is in `clobbers`.
+            unsafe {
+                asm_v!($clobbers;
+                    // 0xF0 mask; zero the accumulators
+                    "movi v31.16b, #0xf0",
+                    zero_regs!($($z),+),
+                    // K loop: LHS, then per RHS tile its group
+                    gemv_k_loop!($group),
+                    // fold the accumulators; row parameters; epilogue per RHS tile; store
+                    $fold,
+                    gemv_row_params!(),
+                    $epilogue,
+                    $store,
+                    lhs = inout(reg) $t.lhs[0] => _,
+                    $($rhs = inout(reg) $rhs_at => _,)+
+                    g = inout(reg) $t.groups => _,
+                    out = in(reg) $t.out,
+                    lo = in(reg) $t.lo,
+                    hi = in(reg) $t.hi,
+                );
+            }
+        }
+    };
+}
+
+/// GEMM epilogue of one output row (per-channel families, docs/formats.md, §Arithmetic) and its store (`{out}` advances by
+/// `{stride}`): accumulator v`$a`, the row's offset in lane `$i` of v`$off`, dq in lane
+/// `$i` of v`$dq`. Needs v0 = rsum, v1 = scale (int4: scale16), v2 = bias of the quad, v12/v13 = clamp.
+#[rustfmt::skip]
+macro_rules! gemm_row {
+    ($a:literal, $off:literal, $dq:literal, $i:literal) => {
+        concat!(
+            // iacc += rsum * offset; f = float(iacc)
+            "mla v", $a, ".4s, v0.4s, v", $off, ".s[", $i, "]\n",
+            "scvtf v", $a, ".4s, v", $a, ".4s\n",
+            // s = scale * dq; out = f * s + bias (two roundings)
+            "fmul v14.4s, v1.4s, v", $dq, ".s[", $i, "]\n",
+            "fmul v", $a, ".4s, v", $a, ".4s, v14.4s\n",
+            "fadd v", $a, ".4s, v", $a, ".4s, v2.4s\n",
+            // clamp, store
+            "fmax v", $a, ".4s, v", $a, ".4s, v12.4s\n",
+            "fmin v", $a, ".4s, v", $a, ".4s, v13.4s\n",
+            "st1 {{v", $a, ".4s}}, [{out}], {stride}\n",
+        )
+    };
+}
+
+/// GEMM epilogue of one LHS tile: its (offset[4], dq[4]) into v`$x01`/v`$x23` (`{l}` at
+/// the tile's extras after the K loop), then rows 0-3.
+#[rustfmt::skip]
+macro_rules! gemm_rows {
+    ([$l:ident, $x01:literal, $x23:literal,
+      [$a0:literal, $a1:literal, $a2:literal, $a3:literal]]) => {
+        concat!(
+            "ldp q", $x01, ", q", $x23, ", [{", stringify!($l), "}]\n",
+            gemm_row!($a0, $x01, $x23, "0"),
+            gemm_row!($a1, $x01, $x23, "1"),
+            gemm_row!($a2, $x01, $x23, "2"),
+            gemm_row!($a3, $x01, $x23, "3"),
+        )
+    };
+}
+
+/// Per-channel GEMM epilogue of one column quad: its `rsum`, `scale`, `bias` (`{x}` at the
+/// quad's `rsum`, the arrays `{xs}` bytes apart) into v0-v2, the clamp bounds into v12/v13,
+/// then per LHS tile `[pointer, offset register, dq register, [row accumulators]]` its rows
+/// ([`gemm_rows!`]). Uses v14.
+#[rustfmt::skip]
+macro_rules! gemm_epilogue {
+    ($($tile:tt),+) => {
+        concat!(
+            "ldr q0, [{x}]\n",
+            "ldr q1, [{x}, {xs}]\n",
+            "add {x}, {x}, {xs}\n",
+            "ldr q2, [{x}, {xs}]\n",
+            "dup v12.4s, {lo:w}\n",
+            "dup v13.4s, {hi:w}\n",
+            $(gemm_rows!($tile),)+
+        )
+    };
+}

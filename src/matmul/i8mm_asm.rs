@@ -26,6 +26,7 @@ pub(crate) use aarch64::*;
 
 /// The `asm!` generators and the per-block tile kernels (aarch64 only).
 #[cfg(target_arch = "aarch64")]
+#[macro_use]
 mod aarch64 {
     /// `SMMLA` of one LHS register `$l` (2 rows x 8 depths) with each unpacked RHS register `$w`
     /// (2 columns x 8 depths) into the accumulator of that column pair: with `lr` the LHS is the
@@ -459,6 +460,7 @@ mod aarch64 {
             /// The CPU has FEAT_I8MM and `args` satisfies
             /// [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for `packing` (`mr = 4`,
             /// `nr = 4` or `8`, `kr = 16`, `sr = 2`), `strides` its tile strides.
+            #[inline(always)]
             unsafe fn run(
                 args: &UncheckedArgs,
                 strides: &$crate::matmul::TileStrides,
@@ -529,8 +531,32 @@ mod aarch64 {
         };
     }
 
+    /// Per-channel families: output of one row and 4 columns in `$v` (int32 sums), lane `$lane` of the tile:
+    /// `iacc += rsum * offset`, `f = scvtf`, `s = scale * dq` (int4: `scale16`) (into `$tmp`), `f * s + bias`,
+    /// clamp. Uses v28 (offsets), v29 (dq), v30 (clamp min), v31 (clamp max).
+    #[rustfmt::skip]
+    macro_rules! per_channel_row_math {
+        ($v:tt, $lane:tt, ($rsum:tt, $scale:tt, $bias:tt), $tmp:tt) => {
+            concat!(
+                "mla ", $v, ".4s, ", $rsum, ".4s, v28.s[", $lane, "]\n",
+                "scvtf ", $v, ".4s, ", $v, ".4s\n",
+                "fmul ", $tmp, ".4s, ", $scale, ".4s, v29.s[", $lane, "]\n",
+                "fmul ", $v, ".4s, ", $v, ".4s, ", $tmp, ".4s\n",
+                "fadd ", $v, ".4s, ", $v, ".4s, ", $bias, ".4s\n",
+                $crate::matmul::i8mm_asm::clamp!($v),
+            )
+        };
+    }
+
+    /// Per-row loads of one LHS tile for [`per_channel_row_math!`]: offsets (v28) and dq (v29).
+    macro_rules! per_channel_lhs_consts {
+        ($a:ident) => {
+            concat!("ld1 {{v28.4s, v29.4s}}, [{", stringify!($a), "}]\n")
+        };
+    }
+
     pub(crate) use {
-        block_catalogue, block_kernels, block_tile_kernel, clamp, deinterleave, epi_row_pair, epi_tile, k_group,
-        lhs_at, no_text, scvtf_sums, smmla_chunk, smmla_rows, st1_list, tile_fn, unpack_hi, unpack_lo,
+        block_kernels, block_tile_kernel, clamp, deinterleave, epi_row_pair, epi_tile, k_group, lhs_at, scvtf_sums,
+        smmla_chunk, smmla_rows, st1_list, tile_fn, unpack_hi, unpack_lo,
     };
 }

@@ -14,12 +14,14 @@ mod tier;
 
 #[macro_use]
 mod asm;
+#[macro_use]
 mod i8mm_asm;
 #[macro_use]
 mod dotprod_asm;
 mod neon_common;
 pub mod qai8dxp_qsi4c32p;
 pub mod qai8dxp_qsi4cxp;
+pub mod qai8dxp_qsi8cxp;
 pub mod qsi8d32p_qsi4c32p;
 
 pub use crate::packing::Packing;
@@ -67,5 +69,6 @@ mod tests {
         check_catalogue::<qai8dxp_qsi4cxp::Qai8dxpQsi4cxp>();
         check_catalogue::<qai8dxp_qsi4c32p::Qai8dxpQsi4c32p>();
         check_catalogue::<qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p>();
+        check_catalogue::<qai8dxp_qsi8cxp::Qai8dxpQsi8cxp>();
     }
 }

@@ -386,6 +386,112 @@ pub(super) unsafe fn sum_groups<
     acc
 }
 
+/// Exact `sum q * w` (mod 2^32) of int8 weights (`qsi8cxp`, `sr = 1`) over `chunks` chunks
+/// of `BD` depths: `lhs` is the packed LHS tile (`MR` rows, chunk-interleaved), `rhs` the
+/// first data byte of the pass's first column in its RHS tile (columns `BD` bytes apart,
+/// chunks `BD * NR` bytes apart).
+///
+/// One product lies in `-16256..=16384`, so two of them can overflow an int16 lane: every
+/// `SMULL`/`SMULL2` (8 products) is widened at once by `SADALP` into int32 lanes of pair sums.
+/// `BD = 4`: an RHS register is 4 columns x 4 depths, the LHS chunk is replicated 4 times, the
+/// lanes of the low half are `[c0 c0 c1 c1]`, of the high half `[c2 c2 c3 c3]`. `BD = 8`: an
+/// RHS register is 2 columns x 8 depths, the LHS chunk is replicated twice, one register of
+/// lane sums per column.
+///
+/// # Safety
+///
+/// `MR` is 1 or 4, `BD` 4 or 8; `lhs` holds `chunks` chunks of an `MR`-row tile and `rhs` the
+/// same chunks of `4 * NB` columns of an `NR`-column tile.
+#[target_feature(enable = "neon")]
+#[inline]
+pub(super) unsafe fn sum_i8<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(
+    chunks: usize,
+    lhs: *const u8,
+    rhs: *const u8,
+) -> Sums<MR, NB> {
+    let mut part = [[[vdupq_n_s32(0); 4]; NB]; MR];
+    for c in 0..chunks {
+        let l = lhs.wrapping_add(c * MR * BD);
+        let r = rhs.wrapping_add(c * NR * BD);
+        // Each row's chunk, replicated to 16 bytes.
+        let rows: [int8x16_t; MR] = core::array::from_fn(|i| {
+            let p = l.wrapping_add(i * BD);
+            // SAFETY: `BD` bytes of row `i < MR` of chunk `c < chunks` (caller's contract); the
+            // replicating loads take bytes (`LD1R` of 4 or 8 bytes needs no alignment while
+            // `SCTLR_EL1.A = 0`: see the module docs).
+            unsafe {
+                if BD == 4 {
+                    vreinterpretq_s8_u32(vld1q_dup_u32(p.cast()))
+                } else {
+                    vreinterpretq_s8_u64(vld1q_dup_u64(p.cast()))
+                }
+            }
+        });
+        for b in 0..NB {
+            for v in 0..BD / 4 {
+                // SAFETY: 16 bytes of chunk `c` from column `4b + 2v` (`BD = 8`) or `4b`
+                // (`BD = 4`): inside the `4 * NB` columns.
+                let w = unsafe { load16(r.wrapping_add(BD * 4 * b + 16 * v)) };
+                for (row, part_r) in rows.iter().zip(part.iter_mut()) {
+                    let lo = vmull_s8(vget_low_s8(w), vget_low_s8(*row));
+                    let hi = vmull_high_s8(w, *row);
+                    let x = &mut part_r[b];
+                    x[2 * v] = vpadalq_s16(x[2 * v], lo);
+                    x[2 * v + 1] = vpadalq_s16(x[2 * v + 1], hi);
+                }
+            }
+        }
+    }
+    // BD = 4: [c0 c0 c1 c1], [c2 c2 c3 c3]; BD = 8: [c0 x4], [c1 x4], [c2 x4], [c3 x4].
+    part.map(|p_r| {
+        p_r.map(|x| {
+            if BD == 4 { vpaddq_s32(x[0], x[1]) } else { vpaddq_s32(vpaddq_s32(x[0], x[1]), vpaddq_s32(x[2], x[3])) }
+        })
+    })
+}
+
+/// The per-channel families' epilogue of one pass (docs/formats.md, §Arithmetic): per row `r`
+/// and column `c`, `iacc = (acc << SHL) + rsum * offset` (`MLA`), `f = SCVTF(iacc)`,
+/// `s = FMUL(scale, dq)`, `out = FADD(FMUL(f, s), bias)`. `lhs_x` points at the LHS tile's
+/// extras (`offset[MR]` i32, `dq[MR]` f32), `rhs_x` at the pass's first column's `rsum` in the
+/// RHS extras (`rsum`, `scale`, `bias`: `NR` values each). `SHL` is 4 for int4 weights (the
+/// sums are `sum q * w`, the arithmetic's `sum q * 16w`), 0 for int8.
+///
+/// # Safety
+///
+/// `lhs_x` is readable for `8 * MR` bytes, `rhs_x` for the `4 * NB` columns' values of all
+/// three arrays.
+#[target_feature(enable = "neon")]
+#[inline]
+pub(super) unsafe fn per_channel_values<const MR: usize, const NR: usize, const NB: usize, const SHL: i32>(
+    acc: Sums<MR, NB>,
+    lhs_x: *const u8,
+    rhs_x: *const u8,
+) -> Values<MR, NB> {
+    let mut out = [[vdupq_n_f32(0.0); NB]; MR];
+    for (r, (acc_r, out_r)) in acc.iter().zip(&mut out).enumerate() {
+        // SAFETY: the LHS extras of row `r < MR` (caller's contract).
+        let (offset, dq) = unsafe {
+            (lhs_x.add(4 * r).cast::<i32>().read_unaligned(), lhs_x.add(4 * MR + 4 * r).cast::<f32>().read_unaligned())
+        };
+        for (b, (&a, o)) in acc_r.iter().zip(out_r).enumerate() {
+            // SAFETY: block `b < NB` of the three arrays (caller's contract).
+            let (rsum, scale, bias) = unsafe {
+                (
+                    vreinterpretq_s32_u8(vld1q_u8(rhs_x.add(16 * b))),
+                    vreinterpretq_f32_u8(vld1q_u8(rhs_x.add(4 * NR + 16 * b))),
+                    vreinterpretq_f32_u8(vld1q_u8(rhs_x.add(8 * NR + 16 * b))),
+                )
+            };
+            let a = if SHL == 4 { vshlq_n_s32::<4>(a) } else { a };
+            let iacc = vmlaq_n_s32(a, rsum, offset);
+            let s = vmulq_n_f32(scale, dq);
+            *o = vaddq_f32(vmulq_f32(vcvtq_f32_s32(iacc), s), bias);
+        }
+    }
+    out
+}
+
 /// The per-block families' float accumulation: from `acc = +0.0`, for each block `b` in order,
 /// `acc = fma(float(S_b), scale_b, acc)` (one `FMLA`), where `S_b` sums the block's
 /// `groups_per_block` groups (`at(b, i)` gives group `i` of block `b`) and `scales(b)` gives
@@ -485,7 +591,7 @@ pub(super) struct Pass {
 /// # Safety
 ///
 /// The contract of [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for a kernel whose
-/// packing is `(MR, NR, 2*BD, 2)`, with `strides` the family's tile strides of that call; the
+/// packing has `mr = MR`, `nr = NR`, `bd = BD`, with `strides` the family's tile strides of that call; the
 /// CPU has NEON.
 #[target_feature(enable = "neon")]
 #[inline]
@@ -542,7 +648,7 @@ pub(super) const fn blocks_per_pass(p: Packing) -> usize {
 
 /// Whether [`matmul`] supports packing `p`.
 pub(super) const fn supports(p: Packing) -> bool {
-    (p.mr == 1 || p.mr == 4) && p.nr.is_multiple_of(4) && (p.block_depth() == 8 || p.block_depth() == 4) && p.sr == 2
+    (p.mr == 1 || p.mr == 4) && p.nr.is_multiple_of(4) && (p.block_depth() == 8 || p.block_depth() == 4)
 }
 
 /// Declares the NEON kernels of the invoking family module: per entry

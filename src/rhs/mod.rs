@@ -6,6 +6,7 @@
 pub mod qsi4c32p;
 pub mod qsi4c32pscalef16;
 pub mod qsi4cxp;
+pub mod qsi8cxp;
 
 use crate::error::{Buffer, Dim, Error, Result, Stride};
 
@@ -148,6 +149,22 @@ pub(crate) fn check_nk(n: usize, k: usize) -> Result<()> {
     }
     if k == 0 {
         return Err(Error::ZeroDim { dim: Dim::K });
+    }
+    Ok(())
+}
+
+/// The per-channel parameters of `n` channels: at least `n` finite scales and, if given, `n`
+/// finite bias values.
+pub(crate) fn check_channel_params(n: usize, scale: &[f32], bias: Option<&[f32]>) -> Result<()> {
+    if scale.len() < n {
+        return Err(Error::BufferTooShort { buffer: Buffer::Scale, given: scale.len(), needed: n });
+    }
+    check_finite(&scale[..n], Buffer::Scale)?;
+    if let Some(b) = bias {
+        if b.len() < n {
+            return Err(Error::BufferTooShort { buffer: Buffer::Bias, given: b.len(), needed: n });
+        }
+        check_finite(&b[..n], Buffer::Bias)?;
     }
     Ok(())
 }

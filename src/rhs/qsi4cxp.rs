@@ -15,7 +15,7 @@
 use crate::arith::write_u32;
 use crate::error::{Buffer, Error, Result};
 use crate::packing::{Packing, padded_k};
-use crate::rhs::{Int4Source, check_finite, check_nk, pair_group};
+use crate::rhs::{Int4Source, check_channel_params, check_nk, pair_group};
 
 /// Bytes of one packed tile of `nr` channels: `nr * (Kp/2 + 12)`.
 pub fn tile_stride(k: usize, nr: usize) -> Result<usize> {
@@ -57,16 +57,7 @@ pub fn pack(
     packing.check_rhs_int4()?;
     check_nk(n, k)?;
     rhs.check(n, k)?;
-    if scale.len() < n {
-        return Err(Error::BufferTooShort { buffer: Buffer::Scale, given: scale.len(), needed: n });
-    }
-    check_finite(&scale[..n], Buffer::Scale)?;
-    if let Some(b) = bias {
-        if b.len() < n {
-            return Err(Error::BufferTooShort { buffer: Buffer::Bias, given: b.len(), needed: n });
-        }
-        check_finite(&b[..n], Buffer::Bias)?;
-    }
+    check_channel_params(n, scale, bias)?;
     let size = packed_size(n, k, packing)?;
     if rhs_packed.len() < size {
         return Err(Error::BufferTooShort { buffer: Buffer::RhsPacked, given: rhs_packed.len(), needed: size });

@@ -28,7 +28,8 @@ use qgemm::rhs::qsi4c32p::BlockScales;
 use qgemm::rhs::qsi4c32pscalef16::raw_block_bytes;
 use qgemm::rhs::{Int4Encoding, Int4Source};
 use qgemm::{
-    Clamp, CpuFeatures, Family, Kernel, MatmulArgs, Packing, Tier, qai8dxp_qsi4c32p, qai8dxp_qsi4cxp, qsi8d32p_qsi4c32p,
+    Clamp, CpuFeatures, Family, Kernel, MatmulArgs, Packing, Tier, qai8dxp_qsi4c32p, qai8dxp_qsi4cxp, qai8dxp_qsi8cxp,
+    qsi8d32p_qsi4c32p,
 };
 use semihosting::{eprintln, println};
 
@@ -178,6 +179,8 @@ struct Inputs {
     lhs: [f32; MAX_M * MAX_K],
     /// Raw int4 weights, NxK, signed nibbles, two per byte (`n` rows of `ceil(k/2)` bytes).
     nibbles: [u8; MAX_N * MAX_K / 2],
+    /// Raw int8 weights, NxK (`n` rows of `k` values).
+    int8: [i8; MAX_N * MAX_K],
     /// Per-channel f32 scales.
     scales: [f32; MAX_N],
     /// Per-block bf16 scales, `k / bl` per channel, dense.
@@ -201,6 +204,7 @@ static mut BUFFERS: Buffers = Buffers {
     inp: Inputs {
         lhs: [0.0; MAX_M * MAX_K],
         nibbles: [0; MAX_N * MAX_K / 2],
+        int8: [0; MAX_N * MAX_K],
         scales: [0.0; MAX_N],
         block_scales: [bf16::ZERO; MAX_N * MAX_NB],
         q4_0: [0; MAX_N * MAX_K / 32 * Q4_0_BLOCK],
@@ -224,6 +228,9 @@ fn fill_inputs(inp: &mut Inputs, s: &Shape, seed: u64) {
     }
     for w in &mut inp.nibbles[..s.n * s.k.div_ceil(2)] {
         *w = rng.next_u64() as u8;
+    }
+    for w in &mut inp.int8[..s.n * s.k] {
+        *w = rng.next_u64() as i8;
     }
     for (sc, bi) in inp.scales[..s.n].iter_mut().zip(&mut inp.bias[..s.n]) {
         *sc = rng.f32(0.001, 0.05);
@@ -277,6 +284,22 @@ impl Checked for qai8dxp_qsi4cxp::Qai8dxpQsi4cxp {
 
     fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
         qai8dxp_qsi4cxp::select(cpu, m)
+    }
+}
+
+impl Checked for qai8dxp_qsi8cxp::Qai8dxpQsi8cxp {
+    fn pack_lhs(p: &Packing, s: &Shape, _bl: usize, inp: &Inputs, out: &mut [u8]) -> qgemm::Result<()> {
+        pack_qai8dxp(p, s, inp, out)
+    }
+
+    fn pack_rhs(p: &Packing, s: &Shape, _bl: usize, inp: &Inputs, out: &mut [u8]) -> qgemm::Result<()> {
+        let (n, k) = (s.n, s.k);
+        let src = qgemm::rhs::qsi8cxp::Int8Source::nxk(&inp.int8[..n * k], k);
+        qgemm::rhs::qsi8cxp::pack(p, n, k, &src, &inp.scales[..n], Some(&inp.bias[..n]), out)
+    }
+
+    fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
+        qai8dxp_qsi8cxp::select(cpu, m)
     }
 }
 
@@ -536,6 +559,7 @@ fn main(_x0: u64, _x1: u64, _x2: u64, _x3: u64) -> ! {
     check_family::<qai8dxp_qsi4cxp::Qai8dxpQsi4cxp>(cpu, b, &mut t);
     check_family::<qai8dxp_qsi4c32p::Qai8dxpQsi4c32p>(cpu, b, &mut t);
     check_family::<qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p>(cpu, b, &mut t);
+    check_family::<qai8dxp_qsi8cxp::Qai8dxpQsi8cxp>(cpu, b, &mut t);
 
     println!("stack high-water per call (bytes below the caller's SP, measured by stack painting):");
     for (tier, (bytes, name)) in TIERS.iter().zip(t.run_stack) {

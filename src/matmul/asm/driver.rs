@@ -94,9 +94,11 @@ pub(crate) struct Layout {
 }
 
 impl Layout {
-    /// The layout of a per-channel family: `k` padded to whole 32-deep groups (`Kp`), RHS tiles
-    /// of `nr * Kp / 2` data bytes, then the per-column extras (`rsum`, `scale`, `bias`).
-    pub(crate) fn per_channel(args: &UncheckedArgs, strides: &TileStrides, p: &Packing) -> Layout {
+    /// The layout of a per-channel family with `bits`-bit weights (4 or 8): `k` padded to whole
+    /// 32-deep groups (`Kp`), RHS tiles of `nr * Kp * bits / 8` data bytes, then the per-column
+    /// extras (`rsum`, `scale`, `bias`).
+    #[inline]
+    pub(crate) fn per_channel(args: &UncheckedArgs, strides: &TileStrides, p: &Packing, bits: usize) -> Layout {
         let groups = args.k.div_ceil(32);
         Layout {
             nr: p.nr,
@@ -111,7 +113,7 @@ impl Layout {
             block_bytes: 0,
             data_at: 0,
             scales_at: 0,
-            extras_at: p.nr * 32 * groups / 2,
+            extras_at: p.nr * 32 * groups * bits / 8,
         }
     }
 
@@ -119,6 +121,7 @@ impl Layout {
     /// bytes (the data and `2 * nr` bytes of scales, the scales first if `scales_first`), then
     /// the per-column extras if the format has them. `None` unless `bl` is a multiple of 32
     /// that divides `k` (the kernels' contract; nothing runs otherwise).
+    #[inline]
     pub(crate) fn blocked(
         args: &UncheckedArgs,
         strides: &TileStrides,

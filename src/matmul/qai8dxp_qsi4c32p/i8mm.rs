@@ -25,7 +25,6 @@ tier_module!(I8mm, I8MM_16X8, I8MM_8X8, I8MM_4X8, I8MM_16X4, I8MM_8X4, I8MM_4X4)
 mod aarch64 {
     use super::super as fam;
     use super::Kernel;
-    use crate::matmul::i8mm_asm::{block_catalogue, block_kernels, no_text};
     use crate::matmul::{RawKernel, Tier, UncheckedArgs};
 
     /// The block's 4 bf16 column scales (at `{s}`, which moves to the next block) as the f32

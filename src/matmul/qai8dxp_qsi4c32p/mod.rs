@@ -76,6 +76,7 @@ pub const PREFERRED_RHS_PACKING: Packing = PACKING_4X8;
 /// §LHS and §RHS): RHS tiles of `k / bl` blocks (data, then bf16 scales), then `rsum` and
 /// `bias`. `None` for a `bl` outside the kernels' contract.
 #[cfg(target_arch = "aarch64")]
+#[inline]
 pub(crate) fn asm_layout(
     args: &crate::UncheckedArgs,
     strides: &crate::matmul::TileStrides,

@@ -46,30 +46,6 @@ mod aarch64 {
     use crate::matmul::Packing;
     use crate::matmul::asm::{MAX_TILES, TileKernel, gemm};
 
-    /// Output of one row and 4 columns in `$v` (int32 sums), lane `$lane` of the tile:
-    /// `iacc += rsum * offset`, `f = scvtf`, `s = scale16 * dq` (into `$tmp`), `f * s + bias`,
-    /// clamp. Uses v28 (offsets), v29 (dq), v30 (clamp min), v31 (clamp max).
-    #[rustfmt::skip]
-    macro_rules! row_math {
-        ($v:tt, $lane:tt, ($rsum:tt, $scale:tt, $bias:tt), $tmp:tt) => {
-            concat!(
-                "mla ", $v, ".4s, ", $rsum, ".4s, v28.s[", $lane, "]\n",
-                "scvtf ", $v, ".4s, ", $v, ".4s\n",
-                "fmul ", $tmp, ".4s, ", $scale, ".4s, v29.s[", $lane, "]\n",
-                "fmul ", $v, ".4s, ", $v, ".4s, ", $tmp, ".4s\n",
-                "fadd ", $v, ".4s, ", $v, ".4s, ", $bias, ".4s\n",
-                $crate::matmul::i8mm_asm::clamp!($v),
-            )
-        };
-    }
-
-    /// Per-row loads of one LHS tile for [`row_math!`]: offsets (v28) and dq (v29).
-    macro_rules! lhs_consts {
-        ($a:ident) => {
-            concat!("ld1 {{v28.4s, v29.4s}}, [{", stringify!($a), "}]\n")
-        };
-    }
-
     /// Defines one tile kernel: `4R` rows (one entry of `tiles` per LHS tile) x 4 or 8 columns.
     ///
     /// * `rhs_lo`, `rhs_hi`, `raw`, `unp`: see [`k_group!`].
@@ -142,7 +118,7 @@ mod aarch64 {
                         "dup v31.4s, {cmax:w}",
                         $($ld_c,)+
                         $($crate::matmul::i8mm_asm::epi_tile!(
-                            lr, row_math, lhs_consts, $a, [$($acc01),+], [$($acc23),+], $cst,
+                            lr, per_channel_row_math, per_channel_lhs_consts, $a, [$($acc01),+], [$($acc23),+], $cst,
                             $row0),)+
                         $($a = inout(reg) t.lhs[$i] => _,)+
                         b = inout(reg) t.rhs => _,

@@ -96,12 +96,13 @@ pub const PREFERRED_RHS_PACKING: Packing = PACKING_4X8;
 /// §LHS and §RHS): `Kp` data bytes per LHS row, RHS tiles of `nr * Kp/2` data bytes, then
 /// `rsum`, `scale` and `bias`.
 #[cfg(target_arch = "aarch64")]
+#[inline]
 pub(crate) fn asm_layout(
     args: &crate::UncheckedArgs,
     strides: &crate::matmul::TileStrides,
     packing: &Packing,
 ) -> crate::matmul::asm::Layout {
-    crate::matmul::asm::Layout::per_channel(args, strides, packing)
+    crate::matmul::asm::Layout::per_channel(args, strides, packing, 4)
 }
 
 family_catalogue!(

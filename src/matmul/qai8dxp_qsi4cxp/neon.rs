@@ -23,9 +23,9 @@ tier_module!(Neon, NEON_4X8, NEON_4X4, NEON_1X8, NEON_1X4, NEON_4X8_KR8, NEON_4X
 mod aarch64 {
     use super::super as fam;
     use super::Kernel;
-    use crate::matmul::neon_common::{GROUP, Group, Pass, Scheme, Values, neon_kernels, sum_groups};
-
-    use core::arch::aarch64::*;
+    use crate::matmul::neon_common::{
+        GROUP, Group, Pass, Scheme, Values, neon_kernels, per_channel_values, sum_groups,
+    };
 
     /// The family's [`Scheme`]: `qai8dxp` LHS tiles (`mr * (Kp + 8)` bytes), `qsi4cxp` RHS tiles
     /// (`nr * (Kp/2 + 12)` bytes), one integer sum over `Kp`.
@@ -47,33 +47,10 @@ mod aarch64 {
             let acc = unsafe { sum_groups::<MR, NR, BD, NB, true>(groups, at) };
 
             let kp = groups * GROUP;
-            let lhs_x = lhs.wrapping_add(MR * kp);
-            let rhs_x = rhs.wrapping_add(NR * kp / 2 + 4 * col0);
-            let mut out = [[vdupq_n_f32(0.0); NB]; MR];
-            for (r, (acc_r, out_r)) in acc.iter().zip(&mut out).enumerate() {
-                // SAFETY: the LHS extras (offset[MR] i32, dq[MR] f32) follow the tile's data.
-                let (offset, dq) = unsafe {
-                    (
-                        lhs_x.add(4 * r).cast::<i32>().read_unaligned(),
-                        lhs_x.add(4 * MR + 4 * r).cast::<f32>().read_unaligned(),
-                    )
-                };
-                for (b, (&a, o)) in acc_r.iter().zip(out_r).enumerate() {
-                    // SAFETY: the RHS extras (rsum, scale16, bias: NR values each) follow the
-                    // tile's data and `col0 + 4 * b + 4 <= NR`.
-                    let (rsum, scale, bias) = unsafe {
-                        (
-                            vreinterpretq_s32_u8(vld1q_u8(rhs_x.add(16 * b))),
-                            vreinterpretq_f32_u8(vld1q_u8(rhs_x.add(4 * NR + 16 * b))),
-                            vreinterpretq_f32_u8(vld1q_u8(rhs_x.add(8 * NR + 16 * b))),
-                        )
-                    };
-                    let iacc = vmlaq_n_s32(vshlq_n_s32::<4>(a), rsum, offset);
-                    let s = vmulq_n_f32(scale, dq);
-                    *o = vaddq_f32(vmulq_f32(vcvtq_f32_s32(iacc), s), bias);
-                }
-            }
-            out
+            let (lhs_x, rhs_x) = (lhs.wrapping_add(MR * kp), rhs.wrapping_add(NR * kp / 2 + 4 * col0));
+            // SAFETY: the LHS extras follow the tile's data, and the RHS extras (rsum, scale16,
+            // bias: NR values each) the RHS tile's; `col0 + 4 * NB <= NR`.
+            unsafe { per_channel_values::<MR, NR, NB, 4>(acc, lhs_x, rhs_x) }
         }
     }
 

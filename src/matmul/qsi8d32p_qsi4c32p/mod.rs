@@ -68,6 +68,7 @@ pub const PREFERRED_RHS_PACKING: Packing = PACKING_4X4;
 /// bytes, low halves then high halves); RHS tiles the `nr` f16 scales, then the data; no
 /// extras. `None` for a `bl` outside the kernels' contract.
 #[cfg(target_arch = "aarch64")]
+#[inline]
 pub(crate) fn asm_layout(
     args: &crate::UncheckedArgs,
     strides: &crate::matmul::TileStrides,

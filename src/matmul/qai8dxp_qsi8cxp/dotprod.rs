@@ -1,0 +1,354 @@
+//! dotprod tier of `qai8dxp_qsi8cxp`: hand-written `asm!` kernels built on `SDOT`
+//! (FEAT_DotProd). The int8 weights feed `SDOT` as packed: no unpack, so every SIMD slot of
+//! the K loop is an `SDOT`.
+//!
+//! * GEMV, `kr = 8` ([`PACKING_1X4`](super::PACKING_1X4)): one RHS register holds 2 columns x
+//!   8 depths. `LD4R .2d` copies each 8-depth chunk of the LHS row into both halves of a
+//!   register, so a vector `SDOT` gives lanes (c0: d0-3, c0: d4-7, c1: d0-3, c1: d4-7); `ADDP`
+//!   folds the lane pairs after the K loop.
+//! * GEMV, `kr = 4` ([`PACKING_1X4_KR4`](super::PACKING_1X4_KR4)): one RHS register is 4
+//!   columns x 4 depths as stored, so `SDOT` by element multiplies it by 4 depths of the plain
+//!   LHS row: no duplication, no folding.
+//! * Both GEMVs come as `1x4` (one RHS tile, two accumulator sets to halve the `SDOT`
+//!   dependency chains) and qgemm's own `1x16` (4 RHS tiles sharing each LHS load).
+//! * GEMM (`mr = 4`, up to 4 LHS tiles = 16 rows x the 4 columns of an RHS tile): `SDOT` by
+//!   element multiplies a register of 4 columns x 4 depths by 4 depths of one LHS row; each
+//!   lane is one output column, each accumulator one row. With `kr = 4` both operands are in
+//!   that form as stored; with `kr = 8` one `LD2 .4s` per operand splits a chunk into depths
+//!   0-3 and 4-7 of its 4 rows or columns. Each RHS register feeds 4 `SDOT`s per LHS tile.
+//!
+//! The epilogue follows docs/formats.md, §Arithmetic: qai8dxp_qsi8cxp kernels, step by step:
+//! `MLA` of `rsum * offset`, `SCVTF`, `s = scale * dq`, `FMUL`, `FADD` of the bias,
+//! `FMAX`/`FMIN` clamp (the per-channel epilogue macros of `matmul::dotprod_asm`, shared with
+//! `qai8dxp_qsi4cxp`).
+
+use super::Kernel;
+
+tier_module!(Dotprod, DOTPROD_1X16, DOTPROD_1X4, DOTPROD_16X4, DOTPROD_1X16_KR4, DOTPROD_1X4_KR4, DOTPROD_16X4_KR4);
+
+#[cfg(target_arch = "aarch64")]
+mod aarch64 {
+    use super::super as fam;
+    use super::super::Kernel;
+    use super::super::asm_layout;
+    use crate::matmul::dotprod_asm::{Tile, TileFn, gemm, gemv, quads};
+    use crate::matmul::{Packing, RawKernel, Tier, TileStrides, UncheckedArgs};
+
+    /// GEMV: `wide` over `tiles` RHS tiles per step, `narrow` (one RHS tile) for the columns
+    /// left over (see [`gemv`]).
+    ///
+    /// # Safety
+    ///
+    /// As [`gemv`], with `args` packed with `packing` (`mr = 1`, `nr = 4`), `strides` their
+    /// tile strides; `wide` and `narrow` are tile functions of that packing, `wide` over
+    /// `tiles <= 4` RHS tiles.
+    unsafe fn run_gemv(
+        args: &UncheckedArgs,
+        strides: &TileStrides,
+        packing: &Packing,
+        tiles: usize,
+        wide: TileFn,
+        narrow: TileFn,
+    ) {
+        // SAFETY: forwarded; the layout is the family's for this packing, `4 * tiles <= 16`
+        // columns per wide step.
+        unsafe { gemv(args, &asm_layout(args, strides, packing), tiles, wide, narrow) }
+    }
+
+    /// GEMM over the 4-column RHS tiles, `m_step` rows per step (see [`gemm`]).
+    ///
+    /// # Safety
+    ///
+    /// As [`gemm`], with `args` packed with `packing` (`mr = 4`, `nr = 4`), `strides` their tile
+    /// strides; `tiles` the packing's tile functions for 1, 2, ... LHS tiles,
+    /// `m_step <= 4 * tiles.len()`.
+    unsafe fn run_gemm(
+        args: &UncheckedArgs,
+        strides: &TileStrides,
+        packing: &Packing,
+        m_step: usize,
+        tiles: &[TileFn],
+    ) {
+        // SAFETY: forwarded; the layout is the family's for this packing; each tile function
+        // computes the 4 columns of one RHS tile.
+        unsafe { gemm(args, &asm_layout(args, strides, packing), &quads(tiles)[..m_step / 4]) }
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // GEMV (mr = 1). Registers: v0-v3 LHS of the group; RHS tile t in v(4+4t)..v(7+4t);
+    // accumulators v20-v27 (two per RHS tile). The shared per-channel epilogue then uses v1-v9.
+    // -----------------------------------------------------------------------------------------
+
+    /// kr 8: the group's 4 LHS chunks of 8 depths, each copied into both halves of v0-v3.
+    macro_rules! lhs8 {
+        () => {
+            "ld4r {{v0.2d, v1.2d, v2.2d, v3.2d}}, [{lhs}], #32\n"
+        };
+    }
+
+    /// kr 4: the group's 32 LHS depths as stored, in v0 (depths 0-15) and v1 (16-31).
+    macro_rules! lhs4 {
+        () => {
+            "ldp q0, q1, [{lhs}], #32\n"
+        };
+    }
+
+    /// kr 8, one RHS tile (operand `$r`, 128 bytes a group): per chunk `c` the column pairs
+    /// (0, 1) and (2, 3) into `$w[0], $w[1]` (chunks 0, 2) or `$w[2], $w[3]` (chunks 1, 3),
+    /// `SDOT` with LHS chunk `c`; chunks 0, 2 accumulate into `$a`, chunks 1, 3 into `$b`
+    /// (`[pair (0, 1), pair (2, 3)]` each).
+    #[rustfmt::skip]
+    macro_rules! group8 {
+        ($r:ident, [$w0:literal, $w1:literal, $w2:literal, $w3:literal], [$a0:literal, $a1:literal],
+         [$b0:literal, $b1:literal]) => {
+            concat!(
+                "ldp q", $w0, ", q", $w1, ", [{", stringify!($r), "}], #32\n",
+                "ldp q", $w2, ", q", $w3, ", [{", stringify!($r), "}], #32\n",
+                "sdot v", $a0, ".4s, v", $w0, ".16b, v0.16b\n",
+                "sdot v", $a1, ".4s, v", $w1, ".16b, v0.16b\n",
+                "sdot v", $b0, ".4s, v", $w2, ".16b, v1.16b\n",
+                "sdot v", $b1, ".4s, v", $w3, ".16b, v1.16b\n",
+                "ldp q", $w0, ", q", $w1, ", [{", stringify!($r), "}], #32\n",
+                "ldp q", $w2, ", q", $w3, ", [{", stringify!($r), "}], #32\n",
+                "sdot v", $a0, ".4s, v", $w0, ".16b, v2.16b\n",
+                "sdot v", $a1, ".4s, v", $w1, ".16b, v2.16b\n",
+                "sdot v", $b0, ".4s, v", $w2, ".16b, v3.16b\n",
+                "sdot v", $b1, ".4s, v", $w3, ".16b, v3.16b\n",
+            )
+        };
+    }
+
+    /// kr 4, one RHS tile (operand `$r`, 128 bytes a group): chunks `c` (4 columns x 4 depths)
+    /// into `$w[c % 4]`, `SDOT` by element with LHS depths `4c..4c+4`; even chunks accumulate
+    /// into `$a`, odd ones into `$b` (one lane per column).
+    #[rustfmt::skip]
+    macro_rules! group4 {
+        ($r:ident, [$w0:literal, $w1:literal, $w2:literal, $w3:literal], $a:literal, $b:literal) => {
+            concat!(
+                "ldp q", $w0, ", q", $w1, ", [{", stringify!($r), "}], #32\n",
+                "ldp q", $w2, ", q", $w3, ", [{", stringify!($r), "}], #32\n",
+                "sdot v", $a, ".4s, v", $w0, ".16b, v0.4b[0]\n",
+                "sdot v", $b, ".4s, v", $w1, ".16b, v0.4b[1]\n",
+                "sdot v", $a, ".4s, v", $w2, ".16b, v0.4b[2]\n",
+                "sdot v", $b, ".4s, v", $w3, ".16b, v0.4b[3]\n",
+                "ldp q", $w0, ", q", $w1, ", [{", stringify!($r), "}], #32\n",
+                "ldp q", $w2, ", q", $w3, ", [{", stringify!($r), "}], #32\n",
+                "sdot v", $a, ".4s, v", $w0, ".16b, v1.4b[0]\n",
+                "sdot v", $b, ".4s, v", $w1, ".16b, v1.4b[1]\n",
+                "sdot v", $a, ".4s, v", $w2, ".16b, v1.4b[2]\n",
+                "sdot v", $b, ".4s, v", $w3, ".16b, v1.4b[3]\n",
+            )
+        };
+    }
+
+    gemv_tile! { tile8_1x4(t), "`1 x 4`, kr 8 (one RHS tile)",
+        rhs: [rhs = t.rhs],
+        init: "", zero: ["20", "21", "22", "23"],
+        group: concat!(lhs8!(), group8!(rhs, ["4", "5", "6", "7"], ["20", "21"], ["22", "23"])),
+        fold: concat!("add v20.4s, v20.4s, v22.4s\n", "add v21.4s, v21.4s, v23.4s\n"),
+        epilogue: gemv_epilogue!(4, "rhs", "v20", "v21"),
+        store: "str q20, [{out}]",
+        clobbers: all,
+    }
+    gemv_tile! { tile8_1x16(t), "`1 x 16`, kr 8 (4 consecutive RHS tiles sharing the LHS loads)",
+        rhs: [r0 = t.rhs, r1 = t.rhs.wrapping_add(t.rhs_stride),
+              r2 = t.rhs.wrapping_add(2 * t.rhs_stride), r3 = t.rhs.wrapping_add(3 * t.rhs_stride)],
+        init: "", zero: ["20", "21", "22", "23", "24", "25", "26", "27"],
+        group: concat!(
+            lhs8!(),
+            group8!(r0, ["4", "5", "6", "7"], ["20", "21"], ["20", "21"]),
+            group8!(r1, ["8", "9", "10", "11"], ["22", "23"], ["22", "23"]),
+            group8!(r2, ["12", "13", "14", "15"], ["24", "25"], ["24", "25"]),
+            group8!(r3, ["16", "17", "18", "19"], ["26", "27"], ["26", "27"]),
+        ),
+        fold: "",
+        epilogue: concat!(
+            gemv_epilogue!(4, "r0", "v20", "v21"),
+            gemv_epilogue!(4, "r1", "v22", "v23"),
+            gemv_epilogue!(4, "r2", "v24", "v25"),
+            gemv_epilogue!(4, "r3", "v26", "v27"),
+        ),
+        store: concat!("stp q20, q22, [{out}]\n", "stp q24, q26, [{out}, #32]\n"),
+        clobbers: all,
+    }
+    gemv_tile! { tile4_1x4(t), "`1 x 4`, kr 4 (one RHS tile)",
+        rhs: [rhs = t.rhs],
+        init: "", zero: ["20", "21"],
+        group: concat!(lhs4!(), group4!(rhs, ["4", "5", "6", "7"], "20", "21")),
+        fold: "add v20.4s, v20.4s, v21.4s\n",
+        epilogue: gemv_epilogue!(4, "rhs", "v20"),
+        store: "str q20, [{out}]",
+        clobbers: all,
+    }
+    gemv_tile! { tile4_1x16(t), "`1 x 16`, kr 4 (4 consecutive RHS tiles sharing the LHS loads)",
+        rhs: [r0 = t.rhs, r1 = t.rhs.wrapping_add(t.rhs_stride),
+              r2 = t.rhs.wrapping_add(2 * t.rhs_stride), r3 = t.rhs.wrapping_add(3 * t.rhs_stride)],
+        init: "", zero: ["20", "21", "22", "23", "24", "25", "26", "27"],
+        group: concat!(
+            lhs4!(),
+            group4!(r0, ["4", "5", "6", "7"], "20", "21"),
+            group4!(r1, ["8", "9", "10", "11"], "22", "23"),
+            group4!(r2, ["12", "13", "14", "15"], "24", "25"),
+            group4!(r3, ["16", "17", "18", "19"], "26", "27"),
+        ),
+        fold: concat!(
+            "add v20.4s, v20.4s, v21.4s\n", "add v22.4s, v22.4s, v23.4s\n",
+            "add v24.4s, v24.4s, v25.4s\n", "add v26.4s, v26.4s, v27.4s\n",
+        ),
+        epilogue: concat!(
+            gemv_epilogue!(4, "r0", "v20"),
+            gemv_epilogue!(4, "r1", "v22"),
+            gemv_epilogue!(4, "r2", "v24"),
+            gemv_epilogue!(4, "r3", "v26"),
+        ),
+        store: concat!("stp q20, q22, [{out}]\n", "stp q24, q26, [{out}, #32]\n"),
+        clobbers: all,
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // GEMM (mr = 4): up to 4 LHS tiles x the 4 columns of one RHS tile. Registers: v0-v3 RHS
+    // (4 columns x 4 depths each), LHS tile t in v(4+2t), v(5+2t) (4 rows x 4 depths each),
+    // accumulators v16-v31 (4 per LHS tile, one per row). The epilogue (`gemm_epilogue!`)
+    // then uses v0-v2, v12-v14 and the LHS registers.
+    // -----------------------------------------------------------------------------------------
+
+    /// `SDOT`s by element of RHS register `$w` with rows 0-3 of LHS register `$x` into the
+    /// row accumulators `$a`.
+    #[rustfmt::skip]
+    macro_rules! sdot_rows {
+        ($w:literal, $x:literal, [$a0:literal, $a1:literal, $a2:literal, $a3:literal]) => {
+            concat!(
+                "sdot v", $a0, ".4s, v", $w, ".16b, v", $x, ".4b[0]\n",
+                "sdot v", $a1, ".4s, v", $w, ".16b, v", $x, ".4b[1]\n",
+                "sdot v", $a2, ".4s, v", $w, ".16b, v", $x, ".4b[2]\n",
+                "sdot v", $a3, ".4s, v", $w, ".16b, v", $x, ".4b[3]\n",
+            )
+        };
+    }
+
+    /// kr 4: 8 depths (two chunks) of every LHS tile: RHS chunks into v0, v1, then per tile
+    /// its two chunks into `$x01`, `$x23` and 8 `SDOT`s.
+    #[rustfmt::skip]
+    macro_rules! gemm4_step {
+        ($([$l:ident, $x01:literal, $x23:literal, $acc:tt]),+) => {
+            concat!(
+                "ldp q0, q1, [{rhs}], #32\n",
+                $(
+                    "ldp q", $x01, ", q", $x23, ", [{", stringify!($l), "}], #32\n",
+                    sdot_rows!("0", $x01, $acc),
+                    sdot_rows!("1", $x23, $acc),
+                )+
+            )
+        };
+    }
+
+    /// kr 8: one 8-depth chunk of every LHS tile: `LD2 .4s` splits the RHS chunk into depths
+    /// 0-3 (v0) and 4-7 (v1) of the 4 columns, and each LHS chunk into depths 0-3 (`$x01`) and
+    /// 4-7 (`$x23`) of its 4 rows.
+    #[rustfmt::skip]
+    macro_rules! gemm8_step {
+        ($([$l:ident, $x01:literal, $x23:literal, $acc:tt]),+) => {
+            concat!(
+                "ld2 {{v0.4s, v1.4s}}, [{rhs}], #32\n",
+                $(
+                    "ld2 {{v", $x01, ".4s, v", $x23, ".4s}}, [{", stringify!($l), "}], #32\n",
+                    sdot_rows!("0", $x01, $acc),
+                    sdot_rows!("1", $x23, $acc),
+                )+
+            )
+        };
+    }
+
+    /// GEMM tile functions, one per `name: step macro` (`gemm4_step` for kr 4, `gemm8_step`
+    /// for kr 8), over the listed LHS tiles `[pointer operand, index in Tile::lhs, LHS
+    /// registers, [row accumulators]]`: a group is 4 steps of 8 depths.
+    #[rustfmt::skip]
+    macro_rules! gemm_tile {
+        ([$($name:ident: $step:ident),+], $rows:literal, $tiles:tt) => {
+            $(gemm_tile!(@fn $name, $step, $rows, $tiles);)+
+        };
+        (@fn $name:ident, $step:ident, $rows:literal,
+         [$([$l:ident, $i:literal, $x01:literal, $x23:literal,
+             [$a0:literal, $a1:literal, $a2:literal, $a3:literal]]),+]) => {
+            #[doc = concat!("GEMM tile ", $rows, " x 4 (one RHS tile; see [`TileFn`]).")]
+            ///
+            /// # Safety
+            ///
+            /// As [`TileFn`]: the tile's LHS tiles, its RHS tile and extras, and a writable
+            /// output tile with `out_stride` bytes between rows.
+            #[target_feature(enable = "dotprod")]
+            unsafe fn $name(t: &Tile) {
+                // SAFETY: dotprod is enabled by the caller's contract. The K loop reads the
+                // `4 * Kp` data bytes of each listed LHS tile and the `4 * Kp` data bytes of
+                // the RHS tile (`rhs`), nothing ahead; the epilogue reads the LHS tiles'
+                // extras where the loop leaves their pointers, and the RHS extras (`extras`,
+                // 3 x 16 bytes `extras_step` apart). The stores write the tile's rows at
+                // `out + i * out_stride`. Every register written is declared.
+                unsafe {
+                    asm_v!(all;
+                        zero_regs!($($a0, $a1, $a2, $a3),+),
+                        // K loop, one 32-deep group (4 steps of 8 depths) per iteration
+                        "3:",
+                        $step!($([$l, $x01, $x23, [$a0, $a1, $a2, $a3]]),+),
+                        $step!($([$l, $x01, $x23, [$a0, $a1, $a2, $a3]]),+),
+                        $step!($([$l, $x01, $x23, [$a0, $a1, $a2, $a3]]),+),
+                        $step!($([$l, $x01, $x23, [$a0, $a1, $a2, $a3]]),+),
+                        "subs {g}, {g}, #1",
+                        "b.ne 3b",
+                        // epilogue
+                        gemm_epilogue!($([$l, $x01, $x23, [$a0, $a1, $a2, $a3]]),+),
+                        $($l = inout(reg) t.lhs[$i] => _,)+
+                        rhs = inout(reg) t.rhs => _,
+                        x = inout(reg) t.extras => _,
+                        xs = in(reg) t.extras_step,
+                        g = inout(reg) t.groups => _,
+                        out = inout(reg) t.out => _,
+                        stride = in(reg) t.out_stride,
+                        lo = in(reg) t.lo,
+                        hi = in(reg) t.hi,
+                    );
+                }
+            }
+        };
+    }
+
+    gemm_tile! { [tile4_4x4: gemm4_step, tile8_4x4: gemm8_step], "4", [
+        [l0, 0, "4", "5", ["16", "17", "18", "19"]]
+    ]}
+    gemm_tile! { [tile4_8x4: gemm4_step, tile8_8x4: gemm8_step], "8", [
+        [l0, 0, "4", "5", ["16", "17", "18", "19"]],
+        [l1, 1, "6", "7", ["20", "21", "22", "23"]]
+    ]}
+    gemm_tile! { [tile4_12x4: gemm4_step, tile8_12x4: gemm8_step], "12", [
+        [l0, 0, "4", "5", ["16", "17", "18", "19"]],
+        [l1, 1, "6", "7", ["20", "21", "22", "23"]],
+        [l2, 2, "8", "9", ["24", "25", "26", "27"]]
+    ]}
+    gemm_tile! { [tile4_16x4: gemm4_step, tile8_16x4: gemm8_step], "16", [
+        [l0, 0, "4", "5", ["16", "17", "18", "19"]],
+        [l1, 1, "6", "7", ["20", "21", "22", "23"]],
+        [l2, 2, "8", "9", ["24", "25", "26", "27"]],
+        [l3, 3, "10", "11", ["28", "29", "30", "31"]]
+    ]}
+
+    const GEMM4_TILES: [TileFn; 4] = [tile4_4x4, tile4_8x4, tile4_12x4, tile4_16x4];
+    const GEMM8_TILES: [TileFn; 4] = [tile8_4x4, tile8_8x4, tile8_12x4, tile8_16x4];
+
+    asm_catalogue! {
+        tier: Dotprod, feature: "FEAT_DotProd", suffix: "_neon_dotprod";
+        PACKING_1X4, "matmul_clamp_f32_qai8dxp1x8_qsi8cxp4x8_", [
+            DOTPROD_1X16 matmul_1x16_unchecked (1, 16) => run_gemv(4, tile8_1x16, tile8_1x4),
+            DOTPROD_1X4 matmul_1x4_unchecked (1, 4) => run_gemv(1, tile8_1x4, tile8_1x4),
+        ];
+        PACKING_4X4, "matmul_clamp_f32_qai8dxp4x8_qsi8cxp4x8_", [
+            DOTPROD_16X4 matmul_16x4_unchecked (16, 4) => run_gemm(16, &GEMM8_TILES),
+        ];
+        PACKING_1X4_KR4, "matmul_clamp_f32_qai8dxp1x4_qsi8cxp4x4_", [
+            DOTPROD_1X16_KR4 matmul_1x16_kr4_unchecked (1, 16) => run_gemv(4, tile4_1x16, tile4_1x4),
+            DOTPROD_1X4_KR4 matmul_1x4_kr4_unchecked (1, 4) => run_gemv(1, tile4_1x4, tile4_1x4),
+        ];
+        PACKING_4X4_KR4, "matmul_clamp_f32_qai8dxp4x4_qsi8cxp4x4_", [
+            DOTPROD_16X4_KR4 matmul_16x4_kr4_unchecked (16, 4) => run_gemm(16, &GEMM4_TILES),
+        ];
+    }
+}

@@ -1,0 +1,147 @@
+//! i8mm tier of `qai8dxp_qsi8cxp`: hand-written `SMMLA` kernels (FEAT_I8MM) on
+//! [`PACKING_4X4`](super::PACKING_4X4) (`mr = 4`, `nr = 4`, `kr = 8`, `sr = 1`).
+//!
+//! `SMMLA Vd.4S, Vn.16B, Vm.16B` adds a 2x8 by 8x2 int8 product to a 2x2 int32 block
+//! `[r0c0, r0c1, r1c0, r1c1]`. Both operands come straight from the packed tiles, with no
+//! unpack (the weights are int8):
+//!
+//! * LHS (4 rows): an 8-depth chunk is 32 bytes, rows 0-1 then rows 2-3: one `LDP` gives the
+//!   two `Vn` operands (v29, v30).
+//! * RHS (4 columns): an 8-depth chunk is 32 bytes, columns 0-1 then 2-3: one `LDP` gives the
+//!   two `Vm` operands. Two chunks (v24-v27) are loaded per half group and shared by every LHS
+//!   tile of the output tile.
+//!
+//! So the K loop issues nothing on the SIMD pipes but `SMMLA`: 4 per chunk and LHS tile. A
+//! tile kernel covers `R` LHS tiles (`4R` rows, accumulators `v0..v4R`, `R <= 6`) x the 4
+//! columns of one RHS tile; a catalogue kernel with `m_step = 4R` runs the `R`-tile kernel and,
+//! for the last rows, the kernel of the row tiles that remain. The epilogue (de-interleave the
+//! 2x2 blocks into rows, the per-channel output math, clamp, stores) is shared with
+//! `qai8dxp_qsi4cxp` (`matmul::i8mm_asm`).
+
+use super::Kernel;
+
+tier_module!(I8mm, I8MM_24X4, I8MM_16X4, I8MM_8X4, I8MM_4X4);
+
+#[cfg(target_arch = "aarch64")]
+mod aarch64 {
+    use super::super as fam;
+    use super::Kernel;
+    use crate::matmul::asm::{MAX_TILES, TileKernel, gemm};
+    use crate::matmul::{Packing, RawKernel, Tier, TileStrides, UncheckedArgs};
+
+    /// Two 8-depth chunks of every LHS tile: the RHS chunks into v24/v25 and v26/v27, then per
+    /// LHS tile `(pointer, [accumulators of rows 0-1], [of rows 2-3])` one `SMMLA` chunk each.
+    macro_rules! two_chunks {
+        ($(($a:ident, $acc01:tt, $acc23:tt)),+) => {
+            concat!(
+                "ldp q24, q25, [{b}], #32\n",
+                "ldp q26, q27, [{b}], #32\n",
+                $(
+                    smmla_chunk!(lr, lhs_at!($a, "], #32"), ["v24", "v25"], $acc01, $acc23),
+                    smmla_chunk!(lr, lhs_at!($a, "], #32"), ["v26", "v27"], $acc01, $acc23),
+                )+
+            )
+        };
+    }
+
+    /// Defines one tile kernel per `name: [LHS tiles]`: `4R` rows (one entry per LHS tile:
+    /// `(pointer operand, index in Tile::lhs, [accumulators of rows 0-1 for columns 0-1, 2-3],
+    /// [of rows 2-3])`) x 4 columns.
+    macro_rules! tile_kernels {
+        ($($name:ident: $rows:literal, [$(($a:ident, $i:tt, [$($c01:tt),+], [$($c23:tt),+])),+ $(,)?];)+) => {$(
+            tile_fn! {
+                #[doc = concat!("Tile kernel: ", $rows, " rows x 4 columns.")]
+                fn $name(t) {
+                    // SAFETY: the caller guarantees FEAT_I8MM and that `t.lhs[..R]`, `t.rhs`
+                    // and `t.extras` point at whole packed tiles of `t.groups` 32-depth groups:
+                    // the K loop reads `4 * Kp` data bytes of each, nothing ahead, and the
+                    // epilogue the extras that follow (LHS) and the 3 x 16 bytes at `extras`,
+                    // `extras_step` apart (RHS). It writes the `4R` rows of 4 f32 at `t.out`,
+                    // `t.out_stride` bytes apart, which the caller made writable. Every
+                    // register written is declared.
+                    unsafe {
+                        asm_v!(all;
+                            // Zero the accumulators.
+                            concat!($($("movi ", $c01, ".4s, #0\n",)+ $("movi ", $c23, ".4s, #0\n",)+)+),
+                            // K loop: one 32-depth group (4 chunks) per iteration.
+                            "2:",
+                            two_chunks!($(($a, [$($c01),+], [$($c23),+])),+),
+                            two_chunks!($(($a, [$($c01),+], [$($c23),+])),+),
+                            "subs {g}, {g}, #1",
+                            "b.ne 2b",
+                            // Epilogue: clamp bounds, column constants (rsum, scale, bias),
+                            // then tile by tile.
+                            "dup v30.4s, {cmin:w}",
+                            "dup v31.4s, {cmax:w}",
+                            "ld1 {{v25.4s}}, [{e}], {es}",
+                            "ld1 {{v26.4s}}, [{e}], {es}",
+                            "ld1 {{v27.4s}}, [{e}]",
+                            $(epi_tile!(lr, per_channel_row_math, per_channel_lhs_consts, $a, [$($c01),+],
+                                        [$($c23),+], [("v25", "v26", "v27")], ["v24"]),)+
+                            $($a = inout(reg) t.lhs[$i] => _,)+
+                            b = inout(reg) t.rhs => _,
+                            e = inout(reg) t.extras => _,
+                            es = in(reg) t.extras_step,
+                            d = inout(reg) t.out => _,
+                            d1 = out(reg) _,
+                            stride = in(reg) t.out_stride,
+                            g = inout(reg) t.groups => _,
+                            cmin = in(reg) t.lo,
+                            cmax = in(reg) t.hi,
+                        )
+                    }
+                }
+            }
+        )+};
+    }
+
+    tile_kernels! {
+        r1: "4", [(a0, 0, ["v0", "v1"], ["v2", "v3"])];
+        r2: "8", [(a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"])];
+        r3: "12", [
+            (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
+            (a2, 2, ["v8", "v9"], ["v10", "v11"]),
+        ];
+        r4: "16", [
+            (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
+            (a2, 2, ["v8", "v9"], ["v10", "v11"]), (a3, 3, ["v12", "v13"], ["v14", "v15"]),
+        ];
+        r5: "20", [
+            (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
+            (a2, 2, ["v8", "v9"], ["v10", "v11"]), (a3, 3, ["v12", "v13"], ["v14", "v15"]),
+            (a4, 4, ["v16", "v17"], ["v18", "v19"]),
+        ];
+        r6: "24", [
+            (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
+            (a2, 2, ["v8", "v9"], ["v10", "v11"]), (a3, 3, ["v12", "v13"], ["v14", "v15"]),
+            (a4, 4, ["v16", "v17"], ["v18", "v19"]), (a5, 5, ["v20", "v21"], ["v22", "v23"]),
+        ];
+    }
+
+    /// Tile kernels by LHS tile count.
+    const TILES: [TileKernel; MAX_TILES] = [(r1, 4), (r2, 4), (r3, 4), (r4, 4), (r5, 4), (r6, 4)];
+
+    /// Runs the rectangle `args` in steps of `tiles` LHS tiles (`1..=6`).
+    ///
+    /// # Safety
+    ///
+    /// The CPU has FEAT_I8MM and `args` satisfies
+    /// [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for `packing` (`mr = 4`, `nr = 4`,
+    /// `kr = 8`, `sr = 1`), `strides` its tile strides.
+    unsafe fn run(args: &UncheckedArgs, strides: &TileStrides, packing: &Packing, tiles: usize) {
+        let layout = fam::asm_layout(args, strides, packing);
+        // SAFETY: forwarded from the caller; the layout is the family's for this `k` and
+        // packing, which the kernels read; each computes the 4 columns of one RHS tile.
+        unsafe { gemm(args, &layout, &TILES[..tiles]) }
+    }
+
+    asm_catalogue! {
+        tier: I8mm, feature: "FEAT_I8MM", suffix: "_neon_i8mm";
+        PACKING_4X4, "matmul_clamp_f32_qai8dxp4x8_qsi8cxp4x8_", [
+            I8MM_24X4 matmul_24x4_unchecked (24, 4) => run(6),
+            I8MM_16X4 matmul_16x4_unchecked (16, 4) => run(4),
+            I8MM_8X4 matmul_8x4_unchecked (8, 4) => run(2),
+            I8MM_4X4 matmul_4x4_unchecked (4, 4) => run(1),
+        ];
+    }
+}
