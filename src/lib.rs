@@ -48,6 +48,7 @@ pub mod cpu;
 pub mod error;
 pub mod lhs;
 pub mod matmul;
+pub mod op;
 mod packing;
 pub mod rhs;
 
@@ -57,3 +58,8 @@ pub use error::{Error, Result};
 pub use half;
 pub use matmul::{Clamp, Family, Kernel, MatmulArgs, Packing, Tier, UncheckedArgs};
 pub use matmul::{qai8dxp_qsi4c32p, qai8dxp_qsi4cxp, qai8dxp_qsi8cxp, qsi8d32p_qsi4c32p};
+
+/// The README's Rust examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

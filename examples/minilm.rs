@@ -1,0 +1,81 @@
+//! all-MiniLM-L6-v2 sentence embeddings with every linear layer through qgemm's operator layer
+//! (`qgemm::op::Linear`), against the same model in f32 and against PyTorch.
+//!
+//!   cargo make minilm     (qemu-aarch64 -cpu max, then -cpu cortex-a53: the NEON tier)
+//!   cargo run --release --features std --target aarch64-unknown-linux-gnu --example minilm -- [--sentences N]
+//!
+//! The model comes from the cache ci/fetch_minilm.sh fills (never from the network at run time).
+//! For the sentences of tests/data/minilm/sentences.txt it prints: the f32 Rust embeddings'
+//! cosine to PyTorch's (tests/data/minilm/reference_f32.bin); per quantized variant the cosine of
+//! each embedding to the f32 one (mean and minimum) and the agreement of the nearest neighbour
+//! with f32; and the time per sentence by part (QEMU time is not Arm time: compare parts, not
+//! machines).
+
+#[path = "support/minilm.rs"]
+mod minilm;
+
+use minilm::{Encoder, Times, Variant, Weights};
+use qgemm::CpuFeatures;
+
+fn main() {
+    let mut limit = usize::MAX;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--sentences" => limit = args.next().and_then(|v| v.parse().ok()).expect("--sentences N"),
+            _ => {
+                eprintln!("usage: minilm [--sentences N]");
+                std::process::exit(2);
+            }
+        }
+    }
+    let Some(dir) = minilm::model_dir() else {
+        eprintln!("minilm: the model is not in its cache: run ci/fetch_minilm.sh (or set QGEMM_MINILM_DIR)");
+        std::process::exit(1);
+    };
+    let cpu = CpuFeatures::detect();
+    let weights = Weights::load(&dir).expect("model.safetensors");
+    let tok = minilm::tokenizer(&dir);
+    let sentences: Vec<String> = minilm::sentences().into_iter().take(limit).collect();
+    let ids: Vec<Vec<u32>> = sentences.iter().map(|s| minilm::tokenize(&tok, s)).collect();
+    let tokens: usize = ids.iter().map(Vec::len).sum();
+    let reference = minilm::pytorch_reference();
+    println!("all-MiniLM-L6-v2 from {}: {} sentences, {tokens} tokens; cpu {cpu}", dir.display(), sentences.len());
+
+    let mut results: Vec<(Variant, Vec<Vec<f32>>, Times)> = Vec::new();
+    for variant in Variant::ALL {
+        let mut enc = Encoder::new(&weights, variant, cpu);
+        let mut t = Times::default();
+        let e: Vec<Vec<f32>> = ids.iter().map(|s| enc.embed(s, &mut t)).collect();
+        results.push((variant, e, t));
+    }
+    let f32_emb = &results[0].1;
+    let (mean, min) = minilm::cos_stats(f32_emb, &reference[..f32_emb.len()]);
+    println!("\nf32 Rust vs PyTorch (transformers, f32): cosine mean {mean:.7}, min {min:.7} (target >= 0.9999)\n");
+    let nn_f32 = minilm::nearest(f32_emb);
+    println!(
+        "| linear layers | cosine to f32: mean | min | top-1 neighbour = f32's | ms/sentence: linear | attention | other |"
+    );
+    println!("|---|--:|--:|--:|--:|--:|--:|");
+    let n = sentences.len() as f64;
+    for (variant, e, t) in &results {
+        let (mean, min) = minilm::cos_stats(e, f32_emb);
+        let nn = minilm::nearest(e);
+        let agree = nn.iter().zip(&nn_f32).filter(|(a, b)| a == b).count();
+        let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3 / n;
+        println!(
+            "| {} | {mean:.5} | {min:.5} | {agree}/{} ({:.0}%) | {:.1} | {:.1} | {:.1} |",
+            variant.name(),
+            e.len(),
+            100.0 * agree as f64 / n,
+            ms(t.linear),
+            ms(t.attention),
+            ms(t.other)
+        );
+    }
+    println!("\ntargets (int4 per-block): cosine mean >= 0.99, min >= 0.98, top-1 agreement >= 95%");
+    println!("\nembedding digests (FNV-1a of the f32 bits; equal on every CPU model means bit-identical tiers):");
+    for (variant, e, _) in &results {
+        println!("  {:016x}  {}", minilm::digest(e), variant.name());
+    }
+}

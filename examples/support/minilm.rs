@@ -1,0 +1,510 @@
+//! all-MiniLM-L6-v2 (a 6-layer BERT encoder, hidden 384, 12 heads of 32, FFN 1536, mean pooling,
+//! L2 normalization) in plain Rust, with its 36 linear layers either in f32 or through the
+//! qgemm operator layer (`qgemm::op::Linear`). Shared by examples/minilm.rs and tests/minilm.rs
+//! (`#[path]`). The model files come from the cache ci/fetch_minilm.sh fills.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use qgemm::CpuFeatures;
+use qgemm::half::bf16;
+use qgemm::op::{Linear, Operator};
+use qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p;
+use qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp;
+use qgemm::qai8dxp_qsi8cxp::Qai8dxpQsi8cxp;
+use qgemm::rhs::qsi4c32p::BlockScales;
+use qgemm::rhs::qsi8cxp::Int8Source;
+use qgemm::rhs::{Int4Encoding, Int4Source};
+
+pub const HIDDEN: usize = 384;
+pub const HEADS: usize = 12;
+pub const HEAD_DIM: usize = HIDDEN / HEADS;
+pub const FFN: usize = 1536;
+pub const LAYERS: usize = 6;
+const EPS: f32 = 1e-12;
+
+/// The model cache: `$QGEMM_MINILM_DIR`, else `${XDG_CACHE_HOME:-~/.cache}/qgemm/all-MiniLM-L6-v2`
+/// (as ci/fetch_minilm.sh), if it holds the model and the tokenizer.
+pub fn model_dir() -> Option<PathBuf> {
+    let dir = match std::env::var_os("QGEMM_MINILM_DIR") {
+        Some(d) => PathBuf::from(d),
+        None => {
+            let cache = std::env::var_os("XDG_CACHE_HOME")
+                .map(PathBuf::from)
+                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+            cache.join("qgemm").join("all-MiniLM-L6-v2")
+        }
+    };
+    (dir.join("model.safetensors").is_file() && dir.join("tokenizer.json").is_file()).then_some(dir)
+}
+
+/// The sentences of tests/data/minilm/sentences.txt.
+pub fn sentences() -> Vec<String> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/minilm/sentences.txt");
+    std::fs::read_to_string(path).expect(path).lines().filter(|l| !l.trim().is_empty()).map(String::from).collect()
+}
+
+/// The PyTorch embeddings of the sentences (tests/data/minilm/reference_f32.bin, made by
+/// ci/minilm_reference.py): one row of 384 per sentence.
+pub fn pytorch_reference() -> Vec<Vec<f32>> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/minilm/reference_f32.bin");
+    let b = std::fs::read(path).expect(path);
+    b.chunks_exact(4 * HIDDEN)
+        .map(|r| r.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect())
+        .collect()
+}
+
+/// A dense layer `y = x W^T + b`, `W` row-major `n x k`.
+pub struct Dense {
+    pub w: Vec<f32>,
+    pub b: Vec<f32>,
+    pub n: usize,
+    pub k: usize,
+}
+
+struct Norm {
+    g: Vec<f32>,
+    b: Vec<f32>,
+}
+
+struct Layer {
+    /// query, key, value, attention output, FFN up, FFN down.
+    dense: [Dense; 6],
+    attn_norm: Norm,
+    ffn_norm: Norm,
+}
+
+/// The f32 weights.
+pub struct Weights {
+    word: Vec<f32>,
+    pos: Vec<f32>,
+    typ: Vec<f32>,
+    emb_norm: Norm,
+    layers: Vec<Layer>,
+}
+
+/// Names of the 6 dense layers of an encoder layer, in `Layer::dense` order.
+pub const DENSE: [&str; 6] = [
+    "attention.self.query",
+    "attention.self.key",
+    "attention.self.value",
+    "attention.output.dense",
+    "intermediate.dense",
+    "output.dense",
+];
+
+impl Weights {
+    /// Loads `model.safetensors` (f32 tensors, BERT names).
+    pub fn load(dir: &std::path::Path) -> Result<Weights, String> {
+        let bytes = std::fs::read(dir.join("model.safetensors")).map_err(|e| e.to_string())?;
+        let st = safetensors::SafeTensors::deserialize(&bytes).map_err(|e| e.to_string())?;
+        let get = |name: &str| -> Result<Vec<f32>, String> {
+            let t = st.tensor(name).map_err(|e| format!("{name}: {e}"))?;
+            if t.dtype() != safetensors::Dtype::F32 {
+                return Err(format!("{name}: {:?}, expected F32", t.dtype()));
+            }
+            Ok(t.data().chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect())
+        };
+        let norm = |p: &str| -> Result<Norm, String> {
+            Ok(Norm { g: get(&format!("{p}.weight"))?, b: get(&format!("{p}.bias"))? })
+        };
+        let mut layers = Vec::new();
+        for l in 0..LAYERS {
+            let p = format!("encoder.layer.{l}");
+            let dense = |i: usize| -> Result<Dense, String> {
+                let (n, k) = match i {
+                    4 => (FFN, HIDDEN),
+                    5 => (HIDDEN, FFN),
+                    _ => (HIDDEN, HIDDEN),
+                };
+                let w = get(&format!("{p}.{}.weight", DENSE[i]))?;
+                let b = get(&format!("{p}.{}.bias", DENSE[i]))?;
+                if w.len() != n * k || b.len() != n {
+                    return Err(format!("{p}.{}: unexpected shape", DENSE[i]));
+                }
+                Ok(Dense { w, b, n, k })
+            };
+            layers.push(Layer {
+                dense: [dense(0)?, dense(1)?, dense(2)?, dense(3)?, dense(4)?, dense(5)?],
+                attn_norm: norm(&format!("{p}.attention.output.LayerNorm"))?,
+                ffn_norm: norm(&format!("{p}.output.LayerNorm"))?,
+            });
+        }
+        Ok(Weights {
+            word: get("embeddings.word_embeddings.weight")?,
+            pos: get("embeddings.position_embeddings.weight")?,
+            typ: get("embeddings.token_type_embeddings.weight")?,
+            emb_norm: norm("embeddings.LayerNorm")?,
+            layers,
+        })
+    }
+
+    /// The dense layers in order: layer 0 query .. layer 5 FFN down (36).
+    pub fn dense(&self) -> impl Iterator<Item = &Dense> {
+        self.layers.iter().flat_map(|l| l.dense.iter())
+    }
+}
+
+/// How the linear layers compute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// Plain f32.
+    F32,
+    /// int4 per-block (bl = 32, bf16 scales): `qai8dxp_qsi4c32p`.
+    Int4Block,
+    /// int4 per-channel (f32 scales): `qai8dxp_qsi4cxp`.
+    Int4Channel,
+    /// int8 per-channel (f32 scales): `qai8dxp_qsi8cxp`.
+    Int8Channel,
+    /// int4 per-block as `Int4Block`, but the two most sensitive layers of each encoder layer,
+    /// V and FFN up, int8 per-channel as `Int8Channel`: two families in one model.
+    Int4BlockVUpInt8,
+}
+
+impl Variant {
+    pub const ALL: [Variant; 5] =
+        [Variant::F32, Variant::Int4Block, Variant::Int4Channel, Variant::Int8Channel, Variant::Int4BlockVUpInt8];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::F32 => "f32",
+            Variant::Int4Block => "int4 per-block bl=32 (qai8dxp_qsi4c32p)",
+            Variant::Int4Channel => "int4 per-channel (qai8dxp_qsi4cxp)",
+            Variant::Int8Channel => "int8 per-channel (qai8dxp_qsi8cxp)",
+            Variant::Int4BlockVUpInt8 => "int4 per-block, V and FFN up int8 per-channel",
+        }
+    }
+}
+
+/// Symmetric quantization of `w` to the signed range `-levels - 1 ..= levels` (int4: levels 7,
+/// int8: 127), minimizing the squared error: for candidate scales `±amax / t`, `t` from
+/// `levels - 0.5` to `levels + 1` in steps of 0.25 (the negative ones let the largest value use the
+/// extra negative level), `q = round(w / s)` clamped, then the least-squares scale for that `q`
+/// (`sum w q / sum q^2`, rounded by `round_scale` to the storage type) and `q` again; the pair
+/// with the smallest `sum (w - s q)^2` wins. All-zero groups get scale 1.
+fn quantize(w: &[f32], levels: f32, round_scale: impl Fn(f32) -> f32) -> (f32, Vec<i8>) {
+    let amax = w.iter().fold(0f32, |a, v| a.max(v.abs()));
+    if amax == 0.0 {
+        return (1.0, vec![0; w.len()]);
+    }
+    let q_of = |s: f32| -> Vec<f32> { w.iter().map(|v| (v / s).round().clamp(-levels - 1.0, levels)).collect() };
+    let err = |s: f32, q: &[f32]| -> f64 { w.iter().zip(q).map(|(v, q)| f64::from(v - s * q).powi(2)).sum() };
+    let mut best: Option<(f64, f32, Vec<f32>)> = None;
+    for sign in [1.0f32, -1.0] {
+        for i in 0..=6 {
+            let t = levels - 0.5 + 0.25 * i as f32;
+            let mut s = round_scale(sign * amax / t);
+            let mut q = q_of(s);
+            let (num, den) = w.iter().zip(&q).fold((0f64, 0f64), |(a, b), (v, q)| {
+                (a + f64::from(*v) * f64::from(*q), b + f64::from(*q) * f64::from(*q))
+            });
+            if den > 0.0 {
+                let refined = round_scale((num / den) as f32);
+                if refined != 0.0 && refined.is_finite() {
+                    s = refined;
+                    q = q_of(s);
+                }
+            }
+            let e = err(s, &q);
+            if best.as_ref().is_none_or(|b| e < b.0) {
+                best = Some((e, s, q));
+            }
+        }
+    }
+    let (_, s, q) = best.expect("at least one candidate");
+    (s, q.iter().map(|&v| v as i8).collect())
+}
+
+/// Signed int4 values, two per byte (low nibble first), `k` per row.
+fn nibbles(rows: &[Vec<i8>], k: usize) -> Vec<u8> {
+    let mut out = vec![0u8; rows.len() * k.div_ceil(2)];
+    for (r, row) in rows.iter().enumerate() {
+        for (j, &v) in row.iter().enumerate() {
+            out[r * k.div_ceil(2) + j / 2] |= ((v as u8) & 0xf) << (4 * (j % 2));
+        }
+    }
+    out
+}
+
+/// A dense layer's weights packed for the operator layer of one family.
+pub enum Packed {
+    Int4Block(Vec<u8>),
+    Int4Channel(Vec<u8>),
+    Int8Channel(Vec<u8>),
+}
+
+impl Packed {
+    /// Quantizes and packs `d` for `variant` (a single-family variant: not `F32` nor
+    /// `Int4BlockVUpInt8`).
+    pub fn new(d: &Dense, variant: Variant) -> Packed {
+        let (n, k) = (d.n, d.k);
+        let rows = |i: usize| &d.w[i * k..(i + 1) * k];
+        match variant {
+            Variant::Int4Block => {
+                let bl = 32;
+                let mut q = Vec::new();
+                let mut scales = Vec::new();
+                for i in 0..n {
+                    let mut row = Vec::new();
+                    for blk in rows(i).chunks_exact(bl) {
+                        let (s, v) = quantize(blk, 7.0, |s| bf16::from_f32(s).to_f32());
+                        scales.push(bf16::from_f32(s));
+                        row.extend(v);
+                    }
+                    q.push(row);
+                }
+                let nib = nibbles(&q, k);
+                let src = Int4Source::nxk(&nib, k, Int4Encoding::Signed);
+                let mut buf = vec![0u8; Linear::<Qai8dxpQsi4c32p>::packed_size(n, k, bl).unwrap()];
+                let sc = BlockScales::dense(&scales, k / bl);
+                Linear::<Qai8dxpQsi4c32p>::pack(n, k, bl, &src, &sc, Some(&d.b), &mut buf).unwrap();
+                Packed::Int4Block(buf)
+            }
+            Variant::Int4Channel => {
+                let (scales, q): (Vec<f32>, Vec<Vec<i8>>) = (0..n).map(|i| quantize(rows(i), 7.0, |s| s)).unzip();
+                let nib = nibbles(&q, k);
+                let src = Int4Source::nxk(&nib, k, Int4Encoding::Signed);
+                let mut buf = vec![0u8; Linear::<Qai8dxpQsi4cxp>::packed_size(n, k).unwrap()];
+                Linear::<Qai8dxpQsi4cxp>::pack(n, k, &src, &scales, Some(&d.b), &mut buf).unwrap();
+                Packed::Int4Channel(buf)
+            }
+            Variant::Int8Channel => {
+                let (scales, q): (Vec<f32>, Vec<Vec<i8>>) = (0..n).map(|i| quantize(rows(i), 127.0, |s| s)).unzip();
+                let flat: Vec<i8> = q.concat();
+                let mut buf = vec![0u8; Linear::<Qai8dxpQsi8cxp>::packed_size(n, k).unwrap()];
+                Linear::<Qai8dxpQsi8cxp>::pack(n, k, &Int8Source::nxk(&flat, k), &scales, Some(&d.b), &mut buf)
+                    .unwrap();
+                Packed::Int8Channel(buf)
+            }
+            Variant::F32 | Variant::Int4BlockVUpInt8 => unreachable!("not a single-family variant"),
+        }
+    }
+
+    /// Runs the layer on `m` rows of `x` through the operator layer.
+    fn run(&self, d: &Dense, cpu: &CpuFeatures, m: usize, x: &[f32], out: &mut [f32], scratch: &mut Vec<u8>) {
+        fn go<F: Operator>(l: Linear<'_, F>, cpu: &CpuFeatures, m: usize, x: &[f32], out: &mut [f32], s: &mut Vec<u8>) {
+            let need = l.scratch_size(m).unwrap();
+            if s.len() < need {
+                s.resize(need, 0);
+            }
+            l.run(cpu, m, x, out, s).unwrap();
+        }
+        let (n, k) = (d.n, d.k);
+        match self {
+            Packed::Int4Block(w) => {
+                go(Linear::<Qai8dxpQsi4c32p>::from_packed(n, k, 32, w).unwrap(), cpu, m, x, out, scratch)
+            }
+            Packed::Int4Channel(w) => {
+                go(Linear::<Qai8dxpQsi4cxp>::from_packed(n, k, 0, w).unwrap(), cpu, m, x, out, scratch)
+            }
+            Packed::Int8Channel(w) => {
+                go(Linear::<Qai8dxpQsi8cxp>::from_packed(n, k, 0, w).unwrap(), cpu, m, x, out, scratch)
+            }
+        }
+    }
+}
+
+/// f32 `y = x W^T + b` (8 partial sums per dot product).
+fn dense_f32(d: &Dense, m: usize, x: &[f32], out: &mut [f32]) {
+    for i in 0..m {
+        let xi = &x[i * d.k..(i + 1) * d.k];
+        for c in 0..d.n {
+            let w = &d.w[c * d.k..(c + 1) * d.k];
+            let mut acc = [0f32; 8];
+            for (xs, ws) in xi.chunks_exact(8).zip(w.chunks_exact(8)) {
+                for t in 0..8 {
+                    acc[t] += xs[t] * ws[t];
+                }
+            }
+            out[i * d.n + c] = acc.iter().sum::<f32>() + d.b[c];
+        }
+    }
+}
+
+fn layer_norm(x: &mut [f32], n: &Norm) {
+    for row in x.chunks_exact_mut(HIDDEN) {
+        let mean = row.iter().sum::<f32>() / HIDDEN as f32;
+        let var = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / HIDDEN as f32;
+        let inv = 1.0 / (var + EPS).sqrt();
+        for ((v, g), b) in row.iter_mut().zip(&n.g).zip(&n.b) {
+            *v = (*v - mean) * inv * g + b;
+        }
+    }
+}
+
+fn gelu(x: f32) -> f32 {
+    0.5 * x * (1.0 + libm::erff(x * core::f32::consts::FRAC_1_SQRT_2))
+}
+
+/// Time spent per part of the encoder.
+#[derive(Default, Clone, Copy, Debug)]
+pub struct Times {
+    /// The 36 linear layers (with the activation quantization).
+    pub linear: Duration,
+    /// Attention scores, softmax and context.
+    pub attention: Duration,
+    /// Embeddings, layer norms, GELU, residuals, pooling.
+    pub other: Duration,
+}
+
+/// The encoder with one variant of its linear layers.
+pub struct Encoder<'a> {
+    w: &'a Weights,
+    packed: Vec<Packed>,
+    cpu: CpuFeatures,
+    scratch: Vec<u8>,
+}
+
+impl<'a> Encoder<'a> {
+    /// Packs the 36 linear layers for `variant` (nothing for `F32`).
+    pub fn new(w: &'a Weights, variant: Variant, cpu: CpuFeatures) -> Encoder<'a> {
+        let family = |i: usize| match variant {
+            // V (2) and FFN up (4) of every encoder layer in int8, the rest int4 per block.
+            Variant::Int4BlockVUpInt8 if i % 6 == 2 || i % 6 == 4 => Variant::Int8Channel,
+            Variant::Int4BlockVUpInt8 => Variant::Int4Block,
+            v => v,
+        };
+        let packed = if variant == Variant::F32 {
+            Vec::new()
+        } else {
+            w.dense().enumerate().map(|(i, d)| Packed::new(d, family(i))).collect()
+        };
+        Encoder { w, packed, cpu, scratch: Vec::new() }
+    }
+
+    fn linear(&mut self, layer: usize, i: usize, m: usize, x: &[f32], out: &mut [f32]) {
+        let d = &self.w.layers[layer].dense[i];
+        match self.packed.get(6 * layer + i) {
+            Some(p) => p.run(d, &self.cpu, m, x, out, &mut self.scratch),
+            None => dense_f32(d, m, x, out),
+        }
+    }
+
+    /// The normalized sentence embedding of token ids `ids` (with the special tokens).
+    pub fn embed(&mut self, ids: &[u32], t: &mut Times) -> Vec<f32> {
+        let l = ids.len();
+        let mut clock = Instant::now();
+        let mut lap = |slot: &mut Duration| {
+            let now = Instant::now();
+            *slot += now - clock;
+            clock = now;
+        };
+        let w = self.w;
+        let mut h = vec![0f32; l * HIDDEN];
+        for (i, &id) in ids.iter().enumerate() {
+            let row = &mut h[i * HIDDEN..(i + 1) * HIDDEN];
+            let id = id as usize;
+            for (j, v) in row.iter_mut().enumerate() {
+                *v = w.word[id * HIDDEN + j] + w.pos[i * HIDDEN + j] + w.typ[j];
+            }
+        }
+        layer_norm(&mut h, &w.emb_norm);
+        let (mut q, mut k, mut v) = (vec![0f32; l * HIDDEN], vec![0f32; l * HIDDEN], vec![0f32; l * HIDDEN]);
+        let (mut ctx, mut proj) = (vec![0f32; l * HIDDEN], vec![0f32; l * HIDDEN]);
+        let mut up = vec![0f32; l * FFN];
+        let mut scores = vec![0f32; l];
+        let scale = 1.0 / (HEAD_DIM as f32).sqrt();
+        lap(&mut t.other);
+        for layer in 0..LAYERS {
+            self.linear(layer, 0, l, &h, &mut q);
+            self.linear(layer, 1, l, &h, &mut k);
+            self.linear(layer, 2, l, &h, &mut v);
+            lap(&mut t.linear);
+            for head in 0..HEADS {
+                let o = head * HEAD_DIM;
+                for i in 0..l {
+                    let qi = &q[i * HIDDEN + o..i * HIDDEN + o + HEAD_DIM];
+                    let mut max = f32::NEG_INFINITY;
+                    for (j, s) in scores.iter_mut().enumerate() {
+                        let kj = &k[j * HIDDEN + o..j * HIDDEN + o + HEAD_DIM];
+                        *s = qi.iter().zip(kj).map(|(a, b)| a * b).sum::<f32>() * scale;
+                        max = max.max(*s);
+                    }
+                    let mut sum = 0.0;
+                    for s in scores.iter_mut() {
+                        *s = (*s - max).exp();
+                        sum += *s;
+                    }
+                    let c = &mut ctx[i * HIDDEN + o..i * HIDDEN + o + HEAD_DIM];
+                    c.fill(0.0);
+                    for (j, s) in scores.iter().enumerate() {
+                        let p = s / sum;
+                        for (cd, vd) in c.iter_mut().zip(&v[j * HIDDEN + o..j * HIDDEN + o + HEAD_DIM]) {
+                            *cd += p * vd;
+                        }
+                    }
+                }
+            }
+            lap(&mut t.attention);
+            self.linear(layer, 3, l, &ctx, &mut proj);
+            lap(&mut t.linear);
+            h.iter_mut().zip(&proj).for_each(|(a, b)| *a += b);
+            layer_norm(&mut h, &w.layers[layer].attn_norm);
+            lap(&mut t.other);
+            self.linear(layer, 4, l, &h, &mut up);
+            lap(&mut t.linear);
+            up.iter_mut().for_each(|x| *x = gelu(*x));
+            lap(&mut t.other);
+            self.linear(layer, 5, l, &up, &mut proj);
+            lap(&mut t.linear);
+            h.iter_mut().zip(&proj).for_each(|(a, b)| *a += b);
+            layer_norm(&mut h, &w.layers[layer].ffn_norm);
+            lap(&mut t.other);
+        }
+        let mut e = vec![0f32; HIDDEN];
+        for row in h.chunks_exact(HIDDEN) {
+            e.iter_mut().zip(row).for_each(|(a, b)| *a += b);
+        }
+        e.iter_mut().for_each(|x| *x /= l as f32);
+        let norm = e.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
+        e.iter_mut().for_each(|x| *x /= norm);
+        lap(&mut t.other);
+        e
+    }
+}
+
+/// Token ids of `s` with the special tokens, no padding.
+pub fn tokenize(tok: &tokenizers::Tokenizer, s: &str) -> Vec<u32> {
+    tok.encode(s, true).expect("tokenize").get_ids().to_vec()
+}
+
+/// The tokenizer of the model directory, with padding off.
+pub fn tokenizer(dir: &std::path::Path) -> tokenizers::Tokenizer {
+    let mut t = tokenizers::Tokenizer::from_file(dir.join("tokenizer.json")).expect("tokenizer.json");
+    t.with_padding(None);
+    t
+}
+
+/// Cosine similarity.
+pub fn cosine(a: &[f32], b: &[f32]) -> f64 {
+    let dot: f64 = a.iter().zip(b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum();
+    let na: f64 = a.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
+    let nb: f64 = b.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
+    dot / (na * nb)
+}
+
+/// For each embedding, the index of its nearest other embedding (cosine).
+pub fn nearest(e: &[Vec<f32>]) -> Vec<usize> {
+    (0..e.len())
+        .map(|i| {
+            (0..e.len())
+                .filter(|&j| j != i)
+                .max_by(|&a, &b| cosine(&e[i], &e[a]).total_cmp(&cosine(&e[i], &e[b])))
+                .unwrap_or(i)
+        })
+        .collect()
+}
+
+/// FNV-1a over the bits of every value: equal digests, bit-identical embeddings.
+pub fn digest(e: &[Vec<f32>]) -> u64 {
+    e.iter()
+        .flatten()
+        .flat_map(|v| v.to_bits().to_le_bytes())
+        .fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3))
+}
+
+/// Mean and minimum of the per-sentence cosines of `a` against `b`.
+pub fn cos_stats(a: &[Vec<f32>], b: &[Vec<f32>]) -> (f64, f64) {
+    let c: Vec<f64> = a.iter().zip(b).map(|(x, y)| cosine(x, y)).collect();
+    (c.iter().sum::<f64>() / c.len() as f64, c.iter().copied().fold(f64::INFINITY, f64::min))
+}

@@ -1,0 +1,565 @@
+//! Operator layer: a linear layer (`y = x W^T + b`, clamped) over any family, with the
+//! kernel choice, the activation quantization and the buffer sizes done for you. `no_std`, no
+//! allocation: the caller provides the packed-weight buffer and a scratch buffer.
+//!
+//! * [`Linear`] holds weights packed once, in the family's preferred RHS packing, which both
+//!   the decode (`m = 1`) and the prefill (`m > 1`) kernels of every tier consume. The value
+//!   remembers the family (its type), `n`, `k` and `bl`, so packed weights can only reach
+//!   kernels of their own packing.
+//! * [`Linear::run`] quantizes and packs `m` rows of activations into the scratch buffer
+//!   ([`Linear::scratch_size`]), picks the best kernel for `m` on the CPU and computes the
+//!   `m x n` output.
+//! * For threads: [`Linear::prepare`] does the quantization once and returns a [`Prepared`]
+//!   call; [`Prepared::parts`] cuts the output into at most `p` rectangles aligned to the
+//!   kernel's steps with balanced work, each a [`Part`] that any thread can run (an RTOS
+//!   caller runs them on its own threads); with the `std` feature [`Prepared::run_parallel`]
+//!   runs them on `std::thread::scope` threads. Every output element is computed by the same
+//!   kernel whatever the split, so the results are bit-identical for any split.
+//!
+//! ```
+//! use qgemm::op::Linear;
+//! use qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp;
+//! use qgemm::rhs::{Int4Encoding, Int4Source};
+//! use qgemm::CpuFeatures;
+//!
+//! let (n, k) = (8, 64);
+//! let weights = [0x99u8; 8 * 32]; // n x k nibbles, zero point 8: every weight +1
+//! let scales = [0.5f32; 8];
+//! let mut packed = [0u8; 8 * (32 + 12)];
+//! let size = Linear::<Qai8dxpQsi4cxp>::packed_size(n, k)?;
+//! let src = Int4Source::nxk(&weights, k, Int4Encoding::ZeroPoint8);
+//! let layer = Linear::<Qai8dxpQsi4cxp>::pack(n, k, &src, &scales, None, &mut packed[..size])?;
+//!
+//! let cpu = CpuFeatures::from_target();
+//! let (m, x) = (2, [1.0f32; 2 * 64]);
+//! let mut scratch = [0u8; 4 * 72];
+//! assert!(layer.scratch_size(m)? <= scratch.len());
+//! let mut y = [0f32; 2 * 8];
+//! layer.run(&cpu, m, &x, &mut y, &mut scratch)?;
+//! assert!(y.iter().all(|&v| (v - 32.0).abs() < 0.1)); // 64 depths x 1 x 0.5
+//! # Ok::<(), qgemm::Error>(())
+//! ```
+
+use core::marker::PhantomData;
+
+use half::bf16;
+
+use crate::error::{Buffer, Dim, Error, Param, Result};
+use crate::lhs::{qai8dxp, qsi8d32p};
+use crate::matmul::{Clamp, Family, Kernel, Tier, UncheckedArgs};
+use crate::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p;
+use crate::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp;
+use crate::qai8dxp_qsi8cxp::Qai8dxpQsi8cxp;
+use crate::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p;
+use crate::rhs::qsi4c32p::BlockScales;
+use crate::rhs::qsi8cxp::Int8Source;
+use crate::rhs::{Int4Source, qsi4c32p, qsi4c32pscalef16, qsi4cxp, qsi8cxp};
+use crate::{CpuFeatures, Packing};
+
+/// Most rectangles [`Prepared::parts`] cuts an output into.
+pub const MAX_PARTS: usize = 64;
+
+/// A family the operator layer runs: its preferred weight packing and its activation packer.
+/// Implemented by every family of the crate (and only by them).
+pub trait Operator: Family {
+    /// The RHS packing [`Linear`] packs weights with (the family's `PREFERRED_RHS_PACKING`),
+    /// consumed by its GEMV and GEMM kernels.
+    const RHS_PACKING: Packing;
+
+    /// Quantizes and packs `m` rows of `x` (`x_stride` elements apart) for packing `p`.
+    #[doc(hidden)]
+    fn quantize_pack(
+        p: &Packing,
+        m: usize,
+        k: usize,
+        bl: usize,
+        x: &[f32],
+        x_stride: usize,
+        out: &mut [u8],
+    ) -> Result<()>;
+}
+
+/// `Operator` for a family whose activations are `qai8dxp` (per-row int8, no blocks).
+macro_rules! qai8dxp_operator {
+    ($($family:ident in $module:ident),+) => {$(
+        impl Operator for $family {
+            const RHS_PACKING: Packing = crate::$module::PREFERRED_RHS_PACKING;
+            fn quantize_pack(
+                p: &Packing, m: usize, k: usize, _bl: usize, x: &[f32], s: usize, out: &mut [u8],
+            ) -> Result<()> {
+                qai8dxp::quantize_pack(p, m, k, 0, x, s, out)
+            }
+        }
+    )+};
+}
+
+qai8dxp_operator!(
+    Qai8dxpQsi4cxp in qai8dxp_qsi4cxp,
+    Qai8dxpQsi4c32p in qai8dxp_qsi4c32p,
+    Qai8dxpQsi8cxp in qai8dxp_qsi8cxp
+);
+
+impl Operator for Qsi8d32pQsi4c32p {
+    const RHS_PACKING: Packing = crate::qsi8d32p_qsi4c32p::PREFERRED_RHS_PACKING;
+    fn quantize_pack(p: &Packing, m: usize, k: usize, bl: usize, x: &[f32], s: usize, out: &mut [u8]) -> Result<()> {
+        qsi8d32p::quantize_pack(p, m, k, bl, 0, x, s, out)
+    }
+}
+
+/// A linear layer of family `F`: `n` output channels over depth `k` (`bl`: the block length of
+/// the per-block families, 0 otherwise), with its weights packed in `F::RHS_PACKING` in a buffer
+/// the caller owns.
+pub struct Linear<'w, F: Operator> {
+    weights: &'w [u8],
+    n: usize,
+    k: usize,
+    bl: usize,
+    family: PhantomData<fn() -> F>,
+}
+
+impl<F: Operator> Clone for Linear<'_, F> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<F: Operator> Copy for Linear<'_, F> {}
+
+impl<F: Operator> core::fmt::Debug for Linear<'_, F> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Linear")
+            .field("family", &F::NAME)
+            .field("n", &self.n)
+            .field("k", &self.k)
+            .field("bl", &self.bl)
+            .finish()
+    }
+}
+
+/// One output rectangle: `m x n` elements from row `m_idx`, column `n_idx`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Rect {
+    /// First row.
+    pub m_idx: usize,
+    /// First column.
+    pub n_idx: usize,
+    /// Rows.
+    pub m: usize,
+    /// Columns.
+    pub n: usize,
+}
+
+impl<'w, F: Operator> Linear<'w, F> {
+    /// Checks `n`, `k` and `bl` for the family (the block rules of the per-block families,
+    /// `bl == 0` for the others).
+    fn check_shape(n: usize, k: usize, bl: usize) -> Result<()> {
+        if n == 0 {
+            return Err(Error::ZeroDim { dim: Dim::N });
+        }
+        if k == 0 {
+            return Err(Error::ZeroDim { dim: Dim::K });
+        }
+        if !F::BLOCKED && bl != 0 {
+            return Err(Error::Unsupported { param: Param::BlockLen, value: bl });
+        }
+        F::lhs_tile_stride(k, bl, &F::RHS_PACKING)?;
+        Ok(())
+    }
+
+    /// Bytes of packed weights for `n` channels of depth `k` (`bl` for the per-block families).
+    fn size(n: usize, k: usize, bl: usize) -> Result<usize> {
+        Self::check_shape(n, k, bl)?;
+        let ts = F::rhs_tile_stride(k, bl, &F::RHS_PACKING)?;
+        n.div_ceil(F::RHS_PACKING.nr).checked_mul(ts).ok_or(Error::SizeOverflow)
+    }
+
+    /// Wraps weights packed earlier (by the `pack` function of this family's `Linear`, or by
+    /// KleidiAI's packer with the same packing) for `n` channels of depth `k` (`bl` for the
+    /// per-block families, else 0). Checks the shape and the length; the bytes are trusted to
+    /// be such a packing (any bytes are memory-safe, wrong ones give wrong numbers).
+    pub fn from_packed(n: usize, k: usize, bl: usize, weights: &'w [u8]) -> Result<Self> {
+        let size = Self::size(n, k, bl)?;
+        if weights.len() < size {
+            return Err(Error::BufferTooShort { buffer: Buffer::RhsPacked, given: weights.len(), needed: size });
+        }
+        Ok(Linear { weights: &weights[..size], n, k, bl, family: PhantomData })
+    }
+
+    /// Output channels.
+    pub const fn n(&self) -> usize {
+        self.n
+    }
+
+    /// Depth.
+    pub const fn k(&self) -> usize {
+        self.k
+    }
+
+    /// Block length (0 for the per-channel families).
+    pub const fn bl(&self) -> usize {
+        self.bl
+    }
+
+    /// The packed weights.
+    pub const fn weights(&self) -> &'w [u8] {
+        self.weights
+    }
+
+    /// The kernels that consume these weights, in catalogue order (best first).
+    fn kernels() -> impl Iterator<Item = &'static Kernel<F>> {
+        let p = F::RHS_PACKING;
+        F::kernels().iter().copied().filter(move |k| {
+            let q = k.packing();
+            (q.nr, q.kr, q.sr) == (p.nr, p.kr, p.sr)
+        })
+    }
+
+    /// The kernel [`Linear::run`] uses for `m` rows on `cpu`: a GEMV kernel for `m = 1`, a
+    /// GEMM kernel otherwise, of the highest tier `cpu` has.
+    pub fn kernel(&self, cpu: &CpuFeatures, m: usize) -> Result<&'static Kernel<F>> {
+        let best = crate::matmul::select_for::<F>(cpu, m, &F::RHS_PACKING);
+        // Every family has scalar kernels for its preferred packing, so this never fails.
+        best.or_else(|| Self::kernels().find(|k| k.tier() == Tier::Scalar))
+            .ok_or(Error::Unsupported { param: Param::Nr, value: F::RHS_PACKING.nr })
+    }
+
+    /// Bytes of scratch [`Linear::run`] and [`Linear::prepare`] need for `m` rows, on any CPU
+    /// (the largest packed-activation size among the kernels these weights serve).
+    pub fn scratch_size(&self, m: usize) -> Result<usize> {
+        let mut size = 0;
+        for k in Self::kernels() {
+            size = size.max(k.lhs_packed_size(m, self.k, self.bl)?);
+        }
+        Ok(size)
+    }
+
+    /// Quantizes and packs the `m x k` activations `x` (dense rows) into `scratch` for the
+    /// kernel chosen for `m` on `cpu`, ready to run on any split of the output. `m == 0` is an
+    /// empty call (its runs write nothing), as in the kernels.
+    pub fn prepare<'s>(
+        &self,
+        cpu: &CpuFeatures,
+        m: usize,
+        x: &[f32],
+        scratch: &'s mut [u8],
+    ) -> Result<Prepared<'w, 's, F>> {
+        let kernel = self.kernel(cpu, m)?;
+        let p = kernel.packing();
+        let needed = m.checked_mul(self.k).ok_or(Error::SizeOverflow)?;
+        if x.len() < needed {
+            return Err(Error::BufferTooShort { buffer: Buffer::Lhs, given: x.len(), needed });
+        }
+        let size = kernel.lhs_packed_size(m, self.k, self.bl)?;
+        if scratch.len() < size {
+            return Err(Error::BufferTooShort { buffer: Buffer::LhsPacked, given: scratch.len(), needed: size });
+        }
+        let lhs = &mut scratch[..size];
+        F::quantize_pack(&p, m, self.k, self.bl, &x[..needed], self.k, lhs)?;
+        Ok(Prepared { layer: *self, kernel, cpu: *cpu, m, lhs, clamp: Clamp::NONE })
+    }
+
+    /// `out = x W^T + b` for `m` rows: quantizes `x` (`m x k`, dense rows) into `scratch`
+    /// ([`Linear::scratch_size`] bytes) and writes the `m x n` output `out` (dense rows).
+    pub fn run(&self, cpu: &CpuFeatures, m: usize, x: &[f32], out: &mut [f32], scratch: &mut [u8]) -> Result<()> {
+        self.prepare(cpu, m, x, scratch)?.run(out)
+    }
+}
+
+impl<'w> Linear<'w, Qai8dxpQsi4cxp> {
+    /// Bytes of packed weights for `n` channels of depth `k`.
+    pub fn packed_size(n: usize, k: usize) -> Result<usize> {
+        Self::size(n, k, 0)
+    }
+
+    /// Packs int4 weights with per-channel scales and an optional bias
+    /// ([`rhs::qsi4cxp::pack`](crate::rhs::qsi4cxp::pack)) into `buf` (at least
+    /// [`Linear::packed_size`] bytes).
+    pub fn pack(
+        n: usize,
+        k: usize,
+        w: &Int4Source<'_>,
+        scale: &[f32],
+        bias: Option<&[f32]>,
+        buf: &'w mut [u8],
+    ) -> Result<Self> {
+        let size = Self::packed_size(n, k)?;
+        qsi4cxp::pack(&Self::RHS, n, k, w, scale, bias, buf)?;
+        Self::from_packed(n, k, 0, &buf[..size])
+    }
+}
+
+impl<'w> Linear<'w, Qai8dxpQsi4c32p> {
+    /// Bytes of packed weights for `n` channels of depth `k`, blocks of `bl`.
+    pub fn packed_size(n: usize, k: usize, bl: usize) -> Result<usize> {
+        Self::size(n, k, bl)
+    }
+
+    /// Packs int4 weights with bf16 block scales and an optional bias
+    /// ([`rhs::qsi4c32p::pack`](crate::rhs::qsi4c32p::pack)) into `buf`.
+    pub fn pack(
+        n: usize,
+        k: usize,
+        bl: usize,
+        w: &Int4Source<'_>,
+        scale: &BlockScales<'_, bf16>,
+        bias: Option<&[f32]>,
+        buf: &'w mut [u8],
+    ) -> Result<Self> {
+        let size = Self::packed_size(n, k, bl)?;
+        qsi4c32p::pack(&Self::RHS, n, k, bl, w, scale, bias, buf)?;
+        Self::from_packed(n, k, bl, &buf[..size])
+    }
+}
+
+impl<'w> Linear<'w, Qsi8d32pQsi4c32p> {
+    /// Bytes of packed weights for `n` channels of depth `k`, blocks of `bl`.
+    pub fn packed_size(n: usize, k: usize, bl: usize) -> Result<usize> {
+        Self::size(n, k, bl)
+    }
+
+    /// Packs GGML `Q4_0`-style blocks (`n` rows of `w_stride` bytes;
+    /// [`rhs::qsi4c32pscalef16::pack`](crate::rhs::qsi4c32pscalef16::pack)) into `buf`.
+    pub fn pack(n: usize, k: usize, bl: usize, w: &[u8], w_stride: usize, buf: &'w mut [u8]) -> Result<Self> {
+        let size = Self::packed_size(n, k, bl)?;
+        qsi4c32pscalef16::pack(&Self::RHS, n, k, bl, w, w_stride, buf)?;
+        Self::from_packed(n, k, bl, &buf[..size])
+    }
+}
+
+impl<'w> Linear<'w, Qai8dxpQsi8cxp> {
+    /// Bytes of packed weights for `n` channels of depth `k`.
+    pub fn packed_size(n: usize, k: usize) -> Result<usize> {
+        Self::size(n, k, 0)
+    }
+
+    /// Packs int8 weights with per-channel scales and an optional bias
+    /// ([`rhs::qsi8cxp::pack`](crate::rhs::qsi8cxp::pack)) into `buf`.
+    pub fn pack(
+        n: usize,
+        k: usize,
+        w: &Int8Source<'_>,
+        scale: &[f32],
+        bias: Option<&[f32]>,
+        buf: &'w mut [u8],
+    ) -> Result<Self> {
+        let size = Self::packed_size(n, k)?;
+        qsi8cxp::pack(&Self::RHS, n, k, w, scale, bias, buf)?;
+        Self::from_packed(n, k, 0, &buf[..size])
+    }
+}
+
+impl<F: Operator> Linear<'_, F> {
+    /// The RHS packing (the LHS side, `mr`, does not matter to an RHS packer).
+    const RHS: Packing = F::RHS_PACKING;
+}
+
+/// A prepared call of a [`Linear`] layer: the activations are quantized and packed (in the
+/// caller's scratch), the kernel is chosen; run it whole ([`Prepared::run`]) or in parts.
+#[derive(Debug)]
+pub struct Prepared<'w, 's, F: Operator> {
+    layer: Linear<'w, F>,
+    kernel: &'static Kernel<F>,
+    cpu: CpuFeatures,
+    m: usize,
+    lhs: &'s [u8],
+    clamp: Clamp,
+}
+
+impl<'w, 's, F: Operator> Prepared<'w, 's, F> {
+    /// The same call with an output clamp (default: none).
+    #[must_use]
+    pub fn with_clamp(mut self, clamp: Clamp) -> Self {
+        self.clamp = clamp;
+        self
+    }
+
+    /// The kernel this call runs.
+    pub fn kernel(&self) -> &'static Kernel<F> {
+        self.kernel
+    }
+
+    /// Rows of the call.
+    pub fn m(&self) -> usize {
+        self.m
+    }
+
+    /// Writes the whole `m x n` output (dense rows) into `out`.
+    pub fn run(&self, out: &mut [f32]) -> Result<()> {
+        let (m, n) = (self.m, self.layer.n);
+        let args = crate::MatmulArgs::new(m, n, self.layer.k).with_block_len(self.layer.bl).with_clamp(self.clamp);
+        self.kernel.run(&self.cpu, self.lhs, self.layer.weights, out, &args)
+    }
+
+    /// Cuts the `m x n` output into at most `parts` (`1..=MAX_PARTS`) rectangles with starts on
+    /// the kernel's `m_step` and `n_step` and about equal numbers of steps: a grid of `pr` row
+    /// bands by `pc` column bands (`pr * pc <= parts`) chosen to make the largest rectangle as
+    /// small as possible, then the fewest rectangles. Every output element is in exactly one.
+    pub fn split(&self, parts: usize) -> heapless::Vec<Rect, MAX_PARTS> {
+        split(self.m, self.layer.n, self.kernel.m_step(), self.kernel.n_step(), parts)
+    }
+
+    /// The rectangles of [`Prepared::split`] as [`Part`]s writing into `out` (the whole
+    /// `m x n` output, dense rows). Each part is `Send` and runs once; the parts write disjoint
+    /// elements, so they may run concurrently on any threads, in any order.
+    pub fn parts<'o>(&'o self, out: &'o mut [f32], parts: usize) -> Result<heapless::Vec<Part<'o, F>, MAX_PARTS>> {
+        let (m, n) = (self.m, self.layer.n);
+        let needed = m.checked_mul(n).ok_or(Error::SizeOverflow)?;
+        if out.len() < needed {
+            return Err(Error::BufferTooShort { buffer: Buffer::Dst, given: out.len(), needed });
+        }
+        let p = self.kernel.packing();
+        let lhs_tile = F::lhs_tile_stride(self.layer.k, self.layer.bl, &p)?;
+        let rhs_tile = F::rhs_tile_stride(self.layer.k, self.layer.bl, &p)?;
+        let dst = out.as_mut_ptr();
+        let mut v = heapless::Vec::new();
+        for r in self.split(parts) {
+            // In bounds: `r` lies inside `m x n` and starts on tile boundaries (`m_step` is a
+            // multiple of `mr`, `n_step` of `nr`), so these offsets are inside the LHS tiles
+            // `prepare` packed, the weights and `out`.
+            let args = UncheckedArgs {
+                m: r.m,
+                n: r.n,
+                k: self.layer.k,
+                bl: self.layer.bl,
+                lhs_packed: self.lhs[r.m_idx / p.mr * lhs_tile..].as_ptr(),
+                rhs_packed: self.layer.weights[r.n_idx / p.nr * rhs_tile..].as_ptr(),
+                dst: dst.wrapping_add(r.m_idx * n + r.n_idx),
+                dst_stride_row: 4 * n,
+                clamp_min: self.clamp.min(),
+                clamp_max: self.clamp.max(),
+            };
+            // `split` returns at most MAX_PARTS rectangles.
+            let _ = v.push(Part { kernel: self.kernel, rect: r, args, output: PhantomData });
+        }
+        Ok(v)
+    }
+
+    /// Runs the call on up to `threads` `std::thread::scope` threads, one [`Part`] each (the
+    /// calling thread runs one of them), into `out` (the whole `m x n` output).
+    #[cfg(feature = "std")]
+    pub fn run_parallel(&self, out: &mut [f32], threads: usize) -> Result<()> {
+        let mut parts = self.parts(out, threads)?;
+        let first = parts.pop();
+        std::thread::scope(|s| {
+            for part in parts {
+                s.spawn(move || part.run());
+            }
+            if let Some(part) = first {
+                part.run();
+            }
+        });
+        Ok(())
+    }
+}
+
+/// One rectangle of a [`Prepared`] call, ready to run on any thread ([`Prepared::parts`]).
+pub struct Part<'o, F: Operator> {
+    kernel: &'static Kernel<F>,
+    rect: Rect,
+    args: UncheckedArgs,
+    output: PhantomData<&'o mut [f32]>,
+}
+
+// SAFETY: a `Part` is the only handle to its rectangle of the output (the parts of one call
+// are disjoint and `Prepared::parts` borrows the output mutably for their lifetime) and reads
+// only the packed buffers, which nothing writes while the parts live (shared borrows). Moving
+// it to another thread therefore shares nothing mutable.
+unsafe impl<F: Operator> Send for Part<'_, F> {}
+
+impl<F: Operator> Part<'_, F> {
+    /// The output rectangle this part writes.
+    pub fn rect(&self) -> Rect {
+        self.rect
+    }
+
+    /// Computes the rectangle.
+    pub fn run(self) {
+        // SAFETY: the kernel was selected for the call's `CpuFeatures`, which can only hold
+        // features the CPU has; `m, n, k >= 1` (`split` makes no empty rectangle) and `bl`
+        // passed the family's checks; the pointers were derived in `Prepared::parts` from
+        // the packed activations, the packed weights and the output, at the rectangle's
+        // tiles, which hold `ceil(m/mr)` / `ceil(n/nr)` whole tiles from there; the output
+        // rectangle (rows `4n` bytes apart) lies inside `out`, is written by this part only,
+        // and does not overlap the packed buffers (separate borrows); the clamp is valid.
+        unsafe { self.kernel.run_unchecked(&self.args) }
+    }
+}
+
+impl<F: Operator> core::fmt::Debug for Part<'_, F> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Part").field("kernel", &self.kernel.name()).field("rect", &self.rect).finish()
+    }
+}
+
+/// `len` steps in `bands` near-equal contiguous ranges: range `i` as `(first step, steps)`.
+fn band(len: usize, bands: usize, i: usize) -> (usize, usize) {
+    let (q, r) = (len / bands, len % bands);
+    (i * q + i.min(r), q + usize::from(i < r))
+}
+
+/// See [`Prepared::split`]: `m x n` in steps of `ms x ns`, at most `parts` rectangles.
+pub fn split(m: usize, n: usize, ms: usize, ns: usize, parts: usize) -> heapless::Vec<Rect, MAX_PARTS> {
+    let mut out = heapless::Vec::new();
+    if m == 0 || n == 0 || ms == 0 || ns == 0 {
+        return out;
+    }
+    let (mt, nt) = (m.div_ceil(ms), n.div_ceil(ns));
+    let parts = parts.clamp(1, MAX_PARTS);
+    // The grid whose largest rectangle (in steps) is smallest; then the fewest rectangles.
+    let mut best = (usize::MAX, usize::MAX, 1, 1);
+    for pr in 1..=parts.min(mt) {
+        let pc = (parts / pr).min(nt);
+        let largest = mt.div_ceil(pr) * nt.div_ceil(pc);
+        let key = (largest, pr * pc, pr, pc);
+        if key < best {
+            best = key;
+        }
+    }
+    let (_, _, pr, pc) = best;
+    for i in 0..pr {
+        let (r0, rs) = band(mt, pr, i);
+        for j in 0..pc {
+            let (c0, cs) = band(nt, pc, j);
+            let (m_idx, n_idx) = (r0 * ms, c0 * ns);
+            let rect = Rect { m_idx, n_idx, m: (rs * ms).min(m - m_idx), n: (cs * ns).min(n - n_idx) };
+            // At most `pr * pc <= MAX_PARTS` rectangles.
+            let _ = out.push(rect);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_covers_every_element_once_on_step_boundaries() {
+        for (m, n, ms, ns) in [(1, 4096, 1, 16), (16, 384, 16, 4), (40, 1536, 24, 4), (7, 13, 4, 8), (1, 3, 1, 4)] {
+            for parts in 1..=70 {
+                let rects = split(m, n, ms, ns, parts);
+                assert!(!rects.is_empty() && rects.len() <= parts.clamp(1, MAX_PARTS));
+                let mut seen = [[0u8; 4096]; 40];
+                for r in &rects {
+                    assert!(r.m > 0 && r.n > 0 && r.m_idx % ms == 0 && r.n_idx % ns == 0, "{r:?}");
+                    for row in &mut seen[r.m_idx..r.m_idx + r.m] {
+                        row[r.n_idx..r.n_idx + r.n].iter_mut().for_each(|s| *s += 1);
+                    }
+                }
+                assert!(seen[..m].iter().all(|row| row[..n].iter().all(|&s| s == 1)), "{m} {n} {parts}");
+            }
+        }
+    }
+
+    #[test]
+    fn split_balances_work() {
+        // 4096 columns in steps of 16 over 8 parts: 8 column bands of 32 steps each.
+        let rects = split(1, 4096, 1, 16, 8);
+        assert_eq!(rects.len(), 8);
+        assert!(rects.iter().all(|r| r.n == 512));
+        // 64 rows x 384 columns, steps 16 x 4, 4 parts: the largest part holds a quarter.
+        let rects = split(64, 384, 16, 4, 4);
+        assert!(rects.iter().all(|r| r.m * r.n == 64 * 384 / 4), "{rects:?}");
+    }
+}

@@ -1,0 +1,265 @@
+//! The operator layer (`qgemm::op`): for every family, `Linear::run` equals the catalogue kernel
+//! it picks run by hand and the scalar reference, bit for bit, on every tier the CPU has; any
+//! split of the output (sequential parts in any order, `run_parallel` on threads) gives the
+//! same bits; the family `pack` functions give the packer's bytes; bad calls are rejected.
+
+#[allow(unused_macros)] // family_suite!
+mod common;
+
+#[path = "../examples/support/families.rs"]
+#[allow(dead_code)]
+mod families;
+
+use common::Rng;
+use families::{Fam, Q40, Qsi4c32p, Qsi4cxp, Qsi8cxp, ScaleStyle, WeightStyle};
+use qgemm::error::{Buffer, Dim, Param};
+use qgemm::op::{Linear, Operator};
+use qgemm::rhs::Layout;
+use qgemm::{Clamp, CpuFeatures, Error, Family, Feature, Kernel, MatmulArgs, Tier};
+
+/// The CPUs to compare: the detected one and the same without i8mm, without dotprod, without
+/// NEON (each lower tier the machine has).
+fn cpus() -> Vec<CpuFeatures> {
+    let cpu = CpuFeatures::detect();
+    let mut v = vec![cpu];
+    for f in [Feature::I8mm, Feature::Dotprod, Feature::Neon] {
+        let last = *v.last().unwrap();
+        let lower = last.without(f);
+        if lower != last {
+            v.push(lower);
+        }
+    }
+    v
+}
+
+/// Raw weights for `n x k`, packed with the operator's packing.
+fn packed<X: Fam>(rng: &mut Rng, n: usize, k: usize, bl: usize) -> Vec<u8>
+where
+    X::F: Operator,
+{
+    let mut next = || rng.next_u64();
+    let raw = X::random_rhs(&mut next, n, k, bl, Layout::NxK, WeightStyle::Random, ScaleStyle::Normal, true);
+    let p = <X::F as Operator>::RHS_PACKING;
+    let mut out = vec![0u8; X::rhs_packed_size(&p, n, k, bl).unwrap()];
+    X::pack_rhs(&p, n, k, bl, &raw.view(), &mut out).unwrap();
+    out
+}
+
+/// `kernel` run by hand on activations packed by the family's packer: the reference output.
+#[allow(clippy::too_many_arguments)]
+fn by_hand<X: Fam>(
+    kernel: &Kernel<X::F>,
+    cpu: &CpuFeatures,
+    x: &[f32],
+    w: &[u8],
+    m: usize,
+    n: usize,
+    k: usize,
+    bl: usize,
+) -> Vec<f32> {
+    let p = kernel.packing();
+    let mut lhs = vec![0u8; kernel.lhs_packed_size(m, k, bl).unwrap()];
+    X::pack_lhs(&p, m, k, bl, 0, x, k, &mut lhs).unwrap();
+    let mut out = vec![0f32; m * n];
+    kernel.run(cpu, &lhs, w, &mut out, &MatmulArgs::new(m, n, k).with_block_len(bl)).unwrap();
+    out
+}
+
+fn bits(v: &[f32]) -> Vec<u32> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+fn family<X: Fam>()
+where
+    X::F: Operator,
+{
+    let bl = if <X::F as Family>::BLOCKED { 32 } else { 0 };
+    let mut rng = Rng(0x0_9e7a);
+    let mut ran = 0;
+    for (m, n, k) in [(1, 13, 64), (1, 64, 96), (2, 40, 64), (5, 13, 128), (16, 64, 64), (33, 24, 96), (64, 36, 32)] {
+        let w = packed::<X>(&mut rng, n, k, bl);
+        let layer = Linear::<X::F>::from_packed(n, k, bl, &w).unwrap();
+        let x: Vec<f32> = (0..m * k).map(|_| rng.f32(-2.0, 2.0)).collect();
+        let mut scratch = vec![0u8; layer.scratch_size(m).unwrap()];
+        let mut want: Option<Vec<u32>> = None;
+        for cpu in cpus() {
+            let mut y = vec![f32::NAN; m * n];
+            layer.run(&cpu, m, &x, &mut y, &mut scratch).unwrap();
+            let kernel = layer.kernel(&cpu, m).unwrap();
+            assert_eq!(kernel.packing().mr == 1, m == 1, "{}", kernel.name());
+            assert_eq!(bits(&y), bits(&by_hand::<X>(kernel, &cpu, &x, &w, m, n, k, bl)), "{}", kernel.name());
+            // Every tier gives the same bits (here: the first CPU's).
+            let got = bits(&y);
+            assert_eq!(want.get_or_insert_with(|| got.clone()), &got, "{} m {m} n {n} k {k}", kernel.name());
+            ran += 1;
+
+            // Any split, parts run in reverse order, equals one call; so do threads.
+            let mut scratch2 = scratch.clone();
+            let prepared = layer.prepare(&cpu, m, &x, &mut scratch2).unwrap();
+            for p in [1, 2, 3, 4, 7, 8, 16, 100] {
+                let mut z = vec![f32::NAN; m * n];
+                let mut parts = prepared.parts(&mut z, p).unwrap();
+                assert!(!parts.is_empty() && parts.len() <= p.min(qgemm::op::MAX_PARTS));
+                while let Some(part) = parts.pop() {
+                    let r = part.rect();
+                    assert!(r.m_idx % kernel.m_step() == 0 && r.n_idx % kernel.n_step() == 0);
+                    part.run();
+                }
+                drop(parts);
+                assert_eq!(bits(&z), got, "{} split into {p}", kernel.name());
+                #[cfg(feature = "std")]
+                {
+                    let mut t = vec![f32::NAN; m * n];
+                    prepared.run_parallel(&mut t, p).unwrap();
+                    assert_eq!(bits(&t), got, "{} on {p} threads", kernel.name());
+                }
+            }
+            // The clamp applies to every part.
+            let c = Clamp::new(-0.25, 0.25).unwrap();
+            let mut scratch3 = scratch.clone();
+            let clamped = layer.prepare(&cpu, m, &x, &mut scratch3).unwrap().with_clamp(c);
+            let mut t = vec![f32::NAN; m * n];
+            for part in clamped.parts(&mut t, 3).unwrap() {
+                part.run();
+            }
+            let want_c: Vec<u32> = y.iter().map(|v| v.clamp(-0.25, 0.25).to_bits()).collect();
+            assert_eq!(bits(&t), want_c);
+        }
+    }
+    println!("{}: {ran} operator runs compared", <X::F as Family>::NAME);
+}
+
+#[test]
+fn qai8dxp_qsi4cxp_operator_matches_kernels_and_splits() {
+    family::<Qsi4cxp>();
+}
+
+#[test]
+fn qai8dxp_qsi4c32p_operator_matches_kernels_and_splits() {
+    family::<Qsi4c32p>();
+}
+
+#[test]
+fn qsi8d32p_qsi4c32p_operator_matches_kernels_and_splits() {
+    family::<Q40>();
+}
+
+#[test]
+fn qai8dxp_qsi8cxp_operator_matches_kernels_and_splits() {
+    family::<Qsi8cxp>();
+}
+
+#[test]
+fn family_pack_functions_give_the_packers_bytes() {
+    use qgemm::half::bf16;
+    use qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p;
+    use qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp;
+    use qgemm::qai8dxp_qsi8cxp::Qai8dxpQsi8cxp;
+    use qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p;
+    use qgemm::rhs::qsi4c32p::BlockScales;
+    use qgemm::rhs::qsi8cxp::Int8Source;
+    use qgemm::rhs::{Int4Encoding, Int4Source, qsi4c32p, qsi4c32pscalef16, qsi4cxp, qsi8cxp};
+
+    let (n, k, bl) = (12, 64, 32);
+    let mut rng = Rng(5);
+    let nib: Vec<u8> = (0..n * k / 2).map(|_| rng.next_u64() as u8).collect();
+    let src = Int4Source::nxk(&nib, k, Int4Encoding::ZeroPoint8);
+    let scale: Vec<f32> = (0..n).map(|_| rng.f32(0.01, 0.1)).collect();
+    let bias: Vec<f32> = (0..n).map(|_| rng.f32(-1.0, 1.0)).collect();
+
+    let p = <Qai8dxpQsi4cxp as Operator>::RHS_PACKING;
+    let mut a = vec![0u8; Linear::<Qai8dxpQsi4cxp>::packed_size(n, k).unwrap()];
+    let mut b = a.clone();
+    qsi4cxp::pack(&p, n, k, &src, &scale, Some(&bias), &mut b).unwrap();
+    assert_eq!(Linear::<Qai8dxpQsi4cxp>::pack(n, k, &src, &scale, Some(&bias), &mut a).unwrap().weights(), &b[..]);
+
+    let bs: Vec<bf16> = (0..n * k / bl).map(|_| bf16::from_f32(rng.f32(0.01, 0.1))).collect();
+    let sc = BlockScales::dense(&bs, k / bl);
+    let p = <Qai8dxpQsi4c32p as Operator>::RHS_PACKING;
+    let mut a = vec![0u8; Linear::<Qai8dxpQsi4c32p>::packed_size(n, k, bl).unwrap()];
+    let mut b = a.clone();
+    qsi4c32p::pack(&p, n, k, bl, &src, &sc, None, &mut b).unwrap();
+    assert_eq!(Linear::<Qai8dxpQsi4c32p>::pack(n, k, bl, &src, &sc, None, &mut a).unwrap().weights(), &b[..]);
+
+    let row = (k / bl) * (2 + bl / 2);
+    let mut q4 = vec![0u8; n * row];
+    for (i, byte) in q4.iter_mut().enumerate() {
+        *byte = if i % (2 + bl / 2) < 2 { [0x00, 0x2c][i % 2] } else { rng.next_u64() as u8 };
+    }
+    let p = <Qsi8d32pQsi4c32p as Operator>::RHS_PACKING;
+    let mut a = vec![0u8; Linear::<Qsi8d32pQsi4c32p>::packed_size(n, k, bl).unwrap()];
+    let mut b = a.clone();
+    qsi4c32pscalef16::pack(&p, n, k, bl, &q4, row, &mut b).unwrap();
+    assert_eq!(Linear::<Qsi8d32pQsi4c32p>::pack(n, k, bl, &q4, row, &mut a).unwrap().weights(), &b[..]);
+
+    let w8: Vec<i8> = (0..n * k).map(|_| rng.next_u64() as i8).collect();
+    let p = <Qai8dxpQsi8cxp as Operator>::RHS_PACKING;
+    let mut a = vec![0u8; Linear::<Qai8dxpQsi8cxp>::packed_size(n, k).unwrap()];
+    let mut b = a.clone();
+    qsi8cxp::pack(&p, n, k, &Int8Source::nxk(&w8, k), &scale, None, &mut b).unwrap();
+    let layer = Linear::<Qai8dxpQsi8cxp>::pack(n, k, &Int8Source::nxk(&w8, k), &scale, None, &mut a).unwrap();
+    assert_eq!(layer.weights(), &b[..]);
+    assert_eq!((layer.n(), layer.k(), layer.bl()), (n, k, 0));
+}
+
+#[test]
+fn bad_calls_are_rejected() {
+    use qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p;
+    use qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp;
+    type L<'a> = Linear<'a, Qai8dxpQsi4cxp>;
+    let (n, k) = (8, 64);
+    let size = L::packed_size(n, k).unwrap();
+    let w = vec![0u8; size];
+    assert_eq!(
+        L::from_packed(n, k, 0, &w[..size - 1]).unwrap_err(),
+        Error::BufferTooShort { buffer: Buffer::RhsPacked, given: size - 1, needed: size }
+    );
+    assert_eq!(L::from_packed(0, k, 0, &w).unwrap_err(), Error::ZeroDim { dim: Dim::N });
+    assert_eq!(L::from_packed(n, 0, 0, &w).unwrap_err(), Error::ZeroDim { dim: Dim::K });
+    assert_eq!(L::from_packed(n, k, 32, &w).unwrap_err(), Error::Unsupported { param: Param::BlockLen, value: 32 });
+    assert!(matches!(
+        Linear::<Qai8dxpQsi4c32p>::from_packed(n, 48, 32, &w),
+        Err(Error::NotMultiple { dim: Dim::K, .. })
+    ));
+    assert_eq!(L::packed_size(usize::MAX, k).unwrap_err(), Error::SizeOverflow);
+
+    let layer = L::from_packed(n, k, 0, &w).unwrap();
+    let cpu = CpuFeatures::detect();
+    let m = 3;
+    let x = vec![0.5f32; m * k];
+    let need = layer.scratch_size(m).unwrap();
+    let mut scratch = vec![0u8; need];
+    let mut y = vec![0f32; m * n];
+    // m = 0: an empty call, as in the kernels; nothing is written.
+    y.fill(7.0);
+    layer.run(&cpu, 0, &[], &mut [], &mut []).unwrap();
+    let empty = layer.prepare(&cpu, 0, &x, &mut scratch).unwrap();
+    assert!(empty.parts(&mut y, 4).unwrap().is_empty());
+    empty.run(&mut y).unwrap();
+    assert!(y.iter().all(|&v| v == 7.0));
+    assert_eq!(
+        layer.run(&cpu, m, &x[1..], &mut y, &mut scratch).unwrap_err(),
+        Error::BufferTooShort { buffer: Buffer::Lhs, given: m * k - 1, needed: m * k }
+    );
+    let used = layer.kernel(&cpu, m).unwrap().lhs_packed_size(m, k, 0).unwrap();
+    assert!(matches!(
+        layer.run(&cpu, m, &x, &mut y, &mut scratch[..used - 1]),
+        Err(Error::BufferTooShort { buffer: Buffer::LhsPacked, .. })
+    ));
+    assert!(matches!(
+        layer.run(&cpu, m, &x, &mut y[1..], &mut scratch),
+        Err(Error::BufferTooShort { buffer: Buffer::Dst, .. })
+    ));
+    let mut bad = x.clone();
+    bad[5] = f32::NAN;
+    assert!(matches!(layer.run(&cpu, m, &bad, &mut y, &mut scratch), Err(Error::NonFinite { .. })));
+    let prepared = layer.prepare(&cpu, m, &x, &mut scratch).unwrap();
+    assert!(matches!(prepared.parts(&mut y[..m * n - 1], 2), Err(Error::BufferTooShort { buffer: Buffer::Dst, .. })));
+    // The scratch size covers every kernel of the packing on every CPU.
+    for kernel in
+        <Qai8dxpQsi4cxp as Family>::kernels().iter().filter(|kn| kn.packing().nr == 8 && kn.packing().kr == 16)
+    {
+        assert!(kernel.lhs_packed_size(m, k, 0).unwrap() <= need, "{}", kernel.name());
+    }
+    assert_eq!(layer.kernel(&CpuFeatures::NONE, 1).unwrap().tier(), Tier::Scalar);
+}
