@@ -284,7 +284,10 @@ def write(out, kernels, krows, prow, mrows, selected, quick):
     w(f"Command per family and m: `icount --cpu max --sym qgemm:: --json FILE -- bench --family F --m M --n {N}")
     w(f"--k {K} --bl {BL} --iters 1 --no-kernels`: the LHS quantize-and-pack of m rows at the `mr` of the kernel")
     w("`select` picks for m, and the RHS pack of the n x k weights at the preferred packing; instructions of")
-    w("`qgemm::lhs::*` or `qgemm::rhs::*` over 2 calls (warm-up + 1), per call and per packed output byte.\n")
+    w("`qgemm::lhs::*` or `qgemm::rhs::*` over 2 calls (warm-up + 1), per call and per packed output byte.")
+    w("Code outside those names is not counted: libc's `memcpy` and out-of-line copies of generic `core`")
+    w("functions (a packer's hot loop must not call one: an out-of-line `Chain::fold` once hid 69 M instructions")
+    w("per call of the `qsi4c32p` packer here).\n")
     w("| family | packer | m | insns/call | packed bytes | insns/byte |")
     w("|---|---|--:|--:|--:|--:|")
     for r in prow:

@@ -46,7 +46,7 @@ use half::bf16;
 
 use crate::error::{Buffer, Dim, Error, Param, Result};
 use crate::lhs::{qai8dxp, qsi8d32p};
-use crate::matmul::{Clamp, Family, Kernel, Tier, UncheckedArgs};
+use crate::matmul::{Clamp, Family, Kernel, UncheckedArgs};
 use crate::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p;
 use crate::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp;
 use crate::qai8dxp_qsi8cxp::Qai8dxpQsi8cxp;
@@ -151,27 +151,17 @@ pub struct Rect {
 }
 
 impl<'w, F: Operator> Linear<'w, F> {
-    /// Checks `n`, `k` and `bl` for the family (the block rules of the per-block families,
-    /// `bl == 0` for the others).
-    fn check_shape(n: usize, k: usize, bl: usize) -> Result<()> {
+    /// Bytes of packed weights for `n` channels of depth `k` (`bl` for the per-block families),
+    /// after the checks every kernel of the packing makes of `k` and `bl`.
+    fn size(n: usize, k: usize, bl: usize) -> Result<usize> {
         if n == 0 {
             return Err(Error::ZeroDim { dim: Dim::N });
         }
-        if k == 0 {
-            return Err(Error::ZeroDim { dim: Dim::K });
-        }
-        if !F::BLOCKED && bl != 0 {
-            return Err(Error::Unsupported { param: Param::BlockLen, value: bl });
-        }
+        let kernel = Self::kernels().next().ok_or(Self::NO_KERNEL)?;
+        kernel.check_depth(k, bl)?;
+        // The activations' tiles of this depth have a size too.
         F::lhs_tile_stride(k, bl, &F::RHS_PACKING)?;
-        Ok(())
-    }
-
-    /// Bytes of packed weights for `n` channels of depth `k` (`bl` for the per-block families).
-    fn size(n: usize, k: usize, bl: usize) -> Result<usize> {
-        Self::check_shape(n, k, bl)?;
-        let ts = F::rhs_tile_stride(k, bl, &F::RHS_PACKING)?;
-        n.div_ceil(F::RHS_PACKING.nr).checked_mul(ts).ok_or(Error::SizeOverflow)
+        kernel.rhs_packed_size(n, k, bl)
     }
 
     /// Wraps weights packed earlier (by the `pack` function of this family's `Linear`, or by
@@ -206,22 +196,19 @@ impl<'w, F: Operator> Linear<'w, F> {
         self.weights
     }
 
+    /// The error for a family without kernels of its own `RHS_PACKING`: never returned (every
+    /// family's scalar tier serves its preferred packing on every target).
+    const NO_KERNEL: Error = Error::Unsupported { param: Param::Nr, value: F::RHS_PACKING.nr };
+
     /// The kernels that consume these weights, in catalogue order (best first).
     fn kernels() -> impl Iterator<Item = &'static Kernel<F>> {
-        let p = F::RHS_PACKING;
-        F::kernels().iter().copied().filter(move |k| {
-            let q = k.packing();
-            (q.nr, q.kr, q.sr) == (p.nr, p.kr, p.sr)
-        })
+        F::kernels().iter().copied().filter(|k| k.packing().same_rhs(&F::RHS_PACKING))
     }
 
     /// The kernel [`Linear::run`] uses for `m` rows on `cpu`: a GEMV kernel for `m = 1`, a
     /// GEMM kernel otherwise, of the highest tier `cpu` has.
     pub fn kernel(&self, cpu: &CpuFeatures, m: usize) -> Result<&'static Kernel<F>> {
-        let best = crate::matmul::select_for::<F>(cpu, m, &F::RHS_PACKING);
-        // Every family has scalar kernels for its preferred packing, so this never fails.
-        best.or_else(|| Self::kernels().find(|k| k.tier() == Tier::Scalar))
-            .ok_or(Error::Unsupported { param: Param::Nr, value: F::RHS_PACKING.nr })
+        crate::matmul::select_for::<F>(cpu, m, &F::RHS_PACKING).ok_or(Self::NO_KERNEL)
     }
 
     /// Bytes of scratch [`Linear::run`] and [`Linear::prepare`] need for `m` rows, on any CPU
@@ -498,7 +485,8 @@ fn band(len: usize, bands: usize, i: usize) -> (usize, usize) {
     (i * q + i.min(r), q + usize::from(i < r))
 }
 
-/// See [`Prepared::split`]: `m x n` in steps of `ms x ns`, at most `parts` rectangles.
+/// See [`Prepared::split`]: `m x n` in steps of `ms x ns`, at most `parts` rectangles (none
+/// when `m`, `n`, `ms` or `ns` is 0).
 pub fn split(m: usize, n: usize, ms: usize, ns: usize, parts: usize) -> heapless::Vec<Rect, MAX_PARTS> {
     let mut out = heapless::Vec::new();
     if m == 0 || n == 0 || ms == 0 || ns == 0 {

@@ -89,6 +89,12 @@ impl Packing {
         Ok(())
     }
 
+    /// Whether the RHS sides of the two packings are the same (`nr`, `kr`, `sr`; `mr` is the LHS
+    /// side), so weights packed for one serve kernels of the other.
+    pub(crate) const fn same_rhs(&self, other: &Packing) -> bool {
+        self.nr == other.nr && self.kr == other.kr && self.sr == other.sr
+    }
+
     /// `n_idx % nr == 0`.
     pub(crate) fn check_n_start(&self, n_idx: usize) -> Result<()> {
         if !n_idx.is_multiple_of(self.nr) {

@@ -169,6 +169,12 @@ mod qai8dxp_qsi8cxp {
             pack(&p, n, k, &src, &scale, Some(&bias[..4]), &mut out),
             Err(Error::BufferTooShort { buffer: Buffer::Bias, given: 4, needed: 5 })
         );
+        let mut nan_scale = scale.clone();
+        nan_scale[2] = f32::NAN;
+        assert_eq!(
+            pack(&p, n, k, &src, &nan_scale, None, &mut out),
+            Err(Error::NonFinite { buffer: Buffer::Scale, index: 2 })
+        );
         let mut inf_bias = bias.clone();
         inf_bias[4] = f32::INFINITY;
         assert_eq!(

@@ -155,10 +155,9 @@ pub fn available<F: Family>(cpu: &CpuFeatures) -> heapless::Vec<&'static Kernel<
 /// For `m <= 1` a GEMV kernel (`mr = 1`) is preferred, otherwise a GEMM kernel (`mr > 1`); then
 /// the highest available tier; then catalogue order.
 pub fn select_for<F: Family>(cpu: &CpuFeatures, m: usize, rhs: &Packing) -> Option<&'static Kernel<F>> {
-    let same_rhs = |p: &Packing| p.nr == rhs.nr && p.kr == rhs.kr && p.sr == rhs.sr;
     let fit = |p: &Packing| (m <= 1) == (p.mr == 1);
     let mut best: Option<&'static Kernel<F>> = None;
-    for &k in F::kernels().iter().filter(|k| k.is_available(cpu) && same_rhs(&k.packing)) {
+    for &k in F::kernels().iter().filter(|k| k.is_available(cpu) && k.packing.same_rhs(rhs)) {
         let better = match best {
             None => true,
             Some(b) => (fit(&k.packing), k.tier) > (fit(&b.packing), b.tier),

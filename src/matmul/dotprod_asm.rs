@@ -99,6 +99,51 @@ pub(crate) unsafe fn blocked_gemm(
     unsafe { gemm(args, &layout, &quads(tiles)[..m_step / 4]) }
 }
 
+/// Per-channel GEMV ([`gemv`]) on packing `p` (`mr = 1`): `wide` over `tiles` RHS tiles per
+/// step, `narrow` (one RHS tile) for the columns left over; `layout` is the family's
+/// `asm_layout`.
+///
+/// # Safety
+///
+/// The contract of [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for a kernel with
+/// packing `p` of the family whose layout `layout` gives, `strides` its tile strides; `wide`
+/// and `narrow` are tile functions of that packing, `nr * tiles <= 16`.
+#[inline(always)]
+pub(crate) unsafe fn per_channel_gemv(
+    args: &UncheckedArgs,
+    strides: &TileStrides,
+    p: &Packing,
+    layout: impl Fn(&UncheckedArgs, &TileStrides, &Packing) -> Layout,
+    tiles: usize,
+    wide: TileFn,
+    narrow: TileFn,
+) {
+    // SAFETY: forwarded from the caller's contract; the layout is the family's for `p`.
+    unsafe { gemv(args, &layout(args, strides, p), tiles, wide, narrow) }
+}
+
+/// Per-channel GEMM ([`gemm`]) on packing `p` (`mr = 4`), `m_step` rows per step; `layout` is
+/// the family's `asm_layout`.
+///
+/// # Safety
+///
+/// The contract of [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for a kernel with
+/// packing `p` of the family whose layout `layout` gives, `strides` its tile strides; `tiles`
+/// are that packing's tile functions for 1, 2, ... LHS tiles, `m_step <= 4 * tiles.len()`.
+#[inline(always)]
+pub(crate) unsafe fn per_channel_gemm(
+    args: &UncheckedArgs,
+    strides: &TileStrides,
+    p: &Packing,
+    layout: impl Fn(&UncheckedArgs, &TileStrides, &Packing) -> Layout,
+    m_step: usize,
+    tiles: &[TileFn],
+) {
+    // SAFETY: forwarded from the caller's contract; the layout is the family's for `p`; each
+    // tile function computes one column quad (4 divides `nr`), at most `m_step / 4` LHS tiles.
+    unsafe { gemm(args, &layout(args, strides, p), &quads(tiles)[..m_step / 4]) }
+}
+
 /// The GEMM table of the dotprod tile functions `tiles` (for 1, 2, ... LHS tiles, at most 4):
 /// each computes one column quad.
 pub(crate) fn quads(tiles: &[TileFn]) -> [TileKernel; 4] {

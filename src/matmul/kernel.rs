@@ -179,7 +179,9 @@ impl<F: Family> Kernel<F> {
         Ok(())
     }
 
-    fn check_depth(&self, k: usize, bl: usize) -> Result<()> {
+    /// `k >= 1`, and `bl` legal for the family: 0 for the per-channel ones, a multiple of 32
+    /// dividing `k` for the per-block ones.
+    pub(crate) fn check_depth(&self, k: usize, bl: usize) -> Result<()> {
         if k == 0 {
             return Err(Error::ZeroDim { dim: Dim::K });
         }

@@ -134,11 +134,15 @@ pub fn pack(
                     let at = (16 * g / bd + t) * nr * bd + i * bd;
                     area[at..at + bd].copy_from_slice(chunk);
                 }
-                // One rounded f32 add per bd-byte chunk (2*bd values); the product is exact.
+                // One rounded f32 add per bd-byte chunk (2*bd values: depths `t` and `t + 16`
+                // for its bytes `t`); the product is exact. The chunk sums come from prefix
+                // sums over the 16 byte pairs (exact integers), fixed-size code whatever `bd`.
+                let mut prefix = [0i32; 17];
+                for t in 0..16 {
+                    prefix[t + 1] = prefix[t] + i32::from(values[t]) + i32::from(values[16 + t]);
+                }
                 for chunk in 0..16 / bd {
-                    let lo = &values[chunk * bd..(chunk + 1) * bd];
-                    let hi = &values[16 + chunk * bd..16 + (chunk + 1) * bd];
-                    let s: i32 = lo.iter().chain(hi).map(|&v| i32::from(v)).sum();
+                    let s = prefix[(chunk + 1) * bd] - prefix[chunk * bd];
                     rsum += s as f32 * d;
                 }
             }

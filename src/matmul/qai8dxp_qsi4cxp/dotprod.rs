@@ -50,43 +50,8 @@ mod aarch64 {
     use super::super as fam;
     use super::super::Kernel;
     use super::super::asm_layout;
-    use crate::matmul::dotprod_asm::{Tile, TileFn, gemm, gemv, quads};
-    use crate::matmul::{Packing, RawKernel, Tier, TileStrides, UncheckedArgs};
-
-    /// GEMV over `tiles` RHS tiles per step (see [`gemv`]).
-    ///
-    /// # Safety
-    ///
-    /// As [`gemv`], with `args` packed with `packing` (`mr = 1`), `strides` their tile strides.
-    unsafe fn run_gemv(
-        args: &UncheckedArgs,
-        strides: &TileStrides,
-        packing: &Packing,
-        tiles: usize,
-        wide: TileFn,
-        narrow: TileFn,
-    ) {
-        // SAFETY: forwarded; the layout is the family's for this packing.
-        unsafe { gemv(args, &asm_layout(args, strides, packing), tiles, wide, narrow) }
-    }
-
-    /// GEMM over column quads, `m_step` rows per step (see [`gemm`]).
-    ///
-    /// # Safety
-    ///
-    /// As [`gemm`], with `args` packed with `packing` (`mr = 4`), `strides` their tile strides;
-    /// `tiles` the packing's tile functions for 1, 2, ... LHS tiles, `m_step <= 4 * tiles.len()`.
-    unsafe fn run_gemm(
-        args: &UncheckedArgs,
-        strides: &TileStrides,
-        packing: &Packing,
-        m_step: usize,
-        tiles: &[TileFn],
-    ) {
-        // SAFETY: forwarded; the layout is the family's for this packing; each tile function
-        // computes one column quad (4 divides `nr`).
-        unsafe { gemm(args, &asm_layout(args, strides, packing), &quads(tiles)[..m_step / 4]) }
-    }
+    use crate::matmul::dotprod_asm::{Tile, TileFn, per_channel_gemm, per_channel_gemv};
+    use crate::matmul::{RawKernel, Tier, UncheckedArgs};
 
     // -----------------------------------------------------------------------------------------
     // GEMV pieces (mr = 1). Registers:
@@ -430,38 +395,38 @@ mod aarch64 {
         tier: Dotprod, feature: "FEAT_DotProd", suffix: "_neon_dotprod";
         PACKING_1X8, "matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_", [
             /// GEMV over two `nr = 8` RHS tiles at a time (1 x 16 outputs per step).
-            DOTPROD_1X16 matmul_1x16_unchecked (1, 16) => run_gemv(2, tile_1x16, tile_1x8),
+            DOTPROD_1X16 matmul_1x16_unchecked (1, 16) => per_channel_gemv(asm_layout, 2, tile_1x16, tile_1x8),
             /// GEMV over one `nr = 8` RHS tile at a time.
-            DOTPROD_1X8 matmul_1x8_unchecked (1, 8) => run_gemv(1, tile_1x8, tile_1x8),
+            DOTPROD_1X8 matmul_1x8_unchecked (1, 8) => per_channel_gemv(asm_layout, 1, tile_1x8, tile_1x8),
         ];
         PACKING_1X4, "matmul_clamp_f32_qai8dxp1x8_qsi4cxp4x8_", [
             /// GEMV over one `nr = 4` RHS tile at a time.
-            DOTPROD_1X4 matmul_1x4_unchecked (1, 4) => run_gemv(1, tile_1x4, tile_1x4),
+            DOTPROD_1X4 matmul_1x4_unchecked (1, 4) => per_channel_gemv(asm_layout, 1, tile_1x4, tile_1x4),
         ];
         PACKING_4X8, "matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_", [
             /// GEMM, 16 rows (4 LHS tiles) x 8 columns per step, as two 16 x 4 column quads.
-            DOTPROD_16X8 matmul_16x8_unchecked (16, 8) => run_gemm(16, &GEMM_TILES),
+            DOTPROD_16X8 matmul_16x8_unchecked (16, 8) => per_channel_gemm(asm_layout, 16, &GEMM_TILES),
             /// GEMM, 4 rows x 8 columns per step.
-            DOTPROD_4X8 matmul_4x8_unchecked (4, 8) => run_gemm(4, &GEMM_TILES),
+            DOTPROD_4X8 matmul_4x8_unchecked (4, 8) => per_channel_gemm(asm_layout, 4, &GEMM_TILES),
         ];
         PACKING_4X4, "matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_", [
             /// GEMM, 16 rows (4 LHS tiles) x 4 columns per step.
-            DOTPROD_16X4 matmul_16x4_unchecked (16, 4) => run_gemm(16, &GEMM_TILES),
+            DOTPROD_16X4 matmul_16x4_unchecked (16, 4) => per_channel_gemm(asm_layout, 16, &GEMM_TILES),
             /// GEMM, 4 rows x 4 columns per step.
-            DOTPROD_4X4 matmul_4x4_unchecked (4, 4) => run_gemm(4, &GEMM_TILES),
+            DOTPROD_4X4 matmul_4x4_unchecked (4, 4) => per_channel_gemm(asm_layout, 4, &GEMM_TILES),
         ];
         PACKING_1X4_KR8, "matmul_clamp_f32_qai8dxp1x4_qsi4cxp4x4_", [
             /// GEMV on the kr 8 packing, one `nr = 4` RHS tile at a time.
-            DOTPROD_1X4_KR8 matmul_1x4_kr8_unchecked (1, 4) => run_gemv(1, tile_1x4_kr8, tile_1x4_kr8),
+            DOTPROD_1X4_KR8 matmul_1x4_kr8_unchecked (1, 4) => per_channel_gemv(asm_layout, 1, tile_1x4_kr8, tile_1x4_kr8),
         ];
         PACKING_4X8_KR8, "matmul_clamp_f32_qai8dxp4x4_qsi4cxp8x4_", [
             /// GEMM on the kr 8 packing, 16 rows (4 LHS tiles) x 8 columns per step, as two
             /// 16 x 4 column quads.
-            DOTPROD_16X8_KR8 matmul_16x8_kr8_unchecked (16, 8) => run_gemm(16, &GEMM8_TILES),
+            DOTPROD_16X8_KR8 matmul_16x8_kr8_unchecked (16, 8) => per_channel_gemm(asm_layout, 16, &GEMM8_TILES),
         ];
         PACKING_4X4_KR8, "matmul_clamp_f32_qai8dxp4x4_qsi4cxp4x4_", [
             /// GEMM on the kr 8 packing, 16 rows (4 LHS tiles) x 4 columns per step.
-            DOTPROD_16X4_KR8 matmul_16x4_kr8_unchecked (16, 4) => run_gemm(16, &GEMM8_TILES),
+            DOTPROD_16X4_KR8 matmul_16x4_kr8_unchecked (16, 4) => per_channel_gemm(asm_layout, 16, &GEMM8_TILES),
         ];
     }
     /// The GEMM tile functions by LHS tile count: kr 16, kr 8.

@@ -31,48 +31,8 @@ mod aarch64 {
     use super::super as fam;
     use super::super::Kernel;
     use super::super::asm_layout;
-    use crate::matmul::dotprod_asm::{Tile, TileFn, gemm, gemv, quads};
-    use crate::matmul::{Packing, RawKernel, Tier, TileStrides, UncheckedArgs};
-
-    /// GEMV: `wide` over `tiles` RHS tiles per step, `narrow` (one RHS tile) for the columns
-    /// left over (see [`gemv`]).
-    ///
-    /// # Safety
-    ///
-    /// As [`gemv`], with `args` packed with `packing` (`mr = 1`, `nr = 4`), `strides` their
-    /// tile strides; `wide` and `narrow` are tile functions of that packing, `wide` over
-    /// `tiles <= 4` RHS tiles.
-    unsafe fn run_gemv(
-        args: &UncheckedArgs,
-        strides: &TileStrides,
-        packing: &Packing,
-        tiles: usize,
-        wide: TileFn,
-        narrow: TileFn,
-    ) {
-        // SAFETY: forwarded; the layout is the family's for this packing, `4 * tiles <= 16`
-        // columns per wide step.
-        unsafe { gemv(args, &asm_layout(args, strides, packing), tiles, wide, narrow) }
-    }
-
-    /// GEMM over the 4-column RHS tiles, `m_step` rows per step (see [`gemm`]).
-    ///
-    /// # Safety
-    ///
-    /// As [`gemm`], with `args` packed with `packing` (`mr = 4`, `nr = 4`), `strides` their tile
-    /// strides; `tiles` the packing's tile functions for 1, 2, ... LHS tiles,
-    /// `m_step <= 4 * tiles.len()`.
-    unsafe fn run_gemm(
-        args: &UncheckedArgs,
-        strides: &TileStrides,
-        packing: &Packing,
-        m_step: usize,
-        tiles: &[TileFn],
-    ) {
-        // SAFETY: forwarded; the layout is the family's for this packing; each tile function
-        // computes the 4 columns of one RHS tile.
-        unsafe { gemm(args, &asm_layout(args, strides, packing), &quads(tiles)[..m_step / 4]) }
-    }
+    use crate::matmul::dotprod_asm::{Tile, TileFn, per_channel_gemm, per_channel_gemv};
+    use crate::matmul::{RawKernel, Tier, UncheckedArgs};
 
     // -----------------------------------------------------------------------------------------
     // GEMV (mr = 1). Registers: v0-v3 LHS of the group; RHS tile t in v(4+4t)..v(7+4t);
@@ -226,15 +186,32 @@ mod aarch64 {
         };
     }
 
-    /// kr 4: 8 depths (two chunks) of every LHS tile: RHS chunks into v0, v1, then per tile
-    /// its two chunks into `$x01`, `$x23` and 8 `SDOT`s.
+    /// 32 bytes into registers `$a`, `$b`, post-incrementing the pointer operand `$src`:
+    /// `LDP` (kr 4: two 16-byte chunks as stored).
+    macro_rules! ldp_pair {
+        ($a:literal, $b:literal, $src:expr) => {
+            concat!("ldp q", $a, ", q", $b, ", [{", $src, "}], #32\n")
+        };
+    }
+
+    /// 32 bytes into registers `$a`, `$b`, post-incrementing `$src`: `LD2 .4s` (kr 8: one
+    /// 8-depth chunk of 4 rows or columns, split into depths 0-3 (`$a`) and 4-7 (`$b`)).
+    macro_rules! ld2_pair {
+        ($a:literal, $b:literal, $src:expr) => {
+            concat!("ld2 {{v", $a, ".4s, v", $b, ".4s}}, [{", $src, "}], #32\n")
+        };
+    }
+
+    /// 8 depths of every LHS tile: the RHS tile's 32 bytes into v0, v1 and each LHS tile's into
+    /// `$x01`, `$x23`, both by `$load` (`ldp_pair` for kr 4, `ld2_pair` for kr 8), then 8
+    /// `SDOT`s per LHS tile.
     #[rustfmt::skip]
-    macro_rules! gemm4_step {
-        ($([$l:ident, $x01:literal, $x23:literal, $acc:tt]),+) => {
+    macro_rules! gemm_step {
+        ($load:ident, $([$l:ident, $x01:literal, $x23:literal, $acc:tt]),+) => {
             concat!(
-                "ldp q0, q1, [{rhs}], #32\n",
+                $load!("0", "1", "rhs"),
                 $(
-                    "ldp q", $x01, ", q", $x23, ", [{", stringify!($l), "}], #32\n",
+                    $load!($x01, $x23, stringify!($l)),
                     sdot_rows!("0", $x01, $acc),
                     sdot_rows!("1", $x23, $acc),
                 )+
@@ -242,32 +219,15 @@ mod aarch64 {
         };
     }
 
-    /// kr 8: one 8-depth chunk of every LHS tile: `LD2 .4s` splits the RHS chunk into depths
-    /// 0-3 (v0) and 4-7 (v1) of the 4 columns, and each LHS chunk into depths 0-3 (`$x01`) and
-    /// 4-7 (`$x23`) of its 4 rows.
-    #[rustfmt::skip]
-    macro_rules! gemm8_step {
-        ($([$l:ident, $x01:literal, $x23:literal, $acc:tt]),+) => {
-            concat!(
-                "ld2 {{v0.4s, v1.4s}}, [{rhs}], #32\n",
-                $(
-                    "ld2 {{v", $x01, ".4s, v", $x23, ".4s}}, [{", stringify!($l), "}], #32\n",
-                    sdot_rows!("0", $x01, $acc),
-                    sdot_rows!("1", $x23, $acc),
-                )+
-            )
-        };
-    }
-
-    /// GEMM tile functions, one per `name: step macro` (`gemm4_step` for kr 4, `gemm8_step`
-    /// for kr 8), over the listed LHS tiles `[pointer operand, index in Tile::lhs, LHS
+    /// GEMM tile functions, one per `name: load macro` (`ldp_pair` for kr 4, `ld2_pair` for
+    /// kr 8; see `gemm_step`), over the listed LHS tiles `[pointer operand, index in Tile::lhs, LHS
     /// registers, [row accumulators]]`: a group is 4 steps of 8 depths.
     #[rustfmt::skip]
     macro_rules! gemm_tile {
-        ([$($name:ident: $step:ident),+], $rows:literal, $tiles:tt) => {
-            $(gemm_tile!(@fn $name, $step, $rows, $tiles);)+
+        ([$($name:ident: $load:ident),+], $rows:literal, $tiles:tt) => {
+            $(gemm_tile!(@fn $name, $load, $rows, $tiles);)+
         };
-        (@fn $name:ident, $step:ident, $rows:literal,
+        (@fn $name:ident, $load:ident, $rows:literal,
          [$([$l:ident, $i:literal, $x01:literal, $x23:literal,
              [$a0:literal, $a1:literal, $a2:literal, $a3:literal]]),+]) => {
             #[doc = concat!("GEMM tile ", $rows, " x 4 (one RHS tile; see [`TileFn`]).")]
@@ -289,10 +249,10 @@ mod aarch64 {
                         zero_regs!($($a0, $a1, $a2, $a3),+),
                         // K loop, one 32-deep group (4 steps of 8 depths) per iteration
                         "3:",
-                        $step!($([$l, $x01, $x23, [$a0, $a1, $a2, $a3]]),+),
-                        $step!($([$l, $x01, $x23, [$a0, $a1, $a2, $a3]]),+),
-                        $step!($([$l, $x01, $x23, [$a0, $a1, $a2, $a3]]),+),
-                        $step!($([$l, $x01, $x23, [$a0, $a1, $a2, $a3]]),+),
+                        gemm_step!($load, $([$l, $x01, $x23, [$a0, $a1, $a2, $a3]]),+),
+                        gemm_step!($load, $([$l, $x01, $x23, [$a0, $a1, $a2, $a3]]),+),
+                        gemm_step!($load, $([$l, $x01, $x23, [$a0, $a1, $a2, $a3]]),+),
+                        gemm_step!($load, $([$l, $x01, $x23, [$a0, $a1, $a2, $a3]]),+),
                         "subs {g}, {g}, #1",
                         "b.ne 3b",
                         // epilogue
@@ -312,19 +272,19 @@ mod aarch64 {
         };
     }
 
-    gemm_tile! { [tile4_4x4: gemm4_step, tile8_4x4: gemm8_step], "4", [
+    gemm_tile! { [tile4_4x4: ldp_pair, tile8_4x4: ld2_pair], "4", [
         [l0, 0, "4", "5", ["16", "17", "18", "19"]]
     ]}
-    gemm_tile! { [tile4_8x4: gemm4_step, tile8_8x4: gemm8_step], "8", [
+    gemm_tile! { [tile4_8x4: ldp_pair, tile8_8x4: ld2_pair], "8", [
         [l0, 0, "4", "5", ["16", "17", "18", "19"]],
         [l1, 1, "6", "7", ["20", "21", "22", "23"]]
     ]}
-    gemm_tile! { [tile4_12x4: gemm4_step, tile8_12x4: gemm8_step], "12", [
+    gemm_tile! { [tile4_12x4: ldp_pair, tile8_12x4: ld2_pair], "12", [
         [l0, 0, "4", "5", ["16", "17", "18", "19"]],
         [l1, 1, "6", "7", ["20", "21", "22", "23"]],
         [l2, 2, "8", "9", ["24", "25", "26", "27"]]
     ]}
-    gemm_tile! { [tile4_16x4: gemm4_step, tile8_16x4: gemm8_step], "16", [
+    gemm_tile! { [tile4_16x4: ldp_pair, tile8_16x4: ld2_pair], "16", [
         [l0, 0, "4", "5", ["16", "17", "18", "19"]],
         [l1, 1, "6", "7", ["20", "21", "22", "23"]],
         [l2, 2, "8", "9", ["24", "25", "26", "27"]],
@@ -337,18 +297,18 @@ mod aarch64 {
     asm_catalogue! {
         tier: Dotprod, feature: "FEAT_DotProd", suffix: "_neon_dotprod";
         PACKING_1X4, "matmul_clamp_f32_qai8dxp1x8_qsi8cxp4x8_", [
-            DOTPROD_1X16 matmul_1x16_unchecked (1, 16) => run_gemv(4, tile8_1x16, tile8_1x4),
-            DOTPROD_1X4 matmul_1x4_unchecked (1, 4) => run_gemv(1, tile8_1x4, tile8_1x4),
+            DOTPROD_1X16 matmul_1x16_unchecked (1, 16) => per_channel_gemv(asm_layout, 4, tile8_1x16, tile8_1x4),
+            DOTPROD_1X4 matmul_1x4_unchecked (1, 4) => per_channel_gemv(asm_layout, 1, tile8_1x4, tile8_1x4),
         ];
         PACKING_4X4, "matmul_clamp_f32_qai8dxp4x8_qsi8cxp4x8_", [
-            DOTPROD_16X4 matmul_16x4_unchecked (16, 4) => run_gemm(16, &GEMM8_TILES),
+            DOTPROD_16X4 matmul_16x4_unchecked (16, 4) => per_channel_gemm(asm_layout, 16, &GEMM8_TILES),
         ];
         PACKING_1X4_KR4, "matmul_clamp_f32_qai8dxp1x4_qsi8cxp4x4_", [
-            DOTPROD_1X16_KR4 matmul_1x16_kr4_unchecked (1, 16) => run_gemv(4, tile4_1x16, tile4_1x4),
-            DOTPROD_1X4_KR4 matmul_1x4_kr4_unchecked (1, 4) => run_gemv(1, tile4_1x4, tile4_1x4),
+            DOTPROD_1X16_KR4 matmul_1x16_kr4_unchecked (1, 16) => per_channel_gemv(asm_layout, 4, tile4_1x16, tile4_1x4),
+            DOTPROD_1X4_KR4 matmul_1x4_kr4_unchecked (1, 4) => per_channel_gemv(asm_layout, 1, tile4_1x4, tile4_1x4),
         ];
         PACKING_4X4_KR4, "matmul_clamp_f32_qai8dxp4x4_qsi8cxp4x4_", [
-            DOTPROD_16X4_KR4 matmul_16x4_kr4_unchecked (16, 4) => run_gemm(16, &GEMM4_TILES),
+            DOTPROD_16X4_KR4 matmul_16x4_kr4_unchecked (16, 4) => per_channel_gemm(asm_layout, 16, &GEMM4_TILES),
         ];
     }
 }
