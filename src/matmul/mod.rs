@@ -13,12 +13,7 @@ mod kernel;
 mod tier;
 
 #[macro_use]
-mod asm;
-#[macro_use]
-mod i8mm_asm;
-#[macro_use]
-mod dotprod_asm;
-mod neon_common;
+mod arch;
 pub mod qai8dxp_qsi4c32p;
 pub mod qai8dxp_qsi4cxp;
 pub mod qai8dxp_qsi8cxp;

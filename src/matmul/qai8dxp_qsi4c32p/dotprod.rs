@@ -1,5 +1,5 @@
 //! dotprod tier of `qai8dxp_qsi4c32p`: hand-written `asm!` kernels built on `SDOT`
-//! (FEAT_DotProd), from the shared pieces of `matmul::dotprod_asm` (K-group load, unpack and
+//! (FEAT_DotProd), from the shared pieces of `matmul::arch::dotprod` (K-group load, unpack and
 //! `SDOT`; block loop; tile drivers).
 //!
 //! Inside each block of `bl` depths the packed RHS data is laid out as for `qsi4cxp` (byte `t`
@@ -46,7 +46,7 @@ tier_module!(
 mod aarch64 {
     use super::super as fam;
     use super::super::{Kernel, asm_layout, scalar};
-    use crate::matmul::dotprod_asm::{BlockedFamily, Tile, blocked_gemm, blocked_gemv};
+    use crate::matmul::arch::dotprod::{BlockedFamily, Tile, blocked_gemm, blocked_gemv};
     use crate::matmul::{RawKernel, Tier, UncheckedArgs};
 
     /// The family as the shared drivers see it.

@@ -12,7 +12,7 @@
 //! `SMMLA`, the unpack, `SCVTF` and `FMLA`. After the last block: `FMLA` with
 //! `rsum * float(offset)` (by element), `FMUL` by `dq`, `FADD` bias, clamp (docs/formats.md, §Arithmetic: qai8dxp_qsi4c32p kernels).
 //!
-//! The tile kernels (`block_kernels!` in `matmul::i8mm_asm`) take up to 4 LHS tiles
+//! The tile kernels (`block_kernels!` in `matmul::arch::i8mm`) take up to 4 LHS tiles
 //! (16 rows) x 4 columns: 16 float accumulators, 4 int32 sums, 8 unpacked RHS registers. With
 //! `bl = 32` the RHS group is unpacked once per block and shared by the 4 LHS tiles; other block
 //! lengths reload and unpack it per tile. On `nr = 8` a call covers 4 of the 8 columns.
@@ -58,7 +58,7 @@ mod aarch64 {
     macro_rules! fold_block {
         ($f00:tt, $f01:tt, $f10:tt, $f11:tt) => {
             concat!(
-                $crate::matmul::i8mm_asm::scvtf_sums!(),
+                $crate::matmul::arch::i8mm::scvtf_sums!(),
                 "fmla ", $f00, ".4s, v16.4s, v28.4s\n",
                 "fmla ", $f01, ".4s, v17.4s, v31.4s\n",
                 "fmla ", $f10, ".4s, v18.4s, v28.4s\n",
@@ -87,7 +87,7 @@ mod aarch64 {
                 "fmla ", $v, ".4s, ", $rsum, ".4s, v28.s[", $lane, "]\n",
                 "fmul ", $v, ".4s, ", $v, ".4s, v29.s[", $lane, "]\n",
                 "fadd ", $v, ".4s, ", $v, ".4s, ", $bias, ".4s\n",
-                $crate::matmul::i8mm_asm::clamp!($v),
+                $crate::matmul::arch::i8mm::clamp!($v),
             )
         };
     }

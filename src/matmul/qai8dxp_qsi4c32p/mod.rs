@@ -81,8 +81,8 @@ pub(crate) fn asm_layout(
     args: &crate::UncheckedArgs,
     strides: &crate::matmul::TileStrides,
     packing: &Packing,
-) -> Option<crate::matmul::asm::Layout> {
-    crate::matmul::asm::Layout::blocked(args, strides, packing, false)
+) -> Option<crate::matmul::arch::asm::Layout> {
+    crate::matmul::arch::asm::Layout::blocked(args, strides, packing, false)
 }
 
 family_catalogue!(

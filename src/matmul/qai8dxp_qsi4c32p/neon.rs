@@ -1,6 +1,6 @@
 //! NEON tier of `qai8dxp_qsi4c32p`: stable `core::arch::aarch64` intrinsics, no `SDOT`/`SMMLA`,
 //! for ARMv8.0 cores such as Cortex-A53/A72. Every packing of the family runs the shared
-//! generic micro-kernel of `matmul::neon_common` (integer sums per 32-deep group, operand
+//! generic micro-kernel of `matmul::arch::neon` (integer sums per 32-deep group, operand
 //! layout, tile driver); `m_step = mr`, `n_step = nr`.
 //!
 //! A block of `bl` depths is `bl / 32` groups laid out exactly like the per-channel family's
@@ -19,7 +19,7 @@ tier_module!(Neon, NEON_4X8, NEON_4X4, NEON_1X8, NEON_1X4, NEON_4X8_KR8, NEON_4X
 mod aarch64 {
     use super::super as fam;
     use super::Kernel;
-    use crate::matmul::neon_common::{GROUP, Group, Pass, Scheme, Values, block_loop, neon_kernels};
+    use crate::matmul::arch::neon::{GROUP, Group, Pass, Scheme, Values, block_loop, neon_kernels};
 
     use core::arch::aarch64::*;
 

@@ -50,7 +50,7 @@ mod aarch64 {
     use super::super as fam;
     use super::super::Kernel;
     use super::super::asm_layout;
-    use crate::matmul::dotprod_asm::{Tile, TileFn, per_channel_gemm, per_channel_gemv};
+    use crate::matmul::arch::dotprod::{Tile, TileFn, per_channel_gemm, per_channel_gemv};
     use crate::matmul::{RawKernel, Tier, UncheckedArgs};
 
     // -----------------------------------------------------------------------------------------

@@ -27,7 +27,7 @@
 //! few accumulators to hide the `SMMLA` latency, so they accumulate the high-nibble depths into a
 //! second set and add the two after the K loop. The 32-depth group (`k_group!`), the epilogue
 //! pieces, the tile driver and the catalogue macro are shared with the per-block families
-//! (`matmul::i8mm_asm`).
+//! (`matmul::arch::i8mm`).
 //!
 //! A catalogue kernel with `m_step = 4 * T` runs the `R = T` tile kernel and, for the last rows,
 //! the tile kernel of the row tiles that remain (never a tile past `ceil(m / 4)`). Partial tiles
@@ -44,7 +44,7 @@ mod aarch64 {
     use crate::matmul::{RawKernel, Tier, TileStrides, UncheckedArgs};
 
     use crate::matmul::Packing;
-    use crate::matmul::asm::{MAX_TILES, TileKernel, gemm};
+    use crate::matmul::arch::asm::{MAX_TILES, TileKernel, gemm};
 
     /// Defines one tile kernel: `4R` rows (one entry of `tiles` per LHS tile) x 4 or 8 columns.
     ///
@@ -84,7 +84,7 @@ mod aarch64 {
             tiles = [$(($a:ident, $i:tt, [$($acc01:tt),+], [$($acc23:tt),+])),+ $(,)?],
             hi = $hi:tt, merge = [$(($md:tt, $ms:tt)),* $(,)?] $(,)?
         ) => {
-            $crate::matmul::i8mm_asm::tile_fn! {
+            $crate::matmul::arch::i8mm::tile_fn! {
             $(#[$meta])*
             fn $name(t) {
                 // SAFETY: the caller guarantees FEAT_I8MM and that `t.lhs[..R]`, `t.rhs` and
@@ -103,7 +103,7 @@ mod aarch64 {
                         ),
                         // K loop: one 32-depth group per iteration.
                         "2:",
-                        $crate::matmul::i8mm_asm::k_group!(
+                        $crate::matmul::arch::i8mm::k_group!(
                             mma = lr,
                             rhs_lo = $rhs_lo, rhs_hi = $rhs_hi, raw = $raw, unp = $unp,
                             lhs = ["], #128", ", #-64]", ", #-96]", ", #-32]"],
@@ -117,7 +117,7 @@ mod aarch64 {
                         "dup v30.4s, {cmin:w}",
                         "dup v31.4s, {cmax:w}",
                         $($ld_c,)+
-                        $($crate::matmul::i8mm_asm::epi_tile!(
+                        $($crate::matmul::arch::i8mm::epi_tile!(
                             lr, per_channel_row_math, per_channel_lhs_consts, $a, [$($acc01),+], [$($acc23),+], $cst,
                             $row0),)+
                         $($a = inout(reg) t.lhs[$i] => _,)+

@@ -101,8 +101,8 @@ pub(crate) fn asm_layout(
     args: &crate::UncheckedArgs,
     strides: &crate::matmul::TileStrides,
     packing: &Packing,
-) -> crate::matmul::asm::Layout {
-    crate::matmul::asm::Layout::per_channel(args, strides, packing, 4)
+) -> crate::matmul::arch::asm::Layout {
+    crate::matmul::arch::asm::Layout::per_channel(args, strides, packing, 4)
 }
 
 family_catalogue!(

@@ -1,6 +1,6 @@
 //! NEON tier of `qai8dxp_qsi4cxp`: stable `core::arch::aarch64` intrinsics, no `SDOT`/`SMMLA`,
 //! for ARMv8.0 cores such as Cortex-A53/A72. Every packing of the family runs the shared
-//! generic micro-kernel of `matmul::neon_common` (integer K loop, operand layout, tile
+//! generic micro-kernel of `matmul::arch::neon` (integer K loop, operand layout, tile
 //! driver); `m_step = mr`, `n_step = nr`.
 //!
 //! K pass: one run of `sum_groups` over all `Kp / 32` groups gives `sum q * w` modulo 2^32 per
@@ -23,9 +23,7 @@ tier_module!(Neon, NEON_4X8, NEON_4X4, NEON_1X8, NEON_1X4, NEON_4X8_KR8, NEON_4X
 mod aarch64 {
     use super::super as fam;
     use super::Kernel;
-    use crate::matmul::neon_common::{
-        GROUP, Group, Pass, Scheme, Values, neon_kernels, per_channel_values, sum_groups,
-    };
+    use crate::matmul::arch::neon::{GROUP, Group, Pass, Scheme, Values, neon_kernels, per_channel_values, sum_groups};
 
     /// The family's [`Scheme`]: `qai8dxp` LHS tiles (`mr * (Kp + 8)` bytes), `qsi4cxp` RHS tiles
     /// (`nr * (Kp/2 + 12)` bytes), one integer sum over `Kp`.

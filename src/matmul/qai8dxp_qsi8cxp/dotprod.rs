@@ -19,7 +19,7 @@
 //!
 //! The epilogue follows docs/formats.md, §Arithmetic: qai8dxp_qsi8cxp kernels, step by step:
 //! `MLA` of `rsum * offset`, `SCVTF`, `s = scale * dq`, `FMUL`, `FADD` of the bias,
-//! `FMAX`/`FMIN` clamp (the per-channel epilogue macros of `matmul::dotprod_asm`, shared with
+//! `FMAX`/`FMIN` clamp (the per-channel epilogue macros of `matmul::arch::dotprod`, shared with
 //! `qai8dxp_qsi4cxp`).
 
 use super::Kernel;
@@ -31,7 +31,7 @@ mod aarch64 {
     use super::super as fam;
     use super::super::Kernel;
     use super::super::asm_layout;
-    use crate::matmul::dotprod_asm::{Tile, TileFn, per_channel_gemm, per_channel_gemv};
+    use crate::matmul::arch::dotprod::{Tile, TileFn, per_channel_gemm, per_channel_gemv};
     use crate::matmul::{RawKernel, Tier, UncheckedArgs};
 
     // -----------------------------------------------------------------------------------------

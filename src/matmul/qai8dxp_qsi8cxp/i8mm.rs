@@ -16,7 +16,7 @@
 //! columns of one RHS tile; a catalogue kernel with `m_step = 4R` runs the `R`-tile kernel and,
 //! for the last rows, the kernel of the row tiles that remain. The epilogue (de-interleave the
 //! 2x2 blocks into rows, the per-channel output math, clamp, stores) is shared with
-//! `qai8dxp_qsi4cxp` (`matmul::i8mm_asm`).
+//! `qai8dxp_qsi4cxp` (`matmul::arch::i8mm`).
 
 use super::Kernel;
 
@@ -26,7 +26,7 @@ tier_module!(I8mm, I8MM_24X4, I8MM_16X4, I8MM_8X4, I8MM_4X4);
 mod aarch64 {
     use super::super as fam;
     use super::Kernel;
-    use crate::matmul::asm::{MAX_TILES, TileKernel, gemm};
+    use crate::matmul::arch::asm::{MAX_TILES, TileKernel, gemm};
     use crate::matmul::{Packing, RawKernel, Tier, TileStrides, UncheckedArgs};
 
     /// Two 8-depth chunks of every LHS tile: the RHS chunks into v24/v25 and v26/v27, then per

@@ -96,8 +96,8 @@ pub(crate) fn asm_layout(
     args: &crate::UncheckedArgs,
     strides: &crate::matmul::TileStrides,
     packing: &Packing,
-) -> crate::matmul::asm::Layout {
-    crate::matmul::asm::Layout::per_channel(args, strides, packing, 8)
+) -> crate::matmul::arch::asm::Layout {
+    crate::matmul::arch::asm::Layout::per_channel(args, strides, packing, 8)
 }
 
 family_catalogue!(

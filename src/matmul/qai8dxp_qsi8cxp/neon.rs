@@ -1,6 +1,6 @@
 //! NEON tier of `qai8dxp_qsi8cxp`: stable `core::arch::aarch64` intrinsics, no `SDOT`/`SMMLA`,
 //! for ARMv8.0 cores such as Cortex-A53/A72. Every packing of the family runs the shared
-//! generic micro-kernel of `matmul::neon_common` (tile driver, int8 K loop `sum_i8`, per-channel
+//! generic micro-kernel of `matmul::arch::neon` (tile driver, int8 K loop `sum_i8`, per-channel
 //! epilogue); `m_step = mr`, `n_step = nr`.
 //!
 //! K pass: `sum_i8` over the `Kp / bd` chunks gives `sum q * w` modulo 2^32 per row and column
@@ -17,7 +17,7 @@ tier_module!(Neon, NEON_4X4, NEON_1X4, NEON_4X4_KR4, NEON_1X4_KR4);
 mod aarch64 {
     use super::super as fam;
     use super::Kernel;
-    use crate::matmul::neon_common::{Pass, Scheme, Values, neon_kernels, per_channel_values, sum_i8};
+    use crate::matmul::arch::neon::{Pass, Scheme, Values, neon_kernels, per_channel_values, sum_i8};
 
     /// The family's [`Scheme`]: `qai8dxp` LHS tiles (`mr * (Kp + 8)` bytes), `qsi8cxp` RHS tiles
     /// (`nr * (Kp + 12)` bytes), one integer sum over `Kp`.

@@ -1,5 +1,5 @@
 //! dotprod tier of `qsi8d32p_qsi4c32p`: hand-written `asm!` kernels built on `SDOT`
-//! (FEAT_DotProd), from the shared pieces of `matmul::dotprod_asm` (K-group load, unpack and
+//! (FEAT_DotProd), from the shared pieces of `matmul::arch::dotprod` (K-group load, unpack and
 //! `SDOT`; block loop; tile drivers).
 //!
 //! Byte `q` of a packed column block holds depth `q` (low nibble) and `q + bl/2` (high), so
@@ -47,7 +47,7 @@ tier_module!(
 mod aarch64 {
     use super::super as fam;
     use super::super::{Kernel, asm_layout, scalar};
-    use crate::matmul::dotprod_asm::{BlockedFamily, Tile, blocked_gemm, blocked_gemv};
+    use crate::matmul::arch::dotprod::{BlockedFamily, Tile, blocked_gemm, blocked_gemv};
     use crate::matmul::{RawKernel, Tier, UncheckedArgs};
 
     /// The family as the shared drivers see it.

@@ -13,7 +13,7 @@
 //! pipe); the column scales `(c0, c0, c1, c1)` are built once per block and shared by the LHS
 //! tiles. After the last block: clamp (docs/formats.md, §Arithmetic: qsi8d32p_qsi4c32p kernels).
 //!
-//! The tile kernels (`block_kernels!` in `matmul::i8mm_asm`) take up to 4 LHS tiles
+//! The tile kernels (`block_kernels!` in `matmul::arch::i8mm`) take up to 4 LHS tiles
 //! (16 rows) x 4 columns. With `bl = 32` the RHS group is unpacked once per block and shared by
 //! the 4 LHS tiles; other block lengths reload and unpack it per tile. On `nr = 8` a call covers
 //! 4 of the 8 columns.
@@ -74,7 +74,7 @@ mod aarch64 {
                 "dup v29.2s, {sx:w}\n",
                 "lsr {sx}, {sx}, #32\n",
                 "fcvtl v29.4s, v29.4h\n",
-                $crate::matmul::i8mm_asm::scvtf_sums!(),
+                $crate::matmul::arch::i8mm::scvtf_sums!(),
                 "fmul v30.4s, v29.4s, v28.4s\n",
                 "fmla ", $f00, ".4s, v16.4s, v30.4s\n",
                 "fmul v29.4s, v29.4s, v31.4s\n",
@@ -92,7 +92,7 @@ mod aarch64 {
     /// Output of one row and 4 columns in `$v`: the clamp.
     macro_rules! row_math {
         ($v:tt, $lane:tt, $cst:tt, $tmp:tt) => {
-            $crate::matmul::i8mm_asm::clamp!($v)
+            $crate::matmul::arch::i8mm::clamp!($v)
         };
     }
 

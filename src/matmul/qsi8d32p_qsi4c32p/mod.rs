@@ -73,8 +73,8 @@ pub(crate) fn asm_layout(
     args: &crate::UncheckedArgs,
     strides: &crate::matmul::TileStrides,
     packing: &Packing,
-) -> Option<crate::matmul::asm::Layout> {
-    let mut layout = crate::matmul::asm::Layout::blocked(args, strides, packing, true)?;
+) -> Option<crate::matmul::arch::asm::Layout> {
+    let mut layout = crate::matmul::arch::asm::Layout::blocked(args, strides, packing, true)?;
     layout.lhs_data = 2 * packing.mr;
     layout.lhs_hi = packing.mr * args.bl / 2;
     layout.lhs_skip = layout.lhs_hi + layout.lhs_data;

@@ -1,6 +1,6 @@
 //! NEON tier of `qsi8d32p_qsi4c32p`: stable `core::arch::aarch64` intrinsics, no `SDOT`/`SMMLA`,
 //! for ARMv8.0 cores such as Cortex-A53/A72. Every packing of the family runs the shared
-//! generic micro-kernel of `matmul::neon_common` (integer sums per 32-deep group, operand
+//! generic micro-kernel of `matmul::arch::neon` (integer sums per 32-deep group, operand
 //! layout, tile driver); `m_step = mr`, `n_step = nr`.
 //!
 //! A block of `bl` depths: the LHS group is `mr` f16 scales then `mr * bl` int8, the RHS area
@@ -23,7 +23,7 @@ tier_module!(Neon, NEON_4X8, NEON_4X4, NEON_1X8, NEON_1X4, NEON_4X4_KR8, NEON_1X
 mod aarch64 {
     use super::super as fam;
     use super::Kernel;
-    use crate::matmul::neon_common::{GROUP, Group, Pass, Scheme, Values, block_loop, neon_kernels};
+    use crate::matmul::arch::neon::{GROUP, Group, Pass, Scheme, Values, block_loop, neon_kernels};
 
     use core::arch::aarch64::*;
 

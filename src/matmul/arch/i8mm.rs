@@ -1,7 +1,7 @@
 //! Pieces shared by the i8mm (`SMMLA`) tiers of the int4 families: generators of `asm!` text
 //! (one 8-depth chunk, one 32-depth group, the unpack, the output epilogue), the tile kernels of
 //! the per-block (`qsi4c32p`) families and the catalogue entries (the tiles are walked by the
-//! drivers both asm tiers share, [`crate::matmul::asm`]). The tier modules keep only what
+//! drivers both asm tiers share, [`crate::matmul::arch::asm`]). The tier modules keep only what
 //! differs: the per-channel K loop, and per family the block scales, the fold of a block into
 //! the float accumulators and the output math.
 //!
@@ -49,8 +49,8 @@ mod aarch64 {
         ($mma:ident, $addr:expr, $w:tt, $acc01:tt, $acc23:tt) => {
             concat!(
                 concat!("ldp q29, q30, ", $addr, "\n"),
-                $crate::matmul::i8mm_asm::smmla_rows!($mma, "v29", $acc01, $w),
-                $crate::matmul::i8mm_asm::smmla_rows!($mma, "v30", $acc23, $w),
+                $crate::matmul::arch::i8mm::smmla_rows!($mma, "v29", $acc01, $w),
+                $crate::matmul::arch::i8mm::smmla_rows!($mma, "v30", $acc23, $w),
             )
         };
     }
@@ -104,20 +104,20 @@ mod aarch64 {
             concat!(
                 // Bytes 0-7 of each column: the first low-nibble and high-nibble depths.
                 $($ld_lo, "\n",)+
-                $crate::matmul::i8mm_asm::unpack_lo!($raw, $unp),
-                $($crate::matmul::i8mm_asm::smmla_chunk!(
-                    $mma, $crate::matmul::i8mm_asm::lhs_at!($a, $l0), $unp, $acc01, $acc23),)+
-                $crate::matmul::i8mm_asm::unpack_hi!($raw, "v24"),
-                $($crate::matmul::i8mm_asm::smmla_chunk!(
-                    $mma, $crate::matmul::i8mm_asm::lhs_at!($p, $h0), $raw, $hacc01, $hacc23),)+
+                $crate::matmul::arch::i8mm::unpack_lo!($raw, $unp),
+                $($crate::matmul::arch::i8mm::smmla_chunk!(
+                    $mma, $crate::matmul::arch::i8mm::lhs_at!($a, $l0), $unp, $acc01, $acc23),)+
+                $crate::matmul::arch::i8mm::unpack_hi!($raw, "v24"),
+                $($crate::matmul::arch::i8mm::smmla_chunk!(
+                    $mma, $crate::matmul::arch::i8mm::lhs_at!($p, $h0), $raw, $hacc01, $hacc23),)+
                 // Bytes 8-15 of each column.
                 $($ld_hi, "\n",)+
-                $crate::matmul::i8mm_asm::unpack_lo!($raw, $unp),
-                $($crate::matmul::i8mm_asm::smmla_chunk!(
-                    $mma, $crate::matmul::i8mm_asm::lhs_at!($a, $l1), $unp, $acc01, $acc23),)+
-                $crate::matmul::i8mm_asm::unpack_hi!($raw, "v24"),
-                $($crate::matmul::i8mm_asm::smmla_chunk!(
-                    $mma, $crate::matmul::i8mm_asm::lhs_at!($p, $h1), $raw, $hacc01, $hacc23),)+
+                $crate::matmul::arch::i8mm::unpack_lo!($raw, $unp),
+                $($crate::matmul::arch::i8mm::smmla_chunk!(
+                    $mma, $crate::matmul::arch::i8mm::lhs_at!($a, $l1), $unp, $acc01, $acc23),)+
+                $crate::matmul::arch::i8mm::unpack_hi!($raw, "v24"),
+                $($crate::matmul::arch::i8mm::smmla_chunk!(
+                    $mma, $crate::matmul::arch::i8mm::lhs_at!($p, $h1), $raw, $hacc01, $hacc23),)+
             )
         };
     }
@@ -159,12 +159,12 @@ mod aarch64 {
             concat!(
                 "add {d1}, {d}, {stride}\n",
                 $(
-                    $crate::matmul::i8mm_asm::deinterleave!($mma, $s, $x, $y),
+                    $crate::matmul::arch::i8mm::deinterleave!($mma, $s, $x, $y),
                     $math!($s, $l0, $cst, $x),
                     $math!($y, $l1, $cst, $x),
                     "st1 {{", $y, ".4s}}, [{d1}], #16\n",
                 )+
-                "st1 {{", $crate::matmul::i8mm_asm::st1_list!($($s),+), "}}, [{d}]\n",
+                "st1 {{", $crate::matmul::arch::i8mm::st1_list!($($s),+), "}}, [{d}]\n",
                 "add {d}, {d}, {stride}, lsl #1\n",
             )
         };
@@ -179,8 +179,8 @@ mod aarch64 {
         ) => {
             concat!(
                 $consts!($a),
-                $crate::matmul::i8mm_asm::epi_row_pair!($mma, $math, ("0", "1"), $acc01, $cst, $s),
-                $crate::matmul::i8mm_asm::epi_row_pair!($mma, $math, ("2", "3"), $acc23, $cst, $s),
+                $crate::matmul::arch::i8mm::epi_row_pair!($mma, $math, ("0", "1"), $acc01, $cst, $s),
+                $crate::matmul::arch::i8mm::epi_row_pair!($mma, $math, ("2", "3"), $acc23, $cst, $s),
             )
         };
     }
@@ -224,10 +224,10 @@ mod aarch64 {
             /// # Safety
             ///
             /// The CPU has FEAT_I8MM, and `t` describes valid buffers (see
-            /// [`Tile`](crate::matmul::asm::Tile)).
+            /// [`Tile`](crate::matmul::arch::asm::Tile)).
             #[target_feature(enable = "i8mm")]
             #[inline(never)]
-            unsafe fn $name($t: &$crate::matmul::asm::Tile) $body
+            unsafe fn $name($t: &$crate::matmul::arch::asm::Tile) $body
         };
     }
 
@@ -241,7 +241,7 @@ mod aarch64 {
     /// * `generic` (any `bl`): per LHS tile, a loop over the block's groups with [`k_group!`]
     ///   (the RHS is reloaded and unpacked for each tile);
     ///
-    /// and per LHS tile: zero the block sums v16-v19 (loads from [`CONSTS`](crate::matmul::asm::CONSTS): load pipes, not
+    /// and per LHS tile: zero the block sums v16-v19 (loads from [`CONSTS`](crate::matmul::arch::asm::CONSTS): load pipes, not
     /// SIMD pipes), `SMMLA` the block, then the family's `tile_end!(tile pointer)` and
     /// `block_math!(float accumulators)` fold the sums into the float accumulators.
     ///
@@ -278,7 +278,7 @@ mod aarch64 {
                 $a:ident, $p:ident, $i:tt, [$f00:tt, $f01:tt], [$f10:tt, $f11:tt]
             )),+ $(,)?] $(,)?
         ) => {
-            $crate::matmul::i8mm_asm::tile_fn! {
+            $crate::matmul::arch::i8mm::tile_fn! {
                 $(#[$meta])*
                 fn $name($t) {
                     // SAFETY: the caller guarantees FEAT_I8MM and that `t.lhs[..R]`, `t.rhs`,
@@ -288,41 +288,41 @@ mod aarch64 {
                     // `t.dst_stride` bytes apart, which the caller made writable. Every
                     // register written is declared.
                     unsafe {
-                        $crate::matmul::asm::asm_v!(all;
+                        $crate::matmul::arch::asm::asm_v!(all;
                             // Float accumulators: +0.0.
                             concat!($(
                                 "movi ", $f00, ".4s, #0\n", "movi ", $f01, ".4s, #0\n",
                                 "movi ", $f10, ".4s, #0\n", "movi ", $f11, ".4s, #0\n",
                             )+),
-                            $crate::matmul::i8mm_asm::block_tile_kernel!(@init $flavor),
+                            $crate::matmul::arch::i8mm::block_tile_kernel!(@init $flavor),
                             // Block loop.
                             "2:",
                             $scales,
-                            $crate::matmul::i8mm_asm::block_tile_kernel!(
+                            $crate::matmul::arch::i8mm::block_tile_kernel!(
                                 @rhs_once $flavor, $stride, $back, $skip),
                             $(
                                 // LHS tile: zero the block sums, `SMMLA` the block, fold it in.
                                 "ldp q16, q17, [{z}]",
                                 "ldp q18, q19, [{z}]",
-                                $crate::matmul::i8mm_asm::block_tile_kernel!(
+                                $crate::matmul::arch::i8mm::block_tile_kernel!(
                                     @tile $flavor, $mma, $stride, $back, $lhs, $pre, $a, $p),
                                 $end!($a),
                                 $bm!($f00, $f01, $f10, $f11),
                             )+
-                            $crate::matmul::i8mm_asm::block_tile_kernel!(@rhs_end $flavor, $skip),
+                            $crate::matmul::arch::i8mm::block_tile_kernel!(@rhs_end $flavor, $skip),
                             "subs {cnt}, {cnt}, #1",
                             "b.ne 2b",
                             // Epilogue: clamp bounds, column constants, then tile by tile.
                             "dup v30.4s, {cmin:w}",
                             "dup v31.4s, {cmax:w}",
                             $cc,
-                            $($crate::matmul::i8mm_asm::epi_tile!(
+                            $($crate::matmul::arch::i8mm::epi_tile!(
                                 $mma, $rm, $tc, $a, [$f00, $f01], [$f10, $f11], [$cst], ["v18"]),)+
                             $($a = inout(reg) $t.lhs[$i] => _,)+
                             b = inout(reg) $t.rhs => _,
                             s = inout(reg) $t.scales => _,
                             ss = in(reg) $t.block_bytes,
-                            z = in(reg) $crate::matmul::asm::CONSTS.0.as_ptr(),
+                            z = in(reg) $crate::matmul::arch::asm::CONSTS.0.as_ptr(),
                             cnt = inout(reg) $t.blocks => _,
                             d = inout(reg) $t.out => _,
                             d1 = out(reg) _,
@@ -349,9 +349,9 @@ mod aarch64 {
                 "ldp q26, q27, [{b}, #", $back, "]\n",
                 "add {b}, {b}, #", $skip, "\n",
                 "ldr q16, [{z}, #64]\n", // CONSTS at MASK_F0_AT
-                $crate::matmul::i8mm_asm::unpack_lo!(
+                $crate::matmul::arch::i8mm::unpack_lo!(
                     ["v22", "v23", "v26", "v27"], ["v20", "v21", "v24", "v25"]),
-                $crate::matmul::i8mm_asm::unpack_hi!(["v22", "v23", "v26", "v27"], "v16"),
+                $crate::matmul::arch::i8mm::unpack_hi!(["v22", "v23", "v26", "v27"], "v16"),
             )
         };
         (@rhs_once generic, $stride:literal, $back:literal, $skip:literal) => { "" };
@@ -362,17 +362,17 @@ mod aarch64 {
         ) => {
             concat!(
                 $pre!($a),
-                $crate::matmul::i8mm_asm::smmla_chunk!(
-                    $mma, $crate::matmul::i8mm_asm::lhs_at!($a, $l0),
+                $crate::matmul::arch::i8mm::smmla_chunk!(
+                    $mma, $crate::matmul::arch::i8mm::lhs_at!($a, $l0),
                     ["v20", "v21"], ["v16", "v17"], ["v18", "v19"]),
-                $crate::matmul::i8mm_asm::smmla_chunk!(
-                    $mma, $crate::matmul::i8mm_asm::lhs_at!($a, $l1),
+                $crate::matmul::arch::i8mm::smmla_chunk!(
+                    $mma, $crate::matmul::arch::i8mm::lhs_at!($a, $l1),
                     ["v24", "v25"], ["v16", "v17"], ["v18", "v19"]),
-                $crate::matmul::i8mm_asm::smmla_chunk!(
-                    $mma, $crate::matmul::i8mm_asm::lhs_at!($p, $h0),
+                $crate::matmul::arch::i8mm::smmla_chunk!(
+                    $mma, $crate::matmul::arch::i8mm::lhs_at!($p, $h0),
                     ["v22", "v23"], ["v16", "v17"], ["v18", "v19"]),
-                $crate::matmul::i8mm_asm::smmla_chunk!(
-                    $mma, $crate::matmul::i8mm_asm::lhs_at!($p, $h1),
+                $crate::matmul::arch::i8mm::smmla_chunk!(
+                    $mma, $crate::matmul::arch::i8mm::lhs_at!($p, $h1),
                     ["v26", "v27"], ["v16", "v17"], ["v18", "v19"]),
             )
         };
@@ -386,7 +386,7 @@ mod aarch64 {
                 "mov {gc}, {g}\n",
                 "3:\n",
                 $pre!($a),
-                $crate::matmul::i8mm_asm::k_group!(
+                $crate::matmul::arch::i8mm::k_group!(
                     mma = $mma,
                     rhs_lo = [concat!("ldp q20, q21, [{bt}], #", $stride)],
                     rhs_hi = [concat!("ldp q20, q21, [{bt}, #", $back, "]")],
@@ -413,7 +413,7 @@ mod aarch64 {
     /// `Tile` parameter the family's operands use; `fam` as in [`block_tile_kernel!`].
     macro_rules! block_kernels {
         (hi = same, $($rest:tt)*) => {
-            $crate::matmul::i8mm_asm::block_kernels!(@go [
+            $crate::matmul::arch::i8mm::block_kernels!(@go [
                 (a0, a0, 0, ["v0", "v1"], ["v2", "v3"]),
                 (a1, a1, 1, ["v4", "v5"], ["v6", "v7"]),
                 (a2, a2, 2, ["v8", "v9"], ["v10", "v11"]),
@@ -421,7 +421,7 @@ mod aarch64 {
             ], $($rest)*);
         };
         (hi = h, $($rest:tt)*) => {
-            $crate::matmul::i8mm_asm::block_kernels!(@go [
+            $crate::matmul::arch::i8mm::block_kernels!(@go [
                 (a0, h, 0, ["v0", "v1"], ["v2", "v3"]),
                 (a1, h, 1, ["v4", "v5"], ["v6", "v7"]),
                 (a2, h, 2, ["v8", "v9"], ["v10", "v11"]),
@@ -429,20 +429,20 @@ mod aarch64 {
             ], $($rest)*);
         };
         (@go $tiles:tt, args = $t:ident, fam = $fam:tt $(,)?) => {
-            $crate::matmul::i8mm_asm::block_kernels!(@set $t, $fam, fast, [],
+            $crate::matmul::arch::i8mm::block_kernels!(@set $t, $fam, fast, [],
                 ("64", "-32", "8"), [fast4_r1, fast4_r2, fast4_r3, fast4_r4], $tiles);
-            $crate::matmul::i8mm_asm::block_kernels!(@set $t, $fam, fast, [],
+            $crate::matmul::arch::i8mm::block_kernels!(@set $t, $fam, fast, [],
                 ("128", "-64", "16"), [fast8_r1, fast8_r2, fast8_r3, fast8_r4], $tiles);
-            $crate::matmul::i8mm_asm::block_kernels!(@set $t, $fam, generic,
+            $crate::matmul::arch::i8mm::block_kernels!(@set $t, $fam, generic,
                 [bt = out(reg) _, gc = out(reg) _, g = in(reg) $t.groups,],
                 ("64", "-32", "8"), [gen4_r1, gen4_r2, gen4_r3, gen4_r4], $tiles);
-            $crate::matmul::i8mm_asm::block_kernels!(@set $t, $fam, generic,
+            $crate::matmul::arch::i8mm::block_kernels!(@set $t, $fam, generic,
                 [bt = out(reg) _, gc = out(reg) _, g = in(reg) $t.groups,],
                 ("128", "-64", "16"), [gen8_r1, gen8_r2, gen8_r3, gen8_r4], $tiles);
 
             /// Tile kernels by LHS tile count: `[bl = 32, any bl]` for `nr = 4`, then for
             /// `nr = 8`.
-            const TABLES: [[[$crate::matmul::asm::TileKernel; 4]; 2]; 2] = [
+            const TABLES: [[[$crate::matmul::arch::asm::TileKernel; 4]; 2]; 2] = [
                 [
                     [(fast4_r1, 4), (fast4_r2, 4), (fast4_r3, 4), (fast4_r4, 4)],
                     [(gen4_r1, 4), (gen4_r2, 4), (gen4_r3, 4), (gen4_r4, 4)],
@@ -478,27 +478,27 @@ mod aarch64 {
                 // SAFETY: forwarded from the caller; the layout is this family's packed layout
                 // for `args` and `packing`, which the table's kernels read; each computes 4
                 // columns (a divisor of `nr`).
-                unsafe { $crate::matmul::asm::gemm(args, &layout, &table[..tiles]) }
+                unsafe { $crate::matmul::arch::asm::gemm(args, &layout, &table[..tiles]) }
             }
         };
         (
             @set $t:ident, $fam:tt, $flavor:ident, $ops:tt, $rhs:tt,
             [$n1:ident, $n2:ident, $n3:ident, $n4:ident], [$p0:tt, $p1:tt, $p2:tt, $p3:tt $(,)?]
         ) => {
-            $crate::matmul::i8mm_asm::block_kernels!(
+            $crate::matmul::arch::i8mm::block_kernels!(
                 @def $t, $fam, $flavor, $ops, $rhs, $n1, "4", [$p0]);
-            $crate::matmul::i8mm_asm::block_kernels!(
+            $crate::matmul::arch::i8mm::block_kernels!(
                 @def $t, $fam, $flavor, $ops, $rhs, $n2, "8", [$p0, $p1]);
-            $crate::matmul::i8mm_asm::block_kernels!(
+            $crate::matmul::arch::i8mm::block_kernels!(
                 @def $t, $fam, $flavor, $ops, $rhs, $n3, "12", [$p0, $p1, $p2]);
-            $crate::matmul::i8mm_asm::block_kernels!(
+            $crate::matmul::arch::i8mm::block_kernels!(
                 @def $t, $fam, $flavor, $ops, $rhs, $n4, "16", [$p0, $p1, $p2, $p3]);
         };
         (
             @def $t:ident, $fam:tt, $flavor:ident, $ops:tt, $rhs:tt, $name:ident,
             $rows:literal, $tiles:tt
         ) => {
-            $crate::matmul::i8mm_asm::block_tile_kernel! {
+            $crate::matmul::arch::i8mm::block_tile_kernel! {
                 #[doc = concat!(
                     "Tile kernel: ", $rows, " rows x 4 columns (", stringify!($flavor), ")."
                 )]
@@ -543,7 +543,7 @@ mod aarch64 {
                 "fmul ", $tmp, ".4s, ", $scale, ".4s, v29.s[", $lane, "]\n",
                 "fmul ", $v, ".4s, ", $v, ".4s, ", $tmp, ".4s\n",
                 "fadd ", $v, ".4s, ", $v, ".4s, ", $bias, ".4s\n",
-                $crate::matmul::i8mm_asm::clamp!($v),
+                $crate::matmul::arch::i8mm::clamp!($v),
             )
         };
     }

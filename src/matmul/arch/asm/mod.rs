@@ -13,7 +13,7 @@ pub(crate) use driver::{Layout, MAX_TILES, Tile, TileFn, TileKernel, gemm, gemv}
 /// some of v8-v15 alone spares the caller saving them).
 macro_rules! asm_v {
     (all; $($args:tt)*) => {
-        $crate::matmul::asm::asm_v!([
+        $crate::matmul::arch::asm::asm_v!([
             "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7",
             "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15",
             "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23",

@@ -50,7 +50,7 @@ use core::arch::aarch64::*;
 use crate::matmul::{Packing, TileStrides, UncheckedArgs};
 
 /// Depths per packed group: the RHS holds `16 * nr` bytes per 32 depths.
-pub(super) const GROUP: usize = 32;
+pub(crate) const GROUP: usize = 32;
 
 /// Int16 partial sums of one group: `[row][block][slot]`. `bd = 8`: slot `i` is column `i` of
 /// the block (8 depth lanes); `bd = 4`: slot 0 holds columns 0-1, slot 1 columns 2-3 (4 depth
@@ -58,21 +58,21 @@ pub(super) const GROUP: usize = 32;
 type Partial<const MR: usize, const NB: usize> = [[[int16x8_t; 4]; NB]; MR];
 
 /// Exact int32 sums per row and block of 4 columns: `[row][block] = [c0 c1 c2 c3]`.
-pub(super) type Sums<const MR: usize, const NB: usize> = [[int32x4_t; NB]; MR];
+pub(crate) type Sums<const MR: usize, const NB: usize> = [[int32x4_t; NB]; MR];
 
 /// F32 values per row and block of 4 columns (`[row][block] = [c0 c1 c2 c3]`).
-pub(super) type Values<const MR: usize, const NB: usize> = [[float32x4_t; NB]; MR];
+pub(crate) type Values<const MR: usize, const NB: usize> = [[float32x4_t; NB]; MR];
 
 /// The operands of one group of a K pass (32 depths; `MR`, `NR`, `BD` of the tiles).
 #[derive(Clone, Copy)]
-pub(super) struct Group {
+pub(crate) struct Group {
     /// The 16 depths the low nibbles multiply: `16 * MR` bytes, chunk-interleaved.
-    pub(super) lo: *const u8,
+    pub(crate) lo: *const u8,
     /// The 16 depths the high nibbles multiply: `16 * MR` bytes, chunk-interleaved.
-    pub(super) hi: *const u8,
+    pub(crate) hi: *const u8,
     /// The group's `16 * NR` RHS bytes, advanced to the pass's first column
     /// (`BD * first_column` bytes).
-    pub(super) rhs: *const u8,
+    pub(crate) rhs: *const u8,
 }
 
 /// Loads 16 RHS bytes.
@@ -314,7 +314,7 @@ unsafe fn add_group<
 /// Every `at(i)`, `i < groups`, is a group as [`add_group`] requires, for the same `CONTIG`.
 #[target_feature(enable = "neon")]
 #[inline]
-pub(super) unsafe fn sum_groups<
+pub(crate) unsafe fn sum_groups<
     const MR: usize,
     const NR: usize,
     const BD: usize,
@@ -404,7 +404,7 @@ pub(super) unsafe fn sum_groups<
 /// same chunks of `4 * NB` columns of an `NR`-column tile.
 #[target_feature(enable = "neon")]
 #[inline]
-pub(super) unsafe fn sum_i8<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(
+pub(crate) unsafe fn sum_i8<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(
     chunks: usize,
     lhs: *const u8,
     rhs: *const u8,
@@ -463,7 +463,7 @@ pub(super) unsafe fn sum_i8<const MR: usize, const NR: usize, const BD: usize, c
 /// three arrays.
 #[target_feature(enable = "neon")]
 #[inline]
-pub(super) unsafe fn per_channel_values<const MR: usize, const NR: usize, const NB: usize, const SHL: i32>(
+pub(crate) unsafe fn per_channel_values<const MR: usize, const NR: usize, const NB: usize, const SHL: i32>(
     acc: Sums<MR, NB>,
     lhs_x: *const u8,
     rhs_x: *const u8,
@@ -503,7 +503,7 @@ pub(super) unsafe fn per_channel_values<const MR: usize, const NR: usize, const 
 /// requires; `groups_per_block >= 1`.
 #[target_feature(enable = "neon")]
 #[inline]
-pub(super) unsafe fn block_loop<
+pub(crate) unsafe fn block_loop<
     const MR: usize,
     const NR: usize,
     const BD: usize,
@@ -563,7 +563,7 @@ unsafe fn blocks_of<
 
 /// A family's part of the NEON kernels: one K pass with its epilogue (the tile strides come
 /// from the call's [`TileStrides`], the family's single source).
-pub(super) trait Scheme {
+pub(crate) trait Scheme {
     /// The unclamped results of rows `0..MR` and columns `p.col0 .. p.col0 + 4 * NB` of a tile.
     ///
     /// # Safety
@@ -576,12 +576,12 @@ pub(super) trait Scheme {
 /// One K pass of a tile: its packed LHS and RHS tiles, the pass's first column, the depth and
 /// the block length.
 #[derive(Clone, Copy)]
-pub(super) struct Pass {
-    pub(super) lhs: *const u8,
-    pub(super) rhs: *const u8,
-    pub(super) col0: usize,
-    pub(super) k: usize,
-    pub(super) bl: usize,
+pub(crate) struct Pass {
+    pub(crate) lhs: *const u8,
+    pub(crate) rhs: *const u8,
+    pub(crate) col0: usize,
+    pub(crate) k: usize,
+    pub(crate) bl: usize,
 }
 
 /// The generic micro-kernel: `MR x NR` tiles of scheme `S`, block depth `BD` (8 or 4), `NB`
@@ -595,7 +595,7 @@ pub(super) struct Pass {
 /// CPU has NEON.
 #[target_feature(enable = "neon")]
 #[inline]
-pub(super) unsafe fn matmul<S: Scheme, const MR: usize, const NR: usize, const BD: usize, const NB: usize>(
+pub(crate) unsafe fn matmul<S: Scheme, const MR: usize, const NR: usize, const BD: usize, const NB: usize>(
     args: &UncheckedArgs,
     strides: &TileStrides,
 ) {
@@ -642,12 +642,12 @@ pub(super) unsafe fn matmul<S: Scheme, const MR: usize, const NR: usize, const B
 
 /// Blocks of 4 columns per K pass of the kernel for packing `p`: the whole tile for `mr = 1`,
 /// one for `mr = 4` (32 vector registers).
-pub(super) const fn blocks_per_pass(p: Packing) -> usize {
+pub(crate) const fn blocks_per_pass(p: Packing) -> usize {
     if p.mr == 1 { p.nr / 4 } else { 1 }
 }
 
 /// Whether [`matmul`] supports packing `p`.
-pub(super) const fn supports(p: Packing) -> bool {
+pub(crate) const fn supports(p: Packing) -> bool {
     (p.mr == 1 || p.mr == 4) && p.nr.is_multiple_of(4) && (p.block_depth() == 8 || p.block_depth() == 4)
 }
 
@@ -663,7 +663,7 @@ macro_rules! neon_kernels {
         $(($ident:ident, $entry:ident, $name:literal, $p:ident)),* $(,)?
     ) => {
         $(
-            const _: () = assert!($crate::matmul::neon_common::supports(fam::$p));
+            const _: () = assert!($crate::matmul::arch::neon::supports(fam::$p));
 
             #[doc = concat!(
                 "`", $name, "`: tiles of [`", stringify!($p), "`](fam::", stringify!($p), ")."
@@ -680,7 +680,7 @@ macro_rules! neon_kernels {
             /// `clamp_min <= clamp_max`.
             #[target_feature(enable = "neon")]
             pub(crate) unsafe fn $entry(args: &$crate::matmul::UncheckedArgs, strides: &$crate::matmul::TileStrides) {
-                use $crate::matmul::neon_common::{blocks_per_pass, matmul};
+                use $crate::matmul::arch::neon::{blocks_per_pass, matmul};
                 const P: $crate::Packing = fam::$p;
                 // SAFETY: forwarded from the caller's contract, for the kernel's own packing
                 // (supported: checked at compile time above).
@@ -702,4 +702,4 @@ macro_rules! neon_kernels {
         )*
     };
 }
-pub(super) use neon_kernels;
+pub(crate) use neon_kernels;

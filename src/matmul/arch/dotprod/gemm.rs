@@ -1,0 +1,155 @@
+//! GEMM (`mr = 4`) pieces of the dotprod tier: the K-group text (RHS `LD2` split, unpack,
+//! `SDOT` by element) and the per-channel GEMM epilogue.
+
+// ---------------------------------------------------------------------------------------------
+// GEMM K-group pieces (mr = 4, kr = 16): one output tile is up to 4 LHS tiles x one column
+// quad (4 columns of an RHS tile). Registers:
+//   v0/v1    chunk 0 of the quad after LD2 (columns 0-3 x group bytes 0-3 / bytes 4-7);
+//            after the unpack they hold 16 * high nibbles
+//   v13/v14  chunk 1 (group bytes 8-11 / 12-15), the same way
+//   v2/v3    16 * low nibbles of the chunk in use
+//   v4-v11   one 8-deep LHS block: LHS tile t in v(4+2t) (rows 0-1) and v(5+2t) (rows 2-3)
+//   v12      0xF0 bytes
+// ---------------------------------------------------------------------------------------------
+
+/// GEMM RHS chunk load: `LD2` de-interleaves the 4-byte halves of the quad's 4 columns x
+/// 8 bytes into v`$r0` (bytes 0-3) and v`$r1` (bytes 4-7); `{rhs}` advances by `{rstep}` =
+/// `8 * nr`, the distance between consecutive chunks.
+#[rustfmt::skip]
+macro_rules! gemm_load {
+    ($r0:literal, $r1:literal) => {
+        concat!("ld2 {{v", $r0, ".4s, v", $r1, ".4s}}, [{rhs}], {rstep}\n")
+    };
+}
+
+/// GEMM RHS unpack: 16 * low nibbles of v`$r0`/v`$r1` into v2/v3, 16 * high nibbles in place.
+#[rustfmt::skip]
+macro_rules! gemm_unpack {
+    ($r0:literal, $r1:literal) => {
+        concat!(
+            "shl v2.16b, v", $r0, ".16b, #4\n",
+            "shl v3.16b, v", $r1, ".16b, #4\n",
+            "and v", $r0, ".16b, v", $r0, ".16b, v12.16b\n",
+            "and v", $r1, ".16b, v", $r1, ".16b, v12.16b\n",
+        )
+    };
+}
+
+/// 4 `SDOT`s by element: weights v`$w` (4 columns x 4 depths) times the same 4 depths of rows
+/// 0-3 of one LHS tile (v`$x01` = rows 0-1, v`$x23` = rows 2-3; element `$e0` of rows 0/2,
+/// `$e1` of rows 1/3), into the rows' accumulators.
+#[rustfmt::skip]
+macro_rules! gemm_sdot4 {
+    ($w:literal, $x01:literal, $x23:literal, $e0:literal, $e1:literal,
+     [$a0:literal, $a1:literal, $a2:literal, $a3:literal]) => {
+        concat!(
+            "sdot v", $a0, ".4s, v", $w, ".16b, v", $x01, ".4b[", $e0, "]\n",
+            "sdot v", $a1, ".4s, v", $w, ".16b, v", $x01, ".4b[", $e1, "]\n",
+            "sdot v", $a2, ".4s, v", $w, ".16b, v", $x23, ".4b[", $e0, "]\n",
+            "sdot v", $a3, ".4s, v", $w, ".16b, v", $x23, ".4b[", $e1, "]\n",
+        )
+    };
+}
+
+/// One 8-deep block of every LHS tile (operand `$l`, `$at` completes the address, e.g.
+/// `"], #128"` for a post-increment or `", #-64]"` for an offset), times the quad's weights for
+/// depths +0..3 (v`$wa`) and +4..7 (v`$wb`).
+#[rustfmt::skip]
+macro_rules! gemm_block {
+    ($wa:literal, $wb:literal, $at:literal,
+     $([$l:ident, $x01:literal, $x23:literal, $acc:tt]),+) => {
+        concat!(
+            $("ldp q", $x01, ", q", $x23, ", [{", stringify!($l), "}", $at, "\n",)+
+            $(gemm_sdot4!($wa, $x01, $x23, "0", "2", $acc),)+
+            $(gemm_sdot4!($wb, $x01, $x23, "1", "3", $acc),)+
+        )
+    };
+}
+
+/// kr 16 read-ahead of the next group's chunk 0 (`ahead`), or nothing (`last`).
+#[rustfmt::skip]
+macro_rules! gemm_ahead {
+    (ahead) => { gemm_load!("0", "1") };
+    (last) => { "" };
+}
+
+/// GEMM K-group body (32 depths), chunk 0 already loaded into v0/v1: chunk 0 gives the depths
+/// of LHS block "low 0" (low nibbles) and "high 0" (high), chunk 1 those of "low 1" and
+/// "high 1". Loads chunk 1, and with `ahead` the next group's chunk 0. Per LHS tile
+/// `[low operand, high operand, x01, x23, low-nibble accumulators, high-nibble ones]`; the
+/// four address suffixes `[$l0, $h0, $l1, $h1]` place the blocks (see `gemm_block`): with one
+/// LHS pointer (qai8dxp, depths 0-7 / 16-23 / 8-15 / 24-31 of a 128-byte group) or two
+/// (qsi8d32p with the block's low and high halves apart).
+#[rustfmt::skip]
+macro_rules! gemm_group {
+    ($ahead:tt, [$sl0:literal, $sh0:literal, $sl1:literal, $sh1:literal],
+     $([$l:ident, $h:ident, $x01:literal, $x23:literal, $lo:tt, $hi:tt]),+) => {
+        concat!(
+            gemm_unpack!("0", "1"),
+            gemm_load!("13", "14"),
+            gemm_block!("2", "3", $sl0, $([$l, $x01, $x23, $lo]),+),
+            gemm_block!("0", "1", $sh0, $([$h, $x01, $x23, $hi]),+),
+            gemm_unpack!("13", "14"),
+            gemm_ahead!($ahead),
+            gemm_block!("2", "3", $sl1, $([$l, $x01, $x23, $lo]),+),
+            gemm_block!("13", "14", $sh1, $([$h, $x01, $x23, $hi]),+),
+        )
+    };
+}
+
+#[rustfmt::skip]
+/// GEMM epilogue of one output row (per-channel families, docs/formats.md, §Arithmetic) and its store (`{out}` advances by
+/// `{stride}`): accumulator v`$a`, the row's offset in lane `$i` of v`$off`, dq in lane
+/// `$i` of v`$dq`. Needs v0 = rsum, v1 = scale (int4: scale16), v2 = bias of the quad, v12/v13 = clamp.
+macro_rules! gemm_row {
+    ($a:literal, $off:literal, $dq:literal, $i:literal) => {
+        concat!(
+            // iacc += rsum * offset; f = float(iacc)
+            "mla v", $a, ".4s, v0.4s, v", $off, ".s[", $i, "]\n",
+            "scvtf v", $a, ".4s, v", $a, ".4s\n",
+            // s = scale * dq; out = f * s + bias (two roundings)
+            "fmul v14.4s, v1.4s, v", $dq, ".s[", $i, "]\n",
+            "fmul v", $a, ".4s, v", $a, ".4s, v14.4s\n",
+            "fadd v", $a, ".4s, v", $a, ".4s, v2.4s\n",
+            // clamp, store
+            "fmax v", $a, ".4s, v", $a, ".4s, v12.4s\n",
+            "fmin v", $a, ".4s, v", $a, ".4s, v13.4s\n",
+            "st1 {{v", $a, ".4s}}, [{out}], {stride}\n",
+        )
+    };
+}
+
+/// GEMM epilogue of one LHS tile: its (offset[4], dq[4]) into v`$x01`/v`$x23` (`{l}` at
+/// the tile's extras after the K loop), then rows 0-3.
+#[rustfmt::skip]
+macro_rules! gemm_rows {
+    ([$l:ident, $x01:literal, $x23:literal,
+      [$a0:literal, $a1:literal, $a2:literal, $a3:literal]]) => {
+        concat!(
+            "ldp q", $x01, ", q", $x23, ", [{", stringify!($l), "}]\n",
+            gemm_row!($a0, $x01, $x23, "0"),
+            gemm_row!($a1, $x01, $x23, "1"),
+            gemm_row!($a2, $x01, $x23, "2"),
+            gemm_row!($a3, $x01, $x23, "3"),
+        )
+    };
+}
+
+/// Per-channel GEMM epilogue of one column quad: its `rsum`, `scale`, `bias` (`{x}` at the
+/// quad's `rsum`, the arrays `{xs}` bytes apart) into v0-v2, the clamp bounds into v12/v13,
+/// then per LHS tile `[pointer, offset register, dq register, [row accumulators]]` its rows
+/// ([`gemm_rows!`]). Uses v14.
+#[rustfmt::skip]
+macro_rules! gemm_epilogue {
+    ($($tile:tt),+) => {
+        concat!(
+            "ldr q0, [{x}]\n",
+            "ldr q1, [{x}, {xs}]\n",
+            "add {x}, {x}, {xs}\n",
+            "ldr q2, [{x}, {xs}]\n",
+            "dup v12.4s, {lo:w}\n",
+            "dup v13.4s, {hi:w}\n",
+            $(gemm_rows!($tile),)+
+        )
+    };
+}
