@@ -151,7 +151,7 @@ impl Inputs {
 }
 
 /// How to pack one family's operands.
-trait Bench: Family {
+trait Bench: Family<Dst = f32> {
     fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self>;
     fn pack_lhs(p: &Packing, m: usize, k: usize, bl: usize, x: &[f32], out: &mut [u8]);
     fn pack_rhs(p: &Packing, n: usize, k: usize, bl: usize, inp: &Inputs, out: &mut [u8]);
@@ -213,7 +213,7 @@ impl Bench for qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p {
 
 /// One measured kernel call (never inlined, so instruction counters can attribute it).
 #[inline(never)]
-fn run_kernel<F: Family>(
+fn run_kernel<F: Family<Dst = f32>>(
     kernel: &Kernel<F>,
     cpu: &CpuFeatures,
     lhs: &[u8],

@@ -21,7 +21,8 @@ use half::{bf16, f16};
 use qgemm::rhs::qsi4c32p::BlockScales;
 use qgemm::rhs::{Int4Encoding, Int4Source};
 use qgemm::{
-    CpuFeatures, Family, Kernel, MatmulArgs, Packing, Tier, qai8dxp_qsi4c32p, qai8dxp_qsi4cxp, qsi8d32p_qsi4c32p,
+    CpuFeatures, Element, Family, Kernel, MatmulArgs, Packing, Tier, qai8dxp_qsi4c32p, qai8dxp_qsi4cxp,
+    qsi8d32p_qsi4c32p,
 };
 
 /// Output channels.
@@ -253,10 +254,10 @@ fn run<F: DemoFamily>(
     let p = kernel.packing();
     let rhs = F::pack_weights(&p, layer, w)?;
     let lhs = F::pack_activations(&p, m, layer.k, x)?;
-    let mut dst = vec![0f32; m * layer.n];
+    let mut dst = vec![F::Dst::default(); m * layer.n];
     let args = MatmulArgs::new(m, layer.n, layer.k).with_block_len(F::block_len());
     kernel.run(cpu, &lhs, &rhs, &mut dst, &args)?;
-    Ok(dst)
+    Ok(dst.iter().map(|v| v.to_f32()).collect())
 }
 
 /// `x W^T + bias` with `weights` in place of the layer's, accumulated in f64.

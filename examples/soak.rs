@@ -33,13 +33,10 @@ mod families;
 #[path = "support/splitmix.rs"]
 mod splitmix;
 
-use families::{Fam, Q40, Qsi4c32p, Qsi4cxp, Qsi8cxp, ScaleStyle, WeightStyle, packings};
+use families::{Fam, Q40, Qsi4c32p, Qsi4cxp, Qsi8cxp, ScaleStyle, WeightStyle, canary, packings, to_src};
 use qgemm::rhs::{Int4Encoding, Layout};
-use qgemm::{Clamp, CpuFeatures, Family, Kernel, MatmulArgs, Packing, Tier};
+use qgemm::{Clamp, CpuFeatures, Element, Family, Kernel, MatmulArgs, Packing, Tier};
 use splitmix::SplitMix64 as Rng;
-
-/// A NaN no kernel produces: marks output elements (and row padding) a call must not touch.
-const CANARY: f32 = f32::from_bits(0x7fa5_a5a5);
 
 struct Opts {
     seconds: Option<f64>,
@@ -262,11 +259,12 @@ fn case<X: Fam>(rng: &mut Rng, cpu: &CpuFeatures, stats: &mut Stats, verbose: bo
     let fail = |what: String| Err(format!("{what}\nparameters: {params:#?}"));
 
     // Inputs.
-    let max = if <X::F as Family>::BLOCKED { 8.0e6 } else { f32::MAX };
+    let max = if <X::F as Family>::BLOCKED { 8.0e6 } else { f32::MAX }.min(X::Src::MAX.to_f32());
     let mut x = vec![0f32; (m - 1) * lhs_stride + k];
     for (r, style) in params.rows.iter().enumerate() {
         draw_row(rng, *style, k, max, &mut x[r * lhs_stride..]);
     }
+    let x: Vec<X::Src> = to_src(&x);
     let mut next = || rng.next_u64();
     let mut raw = X::random_rhs(&mut next, n, k, bl, layout, weights, scales, bias);
     raw.encoding = encoding;
@@ -278,7 +276,7 @@ fn case<X: Fam>(rng: &mut Rng, cpu: &CpuFeatures, stats: &mut Stats, verbose: bo
         return fail(format!("LHS packer failed: {e}"));
     }
     let mut lhs2 = vec![0u8; lhs_size];
-    let m1 = lhs_split_at;
+    let m1 = (0..=lhs_split_at).rev().find(|&v| X::splits_at(&p, v)).unwrap_or(0);
     let tile = lhs_size / m.div_ceil(p.mr);
     let r1 = X::pack_lhs(&p, m1, k, bl, 0, &x, lhs_stride, &mut lhs2);
     let r2 = if m1 < m {
@@ -306,30 +304,31 @@ fn case<X: Fam>(rng: &mut Rng, cpu: &CpuFeatures, stats: &mut Stats, verbose: bo
     };
 
     // The reference: the scalar kernel over the whole output.
-    let mut want = vec![CANARY; dst_len];
+    let canary = canary::<<X::F as Family>::Dst>();
+    let mut want = vec![canary; dst_len];
     if let Err(e) = scalar.run(cpu, &lhs, &rhs, &mut want, &args) {
         return fail(format!("{}: {e}", scalar.name()));
     }
     for r in 0..m {
         for c in 0..dst_stride.min(dst_len - r * dst_stride) {
-            let touched = want[r * dst_stride + c].to_bits() != CANARY.to_bits();
+            let touched = want[r * dst_stride + c].to_bits32() != canary.to_bits32();
             if touched != (c < n) {
                 return fail(format!("{}: element ({r}, {c}) written = {touched}", scalar.name()));
             }
         }
     }
-    let compare = |name: &str, how: &str, got: &[f32]| -> Result<(), String> {
-        match got.iter().zip(&want).position(|(g, w)| g.to_bits() != w.to_bits()) {
+    let compare = |name: &str, how: &str, got: &[<X::F as Family>::Dst]| -> Result<(), String> {
+        match got.iter().zip(&want).position(|(g, w)| g.to_bits32() != w.to_bits32()) {
             None => Ok(()),
             Some(i) => {
                 let (r, c) = (i / dst_stride, i % dst_stride);
                 Err(format!(
                     "MISMATCH {name} ({how}) vs {} at row {r}, column {c}: got {} ({:#010x}), want {} ({:#010x})",
                     scalar.name(),
-                    got[i],
-                    got[i].to_bits(),
-                    want[i],
-                    want[i].to_bits()
+                    got[i].to_f32(),
+                    got[i].to_bits32(),
+                    want[i].to_f32(),
+                    want[i].to_bits32()
                 ))
             }
         }
@@ -338,7 +337,7 @@ fn case<X: Fam>(rng: &mut Rng, cpu: &CpuFeatures, stats: &mut Stats, verbose: bo
         // The scalar kernel's reference call counts as its own.
         let mut kcalls = u64::from(kn.tier() == Tier::Scalar);
         if kn.tier() != Tier::Scalar {
-            let mut got = vec![CANARY; dst_len];
+            let mut got = vec![canary; dst_len];
             if let Err(e) = kn.run(cpu, &lhs, &rhs, &mut got, &args) {
                 return fail(format!("{}: {e}", kn.name()));
             }
@@ -357,7 +356,7 @@ fn case<X: Fam>(rng: &mut Rng, cpu: &CpuFeatures, stats: &mut Stats, verbose: bo
             v
         };
         let (mc, nc) = (cuts(rng, m, kn.m_step()), cuts(rng, n, kn.n_step()));
-        let mut got = vec![CANARY; dst_len];
+        let mut got = vec![canary; dst_len];
         for mw in mc.windows(2) {
             for nw in nc.windows(2) {
                 let a = args.with_rect(mw[0], nw[0], mw[1] - mw[0], nw[1] - nw[0]);

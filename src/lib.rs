@@ -45,6 +45,7 @@ extern crate std;
 
 mod arith;
 pub mod cpu;
+pub mod element;
 pub mod error;
 pub mod lhs;
 pub mod matmul;
@@ -53,6 +54,7 @@ mod packing;
 pub mod rhs;
 
 pub use cpu::{CpuFeatures, Feature};
+pub use element::Element;
 pub use error::{Error, Result};
 /// The `half` crate, whose `bf16` and `f16` types the per-block packers take.
 pub use half;

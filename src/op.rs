@@ -44,6 +44,7 @@ use core::marker::PhantomData;
 
 use half::bf16;
 
+use crate::element::Element;
 use crate::error::{Buffer, Dim, Error, Param, Result};
 use crate::lhs::{qai8dxp, qsi8d32p};
 use crate::matmul::{Clamp, Family, Kernel, UncheckedArgs};
@@ -66,6 +67,10 @@ pub trait Operator: Family {
     /// consumed by its GEMV and GEMM kernels.
     const RHS_PACKING: Packing;
 
+    /// The activation element type: `f32`, or [`half::f16`] / [`half::bf16`] for the families
+    /// named `f16_...` / `bf16_...` (whose outputs, [`Family::Dst`], are of the same type).
+    type Src: Element;
+
     /// Quantizes and packs `m` rows of `x` (`x_stride` elements apart) for packing `p`.
     #[doc(hidden)]
     fn quantize_pack(
@@ -73,7 +78,7 @@ pub trait Operator: Family {
         m: usize,
         k: usize,
         bl: usize,
-        x: &[f32],
+        x: &[Self::Src],
         x_stride: usize,
         out: &mut [u8],
     ) -> Result<()>;
@@ -84,6 +89,7 @@ macro_rules! qai8dxp_operator {
     ($($family:ident in $module:ident),+) => {$(
         impl Operator for $family {
             const RHS_PACKING: Packing = crate::$module::PREFERRED_RHS_PACKING;
+            type Src = f32;
             fn quantize_pack(
                 p: &Packing, m: usize, k: usize, _bl: usize, x: &[f32], s: usize, out: &mut [u8],
             ) -> Result<()> {
@@ -101,6 +107,7 @@ qai8dxp_operator!(
 
 impl Operator for Qsi8d32pQsi4c32p {
     const RHS_PACKING: Packing = crate::qsi8d32p_qsi4c32p::PREFERRED_RHS_PACKING;
+    type Src = f32;
     fn quantize_pack(p: &Packing, m: usize, k: usize, bl: usize, x: &[f32], s: usize, out: &mut [u8]) -> Result<()> {
         qsi8d32p::quantize_pack(p, m, k, bl, 0, x, s, out)
     }
@@ -228,7 +235,7 @@ impl<'w, F: Operator> Linear<'w, F> {
         &self,
         cpu: &CpuFeatures,
         m: usize,
-        x: &[f32],
+        x: &[F::Src],
         scratch: &'s mut [u8],
     ) -> Result<Prepared<'w, 's, F>> {
         let kernel = self.kernel(cpu, m)?;
@@ -248,7 +255,7 @@ impl<'w, F: Operator> Linear<'w, F> {
 
     /// `out = x W^T + b` for `m` rows: quantizes `x` (`m x k`, dense rows) into `scratch`
     /// ([`Linear::scratch_size`] bytes) and writes the `m x n` output `out` (dense rows).
-    pub fn run(&self, cpu: &CpuFeatures, m: usize, x: &[f32], out: &mut [f32], scratch: &mut [u8]) -> Result<()> {
+    pub fn run(&self, cpu: &CpuFeatures, m: usize, x: &[F::Src], out: &mut [F::Dst], scratch: &mut [u8]) -> Result<()> {
         self.prepare(cpu, m, x, scratch)?.run(out)
     }
 }
@@ -372,7 +379,7 @@ impl<'w, 's, F: Operator> Prepared<'w, 's, F> {
     }
 
     /// Writes the whole `m x n` output (dense rows) into `out`.
-    pub fn run(&self, out: &mut [f32]) -> Result<()> {
+    pub fn run(&self, out: &mut [F::Dst]) -> Result<()> {
         let (m, n) = (self.m, self.layer.n);
         let args = crate::MatmulArgs::new(m, n, self.layer.k).with_block_len(self.layer.bl).with_clamp(self.clamp);
         self.kernel.run(&self.cpu, self.lhs, self.layer.weights, out, &args)
@@ -389,7 +396,7 @@ impl<'w, 's, F: Operator> Prepared<'w, 's, F> {
     /// The rectangles of [`Prepared::split`] as [`Part`]s writing into `out` (the whole
     /// `m x n` output, dense rows). Each part is `Send` and runs once; the parts write disjoint
     /// elements, so they may run concurrently on any threads, in any order.
-    pub fn parts<'o>(&'o self, out: &'o mut [f32], parts: usize) -> Result<heapless::Vec<Part<'o, F>, MAX_PARTS>> {
+    pub fn parts<'o>(&'o self, out: &'o mut [F::Dst], parts: usize) -> Result<heapless::Vec<Part<'o, F>, MAX_PARTS>> {
         let (m, n) = (self.m, self.layer.n);
         let needed = m.checked_mul(n).ok_or(Error::SizeOverflow)?;
         if out.len() < needed {
@@ -412,7 +419,7 @@ impl<'w, 's, F: Operator> Prepared<'w, 's, F> {
                 lhs_packed: self.lhs[r.m_idx / p.mr * lhs_tile..].as_ptr(),
                 rhs_packed: self.layer.weights[r.n_idx / p.nr * rhs_tile..].as_ptr(),
                 dst: dst.wrapping_add(r.m_idx * n + r.n_idx),
-                dst_stride_row: 4 * n,
+                dst_stride_row: F::Dst::SIZE * n,
                 clamp_min: self.clamp.min(),
                 clamp_max: self.clamp.max(),
             };
@@ -425,7 +432,7 @@ impl<'w, 's, F: Operator> Prepared<'w, 's, F> {
     /// Runs the call on up to `threads` `std::thread::scope` threads, one [`Part`] each (the
     /// calling thread runs one of them), into `out` (the whole `m x n` output).
     #[cfg(feature = "std")]
-    pub fn run_parallel(&self, out: &mut [f32], threads: usize) -> Result<()> {
+    pub fn run_parallel(&self, out: &mut [F::Dst], threads: usize) -> Result<()> {
         let mut parts = self.parts(out, threads)?;
         let first = parts.pop();
         std::thread::scope(|s| {
@@ -444,8 +451,8 @@ impl<'w, 's, F: Operator> Prepared<'w, 's, F> {
 pub struct Part<'o, F: Operator> {
     kernel: &'static Kernel<F>,
     rect: Rect,
-    args: UncheckedArgs,
-    output: PhantomData<&'o mut [f32]>,
+    args: UncheckedArgs<F::Dst>,
+    output: PhantomData<&'o mut [F::Dst]>,
 }
 
 // SAFETY: a `Part` is the only handle to its rectangle of the output (the parts of one call

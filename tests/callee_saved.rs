@@ -117,9 +117,9 @@ mod aarch64 {
     use std::ffi::c_void;
 
     use crate::common::Rng;
-    use crate::families::{Fam, Q40, Qsi4c32p, Qsi4cxp, Qsi8cxp, ScaleStyle, WeightStyle, packings};
+    use crate::families::{Fam, Q40, Qsi4c32p, Qsi4cxp, Qsi8cxp, ScaleStyle, WeightStyle, packings, to_src};
     use qgemm::rhs::Layout;
-    use qgemm::{Clamp, CpuFeatures, Family, MatmulArgs, Tier};
+    use qgemm::{Clamp, CpuFeatures, Element, Family, MatmulArgs, Tier};
 
     /// What the trampoline reads and writes (offsets are hard-coded in the assembly).
     #[repr(C)]
@@ -317,7 +317,7 @@ mod aarch64 {
                 panic!("no scalar kernel for {p:?}");
             };
             for &(m, n, k, bl) in shapes {
-                let x: Vec<f32> = (0..m * k).map(|_| rng.f32(-2.0, 2.0)).collect();
+                let x: Vec<X::Src> = to_src(&(0..m * k).map(|_| rng.f32(-2.0, 2.0)).collect::<Vec<_>>());
                 let mut next = || rng.next_u64();
                 let raw =
                     X::random_rhs(&mut next, n, k, bl, Layout::NxK, WeightStyle::Random, ScaleStyle::Normal, true);
@@ -326,7 +326,7 @@ mod aarch64 {
                 let mut rhs = vec![0u8; X::rhs_packed_size(&p, n, k, bl).unwrap()];
                 X::pack_rhs(&p, n, k, bl, &raw.view(), &mut rhs).unwrap();
                 let args = MatmulArgs::new(m, n, k).with_block_len(bl).with_clamp(Clamp::new(-3.0, 3.0).unwrap());
-                let mut want = vec![0f32; m * n];
+                let mut want = vec![<X::F as Family>::Dst::default(); m * n];
                 scalar.run(&cpu, &lhs, &rhs, &mut want, &args).unwrap();
                 for kn in kernels.iter().filter(|kn| kn.tier() != Tier::Scalar && kn.is_available(&cpu)) {
                     // Whole output, then the grid cut at the last tile.
@@ -340,7 +340,8 @@ mod aarch64 {
                             }
                         }
                     }
-                    let mut got = vec![f32::NAN; m * n];
+                    let nan = <X::F as Family>::Dst::from_f32(f32::NAN);
+                    let mut got = vec![nan; m * n];
                     for (i, &(mi, ni, mm, nn)) in rects.iter().enumerate() {
                         let a = args.with_rect(mi, ni, mm, nn);
                         let off = kn.dst_offset(mi, ni, n).unwrap();
@@ -359,15 +360,15 @@ mod aarch64 {
                         );
                         if i == 0 {
                             assert!(
-                                got.iter().zip(&want).all(|(g, w)| g.to_bits() == w.to_bits()),
+                                got.iter().zip(&want).all(|(g, w)| g.to_bits32() == w.to_bits32()),
                                 "{}: differs from {}",
                                 kn.name(),
                                 scalar.name()
                             );
-                            got.fill(f32::NAN);
+                            got.fill(nan);
                         }
                     }
-                    assert!(got.iter().zip(&want).all(|(g, w)| g.to_bits() == w.to_bits()), "{} grid", kn.name());
+                    assert!(got.iter().zip(&want).all(|(g, w)| g.to_bits32() == w.to_bits32()), "{} grid", kn.name());
                     if !ran.contains(&kn.name()) {
                         ran.push(kn.name());
                     }

@@ -31,11 +31,12 @@ mod families;
 #[cfg(target_os = "linux")]
 mod linux {
     use crate::common::Rng;
+    use crate::common::guard::Plain;
     use crate::common::guard::{Guarded, Place, page_size, set_label};
-    use crate::families::{Fam, Q40, Qsi4c32p, Qsi4cxp, Qsi8cxp, RhsRaw, ScaleStyle, WeightStyle, packings};
+    use crate::families::{Fam, Q40, Qsi4c32p, Qsi4cxp, Qsi8cxp, RhsRaw, ScaleStyle, WeightStyle, packings, to_src};
     use qgemm::half::bf16;
     use qgemm::rhs::Layout;
-    use qgemm::{Clamp, CpuFeatures, Family, Kernel, MatmulArgs, Tier};
+    use qgemm::{Clamp, CpuFeatures, Element, Family, Kernel, MatmulArgs, Tier};
 
     /// Shapes `(m, n, k, bl)` with tails: m and n past every tile (m_step up to 24, n_step up to
     /// 16), k with a partial 32-group or several blocks.
@@ -94,12 +95,15 @@ mod linux {
         (k, bl): (usize, usize),
         r: Rect,
         (bp, fp): (Place, Place),
-    ) -> Vec<f32> {
+    ) -> Vec<F::Dst>
+    where
+        F::Dst: Plain,
+    {
         let lhs_end = kn.lhs_packed_offset(r.m_idx, k, bl).unwrap() + kn.lhs_packed_size(r.m, k, bl).unwrap();
         let rhs_end = kn.rhs_packed_offset(r.n_idx, k, bl).unwrap() + kn.rhs_packed_size(r.n, k, bl).unwrap();
         let glhs = Guarded::from_slice(&lhs[..lhs_end], bp);
         let grhs = Guarded::from_slice(&rhs[..rhs_end], bp);
-        let mut gdst = Guarded::<f32>::new((r.m - 1) * r.stride + r.n, fp);
+        let mut gdst = Guarded::<F::Dst>::new((r.m - 1) * r.stride + r.n, fp);
         let a = base.with_rect(r.m_idx, r.n_idx, r.m, r.n).with_dst_stride(r.stride);
         kn.run(cpu, glhs.as_slice(), grhs.as_slice(), gdst.as_mut_slice(), &a)
             .unwrap_or_else(|e| panic!("{}: {e}", kn.name()));
@@ -107,7 +111,11 @@ mod linux {
     }
 
     /// The guard-page matrix of family `X`; returns (packer calls, kernel calls, kernels run).
-    fn family<X: Fam>() -> (usize, usize, Vec<&'static str>) {
+    fn family<X: Fam>() -> (usize, usize, Vec<&'static str>)
+    where
+        <X::F as Family>::Dst: Plain,
+        X::Src: Plain,
+    {
         let cpu = CpuFeatures::detect();
         let places = Places::new();
         let (mut packer_calls, mut kernel_calls, mut ran) = (0, 0, Vec::new());
@@ -115,7 +123,7 @@ mod linux {
         for p in packings::<X>() {
             for (si, &(m, n, k, bl)) in shapes::<X>().iter().enumerate() {
                 // Ordinary buffers: inputs, packed operands and the scalar reference.
-                let x: Vec<f32> = (0..m * k).map(|_| rng.f32(-3.0, 2.0)).collect();
+                let x: Vec<X::Src> = to_src(&(0..m * k).map(|_| rng.f32(-3.0, 2.0)).collect::<Vec<_>>());
                 let layout = if si % 2 == 1 { Layout::KxN } else { Layout::NxK };
                 let mut next = || rng.next_u64();
                 let raw = X::random_rhs(&mut next, n, k, bl, layout, WeightStyle::Random, ScaleStyle::Normal, true);
@@ -129,7 +137,7 @@ mod linux {
                     .expect("scalar kernel");
                 let clamp = Clamp::new(-5.0, 5.0).unwrap();
                 let base = MatmulArgs::new(m, n, k).with_block_len(bl).with_clamp(clamp);
-                let mut want = vec![0f32; m * n];
+                let mut want = vec![<X::F as Family>::Dst::default(); m * n];
                 scalar.run(&cpu, &lhs, &rhs, &mut want, &base).unwrap();
                 let tile = lhs.len() / m.div_ceil(p.mr);
 
@@ -147,7 +155,7 @@ mod linux {
                     // The same rows in two calls: rows [0, m1) into a zeroed buffer, then rows
                     // [m1, m) (starting mid-tile) into a guarded slice of exactly the tiles they
                     // touch, from a guarded slice of exactly their activations.
-                    let m1 = run % m;
+                    let m1 = (0..=run % m).rev().find(|&v| X::splits_at(&p, v)).unwrap_or(0);
                     let mut first = vec![0u8; lhs.len()];
                     X::pack_lhs(&p, m1, k, bl, 0, &x, k, &mut first).unwrap();
                     let (t0, t1) = (m1 / p.mr * tile, m.div_ceil(p.mr) * tile);
@@ -189,7 +197,7 @@ mod linux {
                             for r in 0..m {
                                 let (g, w) = (&got[r * stride..r * stride + n], &want[r * n..(r + 1) * n]);
                                 assert!(
-                                    g.iter().zip(w).all(|(g, w)| g.to_bits() == w.to_bits()),
+                                    g.iter().zip(w).all(|(g, w)| g.to_bits32() == w.to_bits32()),
                                     "{what}: row {r} differs from {}",
                                     scalar.name()
                                 );
@@ -199,7 +207,7 @@ mod linux {
                         // column, and rectangles ending just before the tails.
                         let cut = |len: usize, step: usize| (len - 1) / step * step;
                         let (mc, nc) = (cut(m, kn.m_step()), cut(n, kn.n_step()));
-                        let mut got = vec![f32::NAN; m * n];
+                        let mut got = vec![<X::F as Family>::Dst::from_f32(f32::NAN); m * n];
                         for (mi, mm) in [(0, mc), (mc, m - mc)] {
                             for (ni, nn) in [(0, nc), (nc, n - nc)] {
                                 if mm == 0 || nn == 0 {
@@ -216,7 +224,7 @@ mod linux {
                             }
                         }
                         assert!(
-                            got.iter().zip(&want).all(|(g, w)| g.to_bits() == w.to_bits()),
+                            got.iter().zip(&want).all(|(g, w)| g.to_bits32() == w.to_bits32()),
                             "{what}: the grid at ({mc}, {nc}) differs from {}",
                             scalar.name()
                         );
@@ -231,7 +239,11 @@ mod linux {
         (packer_calls, kernel_calls, ran)
     }
 
-    fn report<X: Fam>() {
+    fn report<X: Fam>()
+    where
+        <X::F as Family>::Dst: Plain,
+        X::Src: Plain,
+    {
         let (packers, kernels, ran) = family::<X>();
         let cpu = CpuFeatures::detect();
         let all = <X::F as Family>::kernels();

@@ -11,11 +11,11 @@ mod common;
 mod families;
 
 use common::Rng;
-use families::{Fam, Q40, Qsi4c32p, Qsi4cxp, Qsi8cxp, ScaleStyle, WeightStyle};
+use families::{Fam, Q40, Qsi4c32p, Qsi4cxp, Qsi8cxp, ScaleStyle, WeightStyle, to_src};
 use qgemm::error::{Buffer, Dim, Param};
 use qgemm::op::{Linear, Operator};
 use qgemm::rhs::Layout;
-use qgemm::{Clamp, CpuFeatures, Error, Family, Feature, Kernel, MatmulArgs, Tier};
+use qgemm::{Clamp, CpuFeatures, Element, Error, Family, Feature, Kernel, MatmulArgs, Tier};
 
 /// The CPUs to compare: the detected one and the same without i8mm, without dotprod, without
 /// NEON (each lower tier the machine has).
@@ -50,40 +50,41 @@ where
 fn by_hand<X: Fam>(
     kernel: &Kernel<X::F>,
     cpu: &CpuFeatures,
-    x: &[f32],
+    x: &[X::Src],
     w: &[u8],
     m: usize,
     n: usize,
     k: usize,
     bl: usize,
-) -> Vec<f32> {
+) -> Vec<<X::F as Family>::Dst> {
     let p = kernel.packing();
     let mut lhs = vec![0u8; kernel.lhs_packed_size(m, k, bl).unwrap()];
     X::pack_lhs(&p, m, k, bl, 0, x, k, &mut lhs).unwrap();
-    let mut out = vec![0f32; m * n];
+    let mut out = vec![<X::F as Family>::Dst::default(); m * n];
     kernel.run(cpu, &lhs, w, &mut out, &MatmulArgs::new(m, n, k).with_block_len(bl)).unwrap();
     out
 }
 
-fn bits(v: &[f32]) -> Vec<u32> {
-    v.iter().map(|x| x.to_bits()).collect()
+fn bits<T: Element>(v: &[T]) -> Vec<u32> {
+    v.iter().map(|x| x.to_bits32()).collect()
 }
 
 fn family<X: Fam>()
 where
-    X::F: Operator,
+    X::F: Operator<Src = X::Src>,
 {
+    let nan = <X::F as Family>::Dst::from_f32(f32::NAN);
     let bl = if <X::F as Family>::BLOCKED { 32 } else { 0 };
     let mut rng = Rng(0x0_9e7a);
     let mut ran = 0;
     for (m, n, k) in [(1, 13, 64), (1, 64, 96), (2, 40, 64), (5, 13, 128), (16, 64, 64), (33, 24, 96), (64, 36, 32)] {
         let w = packed::<X>(&mut rng, n, k, bl);
         let layer = Linear::<X::F>::from_packed(n, k, bl, &w).unwrap();
-        let x: Vec<f32> = (0..m * k).map(|_| rng.f32(-2.0, 2.0)).collect();
+        let x: Vec<X::Src> = to_src(&(0..m * k).map(|_| rng.f32(-2.0, 2.0)).collect::<Vec<_>>());
         let mut scratch = vec![0u8; layer.scratch_size(m).unwrap()];
         let mut want: Option<Vec<u32>> = None;
         for cpu in cpus() {
-            let mut y = vec![f32::NAN; m * n];
+            let mut y = vec![nan; m * n];
             layer.run(&cpu, m, &x, &mut y, &mut scratch).unwrap();
             let kernel = layer.kernel(&cpu, m).unwrap();
             assert_eq!(kernel.packing().mr == 1, m == 1, "{}", kernel.name());
@@ -97,7 +98,7 @@ where
             let mut scratch2 = scratch.clone();
             let prepared = layer.prepare(&cpu, m, &x, &mut scratch2).unwrap();
             for p in [1, 2, 3, 4, 7, 8, 16, 100] {
-                let mut z = vec![f32::NAN; m * n];
+                let mut z = vec![nan; m * n];
                 let mut parts = prepared.parts(&mut z, p).unwrap();
                 assert!(!parts.is_empty() && parts.len() <= p.min(qgemm::op::MAX_PARTS));
                 while let Some(part) = parts.pop() {
@@ -109,7 +110,7 @@ where
                 assert_eq!(bits(&z), got, "{} split into {p}", kernel.name());
                 #[cfg(feature = "std")]
                 {
-                    let mut t = vec![f32::NAN; m * n];
+                    let mut t = vec![nan; m * n];
                     prepared.run_parallel(&mut t, p).unwrap();
                     assert_eq!(bits(&t), got, "{} on {p} threads", kernel.name());
                 }
@@ -118,11 +119,14 @@ where
             let c = Clamp::new(-0.25, 0.25).unwrap();
             let mut scratch3 = scratch.clone();
             let clamped = layer.prepare(&cpu, m, &x, &mut scratch3).unwrap().with_clamp(c);
-            let mut t = vec![f32::NAN; m * n];
+            let mut t = vec![nan; m * n];
             for part in clamped.parts(&mut t, 3).unwrap() {
                 part.run();
             }
-            let want_c: Vec<u32> = y.iter().map(|v| v.clamp(-0.25, 0.25).to_bits()).collect();
+            // ±0.25 is exact in every output type, so clamping the rounded output equals rounding
+            // the clamped one.
+            let want_c: Vec<u32> =
+                y.iter().map(|v| <X::F as Family>::Dst::from_f32(v.to_f32().clamp(-0.25, 0.25)).to_bits32()).collect();
             assert_eq!(bits(&t), want_c);
         }
     }

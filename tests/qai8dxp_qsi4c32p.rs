@@ -28,6 +28,7 @@ fn random_scales(rng: &mut Rng, count: usize) -> Vec<bf16> {
 }
 
 impl Fixture for Fx {
+    type Src = f32;
     type F = Qai8dxpQsi4c32p;
     const BLS: &'static [usize] = &[32, 64];
 

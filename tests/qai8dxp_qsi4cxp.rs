@@ -16,6 +16,7 @@ use serde_json::Value;
 struct Fx;
 
 impl Fixture for Fx {
+    type Src = f32;
     type F = Qai8dxpQsi4cxp;
     const BLS: &'static [usize] = &[0];
 

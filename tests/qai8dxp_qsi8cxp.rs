@@ -22,6 +22,7 @@ fn as_i8(b: &[u8]) -> Vec<i8> {
 }
 
 impl Fixture for Fx {
+    type Src = f32;
     type F = Qai8dxpQsi8cxp;
     const BLS: &'static [usize] = &[0];
 

@@ -12,7 +12,7 @@ use qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p;
 use qgemm::rhs::qsi4c32p::BlockScales;
 use qgemm::rhs::qsi8cxp::{self, Int8Source};
 use qgemm::rhs::{Int4Encoding, Int4Source, Layout, qsi4c32p, qsi4c32pscalef16, qsi4cxp};
-use qgemm::{Family, Packing, Result};
+use qgemm::{Element, Family, Packing, Result};
 
 /// Raw RHS inputs of any family, borrowed; a family ignores the fields it does not use.
 #[derive(Clone, Copy)]
@@ -95,6 +95,14 @@ pub enum WeightStyle {
 pub trait Fam {
     /// The qgemm family marker.
     type F: Family;
+    /// The activation element type of the family's LHS packer.
+    type Src: Element;
+
+    /// Whether the LHS packer may start at matrix row `m_start` with `p` (the f16/bf16
+    /// packers with `mr = 4` start at multiples of 4 only).
+    fn splits_at(_p: &Packing, _m_start: usize) -> bool {
+        true
+    }
 
     /// Bytes of the packed LHS for `m` rows.
     fn lhs_packed_size(p: &Packing, m: usize, k: usize, bl: usize) -> Result<usize>;
@@ -108,7 +116,7 @@ pub trait Fam {
         k: usize,
         bl: usize,
         m_start: usize,
-        x: &[f32],
+        x: &[Self::Src],
         stride: usize,
         out: &mut [u8],
     ) -> Result<()>;
@@ -132,6 +140,20 @@ pub trait Fam {
         scales: ScaleStyle,
         bias: bool,
     ) -> RhsOwned;
+}
+
+/// `x` rounded to the activation type `S`.
+pub fn to_src<S: Element>(x: &[f32]) -> Vec<S> {
+    x.iter().map(|&v| S::from_f32(v)).collect()
+}
+
+/// A signalling NaN of type `T` (kernels store only quiet NaNs): marks untouched outputs.
+pub fn canary<T: Element>() -> T {
+    T::from_bits32(match T::SIZE {
+        4 => 0x7fa5_a5a5,
+        _ if T::NAME == "f16" => 0x7ca5,
+        _ => 0x7fa5,
+    })
 }
 
 /// Random bits as a value in `[0, 1)`.
@@ -226,6 +248,7 @@ pub struct Q40;
 
 impl Fam for Qsi4cxp {
     type F = Qai8dxpQsi4cxp;
+    type Src = f32;
 
     fn lhs_packed_size(p: &Packing, m: usize, k: usize, _bl: usize) -> Result<usize> {
         qai8dxp::packed_size(m, k, p)
@@ -280,6 +303,7 @@ impl Fam for Qsi4cxp {
 
 impl Fam for Qsi4c32p {
     type F = Qai8dxpQsi4c32p;
+    type Src = f32;
 
     fn lhs_packed_size(p: &Packing, m: usize, k: usize, _bl: usize) -> Result<usize> {
         qai8dxp::packed_size(m, k, p)
@@ -339,6 +363,7 @@ impl Fam for Qsi4c32p {
 
 impl Fam for Q40 {
     type F = Qsi8d32pQsi4c32p;
+    type Src = f32;
 
     fn lhs_packed_size(p: &Packing, m: usize, k: usize, bl: usize) -> Result<usize> {
         qsi8d32p::packed_size(m, k, bl, p)
@@ -405,6 +430,7 @@ impl Fam for Q40 {
 
 impl Fam for Qsi8cxp {
     type F = Qai8dxpQsi8cxp;
+    type Src = f32;
 
     fn lhs_packed_size(p: &Packing, m: usize, k: usize, _bl: usize) -> Result<usize> {
         qai8dxp::packed_size(m, k, p)

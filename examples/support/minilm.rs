@@ -282,7 +282,14 @@ impl Packed {
 
     /// Runs the layer on `m` rows of `x` through the operator layer.
     fn run(&self, d: &Dense, cpu: &CpuFeatures, m: usize, x: &[f32], out: &mut [f32], scratch: &mut Vec<u8>) {
-        fn go<F: Operator>(l: Linear<'_, F>, cpu: &CpuFeatures, m: usize, x: &[f32], out: &mut [f32], s: &mut Vec<u8>) {
+        fn go<F: Operator<Src = f32> + qgemm::Family<Dst = f32>>(
+            l: Linear<'_, F>,
+            cpu: &CpuFeatures,
+            m: usize,
+            x: &[f32],
+            out: &mut [f32],
+            s: &mut Vec<u8>,
+        ) {
             let need = l.scratch_size(m).unwrap();
             if s.len() < need {
                 s.resize(need, 0);

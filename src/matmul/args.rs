@@ -1,6 +1,7 @@
 //! What a call computes: the checked arguments ([`MatmulArgs`], [`Clamp`]) and the raw ones of
 //! the `unsafe` entries ([`UncheckedArgs`]).
 
+use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::packing::Packing;
 
@@ -64,7 +65,7 @@ pub struct MatmulArgs {
     pub m_idx: usize,
     /// First column of the rectangle: a multiple of the kernel's `n_step`.
     pub n_idx: usize,
-    /// Distance between output rows, in f32 elements (`>= n`).
+    /// Distance between output rows, in output elements (`>= n`).
     pub dst_stride_row: usize,
     /// Output clamp.
     pub clamp: Clamp,
@@ -109,9 +110,9 @@ impl MatmulArgs {
 }
 
 /// Raw arguments of a kernel's `unsafe` entry, with KleidiAI's `run_matmul` semantics
-/// (docs/kernels.md).
-#[derive(Debug, Clone, Copy)]
-pub struct UncheckedArgs {
+/// (docs/kernels.md); `O` is the family's output element type ([`Family::Dst`](crate::Family::Dst)).
+#[derive(Debug)]
+pub struct UncheckedArgs<O = f32> {
     /// Rows of the rectangle (`>= 1`).
     pub m: usize,
     /// Columns of the rectangle (`>= 1`).
@@ -125,8 +126,8 @@ pub struct UncheckedArgs {
     /// The packed RHS tile that holds the rectangle's first column.
     pub rhs_packed: *const u8,
     /// Output element `(m_idx, n_idx)`.
-    pub dst: *mut f32,
-    /// Output row stride in **bytes** (a multiple of 4, `>= 4 * n`).
+    pub dst: *mut O,
+    /// Output row stride in **bytes** (a multiple of the element size, `>= n` elements).
     pub dst_stride_row: usize,
     /// Clamp lower bound.
     pub clamp_min: f32,
@@ -134,7 +135,15 @@ pub struct UncheckedArgs {
     pub clamp_max: f32,
 }
 
-impl UncheckedArgs {
+impl<O> Clone for UncheckedArgs<O> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<O> Copy for UncheckedArgs<O> {}
+
+impl<O: Element> UncheckedArgs<O> {
     /// The packed operands as slices: `ceil(m/mr)` LHS tiles of `lhs_tile` bytes and
     /// `ceil(n/nr)` RHS tiles of `rhs_tile` bytes (the portable kernels index them safely).
     ///
@@ -152,7 +161,8 @@ impl UncheckedArgs {
         }
     }
 
-    /// Stores output `(r, c)` of the rectangle.
+    /// Stores output `(r, c)` of the rectangle, converted to the output type (round to
+    /// nearest even).
     ///
     /// # Safety
     ///
@@ -161,6 +171,13 @@ impl UncheckedArgs {
     #[inline]
     pub(crate) unsafe fn store(&self, r: usize, c: usize, v: f32) {
         // SAFETY: inside the rectangle the caller made writable.
-        unsafe { self.dst.byte_add(r * self.dst_stride_row).add(c).write_unaligned(v) }
+        unsafe { self.dst.byte_add(r * self.dst_stride_row).add(c).write_unaligned(O::from_f32(v)) }
+    }
+
+    /// The output pointer as bytes (the asm tiers address it in bytes).
+    #[inline]
+    #[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))]
+    pub(crate) fn dst_bytes(&self) -> *mut u8 {
+        self.dst.cast()
     }
 }

@@ -24,7 +24,8 @@ macro_rules! tier_module {
 }
 
 /// The kernels of an `asm!` tier module (dotprod, i8mm), as a table: per packing
-/// `PACKING, "name prefix", [STATIC entry (m_step, n_step) => driver(extra, ..), ..];`. Each row
+/// `PACKING, "name prefix", [STATIC entry (m_step, n_step) => driver(extra, ..), ..];`
+/// (`also: Bf16` in the header: every kernel of the table also needs that feature). Each row
 /// defines the `unsafe` entry point, which calls `driver(args, strides, &fam::PACKING, extra,
 /// ..)`, and its catalogue descriptor named `<prefix><m_step>x<n_step><suffix>`. The invoking
 /// module names its family module `fam` and imports `Kernel`, `RawKernel`, `Tier` and
@@ -32,7 +33,19 @@ macro_rules! tier_module {
 #[cfg_attr(not(target_arch = "aarch64"), allow(unused_macros))]
 macro_rules! asm_catalogue {
     (
-        tier: $tier:ident, feature: $feature:literal, suffix: $suffix:literal;
+        tier: $tier:ident, feature: $feature:literal, suffix: $suffix:literal $(, also: $extra:ident)?;
+        $($rows:tt)+
+    ) => {
+        asm_catalogue!(@rows $tier, $feature, $suffix, [$($extra)?]; $($rows)+);
+    };
+    (@needs $kernel:expr, []) => {
+        $kernel
+    };
+    (@needs $kernel:expr, [$extra:ident]) => {
+        $kernel.needing($crate::Feature::$extra)
+    };
+    (
+        @rows $tier:ident, $feature:literal, $suffix:literal, $also:tt;
         $($packing:ident, $prefix:literal, [
             $($(#[$doc:meta])* $stat:ident $func:ident ($ms:literal, $ns:literal)
               => $driver:ident($($arg:expr),* $(,)?)),+ $(,)?
@@ -51,20 +64,20 @@ macro_rules! asm_catalogue {
                 "and `ceil(n/nr)` RHS tiles of this packing and `k`, whose tile strides `strides` ",
                 "are; `dst` is writable for the `m x n` output and does not overlap them."
             )]
-            pub(crate) unsafe fn $func(args: &UncheckedArgs, strides: &$crate::matmul::TileStrides) {
+            pub(crate) unsafe fn $func(args: &UncheckedArgs<fam::Dst>, strides: &$crate::matmul::TileStrides) {
                 // SAFETY: forwarded from the caller's contract (with the call's tile strides),
                 // with the kernel's own packing.
                 unsafe { $driver(args, strides, &fam::$packing, $($arg),*) }
             }
 
             #[doc = concat!("`", $prefix, $ms, "x", $ns, $suffix, "`.")]
-            pub static $stat: Kernel = fam::kernel(
+            pub static $stat: Kernel = asm_catalogue!(@needs fam::kernel(
                 concat!($prefix, $ms, "x", $ns, $suffix),
                 Tier::$tier,
                 ($ms, $ns),
                 fam::$packing,
                 RawKernel::Fixed($func),
-            );
+            ), $also);
         )+)+
     };
 }
@@ -83,10 +96,13 @@ macro_rules! family_catalogue {
             tier: crate::matmul::Tier,
             steps: (usize, usize),
             packing: crate::Packing,
-            raw: crate::matmul::RawKernel,
+            raw: crate::matmul::RawKernel<Dst>,
         ) -> Kernel {
             Kernel::new(name, tier, steps, packing, raw)
         }
+
+        /// The family's output element type ([`Family::Dst`](crate::Family::Dst)).
+        pub(crate) type Dst = <$fam as crate::Family>::Dst;
 
         $(
             #[doc = concat!("Scalar kernel `", $name, "` (portable reference).")]

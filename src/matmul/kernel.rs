@@ -4,6 +4,7 @@ use core::fmt;
 use core::marker::PhantomData;
 
 use crate::cpu::{CpuFeatures, Feature};
+use crate::element::Element;
 use crate::error::{Buffer, Dim, Error, Param, Result, Stride};
 use crate::matmul::{MatmulArgs, Tier, UncheckedArgs};
 use crate::packing::Packing;
@@ -20,15 +21,23 @@ pub(crate) struct TileStrides {
     pub(crate) rhs: usize,
 }
 
-/// A tier's raw entry point: the raw arguments and the call's [`TileStrides`].
-#[derive(Clone, Copy)]
-pub(crate) enum RawKernel {
+/// A tier's raw entry point: the raw arguments (outputs of type `O`) and the call's
+/// [`TileStrides`].
+pub(crate) enum RawKernel<O> {
     /// Fixed packing (SIMD kernels, aarch64 only).
     #[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))]
-    Fixed(unsafe fn(&UncheckedArgs, &TileStrides)),
+    Fixed(unsafe fn(&UncheckedArgs<O>, &TileStrides)),
     /// Any packing (the scalar reference).
-    Generic(unsafe fn(&Packing, &UncheckedArgs, &TileStrides)),
+    Generic(unsafe fn(&Packing, &UncheckedArgs<O>, &TileStrides)),
 }
+
+impl<O> Clone for RawKernel<O> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<O> Copy for RawKernel<O> {}
 
 pub(crate) mod sealed {
     pub trait Sealed {}
@@ -41,6 +50,9 @@ pub trait Family: sealed::Sealed + Sized + 'static {
     const NAME: &'static str;
     /// Whether `run` takes a block length (`bl`).
     const BLOCKED: bool;
+    /// The output element type: `f32`, or [`half::f16`] / [`half::bf16`] for the families
+    /// named `f16_...` / `bf16_...`.
+    type Dst: Element;
 
     /// The family's kernel catalogue, best first within each packing.
     fn kernels() -> &'static [&'static Kernel<Self>];
@@ -62,7 +74,8 @@ pub struct Kernel<F: Family> {
     pub(crate) m_step: usize,
     pub(crate) n_step: usize,
     pub(crate) packing: Packing,
-    pub(crate) raw: RawKernel,
+    pub(crate) extra: Option<Feature>,
+    pub(crate) raw: RawKernel<F::Dst>,
     pub(crate) family: PhantomData<fn() -> F>,
 }
 
@@ -74,6 +87,7 @@ impl<F: Family> fmt::Debug for Kernel<F> {
             .field("m_step", &self.m_step)
             .field("n_step", &self.n_step)
             .field("packing", &self.packing)
+            .field("extra_feature", &self.extra)
             .finish()
     }
 }
@@ -85,9 +99,16 @@ impl<F: Family> Kernel<F> {
         tier: Tier,
         (m_step, n_step): (usize, usize),
         packing: Packing,
-        raw: RawKernel,
+        raw: RawKernel<F::Dst>,
     ) -> Kernel<F> {
-        Kernel { name, tier, m_step, n_step, packing, raw, family: PhantomData }
+        Kernel { name, tier, m_step, n_step, packing, extra: None, raw, family: PhantomData }
+    }
+
+    /// The same kernel needing `feature` beyond its tier's (a catalogue constructor).
+    #[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))]
+    pub(crate) const fn needing(mut self, feature: Feature) -> Kernel<F> {
+        self.extra = Some(feature);
+        self
     }
 
     /// Full name, KleidiAI style (`matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_8x8_neon_i8mm`).
@@ -115,9 +136,34 @@ impl<F: Family> Kernel<F> {
         self.packing
     }
 
-    /// Whether the kernel may run on `cpu`.
+    /// A feature the kernel needs beyond its tier's: FEAT_BF16 for the i8mm kernels of the
+    /// `bf16_` families, which round their outputs with `BFCVTN` (every other tier rounds to
+    /// bf16 with integer operations and needs nothing more). `None` for every other kernel.
+    pub const fn extra_feature(&self) -> Option<Feature> {
+        self.extra
+    }
+
+    /// The first feature the kernel needs that `cpu` lacks (NEON, then the tier's, then
+    /// [`Kernel::extra_feature`]), or `None` when it may run.
+    pub const fn missing_feature(&self, cpu: &CpuFeatures) -> Option<Feature> {
+        let Some(tier) = self.tier.required_feature() else {
+            return None;
+        };
+        if !cpu.has(Feature::Neon) {
+            return Some(Feature::Neon);
+        }
+        if !cpu.has(tier) {
+            return Some(tier);
+        }
+        match self.extra {
+            Some(f) if !cpu.has(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// Whether the kernel may run on `cpu` (its tier and [`Kernel::extra_feature`]).
     pub const fn is_available(&self, cpu: &CpuFeatures) -> bool {
-        self.tier.is_available(cpu)
+        self.missing_feature(cpu).is_none()
     }
 
     /// The tile strides of a call with depth `k` and block length `bl` (the family's checked
@@ -208,7 +254,8 @@ impl<F: Family> Kernel<F> {
     /// * `lhs_packed`: the whole packed LHS (row 0 onward), packed with [`Kernel::packing`].
     /// * `rhs_packed`: the whole packed RHS (column 0 onward), packed with [`Kernel::packing`].
     /// * `dst`: starts at output element `(m_idx, n_idx)` (see [`Kernel::dst_offset`]) and holds
-    ///   `(m - 1) * dst_stride_row + n` elements. Exactly the `m x n` rectangle is written.
+    ///   `(m - 1) * dst_stride_row + n` elements of the family's output type
+    ///   ([`Family::Dst`]). Exactly the `m x n` rectangle is written.
     ///
     /// `m == 0` or `n == 0` is a no-op. Any grid of legal sub-rectangles gives the same bits
     /// as one call over the whole output.
@@ -217,13 +264,10 @@ impl<F: Family> Kernel<F> {
         cpu: &CpuFeatures,
         lhs_packed: &[u8],
         rhs_packed: &[u8],
-        dst: &mut [f32],
+        dst: &mut [F::Dst],
         args: &MatmulArgs,
     ) -> Result<()> {
-        if let Some(needs) = self.tier.required_feature()
-            && !self.is_available(cpu)
-        {
-            let needs = if cpu.has(Feature::Neon) { needs } else { Feature::Neon };
+        if let Some(needs) = self.missing_feature(cpu) {
             return Err(Error::UnsupportedCpu { needs });
         }
         self.check_depth(args.k, args.bl)?;
@@ -272,7 +316,7 @@ impl<F: Family> Kernel<F> {
         if dst.len() < dst_needed {
             return Err(Error::BufferTooShort { buffer: Buffer::Dst, given: dst.len(), needed: dst_needed });
         }
-        let dst_stride_bytes = args.dst_stride_row.checked_mul(4).ok_or(Error::SizeOverflow)?;
+        let dst_stride_bytes = args.dst_stride_row.checked_mul(F::Dst::SIZE).ok_or(Error::SizeOverflow)?;
         let raw = UncheckedArgs {
             m,
             n,
@@ -307,11 +351,11 @@ impl<F: Family> Kernel<F> {
     /// * `lhs_packed` is valid for reads of `ceil(m / mr)` packed LHS tiles and `rhs_packed` of
     ///   `ceil(n / nr)` packed RHS tiles ([`Kernel::lhs_packed_size`],
     ///   [`Kernel::rhs_packed_size`]), both packed with [`Kernel::packing`] and this `k` (`bl`).
-    /// * `dst` is valid for writes of `n` f32 at each of the `m` rows `dst + i * dst_stride_row`
-    ///   bytes (`dst_stride_row` a multiple of 4 and `>= 4 * n`), and those elements do not
-    ///   overlap the packed buffers.
+    /// * `dst` is valid for writes of `n` output elements ([`Family::Dst`]) at each of the `m`
+    ///   rows `dst + i * dst_stride_row` bytes (`dst_stride_row` a multiple of the element size
+    ///   and `>= n` elements), and those elements do not overlap the packed buffers.
     /// * `clamp_min <= clamp_max`, neither NaN.
-    pub unsafe fn run_unchecked(&self, args: &UncheckedArgs) {
+    pub unsafe fn run_unchecked(&self, args: &UncheckedArgs<F::Dst>) {
         // Buffers of these tiles exist (caller's contract), so the strides cannot overflow.
         let Ok(strides) = self.strides(args.k, args.bl) else {
             return;
@@ -326,7 +370,7 @@ impl<F: Family> Kernel<F> {
     ///
     /// [`Kernel::run_unchecked`]'s contract, and `strides` is [`Kernel::strides`] of `args.k`,
     /// `args.bl`.
-    unsafe fn call(&self, args: &UncheckedArgs, strides: &TileStrides) {
+    unsafe fn call(&self, args: &UncheckedArgs<F::Dst>, strides: &TileStrides) {
         match self.raw {
             // SAFETY: forwarded from the caller's contract.
             RawKernel::Fixed(f) => unsafe { f(args, strides) },

@@ -48,6 +48,7 @@ pub trait Plain: Copy {}
 impl Plain for u8 {}
 impl Plain for f32 {}
 impl Plain for qgemm::half::bf16 {}
+impl Plain for qgemm::half::f16 {}
 
 /// A buffer of `len` `T`s in its own mapping, placed by a [`Place`].
 pub struct Guarded<T: Plain> {

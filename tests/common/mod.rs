@@ -10,7 +10,7 @@ pub mod guard;
 use std::path::{Path, PathBuf};
 
 use qgemm::rhs::Layout;
-use qgemm::{CpuFeatures, Family, Kernel, MatmulArgs, Tier};
+use qgemm::{CpuFeatures, Element, Family, Kernel, MatmulArgs, Tier};
 use serde_json::Value;
 
 /// The CPU the tests run on, as the library detects it.
@@ -50,6 +50,10 @@ impl Case {
     pub fn f32s(&self, file: &Value) -> Vec<f32> {
         to_f32(&self.bytes(file))
     }
+    /// A file of little-endian elements of type `T`.
+    pub fn values<T: Element>(&self, file: &Value) -> Vec<T> {
+        from_bytes(&self.bytes(file))
+    }
     pub fn packings(&self) -> &Vec<Value> {
         self.json["packings"].as_array().unwrap()
     }
@@ -82,6 +86,18 @@ fn bits(v: &Value) -> f32 {
 
 pub fn to_f32(b: &[u8]) -> Vec<f32> {
     b.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+/// Little-endian elements of type `T`.
+pub fn from_bytes<T: Element>(b: &[u8]) -> Vec<T> {
+    b.chunks_exact(T::SIZE)
+        .map(|c| T::from_bits32(c.iter().rev().fold(0u32, |a, &x| (a << 8) | u32::from(x))))
+        .collect()
+}
+
+/// `x` rounded to `T` (the activations the f16/bf16 families take).
+pub fn convert<T: Element>(x: &[f32]) -> Vec<T> {
+    x.iter().map(|&v| T::from_f32(v)).collect()
 }
 
 /// Whether the golden vectors are present. They are part of the repository but not of the
@@ -146,6 +162,16 @@ impl Bits for f32 {
         self.to_bits() == other.to_bits()
     }
 }
+impl Bits for qgemm::half::f16 {
+    fn same(&self, other: &Self) -> bool {
+        self.to_bits() == other.to_bits()
+    }
+}
+impl Bits for qgemm::half::bf16 {
+    fn same(&self, other: &Self) -> bool {
+        self.to_bits() == other.to_bits()
+    }
+}
 
 /// A buffer with canary regions before and after the part a call may use.
 pub struct Canary<T: Bits> {
@@ -179,29 +205,48 @@ impl<T: Bits> Canary<T> {
 /// A NaN pattern no kernel produces: a signalling NaN payload, to detect untouched elements.
 pub const DST_CANARY: f32 = f32::from_bits(0x7fa5_a5a5);
 
+/// The signalling-NaN canary of an output type (kernels only ever store quiet NaNs).
+pub fn canary<T: Element>() -> T {
+    T::from_bits32(match T::NAME {
+        "f32" => DST_CANARY.to_bits(),
+        "f16" => 0x7ca5,
+        _ => 0x7fa5,
+    })
+}
+
 /// Element-wise bit comparison with a readable failure.
-pub fn assert_bits_eq(got: &[f32], want: &[f32], what: &str) {
+pub fn assert_bits_eq<T: Element>(got: &[T], want: &[T], what: &str) {
     assert_eq!(got.len(), want.len(), "{what}: length");
-    let bad: Vec<usize> = (0..got.len()).filter(|&i| got[i].to_bits() != want[i].to_bits()).collect();
+    let bad: Vec<usize> = (0..got.len()).filter(|&i| got[i].to_bits32() != want[i].to_bits32()).collect();
     if let Some(&i) = bad.first() {
         panic!(
-            "{what}: {} of {} elements differ; first at {i}: got {} ({:#010x}), want {} ({:#010x})",
+            "{what}: {} of {} {} elements differ; first at {i}: got {} ({:#010x}), want {} ({:#010x})",
             bad.len(),
             got.len(),
-            got[i],
-            got[i].to_bits(),
-            want[i],
-            want[i].to_bits()
+            T::NAME,
+            got[i].to_f32(),
+            got[i].to_bits32(),
+            want[i].to_f32(),
+            want[i].to_bits32()
         );
     }
 }
 
 /// Runs `kernel` over the whole `m x n` output into a canary-guarded buffer with a padded row
 /// stride, checks that nothing outside the rectangle changed, and returns the dense result.
-pub fn run_guarded<F: Family>(kernel: &Kernel<F>, lhs_packed: &[u8], rhs_packed: &[u8], args: &MatmulArgs) -> Vec<f32> {
+pub fn run_guarded<F: Family>(
+    kernel: &Kernel<F>,
+    lhs_packed: &[u8],
+    rhs_packed: &[u8],
+    args: &MatmulArgs,
+) -> Vec<F::Dst>
+where
+    F::Dst: Bits,
+{
     let (m, n) = (args.m, args.n);
     let stride = n + 3;
-    let mut dst = Canary::new((m - 1) * stride + n, DST_CANARY);
+    let fill = canary::<F::Dst>();
+    let mut dst = Canary::new((m - 1) * stride + n, fill);
     // The packed operands sit between canaries too: a kernel must not write them (and a read
     // past them would see the canary bytes, which would change the result).
     let mut lhs = Canary::new(lhs_packed.len(), 0xa5u8);
@@ -221,10 +266,10 @@ pub fn run_guarded<F: Family>(kernel: &Kernel<F>, lhs_packed: &[u8], rhs_packed:
         out.extend_from_slice(row);
         if r + 1 < m {
             let gap = &full[r * stride + n..(r + 1) * stride];
-            assert!(gap.iter().all(|v| v.to_bits() == DST_CANARY.to_bits()), "{}: wrote row padding", kernel.name());
+            assert!(gap.iter().all(|v| v.same(&fill)), "{}: wrote row padding", kernel.name());
         }
     }
-    assert!(out.iter().all(|v| v.to_bits() != DST_CANARY.to_bits()), "{}: element not written", kernel.name());
+    assert!(out.iter().all(|v| !v.same(&fill)), "{}: element not written", kernel.name());
     out
 }
 
@@ -238,11 +283,14 @@ pub fn run_split<F: Family>(
     args: &MatmulArgs,
     m_cut: usize,
     n_cut: usize,
-) -> Vec<f32> {
+) -> Vec<F::Dst>
+where
+    F::Dst: Bits,
+{
     let (m, n) = (args.m, args.n);
     let m_cut = (m_cut.div_ceil(kernel.m_step()) * kernel.m_step()).min(m);
     let n_cut = (n_cut.div_ceil(kernel.n_step()) * kernel.n_step()).min(n);
-    let mut dst = Canary::new(m * n, DST_CANARY);
+    let mut dst = Canary::new(m * n, canary::<F::Dst>());
     for (m_idx, mm) in [(0, m_cut), (m_cut, m - m_cut)] {
         for (n_idx, nn) in [(0, n_cut), (n_cut, n - n_cut)] {
             if mm == 0 || nn == 0 {
@@ -261,20 +309,27 @@ pub fn run_split<F: Family>(
 #[derive(Default)]
 pub struct TierReport {
     pub ran: Vec<&'static str>,
-    pub skipped: Vec<(&'static str, Tier)>,
+    /// Kernels the CPU cannot run: name, tier, and the feature it lacks.
+    pub skipped: Vec<(&'static str, Tier, qgemm::Feature)>,
 }
 
 impl TierReport {
+    /// Records a kernel the CPU cannot run (once).
+    pub fn skip(&mut self, name: &'static str, tier: Tier, need: qgemm::Feature) {
+        if !self.skipped.iter().any(|(n, _, _)| *n == name) {
+            self.skipped.push((name, tier, need));
+        }
+    }
+
     /// Prints what ran and what was skipped, then fails if a tier that `QGEMM_REQUIRE_TIERS`
     /// names was skipped ([`required_tiers`]).
     pub fn print(&self, what: &str) {
         println!("{what}: ran {} kernels", self.ran.len());
-        for (name, tier) in &self.skipped {
-            let need = tier.required_feature().map_or("-", |f| f.name());
+        for (name, _, need) in &self.skipped {
             println!("  skipped {name}: CPU lacks {need}");
         }
         let required = required_tiers();
-        let missed: Vec<_> = self.skipped.iter().filter(|(_, t)| required.contains(t)).collect();
+        let missed: Vec<_> = self.skipped.iter().filter(|(_, t, _)| required.contains(t)).collect();
         assert!(
             missed.is_empty(),
             "{what}: QGEMM_REQUIRE_TIERS requires {:?}, but these kernels were skipped: {missed:?}",
@@ -312,7 +367,9 @@ pub fn check_tiers_against_scalar<F: Family>(
     rhs_packed: &[u8],
     args: &MatmulArgs,
     report: &mut TierReport,
-) {
+) where
+    F::Dst: Bits,
+{
     let cpu = cpu();
     let scalar = F::kernels()
         .iter()
@@ -320,10 +377,8 @@ pub fn check_tiers_against_scalar<F: Family>(
         .unwrap_or_else(|| panic!("no scalar kernel for {packing:?}"));
     let want = run_guarded(*scalar, lhs_packed, rhs_packed, args);
     for k in F::kernels().iter().filter(|k| k.packing() == *packing && k.tier() != Tier::Scalar) {
-        if !k.is_available(&cpu) {
-            if !report.skipped.iter().any(|(n, _)| *n == k.name()) {
-                report.skipped.push((k.name(), k.tier()));
-            }
+        if let Some(need) = k.missing_feature(&cpu) {
+            report.skip(k.name(), k.tier(), need);
             continue;
         }
         let what = format!("{} m={} n={} k={}", k.name(), args.m, args.n, args.k);

@@ -4,14 +4,18 @@
 //! invokes [`family_suite!`] inside a module named after the family.
 
 use qgemm::error::{Buffer, Dim, Param, Stride};
-use qgemm::{Clamp, CpuFeatures, Error, Family, Feature, Kernel, MatmulArgs, Packing, Result, Tier};
+use qgemm::{Clamp, CpuFeatures, Element, Error, Family, Feature, Kernel, MatmulArgs, Packing, Result, Tier};
 use serde_json::Value;
 
 use super::*;
 
 /// What the generic suite needs to know about one family.
 pub trait Fixture: Sized {
-    type F: Family;
+    /// The family; its outputs ([`Family::Dst`]) are compared by bits.
+    type F: Family<Dst: Bits>;
+    /// The activation type the family's LHS packer takes (`f32`, `f16` or `bf16`). The suite
+    /// draws activations as f32 and rounds them to it.
+    type Src: Element;
     /// Block lengths to exercise (`[0]` for the per-channel families).
     const BLS: &'static [usize];
 
@@ -24,7 +28,7 @@ pub trait Fixture: Sized {
         k: usize,
         bl: usize,
         m_idx_start: usize,
-        x: &[f32],
+        x: &[Self::Src],
         stride: usize,
         out: &mut [u8],
     ) -> Result<()>;
@@ -48,6 +52,12 @@ pub trait Fixture: Sized {
 
     /// Checks the family's packer size/offset functions against a golden packing entry.
     fn check_golden_sizes(case: &Case, pj: &Value, p: &Packing);
+
+    /// Whether the LHS packer may be called from matrix row `m_idx_start` with `p` (the
+    /// f16/bf16 packers with `mr = 4` take starts at multiples of 4 only).
+    fn splits_at(_p: &Packing, _m_idx_start: usize) -> bool {
+        true
+    }
 }
 
 pub fn packing_of(p: &Value) -> Packing {
@@ -85,16 +95,12 @@ pub fn random_problem<X: Fixture>(
     (m, n, k, bl): (usize, usize, usize, usize),
     x: Option<&[f32]>,
 ) -> (Vec<u8>, Vec<u8>) {
-    let owned: Vec<f32>;
-    let x = match x {
-        Some(x) => x,
-        None => {
-            owned = (0..m * k).map(|_| rng.f32(-2.0, 1.5)).collect();
-            &owned
-        }
+    let x: Vec<X::Src> = match x {
+        Some(x) => convert(x),
+        None => convert(&(0..m * k).map(|_| rng.f32(-2.0, 1.5)).collect::<Vec<_>>()),
     };
     let mut lhs = vec![0u8; lhs_size::<X>(p, m, k, bl)];
-    X::pack_lhs(p, m, k, bl, 0, x, k, &mut lhs).unwrap();
+    X::pack_lhs(p, m, k, bl, 0, &x, k, &mut lhs).unwrap();
     (lhs, X::pack_random_rhs(rng, p, n, k, bl))
 }
 
@@ -105,7 +111,7 @@ pub fn golden_packed_bytes<X: Fixture>() {
     let mut checked = 0;
     for case in cases(X::F::NAME) {
         let (m, k, bl) = (case.m(), case.k(), case.bl());
-        let x = case.f32s(&case.json["inputs"]["lhs"]["file"]);
+        let x: Vec<X::Src> = case.values(&case.json["inputs"]["lhs"]["file"]);
         for pj in case.packings() {
             let p = packing_of(pj);
             let tag = format!("{} {p:?}", case.id);
@@ -134,10 +140,10 @@ pub fn golden_outputs_in_every_tier<X: Fixture>() {
     let mut report = TierReport::default();
     for case in cases(X::F::NAME) {
         let (m, n, k, bl) = (case.m(), case.n(), case.k(), case.bl());
-        let x = case.f32s(&case.json["inputs"]["lhs"]["file"]);
+        let x: Vec<X::Src> = case.values(&case.json["inputs"]["lhs"]["file"]);
         for pj in case.packings() {
             for gk in pj["kernels"].as_array().unwrap() {
-                assert_eq!(gk["dst_size"].as_u64().unwrap() as usize, m * n * 4);
+                assert_eq!(gk["dst_size"].as_u64().unwrap() as usize, m * n * <X::F as Family>::Dst::SIZE);
             }
         }
         for p in all_packings::<X>() {
@@ -158,16 +164,14 @@ pub fn golden_outputs_in_every_tier<X: Fixture>() {
             // Every KleidiAI kernel of one packing wrote the same bits (docs/formats.md, §Arithmetic: RHS packer sums).
             let gk = &pj["kernels"][0];
             for kernel in X::F::kernels().iter().filter(|kn| kn.packing() == p) {
-                if !kernel.is_available(&cpu) {
-                    if !report.skipped.iter().any(|(n, _)| *n == kernel.name()) {
-                        report.skipped.push((kernel.name(), kernel.tier()));
-                    }
+                if let Some(need) = kernel.missing_feature(&cpu) {
+                    report.skip(kernel.name(), kernel.tier(), need);
                     continue;
                 }
                 for which in ["none", "tight"] {
                     let (lo, hi) = case.clamp(which);
                     let args = MatmulArgs::new(m, n, k).with_block_len(bl).with_clamp(Clamp::new(lo, hi).unwrap());
-                    let want = case.f32s(&gk["dst"][which]);
+                    let want: Vec<<X::F as Family>::Dst> = case.values(&gk["dst"][which]);
                     let what = format!("{} {} [{which}]", case.id, kernel.name());
                     assert_bits_eq(&run_guarded(*kernel, &lhs, &rhs, &args), &want, &what);
                     let split = run_split(*kernel, &lhs, &rhs, &args, m / 2, n / 2);
@@ -200,7 +204,8 @@ pub fn golden_kernel_offsets<X: Fixture>() {
                     assert_eq!(kernel.lhs_packed_offset(ms, k, bl).unwrap(), g("lhs_packed_offset_at_m_step"));
                     assert_eq!(kernel.rhs_packed_offset(ns, k, bl).unwrap(), g("rhs_packed_offset_at_n_step"));
                     if ms % kernel.m_step() == 0 && ns % kernel.n_step() == 0 {
-                        assert_eq!(kernel.dst_offset(ms, ns, n).unwrap() * 4, g("dst_offset_at_steps"));
+                        let e = <X::F as Family>::Dst::SIZE;
+                        assert_eq!(kernel.dst_offset(ms, ns, n).unwrap() * e, g("dst_offset_at_steps"));
                     }
                 }
             }
@@ -213,12 +218,12 @@ pub fn lhs_packing_split_at_any_row<X: Fixture>() {
     for p in all_packings::<X>() {
         for &bl in X::BLS {
             let (m, k) = (11, if bl == 0 { 70 } else { 2 * bl });
-            let x: Vec<f32> = (0..m * k).map(|_| rng.f32(-3.0, 2.0)).collect();
+            let x: Vec<X::Src> = convert(&(0..m * k).map(|_| rng.f32(-3.0, 2.0)).collect::<Vec<_>>());
             let size = lhs_size::<X>(&p, m, k, bl);
             let mut whole = vec![0u8; size];
             X::pack_lhs(&p, m, k, bl, 0, &x, k, &mut whole).unwrap();
             let kernel = scalar_kernel::<X>(&p);
-            for m1 in 0..=m {
+            for m1 in (0..=m).filter(|m1| X::splits_at(&p, *m1)) {
                 let mut parts = vec![0u8; size];
                 X::pack_lhs(&p, m1, k, bl, 0, &x, k, &mut parts).unwrap();
                 let start = kernel.lhs_packed_offset(m1 / p.mr * p.mr, k, bl).unwrap();
@@ -261,16 +266,19 @@ pub fn every_tier_matches_scalar_on_shapes_with_tails<X: Fixture>() {
     report.print(&format!("{} shapes with tails", X::F::NAME));
 }
 
-/// Edge activations, one row each: zeros, a constant, one huge value, alternating ±f32::MAX,
-/// subnormals, a constant -f32::MAX (where the format can hold its scale), a single non-zero,
-/// a ramp. Returns the rows; `k` is a multiple of 32.
-pub fn edge_rows(k: usize, with_max: bool) -> Vec<Vec<f32>> {
-    let tiny = f32::from_bits(1);
-    let big = if with_max { f32::MAX } else { 1e6 };
+/// Edge activations of element type `S`, one row each: zeros, a constant, one huge value,
+/// alternating ±max (the type's largest finite value), subnormals (the type's smallest), a
+/// constant -max (where the format can hold its scale; else ±1e6, or ±max of `S` if smaller),
+/// a single non-zero, a ramp. Returns the rows as f32 (exact in `S`); `k` is a multiple of 32.
+pub fn edge_rows<S: Element>(k: usize, with_max: bool) -> Vec<Vec<f32>> {
+    let tiny = S::from_bits32(1).to_f32();
+    let max = S::MAX.to_f32();
+    let big = if with_max { max } else { max.min(1e6) };
+    let huge = max.min(1e6);
     vec![
         vec![0.0; k],
         vec![0.7; k],
-        (0..k).map(|j| if j == k / 3 { 1e6 } else { 1.0 + j as f32 * 1e-3 }).collect(),
+        (0..k).map(|j| if j == k / 3 { huge } else { 1.0 + j as f32 * 1e-3 }).collect(),
         (0..k).map(|j| if j % 2 == 0 { big } else { -big }).collect(),
         (0..k).map(|j| tiny * (j as f32 - 40.0)).collect(),
         vec![-big; k],
@@ -284,9 +292,11 @@ pub const EDGE_K: usize = 128;
 
 /// Runs the edge rows through every tier of every packing; returns, per packing, the scalar
 /// output (`rows x n`) and the packed RHS, for family-specific expectations.
-pub fn edge_inputs_equal_in_every_tier<X: Fixture>(with_max: bool) -> Vec<(Packing, usize, Vec<f32>, Vec<u8>)> {
+pub fn edge_inputs_equal_in_every_tier<X: Fixture>(
+    with_max: bool,
+) -> Vec<(Packing, usize, Vec<<X::F as Family>::Dst>, Vec<u8>)> {
     let (n, k) = (12, EDGE_K);
-    let rows = edge_rows(k, with_max);
+    let rows = edge_rows::<X::Src>(k, with_max);
     let m = rows.len();
     let x: Vec<f32> = rows.concat();
     let mut rng = Rng(7);
@@ -298,7 +308,7 @@ pub fn edge_inputs_equal_in_every_tier<X: Fixture>(with_max: bool) -> Vec<(Packi
             let args = MatmulArgs::new(m, n, k).with_block_len(bl);
             check_tiers_against_scalar::<X::F>(&p, &lhs, &rhs, &args, &mut report);
             let dst = run_guarded(scalar_kernel::<X>(&p), &lhs, &rhs, &args);
-            assert!(dst.iter().all(|v| !v.is_nan()), "{p:?}: NaN output");
+            assert!(dst.iter().all(|v| !v.to_f32().is_nan()), "{p:?}: NaN output");
             out.push((p, bl, dst, rhs));
         }
     }
@@ -319,7 +329,7 @@ pub fn extreme_products_over_long_k<X: Fixture>() {
         (0..k).map(|j| if j % 3 == 0 { 1.0 } else { -1.0 }).collect(),
         (0..k).map(|j| if j < k / 2 { -1.0 } else { 0.5 }).collect(),
     ];
-    let x = rows.concat();
+    let x: Vec<X::Src> = convert(&rows.concat());
     let mut report = TierReport::default();
     for p in all_packings::<X>() {
         let mut lhs = vec![0u8; lhs_size::<X>(&p, m, k, bl)];
@@ -345,7 +355,8 @@ pub fn huge_block_len_agrees_in_every_tier<X: Fixture>() {
     for bl in [1 << 16, 1 << 17] {
         let (m, n) = (5, 9);
         let k = bl;
-        let x: Vec<f32> = (0..m * k).map(|j| if (j / k) % 2 == 0 { -1.0 } else { 1.0 }).collect();
+        let x: Vec<X::Src> =
+            convert(&(0..m * k).map(|j| if (j / k) % 2 == 0 { -1.0 } else { 1.0 }).collect::<Vec<_>>());
         let mut report = TierReport::default();
         for p in all_packings::<X>().into_iter().filter(|p| p.kr == 16) {
             let mut lhs = vec![0u8; lhs_size::<X>(&p, m, k, bl)];
@@ -355,10 +366,10 @@ pub fn huge_block_len_agrees_in_every_tier<X: Fixture>() {
             check_tiers_against_scalar::<X::F>(&p, &lhs, &rhs, &args, &mut report);
             for kernel in X::F::kernels().iter().filter(|kn| kn.packing() == p && kn.is_available(&cpu())) {
                 let out = run_guarded(*kernel, &lhs, &rhs, &args);
-                for (i, v) in out.iter().enumerate() {
+                for (i, v) in out.iter().map(|v| v.to_f32()).enumerate() {
                     let want_positive = (i / n) % 2 == 0;
                     assert!(
-                        v.is_finite() && (*v > 0.0) == want_positive,
+                        v.is_finite() && (v > 0.0) == want_positive,
                         "{} bl = {bl}: output {i} is {v}, expected {} (wrapped block sum?)",
                         kernel.name(),
                         if want_positive { "> 0" } else { "< 0" }
@@ -375,8 +386,8 @@ pub fn non_finite_activations_rejected_before_any_write<X: Fixture>() {
         let bl = X::BLS[0];
         let (m, k) = (3, if bl == 0 { 40 } else { 2 * bl });
         for (bad, at) in [(f32::NAN, 45), (f32::INFINITY, 0), (f32::NEG_INFINITY, 3 * k - 1)] {
-            let mut x = vec![0.5f32; m * k];
-            x[at] = bad;
+            let mut x = vec![X::Src::from_f32(0.5); m * k];
+            x[at] = X::Src::from_f32(bad);
             let mut out = vec![0xeeu8; lhs_size::<X>(&p, m, k, bl)];
             let e = X::pack_lhs(&p, m, k, bl, 0, &x, k, &mut out).unwrap_err();
             assert_eq!(e, Error::NonFinite { buffer: Buffer::Lhs, index: at });
@@ -399,8 +410,12 @@ pub fn clamp_ranges<X: Fixture>() {
             let args = MatmulArgs::new(m, n, k).with_block_len(bl).with_clamp(Clamp::new(lo, hi).unwrap());
             check_tiers_against_scalar::<X::F>(&p, &lhs, &rhs, &args, &mut report);
             let clamped = run_guarded(scalar, &lhs, &rhs, &args);
+            // 16-bit outputs: clamping in f32 and then rounding equals rounding and then clamping
+            // with the rounded bounds (docs/formats.md, §Clamp).
+            let round = |v: f32| <X::F as Family>::Dst::from_f32(v).to_f32();
             for (c, f) in clamped.iter().zip(&free) {
-                assert_eq!(c.to_bits(), f.max(lo).min(hi).to_bits());
+                let want = <X::F as Family>::Dst::from_f32(f.to_f32().max(round(lo)).min(round(hi)));
+                assert_eq!(c.to_bits32(), want.to_bits32());
             }
         }
     }
@@ -438,7 +453,7 @@ pub fn packed_operands_at_odd_addresses<X: Fixture>() {
                 rhs_odd.copy_from_slice(&rhs);
                 assert_eq!(lhs_odd.as_ptr() as usize % 8, shift);
                 // Straight from the odd addresses (`run_guarded` would copy them).
-                let mut got = vec![DST_CANARY; m * n];
+                let mut got = vec![canary::<<X::F as Family>::Dst>(); m * n];
                 kernel.run(&cpu, lhs_odd, rhs_odd, &mut got, &args).unwrap();
                 assert_bits_eq(&got, &want, &format!("{} operands at +{shift}", kernel.name()));
             }
@@ -464,7 +479,7 @@ pub fn split_execution_matches_one_call<X: Fixture>() {
                 assert_bits_eq(&run_split(*kernel, &lhs, &rhs, &args, m / 2, nc), &whole, kernel.name());
             }
             // Tile by tile, as fine a grid as the kernel allows.
-            let mut dst = Canary::new(m * n, DST_CANARY);
+            let mut dst = Canary::new(m * n, canary::<<X::F as Family>::Dst>());
             for m_idx in (0..m).step_by(kernel.m_step()) {
                 for n_idx in (0..n).step_by(kernel.n_step()) {
                     let (mm, nn) = (kernel.m_step().min(m - m_idx), kernel.n_step().min(n - n_idx));
@@ -490,7 +505,7 @@ pub fn small<X: Fixture>() -> (&'static Kernel<X::F>, Vec<u8>, Vec<u8>, MatmulAr
 }
 
 pub fn run_err<F: Family>(kernel: &Kernel<F>, lhs: &[u8], rhs: &[u8], dst_len: usize, args: &MatmulArgs) -> Error {
-    let mut dst = vec![0f32; dst_len];
+    let mut dst = vec![F::Dst::default(); dst_len];
     kernel.run(&CpuFeatures::NONE, lhs, rhs, &mut dst, args).unwrap_err()
 }
 
@@ -567,7 +582,7 @@ pub fn packers_write_only_inside_their_buffers<X: Fixture>() {
         let bl = X::BLS[0];
         let k = if bl == 0 { 45 } else { 2 * bl };
         for m in [p.mr, p.mr + 1, 2 * p.mr + p.mr.saturating_sub(1)] {
-            let x: Vec<f32> = (0..m * k).map(|_| rng.f32(-1.0, 1.0)).collect();
+            let x: Vec<X::Src> = convert(&(0..m * k).map(|_| rng.f32(-1.0, 1.0)).collect::<Vec<_>>());
             let size = lhs_size::<X>(&p, m, k, bl);
             let mut outs = Vec::new();
             for fill in [0x00u8, 0xff] {
@@ -606,10 +621,11 @@ pub fn rejects_rectangle_past_the_packed_buffers<X: Fixture>() {
 
 pub fn empty_rectangle_is_a_no_op<X: Fixture>() {
     let (kr, lhs, rhs, a) = small::<X>();
-    let mut dst = vec![1.5f32; 4];
+    let fill = <X::F as Family>::Dst::from_f32(1.5);
+    let mut dst = vec![fill; 4];
     kr.run(&CpuFeatures::NONE, &lhs, &rhs, &mut dst, &a.with_rect(0, 0, 0, 12)).unwrap();
     kr.run(&CpuFeatures::NONE, &lhs, &rhs, &mut dst, &a.with_rect(0, 0, 5, 0)).unwrap();
-    assert_eq!(dst, [1.5; 4]);
+    assert_eq!(dst, [fill; 4]);
 }
 
 pub fn rejects_sizes_that_overflow<X: Fixture>() {
@@ -626,7 +642,7 @@ pub fn rejects_kernel_on_cpu_without_its_tier<X: Fixture>() {
         let (m, n, k) = (4, 8, if bl == 0 { 32 } else { bl });
         let (lhs, rhs) = random_problem::<X>(&mut Rng(2), &p, (m, n, k, bl), None);
         let args = MatmulArgs::new(m, n, k).with_block_len(bl);
-        let mut dst = vec![0f32; m * n];
+        let mut dst = vec![<X::F as Family>::Dst::default(); m * n];
         let e = kernel.run(&CpuFeatures::NONE, &lhs, &rhs, &mut dst, &args).unwrap_err();
         assert_eq!(e, Error::UnsupportedCpu { needs: Feature::Neon }, "{}", kernel.name());
         let only_neon = cpu().without(Feature::Dotprod).without(Feature::I8mm);
@@ -635,6 +651,15 @@ pub fn rejects_kernel_on_cpu_without_its_tier<X: Fixture>() {
         {
             let e = kernel.run(&only_neon, &lhs, &rhs, &mut dst, &args).unwrap_err();
             assert_eq!(e, Error::UnsupportedCpu { needs: f });
+        }
+        // A kernel that needs a feature beyond its tier's (BFCVTN: FEAT_BF16) refuses a CPU that
+        // has the tier but not that feature.
+        if let Some(extra) = kernel.extra_feature() {
+            let without = cpu().without(extra);
+            if without.has(Feature::Neon) && kernel.tier().required_feature().is_some_and(|f| without.has(f)) {
+                let e = kernel.run(&without, &lhs, &rhs, &mut dst, &args).unwrap_err();
+                assert_eq!(e, Error::UnsupportedCpu { needs: extra }, "{}", kernel.name());
+            }
         }
     }
 }

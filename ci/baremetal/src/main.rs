@@ -255,7 +255,7 @@ fn fill_inputs(inp: &mut Inputs, s: &Shape, seed: u64) {
 
 /// What the check needs from a family beyond [`Family`]: its packers and its `select`.
 /// A new family implements this and adds one line to `main`.
-trait Checked: Family {
+trait Checked: Family<Dst = f32> {
     /// Quantizes and packs the `m x k` activations of `inp` (dense rows) for `p`.
     fn pack_lhs(p: &Packing, s: &Shape, bl: usize, inp: &Inputs, out: &mut [u8]) -> qgemm::Result<()>;
     /// Packs the `n` weight channels of `inp` for `p`.
@@ -373,7 +373,7 @@ fn call_pack_rhs<F: Checked>(c: &mut Call<'_, F>) -> qgemm::Result<()> {
     F::pack_rhs(&p, &c.s, c.bl, &c.b.inp, &mut c.b.rhs_packed)
 }
 
-fn call_run<F: Family>(c: &mut Call<'_, F>) -> qgemm::Result<()> {
+fn call_run<F: Family<Dst = f32>>(c: &mut Call<'_, F>) -> qgemm::Result<()> {
     let b = &mut *c.b;
     c.kernel.run(&c.cpu, &b.lhs_packed, &b.rhs_packed, &mut b.dst, &c.args)
 }

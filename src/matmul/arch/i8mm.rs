@@ -462,7 +462,7 @@ mod aarch64 {
             /// `nr = 4` or `8`, `kr = 16`, `sr = 2`), `strides` its tile strides.
             #[inline(always)]
             unsafe fn run(
-                args: &UncheckedArgs,
+                args: &UncheckedArgs<fam::Dst>,
                 strides: &$crate::matmul::TileStrides,
                 packing: &crate::matmul::Packing,
                 tiles: usize,

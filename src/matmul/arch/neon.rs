@@ -47,6 +47,9 @@
 
 use core::arch::aarch64::*;
 
+use half::{bf16, f16};
+
+use crate::element::Element;
 use crate::matmul::{Packing, TileStrides, UncheckedArgs};
 
 /// Depths per packed group: the RHS holds `16 * nr` bytes per 32 depths.
@@ -595,8 +598,15 @@ pub(crate) struct Pass {
 /// CPU has NEON.
 #[target_feature(enable = "neon")]
 #[inline]
-pub(crate) unsafe fn matmul<S: Scheme, const MR: usize, const NR: usize, const BD: usize, const NB: usize>(
-    args: &UncheckedArgs,
+pub(crate) unsafe fn matmul<
+    S: Scheme,
+    O: NeonStore,
+    const MR: usize,
+    const NR: usize,
+    const BD: usize,
+    const NB: usize,
+>(
+    args: &UncheckedArgs<O>,
     strides: &TileStrides,
 ) {
     // The caller's buffers hold tiles of these strides, so no product below overflows.
@@ -623,11 +633,11 @@ pub(crate) unsafe fn matmul<S: Scheme, const MR: usize, const NR: usize, const B
                         if c0 + 4 <= cols {
                             // SAFETY: row `r < rows`, columns `c0..c0+4 <= cols`: inside the
                             // rectangle the caller made writable.
-                            unsafe { vst1q_u8(row.add(c0).cast(), vreinterpretq_u8_f32(x)) };
+                            unsafe { O::store4(row.add(c0), x) };
                         } else if c0 < cols {
-                            let mut tmp = [0f32; 4];
-                            // SAFETY: `tmp` is a local array of 4 f32.
-                            unsafe { vst1q_f32(tmp.as_mut_ptr(), x) };
+                            let mut tmp = [O::default(); 4];
+                            // SAFETY: `tmp` is a local array of 4 elements.
+                            unsafe { O::store4(tmp.as_mut_ptr(), x) };
                             for (i, &y) in tmp.iter().enumerate().take(cols - c0) {
                                 // SAFETY: column `c0 + i < cols` of row `r < rows`.
                                 unsafe { row.add(c0 + i).write_unaligned(y) };
@@ -636,6 +646,64 @@ pub(crate) unsafe fn matmul<S: Scheme, const MR: usize, const NR: usize, const B
                     }
                 }
             }
+        }
+    }
+}
+
+/// How the NEON tier stores 4 clamped results of one row in the output type: f32 as they are,
+/// f16 with `FCVTN` (base Armv8.0; no FEAT_FP16 needed), bf16 by the integer rounding every
+/// tier without FEAT_BF16 uses (`Element::from_f32`; NaN lanes, quiet after the clamp, keep
+/// their top half).
+pub(crate) trait NeonStore: Element {
+    /// Stores the 4 lanes of `x`, converted, at `p` (no alignment needed).
+    ///
+    /// # Safety
+    ///
+    /// The CPU has NEON; `p` is writable for 4 elements.
+    unsafe fn store4(p: *mut Self, x: float32x4_t);
+}
+
+impl NeonStore for f32 {
+    #[inline(always)]
+    unsafe fn store4(p: *mut f32, x: float32x4_t) {
+        // SAFETY: NEON and 16 writable bytes (caller's contract); ST1 of bytes needs no
+        // alignment.
+        unsafe { vst1q_u8(p.cast(), vreinterpretq_u8_f32(x)) }
+    }
+}
+
+impl NeonStore for f16 {
+    #[inline(always)]
+    unsafe fn store4(p: *mut f16, x: float32x4_t) {
+        let h: uint16x4_t;
+        // SAFETY: FCVTN is base AdvSIMD (the caller runs under the NEON target feature); it
+        // rounds to nearest even with the default FPCR, keeping subnormals (FZ16 = 0).
+        unsafe {
+            core::arch::asm!(
+                "fcvtn {h:v}.4h, {x:v}.4s",
+                h = out(vreg) h,
+                x = in(vreg) x,
+                options(pure, nomem, nostack, preserves_flags),
+            );
+        }
+        // SAFETY: NEON and 8 writable bytes (caller's contract); ST1 of bytes needs no
+        // alignment.
+        unsafe { vst1_u8(p.cast(), vreinterpret_u8_u16(h)) }
+    }
+}
+
+impl NeonStore for bf16 {
+    #[inline(always)]
+    unsafe fn store4(p: *mut bf16, x: float32x4_t) {
+        // SAFETY: NEON (caller's contract). u + 0x7FFF + bit 16, then the top half; NaN lanes
+        // (not equal to themselves) add 0. The store: 8 writable bytes (caller's contract), ST1
+        // of bytes needs no alignment.
+        unsafe {
+            let u = vreinterpretq_u32_f32(x);
+            let bit = vandq_u32(vshrq_n_u32::<16>(u), vdupq_n_u32(1));
+            let add = vandq_u32(vaddq_u32(bit, vdupq_n_u32(0x7fff)), vceqq_f32(x, x));
+            let h = vshrn_n_u32::<16>(vaddq_u32(u, add));
+            vst1_u8(p.cast(), vreinterpret_u8_u16(h));
         }
     }
 }
@@ -676,16 +744,16 @@ macro_rules! neon_kernels {
             #[doc = concat!($bl, ",")]
             /// `lhs_packed`/`rhs_packed` hold `ceil(m/mr)` / `ceil(n/nr)` tiles packed with this
             /// packing and `k` (whose tile strides `strides` are), `dst` is writable for `m` rows
-            /// of `n` f32 at `dst_stride_row` bytes and does not overlap them,
+            /// of `n` outputs at `dst_stride_row` bytes and does not overlap them,
             /// `clamp_min <= clamp_max`.
             #[target_feature(enable = "neon")]
-            pub(crate) unsafe fn $entry(args: &$crate::matmul::UncheckedArgs, strides: &$crate::matmul::TileStrides) {
+            pub(crate) unsafe fn $entry(args: &$crate::matmul::UncheckedArgs<fam::Dst>, strides: &$crate::matmul::TileStrides) {
                 use $crate::matmul::arch::neon::{blocks_per_pass, matmul};
                 const P: $crate::Packing = fam::$p;
                 // SAFETY: forwarded from the caller's contract, for the kernel's own packing
                 // (supported: checked at compile time above).
                 unsafe {
-                    matmul::<$scheme, { P.mr }, { P.nr }, { P.block_depth() }, { blocks_per_pass(P) }>(
+                    matmul::<$scheme, fam::Dst, { P.mr }, { P.nr }, { P.block_depth() }, { blocks_per_pass(P) }>(
                         args, strides,
                     )
                 }

@@ -50,7 +50,7 @@ mod aarch64 {
     use crate::matmul::{RawKernel, Tier, UncheckedArgs};
 
     /// The family as the shared drivers see it.
-    const FAMILY: BlockedFamily = BlockedFamily { layout: asm_layout, scalar: scalar::matmul_unchecked };
+    const FAMILY: BlockedFamily<fam::Dst> = BlockedFamily { layout: asm_layout, scalar: scalar::matmul_unchecked };
 
     /// GEMV hook of `blocked_gemv_tile` (see there): LHS `LD4R`, bf16 block scales after the
     /// block's data, the qai8dxp epilogue. Registers: v28 zero halves for the bf16 -> f32 `ZIP`;

@@ -34,6 +34,7 @@ impl sealed::Sealed for Qai8dxpQsi4c32p {}
 impl Family for Qai8dxpQsi4c32p {
     const NAME: &'static str = "qai8dxp_qsi4c32p";
     const BLOCKED: bool = true;
+    type Dst = f32;
 
     fn kernels() -> &'static [&'static Kernel] {
         KERNELS
@@ -77,8 +78,8 @@ pub const PREFERRED_RHS_PACKING: Packing = PACKING_4X8;
 /// `bias`. `None` for a `bl` outside the kernels' contract.
 #[cfg(target_arch = "aarch64")]
 #[inline]
-pub(crate) fn asm_layout(
-    args: &crate::UncheckedArgs,
+pub(crate) fn asm_layout<O>(
+    args: &crate::UncheckedArgs<O>,
     strides: &crate::matmul::TileStrides,
     packing: &Packing,
 ) -> Option<crate::matmul::arch::asm::Layout> {

@@ -272,7 +272,7 @@ mod aarch64 {
     /// The CPU has FEAT_I8MM and `args` satisfies
     /// [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for `packing` (`mr = 4`,
     /// `nr = 4` or `8`, `kr = 16`, `sr = 2`), `strides` its tile strides.
-    unsafe fn run(args: &UncheckedArgs, strides: &TileStrides, packing: &Packing, tiles: usize) {
+    unsafe fn run(args: &UncheckedArgs<fam::Dst>, strides: &TileStrides, packing: &Packing, tiles: usize) {
         let layout = fam::asm_layout(args, strides, packing);
         let table = if packing.nr == 4 { &NR4 } else { &NR8 };
         // SAFETY: forwarded from the caller; the layout is the family's for this `k` and

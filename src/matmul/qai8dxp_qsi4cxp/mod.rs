@@ -57,6 +57,7 @@ impl sealed::Sealed for Qai8dxpQsi4cxp {}
 impl Family for Qai8dxpQsi4cxp {
     const NAME: &'static str = "qai8dxp_qsi4cxp";
     const BLOCKED: bool = false;
+    type Dst = f32;
 
     fn kernels() -> &'static [&'static Kernel] {
         KERNELS
@@ -97,8 +98,8 @@ pub const PREFERRED_RHS_PACKING: Packing = PACKING_4X8;
 /// `rsum`, `scale` and `bias`.
 #[cfg(target_arch = "aarch64")]
 #[inline]
-pub(crate) fn asm_layout(
-    args: &crate::UncheckedArgs,
+pub(crate) fn asm_layout<O>(
+    args: &crate::UncheckedArgs<O>,
     strides: &crate::matmul::TileStrides,
     packing: &Packing,
 ) -> crate::matmul::arch::asm::Layout {

@@ -9,6 +9,7 @@
 //! ```
 
 use crate::arith::{clamp_arm, read_f32, read_i32};
+use crate::element::Element;
 use crate::matmul::{Packing, TileStrides, UncheckedArgs};
 
 /// The scalar kernel for any `packing`.
@@ -19,7 +20,7 @@ use crate::matmul::{Packing, TileStrides, UncheckedArgs};
 /// for a kernel with this `packing` (valid pointers to `ceil(m/mr)` LHS tiles, `ceil(n/nr)` RHS
 /// tiles and `m` output rows of `n` elements; `m, n, k >= 1`), and `packing` is legal for both
 /// packers, and `strides` are the family's tile strides for this `k` and `packing`.
-pub(crate) unsafe fn matmul_unchecked(packing: &Packing, args: &UncheckedArgs, strides: &TileStrides) {
+pub(crate) unsafe fn matmul_unchecked<O: Element>(packing: &Packing, args: &UncheckedArgs<O>, strides: &TileStrides) {
     let Packing { mr, nr, .. } = *packing;
     let bd = packing.block_depth();
     let (m, n, k) = (args.m, args.n, args.k);

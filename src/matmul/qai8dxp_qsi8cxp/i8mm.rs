@@ -128,7 +128,7 @@ mod aarch64 {
     /// The CPU has FEAT_I8MM and `args` satisfies
     /// [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for `packing` (`mr = 4`, `nr = 4`,
     /// `kr = 8`, `sr = 1`), `strides` its tile strides.
-    unsafe fn run(args: &UncheckedArgs, strides: &TileStrides, packing: &Packing, tiles: usize) {
+    unsafe fn run(args: &UncheckedArgs<fam::Dst>, strides: &TileStrides, packing: &Packing, tiles: usize) {
         let layout = fam::asm_layout(args, strides, packing);
         // SAFETY: forwarded from the caller; the layout is the family's for this `k` and
         // packing, which the kernels read; each computes the 4 columns of one RHS tile.

@@ -51,7 +51,7 @@ mod aarch64 {
     use crate::matmul::{RawKernel, Tier, UncheckedArgs};
 
     /// The family as the shared drivers see it.
-    const FAMILY: BlockedFamily = BlockedFamily { layout: asm_layout, scalar: scalar::matmul_unchecked };
+    const FAMILY: BlockedFamily<fam::Dst> = BlockedFamily { layout: asm_layout, scalar: scalar::matmul_unchecked };
 
     /// GEMV hook of `blocked_gemv_tile` (see there): the block's LHS f16 scale (v28, then f32)
     /// and RHS f16 scales (the tile's scale register) are loaded at the block start, before

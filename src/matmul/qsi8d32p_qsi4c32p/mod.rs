@@ -30,6 +30,7 @@ impl sealed::Sealed for Qsi8d32pQsi4c32p {}
 impl Family for Qsi8d32pQsi4c32p {
     const NAME: &'static str = "qsi8d32p_qsi4c32p";
     const BLOCKED: bool = true;
+    type Dst = f32;
 
     fn kernels() -> &'static [&'static Kernel] {
         KERNELS
@@ -69,8 +70,8 @@ pub const PREFERRED_RHS_PACKING: Packing = PACKING_4X4;
 /// extras. `None` for a `bl` outside the kernels' contract.
 #[cfg(target_arch = "aarch64")]
 #[inline]
-pub(crate) fn asm_layout(
-    args: &crate::UncheckedArgs,
+pub(crate) fn asm_layout<O>(
+    args: &crate::UncheckedArgs<O>,
     strides: &crate::matmul::TileStrides,
     packing: &Packing,
 ) -> Option<crate::matmul::arch::asm::Layout> {

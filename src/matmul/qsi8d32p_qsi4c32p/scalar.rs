@@ -15,6 +15,7 @@
 use half::f16;
 
 use crate::arith::{clamp_arm, fma, read_u16};
+use crate::element::Element;
 use crate::matmul::{Packing, TileStrides, UncheckedArgs};
 
 /// The scalar kernel for any `packing`.
@@ -26,7 +27,7 @@ use crate::matmul::{Packing, TileStrides, UncheckedArgs};
 /// tiles and `m` output rows of `n` elements; `m, n >= 1`; `bl` a multiple of 32 dividing
 /// `k >= 1`), `packing` is legal for both packers, and `strides` are the family's tile
 /// strides for this `k`, `bl` and `packing`.
-pub(crate) unsafe fn matmul_unchecked(packing: &Packing, args: &UncheckedArgs, strides: &TileStrides) {
+pub(crate) unsafe fn matmul_unchecked<O: Element>(packing: &Packing, args: &UncheckedArgs<O>, strides: &TileStrides) {
     let Packing { mr, nr, .. } = *packing;
     let bd = packing.block_depth();
     let (m, n, k, bl) = (args.m, args.n, args.k, args.bl);

@@ -3,6 +3,7 @@
 //! of a tile only ever sees a whole tile.
 
 use super::{CONSTS, copy_out};
+use crate::element::Element;
 use crate::matmul::{Packing, TileStrides, UncheckedArgs};
 
 /// Most LHS tiles (of 4 rows) one tile kernel takes.
@@ -44,8 +45,8 @@ pub(crate) struct Tile {
     pub(crate) skip: usize,
     /// The zeros of [`CONSTS`].
     pub(crate) zero: *const u8,
-    /// Output element (0, 0) of the tile.
-    pub(crate) out: *mut f32,
+    /// Output element (0, 0) of the tile (f32, f16 or bf16: the tile function knows which).
+    pub(crate) out: *mut u8,
     /// Bytes between output rows.
     pub(crate) out_stride: usize,
     /// Clamp bounds (f32 bits).
@@ -98,7 +99,7 @@ impl Layout {
     /// 32-deep groups (`Kp`), RHS tiles of `nr * Kp * bits / 8` data bytes, then the per-column
     /// extras (`rsum`, `scale`, `bias`).
     #[inline]
-    pub(crate) fn per_channel(args: &UncheckedArgs, strides: &TileStrides, p: &Packing, bits: usize) -> Layout {
+    pub(crate) fn per_channel<O>(args: &UncheckedArgs<O>, strides: &TileStrides, p: &Packing, bits: usize) -> Layout {
         let groups = args.k.div_ceil(32);
         Layout {
             nr: p.nr,
@@ -122,8 +123,8 @@ impl Layout {
     /// the per-column extras if the format has them. `None` unless `bl` is a multiple of 32
     /// that divides `k` (the kernels' contract; nothing runs otherwise).
     #[inline]
-    pub(crate) fn blocked(
-        args: &UncheckedArgs,
+    pub(crate) fn blocked<O>(
+        args: &UncheckedArgs<O>,
         strides: &TileStrides,
         p: &Packing,
         scales_first: bool,
@@ -155,7 +156,7 @@ impl Layout {
 impl Tile {
     /// The arguments every tile of the call `args` in `layout` shares; the drivers set the
     /// pointers and the output per tile.
-    fn new(args: &UncheckedArgs, layout: &Layout) -> Tile {
+    fn new<O: Element>(args: &UncheckedArgs<O>, layout: &Layout) -> Tile {
         Tile {
             lhs: [args.lhs_packed; MAX_TILES],
             lhs_hi: layout.lhs_hi,
@@ -171,7 +172,7 @@ impl Tile {
             block_bytes: layout.block_bytes,
             skip: 2 * layout.nr,
             zero: CONSTS.0.as_ptr(),
-            out: args.dst,
+            out: args.dst_bytes(),
             out_stride: args.dst_stride_row,
             lo: args.clamp_min.to_bits(),
             hi: args.clamp_max.to_bits(),
@@ -188,22 +189,28 @@ impl Tile {
 /// The contract of [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for a packing with
 /// `mr = 1`; `layout` describes that packing and `args`; `wide` and `narrow` are tile
 /// functions of the packing whose tier the CPU has; `layout.nr * tiles <= 16`.
-pub(crate) unsafe fn gemv(args: &UncheckedArgs, layout: &Layout, tiles: usize, wide: TileFn, narrow: TileFn) {
+pub(crate) unsafe fn gemv<O: Element>(
+    args: &UncheckedArgs<O>,
+    layout: &Layout,
+    tiles: usize,
+    wide: TileFn,
+    narrow: TileFn,
+) {
     let nr = layout.nr;
     let step = nr * tiles;
     let wide_end = args.n - args.n % step;
-    let mut tmp = [0f32; 16];
+    let mut tmp = [O::default(); 16];
     let mut t = Tile::new(args, layout);
     let mut n0 = 0;
     while n0 < args.n {
         let (f, width) = if n0 < wide_end { (wide, step) } else { (narrow, nr) };
         let cols = width.min(args.n - n0);
         t.rhs = args.rhs_packed.wrapping_add(n0 / nr * layout.rhs_stride);
-        t.out_stride = 4 * width;
+        t.out_stride = O::SIZE * width;
         for r in 0..args.m {
             let out = args.dst.wrapping_byte_add(r * args.dst_stride_row).wrapping_add(n0);
             t.lhs[0] = args.lhs_packed.wrapping_add(r * layout.lhs_stride);
-            t.out = if cols < width { tmp.as_mut_ptr() } else { out };
+            t.out = if cols < width { tmp.as_mut_ptr() } else { out }.cast();
             // SAFETY: the caller guarantees the tier and `ceil(n/nr)` RHS tiles; `f` reads row
             // `r < m` and the `width / nr` RHS tiles from `n0 / nr`: a wide step only runs
             // below `wide_end`, where all its tiles exist, and a narrow one reads one tile that
@@ -229,9 +236,9 @@ pub(crate) unsafe fn gemv(args: &UncheckedArgs, layout: &Layout, tiles: usize, w
 /// `mr = 4`; `layout` describes that packing and `args`; `kernels[i]` is a tile kernel of the
 /// packing whose tier the CPU has, for `i + 1` LHS tiles (`<= MAX_TILES`) and at most 8
 /// columns, a divisor of `nr`.
-pub(crate) unsafe fn gemm(args: &UncheckedArgs, layout: &Layout, kernels: &[TileKernel]) {
+pub(crate) unsafe fn gemm<O: Element>(args: &UncheckedArgs<O>, layout: &Layout, kernels: &[TileKernel]) {
     let (m, n, nr) = (args.m, args.n, layout.nr);
-    let mut scratch = [0f32; 4 * MAX_TILES * 8];
+    let mut scratch = [O::default(); 4 * MAX_TILES * 8];
     let mut t = Tile::new(args, layout);
     let m_tiles = m.div_ceil(4);
     let mut tile0 = 0;
@@ -270,7 +277,7 @@ pub(crate) unsafe fn gemm(args: &UncheckedArgs, layout: &Layout, kernels: &[Tile
                 t.rhs = rhs_tile.wrapping_add(o[0]);
                 t.scales = rhs_tile.wrapping_add(o[1]);
                 t.extras = rhs_tile.wrapping_add(o[2]);
-                t.out = out;
+                t.out = out.cast();
                 // SAFETY: the caller guarantees the tier. The LHS tiles `tile0..tile0 + tiles`
                 // are below `ceil(m/4)` and `rhs_tile` is RHS tile `col / nr < ceil(n/nr)`, all
                 // inside the packed buffers the caller provides (the step's columns stay in
@@ -282,8 +289,8 @@ pub(crate) unsafe fn gemm(args: &UncheckedArgs, layout: &Layout, kernels: &[Tile
             }
             rhs_tile = rhs_tile.wrapping_add(layout.rhs_stride);
         }
-        t.out = scratch.as_mut_ptr();
-        t.out_stride = 4 * cols;
+        t.out = scratch.as_mut_ptr().cast();
+        t.out_stride = O::SIZE * cols;
         while col < n {
             let rhs_tile = args.rhs_packed.wrapping_add(col / nr * layout.rhs_stride);
             let o = steps[(col % nr / cols).min(steps.len() - 1)];

@@ -4,6 +4,8 @@
 //! output.
 #![cfg(target_arch = "aarch64")]
 
+use crate::element::Element;
+
 mod driver;
 pub(crate) use driver::{Layout, MAX_TILES, Tile, TileFn, TileKernel, gemm, gemv};
 
@@ -58,15 +60,22 @@ pub(crate) const MASK_F0_AT: usize = 64;
 ///
 /// # Safety
 ///
-/// `out` is writable for `cols` f32 at each of the `rows` rows `out + i * out_stride` bytes,
-/// and does not overlap `tmp`.
-pub(crate) unsafe fn copy_out(tmp: &[f32], width: usize, rows: usize, cols: usize, out: *mut f32, out_stride: usize) {
+/// `out` is writable for `cols` elements at each of the `rows` rows `out + i * out_stride`
+/// bytes, and does not overlap `tmp`.
+pub(crate) unsafe fn copy_out<O: Element>(
+    tmp: &[O],
+    width: usize,
+    rows: usize,
+    cols: usize,
+    out: *mut O,
+    out_stride: usize,
+) {
     for (i, row) in tmp.chunks_exact(width).take(rows).enumerate() {
         // SAFETY: row `i < rows` of the region the caller made writable, `cols` elements,
-        // disjoint from `tmp`; copied as bytes, so `out` needs no f32 alignment.
+        // disjoint from `tmp`; copied as bytes, so `out` needs no alignment.
         unsafe {
             let dst = out.byte_add(i * out_stride).cast::<u8>();
-            core::ptr::copy_nonoverlapping(row.as_ptr().cast::<u8>(), dst, 4 * cols);
+            core::ptr::copy_nonoverlapping(row.as_ptr().cast::<u8>(), dst, O::SIZE * cols);
         }
     }
 }

@@ -43,6 +43,7 @@ mod gemm;
 #[macro_use]
 mod blocked;
 
+use crate::element::Element;
 use crate::matmul::{Packing, TileStrides, UncheckedArgs};
 
 pub(crate) use crate::matmul::arch::asm::{Layout, Tile, TileFn, TileKernel, gemm, gemv};
@@ -50,12 +51,12 @@ pub(crate) use crate::matmul::arch::asm::{Layout, Tile, TileFn, TileKernel, gemm
 pub(crate) use crate::matmul::MAX_SIMD_BLOCK_LEN as MAX_BL;
 
 /// What the per-block drivers need from a family.
-pub(crate) struct BlockedFamily {
+pub(crate) struct BlockedFamily<O> {
     /// The family's packed layout of `args` for a packing, with the call's tile strides
     /// (`asm_layout` of the family module).
-    pub(crate) layout: fn(&UncheckedArgs, &TileStrides, &Packing) -> Option<Layout>,
+    pub(crate) layout: fn(&UncheckedArgs<O>, &TileStrides, &Packing) -> Option<Layout>,
     /// The family's scalar kernel (for `bl > MAX_BL`).
-    pub(crate) scalar: unsafe fn(&Packing, &UncheckedArgs, &TileStrides),
+    pub(crate) scalar: unsafe fn(&Packing, &UncheckedArgs<O>, &TileStrides),
 }
 
 /// Per-block GEMV ([`gemv`]) on packing `p`: `wide[0]`/`narrow[0]` are the tile functions for
@@ -66,11 +67,11 @@ pub(crate) struct BlockedFamily {
 /// The contract of [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for a kernel of
 /// `fam` with packing `p` (`mr = 1`), `strides` its tile strides; the tile functions are of that packing, `wide` over
 /// `tiles` RHS tiles, `nr * tiles <= 16`.
-pub(crate) unsafe fn blocked_gemv(
-    args: &UncheckedArgs,
+pub(crate) unsafe fn blocked_gemv<O: Element>(
+    args: &UncheckedArgs<O>,
     strides: &TileStrides,
     p: &Packing,
-    fam: &BlockedFamily,
+    fam: &BlockedFamily<O>,
     tiles: usize,
     wide: [TileFn; 2],
     narrow: [TileFn; 2],
@@ -92,11 +93,11 @@ pub(crate) unsafe fn blocked_gemv(
 /// The contract of [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for a kernel of
 /// `fam` with packing `p` (`mr = 4`, `kr = 16`), `strides` its tile strides; `tiles` are that packing's tile functions
 /// for 1, 2, ... LHS tiles, and `m_step <= 4 * tiles.len()`.
-pub(crate) unsafe fn blocked_gemm(
-    args: &UncheckedArgs,
+pub(crate) unsafe fn blocked_gemm<O: Element>(
+    args: &UncheckedArgs<O>,
     strides: &TileStrides,
     p: &Packing,
-    fam: &BlockedFamily,
+    fam: &BlockedFamily<O>,
     m_step: usize,
     tiles: &[TileFn],
 ) {
@@ -120,11 +121,11 @@ pub(crate) unsafe fn blocked_gemm(
 /// packing `p` of the family whose layout `layout` gives, `strides` its tile strides; `wide`
 /// and `narrow` are tile functions of that packing, `nr * tiles <= 16`.
 #[inline(always)]
-pub(crate) unsafe fn per_channel_gemv(
-    args: &UncheckedArgs,
+pub(crate) unsafe fn per_channel_gemv<O: Element>(
+    args: &UncheckedArgs<O>,
     strides: &TileStrides,
     p: &Packing,
-    layout: impl Fn(&UncheckedArgs, &TileStrides, &Packing) -> Layout,
+    layout: impl Fn(&UncheckedArgs<O>, &TileStrides, &Packing) -> Layout,
     tiles: usize,
     wide: TileFn,
     narrow: TileFn,
@@ -142,11 +143,11 @@ pub(crate) unsafe fn per_channel_gemv(
 /// packing `p` of the family whose layout `layout` gives, `strides` its tile strides; `tiles`
 /// are that packing's tile functions for 1, 2, ... LHS tiles, `m_step <= 4 * tiles.len()`.
 #[inline(always)]
-pub(crate) unsafe fn per_channel_gemm(
-    args: &UncheckedArgs,
+pub(crate) unsafe fn per_channel_gemm<O: Element>(
+    args: &UncheckedArgs<O>,
     strides: &TileStrides,
     p: &Packing,
-    layout: impl Fn(&UncheckedArgs, &TileStrides, &Packing) -> Layout,
+    layout: impl Fn(&UncheckedArgs<O>, &TileStrides, &Packing) -> Layout,
     m_step: usize,
     tiles: &[TileFn],
 ) {
