@@ -6,8 +6,9 @@ or checks that the checked-in listings are current (`cargo make asm-listing-chec
 
 1. Builds the library in release for aarch64-unknown-linux-gnu into target/asm-listing.
 2. Disassembles it (GNU objdump from binutils-aarch64-linux-gnu) and keeps every function under
-   `qgemm::matmul::<family>::{dotprod,i8mm}::aarch64::` except the `*_unchecked` entry points
-   (compiled Rust drivers). Families are found from the symbols, not listed here.
+   `qgemm::matmul::<family>::{dotprod,i8mm}::aarch64::` (or `::tiles::<type>_out::`, the tile
+   functions of each output type, listed as `<type>_out::<name>`) except the `*_unchecked`
+   entry points (compiled Rust drivers). Families are found from the symbols, not listed here.
 3. Writes docs/asm/<family>/<tier>.s (functions sorted by name: no addresses, no encodings,
    branch targets as .L labels, loop bodies indented one step per nesting level, called
    symbols by name) and docs/asm/index.md (one row per function: instructions, innermost loop,
@@ -32,7 +33,7 @@ OUT = ROOT / "docs" / "asm"
 OBJDUMP = "aarch64-linux-gnu-objdump"
 TIERS = ("dotprod", "i8mm")
 MMA = ("sdot", "smmla")
-SELECT = re.compile(r"qgemm::matmul::(\w+)::(dotprod|i8mm)::aarch64::(\w+)")
+SELECT = re.compile(r"qgemm::matmul::(\w+)::(dotprod|i8mm)::(?:aarch64::|tiles::(\w+)::)(\w+)")
 HAND_WRITTEN = {"README.md"}  # files under docs/asm the script does not own
 
 
@@ -163,13 +164,15 @@ def listings():
         for off, size, sym in entries:
             name = demangle(sym)
             m = SELECT.fullmatch(name)
-            if m and not m.group(3).endswith("_unchecked"):
-                found.setdefault((m.group(1), m.group(2)), []).append((m.group(3), name, key, off, size))
+            if m and not m.group(4).endswith("_unchecked"):
+                # Tile functions per output type live in `tiles::<type>_out`: named `<type>_out::<fn>`.
+                short = f"{m.group(3)}::{m.group(4)}" if m.group(3) else m.group(4)
+                found.setdefault((m.group(1), m.group(2)), []).append((short, name, key, off, size))
     code = disassemble(rlib, {sec for fns in found.values() for _, _, (_, sec), _, _ in fns})
     # Every asm tier module in the source must have left tile functions in the object.
     for tier_rs in sorted((ROOT / "src" / "matmul").glob("*/*.rs")):
         fam, tier = tier_rs.parent.name, tier_rs.stem
-        if tier in TIERS and "mod aarch64" in tier_rs.read_text() and (fam, tier) not in found:
+        if fam != "arch" and tier in TIERS and "mod aarch64" in tier_rs.read_text() and (fam, tier) not in found:
             sys.exit(f"asm-listing: {tier_rs.relative_to(ROOT)} has `mod aarch64` but no tile function "
                      f"qgemm::matmul::{fam}::{tier}::aarch64::* is in the object")
     files, index = {}, []
@@ -189,7 +192,7 @@ def listings():
             hot = max(stats, key=lambda s: (s[2], s[1]), default=None)
             loop = f"{hot[1]:>5} {hot[2]:>6}" if hot else f"{'-':>5} {'-':>6}"
             more = f"  ({len(stats)} innermost loops)" if len(stats) > 1 else ""
-            summary.append(f"//   {short:<22} {total:>6} {loop}{more}")
+            summary.append(f"//   {short:<30} {total:>6} {loop}{more}")
             index.append(f"| `{fam}` | {tier} | `{short}` | {total} | "
                          + (f"{hot[1]} | {hot[2]} |" if hot else "- | - |") + (f" {len(stats)} |"))
         head = [f"// The {tier} tile kernels of qgemm::matmul::{fam}, as rustc compiles them (release,",
@@ -198,7 +201,7 @@ def listings():
                 f"// Per function: instructions in total, in its innermost loop (the one with the most {mnem}",
                 f"// when there are several) and the {mnem} in that loop.",
                 "//",
-                f"//   {'function':<22} {'insns':>6} {'loop':>5} {mnem:>6}"]
+                f"//   {'function':<30} {'insns':>6} {'loop':>5} {mnem:>6}"]
         files[f"{fam}/{tier}.s"] = "\n".join(head + summary) + "\n\n" + "\n".join(bodies)
     rustc = run(["rustc", "--version"], capture_output=True).stdout.strip()
     objdump = run([OBJDUMP, "--version"], capture_output=True).stdout.splitlines()[0]

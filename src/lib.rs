@@ -59,7 +59,10 @@ pub use error::{Error, Result};
 /// The `half` crate, whose `bf16` and `f16` types the per-block packers take.
 pub use half;
 pub use matmul::{Clamp, Family, Kernel, MatmulArgs, Packing, Tier, UncheckedArgs};
-pub use matmul::{qai8dxp_qsi4c32p, qai8dxp_qsi4cxp, qai8dxp_qsi8cxp, qsi8d32p_qsi4c32p};
+pub use matmul::{
+    bf16_qai8dxp_qsi4c32p, bf16_qai8dxp_qsi4cxp, f16_qai8dxp_qsi4cxp, f16_qai8dxp_qsi8cxp, qai8dxp_qsi4c32p,
+    qai8dxp_qsi4cxp, qai8dxp_qsi8cxp, qsi8d32p_qsi4c32p,
+};
 
 /// The README's Rust examples, compiled and run as doctests.
 #[cfg(doctest)]

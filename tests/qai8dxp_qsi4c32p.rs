@@ -6,7 +6,7 @@
 mod common;
 
 use common::suite::{Fixture, all_packings};
-use common::{Case, Rng, RngBytes};
+use common::{Case, Rng};
 use half::bf16;
 use qgemm::lhs::qai8dxp;
 use qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p;
@@ -16,16 +16,6 @@ use qgemm::{Packing, Result};
 use serde_json::Value;
 
 struct Fx;
-
-/// Random bf16 block scales, roughly log-uniform in 2^-14 .. 2^-3, some negative.
-fn random_scales(rng: &mut Rng, count: usize) -> Vec<bf16> {
-    (0..count)
-        .map(|i| {
-            let mag = 2f32.powf(rng.f32(-14.0, -3.0));
-            bf16::from_f32(if i % 7 == 3 { -mag } else { mag })
-        })
-        .collect()
-}
 
 impl Fixture for Fx {
     type Src = f32;
@@ -46,45 +36,19 @@ impl Fixture for Fx {
     }
 
     fn pack_golden_rhs(case: &Case, p: &Packing) -> Vec<u8> {
-        let (n, k, bl) = (case.n(), case.k(), case.bl());
-        let inp = &case.json["inputs"];
-        let (raw, stride) = case.rhs_raw();
-        let src = Int4Source { data: &raw, layout: case.rhs_layout(), stride, encoding: Int4Encoding::ZeroPoint8 };
-        let sb = case.bytes(&inp["rhs_scale"]["file"]);
-        let scales: Vec<bf16> = sb.chunks_exact(2).map(|c| bf16::from_le_bytes([c[0], c[1]])).collect();
-        let scale_stride = inp["rhs_scale"]["row_stride_bytes"].as_u64().map_or(k / bl, |s| s as usize / 2);
-        let bias = case.bias();
-        let mut out = vec![0u8; qsi4c32p::packed_size(n, k, bl, p).unwrap()];
-        let sc = BlockScales { values: &scales, stride: scale_stride };
-        qsi4c32p::pack(p, n, k, bl, &src, &sc, bias.as_deref(), &mut out).unwrap();
-        out
+        common::rhs::qsi4c32p::golden(case, p)
     }
 
     fn pack_random_rhs(rng: &mut Rng, p: &Packing, n: usize, k: usize, bl: usize) -> Vec<u8> {
-        let raw = rng.bytes(n * k / 2);
-        let scales = random_scales(rng, n * (k / bl));
-        let bias: Vec<f32> = (0..n).map(|_| rng.f32(-1.0, 1.0)).collect();
-        let mut out = vec![0u8; qsi4c32p::packed_size(n, k, bl, p).unwrap()];
-        let src = Int4Source::nxk(&raw, k, Int4Encoding::ZeroPoint8);
-        qsi4c32p::pack(p, n, k, bl, &src, &BlockScales::dense(&scales, k / bl), Some(&bias), &mut out).unwrap();
-        out
+        common::rhs::qsi4c32p::random(rng, p, n, k, bl)
     }
 
     fn pack_filled_rhs_into(p: &Packing, n: usize, k: usize, bl: usize, byte: u8, out: &mut [u8]) {
-        let raw = vec![byte; n * k / 2];
-        let scales = vec![bf16::from_f32(1.0); n * (k / bl)];
-        let src = Int4Source::nxk(&raw, k, Int4Encoding::ZeroPoint8);
-        qsi4c32p::pack(p, n, k, bl, &src, &BlockScales::dense(&scales, k / bl), None, out).unwrap();
+        common::rhs::qsi4c32p::filled_into(p, n, k, bl, byte, out)
     }
 
     fn check_golden_sizes(case: &Case, pj: &Value, p: &Packing) {
-        let (m, n, k, bl) = (case.m(), case.n(), case.k(), case.bl());
-        let g = |a: &str, b: &str| pj[a][b].as_u64().unwrap() as usize;
-        assert_eq!(qai8dxp::packed_size(m, k, p).unwrap(), g("lhs_packed", "size"));
-        assert_eq!(qai8dxp::packed_offset(p.mr, k, p).unwrap(), g("lhs_packed", "offset_at_m_idx_eq_mr"));
-        assert_eq!(qsi4c32p::packed_size(n, k, bl, p).unwrap(), g("rhs_packed", "size"));
-        assert_eq!(qsi4c32p::tile_stride(k, bl, p.nr).unwrap(), g("rhs_packed", "tile_stride"));
-        assert_eq!(qsi4c32p::packed_offset(p.nr, k, bl, p).unwrap(), g("rhs_packed", "offset_at_n_idx_eq_nr"));
+        common::rhs::qsi4c32p::check_sizes(case, pj, p)
     }
 }
 
@@ -96,22 +60,11 @@ mod qai8dxp_qsi4c32p {
 
     family_suite!(super::Fx, qgemm::qai8dxp_qsi4c32p::select);
 
-    fn packed_bias(rhs: &[u8], p: &Packing, n: usize, k: usize, bl: usize) -> Vec<f32> {
-        let ts = qsi4c32p::tile_stride(k, bl, p.nr).unwrap();
-        let extras = p.nr * (k / bl) * (bl / 2 + 2);
-        (0..n)
-            .map(|c| {
-                let at = c / p.nr * ts + extras + 4 * p.nr + 4 * (c % p.nr);
-                f32::from_le_bytes(rhs[at..at + 4].try_into().unwrap())
-            })
-            .collect()
-    }
-
     #[test]
     fn edge_inputs_defined_and_equal_in_every_tier() {
         for (p, bl, out, rhs) in suite::edge_inputs_equal_in_every_tier::<Fx>(true) {
             let (n, k) = (12, suite::EDGE_K);
-            let bias = packed_bias(&rhs, &p, n, k, bl);
+            let bias = crate::common::rhs::qsi4c32p::packed_bias(&rhs, &p, n, k, bl);
             // Zero row: the offset term goes through the f32 rsum, so the output is the bias
             // plus a small rounding residue (docs/formats.md, §Arithmetic: qai8dxp_qsi4c32p kernels), not exactly the bias.
             for (o, b) in out[0..n].iter().zip(&bias) {
@@ -135,7 +88,7 @@ mod qai8dxp_qsi4c32p {
                 kxn[j * n / 2 + c / 2] |= u[c * k + j] << (4 * (c % 2));
             }
         }
-        let scales = random_scales(&mut rng, n * k / bl);
+        let scales = common::rhs::qsi4c32p::random_scales(&mut rng, n * k / bl);
         let sc = BlockScales::dense(&scales, k / bl);
         for p in all_packings::<Fx>() {
             let mut a = vec![0u8; qsi4c32p::packed_size(n, k, bl, &p).unwrap()];

@@ -6,7 +6,7 @@
 mod common;
 
 use common::suite::{Fixture, all_packings, packing_of};
-use common::{Case, Rng, RngBytes};
+use common::{Case, Rng};
 use qgemm::lhs::qai8dxp;
 use qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp;
 use qgemm::rhs::{Int4Encoding, Int4Source, Layout, qsi4cxp};
@@ -34,44 +34,19 @@ impl Fixture for Fx {
     }
 
     fn pack_golden_rhs(case: &Case, p: &Packing) -> Vec<u8> {
-        let (n, k) = (case.n(), case.k());
-        let inp = &case.json["inputs"];
-        let (raw, stride) = case.rhs_raw();
-        let layout = case.rhs_layout();
-        let zp = case.json["rhs_packer"]["params"]["rhs_zero_point"].as_u64().unwrap();
-        let encoding = if zp == 8 { Int4Encoding::ZeroPoint8 } else { Int4Encoding::Signed };
-        let src = Int4Source { data: &raw, layout, stride, encoding };
-        let scale = case.f32s(&inp["rhs_scale"]["file"]);
-        let bias = case.bias();
-        let mut out = vec![0u8; qsi4cxp::packed_size(n, k, p).unwrap()];
-        qsi4cxp::pack(p, n, k, &src, &scale, bias.as_deref(), &mut out).unwrap();
-        out
+        common::rhs::qsi4cxp::golden(case, p)
     }
 
     fn pack_random_rhs(rng: &mut Rng, p: &Packing, n: usize, k: usize, _bl: usize) -> Vec<u8> {
-        let raw = rng.bytes(n * k.div_ceil(2));
-        let scale: Vec<f32> = (0..n).map(|_| rng.f32(0.001, 0.1)).collect();
-        let bias: Vec<f32> = (0..n).map(|_| rng.f32(-1.0, 1.0)).collect();
-        let mut out = vec![0u8; qsi4cxp::packed_size(n, k, p).unwrap()];
-        let src = Int4Source::nxk(&raw, k, Int4Encoding::ZeroPoint8);
-        qsi4cxp::pack(p, n, k, &src, &scale, Some(&bias), &mut out).unwrap();
-        out
+        common::rhs::qsi4cxp::random(rng, p, n, k)
     }
 
     fn pack_filled_rhs_into(p: &Packing, n: usize, k: usize, _bl: usize, byte: u8, out: &mut [u8]) {
-        let raw = vec![byte; n * k.div_ceil(2)];
-        let src = Int4Source::nxk(&raw, k, Int4Encoding::ZeroPoint8);
-        qsi4cxp::pack(p, n, k, &src, &vec![1.0; n], None, out).unwrap();
+        common::rhs::qsi4cxp::filled_into(p, n, k, byte, out)
     }
 
     fn check_golden_sizes(case: &Case, pj: &Value, p: &Packing) {
-        let (m, n, k) = (case.m(), case.n(), case.k());
-        let g = |a: &str, b: &str| pj[a][b].as_u64().unwrap() as usize;
-        assert_eq!(qai8dxp::packed_size(m, k, p).unwrap(), g("lhs_packed", "size"));
-        assert_eq!(qai8dxp::packed_offset(p.mr, k, p).unwrap(), g("lhs_packed", "offset_at_m_idx_eq_mr"));
-        assert_eq!(qsi4cxp::packed_size(n, k, p).unwrap(), g("rhs_packed", "size"));
-        assert_eq!(qsi4cxp::tile_stride(k, p.nr).unwrap(), g("rhs_packed", "tile_stride"));
-        assert_eq!(qsi4cxp::packed_offset(p.nr, k, p).unwrap(), g("rhs_packed", "offset_at_n_idx_eq_nr"));
+        common::rhs::qsi4cxp::check_sizes(case, pj, p)
     }
 }
 
@@ -83,23 +58,11 @@ mod qai8dxp_qsi4cxp {
 
     family_suite!(super::Fx, qgemm::qai8dxp_qsi4cxp::select);
 
-    /// The bias column of a packed RHS (to state exact expectations).
-    fn packed_bias(rhs: &[u8], p: &Packing, n: usize, k: usize) -> Vec<f32> {
-        let ts = qsi4cxp::tile_stride(k, p.nr).unwrap();
-        let kp = k.div_ceil(32) * 32;
-        (0..n)
-            .map(|c| {
-                let at = c / p.nr * ts + p.nr * kp / 2 + 8 * p.nr + 4 * (c % p.nr);
-                f32::from_le_bytes(rhs[at..at + 4].try_into().unwrap())
-            })
-            .collect()
-    }
-
     #[test]
     fn edge_inputs_defined_and_equal_in_every_tier() {
         for (p, _bl, out, rhs) in suite::edge_inputs_equal_in_every_tier::<Fx>(true) {
             let (n, k) = (12, suite::EDGE_K);
-            let bias = packed_bias(&rhs, &p, n, k);
+            let bias = crate::common::rhs::qsi4cxp::packed_bias(&rhs, &p, n, k);
             // Zero row: q = 127 and offset = -127 cancel exactly; the output is the bias.
             assert_bits_eq(&out[0..n], &bias, "zero row");
             // Alternating ±f32::MAX: the range overflows, multiplier and dq scale are 0.

@@ -16,11 +16,6 @@ use serde_json::Value;
 
 struct Fx;
 
-/// Bytes as int8 weights.
-fn as_i8(b: &[u8]) -> Vec<i8> {
-    b.iter().map(|&x| x as i8).collect()
-}
-
 impl Fixture for Fx {
     type Src = f32;
     type F = Qai8dxpQsi8cxp;
@@ -40,40 +35,20 @@ impl Fixture for Fx {
     }
 
     fn pack_golden_rhs(case: &Case, p: &Packing) -> Vec<u8> {
-        let (n, k) = (case.n(), case.k());
-        let (raw, stride) = case.rhs_raw();
-        let raw = as_i8(&raw);
-        let src = Int8Source { data: &raw, layout: case.rhs_layout(), stride };
-        let scale = case.f32s(&case.json["inputs"]["rhs_scale"]["file"]);
-        let bias = case.bias();
-        let mut out = vec![0u8; qsi8cxp::packed_size(n, k, p).unwrap()];
-        qsi8cxp::pack(p, n, k, &src, &scale, bias.as_deref(), &mut out).unwrap();
-        out
+        common::rhs::qsi8cxp::golden(case, p)
     }
 
     fn pack_random_rhs(rng: &mut Rng, p: &Packing, n: usize, k: usize, _bl: usize) -> Vec<u8> {
-        let raw = as_i8(&rng.bytes(n * k));
-        let scale: Vec<f32> = (0..n).map(|_| rng.f32(0.0001, 0.01)).collect();
-        let bias: Vec<f32> = (0..n).map(|_| rng.f32(-1.0, 1.0)).collect();
-        let mut out = vec![0u8; qsi8cxp::packed_size(n, k, p).unwrap()];
-        qsi8cxp::pack(p, n, k, &Int8Source::nxk(&raw, k), &scale, Some(&bias), &mut out).unwrap();
-        out
+        common::rhs::qsi8cxp::random(rng, p, n, k)
     }
 
     /// Every weight `byte ^ 0x80` as int8: 0x00 gives -128, 0xff gives +127.
     fn pack_filled_rhs_into(p: &Packing, n: usize, k: usize, _bl: usize, byte: u8, out: &mut [u8]) {
-        let raw = vec![(byte ^ 0x80) as i8; n * k];
-        qsi8cxp::pack(p, n, k, &Int8Source::nxk(&raw, k), &vec![1.0 / 128.0; n], None, out).unwrap();
+        common::rhs::qsi8cxp::filled_into(p, n, k, byte, out)
     }
 
     fn check_golden_sizes(case: &Case, pj: &Value, p: &Packing) {
-        let (m, n, k) = (case.m(), case.n(), case.k());
-        let g = |a: &str, b: &str| pj[a][b].as_u64().unwrap() as usize;
-        assert_eq!(qai8dxp::packed_size(m, k, p).unwrap(), g("lhs_packed", "size"));
-        assert_eq!(qai8dxp::packed_offset(p.mr, k, p).unwrap(), g("lhs_packed", "offset_at_m_idx_eq_mr"));
-        assert_eq!(qsi8cxp::packed_size(n, k, p).unwrap(), g("rhs_packed", "size"));
-        assert_eq!(qsi8cxp::tile_stride(k, p.nr).unwrap(), g("rhs_packed", "tile_stride"));
-        assert_eq!(qsi8cxp::packed_offset(p.nr, k, p).unwrap(), g("rhs_packed", "offset_at_n_idx_eq_nr"));
+        common::rhs::qsi8cxp::check_sizes(case, pj, p)
     }
 }
 
@@ -85,23 +60,11 @@ mod qai8dxp_qsi8cxp {
 
     family_suite!(super::Fx, qgemm::qai8dxp_qsi8cxp::select);
 
-    /// The bias column of a packed RHS (to state exact expectations).
-    fn packed_bias(rhs: &[u8], p: &Packing, n: usize, k: usize) -> Vec<f32> {
-        let ts = qsi8cxp::tile_stride(k, p.nr).unwrap();
-        let kp = k.div_ceil(32) * 32;
-        (0..n)
-            .map(|c| {
-                let at = c / p.nr * ts + p.nr * kp + 8 * p.nr + 4 * (c % p.nr);
-                f32::from_le_bytes(rhs[at..at + 4].try_into().unwrap())
-            })
-            .collect()
-    }
-
     #[test]
     fn edge_inputs_defined_and_equal_in_every_tier() {
         for (p, _bl, out, rhs) in suite::edge_inputs_equal_in_every_tier::<Fx>(true) {
             let (n, k) = (12, suite::EDGE_K);
-            let bias = packed_bias(&rhs, &p, n, k);
+            let bias = crate::common::rhs::qsi8cxp::packed_bias(&rhs, &p, n, k);
             // Zero row: q = 127 and offset = -127 cancel exactly; the output is the bias.
             assert_bits_eq(&out[0..n], &bias, "zero row");
             // Alternating ±f32::MAX: the range overflows, multiplier and dq scale are 0.
@@ -115,7 +78,7 @@ mod qai8dxp_qsi8cxp {
         // `qsi8cxp`), including the padding channels (both copy channel n - 1).
         let (n, k): (usize, usize) = (13, 45);
         let mut rng = Rng(3);
-        let w = as_i8(&rng.bytes(n * k));
+        let w = common::rhs::qsi8cxp::as_i8(&rng.bytes(n * k));
         let kxn: Vec<i8> = (0..k * n).map(|x| w[(x % n) * k + x / n]).collect();
         let scale: Vec<f32> = (0..n).map(|_| rng.f32(0.01, 0.2)).collect();
         for p in all_packings::<Fx>() {

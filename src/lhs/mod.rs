@@ -7,19 +7,20 @@ pub mod qai8dxp;
 pub mod qsi8d32p;
 mod quant;
 
+use crate::element::Element;
 use crate::error::{Buffer, Error, Result, Stride};
 
 /// The checks every LHS packer makes before writing (`m >= 1`): the row stride, the length of
-/// the f32 source, the length of the packed output for the `ceil((m_idx_start % mr + m) / mr)`
+/// the source (f32, f16 or bf16), the length of the packed output for the `ceil((m_idx_start % mr + m) / mr)`
 /// tiles the call touches, and that every value is finite. Returns the tile slot of the first
 /// row (`m_idx_start % mr`).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn check_call(
+pub(crate) fn check_call<S: Element>(
     mr: usize,
     m: usize,
     k: usize,
     m_idx_start: usize,
-    lhs: &[f32],
+    lhs: &[S],
     lhs_stride: usize,
     packed_len: usize,
     tile_stride: usize,
@@ -40,7 +41,7 @@ pub(crate) fn check_call(
     }
     for i in 0..m {
         let row = &lhs[i * lhs_stride..i * lhs_stride + k];
-        if let Some(j) = row.iter().position(|x| !x.is_finite()) {
+        if let Some(j) = row.iter().position(|x| !x.to_f32().is_finite()) {
             return Err(Error::NonFinite { buffer: Buffer::Lhs, index: i * lhs_stride + j });
         }
     }

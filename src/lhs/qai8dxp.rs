@@ -1,5 +1,6 @@
-//! `qai8dxp`: f32 activations quantized per row to asymmetric int8 and packed in tiles of `mr`
-//! rows (`lhs_quant_pack_qai8dxp_f32`; docs/formats.md, §LHS and §Arithmetic: qai8dxp quantization).
+//! `qai8dxp`: f32, f16 or bf16 activations quantized per row to asymmetric int8 and packed in
+//! tiles of `mr` rows (`lhs_quant_pack_qai8dxp_f32`, `_f16_neon`, `_bf16_neon`; docs/formats.md,
+//! §LHS and §Arithmetic: qai8dxp quantization).
 //!
 //! Tile layout (`Kp = roundup(k, 32)`, `bd = kr / sr`, tile stride `mr * (Kp + 8)` bytes):
 //!
@@ -9,8 +10,11 @@
 //! mr*Kp+4*mr   4*mr    f32 dq_scale[r] = 1 / multiplier[r]
 //! ```
 
-use crate::arith::{round_even, write_u32};
-use crate::error::{Dim, Error, Result};
+use half::{bf16, f16};
+
+use crate::arith::{round_away_i32, round_even, write_u32};
+use crate::element::Element;
+use crate::error::{Dim, Error, Param, Result};
 use crate::lhs::quant;
 use crate::packing::{Packing, padded_k};
 
@@ -131,6 +135,184 @@ pub fn quantize_pack(
         write_u32(tile, mr * kp + 4 * mr + 4 * r, rq.dq_scale.to_bits());
     }
     Ok(())
+}
+
+/// How `x * multiplier` becomes an integer in the f16 and bf16 packers (docs/formats.md,
+/// §Arithmetic: qai8dxp from f16 and bf16).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Round {
+    /// Nearest, ties away from zero (`FCVTAS`).
+    Away,
+    /// Nearest, ties to even (`FCVTNS`).
+    Even,
+    /// Toward zero (`FCVTZS`).
+    Zero,
+}
+
+impl Round {
+    fn apply(self, v: f32) -> i32 {
+        match self {
+            Round::Away => round_away_i32(v),
+            Round::Even => round_even(v) as i32,
+            // Saturating, like FCVTZS (|v| <= 255 for finite input anyway).
+            Round::Zero => v as i32,
+        }
+    }
+}
+
+/// The rounding rule of one packer call: which rounding element `j` of call row `i` gets.
+#[derive(Clone, Copy, Debug)]
+struct Rule {
+    /// Elements `j < even_below` of a row round to even (the vectorized part), the rest away.
+    even_below: usize,
+    /// Rows `i < grouped` of the call (f16, `mr = 4`: whole groups of four) instead truncate
+    /// `j < 8 * floor(k / 8)` and round the rest away.
+    grouped: usize,
+    /// `8 * floor(k / 8)`.
+    vec8: usize,
+}
+
+impl Rule {
+    fn round(&self, i: usize, j: usize) -> Round {
+        if i < self.grouped {
+            if j < self.vec8 { Round::Zero } else { Round::Away }
+        } else if j < self.even_below {
+            Round::Even
+        } else {
+            Round::Away
+        }
+    }
+}
+
+/// The checks and the packing shared by the f16 and bf16 packers: `rule` gives the rounding of
+/// each element; the zero point is always the row's own.
+#[allow(clippy::too_many_arguments)]
+fn pack_half<S: Element>(
+    packing: &Packing,
+    m: usize,
+    k: usize,
+    m_idx_start: usize,
+    lhs: &[S],
+    lhs_stride: usize,
+    lhs_packed: &mut [u8],
+    rule: impl Fn(usize) -> Rule,
+) -> Result<()> {
+    packing.check_lhs()?;
+    let mr = packing.mr;
+    if mr != 1 && mr != 4 {
+        return Err(Error::Unsupported { param: Param::Mr, value: mr });
+    }
+    if k == 0 {
+        return Err(Error::ZeroDim { dim: Dim::K });
+    }
+    // KleidiAI's packers assume a group of four rows starts at slot 0 of a tile and corrupt the
+    // buffer otherwise: qgemm takes tile-aligned starts only.
+    if !m_idx_start.is_multiple_of(mr) {
+        return Err(Error::MisalignedStart { dim: Dim::MIdx, value: m_idx_start, step: mr });
+    }
+    if m == 0 {
+        return Ok(());
+    }
+    let ts = tile_stride(k, mr)?;
+    super::check_call(mr, m, k, m_idx_start, lhs, lhs_stride, lhs_packed.len(), ts)?;
+    let rule = rule(m);
+    let kp = padded_k(k)?;
+    let bd = packing.block_depth();
+    for i in 0..m {
+        let row = &lhs[i * lhs_stride..i * lhs_stride + k];
+        let (mut vmin, mut vmax) = (row[0].to_f32(), row[0].to_f32());
+        for v in row {
+            let x = v.to_f32();
+            vmin = vmin.min(x);
+            vmax = vmax.max(x);
+        }
+        let rq = row_quant(vmin, vmax);
+        let q = |j: usize, r: Round| {
+            r.apply(row[j].to_f32() * rq.multiplier).saturating_add(rq.zero_point).clamp(-128, 127) as i8
+        };
+        let tile = &mut lhs_packed[(i / mr) * ts..(i / mr + 1) * ts];
+        let r = i % mr;
+        for j in 0..kp {
+            // K padding: x[k - 1] again, rounded away, with the row's own zero point.
+            let v = if j < k { q(j, rule.round(i, j)) } else { q(k - 1, Round::Away) };
+            tile[(j / bd) * mr * bd + r * bd + j % bd] = v as u8;
+        }
+        write_u32(tile, mr * kp + 4 * r, (-rq.zero_point) as u32);
+        write_u32(tile, mr * kp + 4 * mr + 4 * r, rq.dq_scale.to_bits());
+    }
+    Ok(())
+}
+
+/// Quantizes and packs `m` rows of f16 activations (`lhs_quant_pack_qai8dxp_f16_neon`), for the
+/// `f16_qai8dxp_*` families; arguments as [`quantize_pack`] (strides in elements).
+///
+/// The values are widened to f32 exactly and quantized as in [`quantize_pack`], except for the
+/// rounding of `x * multiplier`, which follows KleidiAI's f16 packer (docs/formats.md,
+/// §Arithmetic: qai8dxp from f16 and bf16): with `mr = 4`, rows in whole groups of four of
+/// the call truncate the first `8 * floor(k / 8)` values and round the rest away from zero;
+/// every other row rounds values `j < bd * floor(k / bd) - 8` to even and the rest away. So the
+/// bytes of a row depend on `mr`, `kr / sr` and whether the call packed it in a group.
+///
+/// **Divergence from KleidiAI:** every row adds its own zero point. KleidiAI's packer, with
+/// `mr = 4` and `kr / sr = 4`, adds the zero point of another row of the group to the first
+/// `8 * floor(k / 8)` values (formats.md lists which), so its quantized rows are off by the
+/// difference of the two zero points; its `qai8dxp4x4_qsi4cxp4x4` and `qai8dxp4x4_qsi8cxp4x4`
+/// kernels then give results off by orders of magnitude. qgemm's bytes equal KleidiAI's wherever
+/// the zero points of a group agree, and the kernels of every packing run KleidiAI's bytes
+/// unchanged.
+///
+/// Checks: `kr / sr` 4 or 8 ([`Error::Unsupported`] `Kr`), `mr` 1 or 4 (`Mr`), and
+/// `m_idx_start` a multiple of `mr` ([`Error::MisalignedStart`]; KleidiAI corrupts the buffer
+/// there). Packing `[0, m1)` and `[m1, m)` with `m1` a multiple of `mr` gives the bytes of one
+/// call. NaN or infinite values: [`Error::NonFinite`], nothing written.
+#[allow(clippy::too_many_arguments)]
+pub fn quantize_pack_f16(
+    packing: &Packing,
+    m: usize,
+    k: usize,
+    m_idx_start: usize,
+    lhs: &[f16],
+    lhs_stride: usize,
+    lhs_packed: &mut [u8],
+) -> Result<()> {
+    let bd = packing.block_depth();
+    if bd != 4 && bd != 8 {
+        return Err(Error::Unsupported { param: Param::Kr, value: packing.kr });
+    }
+    let grouped = packing.mr == 4;
+    let rule = |m: usize| Rule {
+        even_below: (bd * (k / bd)).saturating_sub(8),
+        grouped: if grouped { 4 * (m / 4) } else { 0 },
+        vec8: 8 * (k / 8),
+    };
+    pack_half(packing, m, k, m_idx_start, lhs, lhs_stride, lhs_packed, rule)
+}
+
+/// Quantizes and packs `m` rows of bf16 activations (`lhs_quant_pack_qai8dxp_bf16_neon`), for the
+/// `bf16_qai8dxp_*` families; arguments as [`quantize_pack`] (strides in elements).
+///
+/// The values are widened to f32 exactly and quantized as in [`quantize_pack`], except for the
+/// rounding of `x * multiplier`: to even for the first `8 * floor(k / 8)` values of every row,
+/// away from zero for the last `k % 8` (KleidiAI's bf16 packer).
+///
+/// Checks: `kr / sr` must be 8, `mr` 1 or 4 ([`Error::Unsupported`]), `m_idx_start` a multiple
+/// of `mr` ([`Error::MisalignedStart`]; KleidiAI corrupts the buffer there). NaN or infinite
+/// values: [`Error::NonFinite`], nothing written.
+#[allow(clippy::too_many_arguments)]
+pub fn quantize_pack_bf16(
+    packing: &Packing,
+    m: usize,
+    k: usize,
+    m_idx_start: usize,
+    lhs: &[bf16],
+    lhs_stride: usize,
+    lhs_packed: &mut [u8],
+) -> Result<()> {
+    if packing.block_depth() != 8 {
+        return Err(Error::Unsupported { param: Param::Kr, value: packing.kr });
+    }
+    let rule = |_m: usize| Rule { even_below: 8 * (k / 8), grouped: 0, vec8: 8 * (k / 8) };
+    pack_half(packing, m, k, m_idx_start, lhs, lhs_stride, lhs_packed, rule)
 }
 
 #[cfg(test)]

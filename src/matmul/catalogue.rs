@@ -24,19 +24,22 @@ macro_rules! tier_module {
 }
 
 /// The kernels of an `asm!` tier module (dotprod, i8mm), as a table: per packing
-/// `PACKING, "name prefix", [STATIC entry (m_step, n_step) => driver(extra, ..), ..];`
-/// (`also: Bf16` in the header: every kernel of the table also needs that feature). Each row
+/// `PACKING, "name prefix", [STATIC entry (m_step, n_step) => driver(extra, ..), ..];`, named
+/// `matmul_clamp_<dst>_<prefix><m_step>x<n_step><suffix>` with the header's output type name
+/// (`dst: "f32"`); `also: Bf16` in the header: every kernel of the table also needs that
+/// feature. Each row
 /// defines the `unsafe` entry point, which calls `driver(args, strides, &fam::PACKING, extra,
-/// ..)`, and its catalogue descriptor named `<prefix><m_step>x<n_step><suffix>`. The invoking
+/// ..)`, and its catalogue descriptor. The invoking
 /// module names its family module `fam` and imports `Kernel`, `RawKernel`, `Tier` and
 /// `UncheckedArgs`.
 #[cfg_attr(not(target_arch = "aarch64"), allow(unused_macros))]
 macro_rules! asm_catalogue {
     (
-        tier: $tier:ident, feature: $feature:literal, suffix: $suffix:literal $(, also: $extra:ident)?;
+        tier: $tier:ident, feature: $feature:literal, dst: $dst:literal, suffix: $suffix:literal
+        $(, also: $extra:ident)?;
         $($rows:tt)+
     ) => {
-        asm_catalogue!(@rows $tier, $feature, $suffix, [$($extra)?]; $($rows)+);
+        asm_catalogue!(@rows $tier, $feature, $dst, $suffix, [$($extra)?]; $($rows)+);
     };
     (@needs $kernel:expr, []) => {
         $kernel
@@ -45,7 +48,7 @@ macro_rules! asm_catalogue {
         $kernel.needing($crate::Feature::$extra)
     };
     (
-        @rows $tier:ident, $feature:literal, $suffix:literal, $also:tt;
+        @rows $tier:ident, $feature:literal, $dst:literal, $suffix:literal, $also:tt;
         $($packing:ident, $prefix:literal, [
             $($(#[$doc:meta])* $stat:ident $func:ident ($ms:literal, $ns:literal)
               => $driver:ident($($arg:expr),* $(,)?)),+ $(,)?
@@ -70,9 +73,9 @@ macro_rules! asm_catalogue {
                 unsafe { $driver(args, strides, &fam::$packing, $($arg),*) }
             }
 
-            #[doc = concat!("`", $prefix, $ms, "x", $ns, $suffix, "`.")]
+            #[doc = concat!("`matmul_clamp_", $dst, "_", $prefix, $ms, "x", $ns, $suffix, "`.")]
             pub static $stat: Kernel = asm_catalogue!(@needs fam::kernel(
-                concat!($prefix, $ms, "x", $ns, $suffix),
+                concat!("matmul_clamp_", $dst, "_", $prefix, $ms, "x", $ns, $suffix),
                 Tier::$tier,
                 ($ms, $ns),
                 fam::$packing,
@@ -83,12 +86,13 @@ macro_rules! asm_catalogue {
 }
 
 /// The catalogue part every family module shares: the `kernel` constructor the tier modules
-/// use, one scalar kernel per packing (`(IDENT, "name", PACKING)`), `KERNELS` assembled from
+/// use, one scalar kernel per packing (`(IDENT, "name", PACKING)`, named
+/// `matmul_clamp_<dst>_<name>_scalar`), `KERNELS` assembled from
 /// the tiers (i8mm, dotprod, neon, scalar), and the dispatch functions, with `$preferred` the
 /// RHS packing `select` uses and `$fallback` its scalar kernel.
 macro_rules! family_catalogue {
-    ($fam:ty, scalar: [$(($ident:ident, $name:literal, $p:expr)),+ $(,)?], preferred: $preferred:expr,
-     fallback: $fallback:ident $(,)?) => {
+    ($fam:ty, dst: $dst:literal, scalar: [$(($ident:ident, $name:literal, $p:expr)),+ $(,)?],
+     preferred: $preferred:expr, fallback: $fallback:ident $(,)?) => {
         /// A catalogue entry of this family (used by the tier modules).
         #[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))]
         const fn kernel(
@@ -105,9 +109,9 @@ macro_rules! family_catalogue {
         pub(crate) type Dst = <$fam as crate::Family>::Dst;
 
         $(
-            #[doc = concat!("Scalar kernel `", $name, "` (portable reference).")]
+            #[doc = concat!("Scalar kernel `matmul_clamp_", $dst, "_", $name, "_scalar` (portable reference).")]
             pub static $ident: Kernel = Kernel::new(
-                $name,
+                concat!("matmul_clamp_", $dst, "_", $name, "_scalar"),
                 crate::matmul::Tier::Scalar,
                 ($p.mr, $p.nr),
                 $p,

@@ -14,6 +14,10 @@ mod tier;
 
 #[macro_use]
 mod arch;
+pub mod bf16_qai8dxp_qsi4c32p;
+pub mod bf16_qai8dxp_qsi4cxp;
+pub mod f16_qai8dxp_qsi4cxp;
+pub mod f16_qai8dxp_qsi8cxp;
 pub mod qai8dxp_qsi4c32p;
 pub mod qai8dxp_qsi4cxp;
 pub mod qai8dxp_qsi8cxp;
@@ -65,5 +69,9 @@ mod tests {
         check_catalogue::<qai8dxp_qsi4c32p::Qai8dxpQsi4c32p>();
         check_catalogue::<qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p>();
         check_catalogue::<qai8dxp_qsi8cxp::Qai8dxpQsi8cxp>();
+        check_catalogue::<f16_qai8dxp_qsi4cxp::F16Qai8dxpQsi4cxp>();
+        check_catalogue::<f16_qai8dxp_qsi8cxp::F16Qai8dxpQsi8cxp>();
+        check_catalogue::<bf16_qai8dxp_qsi4cxp::Bf16Qai8dxpQsi4cxp>();
+        check_catalogue::<bf16_qai8dxp_qsi4c32p::Bf16Qai8dxpQsi4c32p>();
     }
 }

@@ -5,7 +5,9 @@
 
 #[macro_use]
 pub mod suite;
+pub mod f16_lhs;
 pub mod guard;
+pub mod rhs;
 
 use std::path::{Path, PathBuf};
 

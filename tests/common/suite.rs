@@ -58,6 +58,16 @@ pub trait Fixture: Sized {
     fn splits_at(_p: &Packing, _m_idx_start: usize) -> bool {
         true
     }
+
+    /// Whether the packed activations depend on `mr` as well as on `kr / sr` (the f16 packer
+    /// rounds rows packed in groups of four differently).
+    const LHS_DEPENDS_ON_MR: bool = false;
+
+    /// Compares qgemm's packed LHS of a golden case with KleidiAI's (`ours`, `golden`): equal
+    /// unless the family documents a divergence, which the fixture then checks and explains.
+    fn check_golden_lhs(case: &Case, p: &Packing, ours: &[u8], golden: &[u8]) {
+        assert!(ours == golden, "{} {p:?}: packed LHS differs from KleidiAI's", case.id);
+    }
 }
 
 pub fn packing_of(p: &Value) -> Packing {
@@ -117,7 +127,7 @@ pub fn golden_packed_bytes<X: Fixture>() {
             let tag = format!("{} {p:?}", case.id);
             let mut lhs = vec![0u8; lhs_size::<X>(&p, m, k, bl)];
             X::pack_lhs(&p, m, k, bl, 0, &x, k, &mut lhs).unwrap();
-            assert_eq!(lhs, case.bytes(&pj["lhs_packed"]["file"]), "{tag}: packed LHS");
+            X::check_golden_lhs(&case, &p, &lhs, &case.bytes(&pj["lhs_packed"]["file"]));
             assert_eq!(X::pack_golden_rhs(&case, &p), case.bytes(&pj["rhs_packed"]["file"]), "{tag}: packed RHS");
             assert_eq!(lhs.len(), pj["lhs_packed"]["size"].as_u64().unwrap() as usize, "{tag}");
             X::check_golden_sizes(&case, pj, &p);
@@ -129,9 +139,12 @@ pub fn golden_packed_bytes<X: Fixture>() {
 
 /// Every kernel on the golden cases, bit for bit. A kernel whose packing is one of the
 /// golden packings runs on KleidiAI's packed bytes; a kernel with a packing of qgemm's own runs
-/// on the golden inputs packed by qgemm and must match the golden output of a packing with the
-/// same `kr/sr` (outputs depend on the packing only through the `rsum` chunking of the bf16
-/// family, docs/formats.md, §Arithmetic: RHS packer sums).
+/// on KleidiAI's packed LHS of a golden packing with the same `mr`, `kr`, `sr` (the LHS layout
+/// does not depend on `nr`) and the golden RHS inputs packed by qgemm, or else on the golden
+/// inputs packed by qgemm with a golden packing of the same `kr/sr` (and `mr`, where the packed
+/// activations depend on it), and must match that packing's golden output (outputs depend on
+/// the packing only through the `rsum` chunking of the bf16-scale format, docs/formats.md,
+/// §Arithmetic: RHS packer sums, and the f16 packer's rounding by `mr`).
 pub fn golden_outputs_in_every_tier<X: Fixture>() {
     if !golden_available(X::F::NAME) {
         return;
@@ -148,18 +161,23 @@ pub fn golden_outputs_in_every_tier<X: Fixture>() {
         }
         for p in all_packings::<X>() {
             let golden = case.packings().iter().find(|pj| packing_of(pj) == p);
+            let same_lhs = case.packings().iter().find(|pj| {
+                let g = packing_of(pj);
+                (g.mr, g.kr, g.sr) == (p.mr, p.kr, p.sr)
+            });
             let same_depth = case.packings().iter().find(|pj| {
                 let g = packing_of(pj);
-                g.block_depth() == p.block_depth()
+                g.block_depth() == p.block_depth() && (!X::LHS_DEPENDS_ON_MR || g.mr == p.mr)
             });
-            let (lhs, rhs, pj) = match (golden, same_depth) {
-                (Some(pj), _) => (case.bytes(&pj["lhs_packed"]["file"]), case.bytes(&pj["rhs_packed"]["file"]), pj),
-                (None, Some(pj)) => {
+            let (lhs, rhs, pj) = match (golden, same_lhs, same_depth) {
+                (Some(pj), _, _) => (case.bytes(&pj["lhs_packed"]["file"]), case.bytes(&pj["rhs_packed"]["file"]), pj),
+                (None, Some(pj), _) => (case.bytes(&pj["lhs_packed"]["file"]), X::pack_golden_rhs(&case, &p), pj),
+                (None, None, Some(pj)) => {
                     let mut lhs = vec![0u8; lhs_size::<X>(&p, m, k, bl)];
                     X::pack_lhs(&p, m, k, bl, 0, &x, k, &mut lhs).unwrap();
                     (lhs, X::pack_golden_rhs(&case, &p), pj)
                 }
-                (None, None) => continue,
+                (None, None, None) => continue,
             };
             // Every KleidiAI kernel of one packing wrote the same bits (docs/formats.md, §Arithmetic: RHS packer sums).
             let gk = &pj["kernels"][0];

@@ -4,25 +4,25 @@
 // Per function: instructions in total, in its innermost loop (the one with the most sdot
 // when there are several) and the sdot in that loop.
 //
-//   function                insns  loop   sdot
-//   tile_1x16                 151    75     32
-//   tile_1x16_bl32            148    97     32
-//   tile_1x4                   58    21      8
-//   tile_1x4_bl32              55    27      8
-//   tile_1x8                   88    39     16
-//   tile_1x8_bl32              85    50     16
-//   tile_4x4                  118    48     32
-//   tile_8x4                  194    84     64
-//   tile_kr8_1x16             145    75     32
-//   tile_kr8_1x16_bl32        142    91     32
-//   tile_kr8_1x4               57    21      8
-//   tile_kr8_1x4_bl32          54    26      8
-//   tile_kr8_1x8               85    39     16
-//   tile_kr8_1x8_bl32          82    47     16
+//   function                        insns  loop   sdot
+//   f32_out::tile_1x16                151    75     32
+//   f32_out::tile_1x16_bl32           148    97     32
+//   f32_out::tile_1x4                  58    21      8
+//   f32_out::tile_1x4_bl32             55    27      8
+//   f32_out::tile_1x8                  88    39     16
+//   f32_out::tile_1x8_bl32             85    50     16
+//   f32_out::tile_4x4                 118    48     32
+//   f32_out::tile_8x4                 194    84     64
+//   f32_out::tile_kr8_1x16            145    75     32
+//   f32_out::tile_kr8_1x16_bl32       142    91     32
+//   f32_out::tile_kr8_1x4              57    21      8
+//   f32_out::tile_kr8_1x4_bl32         54    26      8
+//   f32_out::tile_kr8_1x8              85    39     16
+//   f32_out::tile_kr8_1x8_bl32         82    47     16
 
-// qgemm::matmul::qai8dxp_qsi4c32p::dotprod::aarch64::tile_1x16
+// qgemm::matmul::qai8dxp_qsi4c32p::dotprod::tiles::f32_out::tile_1x16
 // 151 instructions; loop .L2: 75 instructions, 32 sdot
-tile_1x16:
+f32_out::tile_1x16:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -177,9 +177,9 @@ tile_1x16:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4c32p::dotprod::aarch64::tile_1x16_bl32
+// qgemm::matmul::qai8dxp_qsi4c32p::dotprod::tiles::f32_out::tile_1x16_bl32
 // 148 instructions; loop .L1: 97 instructions, 32 sdot
-tile_1x16_bl32:
+f32_out::tile_1x16_bl32:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -330,9 +330,9 @@ tile_1x16_bl32:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4c32p::dotprod::aarch64::tile_1x4
+// qgemm::matmul::qai8dxp_qsi4c32p::dotprod::tiles::f32_out::tile_1x4
 // 58 instructions; loop .L2: 21 instructions, 8 sdot
-tile_1x4:
+f32_out::tile_1x4:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -394,9 +394,9 @@ tile_1x4:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4c32p::dotprod::aarch64::tile_1x4_bl32
+// qgemm::matmul::qai8dxp_qsi4c32p::dotprod::tiles::f32_out::tile_1x4_bl32
 // 55 instructions; loop .L1: 27 instructions, 8 sdot
-tile_1x4_bl32:
+f32_out::tile_1x4_bl32:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -454,9 +454,9 @@ tile_1x4_bl32:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4c32p::dotprod::aarch64::tile_1x8
+// qgemm::matmul::qai8dxp_qsi4c32p::dotprod::tiles::f32_out::tile_1x8
 // 88 instructions; loop .L2: 39 instructions, 16 sdot
-tile_1x8:
+f32_out::tile_1x8:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -548,9 +548,9 @@ tile_1x8:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4c32p::dotprod::aarch64::tile_1x8_bl32
+// qgemm::matmul::qai8dxp_qsi4c32p::dotprod::tiles::f32_out::tile_1x8_bl32
 // 85 instructions; loop .L1: 50 instructions, 16 sdot
-tile_1x8_bl32:
+f32_out::tile_1x8_bl32:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -638,9 +638,9 @@ tile_1x8_bl32:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4c32p::dotprod::aarch64::tile_4x4
+// qgemm::matmul::qai8dxp_qsi4c32p::dotprod::tiles::f32_out::tile_4x4
 // 118 instructions; loop .L2: 48 instructions, 32 sdot
-tile_4x4:
+f32_out::tile_4x4:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -762,9 +762,9 @@ tile_4x4:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4c32p::dotprod::aarch64::tile_8x4
+// qgemm::matmul::qai8dxp_qsi4c32p::dotprod::tiles::f32_out::tile_8x4
 // 194 instructions; loop .L2: 84 instructions, 64 sdot
-tile_8x4:
+f32_out::tile_8x4:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -962,9 +962,9 @@ tile_8x4:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4c32p::dotprod::aarch64::tile_kr8_1x16
+// qgemm::matmul::qai8dxp_qsi4c32p::dotprod::tiles::f32_out::tile_kr8_1x16
 // 145 instructions; loop .L2: 75 instructions, 32 sdot
-tile_kr8_1x16:
+f32_out::tile_kr8_1x16:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -1113,9 +1113,9 @@ tile_kr8_1x16:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4c32p::dotprod::aarch64::tile_kr8_1x16_bl32
+// qgemm::matmul::qai8dxp_qsi4c32p::dotprod::tiles::f32_out::tile_kr8_1x16_bl32
 // 142 instructions; loop .L1: 91 instructions, 32 sdot
-tile_kr8_1x16_bl32:
+f32_out::tile_kr8_1x16_bl32:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -1260,9 +1260,9 @@ tile_kr8_1x16_bl32:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4c32p::dotprod::aarch64::tile_kr8_1x4
+// qgemm::matmul::qai8dxp_qsi4c32p::dotprod::tiles::f32_out::tile_kr8_1x4
 // 57 instructions; loop .L2: 21 instructions, 8 sdot
-tile_kr8_1x4:
+f32_out::tile_kr8_1x4:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -1323,9 +1323,9 @@ tile_kr8_1x4:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4c32p::dotprod::aarch64::tile_kr8_1x4_bl32
+// qgemm::matmul::qai8dxp_qsi4c32p::dotprod::tiles::f32_out::tile_kr8_1x4_bl32
 // 54 instructions; loop .L1: 26 instructions, 8 sdot
-tile_kr8_1x4_bl32:
+f32_out::tile_kr8_1x4_bl32:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -1382,9 +1382,9 @@ tile_kr8_1x4_bl32:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4c32p::dotprod::aarch64::tile_kr8_1x8
+// qgemm::matmul::qai8dxp_qsi4c32p::dotprod::tiles::f32_out::tile_kr8_1x8
 // 85 instructions; loop .L2: 39 instructions, 16 sdot
-tile_kr8_1x8:
+f32_out::tile_kr8_1x8:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -1473,9 +1473,9 @@ tile_kr8_1x8:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4c32p::dotprod::aarch64::tile_kr8_1x8_bl32
+// qgemm::matmul::qai8dxp_qsi4c32p::dotprod::tiles::f32_out::tile_kr8_1x8_bl32
 // 82 instructions; loop .L1: 47 instructions, 16 sdot
-tile_kr8_1x8_bl32:
+f32_out::tile_kr8_1x8_bl32:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]

@@ -4,27 +4,27 @@
 // Per function: instructions in total, in its innermost loop (the one with the most smmla
 // when there are several) and the smmla in that loop.
 //
-//   function                insns  loop  smmla
-//   fast4_r1                  116    56     16
-//   fast4_r2                  184    86     32
-//   fast4_r3                  253   116     48
-//   fast4_r4                  321   146     64
-//   fast8_r1                  116    56     16
-//   fast8_r2                  184    86     32
-//   fast8_r3                  253   116     48
-//   fast8_r4                  321   146     64
-//   gen4_r1                   120    32     16
-//   gen4_r2                   204    32     16  (2 innermost loops)
-//   gen4_r3                   287    32     16  (3 innermost loops)
-//   gen4_r4                   371    32     16  (4 innermost loops)
-//   gen8_r1                   120    32     16
-//   gen8_r2                   204    32     16  (2 innermost loops)
-//   gen8_r3                   287    32     16  (3 innermost loops)
-//   gen8_r4                   371    32     16  (4 innermost loops)
+//   function                        insns  loop  smmla
+//   f32_out::fast4_r1                 116    56     16
+//   f32_out::fast4_r2                 184    86     32
+//   f32_out::fast4_r3                 253   116     48
+//   f32_out::fast4_r4                 321   146     64
+//   f32_out::fast8_r1                 116    56     16
+//   f32_out::fast8_r2                 184    86     32
+//   f32_out::fast8_r3                 253   116     48
+//   f32_out::fast8_r4                 321   146     64
+//   f32_out::gen4_r1                  120    32     16
+//   f32_out::gen4_r2                  204    32     16  (2 innermost loops)
+//   f32_out::gen4_r3                  287    32     16  (3 innermost loops)
+//   f32_out::gen4_r4                  371    32     16  (4 innermost loops)
+//   f32_out::gen8_r1                  120    32     16
+//   f32_out::gen8_r2                  204    32     16  (2 innermost loops)
+//   f32_out::gen8_r3                  287    32     16  (3 innermost loops)
+//   f32_out::gen8_r4                  371    32     16  (4 innermost loops)
 
-// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::aarch64::fast4_r1
+// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::tiles::f32_out::fast4_r1
 // 116 instructions; loop .L1: 56 instructions, 16 smmla
-fast4_r1:
+f32_out::fast4_r1:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -36,8 +36,8 @@ fast4_r1:
         ldp     x12, x13, [x0, #152]
         ldp     x16, x17, [x0, #88]
         ldp     w14, w15, [x0, #168]
-        adrp    x0, qgemm::matmul::asm::CONSTS
-        add     x0, x0, :lo12:qgemm::matmul::asm::CONSTS
+        adrp    x0, qgemm::matmul::arch::asm::CONSTS
+        add     x0, x0, :lo12:qgemm::matmul::arch::asm::CONSTS
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
         movi    v2.4s, #0x0
@@ -143,16 +143,16 @@ fast4_r1:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::aarch64::fast4_r2
+// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::tiles::f32_out::fast4_r2
 // 184 instructions; loop .L1: 86 instructions, 32 smmla
-fast4_r2:
+f32_out::fast4_r2:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
         stp     d9, d8, [sp, #48]
         ldp     x8, x9, [x0]
-        adrp    x1, qgemm::matmul::asm::CONSTS
-        add     x1, x1, :lo12:qgemm::matmul::asm::CONSTS
+        adrp    x1, qgemm::matmul::arch::asm::CONSTS
+        add     x1, x1, :lo12:qgemm::matmul::arch::asm::CONSTS
         ldr     x10, [x0, #64]
         ldp     x12, x11, [x0, #120]
         ldp     x13, x14, [x0, #152]
@@ -332,16 +332,16 @@ fast4_r2:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::aarch64::fast4_r3
+// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::tiles::f32_out::fast4_r3
 // 253 instructions; loop .L1: 116 instructions, 48 smmla
-fast4_r3:
+f32_out::fast4_r3:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
         stp     d9, d8, [sp, #48]
         ldp     x8, x9, [x0]
-        adrp    x2, qgemm::matmul::asm::CONSTS
-        add     x2, x2, :lo12:qgemm::matmul::asm::CONSTS
+        adrp    x2, qgemm::matmul::arch::asm::CONSTS
+        add     x2, x2, :lo12:qgemm::matmul::arch::asm::CONSTS
         ldr     x10, [x0, #16]
         ldr     x11, [x0, #64]
         ldp     x13, x12, [x0, #120]
@@ -590,16 +590,16 @@ fast4_r3:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::aarch64::fast4_r4
+// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::tiles::f32_out::fast4_r4
 // 321 instructions; loop .L1: 146 instructions, 64 smmla
-fast4_r4:
+f32_out::fast4_r4:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
         stp     d9, d8, [sp, #48]
         ldp     x8, x9, [x0]
-        adrp    x3, qgemm::matmul::asm::CONSTS
-        add     x3, x3, :lo12:qgemm::matmul::asm::CONSTS
+        adrp    x3, qgemm::matmul::arch::asm::CONSTS
+        add     x3, x3, :lo12:qgemm::matmul::arch::asm::CONSTS
         ldp     x10, x11, [x0, #16]
         ldr     x12, [x0, #64]
         ldp     x14, x13, [x0, #120]
@@ -916,9 +916,9 @@ fast4_r4:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::aarch64::fast8_r1
+// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::tiles::f32_out::fast8_r1
 // 116 instructions; loop .L1: 56 instructions, 16 smmla
-fast8_r1:
+f32_out::fast8_r1:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -930,8 +930,8 @@ fast8_r1:
         ldp     x12, x13, [x0, #152]
         ldp     x16, x17, [x0, #88]
         ldp     w14, w15, [x0, #168]
-        adrp    x0, qgemm::matmul::asm::CONSTS
-        add     x0, x0, :lo12:qgemm::matmul::asm::CONSTS
+        adrp    x0, qgemm::matmul::arch::asm::CONSTS
+        add     x0, x0, :lo12:qgemm::matmul::arch::asm::CONSTS
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
         movi    v2.4s, #0x0
@@ -1037,16 +1037,16 @@ fast8_r1:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::aarch64::fast8_r2
+// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::tiles::f32_out::fast8_r2
 // 184 instructions; loop .L1: 86 instructions, 32 smmla
-fast8_r2:
+f32_out::fast8_r2:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
         stp     d9, d8, [sp, #48]
         ldp     x8, x9, [x0]
-        adrp    x1, qgemm::matmul::asm::CONSTS
-        add     x1, x1, :lo12:qgemm::matmul::asm::CONSTS
+        adrp    x1, qgemm::matmul::arch::asm::CONSTS
+        add     x1, x1, :lo12:qgemm::matmul::arch::asm::CONSTS
         ldr     x10, [x0, #64]
         ldp     x12, x11, [x0, #120]
         ldp     x13, x14, [x0, #152]
@@ -1226,16 +1226,16 @@ fast8_r2:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::aarch64::fast8_r3
+// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::tiles::f32_out::fast8_r3
 // 253 instructions; loop .L1: 116 instructions, 48 smmla
-fast8_r3:
+f32_out::fast8_r3:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
         stp     d9, d8, [sp, #48]
         ldp     x8, x9, [x0]
-        adrp    x2, qgemm::matmul::asm::CONSTS
-        add     x2, x2, :lo12:qgemm::matmul::asm::CONSTS
+        adrp    x2, qgemm::matmul::arch::asm::CONSTS
+        add     x2, x2, :lo12:qgemm::matmul::arch::asm::CONSTS
         ldr     x10, [x0, #16]
         ldr     x11, [x0, #64]
         ldp     x13, x12, [x0, #120]
@@ -1484,16 +1484,16 @@ fast8_r3:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::aarch64::fast8_r4
+// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::tiles::f32_out::fast8_r4
 // 321 instructions; loop .L1: 146 instructions, 64 smmla
-fast8_r4:
+f32_out::fast8_r4:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
         stp     d9, d8, [sp, #48]
         ldp     x8, x9, [x0]
-        adrp    x3, qgemm::matmul::asm::CONSTS
-        add     x3, x3, :lo12:qgemm::matmul::asm::CONSTS
+        adrp    x3, qgemm::matmul::arch::asm::CONSTS
+        add     x3, x3, :lo12:qgemm::matmul::arch::asm::CONSTS
         ldp     x10, x11, [x0, #16]
         ldr     x12, [x0, #64]
         ldp     x14, x13, [x0, #120]
@@ -1810,17 +1810,17 @@ fast8_r4:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::aarch64::gen4_r1
+// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::tiles::f32_out::gen4_r1
 // 120 instructions; loop .L2: 32 instructions, 16 smmla
-gen4_r1:
+f32_out::gen4_r1:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
         stp     d9, d8, [sp, #48]
         ldr     x8, [x0]
         ldr     x9, [x0, #64]
-        adrp    x1, qgemm::matmul::asm::CONSTS
-        add     x1, x1, :lo12:qgemm::matmul::asm::CONSTS
+        adrp    x1, qgemm::matmul::arch::asm::CONSTS
+        add     x1, x1, :lo12:qgemm::matmul::arch::asm::CONSTS
         ldp     x11, x10, [x0, #120]
         ldp     x12, x13, [x0, #152]
         ldp     x16, x17, [x0, #88]
@@ -1936,17 +1936,17 @@ gen4_r1:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::aarch64::gen4_r2
+// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::tiles::f32_out::gen4_r2
 // 204 instructions; loop .L2: 32 instructions, 16 smmla; loop .L3: 32 instructions, 16 smmla
-gen4_r2:
+f32_out::gen4_r2:
         stp     d15, d14, [sp, #-80]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
         stp     d9, d8, [sp, #48]
         str     x19, [sp, #64]
         ldp     x8, x9, [x0]
-        adrp    x2, qgemm::matmul::asm::CONSTS
-        add     x2, x2, :lo12:qgemm::matmul::asm::CONSTS
+        adrp    x2, qgemm::matmul::arch::asm::CONSTS
+        add     x2, x2, :lo12:qgemm::matmul::arch::asm::CONSTS
         ldr     x10, [x0, #64]
         ldp     x12, x11, [x0, #120]
         ldp     x13, x14, [x0, #152]
@@ -2147,17 +2147,17 @@ gen4_r2:
         ldp     d15, d14, [sp], #80
         ret
 
-// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::aarch64::gen4_r3
+// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::tiles::f32_out::gen4_r3
 // 287 instructions; loop .L2: 32 instructions, 16 smmla; loop .L3: 32 instructions, 16 smmla; loop .L4: 32 instructions, 16 smmla
-gen4_r3:
+f32_out::gen4_r3:
         stp     d15, d14, [sp, #-80]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
         stp     d9, d8, [sp, #48]
         stp     x20, x19, [sp, #64]
         ldp     x8, x9, [x0]
-        adrp    x3, qgemm::matmul::asm::CONSTS
-        add     x3, x3, :lo12:qgemm::matmul::asm::CONSTS
+        adrp    x3, qgemm::matmul::arch::asm::CONSTS
+        add     x3, x3, :lo12:qgemm::matmul::arch::asm::CONSTS
         ldr     x10, [x0, #16]
         ldr     x11, [x0, #64]
         ldp     x13, x12, [x0, #120]
@@ -2442,9 +2442,9 @@ gen4_r3:
         ldp     d15, d14, [sp], #80
         ret
 
-// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::aarch64::gen4_r4
+// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::tiles::f32_out::gen4_r4
 // 371 instructions; loop .L2: 32 instructions, 16 smmla; loop .L3: 32 instructions, 16 smmla; loop .L4: 32 instructions, 16 smmla; loop .L5: 32 instructions, 16 smmla
-gen4_r4:
+f32_out::gen4_r4:
         stp     d15, d14, [sp, #-96]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -2452,8 +2452,8 @@ gen4_r4:
         str     x21, [sp, #64]
         stp     x20, x19, [sp, #80]
         ldp     x8, x9, [x0]
-        adrp    x4, qgemm::matmul::asm::CONSTS
-        add     x4, x4, :lo12:qgemm::matmul::asm::CONSTS
+        adrp    x4, qgemm::matmul::arch::asm::CONSTS
+        add     x4, x4, :lo12:qgemm::matmul::arch::asm::CONSTS
         ldp     x10, x11, [x0, #16]
         ldr     x12, [x0, #64]
         ldp     x14, x13, [x0, #120]
@@ -2822,17 +2822,17 @@ gen4_r4:
         ldp     d15, d14, [sp], #96
         ret
 
-// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::aarch64::gen8_r1
+// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::tiles::f32_out::gen8_r1
 // 120 instructions; loop .L2: 32 instructions, 16 smmla
-gen8_r1:
+f32_out::gen8_r1:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
         stp     d9, d8, [sp, #48]
         ldr     x8, [x0]
         ldr     x9, [x0, #64]
-        adrp    x1, qgemm::matmul::asm::CONSTS
-        add     x1, x1, :lo12:qgemm::matmul::asm::CONSTS
+        adrp    x1, qgemm::matmul::arch::asm::CONSTS
+        add     x1, x1, :lo12:qgemm::matmul::arch::asm::CONSTS
         ldp     x11, x10, [x0, #120]
         ldp     x12, x13, [x0, #152]
         ldp     x16, x17, [x0, #88]
@@ -2948,17 +2948,17 @@ gen8_r1:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::aarch64::gen8_r2
+// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::tiles::f32_out::gen8_r2
 // 204 instructions; loop .L2: 32 instructions, 16 smmla; loop .L3: 32 instructions, 16 smmla
-gen8_r2:
+f32_out::gen8_r2:
         stp     d15, d14, [sp, #-80]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
         stp     d9, d8, [sp, #48]
         str     x19, [sp, #64]
         ldp     x8, x9, [x0]
-        adrp    x2, qgemm::matmul::asm::CONSTS
-        add     x2, x2, :lo12:qgemm::matmul::asm::CONSTS
+        adrp    x2, qgemm::matmul::arch::asm::CONSTS
+        add     x2, x2, :lo12:qgemm::matmul::arch::asm::CONSTS
         ldr     x10, [x0, #64]
         ldp     x12, x11, [x0, #120]
         ldp     x13, x14, [x0, #152]
@@ -3159,17 +3159,17 @@ gen8_r2:
         ldp     d15, d14, [sp], #80
         ret
 
-// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::aarch64::gen8_r3
+// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::tiles::f32_out::gen8_r3
 // 287 instructions; loop .L2: 32 instructions, 16 smmla; loop .L3: 32 instructions, 16 smmla; loop .L4: 32 instructions, 16 smmla
-gen8_r3:
+f32_out::gen8_r3:
         stp     d15, d14, [sp, #-80]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
         stp     d9, d8, [sp, #48]
         stp     x20, x19, [sp, #64]
         ldp     x8, x9, [x0]
-        adrp    x3, qgemm::matmul::asm::CONSTS
-        add     x3, x3, :lo12:qgemm::matmul::asm::CONSTS
+        adrp    x3, qgemm::matmul::arch::asm::CONSTS
+        add     x3, x3, :lo12:qgemm::matmul::arch::asm::CONSTS
         ldr     x10, [x0, #16]
         ldr     x11, [x0, #64]
         ldp     x13, x12, [x0, #120]
@@ -3454,9 +3454,9 @@ gen8_r3:
         ldp     d15, d14, [sp], #80
         ret
 
-// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::aarch64::gen8_r4
+// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::tiles::f32_out::gen8_r4
 // 371 instructions; loop .L2: 32 instructions, 16 smmla; loop .L3: 32 instructions, 16 smmla; loop .L4: 32 instructions, 16 smmla; loop .L5: 32 instructions, 16 smmla
-gen8_r4:
+f32_out::gen8_r4:
         stp     d15, d14, [sp, #-96]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -3464,8 +3464,8 @@ gen8_r4:
         str     x21, [sp, #64]
         stp     x20, x19, [sp, #80]
         ldp     x8, x9, [x0]
-        adrp    x4, qgemm::matmul::asm::CONSTS
-        add     x4, x4, :lo12:qgemm::matmul::asm::CONSTS
+        adrp    x4, qgemm::matmul::arch::asm::CONSTS
+        add     x4, x4, :lo12:qgemm::matmul::arch::asm::CONSTS
         ldp     x10, x11, [x0, #16]
         ldr     x12, [x0, #64]
         ldp     x14, x13, [x0, #120]

@@ -4,23 +4,23 @@
 // Per function: instructions in total, in its innermost loop (the one with the most sdot
 // when there are several) and the sdot in that loop.
 //
-//   function                insns  loop   sdot
-//   tile8_12x4                379   122     96
-//   tile8_16x4                488   158    128
-//   tile8_4x4                 168    50     32
-//   tile8_8x4                 285    86     64
-//   tile_12x4                 256   120     96
-//   tile_16x4                 329   156    128
-//   tile_1x16                 291   148     64
-//   tile_1x4                   94    40     16
-//   tile_1x4_kr8              104    40     16
-//   tile_1x8                  166    76     32
-//   tile_4x4                  117    48     32
-//   tile_8x4                  198    84     64
+//   function                        insns  loop   sdot
+//   f32_out::tile8_12x4               379   122     96
+//   f32_out::tile8_16x4               488   158    128
+//   f32_out::tile8_4x4                168    50     32
+//   f32_out::tile8_8x4                285    86     64
+//   f32_out::tile_12x4                256   120     96
+//   f32_out::tile_16x4                329   156    128
+//   f32_out::tile_1x16                291   148     64
+//   f32_out::tile_1x4                  94    40     16
+//   f32_out::tile_1x4_kr8             104    40     16
+//   f32_out::tile_1x8                 166    76     32
+//   f32_out::tile_4x4                 117    48     32
+//   f32_out::tile_8x4                 198    84     64
 
-// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::aarch64::tile8_12x4
+// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::tiles::f32_out::tile8_12x4
 // 379 instructions; loop .L1: 122 instructions, 96 sdot
-tile8_12x4:
+f32_out::tile8_12x4:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -403,9 +403,9 @@ tile8_12x4:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::aarch64::tile8_16x4
+// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::tiles::f32_out::tile8_16x4
 // 488 instructions; loop .L1: 158 instructions, 128 sdot
-tile8_16x4:
+f32_out::tile8_16x4:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -897,9 +897,9 @@ tile8_16x4:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::aarch64::tile8_4x4
+// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::tiles::f32_out::tile8_4x4
 // 168 instructions; loop .L1: 50 instructions, 32 sdot
-tile8_4x4:
+f32_out::tile8_4x4:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -1071,9 +1071,9 @@ tile8_4x4:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::aarch64::tile8_8x4
+// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::tiles::f32_out::tile8_8x4
 // 285 instructions; loop .L1: 86 instructions, 64 sdot
-tile8_8x4:
+f32_out::tile8_8x4:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -1362,9 +1362,9 @@ tile8_8x4:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::aarch64::tile_12x4
+// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::tiles::f32_out::tile_12x4
 // 256 instructions; loop .L1: 120 instructions, 96 sdot
-tile_12x4:
+f32_out::tile_12x4:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -1623,9 +1623,9 @@ tile_12x4:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::aarch64::tile_16x4
+// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::tiles::f32_out::tile_16x4
 // 329 instructions; loop .L1: 156 instructions, 128 sdot
-tile_16x4:
+f32_out::tile_16x4:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -1957,9 +1957,9 @@ tile_16x4:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::aarch64::tile_1x16
+// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::tiles::f32_out::tile_1x16
 // 291 instructions; loop .L2: 148 instructions, 64 sdot
-tile_1x16:
+f32_out::tile_1x16:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -2255,9 +2255,9 @@ tile_1x16:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::aarch64::tile_1x4
+// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::tiles::f32_out::tile_1x4
 // 94 instructions; loop .L2: 40 instructions, 16 sdot
-tile_1x4:
+f32_out::tile_1x4:
         stp     d13, d12, [sp, #-32]!
         stp     d9, d8, [sp, #16]
         ldr     x8, [x0]
@@ -2356,9 +2356,9 @@ tile_1x4:
         ldp     d13, d12, [sp], #32
         ret
 
-// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::aarch64::tile_1x4_kr8
+// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::tiles::f32_out::tile_1x4_kr8
 // 104 instructions; loop .L2: 40 instructions, 16 sdot
-tile_1x4_kr8:
+f32_out::tile_1x4_kr8:
         str     d15, [sp, #-48]!
         stp     d14, d13, [sp, #16]
         stp     d12, d8, [sp, #32]
@@ -2467,9 +2467,9 @@ tile_1x4_kr8:
         ldr     d15, [sp], #48
         ret
 
-// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::aarch64::tile_1x8
+// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::tiles::f32_out::tile_1x8
 // 166 instructions; loop .L2: 76 instructions, 32 sdot
-tile_1x8:
+f32_out::tile_1x8:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -2640,9 +2640,9 @@ tile_1x8:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::aarch64::tile_4x4
+// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::tiles::f32_out::tile_4x4
 // 117 instructions; loop .L1: 48 instructions, 32 sdot
-tile_4x4:
+f32_out::tile_4x4:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -2762,9 +2762,9 @@ tile_4x4:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::aarch64::tile_8x4
+// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::tiles::f32_out::tile_8x4
 // 198 instructions; loop .L1: 84 instructions, 64 sdot
-tile_8x4:
+f32_out::tile_8x4:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]

@@ -4,23 +4,23 @@
 // Per function: instructions in total, in its innermost loop (the one with the most smmla
 // when there are several) and the smmla in that loop.
 //
-//   function                insns  loop  smmla
-//   nr4_r1                     98    32     16
-//   nr4_r2                    179    52     32
-//   nr4_r3                    225    72     48
-//   nr4_r4                    294    92     64
-//   nr4_r5                    360   112     80
-//   nr4_r6                    425   132     96
-//   nr8_r1                    154    58     32
-//   nr8_r2                    281    94     64
-//   nr8h_r3                   225    72     48
-//   nr8h_r4                   294    92     64
-//   nr8h_r5                   360   112     80
-//   nr8h_r6                   425   132     96
+//   function                        insns  loop  smmla
+//   f32_out::nr4_r1                    98    32     16
+//   f32_out::nr4_r2                   179    52     32
+//   f32_out::nr4_r3                   225    72     48
+//   f32_out::nr4_r4                   294    92     64
+//   f32_out::nr4_r5                   360   112     80
+//   f32_out::nr4_r6                   425   132     96
+//   f32_out::nr8_r1                   154    58     32
+//   f32_out::nr8_r2                   281    94     64
+//   f32_out::nr8h_r3                  225    72     48
+//   f32_out::nr8h_r4                  294    92     64
+//   f32_out::nr8h_r5                  360   112     80
+//   f32_out::nr8h_r6                  425   132     96
 
-// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::aarch64::nr4_r1
+// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::f32_out::nr4_r1
 // 98 instructions; loop .L1: 32 instructions, 16 smmla
-nr4_r1:
+f32_out::nr4_r1:
         ldr     x8, [x0]
         ldr     x9, [x0, #64]
         ldr     x14, [x0, #112]
@@ -121,9 +121,9 @@ nr4_r1:
         add     x12, x12, x13, lsl #1
         ret
 
-// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::aarch64::nr4_r2
+// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::f32_out::nr4_r2
 // 179 instructions; loop .L1: 52 instructions, 32 smmla
-nr4_r2:
+f32_out::nr4_r2:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -305,9 +305,9 @@ nr4_r2:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::aarch64::nr4_r3
+// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::f32_out::nr4_r3
 // 225 instructions; loop .L1: 72 instructions, 48 smmla
-nr4_r3:
+f32_out::nr4_r3:
         stp     d11, d10, [sp, #-32]!
         stp     d9, d8, [sp, #16]
         ldp     x8, x9, [x0]
@@ -535,9 +535,9 @@ nr4_r3:
         ldp     d11, d10, [sp], #32
         ret
 
-// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::aarch64::nr4_r4
+// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::f32_out::nr4_r4
 // 294 instructions; loop .L1: 92 instructions, 64 smmla
-nr4_r4:
+f32_out::nr4_r4:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -834,9 +834,9 @@ nr4_r4:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::aarch64::nr4_r5
+// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::f32_out::nr4_r5
 // 360 instructions; loop .L1: 112 instructions, 80 smmla
-nr4_r5:
+f32_out::nr4_r5:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -1199,9 +1199,9 @@ nr4_r5:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::aarch64::nr4_r6
+// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::f32_out::nr4_r6
 // 425 instructions; loop .L1: 132 instructions, 96 smmla
-nr4_r6:
+f32_out::nr4_r6:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -1629,9 +1629,9 @@ nr4_r6:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::aarch64::nr8_r1
+// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::f32_out::nr8_r1
 // 154 instructions; loop .L1: 58 instructions, 32 smmla
-nr8_r1:
+f32_out::nr8_r1:
         ldr     x8, [x0]
         ldr     x9, [x0, #64]
         ldr     x14, [x0, #112]
@@ -1788,9 +1788,9 @@ nr8_r1:
         add     x12, x12, x13, lsl #1
         ret
 
-// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::aarch64::nr8_r2
+// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::f32_out::nr8_r2
 // 281 instructions; loop .L1: 94 instructions, 64 smmla
-nr8_r2:
+f32_out::nr8_r2:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -2074,9 +2074,9 @@ nr8_r2:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::aarch64::nr8h_r3
+// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::f32_out::nr8h_r3
 // 225 instructions; loop .L1: 72 instructions, 48 smmla
-nr8h_r3:
+f32_out::nr8h_r3:
         stp     d11, d10, [sp, #-32]!
         stp     d9, d8, [sp, #16]
         ldp     x8, x9, [x0]
@@ -2304,9 +2304,9 @@ nr8h_r3:
         ldp     d11, d10, [sp], #32
         ret
 
-// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::aarch64::nr8h_r4
+// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::f32_out::nr8h_r4
 // 294 instructions; loop .L1: 92 instructions, 64 smmla
-nr8h_r4:
+f32_out::nr8h_r4:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -2603,9 +2603,9 @@ nr8h_r4:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::aarch64::nr8h_r5
+// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::f32_out::nr8h_r5
 // 360 instructions; loop .L1: 112 instructions, 80 smmla
-nr8h_r5:
+f32_out::nr8h_r5:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -2968,9 +2968,9 @@ nr8h_r5:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::aarch64::nr8h_r6
+// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::f32_out::nr8h_r6
 // 425 instructions; loop .L1: 132 instructions, 96 smmla
-nr8h_r6:
+f32_out::nr8h_r6:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]

@@ -4,23 +4,23 @@
 // Per function: instructions in total, in its innermost loop (the one with the most sdot
 // when there are several) and the sdot in that loop.
 //
-//   function                insns  loop   sdot
-//   tile4_12x4                247   114     96
-//   tile4_16x4                320   150    128
-//   tile4_1x16                228   100     64
-//   tile4_1x4                  76    28     16
-//   tile4_4x4                 100    42     32
-//   tile4_8x4                 173    78     64
-//   tile8_12x4                247   114     96
-//   tile8_16x4                320   150    128
-//   tile8_1x16                228   100     64
-//   tile8_1x4                  80    28     16
-//   tile8_4x4                 100    42     32
-//   tile8_8x4                 173    78     64
+//   function                        insns  loop   sdot
+//   f32_out::tile4_12x4               247   114     96
+//   f32_out::tile4_16x4               320   150    128
+//   f32_out::tile4_1x16               228   100     64
+//   f32_out::tile4_1x4                 76    28     16
+//   f32_out::tile4_4x4                100    42     32
+//   f32_out::tile4_8x4                173    78     64
+//   f32_out::tile8_12x4               247   114     96
+//   f32_out::tile8_16x4               320   150    128
+//   f32_out::tile8_1x16               228   100     64
+//   f32_out::tile8_1x4                 80    28     16
+//   f32_out::tile8_4x4                100    42     32
+//   f32_out::tile8_8x4                173    78     64
 
-// qgemm::matmul::qai8dxp_qsi8cxp::dotprod::aarch64::tile4_12x4
+// qgemm::matmul::qai8dxp_qsi8cxp::dotprod::tiles::f32_out::tile4_12x4
 // 247 instructions; loop .L1: 114 instructions, 96 sdot
-tile4_12x4:
+f32_out::tile4_12x4:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -270,9 +270,9 @@ tile4_12x4:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi8cxp::dotprod::aarch64::tile4_16x4
+// qgemm::matmul::qai8dxp_qsi8cxp::dotprod::tiles::f32_out::tile4_16x4
 // 320 instructions; loop .L1: 150 instructions, 128 sdot
-tile4_16x4:
+f32_out::tile4_16x4:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -595,9 +595,9 @@ tile4_16x4:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi8cxp::dotprod::aarch64::tile4_1x16
+// qgemm::matmul::qai8dxp_qsi8cxp::dotprod::tiles::f32_out::tile4_1x16
 // 228 instructions; loop .L2: 100 instructions, 64 sdot
-tile4_1x16:
+f32_out::tile4_1x16:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -830,9 +830,9 @@ tile4_1x16:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi8cxp::dotprod::aarch64::tile4_1x4
+// qgemm::matmul::qai8dxp_qsi8cxp::dotprod::tiles::f32_out::tile4_1x4
 // 76 instructions; loop .L2: 28 instructions, 16 sdot
-tile4_1x4:
+f32_out::tile4_1x4:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -913,9 +913,9 @@ tile4_1x4:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi8cxp::dotprod::aarch64::tile4_4x4
+// qgemm::matmul::qai8dxp_qsi8cxp::dotprod::tiles::f32_out::tile4_4x4
 // 100 instructions; loop .L1: 42 instructions, 32 sdot
-tile4_4x4:
+f32_out::tile4_4x4:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -1018,9 +1018,9 @@ tile4_4x4:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi8cxp::dotprod::aarch64::tile4_8x4
+// qgemm::matmul::qai8dxp_qsi8cxp::dotprod::tiles::f32_out::tile4_8x4
 // 173 instructions; loop .L1: 78 instructions, 64 sdot
-tile4_8x4:
+f32_out::tile4_8x4:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -1196,9 +1196,9 @@ tile4_8x4:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi8cxp::dotprod::aarch64::tile8_12x4
+// qgemm::matmul::qai8dxp_qsi8cxp::dotprod::tiles::f32_out::tile8_12x4
 // 247 instructions; loop .L1: 114 instructions, 96 sdot
-tile8_12x4:
+f32_out::tile8_12x4:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -1448,9 +1448,9 @@ tile8_12x4:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi8cxp::dotprod::aarch64::tile8_16x4
+// qgemm::matmul::qai8dxp_qsi8cxp::dotprod::tiles::f32_out::tile8_16x4
 // 320 instructions; loop .L1: 150 instructions, 128 sdot
-tile8_16x4:
+f32_out::tile8_16x4:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -1773,9 +1773,9 @@ tile8_16x4:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi8cxp::dotprod::aarch64::tile8_1x16
+// qgemm::matmul::qai8dxp_qsi8cxp::dotprod::tiles::f32_out::tile8_1x16
 // 228 instructions; loop .L2: 100 instructions, 64 sdot
-tile8_1x16:
+f32_out::tile8_1x16:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -2008,9 +2008,9 @@ tile8_1x16:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi8cxp::dotprod::aarch64::tile8_1x4
+// qgemm::matmul::qai8dxp_qsi8cxp::dotprod::tiles::f32_out::tile8_1x4
 // 80 instructions; loop .L2: 28 instructions, 16 sdot
-tile8_1x4:
+f32_out::tile8_1x4:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -2095,9 +2095,9 @@ tile8_1x4:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi8cxp::dotprod::aarch64::tile8_4x4
+// qgemm::matmul::qai8dxp_qsi8cxp::dotprod::tiles::f32_out::tile8_4x4
 // 100 instructions; loop .L1: 42 instructions, 32 sdot
-tile8_4x4:
+f32_out::tile8_4x4:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -2200,9 +2200,9 @@ tile8_4x4:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi8cxp::dotprod::aarch64::tile8_8x4
+// qgemm::matmul::qai8dxp_qsi8cxp::dotprod::tiles::f32_out::tile8_8x4
 // 173 instructions; loop .L1: 78 instructions, 64 sdot
-tile8_8x4:
+f32_out::tile8_8x4:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]

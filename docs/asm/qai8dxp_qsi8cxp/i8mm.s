@@ -4,17 +4,17 @@
 // Per function: instructions in total, in its innermost loop (the one with the most smmla
 // when there are several) and the smmla in that loop.
 //
-//   function                insns  loop  smmla
-//   r1                         91    26     16
-//   r2                        156    46     32
-//   r3                        222    66     48
-//   r4                        287    86     64
-//   r5                        353   106     80
-//   r6                        418   126     96
+//   function                        insns  loop  smmla
+//   f32_out::r1                        91    26     16
+//   f32_out::r2                       156    46     32
+//   f32_out::r3                       222    66     48
+//   f32_out::r4                       287    86     64
+//   f32_out::r5                       353   106     80
+//   f32_out::r6                       418   126     96
 
-// qgemm::matmul::qai8dxp_qsi8cxp::i8mm::aarch64::r1
+// qgemm::matmul::qai8dxp_qsi8cxp::i8mm::tiles::f32_out::r1
 // 91 instructions; loop .L1: 26 instructions, 16 smmla
-r1:
+f32_out::r1:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -108,9 +108,9 @@ r1:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi8cxp::i8mm::aarch64::r2
+// qgemm::matmul::qai8dxp_qsi8cxp::i8mm::tiles::f32_out::r2
 // 156 instructions; loop .L1: 46 instructions, 32 smmla
-r2:
+f32_out::r2:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -269,9 +269,9 @@ r2:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi8cxp::i8mm::aarch64::r3
+// qgemm::matmul::qai8dxp_qsi8cxp::i8mm::tiles::f32_out::r3
 // 222 instructions; loop .L1: 66 instructions, 48 smmla
-r3:
+f32_out::r3:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -496,9 +496,9 @@ r3:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi8cxp::i8mm::aarch64::r4
+// qgemm::matmul::qai8dxp_qsi8cxp::i8mm::tiles::f32_out::r4
 // 287 instructions; loop .L1: 86 instructions, 64 smmla
-r4:
+f32_out::r4:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -788,9 +788,9 @@ r4:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi8cxp::i8mm::aarch64::r5
+// qgemm::matmul::qai8dxp_qsi8cxp::i8mm::tiles::f32_out::r5
 // 353 instructions; loop .L1: 106 instructions, 80 smmla
-r5:
+f32_out::r5:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
@@ -1146,9 +1146,9 @@ r5:
         ldp     d15, d14, [sp], #64
         ret
 
-// qgemm::matmul::qai8dxp_qsi8cxp::i8mm::aarch64::r6
+// qgemm::matmul::qai8dxp_qsi8cxp::i8mm::tiles::f32_out::r6
 // 418 instructions; loop .L1: 126 instructions, 96 smmla
-r6:
+f32_out::r6:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]

@@ -4,23 +4,23 @@
 // Per function: instructions in total, in its innermost loop (the one with the most sdot
 // when there are several) and the sdot in that loop.
 //
-//   function                insns  loop   sdot
-//   tile_1x16                 148    76     32
-//   tile_1x16_bl32            142   105     32
-//   tile_1x4                   57    22      8
-//   tile_1x4_bl32              51    30      8
-//   tile_1x8                   87    40     16
-//   tile_1x8_bl32              81    55     16
-//   tile_4x4                  108    48     32
-//   tile_8x4                  178    84     64
-//   tile_kr8_1x16             144    76     32
-//   tile_kr8_1x16_bl32        138   101     32
-//   tile_kr8_1x4               56    22      8
-//   tile_kr8_1x4_bl32          50    29      8
-//   tile_nr8_1x16             141    76     32
-//   tile_nr8_1x16_bl32        135   103     32
-//   tile_nr8_1x8               84    40     16
-//   tile_nr8_1x8_bl32          78    54     16
+//   function                        insns  loop   sdot
+//   tile_1x16                         148    76     32
+//   tile_1x16_bl32                    142   105     32
+//   tile_1x4                           57    22      8
+//   tile_1x4_bl32                      51    30      8
+//   tile_1x8                           87    40     16
+//   tile_1x8_bl32                      81    55     16
+//   tile_4x4                          108    48     32
+//   tile_8x4                          178    84     64
+//   tile_kr8_1x16                     144    76     32
+//   tile_kr8_1x16_bl32                138   101     32
+//   tile_kr8_1x4                       56    22      8
+//   tile_kr8_1x4_bl32                  50    29      8
+//   tile_nr8_1x16                     141    76     32
+//   tile_nr8_1x16_bl32                135   103     32
+//   tile_nr8_1x8                       84    40     16
+//   tile_nr8_1x8_bl32                  78    54     16
 
 // qgemm::matmul::qsi8d32p_qsi4c32p::dotprod::aarch64::tile_1x16
 // 148 instructions; loop .L2: 76 instructions, 32 sdot

@@ -4,23 +4,23 @@
 // Per function: instructions in total, in its innermost loop (the one with the most smmla
 // when there are several) and the smmla in that loop.
 //
-//   function                insns  loop  smmla
-//   fast4_r1                  105    61     16
-//   fast4_r2                  172   104     32
-//   fast4_r3                  240   147     48
-//   fast4_r4                  307   190     64
-//   fast8_r1                  105    61     16
-//   fast8_r2                  172   104     32
-//   fast8_r3                  240   147     48
-//   fast8_r4                  307   190     64
-//   gen4_r1                   110    33     16
-//   gen4_r2                   191    33     16  (2 innermost loops)
-//   gen4_r3                   275    33     16  (3 innermost loops)
-//   gen4_r4                   356    33     16  (4 innermost loops)
-//   gen8_r1                   110    33     16
-//   gen8_r2                   191    33     16  (2 innermost loops)
-//   gen8_r3                   275    33     16  (3 innermost loops)
-//   gen8_r4                   356    33     16  (4 innermost loops)
+//   function                        insns  loop  smmla
+//   fast4_r1                          105    61     16
+//   fast4_r2                          172   104     32
+//   fast4_r3                          240   147     48
+//   fast4_r4                          307   190     64
+//   fast8_r1                          105    61     16
+//   fast8_r2                          172   104     32
+//   fast8_r3                          240   147     48
+//   fast8_r4                          307   190     64
+//   gen4_r1                           110    33     16
+//   gen4_r2                           191    33     16  (2 innermost loops)
+//   gen4_r3                           275    33     16  (3 innermost loops)
+//   gen4_r4                           356    33     16  (4 innermost loops)
+//   gen8_r1                           110    33     16
+//   gen8_r2                           191    33     16  (2 innermost loops)
+//   gen8_r3                           275    33     16  (3 innermost loops)
+//   gen8_r4                           356    33     16  (4 innermost loops)
 
 // qgemm::matmul::qsi8d32p_qsi4c32p::i8mm::aarch64::fast4_r1
 // 105 instructions; loop .L1: 61 instructions, 16 smmla
@@ -36,8 +36,8 @@ fast4_r1:
         ldp     x12, x11, [x0, #120]
         ldp     x13, x14, [x0, #152]
         ldp     w15, w16, [x0, #168]
-        adrp    x0, qgemm::matmul::asm::CONSTS
-        add     x0, x0, :lo12:qgemm::matmul::asm::CONSTS
+        adrp    x0, qgemm::matmul::arch::asm::CONSTS
+        add     x0, x0, :lo12:qgemm::matmul::arch::asm::CONSTS
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
         movi    v2.4s, #0x0
@@ -140,8 +140,8 @@ fast4_r2:
         stp     d11, d10, [sp, #32]
         stp     d9, d8, [sp, #48]
         ldp     x8, x9, [x0]
-        adrp    x1, qgemm::matmul::asm::CONSTS
-        add     x1, x1, :lo12:qgemm::matmul::asm::CONSTS
+        adrp    x1, qgemm::matmul::arch::asm::CONSTS
+        add     x1, x1, :lo12:qgemm::matmul::arch::asm::CONSTS
         ldr     x11, [x0, #88]
         ldr     x18, [x0, #48]
         ldp     x13, x12, [x0, #120]
@@ -317,8 +317,8 @@ fast4_r3:
         stp     d11, d10, [sp, #32]
         stp     d9, d8, [sp, #48]
         ldp     x8, x9, [x0]
-        adrp    x2, qgemm::matmul::asm::CONSTS
-        add     x2, x2, :lo12:qgemm::matmul::asm::CONSTS
+        adrp    x2, qgemm::matmul::arch::asm::CONSTS
+        add     x2, x2, :lo12:qgemm::matmul::arch::asm::CONSTS
         ldr     x10, [x0, #16]
         ldr     x12, [x0, #88]
         ldp     x14, x13, [x0, #120]
@@ -562,8 +562,8 @@ fast4_r4:
         stp     d11, d10, [sp, #32]
         stp     d9, d8, [sp, #48]
         ldp     x8, x9, [x0]
-        adrp    x3, qgemm::matmul::asm::CONSTS
-        add     x3, x3, :lo12:qgemm::matmul::asm::CONSTS
+        adrp    x3, qgemm::matmul::arch::asm::CONSTS
+        add     x3, x3, :lo12:qgemm::matmul::arch::asm::CONSTS
         ldp     x10, x11, [x0, #16]
         ldr     x13, [x0, #88]
         ldp     x15, x14, [x0, #120]
@@ -880,8 +880,8 @@ fast8_r1:
         ldp     x12, x11, [x0, #120]
         ldp     x13, x14, [x0, #152]
         ldp     w15, w16, [x0, #168]
-        adrp    x0, qgemm::matmul::asm::CONSTS
-        add     x0, x0, :lo12:qgemm::matmul::asm::CONSTS
+        adrp    x0, qgemm::matmul::arch::asm::CONSTS
+        add     x0, x0, :lo12:qgemm::matmul::arch::asm::CONSTS
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
         movi    v2.4s, #0x0
@@ -984,8 +984,8 @@ fast8_r2:
         stp     d11, d10, [sp, #32]
         stp     d9, d8, [sp, #48]
         ldp     x8, x9, [x0]
-        adrp    x1, qgemm::matmul::asm::CONSTS
-        add     x1, x1, :lo12:qgemm::matmul::asm::CONSTS
+        adrp    x1, qgemm::matmul::arch::asm::CONSTS
+        add     x1, x1, :lo12:qgemm::matmul::arch::asm::CONSTS
         ldr     x11, [x0, #88]
         ldr     x18, [x0, #48]
         ldp     x13, x12, [x0, #120]
@@ -1161,8 +1161,8 @@ fast8_r3:
         stp     d11, d10, [sp, #32]
         stp     d9, d8, [sp, #48]
         ldp     x8, x9, [x0]
-        adrp    x2, qgemm::matmul::asm::CONSTS
-        add     x2, x2, :lo12:qgemm::matmul::asm::CONSTS
+        adrp    x2, qgemm::matmul::arch::asm::CONSTS
+        add     x2, x2, :lo12:qgemm::matmul::arch::asm::CONSTS
         ldr     x10, [x0, #16]
         ldr     x12, [x0, #88]
         ldp     x14, x13, [x0, #120]
@@ -1406,8 +1406,8 @@ fast8_r4:
         stp     d11, d10, [sp, #32]
         stp     d9, d8, [sp, #48]
         ldp     x8, x9, [x0]
-        adrp    x3, qgemm::matmul::asm::CONSTS
-        add     x3, x3, :lo12:qgemm::matmul::asm::CONSTS
+        adrp    x3, qgemm::matmul::arch::asm::CONSTS
+        add     x3, x3, :lo12:qgemm::matmul::arch::asm::CONSTS
         ldp     x10, x11, [x0, #16]
         ldr     x13, [x0, #88]
         ldp     x15, x14, [x0, #120]
@@ -1719,8 +1719,8 @@ gen4_r1:
         stp     d9, d8, [sp, #48]
         ldr     x8, [x0]
         ldr     x10, [x0, #88]
-        adrp    x1, qgemm::matmul::asm::CONSTS
-        add     x1, x1, :lo12:qgemm::matmul::asm::CONSTS
+        adrp    x1, qgemm::matmul::arch::asm::CONSTS
+        add     x1, x1, :lo12:qgemm::matmul::arch::asm::CONSTS
         ldp     x16, x11, [x0, #120]
         ldp     x12, x13, [x0, #152]
         ldr     x17, [x0, #112]
@@ -1834,8 +1834,8 @@ gen4_r2:
         stp     d11, d10, [sp, #32]
         stp     d9, d8, [sp, #48]
         ldp     x8, x9, [x0]
-        adrp    x2, qgemm::matmul::asm::CONSTS
-        add     x2, x2, :lo12:qgemm::matmul::asm::CONSTS
+        adrp    x2, qgemm::matmul::arch::asm::CONSTS
+        add     x2, x2, :lo12:qgemm::matmul::arch::asm::CONSTS
         ldr     x11, [x0, #88]
         ldr     x18, [x0, #112]
         ldp     x17, x12, [x0, #120]
@@ -2033,8 +2033,8 @@ gen4_r3:
         stp     d9, d8, [sp, #48]
         str     x19, [sp, #64]
         ldp     x8, x9, [x0]
-        adrp    x3, qgemm::matmul::asm::CONSTS
-        add     x3, x3, :lo12:qgemm::matmul::asm::CONSTS
+        adrp    x3, qgemm::matmul::arch::asm::CONSTS
+        add     x3, x3, :lo12:qgemm::matmul::arch::asm::CONSTS
         ldr     x10, [x0, #16]
         ldr     x12, [x0, #88]
         ldp     x18, x13, [x0, #120]
@@ -2316,8 +2316,8 @@ gen4_r4:
         stp     d9, d8, [sp, #48]
         stp     x20, x19, [sp, #64]
         ldp     x8, x9, [x0]
-        adrp    x4, qgemm::matmul::asm::CONSTS
-        add     x4, x4, :lo12:qgemm::matmul::asm::CONSTS
+        adrp    x4, qgemm::matmul::arch::asm::CONSTS
+        add     x4, x4, :lo12:qgemm::matmul::arch::asm::CONSTS
         ldp     x10, x11, [x0, #16]
         ldr     x13, [x0, #88]
         ldp     x1, x14, [x0, #120]
@@ -2681,8 +2681,8 @@ gen8_r1:
         stp     d9, d8, [sp, #48]
         ldr     x8, [x0]
         ldr     x10, [x0, #88]
-        adrp    x1, qgemm::matmul::asm::CONSTS
-        add     x1, x1, :lo12:qgemm::matmul::asm::CONSTS
+        adrp    x1, qgemm::matmul::arch::asm::CONSTS
+        add     x1, x1, :lo12:qgemm::matmul::arch::asm::CONSTS
         ldp     x16, x11, [x0, #120]
         ldp     x12, x13, [x0, #152]
         ldr     x17, [x0, #112]
@@ -2796,8 +2796,8 @@ gen8_r2:
         stp     d11, d10, [sp, #32]
         stp     d9, d8, [sp, #48]
         ldp     x8, x9, [x0]
-        adrp    x2, qgemm::matmul::asm::CONSTS
-        add     x2, x2, :lo12:qgemm::matmul::asm::CONSTS
+        adrp    x2, qgemm::matmul::arch::asm::CONSTS
+        add     x2, x2, :lo12:qgemm::matmul::arch::asm::CONSTS
         ldr     x11, [x0, #88]
         ldr     x18, [x0, #112]
         ldp     x17, x12, [x0, #120]
@@ -2995,8 +2995,8 @@ gen8_r3:
         stp     d9, d8, [sp, #48]
         str     x19, [sp, #64]
         ldp     x8, x9, [x0]
-        adrp    x3, qgemm::matmul::asm::CONSTS
-        add     x3, x3, :lo12:qgemm::matmul::asm::CONSTS
+        adrp    x3, qgemm::matmul::arch::asm::CONSTS
+        add     x3, x3, :lo12:qgemm::matmul::arch::asm::CONSTS
         ldr     x10, [x0, #16]
         ldr     x12, [x0, #88]
         ldp     x18, x13, [x0, #120]
@@ -3278,8 +3278,8 @@ gen8_r4:
         stp     d9, d8, [sp, #48]
         stp     x20, x19, [sp, #64]
         ldp     x8, x9, [x0]
-        adrp    x4, qgemm::matmul::asm::CONSTS
-        add     x4, x4, :lo12:qgemm::matmul::asm::CONSTS
+        adrp    x4, qgemm::matmul::arch::asm::CONSTS
+        add     x4, x4, :lo12:qgemm::matmul::arch::asm::CONSTS
         ldp     x10, x11, [x0, #16]
         ldr     x13, [x0, #88]
         ldp     x1, x14, [x0, #120]

@@ -122,11 +122,27 @@ mod aarch64 {
         };
     }
 
-    /// `{ $r0.4s, $r1.4s, ... }` register list body.
+    /// `{ $r0.4s, $r1.4s, ... }` register list body (`.4h` for the 16-bit outputs `$out`).
     macro_rules! st1_list {
-        ($first:tt $(, $rest:tt)*) => {
+        (f32; $first:tt $(, $rest:tt)*) => {
             concat!($first, ".4s" $(, ", ", $rest, ".4s")*)
         };
+        ($out:ident; $first:tt $(, $rest:tt)*) => {
+            concat!($first, ".4h" $(, ", ", $rest, ".4h")*)
+        };
+    }
+
+    /// Converts the clamped f32 row registers `$r` to the output type `$out` in place (`f32`:
+    /// nothing; `f16`: `FCVTN`; `bf16cvt`: `BFCVTN`, FEAT_BF16) and gives the arrangement they
+    /// are then stored with.
+    macro_rules! out_cvt {
+        (f32, [$($r:tt),+]) => { "" };
+        (f16, [$($r:tt),+]) => { concat!($("fcvtn ", $r, ".4h, ", $r, ".4s\n",)+) };
+        (bf16cvt, [$($r:tt),+]) => { concat!($("bfcvtn ", $r, ".4h, ", $r, ".4s\n",)+) };
+        (@arr f32) => { "4s" };
+        (@arr $out:ident) => { "4h" };
+        (@bytes f32) => { "16" };
+        (@bytes $out:ident) => { "8" };
     }
 
     /// De-interleaves the 2x2 accumulator blocks `$x` (columns 0-1) and `$y` (columns 2-3) of one
@@ -150,10 +166,11 @@ mod aarch64 {
     /// Epilogue of one row pair (lanes `$l0`, `$l1` of the LHS tile): per 4 columns,
     /// de-interleave the two 2x2 blocks `($x, $y)` into row 0 (`$s`) and row 1 (`$y`), finish
     /// both with the family's `$math!(register, lane, column constants, scratch register)`,
-    /// store row 1 at `{d1}` (advancing) and finally row 0 at `{d}`; `{d}` moves down two rows.
+    /// convert to the output type `$out` ([`out_cvt!`]), store row 1 at `{d1}` (advancing) and
+    /// finally row 0 at `{d}`; `{d}` moves down two rows.
     macro_rules! epi_row_pair {
         (
-            $mma:ident, $math:ident, ($l0:tt, $l1:tt), [$($x:tt, $y:tt),+], [$($cst:tt),+],
+            $out:ident, $mma:ident, $math:ident, ($l0:tt, $l1:tt), [$($x:tt, $y:tt),+], [$($cst:tt),+],
             [$($s:tt),+]
         ) => {
             concat!(
@@ -162,9 +179,12 @@ mod aarch64 {
                     $crate::matmul::arch::i8mm::deinterleave!($mma, $s, $x, $y),
                     $math!($s, $l0, $cst, $x),
                     $math!($y, $l1, $cst, $x),
-                    "st1 {{", $y, ".4s}}, [{d1}], #16\n",
+                    $crate::matmul::arch::i8mm::out_cvt!($out, [$y]),
+                    "st1 {{", $y, ".", $crate::matmul::arch::i8mm::out_cvt!(@arr $out), "}}, [{d1}], #",
+                    $crate::matmul::arch::i8mm::out_cvt!(@bytes $out), "\n",
                 )+
-                "st1 {{", $crate::matmul::arch::i8mm::st1_list!($($s),+), "}}, [{d}]\n",
+                $crate::matmul::arch::i8mm::out_cvt!($out, [$($s),+]),
+                "st1 {{", $crate::matmul::arch::i8mm::st1_list!($out; $($s),+), "}}, [{d}]\n",
                 "add {d}, {d}, {stride}, lsl #1\n",
             )
         };
@@ -174,13 +194,13 @@ mod aarch64 {
     /// `$consts!($a)`, then both row pairs (see [`epi_row_pair!`]).
     macro_rules! epi_tile {
         (
-            $mma:ident, $math:ident, $consts:ident, $a:ident, $acc01:tt, $acc23:tt, $cst:tt,
+            $out:ident, $mma:ident, $math:ident, $consts:ident, $a:ident, $acc01:tt, $acc23:tt, $cst:tt,
             $s:tt
         ) => {
             concat!(
                 $consts!($a),
-                $crate::matmul::arch::i8mm::epi_row_pair!($mma, $math, ("0", "1"), $acc01, $cst, $s),
-                $crate::matmul::arch::i8mm::epi_row_pair!($mma, $math, ("2", "3"), $acc23, $cst, $s),
+                $crate::matmul::arch::i8mm::epi_row_pair!($out, $mma, $math, ("0", "1"), $acc01, $cst, $s),
+                $crate::matmul::arch::i8mm::epi_row_pair!($out, $mma, $math, ("2", "3"), $acc23, $cst, $s),
             )
         };
     }
@@ -215,10 +235,22 @@ mod aarch64 {
         };
     }
 
-    /// Declares a tile kernel `unsafe fn $name($t: &Tile)` with the i8mm target feature,
-    /// never inlined (each one is a loop nest of its own), around `$body`.
+    /// Declares a tile kernel `unsafe fn $name($t: &Tile)` with the i8mm target feature (and
+    /// bf16 for the output type `bf16cvt`, whose stores use `BFCVTN`), never inlined (each one
+    /// is a loop nest of its own), around `$body`.
     macro_rules! tile_fn {
-        ($(#[$meta:meta])* fn $name:ident($t:ident) $body:block) => {
+        (bf16cvt; $(#[$meta:meta])* fn $name:ident($t:ident) $body:block) => {
+            $(#[$meta])*
+            ///
+            /// # Safety
+            ///
+            /// The CPU has FEAT_I8MM and FEAT_BF16, and `t` describes valid buffers (see
+            /// [`Tile`](crate::matmul::arch::asm::Tile)).
+            #[target_feature(enable = "i8mm,bf16")]
+            #[inline(never)]
+            pub(crate) unsafe fn $name($t: &$crate::matmul::arch::asm::Tile) $body
+        };
+        ($out:ident; $(#[$meta:meta])* fn $name:ident($t:ident) $body:block) => {
             $(#[$meta])*
             ///
             /// # Safety
@@ -227,7 +259,7 @@ mod aarch64 {
             /// [`Tile`](crate::matmul::arch::asm::Tile)).
             #[target_feature(enable = "i8mm")]
             #[inline(never)]
-            unsafe fn $name($t: &$crate::matmul::arch::asm::Tile) $body
+            pub(crate) unsafe fn $name($t: &$crate::matmul::arch::asm::Tile) $body
         };
     }
 
@@ -259,7 +291,7 @@ mod aarch64 {
     macro_rules! block_tile_kernel {
         (
             $(#[$meta:meta])*
-            fn $name:ident($t:ident); $flavor:ident; ops = [$($fops:tt)*];
+            fn $name:ident($t:ident); $flavor:ident; out = $out:ident; ops = [$($fops:tt)*];
             rhs = ($stride:literal, $back:literal, $skip:literal),
             fam = {
                 mma: $mma:ident,
@@ -279,12 +311,14 @@ mod aarch64 {
             )),+ $(,)?] $(,)?
         ) => {
             $crate::matmul::arch::i8mm::tile_fn! {
+                $out;
                 $(#[$meta])*
                 fn $name($t) {
-                    // SAFETY: the caller guarantees FEAT_I8MM and that `t.lhs[..R]`, `t.rhs`,
+                    // SAFETY: the caller guarantees FEAT_I8MM (and FEAT_BF16 for `bf16cvt`) and
+                    // that `t.lhs[..R]`, `t.rhs`,
                     // `t.scales` and `t.extras` point into whole packed tiles of `t.blocks`
                     // blocks of `t.groups` 32-depth groups, which is all the block reads (plus
-                    // the zeros and the mask of `CONSTS`); it writes the `4R` rows of 4 f32 at `t.dst`,
+                    // the zeros and the mask of `CONSTS`); it writes the `4R` rows of 4 outputs at `t.dst`,
                     // `t.dst_stride` bytes apart, which the caller made writable. Every
                     // register written is declared.
                     unsafe {
@@ -317,7 +351,7 @@ mod aarch64 {
                             "dup v31.4s, {cmax:w}",
                             $cc,
                             $($crate::matmul::arch::i8mm::epi_tile!(
-                                $mma, $rm, $tc, $a, [$f00, $f01], [$f10, $f11], [$cst], ["v18"]),)+
+                                $out, $mma, $rm, $tc, $a, [$f00, $f01], [$f10, $f11], [$cst], ["v18"]),)+
                             $($a = inout(reg) $t.lhs[$i] => _,)+
                             b = inout(reg) $t.rhs => _,
                             s = inout(reg) $t.scales => _,
@@ -412,31 +446,31 @@ mod aarch64 {
     /// `hi = h` when from the operand `{h}` (set by the family's `group_pre`); `args` names the
     /// `Tile` parameter the family's operands use; `fam` as in [`block_tile_kernel!`].
     macro_rules! block_kernels {
-        (hi = same, $($rest:tt)*) => {
-            $crate::matmul::arch::i8mm::block_kernels!(@go [
+        (out = $out:ident, hi = same, $($rest:tt)*) => {
+            $crate::matmul::arch::i8mm::block_kernels!(@go $out, [
                 (a0, a0, 0, ["v0", "v1"], ["v2", "v3"]),
                 (a1, a1, 1, ["v4", "v5"], ["v6", "v7"]),
                 (a2, a2, 2, ["v8", "v9"], ["v10", "v11"]),
                 (a3, a3, 3, ["v12", "v13"], ["v14", "v15"]),
             ], $($rest)*);
         };
-        (hi = h, $($rest:tt)*) => {
-            $crate::matmul::arch::i8mm::block_kernels!(@go [
+        (out = $out:ident, hi = h, $($rest:tt)*) => {
+            $crate::matmul::arch::i8mm::block_kernels!(@go $out, [
                 (a0, h, 0, ["v0", "v1"], ["v2", "v3"]),
                 (a1, h, 1, ["v4", "v5"], ["v6", "v7"]),
                 (a2, h, 2, ["v8", "v9"], ["v10", "v11"]),
                 (a3, h, 3, ["v12", "v13"], ["v14", "v15"]),
             ], $($rest)*);
         };
-        (@go $tiles:tt, args = $t:ident, fam = $fam:tt $(,)?) => {
-            $crate::matmul::arch::i8mm::block_kernels!(@set $t, $fam, fast, [],
+        (@go $out:ident, $tiles:tt, args = $t:ident, fam = $fam:tt $(,)?) => {
+            $crate::matmul::arch::i8mm::block_kernels!(@set $out, $t, $fam, fast, [],
                 ("64", "-32", "8"), [fast4_r1, fast4_r2, fast4_r3, fast4_r4], $tiles);
-            $crate::matmul::arch::i8mm::block_kernels!(@set $t, $fam, fast, [],
+            $crate::matmul::arch::i8mm::block_kernels!(@set $out, $t, $fam, fast, [],
                 ("128", "-64", "16"), [fast8_r1, fast8_r2, fast8_r3, fast8_r4], $tiles);
-            $crate::matmul::arch::i8mm::block_kernels!(@set $t, $fam, generic,
+            $crate::matmul::arch::i8mm::block_kernels!(@set $out, $t, $fam, generic,
                 [bt = out(reg) _, gc = out(reg) _, g = in(reg) $t.groups,],
                 ("64", "-32", "8"), [gen4_r1, gen4_r2, gen4_r3, gen4_r4], $tiles);
-            $crate::matmul::arch::i8mm::block_kernels!(@set $t, $fam, generic,
+            $crate::matmul::arch::i8mm::block_kernels!(@set $out, $t, $fam, generic,
                 [bt = out(reg) _, gc = out(reg) _, g = in(reg) $t.groups,],
                 ("128", "-64", "16"), [gen8_r1, gen8_r2, gen8_r3, gen8_r4], $tiles);
 
@@ -457,12 +491,12 @@ mod aarch64 {
             ///
             /// # Safety
             ///
-            /// The CPU has FEAT_I8MM and `args` satisfies
+            /// The CPU has FEAT_I8MM (and FEAT_BF16 for `bf16cvt` outputs) and `args` satisfies
             /// [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for `packing` (`mr = 4`,
             /// `nr = 4` or `8`, `kr = 16`, `sr = 2`), `strides` its tile strides.
             #[inline(always)]
-            unsafe fn run(
-                args: &UncheckedArgs<fam::Dst>,
+            pub(crate) unsafe fn run(
+                args: &UncheckedArgs<$crate::matmul::arch::asm::out_type!($out)>,
                 strides: &$crate::matmul::TileStrides,
                 packing: &crate::matmul::Packing,
                 tiles: usize,
@@ -482,27 +516,27 @@ mod aarch64 {
             }
         };
         (
-            @set $t:ident, $fam:tt, $flavor:ident, $ops:tt, $rhs:tt,
+            @set $out:ident, $t:ident, $fam:tt, $flavor:ident, $ops:tt, $rhs:tt,
             [$n1:ident, $n2:ident, $n3:ident, $n4:ident], [$p0:tt, $p1:tt, $p2:tt, $p3:tt $(,)?]
         ) => {
             $crate::matmul::arch::i8mm::block_kernels!(
-                @def $t, $fam, $flavor, $ops, $rhs, $n1, "4", [$p0]);
+                @def $out, $t, $fam, $flavor, $ops, $rhs, $n1, "4", [$p0]);
             $crate::matmul::arch::i8mm::block_kernels!(
-                @def $t, $fam, $flavor, $ops, $rhs, $n2, "8", [$p0, $p1]);
+                @def $out, $t, $fam, $flavor, $ops, $rhs, $n2, "8", [$p0, $p1]);
             $crate::matmul::arch::i8mm::block_kernels!(
-                @def $t, $fam, $flavor, $ops, $rhs, $n3, "12", [$p0, $p1, $p2]);
+                @def $out, $t, $fam, $flavor, $ops, $rhs, $n3, "12", [$p0, $p1, $p2]);
             $crate::matmul::arch::i8mm::block_kernels!(
-                @def $t, $fam, $flavor, $ops, $rhs, $n4, "16", [$p0, $p1, $p2, $p3]);
+                @def $out, $t, $fam, $flavor, $ops, $rhs, $n4, "16", [$p0, $p1, $p2, $p3]);
         };
         (
-            @def $t:ident, $fam:tt, $flavor:ident, $ops:tt, $rhs:tt, $name:ident,
+            @def $out:ident, $t:ident, $fam:tt, $flavor:ident, $ops:tt, $rhs:tt, $name:ident,
             $rows:literal, $tiles:tt
         ) => {
             $crate::matmul::arch::i8mm::block_tile_kernel! {
                 #[doc = concat!(
                     "Tile kernel: ", $rows, " rows x 4 columns (", stringify!($flavor), ")."
                 )]
-                fn $name($t); $flavor; ops = $ops;
+                fn $name($t); $flavor; out = $out; ops = $ops;
                 rhs = $rhs,
                 fam = $fam,
                 tiles = $tiles,
@@ -514,9 +548,12 @@ mod aarch64 {
     /// `PACKING_4X4` and `16x8`, `8x8`, `4x8` on `PACKING_4X8` (4 of the 8 columns per tile
     /// call), named from the given prefixes (see `asm_catalogue!`).
     macro_rules! block_catalogue {
-        ($run:ident; nr4: $p4:literal, nr8: $p8:literal $(,)?) => {
+        (
+            $run:ident; dst: $dst:literal, feature: $feature:literal, $(also: $extra:ident,)?
+            nr4: $p4:literal, nr8: $p8:literal $(,)?
+        ) => {
             asm_catalogue! {
-                tier: I8mm, feature: "FEAT_I8MM", suffix: "_neon_i8mm";
+                tier: I8mm, feature: $feature, dst: $dst, suffix: "_neon_i8mm" $(, also: $extra)?;
                 PACKING_4X4, $p4, [
                     I8MM_16X4 matmul_16x4_unchecked (16, 4) => $run(4),
                     I8MM_8X4 matmul_8x4_unchecked (8, 4) => $run(2),
@@ -556,7 +593,7 @@ mod aarch64 {
     }
 
     pub(crate) use {
-        block_kernels, block_tile_kernel, clamp, deinterleave, epi_row_pair, epi_tile, k_group, lhs_at, scvtf_sums,
-        smmla_chunk, smmla_rows, st1_list, tile_fn, unpack_hi, unpack_lo,
+        block_kernels, block_tile_kernel, clamp, deinterleave, epi_row_pair, epi_tile, k_group, lhs_at, out_cvt,
+        scvtf_sums, smmla_chunk, smmla_rows, st1_list, tile_fn, unpack_hi, unpack_lo,
     };
 }

@@ -720,13 +720,14 @@ pub(crate) const fn supports(p: Packing) -> bool {
 }
 
 /// Declares the NEON kernels of the invoking family module: per entry
-/// `(IDENT, entry_fn, "name", PACKING_X)` an `unsafe fn entry_fn` running [`matmul`] for
+/// `(IDENT, entry_fn, "name", PACKING_X)` (named `matmul_clamp_<dst>_<name>_neon`) an `unsafe fn entry_fn` running [`matmul`] for
 /// scheme `$scheme` with the packing's `mr`, `nr`, `bd` and [`blocks_per_pass`], and a
 /// `static IDENT: Kernel` with `m_step = mr`, `n_step = nr`; then `KERNELS`, the entries in the
 /// order given (best first). `bl` states the block-length part of the contract.
 macro_rules! neon_kernels {
     (
         scheme: $scheme:ty,
+        dst: $dst:literal,
         bl: $bl:literal,
         $(($ident:ident, $entry:ident, $name:literal, $p:ident)),* $(,)?
     ) => {
@@ -734,7 +735,7 @@ macro_rules! neon_kernels {
             const _: () = assert!($crate::matmul::arch::neon::supports(fam::$p));
 
             #[doc = concat!(
-                "`", $name, "`: tiles of [`", stringify!($p), "`](fam::", stringify!($p), ")."
+                "`", concat!("matmul_clamp_", $dst, "_", $name, "_neon"), "`: tiles of [`", stringify!($p), "`](fam::", stringify!($p), ")."
             )]
             ///
             /// # Safety
@@ -759,9 +760,9 @@ macro_rules! neon_kernels {
                 }
             }
 
-            #[doc = concat!("NEON kernel `", $name, "`.")]
+            #[doc = concat!("NEON kernel `", concat!("matmul_clamp_", $dst, "_", $name, "_neon"), "`.")]
             pub static $ident: Kernel = fam::kernel(
-                $name,
+                concat!("matmul_clamp_", $dst, "_", $name, "_neon"),
                 $crate::matmul::Tier::Neon,
                 (fam::$p.mr, fam::$p.nr),
                 fam::$p,

@@ -28,29 +28,90 @@
 
 use super::Kernel;
 
-tier_module!(
-    Dotprod,
-    DOTPROD_1X16,
-    DOTPROD_1X8,
-    DOTPROD_8X8,
-    DOTPROD_4X8,
-    DOTPROD_1X4,
-    DOTPROD_8X4,
-    DOTPROD_4X4,
-    DOTPROD_1X16_KR8,
-    DOTPROD_1X8_KR8,
-    DOTPROD_1X4_KR8,
-);
+/// The dotprod kernels of the `qai8dxp x qsi4c32p` arithmetic with outputs of type `$dst`
+/// (`"f32"`, `"bf16"`), on the tile functions of [`tiles`]`::$out`: every family of this
+/// arithmetic (`qai8dxp_qsi4c32p`, `bf16_qai8dxp_qsi4c32p`) declares its dotprod tier with this one
+/// table: `all` packings, or `kr16` only (without the `kr = 8` packings, which the bf16 LHS
+/// packer does not take); `also: Bf16`: its kernels also need FEAT_BF16.
+macro_rules! qsi4c32p_dotprod_kernels {
+    ($dst:literal, $out:ident, $packings:ident $(, also: $extra:ident)?) => {
+        $crate::matmul::qai8dxp_qsi4c32p::dotprod::qsi4c32p_dotprod_kernels!(@tier $packings, [DOTPROD_1X16, DOTPROD_1X8, DOTPROD_8X8, DOTPROD_4X8, DOTPROD_1X4, DOTPROD_8X4, DOTPROD_4X4], [DOTPROD_1X16_KR8, DOTPROD_1X8_KR8, DOTPROD_1X4_KR8]);
 
+        #[cfg(target_arch = "aarch64")]
+        mod aarch64 {
+            use super::super as fam;
+            use super::super::Kernel;
+            use crate::matmul::arch::dotprod::{BlockedFamily, blocked_gemm, blocked_gemv};
+            use crate::matmul::qai8dxp_qsi4c32p::{asm_layout, scalar};
+
+            /// The family as the shared drivers see it.
+            const FAMILY: BlockedFamily<fam::Dst> = BlockedFamily { layout: asm_layout, scalar: scalar::matmul_unchecked };
+
+            use crate::matmul::qai8dxp_qsi4c32p::dotprod::tiles::$out::*;
+            use crate::matmul::{RawKernel, Tier, UncheckedArgs};
+
+            asm_catalogue! {
+                tier: Dotprod, feature: "FEAT_DotProd", dst: $dst, suffix: "_neon_dotprod" $(, also: $extra)?;
+                PACKING_1X8, "qai8dxp1x8_qsi4c32p8x8_", [
+                    /// GEMV over two `nr = 8` RHS tiles at a time (1 x 16 outputs per step).
+                    DOTPROD_1X16 matmul_1x16_unchecked (1, 16) => blocked_gemv(&FAMILY, 2, [tile_1x16_bl32, tile_1x16], [tile_1x8_bl32, tile_1x8]),
+                    /// GEMV over one `nr = 8` RHS tile at a time.
+                    DOTPROD_1X8 matmul_1x8_unchecked (1, 8) => blocked_gemv(&FAMILY, 1, [tile_1x8_bl32, tile_1x8], [tile_1x8_bl32, tile_1x8]),
+                ];
+                PACKING_1X4, "qai8dxp1x8_qsi4c32p4x8_", [
+                    /// GEMV over one `nr = 4` RHS tile at a time.
+                    DOTPROD_1X4 matmul_1x4_unchecked (1, 4) => blocked_gemv(&FAMILY, 1, [tile_1x4_bl32, tile_1x4], [tile_1x4_bl32, tile_1x4]),
+                ];
+                PACKING_4X8, "qai8dxp4x8_qsi4c32p8x8_", [
+                    /// GEMM, 8 rows (2 LHS tiles) x 8 columns per step, as two 8 x 4 column quads.
+                    DOTPROD_8X8 matmul_8x8_unchecked (8, 8) => blocked_gemm(&FAMILY, 8, &[tile_4x4, tile_8x4]),
+                    /// GEMM, 4 rows x 8 columns per step.
+                    DOTPROD_4X8 matmul_4x8_unchecked (4, 8) => blocked_gemm(&FAMILY, 4, &[tile_4x4]),
+                ];
+                PACKING_4X4, "qai8dxp4x8_qsi4c32p4x8_", [
+                    /// GEMM, 8 rows (2 LHS tiles) x 4 columns per step.
+                    DOTPROD_8X4 matmul_8x4_unchecked (8, 4) => blocked_gemm(&FAMILY, 8, &[tile_4x4, tile_8x4]),
+                    /// GEMM, 4 rows x 4 columns per step.
+                    DOTPROD_4X4 matmul_4x4_unchecked (4, 4) => blocked_gemm(&FAMILY, 4, &[tile_4x4]),
+                ];
+            }
+            $crate::matmul::qai8dxp_qsi4c32p::dotprod::qsi4c32p_dotprod_kernels!(@kr8 $packings, asm_catalogue! {
+                tier: Dotprod, feature: "FEAT_DotProd", dst: $dst, suffix: "_neon_dotprod" $(, also: $extra)?;
+                PACKING_1X8_KR8, "qai8dxp1x4_qsi4c32p8x4_", [
+                    /// GEMV on the kr 8 packing over two `nr = 8` RHS tiles at a time (1 x 16 per step).
+                    DOTPROD_1X16_KR8 matmul_1x16_kr8_unchecked (1, 16) => blocked_gemv(&FAMILY, 2, [tile_kr8_1x16_bl32, tile_kr8_1x16], [tile_kr8_1x8_bl32, tile_kr8_1x8]),
+                    /// GEMV on the kr 8 packing, one `nr = 8` RHS tile at a time.
+                    DOTPROD_1X8_KR8 matmul_1x8_kr8_unchecked (1, 8) => blocked_gemv(&FAMILY, 1, [tile_kr8_1x8_bl32, tile_kr8_1x8], [tile_kr8_1x8_bl32, tile_kr8_1x8]),
+                ];
+                PACKING_1X4_KR8, "qai8dxp1x4_qsi4c32p4x4_", [
+                    /// GEMV on the kr 8 packing, one `nr = 4` RHS tile at a time.
+                    DOTPROD_1X4_KR8 matmul_1x4_kr8_unchecked (1, 4) => blocked_gemv(&FAMILY, 1, [tile_kr8_1x4_bl32, tile_kr8_1x4], [tile_kr8_1x4_bl32, tile_kr8_1x4]),
+                ];
+            });
+        }
+    };
+    (@tier all, [$($a:ident),+], [$($b:ident),+]) => {
+        tier_module!(Dotprod, $($a,)+ $($b),+);
+    };
+    (@tier kr16, [$($a:ident),+], $b:tt) => {
+        tier_module!(Dotprod, $($a),+);
+    };
+    (@kr8 all, $($t:tt)*) => {
+        $($t)*
+    };
+    (@kr8 kr16, $($t:tt)*) => {};
+}
+pub(crate) use qsi4c32p_dotprod_kernels;
+
+qsi4c32p_dotprod_kernels!("f32", f32_out, all);
+
+/// The tile functions of the dotprod tier, one module per output type: the same `asm!`
+/// text up to the conversion before the stores.
 #[cfg(target_arch = "aarch64")]
-mod aarch64 {
-    use super::super as fam;
-    use super::super::{Kernel, asm_layout, scalar};
-    use crate::matmul::arch::dotprod::{BlockedFamily, Tile, blocked_gemm, blocked_gemv};
-    use crate::matmul::{RawKernel, Tier, UncheckedArgs};
+pub(crate) mod tiles {
+    use crate::matmul::arch::dotprod::Tile;
 
     /// The family as the shared drivers see it.
-    const FAMILY: BlockedFamily<fam::Dst> = BlockedFamily { layout: asm_layout, scalar: scalar::matmul_unchecked };
 
     /// GEMV hook of `blocked_gemv_tile` (see there): LHS `LD4R`, bf16 block scales after the
     /// block's data, the qai8dxp epilogue. Registers: v28 zero halves for the bf16 -> f32 `ZIP`;
@@ -164,81 +225,80 @@ mod aarch64 {
                 "dup v13.4s, {hi:w}\n",
             )
         };
-        (finish, $l:ident, [$f0:literal, $f1:literal, $f2:literal, $f3:literal]) => {
+        (finish, $out:ident, $l:ident, [$f0:literal, $f1:literal, $f2:literal, $f3:literal]) => {
             concat!(
                 // offsets and dq of rows 0-3 ({l} is at the LHS tile's extras)
                 "ldp q4, q5, [{", stringify!($l), "}]\n",
                 "scvtf v4.4s, v4.4s\n",
-                bf16_gemm!(row, $f0, "0"),
-                bf16_gemm!(row, $f1, "1"),
-                bf16_gemm!(row, $f2, "2"),
-                bf16_gemm!(row, $f3, "3"),
+                bf16_gemm!(row, $out, $f0, "0"),
+                bf16_gemm!(row, $out, $f1, "1"),
+                bf16_gemm!(row, $out, $f2, "2"),
+                bf16_gemm!(row, $out, $f3, "3"),
             )
         };
-        (row, $f:literal, $i:literal) => {
+        (row, $out:ident, $f:literal, $i:literal) => {
             concat!(
                 "fmla v", $f, ".4s, v0.4s, v4.s[", $i, "]\n",
                 "fmul v", $f, ".4s, v", $f, ".4s, v5.s[", $i, "]\n",
                 "fadd v", $f, ".4s, v", $f, ".4s, v2.4s\n",
-                blocked_clamp_store!($f, "12", "13"),
+                blocked_clamp_store!($out, $f, "12", "13"),
             )
         };
     }
 
-    blocked_gemv_shape!(x16_nr8, tile_1x16_bl32(t), bf16_gemv, one, []);
-    blocked_gemv_shape!(x16_nr8, tile_1x16(t), bf16_gemv, many, []);
-    blocked_gemv_shape!(x8_nr8, tile_1x8_bl32(t), bf16_gemv, one, []);
-    blocked_gemv_shape!(x8_nr8, tile_1x8(t), bf16_gemv, many, []);
-    blocked_gemv_shape!(x4_nr4, tile_1x4_bl32(t), bf16_gemv, one, []);
-    blocked_gemv_shape!(x4_nr4, tile_1x4(t), bf16_gemv, many, []);
-    blocked_gemv_shape!(x16_nr8_k8, tile_kr8_1x16_bl32(t), bf16_gemv, one, []);
-    blocked_gemv_shape!(x16_nr8_k8, tile_kr8_1x16(t), bf16_gemv, many, []);
-    blocked_gemv_shape!(x8_nr8_k8, tile_kr8_1x8_bl32(t), bf16_gemv, one, []);
-    blocked_gemv_shape!(x8_nr8_k8, tile_kr8_1x8(t), bf16_gemv, many, []);
-    blocked_gemv_shape!(x4_nr4_k8, tile_kr8_1x4_bl32(t), bf16_gemv, one, []);
-    blocked_gemv_shape!(x4_nr4_k8, tile_kr8_1x4(t), bf16_gemv, many, []);
-    blocked_gemm_shape!(rows8, tile_8x4(t), bf16_gemm, [
-        x = in(reg) t.extras,
-        xs = in(reg) t.extras_step,
-    ]);
-    blocked_gemm_shape!(rows4, tile_4x4(t), bf16_gemm, [
-        x = in(reg) t.extras,
-        xs = in(reg) t.extras_step,
-    ]);
+    /// Every tile function and table, with outputs of type `$out`.
+    macro_rules! define_tiles {
+        ($out:ident) => {
+            blocked_gemv_shape!(x16_nr8, tile_1x16_bl32(t), bf16_gemv, $out, one, []);
 
-    asm_catalogue! {
-        tier: Dotprod, feature: "FEAT_DotProd", suffix: "_neon_dotprod";
-        PACKING_1X8, "matmul_clamp_f32_qai8dxp1x8_qsi4c32p8x8_", [
-            /// GEMV over two `nr = 8` RHS tiles at a time (1 x 16 outputs per step).
-            DOTPROD_1X16 matmul_1x16_unchecked (1, 16) => blocked_gemv(&FAMILY, 2, [tile_1x16_bl32, tile_1x16], [tile_1x8_bl32, tile_1x8]),
-            /// GEMV over one `nr = 8` RHS tile at a time.
-            DOTPROD_1X8 matmul_1x8_unchecked (1, 8) => blocked_gemv(&FAMILY, 1, [tile_1x8_bl32, tile_1x8], [tile_1x8_bl32, tile_1x8]),
-        ];
-        PACKING_1X4, "matmul_clamp_f32_qai8dxp1x8_qsi4c32p4x8_", [
-            /// GEMV over one `nr = 4` RHS tile at a time.
-            DOTPROD_1X4 matmul_1x4_unchecked (1, 4) => blocked_gemv(&FAMILY, 1, [tile_1x4_bl32, tile_1x4], [tile_1x4_bl32, tile_1x4]),
-        ];
-        PACKING_4X8, "matmul_clamp_f32_qai8dxp4x8_qsi4c32p8x8_", [
-            /// GEMM, 8 rows (2 LHS tiles) x 8 columns per step, as two 8 x 4 column quads.
-            DOTPROD_8X8 matmul_8x8_unchecked (8, 8) => blocked_gemm(&FAMILY, 8, &[tile_4x4, tile_8x4]),
-            /// GEMM, 4 rows x 8 columns per step.
-            DOTPROD_4X8 matmul_4x8_unchecked (4, 8) => blocked_gemm(&FAMILY, 4, &[tile_4x4]),
-        ];
-        PACKING_4X4, "matmul_clamp_f32_qai8dxp4x8_qsi4c32p4x8_", [
-            /// GEMM, 8 rows (2 LHS tiles) x 4 columns per step.
-            DOTPROD_8X4 matmul_8x4_unchecked (8, 4) => blocked_gemm(&FAMILY, 8, &[tile_4x4, tile_8x4]),
-            /// GEMM, 4 rows x 4 columns per step.
-            DOTPROD_4X4 matmul_4x4_unchecked (4, 4) => blocked_gemm(&FAMILY, 4, &[tile_4x4]),
-        ];
-        PACKING_1X8_KR8, "matmul_clamp_f32_qai8dxp1x4_qsi4c32p8x4_", [
-            /// GEMV on the kr 8 packing over two `nr = 8` RHS tiles at a time (1 x 16 per step).
-            DOTPROD_1X16_KR8 matmul_1x16_kr8_unchecked (1, 16) => blocked_gemv(&FAMILY, 2, [tile_kr8_1x16_bl32, tile_kr8_1x16], [tile_kr8_1x8_bl32, tile_kr8_1x8]),
-            /// GEMV on the kr 8 packing, one `nr = 8` RHS tile at a time.
-            DOTPROD_1X8_KR8 matmul_1x8_kr8_unchecked (1, 8) => blocked_gemv(&FAMILY, 1, [tile_kr8_1x8_bl32, tile_kr8_1x8], [tile_kr8_1x8_bl32, tile_kr8_1x8]),
-        ];
-        PACKING_1X4_KR8, "matmul_clamp_f32_qai8dxp1x4_qsi4c32p4x4_", [
-            /// GEMV on the kr 8 packing, one `nr = 4` RHS tile at a time.
-            DOTPROD_1X4_KR8 matmul_1x4_kr8_unchecked (1, 4) => blocked_gemv(&FAMILY, 1, [tile_kr8_1x4_bl32, tile_kr8_1x4], [tile_kr8_1x4_bl32, tile_kr8_1x4]),
-        ];
+            blocked_gemv_shape!(x16_nr8, tile_1x16(t), bf16_gemv, $out, many, []);
+
+            blocked_gemv_shape!(x8_nr8, tile_1x8_bl32(t), bf16_gemv, $out, one, []);
+
+            blocked_gemv_shape!(x8_nr8, tile_1x8(t), bf16_gemv, $out, many, []);
+
+            blocked_gemv_shape!(x4_nr4, tile_1x4_bl32(t), bf16_gemv, $out, one, []);
+
+            blocked_gemv_shape!(x4_nr4, tile_1x4(t), bf16_gemv, $out, many, []);
+
+            blocked_gemv_shape!(x16_nr8_k8, tile_kr8_1x16_bl32(t), bf16_gemv, $out, one, []);
+
+            blocked_gemv_shape!(x16_nr8_k8, tile_kr8_1x16(t), bf16_gemv, $out, many, []);
+
+            blocked_gemv_shape!(x8_nr8_k8, tile_kr8_1x8_bl32(t), bf16_gemv, $out, one, []);
+
+            blocked_gemv_shape!(x8_nr8_k8, tile_kr8_1x8(t), bf16_gemv, $out, many, []);
+
+            blocked_gemv_shape!(x4_nr4_k8, tile_kr8_1x4_bl32(t), bf16_gemv, $out, one, []);
+
+            blocked_gemv_shape!(x4_nr4_k8, tile_kr8_1x4(t), bf16_gemv, $out, many, []);
+
+            blocked_gemm_shape!(rows8, tile_8x4(t), bf16_gemm, $out, [
+                x = in(reg) t.extras,
+                xs = in(reg) t.extras_step,
+            ]);
+
+            blocked_gemm_shape!(rows4, tile_4x4(t), bf16_gemm, $out, [
+                x = in(reg) t.extras,
+                xs = in(reg) t.extras_step,
+            ]);
+
+
+
+        };
+    }
+
+    /// f32 outputs.
+    pub(crate) mod f32_out {
+        use super::*;
+        define_tiles!(f32);
+    }
+
+    /// bf16 outputs (integer round to nearest even).
+    // The kr 8 tiles serve no bf16 kernel: the bf16 LHS packer takes `kr / sr = 8` only.
+    #[allow(dead_code)]
+    pub(crate) mod bf16_out {
+        use super::*;
+        define_tiles!(bf16);
     }
 }

@@ -19,13 +19,42 @@
 
 use super::Kernel;
 
-tier_module!(I8mm, I8MM_16X8, I8MM_8X8, I8MM_4X8, I8MM_16X4, I8MM_8X4, I8MM_4X4);
+/// The i8mm kernels of the `qai8dxp x qsi4c32p` arithmetic with outputs of type `$dst`
+/// (`"f32"`, `"bf16"`), on the tile kernels of [`tiles`]`::$out`: every family of this arithmetic
+/// (`qai8dxp_qsi4c32p`, `bf16_qai8dxp_qsi4c32p`) declares its i8mm tier with this one table
+/// (`$feature`: what the kernels need, for their docs; `also: Bf16`: they also need FEAT_BF16).
+macro_rules! qsi4c32p_i8mm_kernels {
+    ($dst:literal, $out:ident, $feature:literal $(, also: $extra:ident)?) => {
+        tier_module!(I8mm, I8MM_16X8, I8MM_8X8, I8MM_4X8, I8MM_16X4, I8MM_8X4, I8MM_4X4);
 
+        #[cfg(target_arch = "aarch64")]
+        mod aarch64 {
+            use super::super as fam;
+            use super::super::Kernel;
+            use crate::matmul::qai8dxp_qsi4c32p::i8mm::tiles::$out::run;
+            use crate::matmul::{RawKernel, Tier, UncheckedArgs};
+
+            block_catalogue! {
+                run;
+                dst: $dst,
+                feature: $feature,
+                $(also: $extra,)?
+                nr4: "qai8dxp4x8_qsi4c32p4x8_",
+                nr8: "qai8dxp4x8_qsi4c32p8x8_",
+            }
+        }
+    };
+}
+pub(crate) use qsi4c32p_i8mm_kernels;
+
+qsi4c32p_i8mm_kernels!("f32", f32_out, "FEAT_I8MM");
+
+/// The tile kernels of the i8mm tier, one module per output type (`f32_out`; `bf16_out`, whose
+/// stores convert with `BFCVTN`).
 #[cfg(target_arch = "aarch64")]
-mod aarch64 {
-    use super::super as fam;
-    use super::Kernel;
-    use crate::matmul::{RawKernel, Tier, UncheckedArgs};
+pub(crate) mod tiles {
+    use crate::matmul::UncheckedArgs;
+    use crate::matmul::qai8dxp_qsi4c32p as fam;
 
     /// The block's 4 bf16 column scales (at `{s}`, which moves to the next block) as the f32
     /// vectors `(c0, c1, c0, c1)` in v28 and `(c2, c3, c2, c3)` in v31, built in `{sx}`,
@@ -92,34 +121,46 @@ mod aarch64 {
         };
     }
 
-    block_kernels! {
-        hi = same,
-        args = t,
-        fam = {
-            mma: lr,
-            scales: bf16_scales!(),
-            // Chunks 0 (pointer to the next group), 2, 1, 3 of the group.
-            lhs: ["], #128", ", #-64]", ", #-96]", ", #-32]"],
-            group_pre: no_text,
-            tile_end: no_text,
-            block_math: fold_block,
-            col_consts: concat!("ld1 {{v16.4s}}, [{e}], {es}\n", "ld1 {{v17.4s}}, [{e}]\n"),
-            tile_consts: lhs_consts,
-            row_math: row_math,
-            cst: ("v16", "v17"),
-            operands: [
-                e = inout(reg) t.extras => _,
-                es = in(reg) t.extras_step,
-                sx = out(reg) _,
-                sy = out(reg) _,
-                sz = out(reg) _,
-            ],
-        },
+    /// The tile kernels, their tables and `run`, with outputs of kind `$out`.
+    macro_rules! define_tiles {
+        ($out:ident) => {
+            block_kernels! {
+                out = $out,
+                hi = same,
+                args = t,
+                fam = {
+                    mma: lr,
+                    scales: bf16_scales!(),
+                    // Chunks 0 (pointer to the next group), 2, 1, 3 of the group.
+                    lhs: ["], #128", ", #-64]", ", #-96]", ", #-32]"],
+                    group_pre: no_text,
+                    tile_end: no_text,
+                    block_math: fold_block,
+                    col_consts: concat!("ld1 {{v16.4s}}, [{e}], {es}\n", "ld1 {{v17.4s}}, [{e}]\n"),
+                    tile_consts: lhs_consts,
+                    row_math: row_math,
+                    cst: ("v16", "v17"),
+                    operands: [
+                        e = inout(reg) t.extras => _,
+                        es = in(reg) t.extras_step,
+                        sx = out(reg) _,
+                        sy = out(reg) _,
+                        sz = out(reg) _,
+                    ],
+                },
+            }
+        };
     }
 
-    block_catalogue! {
-        run;
-        nr4: "matmul_clamp_f32_qai8dxp4x8_qsi4c32p4x8_",
-        nr8: "matmul_clamp_f32_qai8dxp4x8_qsi4c32p8x8_",
+    /// f32 outputs.
+    pub(crate) mod f32_out {
+        use super::*;
+        define_tiles!(f32);
+    }
+
+    /// bf16 outputs (`BFCVTN`, FEAT_BF16).
+    pub(crate) mod bf16_out {
+        use super::*;
+        define_tiles!(bf16cvt);
     }
 }

@@ -13,19 +13,65 @@
 
 use super::Kernel;
 
-tier_module!(Neon, NEON_4X8, NEON_4X4, NEON_1X8, NEON_1X4, NEON_4X8_KR8, NEON_4X4_KR8, NEON_1X8_KR8, NEON_1X4_KR8);
+/// The NEON kernels of the `qai8dxp x qsi4c32p` arithmetic with outputs of type `$dst`
+/// (`"f32"`, `"bf16"`), on [`scheme::Bf16Blocks`]: every family of this arithmetic
+/// (`qai8dxp_qsi4c32p`, `bf16_qai8dxp_qsi4c32p`) declares its NEON tier with this one table.
+macro_rules! qsi4c32p_neon_kernels {
+    ($dst:literal, $packings:ident) => {
+        $crate::matmul::qai8dxp_qsi4c32p::neon::qsi4c32p_neon_kernels!(@tier $packings, [NEON_4X8, NEON_4X4, NEON_1X8, NEON_1X4], [NEON_4X8_KR8, NEON_4X4_KR8, NEON_1X8_KR8, NEON_1X4_KR8]);
 
+        #[cfg(target_arch = "aarch64")]
+        mod aarch64 {
+            use super::super as fam;
+            use super::super::Kernel;
+            use crate::matmul::arch::neon::neon_kernels;
+            use crate::matmul::qai8dxp_qsi4c32p::neon::scheme::Bf16Blocks;
+
+            neon_kernels! {
+                scheme: Bf16Blocks,
+                dst: $dst,
+                bl: "`bl` a multiple of 32 dividing `k`",
+                (NEON_4X8, matmul_4x8_unchecked, "qai8dxp4x8_qsi4c32p8x8_4x8", PACKING_4X8),
+                (NEON_4X4, matmul_4x4_unchecked, "qai8dxp4x8_qsi4c32p4x8_4x4", PACKING_4X4),
+                (NEON_1X8, matmul_1x8_unchecked, "qai8dxp1x8_qsi4c32p8x8_1x8", PACKING_1X8),
+                (NEON_1X4, matmul_1x4_unchecked, "qai8dxp1x8_qsi4c32p4x8_1x4", PACKING_1X4),
+            }
+            $crate::matmul::qai8dxp_qsi4c32p::neon::qsi4c32p_neon_kernels!(@kr8 $packings, neon_kernels! {
+                scheme: Bf16Blocks,
+                dst: $dst,
+                bl: "`bl` a multiple of 32 dividing `k`",
+                (NEON_4X8_KR8, matmul_4x8_kr8_unchecked, "qai8dxp4x4_qsi4c32p8x4_4x8", PACKING_4X8_KR8),
+                (NEON_4X4_KR8, matmul_4x4_kr8_unchecked, "qai8dxp4x4_qsi4c32p4x4_4x4", PACKING_4X4_KR8),
+                (NEON_1X8_KR8, matmul_1x8_kr8_unchecked, "qai8dxp1x4_qsi4c32p8x4_1x8", PACKING_1X8_KR8),
+                (NEON_1X4_KR8, matmul_1x4_kr8_unchecked, "qai8dxp1x4_qsi4c32p4x4_1x4", PACKING_1X4_KR8),
+            });
+        }
+    };
+    (@tier all, [$($a:ident),+], [$($b:ident),+]) => {
+        tier_module!(Neon, $($a,)+ $($b),+);
+    };
+    (@tier kr16, [$($a:ident),+], $b:tt) => {
+        tier_module!(Neon, $($a),+);
+    };
+    (@kr8 all, $($t:tt)*) => {
+        $($t)*
+    };
+    (@kr8 kr16, $($t:tt)*) => {};
+}
+pub(crate) use qsi4c32p_neon_kernels;
+
+qsi4c32p_neon_kernels!("f32", all);
+
+/// The family's part of the NEON kernels (one K pass and its epilogue; the output conversion is
+/// the shared driver's).
 #[cfg(target_arch = "aarch64")]
-mod aarch64 {
-    use super::super as fam;
-    use super::Kernel;
-    use crate::matmul::arch::neon::{GROUP, Group, Pass, Scheme, Values, block_loop, neon_kernels};
-
+pub(crate) mod scheme {
+    use crate::matmul::arch::neon::{GROUP, Group, Pass, Scheme, Values, block_loop};
     use core::arch::aarch64::*;
 
     /// The family's [`Scheme`]: `qai8dxp` LHS tiles (`mr * (k + 8)` bytes), `qsi4c32p` RHS tiles
     /// (`nr * ((bl/2 + 2) * k/bl + 8)` bytes).
-    struct Bf16Blocks;
+    pub(crate) struct Bf16Blocks;
 
     impl Scheme for Bf16Blocks {
         #[target_feature(enable = "neon")]
@@ -77,18 +123,5 @@ mod aarch64 {
             }
             out
         }
-    }
-
-    neon_kernels! {
-        scheme: Bf16Blocks,
-        bl: "`bl` a multiple of 32 dividing `k`",
-        (NEON_4X8, matmul_4x8_unchecked, "matmul_clamp_f32_qai8dxp4x8_qsi4c32p8x8_4x8_neon", PACKING_4X8),
-        (NEON_4X4, matmul_4x4_unchecked, "matmul_clamp_f32_qai8dxp4x8_qsi4c32p4x8_4x4_neon", PACKING_4X4),
-        (NEON_1X8, matmul_1x8_unchecked, "matmul_clamp_f32_qai8dxp1x8_qsi4c32p8x8_1x8_neon", PACKING_1X8),
-        (NEON_1X4, matmul_1x4_unchecked, "matmul_clamp_f32_qai8dxp1x8_qsi4c32p4x8_1x4_neon", PACKING_1X4),
-        (NEON_4X8_KR8, matmul_4x8_kr8_unchecked, "matmul_clamp_f32_qai8dxp4x4_qsi4c32p8x4_4x8_neon", PACKING_4X8_KR8),
-        (NEON_4X4_KR8, matmul_4x4_kr8_unchecked, "matmul_clamp_f32_qai8dxp4x4_qsi4c32p4x4_4x4_neon", PACKING_4X4_KR8),
-        (NEON_1X8_KR8, matmul_1x8_kr8_unchecked, "matmul_clamp_f32_qai8dxp1x4_qsi4c32p8x4_1x8_neon", PACKING_1X8_KR8),
-        (NEON_1X4_KR8, matmul_1x4_kr8_unchecked, "matmul_clamp_f32_qai8dxp1x4_qsi4c32p4x4_1x4_neon", PACKING_1X4_KR8),
     }
 }

@@ -31,27 +31,87 @@
 
 use super::Kernel;
 
-tier_module!(
-    Dotprod,
-    DOTPROD_1X16,
-    DOTPROD_1X8,
-    DOTPROD_16X8,
-    DOTPROD_4X8,
-    DOTPROD_1X4,
-    DOTPROD_16X4,
-    DOTPROD_4X4,
-    DOTPROD_1X4_KR8,
-    DOTPROD_16X8_KR8,
-    DOTPROD_16X4_KR8,
-);
+/// The dotprod kernels of the `qai8dxp x qsi4cxp` arithmetic with outputs of type `$dst`
+/// (`"f32"`, `"f16"`, `"bf16"`), on the tile functions of [`tiles`]`::$out`: every family of this
+/// arithmetic (`qai8dxp_qsi4cxp`, `f16_qai8dxp_qsi4cxp`, `bf16_qai8dxp_qsi4cxp`) declares its
+/// dotprod tier with this one table: `all` packings, or `kr16` only (without the `kr = 8`
+/// packings, which the bf16 LHS packer does not take).
+macro_rules! qsi4cxp_dotprod_kernels {
+    ($dst:literal, $out:ident, $packings:ident) => {
+        $crate::matmul::qai8dxp_qsi4cxp::dotprod::qsi4cxp_dotprod_kernels!(@tier $packings, [DOTPROD_1X16, DOTPROD_1X8, DOTPROD_16X8, DOTPROD_4X8, DOTPROD_1X4, DOTPROD_16X4, DOTPROD_4X4], [DOTPROD_1X4_KR8, DOTPROD_16X8_KR8, DOTPROD_16X4_KR8]);
 
+        #[cfg(target_arch = "aarch64")]
+        mod aarch64 {
+            use super::super as fam;
+            use super::super::Kernel;
+            use crate::matmul::arch::dotprod::{per_channel_gemm, per_channel_gemv};
+            use crate::matmul::qai8dxp_qsi4cxp::asm_layout;
+            use crate::matmul::qai8dxp_qsi4cxp::dotprod::tiles::$out::*;
+            use crate::matmul::{RawKernel, Tier, UncheckedArgs};
+
+            asm_catalogue! {
+                tier: Dotprod, feature: "FEAT_DotProd", dst: $dst, suffix: "_neon_dotprod";
+                PACKING_1X8, "qai8dxp1x8_qsi4cxp8x8_", [
+                    /// GEMV over two `nr = 8` RHS tiles at a time (1 x 16 outputs per step).
+                    DOTPROD_1X16 matmul_1x16_unchecked (1, 16) => per_channel_gemv(asm_layout, 2, tile_1x16, tile_1x8),
+                    /// GEMV over one `nr = 8` RHS tile at a time.
+                    DOTPROD_1X8 matmul_1x8_unchecked (1, 8) => per_channel_gemv(asm_layout, 1, tile_1x8, tile_1x8),
+                ];
+                PACKING_1X4, "qai8dxp1x8_qsi4cxp4x8_", [
+                    /// GEMV over one `nr = 4` RHS tile at a time.
+                    DOTPROD_1X4 matmul_1x4_unchecked (1, 4) => per_channel_gemv(asm_layout, 1, tile_1x4, tile_1x4),
+                ];
+                PACKING_4X8, "qai8dxp4x8_qsi4cxp8x8_", [
+                    /// GEMM, 16 rows (4 LHS tiles) x 8 columns per step, as two 16 x 4 column quads.
+                    DOTPROD_16X8 matmul_16x8_unchecked (16, 8) => per_channel_gemm(asm_layout, 16, &GEMM_TILES),
+                    /// GEMM, 4 rows x 8 columns per step.
+                    DOTPROD_4X8 matmul_4x8_unchecked (4, 8) => per_channel_gemm(asm_layout, 4, &GEMM_TILES),
+                ];
+                PACKING_4X4, "qai8dxp4x8_qsi4cxp4x8_", [
+                    /// GEMM, 16 rows (4 LHS tiles) x 4 columns per step.
+                    DOTPROD_16X4 matmul_16x4_unchecked (16, 4) => per_channel_gemm(asm_layout, 16, &GEMM_TILES),
+                    /// GEMM, 4 rows x 4 columns per step.
+                    DOTPROD_4X4 matmul_4x4_unchecked (4, 4) => per_channel_gemm(asm_layout, 4, &GEMM_TILES),
+                ];
+            }
+            $crate::matmul::qai8dxp_qsi4cxp::dotprod::qsi4cxp_dotprod_kernels!(@kr8 $packings, asm_catalogue! {
+                tier: Dotprod, feature: "FEAT_DotProd", dst: $dst, suffix: "_neon_dotprod";
+                PACKING_1X4_KR8, "qai8dxp1x4_qsi4cxp4x4_", [
+                    /// GEMV on the kr 8 packing, one `nr = 4` RHS tile at a time.
+                    DOTPROD_1X4_KR8 matmul_1x4_kr8_unchecked (1, 4) => per_channel_gemv(asm_layout, 1, tile_1x4_kr8, tile_1x4_kr8),
+                ];
+                PACKING_4X8_KR8, "qai8dxp4x4_qsi4cxp8x4_", [
+                    /// GEMM on the kr 8 packing, 16 rows (4 LHS tiles) x 8 columns per step, as two
+                    /// 16 x 4 column quads.
+                    DOTPROD_16X8_KR8 matmul_16x8_kr8_unchecked (16, 8) => per_channel_gemm(asm_layout, 16, &GEMM8_TILES),
+                ];
+                PACKING_4X4_KR8, "qai8dxp4x4_qsi4cxp4x4_", [
+                    /// GEMM on the kr 8 packing, 16 rows (4 LHS tiles) x 4 columns per step.
+                    DOTPROD_16X4_KR8 matmul_16x4_kr8_unchecked (16, 4) => per_channel_gemm(asm_layout, 16, &GEMM8_TILES),
+                ];
+            });
+        }
+    };
+    (@tier all, [$($a:ident),+], [$($b:ident),+]) => {
+        tier_module!(Dotprod, $($a,)+ $($b),+);
+    };
+    (@tier kr16, [$($a:ident),+], $b:tt) => {
+        tier_module!(Dotprod, $($a),+);
+    };
+    (@kr8 all, $($t:tt)*) => {
+        $($t)*
+    };
+    (@kr8 kr16, $($t:tt)*) => {};
+}
+pub(crate) use qsi4cxp_dotprod_kernels;
+
+qsi4cxp_dotprod_kernels!("f32", f32_out, all);
+
+/// The tile functions of the dotprod tier, one module per output type (`f32_out`, `f16_out`,
+/// `bf16_out`): the same `asm!` text up to the conversion before the stores.
 #[cfg(target_arch = "aarch64")]
-mod aarch64 {
-    use super::super as fam;
-    use super::super::Kernel;
-    use super::super::asm_layout;
-    use crate::matmul::arch::dotprod::{Tile, TileFn, per_channel_gemm, per_channel_gemv};
-    use crate::matmul::{RawKernel, Tier, UncheckedArgs};
+pub(crate) mod tiles {
+    use crate::matmul::arch::dotprod::{Tile, TileFn};
 
     // -----------------------------------------------------------------------------------------
     // GEMV pieces (mr = 1). Registers:
@@ -65,82 +125,6 @@ mod aarch64 {
 
     // The GEMV tiles. kr 16: one accumulator per column pair and nibble (1x4, 1x8, added after
     // the K loop) or per pair (1x16); kr 8: one per chunk and nibble, added into columns 0-3.
-    gemv_tile! { tile_1x4(t), "`1 x 4` (one `nr = 4` tile)",
-        rhs: [rhs = t.rhs],
-        init: "movi v31.16b, #0xf0",
-        zero: ["20", "21", "24", "25"],
-        group: concat!(
-            gemv_lhs!(k16, "lhs"),
-            gemv_tile_group!(4, rhs, ["12", "16", "13", "17"], ["20", "21"], ["24", "25"]),
-        ),
-        fold: concat!("add v20.4s, v20.4s, v24.4s\n", "add v21.4s, v21.4s, v25.4s\n"),
-        epilogue: gemv_epilogue!(4, "rhs", "v20", "v21"),
-        store: "str q20, [{out}]",
-        clobbers: ["v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v12", "v13",
-                   "v16", "v17", "v20", "v21", "v24", "v25", "v31"],
-    }
-    gemv_tile! { tile_1x4_kr8(t), "`1 x 4` on the kr 8 packing (one `nr = 4, kr = 8` tile)",
-        rhs: [rhs = t.rhs],
-        init: "movi v31.16b, #0xf0",
-        zero: ["20", "21", "22", "23", "24", "25", "26", "27"],
-        // a group is 4 chunks of 4 columns x 4 bytes, each unpacked chunk meets 4 depths of
-        // the plain LHS row (SDOT by element): no LHS duplication, no lane folding
-        group: concat!(
-            gemv_lhs!(k8, "lhs"),
-            gemv8_tile_group!(4, rhs, ["12", "13", "14", "15"],
-                              ["20", "21", "22", "23", "24", "25", "26", "27"]),
-        ),
-        fold: concat!(
-            "add v20.4s, v20.4s, v21.4s\n", "add v22.4s, v22.4s, v23.4s\n",
-            "add v24.4s, v24.4s, v25.4s\n", "add v26.4s, v26.4s, v27.4s\n",
-            "add v20.4s, v20.4s, v22.4s\n", "add v24.4s, v24.4s, v26.4s\n",
-            "add v20.4s, v20.4s, v24.4s\n",
-        ),
-        epilogue: gemv_epilogue!(4, "rhs", "v20"),
-        store: "str q20, [{out}]",
-        clobbers: ["v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v12", "v13", "v14",
-                   "v15", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v31"],
-    }
-    gemv_tile! { tile_1x8(t), "`1 x 8` (one `nr = 8` tile)",
-        rhs: [rhs = t.rhs],
-        init: "movi v31.16b, #0xf0",
-        zero: ["20", "21", "22", "23", "24", "25", "26", "27"],
-        group: concat!(
-            gemv_lhs!(k16, "lhs"),
-            gemv_tile_group!(8, rhs, ["12", "16", "13", "17", "14", "18", "15", "19"],
-                             ["20", "21", "22", "23"], ["24", "25", "26", "27"]),
-        ),
-        fold: concat!(
-            "add v20.4s, v20.4s, v24.4s\n", "add v21.4s, v21.4s, v25.4s\n",
-            "add v22.4s, v22.4s, v26.4s\n", "add v23.4s, v23.4s, v27.4s\n",
-        ),
-        epilogue: gemv_epilogue!(8, "rhs", "v20", "v21", "v22", "v23"),
-        store: "stp q20, q21, [{out}]",
-        clobbers: ["v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11",
-                   "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22",
-                   "v23", "v24", "v25", "v26", "v27", "v31"],
-    }
-    gemv_tile! { tile_1x16(t), "`1 x 16` (two consecutive `nr = 8` tiles sharing the LHS loads)",
-        rhs: [rhs0 = t.rhs, rhs1 = t.rhs.wrapping_add(t.rhs_stride)],
-        init: "movi v31.16b, #0xf0",
-        zero: ["20", "21", "22", "23", "24", "25", "26", "27"],
-        group: concat!(
-            gemv_lhs!(k16, "lhs"),
-            gemv_tile_group!(8, rhs0, ["12", "16", "13", "17", "14", "18", "15", "19"],
-                             ["20", "21", "22", "23"], ["20", "21", "22", "23"]),
-            gemv_tile_group!(8, rhs1, ["12", "16", "13", "17", "14", "18", "15", "19"],
-                             ["24", "25", "26", "27"], ["24", "25", "26", "27"]),
-        ),
-        fold: "",
-        epilogue: concat!(
-            gemv_epilogue!(8, "rhs0", "v20", "v21", "v22", "v23"),
-            gemv_epilogue!(8, "rhs1", "v24", "v25", "v26", "v27"),
-        ),
-        store: concat!("stp q20, q21, [{out}]\n", "stp q24, q25, [{out}, #32]\n"),
-        clobbers: ["v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11",
-                   "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22",
-                   "v23", "v24", "v25", "v26", "v27", "v31"],
-    }
 
     // -----------------------------------------------------------------------------------------
     // GEMM pieces (mr = 4): one output tile is up to 4 LHS tiles (16 rows) x one column quad
@@ -303,10 +287,10 @@ mod aarch64 {
     /// `$mode` is `split` or `joint` (see `gemm_accs`).
     #[rustfmt::skip]
     macro_rules! gemm_tile {
-        ([$($name:ident: kr $kr:tt),+], $t:ident, $rows:literal, $mode:tt, $regs:tt) => {
-            $(gemm_tile!(@fn $name, $kr, $t, $rows, $mode, $regs);)+
+        ($out:ident, [$($name:ident: kr $kr:tt),+], $t:ident, $rows:literal, $mode:tt, $regs:tt) => {
+            $(gemm_tile!(@fn $out, $name, $kr, $t, $rows, $mode, $regs);)+
         };
-        (@fn $name:ident, $kr:tt, $t:ident, $rows:literal, $mode:tt,
+        (@fn $out:ident, $name:ident, $kr:tt, $t:ident, $rows:literal, $mode:tt,
          [$({ lhs: $l:ident, tile: $i:literal, x01: $x01:literal, x23: $x23:literal,
               low: [$a0:literal, $a1:literal, $a2:literal, $a3:literal],
               high: [$h0:literal, $h1:literal, $h2:literal, $h3:literal] }),+]) => {
@@ -318,7 +302,7 @@ mod aarch64 {
             /// As [`TileFn`]: the tile's LHS tiles, its RHS quad and extras, and a writable
             /// output tile with `out_stride` bytes between rows.
             #[target_feature(enable = "dotprod")]
-            unsafe fn $name($t: &Tile) {
+            pub(crate) unsafe fn $name($t: &Tile) {
                 // SAFETY: dotprod is enabled by the caller's contract. The loads stay inside
                 // the listed LHS tiles (4 * (Kp + 8) bytes each) and the RHS tile: the quad's
                 // chunks (`rhs`, stepping by `rhs_step`) and its extras (`extras`, 3 x 16 bytes
@@ -339,7 +323,7 @@ mod aarch64 {
                         // fold the high-nibble accumulators into the low ones (if apart)
                         $(gemm_accs!(fold, $mode, [$a0, $a1, $a2, $a3], [$h0, $h1, $h2, $h3]),)+
                         // epilogue
-                        gemm_epilogue!($([$l, $x01, $x23, [$a0, $a1, $a2, $a3]]),+),
+                        gemm_epilogue!($out, $([$l, $x01, $x23, [$a0, $a1, $a2, $a3]]),+),
                         $($l = inout(reg) $t.lhs[$i] => _,)+
                         rhs = inout(reg) $t.rhs => _,
                         rstep = in(reg) $t.rhs_step,
@@ -358,78 +342,138 @@ mod aarch64 {
 
     // The GEMM tiles: per LHS tile its operand, index, LHS block registers and low- / high-nibble
     // accumulators.
-    gemm_tile! { [tile_4x4: kr 16, tile8_4x4: kr 8], t, 4, split, [
-        { lhs: l0, tile: 0, x01: "4", x23: "5",
-          low: ["16", "17", "18", "19"], high: ["20", "21", "22", "23"] }
-    ]}
-    gemm_tile! { [tile_8x4: kr 16, tile8_8x4: kr 8], t, 8, split, [
-        { lhs: l0, tile: 0, x01: "4", x23: "5",
-          low: ["16", "17", "18", "19"], high: ["24", "25", "26", "27"] },
-        { lhs: l1, tile: 1, x01: "6", x23: "7",
-          low: ["20", "21", "22", "23"], high: ["28", "29", "30", "31"] }
-    ]}
-    gemm_tile! { [tile_12x4: kr 16, tile8_12x4: kr 8], t, 12, joint, [
-        { lhs: l0, tile: 0, x01: "4", x23: "5",
-          low: ["16", "17", "18", "19"], high: ["16", "17", "18", "19"] },
-        { lhs: l1, tile: 1, x01: "6", x23: "7",
-          low: ["20", "21", "22", "23"], high: ["20", "21", "22", "23"] },
-        { lhs: l2, tile: 2, x01: "8", x23: "9",
-          low: ["24", "25", "26", "27"], high: ["24", "25", "26", "27"] }
-    ]}
-    gemm_tile! { [tile_16x4: kr 16, tile8_16x4: kr 8], t, 16, joint, [
-        { lhs: l0, tile: 0, x01: "4", x23: "5",
-          low: ["16", "17", "18", "19"], high: ["16", "17", "18", "19"] },
-        { lhs: l1, tile: 1, x01: "6", x23: "7",
-          low: ["20", "21", "22", "23"], high: ["20", "21", "22", "23"] },
-        { lhs: l2, tile: 2, x01: "8", x23: "9",
-          low: ["24", "25", "26", "27"], high: ["24", "25", "26", "27"] },
-        { lhs: l3, tile: 3, x01: "10", x23: "11",
-          low: ["28", "29", "30", "31"], high: ["28", "29", "30", "31"] }
-    ]}
 
-    // -----------------------------------------------------------------------------------------
-    // Kernel entry points and descriptors
-    // -----------------------------------------------------------------------------------------
+    /// Every tile function and table, with outputs of type `$out`.
+    macro_rules! define_tiles {
+        ($out:ident) => {
+            gemv_tile! { tile_1x4(t), "`1 x 4` (one `nr = 4` tile)",
+                rhs: [rhs = t.rhs],
+                init: "movi v31.16b, #0xf0",
+                zero: ["20", "21", "24", "25"],
+                group: concat!(
+                    gemv_lhs!(k16, "lhs"),
+                    gemv_tile_group!(4, rhs, ["12", "16", "13", "17"], ["20", "21"], ["24", "25"]),
+                ),
+                fold: concat!("add v20.4s, v20.4s, v24.4s\n", "add v21.4s, v21.4s, v25.4s\n"),
+                epilogue: gemv_epilogue!(4, "rhs", "v20", "v21"),
+                out: $out, store: ["20"],
+                clobbers: ["v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v12", "v13",
+                           "v16", "v17", "v20", "v21", "v24", "v25", "v31"],
+            }
+            gemv_tile! { tile_1x4_kr8(t), "`1 x 4` on the kr 8 packing (one `nr = 4, kr = 8` tile)",
+                rhs: [rhs = t.rhs],
+                init: "movi v31.16b, #0xf0",
+                zero: ["20", "21", "22", "23", "24", "25", "26", "27"],
+                // a group is 4 chunks of 4 columns x 4 bytes, each unpacked chunk meets 4 depths of
+                // the plain LHS row (SDOT by element): no LHS duplication, no lane folding
+                group: concat!(
+                    gemv_lhs!(k8, "lhs"),
+                    gemv8_tile_group!(4, rhs, ["12", "13", "14", "15"],
+                                      ["20", "21", "22", "23", "24", "25", "26", "27"]),
+                ),
+                fold: concat!(
+                    "add v20.4s, v20.4s, v21.4s\n", "add v22.4s, v22.4s, v23.4s\n",
+                    "add v24.4s, v24.4s, v25.4s\n", "add v26.4s, v26.4s, v27.4s\n",
+                    "add v20.4s, v20.4s, v22.4s\n", "add v24.4s, v24.4s, v26.4s\n",
+                    "add v20.4s, v20.4s, v24.4s\n",
+                ),
+                epilogue: gemv_epilogue!(4, "rhs", "v20"),
+                out: $out, store: ["20"],
+                clobbers: ["v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v12", "v13", "v14",
+                           "v15", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v31"],
+            }
+            gemv_tile! { tile_1x8(t), "`1 x 8` (one `nr = 8` tile)",
+                rhs: [rhs = t.rhs],
+                init: "movi v31.16b, #0xf0",
+                zero: ["20", "21", "22", "23", "24", "25", "26", "27"],
+                group: concat!(
+                    gemv_lhs!(k16, "lhs"),
+                    gemv_tile_group!(8, rhs, ["12", "16", "13", "17", "14", "18", "15", "19"],
+                                     ["20", "21", "22", "23"], ["24", "25", "26", "27"]),
+                ),
+                fold: concat!(
+                    "add v20.4s, v20.4s, v24.4s\n", "add v21.4s, v21.4s, v25.4s\n",
+                    "add v22.4s, v22.4s, v26.4s\n", "add v23.4s, v23.4s, v27.4s\n",
+                ),
+                epilogue: gemv_epilogue!(8, "rhs", "v20", "v21", "v22", "v23"),
+                out: $out, store: ["20", "21"],
+                clobbers: ["v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11",
+                           "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22",
+                           "v23", "v24", "v25", "v26", "v27", "v31"],
+            }
+            gemv_tile! { tile_1x16(t), "`1 x 16` (two consecutive `nr = 8` tiles sharing the LHS loads)",
+                rhs: [rhs0 = t.rhs, rhs1 = t.rhs.wrapping_add(t.rhs_stride)],
+                init: "movi v31.16b, #0xf0",
+                zero: ["20", "21", "22", "23", "24", "25", "26", "27"],
+                group: concat!(
+                    gemv_lhs!(k16, "lhs"),
+                    gemv_tile_group!(8, rhs0, ["12", "16", "13", "17", "14", "18", "15", "19"],
+                                     ["20", "21", "22", "23"], ["20", "21", "22", "23"]),
+                    gemv_tile_group!(8, rhs1, ["12", "16", "13", "17", "14", "18", "15", "19"],
+                                     ["24", "25", "26", "27"], ["24", "25", "26", "27"]),
+                ),
+                fold: "",
+                epilogue: concat!(
+                    gemv_epilogue!(8, "rhs0", "v20", "v21", "v22", "v23"),
+                    gemv_epilogue!(8, "rhs1", "v24", "v25", "v26", "v27"),
+                ),
+                out: $out, store: ["20", "21", "24", "25"],
+                clobbers: ["v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11",
+                           "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22",
+                           "v23", "v24", "v25", "v26", "v27", "v31"],
+            }
+            gemm_tile! { $out, [tile_4x4: kr 16, tile8_4x4: kr 8], t, 4, split, [
+                { lhs: l0, tile: 0, x01: "4", x23: "5",
+                  low: ["16", "17", "18", "19"], high: ["20", "21", "22", "23"] }
+            ]}
+            gemm_tile! { $out, [tile_8x4: kr 16, tile8_8x4: kr 8], t, 8, split, [
+                { lhs: l0, tile: 0, x01: "4", x23: "5",
+                  low: ["16", "17", "18", "19"], high: ["24", "25", "26", "27"] },
+                { lhs: l1, tile: 1, x01: "6", x23: "7",
+                  low: ["20", "21", "22", "23"], high: ["28", "29", "30", "31"] }
+            ]}
+            gemm_tile! { $out, [tile_12x4: kr 16, tile8_12x4: kr 8], t, 12, joint, [
+                { lhs: l0, tile: 0, x01: "4", x23: "5",
+                  low: ["16", "17", "18", "19"], high: ["16", "17", "18", "19"] },
+                { lhs: l1, tile: 1, x01: "6", x23: "7",
+                  low: ["20", "21", "22", "23"], high: ["20", "21", "22", "23"] },
+                { lhs: l2, tile: 2, x01: "8", x23: "9",
+                  low: ["24", "25", "26", "27"], high: ["24", "25", "26", "27"] }
+            ]}
+            gemm_tile! { $out, [tile_16x4: kr 16, tile8_16x4: kr 8], t, 16, joint, [
+                { lhs: l0, tile: 0, x01: "4", x23: "5",
+                  low: ["16", "17", "18", "19"], high: ["16", "17", "18", "19"] },
+                { lhs: l1, tile: 1, x01: "6", x23: "7",
+                  low: ["20", "21", "22", "23"], high: ["20", "21", "22", "23"] },
+                { lhs: l2, tile: 2, x01: "8", x23: "9",
+                  low: ["24", "25", "26", "27"], high: ["24", "25", "26", "27"] },
+                { lhs: l3, tile: 3, x01: "10", x23: "11",
+                  low: ["28", "29", "30", "31"], high: ["28", "29", "30", "31"] }
+            ]}
 
-    asm_catalogue! {
-        tier: Dotprod, feature: "FEAT_DotProd", suffix: "_neon_dotprod";
-        PACKING_1X8, "matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_", [
-            /// GEMV over two `nr = 8` RHS tiles at a time (1 x 16 outputs per step).
-            DOTPROD_1X16 matmul_1x16_unchecked (1, 16) => per_channel_gemv(asm_layout, 2, tile_1x16, tile_1x8),
-            /// GEMV over one `nr = 8` RHS tile at a time.
-            DOTPROD_1X8 matmul_1x8_unchecked (1, 8) => per_channel_gemv(asm_layout, 1, tile_1x8, tile_1x8),
-        ];
-        PACKING_1X4, "matmul_clamp_f32_qai8dxp1x8_qsi4cxp4x8_", [
-            /// GEMV over one `nr = 4` RHS tile at a time.
-            DOTPROD_1X4 matmul_1x4_unchecked (1, 4) => per_channel_gemv(asm_layout, 1, tile_1x4, tile_1x4),
-        ];
-        PACKING_4X8, "matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_", [
-            /// GEMM, 16 rows (4 LHS tiles) x 8 columns per step, as two 16 x 4 column quads.
-            DOTPROD_16X8 matmul_16x8_unchecked (16, 8) => per_channel_gemm(asm_layout, 16, &GEMM_TILES),
-            /// GEMM, 4 rows x 8 columns per step.
-            DOTPROD_4X8 matmul_4x8_unchecked (4, 8) => per_channel_gemm(asm_layout, 4, &GEMM_TILES),
-        ];
-        PACKING_4X4, "matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_", [
-            /// GEMM, 16 rows (4 LHS tiles) x 4 columns per step.
-            DOTPROD_16X4 matmul_16x4_unchecked (16, 4) => per_channel_gemm(asm_layout, 16, &GEMM_TILES),
-            /// GEMM, 4 rows x 4 columns per step.
-            DOTPROD_4X4 matmul_4x4_unchecked (4, 4) => per_channel_gemm(asm_layout, 4, &GEMM_TILES),
-        ];
-        PACKING_1X4_KR8, "matmul_clamp_f32_qai8dxp1x4_qsi4cxp4x4_", [
-            /// GEMV on the kr 8 packing, one `nr = 4` RHS tile at a time.
-            DOTPROD_1X4_KR8 matmul_1x4_kr8_unchecked (1, 4) => per_channel_gemv(asm_layout, 1, tile_1x4_kr8, tile_1x4_kr8),
-        ];
-        PACKING_4X8_KR8, "matmul_clamp_f32_qai8dxp4x4_qsi4cxp8x4_", [
-            /// GEMM on the kr 8 packing, 16 rows (4 LHS tiles) x 8 columns per step, as two
-            /// 16 x 4 column quads.
-            DOTPROD_16X8_KR8 matmul_16x8_kr8_unchecked (16, 8) => per_channel_gemm(asm_layout, 16, &GEMM8_TILES),
-        ];
-        PACKING_4X4_KR8, "matmul_clamp_f32_qai8dxp4x4_qsi4cxp4x4_", [
-            /// GEMM on the kr 8 packing, 16 rows (4 LHS tiles) x 4 columns per step.
-            DOTPROD_16X4_KR8 matmul_16x4_kr8_unchecked (16, 4) => per_channel_gemm(asm_layout, 16, &GEMM8_TILES),
-        ];
+            /// The GEMM tile functions by LHS tile count: kr 16, kr 8.
+            pub(crate) const GEMM_TILES: [TileFn; 4] = [tile_4x4, tile_8x4, tile_12x4, tile_16x4];
+            pub(crate) const GEMM8_TILES: [TileFn; 4] = [tile8_4x4, tile8_8x4, tile8_12x4, tile8_16x4];
+        };
     }
-    /// The GEMM tile functions by LHS tile count: kr 16, kr 8.
-    const GEMM_TILES: [TileFn; 4] = [tile_4x4, tile_8x4, tile_12x4, tile_16x4];
-    const GEMM8_TILES: [TileFn; 4] = [tile8_4x4, tile8_8x4, tile8_12x4, tile8_16x4];
+
+    /// f32 outputs.
+    pub(crate) mod f32_out {
+        use super::*;
+        define_tiles!(f32);
+    }
+
+    /// f16 outputs (`FCVTN`).
+    pub(crate) mod f16_out {
+        use super::*;
+        define_tiles!(f16);
+    }
+
+    /// bf16 outputs (integer round to nearest even).
+    // The kr 8 tiles serve no bf16 kernel: the bf16 LHS packer takes `kr / sr = 8` only.
+    #[allow(dead_code)]
+    pub(crate) mod bf16_out {
+        use super::*;
+        define_tiles!(bf16);
+    }
 }

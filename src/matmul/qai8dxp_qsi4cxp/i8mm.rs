@@ -35,16 +35,48 @@
 
 use super::Kernel;
 
-tier_module!(I8mm, I8MM_24X8, I8MM_8X8, I8MM_4X8, I8MM_24X4, I8MM_16X4, I8MM_8X4, I8MM_4X4);
+/// The i8mm kernels of the `qai8dxp x qsi4cxp` arithmetic with outputs of type `$dst`
+/// (`"f32"`, `"f16"`, `"bf16"`), on the tile kernels of [`tiles`]`::$out`: every family of this arithmetic
+/// (`qai8dxp_qsi4cxp`, `f16_qai8dxp_qsi4cxp`, `bf16_qai8dxp_qsi4cxp`) declares its i8mm tier with this one table (`$feature`: what the
+/// kernels need, for their docs; `also: Bf16`: they also need FEAT_BF16).
+macro_rules! qsi4cxp_i8mm_kernels {
+    ($dst:literal, $out:ident, $feature:literal $(, also: $extra:ident)?) => {
+        tier_module!(I8mm, I8MM_24X8, I8MM_8X8, I8MM_4X8, I8MM_24X4, I8MM_16X4, I8MM_8X4, I8MM_4X4);
 
+        #[cfg(target_arch = "aarch64")]
+        mod aarch64 {
+            use super::super as fam;
+            use super::super::Kernel;
+            use crate::matmul::qai8dxp_qsi4cxp::i8mm::tiles::$out::run;
+            use crate::matmul::{RawKernel, Tier, UncheckedArgs};
+
+            asm_catalogue! {
+                tier: I8mm, feature: $feature, dst: $dst, suffix: "_neon_i8mm" $(, also: $extra)?;
+                PACKING_4X8, "qai8dxp4x8_qsi4cxp8x8_", [
+                    I8MM_24X8 matmul_24x8_unchecked (24, 8) => run(6),
+                    I8MM_8X8 matmul_8x8_unchecked (8, 8) => run(2),
+                    I8MM_4X8 matmul_4x8_unchecked (4, 8) => run(1),
+                ];
+                PACKING_4X4, "qai8dxp4x8_qsi4cxp4x8_", [
+                    I8MM_24X4 matmul_24x4_unchecked (24, 4) => run(6),
+                    I8MM_16X4 matmul_16x4_unchecked (16, 4) => run(4),
+                    I8MM_8X4 matmul_8x4_unchecked (8, 4) => run(2),
+                    I8MM_4X4 matmul_4x4_unchecked (4, 4) => run(1),
+                ];
+            }
+        }
+    };
+}
+pub(crate) use qsi4cxp_i8mm_kernels;
+
+qsi4cxp_i8mm_kernels!("f32", f32_out, "FEAT_I8MM");
+
+/// The tile kernels of the i8mm tier and their `run`, one module per output type.
 #[cfg(target_arch = "aarch64")]
-mod aarch64 {
-    use super::super as fam;
-    use super::Kernel;
-    use crate::matmul::{RawKernel, Tier, TileStrides, UncheckedArgs};
-
-    use crate::matmul::Packing;
+pub(crate) mod tiles {
     use crate::matmul::arch::asm::{MAX_TILES, TileKernel, gemm};
+    use crate::matmul::qai8dxp_qsi4cxp as fam;
+    use crate::matmul::{Packing, TileStrides, UncheckedArgs};
 
     /// Defines one tile kernel: `4R` rows (one entry of `tiles` per LHS tile) x 4 or 8 columns.
     ///
@@ -59,6 +91,7 @@ mod aarch64 {
     ///   accumulator set for the high-nibble depths, added into the first after the K loop.
     macro_rules! tile_kernel {
         (
+            $out:ident;
             $(#[$meta:meta])*
             fn $name:ident;
             rhs_lo = $rhs_lo:tt, rhs_hi = $rhs_hi:tt, raw = $raw:tt, unp = $unp:tt,
@@ -66,6 +99,7 @@ mod aarch64 {
             tiles = [$(($a:ident, $i:tt, [$($acc01:tt),+], [$($acc23:tt),+])),+ $(,)?] $(,)?
         ) => {
             tile_kernel! {
+                $out;
                 $(#[$meta])*
                 fn $name;
                 rhs_lo = $rhs_lo, rhs_hi = $rhs_hi, raw = $raw, unp = $unp,
@@ -76,6 +110,7 @@ mod aarch64 {
             }
         };
         (
+            $out:ident;
             $(#[$meta:meta])*
             fn $name:ident;
             rhs_lo = $rhs_lo:tt, rhs_hi = $rhs_hi:tt, raw = $raw:tt, unp = $unp:tt,
@@ -85,6 +120,7 @@ mod aarch64 {
             hi = $hi:tt, merge = [$(($md:tt, $ms:tt)),* $(,)?] $(,)?
         ) => {
             $crate::matmul::arch::i8mm::tile_fn! {
+            $out;
             $(#[$meta])*
             fn $name(t) {
                 // SAFETY: the caller guarantees FEAT_I8MM and that `t.lhs[..R]`, `t.rhs` and
@@ -118,7 +154,7 @@ mod aarch64 {
                         "dup v31.4s, {cmax:w}",
                         $($ld_c,)+
                         $($crate::matmul::arch::i8mm::epi_tile!(
-                            lr, per_channel_row_math, per_channel_lhs_consts, $a, [$($acc01),+], [$($acc23),+], $cst,
+                            $out, lr, per_channel_row_math, per_channel_lhs_consts, $a, [$($acc01),+], [$($acc23),+], $cst,
                             $row0),)+
                         $($a = inout(reg) t.lhs[$i] => _,)+
                         b = inout(reg) t.rhs => _,
@@ -144,19 +180,19 @@ mod aarch64 {
     /// Defines 4-column tile kernels (accumulators `v0..v4R`, working registers v24-v31) for one
     /// RHS layout, given its two RHS load instructions: `[name: R, ...]` for `R` LHS tiles.
     macro_rules! tiles_4col {
-        ($lo:tt, $hi:tt, [$($name:ident: $r:tt),+ $(,)?]) => {
-            $(tiles_4col!(@tiles $lo, $hi, $name, $r);)+
+        ($out:ident, $lo:tt, $hi:tt, [$($name:ident: $r:tt),+ $(,)?]) => {
+            $(tiles_4col!(@tiles $out, $lo, $hi, $name, $r);)+
         };
         // 1 and 2 LHS tiles: a second accumulator set for the high nibbles, so that no
         // accumulator waits on itself more than twice per group.
-        (@tiles $lo:tt, $hi:tt, $name:ident, 1) => {
-            tiles_4col!(@def $lo, $hi, $name, "4", [(a0, 0, ["v0", "v1"], ["v2", "v3"])],
+        (@tiles $out:ident, $lo:tt, $hi:tt, $name:ident, 1) => {
+            tiles_4col!(@def $out, $lo, $hi, $name, "4", [(a0, 0, ["v0", "v1"], ["v2", "v3"])],
                 hi = [(a0, ["v4", "v5"], ["v6", "v7"])],
                 merge = [("v0", "v4"), ("v1", "v5"), ("v2", "v6"), ("v3", "v7")],
             );
         };
-        (@tiles $lo:tt, $hi:tt, $name:ident, 2) => {
-            tiles_4col!(@def $lo, $hi, $name, "8", [
+        (@tiles $out:ident, $lo:tt, $hi:tt, $name:ident, 2) => {
+            tiles_4col!(@def $out, $lo, $hi, $name, "8", [
                 (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
             ],
                 hi = [(a0, ["v8", "v9"], ["v10", "v11"]), (a1, ["v12", "v13"], ["v14", "v15"])],
@@ -166,34 +202,35 @@ mod aarch64 {
                 ],
             );
         };
-        (@tiles $lo:tt, $hi:tt, $name:ident, 3) => {
-            tiles_4col!(@def $lo, $hi, $name, "12", [
+        (@tiles $out:ident, $lo:tt, $hi:tt, $name:ident, 3) => {
+            tiles_4col!(@def $out, $lo, $hi, $name, "12", [
                 (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
                 (a2, 2, ["v8", "v9"], ["v10", "v11"]),
             ]);
         };
-        (@tiles $lo:tt, $hi:tt, $name:ident, 4) => {
-            tiles_4col!(@def $lo, $hi, $name, "16", [
+        (@tiles $out:ident, $lo:tt, $hi:tt, $name:ident, 4) => {
+            tiles_4col!(@def $out, $lo, $hi, $name, "16", [
                 (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
                 (a2, 2, ["v8", "v9"], ["v10", "v11"]), (a3, 3, ["v12", "v13"], ["v14", "v15"]),
             ]);
         };
-        (@tiles $lo:tt, $hi:tt, $name:ident, 5) => {
-            tiles_4col!(@def $lo, $hi, $name, "20", [
+        (@tiles $out:ident, $lo:tt, $hi:tt, $name:ident, 5) => {
+            tiles_4col!(@def $out, $lo, $hi, $name, "20", [
                 (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
                 (a2, 2, ["v8", "v9"], ["v10", "v11"]), (a3, 3, ["v12", "v13"], ["v14", "v15"]),
                 (a4, 4, ["v16", "v17"], ["v18", "v19"]),
             ]);
         };
-        (@tiles $lo:tt, $hi:tt, $name:ident, 6) => {
-            tiles_4col!(@def $lo, $hi, $name, "24", [
+        (@tiles $out:ident, $lo:tt, $hi:tt, $name:ident, 6) => {
+            tiles_4col!(@def $out, $lo, $hi, $name, "24", [
                 (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
                 (a2, 2, ["v8", "v9"], ["v10", "v11"]), (a3, 3, ["v12", "v13"], ["v14", "v15"]),
                 (a4, 4, ["v16", "v17"], ["v18", "v19"]), (a5, 5, ["v20", "v21"], ["v22", "v23"]),
             ]);
         };
-        (@def $lo:tt, $hi:tt, $name:ident, $rows:literal, $tiles:tt $(, $($split:tt)+)?) => {
+        (@def $out:ident, $lo:tt, $hi:tt, $name:ident, $rows:literal, $tiles:tt $(, $($split:tt)+)?) => {
             tile_kernel! {
+                $out;
                 #[doc = concat!("Tile kernel: ", $rows, " rows x 4 columns.")]
                 fn $name;
                 rhs_lo = [$lo], rhs_hi = [$hi], raw = ["v25", "v26"], unp = ["v27", "v28"],
@@ -210,24 +247,13 @@ mod aarch64 {
         };
     }
 
-    // `nr = 4`: a group is 64 bytes, bytes 8-15 of the columns start 32 bytes in.
-    tiles_4col!("ldp q25, q26, [{b}], #64", "ldp q25, q26, [{b}, #-32]", [
-        nr4_r1: 1, nr4_r2: 2, nr4_r3: 3, nr4_r4: 4, nr4_r5: 5, nr4_r6: 6,
-    ]);
-
-    // `nr = 8`, 4 of the 8 columns (the pointer starts at the half): a group is 128 bytes, bytes
-    // 8-15 start 64 bytes in. Only for 3+ LHS tiles: below, whole 8-column tiles need the same
-    // unpack work and half the LHS loads.
-    tiles_4col!("ldp q25, q26, [{b}], #128", "ldp q25, q26, [{b}, #-64]", [
-        nr8h_r3: 3, nr8h_r4: 4, nr8h_r5: 5, nr8h_r6: 6,
-    ]);
-
     /// Defines the 8-column tile kernels on `nr = 8` (accumulators `v0..v8R`, working registers
     /// v16-v31).
     macro_rules! tiles_8col {
-        ([$($name:ident: $rows:literal, $tiles:tt;)+]) => {
+        ($out:ident, [$($name:ident: $rows:literal, $tiles:tt;)+]) => {
             $(
                 tile_kernel! {
+                    $out;
                     #[doc = concat!("Tile kernel: ", $rows, " rows x 8 columns.")]
                     fn $name;
                     rhs_lo = ["ldp q16, q17, [{b}], #128", "ldp q18, q19, [{b}, #-96]"],
@@ -249,49 +275,75 @@ mod aarch64 {
         };
     }
 
-    tiles_8col!([
-        nr8_r1: "4", [(a0, 0, ["v0", "v1", "v2", "v3"], ["v4", "v5", "v6", "v7"])];
-        nr8_r2: "8", [
-            (a0, 0, ["v0", "v1", "v2", "v3"], ["v4", "v5", "v6", "v7"]),
-            (a1, 1, ["v8", "v9", "v10", "v11"], ["v12", "v13", "v14", "v15"]),
-        ];
-    ]);
+    /// The tile kernels, their table and `run`, with outputs of kind `$out`.
+    macro_rules! define_tiles {
+        ($out:ident) => {
+            // `nr = 4`: a group is 64 bytes, bytes 8-15 of the columns start 32 bytes in.
+            tiles_4col!($out, "ldp q25, q26, [{b}], #64", "ldp q25, q26, [{b}, #-32]", [
+                nr4_r1: 1, nr4_r2: 2, nr4_r3: 3, nr4_r4: 4, nr4_r5: 5, nr4_r6: 6,
+            ]);
 
-    /// Tile kernels on `nr = 4`, by LHS tile count.
-    const NR4: [TileKernel; MAX_TILES] = [(nr4_r1, 4), (nr4_r2, 4), (nr4_r3, 4), (nr4_r4, 4), (nr4_r5, 4), (nr4_r6, 4)];
+            // `nr = 8`, 4 of the 8 columns (the pointer starts at the half): a group is 128 bytes, bytes
+            // 8-15 start 64 bytes in. Only for 3+ LHS tiles: below, whole 8-column tiles need the same
+            // unpack work and half the LHS loads.
+            tiles_4col!($out, "ldp q25, q26, [{b}], #128", "ldp q25, q26, [{b}, #-64]", [
+                nr8h_r3: 3, nr8h_r4: 4, nr8h_r5: 5, nr8h_r6: 6,
+            ]);
 
-    /// Tile kernels on `nr = 8`, by LHS tile count: whole 8-column tiles up to 2 LHS tiles, half
-    /// tiles (4 columns) from 3 on, where the unpack is shared by enough rows.
-    const NR8: [TileKernel; MAX_TILES] =
-        [(nr8_r1, 8), (nr8_r2, 8), (nr8h_r3, 4), (nr8h_r4, 4), (nr8h_r5, 4), (nr8h_r6, 4)];
+            tiles_8col!($out, [
+                nr8_r1: "4", [(a0, 0, ["v0", "v1", "v2", "v3"], ["v4", "v5", "v6", "v7"])];
+                nr8_r2: "8", [
+                    (a0, 0, ["v0", "v1", "v2", "v3"], ["v4", "v5", "v6", "v7"]),
+                    (a1, 1, ["v8", "v9", "v10", "v11"], ["v12", "v13", "v14", "v15"]),
+                ];
+            ]);
 
-    /// Runs the rectangle `args` in steps of `tiles` LHS tiles (`1..=6`).
-    ///
-    /// # Safety
-    ///
-    /// The CPU has FEAT_I8MM and `args` satisfies
-    /// [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for `packing` (`mr = 4`,
-    /// `nr = 4` or `8`, `kr = 16`, `sr = 2`), `strides` its tile strides.
-    unsafe fn run(args: &UncheckedArgs<fam::Dst>, strides: &TileStrides, packing: &Packing, tiles: usize) {
-        let layout = fam::asm_layout(args, strides, packing);
-        let table = if packing.nr == 4 { &NR4 } else { &NR8 };
-        // SAFETY: forwarded from the caller; the layout is the family's for this `k` and
-        // packing, which the table's kernels read; their column counts (8 or 4) divide `nr`.
-        unsafe { gemm(args, &layout, &table[..tiles]) }
+            /// Tile kernels on `nr = 4`, by LHS tile count.
+            pub(crate) const NR4: [TileKernel; MAX_TILES] = [(nr4_r1, 4), (nr4_r2, 4), (nr4_r3, 4), (nr4_r4, 4), (nr4_r5, 4), (nr4_r6, 4)];
+
+            /// Tile kernels on `nr = 8`, by LHS tile count: whole 8-column tiles up to 2 LHS tiles, half
+            /// tiles (4 columns) from 3 on, where the unpack is shared by enough rows.
+            pub(crate) const NR8: [TileKernel; MAX_TILES] =
+                [(nr8_r1, 8), (nr8_r2, 8), (nr8h_r3, 4), (nr8h_r4, 4), (nr8h_r5, 4), (nr8h_r6, 4)];
+
+            /// Runs the rectangle `args` in steps of `tiles` LHS tiles (`1..=6`).
+            ///
+            /// # Safety
+            ///
+            /// The CPU has FEAT_I8MM and `args` satisfies
+            /// [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for `packing` (`mr = 4`,
+            /// `nr = 4` or `8`, `kr = 16`, `sr = 2`), `strides` its tile strides.
+            #[inline(always)]
+            pub(crate) unsafe fn run(
+                args: &UncheckedArgs<$crate::matmul::arch::asm::out_type!($out)>,
+                strides: &TileStrides,
+                packing: &Packing,
+                tiles: usize,
+            ) {
+                let layout = fam::asm_layout(args, strides, packing);
+                let table = if packing.nr == 4 { &NR4 } else { &NR8 };
+                // SAFETY: forwarded from the caller; the layout is the family's for this `k` and
+                // packing, which the table's kernels read; their column counts (8 or 4) divide `nr`.
+                unsafe { gemm(args, &layout, &table[..tiles]) }
+            }
+        };
     }
 
-    asm_catalogue! {
-        tier: I8mm, feature: "FEAT_I8MM", suffix: "_neon_i8mm";
-        PACKING_4X8, "matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_", [
-            I8MM_24X8 matmul_24x8_unchecked (24, 8) => run(6),
-            I8MM_8X8 matmul_8x8_unchecked (8, 8) => run(2),
-            I8MM_4X8 matmul_4x8_unchecked (4, 8) => run(1),
-        ];
-        PACKING_4X4, "matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_", [
-            I8MM_24X4 matmul_24x4_unchecked (24, 4) => run(6),
-            I8MM_16X4 matmul_16x4_unchecked (16, 4) => run(4),
-            I8MM_8X4 matmul_8x4_unchecked (8, 4) => run(2),
-            I8MM_4X4 matmul_4x4_unchecked (4, 4) => run(1),
-        ];
+    /// f32 outputs.
+    pub(crate) mod f32_out {
+        use super::*;
+        define_tiles!(f32);
+    }
+
+    /// f16 outputs (`FCVTN`).
+    pub(crate) mod f16_out {
+        use super::*;
+        define_tiles!(f16);
+    }
+
+    /// bf16 outputs (`BFCVTN`, FEAT_BF16).
+    pub(crate) mod bf16_out {
+        use super::*;
+        define_tiles!(bf16cvt);
     }
 }

@@ -40,39 +40,11 @@ pub(crate) mod i8mm;
 pub(crate) mod neon;
 pub(crate) mod scalar;
 
-use crate::error::Result;
-use crate::lhs::qai8dxp;
-use crate::matmul::{self, Family, Packing, sealed};
-use crate::rhs::qsi4cxp;
+use crate::matmul::Packing;
 
 /// Marker type of the family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Qai8dxpQsi4cxp;
-
-/// A kernel of this family.
-pub type Kernel = matmul::Kernel<Qai8dxpQsi4cxp>;
-
-impl sealed::Sealed for Qai8dxpQsi4cxp {}
-
-impl Family for Qai8dxpQsi4cxp {
-    const NAME: &'static str = "qai8dxp_qsi4cxp";
-    const BLOCKED: bool = false;
-    type Dst = f32;
-
-    fn kernels() -> &'static [&'static Kernel] {
-        KERNELS
-    }
-
-    fn lhs_tile_stride(k: usize, _bl: usize, packing: &Packing) -> Result<usize> {
-        packing.check_lhs()?;
-        qai8dxp::tile_stride(k, packing.mr)
-    }
-
-    fn rhs_tile_stride(k: usize, _bl: usize, packing: &Packing) -> Result<usize> {
-        packing.check_rhs_int4()?;
-        qsi4cxp::tile_stride(k, packing.nr)
-    }
-}
 
 /// `(mr 1, nr 4, kr 16)`: GEMV over 4-channel tiles (KleidiAI `qai8dxp1x8_qsi4cxp4x8`).
 pub const PACKING_1X4: Packing = Packing::int4(1, 4, 16);
@@ -106,20 +78,68 @@ pub(crate) fn asm_layout<O>(
     crate::matmul::arch::asm::Layout::per_channel(args, strides, packing, 4)
 }
 
-family_catalogue!(
-    Qai8dxpQsi4cxp,
-    scalar: [
-        (SCALAR_1X4, "matmul_clamp_f32_qai8dxp1x8_qsi4cxp4x8_1x4_scalar", PACKING_1X4),
-        (SCALAR_1X8, "matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_1x8_scalar", PACKING_1X8),
-        (SCALAR_4X4, "matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4_scalar", PACKING_4X4),
-        (SCALAR_4X8, "matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_4x8_scalar", PACKING_4X8),
-        (SCALAR_1X4_KR8, "matmul_clamp_f32_qai8dxp1x4_qsi4cxp4x4_1x4_scalar", PACKING_1X4_KR8),
-        (SCALAR_4X4_KR8, "matmul_clamp_f32_qai8dxp4x4_qsi4cxp4x4_4x4_scalar", PACKING_4X4_KR8),
-        (SCALAR_4X8_KR8, "matmul_clamp_f32_qai8dxp4x4_qsi4cxp8x4_4x8_scalar", PACKING_4X8_KR8),
-    ],
-    preferred: PREFERRED_RHS_PACKING,
-    fallback: SCALAR_4X8,
-);
+/// A family of this arithmetic with outputs of type `$dst` (named `$dst_name` in kernel
+/// names): the `Kernel` alias and the `Family` impl of marker `$fam` (family name `$name`), its
+/// scalar kernels, `KERNELS` from its tier modules and the dispatch functions. Every family of
+/// the arithmetic declares itself with this one table (`$packings`: `all`, or `kr16` without the
+/// `kr = 8` packings, which the bf16 LHS packer does not take).
+macro_rules! qsi4cxp_catalogue {
+    ($fam:ident, $name:literal, $dst:ty, $dst_name:literal, $packings:ident) => {
+        /// A kernel of this family.
+        pub type Kernel = $crate::matmul::Kernel<$fam>;
+
+        impl $crate::matmul::sealed::Sealed for $fam {}
+
+        impl $crate::Family for $fam {
+            const NAME: &'static str = $name;
+            const BLOCKED: bool = false;
+            type Dst = $dst;
+
+            fn kernels() -> &'static [&'static Kernel] {
+                KERNELS
+            }
+
+            fn lhs_tile_stride(k: usize, _bl: usize, packing: &$crate::Packing) -> $crate::Result<usize> {
+                packing.check_lhs()?;
+                $crate::lhs::qai8dxp::tile_stride(k, packing.mr)
+            }
+
+            fn rhs_tile_stride(k: usize, _bl: usize, packing: &$crate::Packing) -> $crate::Result<usize> {
+                packing.check_rhs_int4()?;
+                $crate::rhs::qsi4cxp::tile_stride(k, packing.nr)
+            }
+        }
+
+        $crate::matmul::qai8dxp_qsi4cxp::qsi4cxp_catalogue!(
+            @cat $fam,
+            $dst_name,
+            $packings,
+            [(SCALAR_1X4, "qai8dxp1x8_qsi4cxp4x8_1x4", PACKING_1X4), (SCALAR_1X8, "qai8dxp1x8_qsi4cxp8x8_1x8", PACKING_1X8), (SCALAR_4X4, "qai8dxp4x8_qsi4cxp4x8_4x4", PACKING_4X4), (SCALAR_4X8, "qai8dxp4x8_qsi4cxp8x8_4x8", PACKING_4X8)],
+            [(SCALAR_1X4_KR8, "qai8dxp1x4_qsi4cxp4x4_1x4", PACKING_1X4_KR8), (SCALAR_4X4_KR8, "qai8dxp4x4_qsi4cxp4x4_4x4", PACKING_4X4_KR8), (SCALAR_4X8_KR8, "qai8dxp4x4_qsi4cxp8x4_4x8", PACKING_4X8_KR8)]
+        );
+    };
+    (@cat $fam:ident, $dst_name:literal, all, [$($a:tt),+], [$($b:tt),+]) => {
+        family_catalogue!(
+            $fam,
+            dst: $dst_name,
+            scalar: [$($a,)+ $($b),+],
+            preferred: PREFERRED_RHS_PACKING,
+            fallback: SCALAR_4X8,
+        );
+    };
+    (@cat $fam:ident, $dst_name:literal, kr16, [$($a:tt),+], $b:tt) => {
+        family_catalogue!(
+            $fam,
+            dst: $dst_name,
+            scalar: [$($a),+],
+            preferred: PREFERRED_RHS_PACKING,
+            fallback: SCALAR_4X8,
+        );
+    };
+}
+pub(crate) use qsi4cxp_catalogue;
+
+qsi4cxp_catalogue!(Qai8dxpQsi4cxp, "qai8dxp_qsi4cxp", f32, "f32", all);
 
 #[cfg(test)]
 mod tests {

@@ -17,17 +17,62 @@
 
 use super::Kernel;
 
-tier_module!(Neon, NEON_4X8, NEON_4X4, NEON_1X8, NEON_1X4, NEON_4X8_KR8, NEON_4X4_KR8, NEON_1X4_KR8);
+/// The NEON kernels of the `qai8dxp x qsi4cxp` arithmetic with outputs of type `$dst`
+/// (`"f32"`, `"f16"`, `"bf16"`), on [`scheme::PerChannel`]: every family of this arithmetic
+/// (`qai8dxp_qsi4cxp`, `f16_qai8dxp_qsi4cxp`, `bf16_qai8dxp_qsi4cxp`) declares its NEON tier with this one table.
+macro_rules! qsi4cxp_neon_kernels {
+    ($dst:literal, $packings:ident) => {
+        $crate::matmul::qai8dxp_qsi4cxp::neon::qsi4cxp_neon_kernels!(@tier $packings, [NEON_4X8, NEON_4X4, NEON_1X8, NEON_1X4], [NEON_4X8_KR8, NEON_4X4_KR8, NEON_1X4_KR8]);
 
+        #[cfg(target_arch = "aarch64")]
+        mod aarch64 {
+            use super::super as fam;
+            use super::super::Kernel;
+            use crate::matmul::arch::neon::neon_kernels;
+            use crate::matmul::qai8dxp_qsi4cxp::neon::scheme::PerChannel;
+
+            neon_kernels! {
+                scheme: PerChannel,
+                dst: $dst,
+                bl: "`bl == 0`",
+                (NEON_4X8, matmul_4x8_unchecked, "qai8dxp4x8_qsi4cxp8x8_4x8", PACKING_4X8),
+                (NEON_4X4, matmul_4x4_unchecked, "qai8dxp4x8_qsi4cxp4x8_4x4", PACKING_4X4),
+                (NEON_1X8, matmul_1x8_unchecked, "qai8dxp1x8_qsi4cxp8x8_1x8", PACKING_1X8),
+                (NEON_1X4, matmul_1x4_unchecked, "qai8dxp1x8_qsi4cxp4x8_1x4", PACKING_1X4),
+            }
+            $crate::matmul::qai8dxp_qsi4cxp::neon::qsi4cxp_neon_kernels!(@kr8 $packings, neon_kernels! {
+                scheme: PerChannel,
+                dst: $dst,
+                bl: "`bl == 0`",
+                (NEON_4X8_KR8, matmul_4x8_kr8_unchecked, "qai8dxp4x4_qsi4cxp8x4_4x8", PACKING_4X8_KR8),
+                (NEON_4X4_KR8, matmul_4x4_kr8_unchecked, "qai8dxp4x4_qsi4cxp4x4_4x4", PACKING_4X4_KR8),
+                (NEON_1X4_KR8, matmul_1x4_kr8_unchecked, "qai8dxp1x4_qsi4cxp4x4_1x4", PACKING_1X4_KR8),
+            });
+        }
+    };
+    (@tier all, [$($a:ident),+], [$($b:ident),+]) => {
+        tier_module!(Neon, $($a,)+ $($b),+);
+    };
+    (@tier kr16, [$($a:ident),+], $b:tt) => {
+        tier_module!(Neon, $($a),+);
+    };
+    (@kr8 all, $($t:tt)*) => {
+        $($t)*
+    };
+    (@kr8 kr16, $($t:tt)*) => {};
+}
+pub(crate) use qsi4cxp_neon_kernels;
+
+qsi4cxp_neon_kernels!("f32", all);
+
+/// The family's part of the NEON kernels (one K pass and its epilogue; the output conversion is
+/// the shared driver's).
 #[cfg(target_arch = "aarch64")]
-mod aarch64 {
-    use super::super as fam;
-    use super::Kernel;
-    use crate::matmul::arch::neon::{GROUP, Group, Pass, Scheme, Values, neon_kernels, per_channel_values, sum_groups};
-
+pub(crate) mod scheme {
+    use crate::matmul::arch::neon::{GROUP, Group, Pass, Scheme, Values, per_channel_values, sum_groups};
     /// The family's [`Scheme`]: `qai8dxp` LHS tiles (`mr * (Kp + 8)` bytes), `qsi4cxp` RHS tiles
     /// (`nr * (Kp/2 + 12)` bytes), one integer sum over `Kp`.
-    struct PerChannel;
+    pub(crate) struct PerChannel;
 
     impl Scheme for PerChannel {
         #[target_feature(enable = "neon")]
@@ -50,17 +95,5 @@ mod aarch64 {
             // bias: NR values each) the RHS tile's; `col0 + 4 * NB <= NR`.
             unsafe { per_channel_values::<MR, NR, NB, 4>(acc, lhs_x, rhs_x) }
         }
-    }
-
-    neon_kernels! {
-        scheme: PerChannel,
-        bl: "`bl == 0`",
-        (NEON_4X8, matmul_4x8_unchecked, "matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_4x8_neon", PACKING_4X8),
-        (NEON_4X4, matmul_4x4_unchecked, "matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4_neon", PACKING_4X4),
-        (NEON_1X8, matmul_1x8_unchecked, "matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_1x8_neon", PACKING_1X8),
-        (NEON_1X4, matmul_1x4_unchecked, "matmul_clamp_f32_qai8dxp1x8_qsi4cxp4x8_1x4_neon", PACKING_1X4),
-        (NEON_4X8_KR8, matmul_4x8_kr8_unchecked, "matmul_clamp_f32_qai8dxp4x4_qsi4cxp8x4_4x8_neon", PACKING_4X8_KR8),
-        (NEON_4X4_KR8, matmul_4x4_kr8_unchecked, "matmul_clamp_f32_qai8dxp4x4_qsi4cxp4x4_4x4_neon", PACKING_4X4_KR8),
-        (NEON_1X4_KR8, matmul_1x4_kr8_unchecked, "matmul_clamp_f32_qai8dxp1x4_qsi4cxp4x4_1x4_neon", PACKING_1X4_KR8),
     }
 }

@@ -24,15 +24,52 @@
 
 use super::Kernel;
 
-tier_module!(Dotprod, DOTPROD_1X16, DOTPROD_1X4, DOTPROD_16X4, DOTPROD_1X16_KR4, DOTPROD_1X4_KR4, DOTPROD_16X4_KR4);
+/// The dotprod kernels of the `qai8dxp x qsi8cxp` arithmetic with outputs of type `$dst`
+/// (`"f32"`, `"f16"`), on the tile functions of [`tiles`]`::$out`: every family of this
+/// arithmetic (`qai8dxp_qsi8cxp`, `f16_qai8dxp_qsi8cxp`) declares its dotprod tier with this one
+/// table (`also: Bf16`: its kernels also need FEAT_BF16).
+macro_rules! qsi8cxp_dotprod_kernels {
+    ($dst:literal, $out:ident $(, also: $extra:ident)?) => {
+        tier_module!(Dotprod, DOTPROD_1X16, DOTPROD_1X4, DOTPROD_16X4, DOTPROD_1X16_KR4, DOTPROD_1X4_KR4, DOTPROD_16X4_KR4);
 
+        #[cfg(target_arch = "aarch64")]
+        mod aarch64 {
+            use super::super as fam;
+            use super::super::Kernel;
+            use crate::matmul::arch::dotprod::{per_channel_gemm, per_channel_gemv};
+            use crate::matmul::qai8dxp_qsi8cxp::asm_layout;
+            use crate::matmul::qai8dxp_qsi8cxp::dotprod::tiles::$out::*;
+            use crate::matmul::{RawKernel, Tier, UncheckedArgs};
+
+            asm_catalogue! {
+                tier: Dotprod, feature: "FEAT_DotProd", dst: $dst, suffix: "_neon_dotprod" $(, also: $extra)?;
+                PACKING_1X4, "qai8dxp1x8_qsi8cxp4x8_", [
+                    DOTPROD_1X16 matmul_1x16_unchecked (1, 16) => per_channel_gemv(asm_layout, 4, tile8_1x16, tile8_1x4),
+                    DOTPROD_1X4 matmul_1x4_unchecked (1, 4) => per_channel_gemv(asm_layout, 1, tile8_1x4, tile8_1x4),
+                ];
+                PACKING_4X4, "qai8dxp4x8_qsi8cxp4x8_", [
+                    DOTPROD_16X4 matmul_16x4_unchecked (16, 4) => per_channel_gemm(asm_layout, 16, &GEMM8_TILES),
+                ];
+                PACKING_1X4_KR4, "qai8dxp1x4_qsi8cxp4x4_", [
+                    DOTPROD_1X16_KR4 matmul_1x16_kr4_unchecked (1, 16) => per_channel_gemv(asm_layout, 4, tile4_1x16, tile4_1x4),
+                    DOTPROD_1X4_KR4 matmul_1x4_kr4_unchecked (1, 4) => per_channel_gemv(asm_layout, 1, tile4_1x4, tile4_1x4),
+                ];
+                PACKING_4X4_KR4, "qai8dxp4x4_qsi8cxp4x4_", [
+                    DOTPROD_16X4_KR4 matmul_16x4_kr4_unchecked (16, 4) => per_channel_gemm(asm_layout, 16, &GEMM4_TILES),
+                ];
+            }
+        }
+    };
+}
+pub(crate) use qsi8cxp_dotprod_kernels;
+
+qsi8cxp_dotprod_kernels!("f32", f32_out);
+
+/// The tile functions of the dotprod tier, one module per output type: the same `asm!`
+/// text up to the conversion before the stores.
 #[cfg(target_arch = "aarch64")]
-mod aarch64 {
-    use super::super as fam;
-    use super::super::Kernel;
-    use super::super::asm_layout;
-    use crate::matmul::arch::dotprod::{Tile, TileFn, per_channel_gemm, per_channel_gemv};
-    use crate::matmul::{RawKernel, Tier, UncheckedArgs};
+pub(crate) mod tiles {
+    use crate::matmul::arch::dotprod::{Tile, TileFn};
 
     // -----------------------------------------------------------------------------------------
     // GEMV (mr = 1). Registers: v0-v3 LHS of the group; RHS tile t in v(4+4t)..v(7+4t);
@@ -101,70 +138,6 @@ mod aarch64 {
         };
     }
 
-    gemv_tile! { tile8_1x4(t), "`1 x 4`, kr 8 (one RHS tile)",
-        rhs: [rhs = t.rhs],
-        init: "", zero: ["20", "21", "22", "23"],
-        group: concat!(lhs8!(), group8!(rhs, ["4", "5", "6", "7"], ["20", "21"], ["22", "23"])),
-        fold: concat!("add v20.4s, v20.4s, v22.4s\n", "add v21.4s, v21.4s, v23.4s\n"),
-        epilogue: gemv_epilogue!(4, "rhs", "v20", "v21"),
-        store: "str q20, [{out}]",
-        clobbers: all,
-    }
-    gemv_tile! { tile8_1x16(t), "`1 x 16`, kr 8 (4 consecutive RHS tiles sharing the LHS loads)",
-        rhs: [r0 = t.rhs, r1 = t.rhs.wrapping_add(t.rhs_stride),
-              r2 = t.rhs.wrapping_add(2 * t.rhs_stride), r3 = t.rhs.wrapping_add(3 * t.rhs_stride)],
-        init: "", zero: ["20", "21", "22", "23", "24", "25", "26", "27"],
-        group: concat!(
-            lhs8!(),
-            group8!(r0, ["4", "5", "6", "7"], ["20", "21"], ["20", "21"]),
-            group8!(r1, ["8", "9", "10", "11"], ["22", "23"], ["22", "23"]),
-            group8!(r2, ["12", "13", "14", "15"], ["24", "25"], ["24", "25"]),
-            group8!(r3, ["16", "17", "18", "19"], ["26", "27"], ["26", "27"]),
-        ),
-        fold: "",
-        epilogue: concat!(
-            gemv_epilogue!(4, "r0", "v20", "v21"),
-            gemv_epilogue!(4, "r1", "v22", "v23"),
-            gemv_epilogue!(4, "r2", "v24", "v25"),
-            gemv_epilogue!(4, "r3", "v26", "v27"),
-        ),
-        store: concat!("stp q20, q22, [{out}]\n", "stp q24, q26, [{out}, #32]\n"),
-        clobbers: all,
-    }
-    gemv_tile! { tile4_1x4(t), "`1 x 4`, kr 4 (one RHS tile)",
-        rhs: [rhs = t.rhs],
-        init: "", zero: ["20", "21"],
-        group: concat!(lhs4!(), group4!(rhs, ["4", "5", "6", "7"], "20", "21")),
-        fold: "add v20.4s, v20.4s, v21.4s\n",
-        epilogue: gemv_epilogue!(4, "rhs", "v20"),
-        store: "str q20, [{out}]",
-        clobbers: all,
-    }
-    gemv_tile! { tile4_1x16(t), "`1 x 16`, kr 4 (4 consecutive RHS tiles sharing the LHS loads)",
-        rhs: [r0 = t.rhs, r1 = t.rhs.wrapping_add(t.rhs_stride),
-              r2 = t.rhs.wrapping_add(2 * t.rhs_stride), r3 = t.rhs.wrapping_add(3 * t.rhs_stride)],
-        init: "", zero: ["20", "21", "22", "23", "24", "25", "26", "27"],
-        group: concat!(
-            lhs4!(),
-            group4!(r0, ["4", "5", "6", "7"], "20", "21"),
-            group4!(r1, ["8", "9", "10", "11"], "22", "23"),
-            group4!(r2, ["12", "13", "14", "15"], "24", "25"),
-            group4!(r3, ["16", "17", "18", "19"], "26", "27"),
-        ),
-        fold: concat!(
-            "add v20.4s, v20.4s, v21.4s\n", "add v22.4s, v22.4s, v23.4s\n",
-            "add v24.4s, v24.4s, v25.4s\n", "add v26.4s, v26.4s, v27.4s\n",
-        ),
-        epilogue: concat!(
-            gemv_epilogue!(4, "r0", "v20"),
-            gemv_epilogue!(4, "r1", "v22"),
-            gemv_epilogue!(4, "r2", "v24"),
-            gemv_epilogue!(4, "r3", "v26"),
-        ),
-        store: concat!("stp q20, q22, [{out}]\n", "stp q24, q26, [{out}, #32]\n"),
-        clobbers: all,
-    }
-
     // -----------------------------------------------------------------------------------------
     // GEMM (mr = 4): up to 4 LHS tiles x the 4 columns of one RHS tile. Registers: v0-v3 RHS
     // (4 columns x 4 depths each), LHS tile t in v(4+2t), v(5+2t) (4 rows x 4 depths each),
@@ -224,10 +197,10 @@ mod aarch64 {
     /// registers, [row accumulators]]`: a group is 4 steps of 8 depths.
     #[rustfmt::skip]
     macro_rules! gemm_tile {
-        ([$($name:ident: $load:ident),+], $rows:literal, $tiles:tt) => {
-            $(gemm_tile!(@fn $name, $load, $rows, $tiles);)+
+        ($out:ident, [$($name:ident: $load:ident),+], $rows:literal, $tiles:tt) => {
+            $(gemm_tile!(@fn $out, $name, $load, $rows, $tiles);)+
         };
-        (@fn $name:ident, $load:ident, $rows:literal,
+        (@fn $out:ident, $name:ident, $load:ident, $rows:literal,
          [$([$l:ident, $i:literal, $x01:literal, $x23:literal,
              [$a0:literal, $a1:literal, $a2:literal, $a3:literal]]),+]) => {
             #[doc = concat!("GEMM tile ", $rows, " x 4 (one RHS tile; see [`TileFn`]).")]
@@ -237,7 +210,7 @@ mod aarch64 {
             /// As [`TileFn`]: the tile's LHS tiles, its RHS tile and extras, and a writable
             /// output tile with `out_stride` bytes between rows.
             #[target_feature(enable = "dotprod")]
-            unsafe fn $name(t: &Tile) {
+            pub(crate) unsafe fn $name(t: &Tile) {
                 // SAFETY: dotprod is enabled by the caller's contract. The K loop reads the
                 // `4 * Kp` data bytes of each listed LHS tile and the `4 * Kp` data bytes of
                 // the RHS tile (`rhs`), nothing ahead; the epilogue reads the LHS tiles'
@@ -256,7 +229,7 @@ mod aarch64 {
                         "subs {g}, {g}, #1",
                         "b.ne 3b",
                         // epilogue
-                        gemm_epilogue!($([$l, $x01, $x23, [$a0, $a1, $a2, $a3]]),+),
+                        gemm_epilogue!($out, $([$l, $x01, $x23, [$a0, $a1, $a2, $a3]]),+),
                         $($l = inout(reg) t.lhs[$i] => _,)+
                         rhs = inout(reg) t.rhs => _,
                         x = inout(reg) t.extras => _,
@@ -272,43 +245,113 @@ mod aarch64 {
         };
     }
 
-    gemm_tile! { [tile4_4x4: ldp_pair, tile8_4x4: ld2_pair], "4", [
-        [l0, 0, "4", "5", ["16", "17", "18", "19"]]
-    ]}
-    gemm_tile! { [tile4_8x4: ldp_pair, tile8_8x4: ld2_pair], "8", [
-        [l0, 0, "4", "5", ["16", "17", "18", "19"]],
-        [l1, 1, "6", "7", ["20", "21", "22", "23"]]
-    ]}
-    gemm_tile! { [tile4_12x4: ldp_pair, tile8_12x4: ld2_pair], "12", [
-        [l0, 0, "4", "5", ["16", "17", "18", "19"]],
-        [l1, 1, "6", "7", ["20", "21", "22", "23"]],
-        [l2, 2, "8", "9", ["24", "25", "26", "27"]]
-    ]}
-    gemm_tile! { [tile4_16x4: ldp_pair, tile8_16x4: ld2_pair], "16", [
-        [l0, 0, "4", "5", ["16", "17", "18", "19"]],
-        [l1, 1, "6", "7", ["20", "21", "22", "23"]],
-        [l2, 2, "8", "9", ["24", "25", "26", "27"]],
-        [l3, 3, "10", "11", ["28", "29", "30", "31"]]
-    ]}
+    /// Every tile function and table, with outputs of type `$out`.
+    macro_rules! define_tiles {
+        ($out:ident) => {
+            gemv_tile! { tile8_1x4(t), "`1 x 4`, kr 8 (one RHS tile)",
+                rhs: [rhs = t.rhs],
+                init: "", zero: ["20", "21", "22", "23"],
+                group: concat!(lhs8!(), group8!(rhs, ["4", "5", "6", "7"], ["20", "21"], ["22", "23"])),
+                fold: concat!("add v20.4s, v20.4s, v22.4s\n", "add v21.4s, v21.4s, v23.4s\n"),
+                epilogue: gemv_epilogue!(4, "rhs", "v20", "v21"),
+                out: $out, store: ["20"],
+                clobbers: all,
+            }
 
-    const GEMM4_TILES: [TileFn; 4] = [tile4_4x4, tile4_8x4, tile4_12x4, tile4_16x4];
-    const GEMM8_TILES: [TileFn; 4] = [tile8_4x4, tile8_8x4, tile8_12x4, tile8_16x4];
+            gemv_tile! { tile8_1x16(t), "`1 x 16`, kr 8 (4 consecutive RHS tiles sharing the LHS loads)",
+                rhs: [r0 = t.rhs, r1 = t.rhs.wrapping_add(t.rhs_stride),
+                      r2 = t.rhs.wrapping_add(2 * t.rhs_stride), r3 = t.rhs.wrapping_add(3 * t.rhs_stride)],
+                init: "", zero: ["20", "21", "22", "23", "24", "25", "26", "27"],
+                group: concat!(
+                    lhs8!(),
+                    group8!(r0, ["4", "5", "6", "7"], ["20", "21"], ["20", "21"]),
+                    group8!(r1, ["8", "9", "10", "11"], ["22", "23"], ["22", "23"]),
+                    group8!(r2, ["12", "13", "14", "15"], ["24", "25"], ["24", "25"]),
+                    group8!(r3, ["16", "17", "18", "19"], ["26", "27"], ["26", "27"]),
+                ),
+                fold: "",
+                epilogue: concat!(
+                    gemv_epilogue!(4, "r0", "v20", "v21"),
+                    gemv_epilogue!(4, "r1", "v22", "v23"),
+                    gemv_epilogue!(4, "r2", "v24", "v25"),
+                    gemv_epilogue!(4, "r3", "v26", "v27"),
+                ),
+                out: $out, store: ["20", "22", "24", "26"],
+                clobbers: all,
+            }
 
-    asm_catalogue! {
-        tier: Dotprod, feature: "FEAT_DotProd", suffix: "_neon_dotprod";
-        PACKING_1X4, "matmul_clamp_f32_qai8dxp1x8_qsi8cxp4x8_", [
-            DOTPROD_1X16 matmul_1x16_unchecked (1, 16) => per_channel_gemv(asm_layout, 4, tile8_1x16, tile8_1x4),
-            DOTPROD_1X4 matmul_1x4_unchecked (1, 4) => per_channel_gemv(asm_layout, 1, tile8_1x4, tile8_1x4),
-        ];
-        PACKING_4X4, "matmul_clamp_f32_qai8dxp4x8_qsi8cxp4x8_", [
-            DOTPROD_16X4 matmul_16x4_unchecked (16, 4) => per_channel_gemm(asm_layout, 16, &GEMM8_TILES),
-        ];
-        PACKING_1X4_KR4, "matmul_clamp_f32_qai8dxp1x4_qsi8cxp4x4_", [
-            DOTPROD_1X16_KR4 matmul_1x16_kr4_unchecked (1, 16) => per_channel_gemv(asm_layout, 4, tile4_1x16, tile4_1x4),
-            DOTPROD_1X4_KR4 matmul_1x4_kr4_unchecked (1, 4) => per_channel_gemv(asm_layout, 1, tile4_1x4, tile4_1x4),
-        ];
-        PACKING_4X4_KR4, "matmul_clamp_f32_qai8dxp4x4_qsi8cxp4x4_", [
-            DOTPROD_16X4_KR4 matmul_16x4_kr4_unchecked (16, 4) => per_channel_gemm(asm_layout, 16, &GEMM4_TILES),
-        ];
+            gemv_tile! { tile4_1x4(t), "`1 x 4`, kr 4 (one RHS tile)",
+                rhs: [rhs = t.rhs],
+                init: "", zero: ["20", "21"],
+                group: concat!(lhs4!(), group4!(rhs, ["4", "5", "6", "7"], "20", "21")),
+                fold: "add v20.4s, v20.4s, v21.4s\n",
+                epilogue: gemv_epilogue!(4, "rhs", "v20"),
+                out: $out, store: ["20"],
+                clobbers: all,
+            }
+
+            gemv_tile! { tile4_1x16(t), "`1 x 16`, kr 4 (4 consecutive RHS tiles sharing the LHS loads)",
+                rhs: [r0 = t.rhs, r1 = t.rhs.wrapping_add(t.rhs_stride),
+                      r2 = t.rhs.wrapping_add(2 * t.rhs_stride), r3 = t.rhs.wrapping_add(3 * t.rhs_stride)],
+                init: "", zero: ["20", "21", "22", "23", "24", "25", "26", "27"],
+                group: concat!(
+                    lhs4!(),
+                    group4!(r0, ["4", "5", "6", "7"], "20", "21"),
+                    group4!(r1, ["8", "9", "10", "11"], "22", "23"),
+                    group4!(r2, ["12", "13", "14", "15"], "24", "25"),
+                    group4!(r3, ["16", "17", "18", "19"], "26", "27"),
+                ),
+                fold: concat!(
+                    "add v20.4s, v20.4s, v21.4s\n", "add v22.4s, v22.4s, v23.4s\n",
+                    "add v24.4s, v24.4s, v25.4s\n", "add v26.4s, v26.4s, v27.4s\n",
+                ),
+                epilogue: concat!(
+                    gemv_epilogue!(4, "r0", "v20"),
+                    gemv_epilogue!(4, "r1", "v22"),
+                    gemv_epilogue!(4, "r2", "v24"),
+                    gemv_epilogue!(4, "r3", "v26"),
+                ),
+                out: $out, store: ["20", "22", "24", "26"],
+                clobbers: all,
+            }
+
+            gemm_tile! { $out, [tile4_4x4: ldp_pair, tile8_4x4: ld2_pair], "4", [
+                [l0, 0, "4", "5", ["16", "17", "18", "19"]]
+            ]}
+
+            gemm_tile! { $out, [tile4_8x4: ldp_pair, tile8_8x4: ld2_pair], "8", [
+                [l0, 0, "4", "5", ["16", "17", "18", "19"]],
+                [l1, 1, "6", "7", ["20", "21", "22", "23"]]
+            ]}
+
+            gemm_tile! { $out, [tile4_12x4: ldp_pair, tile8_12x4: ld2_pair], "12", [
+                [l0, 0, "4", "5", ["16", "17", "18", "19"]],
+                [l1, 1, "6", "7", ["20", "21", "22", "23"]],
+                [l2, 2, "8", "9", ["24", "25", "26", "27"]]
+            ]}
+
+            gemm_tile! { $out, [tile4_16x4: ldp_pair, tile8_16x4: ld2_pair], "16", [
+                [l0, 0, "4", "5", ["16", "17", "18", "19"]],
+                [l1, 1, "6", "7", ["20", "21", "22", "23"]],
+                [l2, 2, "8", "9", ["24", "25", "26", "27"]],
+                [l3, 3, "10", "11", ["28", "29", "30", "31"]]
+            ]}
+
+            pub(crate) const GEMM4_TILES: [TileFn; 4] = [tile4_4x4, tile4_8x4, tile4_12x4, tile4_16x4];
+
+            pub(crate) const GEMM8_TILES: [TileFn; 4] = [tile8_4x4, tile8_8x4, tile8_12x4, tile8_16x4];
+        };
+    }
+
+    /// f32 outputs.
+    pub(crate) mod f32_out {
+        use super::*;
+        define_tiles!(f32);
+    }
+
+    /// f16 outputs (`FCVTN`).
+    pub(crate) mod f16_out {
+        use super::*;
+        define_tiles!(f16);
     }
 }

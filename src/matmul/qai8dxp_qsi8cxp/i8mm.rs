@@ -20,14 +20,43 @@
 
 use super::Kernel;
 
-tier_module!(I8mm, I8MM_24X4, I8MM_16X4, I8MM_8X4, I8MM_4X4);
+/// The i8mm kernels of the `qai8dxp x qsi8cxp` arithmetic with outputs of type `$dst`
+/// (`"f32"`, `"f16"`), on the tile kernels of [`tiles`]`::$out`: every family of this arithmetic
+/// (`qai8dxp_qsi8cxp`, `f16_qai8dxp_qsi8cxp`) declares its i8mm tier with this one table (`$feature`: what the
+/// kernels need, for their docs; `also: Bf16`: they also need FEAT_BF16).
+macro_rules! qsi8cxp_i8mm_kernels {
+    ($dst:literal, $out:ident, $feature:literal $(, also: $extra:ident)?) => {
+        tier_module!(I8mm, I8MM_24X4, I8MM_16X4, I8MM_8X4, I8MM_4X4);
 
+        #[cfg(target_arch = "aarch64")]
+        mod aarch64 {
+            use super::super as fam;
+            use super::super::Kernel;
+            use crate::matmul::qai8dxp_qsi8cxp::i8mm::tiles::$out::run;
+            use crate::matmul::{RawKernel, Tier, UncheckedArgs};
+
+            asm_catalogue! {
+                tier: I8mm, feature: $feature, dst: $dst, suffix: "_neon_i8mm" $(, also: $extra)?;
+                PACKING_4X4, "qai8dxp4x8_qsi8cxp4x8_", [
+                    I8MM_24X4 matmul_24x4_unchecked (24, 4) => run(6),
+                    I8MM_16X4 matmul_16x4_unchecked (16, 4) => run(4),
+                    I8MM_8X4 matmul_8x4_unchecked (8, 4) => run(2),
+                    I8MM_4X4 matmul_4x4_unchecked (4, 4) => run(1),
+                ];
+            }
+        }
+    };
+}
+pub(crate) use qsi8cxp_i8mm_kernels;
+
+qsi8cxp_i8mm_kernels!("f32", f32_out, "FEAT_I8MM");
+
+/// The tile kernels of the i8mm tier and their `run`, one module per output type.
 #[cfg(target_arch = "aarch64")]
-mod aarch64 {
-    use super::super as fam;
-    use super::Kernel;
+pub(crate) mod tiles {
     use crate::matmul::arch::asm::{MAX_TILES, TileKernel, gemm};
-    use crate::matmul::{Packing, RawKernel, Tier, TileStrides, UncheckedArgs};
+    use crate::matmul::qai8dxp_qsi8cxp as fam;
+    use crate::matmul::{Packing, TileStrides, UncheckedArgs};
 
     /// Two 8-depth chunks of every LHS tile: the RHS chunks into v24/v25 and v26/v27, then per
     /// LHS tile `(pointer, [accumulators of rows 0-1], [of rows 2-3])` one `SMMLA` chunk each.
@@ -48,8 +77,9 @@ mod aarch64 {
     /// `(pointer operand, index in Tile::lhs, [accumulators of rows 0-1 for columns 0-1, 2-3],
     /// [of rows 2-3])`) x 4 columns.
     macro_rules! tile_kernels {
-        ($($name:ident: $rows:literal, [$(($a:ident, $i:tt, [$($c01:tt),+], [$($c23:tt),+])),+ $(,)?];)+) => {$(
+        ($out:ident; $($name:ident: $rows:literal, [$(($a:ident, $i:tt, [$($c01:tt),+], [$($c23:tt),+])),+ $(,)?];)+) => {$(
             tile_fn! {
+                $out;
                 #[doc = concat!("Tile kernel: ", $rows, " rows x 4 columns.")]
                 fn $name(t) {
                     // SAFETY: the caller guarantees FEAT_I8MM and that `t.lhs[..R]`, `t.rhs`
@@ -76,7 +106,7 @@ mod aarch64 {
                             "ld1 {{v25.4s}}, [{e}], {es}",
                             "ld1 {{v26.4s}}, [{e}], {es}",
                             "ld1 {{v27.4s}}, [{e}]",
-                            $(epi_tile!(lr, per_channel_row_math, per_channel_lhs_consts, $a, [$($c01),+],
+                            $(epi_tile!($out, lr, per_channel_row_math, per_channel_lhs_consts, $a, [$($c01),+],
                                         [$($c23),+], [("v25", "v26", "v27")], ["v24"]),)+
                             $($a = inout(reg) t.lhs[$i] => _,)+
                             b = inout(reg) t.rhs => _,
@@ -95,53 +125,67 @@ mod aarch64 {
         )+};
     }
 
-    tile_kernels! {
-        r1: "4", [(a0, 0, ["v0", "v1"], ["v2", "v3"])];
-        r2: "8", [(a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"])];
-        r3: "12", [
-            (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
-            (a2, 2, ["v8", "v9"], ["v10", "v11"]),
-        ];
-        r4: "16", [
-            (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
-            (a2, 2, ["v8", "v9"], ["v10", "v11"]), (a3, 3, ["v12", "v13"], ["v14", "v15"]),
-        ];
-        r5: "20", [
-            (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
-            (a2, 2, ["v8", "v9"], ["v10", "v11"]), (a3, 3, ["v12", "v13"], ["v14", "v15"]),
-            (a4, 4, ["v16", "v17"], ["v18", "v19"]),
-        ];
-        r6: "24", [
-            (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
-            (a2, 2, ["v8", "v9"], ["v10", "v11"]), (a3, 3, ["v12", "v13"], ["v14", "v15"]),
-            (a4, 4, ["v16", "v17"], ["v18", "v19"]), (a5, 5, ["v20", "v21"], ["v22", "v23"]),
-        ];
+    /// The tile kernels, their table and `run`, with outputs of kind `$out`.
+    macro_rules! define_tiles {
+        ($out:ident) => {
+            tile_kernels! {
+                $out;
+                r1: "4", [(a0, 0, ["v0", "v1"], ["v2", "v3"])];
+                r2: "8", [(a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"])];
+                r3: "12", [
+                    (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
+                    (a2, 2, ["v8", "v9"], ["v10", "v11"]),
+                ];
+                r4: "16", [
+                    (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
+                    (a2, 2, ["v8", "v9"], ["v10", "v11"]), (a3, 3, ["v12", "v13"], ["v14", "v15"]),
+                ];
+                r5: "20", [
+                    (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
+                    (a2, 2, ["v8", "v9"], ["v10", "v11"]), (a3, 3, ["v12", "v13"], ["v14", "v15"]),
+                    (a4, 4, ["v16", "v17"], ["v18", "v19"]),
+                ];
+                r6: "24", [
+                    (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
+                    (a2, 2, ["v8", "v9"], ["v10", "v11"]), (a3, 3, ["v12", "v13"], ["v14", "v15"]),
+                    (a4, 4, ["v16", "v17"], ["v18", "v19"]), (a5, 5, ["v20", "v21"], ["v22", "v23"]),
+                ];
+            }
+
+            /// Tile kernels by LHS tile count.
+            pub(crate) const TILES: [TileKernel; MAX_TILES] = [(r1, 4), (r2, 4), (r3, 4), (r4, 4), (r5, 4), (r6, 4)];
+
+            /// Runs the rectangle `args` in steps of `tiles` LHS tiles (`1..=6`).
+            ///
+            /// # Safety
+            ///
+            /// The CPU has FEAT_I8MM and `args` satisfies
+            /// [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for `packing` (`mr = 4`, `nr = 4`,
+            /// `kr = 8`, `sr = 1`), `strides` its tile strides.
+            #[inline(always)]
+            pub(crate) unsafe fn run(
+                args: &UncheckedArgs<$crate::matmul::arch::asm::out_type!($out)>,
+                strides: &TileStrides,
+                packing: &Packing,
+                tiles: usize,
+            ) {
+                let layout = fam::asm_layout(args, strides, packing);
+                // SAFETY: forwarded from the caller; the layout is the family's for this `k` and
+                // packing, which the kernels read; each computes the 4 columns of one RHS tile.
+                unsafe { gemm(args, &layout, &TILES[..tiles]) }
+            }
+        };
     }
 
-    /// Tile kernels by LHS tile count.
-    const TILES: [TileKernel; MAX_TILES] = [(r1, 4), (r2, 4), (r3, 4), (r4, 4), (r5, 4), (r6, 4)];
-
-    /// Runs the rectangle `args` in steps of `tiles` LHS tiles (`1..=6`).
-    ///
-    /// # Safety
-    ///
-    /// The CPU has FEAT_I8MM and `args` satisfies
-    /// [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for `packing` (`mr = 4`, `nr = 4`,
-    /// `kr = 8`, `sr = 1`), `strides` its tile strides.
-    unsafe fn run(args: &UncheckedArgs<fam::Dst>, strides: &TileStrides, packing: &Packing, tiles: usize) {
-        let layout = fam::asm_layout(args, strides, packing);
-        // SAFETY: forwarded from the caller; the layout is the family's for this `k` and
-        // packing, which the kernels read; each computes the 4 columns of one RHS tile.
-        unsafe { gemm(args, &layout, &TILES[..tiles]) }
+    /// f32 outputs.
+    pub(crate) mod f32_out {
+        use super::*;
+        define_tiles!(f32);
     }
 
-    asm_catalogue! {
-        tier: I8mm, feature: "FEAT_I8MM", suffix: "_neon_i8mm";
-        PACKING_4X4, "matmul_clamp_f32_qai8dxp4x8_qsi8cxp4x8_", [
-            I8MM_24X4 matmul_24x4_unchecked (24, 4) => run(6),
-            I8MM_16X4 matmul_16x4_unchecked (16, 4) => run(4),
-            I8MM_8X4 matmul_8x4_unchecked (8, 4) => run(2),
-            I8MM_4X4 matmul_4x4_unchecked (4, 4) => run(1),
-        ];
+    /// f16 outputs (`FCVTN`).
+    pub(crate) mod f16_out {
+        use super::*;
+        define_tiles!(f16);
     }
 }

@@ -41,39 +41,11 @@ pub(crate) mod i8mm;
 pub(crate) mod neon;
 pub(crate) mod scalar;
 
-use crate::error::Result;
-use crate::lhs::qai8dxp;
-use crate::matmul::{self, Family, Packing, sealed};
-use crate::rhs::qsi8cxp;
+use crate::matmul::Packing;
 
 /// Marker type of the family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Qai8dxpQsi8cxp;
-
-/// A kernel of this family.
-pub type Kernel = matmul::Kernel<Qai8dxpQsi8cxp>;
-
-impl sealed::Sealed for Qai8dxpQsi8cxp {}
-
-impl Family for Qai8dxpQsi8cxp {
-    const NAME: &'static str = "qai8dxp_qsi8cxp";
-    const BLOCKED: bool = false;
-    type Dst = f32;
-
-    fn kernels() -> &'static [&'static Kernel] {
-        KERNELS
-    }
-
-    fn lhs_tile_stride(k: usize, _bl: usize, packing: &Packing) -> Result<usize> {
-        packing.check_lhs()?;
-        qai8dxp::tile_stride(k, packing.mr)
-    }
-
-    fn rhs_tile_stride(k: usize, _bl: usize, packing: &Packing) -> Result<usize> {
-        packing.check_rhs_int8()?;
-        qsi8cxp::tile_stride(k, packing.nr)
-    }
-}
 
 /// `(mr 1, nr 4, kr 4)`: GEMV (KleidiAI `qai8dxp1x4_qsi8cxp4x4`, dotprod 1x4).
 pub const PACKING_1X4_KR4: Packing = Packing::int8(1, 4, 4);
@@ -101,17 +73,54 @@ pub(crate) fn asm_layout<O>(
     crate::matmul::arch::asm::Layout::per_channel(args, strides, packing, 8)
 }
 
-family_catalogue!(
-    Qai8dxpQsi8cxp,
-    scalar: [
-        (SCALAR_1X4, "matmul_clamp_f32_qai8dxp1x8_qsi8cxp4x8_1x4_scalar", PACKING_1X4),
-        (SCALAR_4X4, "matmul_clamp_f32_qai8dxp4x8_qsi8cxp4x8_4x4_scalar", PACKING_4X4),
-        (SCALAR_1X4_KR4, "matmul_clamp_f32_qai8dxp1x4_qsi8cxp4x4_1x4_scalar", PACKING_1X4_KR4),
-        (SCALAR_4X4_KR4, "matmul_clamp_f32_qai8dxp4x4_qsi8cxp4x4_4x4_scalar", PACKING_4X4_KR4),
-    ],
-    preferred: PREFERRED_RHS_PACKING,
-    fallback: SCALAR_4X4,
-);
+/// A family of this arithmetic with outputs of type `$dst` (named `$dst_name` in kernel
+/// names): the `Kernel` alias and the `Family` impl of marker `$fam` (family name `$name`), its
+/// scalar kernels, `KERNELS` from its tier modules and the dispatch functions. Every family of
+/// the arithmetic declares itself with this one table.
+macro_rules! qsi8cxp_catalogue {
+    ($fam:ident, $name:literal, $dst:ty, $dst_name:literal) => {
+        /// A kernel of this family.
+        pub type Kernel = $crate::matmul::Kernel<$fam>;
+
+        impl $crate::matmul::sealed::Sealed for $fam {}
+
+        impl $crate::Family for $fam {
+            const NAME: &'static str = $name;
+            const BLOCKED: bool = false;
+            type Dst = $dst;
+
+            fn kernels() -> &'static [&'static Kernel] {
+                KERNELS
+            }
+
+            fn lhs_tile_stride(k: usize, _bl: usize, packing: &$crate::Packing) -> $crate::Result<usize> {
+                packing.check_lhs()?;
+                $crate::lhs::qai8dxp::tile_stride(k, packing.mr)
+            }
+
+            fn rhs_tile_stride(k: usize, _bl: usize, packing: &$crate::Packing) -> $crate::Result<usize> {
+                packing.check_rhs_int8()?;
+                $crate::rhs::qsi8cxp::tile_stride(k, packing.nr)
+            }
+        }
+
+        family_catalogue!(
+            $fam,
+            dst: $dst_name,
+            scalar: [
+                (SCALAR_1X4, "qai8dxp1x8_qsi8cxp4x8_1x4", PACKING_1X4),
+                (SCALAR_4X4, "qai8dxp4x8_qsi8cxp4x8_4x4", PACKING_4X4),
+                (SCALAR_1X4_KR4, "qai8dxp1x4_qsi8cxp4x4_1x4", PACKING_1X4_KR4),
+                (SCALAR_4X4_KR4, "qai8dxp4x4_qsi8cxp4x4_4x4", PACKING_4X4_KR4),
+            ],
+            preferred: PREFERRED_RHS_PACKING,
+            fallback: SCALAR_4X4,
+        );
+    };
+}
+pub(crate) use qsi8cxp_catalogue;
+
+qsi8cxp_catalogue!(Qai8dxpQsi8cxp, "qai8dxp_qsi8cxp", f32, "f32");
 
 #[cfg(test)]
 mod tests {

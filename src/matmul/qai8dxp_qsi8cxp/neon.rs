@@ -11,17 +11,44 @@
 
 use super::Kernel;
 
-tier_module!(Neon, NEON_4X4, NEON_1X4, NEON_4X4_KR4, NEON_1X4_KR4);
+/// The NEON kernels of the `qai8dxp x qsi8cxp` arithmetic with outputs of type `$dst`
+/// (`"f32"`, `"f16"`), on [`scheme::PerChannelInt8`]: every family of this arithmetic
+/// (`qai8dxp_qsi8cxp`, `f16_qai8dxp_qsi8cxp`) declares its NEON tier with this one table.
+macro_rules! qsi8cxp_neon_kernels {
+    ($dst:literal) => {
+        tier_module!(Neon, NEON_4X4, NEON_1X4, NEON_4X4_KR4, NEON_1X4_KR4);
 
+        #[cfg(target_arch = "aarch64")]
+        mod aarch64 {
+            use super::super as fam;
+            use super::super::Kernel;
+            use crate::matmul::arch::neon::neon_kernels;
+            use crate::matmul::qai8dxp_qsi8cxp::neon::scheme::PerChannelInt8;
+
+            neon_kernels! {
+                scheme: PerChannelInt8,
+                dst: $dst,
+                bl: "`bl == 0`",
+                (NEON_4X4, matmul_4x4_unchecked, "qai8dxp4x8_qsi8cxp4x8_4x4", PACKING_4X4),
+                (NEON_1X4, matmul_1x4_unchecked, "qai8dxp1x8_qsi8cxp4x8_1x4", PACKING_1X4),
+                (NEON_4X4_KR4, matmul_4x4_kr4_unchecked, "qai8dxp4x4_qsi8cxp4x4_4x4", PACKING_4X4_KR4),
+                (NEON_1X4_KR4, matmul_1x4_kr4_unchecked, "qai8dxp1x4_qsi8cxp4x4_1x4", PACKING_1X4_KR4),
+            }
+        }
+    };
+}
+pub(crate) use qsi8cxp_neon_kernels;
+
+qsi8cxp_neon_kernels!("f32");
+
+/// The family's part of the NEON kernels (one K pass and its epilogue; the output conversion is
+/// the shared driver's).
 #[cfg(target_arch = "aarch64")]
-mod aarch64 {
-    use super::super as fam;
-    use super::Kernel;
-    use crate::matmul::arch::neon::{Pass, Scheme, Values, neon_kernels, per_channel_values, sum_i8};
-
+pub(crate) mod scheme {
+    use crate::matmul::arch::neon::{Pass, Scheme, Values, per_channel_values, sum_i8};
     /// The family's [`Scheme`]: `qai8dxp` LHS tiles (`mr * (Kp + 8)` bytes), `qsi8cxp` RHS tiles
     /// (`nr * (Kp + 12)` bytes), one integer sum over `Kp`.
-    struct PerChannelInt8;
+    pub(crate) struct PerChannelInt8;
 
     impl Scheme for PerChannelInt8 {
         #[target_feature(enable = "neon")]
@@ -36,14 +63,5 @@ mod aarch64 {
             // bias: NR values each) the RHS tile's; `col0 + 4 * NB <= NR`.
             unsafe { per_channel_values::<MR, NR, NB, 0>(acc, lhs_x, rhs_x) }
         }
-    }
-
-    neon_kernels! {
-        scheme: PerChannelInt8,
-        bl: "`bl == 0`",
-        (NEON_4X4, matmul_4x4_unchecked, "matmul_clamp_f32_qai8dxp4x8_qsi8cxp4x8_4x4_neon", PACKING_4X4),
-        (NEON_1X4, matmul_1x4_unchecked, "matmul_clamp_f32_qai8dxp1x8_qsi8cxp4x8_1x4_neon", PACKING_1X4),
-        (NEON_4X4_KR4, matmul_4x4_kr4_unchecked, "matmul_clamp_f32_qai8dxp4x4_qsi8cxp4x4_4x4_neon", PACKING_4X4_KR4),
-        (NEON_1X4_KR4, matmul_1x4_kr4_unchecked, "matmul_clamp_f32_qai8dxp1x4_qsi8cxp4x4_1x4_neon", PACKING_1X4_KR4),
     }
 }

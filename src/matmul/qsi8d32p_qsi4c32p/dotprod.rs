@@ -180,36 +180,36 @@ mod aarch64 {
         (finish_params) => {
             concat!("dup v12.4s, {lo:w}\n", "dup v13.4s, {hi:w}\n")
         };
-        (finish, $l:ident, [$f0:literal, $f1:literal, $f2:literal, $f3:literal]) => {
+        (finish, $out:ident, $l:ident, [$f0:literal, $f1:literal, $f2:literal, $f3:literal]) => {
             concat!(
-                blocked_clamp_store!($f0, "12", "13"),
-                blocked_clamp_store!($f1, "12", "13"),
-                blocked_clamp_store!($f2, "12", "13"),
-                blocked_clamp_store!($f3, "12", "13"),
+                blocked_clamp_store!($out, $f0, "12", "13"),
+                blocked_clamp_store!($out, $f1, "12", "13"),
+                blocked_clamp_store!($out, $f2, "12", "13"),
+                blocked_clamp_store!($out, $f3, "12", "13"),
             )
         };
     }
 
-    blocked_gemv_shape!(x16_nr4, tile_1x16_bl32(t), f16_gemv, one, []);
-    blocked_gemv_shape!(x16_nr4, tile_1x16(t), f16_gemv, many, [lh = out(reg) _,]);
-    blocked_gemv_shape!(x8_nr4, tile_1x8_bl32(t), f16_gemv, one, []);
-    blocked_gemv_shape!(x8_nr4, tile_1x8(t), f16_gemv, many, [lh = out(reg) _,]);
-    blocked_gemv_shape!(x4_nr4, tile_1x4_bl32(t), f16_gemv, one, []);
-    blocked_gemv_shape!(x4_nr4, tile_1x4(t), f16_gemv, many, [lh = out(reg) _,]);
-    blocked_gemv_shape!(x16_nr8, tile_nr8_1x16_bl32(t), f16_gemv, one, []);
-    blocked_gemv_shape!(x16_nr8, tile_nr8_1x16(t), f16_gemv, many, [lh = out(reg) _,]);
-    blocked_gemv_shape!(x8_nr8, tile_nr8_1x8_bl32(t), f16_gemv, one, []);
-    blocked_gemv_shape!(x8_nr8, tile_nr8_1x8(t), f16_gemv, many, [lh = out(reg) _,]);
-    blocked_gemv_shape!(x16_nr4_k8, tile_kr8_1x16_bl32(t), f16_gemv, one, []);
-    blocked_gemv_shape!(x16_nr4_k8, tile_kr8_1x16(t), f16_gemv, many, [lh = out(reg) _,]);
-    blocked_gemv_shape!(x4_nr4_k8, tile_kr8_1x4_bl32(t), f16_gemv, one, []);
-    blocked_gemv_shape!(x4_nr4_k8, tile_kr8_1x4(t), f16_gemv, many, [lh = out(reg) _,]);
-    blocked_gemm_shape!(rows8, tile_8x4(t), f16_gemm, [h0 = out(reg) _, h1 = out(reg) _,]);
-    blocked_gemm_shape!(rows4, tile_4x4(t), f16_gemm, [h0 = out(reg) _,]);
+    blocked_gemv_shape!(x16_nr4, tile_1x16_bl32(t), f16_gemv, f32, one, []);
+    blocked_gemv_shape!(x16_nr4, tile_1x16(t), f16_gemv, f32, many, [lh = out(reg) _,]);
+    blocked_gemv_shape!(x8_nr4, tile_1x8_bl32(t), f16_gemv, f32, one, []);
+    blocked_gemv_shape!(x8_nr4, tile_1x8(t), f16_gemv, f32, many, [lh = out(reg) _,]);
+    blocked_gemv_shape!(x4_nr4, tile_1x4_bl32(t), f16_gemv, f32, one, []);
+    blocked_gemv_shape!(x4_nr4, tile_1x4(t), f16_gemv, f32, many, [lh = out(reg) _,]);
+    blocked_gemv_shape!(x16_nr8, tile_nr8_1x16_bl32(t), f16_gemv, f32, one, []);
+    blocked_gemv_shape!(x16_nr8, tile_nr8_1x16(t), f16_gemv, f32, many, [lh = out(reg) _,]);
+    blocked_gemv_shape!(x8_nr8, tile_nr8_1x8_bl32(t), f16_gemv, f32, one, []);
+    blocked_gemv_shape!(x8_nr8, tile_nr8_1x8(t), f16_gemv, f32, many, [lh = out(reg) _,]);
+    blocked_gemv_shape!(x16_nr4_k8, tile_kr8_1x16_bl32(t), f16_gemv, f32, one, []);
+    blocked_gemv_shape!(x16_nr4_k8, tile_kr8_1x16(t), f16_gemv, f32, many, [lh = out(reg) _,]);
+    blocked_gemv_shape!(x4_nr4_k8, tile_kr8_1x4_bl32(t), f16_gemv, f32, one, []);
+    blocked_gemv_shape!(x4_nr4_k8, tile_kr8_1x4(t), f16_gemv, f32, many, [lh = out(reg) _,]);
+    blocked_gemm_shape!(rows8, tile_8x4(t), f16_gemm, f32, [h0 = out(reg) _, h1 = out(reg) _,]);
+    blocked_gemm_shape!(rows4, tile_4x4(t), f16_gemm, f32, [h0 = out(reg) _,]);
 
     asm_catalogue! {
-        tier: Dotprod, feature: "FEAT_DotProd", suffix: "_neon_dotprod";
-        PACKING_1X4, "matmul_clamp_f32_qsi8d32p1x8_qsi4c32p4x8_", [
+        tier: Dotprod, feature: "FEAT_DotProd", dst: "f32", suffix: "_neon_dotprod";
+        PACKING_1X4, "qsi8d32p1x8_qsi4c32p4x8_", [
             /// GEMV over four `nr = 4` RHS tiles at a time (1 x 16 outputs per step).
             DOTPROD_1X16 matmul_1x16_unchecked (1, 16) => blocked_gemv(&FAMILY, 4, [tile_1x16_bl32, tile_1x16], [tile_1x4_bl32, tile_1x4]),
             /// GEMV over two `nr = 4` RHS tiles at a time.
@@ -217,25 +217,25 @@ mod aarch64 {
             /// GEMV over one `nr = 4` RHS tile at a time.
             DOTPROD_1X4 matmul_1x4_unchecked (1, 4) => blocked_gemv(&FAMILY, 1, [tile_1x4_bl32, tile_1x4], [tile_1x4_bl32, tile_1x4]),
         ];
-        PACKING_4X4, "matmul_clamp_f32_qsi8d32p4x8_qsi4c32p4x8_", [
+        PACKING_4X4, "qsi8d32p4x8_qsi4c32p4x8_", [
             /// GEMM, 8 rows (2 LHS tiles) x 4 columns per step.
             DOTPROD_8X4 matmul_8x4_unchecked (8, 4) => blocked_gemm(&FAMILY, 8, &[tile_4x4, tile_8x4]),
             /// GEMM, 4 rows x 4 columns per step.
             DOTPROD_4X4 matmul_4x4_unchecked (4, 4) => blocked_gemm(&FAMILY, 4, &[tile_4x4]),
         ];
-        PACKING_1X8, "matmul_clamp_f32_qsi8d32p1x8_qsi4c32p8x8_", [
+        PACKING_1X8, "qsi8d32p1x8_qsi4c32p8x8_", [
             /// GEMV over two `nr = 8` RHS tiles at a time (1 x 16 outputs per step).
             DOTPROD_1X16_NR8 matmul_1x16_nr8_unchecked (1, 16) => blocked_gemv(&FAMILY, 2, [tile_nr8_1x16_bl32, tile_nr8_1x16], [tile_nr8_1x8_bl32, tile_nr8_1x8]),
             /// GEMV over one `nr = 8` RHS tile at a time.
             DOTPROD_1X8_NR8 matmul_1x8_nr8_unchecked (1, 8) => blocked_gemv(&FAMILY, 1, [tile_nr8_1x8_bl32, tile_nr8_1x8], [tile_nr8_1x8_bl32, tile_nr8_1x8]),
         ];
-        PACKING_4X8, "matmul_clamp_f32_qsi8d32p4x8_qsi4c32p8x8_", [
+        PACKING_4X8, "qsi8d32p4x8_qsi4c32p8x8_", [
             /// GEMM, 8 rows (2 LHS tiles) x 8 columns per step, as two 8 x 4 column quads.
             DOTPROD_8X8 matmul_8x8_unchecked (8, 8) => blocked_gemm(&FAMILY, 8, &[tile_4x4, tile_8x4]),
             /// GEMM, 4 rows x 8 columns per step.
             DOTPROD_4X8 matmul_4x8_unchecked (4, 8) => blocked_gemm(&FAMILY, 4, &[tile_4x4]),
         ];
-        PACKING_1X4_KR8, "matmul_clamp_f32_qsi8d32p1x4_qsi4c32p4x4_", [
+        PACKING_1X4_KR8, "qsi8d32p1x4_qsi4c32p4x4_", [
             /// GEMV on the kr 8 packing over four `nr = 4` RHS tiles at a time (1 x 16 per step).
             DOTPROD_1X16_KR8 matmul_1x16_kr8_unchecked (1, 16) => blocked_gemv(&FAMILY, 4, [tile_kr8_1x16_bl32, tile_kr8_1x16], [tile_kr8_1x4_bl32, tile_kr8_1x4]),
             /// GEMV on the kr 8 packing, one `nr = 4` RHS tile at a time.

@@ -97,6 +97,7 @@ mod aarch64 {
     }
 
     block_kernels! {
+        out = f32,
         hi = h,
         args = t,
         fam = {
@@ -123,7 +124,9 @@ mod aarch64 {
 
     block_catalogue! {
         run;
-        nr4: "matmul_clamp_f32_qsi8d32p4x8_qsi4c32p4x8_",
-        nr8: "matmul_clamp_f32_qsi8d32p4x8_qsi4c32p8x8_",
+        dst: "f32",
+        feature: "FEAT_I8MM",
+        nr4: "qsi8d32p4x8_qsi4c32p4x8_",
+        nr8: "qsi8d32p4x8_qsi4c32p8x8_",
     }
 }

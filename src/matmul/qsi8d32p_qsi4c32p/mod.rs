@@ -82,16 +82,26 @@ pub(crate) fn asm_layout<O>(
     Some(layout)
 }
 
-family_catalogue!(
-    Qsi8d32pQsi4c32p,
-    scalar: [
-        (SCALAR_1X4, "matmul_clamp_f32_qsi8d32p1x8_qsi4c32p4x8_1x4_scalar", PACKING_1X4),
-        (SCALAR_4X4, "matmul_clamp_f32_qsi8d32p4x8_qsi4c32p4x8_4x4_scalar", PACKING_4X4),
-        (SCALAR_1X8, "matmul_clamp_f32_qsi8d32p1x8_qsi4c32p8x8_1x8_scalar", PACKING_1X8),
-        (SCALAR_4X8, "matmul_clamp_f32_qsi8d32p4x8_qsi4c32p8x8_4x8_scalar", PACKING_4X8),
-        (SCALAR_1X4_KR8, "matmul_clamp_f32_qsi8d32p1x4_qsi4c32p4x4_1x4_scalar", PACKING_1X4_KR8),
-        (SCALAR_4X4_KR8, "matmul_clamp_f32_qsi8d32p4x4_qsi4c32p4x4_4x4_scalar", PACKING_4X4_KR8),
-    ],
-    preferred: PREFERRED_RHS_PACKING,
-    fallback: SCALAR_4X4,
-);
+/// The catalogue of a family of this arithmetic with outputs of type `$dst`: its scalar
+/// kernels, `KERNELS` from its tier modules, and the dispatch functions. Every family of the
+/// arithmetic declares its catalogue with this one table.
+macro_rules! q4_0_catalogue {
+    ($fam:ty, $dst:literal) => {
+        family_catalogue!(
+            $fam,
+            dst: $dst,
+            scalar: [
+                (SCALAR_1X4, "qsi8d32p1x8_qsi4c32p4x8_1x4", PACKING_1X4),
+                (SCALAR_4X4, "qsi8d32p4x8_qsi4c32p4x8_4x4", PACKING_4X4),
+                (SCALAR_1X8, "qsi8d32p1x8_qsi4c32p8x8_1x8", PACKING_1X8),
+                (SCALAR_4X8, "qsi8d32p4x8_qsi4c32p8x8_4x8", PACKING_4X8),
+                (SCALAR_1X4_KR8, "qsi8d32p1x4_qsi4c32p4x4_1x4", PACKING_1X4_KR8),
+                (SCALAR_4X4_KR8, "qsi8d32p4x4_qsi4c32p4x4_4x4", PACKING_4X4_KR8),
+            ],
+            preferred: PREFERRED_RHS_PACKING,
+            fallback: SCALAR_4X4,
+        );
+    };
+}
+
+q4_0_catalogue!(Qsi8d32pQsi4c32p, "f32");

@@ -17,14 +17,42 @@
 
 use super::Kernel;
 
-tier_module!(Neon, NEON_4X8, NEON_4X4, NEON_1X8, NEON_1X4, NEON_4X4_KR8, NEON_1X4_KR8);
+/// The NEON kernels of the `qsi8d32p x qsi4c32p` arithmetic with outputs of type `$dst`
+/// (`"f32"`), on [`scheme::F16Blocks`]: every family of this arithmetic
+/// (`qsi8d32p_qsi4c32p`) declares its NEON tier with this one table.
+macro_rules! q4_0_neon_kernels {
+    ($dst:literal) => {
+        tier_module!(Neon, NEON_4X8, NEON_4X4, NEON_1X8, NEON_1X4, NEON_4X4_KR8, NEON_1X4_KR8);
 
+        #[cfg(target_arch = "aarch64")]
+        mod aarch64 {
+            use super::super as fam;
+            use super::super::Kernel;
+            use crate::matmul::arch::neon::neon_kernels;
+            use crate::matmul::qsi8d32p_qsi4c32p::neon::scheme::F16Blocks;
+
+            neon_kernels! {
+                scheme: F16Blocks,
+                dst: $dst,
+                bl: "`bl` a multiple of 32 dividing `k`",
+                (NEON_4X8, matmul_4x8_unchecked, "qsi8d32p4x8_qsi4c32p8x8_4x8", PACKING_4X8),
+                (NEON_4X4, matmul_4x4_unchecked, "qsi8d32p4x8_qsi4c32p4x8_4x4", PACKING_4X4),
+                (NEON_1X8, matmul_1x8_unchecked, "qsi8d32p1x8_qsi4c32p8x8_1x8", PACKING_1X8),
+                (NEON_1X4, matmul_1x4_unchecked, "qsi8d32p1x8_qsi4c32p4x8_1x4", PACKING_1X4),
+                (NEON_4X4_KR8, matmul_4x4_kr8_unchecked, "qsi8d32p4x4_qsi4c32p4x4_4x4", PACKING_4X4_KR8),
+                (NEON_1X4_KR8, matmul_1x4_kr8_unchecked, "qsi8d32p1x4_qsi4c32p4x4_1x4", PACKING_1X4_KR8),
+            }
+        }
+    };
+}
+
+q4_0_neon_kernels!("f32");
+
+/// The family's part of the NEON kernels (one K pass and its epilogue; the output conversion is
+/// the shared driver's).
 #[cfg(target_arch = "aarch64")]
-mod aarch64 {
-    use super::super as fam;
-    use super::Kernel;
-    use crate::matmul::arch::neon::{GROUP, Group, Pass, Scheme, Values, block_loop, neon_kernels};
-
+pub(crate) mod scheme {
+    use crate::matmul::arch::neon::{GROUP, Group, Pass, Scheme, Values, block_loop};
     use core::arch::aarch64::*;
 
     /// Four f16 values at `p` widened to f32 (`FCVTL`, exact).
@@ -54,7 +82,7 @@ mod aarch64 {
 
     /// The family's [`Scheme`]: `qsi8d32p` LHS tiles (`mr * k/bl * (bl + 2)` bytes), `qsi4c32p`
     /// RHS tiles with f16 scales (`nr * k/bl * (bl/2 + 2)` bytes).
-    struct F16Blocks;
+    pub(crate) struct F16Blocks;
 
     impl Scheme for F16Blocks {
         #[target_feature(enable = "neon")]
@@ -91,16 +119,5 @@ mod aarch64 {
                 }
             }
         }
-    }
-
-    neon_kernels! {
-        scheme: F16Blocks,
-        bl: "`bl` a multiple of 32 dividing `k`",
-        (NEON_4X8, matmul_4x8_unchecked, "matmul_clamp_f32_qsi8d32p4x8_qsi4c32p8x8_4x8_neon", PACKING_4X8),
-        (NEON_4X4, matmul_4x4_unchecked, "matmul_clamp_f32_qsi8d32p4x8_qsi4c32p4x8_4x4_neon", PACKING_4X4),
-        (NEON_1X8, matmul_1x8_unchecked, "matmul_clamp_f32_qsi8d32p1x8_qsi4c32p8x8_1x8_neon", PACKING_1X8),
-        (NEON_1X4, matmul_1x4_unchecked, "matmul_clamp_f32_qsi8d32p1x8_qsi4c32p4x8_1x4_neon", PACKING_1X4),
-        (NEON_4X4_KR8, matmul_4x4_kr8_unchecked, "matmul_clamp_f32_qsi8d32p4x4_qsi4c32p4x4_4x4_neon", PACKING_4X4_KR8),
-        (NEON_1X4_KR8, matmul_1x4_kr8_unchecked, "matmul_clamp_f32_qsi8d32p1x4_qsi4c32p4x4_1x4_neon", PACKING_1X4_KR8),
     }
 }

@@ -32,6 +32,140 @@ macro_rules! asm_v {
 }
 pub(crate) use asm_v;
 
+// ---------------------------------------------------------------------------------------------
+// Output conversion (docs/formats.md, §Arithmetic: f16 and bf16 outputs): the clamped f32
+// results are rounded to the family's output type right before the store. `f32` stores them as
+// they are; `f16` narrows with `FCVTN` (base Armv8.0, no FEAT_FP16); `bf16` rounds to nearest
+// even with integer operations (every core: `out_prep!` adds `bit16 - 1` to the bits, then
+// `RSHRN #16` adds 0x8000 and keeps the top half; NaN lanes get `-0x8000` instead, so they keep
+// their top half, quiet as the clamp left them, exactly as `BFCVTN` does); `bf16cvt` narrows
+// with `BFCVTN` (FEAT_BF16: its kernels need that feature). Registers are numbers as strings
+// (`"20"` for v20).
+// ---------------------------------------------------------------------------------------------
+
+/// The Rust element type of output kind `$out` (`bf16cvt` outputs are bf16).
+macro_rules! out_type {
+    (f32) => {
+        f32
+    };
+    (f16) => {
+        half::f16
+    };
+    (bf16) => {
+        half::bf16
+    };
+    (bf16cvt) => {
+        half::bf16
+    };
+}
+pub(crate) use out_type;
+
+/// Prepares register v`$r` (4 clamped f32) for the narrowing of output type `$out`; only
+/// `bf16` has work to do, with the two temporaries v`$t`, v`$m`.
+#[rustfmt::skip]
+macro_rules! out_prep {
+    (bf16, $r:literal, $t:literal, $m:literal) => {
+        concat!(
+            "fcmeq v", $m, ".4s, v", $r, ".4s, v", $r, ".4s\n",   // lanes that are not NaN
+            "shl v", $t, ".4s, v", $r, ".4s, #15\n",              // bit 16 to the sign bit
+            "cmge v", $t, ".4s, v", $t, ".4s, #0\n",              // bit16 - 1: 0 or -1
+            "and v", $t, ".16b, v", $t, ".16b, v", $m, ".16b\n",
+            "mvn v", $m, ".16b, v", $m, ".16b\n",                 // NaN lanes: -0x8000
+            "shl v", $m, ".4s, v", $m, ".4s, #15\n",
+            "orr v", $t, ".16b, v", $t, ".16b, v", $m, ".16b\n",
+            "add v", $r, ".4s, v", $r, ".4s, v", $t, ".4s\n",
+        )
+    };
+    ($out:ident, $r:literal, $t:literal, $m:literal) => {
+        ""
+    };
+}
+
+/// Narrows v`$s` (4 f32, prepared by [`out_prep!`]) into the low half of v`$d` (4 x 16 bits).
+#[rustfmt::skip]
+macro_rules! out_lo {
+    (f16, $d:literal, $s:literal) => { concat!("fcvtn v", $d, ".4h, v", $s, ".4s\n") };
+    (bf16, $d:literal, $s:literal) => { concat!("rshrn v", $d, ".4h, v", $s, ".4s, #16\n") };
+    (bf16cvt, $d:literal, $s:literal) => { concat!("bfcvtn v", $d, ".4h, v", $s, ".4s\n") };
+}
+
+/// Narrows v`$s` (4 f32, prepared by [`out_prep!`]) into the high half of v`$d`.
+#[rustfmt::skip]
+macro_rules! out_hi {
+    (f16, $d:literal, $s:literal) => { concat!("fcvtn2 v", $d, ".8h, v", $s, ".4s\n") };
+    (bf16, $d:literal, $s:literal) => { concat!("rshrn2 v", $d, ".8h, v", $s, ".4s, #16\n") };
+    (bf16cvt, $d:literal, $s:literal) => { concat!("bfcvtn2 v", $d, ".8h, v", $s, ".4s\n") };
+}
+
+/// Converts and stores one row of 4 outputs held in v`$r` at `[{out}]`, then advances `{out}`
+/// by `{stride}` (the GEMM stores); temporaries v`$t`, v`$m` (bf16).
+#[rustfmt::skip]
+macro_rules! out_row4 {
+    (f32, $r:literal, $t:literal, $m:literal) => {
+        concat!("st1 {{v", $r, ".4s}}, [{out}], {stride}\n")
+    };
+    ($out:ident, $r:literal, $t:literal, $m:literal) => {
+        concat!(
+            out_prep!($out, $r, $t, $m),
+            out_lo!($out, $r, $r),
+            "st1 {{v", $r, ".4h}}, [{out}], {stride}\n",
+        )
+    };
+}
+
+/// Converts and stores 4, 8 or 16 consecutive outputs held in the listed registers (4 each)
+/// at `[{out}]` (`$post`: `post` advances `{out}` past them, `keep` leaves it); temporaries
+/// v`$t`, v`$m` (bf16).
+#[rustfmt::skip]
+macro_rules! out_cols {
+    (f32, keep, [$a:literal], $t:literal, $m:literal) => {
+        concat!("str q", $a, ", [{out}]\n")
+    };
+    (f32, post, [$a:literal], $t:literal, $m:literal) => {
+        concat!("str q", $a, ", [{out}], #16\n")
+    };
+    (f32, keep, [$a:literal, $b:literal], $t:literal, $m:literal) => {
+        concat!("stp q", $a, ", q", $b, ", [{out}]\n")
+    };
+    (f32, post, [$a:literal, $b:literal], $t:literal, $m:literal) => {
+        concat!("stp q", $a, ", q", $b, ", [{out}], #32\n")
+    };
+    (f32, keep, [$a:literal, $b:literal, $c:literal, $d:literal], $t:literal, $m:literal) => {
+        concat!("stp q", $a, ", q", $b, ", [{out}]\n", "stp q", $c, ", q", $d, ", [{out}, #32]\n")
+    };
+    ($out:ident, $post:ident, [$a:literal], $t:literal, $m:literal) => {
+        concat!(
+            out_prep!($out, $a, $t, $m),
+            out_lo!($out, $a, $a),
+            out_cols!(@store $post, "str d", $a, "8"),
+        )
+    };
+    ($out:ident, $post:ident, [$a:literal, $b:literal], $t:literal, $m:literal) => {
+        concat!(
+            out_prep!($out, $a, $t, $m),
+            out_prep!($out, $b, $t, $m),
+            out_lo!($out, $a, $a),
+            out_hi!($out, $a, $b),
+            out_cols!(@store $post, "str q", $a, "16"),
+        )
+    };
+    ($out:ident, keep, [$a:literal, $b:literal, $c:literal, $d:literal], $t:literal, $m:literal) => {
+        concat!(
+            out_prep!($out, $a, $t, $m),
+            out_prep!($out, $b, $t, $m),
+            out_prep!($out, $c, $t, $m),
+            out_prep!($out, $d, $t, $m),
+            out_lo!($out, $a, $a),
+            out_hi!($out, $a, $b),
+            out_lo!($out, $c, $c),
+            out_hi!($out, $c, $d),
+            "stp q", $a, ", q", $c, ", [{out}]\n",
+        )
+    };
+    (@store keep, $op:literal, $a:literal, $n:literal) => { concat!($op, $a, ", [{out}]\n") };
+    (@store post, $op:literal, $a:literal, $n:literal) => { concat!($op, $a, ", [{out}], #", $n, "\n") };
+}
+
 /// 16-byte aligned constant bytes.
 #[repr(C, align(16))]
 pub(crate) struct Consts(pub [u8; 80]);

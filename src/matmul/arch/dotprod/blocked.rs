@@ -67,14 +67,12 @@ macro_rules! zero_regs {
     };
 }
 
-/// Stores one GEMV tile's f32 results (`{out}` advances past them).
+/// Stores one GEMV tile's results as output type `$out` (`{out}` advances past them; bf16
+/// converts with v28/v29 as temporaries, free after the block loop).
 #[rustfmt::skip]
 macro_rules! blocked_gemv_store {
-    (4, [$f0:literal]) => {
-        concat!("str q", $f0, ", [{out}], #16\n")
-    };
-    (8, [$f0:literal, $f1:literal]) => {
-        concat!("stp q", $f0, ", q", $f1, ", [{out}], #32\n")
+    ($out:ident, $nr:tt, [$($f:literal),+]) => {
+        out_cols!($out, post, [$($f),+], "28", "29")
     };
 }
 
@@ -90,14 +88,14 @@ macro_rules! blocked_gemv_store {
 /// (f16: the LHS block scale, bf16: zero), v31 is the 0xF0 mask.
 #[rustfmt::skip]
 macro_rules! blocked_gemv_tile {
-    ($name:ident($t:ident), $fam:ident, $kind:ident, one, $tiles:tt, [$($ops:tt)*]) => {
-        blocked_gemv_tile!(@fn $name($t), $fam, $kind, one, $tiles, [$($ops)*]);
+    ($name:ident($t:ident), $fam:ident, $out:ident, $kind:ident, one, $tiles:tt, [$($ops:tt)*]) => {
+        blocked_gemv_tile!(@fn $name($t), $fam, $out, $kind, one, $tiles, [$($ops)*]);
     };
-    ($name:ident($t:ident), $fam:ident, $kind:ident, many, $tiles:tt, [$($ops:tt)*]) => {
-        blocked_gemv_tile!(@fn $name($t), $fam, $kind, many, $tiles,
+    ($name:ident($t:ident), $fam:ident, $out:ident, $kind:ident, many, $tiles:tt, [$($ops:tt)*]) => {
+        blocked_gemv_tile!(@fn $name($t), $fam, $out, $kind, many, $tiles,
                            [gc = out(reg) _, gpb = in(reg) $t.groups, $($ops)*]);
     };
-    (@fn $name:ident($t:ident), $fam:ident, $kind:ident, $mode:ident,
+    (@fn $name:ident($t:ident), $fam:ident, $out:ident, $kind:ident, $mode:ident,
      [$({ rhs: $rhs:ident, tile: $i:literal, nr: $nr:tt, low: $tr:tt, acc: [$($a:literal),+],
           sums: [$($c:literal),+], f32: [$($f:literal),+], scale: $s:literal,
           scale_tmp: $u:literal }),+],
@@ -110,7 +108,7 @@ macro_rules! blocked_gemv_tile {
         /// As [`TileFn`]: one LHS row, the listed RHS tiles (`rhs_stride` apart), and
         /// writable outputs for all their columns.
         #[target_feature(enable = "dotprod")]
-        unsafe fn $name($t: &Tile) {
+        pub(crate) unsafe fn $name($t: &Tile) {
             // SAFETY: dotprod is enabled by the caller's contract. The block loop reads the
             // row's `blocks` blocks and then its extras, each listed RHS tile's `blocks` blocks
             // (data and scales) and then its extras, and 64 bytes of the zeros of `CONSTS`; all inside the
@@ -141,7 +139,7 @@ macro_rules! blocked_gemv_tile {
                     // final epilogue and stores
                     $fam!(finish_params),
                     $($fam!(finish, $nr, $rhs, [$($f),+]),)+
-                    $(blocked_gemv_store!($nr, [$($f),+]),)+
+                    $(blocked_gemv_store!($out, $nr, [$($f),+]),)+
                     lhs = inout(reg) $t.lhs[0] => _,
                     $($rhs = inout(reg) $t.rhs.wrapping_add($i * $t.rhs_stride) => _,)+
                     nb = inout(reg) $t.blocks => _,
@@ -164,8 +162,8 @@ macro_rules! blocked_gemv_tile {
 /// `x16_nr4_k8`, `x4_nr4_k8`.
 #[rustfmt::skip]
 macro_rules! blocked_gemv_shape {
-    (x16_nr8, $name:ident($t:ident), $fam:ident, $mode:ident, $ops:tt) => {
-        blocked_gemv_tile!($name($t), $fam, k16, $mode, [
+    (x16_nr8, $name:ident($t:ident), $fam:ident, $out:ident, $mode:ident, $ops:tt) => {
+        blocked_gemv_tile!($name($t), $fam, $out, k16, $mode, [
             { rhs: rhs0, tile: 0, nr: 8, low: ["12", "13", "14", "15", "12", "13", "14", "15"],
               acc: ["16", "17", "18", "19"], sums: ["16", "17"], f32: ["24", "25"],
               scale: "29", scale_tmp: "4" },
@@ -174,15 +172,15 @@ macro_rules! blocked_gemv_shape {
               scale: "30", scale_tmp: "5" }
         ], $ops);
     };
-    (x8_nr8, $name:ident($t:ident), $fam:ident, $mode:ident, $ops:tt) => {
-        blocked_gemv_tile!($name($t), $fam, k16, $mode, [
+    (x8_nr8, $name:ident($t:ident), $fam:ident, $out:ident, $mode:ident, $ops:tt) => {
+        blocked_gemv_tile!($name($t), $fam, $out, k16, $mode, [
             { rhs: rhs0, tile: 0, nr: 8, low: ["12", "16", "13", "17", "14", "18", "15", "19"],
               acc: ["20", "21", "22", "23"], sums: ["20", "21"], f32: ["24", "25"],
               scale: "29", scale_tmp: "4" }
         ], $ops);
     };
-    (x16_nr4, $name:ident($t:ident), $fam:ident, $mode:ident, $ops:tt) => {
-        blocked_gemv_tile!($name($t), $fam, k16, $mode, [
+    (x16_nr4, $name:ident($t:ident), $fam:ident, $out:ident, $mode:ident, $ops:tt) => {
+        blocked_gemv_tile!($name($t), $fam, $out, k16, $mode, [
             { rhs: rhs0, tile: 0, nr: 4, low: ["12", "13", "14", "15"],
               acc: ["16", "17"], sums: ["16"], f32: ["24"],
               scale: "6", scale_tmp: "6" },
@@ -197,8 +195,8 @@ macro_rules! blocked_gemv_shape {
               scale: "11", scale_tmp: "11" }
         ], $ops);
     };
-    (x8_nr4, $name:ident($t:ident), $fam:ident, $mode:ident, $ops:tt) => {
-        blocked_gemv_tile!($name($t), $fam, k16, $mode, [
+    (x8_nr4, $name:ident($t:ident), $fam:ident, $out:ident, $mode:ident, $ops:tt) => {
+        blocked_gemv_tile!($name($t), $fam, $out, k16, $mode, [
             { rhs: rhs0, tile: 0, nr: 4, low: ["12", "13", "14", "15"],
               acc: ["16", "17"], sums: ["16"], f32: ["24"],
               scale: "6", scale_tmp: "6" },
@@ -207,15 +205,15 @@ macro_rules! blocked_gemv_shape {
               scale: "7", scale_tmp: "7" }
         ], $ops);
     };
-    (x4_nr4, $name:ident($t:ident), $fam:ident, $mode:ident, $ops:tt) => {
-        blocked_gemv_tile!($name($t), $fam, k16, $mode, [
+    (x4_nr4, $name:ident($t:ident), $fam:ident, $out:ident, $mode:ident, $ops:tt) => {
+        blocked_gemv_tile!($name($t), $fam, $out, k16, $mode, [
             { rhs: rhs0, tile: 0, nr: 4, low: ["12", "16", "13", "17"],
               acc: ["20", "21"], sums: ["20"], f32: ["24"],
               scale: "6", scale_tmp: "6" }
         ], $ops);
     };
-    (x16_nr8_k8, $name:ident($t:ident), $fam:ident, $mode:ident, $ops:tt) => {
-        blocked_gemv_tile!($name($t), $fam, k8, $mode, [
+    (x16_nr8_k8, $name:ident($t:ident), $fam:ident, $out:ident, $mode:ident, $ops:tt) => {
+        blocked_gemv_tile!($name($t), $fam, $out, k8, $mode, [
             { rhs: rhs0, tile: 0, nr: 8, low: ["12", "13", "14", "15"],
               acc: ["16", "17"], sums: ["16", "17"], f32: ["24", "25"],
               scale: "29", scale_tmp: "4" },
@@ -224,15 +222,15 @@ macro_rules! blocked_gemv_shape {
               scale: "30", scale_tmp: "5" }
         ], $ops);
     };
-    (x8_nr8_k8, $name:ident($t:ident), $fam:ident, $mode:ident, $ops:tt) => {
-        blocked_gemv_tile!($name($t), $fam, k8, $mode, [
+    (x8_nr8_k8, $name:ident($t:ident), $fam:ident, $out:ident, $mode:ident, $ops:tt) => {
+        blocked_gemv_tile!($name($t), $fam, $out, k8, $mode, [
             { rhs: rhs0, tile: 0, nr: 8, low: ["12", "13", "14", "15"],
               acc: ["16", "17"], sums: ["16", "17"], f32: ["24", "25"],
               scale: "29", scale_tmp: "4" }
         ], $ops);
     };
-    (x16_nr4_k8, $name:ident($t:ident), $fam:ident, $mode:ident, $ops:tt) => {
-        blocked_gemv_tile!($name($t), $fam, k8, $mode, [
+    (x16_nr4_k8, $name:ident($t:ident), $fam:ident, $out:ident, $mode:ident, $ops:tt) => {
+        blocked_gemv_tile!($name($t), $fam, $out, k8, $mode, [
             { rhs: rhs0, tile: 0, nr: 4, low: ["12", "13", "14", "15"],
               acc: ["16"], sums: ["16"], f32: ["24"],
               scale: "8", scale_tmp: "8" },
@@ -247,8 +245,8 @@ macro_rules! blocked_gemv_shape {
               scale: "11", scale_tmp: "11" }
         ], $ops);
     };
-    (x4_nr4_k8, $name:ident($t:ident), $fam:ident, $mode:ident, $ops:tt) => {
-        blocked_gemv_tile!($name($t), $fam, k8, $mode, [
+    (x4_nr4_k8, $name:ident($t:ident), $fam:ident, $out:ident, $mode:ident, $ops:tt) => {
+        blocked_gemv_tile!($name($t), $fam, $out, k8, $mode, [
             { rhs: rhs0, tile: 0, nr: 4, low: ["12", "13", "14", "15"],
               acc: ["16"], sums: ["16"], f32: ["24"],
               scale: "8", scale_tmp: "8" }
@@ -268,7 +266,7 @@ macro_rules! blocked_gemv_shape {
 /// family.
 #[rustfmt::skip]
 macro_rules! blocked_gemm_tile {
-    ($name:ident($t:ident), $fam:ident, $rows:literal,
+    ($name:ident($t:ident), $fam:ident, $out:ident, $rows:literal,
      [$({ lhs: $l:ident, lhs_hi: $h:ident, tile: $i:literal, x01: $x01:literal, x23: $x23:literal,
           acc: [$($a:literal),+], f32: [$($f:literal),+], scale: $ls:literal }),+],
      [$($ops:tt)*]) => {
@@ -279,7 +277,7 @@ macro_rules! blocked_gemm_tile {
         /// As [`TileFn`]: the tile's LHS tiles, its RHS quad (data, scales, extras), and a
         /// writable output tile with `out_stride` bytes between rows.
         #[target_feature(enable = "dotprod")]
-        unsafe fn $name($t: &Tile) {
+        pub(crate) unsafe fn $name($t: &Tile) {
             // SAFETY: dotprod is enabled by the caller's contract. The loads stay inside the
             // listed LHS tiles (`blocks` blocks, then the extras) and the RHS tile: the quad's
             // chunks (`rhs`, stepping by `rhs_step`, skipping the block scales), its scales
@@ -312,7 +310,7 @@ macro_rules! blocked_gemm_tile {
                     "b.ne 1b",
                     // final epilogue, row by row
                     $fam!(finish_params),
-                    $($fam!(finish, $l, [$($f),+]),)+
+                    $($fam!(finish, $out, $l, [$($f),+]),)+
                     $($l = inout(reg) $t.lhs[$i] => _,)+
                     rhs = inout(reg) $t.rhs => _,
                     rstep = in(reg) $t.rhs_step,
@@ -338,14 +336,14 @@ macro_rules! blocked_gemm_tile {
 /// with the register allocation of `blocked_gemm_tile`; `$ops` as there.
 #[rustfmt::skip]
 macro_rules! blocked_gemm_shape {
-    (rows4, $name:ident($t:ident), $fam:ident, $ops:tt) => {
-        blocked_gemm_tile!($name($t), $fam, 4, [
+    (rows4, $name:ident($t:ident), $fam:ident, $out:ident, $ops:tt) => {
+        blocked_gemm_tile!($name($t), $fam, $out, 4, [
             { lhs: l0, lhs_hi: h0, tile: 0, x01: "4", x23: "5",
               acc: ["16", "17", "18", "19"], f32: ["24", "25", "26", "27"], scale: "10" }
         ], $ops);
     };
-    (rows8, $name:ident($t:ident), $fam:ident, $ops:tt) => {
-        blocked_gemm_tile!($name($t), $fam, 8, [
+    (rows8, $name:ident($t:ident), $fam:ident, $out:ident, $ops:tt) => {
+        blocked_gemm_tile!($name($t), $fam, $out, 8, [
             { lhs: l0, lhs_hi: h0, tile: 0, x01: "4", x23: "5",
               acc: ["16", "17", "18", "19"], f32: ["24", "25", "26", "27"], scale: "10" },
             { lhs: l1, lhs_hi: h1, tile: 1, x01: "6", x23: "7",
@@ -363,14 +361,15 @@ macro_rules! blocked_scvtf {
 }
 
 /// GEMM epilogue clamp and store of one row (`{out}` advances by `{stride}`): v`$f` clamped to
-/// v`$lo`/v`$hi` (FMAX first).
+/// v`$lo`/v`$hi` (FMAX first), stored as output type `$out` (bf16: v16, v17, the integer
+/// accumulators, as temporaries).
 #[rustfmt::skip]
 macro_rules! blocked_clamp_store {
-    ($f:literal, $lo:literal, $hi:literal) => {
+    ($out:ident, $f:literal, $lo:literal, $hi:literal) => {
         concat!(
             "fmax v", $f, ".4s, v", $f, ".4s, v", $lo, ".4s\n",
             "fmin v", $f, ".4s, v", $f, ".4s, v", $hi, ".4s\n",
-            "st1 {{v", $f, ".4s}}, [{out}], {stride}\n",
+            out_row4!($out, $f, "16", "17"),
         )
     };
 }

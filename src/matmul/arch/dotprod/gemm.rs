@@ -102,7 +102,7 @@ macro_rules! gemm_group {
 /// `{stride}`): accumulator v`$a`, the row's offset in lane `$i` of v`$off`, dq in lane
 /// `$i` of v`$dq`. Needs v0 = rsum, v1 = scale (int4: scale16), v2 = bias of the quad, v12/v13 = clamp.
 macro_rules! gemm_row {
-    ($a:literal, $off:literal, $dq:literal, $i:literal) => {
+    ($out:ident, $a:literal, $off:literal, $dq:literal, $i:literal) => {
         concat!(
             // iacc += rsum * offset; f = float(iacc)
             "mla v", $a, ".4s, v0.4s, v", $off, ".s[", $i, "]\n",
@@ -111,10 +111,10 @@ macro_rules! gemm_row {
             "fmul v14.4s, v1.4s, v", $dq, ".s[", $i, "]\n",
             "fmul v", $a, ".4s, v", $a, ".4s, v14.4s\n",
             "fadd v", $a, ".4s, v", $a, ".4s, v2.4s\n",
-            // clamp, store
+            // clamp; convert to the output type (bf16: v3, v15 temporaries); store
             "fmax v", $a, ".4s, v", $a, ".4s, v12.4s\n",
             "fmin v", $a, ".4s, v", $a, ".4s, v13.4s\n",
-            "st1 {{v", $a, ".4s}}, [{out}], {stride}\n",
+            out_row4!($out, $a, "3", "15"),
         )
     };
 }
@@ -123,14 +123,14 @@ macro_rules! gemm_row {
 /// the tile's extras after the K loop), then rows 0-3.
 #[rustfmt::skip]
 macro_rules! gemm_rows {
-    ([$l:ident, $x01:literal, $x23:literal,
+    ($out:ident, [$l:ident, $x01:literal, $x23:literal,
       [$a0:literal, $a1:literal, $a2:literal, $a3:literal]]) => {
         concat!(
             "ldp q", $x01, ", q", $x23, ", [{", stringify!($l), "}]\n",
-            gemm_row!($a0, $x01, $x23, "0"),
-            gemm_row!($a1, $x01, $x23, "1"),
-            gemm_row!($a2, $x01, $x23, "2"),
-            gemm_row!($a3, $x01, $x23, "3"),
+            gemm_row!($out, $a0, $x01, $x23, "0"),
+            gemm_row!($out, $a1, $x01, $x23, "1"),
+            gemm_row!($out, $a2, $x01, $x23, "2"),
+            gemm_row!($out, $a3, $x01, $x23, "3"),
         )
     };
 }
@@ -138,10 +138,10 @@ macro_rules! gemm_rows {
 /// Per-channel GEMM epilogue of one column quad: its `rsum`, `scale`, `bias` (`{x}` at the
 /// quad's `rsum`, the arrays `{xs}` bytes apart) into v0-v2, the clamp bounds into v12/v13,
 /// then per LHS tile `[pointer, offset register, dq register, [row accumulators]]` its rows
-/// ([`gemm_rows!`]). Uses v14.
+/// ([`gemm_rows!`]), stored as output type `$out`. Uses v14 (and v3, v15 for bf16).
 #[rustfmt::skip]
 macro_rules! gemm_epilogue {
-    ($($tile:tt),+) => {
+    ($out:ident, $($tile:tt),+) => {
         concat!(
             "ldr q0, [{x}]\n",
             "ldr q1, [{x}, {xs}]\n",
@@ -149,7 +149,7 @@ macro_rules! gemm_epilogue {
             "ldr q2, [{x}, {xs}]\n",
             "dup v12.4s, {lo:w}\n",
             "dup v13.4s, {hi:w}\n",
-            $(gemm_rows!($tile),)+
+            $(gemm_rows!($out, $tile),)+
         )
     };
 }

@@ -284,11 +284,28 @@ macro_rules! gemv_k_loop {
 /// One per-channel GEMV tile function (mr = 1) over the RHS tiles `rhs` (operand = its first
 /// byte): the family's `init` text, zero the accumulators `zero`, the K loop over `{g}` groups
 /// of `group` (LHS load, then load, unpack if int4, and `SDOT` per RHS tile), `fold` the accumulators into the pairs (or columns)
-/// the epilogue takes, the row parameters, `epilogue` per RHS tile and `store`. `clobbers`
-/// lists every vector register the text writes.
+/// the epilogue takes, the row parameters, `epilogue` per RHS tile, then the conversion to the
+/// output type `out` and the store of the `store` registers (4 columns each, in order; bf16
+/// converts with v28/v29 as temporaries). `clobbers` lists every vector register the text
+/// writes (`all`, or a list, to which v28 and v29 are added).
 #[rustfmt::skip]
 macro_rules! gemv_tile {
     ($name:ident($t:ident), $doc:literal, rhs: [$($rhs:ident = $rhs_at:expr),+],
+     init: $init:expr, zero: [$($z:literal),+], group: $group:expr, fold: $fold:expr, epilogue: $epilogue:expr,
+     out: $out:ident, store: [$($s:literal),+], clobbers: $clobbers:tt $(,)?) => {
+        gemv_tile!(@clobbers $clobbers, {
+            $name($t), $doc, rhs: [$($rhs = $rhs_at),+], init: $init, zero: [$($z),+],
+            group: $group, fold: $fold, epilogue: $epilogue,
+            store: out_cols!($out, keep, [$($s),+], "28", "29"),
+        });
+    };
+    (@clobbers all, {$($body:tt)*}) => {
+        gemv_tile!(@fn $($body)* clobbers: all);
+    };
+    (@clobbers [$($c:tt),+], {$($body:tt)*}) => {
+        gemv_tile!(@fn $($body)* clobbers: [$($c,)+ "v28", "v29"]);
+    };
+    (@fn $name:ident($t:ident), $doc:literal, rhs: [$($rhs:ident = $rhs_at:expr),+],
      init: $init:expr, zero: [$($z:literal),+], group: $group:expr, fold: $fold:expr, epilogue: $epilogue:expr,
      store: $store:expr, clobbers: $clobbers:tt $(,)?) => {
         #[doc = concat!("GEMV tile ", $doc, " (see [`TileFn`]).")]
@@ -298,7 +315,7 @@ macro_rules! gemv_tile {
         /// As [`TileFn`]: one LHS row, the RHS tiles of the doc line, and writable outputs
         /// for all their columns.
         #[target_feature(enable = "dotprod")]
-        unsafe fn $name($t: &Tile) {
+        pub(crate) unsafe fn $name($t: &Tile) {
             // SAFETY: dotprod is enabled by the caller's contract. The loads stay inside
             // the row (Kp + 8 bytes) and the listed RHS tiles (whole packed tiles,
             // `rhs_stride` apart); the store writes the tiles' columns at `out`. Every

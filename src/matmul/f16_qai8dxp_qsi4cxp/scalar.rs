@@ -1,0 +1,5 @@
+//! Scalar tier of `f16_qai8dxp_qsi4cxp`: [`qai8dxp_qsi4cxp`](crate::qai8dxp_qsi4cxp)'s portable reference
+//! (generic over the output type), which rounds each clamped result to f16 as it stores it
+//! (`Element::from_f32`: round to nearest even; bf16 in integer operations).
+
+pub(crate) use crate::matmul::qai8dxp_qsi4cxp::scalar::matmul_unchecked;
