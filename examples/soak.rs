@@ -33,7 +33,10 @@ mod families;
 #[path = "support/splitmix.rs"]
 mod splitmix;
 
-use families::{Fam, Q40, Qsi4c32p, Qsi4cxp, Qsi8cxp, ScaleStyle, WeightStyle, canary, packings, to_src};
+use families::{
+    Bf16Qsi4c32p, Bf16Qsi4cxp, F16Qsi4cxp, F16Qsi8cxp, Fam, Q40, Qsi4c32p, Qsi4cxp, Qsi8cxp, ScaleStyle, WeightStyle,
+    canary, packings, to_src,
+};
 use qgemm::rhs::{Int4Encoding, Layout};
 use qgemm::{Clamp, CpuFeatures, Element, Family, Kernel, MatmulArgs, Packing, Tier};
 use splitmix::SplitMix64 as Rng;
@@ -386,8 +389,16 @@ fn case<X: Fam>(rng: &mut Rng, cpu: &CpuFeatures, stats: &mut Stats, verbose: bo
 /// Runs the case of seed `cs` (its family is its first draw).
 fn run_case(cs: u64, cpu: &CpuFeatures, family: &str, stats: &mut Stats, verbose: bool) -> Result<bool, String> {
     let mut rng = Rng(cs);
-    let names =
-        [<Qsi4cxp as Fam>::F::NAME, <Qsi4c32p as Fam>::F::NAME, <Q40 as Fam>::F::NAME, <Qsi8cxp as Fam>::F::NAME];
+    let names = [
+        <Qsi4cxp as Fam>::F::NAME,
+        <Qsi4c32p as Fam>::F::NAME,
+        <Q40 as Fam>::F::NAME,
+        <Qsi8cxp as Fam>::F::NAME,
+        <F16Qsi4cxp as Fam>::F::NAME,
+        <F16Qsi8cxp as Fam>::F::NAME,
+        <Bf16Qsi4cxp as Fam>::F::NAME,
+        <Bf16Qsi4c32p as Fam>::F::NAME,
+    ];
     let which = rng.below(names.len());
     if !names[which].contains(family) {
         return Ok(false);
@@ -396,7 +407,11 @@ fn run_case(cs: u64, cpu: &CpuFeatures, family: &str, stats: &mut Stats, verbose
         0 => case::<Qsi4cxp>(&mut rng, cpu, stats, verbose)?,
         1 => case::<Qsi4c32p>(&mut rng, cpu, stats, verbose)?,
         2 => case::<Q40>(&mut rng, cpu, stats, verbose)?,
-        _ => case::<Qsi8cxp>(&mut rng, cpu, stats, verbose)?,
+        3 => case::<Qsi8cxp>(&mut rng, cpu, stats, verbose)?,
+        4 => case::<F16Qsi4cxp>(&mut rng, cpu, stats, verbose)?,
+        5 => case::<F16Qsi8cxp>(&mut rng, cpu, stats, verbose)?,
+        6 => case::<Bf16Qsi4cxp>(&mut rng, cpu, stats, verbose)?,
+        _ => case::<Bf16Qsi4c32p>(&mut rng, cpu, stats, verbose)?,
     }
     Ok(true)
 }

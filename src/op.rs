@@ -42,10 +42,14 @@
 
 use core::marker::PhantomData;
 
-use half::bf16;
+use half::{bf16, f16};
 
+use crate::bf16_qai8dxp_qsi4c32p::Bf16Qai8dxpQsi4c32p;
+use crate::bf16_qai8dxp_qsi4cxp::Bf16Qai8dxpQsi4cxp;
 use crate::element::Element;
 use crate::error::{Buffer, Dim, Error, Param, Result};
+use crate::f16_qai8dxp_qsi4cxp::F16Qai8dxpQsi4cxp;
+use crate::f16_qai8dxp_qsi8cxp::F16Qai8dxpQsi8cxp;
 use crate::lhs::{qai8dxp, qsi8d32p};
 use crate::matmul::{Clamp, Family, Kernel, UncheckedArgs};
 use crate::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p;
@@ -84,25 +88,30 @@ pub trait Operator: Family {
     ) -> Result<()>;
 }
 
-/// `Operator` for a family whose activations are `qai8dxp` (per-row int8, no blocks).
+/// `Operator` for a family whose activations are `qai8dxp` (per-row int8, no blocks), of type
+/// `$src` quantized by `qai8dxp::$packer`.
 macro_rules! qai8dxp_operator {
-    ($($family:ident in $module:ident),+) => {$(
+    ($($family:ident in $module:ident: $src:ty => $packer:ident),+ $(,)?) => {$(
         impl Operator for $family {
             const RHS_PACKING: Packing = crate::$module::PREFERRED_RHS_PACKING;
-            type Src = f32;
+            type Src = $src;
             fn quantize_pack(
-                p: &Packing, m: usize, k: usize, _bl: usize, x: &[f32], s: usize, out: &mut [u8],
+                p: &Packing, m: usize, k: usize, _bl: usize, x: &[$src], s: usize, out: &mut [u8],
             ) -> Result<()> {
-                qai8dxp::quantize_pack(p, m, k, 0, x, s, out)
+                qai8dxp::$packer(p, m, k, 0, x, s, out)
             }
         }
     )+};
 }
 
 qai8dxp_operator!(
-    Qai8dxpQsi4cxp in qai8dxp_qsi4cxp,
-    Qai8dxpQsi4c32p in qai8dxp_qsi4c32p,
-    Qai8dxpQsi8cxp in qai8dxp_qsi8cxp
+    Qai8dxpQsi4cxp in qai8dxp_qsi4cxp: f32 => quantize_pack,
+    Qai8dxpQsi4c32p in qai8dxp_qsi4c32p: f32 => quantize_pack,
+    Qai8dxpQsi8cxp in qai8dxp_qsi8cxp: f32 => quantize_pack,
+    F16Qai8dxpQsi4cxp in f16_qai8dxp_qsi4cxp: f16 => quantize_pack_f16,
+    F16Qai8dxpQsi8cxp in f16_qai8dxp_qsi8cxp: f16 => quantize_pack_f16,
+    Bf16Qai8dxpQsi4cxp in bf16_qai8dxp_qsi4cxp: bf16 => quantize_pack_bf16,
+    Bf16Qai8dxpQsi4c32p in bf16_qai8dxp_qsi4c32p: bf16 => quantize_pack_bf16,
 );
 
 impl Operator for Qsi8d32pQsi4c32p {
@@ -260,51 +269,65 @@ impl<'w, F: Operator> Linear<'w, F> {
     }
 }
 
-impl<'w> Linear<'w, Qai8dxpQsi4cxp> {
-    /// Bytes of packed weights for `n` channels of depth `k`.
-    pub fn packed_size(n: usize, k: usize) -> Result<usize> {
-        Self::size(n, k, 0)
-    }
+/// `Linear::pack` for the families with `qsi4cxp` weights (int4, one f32 scale per channel).
+macro_rules! linear_pack_qsi4cxp {
+    ($($family:ident),+) => {$(
+        impl<'w> Linear<'w, $family> {
+            /// Bytes of packed weights for `n` channels of depth `k`.
+            pub fn packed_size(n: usize, k: usize) -> Result<usize> {
+                Self::size(n, k, 0)
+            }
 
-    /// Packs int4 weights with per-channel scales and an optional bias
-    /// ([`rhs::qsi4cxp::pack`](crate::rhs::qsi4cxp::pack)) into `buf` (at least
-    /// [`Linear::packed_size`] bytes).
-    pub fn pack(
-        n: usize,
-        k: usize,
-        w: &Int4Source<'_>,
-        scale: &[f32],
-        bias: Option<&[f32]>,
-        buf: &'w mut [u8],
-    ) -> Result<Self> {
-        let size = Self::packed_size(n, k)?;
-        qsi4cxp::pack(&Self::RHS, n, k, w, scale, bias, buf)?;
-        Self::from_packed(n, k, 0, &buf[..size])
-    }
+            /// Packs int4 weights with per-channel scales and an optional bias
+            /// ([`rhs::qsi4cxp::pack`](crate::rhs::qsi4cxp::pack)) into `buf` (at least
+            /// [`Linear::packed_size`] bytes).
+            pub fn pack(
+                n: usize,
+                k: usize,
+                w: &Int4Source<'_>,
+                scale: &[f32],
+                bias: Option<&[f32]>,
+                buf: &'w mut [u8],
+            ) -> Result<Self> {
+                let size = Self::packed_size(n, k)?;
+                qsi4cxp::pack(&Self::RHS, n, k, w, scale, bias, buf)?;
+                Self::from_packed(n, k, 0, &buf[..size])
+            }
+        }
+    )+};
 }
 
-impl<'w> Linear<'w, Qai8dxpQsi4c32p> {
-    /// Bytes of packed weights for `n` channels of depth `k`, blocks of `bl`.
-    pub fn packed_size(n: usize, k: usize, bl: usize) -> Result<usize> {
-        Self::size(n, k, bl)
-    }
+linear_pack_qsi4cxp!(Qai8dxpQsi4cxp, F16Qai8dxpQsi4cxp, Bf16Qai8dxpQsi4cxp);
 
-    /// Packs int4 weights with bf16 block scales and an optional bias
-    /// ([`rhs::qsi4c32p::pack`](crate::rhs::qsi4c32p::pack)) into `buf`.
-    pub fn pack(
-        n: usize,
-        k: usize,
-        bl: usize,
-        w: &Int4Source<'_>,
-        scale: &BlockScales<'_, bf16>,
-        bias: Option<&[f32]>,
-        buf: &'w mut [u8],
-    ) -> Result<Self> {
-        let size = Self::packed_size(n, k, bl)?;
-        qsi4c32p::pack(&Self::RHS, n, k, bl, w, scale, bias, buf)?;
-        Self::from_packed(n, k, bl, &buf[..size])
-    }
+/// `Linear::pack` for the families with `qsi4c32p` weights (int4, one bf16 scale per block).
+macro_rules! linear_pack_qsi4c32p {
+    ($($family:ident),+) => {$(
+        impl<'w> Linear<'w, $family> {
+            /// Bytes of packed weights for `n` channels of depth `k`, blocks of `bl`.
+            pub fn packed_size(n: usize, k: usize, bl: usize) -> Result<usize> {
+                Self::size(n, k, bl)
+            }
+
+            /// Packs int4 weights with bf16 block scales and an optional bias
+            /// ([`rhs::qsi4c32p::pack`](crate::rhs::qsi4c32p::pack)) into `buf`.
+            pub fn pack(
+                n: usize,
+                k: usize,
+                bl: usize,
+                w: &Int4Source<'_>,
+                scale: &BlockScales<'_, bf16>,
+                bias: Option<&[f32]>,
+                buf: &'w mut [u8],
+            ) -> Result<Self> {
+                let size = Self::packed_size(n, k, bl)?;
+                qsi4c32p::pack(&Self::RHS, n, k, bl, w, scale, bias, buf)?;
+                Self::from_packed(n, k, bl, &buf[..size])
+            }
+        }
+    )+};
 }
+
+linear_pack_qsi4c32p!(Qai8dxpQsi4c32p, Bf16Qai8dxpQsi4c32p);
 
 impl<'w> Linear<'w, Qsi8d32pQsi4c32p> {
     /// Bytes of packed weights for `n` channels of depth `k`, blocks of `bl`.
@@ -321,27 +344,34 @@ impl<'w> Linear<'w, Qsi8d32pQsi4c32p> {
     }
 }
 
-impl<'w> Linear<'w, Qai8dxpQsi8cxp> {
-    /// Bytes of packed weights for `n` channels of depth `k`.
-    pub fn packed_size(n: usize, k: usize) -> Result<usize> {
-        Self::size(n, k, 0)
-    }
+/// `Linear::pack` for the families with `qsi8cxp` weights (int8, one f32 scale per channel).
+macro_rules! linear_pack_qsi8cxp {
+    ($($family:ident),+) => {$(
+        impl<'w> Linear<'w, $family> {
+            /// Bytes of packed weights for `n` channels of depth `k`.
+            pub fn packed_size(n: usize, k: usize) -> Result<usize> {
+                Self::size(n, k, 0)
+            }
 
-    /// Packs int8 weights with per-channel scales and an optional bias
-    /// ([`rhs::qsi8cxp::pack`](crate::rhs::qsi8cxp::pack)) into `buf`.
-    pub fn pack(
-        n: usize,
-        k: usize,
-        w: &Int8Source<'_>,
-        scale: &[f32],
-        bias: Option<&[f32]>,
-        buf: &'w mut [u8],
-    ) -> Result<Self> {
-        let size = Self::packed_size(n, k)?;
-        qsi8cxp::pack(&Self::RHS, n, k, w, scale, bias, buf)?;
-        Self::from_packed(n, k, 0, &buf[..size])
-    }
+            /// Packs int8 weights with per-channel scales and an optional bias
+            /// ([`rhs::qsi8cxp::pack`](crate::rhs::qsi8cxp::pack)) into `buf`.
+            pub fn pack(
+                n: usize,
+                k: usize,
+                w: &Int8Source<'_>,
+                scale: &[f32],
+                bias: Option<&[f32]>,
+                buf: &'w mut [u8],
+            ) -> Result<Self> {
+                let size = Self::packed_size(n, k)?;
+                qsi8cxp::pack(&Self::RHS, n, k, w, scale, bias, buf)?;
+                Self::from_packed(n, k, 0, &buf[..size])
+            }
+        }
+    )+};
 }
+
+linear_pack_qsi8cxp!(Qai8dxpQsi8cxp, F16Qai8dxpQsi8cxp);
 
 impl<F: Operator> Linear<'_, F> {
     /// The RHS packing (the LHS side, `mr`, does not matter to an RHS packer).

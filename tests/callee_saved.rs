@@ -117,7 +117,10 @@ mod aarch64 {
     use std::ffi::c_void;
 
     use crate::common::Rng;
-    use crate::families::{Fam, Q40, Qsi4c32p, Qsi4cxp, Qsi8cxp, ScaleStyle, WeightStyle, packings, to_src};
+    use crate::families::{
+        Bf16Qsi4c32p, Bf16Qsi4cxp, F16Qsi4cxp, F16Qsi8cxp, Fam, Q40, Qsi4c32p, Qsi4cxp, Qsi8cxp, ScaleStyle,
+        WeightStyle, packings, to_src,
+    };
     use qgemm::rhs::Layout;
     use qgemm::{Clamp, CpuFeatures, Element, Family, MatmulArgs, Tier};
 
@@ -407,5 +410,25 @@ mod aarch64 {
     #[test]
     fn callee_saved_qai8dxp_qsi8cxp() {
         report::<Qsi8cxp>();
+    }
+
+    #[test]
+    fn callee_saved_f16_qai8dxp_qsi4cxp() {
+        report::<F16Qsi4cxp>();
+    }
+
+    #[test]
+    fn callee_saved_f16_qai8dxp_qsi8cxp() {
+        report::<F16Qsi8cxp>();
+    }
+
+    #[test]
+    fn callee_saved_bf16_qai8dxp_qsi4cxp() {
+        report::<Bf16Qsi4cxp>();
+    }
+
+    #[test]
+    fn callee_saved_bf16_qai8dxp_qsi4c32p() {
+        report::<Bf16Qsi4c32p>();
     }
 }

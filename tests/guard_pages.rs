@@ -33,7 +33,10 @@ mod linux {
     use crate::common::Rng;
     use crate::common::guard::Plain;
     use crate::common::guard::{Guarded, Place, page_size, set_label};
-    use crate::families::{Fam, Q40, Qsi4c32p, Qsi4cxp, Qsi8cxp, RhsRaw, ScaleStyle, WeightStyle, packings, to_src};
+    use crate::families::{
+        Bf16Qsi4c32p, Bf16Qsi4cxp, F16Qsi4cxp, F16Qsi8cxp, Fam, Q40, Qsi4c32p, Qsi4cxp, Qsi8cxp, RhsRaw, ScaleStyle,
+        WeightStyle, packings, to_src,
+    };
     use qgemm::half::bf16;
     use qgemm::rhs::Layout;
     use qgemm::{Clamp, CpuFeatures, Element, Family, Kernel, MatmulArgs, Tier};
@@ -278,6 +281,26 @@ mod linux {
     #[test]
     fn guard_pages_qai8dxp_qsi8cxp() {
         report::<Qsi8cxp>();
+    }
+
+    #[test]
+    fn guard_pages_f16_qai8dxp_qsi4cxp() {
+        report::<F16Qsi4cxp>();
+    }
+
+    #[test]
+    fn guard_pages_f16_qai8dxp_qsi8cxp() {
+        report::<F16Qsi8cxp>();
+    }
+
+    #[test]
+    fn guard_pages_bf16_qai8dxp_qsi4cxp() {
+        report::<Bf16Qsi4cxp>();
+    }
+
+    #[test]
+    fn guard_pages_bf16_qai8dxp_qsi4c32p() {
+        report::<Bf16Qsi4c32p>();
     }
 
     /// The helper itself: each placement gives a slice of the right length and alignment whose

@@ -11,7 +11,10 @@ mod common;
 mod families;
 
 use common::Rng;
-use families::{Fam, Q40, Qsi4c32p, Qsi4cxp, Qsi8cxp, ScaleStyle, WeightStyle, to_src};
+use families::{
+    Bf16Qsi4c32p, Bf16Qsi4cxp, F16Qsi4cxp, F16Qsi8cxp, Fam, Q40, Qsi4c32p, Qsi4cxp, Qsi8cxp, ScaleStyle, WeightStyle,
+    to_src,
+};
 use qgemm::error::{Buffer, Dim, Param};
 use qgemm::op::{Linear, Operator};
 use qgemm::rhs::Layout;
@@ -151,6 +154,26 @@ fn qsi8d32p_qsi4c32p_operator_matches_kernels_and_splits() {
 #[test]
 fn qai8dxp_qsi8cxp_operator_matches_kernels_and_splits() {
     family::<Qsi8cxp>();
+}
+
+#[test]
+fn f16_qai8dxp_qsi4cxp_operator_matches_kernels_and_splits() {
+    family::<F16Qsi4cxp>();
+}
+
+#[test]
+fn f16_qai8dxp_qsi8cxp_operator_matches_kernels_and_splits() {
+    family::<F16Qsi8cxp>();
+}
+
+#[test]
+fn bf16_qai8dxp_qsi4cxp_operator_matches_kernels_and_splits() {
+    family::<Bf16Qsi4cxp>();
+}
+
+#[test]
+fn bf16_qai8dxp_qsi4c32p_operator_matches_kernels_and_splits() {
+    family::<Bf16Qsi4c32p>();
 }
 
 #[test]

@@ -30,6 +30,7 @@ fn random_blocks(rng: &mut Rng, n: usize, k: usize, bl: usize) -> Vec<u8> {
 
 impl Fixture for Fx {
     type Src = f32;
+    const QAI8DXP_LHS: bool = false;
     type F = Qsi8d32pQsi4c32p;
     const BLS: &'static [usize] = &[32, 64];
 

@@ -3,6 +3,10 @@
 //! the guard-page tests (`tests/guard_pages.rs`), which pass every raw input as a borrowed slice
 //! so that it can live anywhere (a guarded mapping, an odd address).
 
+use qgemm::bf16_qai8dxp_qsi4c32p::Bf16Qai8dxpQsi4c32p;
+use qgemm::bf16_qai8dxp_qsi4cxp::Bf16Qai8dxpQsi4cxp;
+use qgemm::f16_qai8dxp_qsi4cxp::F16Qai8dxpQsi4cxp;
+use qgemm::f16_qai8dxp_qsi8cxp::F16Qai8dxpQsi8cxp;
 use qgemm::half::{bf16, f16};
 use qgemm::lhs::{qai8dxp, qsi8d32p};
 use qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p;
@@ -245,6 +249,72 @@ pub struct Qsi8cxp;
 pub struct Qsi4c32p;
 /// Family `qsi8d32p_qsi4c32p`.
 pub struct Q40;
+/// Family `f16_qai8dxp_qsi4cxp`.
+pub struct F16Qsi4cxp;
+/// Family `f16_qai8dxp_qsi8cxp`.
+pub struct F16Qsi8cxp;
+/// Family `bf16_qai8dxp_qsi4cxp`.
+pub struct Bf16Qsi4cxp;
+/// Family `bf16_qai8dxp_qsi4c32p`.
+pub struct Bf16Qsi4c32p;
+
+/// A family with f16 or bf16 activations and outputs: the weights of its f32 twin `$twin`, the
+/// activations of the `qai8dxp` packer `$packer` for `$src` (tile-aligned starts only).
+macro_rules! half_twin {
+    ($fam:ident, $marker:ty, $src:ty, $twin:ident, $packer:ident) => {
+        impl Fam for $fam {
+            type F = $marker;
+            type Src = $src;
+
+            fn splits_at(p: &Packing, m_start: usize) -> bool {
+                m_start.is_multiple_of(p.mr)
+            }
+
+            fn lhs_packed_size(p: &Packing, m: usize, k: usize, _bl: usize) -> Result<usize> {
+                qai8dxp::packed_size(m, k, p)
+            }
+
+            fn pack_lhs(
+                p: &Packing,
+                m: usize,
+                k: usize,
+                _bl: usize,
+                m_start: usize,
+                x: &[$src],
+                stride: usize,
+                out: &mut [u8],
+            ) -> Result<()> {
+                qai8dxp::$packer(p, m, k, m_start, x, stride, out)
+            }
+
+            fn rhs_packed_size(p: &Packing, n: usize, k: usize, bl: usize) -> Result<usize> {
+                $twin::rhs_packed_size(p, n, k, bl)
+            }
+
+            fn pack_rhs(p: &Packing, n: usize, k: usize, bl: usize, raw: &RhsRaw<'_>, out: &mut [u8]) -> Result<()> {
+                $twin::pack_rhs(p, n, k, bl, raw, out)
+            }
+
+            fn random_rhs(
+                next: &mut dyn FnMut() -> u64,
+                n: usize,
+                k: usize,
+                bl: usize,
+                layout: Layout,
+                weights: WeightStyle,
+                scales: ScaleStyle,
+                bias: bool,
+            ) -> RhsOwned {
+                $twin::random_rhs(next, n, k, bl, layout, weights, scales, bias)
+            }
+        }
+    };
+}
+
+half_twin!(F16Qsi4cxp, F16Qai8dxpQsi4cxp, f16, Qsi4cxp, quantize_pack_f16);
+half_twin!(F16Qsi8cxp, F16Qai8dxpQsi8cxp, f16, Qsi8cxp, quantize_pack_f16);
+half_twin!(Bf16Qsi4cxp, Bf16Qai8dxpQsi4cxp, bf16, Qsi4cxp, quantize_pack_bf16);
+half_twin!(Bf16Qsi4c32p, Bf16Qai8dxpQsi4c32p, bf16, Qsi4c32p, quantize_pack_bf16);
 
 impl Fam for Qsi4cxp {
     type F = Qai8dxpQsi4cxp;

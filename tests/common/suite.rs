@@ -63,6 +63,11 @@ pub trait Fixture: Sized {
     /// rounds rows packed in groups of four differently).
     const LHS_DEPENDS_ON_MR: bool = false;
 
+    /// Whether the packed activations are `qai8dxp` (per-row `offset` and f32 `dq` after the
+    /// data of each tile), which [`non_finite_packed_values_give_the_same_bits_in_every_tier`]
+    /// poisons.
+    const QAI8DXP_LHS: bool = true;
+
     /// Compares qgemm's packed LHS of a golden case with KleidiAI's (`ours`, `golden`): equal
     /// unless the family documents a divergence, which the fixture then checks and explains.
     fn check_golden_lhs(case: &Case, p: &Packing, ours: &[u8], golden: &[u8]) {
@@ -399,6 +404,40 @@ pub fn huge_block_len_agrees_in_every_tier<X: Fixture>() {
     }
 }
 
+/// Packed operands are bytes from the caller, so they may hold what no packer writes: NaN
+/// (quiet, signalling, with payloads, negative) and infinite dequantization scales, and scales
+/// so large that results overflow the output type. Every tier must still give the scalar
+/// kernel's bits (NaN results keep their top bits, quieted, in every output type, as
+/// `FCVTN`/`BFCVTN` keep them; docs/formats.md, §Arithmetic: f16 and bf16 outputs).
+pub fn non_finite_packed_values_give_the_same_bits_in_every_tier<X: Fixture>() {
+    if !X::QAI8DXP_LHS {
+        return;
+    }
+    let poison: [u32; 8] =
+        [0x7fc0_1234, 0xffff_ffff, 0x7f80_0001, 0xffc0_0000, 0x7f80_0000, 0xff80_0000, 0x7e96_7699, 0x3f80_0000];
+    let mut rng = Rng(77);
+    let mut report = TierReport::default();
+    for p in all_packings::<X>() {
+        let bl = *X::BLS.last().unwrap();
+        let (m, n, k) = (9, 13, if bl == 0 { 40 } else { 2 * bl });
+        let (mut lhs, rhs) = random_problem::<X>(&mut rng, &p, (m, n, k, bl), None);
+        let kp = k.div_ceil(32) * 32;
+        let ts = lhs.len() / m.div_ceil(p.mr);
+        for r in 0..m {
+            let at = (r / p.mr) * ts + p.mr * kp + 4 * p.mr + 4 * (r % p.mr);
+            lhs[at..at + 4].copy_from_slice(&poison[r % poison.len()].to_le_bytes());
+        }
+        // Infinite clamp bounds, so that infinite results reach the conversion.
+        let clamp = Clamp::new(f32::NEG_INFINITY, f32::INFINITY).unwrap();
+        let args = MatmulArgs::new(m, n, k).with_block_len(bl).with_clamp(clamp);
+        check_tiers_against_scalar::<X::F>(&p, &lhs, &rhs, &args, &mut report);
+        let out = run_guarded(scalar_kernel::<X>(&p), &lhs, &rhs, &args);
+        assert!(out.iter().any(|v| v.to_f32().is_nan()), "{p:?}: no NaN result");
+        assert!(out.iter().any(|v| v.to_f32().is_infinite()), "{p:?}: no infinite result");
+    }
+    report.print(&format!("{} poisoned dq scales", X::F::NAME));
+}
+
 pub fn non_finite_activations_rejected_before_any_write<X: Fixture>() {
     for p in all_packings::<X>() {
         let bl = X::BLS[0];
@@ -733,6 +772,10 @@ macro_rules! family_suite {
         #[test]
         fn huge_block_len_agrees_in_every_tier() {
             suite::huge_block_len_agrees_in_every_tier::<$fx>();
+        }
+        #[test]
+        fn non_finite_packed_values_give_the_same_bits_in_every_tier() {
+            suite::non_finite_packed_values_give_the_same_bits_in_every_tier::<$fx>();
         }
         #[test]
         fn non_finite_activations_rejected_before_any_write() {
