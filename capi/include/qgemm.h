@@ -108,6 +108,9 @@ typedef enum qgemm_status {
   QGEMM_ERROR_MISALIGNED_POINTER = 14,
   // An output buffer overlaps an input buffer of the same call.
   QGEMM_ERROR_BUFFERS_OVERLAP = 15,
+  // The kernel's output element type is not the one of the run function called
+  // (`qgemm_kernel_run`: f32; `qgemm_kernel_run_u16`: f16 or bf16 bits).
+  QGEMM_ERROR_WRONG_DST_TYPE = 16,
 } qgemm_status;
 
 // A kernel: its family (`QGEMM_FAMILY_*`) and its index in the family's catalogue
@@ -160,7 +163,7 @@ typedef struct qgemm_matmul_args {
   size_t m_idx;
   // First column: a multiple of the kernel's `n_step`.
   size_t n_idx;
-  // Distance between output rows, in f32 elements (`>= n`).
+  // Distance between output rows, in output elements (`>= n`).
   size_t dst_stride_row;
   // Clamp lower bound (`-FLT_MAX` or `-INFINITY` for none).
   float clamp_min;
@@ -308,7 +311,8 @@ enum qgemm_status qgemm_kernel_dst_offset(struct qgemm_kernel kernel,
                                           size_t dst_stride_row,
                                           size_t *out);
 
-// Writes the number of f32 elements of an `m x n` dense output to `*out`.
+// Writes the number of output elements (of the kernel's output type) of an `m x n` dense
+// output to `*out`.
 //
 // # Safety
 //
@@ -319,13 +323,16 @@ enum qgemm_status qgemm_kernel_dst_size(struct qgemm_kernel kernel,
                                         size_t n,
                                         size_t *out);
 
-// Computes the rectangle `*args` describes with `kernel` on a CPU with `features`.
+// Computes the rectangle `*args` describes with `kernel` on a CPU with `features`, for a
+// kernel whose output is f32 (every family of this version).
 //
 // * `lhs_packed`, `lhs_packed_len` bytes: the whole packed LHS (row 0 onward).
 // * `rhs_packed`, `rhs_packed_len` bytes: the whole packed RHS (channel 0 onward).
 // * `dst`, `dst_len` floats: starts at output element `(m_idx, n_idx)`
 //   (`qgemm_kernel_dst_offset`) and holds `(m - 1) * dst_stride_row + n` elements. Exactly the
 //   `m x n` rectangle is written.
+//
+// A kernel with 16-bit output: `QGEMM_ERROR_WRONG_DST_TYPE` (use `qgemm_kernel_run_u16`).
 //
 // # Safety
 //
@@ -340,6 +347,26 @@ enum qgemm_status qgemm_kernel_run(struct qgemm_kernel kernel,
                                    float *dst,
                                    size_t dst_len,
                                    const struct qgemm_matmul_args *args);
+
+// As `qgemm_kernel_run`, for a kernel whose output is f16 or bf16: `dst`, `dst_len`
+// `uint16_t` elements receive the values' bit patterns. A kernel with f32 output:
+// `QGEMM_ERROR_WRONG_DST_TYPE` (use `qgemm_kernel_run`). Every family of this version has f32
+// output, so this function refuses every kernel; it is the entry point of the 16-bit families
+// to come.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_kernel_run_u16(struct qgemm_kernel kernel,
+                                       uint32_t features,
+                                       const uint8_t *lhs_packed,
+                                       size_t lhs_packed_len,
+                                       const uint8_t *rhs_packed,
+                                       size_t rhs_packed_len,
+                                       uint16_t *dst,
+                                       size_t dst_len,
+                                       const struct qgemm_matmul_args *args);
 
 // Writes the bytes of a `qai8dxp` packed LHS of `m` rows, depth `k`, to `*out`.
 //

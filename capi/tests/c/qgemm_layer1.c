@@ -29,7 +29,7 @@
 #include "test_util.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-#define N_STATUS 16
+#define N_STATUS 17
 
 static size_t checks, failures;
 static char cur[256];
@@ -622,6 +622,31 @@ static void statuses(uint32_t cpu) {
     EXPECT(qgemm_kernel_run(cx_gemm, cpu, lp, ls, rp, rs, (float*)((char*)dst + 2), 32, &a),
            QGEMM_ERROR_MISALIGNED_POINTER);
     EXPECT(qgemm_kernel_run(cx_gemm, cpu, lp, ls, rp, rs, (float*)(void*)lp, 32, &a), QGEMM_ERROR_BUFFERS_OVERLAP);
+    /* qgemm_kernel_run_u16 is for kernels with f16/bf16 output; every kernel of this version has
+     * f32 output, so it refuses each one and writes nothing. */
+    {
+        uint16_t dst16[64];
+        for (int i = 0; i < 64; i++) dst16[i] = 0x7777;
+        size_t refused = 0, total = 0;
+        for (size_t f = 0; f < COUNT(families); f++) {
+            const size_t count = kernel_count(families[f]);
+            for (size_t i = 0; i < count; i++, total++) {
+                qgemm_kernel_info ki;
+                qgemm_kernel k = kernel_at(families[f], i, &ki);
+                const qgemm_status s = qgemm_kernel_run_u16(k, cpu, lp, ls, rp, rs, dst16, 64, &a);
+                refused += s == QGEMM_ERROR_WRONG_DST_TYPE;
+                CHECK(s == QGEMM_ERROR_WRONG_DST_TYPE, "qgemm_kernel_run_u16(%s) -> %d", ki.name, (int)s);
+            }
+        }
+        if (refused == total && total > 0) status_seen[QGEMM_ERROR_WRONG_DST_TYPE] = true;
+        bool dst16_ok = true;
+        for (int i = 0; i < 64; i++) dst16_ok &= dst16[i] == 0x7777;
+        CHECK(dst16_ok, "a refused qgemm_kernel_run_u16 wrote dst");
+        /* A handle that names no kernel: INVALID_ARGUMENT, as for every function taking one. */
+        EXPECT(qgemm_kernel_run_u16(bogus, cpu, lp, ls, rp, rs, dst16, 64, &a), QGEMM_ERROR_INVALID_ARGUMENT);
+        printf("run_u16: %zu of %zu kernels refused with QGEMM_ERROR_WRONG_DST_TYPE (all have f32 output)\n", refused,
+               total);
+    }
     EXPECT(qgemm_lhs_qai8dxp_quantize_pack(&p, 1, 64, 0, lhs, 64, 64, (uint8_t*)(void*)(lhs + 32), ls),
            QGEMM_ERROR_BUFFERS_OVERLAP);
     CHECK(out == 777, "out written on failure");
