@@ -22,6 +22,9 @@
 // `qsi8d32p_qsi4c32p`: GGML `Q4_0` weights × int8 per-block activations.
 #define QGEMM_FAMILY_QSI8D32P_QSI4C32P 2
 
+// `qai8dxp_qsi8cxp`: int8 weights with per-channel f32 scales × int8 per-row activations.
+#define QGEMM_FAMILY_QAI8DXP_QSI8CXP 3
+
 // Tier of a kernel: portable Rust.
 #define QGEMM_TIER_SCALAR 0
 
@@ -131,7 +134,7 @@ typedef struct qgemm_packing {
   size_t nr;
   // Depth per inner step (int4: nibbles).
   size_t kr;
-  // Split ratio (2 for the int4 formats).
+  // Split ratio (2 for the int4 formats, 1 for int8).
   size_t sr;
 } qgemm_packing;
 
@@ -185,6 +188,18 @@ typedef struct qgemm_int4_source {
   // `QGEMM_INT4_SIGNED` or `QGEMM_INT4_ZERO_POINT_8`.
   uint32_t encoding;
 } qgemm_int4_source;
+
+// Raw int8 weights, one signed value per byte.
+typedef struct qgemm_int8_source {
+  // The values.
+  const int8_t *data;
+  // Values (bytes) at `data`.
+  size_t len;
+  // `QGEMM_LAYOUT_NXK` or `QGEMM_LAYOUT_KXN`.
+  uint32_t layout;
+  // Row stride in values (bytes): at least `k` (NxK) or `n` (KxN).
+  size_t stride;
+} qgemm_int8_source;
 
 // A layer-2 error handler: `function` and `reason` are NUL-terminated and valid during the
 // call only; `user_data` is the pointer given to [`qgemm_kai_set_error_handler`].
@@ -588,6 +603,51 @@ enum qgemm_status qgemm_rhs_qsi4c32pscalef16_pack(const struct qgemm_packing *pa
                                                   size_t rhs_stride,
                                                   uint8_t *rhs_packed,
                                                   size_t rhs_packed_len);
+
+// Writes the bytes of a `qsi8cxp` packed RHS of `n` channels, depth `k`, to `*out`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_rhs_qsi8cxp_packed_size(const struct qgemm_packing *packing,
+                                                size_t n,
+                                                size_t k,
+                                                size_t *out);
+
+// Writes the byte offset of the `qsi8cxp` tile holding channel `n_idx` (a multiple of `nr`).
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_rhs_qsi8cxp_packed_offset(const struct qgemm_packing *packing,
+                                                  size_t n_idx,
+                                                  size_t k,
+                                                  size_t *out);
+
+// Packs `n` channels of int8 weights with per-channel f32 scales (`qsi8cxp`, packing with
+// `sr = 1`).
+//
+// * `rhs`: the raw weights (`qgemm_int8_source`, NxK or KxN).
+// * `scale`, `scale_len` floats: `n` scales; `bias`, `bias_len`: `n` floats, or `bias = NULL`
+//   for none (packs zeros). All finite.
+// * `rhs_packed`, `rhs_packed_len` bytes: at least `qgemm_rhs_qsi8cxp_packed_size`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_rhs_qsi8cxp_pack(const struct qgemm_packing *packing,
+                                         size_t n,
+                                         size_t k,
+                                         const struct qgemm_int8_source *rhs,
+                                         const float *scale,
+                                         size_t scale_len,
+                                         const float *bias,
+                                         size_t bias_len,
+                                         uint8_t *rhs_packed,
+                                         size_t rhs_packed_len);
 
 // Writes the running CPU's features to `*out`: from `getauxval(AT_HWCAP/AT_HWCAP2)` on Linux
 // (no ID-register read), from the ID registers on bare metal (call at EL1 or higher).

@@ -37,8 +37,10 @@ use half::{bf16, f16};
 use qgemm::lhs::{qai8dxp, qsi8d32p};
 use qgemm::qai8dxp_qsi4c32p::{self, Qai8dxpQsi4c32p};
 use qgemm::qai8dxp_qsi4cxp::{self, Qai8dxpQsi4cxp};
+use qgemm::qai8dxp_qsi8cxp::{self, Qai8dxpQsi8cxp};
 use qgemm::qsi8d32p_qsi4c32p::{self, Qsi8d32pQsi4c32p};
 use qgemm::rhs::qsi4c32p::BlockScales;
+use qgemm::rhs::qsi8cxp::{self, Int8Source};
 use qgemm::rhs::{Int4Encoding, Int4Source, Layout, qsi4c32p, qsi4c32pscalef16, qsi4cxp};
 use qgemm::{Clamp, CpuFeatures, Family, Kernel, MatmulArgs, Packing, Tier};
 
@@ -250,6 +252,8 @@ pub const QGEMM_FAMILY_QAI8DXP_QSI4CXP: u32 = 0;
 pub const QGEMM_FAMILY_QAI8DXP_QSI4C32P: u32 = 1;
 /// `qsi8d32p_qsi4c32p`: GGML `Q4_0` weights × int8 per-block activations.
 pub const QGEMM_FAMILY_QSI8D32P_QSI4C32P: u32 = 2;
+/// `qai8dxp_qsi8cxp`: int8 weights with per-channel f32 scales × int8 per-row activations.
+pub const QGEMM_FAMILY_QAI8DXP_QSI8CXP: u32 = 3;
 
 /// The families of layer 1, one row each, in code order:
 ///
@@ -264,6 +268,7 @@ macro_rules! families {
             (QGEMM_FAMILY_QAI8DXP_QSI4CXP, "qai8dxp_qsi4cxp", Qai8dxpQsi4cxp, qai8dxp_qsi4cxp::select, qai8dxp, f32)
             (QGEMM_FAMILY_QAI8DXP_QSI4C32P, "qai8dxp_qsi4c32p", Qai8dxpQsi4c32p, qai8dxp_qsi4c32p::select, qai8dxp, f32)
             (QGEMM_FAMILY_QSI8D32P_QSI4C32P, "qsi8d32p_qsi4c32p", Qsi8d32pQsi4c32p, qsi8d32p_qsi4c32p::select, qsi8d32p, f32)
+            (QGEMM_FAMILY_QAI8DXP_QSI8CXP, "qai8dxp_qsi8cxp", Qai8dxpQsi8cxp, qai8dxp_qsi8cxp::select, qai8dxp, f32)
         }
     };
 }
@@ -386,7 +391,7 @@ pub struct qgemm_packing {
     pub nr: usize,
     /// Depth per inner step (int4: nibbles).
     pub kr: usize,
-    /// Split ratio (2 for the int4 formats).
+    /// Split ratio (2 for the int4 formats, 1 for int8).
     pub sr: usize,
 }
 
@@ -1004,6 +1009,20 @@ pub struct qgemm_int4_source {
     pub encoding: u32,
 }
 
+/// Raw int8 weights, one signed value per byte.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct qgemm_int8_source {
+    /// The values.
+    pub data: *const i8,
+    /// Values (bytes) at `data`.
+    pub len: usize,
+    /// `QGEMM_LAYOUT_NXK` or `QGEMM_LAYOUT_KXN`.
+    pub layout: u32,
+    /// Row stride in values (bytes): at least `k` (NxK) or `n` (KxN).
+    pub stride: usize,
+}
+
 /// The `Layout` of a `QGEMM_LAYOUT_*` code.
 fn layout(code: u32) -> Status<Layout> {
     match code {
@@ -1032,6 +1051,20 @@ unsafe fn int4_source<'a>(src: *const qgemm_int4_source) -> Status<(Int4Source<'
     Ok((Int4Source { data, layout, stride: s.stride, encoding }, range))
 }
 
+/// The Rust view of a C int8 source and its byte range.
+///
+/// # Safety
+///
+/// `src` is null or valid for a read of a struct whose `data` is null or valid for `len` reads.
+unsafe fn int8_source<'a>(src: *const qgemm_int8_source) -> Status<(Int8Source<'a>, Span)> {
+    // SAFETY: `src` is null or valid for a read (this function's contract).
+    let s = unsafe { read_in(src) }?;
+    let layout = layout(s.layout)?;
+    // SAFETY: `data` is null or valid for `len` reads (this function's contract).
+    let (data, range) = unsafe { input(s.data, s.len) }?;
+    Ok((Int8Source { data, layout, stride: s.stride }, range))
+}
+
 /// An optional f32 slice: null means "none" (length ignored).
 ///
 /// # Safety
@@ -1046,7 +1079,7 @@ unsafe fn optional<'a>(p: *const f32, len: usize) -> Status<(Option<&'a [f32]>, 
     Ok((Some(values), range))
 }
 
-/// The per-channel scales and optional bias of the `qsi4cxp` packer, and their
+/// The per-channel scales and optional bias of the `qsi4cxp` and `qsi8cxp` packers, and their
 /// byte ranges.
 struct ChannelParams<'a> {
     scale: &'a [f32],
@@ -1292,5 +1325,80 @@ pub unsafe extern "C" fn qgemm_rhs_qsi4c32pscalef16_pack(
         // contract); `output` checks that it does not overlap `rhs`.
         let out = unsafe { output(rhs_packed, rhs_packed_len, &[src_span]) }?;
         Ok(qsi4c32pscalef16::pack(&p, n, k, bl, src, rhs_stride, out)?)
+    })
+}
+
+/// Writes the bytes of a `qsi8cxp` packed RHS of `n` channels, depth `k`, to `*out`.
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn qgemm_rhs_qsi8cxp_packed_size(
+    packing: *const qgemm_packing,
+    n: usize,
+    k: usize,
+    out: *mut usize,
+) -> qgemm_status {
+    // SAFETY: `packing` and `out` as this function's contract says.
+    unsafe { packing_query(packing, out, |p| qsi8cxp::packed_size(n, k, p)) }
+}
+
+/// Writes the byte offset of the `qsi8cxp` tile holding channel `n_idx` (a multiple of `nr`).
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn qgemm_rhs_qsi8cxp_packed_offset(
+    packing: *const qgemm_packing,
+    n_idx: usize,
+    k: usize,
+    out: *mut usize,
+) -> qgemm_status {
+    // SAFETY: `packing` and `out` as this function's contract says.
+    unsafe { packing_query(packing, out, |p| qsi8cxp::packed_offset(n_idx, k, p)) }
+}
+
+/// Packs `n` channels of int8 weights with per-channel f32 scales (`qsi8cxp`, packing with
+/// `sr = 1`).
+///
+/// * `rhs`: the raw weights (`qgemm_int8_source`, NxK or KxN).
+/// * `scale`, `scale_len` floats: `n` scales; `bias`, `bias_len`: `n` floats, or `bias = NULL`
+///   for none (packs zeros). All finite.
+/// * `rhs_packed`, `rhs_packed_len` bytes: at least `qgemm_rhs_qsi8cxp_packed_size`.
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn qgemm_rhs_qsi8cxp_pack(
+    packing: *const qgemm_packing,
+    n: usize,
+    k: usize,
+    rhs: *const qgemm_int8_source,
+    scale: *const f32,
+    scale_len: usize,
+    bias: *const f32,
+    bias_len: usize,
+    rhs_packed: *mut u8,
+    rhs_packed_len: usize,
+) -> qgemm_status {
+    status(|| {
+        // SAFETY: `packing` is null or valid for a read (this function's contract).
+        let p = unsafe { packing_in(packing) }?;
+        // SAFETY: `rhs` is null or a readable struct whose `data` is null or valid for `len`
+        // reads (this function's contract).
+        let (src, src_span) = unsafe { int8_source(rhs) }?;
+        // SAFETY: `scale` and `bias` as this function's contract says.
+        let c = unsafe { channel_params((scale, scale_len), (bias, bias_len)) }?;
+        // SAFETY: `rhs_packed` is null or valid for `rhs_packed_len` writes (this function's
+        // contract); `output` checks that it overlaps none of the inputs.
+        let out = unsafe { output(rhs_packed, rhs_packed_len, &[src_span, c.spans[0], c.spans[1]]) }?;
+        Ok(qsi8cxp::pack(&p, n, k, &src, c.scale, c.bias, out)?)
     })
 }

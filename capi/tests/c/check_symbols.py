@@ -71,9 +71,9 @@ def main():
             missing = sorted(decl[layer] - exp[layer])
             extra = sorted(exp[layer] - decl[layer])
             for name in missing:
-                print(f"check_symbols: {lib}: {name} is declared in {where} but not exported", file=sys.stderr)
+                print(f"check_symbols: {os.path.relpath(lib)}: {name} is declared in {where} but not exported", file=sys.stderr)
             for name in extra:
-                print(f"check_symbols: {lib}: {name} is exported but not declared in {where}", file=sys.stderr)
+                print(f"check_symbols: {os.path.relpath(lib)}: {name} is exported but not declared in {where}", file=sys.stderr)
             if missing or extra or not exp[layer]:
                 ok = False
             else:
