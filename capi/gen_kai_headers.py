@@ -84,6 +84,18 @@ FAMILIES = {
             "qsi8d32p4x8_qsi4c32p4x8_8x4x32_neon_i8mm",
         ],
     },
+    "qai8dxp_qsi8cxp": {
+        "lhs_offset": ("size_t m_idx", "size_t k"),
+        "rhs_offset": ("size_t n_idx", "size_t k"),
+        "run": ("size_t m", "size_t n", "size_t k") + RUN_COMMON,
+        "what": "int8 weights with per-channel f32 scales (qsi8cxp) x int8 activations quantized per row (qai8dxp)",
+        "kernels": [
+            "qai8dxp1x4_qsi8cxp4x4_1x4_neon_dotprod",
+            "qai8dxp1x8_qsi8cxp4x8_1x4_neon_dotprod",
+            "qai8dxp4x4_qsi8cxp4x4_16x4_neon_dotprod",
+            "qai8dxp4x8_qsi8cxp4x8_16x4_neon_i8mm",
+        ],
+    },
 }
 
 # (suffix, return type, parameters, comment): the eleven functions of a matmul kernel.
@@ -181,6 +193,9 @@ def common_header():
         body += [f"/* Parameters of rhs_pack_{orient}_qsi4c32p_qsu4c32s1s0: zero points 1 and 8, scale_dt kai_dt_bf16. */",
                  f"struct kai_rhs_pack_{orient}_qsi4c32p_qsu4c32s1s0_params {{", "    int8_t lhs_zero_point;",
                  "    uint8_t rhs_zero_point;", "    enum kai_datatype scale_dt;", "};", ""]
+    body += ["/* Parameters of rhs_pack_{nxk,kxn}_qsi8cxp_qsi8cx_neon: lhs_zero_point must be 1; scale_multiplier",
+             " * is ignored (as by KleidiAI). */",
+             "struct kai_rhs_pack_qsi8cx_params {", "    int32_t lhs_zero_point;", "    float scale_multiplier;", "};", ""]
     return path, header(guard_of(path), ["<stddef.h>", "<stdint.h>"], body[:-1])
 
 
@@ -190,6 +205,9 @@ PACK = "kai/ukernels/matmul/pack"
 QS4CX_RUN = ("size_t num_groups", "size_t n", "size_t k", "size_t nr", "size_t kr", "size_t sr",
              "const uint8_t* rhs", "const float* bias", "const float* scale", "void* rhs_packed",
              "size_t extra_bytes")
+QSI8CX_RUN = ("size_t num_groups", "size_t n", "size_t k", "size_t nr", "size_t kr", "size_t sr",
+              "const int8_t* rhs", "const float* bias", "const float* scale", "void* rhs_packed",
+              "size_t extra_bytes", "const struct kai_rhs_pack_qsi8cx_params* params")
 C32_DT = ("size_t nr", "size_t kr", "size_t sr", "size_t bl", "enum kai_datatype scale_dt")
 C32_RUN = ("size_t num_groups", "size_t n", "size_t k", "size_t nr", "size_t kr", "size_t sr", "size_t bl",
            "const uint8_t* rhs", "size_t rhs_stride", "const float* bias", "const void* scale",
@@ -262,6 +280,11 @@ FORMATS = {
                              "const struct kai_rhs_pack_qs4cxs1s0_param* params"),
              "packs n channels; bias must be NULL (the format has none)"),
         ]),
+    "qsi8cxp": lambda name, orient: (
+        f"Packs int8 weights ({ORIENT[orient]} values) with per-channel f32 scales and bias (qsi8cxp).", None,
+        RHS_COMMON + RHS_SIZES + [
+            ("run", "void", QSI8CX_RUN, "packs n channels (sr must be 1); bias may be NULL"),
+        ]),
 }
 
 # One row per packer: (KleidiAI name, format, layout of the raw input or None).
@@ -273,6 +296,8 @@ PACKERS = [
     ("rhs_pack_nxk_qsi4c32p_qsu4c32s1s0", "qsi4c32p", "nxk"),
     ("rhs_pack_kxn_qsi4c32p_qsu4c32s1s0", "qsi4c32p", "kxn"),
     ("rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0", "qsi4c32pscalef16", "nxk"),
+    ("rhs_pack_nxk_qsi8cxp_qsi8cx_neon", "qsi8cxp", "nxk"),
+    ("rhs_pack_kxn_qsi8cxp_qsi8cx_neon", "qsi8cxp", "kxn"),
 ]
 
 

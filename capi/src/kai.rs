@@ -18,7 +18,7 @@
 use core::ffi::c_void;
 
 use qgemm::lhs::{qai8dxp, qsi8d32p};
-use qgemm::rhs::{qsi4c32p, qsi4c32pscalef16, qsi4cxp};
+use qgemm::rhs::{qsi4c32p, qsi4c32pscalef16, qsi4cxp, qsi8cxp};
 use qgemm::{Clamp, CpuFeatures, Family, Kernel, Packing, UncheckedArgs};
 
 use crate::hook::report;
@@ -45,6 +45,16 @@ pub struct kai_rhs_pack_qsi4c32p_qsu4c32s1s0_params {
     pub rhs_zero_point: u8,
     /// `enum kai_datatype` of the scales: must be `kai_dt_bf16`.
     pub scale_dt: u32,
+}
+
+/// `struct kai_rhs_pack_qsi8cx_params`: the parameter struct of
+/// `rhs_pack_{nxk,kxn}_qsi8cxp_qsi8cx_neon`.
+#[repr(C)]
+pub struct kai_rhs_pack_qsi8cx_params {
+    /// Must be 1 (KleidiAI multiplies the packed row sums by it; the `qai8dxp` LHS needs 1).
+    pub lhs_zero_point: i32,
+    /// Ignored, as by KleidiAI.
+    pub scale_multiplier: f32,
 }
 
 /// Reports `$($reason)*` for `$f` to the hook and returns `$ret` (if a custom hook returns).
@@ -371,6 +381,22 @@ kai_family! {
             (matmul_clamp_f32_qsi8d32p4x4_qsi4c32p4x4_16x4_neon_dotprod, dotprod, 16, 4, 4, 4, 8, 2),
             (matmul_clamp_f32_qsi8d32p4x8_qsi4c32p4x8_16x4_neon_i8mm, i8mm, 16, 4, 4, 4, 16, 2),
             (matmul_clamp_f32_qsi8d32p4x8_qsi4c32p4x8_8x4x32_neon_i8mm, i8mm, 8, 4, 4, 4, 16, 2),
+        ]
+    }
+}
+
+kai_family! {
+    /// `matmul_clamp_f32_qai8dxp_qsi8cxp`.
+    pub mod qai8dxp_qsi8cxp {
+        family: qgemm::qai8dxp_qsi8cxp::Qai8dxpQsi8cxp, dst: f32,
+        lhs_offset(m_idx, k) => qai8dxp::packed_offset,
+        rhs_offset(n_idx, k) => qsi8cxp::packed_offset,
+        run(m, n, k),
+        kernels: [
+            (matmul_clamp_f32_qai8dxp1x4_qsi8cxp4x4_1x4_neon_dotprod, dotprod, 1, 4, 1, 4, 4, 1),
+            (matmul_clamp_f32_qai8dxp1x8_qsi8cxp4x8_1x4_neon_dotprod, dotprod, 1, 4, 1, 4, 8, 1),
+            (matmul_clamp_f32_qai8dxp4x4_qsi8cxp4x4_16x4_neon_dotprod, dotprod, 16, 4, 4, 4, 4, 1),
+            (matmul_clamp_f32_qai8dxp4x8_qsi8cxp4x8_16x4_neon_i8mm, i8mm, 16, 4, 4, 4, 8, 1),
         ]
     }
 }

@@ -16,10 +16,12 @@ use core::slice;
 use half::bf16;
 use qgemm::lhs::{qai8dxp, qsi8d32p};
 use qgemm::rhs::qsi4c32p::BlockScales;
+use qgemm::rhs::qsi8cxp::{self, Int8Source};
 use qgemm::rhs::{Int4Encoding, Int4Source, Layout, qsi4c32p, qsi4c32pscalef16, qsi4cxp};
 
 use super::{
-    KAI_DT_BF16, kai_rhs_pack_qs4cxs1s0_param, kai_rhs_pack_qsi4c32p_qsu4c32s1s0_params, lhs_packing, mul, rhs_packing,
+    KAI_DT_BF16, kai_rhs_pack_qs4cxs1s0_param, kai_rhs_pack_qsi4c32p_qsu4c32s1s0_params, kai_rhs_pack_qsi8cx_params,
+    lhs_packing, mul, rhs_packing,
 };
 use crate::hook::report;
 
@@ -613,6 +615,62 @@ macro_rules! kai_packer {
             }
         }
     };
+
+    // `rhs_pack_{nxk,kxn}_qsi8cxp_qsi8cx_neon`: int8, per-channel f32 scales, optional bias.
+    (qsi8cxp, $name:ident, $layout:ident) => {
+        kai_packer!(@rhs_common $name, $layout, 1);
+        kai_packer!(@rhs_sizes $name, qsi8cxp);
+        paste::paste! {
+            #[doc = concat!("KleidiAI `kai_run_", stringify!($name), "`: packs `n` channels of int8 weights, per-channel f32 scales and an optional bias.")]
+            ///
+            /// # Safety
+            ///
+            /// KleidiAI's contract: `rhs` holds the raw values (NxK: `n` rows of `k` bytes; KxN:
+            /// `k` rows of `n`), `scale` `n` floats, `bias` null or `n` floats, `rhs_packed`
+            /// `get_rhs_packed_size(n, ...)` bytes, `params` a readable struct.
+            #[unsafe(no_mangle)]
+            #[allow(clippy::too_many_arguments)]
+            pub unsafe extern "C" fn [<kai_run_ $name>](
+                num_groups: usize,
+                n: usize,
+                k: usize,
+                nr: usize,
+                kr: usize,
+                sr: usize,
+                rhs: *const i8,
+                bias: *const f32,
+                scale: *const f32,
+                rhs_packed: *mut c_void,
+                extra_bytes: usize,
+                params: *const kai_rhs_pack_qsi8cx_params,
+            ) {
+                let f = stringify!([<kai_run_ $name>]);
+                let Some(()) = check_groups(f, num_groups, extra_bytes) else { return };
+                // SAFETY: the caller's contract: null or a readable struct.
+                let Some(prm) = (unsafe { params.as_ref() }) else { fail!(f, (), "params is null") };
+                // KleidiAI multiplies the row sums by it: only 1 is right with the qai8dxp LHS.
+                // `scale_multiplier` is ignored, as by KleidiAI.
+                if prm.lhs_zero_point != 1 {
+                    fail!(f, (), "params->lhs_zero_point = {}, must be 1", prm.lhs_zero_point);
+                }
+                let p = rhs_packing(nr, kr, sr);
+                let size = check!(f, (), qsi8cxp::packed_size(n, k, &p));
+                if rhs.is_null() || scale.is_null() {
+                    fail!(f, (), "rhs or scale is null");
+                }
+                let (rows, row_bytes) = raw_rows(Layout::$layout, n, k, 1);
+                let Some(len) = mul(f, rows, row_bytes) else { return };
+                // SAFETY: the caller's contract: dense raw rows (see `# Safety`).
+                let data = unsafe { slice::from_raw_parts(rhs, len) };
+                let src = Int8Source { data, layout: Layout::$layout, stride: row_bytes };
+                // SAFETY: the caller's contract: `n` scales, and `n` biases unless null.
+                let (scale, bias) = unsafe { (slice::from_raw_parts(scale, n), floats(bias, n)) };
+                // SAFETY: the caller's contract: the packed size.
+                let Some(out) = (unsafe { rhs_out(f, rhs_packed, size) }) else { return };
+                check!(f, (), qsi8cxp::pack(&p, n, k, &src, scale, bias, out));
+            }
+        }
+    };
 }
 
 /// The KleidiAI packers layer 2 exports, one row each: `name: format` for an LHS packer,
@@ -632,4 +690,6 @@ kai_packers! {
     rhs_pack_nxk_qsi4c32p_qsu4c32s1s0: qsi4c32p, NxK;
     rhs_pack_kxn_qsi4c32p_qsu4c32s1s0: qsi4c32p, KxN;
     rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0: qsi4c32pscalef16, NxK;
+    rhs_pack_nxk_qsi8cxp_qsi8cx_neon: qsi8cxp, NxK;
+    rhs_pack_kxn_qsi8cxp_qsi8cx_neon: qsi8cxp, KxN;
 }
