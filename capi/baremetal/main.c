@@ -6,7 +6,9 @@
 
 #include "kai/ukernels/matmul/matmul_clamp_f32_qai8dxp_qsi4cxp/kai_matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_1x8x32_neon_dotprod.h"
 #include "kai/ukernels/matmul/pack/kai_lhs_quant_pack_qai8dxp_f32.h"
+#include "kai/ukernels/matmul/matmul_clamp_f32_qai8dxp_qsi8cxp/kai_matmul_clamp_f32_qai8dxp4x8_qsi8cxp4x8_16x4_neon_i8mm.h"
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsi4cxp_qs4cxs1s0.h"
+#include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsi8cxp_qsi8cx_neon.h"
 #include "qgemm.h"
 #include "semihosting.h"
 
@@ -141,6 +143,62 @@ static void layer1(void) {
     check(same, "layer 1: output = layer 2 output, bit for bit");
 }
 
+/* The int8 family through both layers: weights all 2, scale 0.25, so row 0 (activations 1.0) is
+ * 64 * 2 * 0.25 = 32 and row 1 (0.25) is 8; layer 1 must equal layer 2 bit for bit. */
+static int8_t weights8[N * K];
+static float scales8[N], dst8_1[M * N], dst8_2[M * N];
+
+static void int8_family(void) {
+    for (size_t i = 0; i < sizeof weights8; i++) weights8[i] = 2;
+    for (size_t i = 0; i < N; i++) scales8[i] = 0.25f;
+    const size_t mr = kai_get_mr_matmul_clamp_f32_qai8dxp4x8_qsi8cxp4x8_16x4_neon_i8mm();
+    const size_t nr = kai_get_nr_matmul_clamp_f32_qai8dxp4x8_qsi8cxp4x8_16x4_neon_i8mm();
+    const size_t kr = kai_get_kr_matmul_clamp_f32_qai8dxp4x8_qsi8cxp4x8_16x4_neon_i8mm();
+    const size_t sr = kai_get_sr_matmul_clamp_f32_qai8dxp4x8_qsi8cxp4x8_16x4_neon_i8mm();
+    const size_t lsz = kai_get_lhs_packed_size_lhs_quant_pack_qai8dxp_f32(M, K, mr, kr, sr);
+    const size_t rsz = kai_get_rhs_packed_size_rhs_pack_nxk_qsi8cxp_qsi8cx_neon(N, K, nr, kr, sr);
+    check(lsz <= sizeof lhs_packed && rsz <= sizeof rhs_packed, "int8 layer 2: packed sizes fit");
+    struct kai_rhs_pack_qsi8cx_params params = {.lhs_zero_point = 1, .scale_multiplier = 1.0f};
+    kai_run_rhs_pack_nxk_qsi8cxp_qsi8cx_neon(1, N, K, nr, kr, sr, weights8, NULL, scales8, rhs_packed, 0, &params);
+    kai_run_lhs_quant_pack_qai8dxp_f32(M, K, mr, kr, sr, 0, lhs, K * sizeof(float), lhs_packed);
+    kai_run_matmul_clamp_f32_qai8dxp4x8_qsi8cxp4x8_16x4_neon_i8mm(M, N, K, lhs_packed, rhs_packed, dst8_2,
+                                                                   N * sizeof(float), sizeof(float), -3.402823466e38f,
+                                                                   3.402823466e38f);
+    int ok = 1;
+    for (size_t i = 0; i < M * N; i++) ok &= near(dst8_2[i], i < N ? 32.0f : 8.0f);
+    check(ok, "int8 layer 2: kai_* qai8dxp4x8_qsi8cxp4x8_16x4_neon_i8mm = hand result");
+
+    uint32_t features = 0;
+    qgemm_kernel kernel;
+    qgemm_kernel_info info;
+    check(qgemm_cpu_detect(&features) == QGEMM_OK &&
+              qgemm_select(QGEMM_FAMILY_QAI8DXP_QSI8CXP, features, M, &kernel) == QGEMM_OK &&
+              qgemm_kernel_get_info(kernel, &info) == QGEMM_OK,
+          "int8 layer 1: qgemm_select");
+    sh_puts("  int8 layer 1 kernel: ");
+    sh_puts(info.name);
+    sh_puts("\n");
+    size_t l1 = 0, r1 = 0;
+    qgemm_int8_source src = {weights8, sizeof weights8, QGEMM_LAYOUT_NXK, K};
+    qgemm_matmul_args args = {.m = M, .n = N, .k = K, .dst_stride_row = N,
+                              .clamp_min = -3.402823466e38f, .clamp_max = 3.402823466e38f};
+    check(qgemm_lhs_qai8dxp_packed_size(&info.packing, M, K, &l1) == QGEMM_OK &&
+              qgemm_rhs_qsi8cxp_packed_size(&info.packing, N, K, &r1) == QGEMM_OK && l1 <= sizeof lhs_packed1 &&
+              r1 <= sizeof rhs_packed1 &&
+              qgemm_rhs_qsi8cxp_pack(&info.packing, N, K, &src, scales8, N, NULL, 0, rhs_packed1, r1) == QGEMM_OK &&
+              qgemm_lhs_qai8dxp_quantize_pack(&info.packing, M, K, 0, lhs, M * K, K, lhs_packed1, l1) == QGEMM_OK &&
+              qgemm_kernel_run(kernel, features, lhs_packed1, l1, rhs_packed1, r1, dst8_1, M * N, &args) == QGEMM_OK,
+          "int8 layer 1: qgemm_rhs_qsi8cxp_pack, qgemm_lhs_qai8dxp_quantize_pack, qgemm_kernel_run");
+    int same = 1;
+    for (size_t i = 0; i < M * N; i++) {
+        uint32_t a, b;
+        __builtin_memcpy(&a, &dst8_1[i], 4);
+        __builtin_memcpy(&b, &dst8_2[i], 4);
+        same &= a == b;
+    }
+    check(same, "int8 layer 1: output = layer 2 output, bit for bit");
+}
+
 int main(void) {
     sh_puts("baremetal-c: qgemm C API on bare metal\n");
     for (size_t i = 0; i < sizeof weights; i++) weights[i] = 0x99;
@@ -155,6 +213,7 @@ int main(void) {
      * name on its NEON tier there, with the same bits. */
     layer2();
     layer1();
+    int8_family();
     sh_puts(failures ? "baremetal-c: FAILED\n" : "baremetal-c: all checks passed\n");
     return failures ? 1 : 0;
 }

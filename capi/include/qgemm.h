@@ -22,6 +22,9 @@
 // `qsi8d32p_qsi4c32p`: GGML `Q4_0` weights × int8 per-block activations.
 #define QGEMM_FAMILY_QSI8D32P_QSI4C32P 2
 
+// `qai8dxp_qsi8cxp`: int8 weights with per-channel f32 scales × int8 per-row activations.
+#define QGEMM_FAMILY_QAI8DXP_QSI8CXP 3
+
 // Tier of a kernel: portable Rust.
 #define QGEMM_TIER_SCALAR 0
 
@@ -108,6 +111,9 @@ typedef enum qgemm_status {
   QGEMM_ERROR_MISALIGNED_POINTER = 14,
   // An output buffer overlaps an input buffer of the same call.
   QGEMM_ERROR_BUFFERS_OVERLAP = 15,
+  // The kernel's output element type is not the one of the run function called
+  // (`qgemm_kernel_run`: f32; `qgemm_kernel_run_u16`: f16 or bf16 bits).
+  QGEMM_ERROR_WRONG_DST_TYPE = 16,
 } qgemm_status;
 
 // A kernel: its family (`QGEMM_FAMILY_*`) and its index in the family's catalogue
@@ -128,7 +134,7 @@ typedef struct qgemm_packing {
   size_t nr;
   // Depth per inner step (int4: nibbles).
   size_t kr;
-  // Split ratio (2 for the int4 formats).
+  // Split ratio (2 for the int4 formats, 1 for int8).
   size_t sr;
 } qgemm_packing;
 
@@ -160,7 +166,7 @@ typedef struct qgemm_matmul_args {
   size_t m_idx;
   // First column: a multiple of the kernel's `n_step`.
   size_t n_idx;
-  // Distance between output rows, in f32 elements (`>= n`).
+  // Distance between output rows, in output elements (`>= n`).
   size_t dst_stride_row;
   // Clamp lower bound (`-FLT_MAX` or `-INFINITY` for none).
   float clamp_min;
@@ -182,6 +188,18 @@ typedef struct qgemm_int4_source {
   // `QGEMM_INT4_SIGNED` or `QGEMM_INT4_ZERO_POINT_8`.
   uint32_t encoding;
 } qgemm_int4_source;
+
+// Raw int8 weights, one signed value per byte.
+typedef struct qgemm_int8_source {
+  // The values.
+  const int8_t *data;
+  // Values (bytes) at `data`.
+  size_t len;
+  // `QGEMM_LAYOUT_NXK` or `QGEMM_LAYOUT_KXN`.
+  uint32_t layout;
+  // Row stride in values (bytes): at least `k` (NxK) or `n` (KxN).
+  size_t stride;
+} qgemm_int8_source;
 
 // A layer-2 error handler: `function` and `reason` are NUL-terminated and valid during the
 // call only; `user_data` is the pointer given to [`qgemm_kai_set_error_handler`].
@@ -308,7 +326,8 @@ enum qgemm_status qgemm_kernel_dst_offset(struct qgemm_kernel kernel,
                                           size_t dst_stride_row,
                                           size_t *out);
 
-// Writes the number of f32 elements of an `m x n` dense output to `*out`.
+// Writes the number of output elements (of the kernel's output type) of an `m x n` dense
+// output to `*out`.
 //
 // # Safety
 //
@@ -319,13 +338,16 @@ enum qgemm_status qgemm_kernel_dst_size(struct qgemm_kernel kernel,
                                         size_t n,
                                         size_t *out);
 
-// Computes the rectangle `*args` describes with `kernel` on a CPU with `features`.
+// Computes the rectangle `*args` describes with `kernel` on a CPU with `features`, for a
+// kernel whose output is f32 (every family of this version).
 //
 // * `lhs_packed`, `lhs_packed_len` bytes: the whole packed LHS (row 0 onward).
 // * `rhs_packed`, `rhs_packed_len` bytes: the whole packed RHS (channel 0 onward).
 // * `dst`, `dst_len` floats: starts at output element `(m_idx, n_idx)`
 //   (`qgemm_kernel_dst_offset`) and holds `(m - 1) * dst_stride_row + n` elements. Exactly the
 //   `m x n` rectangle is written.
+//
+// A kernel with 16-bit output: `QGEMM_ERROR_WRONG_DST_TYPE` (use `qgemm_kernel_run_u16`).
 //
 // # Safety
 //
@@ -340,6 +362,26 @@ enum qgemm_status qgemm_kernel_run(struct qgemm_kernel kernel,
                                    float *dst,
                                    size_t dst_len,
                                    const struct qgemm_matmul_args *args);
+
+// As `qgemm_kernel_run`, for a kernel whose output is f16 or bf16: `dst`, `dst_len`
+// `uint16_t` elements receive the values' bit patterns. A kernel with f32 output:
+// `QGEMM_ERROR_WRONG_DST_TYPE` (use `qgemm_kernel_run`). Every family of this version has f32
+// output, so this function refuses every kernel; it is the entry point of the 16-bit families
+// to come.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_kernel_run_u16(struct qgemm_kernel kernel,
+                                       uint32_t features,
+                                       const uint8_t *lhs_packed,
+                                       size_t lhs_packed_len,
+                                       const uint8_t *rhs_packed,
+                                       size_t rhs_packed_len,
+                                       uint16_t *dst,
+                                       size_t dst_len,
+                                       const struct qgemm_matmul_args *args);
 
 // Writes the bytes of a `qai8dxp` packed LHS of `m` rows, depth `k`, to `*out`.
 //
@@ -561,6 +603,51 @@ enum qgemm_status qgemm_rhs_qsi4c32pscalef16_pack(const struct qgemm_packing *pa
                                                   size_t rhs_stride,
                                                   uint8_t *rhs_packed,
                                                   size_t rhs_packed_len);
+
+// Writes the bytes of a `qsi8cxp` packed RHS of `n` channels, depth `k`, to `*out`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_rhs_qsi8cxp_packed_size(const struct qgemm_packing *packing,
+                                                size_t n,
+                                                size_t k,
+                                                size_t *out);
+
+// Writes the byte offset of the `qsi8cxp` tile holding channel `n_idx` (a multiple of `nr`).
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_rhs_qsi8cxp_packed_offset(const struct qgemm_packing *packing,
+                                                  size_t n_idx,
+                                                  size_t k,
+                                                  size_t *out);
+
+// Packs `n` channels of int8 weights with per-channel f32 scales (`qsi8cxp`, packing with
+// `sr = 1`).
+//
+// * `rhs`: the raw weights (`qgemm_int8_source`, NxK or KxN).
+// * `scale`, `scale_len` floats: `n` scales; `bias`, `bias_len`: `n` floats, or `bias = NULL`
+//   for none (packs zeros). All finite.
+// * `rhs_packed`, `rhs_packed_len` bytes: at least `qgemm_rhs_qsi8cxp_packed_size`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_rhs_qsi8cxp_pack(const struct qgemm_packing *packing,
+                                         size_t n,
+                                         size_t k,
+                                         const struct qgemm_int8_source *rhs,
+                                         const float *scale,
+                                         size_t scale_len,
+                                         const float *bias,
+                                         size_t bias_len,
+                                         uint8_t *rhs_packed,
+                                         size_t rhs_packed_len);
 
 // Writes the running CPU's features to `*out`: from `getauxval(AT_HWCAP/AT_HWCAP2)` on Linux
 // (no ID-register read), from the ID registers on bare metal (call at EL1 or higher).

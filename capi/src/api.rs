@@ -12,16 +12,35 @@
 //! * Feature sets are `QGEMM_FEATURE_*` bit sets ([`crate::cpu`]); a bit outside
 //!   `QGEMM_FEATURE_ALL` is `QGEMM_ERROR_INVALID_ARGUMENT`. The caller vouches for the bits:
 //!   a feature the CPU lacks makes a kernel of that tier execute an undefined instruction.
+//!
+//! Every exported function has the same `# Safety` contract: each pointer argument is null or
+//! valid for the reads or writes of the length given with it (one element for out pointers and
+//! structs), and an input is not written by anyone during the call. The `unsafe` blocks below
+//! are the places that rely on it: turning a checked C pointer into a Rust reference or slice
+//! ([`read_in`], [`put`], [`input`], [`output`]).
+//!
+//! # Families
+//!
+//! Everything that depends on the family is generated from one table, [`families!`]: a row
+//! names the `QGEMM_FAMILY_*` code, the family's name, its Rust `Family` type, its `select`
+//! function, its LHS packer and the element type of its output. The rows implement
+//! [`CFamily`]; [`match_family!`] and [`with_kernel!`] turn a family code or a kernel handle
+//! into a call of generic code on the family's type. No function below matches on a family
+//! code by hand. Adding a family is a `QGEMM_FAMILY_*` constant (cbindgen does not expand
+//! macros, so the C constants are written out) and a row; a family with a new RHS format also
+//! needs its `qgemm_rhs_<format>_*` functions (their C signatures differ by format).
 
 use core::ffi::c_char;
-use core::mem::size_of;
+use core::mem::{align_of, size_of};
 
-use half::bf16;
+use half::{bf16, f16};
 use qgemm::lhs::{qai8dxp, qsi8d32p};
-use qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p;
-use qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp;
-use qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p;
+use qgemm::qai8dxp_qsi4c32p::{self, Qai8dxpQsi4c32p};
+use qgemm::qai8dxp_qsi4cxp::{self, Qai8dxpQsi4cxp};
+use qgemm::qai8dxp_qsi8cxp::{self, Qai8dxpQsi8cxp};
+use qgemm::qsi8d32p_qsi4c32p::{self, Qsi8d32pQsi4c32p};
 use qgemm::rhs::qsi4c32p::BlockScales;
+use qgemm::rhs::qsi8cxp::{self, Int8Source};
 use qgemm::rhs::{Int4Encoding, Int4Source, Layout, qsi4c32p, qsi4c32pscalef16, qsi4cxp};
 use qgemm::{Clamp, CpuFeatures, Family, Kernel, MatmulArgs, Packing, Tier};
 
@@ -32,6 +51,9 @@ type Status<T = ()> = Result<T, qgemm_status>;
 /// A buffer's byte range `[start, end)`, for the overlap checks.
 type Span = (usize, usize);
 
+/// The byte range of no buffer (an absent optional input).
+const NO_SPAN: Span = (0, 0);
+
 /// Runs `body` and turns its result into a status.
 fn status(body: impl FnOnce() -> Status) -> qgemm_status {
     match body() {
@@ -40,25 +62,35 @@ fn status(body: impl FnOnce() -> Status) -> qgemm_status {
     }
 }
 
-/// Writes `v` through `out`, or `QGEMM_ERROR_NULL_POINTER`.
+/// Writes `v` through `out`; a null or misaligned `out` is an error.
+///
+/// # Safety
+///
+/// `out` is null or valid for a write of a `T`.
+unsafe fn put<T>(out: *mut T, v: T) -> Status {
+    if out.is_null() {
+        return Err(qgemm_status::QGEMM_ERROR_NULL_POINTER);
+    }
+    if !out.is_aligned() {
+        return Err(qgemm_status::QGEMM_ERROR_MISALIGNED_POINTER);
+    }
+    // SAFETY: non-null and aligned (checked above) and valid for a write of a `T` (this
+    // function's contract).
+    unsafe { out.write(v) };
+    Ok(())
+}
+
+/// [`put`] as a status (for [`crate::cpu`]).
 ///
 /// # Safety
 ///
 /// `out` is null or valid for a write of a `T`.
 pub(crate) unsafe fn write_out<T>(out: *mut T, v: T) -> qgemm_status {
-    if out.is_null() {
-        return qgemm_status::QGEMM_ERROR_NULL_POINTER;
-    }
-    if !out.is_aligned() {
-        return qgemm_status::QGEMM_ERROR_MISALIGNED_POINTER;
-    }
-    // SAFETY: the C caller passes a valid, writable pointer or null (checked above), aligned
-    // (checked above).
-    unsafe { out.write(v) };
-    qgemm_status::QGEMM_OK
+    // SAFETY: this function's contract is `put`'s.
+    status(|| unsafe { put(out, v) })
 }
 
-/// Reads `*p` (a caller struct), or `QGEMM_ERROR_NULL_POINTER`.
+/// Reads `*p` (a caller struct); a null or misaligned `p` is an error.
 ///
 /// # Safety
 ///
@@ -70,7 +102,8 @@ unsafe fn read_in<T: Copy>(p: *const T) -> Status<T> {
     if !p.is_aligned() {
         return Err(qgemm_status::QGEMM_ERROR_MISALIGNED_POINTER);
     }
-    // SAFETY: non-null and aligned; the C caller passes a readable struct.
+    // SAFETY: non-null and aligned (checked above) and valid for a read of a `T` (this
+    // function's contract).
     Ok(unsafe { p.read() })
 }
 
@@ -89,32 +122,35 @@ fn span<T>(p: *const T, len: usize) -> Status<Span> {
     Ok((start, end))
 }
 
-/// `len` elements at `p` as a slice; null, misaligned and overflowing arguments are errors.
+/// `len` elements at `p` as a slice, and their byte range; null, misaligned and overflowing
+/// arguments are errors.
 ///
 /// # Safety
 ///
 /// `p` is null or valid for reads of `len` elements that nothing writes during the call.
-unsafe fn input<'a, T>(p: *const T, len: usize) -> Status<&'a [T]> {
-    span(p, len)?;
-    // SAFETY: non-null, aligned, `len * size_of::<T>() <= isize::MAX` (checked by `span`); the
-    // C caller guarantees `len` readable elements, not written during the call.
-    Ok(unsafe { core::slice::from_raw_parts(p, len) })
+unsafe fn input<'a, T>(p: *const T, len: usize) -> Status<(&'a [T], Span)> {
+    let range = span(p, len)?;
+    // SAFETY: non-null, aligned, `len * size_of::<T>() <= isize::MAX` and not wrapping around
+    // the address space (checked by `span`); valid for `len` reads that nothing writes during
+    // the call (this function's contract).
+    Ok((unsafe { core::slice::from_raw_parts(p, len) }, range))
 }
 
-/// `len` elements at `p` as a mutable slice, after checking it overlaps none of `inputs`
+/// `len` elements at `p` as a mutable slice, after checking that it overlaps none of `inputs`
 /// (byte ranges).
 ///
 /// # Safety
 ///
 /// `p` is null or valid for writes of `len` elements that nothing else accesses during the
-/// call, except through `inputs`.
+/// call, except through the buffers `inputs` describes.
 unsafe fn output<'a, T>(p: *mut T, len: usize, inputs: &[Span]) -> Status<&'a mut [T]> {
     let (start, end) = span(p, len)?;
     if inputs.iter().any(|&(s, e)| start < e && s < end) {
         return Err(qgemm_status::QGEMM_ERROR_BUFFERS_OVERLAP);
     }
-    // SAFETY: non-null, aligned, in range (checked by `span`), disjoint from every input slice
-    // of the call (checked above); the C caller guarantees `len` writable elements.
+    // SAFETY: non-null, aligned, in range (checked by `span`), disjoint from every input
+    // slice of the call (checked above), so this is the only live reference to it; valid for
+    // `len` writes (this function's contract).
     Ok(unsafe { core::slice::from_raw_parts_mut(p, len) })
 }
 
@@ -123,7 +159,92 @@ fn features(bits: u32) -> Status<CpuFeatures> {
     crate::cpu::from_bits(bits).ok_or(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT)
 }
 
-// ---- families and kernels -----------------------------------------------------------------
+/// `Packing` of a C packing struct.
+///
+/// # Safety
+///
+/// `p` is null or valid for a read.
+unsafe fn packing_in(p: *const qgemm_packing) -> Status<Packing> {
+    // SAFETY: this function's contract is `read_in`'s.
+    Ok(unsafe { read_in(p) }?.into())
+}
+
+// ---- output element types -----------------------------------------------------------------
+
+/// The element type of a C output buffer. C has no portable 16-bit float type: f16 and bf16
+/// outputs travel as `uint16_t` bit patterns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CType {
+    /// `float`.
+    F32,
+    /// `uint16_t`, the bits of an f16 or a bf16.
+    U16,
+}
+
+impl CType {
+    /// Size and alignment in bytes.
+    const fn bytes(self) -> usize {
+        match self {
+            CType::F32 => 4,
+            CType::U16 => 2,
+        }
+    }
+}
+
+/// The `dst` element type of a C run function: `float` (`qgemm_kernel_run`) or `uint16_t`
+/// (`qgemm_kernel_run_u16`).
+trait CElem: Sized {
+    const C: CType;
+    /// Evaluated where used: `Self` has the size and alignment of [`Self::C`](CElem::C).
+    const SAME_LAYOUT: () = assert!(layout_is::<Self>(Self::C));
+}
+
+impl CElem for f32 {
+    const C: CType = CType::F32;
+}
+
+impl CElem for u16 {
+    const C: CType = CType::U16;
+}
+
+/// The output element type of a family's kernels (the `dst` column of [`families!`]) and the
+/// C type its values travel as. Every bit pattern is a valid value of both.
+trait DstElem: Sized {
+    const C: CType;
+    /// Evaluated where used: `Self` has the size and alignment of [`Self::C`](DstElem::C).
+    const SAME_LAYOUT: () = assert!(layout_is::<Self>(Self::C));
+}
+
+impl DstElem for f32 {
+    const C: CType = CType::F32;
+}
+
+impl DstElem for f16 {
+    const C: CType = CType::U16;
+}
+
+impl DstElem for bf16 {
+    const C: CType = CType::U16;
+}
+
+/// Whether `T` has the size and alignment of the C type `c`.
+const fn layout_is<T>(c: CType) -> bool {
+    size_of::<T>() == c.bytes() && align_of::<T>() == c.bytes()
+}
+
+// The impls not used yet are checked too.
+const _: () = (<f16 as DstElem>::SAME_LAYOUT, <bf16 as DstElem>::SAME_LAYOUT).0;
+
+/// `dst` as a pointer to the kernel's output element `D`, if the C run function's element
+/// type `T` is the one `D` travels as; else `QGEMM_ERROR_WRONG_DST_TYPE`. A pointer cast only:
+/// [`output`] checks the buffer. As `D` and `T` then have the same size and alignment, `len`
+/// elements of `T` are `len` elements of `D`.
+fn dst_as<D: DstElem, T: CElem>(dst: *mut T) -> Status<*mut D> {
+    let ((), ()) = (D::SAME_LAYOUT, T::SAME_LAYOUT);
+    if D::C == T::C { Ok(dst.cast()) } else { Err(qgemm_status::QGEMM_ERROR_WRONG_DST_TYPE) }
+}
+
+// ---- the family table ---------------------------------------------------------------------
 
 /// `qai8dxp_qsi4cxp`: int4 weights with per-channel f32 scales × int8 per-row activations.
 pub const QGEMM_FAMILY_QAI8DXP_QSI4CXP: u32 = 0;
@@ -131,6 +252,113 @@ pub const QGEMM_FAMILY_QAI8DXP_QSI4CXP: u32 = 0;
 pub const QGEMM_FAMILY_QAI8DXP_QSI4C32P: u32 = 1;
 /// `qsi8d32p_qsi4c32p`: GGML `Q4_0` weights × int8 per-block activations.
 pub const QGEMM_FAMILY_QSI8D32P_QSI4C32P: u32 = 2;
+/// `qai8dxp_qsi8cxp`: int8 weights with per-channel f32 scales × int8 per-row activations.
+pub const QGEMM_FAMILY_QAI8DXP_QSI8CXP: u32 = 3;
+
+/// The families of layer 1, one row each, in code order:
+///
+/// `(C code, name, Rust family type, select function, LHS packer (qgemm::lhs), output element)`
+///
+/// The output element type is the core's `Family::Dst` once the core has it: `f32`, or
+/// `half::f16` / `half::bf16` (which [`qgemm_kernel_run_u16`] serves). Invoked with a callback
+/// macro (`families!(callback!(args))`), which receives `(args)` and the rows.
+macro_rules! families {
+    ($then:ident ! ($($args:tt)*)) => {
+        $then! { ($($args)*)
+            (QGEMM_FAMILY_QAI8DXP_QSI4CXP, "qai8dxp_qsi4cxp", Qai8dxpQsi4cxp, qai8dxp_qsi4cxp::select, qai8dxp, f32)
+            (QGEMM_FAMILY_QAI8DXP_QSI4C32P, "qai8dxp_qsi4c32p", Qai8dxpQsi4c32p, qai8dxp_qsi4c32p::select, qai8dxp, f32)
+            (QGEMM_FAMILY_QSI8D32P_QSI4C32P, "qsi8d32p_qsi4c32p", Qsi8d32pQsi4c32p, qsi8d32p_qsi4c32p::select, qsi8d32p, f32)
+            (QGEMM_FAMILY_QAI8DXP_QSI8CXP, "qai8dxp_qsi8cxp", Qai8dxpQsi8cxp, qai8dxp_qsi8cxp::select, qai8dxp, f32)
+        }
+    };
+}
+
+/// What layer 1 knows of a family beyond the core's [`Family`]: one impl per table row.
+trait CFamily: Family {
+    /// `QGEMM_FAMILY_*`.
+    const CODE: u32;
+    /// Element type of its kernels' output.
+    type Out: DstElem;
+    /// The family's `select`: its best kernel for `m` rows with its preferred RHS packing.
+    fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self>;
+}
+
+/// Whether two strings are equal, in a constant.
+const fn same_str(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The [`CFamily`] impls of the rows, and compile-time checks of the table: the codes are
+/// `0, 1, 2, ...` in row order, each name is the Rust family's `NAME`, each LHS packer exists.
+macro_rules! family_impls {
+    (() $(($code:ident, $name:literal, $fam:ty, $select:path, $lhs:ident, $dst:ty))*) => {
+        $(
+            impl CFamily for $fam {
+                const CODE: u32 = $code;
+                type Out = $dst;
+                fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
+                    $select(cpu, m)
+                }
+            }
+            const _: () = assert!(same_str(<$fam as Family>::NAME, $name), "family table: name");
+            const _: () = {
+                #[allow(unused_imports)]
+                use qgemm::lhs::$lhs as _;
+            };
+        )*
+        const _: () = {
+            let codes = [$($code),*];
+            let mut i = 0;
+            while i < codes.len() {
+                assert!(codes[i] == i as u32, "family table: codes must be 0, 1, 2, ... in row order");
+                i += 1;
+            }
+        };
+    };
+}
+
+families!(family_impls!());
+
+/// The arms of [`match_family!`].
+macro_rules! match_family_arms {
+    (($family:expr, $F:ident, $body:expr) $(($code:ident, $name:literal, $fam:ty, $select:path, $lhs:ident, $dst:ty))*) => {
+        match $family {
+            $($code => {
+                type $F = $fam;
+                $body
+            })*
+            _ => Err(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT),
+        }
+    };
+}
+
+/// `$body` (a [`Status`]) with the type alias `$F` naming the family of code `$family`;
+/// `QGEMM_ERROR_INVALID_ARGUMENT` for a code no row has.
+macro_rules! match_family {
+    ($family:expr, $F:ident => $body:expr) => {
+        families!(match_family_arms!($family, $F, $body))
+    };
+}
+
+/// `$body` (a [`Status`]) with `$k` bound to the `&'static Kernel<F>` a kernel handle names;
+/// `QGEMM_ERROR_INVALID_ARGUMENT` for a handle that names no kernel.
+macro_rules! with_kernel {
+    ($handle:expr, $k:ident => $body:expr) => {{
+        let h: qgemm_kernel = $handle;
+        match_family!(h.family, Fam => entry::<Fam>(h.index).and_then(|$k| $body))
+    }};
+}
 
 /// Tier of a kernel: portable Rust.
 pub const QGEMM_TIER_SCALAR: u32 = 0;
@@ -163,7 +391,7 @@ pub struct qgemm_packing {
     pub nr: usize,
     /// Depth per inner step (int4: nibbles).
     pub kr: usize,
-    /// Split ratio (2 for the int4 formats).
+    /// Split ratio (2 for the int4 formats, 1 for int8).
     pub sr: usize,
 }
 
@@ -198,130 +426,16 @@ pub struct qgemm_kernel_info {
     pub packing: qgemm_packing,
 }
 
-/// A kernel of one of the three families.
-#[derive(Clone, Copy)]
-enum AnyKernel {
-    Cx(&'static Kernel<Qai8dxpQsi4cxp>),
-    C32(&'static Kernel<Qai8dxpQsi4c32p>),
-    D32(&'static Kernel<Qsi8d32pQsi4c32p>),
-}
-
-/// `$body` with `$k` bound to the concrete kernel of `$any`.
-macro_rules! with_kernel {
-    ($any:expr, $k:ident => $body:expr) => {
-        match $any {
-            AnyKernel::Cx($k) => $body,
-            AnyKernel::C32($k) => $body,
-            AnyKernel::D32($k) => $body,
-        }
-    };
-}
-
-fn catalogue_entry<F: Family>(index: u32) -> Status<&'static Kernel<F>> {
+/// Catalogue entry `index` of family `F`.
+fn entry<F: Family>(index: u32) -> Status<&'static Kernel<F>> {
     F::kernels().get(index as usize).copied().ok_or(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT)
 }
 
-fn resolve(k: qgemm_kernel) -> Status<AnyKernel> {
-    Ok(match k.family {
-        QGEMM_FAMILY_QAI8DXP_QSI4CXP => AnyKernel::Cx(catalogue_entry(k.index)?),
-        QGEMM_FAMILY_QAI8DXP_QSI4C32P => AnyKernel::C32(catalogue_entry(k.index)?),
-        QGEMM_FAMILY_QSI8D32P_QSI4C32P => AnyKernel::D32(catalogue_entry(k.index)?),
-        _ => return Err(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT),
-    })
-}
-
 /// The handle of a catalogue kernel of family `F`.
-fn handle<F: Family>(family: u32, kernel: &'static Kernel<F>) -> Status<qgemm_kernel> {
+fn handle<F: CFamily>(kernel: &'static Kernel<F>) -> Status<qgemm_kernel> {
     let index = F::kernels().iter().position(|k| core::ptr::eq(*k, kernel));
     let index = index.ok_or(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT)?;
-    Ok(qgemm_kernel { family, index: index as u32 })
-}
-
-fn family_len(family: u32) -> Status<usize> {
-    Ok(match family {
-        QGEMM_FAMILY_QAI8DXP_QSI4CXP => Qai8dxpQsi4cxp::kernels().len(),
-        QGEMM_FAMILY_QAI8DXP_QSI4C32P => Qai8dxpQsi4c32p::kernels().len(),
-        QGEMM_FAMILY_QSI8D32P_QSI4C32P => Qsi8d32pQsi4c32p::kernels().len(),
-        _ => return Err(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT),
-    })
-}
-
-/// Writes `query(kernel)` through `out`: the shared body of the kernel size and offset queries.
-///
-/// # Safety
-///
-/// `out` is null or valid for a write.
-unsafe fn kernel_query(
-    kernel: qgemm_kernel,
-    out: *mut usize,
-    query: impl FnOnce(AnyKernel) -> qgemm::Result<usize>,
-) -> qgemm_status {
-    status(|| {
-        let v = query(resolve(kernel)?)?;
-        // SAFETY: forwarded from this function's contract.
-        ok_status(unsafe { write_out(out, v) })
-    })
-}
-
-/// Writes `query(packing)` through `out`: the shared body of the format size and offset
-/// queries.
-///
-/// # Safety
-///
-/// `packing` is null or readable; `out` is null or valid for a write.
-unsafe fn packing_query(
-    packing: *const qgemm_packing,
-    out: *mut usize,
-    query: impl FnOnce(&Packing) -> qgemm::Result<usize>,
-) -> qgemm_status {
-    status(|| {
-        // SAFETY: forwarded from this function's contract.
-        let p: Packing = unsafe { read_in(packing)? }.into();
-        let v = query(&p)?;
-        // SAFETY: forwarded from this function's contract.
-        ok_status(unsafe { write_out(out, v) })
-    })
-}
-
-/// Writes the number of kernels in `family`'s catalogue to `*out`.
-///
-/// # Safety
-///
-/// Every pointer argument is null or valid for the reads or writes of the length given with it
-/// (one element for out pointers and structs), as the module conventions say.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn qgemm_kernel_count(family: u32, out: *mut usize) -> qgemm_status {
-    status(|| {
-        let n = family_len(family)?;
-        // SAFETY: `out` is null or writable (this function's contract).
-        ok_status(unsafe { write_out(out, n) })
-    })
-}
-
-/// Writes the handle of kernel `index` (`< qgemm_kernel_count`) of `family` to `*out`.
-///
-/// # Safety
-///
-/// Every pointer argument is null or valid for the reads or writes of the length given with it
-/// (one element for out pointers and structs), as the module conventions say.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn qgemm_kernel_at(family: u32, index: usize, out: *mut qgemm_kernel) -> qgemm_status {
-    status(|| {
-        // SAFETY: the pointers are forwarded under this function's contract (each null or valid
-        // for its length), which is what `input`, `output`, `read_in` and `write_out` require.
-        unsafe {
-            let len = family_len(family)?;
-            if index >= len {
-                return Err(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT);
-            }
-            ok_status(write_out(out, qgemm_kernel { family, index: index as u32 }))
-        }
-    })
-}
-
-/// `Ok` for `QGEMM_OK`, else the status as an error (adapts [`write_out`] inside `status`).
-fn ok_status(s: qgemm_status) -> Status {
-    if s == qgemm_status::QGEMM_OK { Ok(()) } else { Err(s) }
+    Ok(qgemm_kernel { family: F::CODE, index: index as u32 })
 }
 
 fn tier_code(t: Tier) -> u32 {
@@ -349,6 +463,49 @@ fn info_of<F: Family>(k: &Kernel<F>) -> qgemm_kernel_info {
     }
 }
 
+/// Writes `value` (computed first: its error wins) through `out`: the shared tail of the
+/// queries.
+///
+/// # Safety
+///
+/// `out` is null or valid for a write of a `T`.
+unsafe fn answer<T>(value: Status<T>, out: *mut T) -> qgemm_status {
+    status(|| {
+        let v = value?;
+        // SAFETY: `out` is null or valid for a write (this function's contract).
+        unsafe { put(out, v) }
+    })
+}
+
+/// Writes the number of kernels in `family`'s catalogue to `*out`.
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn qgemm_kernel_count(family: u32, out: *mut usize) -> qgemm_status {
+    let count = match_family!(family, F => Ok(F::kernels().len()));
+    // SAFETY: `out` is null or valid for a write (this function's contract).
+    unsafe { answer(count, out) }
+}
+
+/// Writes the handle of kernel `index` (`< qgemm_kernel_count`) of `family` to `*out`.
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn qgemm_kernel_at(family: u32, index: usize, out: *mut qgemm_kernel) -> qgemm_status {
+    let kernel = match_family!(family, F => match u32::try_from(index) {
+        Ok(i) if index < F::kernels().len() => Ok(qgemm_kernel { family, index: i }),
+        _ => Err(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT),
+    });
+    // SAFETY: `out` is null or valid for a write (this function's contract).
+    unsafe { answer(kernel, out) }
+}
+
 /// Writes what `kernel` is (name, tier, steps, packing) to `*out`.
 ///
 /// # Safety
@@ -357,11 +514,9 @@ fn info_of<F: Family>(k: &Kernel<F>) -> qgemm_kernel_info {
 /// (one element for out pointers and structs), as the module conventions say.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn qgemm_kernel_get_info(kernel: qgemm_kernel, out: *mut qgemm_kernel_info) -> qgemm_status {
-    status(|| {
-        let any = resolve(kernel)?;
-        // SAFETY: `out` is null or writable (this function's contract).
-        ok_status(unsafe { write_out(out, with_kernel!(any, k => info_of(k))) })
-    })
+    let info = with_kernel!(kernel, k => Ok(info_of(k)));
+    // SAFETY: `out` is null or valid for a write (this function's contract).
+    unsafe { answer(info, out) }
 }
 
 /// Writes whether `kernel` may run on a CPU with `features` to `*out`.
@@ -376,15 +531,9 @@ pub unsafe extern "C" fn qgemm_kernel_is_available(
     features: u32,
     out: *mut bool,
 ) -> qgemm_status {
-    status(|| {
-        // SAFETY: the pointers are forwarded under this function's contract (each null or valid
-        // for its length), which is what `input`, `output`, `read_in` and `write_out` require.
-        unsafe {
-            let any = resolve(kernel)?;
-            let cpu = self::features(features)?;
-            ok_status(write_out(out, with_kernel!(any, k => k.is_available(&cpu))))
-        }
-    })
+    let available = with_kernel!(kernel, k => Ok(k.is_available(&self::features(features)?)));
+    // SAFETY: `out` is null or valid for a write (this function's contract).
+    unsafe { answer(available, out) }
 }
 
 /// Writes the best kernel of `family` for `m` rows on a CPU with `features` to `*out`
@@ -396,20 +545,9 @@ pub unsafe extern "C" fn qgemm_kernel_is_available(
 /// (one element for out pointers and structs), as the module conventions say.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn qgemm_select(family: u32, features: u32, m: usize, out: *mut qgemm_kernel) -> qgemm_status {
-    status(|| {
-        // SAFETY: the pointers are forwarded under this function's contract (each null or valid
-        // for its length), which is what `input`, `output`, `read_in` and `write_out` require.
-        unsafe {
-            let cpu = self::features(features)?;
-            let h = match family {
-                QGEMM_FAMILY_QAI8DXP_QSI4CXP => handle(family, qgemm::qai8dxp_qsi4cxp::select(&cpu, m))?,
-                QGEMM_FAMILY_QAI8DXP_QSI4C32P => handle(family, qgemm::qai8dxp_qsi4c32p::select(&cpu, m))?,
-                QGEMM_FAMILY_QSI8D32P_QSI4C32P => handle(family, qgemm::qsi8d32p_qsi4c32p::select(&cpu, m))?,
-                _ => return Err(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT),
-            };
-            ok_status(write_out(out, h))
-        }
-    })
+    let kernel = self::features(features).and_then(|cpu| match_family!(family, F => handle(F::select(&cpu, m))));
+    // SAFETY: `out` is null or valid for a write (this function's contract).
+    unsafe { answer(kernel, out) }
 }
 
 /// Writes the best kernel of `family` for `m` rows on a CPU with `features` that consumes an RHS
@@ -428,28 +566,15 @@ pub unsafe extern "C" fn qgemm_select_for(
     rhs_packing: *const qgemm_packing,
     out: *mut qgemm_kernel,
 ) -> qgemm_status {
-    status(|| {
-        // SAFETY: the pointers are forwarded under this function's contract (each null or valid
-        // for its length), which is what `input`, `output`, `read_in` and `write_out` require.
-        unsafe {
-            let cpu = self::features(features)?;
-            let p: Packing = read_in(rhs_packing)?.into();
-            let none = qgemm_status::QGEMM_ERROR_UNSUPPORTED;
-            let h = match family {
-                QGEMM_FAMILY_QAI8DXP_QSI4CXP => {
-                    handle(family, qgemm::matmul::select_for::<Qai8dxpQsi4cxp>(&cpu, m, &p).ok_or(none)?)?
-                }
-                QGEMM_FAMILY_QAI8DXP_QSI4C32P => {
-                    handle(family, qgemm::matmul::select_for::<Qai8dxpQsi4c32p>(&cpu, m, &p).ok_or(none)?)?
-                }
-                QGEMM_FAMILY_QSI8D32P_QSI4C32P => {
-                    handle(family, qgemm::matmul::select_for::<Qsi8d32pQsi4c32p>(&cpu, m, &p).ok_or(none)?)?
-                }
-                _ => return Err(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT),
-            };
-            ok_status(write_out(out, h))
-        }
-    })
+    let select = || {
+        let cpu = self::features(features)?;
+        // SAFETY: `rhs_packing` is null or valid for a read (this function's contract).
+        let p = unsafe { packing_in(rhs_packing) }?;
+        let none = qgemm_status::QGEMM_ERROR_UNSUPPORTED;
+        match_family!(family, F => handle(qgemm::matmul::select_for::<F>(&cpu, m, &p).ok_or(none)?))
+    };
+    // SAFETY: `out` is null or valid for a write (this function's contract).
+    unsafe { answer(select(), out) }
 }
 
 /// Writes to `*out`: bytes of the packed LHS for `m` rows of depth `k` (`bl`: block length of the per-block
@@ -466,8 +591,9 @@ pub unsafe extern "C" fn qgemm_kernel_lhs_packed_size(
     bl: usize,
     out: *mut usize,
 ) -> qgemm_status {
-    // SAFETY: `out` is null or writable (this function's contract).
-    unsafe { kernel_query(kernel, out, |any| with_kernel!(any, kern => kern.lhs_packed_size(m, k, bl))) }
+    let size = with_kernel!(kernel, kern => Ok(kern.lhs_packed_size(m, k, bl)?));
+    // SAFETY: `out` is null or valid for a write (this function's contract).
+    unsafe { answer(size, out) }
 }
 
 /// Writes to `*out`: bytes of the packed RHS for `n` channels of depth `k`.
@@ -483,8 +609,9 @@ pub unsafe extern "C" fn qgemm_kernel_rhs_packed_size(
     bl: usize,
     out: *mut usize,
 ) -> qgemm_status {
-    // SAFETY: `out` is null or writable (this function's contract).
-    unsafe { kernel_query(kernel, out, |any| with_kernel!(any, kern => kern.rhs_packed_size(n, k, bl))) }
+    let size = with_kernel!(kernel, kern => Ok(kern.rhs_packed_size(n, k, bl)?));
+    // SAFETY: `out` is null or valid for a write (this function's contract).
+    unsafe { answer(size, out) }
 }
 
 /// Writes to `*out`: byte offset in the packed LHS of the tile holding row `m_idx` (a multiple of `mr`).
@@ -500,8 +627,9 @@ pub unsafe extern "C" fn qgemm_kernel_lhs_packed_offset(
     bl: usize,
     out: *mut usize,
 ) -> qgemm_status {
-    // SAFETY: `out` is null or writable (this function's contract).
-    unsafe { kernel_query(kernel, out, |any| with_kernel!(any, kern => kern.lhs_packed_offset(m_idx, k, bl))) }
+    let offset = with_kernel!(kernel, kern => Ok(kern.lhs_packed_offset(m_idx, k, bl)?));
+    // SAFETY: `out` is null or valid for a write (this function's contract).
+    unsafe { answer(offset, out) }
 }
 
 /// Writes to `*out`: byte offset in the packed RHS of the tile holding channel `n_idx` (a multiple of `nr`).
@@ -517,8 +645,9 @@ pub unsafe extern "C" fn qgemm_kernel_rhs_packed_offset(
     bl: usize,
     out: *mut usize,
 ) -> qgemm_status {
-    // SAFETY: `out` is null or writable (this function's contract).
-    unsafe { kernel_query(kernel, out, |any| with_kernel!(any, kern => kern.rhs_packed_offset(n_idx, k, bl))) }
+    let offset = with_kernel!(kernel, kern => Ok(kern.rhs_packed_offset(n_idx, k, bl)?));
+    // SAFETY: `out` is null or valid for a write (this function's contract).
+    unsafe { answer(offset, out) }
 }
 
 /// Writes to `*out`: element offset in `dst` of output `(m_idx, n_idx)` with rows `dst_stride_row` elements
@@ -535,11 +664,13 @@ pub unsafe extern "C" fn qgemm_kernel_dst_offset(
     dst_stride_row: usize,
     out: *mut usize,
 ) -> qgemm_status {
-    // SAFETY: `out` is null or writable (this function's contract).
-    unsafe { kernel_query(kernel, out, |any| with_kernel!(any, kern => kern.dst_offset(m_idx, n_idx, dst_stride_row))) }
+    let offset = with_kernel!(kernel, kern => Ok(kern.dst_offset(m_idx, n_idx, dst_stride_row)?));
+    // SAFETY: `out` is null or valid for a write (this function's contract).
+    unsafe { answer(offset, out) }
 }
 
-/// Writes the number of f32 elements of an `m x n` dense output to `*out`.
+/// Writes the number of output elements (of the kernel's output type) of an `m x n` dense
+/// output to `*out`.
 ///
 /// # Safety
 ///
@@ -552,8 +683,9 @@ pub unsafe extern "C" fn qgemm_kernel_dst_size(
     n: usize,
     out: *mut usize,
 ) -> qgemm_status {
-    // SAFETY: `out` is null or writable (this function's contract).
-    unsafe { kernel_query(kernel, out, |any| with_kernel!(any, kern => kern.dst_size(m, n))) }
+    let size = with_kernel!(kernel, kern => Ok(kern.dst_size(m, n)?));
+    // SAFETY: `out` is null or valid for a write (this function's contract).
+    unsafe { answer(size, out) }
 }
 
 /// The rectangle a run computes (see the Rust `MatmulArgs`).
@@ -572,7 +704,7 @@ pub struct qgemm_matmul_args {
     pub m_idx: usize,
     /// First column: a multiple of the kernel's `n_step`.
     pub n_idx: usize,
-    /// Distance between output rows, in f32 elements (`>= n`).
+    /// Distance between output rows, in output elements (`>= n`).
     pub dst_stride_row: usize,
     /// Clamp lower bound (`-FLT_MAX` or `-INFINITY` for none).
     pub clamp_min: f32,
@@ -580,13 +712,63 @@ pub struct qgemm_matmul_args {
     pub clamp_max: f32,
 }
 
-/// Computes the rectangle `*args` describes with `kernel` on a CPU with `features`.
+/// The operands of a run: packed LHS and RHS (bytes) and the C output buffer of `T`.
+struct RunBuffers<T> {
+    lhs: (*const u8, usize),
+    rhs: (*const u8, usize),
+    dst: (*mut T, usize),
+}
+
+/// The body of `qgemm_kernel_run` and `qgemm_kernel_run_u16`: runs `kern` if its output
+/// element type travels as `T`.
+///
+/// `F::Out = f32` because the core's `Kernel::run` takes `&mut [f32]` today; once the core's
+/// `Family` has its output type `Dst` (and `Kernel::run` takes `&mut [F::Dst]`), the bound is
+/// `F: CFamily<Out = F::Dst>` and the 16-bit rows of the table run here unchanged.
+///
+/// # Safety
+///
+/// Each pointer of `bufs` is null or valid for the reads (`lhs`, `rhs`) or writes (`dst`) of
+/// its length; `args` is null or valid for a read.
+unsafe fn run<F: CFamily<Out = f32>, T: CElem>(
+    kern: &Kernel<F>,
+    features: u32,
+    bufs: RunBuffers<T>,
+    args: *const qgemm_matmul_args,
+) -> Status {
+    let dst = dst_as::<F::Out, T>(bufs.dst.0)?;
+    let cpu = self::features(features)?;
+    // SAFETY: `args` is null or valid for a read (this function's contract).
+    let a = unsafe { read_in(args) }?;
+    let clamp = Clamp::new(a.clamp_min, a.clamp_max)?;
+    let args = MatmulArgs::new(a.m, a.n, a.k)
+        .with_block_len(a.bl)
+        .with_rect(a.m_idx, a.n_idx, a.m, a.n)
+        .with_dst_stride(a.dst_stride_row)
+        .with_clamp(clamp);
+    // SAFETY: `lhs` is null or valid for its length in reads (this function's contract).
+    let (lhs, lhs_span) = unsafe { input(bufs.lhs.0, bufs.lhs.1) }?;
+    // SAFETY: `rhs` is null or valid for its length in reads (this function's contract).
+    let (rhs, rhs_span) = unsafe { input(bufs.rhs.0, bufs.rhs.1) }?;
+    // SAFETY: `bufs.dst` is null or valid for writes of its length in `T` elements (this
+    // function's contract); `dst_as` gave a pointer to `F::Out` only where `F::Out` has the
+    // size and alignment of `T`, so the same memory is that many `F::Out` elements, and every
+    // bit pattern the kernel stores is a valid `T` for the caller.
+    let dst = unsafe { output(dst, bufs.dst.1, &[lhs_span, rhs_span]) }?;
+    kern.run(&cpu, lhs, rhs, dst, &args)?;
+    Ok(())
+}
+
+/// Computes the rectangle `*args` describes with `kernel` on a CPU with `features`, for a
+/// kernel whose output is f32 (every family of this version).
 ///
 /// * `lhs_packed`, `lhs_packed_len` bytes: the whole packed LHS (row 0 onward).
 /// * `rhs_packed`, `rhs_packed_len` bytes: the whole packed RHS (channel 0 onward).
 /// * `dst`, `dst_len` floats: starts at output element `(m_idx, n_idx)`
 ///   (`qgemm_kernel_dst_offset`) and holds `(m - 1) * dst_stride_row + n` elements. Exactly the
 ///   `m x n` rectangle is written.
+///
+/// A kernel with 16-bit output: `QGEMM_ERROR_WRONG_DST_TYPE` (use `qgemm_kernel_run_u16`).
 ///
 /// # Safety
 ///
@@ -605,29 +787,57 @@ pub unsafe extern "C" fn qgemm_kernel_run(
     dst_len: usize,
     args: *const qgemm_matmul_args,
 ) -> qgemm_status {
-    status(|| {
-        // SAFETY: the pointers are forwarded under this function's contract (each null or valid
-        // for its length), which is what `input`, `output`, `read_in` and `write_out` require.
-        unsafe {
-            let any = resolve(kernel)?;
-            let cpu = self::features(features)?;
-            let a = read_in(args)?;
-            let clamp = Clamp::new(a.clamp_min, a.clamp_max)?;
-            let args = MatmulArgs::new(a.m, a.n, a.k)
-                .with_block_len(a.bl)
-                .with_rect(a.m_idx, a.n_idx, a.m, a.n)
-                .with_dst_stride(a.dst_stride_row)
-                .with_clamp(clamp);
-            let lhs = input(lhs_packed, lhs_packed_len)?;
-            let rhs = input(rhs_packed, rhs_packed_len)?;
-            let dst = output(dst, dst_len, &[span(lhs_packed, lhs_packed_len)?, span(rhs_packed, rhs_packed_len)?])?;
-            with_kernel!(any, k => k.run(&cpu, lhs, rhs, dst, &args))?;
-            Ok(())
-        }
-    })
+    let bufs = RunBuffers { lhs: (lhs_packed, lhs_packed_len), rhs: (rhs_packed, rhs_packed_len), dst: (dst, dst_len) };
+    // SAFETY: the buffers and `args` as this function's contract says, which is `run`'s.
+    status(|| with_kernel!(kernel, k => unsafe { run(k, features, bufs, args) }))
+}
+
+/// As `qgemm_kernel_run`, for a kernel whose output is f16 or bf16: `dst`, `dst_len`
+/// `uint16_t` elements receive the values' bit patterns. A kernel with f32 output:
+/// `QGEMM_ERROR_WRONG_DST_TYPE` (use `qgemm_kernel_run`). Every family of this version has f32
+/// output, so this function refuses every kernel; it is the entry point of the 16-bit families
+/// to come.
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn qgemm_kernel_run_u16(
+    kernel: qgemm_kernel,
+    features: u32,
+    lhs_packed: *const u8,
+    lhs_packed_len: usize,
+    rhs_packed: *const u8,
+    rhs_packed_len: usize,
+    dst: *mut u16,
+    dst_len: usize,
+    args: *const qgemm_matmul_args,
+) -> qgemm_status {
+    let bufs = RunBuffers { lhs: (lhs_packed, lhs_packed_len), rhs: (rhs_packed, rhs_packed_len), dst: (dst, dst_len) };
+    // SAFETY: the buffers and `args` as this function's contract says, which is `run`'s.
+    status(|| with_kernel!(kernel, k => unsafe { run(k, features, bufs, args) }))
 }
 
 // ---- LHS packers --------------------------------------------------------------------------
+
+/// Writes `query(packing)` through `out`: the shared body of the format size and offset
+/// queries.
+///
+/// # Safety
+///
+/// `packing` is null or valid for a read; `out` is null or valid for a write.
+unsafe fn packing_query(
+    packing: *const qgemm_packing,
+    out: *mut usize,
+    query: impl FnOnce(&Packing) -> qgemm::Result<usize>,
+) -> qgemm_status {
+    // SAFETY: `packing` is null or valid for a read (this function's contract).
+    let value = unsafe { packing_in(packing) }.and_then(|p| Ok(query(&p)?));
+    // SAFETY: `out` is null or valid for a write (this function's contract).
+    unsafe { answer(value, out) }
+}
 
 /// Writes the bytes of a `qai8dxp` packed LHS of `m` rows, depth `k`, to `*out`.
 ///
@@ -690,14 +900,14 @@ pub unsafe extern "C" fn qgemm_lhs_qai8dxp_quantize_pack(
     lhs_packed_len: usize,
 ) -> qgemm_status {
     status(|| {
-        // SAFETY: the pointers are forwarded under this function's contract (each null or valid
-        // for its length), which is what `input`, `output`, `read_in` and `write_out` require.
-        unsafe {
-            let p: Packing = read_in(packing)?.into();
-            let src = input(lhs, lhs_len)?;
-            let out = output(lhs_packed, lhs_packed_len, &[span(lhs, lhs_len)?])?;
-            Ok(qai8dxp::quantize_pack(&p, m, k, m_idx_start, src, lhs_stride, out)?)
-        }
+        // SAFETY: `packing` is null or valid for a read (this function's contract).
+        let p = unsafe { packing_in(packing) }?;
+        // SAFETY: `lhs` is null or valid for `lhs_len` reads (this function's contract).
+        let (src, src_span) = unsafe { input(lhs, lhs_len) }?;
+        // SAFETY: `lhs_packed` is null or valid for `lhs_packed_len` writes (this function's
+        // contract); `output` checks that it does not overlap `lhs`.
+        let out = unsafe { output(lhs_packed, lhs_packed_len, &[src_span]) }?;
+        Ok(qai8dxp::quantize_pack(&p, m, k, m_idx_start, src, lhs_stride, out)?)
     })
 }
 
@@ -760,14 +970,14 @@ pub unsafe extern "C" fn qgemm_lhs_qsi8d32p_quantize_pack(
     lhs_packed_len: usize,
 ) -> qgemm_status {
     status(|| {
-        // SAFETY: the pointers are forwarded under this function's contract (each null or valid
-        // for its length), which is what `input`, `output`, `read_in` and `write_out` require.
-        unsafe {
-            let p: Packing = read_in(packing)?.into();
-            let src = input(lhs, lhs_len)?;
-            let out = output(lhs_packed, lhs_packed_len, &[span(lhs, lhs_len)?])?;
-            Ok(qsi8d32p::quantize_pack(&p, m, k, bl, m_idx_start, src, lhs_stride, out)?)
-        }
+        // SAFETY: `packing` is null or valid for a read (this function's contract).
+        let p = unsafe { packing_in(packing) }?;
+        // SAFETY: `lhs` is null or valid for `lhs_len` reads (this function's contract).
+        let (src, src_span) = unsafe { input(lhs, lhs_len) }?;
+        // SAFETY: `lhs_packed` is null or valid for `lhs_packed_len` writes (this function's
+        // contract); `output` checks that it does not overlap `lhs`.
+        let out = unsafe { output(lhs_packed, lhs_packed_len, &[src_span]) }?;
+        Ok(qsi8d32p::quantize_pack(&p, m, k, bl, m_idx_start, src, lhs_stride, out)?)
     })
 }
 
@@ -799,27 +1009,60 @@ pub struct qgemm_int4_source {
     pub encoding: u32,
 }
 
+/// Raw int8 weights, one signed value per byte.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct qgemm_int8_source {
+    /// The values.
+    pub data: *const i8,
+    /// Values (bytes) at `data`.
+    pub len: usize,
+    /// `QGEMM_LAYOUT_NXK` or `QGEMM_LAYOUT_KXN`.
+    pub layout: u32,
+    /// Row stride in values (bytes): at least `k` (NxK) or `n` (KxN).
+    pub stride: usize,
+}
+
+/// The `Layout` of a `QGEMM_LAYOUT_*` code.
+fn layout(code: u32) -> Status<Layout> {
+    match code {
+        QGEMM_LAYOUT_NXK => Ok(Layout::NxK),
+        QGEMM_LAYOUT_KXN => Ok(Layout::KxN),
+        _ => Err(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT),
+    }
+}
+
 /// The Rust view of a C int4 source and its byte range.
 ///
 /// # Safety
 ///
-/// `src` is null or points at a readable struct whose `data` is null or valid for `len` reads.
+/// `src` is null or valid for a read of a struct whose `data` is null or valid for `len` reads.
 unsafe fn int4_source<'a>(src: *const qgemm_int4_source) -> Status<(Int4Source<'a>, Span)> {
-    // SAFETY: `src` is null or readable (this function's contract).
-    let s = unsafe { read_in(src)? };
-    let layout = match s.layout {
-        QGEMM_LAYOUT_NXK => Layout::NxK,
-        QGEMM_LAYOUT_KXN => Layout::KxN,
-        _ => return Err(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT),
-    };
+    // SAFETY: `src` is null or valid for a read (this function's contract).
+    let s = unsafe { read_in(src) }?;
+    let layout = layout(s.layout)?;
     let encoding = match s.encoding {
         QGEMM_INT4_SIGNED => Int4Encoding::Signed,
         QGEMM_INT4_ZERO_POINT_8 => Int4Encoding::ZeroPoint8,
         _ => return Err(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT),
     };
     // SAFETY: `data` is null or valid for `len` reads (this function's contract).
-    let data = unsafe { input(s.data, s.len)? };
-    Ok((Int4Source { data, layout, stride: s.stride, encoding }, span(s.data, s.len)?))
+    let (data, range) = unsafe { input(s.data, s.len) }?;
+    Ok((Int4Source { data, layout, stride: s.stride, encoding }, range))
+}
+
+/// The Rust view of a C int8 source and its byte range.
+///
+/// # Safety
+///
+/// `src` is null or valid for a read of a struct whose `data` is null or valid for `len` reads.
+unsafe fn int8_source<'a>(src: *const qgemm_int8_source) -> Status<(Int8Source<'a>, Span)> {
+    // SAFETY: `src` is null or valid for a read (this function's contract).
+    let s = unsafe { read_in(src) }?;
+    let layout = layout(s.layout)?;
+    // SAFETY: `data` is null or valid for `len` reads (this function's contract).
+    let (data, range) = unsafe { input(s.data, s.len) }?;
+    Ok((Int8Source { data, layout, stride: s.stride }, range))
 }
 
 /// An optional f32 slice: null means "none" (length ignored).
@@ -829,10 +1072,35 @@ unsafe fn int4_source<'a>(src: *const qgemm_int4_source) -> Status<(Int4Source<'
 /// As [`input`].
 unsafe fn optional<'a>(p: *const f32, len: usize) -> Status<(Option<&'a [f32]>, Span)> {
     if p.is_null() {
-        return Ok((None, (0, 0)));
+        return Ok((None, NO_SPAN));
     }
     // SAFETY: `p` is valid for `len` reads (this function's contract).
-    Ok((Some(unsafe { input(p, len)? }), span(p, len)?))
+    let (values, range) = unsafe { input(p, len) }?;
+    Ok((Some(values), range))
+}
+
+/// The per-channel scales and optional bias of the `qsi4cxp` and `qsi8cxp` packers, and their
+/// byte ranges.
+struct ChannelParams<'a> {
+    scale: &'a [f32],
+    bias: Option<&'a [f32]>,
+    spans: [Span; 2],
+}
+
+/// [`ChannelParams`] of `scale_len` scales at `scale` and `bias_len` biases at `bias` (null: none).
+///
+/// # Safety
+///
+/// `scale` is null or valid for `scale_len` reads, `bias` null or valid for `bias_len` reads.
+unsafe fn channel_params<'a>(
+    (scale, scale_len): (*const f32, usize),
+    (bias, bias_len): (*const f32, usize),
+) -> Status<ChannelParams<'a>> {
+    // SAFETY: `scale` is null or valid for `scale_len` reads (this function's contract).
+    let (scale, scale_span) = unsafe { input(scale, scale_len) }?;
+    // SAFETY: `bias` is null or valid for `bias_len` reads (this function's contract).
+    let (bias, bias_span) = unsafe { optional(bias, bias_len) }?;
+    Ok(ChannelParams { scale, bias, spans: [scale_span, bias_span] })
 }
 
 /// Writes the bytes of a `qsi4cxp` packed RHS of `n` channels, depth `k`, to `*out`.
@@ -894,17 +1162,17 @@ pub unsafe extern "C" fn qgemm_rhs_qsi4cxp_pack(
     rhs_packed_len: usize,
 ) -> qgemm_status {
     status(|| {
-        // SAFETY: the pointers are forwarded under this function's contract (each null or valid
-        // for its length), which is what `input`, `output`, `read_in` and `write_out` require.
-        unsafe {
-            let p: Packing = read_in(packing)?.into();
-            let (src, src_span) = int4_source(rhs)?;
-            let scales = input(scale, scale_len)?;
-            let (bias, bias_span) = optional(bias, bias_len)?;
-            let inputs = [src_span, span(scale, scale_len)?, bias_span];
-            let out = output(rhs_packed, rhs_packed_len, &inputs)?;
-            Ok(qsi4cxp::pack(&p, n, k, &src, scales, bias, out)?)
-        }
+        // SAFETY: `packing` is null or valid for a read (this function's contract).
+        let p = unsafe { packing_in(packing) }?;
+        // SAFETY: `rhs` is null or a readable struct whose `data` is null or valid for `len`
+        // reads (this function's contract).
+        let (src, src_span) = unsafe { int4_source(rhs) }?;
+        // SAFETY: `scale` and `bias` as this function's contract says.
+        let c = unsafe { channel_params((scale, scale_len), (bias, bias_len)) }?;
+        // SAFETY: `rhs_packed` is null or valid for `rhs_packed_len` writes (this function's
+        // contract); `output` checks that it overlaps none of the inputs.
+        let out = unsafe { output(rhs_packed, rhs_packed_len, &[src_span, c.spans[0], c.spans[1]]) }?;
+        Ok(qsi4cxp::pack(&p, n, k, &src, c.scale, c.bias, out)?)
     })
 }
 
@@ -971,18 +1239,22 @@ pub unsafe extern "C" fn qgemm_rhs_qsi4c32p_pack(
     rhs_packed_len: usize,
 ) -> qgemm_status {
     status(|| {
-        // SAFETY: the pointers are forwarded under this function's contract (each null or valid
-        // for its length), which is what `input`, `output`, `read_in` and `write_out` require.
-        unsafe {
-            let p: Packing = read_in(packing)?.into();
-            let (src, src_span) = int4_source(rhs)?;
-            let values: &[bf16] = input(scale.cast::<bf16>(), scale_len)?;
-            let (bias, bias_span) = optional(bias, bias_len)?;
-            let inputs = [src_span, span(scale, scale_len)?, bias_span];
-            let out = output(rhs_packed, rhs_packed_len, &inputs)?;
-            let scales = BlockScales { values, stride: scale_stride };
-            Ok(qsi4c32p::pack(&p, n, k, bl, &src, &scales, bias, out)?)
-        }
+        // SAFETY: `packing` is null or valid for a read (this function's contract).
+        let p = unsafe { packing_in(packing) }?;
+        // SAFETY: `rhs` is null or a readable struct whose `data` is null or valid for `len`
+        // reads (this function's contract).
+        let (src, src_span) = unsafe { int4_source(rhs) }?;
+        // SAFETY: `scale` is null or valid for `scale_len` reads of `uint16_t` (this function's
+        // contract); `bf16` is a `repr(transparent)` `u16` (same size and alignment, every bit
+        // pattern valid).
+        let (values, scale_span) = unsafe { input(scale.cast::<bf16>(), scale_len) }?;
+        // SAFETY: `bias` is null or valid for `bias_len` reads (this function's contract).
+        let (bias, bias_span) = unsafe { optional(bias, bias_len) }?;
+        // SAFETY: `rhs_packed` is null or valid for `rhs_packed_len` writes (this function's
+        // contract); `output` checks that it overlaps none of the inputs.
+        let out = unsafe { output(rhs_packed, rhs_packed_len, &[src_span, scale_span, bias_span]) }?;
+        let scales = BlockScales { values, stride: scale_stride };
+        Ok(qsi4c32p::pack(&p, n, k, bl, &src, &scales, bias, out)?)
     })
 }
 
@@ -1045,13 +1317,88 @@ pub unsafe extern "C" fn qgemm_rhs_qsi4c32pscalef16_pack(
     rhs_packed_len: usize,
 ) -> qgemm_status {
     status(|| {
-        // SAFETY: the pointers are forwarded under this function's contract (each null or valid
-        // for its length), which is what `input`, `output`, `read_in` and `write_out` require.
-        unsafe {
-            let p: Packing = read_in(packing)?.into();
-            let src = input(rhs, rhs_len)?;
-            let out = output(rhs_packed, rhs_packed_len, &[span(rhs, rhs_len)?])?;
-            Ok(qsi4c32pscalef16::pack(&p, n, k, bl, src, rhs_stride, out)?)
-        }
+        // SAFETY: `packing` is null or valid for a read (this function's contract).
+        let p = unsafe { packing_in(packing) }?;
+        // SAFETY: `rhs` is null or valid for `rhs_len` reads (this function's contract).
+        let (src, src_span) = unsafe { input(rhs, rhs_len) }?;
+        // SAFETY: `rhs_packed` is null or valid for `rhs_packed_len` writes (this function's
+        // contract); `output` checks that it does not overlap `rhs`.
+        let out = unsafe { output(rhs_packed, rhs_packed_len, &[src_span]) }?;
+        Ok(qsi4c32pscalef16::pack(&p, n, k, bl, src, rhs_stride, out)?)
+    })
+}
+
+/// Writes the bytes of a `qsi8cxp` packed RHS of `n` channels, depth `k`, to `*out`.
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn qgemm_rhs_qsi8cxp_packed_size(
+    packing: *const qgemm_packing,
+    n: usize,
+    k: usize,
+    out: *mut usize,
+) -> qgemm_status {
+    // SAFETY: `packing` and `out` as this function's contract says.
+    unsafe { packing_query(packing, out, |p| qsi8cxp::packed_size(n, k, p)) }
+}
+
+/// Writes the byte offset of the `qsi8cxp` tile holding channel `n_idx` (a multiple of `nr`).
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn qgemm_rhs_qsi8cxp_packed_offset(
+    packing: *const qgemm_packing,
+    n_idx: usize,
+    k: usize,
+    out: *mut usize,
+) -> qgemm_status {
+    // SAFETY: `packing` and `out` as this function's contract says.
+    unsafe { packing_query(packing, out, |p| qsi8cxp::packed_offset(n_idx, k, p)) }
+}
+
+/// Packs `n` channels of int8 weights with per-channel f32 scales (`qsi8cxp`, packing with
+/// `sr = 1`).
+///
+/// * `rhs`: the raw weights (`qgemm_int8_source`, NxK or KxN).
+/// * `scale`, `scale_len` floats: `n` scales; `bias`, `bias_len`: `n` floats, or `bias = NULL`
+///   for none (packs zeros). All finite.
+/// * `rhs_packed`, `rhs_packed_len` bytes: at least `qgemm_rhs_qsi8cxp_packed_size`.
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn qgemm_rhs_qsi8cxp_pack(
+    packing: *const qgemm_packing,
+    n: usize,
+    k: usize,
+    rhs: *const qgemm_int8_source,
+    scale: *const f32,
+    scale_len: usize,
+    bias: *const f32,
+    bias_len: usize,
+    rhs_packed: *mut u8,
+    rhs_packed_len: usize,
+) -> qgemm_status {
+    status(|| {
+        // SAFETY: `packing` is null or valid for a read (this function's contract).
+        let p = unsafe { packing_in(packing) }?;
+        // SAFETY: `rhs` is null or a readable struct whose `data` is null or valid for `len`
+        // reads (this function's contract).
+        let (src, src_span) = unsafe { int8_source(rhs) }?;
+        // SAFETY: `scale` and `bias` as this function's contract says.
+        let c = unsafe { channel_params((scale, scale_len), (bias, bias_len)) }?;
+        // SAFETY: `rhs_packed` is null or valid for `rhs_packed_len` writes (this function's
+        // contract); `output` checks that it overlaps none of the inputs.
+        let out = unsafe { output(rhs_packed, rhs_packed_len, &[src_span, c.spans[0], c.spans[1]]) }?;
+        Ok(qsi8cxp::pack(&p, n, k, &src, c.scale, c.bias, out)?)
     })
 }

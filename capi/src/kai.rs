@@ -18,7 +18,7 @@
 use core::ffi::c_void;
 
 use qgemm::lhs::{qai8dxp, qsi8d32p};
-use qgemm::rhs::{qsi4c32p, qsi4c32pscalef16, qsi4cxp};
+use qgemm::rhs::{qsi4c32p, qsi4c32pscalef16, qsi4cxp, qsi8cxp};
 use qgemm::{Clamp, CpuFeatures, Family, Kernel, Packing, UncheckedArgs};
 
 use crate::hook::report;
@@ -45,6 +45,16 @@ pub struct kai_rhs_pack_qsi4c32p_qsu4c32s1s0_params {
     pub rhs_zero_point: u8,
     /// `enum kai_datatype` of the scales: must be `kai_dt_bf16`.
     pub scale_dt: u32,
+}
+
+/// `struct kai_rhs_pack_qsi8cx_params`: the parameter struct of
+/// `rhs_pack_{nxk,kxn}_qsi8cxp_qsi8cx_neon`.
+#[repr(C)]
+pub struct kai_rhs_pack_qsi8cx_params {
+    /// Must be 1 (KleidiAI multiplies the packed row sums by it; the `qai8dxp` LHS needs 1).
+    pub lhs_zero_point: i32,
+    /// Ignored, as by KleidiAI.
+    pub scale_multiplier: f32,
 }
 
 /// Reports `$($reason)*` for `$f` to the hook and returns `$ret` (if a custom hook returns).
@@ -102,6 +112,8 @@ pub(crate) struct KaiKernel {
     pub(crate) packing: Packing,
     /// KleidiAI declares `m == 1` as a precondition of `run`.
     pub(crate) m_is_1: bool,
+    /// Bytes of one output element (KleidiAI's `dst_stride_col`): 4 for `matmul_clamp_f32_*`.
+    pub(crate) dst_bytes: usize,
 }
 
 impl KaiKernel {
@@ -115,7 +127,8 @@ impl KaiKernel {
                 self.n_step
             );
         }
-        let v = m_idx.checked_mul(dst_stride).and_then(|r| n_idx.checked_mul(4).and_then(|c| r.checked_add(c)));
+        let col = n_idx.checked_mul(self.dst_bytes);
+        let v = m_idx.checked_mul(dst_stride).and_then(|r| col.and_then(|c| r.checked_add(c)));
         match v {
             Some(v) => v,
             None => fail!(f, 0, "the offset overflows size_t"),
@@ -123,7 +136,7 @@ impl KaiKernel {
     }
 
     fn dst_size(&self, f: &str, m: usize, n: usize) -> usize {
-        mul(f, m, n).and_then(|mn| mul(f, mn, 4)).unwrap_or(0)
+        mul(f, m, n).and_then(|mn| mul(f, mn, self.dst_bytes)).unwrap_or(0)
     }
 
     /// `run_matmul`: checks what KleidiAI asserts, then runs the qgemm kernel of the packing.
@@ -144,6 +157,7 @@ impl KaiKernel {
         (dst_stride_row, dst_stride_col): (usize, usize),
         (clamp_min, clamp_max): (f32, f32),
     ) {
+        let e = self.dst_bytes;
         if m == 0 || n == 0 {
             return; // KleidiAI returns on m == 0; n == 0 is an empty rectangle too.
         }
@@ -153,14 +167,18 @@ impl KaiKernel {
         if lhs.is_null() || rhs.is_null() || dst.is_null() {
             fail!(f, (), "null pointer (lhs_packed, rhs_packed or dst)");
         }
-        if dst_stride_col != 4 {
-            fail!(f, (), "dst_stride_col = {dst_stride_col}, must be sizeof(float) = 4");
+        if dst_stride_col != e {
+            fail!(f, (), "dst_stride_col = {dst_stride_col}, must be the output element size, {e}");
         }
-        if !dst_stride_row.is_multiple_of(4) || n.checked_mul(4).is_none_or(|row| dst_stride_row < row) {
-            fail!(f, (), "dst_stride_row = {dst_stride_row} bytes: must be a multiple of 4 and >= 4 * n = 4 * {n}");
+        if !dst_stride_row.is_multiple_of(e) || n.checked_mul(e).is_none_or(|row| dst_stride_row < row) {
+            fail!(
+                f,
+                (),
+                "dst_stride_row = {dst_stride_row} bytes: must be a multiple of {e} and >= {e} * n = {e} * {n}"
+            );
         }
-        if !(dst as usize).is_multiple_of(4) {
-            fail!(f, (), "dst is not 4-byte aligned");
+        if !(dst as usize).is_multiple_of(e) {
+            fail!(f, (), "dst is not {e}-byte aligned");
         }
         let clamp = check!(f, (), Clamp::new(clamp_min, clamp_max));
         if k == 0 {
@@ -186,27 +204,31 @@ impl KaiKernel {
             clamp_max: clamp.max(),
         };
         // SAFETY: the kernel's tier is in `cpu` (`kernel_for`); m, n, k >= 1 and bl were
-        // validated by the family; the clamp is valid; the stride is a multiple of 4 and at least
-        // 4n; the buffers are the caller's contract (see `# Safety`), which is
-        // `run_unchecked`'s for a kernel of exactly this packing.
+        // validated by the family; the clamp is valid; the stride is a multiple of the element
+        // size and at least n elements; the buffers are the caller's contract (see `# Safety`),
+        // which is `run_unchecked`'s for a kernel of exactly this packing.
         unsafe { kernel.run_unchecked(&args) }
     }
 }
 
-/// Defines the eleven `kai_*` functions of one KleidiAI matmul kernel name.
-///
-/// `$fam`: the qgemm family type; `$kind`: `cx` (qai8dxp_qsi4cxp), `c32` (qai8dxp_qsi4c32p) or
-/// `d32` (qsi8d32p_qsi4c32p), which fixes the parameter lists; then the catalogue constants.
+/// Defines the eleven `kai_*` functions of one KleidiAI matmul kernel name: one row of a
+/// [`kai_family!`] table, with the family's parameter lists.
 macro_rules! kai_kernel {
-    ($fam:ty, $kind:ident, $name:ident, m_step: $ms:expr, n_step: $ns:expr,
-     mr: $mr:expr, nr: $nr:expr, kr: $kr:expr, sr: $sr:expr, m_is_1: $m1:expr) => {
+    (
+        family: $fam:ty, dst: $dst:ty,
+        lhs_offset($($lp:ident),*) => $lhs:path,
+        rhs_offset($($rp:ident),*) => $rhs:path,
+        run($m:ident, $n:ident, $k:ident $(, $bl:ident)?),
+        ($name:ident, $isa:ident, $ms:expr, $ns:expr, $mr:expr, $nr:expr, $kr:expr, $sr:expr $(, $m1:ident)?)
+    ) => {
         paste::paste! {
             #[allow(non_upper_case_globals)]
             const [<SPEC_ $name>]: KaiKernel = KaiKernel {
                 m_step: $ms,
                 n_step: $ns,
                 packing: Packing { mr: $mr, nr: $nr, kr: $kr, sr: $sr },
-                m_is_1: $m1,
+                m_is_1: kai_kernel!(@m1 $($m1)?),
+                dst_bytes: core::mem::size_of::<$dst>(),
             };
             #[doc = concat!("KleidiAI `kai_get_m_step_", stringify!($name), "`.")]
             #[unsafe(no_mangle)]
@@ -226,38 +248,6 @@ macro_rules! kai_kernel {
             #[doc = concat!("KleidiAI `kai_get_sr_", stringify!($name), "`.")]
             #[unsafe(no_mangle)]
             pub extern "C" fn [<kai_get_sr_ $name>]() -> usize { $sr }
-            #[doc = concat!("KleidiAI `kai_get_dst_offset_", stringify!($name), "`.")]
-            #[unsafe(no_mangle)]
-            pub extern "C" fn [<kai_get_dst_offset_ $name>](m_idx: usize, n_idx: usize, dst_stride: usize) -> usize {
-                [<SPEC_ $name>].dst_offset(stringify!([<kai_get_dst_offset_ $name>]), m_idx, n_idx, dst_stride)
-            }
-            #[doc = concat!("KleidiAI `kai_get_dst_size_", stringify!($name), "`.")]
-            #[unsafe(no_mangle)]
-            pub extern "C" fn [<kai_get_dst_size_ $name>](m: usize, n: usize) -> usize {
-                [<SPEC_ $name>].dst_size(stringify!([<kai_get_dst_size_ $name>]), m, n)
-            }
-            kai_kernel!(@family $fam, $kind, $name);
-        }
-    };
-    // `bl` of a `run` call: the argument, or 0 for the per-channel family.
-    (@bl $bl:ident) => { $bl };
-    (@bl) => { 0 };
-    // The functions whose parameter lists differ by family: which offsets and `run` take `bl`.
-    (@family $fam:ty, cx, $name:ident) => {
-        kai_kernel!(@with $fam, $name, lhs(m_idx, k) => qai8dxp::packed_offset,
-            rhs(n_idx, k) => qsi4cxp::packed_offset, run(m, n, k));
-    };
-    (@family $fam:ty, c32, $name:ident) => {
-        kai_kernel!(@with $fam, $name, lhs(m_idx, k) => qai8dxp::packed_offset,
-            rhs(n_idx, k, bl) => qsi4c32p::packed_offset, run(m, n, k, bl));
-    };
-    (@family $fam:ty, d32, $name:ident) => {
-        kai_kernel!(@with $fam, $name, lhs(m_idx, k, bl) => qsi8d32p::packed_offset,
-            rhs(n_idx, k, bl) => qsi4c32pscalef16::packed_offset, run(m, n, k, bl));
-    };
-    (@with $fam:ty, $name:ident, lhs($($lp:ident),*) => $lhs:path, rhs($($rp:ident),*) => $rhs:path,
-     run($m:ident, $n:ident, $k:ident $(, $bl:ident)?)) => {
-        paste::paste! {
             #[doc = concat!("KleidiAI `kai_get_lhs_packed_offset_", stringify!($name), "`.")]
             #[unsafe(no_mangle)]
             pub extern "C" fn [<kai_get_lhs_packed_offset_ $name>]($($lp: usize),*) -> usize {
@@ -270,17 +260,27 @@ macro_rules! kai_kernel {
                 let f = stringify!([<kai_get_rhs_packed_offset_ $name>]);
                 check!(f, 0, $rhs($($rp,)* &[<SPEC_ $name>].packing))
             }
+            #[doc = concat!("KleidiAI `kai_get_dst_offset_", stringify!($name), "`.")]
+            #[unsafe(no_mangle)]
+            pub extern "C" fn [<kai_get_dst_offset_ $name>](m_idx: usize, n_idx: usize, dst_stride: usize) -> usize {
+                [<SPEC_ $name>].dst_offset(stringify!([<kai_get_dst_offset_ $name>]), m_idx, n_idx, dst_stride)
+            }
+            #[doc = concat!("KleidiAI `kai_get_dst_size_", stringify!($name), "`.")]
+            #[unsafe(no_mangle)]
+            pub extern "C" fn [<kai_get_dst_size_ $name>](m: usize, n: usize) -> usize {
+                [<SPEC_ $name>].dst_size(stringify!([<kai_get_dst_size_ $name>]), m, n)
+            }
             #[doc = concat!("KleidiAI `kai_run_", stringify!($name), "`.")]
             ///
             /// # Safety
             ///
             /// KleidiAI's contract: `lhs_packed` and `rhs_packed` point at the packed tiles of the
             /// rectangle's first row and column (this kernel's packing, this `k` and `bl`), and
-            /// `dst` is writable for `m` rows of `n` floats, `dst_stride_row` bytes apart.
+            /// `dst` is writable for `m` rows of `n` elements, `dst_stride_row` bytes apart.
             #[unsafe(no_mangle)]
             pub unsafe extern "C" fn [<kai_run_ $name>](
                 $m: usize, $n: usize, $k: usize, $($bl: usize,)? lhs_packed: *const c_void, rhs_packed: *const c_void,
-                dst: *mut f32, dst_stride_row: usize, dst_stride_col: usize, scalar_min: f32, scalar_max: f32,
+                dst: *mut $dst, dst_stride_row: usize, dst_stride_col: usize, scalar_min: f32, scalar_max: f32,
             ) {
                 // SAFETY: forwarded from the caller's contract (see `# Safety`).
                 unsafe {
@@ -290,72 +290,115 @@ macro_rules! kai_kernel {
             }
         }
     };
-}
-
-/// One table row per KleidiAI kernel: name suffix, ISA (documentation only: the CPU decides
-/// the tier), `m_step x n_step`, `mr, nr, kr, sr`, and whether `m` must be 1.
-macro_rules! kai_kernels {
-    ($fam:ty, $kind:ident: $(($name:ident, $isa:ident, $ms:expr, $ns:expr, $mr:expr, $nr:expr, $kr:expr, $sr:expr $(, $m1:ident)?)),* $(,)?) => {
-        $(
-            kai_kernel!($fam, $kind, $name, m_step: $ms, n_step: $ns, mr: $mr, nr: $nr, kr: $kr, sr: $sr,
-                m_is_1: kai_kernels!(@m1 $($m1)?));
-        )*
-        /// The KleidiAI kernels of this family: (name, m_step, n_step, packing).
-        #[allow(dead_code)]
-        pub(crate) const NAMES: &[(&str, usize, usize, Packing)] =
-            &[$((stringify!($name), $ms, $ns, Packing { mr: $mr, nr: $nr, kr: $kr, sr: $sr })),*];
-    };
+    // `bl` of a `run` call: the argument, or 0 for a family without blocks.
+    (@bl $bl:ident) => { $bl };
+    (@bl) => { 0 };
     (@m1 m_is_1) => { true };
     (@m1) => { false };
 }
 
-/// `matmul_clamp_f32_qai8dxp_qsi4cxp`.
-pub mod qai8dxp_qsi4cxp {
-    use super::*;
-    use qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp as F;
-    kai_kernels!(F, cx:
-        (matmul_clamp_f32_qai8dxp1x4_qsi4cxp4x4_1x4_neon_dotprod, dotprod, 1, 4, 1, 4, 8, 2),
-        (matmul_clamp_f32_qai8dxp1x8_qsi4cxp4x8_1x4x32_neon_dotprod, dotprod, 1, 4, 1, 4, 16, 2),
-        (matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_1x8x32_neon_dotprod, dotprod, 1, 8, 1, 8, 16, 2),
-        (matmul_clamp_f32_qai8dxp4x4_qsi4cxp8x4_8x8x32_neon_dotprod, dotprod, 8, 8, 4, 8, 8, 2),
-        (matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x4_16x4x32_neon_dotprod, dotprod, 16, 4, 4, 4, 8, 2),
-        (matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm, i8mm, 4, 4, 4, 4, 16, 2),
-        (matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_8x4x32_neon_i8mm, i8mm, 8, 4, 4, 4, 16, 2),
-        (matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_4x8x32_neon_i8mm, i8mm, 4, 8, 4, 8, 16, 2),
-        (matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_8x8x32_neon_i8mm, i8mm, 8, 8, 4, 8, 16, 2),
-    );
+/// One KleidiAI matmul family (`matmul_clamp_<dst>_<lhs>_<rhs>`): its qgemm family type, its
+/// output element type, the packers whose offsets its getters return and the parameter lists
+/// that differ between families; then one row per KleidiAI kernel: name, ISA (documentation
+/// only: the CPU decides the tier), `m_step, n_step`, `mr, nr, kr, sr`, and `m_is_1` where
+/// KleidiAI requires `m == 1`. Adding a kernel is a row; the C declarations are data of
+/// `capi/gen_kai_headers.py`.
+macro_rules! kai_family {
+    (
+        $(#[$doc:meta])*
+        pub mod $module:ident {
+            family: $fam:ty, dst: $dst:ty,
+            lhs_offset $lp:tt => $lhs:path,
+            rhs_offset $rp:tt => $rhs:path,
+            run $run:tt,
+            kernels: [$($row:tt),* $(,)?]
+        }
+    ) => {
+        $(#[$doc])*
+        pub mod $module {
+            use super::*;
+            $(
+                kai_kernel!(family: $fam, dst: $dst, lhs_offset $lp => $lhs, rhs_offset $rp => $rhs, run $run, $row);
+            )*
+        }
+    };
 }
 
-/// `matmul_clamp_f32_qai8dxp_qsi4c32p`.
-pub mod qai8dxp_qsi4c32p {
-    use super::*;
-    use qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p as F;
-    kai_kernels!(F, c32:
-        (matmul_clamp_f32_qai8dxp1x4_qsi4c32p4x4_1x4_neon_dotprod, dotprod, 1, 4, 1, 4, 8, 2),
-        (matmul_clamp_f32_qai8dxp1x4_qsi4c32p8x4_1x8_neon_dotprod, dotprod, 1, 8, 1, 8, 8, 2),
-        (matmul_clamp_f32_qai8dxp1x8_qsi4c32p4x8_1x4x32_neon_dotprod, dotprod, 1, 4, 1, 4, 16, 2),
-        (matmul_clamp_f32_qai8dxp1x8_qsi4c32p8x8_1x8_neon_dotprod, dotprod, 1, 8, 1, 8, 16, 2),
-        (matmul_clamp_f32_qai8dxp1x8_qsi4c32p8x8_1x8x32_neon_dotprod, dotprod, 1, 8, 1, 8, 16, 2),
-        (matmul_clamp_f32_qai8dxp4x4_qsi4c32p4x4_16x4_neon_dotprod, dotprod, 16, 4, 4, 4, 8, 2),
-        (matmul_clamp_f32_qai8dxp4x4_qsi4c32p8x4_4x8_neon_dotprod, dotprod, 4, 8, 4, 8, 8, 2),
-        (matmul_clamp_f32_qai8dxp4x8_qsi4c32p4x8_16x4x32_neon_i8mm, i8mm, 16, 4, 4, 4, 16, 2),
-        (matmul_clamp_f32_qai8dxp4x8_qsi4c32p4x8_8x4x32_neon_i8mm, i8mm, 8, 4, 4, 4, 16, 2),
-        (matmul_clamp_f32_qai8dxp4x8_qsi4c32p8x8_4x8_neon_i8mm, i8mm, 4, 8, 4, 8, 16, 2),
-        (matmul_clamp_f32_qai8dxp4x8_qsi4c32p8x8_4x8x32_neon_i8mm, i8mm, 4, 8, 4, 8, 16, 2),
-    );
+kai_family! {
+    /// `matmul_clamp_f32_qai8dxp_qsi4cxp`.
+    pub mod qai8dxp_qsi4cxp {
+        family: qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp, dst: f32,
+        lhs_offset(m_idx, k) => qai8dxp::packed_offset,
+        rhs_offset(n_idx, k) => qsi4cxp::packed_offset,
+        run(m, n, k),
+        kernels: [
+            (matmul_clamp_f32_qai8dxp1x4_qsi4cxp4x4_1x4_neon_dotprod, dotprod, 1, 4, 1, 4, 8, 2),
+            (matmul_clamp_f32_qai8dxp1x8_qsi4cxp4x8_1x4x32_neon_dotprod, dotprod, 1, 4, 1, 4, 16, 2),
+            (matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_1x8x32_neon_dotprod, dotprod, 1, 8, 1, 8, 16, 2),
+            (matmul_clamp_f32_qai8dxp4x4_qsi4cxp8x4_8x8x32_neon_dotprod, dotprod, 8, 8, 4, 8, 8, 2),
+            (matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x4_16x4x32_neon_dotprod, dotprod, 16, 4, 4, 4, 8, 2),
+            (matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm, i8mm, 4, 4, 4, 4, 16, 2),
+            (matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_8x4x32_neon_i8mm, i8mm, 8, 4, 4, 4, 16, 2),
+            (matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_4x8x32_neon_i8mm, i8mm, 4, 8, 4, 8, 16, 2),
+            (matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_8x8x32_neon_i8mm, i8mm, 8, 8, 4, 8, 16, 2),
+        ]
+    }
 }
 
-/// `matmul_clamp_f32_qsi8d32p_qsi4c32p`.
-pub mod qsi8d32p_qsi4c32p {
-    use super::*;
-    use qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p as F;
-    kai_kernels!(F, d32:
-        (matmul_clamp_f32_qsi8d32p1x4_qsi4c32p4x4_1x4_neon_dotprod, dotprod, 1, 4, 1, 4, 8, 2, m_is_1),
-        (matmul_clamp_f32_qsi8d32p1x8_qsi4c32p4x8_1x4x32_neon_dotprod, dotprod, 1, 4, 1, 4, 16, 2),
-        (matmul_clamp_f32_qsi8d32p4x4_qsi4c32p4x4_16x4_neon_dotprod, dotprod, 16, 4, 4, 4, 8, 2),
-        (matmul_clamp_f32_qsi8d32p4x8_qsi4c32p4x8_16x4_neon_i8mm, i8mm, 16, 4, 4, 4, 16, 2),
-        (matmul_clamp_f32_qsi8d32p4x8_qsi4c32p4x8_8x4x32_neon_i8mm, i8mm, 8, 4, 4, 4, 16, 2),
-    );
+kai_family! {
+    /// `matmul_clamp_f32_qai8dxp_qsi4c32p`.
+    pub mod qai8dxp_qsi4c32p {
+        family: qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p, dst: f32,
+        lhs_offset(m_idx, k) => qai8dxp::packed_offset,
+        rhs_offset(n_idx, k, bl) => qsi4c32p::packed_offset,
+        run(m, n, k, bl),
+        kernels: [
+            (matmul_clamp_f32_qai8dxp1x4_qsi4c32p4x4_1x4_neon_dotprod, dotprod, 1, 4, 1, 4, 8, 2),
+            (matmul_clamp_f32_qai8dxp1x4_qsi4c32p8x4_1x8_neon_dotprod, dotprod, 1, 8, 1, 8, 8, 2),
+            (matmul_clamp_f32_qai8dxp1x8_qsi4c32p4x8_1x4x32_neon_dotprod, dotprod, 1, 4, 1, 4, 16, 2),
+            (matmul_clamp_f32_qai8dxp1x8_qsi4c32p8x8_1x8_neon_dotprod, dotprod, 1, 8, 1, 8, 16, 2),
+            (matmul_clamp_f32_qai8dxp1x8_qsi4c32p8x8_1x8x32_neon_dotprod, dotprod, 1, 8, 1, 8, 16, 2),
+            (matmul_clamp_f32_qai8dxp4x4_qsi4c32p4x4_16x4_neon_dotprod, dotprod, 16, 4, 4, 4, 8, 2),
+            (matmul_clamp_f32_qai8dxp4x4_qsi4c32p8x4_4x8_neon_dotprod, dotprod, 4, 8, 4, 8, 8, 2),
+            (matmul_clamp_f32_qai8dxp4x8_qsi4c32p4x8_16x4x32_neon_i8mm, i8mm, 16, 4, 4, 4, 16, 2),
+            (matmul_clamp_f32_qai8dxp4x8_qsi4c32p4x8_8x4x32_neon_i8mm, i8mm, 8, 4, 4, 4, 16, 2),
+            (matmul_clamp_f32_qai8dxp4x8_qsi4c32p8x8_4x8_neon_i8mm, i8mm, 4, 8, 4, 8, 16, 2),
+            (matmul_clamp_f32_qai8dxp4x8_qsi4c32p8x8_4x8x32_neon_i8mm, i8mm, 4, 8, 4, 8, 16, 2),
+        ]
+    }
+}
+
+kai_family! {
+    /// `matmul_clamp_f32_qsi8d32p_qsi4c32p`.
+    pub mod qsi8d32p_qsi4c32p {
+        family: qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p, dst: f32,
+        lhs_offset(m_idx, k, bl) => qsi8d32p::packed_offset,
+        rhs_offset(n_idx, k, bl) => qsi4c32pscalef16::packed_offset,
+        run(m, n, k, bl),
+        kernels: [
+            (matmul_clamp_f32_qsi8d32p1x4_qsi4c32p4x4_1x4_neon_dotprod, dotprod, 1, 4, 1, 4, 8, 2, m_is_1),
+            (matmul_clamp_f32_qsi8d32p1x8_qsi4c32p4x8_1x4x32_neon_dotprod, dotprod, 1, 4, 1, 4, 16, 2),
+            (matmul_clamp_f32_qsi8d32p4x4_qsi4c32p4x4_16x4_neon_dotprod, dotprod, 16, 4, 4, 4, 8, 2),
+            (matmul_clamp_f32_qsi8d32p4x8_qsi4c32p4x8_16x4_neon_i8mm, i8mm, 16, 4, 4, 4, 16, 2),
+            (matmul_clamp_f32_qsi8d32p4x8_qsi4c32p4x8_8x4x32_neon_i8mm, i8mm, 8, 4, 4, 4, 16, 2),
+        ]
+    }
+}
+
+kai_family! {
+    /// `matmul_clamp_f32_qai8dxp_qsi8cxp`.
+    pub mod qai8dxp_qsi8cxp {
+        family: qgemm::qai8dxp_qsi8cxp::Qai8dxpQsi8cxp, dst: f32,
+        lhs_offset(m_idx, k) => qai8dxp::packed_offset,
+        rhs_offset(n_idx, k) => qsi8cxp::packed_offset,
+        run(m, n, k),
+        kernels: [
+            (matmul_clamp_f32_qai8dxp1x4_qsi8cxp4x4_1x4_neon_dotprod, dotprod, 1, 4, 1, 4, 4, 1),
+            (matmul_clamp_f32_qai8dxp1x8_qsi8cxp4x8_1x4_neon_dotprod, dotprod, 1, 4, 1, 4, 8, 1),
+            (matmul_clamp_f32_qai8dxp4x4_qsi8cxp4x4_16x4_neon_dotprod, dotprod, 16, 4, 4, 4, 4, 1),
+            (matmul_clamp_f32_qai8dxp4x8_qsi8cxp4x8_16x4_neon_i8mm, i8mm, 16, 4, 4, 4, 8, 1),
+        ]
+    }
 }
 
 pub mod pack;

@@ -1,5 +1,5 @@
 //! Status codes of layer 1: one per [`qgemm::Error`] variant, plus the errors only a C caller
-//! can make (null pointers, bad enum values).
+//! can make (null pointers, bad enum values, a run function of the wrong output type).
 
 use qgemm::Error;
 
@@ -40,6 +40,9 @@ pub enum qgemm_status {
     QGEMM_ERROR_MISALIGNED_POINTER = 14,
     /// An output buffer overlaps an input buffer of the same call.
     QGEMM_ERROR_BUFFERS_OVERLAP = 15,
+    /// The kernel's output element type is not the one of the run function called
+    /// (`qgemm_kernel_run`: f32; `qgemm_kernel_run_u16`: f16 or bf16 bits).
+    QGEMM_ERROR_WRONG_DST_TYPE = 16,
 }
 
 impl From<Error> for qgemm_status {
@@ -83,6 +86,7 @@ pub extern "C" fn qgemm_status_message(status: i32) -> *const core::ffi::c_char 
         13 => c"an argument names nothing (bad enum value, feature bits or kernel handle)",
         14 => c"a pointer is not aligned to its element type",
         15 => c"an output buffer overlaps an input buffer",
+        16 => c"the kernel's output type is not the run function's (f32: qgemm_kernel_run, f16/bf16: qgemm_kernel_run_u16)",
         _ => c"unknown status",
     };
     text.as_ptr()

@@ -49,6 +49,13 @@ struct kai_rhs_pack_kxn_qsi4c32p_qsu4c32s1s0_params {
     enum kai_datatype scale_dt;
 };
 
+/* Parameters of rhs_pack_{nxk,kxn}_qsi8cxp_qsi8cx_neon: lhs_zero_point must be 1; scale_multiplier
+ * is ignored (as by KleidiAI). */
+struct kai_rhs_pack_qsi8cx_params {
+    int32_t lhs_zero_point;
+    float scale_multiplier;
+};
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,18 +4,24 @@
 //! arguments, then runs the qgemm packer, which validates everything else (packing
 //! parameters, `bl`, finiteness of every input value) before its first write. A rejected call
 //! goes to the error hook.
+//!
+//! The packers are the rows of the [`kai_packers!`] table at the end: a KleidiAI packer name,
+//! the format whose functions it gets ([`kai_packer!`] has one arm per format) and, for an
+//! RHS format, the layout of the raw weights. A packer of an existing format is one row; a new
+//! format is an arm and a row.
 
 use core::ffi::c_void;
 use core::slice;
 
 use half::bf16;
-use qgemm::Packing;
 use qgemm::lhs::{qai8dxp, qsi8d32p};
 use qgemm::rhs::qsi4c32p::BlockScales;
+use qgemm::rhs::qsi8cxp::{self, Int8Source};
 use qgemm::rhs::{Int4Encoding, Int4Source, Layout, qsi4c32p, qsi4c32pscalef16, qsi4cxp};
 
 use super::{
-    KAI_DT_BF16, kai_rhs_pack_qs4cxs1s0_param, kai_rhs_pack_qsi4c32p_qsu4c32s1s0_params, lhs_packing, mul, rhs_packing,
+    KAI_DT_BF16, kai_rhs_pack_qs4cxs1s0_param, kai_rhs_pack_qsi4c32p_qsu4c32s1s0_params, kai_rhs_pack_qsi8cx_params,
+    lhs_packing, mul, rhs_packing,
 };
 use crate::hook::report;
 
@@ -27,6 +33,8 @@ fn mul_add(f: &str, a: usize, b: usize, c: usize) -> Option<usize> {
     }
     v
 }
+
+// ---- LHS packers --------------------------------------------------------------------------
 
 /// The f32 rows of an LHS packer call: `m` rows of `k` values, `lhs_stride` bytes apart.
 ///
@@ -94,178 +102,7 @@ unsafe fn lhs_buffers<'a>(
     Some((rows, stride, out))
 }
 
-// ---- lhs_quant_pack_qai8dxp_f32 ---------------------------------------------------------
-
-/// KleidiAI `kai_get_m_step_lhs_quant_pack_qai8dxp_f32`: `mr`.
-#[unsafe(no_mangle)]
-pub extern "C" fn kai_get_m_step_lhs_quant_pack_qai8dxp_f32(mr: usize) -> usize {
-    mr
-}
-
-/// KleidiAI `kai_get_lhs_offset_lhs_quant_pack_qai8dxp_f32`: `m_idx * lhs_stride`.
-#[unsafe(no_mangle)]
-pub extern "C" fn kai_get_lhs_offset_lhs_quant_pack_qai8dxp_f32(m_idx: usize, lhs_stride: usize) -> usize {
-    mul("kai_get_lhs_offset_lhs_quant_pack_qai8dxp_f32", m_idx, lhs_stride).unwrap_or(0)
-}
-
-/// KleidiAI `kai_get_lhs_packed_offset_lhs_quant_pack_qai8dxp_f32`: the tile holding row
-/// `m_idx` (any row: a packing call may start mid-tile).
-#[unsafe(no_mangle)]
-pub extern "C" fn kai_get_lhs_packed_offset_lhs_quant_pack_qai8dxp_f32(
-    m_idx: usize,
-    k: usize,
-    mr: usize,
-    kr: usize,
-    sr: usize,
-) -> usize {
-    let f = "kai_get_lhs_packed_offset_lhs_quant_pack_qai8dxp_f32";
-    let p = lhs_packing(mr, kr, sr);
-    check!(f, 0, qai8dxp::packed_size(1, k, &p));
-    let tile = check!(f, 0, qai8dxp::tile_stride(k, mr));
-    mul(f, m_idx / mr, tile).unwrap_or(0)
-}
-
-/// KleidiAI `kai_get_lhs_packed_size_lhs_quant_pack_qai8dxp_f32`.
-#[unsafe(no_mangle)]
-pub extern "C" fn kai_get_lhs_packed_size_lhs_quant_pack_qai8dxp_f32(
-    m: usize,
-    k: usize,
-    mr: usize,
-    kr: usize,
-    sr: usize,
-) -> usize {
-    let f = "kai_get_lhs_packed_size_lhs_quant_pack_qai8dxp_f32";
-    check!(f, 0, qai8dxp::packed_size(m, k, &lhs_packing(mr, kr, sr)))
-}
-
-/// KleidiAI `kai_run_lhs_quant_pack_qai8dxp_f32`: quantizes and packs `m` rows; `lhs` points at
-/// the first row to pack, `lhs_stride` in bytes, `lhs_packed` at
-/// `get_lhs_packed_offset(m_idx_start)`.
-///
-/// # Safety
-///
-/// KleidiAI's contract: `lhs` holds `m` rows of `k` floats `lhs_stride` bytes apart and
-/// `lhs_packed` the tiles of rows `m_idx_start .. m_idx_start + m`.
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "C" fn kai_run_lhs_quant_pack_qai8dxp_f32(
-    m: usize,
-    k: usize,
-    mr: usize,
-    kr: usize,
-    sr: usize,
-    m_idx_start: usize,
-    lhs: *const f32,
-    lhs_stride: usize,
-    lhs_packed: *mut c_void,
-) {
-    let f = "kai_run_lhs_quant_pack_qai8dxp_f32";
-    if m == 0 {
-        return;
-    }
-    let p = lhs_packing(mr, kr, sr);
-    check!(f, (), qai8dxp::packed_size(1, k, &p));
-    let tile = check!(f, (), qai8dxp::tile_stride(k, mr));
-    // SAFETY: forwarded from the caller's contract; m >= 1.
-    let Some((rows, stride, out)) =
-        (unsafe { lhs_buffers(f, (m, k, mr, m_idx_start), tile, lhs, lhs_stride, lhs_packed) })
-    else {
-        return;
-    };
-    check!(f, (), qai8dxp::quantize_pack(&p, m, k, m_idx_start, rows, stride, out));
-}
-
-// ---- lhs_quant_pack_qsi8d32p_f32 --------------------------------------------------------
-
-/// KleidiAI `kai_get_m_step_lhs_quant_pack_qsi8d32p_f32`: `mr`.
-#[unsafe(no_mangle)]
-pub extern "C" fn kai_get_m_step_lhs_quant_pack_qsi8d32p_f32(mr: usize) -> usize {
-    mr
-}
-
-/// KleidiAI `kai_get_lhs_offset_lhs_quant_pack_qsi8d32p_f32`: `m_idx * lhs_stride`.
-#[unsafe(no_mangle)]
-pub extern "C" fn kai_get_lhs_offset_lhs_quant_pack_qsi8d32p_f32(m_idx: usize, lhs_stride: usize) -> usize {
-    mul("kai_get_lhs_offset_lhs_quant_pack_qsi8d32p_f32", m_idx, lhs_stride).unwrap_or(0)
-}
-
-/// KleidiAI `kai_get_lhs_packed_offset_lhs_quant_pack_qsi8d32p_f32`: the tile holding row
-/// `m_idx`.
-#[unsafe(no_mangle)]
-pub extern "C" fn kai_get_lhs_packed_offset_lhs_quant_pack_qsi8d32p_f32(
-    m_idx: usize,
-    k: usize,
-    bl: usize,
-    mr: usize,
-    kr: usize,
-    sr: usize,
-) -> usize {
-    let f = "kai_get_lhs_packed_offset_lhs_quant_pack_qsi8d32p_f32";
-    check!(f, 0, qsi8d32p::packed_size(1, k, bl, &lhs_packing(mr, kr, sr)));
-    let tile = check!(f, 0, qsi8d32p::tile_stride(k, bl, mr));
-    mul(f, m_idx / mr, tile).unwrap_or(0)
-}
-
-/// KleidiAI `kai_get_lhs_packed_size_lhs_quant_pack_qsi8d32p_f32`.
-#[unsafe(no_mangle)]
-pub extern "C" fn kai_get_lhs_packed_size_lhs_quant_pack_qsi8d32p_f32(
-    m: usize,
-    k: usize,
-    bl: usize,
-    mr: usize,
-    kr: usize,
-    sr: usize,
-) -> usize {
-    let f = "kai_get_lhs_packed_size_lhs_quant_pack_qsi8d32p_f32";
-    check!(f, 0, qsi8d32p::packed_size(m, k, bl, &lhs_packing(mr, kr, sr)))
-}
-
-/// KleidiAI `kai_run_lhs_quant_pack_qsi8d32p_f32`: quantizes and packs `m` rows in blocks of
-/// `bl`. Unlike the qai8dxp packer, `lhs` points at row 0 of the matrix and row
-/// `m_idx_start + i` is read.
-///
-/// # Safety
-///
-/// KleidiAI's contract: `lhs` holds rows `m_idx_start .. m_idx_start + m` of `k` floats,
-/// `lhs_stride` bytes apart from row 0, and `lhs_packed` the tiles of those rows.
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "C" fn kai_run_lhs_quant_pack_qsi8d32p_f32(
-    m: usize,
-    k: usize,
-    bl: usize,
-    mr: usize,
-    kr: usize,
-    sr: usize,
-    m_idx_start: usize,
-    lhs: *const f32,
-    lhs_stride: usize,
-    lhs_packed: *mut c_void,
-) {
-    let f = "kai_run_lhs_quant_pack_qsi8d32p_f32";
-    if m == 0 {
-        return;
-    }
-    let p = lhs_packing(mr, kr, sr);
-    check!(f, (), qsi8d32p::packed_size(1, k, bl, &p));
-    let tile = check!(f, (), qsi8d32p::tile_stride(k, bl, mr));
-    if lhs.is_null() {
-        fail!(f, (), "lhs is null");
-    }
-    let Some(skip) = mul(f, m_idx_start, lhs_stride) else { return };
-    // SAFETY: the caller's contract: row `m_idx_start` starts `m_idx_start * lhs_stride` bytes
-    // after `lhs`.
-    let first = unsafe { lhs.byte_add(skip) };
-    // SAFETY: forwarded from the caller's contract; m >= 1.
-    let Some((rows, stride, out)) =
-        (unsafe { lhs_buffers(f, (m, k, mr, m_idx_start), tile, first, lhs_stride, lhs_packed) })
-    else {
-        return;
-    };
-    check!(f, (), qsi8d32p::quantize_pack(&p, m, k, bl, m_idx_start, rows, stride, out));
-}
-
-// ---- rhs_pack_{nxk,kxn}_qsi4cxp_qs4cxs1s0 -----------------------------------------------
+// ---- RHS packers --------------------------------------------------------------------------
 
 /// The nibble encoding of a `kai_rhs_pack_qs4cxs1s0_param`, or the hook.
 ///
@@ -297,6 +134,14 @@ fn check_groups(f: &str, num_groups: usize, extra_bytes: usize) -> Option<()> {
     Some(())
 }
 
+/// `scale_dt == kai_dt_bf16`, or the hook.
+fn check_scale_dt(f: &str, scale_dt: u32) -> Option<()> {
+    if scale_dt != KAI_DT_BF16 {
+        fail!(f, None, "scale_dt = {scale_dt:#06x}, only kai_dt_bf16 (0x0213) is supported");
+    }
+    Some(())
+}
+
 /// `n` floats at `p`, or `None` for a null `p`.
 ///
 /// # Safety
@@ -320,360 +165,531 @@ unsafe fn rhs_out<'a>(f: &str, rhs_packed: *mut c_void, size: usize) -> Option<&
     Some(unsafe { slice::from_raw_parts_mut(rhs_packed.cast::<u8>(), size) })
 }
 
-/// The two getters of an int4 RHS packer that do not depend on the packed format: `n_step` and
-/// the raw-weight offset.
-macro_rules! raw_rhs_getters {
-    ($layout:ident, $n_step:ident, $rhs_offset:ident) => {
-        #[doc = concat!("KleidiAI `", stringify!($n_step), "`: `nr`.")]
-        #[unsafe(no_mangle)]
-        pub extern "C" fn $n_step(nr: usize) -> usize {
-            nr
-        }
-
-        #[doc = concat!("KleidiAI `", stringify!($rhs_offset), "`: NxK `n_idx * rhs_stride`, KxN `n_idx / 2`.")]
-        #[unsafe(no_mangle)]
-        pub extern "C" fn $rhs_offset(n_idx: usize, rhs_stride: usize) -> usize {
-            raw_rhs_offset(stringify!($rhs_offset), Layout::$layout, n_idx, rhs_stride)
-        }
-    };
+/// `(rows, bytes per row)` of dense raw weights of `n` channels, depth `k`, with `per_byte`
+/// values in a byte (2 for int4, 1 for int8): NxK `n` rows of `ceil(k / per_byte)` bytes, KxN
+/// `k` rows of `ceil(n / per_byte)`.
+const fn raw_rows(layout: Layout, n: usize, k: usize, per_byte: usize) -> (usize, usize) {
+    match layout {
+        Layout::NxK => (n, k.div_ceil(per_byte)),
+        Layout::KxN => (k, n.div_ceil(per_byte)),
+    }
 }
 
-macro_rules! qsi4cxp_packer {
-    ($layout:ident, $n_step:ident, $rhs_offset:ident, $stride:ident, $offset:ident, $size:ident, $run:ident) => {
-        raw_rhs_getters!($layout, $n_step, $rhs_offset);
-
-        #[doc = concat!("KleidiAI `", stringify!($stride), "`: bytes of one packed tile.")]
-        #[unsafe(no_mangle)]
-        pub extern "C" fn $stride(k: usize, nr: usize, kr: usize, sr: usize) -> usize {
-            let f = stringify!($stride);
-            check!(f, 0, qsi4cxp::packed_size(1, k, &rhs_packing(nr, kr, sr)))
-        }
-
-        #[doc = concat!("KleidiAI `", stringify!($offset), "`.")]
-        #[unsafe(no_mangle)]
-        pub extern "C" fn $offset(n_idx: usize, k: usize, nr: usize, kr: usize, sr: usize) -> usize {
-            let f = stringify!($offset);
-            check!(f, 0, qsi4cxp::packed_offset(n_idx, k, &rhs_packing(nr, kr, sr)))
-        }
-
-        #[doc = concat!("KleidiAI `", stringify!($size), "`.")]
-        #[unsafe(no_mangle)]
-        pub extern "C" fn $size(n: usize, k: usize, nr: usize, kr: usize, sr: usize) -> usize {
-            let f = stringify!($size);
-            check!(f, 0, qsi4cxp::packed_size(n, k, &rhs_packing(nr, kr, sr)))
-        }
-
-        #[doc = concat!("KleidiAI `", stringify!($run), "`: packs `n` channels of int4 weights, per-channel f32 scales and an optional bias.")]
-        ///
-        /// # Safety
-        ///
-        /// KleidiAI's contract: `rhs` holds the raw nibbles (NxK: `n` rows of `ceil(k/2)` bytes;
-        /// KxN: `k` rows of `ceil(n/2)`), `scale` `n` floats, `bias` null or `n` floats,
-        /// `rhs_packed` `get_rhs_packed_size(n, ...)` bytes, `params` a readable struct.
-        #[unsafe(no_mangle)]
-        #[allow(clippy::too_many_arguments)]
-        pub unsafe extern "C" fn $run(
-            num_groups: usize,
-            n: usize,
-            k: usize,
-            nr: usize,
-            kr: usize,
-            sr: usize,
-            rhs: *const u8,
-            bias: *const f32,
-            scale: *const f32,
-            rhs_packed: *mut c_void,
-            extra_bytes: usize,
-            params: *const kai_rhs_pack_qs4cxs1s0_param,
-        ) {
-            let f = stringify!($run);
-            let Some(()) = check_groups(f, num_groups, extra_bytes) else { return };
-            // SAFETY: forwarded from the caller's contract.
-            let Some(encoding) = (unsafe { qs4cx_encoding(f, params, true) }) else { return };
-            let p = rhs_packing(nr, kr, sr);
-            let size = check!(f, (), qsi4cxp::packed_size(n, k, &p));
-            if rhs.is_null() || scale.is_null() {
-                fail!(f, (), "rhs or scale is null");
-            }
-            let (rows, row_bytes) = match Layout::$layout {
-                Layout::NxK => (n, k.div_ceil(2)),
-                Layout::KxN => (k, n.div_ceil(2)),
-            };
-            let Some(len) = mul(f, rows, row_bytes) else { return };
-            // SAFETY: the caller's contract: dense raw rows (see `# Safety`).
-            let data = unsafe { slice::from_raw_parts(rhs, len) };
-            let src = Int4Source { data, layout: Layout::$layout, stride: row_bytes, encoding };
-            // SAFETY: the caller's contract: `n` scales, and `n` biases unless null.
-            let (scale, bias) = unsafe { (slice::from_raw_parts(scale, n), floats(bias, n)) };
-            // SAFETY: the caller's contract: the packed size.
-            let Some(out) = (unsafe { rhs_out(f, rhs_packed, size) }) else { return };
-            check!(f, (), qsi4cxp::pack(&p, n, k, &src, scale, bias, out));
-        }
-    };
-}
-
-/// The raw-weight offset of channel `n_idx`: NxK `n_idx * rhs_stride`, KxN `n_idx / 2` (two
-/// channels per byte; `n_idx` must be even).
-fn raw_rhs_offset(f: &str, layout: Layout, n_idx: usize, rhs_stride: usize) -> usize {
+/// The raw-weight offset of channel `n_idx` with `per_byte` values in a byte: NxK
+/// `n_idx * rhs_stride`, KxN `n_idx / per_byte` (`n_idx` must then be a multiple of
+/// `per_byte`).
+fn raw_rhs_offset(f: &str, layout: Layout, per_byte: usize, n_idx: usize, rhs_stride: usize) -> usize {
     match layout {
         Layout::NxK => mul(f, n_idx, rhs_stride).unwrap_or(0),
         Layout::KxN => {
-            if !n_idx.is_multiple_of(2) {
-                fail!(f, 0, "n_idx = {n_idx} must be even (two channels per byte)");
+            if !n_idx.is_multiple_of(per_byte) {
+                fail!(f, 0, "n_idx = {n_idx} must be a multiple of {per_byte} ({per_byte} channels per byte)");
             }
-            n_idx / 2
+            n_idx / per_byte
         }
     }
 }
 
-qsi4cxp_packer!(
-    NxK,
-    kai_get_n_step_rhs_pack_nxk_qsi4cxp_qs4cxs1s0,
-    kai_get_rhs_offset_rhs_pack_nxk_qsi4cxp_qs4cxs1s0,
-    kai_get_rhs_packed_stride_rhs_pack_nxk_qsi4cxp_qs4cxs1s0,
-    kai_get_rhs_packed_offset_rhs_pack_nxk_qsi4cxp_qs4cxs1s0,
-    kai_get_rhs_packed_size_rhs_pack_nxk_qsi4cxp_qs4cxs1s0,
-    kai_run_rhs_pack_nxk_qsi4cxp_qs4cxs1s0
-);
-qsi4cxp_packer!(
-    KxN,
-    kai_get_n_step_rhs_pack_kxn_qsi4cxp_qs4cxs1s0,
-    kai_get_rhs_offset_rhs_pack_kxn_qsi4cxp_qs4cxs1s0,
-    kai_get_rhs_packed_stride_rhs_pack_kxn_qsi4cxp_qs4cxs1s0,
-    kai_get_rhs_packed_offset_rhs_pack_kxn_qsi4cxp_qs4cxs1s0,
-    kai_get_rhs_packed_size_rhs_pack_kxn_qsi4cxp_qs4cxs1s0,
-    kai_run_rhs_pack_kxn_qsi4cxp_qs4cxs1s0
-);
+// ---- the packer functions, by format ------------------------------------------------------
 
-// ---- rhs_pack_{nxk,kxn}_qsi4c32p_qsu4c32s1s0 --------------------------------------------
+/// The `kai_*` functions of one KleidiAI packer `$name`, by its format.
+macro_rules! kai_packer {
+    // The two getters every LHS packer has.
+    (@lhs_common $name:ident) => {
+        paste::paste! {
+            #[doc = concat!("KleidiAI `kai_get_m_step_", stringify!($name), "`: `mr`.")]
+            #[unsafe(no_mangle)]
+            pub extern "C" fn [<kai_get_m_step_ $name>](mr: usize) -> usize {
+                mr
+            }
 
-/// `scale_dt == kai_dt_bf16`, or the hook.
-fn check_scale_dt(f: &str, scale_dt: u32) -> Option<()> {
-    if scale_dt != KAI_DT_BF16 {
-        fail!(f, None, "scale_dt = {scale_dt:#06x}, only kai_dt_bf16 (0x0213) is supported");
-    }
-    Some(())
-}
-
-macro_rules! qsi4c32p_packer {
-    ($layout:ident, $n_step:ident, $rhs_offset:ident, $stride:ident, $offset:ident, $size:ident, $run:ident) => {
-        raw_rhs_getters!($layout, $n_step, $rhs_offset);
-
-        #[doc = concat!("KleidiAI `", stringify!($stride), "`: bytes of one packed tile.")]
-        #[unsafe(no_mangle)]
-        pub extern "C" fn $stride(k: usize, nr: usize, kr: usize, sr: usize, bl: usize, scale_dt: u32) -> usize {
-            let f = stringify!($stride);
-            let Some(()) = check_scale_dt(f, scale_dt) else { return 0 };
-            check!(f, 0, qsi4c32p::packed_size(1, k, bl, &rhs_packing(nr, kr, sr)))
+            #[doc = concat!("KleidiAI `kai_get_lhs_offset_", stringify!($name), "`: `m_idx * lhs_stride`.")]
+            #[unsafe(no_mangle)]
+            pub extern "C" fn [<kai_get_lhs_offset_ $name>](m_idx: usize, lhs_stride: usize) -> usize {
+                mul(stringify!([<kai_get_lhs_offset_ $name>]), m_idx, lhs_stride).unwrap_or(0)
+            }
         }
+    };
+    // The `n_step` and raw-offset getters of an RHS packer with `$per_byte` values per byte.
+    (@rhs_common $name:ident, $layout:ident, $per_byte:expr) => {
+        paste::paste! {
+            #[doc = concat!("KleidiAI `kai_get_n_step_", stringify!($name), "`: `nr`.")]
+            #[unsafe(no_mangle)]
+            pub extern "C" fn [<kai_get_n_step_ $name>](nr: usize) -> usize {
+                nr
+            }
 
-        #[doc = concat!("KleidiAI `", stringify!($offset), "`.")]
-        #[unsafe(no_mangle)]
-        pub extern "C" fn $offset(n_idx: usize, k: usize, nr: usize, kr: usize, sr: usize, bl: usize, scale_dt: u32) -> usize {
-            let f = stringify!($offset);
-            let Some(()) = check_scale_dt(f, scale_dt) else { return 0 };
-            check!(f, 0, qsi4c32p::packed_offset(n_idx, k, bl, &rhs_packing(nr, kr, sr)))
+            #[doc = concat!("KleidiAI `kai_get_rhs_offset_", stringify!($name), "`: NxK `n_idx * rhs_stride`, KxN `n_idx` over the values per byte.")]
+            #[unsafe(no_mangle)]
+            pub extern "C" fn [<kai_get_rhs_offset_ $name>](n_idx: usize, rhs_stride: usize) -> usize {
+                raw_rhs_offset(stringify!([<kai_get_rhs_offset_ $name>]), Layout::$layout, $per_byte, n_idx, rhs_stride)
+            }
         }
+    };
+    // The size, offset and stride getters of an RHS format whose getters take `(nr, kr, sr)`.
+    (@rhs_sizes $name:ident, $format:ident) => {
+        paste::paste! {
+            #[doc = concat!("KleidiAI `kai_get_rhs_packed_stride_", stringify!($name), "`: bytes of one packed tile.")]
+            #[unsafe(no_mangle)]
+            pub extern "C" fn [<kai_get_rhs_packed_stride_ $name>](k: usize, nr: usize, kr: usize, sr: usize) -> usize {
+                let f = stringify!([<kai_get_rhs_packed_stride_ $name>]);
+                check!(f, 0, $format::packed_size(1, k, &rhs_packing(nr, kr, sr)))
+            }
 
-        #[doc = concat!("KleidiAI `", stringify!($size), "`.")]
-        #[unsafe(no_mangle)]
-        pub extern "C" fn $size(n: usize, k: usize, nr: usize, kr: usize, sr: usize, bl: usize, scale_dt: u32) -> usize {
-            let f = stringify!($size);
-            let Some(()) = check_scale_dt(f, scale_dt) else { return 0 };
-            check!(f, 0, qsi4c32p::packed_size(n, k, bl, &rhs_packing(nr, kr, sr)))
+            #[doc = concat!("KleidiAI `kai_get_rhs_packed_offset_", stringify!($name), "`.")]
+            #[unsafe(no_mangle)]
+            pub extern "C" fn [<kai_get_rhs_packed_offset_ $name>](n_idx: usize, k: usize, nr: usize, kr: usize, sr: usize) -> usize {
+                let f = stringify!([<kai_get_rhs_packed_offset_ $name>]);
+                check!(f, 0, $format::packed_offset(n_idx, k, &rhs_packing(nr, kr, sr)))
+            }
+
+            #[doc = concat!("KleidiAI `kai_get_rhs_packed_size_", stringify!($name), "`.")]
+            #[unsafe(no_mangle)]
+            pub extern "C" fn [<kai_get_rhs_packed_size_ $name>](n: usize, k: usize, nr: usize, kr: usize, sr: usize) -> usize {
+                let f = stringify!([<kai_get_rhs_packed_size_ $name>]);
+                check!(f, 0, $format::packed_size(n, k, &rhs_packing(nr, kr, sr)))
+            }
         }
+    };
 
-        #[doc = concat!("KleidiAI `", stringify!($run), "`: packs `n` channels of int4 weights with per-block bf16 scales and an optional bias.")]
-        ///
-        /// # Safety
-        ///
-        /// KleidiAI's contract: `rhs` holds the raw nibbles (NxK: `n` rows of `ceil(k/2)` bytes,
-        /// KxN: `k` rows of `ceil(n/2)`, `rhs_stride` bytes apart), `scale` `n` rows of `k/bl`
-        /// bf16 values `scale_stride` bytes apart, `bias` null or `n` floats, `rhs_packed`
-        /// `get_rhs_packed_size(n, ...)` bytes, `params` a readable struct.
-        #[unsafe(no_mangle)]
-        #[allow(clippy::too_many_arguments)]
-        pub unsafe extern "C" fn $run(
-            num_groups: usize,
-            n: usize,
-            k: usize,
-            nr: usize,
-            kr: usize,
-            sr: usize,
-            bl: usize,
-            rhs: *const u8,
-            rhs_stride: usize,
-            bias: *const f32,
-            scale: *const c_void,
-            scale_stride: usize,
-            rhs_packed: *mut c_void,
-            extra_bytes: usize,
-            params: *const kai_rhs_pack_qsi4c32p_qsu4c32s1s0_params,
-        ) {
-            let f = stringify!($run);
-            let Some(()) = check_groups(f, num_groups, extra_bytes) else { return };
-            // SAFETY: the caller's contract: null or a readable struct.
-            let Some(prm) = (unsafe { params.as_ref() }) else { fail!(f, (), "params is null") };
-            if prm.lhs_zero_point != 1 || prm.rhs_zero_point != 8 {
-                fail!(f, (), "params zero points = ({}, {}), must be (1, 8)", prm.lhs_zero_point, prm.rhs_zero_point);
+    // `lhs_quant_pack_qai8dxp_*`: per-row int8.
+    (qai8dxp, $name:ident) => {
+        kai_packer!(@lhs_common $name);
+        paste::paste! {
+            #[doc = concat!("KleidiAI `kai_get_lhs_packed_offset_", stringify!($name), "`: the tile holding row `m_idx` (any row: a packing call may start mid-tile).")]
+            #[unsafe(no_mangle)]
+            pub extern "C" fn [<kai_get_lhs_packed_offset_ $name>](m_idx: usize, k: usize, mr: usize, kr: usize, sr: usize) -> usize {
+                let f = stringify!([<kai_get_lhs_packed_offset_ $name>]);
+                check!(f, 0, qai8dxp::packed_size(1, k, &lhs_packing(mr, kr, sr)));
+                let tile = check!(f, 0, qai8dxp::tile_stride(k, mr));
+                mul(f, m_idx / mr, tile).unwrap_or(0)
             }
-            let Some(()) = check_scale_dt(f, prm.scale_dt) else { return };
-            let p = rhs_packing(nr, kr, sr);
-            let size = check!(f, (), qsi4c32p::packed_size(n, k, bl, &p));
-            if n == 0 || k == 0 {
-                fail!(f, (), "n = {n}, k = {k}: both must be at least 1");
+
+            #[doc = concat!("KleidiAI `kai_get_lhs_packed_size_", stringify!($name), "`.")]
+            #[unsafe(no_mangle)]
+            pub extern "C" fn [<kai_get_lhs_packed_size_ $name>](m: usize, k: usize, mr: usize, kr: usize, sr: usize) -> usize {
+                let f = stringify!([<kai_get_lhs_packed_size_ $name>]);
+                check!(f, 0, qai8dxp::packed_size(m, k, &lhs_packing(mr, kr, sr)))
             }
-            if rhs.is_null() || scale.is_null() {
-                fail!(f, (), "rhs or scale is null");
+
+            #[doc = concat!("KleidiAI `kai_run_", stringify!($name), "`: quantizes and packs `m` rows; `lhs` points at the first row to pack, `lhs_stride` in bytes, `lhs_packed` at `get_lhs_packed_offset(m_idx_start)`.")]
+            ///
+            /// # Safety
+            ///
+            /// KleidiAI's contract: `lhs` holds `m` rows of `k` floats `lhs_stride` bytes apart and
+            /// `lhs_packed` the tiles of rows `m_idx_start .. m_idx_start + m`.
+            #[unsafe(no_mangle)]
+            #[allow(clippy::too_many_arguments)]
+            pub unsafe extern "C" fn [<kai_run_ $name>](
+                m: usize,
+                k: usize,
+                mr: usize,
+                kr: usize,
+                sr: usize,
+                m_idx_start: usize,
+                lhs: *const f32,
+                lhs_stride: usize,
+                lhs_packed: *mut c_void,
+            ) {
+                let f = stringify!([<kai_run_ $name>]);
+                if m == 0 {
+                    return;
+                }
+                let p = lhs_packing(mr, kr, sr);
+                check!(f, (), qai8dxp::packed_size(1, k, &p));
+                let tile = check!(f, (), qai8dxp::tile_stride(k, mr));
+                // SAFETY: forwarded from the caller's contract; m >= 1.
+                let bufs = unsafe { lhs_buffers(f, (m, k, mr, m_idx_start), tile, lhs, lhs_stride, lhs_packed) };
+                let Some((rows, stride, out)) = bufs else { return };
+                check!(f, (), qai8dxp::quantize_pack(&p, m, k, m_idx_start, rows, stride, out));
             }
-            if !scale_stride.is_multiple_of(2) || !(scale as usize).is_multiple_of(2) {
-                fail!(f, (), "scale and scale_stride = {scale_stride} must be multiples of sizeof(bf16) = 2");
+        }
+    };
+
+    // `lhs_quant_pack_qsi8d32p_*`: int8 per block of `bl`.
+    (qsi8d32p, $name:ident) => {
+        kai_packer!(@lhs_common $name);
+        paste::paste! {
+            #[doc = concat!("KleidiAI `kai_get_lhs_packed_offset_", stringify!($name), "`: the tile holding row `m_idx`.")]
+            #[unsafe(no_mangle)]
+            pub extern "C" fn [<kai_get_lhs_packed_offset_ $name>](
+                m_idx: usize,
+                k: usize,
+                bl: usize,
+                mr: usize,
+                kr: usize,
+                sr: usize,
+            ) -> usize {
+                let f = stringify!([<kai_get_lhs_packed_offset_ $name>]);
+                check!(f, 0, qsi8d32p::packed_size(1, k, bl, &lhs_packing(mr, kr, sr)));
+                let tile = check!(f, 0, qsi8d32p::tile_stride(k, bl, mr));
+                mul(f, m_idx / mr, tile).unwrap_or(0)
             }
-            let row_bytes = match Layout::$layout {
-                Layout::NxK => k.div_ceil(2),
-                Layout::KxN => n.div_ceil(2),
-            };
-            let rows = match Layout::$layout {
-                Layout::NxK => n,
-                Layout::KxN => k,
-            };
-            if rhs_stride < row_bytes {
-                fail!(f, (), "rhs_stride = {rhs_stride} is less than a row of {row_bytes} bytes");
+
+            #[doc = concat!("KleidiAI `kai_get_lhs_packed_size_", stringify!($name), "`.")]
+            #[unsafe(no_mangle)]
+            pub extern "C" fn [<kai_get_lhs_packed_size_ $name>](m: usize, k: usize, bl: usize, mr: usize, kr: usize, sr: usize) -> usize {
+                let f = stringify!([<kai_get_lhs_packed_size_ $name>]);
+                check!(f, 0, qsi8d32p::packed_size(m, k, bl, &lhs_packing(mr, kr, sr)))
             }
-            let Some(len) = mul_add(f, rows - 1, rhs_stride, row_bytes) else { return };
-            // SAFETY: the caller's contract: `rows` raw rows `rhs_stride` bytes apart.
-            let data = unsafe { slice::from_raw_parts(rhs, len) };
-            let src = Int4Source { data, layout: Layout::$layout, stride: rhs_stride, encoding: Int4Encoding::ZeroPoint8 };
-            let per_channel = k / bl; // bl was validated by packed_size
-            let scale_elems = scale_stride / 2;
-            let Some(scale_len) = mul_add(f, n - 1, scale_elems, per_channel) else { return };
-            // SAFETY: the caller's contract: `n` rows of `k/bl` bf16 scales, `scale_stride` bytes
-            // apart; the address is 2-byte aligned (checked above) and bf16 is a plain u16.
-            let values = unsafe { slice::from_raw_parts(scale.cast::<bf16>(), scale_len) };
-            let scales = BlockScales { values, stride: scale_elems };
-            // SAFETY: the caller's contract: `n` biases unless null.
-            let bias = unsafe { floats(bias, n) };
-            // SAFETY: the caller's contract: the packed size.
-            let Some(out) = (unsafe { rhs_out(f, rhs_packed, size) }) else { return };
-            check!(f, (), qsi4c32p::pack(&p, n, k, bl, &src, &scales, bias, out));
+
+            #[doc = concat!("KleidiAI `kai_run_", stringify!($name), "`: quantizes and packs `m` rows in blocks of `bl`. Unlike the qai8dxp packer, `lhs` points at row 0 of the matrix and row `m_idx_start + i` is read.")]
+            ///
+            /// # Safety
+            ///
+            /// KleidiAI's contract: `lhs` holds rows `m_idx_start .. m_idx_start + m` of `k` floats,
+            /// `lhs_stride` bytes apart from row 0, and `lhs_packed` the tiles of those rows.
+            #[unsafe(no_mangle)]
+            #[allow(clippy::too_many_arguments)]
+            pub unsafe extern "C" fn [<kai_run_ $name>](
+                m: usize,
+                k: usize,
+                bl: usize,
+                mr: usize,
+                kr: usize,
+                sr: usize,
+                m_idx_start: usize,
+                lhs: *const f32,
+                lhs_stride: usize,
+                lhs_packed: *mut c_void,
+            ) {
+                let f = stringify!([<kai_run_ $name>]);
+                if m == 0 {
+                    return;
+                }
+                let p = lhs_packing(mr, kr, sr);
+                check!(f, (), qsi8d32p::packed_size(1, k, bl, &p));
+                let tile = check!(f, (), qsi8d32p::tile_stride(k, bl, mr));
+                if lhs.is_null() {
+                    fail!(f, (), "lhs is null");
+                }
+                let Some(skip) = mul(f, m_idx_start, lhs_stride) else { return };
+                // SAFETY: the caller's contract: row `m_idx_start` starts `m_idx_start * lhs_stride`
+                // bytes after `lhs`.
+                let first = unsafe { lhs.byte_add(skip) };
+                // SAFETY: forwarded from the caller's contract; m >= 1.
+                let bufs = unsafe { lhs_buffers(f, (m, k, mr, m_idx_start), tile, first, lhs_stride, lhs_packed) };
+                let Some((rows, stride, out)) = bufs else { return };
+                check!(f, (), qsi8d32p::quantize_pack(&p, m, k, bl, m_idx_start, rows, stride, out));
+            }
+        }
+    };
+
+    // `rhs_pack_{nxk,kxn}_qsi4cxp_qs4cxs1s0`: int4, per-channel f32 scales, optional bias.
+    (qsi4cxp, $name:ident, $layout:ident) => {
+        kai_packer!(@rhs_common $name, $layout, 2);
+        kai_packer!(@rhs_sizes $name, qsi4cxp);
+        paste::paste! {
+            #[doc = concat!("KleidiAI `kai_run_", stringify!($name), "`: packs `n` channels of int4 weights, per-channel f32 scales and an optional bias.")]
+            ///
+            /// # Safety
+            ///
+            /// KleidiAI's contract: `rhs` holds the raw nibbles (NxK: `n` rows of `ceil(k/2)` bytes;
+            /// KxN: `k` rows of `ceil(n/2)`), `scale` `n` floats, `bias` null or `n` floats,
+            /// `rhs_packed` `get_rhs_packed_size(n, ...)` bytes, `params` a readable struct.
+            #[unsafe(no_mangle)]
+            #[allow(clippy::too_many_arguments)]
+            pub unsafe extern "C" fn [<kai_run_ $name>](
+                num_groups: usize,
+                n: usize,
+                k: usize,
+                nr: usize,
+                kr: usize,
+                sr: usize,
+                rhs: *const u8,
+                bias: *const f32,
+                scale: *const f32,
+                rhs_packed: *mut c_void,
+                extra_bytes: usize,
+                params: *const kai_rhs_pack_qs4cxs1s0_param,
+            ) {
+                let f = stringify!([<kai_run_ $name>]);
+                let Some(()) = check_groups(f, num_groups, extra_bytes) else { return };
+                // SAFETY: forwarded from the caller's contract.
+                let Some(encoding) = (unsafe { qs4cx_encoding(f, params, true) }) else { return };
+                let p = rhs_packing(nr, kr, sr);
+                let size = check!(f, (), qsi4cxp::packed_size(n, k, &p));
+                if rhs.is_null() || scale.is_null() {
+                    fail!(f, (), "rhs or scale is null");
+                }
+                let (rows, row_bytes) = raw_rows(Layout::$layout, n, k, 2);
+                let Some(len) = mul(f, rows, row_bytes) else { return };
+                // SAFETY: the caller's contract: dense raw rows (see `# Safety`).
+                let data = unsafe { slice::from_raw_parts(rhs, len) };
+                let src = Int4Source { data, layout: Layout::$layout, stride: row_bytes, encoding };
+                // SAFETY: the caller's contract: `n` scales, and `n` biases unless null.
+                let (scale, bias) = unsafe { (slice::from_raw_parts(scale, n), floats(bias, n)) };
+                // SAFETY: the caller's contract: the packed size.
+                let Some(out) = (unsafe { rhs_out(f, rhs_packed, size) }) else { return };
+                check!(f, (), qsi4cxp::pack(&p, n, k, &src, scale, bias, out));
+            }
+        }
+    };
+
+    // `rhs_pack_{nxk,kxn}_qsi4c32p_qsu4c32s1s0`: int4, per-block bf16 scales, optional bias.
+    (qsi4c32p, $name:ident, $layout:ident) => {
+        kai_packer!(@rhs_common $name, $layout, 2);
+        paste::paste! {
+            #[doc = concat!("KleidiAI `kai_get_rhs_packed_stride_", stringify!($name), "`: bytes of one packed tile.")]
+            #[unsafe(no_mangle)]
+            pub extern "C" fn [<kai_get_rhs_packed_stride_ $name>](k: usize, nr: usize, kr: usize, sr: usize, bl: usize, scale_dt: u32) -> usize {
+                let f = stringify!([<kai_get_rhs_packed_stride_ $name>]);
+                let Some(()) = check_scale_dt(f, scale_dt) else { return 0 };
+                check!(f, 0, qsi4c32p::packed_size(1, k, bl, &rhs_packing(nr, kr, sr)))
+            }
+
+            #[doc = concat!("KleidiAI `kai_get_rhs_packed_offset_", stringify!($name), "`.")]
+            #[unsafe(no_mangle)]
+            pub extern "C" fn [<kai_get_rhs_packed_offset_ $name>](
+                n_idx: usize,
+                k: usize,
+                nr: usize,
+                kr: usize,
+                sr: usize,
+                bl: usize,
+                scale_dt: u32,
+            ) -> usize {
+                let f = stringify!([<kai_get_rhs_packed_offset_ $name>]);
+                let Some(()) = check_scale_dt(f, scale_dt) else { return 0 };
+                check!(f, 0, qsi4c32p::packed_offset(n_idx, k, bl, &rhs_packing(nr, kr, sr)))
+            }
+
+            #[doc = concat!("KleidiAI `kai_get_rhs_packed_size_", stringify!($name), "`.")]
+            #[unsafe(no_mangle)]
+            pub extern "C" fn [<kai_get_rhs_packed_size_ $name>](
+                n: usize,
+                k: usize,
+                nr: usize,
+                kr: usize,
+                sr: usize,
+                bl: usize,
+                scale_dt: u32,
+            ) -> usize {
+                let f = stringify!([<kai_get_rhs_packed_size_ $name>]);
+                let Some(()) = check_scale_dt(f, scale_dt) else { return 0 };
+                check!(f, 0, qsi4c32p::packed_size(n, k, bl, &rhs_packing(nr, kr, sr)))
+            }
+
+            #[doc = concat!("KleidiAI `kai_run_", stringify!($name), "`: packs `n` channels of int4 weights with per-block bf16 scales and an optional bias.")]
+            ///
+            /// # Safety
+            ///
+            /// KleidiAI's contract: `rhs` holds the raw nibbles (NxK: `n` rows of `ceil(k/2)` bytes,
+            /// KxN: `k` rows of `ceil(n/2)`, `rhs_stride` bytes apart), `scale` `n` rows of `k/bl`
+            /// bf16 values `scale_stride` bytes apart, `bias` null or `n` floats, `rhs_packed`
+            /// `get_rhs_packed_size(n, ...)` bytes, `params` a readable struct.
+            #[unsafe(no_mangle)]
+            #[allow(clippy::too_many_arguments)]
+            pub unsafe extern "C" fn [<kai_run_ $name>](
+                num_groups: usize,
+                n: usize,
+                k: usize,
+                nr: usize,
+                kr: usize,
+                sr: usize,
+                bl: usize,
+                rhs: *const u8,
+                rhs_stride: usize,
+                bias: *const f32,
+                scale: *const c_void,
+                scale_stride: usize,
+                rhs_packed: *mut c_void,
+                extra_bytes: usize,
+                params: *const kai_rhs_pack_qsi4c32p_qsu4c32s1s0_params,
+            ) {
+                let f = stringify!([<kai_run_ $name>]);
+                let Some(()) = check_groups(f, num_groups, extra_bytes) else { return };
+                // SAFETY: the caller's contract: null or a readable struct.
+                let Some(prm) = (unsafe { params.as_ref() }) else { fail!(f, (), "params is null") };
+                if prm.lhs_zero_point != 1 || prm.rhs_zero_point != 8 {
+                    fail!(f, (), "params zero points = ({}, {}), must be (1, 8)", prm.lhs_zero_point, prm.rhs_zero_point);
+                }
+                let Some(()) = check_scale_dt(f, prm.scale_dt) else { return };
+                let p = rhs_packing(nr, kr, sr);
+                let size = check!(f, (), qsi4c32p::packed_size(n, k, bl, &p));
+                if n == 0 || k == 0 {
+                    fail!(f, (), "n = {n}, k = {k}: both must be at least 1");
+                }
+                if rhs.is_null() || scale.is_null() {
+                    fail!(f, (), "rhs or scale is null");
+                }
+                if !scale_stride.is_multiple_of(2) || !(scale as usize).is_multiple_of(2) {
+                    fail!(f, (), "scale and scale_stride = {scale_stride} must be multiples of sizeof(bf16) = 2");
+                }
+                let (rows, row_bytes) = raw_rows(Layout::$layout, n, k, 2);
+                if rhs_stride < row_bytes {
+                    fail!(f, (), "rhs_stride = {rhs_stride} is less than a row of {row_bytes} bytes");
+                }
+                let Some(len) = mul_add(f, rows - 1, rhs_stride, row_bytes) else { return };
+                // SAFETY: the caller's contract: `rows` raw rows `rhs_stride` bytes apart.
+                let data = unsafe { slice::from_raw_parts(rhs, len) };
+                let src = Int4Source { data, layout: Layout::$layout, stride: rhs_stride, encoding: Int4Encoding::ZeroPoint8 };
+                let per_channel = k / bl; // bl was validated by packed_size
+                let scale_elems = scale_stride / 2;
+                let Some(scale_len) = mul_add(f, n - 1, scale_elems, per_channel) else { return };
+                // SAFETY: the caller's contract: `n` rows of `k/bl` bf16 scales, `scale_stride` bytes
+                // apart; the address is 2-byte aligned (checked above) and bf16 is a plain u16.
+                let values = unsafe { slice::from_raw_parts(scale.cast::<bf16>(), scale_len) };
+                let scales = BlockScales { values, stride: scale_elems };
+                // SAFETY: the caller's contract: `n` biases unless null.
+                let bias = unsafe { floats(bias, n) };
+                // SAFETY: the caller's contract: the packed size.
+                let Some(out) = (unsafe { rhs_out(f, rhs_packed, size) }) else { return };
+                check!(f, (), qsi4c32p::pack(&p, n, k, bl, &src, &scales, bias, out));
+            }
+        }
+    };
+
+    // `rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0`: GGML `Q4_0` blocks; its getters take no
+    // `sr` (it is 2) and no `n_step` getter exists.
+    (qsi4c32pscalef16, $name:ident, NxK) => {
+        paste::paste! {
+            #[doc = concat!("KleidiAI `kai_get_rhs_packed_stride_", stringify!($name), "`.")]
+            #[unsafe(no_mangle)]
+            pub extern "C" fn [<kai_get_rhs_packed_stride_ $name>](k: usize, nr: usize, kr: usize, bl: usize) -> usize {
+                let f = stringify!([<kai_get_rhs_packed_stride_ $name>]);
+                check!(f, 0, qsi4c32pscalef16::packed_size(1, k, bl, &rhs_packing(nr, kr, 2)))
+            }
+
+            #[doc = concat!("KleidiAI `kai_get_rhs_offset_", stringify!($name), "`: `n_idx * rhs_stride`.")]
+            #[unsafe(no_mangle)]
+            pub extern "C" fn [<kai_get_rhs_offset_ $name>](n_idx: usize, rhs_stride: usize) -> usize {
+                mul(stringify!([<kai_get_rhs_offset_ $name>]), n_idx, rhs_stride).unwrap_or(0)
+            }
+
+            #[doc = concat!("KleidiAI `kai_get_rhs_packed_offset_", stringify!($name), "`.")]
+            #[unsafe(no_mangle)]
+            pub extern "C" fn [<kai_get_rhs_packed_offset_ $name>](n_idx: usize, k: usize, nr: usize, kr: usize, bl: usize) -> usize {
+                let f = stringify!([<kai_get_rhs_packed_offset_ $name>]);
+                check!(f, 0, qsi4c32pscalef16::packed_offset(n_idx, k, bl, &rhs_packing(nr, kr, 2)))
+            }
+
+            #[doc = concat!("KleidiAI `kai_get_rhs_packed_size_", stringify!($name), "`.")]
+            #[unsafe(no_mangle)]
+            pub extern "C" fn [<kai_get_rhs_packed_size_ $name>](n: usize, k: usize, nr: usize, kr: usize, bl: usize) -> usize {
+                let f = stringify!([<kai_get_rhs_packed_size_ $name>]);
+                check!(f, 0, qsi4c32pscalef16::packed_size(n, k, bl, &rhs_packing(nr, kr, 2)))
+            }
+
+            #[doc = concat!("KleidiAI `kai_run_", stringify!($name), "`: packs `n` channels of `Q4_0`-style blocks (f16 scale + `bl/2` bytes). The format has no bias: `bias` must be null.")]
+            ///
+            /// # Safety
+            ///
+            /// KleidiAI's contract: `rhs` holds `n` rows of `(k/bl) * (bl/2 + 2)` bytes, `rhs_packed`
+            /// `get_rhs_packed_size(n, ...)` bytes, `params` a readable struct.
+            #[unsafe(no_mangle)]
+            #[allow(clippy::too_many_arguments)]
+            pub unsafe extern "C" fn [<kai_run_ $name>](
+                num_groups: usize,
+                n: usize,
+                k: usize,
+                nr: usize,
+                kr: usize,
+                sr: usize,
+                bl: usize,
+                rhs: *const u8,
+                bias: *const f32,
+                rhs_packed: *mut c_void,
+                extra_bytes: usize,
+                params: *const kai_rhs_pack_qs4cxs1s0_param,
+            ) {
+                let f = stringify!([<kai_run_ $name>]);
+                let Some(()) = check_groups(f, num_groups, extra_bytes) else { return };
+                // SAFETY: forwarded from the caller's contract.
+                let Some(_) = (unsafe { qs4cx_encoding(f, params, false) }) else { return };
+                if !bias.is_null() {
+                    fail!(f, (), "bias must be null (the format has no bias)");
+                }
+                let p = rhs_packing(nr, kr, sr);
+                let size = check!(f, (), qsi4c32pscalef16::packed_size(n, k, bl, &p));
+                if rhs.is_null() {
+                    fail!(f, (), "rhs is null");
+                }
+                let row = (k / bl) * qsi4c32pscalef16::raw_block_bytes(bl); // fits: packed_size checked it
+                let Some(len) = mul(f, n, row) else { return };
+                // SAFETY: the caller's contract: `n` dense raw rows.
+                let data = unsafe { slice::from_raw_parts(rhs, len) };
+                // SAFETY: the caller's contract: the packed size.
+                let Some(out) = (unsafe { rhs_out(f, rhs_packed, size) }) else { return };
+                check!(f, (), qsi4c32pscalef16::pack(&p, n, k, bl, data, row, out));
+            }
+        }
+    };
+
+    // `rhs_pack_{nxk,kxn}_qsi8cxp_qsi8cx_neon`: int8, per-channel f32 scales, optional bias.
+    (qsi8cxp, $name:ident, $layout:ident) => {
+        kai_packer!(@rhs_common $name, $layout, 1);
+        kai_packer!(@rhs_sizes $name, qsi8cxp);
+        paste::paste! {
+            #[doc = concat!("KleidiAI `kai_run_", stringify!($name), "`: packs `n` channels of int8 weights, per-channel f32 scales and an optional bias.")]
+            ///
+            /// # Safety
+            ///
+            /// KleidiAI's contract: `rhs` holds the raw values (NxK: `n` rows of `k` bytes; KxN:
+            /// `k` rows of `n`), `scale` `n` floats, `bias` null or `n` floats, `rhs_packed`
+            /// `get_rhs_packed_size(n, ...)` bytes, `params` a readable struct.
+            #[unsafe(no_mangle)]
+            #[allow(clippy::too_many_arguments)]
+            pub unsafe extern "C" fn [<kai_run_ $name>](
+                num_groups: usize,
+                n: usize,
+                k: usize,
+                nr: usize,
+                kr: usize,
+                sr: usize,
+                rhs: *const i8,
+                bias: *const f32,
+                scale: *const f32,
+                rhs_packed: *mut c_void,
+                extra_bytes: usize,
+                params: *const kai_rhs_pack_qsi8cx_params,
+            ) {
+                let f = stringify!([<kai_run_ $name>]);
+                let Some(()) = check_groups(f, num_groups, extra_bytes) else { return };
+                // SAFETY: the caller's contract: null or a readable struct.
+                let Some(prm) = (unsafe { params.as_ref() }) else { fail!(f, (), "params is null") };
+                // KleidiAI multiplies the row sums by it: only 1 is right with the qai8dxp LHS.
+                // `scale_multiplier` is ignored, as by KleidiAI.
+                if prm.lhs_zero_point != 1 {
+                    fail!(f, (), "params->lhs_zero_point = {}, must be 1", prm.lhs_zero_point);
+                }
+                let p = rhs_packing(nr, kr, sr);
+                let size = check!(f, (), qsi8cxp::packed_size(n, k, &p));
+                if rhs.is_null() || scale.is_null() {
+                    fail!(f, (), "rhs or scale is null");
+                }
+                let (rows, row_bytes) = raw_rows(Layout::$layout, n, k, 1);
+                let Some(len) = mul(f, rows, row_bytes) else { return };
+                // SAFETY: the caller's contract: dense raw rows (see `# Safety`).
+                let data = unsafe { slice::from_raw_parts(rhs, len) };
+                let src = Int8Source { data, layout: Layout::$layout, stride: row_bytes };
+                // SAFETY: the caller's contract: `n` scales, and `n` biases unless null.
+                let (scale, bias) = unsafe { (slice::from_raw_parts(scale, n), floats(bias, n)) };
+                // SAFETY: the caller's contract: the packed size.
+                let Some(out) = (unsafe { rhs_out(f, rhs_packed, size) }) else { return };
+                check!(f, (), qsi8cxp::pack(&p, n, k, &src, scale, bias, out));
+            }
         }
     };
 }
 
-qsi4c32p_packer!(
-    NxK,
-    kai_get_n_step_rhs_pack_nxk_qsi4c32p_qsu4c32s1s0,
-    kai_get_rhs_offset_rhs_pack_nxk_qsi4c32p_qsu4c32s1s0,
-    kai_get_rhs_packed_stride_rhs_pack_nxk_qsi4c32p_qsu4c32s1s0,
-    kai_get_rhs_packed_offset_rhs_pack_nxk_qsi4c32p_qsu4c32s1s0,
-    kai_get_rhs_packed_size_rhs_pack_nxk_qsi4c32p_qsu4c32s1s0,
-    kai_run_rhs_pack_nxk_qsi4c32p_qsu4c32s1s0
-);
-qsi4c32p_packer!(
-    KxN,
-    kai_get_n_step_rhs_pack_kxn_qsi4c32p_qsu4c32s1s0,
-    kai_get_rhs_offset_rhs_pack_kxn_qsi4c32p_qsu4c32s1s0,
-    kai_get_rhs_packed_stride_rhs_pack_kxn_qsi4c32p_qsu4c32s1s0,
-    kai_get_rhs_packed_offset_rhs_pack_kxn_qsi4c32p_qsu4c32s1s0,
-    kai_get_rhs_packed_size_rhs_pack_kxn_qsi4c32p_qsu4c32s1s0,
-    kai_run_rhs_pack_kxn_qsi4c32p_qsu4c32s1s0
-);
-
-// ---- rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0 -----------------------------------------
-
-/// The scalef16 packer's packing: `sr = 2`, as its getters take no `sr`.
-const fn f16_packing(nr: usize, kr: usize) -> Packing {
-    rhs_packing(nr, kr, 2)
+/// The KleidiAI packers layer 2 exports, one row each: `name: format` for an LHS packer,
+/// `name: format, layout` for an RHS packer (the layout of the raw weights). The C
+/// declarations are data of `capi/gen_kai_headers.py`.
+macro_rules! kai_packers {
+    ($($name:ident: $format:ident $(, $layout:ident)?;)*) => {
+        $(kai_packer!($format, $name $(, $layout)?);)*
+    };
 }
 
-/// KleidiAI `kai_get_rhs_packed_stride_rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0`.
-#[unsafe(no_mangle)]
-pub extern "C" fn kai_get_rhs_packed_stride_rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0(
-    k: usize,
-    nr: usize,
-    kr: usize,
-    bl: usize,
-) -> usize {
-    let f = "kai_get_rhs_packed_stride_rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0";
-    check!(f, 0, qsi4c32pscalef16::packed_size(1, k, bl, &f16_packing(nr, kr)))
-}
-
-/// KleidiAI `kai_get_rhs_offset_rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0`:
-/// `n_idx * rhs_stride`.
-#[unsafe(no_mangle)]
-pub extern "C" fn kai_get_rhs_offset_rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0(
-    n_idx: usize,
-    rhs_stride: usize,
-) -> usize {
-    mul("kai_get_rhs_offset_rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0", n_idx, rhs_stride).unwrap_or(0)
-}
-
-/// KleidiAI `kai_get_rhs_packed_offset_rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0`.
-#[unsafe(no_mangle)]
-pub extern "C" fn kai_get_rhs_packed_offset_rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0(
-    n_idx: usize,
-    k: usize,
-    nr: usize,
-    kr: usize,
-    bl: usize,
-) -> usize {
-    let f = "kai_get_rhs_packed_offset_rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0";
-    check!(f, 0, qsi4c32pscalef16::packed_offset(n_idx, k, bl, &f16_packing(nr, kr)))
-}
-
-/// KleidiAI `kai_get_rhs_packed_size_rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0`.
-#[unsafe(no_mangle)]
-pub extern "C" fn kai_get_rhs_packed_size_rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0(
-    n: usize,
-    k: usize,
-    nr: usize,
-    kr: usize,
-    bl: usize,
-) -> usize {
-    let f = "kai_get_rhs_packed_size_rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0";
-    check!(f, 0, qsi4c32pscalef16::packed_size(n, k, bl, &f16_packing(nr, kr)))
-}
-
-/// KleidiAI `kai_run_rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0`: packs `n` channels of
-/// `Q4_0`-style blocks (f16 scale + `bl/2` bytes). The format has no bias: `bias` must be null.
-///
-/// # Safety
-///
-/// KleidiAI's contract: `rhs` holds `n` rows of `(k/bl) * (bl/2 + 2)` bytes, `rhs_packed`
-/// `get_rhs_packed_size(n, ...)` bytes, `params` a readable struct.
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "C" fn kai_run_rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0(
-    num_groups: usize,
-    n: usize,
-    k: usize,
-    nr: usize,
-    kr: usize,
-    sr: usize,
-    bl: usize,
-    rhs: *const u8,
-    bias: *const f32,
-    rhs_packed: *mut c_void,
-    extra_bytes: usize,
-    params: *const kai_rhs_pack_qs4cxs1s0_param,
-) {
-    let f = "kai_run_rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0";
-    let Some(()) = check_groups(f, num_groups, extra_bytes) else { return };
-    // SAFETY: forwarded from the caller's contract.
-    let Some(_) = (unsafe { qs4cx_encoding(f, params, false) }) else { return };
-    if !bias.is_null() {
-        fail!(f, (), "bias must be null (the format has no bias)");
-    }
-    let p = rhs_packing(nr, kr, sr);
-    let size = check!(f, (), qsi4c32pscalef16::packed_size(n, k, bl, &p));
-    if rhs.is_null() {
-        fail!(f, (), "rhs is null");
-    }
-    let row = (k / bl) * qsi4c32pscalef16::raw_block_bytes(bl); // fits: packed_size checked it
-    let Some(len) = mul(f, n, row) else { return };
-    // SAFETY: the caller's contract: `n` dense raw rows.
-    let data = unsafe { slice::from_raw_parts(rhs, len) };
-    // SAFETY: the caller's contract: the packed size.
-    let Some(out) = (unsafe { rhs_out(f, rhs_packed, size) }) else { return };
-    check!(f, (), qsi4c32pscalef16::pack(&p, n, k, bl, data, row, out));
+kai_packers! {
+    lhs_quant_pack_qai8dxp_f32: qai8dxp;
+    lhs_quant_pack_qsi8d32p_f32: qsi8d32p;
+    rhs_pack_nxk_qsi4cxp_qs4cxs1s0: qsi4cxp, NxK;
+    rhs_pack_kxn_qsi4cxp_qs4cxs1s0: qsi4cxp, KxN;
+    rhs_pack_nxk_qsi4c32p_qsu4c32s1s0: qsi4c32p, NxK;
+    rhs_pack_kxn_qsi4c32p_qsu4c32s1s0: qsi4c32p, KxN;
+    rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0: qsi4c32pscalef16, NxK;
+    rhs_pack_nxk_qsi8cxp_qsi8cx_neon: qsi8cxp, NxK;
+    rhs_pack_kxn_qsi8cxp_qsi8cx_neon: qsi8cxp, KxN;
 }

@@ -25,15 +25,17 @@
 #include "kai/ukernels/matmul/pack/kai_lhs_quant_pack_qsi8d32p_f32.h"
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_kxn_qsi4c32p_qsu4c32s1s0.h"
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_kxn_qsi4cxp_qs4cxs1s0.h"
+#include "kai/ukernels/matmul/pack/kai_rhs_pack_kxn_qsi8cxp_qsi8cx_neon.h"
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsi4c32p_qsu4c32s1s0.h"
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0.h"
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsi4cxp_qs4cxs1s0.h"
+#include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsi8cxp_qsi8cx_neon.h"
 #include "kai_kernels.h"
 #include "test_util.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-enum family { F_CXP, F_C32P, F_D32P };
+enum family { F_CXP, F_C32P, F_D32P, F_I8CXP, N_FAMILIES };
 
 /* One kernel of any family, seen through its family's interface struct. */
 struct kernel {
@@ -41,6 +43,8 @@ struct kernel {
     const struct kai_matmul_clamp_f32_qai8dxp_qsi4cxp_ukernel* cxp;
     const struct kai_matmul_clamp_f32_qai8dxp_qsi4c32p_ukernel* c32p;
     const struct kai_matmul_clamp_f32_qsi8d32p_qsi4c32p_ukernel* d32p;
+    const struct kai_matmul_clamp_f32_qai8dxp_qsi8cxp_ukernel* i8cxp;
+    size_t index; /* in its family's table */
 };
 
 static size_t failures, checks;
@@ -69,70 +73,72 @@ static void check_bytes(const char* what, const void* got, const void* want, siz
     }
 }
 
-/* Family-generic access to the interface struct. */
-static size_t k_m_step(const struct kernel* k) {
-    return k->fam == F_CXP ? k->cxp->get_m_step() : k->fam == F_C32P ? k->c32p->get_m_step() : k->d32p->get_m_step();
+/* `call` (e.g. `get_mr()`) on the interface struct of `k`'s family: for the functions whose
+ * parameter lists every family shares. */
+#define ANY_FAMILY(k, call)                 \
+    switch ((k)->fam) {                     \
+    case F_CXP: return (k)->cxp->call;      \
+    case F_C32P: return (k)->c32p->call;    \
+    case F_D32P: return (k)->d32p->call;    \
+    default: return (k)->i8cxp->call;       \
+    }
+
+static size_t k_m_step(const struct kernel* k) { ANY_FAMILY(k, get_m_step()) }
+static size_t k_n_step(const struct kernel* k) { ANY_FAMILY(k, get_n_step()) }
+static size_t k_mr(const struct kernel* k) { ANY_FAMILY(k, get_mr()) }
+static size_t k_nr(const struct kernel* k) { ANY_FAMILY(k, get_nr()) }
+static size_t k_kr(const struct kernel* k) { ANY_FAMILY(k, get_kr()) }
+static size_t k_sr(const struct kernel* k) { ANY_FAMILY(k, get_sr()) }
+static size_t k_dst_off(const struct kernel* k, size_t m_idx, size_t n_idx, size_t stride) {
+    ANY_FAMILY(k, get_dst_offset(m_idx, n_idx, stride))
 }
-static size_t k_n_step(const struct kernel* k) {
-    return k->fam == F_CXP ? k->cxp->get_n_step() : k->fam == F_C32P ? k->c32p->get_n_step() : k->d32p->get_n_step();
-}
-static size_t k_mr(const struct kernel* k) {
-    return k->fam == F_CXP ? k->cxp->get_mr() : k->fam == F_C32P ? k->c32p->get_mr() : k->d32p->get_mr();
-}
-static size_t k_nr(const struct kernel* k) {
-    return k->fam == F_CXP ? k->cxp->get_nr() : k->fam == F_C32P ? k->c32p->get_nr() : k->d32p->get_nr();
-}
-static size_t k_kr(const struct kernel* k) {
-    return k->fam == F_CXP ? k->cxp->get_kr() : k->fam == F_C32P ? k->c32p->get_kr() : k->d32p->get_kr();
-}
-static size_t k_sr(const struct kernel* k) {
-    return k->fam == F_CXP ? k->cxp->get_sr() : k->fam == F_C32P ? k->c32p->get_sr() : k->d32p->get_sr();
-}
+static size_t k_dst_size(const struct kernel* k, size_t m, size_t n) { ANY_FAMILY(k, get_dst_size(m, n)) }
+
+/* The functions whose parameter lists differ: the per-channel families (cxp, i8cxp) take no bl,
+ * c32p takes bl for the RHS offset and run, d32p for both offsets and run. */
 static size_t k_lhs_off(const struct kernel* k, size_t m_idx, size_t kk, size_t bl) {
-    return k->fam == F_CXP    ? k->cxp->get_lhs_packed_offset(m_idx, kk)
-           : k->fam == F_C32P ? k->c32p->get_lhs_packed_offset(m_idx, kk)
-                              : k->d32p->get_lhs_packed_offset(m_idx, kk, bl);
+    switch (k->fam) {
+    case F_CXP: return k->cxp->get_lhs_packed_offset(m_idx, kk);
+    case F_C32P: return k->c32p->get_lhs_packed_offset(m_idx, kk);
+    case F_D32P: return k->d32p->get_lhs_packed_offset(m_idx, kk, bl);
+    default: return k->i8cxp->get_lhs_packed_offset(m_idx, kk);
+    }
 }
 static size_t k_rhs_off(const struct kernel* k, size_t n_idx, size_t kk, size_t bl) {
-    return k->fam == F_CXP    ? k->cxp->get_rhs_packed_offset(n_idx, kk)
-           : k->fam == F_C32P ? k->c32p->get_rhs_packed_offset(n_idx, kk, bl)
-                              : k->d32p->get_rhs_packed_offset(n_idx, kk, bl);
-}
-static size_t k_dst_off(const struct kernel* k, size_t m_idx, size_t n_idx, size_t stride) {
-    return k->fam == F_CXP    ? k->cxp->get_dst_offset(m_idx, n_idx, stride)
-           : k->fam == F_C32P ? k->c32p->get_dst_offset(m_idx, n_idx, stride)
-                              : k->d32p->get_dst_offset(m_idx, n_idx, stride);
-}
-static size_t k_dst_size(const struct kernel* k, size_t m, size_t n) {
-    return k->fam == F_CXP ? k->cxp->get_dst_size(m, n)
-           : k->fam == F_C32P ? k->c32p->get_dst_size(m, n) : k->d32p->get_dst_size(m, n);
+    switch (k->fam) {
+    case F_CXP: return k->cxp->get_rhs_packed_offset(n_idx, kk);
+    case F_C32P: return k->c32p->get_rhs_packed_offset(n_idx, kk, bl);
+    case F_D32P: return k->d32p->get_rhs_packed_offset(n_idx, kk, bl);
+    default: return k->i8cxp->get_rhs_packed_offset(n_idx, kk);
+    }
 }
 static void k_run(const struct kernel* k, size_t m, size_t n, size_t kk, size_t bl, const void* lhs_p,
                   const void* rhs_p, float* dst, size_t stride, float lo, float hi) {
-    if (k->fam == F_CXP)
-        k->cxp->run_matmul(m, n, kk, lhs_p, rhs_p, dst, stride, sizeof(float), lo, hi);
-    else if (k->fam == F_C32P)
-        k->c32p->run_matmul(m, n, kk, bl, lhs_p, rhs_p, dst, stride, sizeof(float), lo, hi);
-    else
-        k->d32p->run_matmul(m, n, kk, bl, lhs_p, rhs_p, dst, stride, sizeof(float), lo, hi);
+    switch (k->fam) {
+    case F_CXP: k->cxp->run_matmul(m, n, kk, lhs_p, rhs_p, dst, stride, sizeof(float), lo, hi); break;
+    case F_C32P: k->c32p->run_matmul(m, n, kk, bl, lhs_p, rhs_p, dst, stride, sizeof(float), lo, hi); break;
+    case F_D32P: k->d32p->run_matmul(m, n, kk, bl, lhs_p, rhs_p, dst, stride, sizeof(float), lo, hi); break;
+    default: k->i8cxp->run_matmul(m, n, kk, lhs_p, rhs_p, dst, stride, sizeof(float), lo, hi); break;
+    }
 }
+
+/* The kernel tables of kai_kernels.h, by family. */
+#define FIND(table, field, family_id)                                                                   \
+    for (size_t i = 0; i < COUNT(table); i++)                                                           \
+        if (strcmp(name, table[i].name) == 0) return (out->fam = family_id, out->field = &table[i].uk, out->index = i), 1;
+static const size_t family_sizes[N_FAMILIES] = {COUNT(qai8dxp_qsi4cxp_kernels), COUNT(qai8dxp_qsi4c32p_kernels),
+                                                COUNT(qsi8d32p_qsi4c32p_kernels), COUNT(qai8dxp_qsi8cxp_kernels)};
 
 static int find_kernel(const char* fam, const char* name, struct kernel* out) {
     memset(out, 0, sizeof *out);
     if (strcmp(fam, "qai8dxp_qsi4cxp") == 0) {
-        out->fam = F_CXP;
-        for (size_t i = 0; i < COUNT(qai8dxp_qsi4cxp_kernels); i++)
-            if (strcmp(name, qai8dxp_qsi4cxp_kernels[i].name) == 0) return (out->cxp = &qai8dxp_qsi4cxp_kernels[i].uk), 1;
+        FIND(qai8dxp_qsi4cxp_kernels, cxp, F_CXP)
     } else if (strcmp(fam, "qai8dxp_qsi4c32p") == 0) {
-        out->fam = F_C32P;
-        for (size_t i = 0; i < COUNT(qai8dxp_qsi4c32p_kernels); i++)
-            if (strcmp(name, qai8dxp_qsi4c32p_kernels[i].name) == 0)
-                return (out->c32p = &qai8dxp_qsi4c32p_kernels[i].uk), 1;
+        FIND(qai8dxp_qsi4c32p_kernels, c32p, F_C32P)
     } else if (strcmp(fam, "qsi8d32p_qsi4c32p") == 0) {
-        out->fam = F_D32P;
-        for (size_t i = 0; i < COUNT(qsi8d32p_qsi4c32p_kernels); i++)
-            if (strcmp(name, qsi8d32p_qsi4c32p_kernels[i].name) == 0)
-                return (out->d32p = &qsi8d32p_qsi4c32p_kernels[i].uk), 1;
+        FIND(qsi8d32p_qsi4c32p_kernels, d32p, F_D32P)
+    } else if (strcmp(fam, "qai8dxp_qsi8cxp") == 0) {
+        FIND(qai8dxp_qsi8cxp_kernels, i8cxp, F_I8CXP)
     }
     return 0;
 }
@@ -153,7 +159,7 @@ static void run_grid(const struct kernel* kn, size_t m, size_t n, size_t k, size
 
 int main(void) {
     char line[8192];
-    size_t lines = 0, seen_mask_cxp = 0, seen_mask_c32p = 0, seen_mask_d32p = 0, runs = 0, skipped_runs = 0;
+    size_t lines = 0, seen_mask[N_FAMILIES] = {0}, runs = 0, skipped_runs = 0;
     const unsigned long hwcap = getauxval(AT_HWCAP), hwcap2 = getauxval(AT_HWCAP2);
     const int has_dotprod = (hwcap & (1UL << 20)) != 0; /* HWCAP_ASIMDDP */
     const int has_i8mm = (hwcap2 & (1UL << 13)) != 0;   /* HWCAP2_I8MM */
@@ -184,16 +190,7 @@ int main(void) {
             failures++;
             continue;
         }
-        if (kn.fam == F_CXP) {
-            for (size_t i = 0; i < COUNT(qai8dxp_qsi4cxp_kernels); i++)
-                if (kn.cxp == &qai8dxp_qsi4cxp_kernels[i].uk) seen_mask_cxp |= (size_t)1 << i;
-        } else if (kn.fam == F_C32P) {
-            for (size_t i = 0; i < COUNT(qai8dxp_qsi4c32p_kernels); i++)
-                if (kn.c32p == &qai8dxp_qsi4c32p_kernels[i].uk) seen_mask_c32p |= (size_t)1 << i;
-        } else {
-            for (size_t i = 0; i < COUNT(qsi8d32p_qsi4c32p_kernels); i++)
-                if (kn.d32p == &qsi8d32p_qsi4c32p_kernels[i].uk) seen_mask_d32p |= (size_t)1 << i;
-        }
+        seen_mask[kn.fam] |= (size_t)1 << kn.index;
 
         if (corrupt == 2) dst_size++; /* --corrupt: a wrong getter expectation, checked on any CPU */
         /* Kernel getters. */
@@ -278,6 +275,29 @@ int main(void) {
                 rhsp = calloc(1, rsz + 1);
                 kai_run_rhs_pack_kxn_qsi4cxp_qs4cxs1s0(1, n, k, nr, kr, sr, rhs, bias, scale, rhsp, 0, &params);
             }
+        } else if (kn.fam == F_I8CXP) {
+            /* KleidiAI multiplies the row sums by lhs_zero_point (1 for the qai8dxp LHS) and
+             * ignores scale_multiplier. */
+            struct kai_rhs_pack_qsi8cx_params params = {.lhs_zero_point = 1, .scale_multiplier = 1.0f};
+            if (nxk) {
+                rsz = kai_get_rhs_packed_size_rhs_pack_nxk_qsi8cxp_qsi8cx_neon(n, k, nr, kr, sr);
+                rstride = kai_get_rhs_packed_stride_rhs_pack_nxk_qsi8cxp_qsi8cx_neon(k, nr, kr, sr);
+                roff = kai_get_rhs_packed_offset_rhs_pack_nxk_qsi8cxp_qsi8cx_neon(nr, k, nr, kr, sr);
+                rhsp = calloc(1, rsz + 1);
+                kai_run_rhs_pack_nxk_qsi8cxp_qsi8cx_neon(1, n, k, nr, kr, sr, (const int8_t*)rhs, bias, scale, rhsp, 0,
+                                                         &params);
+            } else {
+                rsz = kai_get_rhs_packed_size_rhs_pack_kxn_qsi8cxp_qsi8cx_neon(n, k, nr, kr, sr);
+                rstride = kai_get_rhs_packed_stride_rhs_pack_kxn_qsi8cxp_qsi8cx_neon(k, nr, kr, sr);
+                roff = kai_get_rhs_packed_offset_rhs_pack_kxn_qsi8cxp_qsi8cx_neon(nr, k, nr, kr, sr);
+                rhsp = calloc(1, rsz + 1);
+                kai_run_rhs_pack_kxn_qsi8cxp_qsi8cx_neon(1, n, k, nr, kr, sr, (const int8_t*)rhs, bias, scale, rhsp, 0,
+                                                         &params);
+            }
+            /* The raw-weight offsets: a row of k values (NxK), one byte per channel (KxN). */
+            CHECK_EQ("rhs raw offset at nr (nxk)", kai_get_rhs_offset_rhs_pack_nxk_qsi8cxp_qsi8cx_neon(nr, k), nr * k);
+            CHECK_EQ("rhs raw offset at nr (kxn)", kai_get_rhs_offset_rhs_pack_kxn_qsi8cxp_qsi8cx_neon(nr, n), nr);
+            CHECK_EQ("rhs n_step", kai_get_n_step_rhs_pack_nxk_qsi8cxp_qsi8cx_neon(nr), nr);
         } else if (kn.fam == F_C32P) {
             if (nxk) {
                 struct kai_rhs_pack_nxk_qsi4c32p_qsu4c32s1s0_params params = {
@@ -358,9 +378,11 @@ int main(void) {
         free(rhsp);
         free(rhsp_want);
     }
-    const size_t all = COUNT(qai8dxp_qsi4cxp_kernels) + COUNT(qai8dxp_qsi4c32p_kernels) + COUNT(qsi8d32p_qsi4c32p_kernels);
-    size_t seen = (size_t)__builtin_popcountll(seen_mask_cxp) + (size_t)__builtin_popcountll(seen_mask_c32p) +
-                  (size_t)__builtin_popcountll(seen_mask_d32p);
+    size_t all = 0, seen = 0;
+    for (int f = 0; f < N_FAMILIES; f++) {
+        all += family_sizes[f];
+        seen += (size_t)__builtin_popcountll(seen_mask[f]);
+    }
     CHECK_EQ("kernels exercised", seen, all);
     printf("kai_compat: cpu dotprod=%d i8mm=%d; %zu plan lines, %zu of %zu KleidiAI kernels, %zu lines run "
            "(%zu skipped: ISA missing), %zu checks, %zu failures\n",

@@ -19,6 +19,7 @@
 #include "kai/ukernels/matmul/pack/kai_lhs_quant_pack_qai8dxp_f32.h"
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsi4c32p_qsu4c32s1s0.h"
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsi4cxp_qs4cxs1s0.h"
+#include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsi8cxp_qsi8cx_neon.h"
 #include "qgemm.h"
 
 static jmp_buf back;
@@ -151,10 +152,20 @@ int main(int argc, char** argv) {
     EXPECT_HOOK("scale_dt = f16 (rhs_pack_nxk_qsi4c32p_qsu4c32s1s0)",
                 kai_run_rhs_pack_nxk_qsi4c32p_qsu4c32s1s0(1, 4, 64, 4, 16, 2, 32, raw, 32, NULL, scale_bf16, 4, rhs_p, 0,
                                                          &f16_scales));
+    struct kai_rhs_pack_qsi8cx_params zp2 = {.lhs_zero_point = 2, .scale_multiplier = 1.0f};
+    EXPECT_HOOK("lhs_zero_point = 2 (rhs_pack_nxk_qsi8cxp_qsi8cx_neon)",
+                kai_run_rhs_pack_nxk_qsi8cxp_qsi8cx_neon(1, 4, 32, 4, 8, 1, (const int8_t*)raw, NULL, scale_f32, rhs_p,
+                                                         0, &zp2));
+    struct kai_rhs_pack_qsi8cx_params zp1 = {.lhs_zero_point = 1, .scale_multiplier = 1.0f};
+    EXPECT_HOOK("sr = 2 (rhs_pack_nxk_qsi8cxp_qsi8cx_neon)",
+                kai_run_rhs_pack_nxk_qsi8cxp_qsi8cx_neon(1, 4, 32, 4, 8, 2, (const int8_t*)raw, NULL, scale_f32, rhs_p,
+                                                         0, &zp1));
 
     /* Good calls do not fire the hook. */
     int before = fired;
     if (setjmp(back) == 0) {
+        kai_run_rhs_pack_nxk_qsi8cxp_qsi8cx_neon(1, 4, 32, 4, 8, 1, (const int8_t*)raw, NULL, scale_f32, rhs_p, 0,
+                                                 &zp1);
         kai_run_rhs_pack_nxk_qsi4cxp_qs4cxs1s0(1, 4, 32, 4, 16, 2, raw, NULL, scale_f32, rhs_p, 0, &good_zp);
         kai_run_lhs_quant_pack_qai8dxp_f32(4, 32, 4, 16, 2, 0, lhs_f32, 32 * sizeof(float), lhs_p);
         kai_run_matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm(4, 4, 32, lhs_p, rhs_p, dst, 16, 4, lo, hi);

@@ -8,7 +8,7 @@ import glob, json, os, sys
 
 data = os.path.abspath(sys.argv[1])
 corrupt = "--corrupt" in sys.argv[2:]
-FAM = ("qai8dxp_qsi4cxp", "qai8dxp_qsi4c32p", "qsi8d32p_qsi4c32p")
+FAM = ("qai8dxp_qsi4cxp", "qai8dxp_qsi4c32p", "qsi8d32p_qsi4c32p", "qai8dxp_qsi8cxp")
 
 
 def path(rel):

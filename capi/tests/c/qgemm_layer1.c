@@ -29,7 +29,7 @@
 #include "test_util.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-#define N_STATUS 16
+#define N_STATUS 17
 
 static size_t checks, failures;
 static char cur[256];
@@ -65,8 +65,19 @@ static uint32_t family_of(const char* name) {
     if (strcmp(name, "qai8dxp_qsi4cxp") == 0) return QGEMM_FAMILY_QAI8DXP_QSI4CXP;
     if (strcmp(name, "qai8dxp_qsi4c32p") == 0) return QGEMM_FAMILY_QAI8DXP_QSI4C32P;
     if (strcmp(name, "qsi8d32p_qsi4c32p") == 0) return QGEMM_FAMILY_QSI8D32P_QSI4C32P;
+    if (strcmp(name, "qai8dxp_qsi8cxp") == 0) return QGEMM_FAMILY_QAI8DXP_QSI8CXP;
     fprintf(stderr, "unknown family %s\n", name);
     exit(2);
+}
+
+/* Whether the family's kernels and packers take a block length `bl`. */
+static bool blocked(uint32_t family) {
+    return family == QGEMM_FAMILY_QAI8DXP_QSI4C32P || family == QGEMM_FAMILY_QSI8D32P_QSI4C32P;
+}
+
+/* Whether the family's weights have one f32 scale per channel (qsi4cxp, qsi8cxp). */
+static bool per_channel(uint32_t family) {
+    return family == QGEMM_FAMILY_QAI8DXP_QSI4CXP || family == QGEMM_FAMILY_QAI8DXP_QSI8CXP;
 }
 
 static bool same_packing(qgemm_packing a, qgemm_packing b) {
@@ -80,9 +91,10 @@ struct problem {
     size_t m, n, k, bl;
     const float* lhs;            /* m x k, dense */
     qgemm_int4_source rhs;       /* qsi4cxp / qsi4c32p weights */
+    qgemm_int8_source rhs8;      /* qsi8cxp weights */
     const uint8_t* q4_0;         /* qsi4c32pscalef16: raw blocks */
     size_t q4_0_len, q4_0_stride;
-    const float* scale;          /* qsi4cxp: n */
+    const float* scale;          /* qsi4cxp, qsi8cxp: n */
     const uint16_t* scale_bf16;  /* qsi4c32p */
     size_t scale_len, scale_stride;
     const float* bias;           /* NULL: none */
@@ -99,6 +111,8 @@ static bool pack(const struct problem* pr, const qgemm_packing* p, uint8_t** lhs
     CHECK(s == QGEMM_OK, "lhs packed size: %s", qgemm_status_message(s));
     if (pr->family == QGEMM_FAMILY_QAI8DXP_QSI4CXP)
         s = qgemm_rhs_qsi4cxp_packed_size(p, pr->n, pr->k, rhs_size);
+    else if (pr->family == QGEMM_FAMILY_QAI8DXP_QSI8CXP)
+        s = qgemm_rhs_qsi8cxp_packed_size(p, pr->n, pr->k, rhs_size);
     else if (pr->family == QGEMM_FAMILY_QAI8DXP_QSI4C32P)
         s = qgemm_rhs_qsi4c32p_packed_size(p, pr->n, pr->k, pr->bl, rhs_size);
     else
@@ -117,6 +131,9 @@ static bool pack(const struct problem* pr, const qgemm_packing* p, uint8_t** lhs
     const size_t bias_len = pr->bias ? pr->n : 0;
     if (pr->family == QGEMM_FAMILY_QAI8DXP_QSI4CXP)
         s = qgemm_rhs_qsi4cxp_pack(p, pr->n, pr->k, &pr->rhs, pr->scale, pr->n, pr->bias, bias_len, *rhs_packed,
+                                   *rhs_size);
+    else if (pr->family == QGEMM_FAMILY_QAI8DXP_QSI8CXP)
+        s = qgemm_rhs_qsi8cxp_pack(p, pr->n, pr->k, &pr->rhs8, pr->scale, pr->n, pr->bias, bias_len, *rhs_packed,
                                    *rhs_size);
     else if (pr->family == QGEMM_FAMILY_QAI8DXP_QSI4C32P)
         s = qgemm_rhs_qsi4c32p_pack(p, pr->n, pr->k, pr->bl, &pr->rhs, pr->scale_bf16, pr->scale_len,
@@ -168,10 +185,12 @@ static void run_grid(qgemm_kernel kernel, const qgemm_kernel_info* info, uint32_
 /* ---- the catalogue ------------------------------------------------------------------------ */
 
 #define MAX_KERNELS 64
+/* Indexed by family code. */
 static const uint32_t families[] = {QGEMM_FAMILY_QAI8DXP_QSI4CXP, QGEMM_FAMILY_QAI8DXP_QSI4C32P,
-                                    QGEMM_FAMILY_QSI8D32P_QSI4C32P};
-static const char* family_names[] = {"qai8dxp_qsi4cxp", "qai8dxp_qsi4c32p", "qsi8d32p_qsi4c32p"};
-static size_t golden_runs[3][MAX_KERNELS], synthetic_runs[3][MAX_KERNELS];
+                                    QGEMM_FAMILY_QSI8D32P_QSI4C32P, QGEMM_FAMILY_QAI8DXP_QSI8CXP};
+static const char* family_names[] = {"qai8dxp_qsi4cxp", "qai8dxp_qsi4c32p", "qsi8d32p_qsi4c32p", "qai8dxp_qsi8cxp"};
+#define N_FAMILIES COUNT(families)
+static size_t golden_runs[N_FAMILIES][MAX_KERNELS], synthetic_runs[N_FAMILIES][MAX_KERNELS];
 
 static size_t kernel_count(uint32_t family) {
     size_t count = 0;
@@ -231,14 +250,17 @@ static void golden(uint32_t cpu) {
         struct problem pr = {.family = family_of(fam), .m = m, .n = n, .k = k, .bl = bl};
         pr.lhs = read_file(lhs_f, &len);
         uint8_t* rhs = read_file(rhs_f, &len);
+        const uint32_t layout_code = strcmp(layout, "kxn") == 0 ? QGEMM_LAYOUT_KXN : QGEMM_LAYOUT_NXK;
         if (pr.family == QGEMM_FAMILY_QSI8D32P_QSI4C32P) {
             pr.q4_0 = rhs, pr.q4_0_len = len, pr.q4_0_stride = rhs_stride;
+        } else if (pr.family == QGEMM_FAMILY_QAI8DXP_QSI8CXP) {
+            pr.rhs8 = (qgemm_int8_source){(const int8_t*)rhs, len, layout_code, rhs_stride};
         } else {
             pr.rhs = (qgemm_int4_source){rhs, len, strcmp(layout, "kxn") == 0 ? QGEMM_LAYOUT_KXN : QGEMM_LAYOUT_NXK,
                                          rhs_stride, zp == 8 ? QGEMM_INT4_ZERO_POINT_8 : QGEMM_INT4_SIGNED};
         }
         void* scale = strcmp(scale_f, "-") ? read_file(scale_f, &len) : NULL;
-        if (pr.family == QGEMM_FAMILY_QAI8DXP_QSI4CXP) pr.scale = scale;
+        if (per_channel(pr.family)) pr.scale = scale;
         if (pr.family == QGEMM_FAMILY_QAI8DXP_QSI4C32P)
             pr.scale_bf16 = scale, pr.scale_len = len / 2, pr.scale_stride = scale_stride / 2;
         void* bias = strcmp(bias_f, "-") ? read_file(bias_f, &len) : NULL;
@@ -259,6 +281,8 @@ static void golden(uint32_t cpu) {
         CHECK(off == lhsp_off_mr, "lhs packed offset at mr: %zu, KleidiAI %zu", off, lhsp_off_mr);
         if (pr.family == QGEMM_FAMILY_QAI8DXP_QSI4CXP) {
             OK(qgemm_rhs_qsi4cxp_packed_offset(&p, nr, k, &off));
+        } else if (pr.family == QGEMM_FAMILY_QAI8DXP_QSI8CXP) {
+            OK(qgemm_rhs_qsi8cxp_packed_offset(&p, nr, k, &off));
         } else if (pr.family == QGEMM_FAMILY_QAI8DXP_QSI4C32P) {
             OK(qgemm_rhs_qsi4c32p_packed_offset(&p, nr, k, bl, &off));
         } else {
@@ -340,14 +364,20 @@ static void synthetic_problem(uint32_t family, size_t m, size_t n, size_t k, siz
         pr->q4_0 = raw, pr->q4_0_len = n * row, pr->q4_0_stride = row;
         return;
     }
-    const size_t row = (k + 1) / 2;
-    uint8_t* w = malloc(n * row);
-    for (size_t i = 0; i < n * row; i++) w[i] = (uint8_t)next_u32();
-    pr->rhs = (qgemm_int4_source){w, n * row, QGEMM_LAYOUT_NXK, row, QGEMM_INT4_ZERO_POINT_8};
+    if (family == QGEMM_FAMILY_QAI8DXP_QSI8CXP) {
+        int8_t* w = malloc(n * k);
+        for (size_t i = 0; i < n * k; i++) w[i] = (int8_t)(uint8_t)next_u32();
+        pr->rhs8 = (qgemm_int8_source){w, n * k, QGEMM_LAYOUT_NXK, k};
+    } else {
+        const size_t row = (k + 1) / 2;
+        uint8_t* w = malloc(n * row);
+        for (size_t i = 0; i < n * row; i++) w[i] = (uint8_t)next_u32();
+        pr->rhs = (qgemm_int4_source){w, n * row, QGEMM_LAYOUT_NXK, row, QGEMM_INT4_ZERO_POINT_8};
+    }
     float* bias = malloc(n * sizeof(float));
     for (size_t i = 0; i < n; i++) bias[i] = uniform(-1.0f, 1.0f);
     pr->bias = bias;
-    if (family == QGEMM_FAMILY_QAI8DXP_QSI4CXP) {
+    if (per_channel(family)) {
         float* s = malloc(n * sizeof(float));
         for (size_t i = 0; i < n; i++) s[i] = uniform(0.01f, 0.1f);
         pr->scale = s;
@@ -367,6 +397,7 @@ static void synthetic_problem(uint32_t family, size_t m, size_t n, size_t k, siz
 static void free_problem(struct problem* pr) {
     free((void*)pr->lhs);
     free((void*)pr->rhs.data);
+    free((void*)pr->rhs8.data);
     free((void*)pr->q4_0);
     free((void*)pr->scale);
     free((void*)pr->scale_bf16);
@@ -397,7 +428,7 @@ static void synthetic(uint32_t cpu) {
             CHECK(found, "no scalar kernel with the same packing");
             if (!found) continue;
             for (size_t s = 0; s < COUNT(shapes); s++) {
-                const size_t bl = family == QGEMM_FAMILY_QAI8DXP_QSI4CXP ? 0 : shapes[s][3];
+                const size_t bl = blocked(family) ? shapes[s][3] : 0;
                 struct problem pr;
                 synthetic_problem(family, shapes[s][0], shapes[s][1], shapes[s][2], bl, &pr);
                 snprintf(cur, sizeof cur, "synthetic %s m%zu n%zu k%zu bl%zu", info.name, pr.m, pr.n, pr.k, bl);
@@ -441,7 +472,7 @@ static void synthetic(uint32_t cpu) {
             } else {
                 skipped++;
                 struct problem pr;
-                synthetic_problem(families[f], 4, 8, 64, families[f] == QGEMM_FAMILY_QAI8DXP_QSI4CXP ? 0 : 32, &pr);
+                synthetic_problem(families[f], 4, 8, 64, blocked(families[f]) ? 32 : 0, &pr);
                 uint8_t *lp = NULL, *rp = NULL;
                 size_t ls = 0, rs = 0;
                 if (pack(&pr, &info.packing, &lp, &ls, &rp, &rs)) {
@@ -615,6 +646,49 @@ static void statuses(uint32_t cpu) {
         }
         CHECK(tried, "no dotprod kernel with the packing of the NEON GEMM kernel");
     }
+    /* The int8 RHS packer: its own argument checks, nothing written on failure. */
+    {
+        struct problem p8;
+        synthetic_problem(QGEMM_FAMILY_QAI8DXP_QSI8CXP, 4, 8, 64, 0, &p8);
+        qgemm_kernel k8;
+        qgemm_kernel_info i8;
+        OK(qgemm_select(QGEMM_FAMILY_QAI8DXP_QSI8CXP, QGEMM_FEATURE_NEON, 4, &k8));
+        OK(qgemm_kernel_get_info(k8, &i8));
+        CHECK(i8.packing.sr == 1, "int8 packing sr = %zu", i8.packing.sr);
+        size_t sz = 0;
+        OK(qgemm_rhs_qsi8cxp_packed_size(&i8.packing, 8, 64, &sz));
+        uint8_t* r8 = calloc(sz, 1);
+        EXPECT(qgemm_rhs_qsi8cxp_packed_size(&p, 8, 64, &out), QGEMM_ERROR_UNSUPPORTED); /* sr = 2: an int4 packing */
+        EXPECT(qgemm_rhs_qsi8cxp_packed_offset(&i8.packing, 2, 64, &out), QGEMM_ERROR_MISALIGNED_START);
+        qgemm_int8_source bad8 = p8.rhs8;
+        bad8.layout = 7;
+        EXPECT(qgemm_rhs_qsi8cxp_pack(&i8.packing, 8, 64, &bad8, p8.scale, 8, NULL, 0, r8, sz),
+               QGEMM_ERROR_INVALID_ARGUMENT);
+        bad8 = p8.rhs8;
+        bad8.stride = 63;
+        EXPECT(qgemm_rhs_qsi8cxp_pack(&i8.packing, 8, 64, &bad8, p8.scale, 8, NULL, 0, r8, sz),
+               QGEMM_ERROR_STRIDE_TOO_SMALL);
+        bad8 = p8.rhs8;
+        bad8.len--;
+        EXPECT(qgemm_rhs_qsi8cxp_pack(&i8.packing, 8, 64, &bad8, p8.scale, 8, NULL, 0, r8, sz),
+               QGEMM_ERROR_BUFFER_TOO_SHORT);
+        EXPECT(qgemm_rhs_qsi8cxp_pack(&i8.packing, 8, 64, &p8.rhs8, p8.scale, 8, NULL, 0, r8, sz - 1),
+               QGEMM_ERROR_BUFFER_TOO_SHORT);
+        float bad_s8[8];
+        memcpy(bad_s8, p8.scale, sizeof bad_s8);
+        bad_s8[7] = INFINITY;
+        EXPECT(qgemm_rhs_qsi8cxp_pack(&i8.packing, 8, 64, &p8.rhs8, bad_s8, 8, NULL, 0, r8, sz), QGEMM_ERROR_NON_FINITE);
+        EXPECT(qgemm_rhs_qsi8cxp_pack(&i8.packing, 8, 64, &p8.rhs8, p8.scale, 8, NULL, 0, (uint8_t*)(void*)p8.rhs8.data,
+                                      sz),
+               QGEMM_ERROR_BUFFERS_OVERLAP);
+        EXPECT(qgemm_rhs_qsi8cxp_pack(&i8.packing, 8, 64, NULL, p8.scale, 8, NULL, 0, r8, sz), QGEMM_ERROR_NULL_POINTER);
+        bool zero = true;
+        for (size_t i = 0; i < sz; i++) zero &= r8[i] == 0;
+        CHECK(zero, "a failing qgemm_rhs_qsi8cxp_pack wrote the packed RHS");
+        OK(qgemm_rhs_qsi8cxp_pack(&i8.packing, 8, 64, &p8.rhs8, p8.scale, 8, p8.bias, 8, r8, sz));
+        free(r8);
+        free_problem(&p8);
+    }
     EXPECT(qgemm_lhs_qai8dxp_packed_size(&p, SIZE_MAX, SIZE_MAX / 2, &out), QGEMM_ERROR_SIZE_OVERFLOW);
     EXPECT(qgemm_kernel_dst_size(cx_gemm, SIZE_MAX / 2, 3, &out), QGEMM_ERROR_SIZE_OVERFLOW);
     EXPECT(qgemm_lhs_qai8dxp_quantize_pack(&p, 4, 64, 0, (const float*)((const char*)lhs + 1), 255, 64, lp, ls),
@@ -622,6 +696,31 @@ static void statuses(uint32_t cpu) {
     EXPECT(qgemm_kernel_run(cx_gemm, cpu, lp, ls, rp, rs, (float*)((char*)dst + 2), 32, &a),
            QGEMM_ERROR_MISALIGNED_POINTER);
     EXPECT(qgemm_kernel_run(cx_gemm, cpu, lp, ls, rp, rs, (float*)(void*)lp, 32, &a), QGEMM_ERROR_BUFFERS_OVERLAP);
+    /* qgemm_kernel_run_u16 is for kernels with f16/bf16 output; every kernel of this version has
+     * f32 output, so it refuses each one and writes nothing. */
+    {
+        uint16_t dst16[64];
+        for (int i = 0; i < 64; i++) dst16[i] = 0x7777;
+        size_t refused = 0, total = 0;
+        for (size_t f = 0; f < COUNT(families); f++) {
+            const size_t count = kernel_count(families[f]);
+            for (size_t i = 0; i < count; i++, total++) {
+                qgemm_kernel_info ki;
+                qgemm_kernel k = kernel_at(families[f], i, &ki);
+                const qgemm_status s = qgemm_kernel_run_u16(k, cpu, lp, ls, rp, rs, dst16, 64, &a);
+                refused += s == QGEMM_ERROR_WRONG_DST_TYPE;
+                CHECK(s == QGEMM_ERROR_WRONG_DST_TYPE, "qgemm_kernel_run_u16(%s) -> %d", ki.name, (int)s);
+            }
+        }
+        if (refused == total && total > 0) status_seen[QGEMM_ERROR_WRONG_DST_TYPE] = true;
+        bool dst16_ok = true;
+        for (int i = 0; i < 64; i++) dst16_ok &= dst16[i] == 0x7777;
+        CHECK(dst16_ok, "a refused qgemm_kernel_run_u16 wrote dst");
+        /* A handle that names no kernel: INVALID_ARGUMENT, as for every function taking one. */
+        EXPECT(qgemm_kernel_run_u16(bogus, cpu, lp, ls, rp, rs, dst16, 64, &a), QGEMM_ERROR_INVALID_ARGUMENT);
+        printf("run_u16: %zu of %zu kernels refused with QGEMM_ERROR_WRONG_DST_TYPE (all have f32 output)\n", refused,
+               total);
+    }
     EXPECT(qgemm_lhs_qai8dxp_quantize_pack(&p, 1, 64, 0, lhs, 64, 64, (uint8_t*)(void*)(lhs + 32), ls),
            QGEMM_ERROR_BUFFERS_OVERLAP);
     CHECK(out == 777, "out written on failure");

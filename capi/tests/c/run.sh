@@ -8,13 +8,15 @@
 #              a KleidiAI build (with KAI_INCLUDE for its headers) runs the layer-2 test on KleidiAI;
 #              KAI_INCLUDE    the include dir for the kai/ headers (default capi/include).
 # Tests:
+#   check_symbols  the archive's kai_* and qgemm_* symbols equal the functions the headers declare
+#                  (check_symbols.py; also on the bare-metal archive when it is built)
 #   kai_compat     layer 2: every (golden case, KleidiAI kernel) against the golden bits
 #   kai_hook       layer 2: a custom error hook fires on bad calls; the default hook aborts (134)
 #   qgemm_layer1   layer 1: every kernel, packer, query and error status of qgemm.h
 #   readme_example the README's layer-2 C example (readme_example.py extracts it), run
 # Each test must be able to fail: `run.sh --self-check` also runs kai_compat on a plan with one
-# corrupted expected bit, and qgemm_layer1 with QGEMM_LAYER1_CORRUPT=1 (one golden bit flipped),
-# and requires both to fail.
+# corrupted expected bit, qgemm_layer1 with QGEMM_LAYER1_CORRUPT=1 (one golden bit flipped), and
+# check_symbols with one declaration removed and one invented, and requires each to fail.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -40,6 +42,29 @@ done
 [[ -f $lib ]] || { echo "run.sh: $lib missing (cargo make capi-build)" >&2; exit 1; }
 mkdir -p "$out"
 
+failed=()
+# The exported symbols against the headers (both archives of capi-build, when they exist). Not
+# when QGEMM_CAPI_LIB points at another library (KleidiAI itself exports far more).
+if [[ -z ${QGEMM_CAPI_LIB:-} ]]; then
+    libs=("$lib")
+    none_lib=$root/capi/target/aarch64-unknown-none/release/libqgemm_capi.a
+    [[ -f $none_lib ]] && libs+=("$none_lib")
+    python3 "$here/check_symbols.py" "$root/capi/include" "${libs[@]}" || failed+=("check_symbols")
+    if ((self_check)); then
+        for bad in "--drop-declared kai_run_matmul_clamp_f32_qai8dxp1x4_qsi4cxp4x4_1x4_neon_dotprod" \
+            "--extra-declared kai_run_matmul_clamp_f32_qai8dxp1x4_qsi4cxp4x4_1x4_neon_sme" \
+            "--drop-declared qgemm_kernel_run" "--extra-declared qgemm_kernel_run_f16"; do
+            # shellcheck disable=SC2086
+            if python3 "$here/check_symbols.py" $bad "$root/capi/include" "$lib" >/dev/null 2>"$out/symbols.log"; then
+                echo "run.sh: check_symbols passed with $bad" >&2
+                failed+=("check_symbols-self-check")
+            else
+                echo "self-check: check_symbols fails with $bad: $(head -n 1 "$out/symbols.log")"
+            fi
+        done
+    fi
+fi
+
 build() { # name sources...
     local name=$1
     shift
@@ -63,7 +88,6 @@ run() { # cpu binary args...
     QEMU_CPU=$cpu qemu-aarch64 -L /usr/aarch64-linux-gnu "$@"
 }
 
-failed=()
 for cpu in "${cpus[@]}"; do
     echo "=== qemu-aarch64 -cpu $cpu"
     run "$cpu" "$out/kai_compat" <"$out/kai_plan.txt" || failed+=("kai_compat@$cpu")
