@@ -21,8 +21,8 @@ use half::{bf16, f16};
 use qgemm::rhs::qsi4c32p::BlockScales;
 use qgemm::rhs::{Int4Encoding, Int4Source};
 use qgemm::{
-    CpuFeatures, Element, Family, Kernel, MatmulArgs, Packing, Tier, qai8dxp_qsi4c32p, qai8dxp_qsi4cxp,
-    qsi8d32p_qsi4c32p,
+    CpuFeatures, Element, Family, Kernel, MatmulArgs, Packing, Tier, bf16_qai8dxp_qsi4c32p, bf16_qai8dxp_qsi4cxp,
+    f16_qai8dxp_qsi4cxp, qai8dxp_qsi4c32p, qai8dxp_qsi4cxp, qsi8d32p_qsi4c32p,
 };
 
 /// Output channels.
@@ -242,6 +242,69 @@ impl DemoFamily for qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p {
     }
 }
 
+/// A family with f16 or bf16 activations and outputs: the weights, quantization and packers of
+/// its f32 twin `$twin`, the activations rounded to `$src` and packed by `qai8dxp::$packer`.
+macro_rules! half_demo {
+    ($fam:ty, $twin:ty, $src:ty, $packer:ident, $select:path, $what:literal) => {
+        impl DemoFamily for $fam {
+            const WHAT: &'static str = $what;
+            const WEIGHT_QUANT: &'static str = <$twin as DemoFamily>::WEIGHT_QUANT;
+            const HAS_BIAS: bool = <$twin as DemoFamily>::HAS_BIAS;
+
+            fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
+                $select(cpu, m)
+            }
+
+            fn block_len() -> usize {
+                <$twin as DemoFamily>::block_len()
+            }
+
+            fn quantize(layer: &Layer) -> Int4Weights {
+                <$twin as DemoFamily>::quantize(layer)
+            }
+
+            fn pack_weights(p: &Packing, layer: &Layer, w: &Int4Weights) -> qgemm::Result<Vec<u8>> {
+                <$twin as DemoFamily>::pack_weights(p, layer, w)
+            }
+
+            fn pack_activations(p: &Packing, m: usize, k: usize, x: &[f32]) -> qgemm::Result<Vec<u8>> {
+                let x: Vec<$src> = x.iter().map(|&v| <$src>::from_f32(v)).collect();
+                let mut packed = vec![0u8; qgemm::lhs::qai8dxp::packed_size(m, k, p)?];
+                qgemm::lhs::qai8dxp::$packer(p, m, k, 0, &x, k, &mut packed)?;
+                Ok(packed)
+            }
+        }
+    };
+}
+
+half_demo!(
+    f16_qai8dxp_qsi4cxp::F16Qai8dxpQsi4cxp,
+    qai8dxp_qsi4cxp::Qai8dxpQsi4cxp,
+    f16,
+    quantize_pack_f16,
+    f16_qai8dxp_qsi4cxp::select,
+    "f16 activations (rounded from the f32 ones), quantized per row at run time, x int4 weights \
+     with one f32 scale per output channel; f32 bias, f16 output"
+);
+half_demo!(
+    bf16_qai8dxp_qsi4cxp::Bf16Qai8dxpQsi4cxp,
+    qai8dxp_qsi4cxp::Qai8dxpQsi4cxp,
+    bf16,
+    quantize_pack_bf16,
+    bf16_qai8dxp_qsi4cxp::select,
+    "bf16 activations (rounded from the f32 ones), quantized per row at run time, x int4 weights \
+     with one f32 scale per output channel; f32 bias, bf16 output"
+);
+half_demo!(
+    bf16_qai8dxp_qsi4c32p::Bf16Qai8dxpQsi4c32p,
+    qai8dxp_qsi4c32p::Qai8dxpQsi4c32p,
+    bf16,
+    quantize_pack_bf16,
+    bf16_qai8dxp_qsi4c32p::select,
+    "bf16 activations (rounded from the f32 ones), quantized per row at run time, x int4 weights \
+     with a bf16 scale per block of 32; f32 bias, bf16 output"
+);
+
 /// Packs both operands for `kernel` and runs it over the whole `m x n` output.
 fn run<F: DemoFamily>(
     kernel: &Kernel<F>,
@@ -329,8 +392,7 @@ fn demo<F: DemoFamily>(cpu: &CpuFeatures, seed: u64) -> qgemm::Result<bool> {
     let mut all_agree = true;
     for &kernel in F::kernels() {
         let (tier, name) = (kernel.tier().name(), kernel.name());
-        if !kernel.is_available(cpu) {
-            let needs = kernel.tier().required_feature().map_or("?", |f| f.name());
+        if let Some(needs) = kernel.missing_feature(cpu) {
             println!("  {tier:8} {name}  skipped: CPU lacks {needs}");
             continue;
         }
@@ -383,6 +445,9 @@ fn main() -> ExitCode {
         demo::<qai8dxp_qsi4cxp::Qai8dxpQsi4cxp>(&cpu, 0x0dec_0de0),
         demo::<qai8dxp_qsi4c32p::Qai8dxpQsi4c32p>(&cpu, 0x0dec_0de1),
         demo::<qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p>(&cpu, 0x0dec_0de2),
+        demo::<f16_qai8dxp_qsi4cxp::F16Qai8dxpQsi4cxp>(&cpu, 0x0dec_0de3),
+        demo::<bf16_qai8dxp_qsi4cxp::Bf16Qai8dxpQsi4cxp>(&cpu, 0x0dec_0de4),
+        demo::<bf16_qai8dxp_qsi4c32p::Bf16Qai8dxpQsi4c32p>(&cpu, 0x0dec_0de5),
     ];
 
     let mut ok = true;
