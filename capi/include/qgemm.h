@@ -25,6 +25,18 @@
 // `qai8dxp_qsi8cxp`: int8 weights with per-channel f32 scales × int8 per-row activations.
 #define QGEMM_FAMILY_QAI8DXP_QSI8CXP 3
 
+// `f16_qai8dxp_qsi4cxp`: f16 activations and outputs, int4 weights with per-channel f32 scales.
+#define QGEMM_FAMILY_F16_QAI8DXP_QSI4CXP 4
+
+// `f16_qai8dxp_qsi8cxp`: f16 activations and outputs, int8 weights with per-channel f32 scales.
+#define QGEMM_FAMILY_F16_QAI8DXP_QSI8CXP 5
+
+// `bf16_qai8dxp_qsi4cxp`: bf16 activations and outputs, int4 weights with per-channel f32 scales.
+#define QGEMM_FAMILY_BF16_QAI8DXP_QSI4CXP 6
+
+// `bf16_qai8dxp_qsi4c32p`: bf16 activations and outputs, int4 weights with per-block bf16 scales.
+#define QGEMM_FAMILY_BF16_QAI8DXP_QSI4C32P 7
+
 // Tier of a kernel: portable Rust.
 #define QGEMM_TIER_SCALAR 0
 
@@ -339,7 +351,7 @@ enum qgemm_status qgemm_kernel_dst_size(struct qgemm_kernel kernel,
                                         size_t *out);
 
 // Computes the rectangle `*args` describes with `kernel` on a CPU with `features`, for a
-// kernel whose output is f32 (every family of this version).
+// kernel whose output is f32 (the families without an `F16_`/`BF16_` prefix).
 //
 // * `lhs_packed`, `lhs_packed_len` bytes: the whole packed LHS (row 0 onward).
 // * `rhs_packed`, `rhs_packed_len` bytes: the whole packed RHS (channel 0 onward).
@@ -365,9 +377,10 @@ enum qgemm_status qgemm_kernel_run(struct qgemm_kernel kernel,
 
 // As `qgemm_kernel_run`, for a kernel whose output is f16 or bf16: `dst`, `dst_len`
 // `uint16_t` elements receive the values' bit patterns. A kernel with f32 output:
-// `QGEMM_ERROR_WRONG_DST_TYPE` (use `qgemm_kernel_run`). Every family of this version has f32
-// output, so this function refuses every kernel; it is the entry point of the 16-bit families
-// to come.
+// `QGEMM_ERROR_WRONG_DST_TYPE` (use `qgemm_kernel_run`). The 16-bit families:
+// `QGEMM_FAMILY_F16_QAI8DXP_QSI4CXP`, `QGEMM_FAMILY_F16_QAI8DXP_QSI8CXP` (f16) and
+// `QGEMM_FAMILY_BF16_QAI8DXP_QSI4CXP`, `QGEMM_FAMILY_BF16_QAI8DXP_QSI4C32P` (bf16);
+// `args->clamp_min`/`clamp_max` stay f32 (the clamp is applied before the conversion).
 //
 // # Safety
 //
@@ -427,6 +440,46 @@ enum qgemm_status qgemm_lhs_qai8dxp_quantize_pack(const struct qgemm_packing *pa
                                                   size_t lhs_stride,
                                                   uint8_t *lhs_packed,
                                                   size_t lhs_packed_len);
+
+// Quantizes and packs `m` rows of f16 activations, given as `uint16_t` bit patterns, for the
+// `f16_qai8dxp_*` families; buffers as in `qgemm_lhs_qai8dxp_quantize_pack`. KleidiAI's f16
+// packer's rounding, each row with its own zero point (KleidiAI's packing with `mr = 4` and
+// `kr / sr = 4` adds another row's: docs/c-api.md). `kr / sr` must be 4 or 8
+// (`QGEMM_ERROR_UNSUPPORTED`) and `m_idx_start` a multiple of `mr`
+// (`QGEMM_ERROR_MISALIGNED_START`: KleidiAI corrupts the buffer there).
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_lhs_qai8dxp_quantize_pack_f16(const struct qgemm_packing *packing,
+                                                      size_t m,
+                                                      size_t k,
+                                                      size_t m_idx_start,
+                                                      const uint16_t *lhs,
+                                                      size_t lhs_len,
+                                                      size_t lhs_stride,
+                                                      uint8_t *lhs_packed,
+                                                      size_t lhs_packed_len);
+
+// Quantizes and packs `m` rows of bf16 activations, given as `uint16_t` bit patterns, for the
+// `bf16_qai8dxp_*` families (KleidiAI's bf16 packer's rounding); buffers as in
+// `qgemm_lhs_qai8dxp_quantize_pack`. `kr / sr` must be 8 (`QGEMM_ERROR_UNSUPPORTED`) and
+// `m_idx_start` a multiple of `mr` (`QGEMM_ERROR_MISALIGNED_START`).
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_lhs_qai8dxp_quantize_pack_bf16(const struct qgemm_packing *packing,
+                                                       size_t m,
+                                                       size_t k,
+                                                       size_t m_idx_start,
+                                                       const uint16_t *lhs,
+                                                       size_t lhs_len,
+                                                       size_t lhs_stride,
+                                                       uint8_t *lhs_packed,
+                                                       size_t lhs_packed_len);
 
 // Writes the bytes of a `qsi8d32p` packed LHS of `m` rows, depth `k`, block length `bl`.
 //

@@ -34,6 +34,10 @@ use core::ffi::c_char;
 use core::mem::{align_of, size_of};
 
 use half::{bf16, f16};
+use qgemm::bf16_qai8dxp_qsi4c32p::{self, Bf16Qai8dxpQsi4c32p};
+use qgemm::bf16_qai8dxp_qsi4cxp::{self, Bf16Qai8dxpQsi4cxp};
+use qgemm::f16_qai8dxp_qsi4cxp::{self, F16Qai8dxpQsi4cxp};
+use qgemm::f16_qai8dxp_qsi8cxp::{self, F16Qai8dxpQsi8cxp};
 use qgemm::lhs::{qai8dxp, qsi8d32p};
 use qgemm::qai8dxp_qsi4c32p::{self, Qai8dxpQsi4c32p};
 use qgemm::qai8dxp_qsi4cxp::{self, Qai8dxpQsi4cxp};
@@ -254,6 +258,14 @@ pub const QGEMM_FAMILY_QAI8DXP_QSI4C32P: u32 = 1;
 pub const QGEMM_FAMILY_QSI8D32P_QSI4C32P: u32 = 2;
 /// `qai8dxp_qsi8cxp`: int8 weights with per-channel f32 scales × int8 per-row activations.
 pub const QGEMM_FAMILY_QAI8DXP_QSI8CXP: u32 = 3;
+/// `f16_qai8dxp_qsi4cxp`: f16 activations and outputs, int4 weights with per-channel f32 scales.
+pub const QGEMM_FAMILY_F16_QAI8DXP_QSI4CXP: u32 = 4;
+/// `f16_qai8dxp_qsi8cxp`: f16 activations and outputs, int8 weights with per-channel f32 scales.
+pub const QGEMM_FAMILY_F16_QAI8DXP_QSI8CXP: u32 = 5;
+/// `bf16_qai8dxp_qsi4cxp`: bf16 activations and outputs, int4 weights with per-channel f32 scales.
+pub const QGEMM_FAMILY_BF16_QAI8DXP_QSI4CXP: u32 = 6;
+/// `bf16_qai8dxp_qsi4c32p`: bf16 activations and outputs, int4 weights with per-block bf16 scales.
+pub const QGEMM_FAMILY_BF16_QAI8DXP_QSI4C32P: u32 = 7;
 
 /// The families of layer 1, one row each, in code order:
 ///
@@ -269,12 +281,16 @@ macro_rules! families {
             (QGEMM_FAMILY_QAI8DXP_QSI4C32P, "qai8dxp_qsi4c32p", Qai8dxpQsi4c32p, qai8dxp_qsi4c32p::select, qai8dxp, f32)
             (QGEMM_FAMILY_QSI8D32P_QSI4C32P, "qsi8d32p_qsi4c32p", Qsi8d32pQsi4c32p, qsi8d32p_qsi4c32p::select, qsi8d32p, f32)
             (QGEMM_FAMILY_QAI8DXP_QSI8CXP, "qai8dxp_qsi8cxp", Qai8dxpQsi8cxp, qai8dxp_qsi8cxp::select, qai8dxp, f32)
+            (QGEMM_FAMILY_F16_QAI8DXP_QSI4CXP, "f16_qai8dxp_qsi4cxp", F16Qai8dxpQsi4cxp, f16_qai8dxp_qsi4cxp::select, qai8dxp, f16)
+            (QGEMM_FAMILY_F16_QAI8DXP_QSI8CXP, "f16_qai8dxp_qsi8cxp", F16Qai8dxpQsi8cxp, f16_qai8dxp_qsi8cxp::select, qai8dxp, f16)
+            (QGEMM_FAMILY_BF16_QAI8DXP_QSI4CXP, "bf16_qai8dxp_qsi4cxp", Bf16Qai8dxpQsi4cxp, bf16_qai8dxp_qsi4cxp::select, qai8dxp, bf16)
+            (QGEMM_FAMILY_BF16_QAI8DXP_QSI4C32P, "bf16_qai8dxp_qsi4c32p", Bf16Qai8dxpQsi4c32p, bf16_qai8dxp_qsi4c32p::select, qai8dxp, bf16)
         }
     };
 }
 
 /// What layer 1 knows of a family beyond the core's [`Family`]: one impl per table row.
-trait CFamily: Family {
+trait CFamily: Family<Dst: DstElem> {
     /// `QGEMM_FAMILY_*`.
     const CODE: u32;
     /// Element type of its kernels' output.
@@ -722,21 +738,20 @@ struct RunBuffers<T> {
 /// The body of `qgemm_kernel_run` and `qgemm_kernel_run_u16`: runs `kern` if its output
 /// element type travels as `T`.
 ///
-/// `F::Out = f32` because the core's `Kernel::run` takes `&mut [f32]` today; once the core's
-/// `Family` has its output type `Dst` (and `Kernel::run` takes `&mut [F::Dst]`), the bound is
-/// `F: CFamily<Out = F::Dst>` and the 16-bit rows of the table run here unchanged.
+/// `F::Out` is the core's `Family::Dst` (the table's output column must name it), so the
+/// f32 and the 16-bit rows run here alike.
 ///
 /// # Safety
 ///
 /// Each pointer of `bufs` is null or valid for the reads (`lhs`, `rhs`) or writes (`dst`) of
 /// its length; `args` is null or valid for a read.
-unsafe fn run<F: CFamily<Out = f32>, T: CElem>(
+unsafe fn run<F: CFamily<Out = <F as Family>::Dst>, T: CElem>(
     kern: &Kernel<F>,
     features: u32,
     bufs: RunBuffers<T>,
     args: *const qgemm_matmul_args,
 ) -> Status {
-    let dst = dst_as::<F::Out, T>(bufs.dst.0)?;
+    let dst = dst_as::<F::Dst, T>(bufs.dst.0)?;
     let cpu = self::features(features)?;
     // SAFETY: `args` is null or valid for a read (this function's contract).
     let a = unsafe { read_in(args) }?;
@@ -760,7 +775,7 @@ unsafe fn run<F: CFamily<Out = f32>, T: CElem>(
 }
 
 /// Computes the rectangle `*args` describes with `kernel` on a CPU with `features`, for a
-/// kernel whose output is f32 (every family of this version).
+/// kernel whose output is f32 (the families without an `F16_`/`BF16_` prefix).
 ///
 /// * `lhs_packed`, `lhs_packed_len` bytes: the whole packed LHS (row 0 onward).
 /// * `rhs_packed`, `rhs_packed_len` bytes: the whole packed RHS (channel 0 onward).
@@ -794,9 +809,10 @@ pub unsafe extern "C" fn qgemm_kernel_run(
 
 /// As `qgemm_kernel_run`, for a kernel whose output is f16 or bf16: `dst`, `dst_len`
 /// `uint16_t` elements receive the values' bit patterns. A kernel with f32 output:
-/// `QGEMM_ERROR_WRONG_DST_TYPE` (use `qgemm_kernel_run`). Every family of this version has f32
-/// output, so this function refuses every kernel; it is the entry point of the 16-bit families
-/// to come.
+/// `QGEMM_ERROR_WRONG_DST_TYPE` (use `qgemm_kernel_run`). The 16-bit families:
+/// `QGEMM_FAMILY_F16_QAI8DXP_QSI4CXP`, `QGEMM_FAMILY_F16_QAI8DXP_QSI8CXP` (f16) and
+/// `QGEMM_FAMILY_BF16_QAI8DXP_QSI4CXP`, `QGEMM_FAMILY_BF16_QAI8DXP_QSI4C32P` (bf16);
+/// `args->clamp_min`/`clamp_max` stay f32 (the clamp is applied before the conversion).
 ///
 /// # Safety
 ///
@@ -909,6 +925,104 @@ pub unsafe extern "C" fn qgemm_lhs_qai8dxp_quantize_pack(
         let out = unsafe { output(lhs_packed, lhs_packed_len, &[src_span]) }?;
         Ok(qai8dxp::quantize_pack(&p, m, k, m_idx_start, src, lhs_stride, out)?)
     })
+}
+
+/// The core's f16 or bf16 `qai8dxp` packer (`quantize_pack_f16`, `quantize_pack_bf16`).
+type HalfPacker<T> = fn(&Packing, usize, usize, usize, &[T], usize, &mut [u8]) -> qgemm::Result<()>;
+
+/// The body of `qgemm_lhs_qai8dxp_quantize_pack_f16` and `_bf16`: `lhs` holds `lhs_len`
+/// `uint16_t` bit patterns of `T`, read as `T`, quantized and packed with `packer`.
+///
+/// (The two C functions are written out, not generated by a macro: cbindgen declares only
+/// functions it sees in the source.)
+///
+/// # Safety
+///
+/// As the two C functions: every pointer argument is null or valid for the reads or writes
+/// of the length given with it.
+#[allow(clippy::too_many_arguments)]
+unsafe fn quantize_pack_half<T: DstElem>(
+    packer: HalfPacker<T>,
+    packing: *const qgemm_packing,
+    (m, k, m_idx_start): (usize, usize, usize),
+    lhs: *const u16,
+    lhs_len: usize,
+    lhs_stride: usize,
+    lhs_packed: *mut u8,
+    lhs_packed_len: usize,
+) -> qgemm_status {
+    status(|| {
+        // SAFETY: `packing` is null or valid for a read (this function's contract).
+        let p = unsafe { packing_in(packing) }?;
+        // SAFETY: `lhs` is null or valid for `lhs_len` reads of `u16` (this function's
+        // contract); `T` has the size, alignment and every bit pattern of `u16`
+        // (`#[repr(transparent)]`, checked by `DstElem`), so the same memory is `lhs_len` `T`s.
+        let (src, src_span) = unsafe { input(lhs.cast::<T>(), lhs_len) }?;
+        // SAFETY: `lhs_packed` is null or valid for `lhs_packed_len` writes (this function's
+        // contract); `output` checks that it does not overlap `lhs`.
+        let out = unsafe { output(lhs_packed, lhs_packed_len, &[src_span]) }?;
+        Ok(packer(&p, m, k, m_idx_start, src, lhs_stride, out)?)
+    })
+}
+
+/// Quantizes and packs `m` rows of f16 activations, given as `uint16_t` bit patterns, for the
+/// `f16_qai8dxp_*` families; buffers as in `qgemm_lhs_qai8dxp_quantize_pack`. KleidiAI's f16
+/// packer's rounding, each row with its own zero point (KleidiAI's packing with `mr = 4` and
+/// `kr / sr = 4` adds another row's: docs/c-api.md). `kr / sr` must be 4 or 8
+/// (`QGEMM_ERROR_UNSUPPORTED`) and `m_idx_start` a multiple of `mr`
+/// (`QGEMM_ERROR_MISALIGNED_START`: KleidiAI corrupts the buffer there).
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn qgemm_lhs_qai8dxp_quantize_pack_f16(
+    packing: *const qgemm_packing,
+    m: usize,
+    k: usize,
+    m_idx_start: usize,
+    lhs: *const u16,
+    lhs_len: usize,
+    lhs_stride: usize,
+    lhs_packed: *mut u8,
+    lhs_packed_len: usize,
+) -> qgemm_status {
+    let packer: HalfPacker<f16> = qai8dxp::quantize_pack_f16;
+    // SAFETY: this function's contract is `quantize_pack_half`'s.
+    unsafe {
+        quantize_pack_half(packer, packing, (m, k, m_idx_start), lhs, lhs_len, lhs_stride, lhs_packed, lhs_packed_len)
+    }
+}
+
+/// Quantizes and packs `m` rows of bf16 activations, given as `uint16_t` bit patterns, for the
+/// `bf16_qai8dxp_*` families (KleidiAI's bf16 packer's rounding); buffers as in
+/// `qgemm_lhs_qai8dxp_quantize_pack`. `kr / sr` must be 8 (`QGEMM_ERROR_UNSUPPORTED`) and
+/// `m_idx_start` a multiple of `mr` (`QGEMM_ERROR_MISALIGNED_START`).
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn qgemm_lhs_qai8dxp_quantize_pack_bf16(
+    packing: *const qgemm_packing,
+    m: usize,
+    k: usize,
+    m_idx_start: usize,
+    lhs: *const u16,
+    lhs_len: usize,
+    lhs_stride: usize,
+    lhs_packed: *mut u8,
+    lhs_packed_len: usize,
+) -> qgemm_status {
+    let packer: HalfPacker<bf16> = qai8dxp::quantize_pack_bf16;
+    // SAFETY: this function's contract is `quantize_pack_half`'s.
+    unsafe {
+        quantize_pack_half(packer, packing, (m, k, m_idx_start), lhs, lhs_len, lhs_stride, lhs_packed, lhs_packed_len)
+    }
 }
 
 /// Writes the bytes of a `qsi8d32p` packed LHS of `m` rows, depth `k`, block length `bl`.

@@ -112,7 +112,8 @@ pub(crate) struct KaiKernel {
     pub(crate) packing: Packing,
     /// KleidiAI declares `m == 1` as a precondition of `run`.
     pub(crate) m_is_1: bool,
-    /// Bytes of one output element (KleidiAI's `dst_stride_col`): 4 for `matmul_clamp_f32_*`.
+    /// Bytes of one output element (KleidiAI's `dst_stride_col`): 4 for `matmul_clamp_f32_*`,
+    /// 2 for `matmul_clamp_f16_*` and `matmul_clamp_bf16_*`.
     pub(crate) dst_bytes: usize,
 }
 
@@ -153,7 +154,7 @@ impl KaiKernel {
         (m, n, k, bl): (usize, usize, usize, usize),
         lhs: *const c_void,
         rhs: *const c_void,
-        dst: *mut f32,
+        dst: *mut F::Dst,
         (dst_stride_row, dst_stride_col): (usize, usize),
         (clamp_min, clamp_max): (f32, f32),
     ) {
@@ -397,6 +398,66 @@ kai_family! {
             (matmul_clamp_f32_qai8dxp1x8_qsi8cxp4x8_1x4_neon_dotprod, dotprod, 1, 4, 1, 4, 8, 1),
             (matmul_clamp_f32_qai8dxp4x4_qsi8cxp4x4_16x4_neon_dotprod, dotprod, 16, 4, 4, 4, 4, 1),
             (matmul_clamp_f32_qai8dxp4x8_qsi8cxp4x8_16x4_neon_i8mm, i8mm, 16, 4, 4, 4, 8, 1),
+        ]
+    }
+}
+
+kai_family! {
+    /// `matmul_clamp_f16_qai8dxp_qsi4cxp`: f16 in and out.
+    pub mod f16_qai8dxp_qsi4cxp {
+        family: qgemm::f16_qai8dxp_qsi4cxp::F16Qai8dxpQsi4cxp, dst: half::f16,
+        lhs_offset(m_idx, k) => qai8dxp::packed_offset,
+        rhs_offset(n_idx, k) => qsi4cxp::packed_offset,
+        run(m, n, k),
+        kernels: [
+            (matmul_clamp_f16_qai8dxp1x4_qsi4cxp4x4_1x4_neon_dotprod, dotprod, 1, 4, 1, 4, 8, 2),
+            (matmul_clamp_f16_qai8dxp1x8_qsi4cxp4x8_1x4_neon_dotprod, dotprod, 1, 4, 1, 4, 16, 2),
+            (matmul_clamp_f16_qai8dxp4x4_qsi4cxp4x4_16x4_neon_dotprod, dotprod, 16, 4, 4, 4, 8, 2),
+            (matmul_clamp_f16_qai8dxp4x8_qsi4cxp4x8_16x4_neon_i8mm, i8mm, 16, 4, 4, 4, 16, 2),
+        ]
+    }
+}
+
+kai_family! {
+    /// `matmul_clamp_f16_qai8dxp_qsi8cxp`: f16 in and out.
+    pub mod f16_qai8dxp_qsi8cxp {
+        family: qgemm::f16_qai8dxp_qsi8cxp::F16Qai8dxpQsi8cxp, dst: half::f16,
+        lhs_offset(m_idx, k) => qai8dxp::packed_offset,
+        rhs_offset(n_idx, k) => qsi8cxp::packed_offset,
+        run(m, n, k),
+        kernels: [
+            (matmul_clamp_f16_qai8dxp1x4_qsi8cxp4x4_1x4_neon_dotprod, dotprod, 1, 4, 1, 4, 4, 1),
+            (matmul_clamp_f16_qai8dxp1x8_qsi8cxp4x8_1x4_neon_dotprod, dotprod, 1, 4, 1, 4, 8, 1),
+            (matmul_clamp_f16_qai8dxp4x4_qsi8cxp4x4_16x4_neon_dotprod, dotprod, 16, 4, 4, 4, 4, 1),
+            (matmul_clamp_f16_qai8dxp4x8_qsi8cxp4x8_16x4_neon_i8mm, i8mm, 16, 4, 4, 4, 8, 1),
+        ]
+    }
+}
+
+kai_family! {
+    /// `matmul_clamp_bf16_qai8dxp_qsi4cxp`: bf16 in and out.
+    pub mod bf16_qai8dxp_qsi4cxp {
+        family: qgemm::bf16_qai8dxp_qsi4cxp::Bf16Qai8dxpQsi4cxp, dst: half::bf16,
+        lhs_offset(m_idx, k) => qai8dxp::packed_offset,
+        rhs_offset(n_idx, k) => qsi4cxp::packed_offset,
+        run(m, n, k),
+        kernels: [
+            (matmul_clamp_bf16_qai8dxp1x8_qsi4cxp8x8_1x8_neon_dotprod, dotprod, 1, 8, 1, 8, 16, 2),
+            (matmul_clamp_bf16_qai8dxp4x8_qsi4cxp8x8_8x8_neon_i8mm, i8mm, 8, 8, 4, 8, 16, 2),
+        ]
+    }
+}
+
+kai_family! {
+    /// `matmul_clamp_bf16_qai8dxp_qsi4c32p`: bf16 in and out.
+    pub mod bf16_qai8dxp_qsi4c32p {
+        family: qgemm::bf16_qai8dxp_qsi4c32p::Bf16Qai8dxpQsi4c32p, dst: half::bf16,
+        lhs_offset(m_idx, k) => qai8dxp::packed_offset,
+        rhs_offset(n_idx, k, bl) => qsi4c32p::packed_offset,
+        run(m, n, k, bl),
+        kernels: [
+            (matmul_clamp_bf16_qai8dxp1x8_qsi4c32p4x8_1x4_neon_dotprod, dotprod, 1, 4, 1, 4, 16, 2),
+            (matmul_clamp_bf16_qai8dxp4x8_qsi4c32p4x8_16x4_neon_i8mm, i8mm, 16, 4, 4, 4, 16, 2),
         ]
     }
 }

@@ -14,6 +14,7 @@ use core::ffi::c_void;
 use core::slice;
 
 use half::bf16;
+use qgemm::Element;
 use qgemm::lhs::{qai8dxp, qsi8d32p};
 use qgemm::rhs::qsi4c32p::BlockScales;
 use qgemm::rhs::qsi8cxp::{self, Int8Source};
@@ -36,24 +37,33 @@ fn mul_add(f: &str, a: usize, b: usize, c: usize) -> Option<usize> {
 
 // ---- LHS packers --------------------------------------------------------------------------
 
-/// The f32 rows of an LHS packer call: `m` rows of `k` values, `lhs_stride` bytes apart.
+/// The rows of an LHS packer call: `m` rows of `k` values of `T` (f32, f16 or bf16),
+/// `lhs_stride` bytes apart.
 ///
 /// # Safety
 ///
 /// `lhs` is valid for reads of those rows (KleidiAI's contract); `m >= 1`.
-unsafe fn lhs_rows<'a>(f: &str, m: usize, k: usize, lhs: *const f32, lhs_stride: usize) -> Option<(&'a [f32], usize)> {
+unsafe fn lhs_rows<'a, T: Element>(
+    f: &str,
+    m: usize,
+    k: usize,
+    lhs: *const T,
+    lhs_stride: usize,
+) -> Option<(&'a [T], usize)> {
+    let e = T::SIZE;
     if lhs.is_null() {
         fail!(f, None, "lhs is null");
     }
-    if !lhs_stride.is_multiple_of(4) || !(lhs as usize).is_multiple_of(4) {
-        fail!(f, None, "lhs_stride = {lhs_stride} and the lhs address must be multiples of sizeof(float)");
+    if !lhs_stride.is_multiple_of(e) || !(lhs as usize).is_multiple_of(e) {
+        fail!(f, None, "lhs_stride = {lhs_stride} and the lhs address must be multiples of sizeof({}), {e}", T::NAME);
     }
-    let stride = lhs_stride / 4;
+    let stride = lhs_stride / e;
     if stride < k {
-        fail!(f, None, "lhs_stride = {lhs_stride} bytes is less than a row of k = {k} floats");
+        fail!(f, None, "lhs_stride = {lhs_stride} bytes is less than a row of k = {k} values of {e} bytes");
     }
     let len = mul_add(f, m - 1, stride, k)?;
-    // SAFETY: the caller's contract: `m` rows of `k` floats, `stride` floats apart.
+    // SAFETY: the caller's contract: `m` rows of `k` values, `stride` values apart; the
+    // address is aligned for `T` (checked above).
     Some((unsafe { slice::from_raw_parts(lhs, len) }, stride))
 }
 
@@ -87,14 +97,14 @@ unsafe fn lhs_tiles<'a>(
 /// # Safety
 ///
 /// As [`lhs_rows`] and [`lhs_tiles`]; `m >= 1`.
-unsafe fn lhs_buffers<'a>(
+unsafe fn lhs_buffers<'a, T: Element>(
     f: &str,
     (m, k, mr, m_idx_start): (usize, usize, usize, usize),
     tile: usize,
-    lhs: *const f32,
+    lhs: *const T,
     lhs_stride: usize,
     lhs_packed: *mut c_void,
-) -> Option<(&'a [f32], usize, &'a mut [u8])> {
+) -> Option<(&'a [T], usize, &'a mut [u8])> {
     // SAFETY: forwarded from the caller's contract.
     let (rows, stride) = unsafe { lhs_rows(f, m, k, lhs, lhs_stride)? };
     // SAFETY: forwarded from the caller's contract.
@@ -252,8 +262,18 @@ macro_rules! kai_packer {
         }
     };
 
-    // `lhs_quant_pack_qai8dxp_*`: per-row int8.
+    // `lhs_quant_pack_qai8dxp_f32`, `_f16_neon`, `_bf16_neon`: per-row int8 from f32 (`lhs` is
+    // `const float*`), f16 or bf16 (`const void*` in KleidiAI's header).
     (qai8dxp, $name:ident) => {
+        kai_packer!(@qai8dxp $name, f32, quantize_pack);
+    };
+    (qai8dxp_f16, $name:ident) => {
+        kai_packer!(@qai8dxp $name, half::f16, quantize_pack_f16);
+    };
+    (qai8dxp_bf16, $name:ident) => {
+        kai_packer!(@qai8dxp $name, half::bf16, quantize_pack_bf16);
+    };
+    (@qai8dxp $name:ident, $elem:ty, $packer:ident) => {
         kai_packer!(@lhs_common $name);
         paste::paste! {
             #[doc = concat!("KleidiAI `kai_get_lhs_packed_offset_", stringify!($name), "`: the tile holding row `m_idx` (any row: a packing call may start mid-tile).")]
@@ -276,7 +296,7 @@ macro_rules! kai_packer {
             ///
             /// # Safety
             ///
-            /// KleidiAI's contract: `lhs` holds `m` rows of `k` floats `lhs_stride` bytes apart and
+            /// KleidiAI's contract: `lhs` holds `m` rows of `k` values `lhs_stride` bytes apart and
             /// `lhs_packed` the tiles of rows `m_idx_start .. m_idx_start + m`.
             #[unsafe(no_mangle)]
             #[allow(clippy::too_many_arguments)]
@@ -287,7 +307,7 @@ macro_rules! kai_packer {
                 kr: usize,
                 sr: usize,
                 m_idx_start: usize,
-                lhs: *const f32,
+                lhs: *const $elem,
                 lhs_stride: usize,
                 lhs_packed: *mut c_void,
             ) {
@@ -301,7 +321,7 @@ macro_rules! kai_packer {
                 // SAFETY: forwarded from the caller's contract; m >= 1.
                 let bufs = unsafe { lhs_buffers(f, (m, k, mr, m_idx_start), tile, lhs, lhs_stride, lhs_packed) };
                 let Some((rows, stride, out)) = bufs else { return };
-                check!(f, (), qai8dxp::quantize_pack(&p, m, k, m_idx_start, rows, stride, out));
+                check!(f, (), qai8dxp::$packer(&p, m, k, m_idx_start, rows, stride, out));
             }
         }
     };
@@ -684,6 +704,8 @@ macro_rules! kai_packers {
 
 kai_packers! {
     lhs_quant_pack_qai8dxp_f32: qai8dxp;
+    lhs_quant_pack_qai8dxp_f16_neon: qai8dxp_f16;
+    lhs_quant_pack_qai8dxp_bf16_neon: qai8dxp_bf16;
     lhs_quant_pack_qsi8d32p_f32: qsi8d32p;
     rhs_pack_nxk_qsi4cxp_qs4cxs1s0: qsi4cxp, NxK;
     rhs_pack_kxn_qsi4cxp_qs4cxs1s0: qsi4cxp, KxN;
