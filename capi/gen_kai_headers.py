@@ -8,8 +8,11 @@ enum layouts and values); the text is this script's. The data below mirrors the 
 capi/src/kai.rs and capi/src/kai/pack.rs (capi/tests/c/check_symbols.py checks that the library
 exports exactly what these headers declare):
 
-* FAMILIES: per KleidiAI matmul family, the parameter lists that differ and one entry per
-  kernel. A kernel is one entry here and one row of its kai_family! table in kai.rs.
+* FAMILIES: per KleidiAI matmul family (keyed by the qgemm family name, which is also the
+  golden cases' `family`), its output type, the parameter lists that differ and one entry per
+  kernel. The output type (f32, f16, bf16) gives KleidiAI's directory and names
+  (matmul_clamp_<dst>_<lhs>_<rhs>) and the type of run_matmul's dst (float* for f32, void* for
+  the 16-bit outputs). A kernel is one entry here and one row of its kai_family! table in kai.rs.
 * PACKERS: one row per packer (name, format, raw layout); FORMATS gives each format's
   functions. A packer of an existing format is one row here and one row of kai_packers! in
   pack.rs.
@@ -32,13 +35,22 @@ BANNER = ("/* qgemm: KleidiAI-compatible declarations (link against libqgemm_cap
 
 # ---- matmul families: the parameter lists that differ, and the kernels ----------------------
 
-RUN_COMMON = ("const void* lhs_packed", "const void* rhs_packed", "float* dst", "size_t dst_stride_row",
-              "size_t dst_stride_col", "float scalar_min", "float scalar_max")
+# Output types: the C type of run_matmul's dst.
+DST_C = {"f32": "float*", "f16": "void*", "bf16": "void*"}
+
+
+def run_common(dst):
+    return ("const void* lhs_packed", "const void* rhs_packed", f"{DST_C[dst]} dst", "size_t dst_stride_row",
+            "size_t dst_stride_col", "float scalar_min", "float scalar_max")
+
+
+PER_CHANNEL = {"lhs_offset": ("size_t m_idx", "size_t k"), "rhs_offset": ("size_t n_idx", "size_t k"),
+               "run_head": ("size_t m", "size_t n", "size_t k")}
+PER_BLOCK_RHS = {"lhs_offset": ("size_t m_idx", "size_t k"), "rhs_offset": ("size_t n_idx", "size_t k", "size_t bl"),
+                 "run_head": ("size_t m", "size_t n", "size_t k", "size_t bl")}
 FAMILIES = {
     "qai8dxp_qsi4cxp": {
-        "lhs_offset": ("size_t m_idx", "size_t k"),
-        "rhs_offset": ("size_t n_idx", "size_t k"),
-        "run": ("size_t m", "size_t n", "size_t k") + RUN_COMMON,
+        "dst": "f32", "kai": "qai8dxp_qsi4cxp", **PER_CHANNEL,
         "what": "int4 weights with per-channel f32 scales (qsi4cxp) x int8 activations quantized per row (qai8dxp)",
         "kernels": [
             "qai8dxp1x4_qsi4cxp4x4_1x4_neon_dotprod",
@@ -53,9 +65,7 @@ FAMILIES = {
         ],
     },
     "qai8dxp_qsi4c32p": {
-        "lhs_offset": ("size_t m_idx", "size_t k"),
-        "rhs_offset": ("size_t n_idx", "size_t k", "size_t bl"),
-        "run": ("size_t m", "size_t n", "size_t k", "size_t bl") + RUN_COMMON,
+        "dst": "f32", "kai": "qai8dxp_qsi4c32p", **PER_BLOCK_RHS,
         "what": "int4 weights with per-block bf16 scales (qsi4c32p) x int8 activations quantized per row (qai8dxp)",
         "kernels": [
             "qai8dxp1x4_qsi4c32p4x4_1x4_neon_dotprod",
@@ -72,9 +82,10 @@ FAMILIES = {
         ],
     },
     "qsi8d32p_qsi4c32p": {
+        "dst": "f32", "kai": "qsi8d32p_qsi4c32p",
         "lhs_offset": ("size_t m_idx", "size_t k", "size_t bl"),
         "rhs_offset": ("size_t n_idx", "size_t k", "size_t bl"),
-        "run": ("size_t m", "size_t n", "size_t k", "size_t bl") + RUN_COMMON,
+        "run_head": ("size_t m", "size_t n", "size_t k", "size_t bl"),
         "what": "int4 weights with per-block f16 scales (GGML Q4_0) x int8 activations quantized per block (qsi8d32p)",
         "kernels": [
             "qsi8d32p1x4_qsi4c32p4x4_1x4_neon_dotprod",
@@ -85,9 +96,7 @@ FAMILIES = {
         ],
     },
     "qai8dxp_qsi8cxp": {
-        "lhs_offset": ("size_t m_idx", "size_t k"),
-        "rhs_offset": ("size_t n_idx", "size_t k"),
-        "run": ("size_t m", "size_t n", "size_t k") + RUN_COMMON,
+        "dst": "f32", "kai": "qai8dxp_qsi8cxp", **PER_CHANNEL,
         "what": "int8 weights with per-channel f32 scales (qsi8cxp) x int8 activations quantized per row (qai8dxp)",
         "kernels": [
             "qai8dxp1x4_qsi8cxp4x4_1x4_neon_dotprod",
@@ -96,11 +105,62 @@ FAMILIES = {
             "qai8dxp4x8_qsi8cxp4x8_16x4_neon_i8mm",
         ],
     },
+    "f16_qai8dxp_qsi4cxp": {
+        "dst": "f16", "kai": "qai8dxp_qsi4cxp", **PER_CHANNEL,
+        "what": "int4 weights with per-channel f32 scales (qsi4cxp) x f16 activations quantized to int8 per row"
+                " (qai8dxp, lhs_quant_pack_qai8dxp_f16_neon)",
+        "kernels": [
+            "qai8dxp1x4_qsi4cxp4x4_1x4_neon_dotprod",
+            "qai8dxp1x8_qsi4cxp4x8_1x4_neon_dotprod",
+            "qai8dxp4x4_qsi4cxp4x4_16x4_neon_dotprod",
+            "qai8dxp4x8_qsi4cxp4x8_16x4_neon_i8mm",
+        ],
+    },
+    "f16_qai8dxp_qsi8cxp": {
+        "dst": "f16", "kai": "qai8dxp_qsi8cxp", **PER_CHANNEL,
+        "what": "int8 weights with per-channel f32 scales (qsi8cxp) x f16 activations quantized to int8 per row"
+                " (qai8dxp, lhs_quant_pack_qai8dxp_f16_neon)",
+        "kernels": [
+            "qai8dxp1x4_qsi8cxp4x4_1x4_neon_dotprod",
+            "qai8dxp1x8_qsi8cxp4x8_1x4_neon_dotprod",
+            "qai8dxp4x4_qsi8cxp4x4_16x4_neon_dotprod",
+            "qai8dxp4x8_qsi8cxp4x8_16x4_neon_i8mm",
+        ],
+    },
+    "bf16_qai8dxp_qsi4cxp": {
+        "dst": "bf16", "kai": "qai8dxp_qsi4cxp", **PER_CHANNEL,
+        "what": "int4 weights with per-channel f32 scales (qsi4cxp) x bf16 activations quantized to int8 per row"
+                " (qai8dxp, lhs_quant_pack_qai8dxp_bf16_neon)",
+        "kernels": [
+            "qai8dxp1x8_qsi4cxp8x8_1x8_neon_dotprod",
+            "qai8dxp4x8_qsi4cxp8x8_8x8_neon_i8mm",
+        ],
+    },
+    "bf16_qai8dxp_qsi4c32p": {
+        "dst": "bf16", "kai": "qai8dxp_qsi4c32p", **PER_BLOCK_RHS,
+        "what": "int4 weights with per-block bf16 scales (qsi4c32p) x bf16 activations quantized to int8 per row"
+                " (qai8dxp, lhs_quant_pack_qai8dxp_bf16_neon)",
+        "kernels": [
+            "qai8dxp1x8_qsi4c32p4x8_1x4_neon_dotprod",
+            "qai8dxp4x8_qsi4c32p4x8_16x4_neon_i8mm",
+        ],
+    },
 }
+
+
+def kai_family(fam):
+    """KleidiAI's name of a family: matmul_clamp_<dst>_<lhs>_<rhs>."""
+    return f"matmul_clamp_{FAMILIES[fam]['dst']}_{FAMILIES[fam]['kai']}"
+
+
+def kernel_name(fam, kernel):
+    """KleidiAI's name of a kernel: matmul_clamp_<dst>_ + the kernel's entry."""
+    return f"matmul_clamp_{FAMILIES[fam]['dst']}_{kernel}"
 
 # (suffix, return type, parameters, comment): the eleven functions of a matmul kernel.
 def kernel_functions(fam):
     f = FAMILIES[fam]
+    dst = f["dst"]
     return [
         ("get_m_step", "size_t", ("void",), "rows of one kernel iteration: sub-rectangles start at multiples of it"),
         ("get_n_step", "size_t", ("void",), "columns of one kernel iteration: sub-rectangles start at multiples of it"),
@@ -112,8 +172,11 @@ def kernel_functions(fam):
         ("get_rhs_packed_offset", "size_t", f["rhs_offset"], "byte offset of the packed RHS tile holding channel n_idx"),
         ("get_dst_offset", "size_t", ("size_t m_idx", "size_t n_idx", "size_t dst_stride"),
          "byte offset of output (m_idx, n_idx) with rows dst_stride bytes apart"),
-        ("get_dst_size", "size_t", ("size_t m", "size_t n"), "bytes of an m x n f32 output"),
-        ("run_matmul", "void", f["run"], "computes the m x n rectangle of dst (clamped to [scalar_min, scalar_max])"),
+        ("get_dst_size", "size_t", ("size_t m", "size_t n"), f"bytes of an m x n {dst} output"),
+        ("run_matmul", "void", f["run_head"] + run_common(dst),
+         "computes the m x n rectangle of dst (clamped to [scalar_min, scalar_max])" if dst == "f32" else
+         f"computes the m x n rectangle of dst as {dst} values (dst_stride_col = 2), clamped to"
+         " [scalar_min, scalar_max] in f32 before the conversion"),
     ]
 
 
@@ -142,13 +205,13 @@ def guard_of(path):
 
 
 def family_dir(fam):
-    return f"kai/ukernels/matmul/matmul_clamp_f32_{fam}"
+    return f"kai/ukernels/matmul/{kai_family(fam)}"
 
 
 def kernel_header(fam, kernel):
-    name = f"matmul_clamp_f32_{kernel}"
+    name = kernel_name(fam, kernel)
     path = f"{family_dir(fam)}/kai_{name}.h"
-    body = [f"/* KleidiAI kernel {name}: {FAMILIES[fam]['what']}, f32 output."
+    body = [f"/* KleidiAI kernel {name}: {FAMILIES[fam]['what']}, {FAMILIES[fam]['dst']} output."
             " qgemm runs it with its own kernels of the same packing (docs/c-api.md). */", ""]
     for fn, ret, ps, what in kernel_functions(fam):
         prefix = "kai_run_" if fn == "run_matmul" else f"kai_{fn}_"
@@ -157,9 +220,9 @@ def kernel_header(fam, kernel):
 
 
 def interface_header(fam):
-    path = f"{family_dir(fam)}/kai_matmul_clamp_f32_{fam}_interface.h"
-    t = f"kai_matmul_clamp_f32_{fam}"
-    body = [f"/* The interface of every matmul_clamp_f32_{fam} kernel: one function-pointer type per"
+    path = f"{family_dir(fam)}/kai_{kai_family(fam)}_interface.h"
+    t = f"kai_{kai_family(fam)}"
+    body = [f"/* The interface of every {kai_family(fam)} kernel: one function-pointer type per"
             " function and the struct that holds a kernel's eleven functions. */", ""]
     for fn, ret, ps, _ in kernel_functions(fam):
         p = params(ps)
@@ -226,11 +289,11 @@ RHS_SIZES = [
 ]
 
 
-def lhs_functions(bl):
+def lhs_functions(bl, src="f32"):
     b = ("size_t bl",) if bl else ()
     return [
         ("get_m_step", "size_t", ("size_t mr",), "rows per packing step: mr"),
-        ("get_lhs_offset", "size_t", ("size_t m_idx", "size_t lhs_stride"), "byte offset of row m_idx in the f32 input"),
+        ("get_lhs_offset", "size_t", ("size_t m_idx", "size_t lhs_stride"), f"byte offset of row m_idx in the {src} input"),
         ("get_lhs_packed_offset", "size_t", ("size_t m_idx", "size_t k") + b + ("size_t mr", "size_t kr", "size_t sr"),
          "byte offset of the packed tile holding row m_idx"),
         ("get_lhs_packed_size", "size_t", ("size_t m", "size_t k") + b + ("size_t mr", "size_t kr", "size_t sr"),
@@ -245,6 +308,24 @@ FORMATS = {
             ("run", "void", ("size_t m", "size_t k", "size_t mr", "size_t kr", "size_t sr", "size_t m_idx_start",
                              "const float* lhs", "size_t lhs_stride", "void* lhs_packed"),
              "packs m rows; lhs points at the first row to pack, lhs_stride in bytes"),
+        ]),
+    "qai8dxp_f16": lambda name, orient: (
+        "Quantizes f16 activations to int8 per row and packs them (qai8dxp), for the matmul_clamp_f16_qai8dxp_*"
+        " kernels. Each row gets its own zero point: with mr = 4 and kr / sr = 4 KleidiAI's packer adds another"
+        " row's, so there the bytes differ from KleidiAI's (docs/c-api.md). No FEAT_FP16 needed.", None,
+        lhs_functions(False, "f16") + [
+            ("run", "void", ("size_t m", "size_t k", "size_t mr", "size_t kr", "size_t sr", "size_t m_idx_start",
+                             "const void* lhs", "size_t lhs_stride", "void* lhs_packed"),
+             "packs m rows of f16 values; lhs points at the first row to pack, lhs_stride in bytes;"
+             " kr / sr must be 4 or 8 and m_idx_start a multiple of mr"),
+        ]),
+    "qai8dxp_bf16": lambda name, orient: (
+        "Quantizes bf16 activations to int8 per row and packs them (qai8dxp), for the matmul_clamp_bf16_qai8dxp_*"
+        " kernels. No FEAT_BF16 needed.", None, lhs_functions(False, "bf16") + [
+            ("run", "void", ("size_t m", "size_t k", "size_t mr", "size_t kr", "size_t sr", "size_t m_idx_start",
+                             "const void* lhs", "size_t lhs_stride", "void* lhs_packed"),
+             "packs m rows of bf16 values; lhs points at the first row to pack, lhs_stride in bytes;"
+             " kr / sr must be 8 and m_idx_start a multiple of mr"),
         ]),
     "qsi8d32p": lambda name, orient: (
         "Quantizes f32 activations to int8 per block of bl and packs them (qsi8d32p).", None, lhs_functions(True) + [
@@ -290,6 +371,8 @@ FORMATS = {
 # One row per packer: (KleidiAI name, format, layout of the raw input or None).
 PACKERS = [
     ("lhs_quant_pack_qai8dxp_f32", "qai8dxp", None),
+    ("lhs_quant_pack_qai8dxp_f16_neon", "qai8dxp_f16", None),
+    ("lhs_quant_pack_qai8dxp_bf16_neon", "qai8dxp_bf16", None),
     ("lhs_quant_pack_qsi8d32p_f32", "qsi8d32p", None),
     ("rhs_pack_nxk_qsi4cxp_qs4cxs1s0", "qsi4cxp", "nxk"),
     ("rhs_pack_kxn_qsi4cxp_qs4cxs1s0", "qsi4cxp", "kxn"),
@@ -322,13 +405,13 @@ def test_kernel_table():
            " * headers at KleidiAI's paths, one interface struct per kernel (positional, as KleidiAI's examples do).",
            " * Generated by capi/gen_kai_headers.py from its kernel table; do not edit. */", ""]
     for fam, f in FAMILIES.items():
-        out.append(f'#include "{family_dir(fam)}/kai_matmul_clamp_f32_{fam}_interface.h"')
-        out += [f'#include "{family_dir(fam)}/kai_matmul_clamp_f32_{k}.h"' for k in f["kernels"]]
+        out.append(f'#include "{family_dir(fam)}/kai_{kai_family(fam)}_interface.h"')
+        out += [f'#include "{family_dir(fam)}/kai_{kernel_name(fam, k)}.h"' for k in f["kernels"]]
     for fam, f in FAMILIES.items():
-        out += ["", f"static const struct {{ const char* name; struct kai_matmul_clamp_f32_{fam}_ukernel uk; }} "
+        out += ["", f"static const struct {{ const char* name; struct kai_{kai_family(fam)}_ukernel uk; }} "
                     f"{fam}_kernels[] = {{"]
         for k in f["kernels"]:
-            name = f"matmul_clamp_f32_{k}"
+            name = kernel_name(fam, k)
             fns = [("kai_run_" if fn == "run_matmul" else f"kai_{fn}_") + name for fn, _, _, _ in kernel_functions(fam)]
             out.append(f'    {{"{k}",\n        {{' + ",\n          ".join(fns) + "}},")
         out.append("};")
