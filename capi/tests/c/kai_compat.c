@@ -5,10 +5,16 @@
  * KleidiAI itself. For every (golden case, kernel) line of the plan read on stdin (kai_plan.py), it
  * checks bit for bit against KleidiAI's recorded output:
  *   - the kernel getters (m_step, n_step, mr, nr, kr, sr, offsets at one step, dst size),
- *   - the packer getters (packed sizes, offsets, RHS stride) and the packed LHS and RHS bytes,
- *   - dst with the `none` and `tight` clamps, run on the whole output with a padded row stride
- *     (padding must stay untouched), and on a grid of m_step x n_step sub-rectangles addressed
- *     through the kernel's offset getters, exactly as a KleidiAI user splits work between threads.
+ *   - the packer getters (packed sizes, offsets, RHS stride) and the packed LHS and RHS bytes (the
+ *     LHS also packed in two calls with m_idx_start); the one known difference: qgemm's f16 LHS
+ *     packer gives each row its own zero point where KleidiAI's (mr 4, kr/sr 4) adds another row's,
+ *     so there the bytes must differ by exactly that and nothing else (test_util.h),
+ *   - dst (f32, or f16/bf16 bit patterns) with the `none` and `tight` clamps, computed on
+ *     KleidiAI's packed bytes, run on the whole output with a padded row stride and a canary on
+ *     each side (padding and canaries must stay untouched), and on a grid of m_step x n_step
+ *     sub-rectangles addressed through the kernel's offset getters, exactly as a KleidiAI user
+ *     splits work between threads.
+ * The families are one table (FAMILIES below); their kernels are kai_kernels.h's tables.
  * As a KleidiAI user does, a kernel runs only where the CPU has its ISA (HWCAP_ASIMDDP for dotprod,
  * HWCAP2_I8MM for i8mm); elsewhere its getters and packers are still checked. KAI_COMPAT_RUN_ALL=1
  * runs every kernel on any CPU (for a library that falls back to portable code).
@@ -21,6 +27,8 @@
 #include <string.h>
 
 #include "kai/kai_common.h"
+#include "kai/ukernels/matmul/pack/kai_lhs_quant_pack_qai8dxp_bf16_neon.h"
+#include "kai/ukernels/matmul/pack/kai_lhs_quant_pack_qai8dxp_f16_neon.h"
 #include "kai/ukernels/matmul/pack/kai_lhs_quant_pack_qai8dxp_f32.h"
 #include "kai/ukernels/matmul/pack/kai_lhs_quant_pack_qsi8d32p_f32.h"
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_kxn_qsi4c32p_qsu4c32s1s0.h"
@@ -35,15 +43,53 @@
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-enum family { F_CXP, F_C32P, F_D32P, F_I8CXP, N_FAMILIES };
+/* The LHS packers (by input type) and the RHS packer formats the families use. */
+enum lhs_kind { LHS_F32, LHS_F16, LHS_BF16, LHS_QSI8D32P };
+enum rhs_kind { RHS_QSI4CXP, RHS_QSI4C32P, RHS_Q4_0, RHS_QSI8CXP };
+
+/* The families, one row each: the golden cases' family name (its table in kai_kernels.h is
+ * <name>_kernels), KleidiAI's family name (interface struct kai_<that>_ukernel), bytes of an output
+ * element, the LHS packer, the RHS packer, and whether get_lhs_packed_offset takes bl and whether
+ * get_rhs_packed_offset and run_matmul do (BL) or not (NO_BL). A family is one row here. */
+#define FAMILIES(X)                                                                                               \
+    X(qai8dxp_qsi4cxp, matmul_clamp_f32_qai8dxp_qsi4cxp, 4, LHS_F32, RHS_QSI4CXP, NO_BL, NO_BL)                  \
+    X(qai8dxp_qsi4c32p, matmul_clamp_f32_qai8dxp_qsi4c32p, 4, LHS_F32, RHS_QSI4C32P, NO_BL, BL)                   \
+    X(qsi8d32p_qsi4c32p, matmul_clamp_f32_qsi8d32p_qsi4c32p, 4, LHS_QSI8D32P, RHS_Q4_0, BL, BL)                  \
+    X(qai8dxp_qsi8cxp, matmul_clamp_f32_qai8dxp_qsi8cxp, 4, LHS_F32, RHS_QSI8CXP, NO_BL, NO_BL)                  \
+    X(f16_qai8dxp_qsi4cxp, matmul_clamp_f16_qai8dxp_qsi4cxp, 2, LHS_F16, RHS_QSI4CXP, NO_BL, NO_BL)              \
+    X(f16_qai8dxp_qsi8cxp, matmul_clamp_f16_qai8dxp_qsi8cxp, 2, LHS_F16, RHS_QSI8CXP, NO_BL, NO_BL)              \
+    X(bf16_qai8dxp_qsi4cxp, matmul_clamp_bf16_qai8dxp_qsi4cxp, 2, LHS_BF16, RHS_QSI4CXP, NO_BL, NO_BL)           \
+    X(bf16_qai8dxp_qsi4c32p, matmul_clamp_bf16_qai8dxp_qsi4c32p, 2, LHS_BF16, RHS_QSI4C32P, NO_BL, BL)
+#define BL(x) , x
+#define NO_BL(x)
+
+enum family {
+#define X(id, ...) F_##id,
+    FAMILIES(X)
+#undef X
+    N_FAMILIES
+};
+
+static const struct family_info {
+    const char* name;
+    size_t dst_bytes;
+    enum lhs_kind lhs;
+    enum rhs_kind rhs;
+    size_t kernels;
+} family_info[N_FAMILIES] = {
+#define X(id, kf, esz, lhs, rhs, lb, rb) {#id, esz, lhs, rhs, COUNT(id##_kernels)},
+    FAMILIES(X)
+#undef X
+};
 
 /* One kernel of any family, seen through its family's interface struct. */
 struct kernel {
     enum family fam;
-    const struct kai_matmul_clamp_f32_qai8dxp_qsi4cxp_ukernel* cxp;
-    const struct kai_matmul_clamp_f32_qai8dxp_qsi4c32p_ukernel* c32p;
-    const struct kai_matmul_clamp_f32_qsi8d32p_qsi4c32p_ukernel* d32p;
-    const struct kai_matmul_clamp_f32_qai8dxp_qsi8cxp_ukernel* i8cxp;
+    union {
+#define X(id, kf, ...) const struct kai_##kf##_ukernel* id;
+        FAMILIES(X)
+#undef X
+    } uk;
     size_t index; /* in its family's table */
 };
 
@@ -73,86 +119,182 @@ static void check_bytes(const char* what, const void* got, const void* want, siz
     }
 }
 
-/* `call` (e.g. `get_mr()`) on the interface struct of `k`'s family: for the functions whose
- * parameter lists every family shares. */
-#define ANY_FAMILY(k, call)                 \
-    switch ((k)->fam) {                     \
-    case F_CXP: return (k)->cxp->call;      \
-    case F_C32P: return (k)->c32p->call;    \
-    case F_D32P: return (k)->d32p->call;    \
-    default: return (k)->i8cxp->call;       \
+/* The packed LHS against KleidiAI's bytes. `borrowed`: the f16 packing with mr = 4 and kr / sr = 4,
+ * where KleidiAI's packer adds another row's zero point and qgemm's the row's own (test_util.h):
+ * there the bytes must be equal except for exactly that. */
+static size_t lhs_borrowed_packs, lhs_borrowed_bytes;
+static void check_lhs(const char* what, const uint8_t* got, const uint8_t* want, size_t len, int borrowed, size_t m,
+                      size_t k) {
+    if (!borrowed) {
+        check_bytes(what, got, want, len);
+        return;
     }
-
-static size_t k_m_step(const struct kernel* k) { ANY_FAMILY(k, get_m_step()) }
-static size_t k_n_step(const struct kernel* k) { ANY_FAMILY(k, get_n_step()) }
-static size_t k_mr(const struct kernel* k) { ANY_FAMILY(k, get_mr()) }
-static size_t k_nr(const struct kernel* k) { ANY_FAMILY(k, get_nr()) }
-static size_t k_kr(const struct kernel* k) { ANY_FAMILY(k, get_kr()) }
-static size_t k_sr(const struct kernel* k) { ANY_FAMILY(k, get_sr()) }
-static size_t k_dst_off(const struct kernel* k, size_t m_idx, size_t n_idx, size_t stride) {
-    ANY_FAMILY(k, get_dst_offset(m_idx, n_idx, stride))
+    const char* why;
+    const size_t differ = f16_lhs_borrowed_zero_points(got, want, len, m, k, &why);
+    checks++;
+    if (differ == SIZE_MAX) {
+        failures++;
+        fprintf(stderr, "FAIL %s: %s: %s\n", cur, what, why);
+    } else if (differ > 0) {
+        lhs_borrowed_packs++;
+        lhs_borrowed_bytes += differ;
+    }
 }
-static size_t k_dst_size(const struct kernel* k, size_t m, size_t n) { ANY_FAMILY(k, get_dst_size(m, n)) }
 
-/* The functions whose parameter lists differ: the per-channel families (cxp, i8cxp) take no bl,
- * c32p takes bl for the RHS offset and run, d32p for both offsets and run. */
-static size_t k_lhs_off(const struct kernel* k, size_t m_idx, size_t kk, size_t bl) {
-    switch (k->fam) {
-    case F_CXP: return k->cxp->get_lhs_packed_offset(m_idx, kk);
-    case F_C32P: return k->c32p->get_lhs_packed_offset(m_idx, kk);
-    case F_D32P: return k->d32p->get_lhs_packed_offset(m_idx, kk, bl);
-    default: return k->i8cxp->get_lhs_packed_offset(m_idx, kk);
+/* A switch over the kernel's family; X(id, ...) gives each case. */
+#define ON_FAMILY(k, X)           \
+    switch ((k)->fam) {           \
+        FAMILIES(X)               \
+    default: abort();             \
     }
+
+/* The functions whose parameter lists every family shares. */
+static size_t k_m_step(const struct kernel* k) {
+#define X(id, ...) case F_##id: return k->uk.id->get_m_step();
+    ON_FAMILY(k, X)
+#undef X
+}
+static size_t k_n_step(const struct kernel* k) {
+#define X(id, ...) case F_##id: return k->uk.id->get_n_step();
+    ON_FAMILY(k, X)
+#undef X
+}
+static size_t k_mr(const struct kernel* k) {
+#define X(id, ...) case F_##id: return k->uk.id->get_mr();
+    ON_FAMILY(k, X)
+#undef X
+}
+static size_t k_nr(const struct kernel* k) {
+#define X(id, ...) case F_##id: return k->uk.id->get_nr();
+    ON_FAMILY(k, X)
+#undef X
+}
+static size_t k_kr(const struct kernel* k) {
+#define X(id, ...) case F_##id: return k->uk.id->get_kr();
+    ON_FAMILY(k, X)
+#undef X
+}
+static size_t k_sr(const struct kernel* k) {
+#define X(id, ...) case F_##id: return k->uk.id->get_sr();
+    ON_FAMILY(k, X)
+#undef X
+}
+static size_t k_dst_off(const struct kernel* k, size_t m_idx, size_t n_idx, size_t stride) {
+#define X(id, ...) case F_##id: return k->uk.id->get_dst_offset(m_idx, n_idx, stride);
+    ON_FAMILY(k, X)
+#undef X
+}
+static size_t k_dst_size(const struct kernel* k, size_t m, size_t n) {
+#define X(id, ...) case F_##id: return k->uk.id->get_dst_size(m, n);
+    ON_FAMILY(k, X)
+#undef X
+}
+
+/* The functions whose parameter lists differ: bl where the family's row says so. */
+static size_t k_lhs_off(const struct kernel* k, size_t m_idx, size_t kk, size_t bl) {
+#define X(id, kf, esz, lhs, rhs, lb, rb) case F_##id: return k->uk.id->get_lhs_packed_offset(m_idx, kk lb(bl));
+    ON_FAMILY(k, X)
+#undef X
 }
 static size_t k_rhs_off(const struct kernel* k, size_t n_idx, size_t kk, size_t bl) {
-    switch (k->fam) {
-    case F_CXP: return k->cxp->get_rhs_packed_offset(n_idx, kk);
-    case F_C32P: return k->c32p->get_rhs_packed_offset(n_idx, kk, bl);
-    case F_D32P: return k->d32p->get_rhs_packed_offset(n_idx, kk, bl);
-    default: return k->i8cxp->get_rhs_packed_offset(n_idx, kk);
-    }
+#define X(id, kf, esz, lhs, rhs, lb, rb) case F_##id: return k->uk.id->get_rhs_packed_offset(n_idx, kk rb(bl));
+    ON_FAMILY(k, X)
+#undef X
 }
+/* run_matmul; dst_stride_col is the family's element size. */
 static void k_run(const struct kernel* k, size_t m, size_t n, size_t kk, size_t bl, const void* lhs_p,
-                  const void* rhs_p, float* dst, size_t stride, float lo, float hi) {
-    switch (k->fam) {
-    case F_CXP: k->cxp->run_matmul(m, n, kk, lhs_p, rhs_p, dst, stride, sizeof(float), lo, hi); break;
-    case F_C32P: k->c32p->run_matmul(m, n, kk, bl, lhs_p, rhs_p, dst, stride, sizeof(float), lo, hi); break;
-    case F_D32P: k->d32p->run_matmul(m, n, kk, bl, lhs_p, rhs_p, dst, stride, sizeof(float), lo, hi); break;
-    default: k->i8cxp->run_matmul(m, n, kk, lhs_p, rhs_p, dst, stride, sizeof(float), lo, hi); break;
-    }
+                  const void* rhs_p, void* dst, size_t stride, float lo, float hi) {
+#define X(id, kf, esz, lhs, rhs, lb, rb)                                                                \
+    case F_##id: k->uk.id->run_matmul(m, n, kk rb(bl), lhs_p, rhs_p, dst, stride, esz, lo, hi); return;
+    ON_FAMILY(k, X)
+#undef X
 }
 
 /* The kernel tables of kai_kernels.h, by family. */
-#define FIND(table, field, family_id)                                                                   \
-    for (size_t i = 0; i < COUNT(table); i++)                                                           \
-        if (strcmp(name, table[i].name) == 0) return (out->fam = family_id, out->field = &table[i].uk, out->index = i), 1;
-static const size_t family_sizes[N_FAMILIES] = {COUNT(qai8dxp_qsi4cxp_kernels), COUNT(qai8dxp_qsi4c32p_kernels),
-                                                COUNT(qsi8d32p_qsi4c32p_kernels), COUNT(qai8dxp_qsi8cxp_kernels)};
-
 static int find_kernel(const char* fam, const char* name, struct kernel* out) {
     memset(out, 0, sizeof *out);
-    if (strcmp(fam, "qai8dxp_qsi4cxp") == 0) {
-        FIND(qai8dxp_qsi4cxp_kernels, cxp, F_CXP)
-    } else if (strcmp(fam, "qai8dxp_qsi4c32p") == 0) {
-        FIND(qai8dxp_qsi4c32p_kernels, c32p, F_C32P)
-    } else if (strcmp(fam, "qsi8d32p_qsi4c32p") == 0) {
-        FIND(qsi8d32p_qsi4c32p_kernels, d32p, F_D32P)
-    } else if (strcmp(fam, "qai8dxp_qsi8cxp") == 0) {
-        FIND(qai8dxp_qsi8cxp_kernels, i8cxp, F_I8CXP)
+#define X(id, ...)                                                                                      \
+    if (strcmp(fam, #id) == 0) {                                                                        \
+        for (size_t i = 0; i < COUNT(id##_kernels); i++) {                                              \
+            if (strcmp(name, id##_kernels[i].name) == 0) {                                              \
+                out->fam = F_##id, out->uk.id = &id##_kernels[i].uk, out->index = i;                    \
+                return 1;                                                                               \
+            }                                                                                           \
+        }                                                                                               \
+        return 0;                                                                                       \
     }
+    FAMILIES(X)
+#undef X
     return 0;
 }
 
+/* ---- the LHS packers, by input type ----------------------------------------------------------- */
+
+static size_t lhs_elem(enum lhs_kind l) { return l == LHS_F16 || l == LHS_BF16 ? 2 : 4; }
+
+static size_t lhs_m_step(enum lhs_kind l, size_t mr) {
+    switch (l) {
+    case LHS_F32: return kai_get_m_step_lhs_quant_pack_qai8dxp_f32(mr);
+    case LHS_F16: return kai_get_m_step_lhs_quant_pack_qai8dxp_f16_neon(mr);
+    case LHS_BF16: return kai_get_m_step_lhs_quant_pack_qai8dxp_bf16_neon(mr);
+    default: return kai_get_m_step_lhs_quant_pack_qsi8d32p_f32(mr);
+    }
+}
+/* Byte offset of row m_idx in the unpacked input, rows `stride` bytes apart. */
+static size_t lhs_row_off(enum lhs_kind l, size_t m_idx, size_t stride) {
+    switch (l) {
+    case LHS_F32: return kai_get_lhs_offset_lhs_quant_pack_qai8dxp_f32(m_idx, stride);
+    case LHS_F16: return kai_get_lhs_offset_lhs_quant_pack_qai8dxp_f16_neon(m_idx, stride);
+    case LHS_BF16: return kai_get_lhs_offset_lhs_quant_pack_qai8dxp_bf16_neon(m_idx, stride);
+    default: return kai_get_lhs_offset_lhs_quant_pack_qsi8d32p_f32(m_idx, stride);
+    }
+}
+static size_t lhs_size(enum lhs_kind l, size_t m, size_t k, size_t bl, size_t mr, size_t kr, size_t sr) {
+    switch (l) {
+    case LHS_F32: return kai_get_lhs_packed_size_lhs_quant_pack_qai8dxp_f32(m, k, mr, kr, sr);
+    case LHS_F16: return kai_get_lhs_packed_size_lhs_quant_pack_qai8dxp_f16_neon(m, k, mr, kr, sr);
+    case LHS_BF16: return kai_get_lhs_packed_size_lhs_quant_pack_qai8dxp_bf16_neon(m, k, mr, kr, sr);
+    default: return kai_get_lhs_packed_size_lhs_quant_pack_qsi8d32p_f32(m, k, bl, mr, kr, sr);
+    }
+}
+static size_t lhs_packed_off(enum lhs_kind l, size_t m_idx, size_t k, size_t bl, size_t mr, size_t kr, size_t sr) {
+    switch (l) {
+    case LHS_F32: return kai_get_lhs_packed_offset_lhs_quant_pack_qai8dxp_f32(m_idx, k, mr, kr, sr);
+    case LHS_F16: return kai_get_lhs_packed_offset_lhs_quant_pack_qai8dxp_f16_neon(m_idx, k, mr, kr, sr);
+    case LHS_BF16: return kai_get_lhs_packed_offset_lhs_quant_pack_qai8dxp_bf16_neon(m_idx, k, mr, kr, sr);
+    default: return kai_get_lhs_packed_offset_lhs_quant_pack_qsi8d32p_f32(m_idx, k, bl, mr, kr, sr);
+    }
+}
+/* Packs rows [m_idx_start, m_idx_start + m) of the matrix at `lhs` (row 0; rows `stride` bytes
+ * apart) into `packed` (the tile of row m_idx_start). The qai8dxp packers take `lhs` at the first
+ * row to pack, the qsi8d32p packer at row 0 (interface.md 5.1/5.2). */
+static void lhs_pack(enum lhs_kind l, size_t m, size_t k, size_t bl, size_t mr, size_t kr, size_t sr,
+                     size_t m_idx_start, const void* lhs, size_t stride, void* packed) {
+    const void* first = (const uint8_t*)lhs + lhs_row_off(l, m_idx_start, stride);
+    switch (l) {
+    case LHS_F32:
+        kai_run_lhs_quant_pack_qai8dxp_f32(m, k, mr, kr, sr, m_idx_start, first, stride, packed);
+        break;
+    case LHS_F16:
+        kai_run_lhs_quant_pack_qai8dxp_f16_neon(m, k, mr, kr, sr, m_idx_start, first, stride, packed);
+        break;
+    case LHS_BF16:
+        kai_run_lhs_quant_pack_qai8dxp_bf16_neon(m, k, mr, kr, sr, m_idx_start, first, stride, packed);
+        break;
+    default: kai_run_lhs_quant_pack_qsi8d32p_f32(m, k, bl, mr, kr, sr, m_idx_start, lhs, stride, packed); break;
+    }
+}
+
 /* Runs the kernel over [0,m) x [0,n) split into tiles of tm x tn rows/columns (tm, tn multiples of
- * m_step, n_step), addressing each tile through the offset getters. `one_row`: call per row. */
+ * m_step, n_step), addressing each tile through the offset getters. */
 static void run_grid(const struct kernel* kn, size_t m, size_t n, size_t k, size_t bl, size_t tm, size_t tn,
-                     const uint8_t* lhs_p, const uint8_t* rhs_p, float* dst, size_t stride, float lo, float hi) {
+                     const uint8_t* lhs_p, const uint8_t* rhs_p, uint8_t* dst, size_t stride, float lo, float hi) {
     for (size_t m0 = 0; m0 < m; m0 += tm) {
         for (size_t n0 = 0; n0 < n; n0 += tn) {
             size_t mm = m - m0 < tm ? m - m0 : tm, nn = n - n0 < tn ? n - n0 : tn;
             size_t off = k_dst_off(kn, m0, n0, stride);
-            k_run(kn, mm, nn, k, bl, lhs_p + k_lhs_off(kn, m0, k, bl), rhs_p + k_rhs_off(kn, n0, k, bl),
-                  (float*)((uint8_t*)dst + off), stride, lo, hi);
+            k_run(kn, mm, nn, k, bl, lhs_p + k_lhs_off(kn, m0, k, bl), rhs_p + k_rhs_off(kn, n0, k, bl), dst + off,
+                  stride, lo, hi);
         }
     }
 }
@@ -183,7 +325,7 @@ int main(void) {
         }
         lines++;
         const size_t failures_before = failures;
-        snprintf(cur, sizeof cur, "%s m%zu n%zu k%zu bl%zu %s", name, m, n, k, bl, layout);
+        snprintf(cur, sizeof cur, "%s %s m%zu n%zu k%zu bl%zu %s", fam, name, m, n, k, bl, layout);
         struct kernel kn;
         if (!find_kernel(fam, name, &kn)) {
             fprintf(stderr, "FAIL %s: kernel not in the table\n", cur);
@@ -191,6 +333,8 @@ int main(void) {
             continue;
         }
         seen_mask[kn.fam] |= (size_t)1 << kn.index;
+        const struct family_info* fi = &family_info[kn.fam];
+        const size_t esz = fi->dst_bytes;
 
         if (corrupt == 2) dst_size++; /* --corrupt: a wrong getter expectation, checked on any CPU */
         /* Kernel getters. */
@@ -204,52 +348,41 @@ int main(void) {
         CHECK_EQ("get_sr", k_sr_, sr);
         CHECK_EQ("get_lhs_packed_offset(m_step)", k_lhs_off(&kn, m_step, k, bl), lhs_off_ms);
         CHECK_EQ("get_rhs_packed_offset(n_step)", k_rhs_off(&kn, n_step, k, bl), rhs_off_ns);
-        CHECK_EQ("get_dst_offset(m_step, n_step)", k_dst_off(&kn, m_step, n_step, 4 * n), dst_off);
+        CHECK_EQ("get_dst_offset(m_step, n_step)", k_dst_off(&kn, m_step, n_step, esz * n), dst_off);
         CHECK_EQ("get_dst_size", k_dst_size(&kn, m, n), dst_size);
         if (failures != failures_before) {
             /* Do not pack with wrong parameters. */
             continue;
         }
 
-        /* LHS: quantize and pack with the kernel's parameters. */
+        /* LHS: quantize and pack with the kernel's parameters (f32, f16 or bf16 rows of k values). */
         size_t len, lhs_len, lhsp_len, rhs_len, rhsp_len;
-        float* lhs = read_file(lhs_f, &lhs_len);
+        const enum lhs_kind lk = fi->lhs;
+        const size_t lstride = lhs_elem(lk) * k;
+        void* lhs = read_file(lhs_f, &lhs_len);
         uint8_t* lhsp_want = read_file(lhsp_f, &lhsp_len);
-        size_t lsz, loff;
-        if (kn.fam == F_D32P) {
-            lsz = kai_get_lhs_packed_size_lhs_quant_pack_qsi8d32p_f32(m, k, bl, mr, kr, sr);
-            loff = kai_get_lhs_packed_offset_lhs_quant_pack_qsi8d32p_f32(mr, k, bl, mr, kr, sr);
-        } else {
-            lsz = kai_get_lhs_packed_size_lhs_quant_pack_qai8dxp_f32(m, k, mr, kr, sr);
-            loff = kai_get_lhs_packed_offset_lhs_quant_pack_qai8dxp_f32(mr, k, mr, kr, sr);
-        }
+        CHECK_EQ("lhs file size", lhs_len, m * lstride);
+        const size_t lsz = lhs_size(lk, m, k, bl, mr, kr, sr);
         CHECK_EQ("lhs packed size", lsz, lhsp_size);
         CHECK_EQ("lhs packed size (file)", lhsp_len, lhsp_size);
-        CHECK_EQ("lhs packed offset at mr", loff, lhsp_off_mr);
+        CHECK_EQ("lhs packed offset at mr", lhs_packed_off(lk, mr, k, bl, mr, kr, sr), lhsp_off_mr);
+        CHECK_EQ("lhs packer m_step", lhs_m_step(lk, mr), mr);
+        CHECK_EQ("lhs row offset at mr", lhs_row_off(lk, mr, lstride), mr * lstride);
+        /* KleidiAI's f16 packer with mr = 4, kr / sr = 4 borrows zero points (test_util.h). */
+        const int borrowed = lk == LHS_F16 && mr == 4 && kr / sr == 4;
         uint8_t* lhsp = calloc(1, lsz + 1);
-        if (kn.fam == F_D32P)
-            kai_run_lhs_quant_pack_qsi8d32p_f32(m, k, bl, mr, kr, sr, 0, lhs, 4 * k, lhsp);
-        else
-            kai_run_lhs_quant_pack_qai8dxp_f32(m, k, mr, kr, sr, 0, lhs, 4 * k, lhsp);
-        if (lsz == lhsp_len) check_bytes("packed LHS", lhsp, lhsp_want, lsz);
-        /* The same, packed in two calls: rows [0, m1) then [m1, m) with m_idx_start = m1 (the
-         * qai8dxp packer takes `lhs` at row m1, the qsi8d32p packer at row 0, interface.md 5.1/5.2). */
-        size_t m_split = kn.fam == F_D32P ? m / 2 / mr * mr : m / 2;
+        lhs_pack(lk, m, k, bl, mr, kr, sr, 0, lhs, lstride, lhsp);
+        if (lsz == lhsp_len) check_lhs("packed LHS", lhsp, lhsp_want, lsz, borrowed, m, k);
+        /* The same, packed in two calls: rows [0, m1) then [m1, m) with m_idx_start = m1. The f32
+         * qai8dxp packer starts anywhere; the qsi8d32p, f16 and bf16 packers at a multiple of mr
+         * (KleidiAI's f16 and bf16 packers corrupt the buffer otherwise). */
+        size_t m_split = lk == LHS_F32 ? m / 2 : m / 2 / mr * mr;
         if (m_split > 0) {
             memset(lhsp, 0, lsz);
-            if (kn.fam == F_D32P) {
-                kai_run_lhs_quant_pack_qsi8d32p_f32(m_split, k, bl, mr, kr, sr, 0, lhs, 4 * k, lhsp);
-                kai_run_lhs_quant_pack_qsi8d32p_f32(
-                    m - m_split, k, bl, mr, kr, sr, m_split, lhs, 4 * k,
-                    lhsp + kai_get_lhs_packed_offset_lhs_quant_pack_qsi8d32p_f32(m_split, k, bl, mr, kr, sr));
-            } else {
-                kai_run_lhs_quant_pack_qai8dxp_f32(m_split, k, mr, kr, sr, 0, lhs, 4 * k, lhsp);
-                kai_run_lhs_quant_pack_qai8dxp_f32(
-                    m - m_split, k, mr, kr, sr, m_split,
-                    (const float*)((const uint8_t*)lhs + kai_get_lhs_offset_lhs_quant_pack_qai8dxp_f32(m_split, 4 * k)),
-                    4 * k, lhsp + kai_get_lhs_packed_offset_lhs_quant_pack_qai8dxp_f32(m_split, k, mr, kr, sr));
-            }
-            if (lsz == lhsp_len) check_bytes("packed LHS (two calls, m_idx_start)", lhsp, lhsp_want, lsz);
+            lhs_pack(lk, m_split, k, bl, mr, kr, sr, 0, lhs, lstride, lhsp);
+            lhs_pack(lk, m - m_split, k, bl, mr, kr, sr, m_split, lhs, lstride,
+                     lhsp + lhs_packed_off(lk, m_split, k, bl, mr, kr, sr));
+            if (lsz == lhsp_len) check_lhs("packed LHS (two calls, m_idx_start)", lhsp, lhsp_want, lsz, borrowed, m, k);
         }
 
         /* RHS: pack the raw weights with the packer a KleidiAI user picks for the layout. */
@@ -260,7 +393,7 @@ int main(void) {
         const int nxk = strcmp(layout, "nxk") == 0;
         size_t rsz, rstride, roff;
         uint8_t* rhsp;
-        if (kn.fam == F_CXP) {
+        if (fi->rhs == RHS_QSI4CXP) {
             struct kai_rhs_pack_qs4cxs1s0_param params = {.lhs_zero_point = 1, .rhs_zero_point = (uint8_t)zp};
             if (nxk) {
                 rsz = kai_get_rhs_packed_size_rhs_pack_nxk_qsi4cxp_qs4cxs1s0(n, k, nr, kr, sr);
@@ -275,7 +408,7 @@ int main(void) {
                 rhsp = calloc(1, rsz + 1);
                 kai_run_rhs_pack_kxn_qsi4cxp_qs4cxs1s0(1, n, k, nr, kr, sr, rhs, bias, scale, rhsp, 0, &params);
             }
-        } else if (kn.fam == F_I8CXP) {
+        } else if (fi->rhs == RHS_QSI8CXP) {
             /* KleidiAI multiplies the row sums by lhs_zero_point (1 for the qai8dxp LHS) and
              * ignores scale_multiplier. */
             struct kai_rhs_pack_qsi8cx_params params = {.lhs_zero_point = 1, .scale_multiplier = 1.0f};
@@ -298,7 +431,7 @@ int main(void) {
             CHECK_EQ("rhs raw offset at nr (nxk)", kai_get_rhs_offset_rhs_pack_nxk_qsi8cxp_qsi8cx_neon(nr, k), nr * k);
             CHECK_EQ("rhs raw offset at nr (kxn)", kai_get_rhs_offset_rhs_pack_kxn_qsi8cxp_qsi8cx_neon(nr, n), nr);
             CHECK_EQ("rhs n_step", kai_get_n_step_rhs_pack_nxk_qsi8cxp_qsi8cx_neon(nr), nr);
-        } else if (kn.fam == F_C32P) {
+        } else if (fi->rhs == RHS_QSI4C32P) {
             if (nxk) {
                 struct kai_rhs_pack_nxk_qsi4c32p_qsu4c32s1s0_params params = {
                     .lhs_zero_point = 1, .rhs_zero_point = 8, .scale_dt = kai_dt_bf16};
@@ -332,40 +465,46 @@ int main(void) {
         CHECK_EQ("rhs packed offset at nr", roff, rhsp_off_nr);
         if (rsz == rhsp_len) check_bytes("packed RHS", rhsp, rhsp_want, rsz);
 
-        /* Matmul, on the golden packed buffers (KleidiAI's bytes), with both clamps. */
+        /* Matmul, on the golden packed buffers (KleidiAI's bytes), with both clamps; the output
+         * (f32, or f16/bf16 bit patterns) compared bit for bit. The rows have 3 elements of
+         * padding and the buffer a 64-byte canary on each side: neither may change. */
         const int can_run = run_all || (strcmp(isa, "dotprod") == 0 && has_dotprod) || (strcmp(isa, "i8mm") == 0 && has_i8mm);
         if (can_run) runs++;
         else skipped_runs++;
-        const size_t pad = 3, stride = 4 * (n + pad);
+        const size_t pad = 3, stride = esz * (n + pad), canary = 64, row = esz * n;
         for (int c = 0; c < 2 && can_run; c++) {
             size_t want_len;
-            float* want = read_file(c == 0 ? dn_f : dt_f, &want_len);
-            CHECK_EQ("dst file size", want_len, m * n * 4);
-            if (corrupt == 1 && c == 1) ((uint8_t*)want)[0] ^= 1;
+            uint8_t* want = read_file(c == 0 ? dn_f : dt_f, &want_len);
+            CHECK_EQ("dst file size", want_len, m * row);
+            if (corrupt == 1 && c == 1) want[0] ^= 1;
             const float lo = bits_to_f32(c == 0 ? cmin_n : cmin_t), hi = bits_to_f32(c == 0 ? cmax_n : cmax_t);
-            float* dst = malloc(m * stride);
-            float* got_rows = malloc(m * n * 4);
+            uint8_t* buf = malloc(canary + m * stride + canary);
+            uint8_t* dst = buf + canary;
+            uint8_t* got_rows = malloc(m * row);
             for (int grid = 0; grid < 2; grid++) {
-                memset(dst, 0xA5, m * stride);
+                memset(buf, 0xA5, canary + m * stride + canary);
                 if (grid == 0 && !m1)
                     k_run(&kn, m, n, k, bl, lhsp_want, rhsp_want, dst, stride, lo, hi);
                 else if (grid == 0)
                     run_grid(&kn, m, n, k, bl, 1, n, lhsp_want, rhsp_want, dst, stride, lo, hi);
                 else
                     run_grid(&kn, m, n, k, bl, ms, ns, lhsp_want, rhsp_want, dst, stride, lo, hi);
-                int pad_ok = 1;
+                int pad_ok = 1, canary_ok = 1;
                 for (size_t r = 0; r < m; r++) {
-                    memcpy(got_rows + r * n, (uint8_t*)dst + r * stride, n * 4);
-                    for (size_t b = 4 * n; b < stride; b++)
-                        if (((uint8_t*)dst)[r * stride + b] != 0xA5) pad_ok = 0;
+                    memcpy(got_rows + r * row, dst + r * stride, row);
+                    for (size_t b = row; b < stride; b++)
+                        if (dst[r * stride + b] != 0xA5) pad_ok = 0;
                 }
+                for (size_t b = 0; b < canary; b++)
+                    if (buf[b] != 0xA5 || dst[m * stride + b] != 0xA5) canary_ok = 0;
                 char what[64];
                 snprintf(what, sizeof what, "dst (%s clamp, %s)", c == 0 ? "none" : "tight",
                          grid ? "m_step x n_step grid" : "whole");
-                check_bytes(what, got_rows, want, m * n * 4);
+                check_bytes(what, got_rows, want, m * row);
                 CHECK_EQ("row padding untouched", pad_ok, 1);
+                CHECK_EQ("canaries before and after dst untouched", canary_ok, 1);
             }
-            free(dst);
+            free(buf);
             free(got_rows);
             free(want);
         }
@@ -380,12 +519,19 @@ int main(void) {
     }
     size_t all = 0, seen = 0;
     for (int f = 0; f < N_FAMILIES; f++) {
-        all += family_sizes[f];
-        seen += (size_t)__builtin_popcountll(seen_mask[f]);
+        const size_t s = (size_t)__builtin_popcountll(seen_mask[f]);
+        if (s != family_info[f].kernels) {
+            fprintf(stderr, "FAIL: %s: %zu of %zu kernels exercised\n", family_info[f].name, s, family_info[f].kernels);
+        }
+        all += family_info[f].kernels;
+        seen += s;
     }
     CHECK_EQ("kernels exercised", seen, all);
-    printf("kai_compat: cpu dotprod=%d i8mm=%d; %zu plan lines, %zu of %zu KleidiAI kernels, %zu lines run "
-           "(%zu skipped: ISA missing), %zu checks, %zu failures\n",
-           has_dotprod, has_i8mm, lines, seen, all, runs, skipped_runs, checks, failures);
+    printf("kai_compat: cpu dotprod=%d i8mm=%d; %zu plan lines, %zu of %zu KleidiAI kernels (%d families), %zu lines "
+           "run (%zu skipped: ISA missing), %zu checks, %zu failures\n",
+           has_dotprod, has_i8mm, lines, seen, all, N_FAMILIES, runs, skipped_runs, checks, failures);
+    printf("kai_compat: %zu packed f16 LHS (mr 4, kr/sr 4) differ from KleidiAI's in %zu bytes, each by the other "
+           "row's zero point KleidiAI adds there (qgemm adds the row's own); every other packed byte is KleidiAI's\n",
+           lhs_borrowed_packs, lhs_borrowed_bytes);
     return failures == 0 && lines > 0 ? 0 : 1;
 }

@@ -16,6 +16,10 @@
 #include "kai/ukernels/matmul/matmul_clamp_f32_qai8dxp_qsi4c32p/kai_matmul_clamp_f32_qai8dxp1x8_qsi4c32p4x8_1x4x32_neon_dotprod.h"
 #include "kai/ukernels/matmul/matmul_clamp_f32_qai8dxp_qsi4cxp/kai_matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm.h"
 #include "kai/ukernels/matmul/matmul_clamp_f32_qsi8d32p_qsi4c32p/kai_matmul_clamp_f32_qsi8d32p1x4_qsi4c32p4x4_1x4_neon_dotprod.h"
+#include "kai/ukernels/matmul/matmul_clamp_bf16_qai8dxp_qsi4cxp/kai_matmul_clamp_bf16_qai8dxp4x8_qsi4cxp8x8_8x8_neon_i8mm.h"
+#include "kai/ukernels/matmul/matmul_clamp_f16_qai8dxp_qsi4cxp/kai_matmul_clamp_f16_qai8dxp4x4_qsi4cxp4x4_16x4_neon_dotprod.h"
+#include "kai/ukernels/matmul/pack/kai_lhs_quant_pack_qai8dxp_bf16_neon.h"
+#include "kai/ukernels/matmul/pack/kai_lhs_quant_pack_qai8dxp_f16_neon.h"
 #include "kai/ukernels/matmul/pack/kai_lhs_quant_pack_qai8dxp_f32.h"
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsi4c32p_qsu4c32s1s0.h"
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsi4cxp_qs4cxs1s0.h"
@@ -112,6 +116,12 @@ int main(int argc, char** argv) {
     EXPECT_HOOK("null dst",
                 kai_run_matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm(4, 4, 32, lhs_p, rhs_p, NULL, 16, 4, lo,
                                                                                 hi));
+    EXPECT_HOOK("dst_stride_col = 4 for an f16 output (must be 2)",
+                kai_run_matmul_clamp_f16_qai8dxp4x4_qsi4cxp4x4_16x4_neon_dotprod(4, 4, 32, lhs_p, rhs_p, dst, 8, 4, lo,
+                                                                                 hi));
+    EXPECT_HOOK("dst_stride_row < 2n for a bf16 output",
+                kai_run_matmul_clamp_bf16_qai8dxp4x8_qsi4cxp8x8_8x8_neon_i8mm(4, 8, 32, lhs_p, rhs_p, dst, 14, 2, lo,
+                                                                              hi));
     EXPECT_HOOK("scalar_min > scalar_max",
                 kai_run_matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm(4, 4, 32, lhs_p, rhs_p, dst, 16, 4, hi,
                                                                                 lo));
@@ -141,6 +151,33 @@ int main(int argc, char** argv) {
         failures++;
     }
     lhs_f32[37] = 1.0f;
+    /* The f16 and bf16 packers: a NaN, a start inside a tile of mr = 4 rows (KleidiAI corrupts the
+     * buffer there), a kr / sr they do not support. */
+    static uint16_t lhs_16[8 * 32];
+    for (int i = 0; i < 8 * 32; i++) lhs_16[i] = 0x3c00; /* 1.0 in f16 (about 1.9 as bf16) */
+    lhs_16[40] = 0x7e00; /* NaN in f16 */
+    EXPECT_HOOK("NaN activation (lhs_quant_pack_qai8dxp_f16_neon)",
+                kai_run_lhs_quant_pack_qai8dxp_f16_neon(4, 32, 4, 8, 2, 0, lhs_16, 32 * 2, lhs_p));
+    lhs_16[40] = 0x7f80; /* +infinity in bf16 */
+    EXPECT_HOOK("infinite activation (lhs_quant_pack_qai8dxp_bf16_neon)",
+                kai_run_lhs_quant_pack_qai8dxp_bf16_neon(4, 32, 4, 16, 2, 0, lhs_16, 32 * 2, lhs_p));
+    lhs_16[40] = 0x3c00;
+    if (memcmp(packed_copy, lhs_p, sizeof lhs_p) != 0) {
+        fprintf(stderr, "FAIL non-finite 16-bit activations: a packer wrote before failing\n");
+        failures++;
+    }
+    EXPECT_HOOK("m_idx_start = 2 with mr = 4 (lhs_quant_pack_qai8dxp_f16_neon)",
+                kai_run_lhs_quant_pack_qai8dxp_f16_neon(4, 32, 4, 8, 2, 2, lhs_16, 32 * 2, lhs_p));
+    EXPECT_HOOK("m_idx_start = 2 with mr = 4 (lhs_quant_pack_qai8dxp_bf16_neon)",
+                kai_run_lhs_quant_pack_qai8dxp_bf16_neon(4, 32, 4, 16, 2, 2, lhs_16, 32 * 2, lhs_p));
+    EXPECT_HOOK("kr / sr = 4 (lhs_quant_pack_qai8dxp_bf16_neon: must be 8)",
+                kai_run_lhs_quant_pack_qai8dxp_bf16_neon(4, 32, 4, 8, 2, 0, lhs_16, 32 * 2, lhs_p));
+    EXPECT_HOOK("kr / sr = 16 (lhs_quant_pack_qai8dxp_f16_neon: must be 4 or 8)",
+                kai_run_lhs_quant_pack_qai8dxp_f16_neon(4, 32, 4, 16, 1, 0, lhs_16, 32 * 2, lhs_p));
+    if (memcmp(packed_copy, lhs_p, sizeof lhs_p) != 0) {
+        fprintf(stderr, "FAIL rejected 16-bit packer calls: the packer wrote\n");
+        failures++;
+    }
     struct kai_rhs_pack_qs4cxs1s0_param bad_zp = {.lhs_zero_point = 1, .rhs_zero_point = 4};
     EXPECT_HOOK("rhs_zero_point = 4 (rhs_pack_nxk_qsi4cxp_qs4cxs1s0)",
                 kai_run_rhs_pack_nxk_qsi4cxp_qs4cxs1s0(1, 4, 32, 4, 16, 2, raw, NULL, scale_f32, rhs_p, 0, &bad_zp));
@@ -167,8 +204,11 @@ int main(int argc, char** argv) {
         kai_run_rhs_pack_nxk_qsi8cxp_qsi8cx_neon(1, 4, 32, 4, 8, 1, (const int8_t*)raw, NULL, scale_f32, rhs_p, 0,
                                                  &zp1);
         kai_run_rhs_pack_nxk_qsi4cxp_qs4cxs1s0(1, 4, 32, 4, 16, 2, raw, NULL, scale_f32, rhs_p, 0, &good_zp);
+        kai_run_lhs_quant_pack_qai8dxp_f16_neon(4, 32, 4, 8, 2, 4, lhs_16 + 4 * 32, 32 * 2, lhs_p);
+        kai_run_lhs_quant_pack_qai8dxp_bf16_neon(8, 32, 4, 16, 2, 0, lhs_16, 32 * 2, lhs_p);
         kai_run_lhs_quant_pack_qai8dxp_f32(4, 32, 4, 16, 2, 0, lhs_f32, 32 * sizeof(float), lhs_p);
         kai_run_matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm(4, 4, 32, lhs_p, rhs_p, dst, 16, 4, lo, hi);
+        kai_run_matmul_clamp_bf16_qai8dxp4x8_qsi4cxp8x8_8x8_neon_i8mm(4, 8, 32, lhs_p, rhs_p, dst, 16, 2, lo, hi);
         (void)kai_get_dst_offset_matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm(4, 4, 16);
     }
     if (fired != before) {

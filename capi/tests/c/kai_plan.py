@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Turn the golden manifests (tests/data/cases/*.json) into the line-based plan that
-kai_compat.c reads on stdin: one line per (case, kernel). Deterministic (sorted cases).
+kai_compat.c and qgemm_layer1.c read on stdin: one line per (case, kernel), the kernel named
+without its matmul_clamp_<f32|f16|bf16>_ prefix (the family says which). Deterministic (sorted cases).
 
 Usage: kai_plan.py DATA_DIR [--corrupt]   (--corrupt flips one expected dst bit and one expected getter value, to prove the
 test can fail)."""
@@ -8,7 +9,8 @@ import glob, json, os, sys
 
 data = os.path.abspath(sys.argv[1])
 corrupt = "--corrupt" in sys.argv[2:]
-FAM = ("qai8dxp_qsi4cxp", "qai8dxp_qsi4c32p", "qsi8d32p_qsi4c32p", "qai8dxp_qsi8cxp")
+FAM = ("qai8dxp_qsi4cxp", "qai8dxp_qsi4c32p", "qsi8d32p_qsi4c32p", "qai8dxp_qsi8cxp", "f16_qai8dxp_qsi4cxp",
+       "f16_qai8dxp_qsi8cxp", "bf16_qai8dxp_qsi4cxp", "bf16_qai8dxp_qsi4c32p")
 
 
 def path(rel):
@@ -24,10 +26,11 @@ for f in sorted(glob.glob(os.path.join(data, "cases", "*.json"))):
     rhs = inp["rhs"]
     zp = c["rhs_packer"]["params"].get("rhs_zero_point", 8)
     sc = inp["rhs_scale"]
+    prefix = "matmul_clamp_%s_" % c.get("dst_dtype", "f32")  # f32, f16 or bf16 output
     for p in c["packings"]:
         for kk in p["kernels"]:
             fields = [
-                c["family"], kk["name"][len("matmul_clamp_f32_"):],
+                c["family"], kk["name"][len(prefix):],
                 c["m"], c["n"], c["k"], c["bl"] or 0,
                 rhs["layout"].split("_")[0], zp, path(rhs["file"]), rhs["row_stride_bytes"],
                 path(sc["file"]) if sc else "-", sc.get("row_stride_bytes", 0) if sc else 0,
