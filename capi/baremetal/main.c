@@ -1,12 +1,20 @@
 /* Bare-metal C image: links libqgemm_capi.a (aarch64-unknown-none) with no libc, runs matmuls through
- * layer 2 (KleidiAI's API) and layer 1 (qgemm.h), checks them, and exits through semihosting with
- * status 0 only if every check passed. Startup (stack, FP/SIMD, MMU) is in start.S. */
+ * layer 2 (KleidiAI's API) and layer 1 (qgemm.h) (the int4 and int8 f32 families, and each f16/bf16
+ * family), checks them, and exits through semihosting with status 0 only if every check passed.
+ * Startup (stack, FP/SIMD, MMU) is in start.S. */
 #include <stddef.h>
 #include <stdint.h>
 
 #include "kai/ukernels/matmul/matmul_clamp_f32_qai8dxp_qsi4cxp/kai_matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_1x8x32_neon_dotprod.h"
 #include "kai/ukernels/matmul/pack/kai_lhs_quant_pack_qai8dxp_f32.h"
 #include "kai/ukernels/matmul/matmul_clamp_f32_qai8dxp_qsi8cxp/kai_matmul_clamp_f32_qai8dxp4x8_qsi8cxp4x8_16x4_neon_i8mm.h"
+#include "kai/ukernels/matmul/matmul_clamp_bf16_qai8dxp_qsi4c32p/kai_matmul_clamp_bf16_qai8dxp4x8_qsi4c32p4x8_16x4_neon_i8mm.h"
+#include "kai/ukernels/matmul/matmul_clamp_bf16_qai8dxp_qsi4cxp/kai_matmul_clamp_bf16_qai8dxp1x8_qsi4cxp8x8_1x8_neon_dotprod.h"
+#include "kai/ukernels/matmul/matmul_clamp_f16_qai8dxp_qsi4cxp/kai_matmul_clamp_f16_qai8dxp4x4_qsi4cxp4x4_16x4_neon_dotprod.h"
+#include "kai/ukernels/matmul/matmul_clamp_f16_qai8dxp_qsi8cxp/kai_matmul_clamp_f16_qai8dxp4x8_qsi8cxp4x8_16x4_neon_i8mm.h"
+#include "kai/ukernels/matmul/pack/kai_lhs_quant_pack_qai8dxp_bf16_neon.h"
+#include "kai/ukernels/matmul/pack/kai_lhs_quant_pack_qai8dxp_f16_neon.h"
+#include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsi4c32p_qsu4c32s1s0.h"
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsi4cxp_qs4cxs1s0.h"
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsi8cxp_qsi8cx_neon.h"
 #include "qgemm.h"
@@ -199,6 +207,174 @@ static void int8_family(void) {
     check(same, "int8 layer 1: output = layer 2 output, bit for bit");
 }
 
+/* ---- the f16 and bf16 families: one KleidiAI kernel of each through layer 2, and layer 1 with
+ * exactly that packing (with f16 input the quantized activations depend on the packing); the
+ * weights as above (int4 +1 at scale 0.5, int8 2 at scale 0.25, so every family gives 32 and 8),
+ * the activations 1.0 and 0.25 as f16 or bf16 bits. Neither layer needs FEAT_FP16 or FEAT_BF16
+ * (cortex-a53 has neither): the conversions are done with integer or base-FP instructions. */
+
+#define BL 32
+static uint16_t lhs16[M * K], dst16_1[M * N], dst16_2[M * N];
+static uint16_t scales_c32[N * (K / BL)]; /* bf16 0.5 per channel and block of 32 */
+static const float no_min = -3.402823466e38f, no_max = 3.402823466e38f;
+
+/* Value of an f16 (normal or zero) or bf16 bit pattern, for the hand check. */
+static float half_to_f32(uint16_t h, int bf16) {
+    uint32_t u;
+    if (bf16) {
+        u = (uint32_t)h << 16;
+    } else {
+        const uint32_t e = (h >> 10) & 0x1f;
+        u = ((uint32_t)(h >> 15) << 31) | (e ? ((e + 112) << 23) | ((uint32_t)(h & 0x3ff) << 13) : 0);
+    }
+    float f;
+    __builtin_memcpy(&f, &u, 4);
+    return f;
+}
+
+/* Layer 2 of one kernel per family: pack with KleidiAI's packers and run into dst16_2; returns
+ * the kernel's packing. `KAI(get_mr, name)` is kai_get_mr_matmul_clamp_<name>. */
+#define KAI(fn, name) kai_##fn##_matmul_clamp_##name
+#define PACKING(name) \
+    (qgemm_packing) { KAI(get_mr, name)(), KAI(get_nr, name)(), KAI(get_kr, name)(), KAI(get_sr, name)() }
+
+static qgemm_packing layer2_f16_qsi4cxp(void) {
+    const qgemm_packing p = PACKING(f16_qai8dxp4x4_qsi4cxp4x4_16x4_neon_dotprod);
+    struct kai_rhs_pack_qs4cxs1s0_param params = {.lhs_zero_point = 1, .rhs_zero_point = 8};
+    kai_run_rhs_pack_nxk_qsi4cxp_qs4cxs1s0(1, N, K, p.nr, p.kr, p.sr, weights, NULL, scales, rhs_packed, 0, &params);
+    kai_run_lhs_quant_pack_qai8dxp_f16_neon(M, K, p.mr, p.kr, p.sr, 0, lhs16, K * 2, lhs_packed);
+    KAI(run, f16_qai8dxp4x4_qsi4cxp4x4_16x4_neon_dotprod)(M, N, K, lhs_packed, rhs_packed, dst16_2, N * 2, 2, no_min,
+                                                          no_max);
+    return p;
+}
+
+static qgemm_packing layer2_f16_qsi8cxp(void) {
+    const qgemm_packing p = PACKING(f16_qai8dxp4x8_qsi8cxp4x8_16x4_neon_i8mm);
+    struct kai_rhs_pack_qsi8cx_params params = {.lhs_zero_point = 1, .scale_multiplier = 1.0f};
+    kai_run_rhs_pack_nxk_qsi8cxp_qsi8cx_neon(1, N, K, p.nr, p.kr, p.sr, weights8, NULL, scales8, rhs_packed, 0, &params);
+    kai_run_lhs_quant_pack_qai8dxp_f16_neon(M, K, p.mr, p.kr, p.sr, 0, lhs16, K * 2, lhs_packed);
+    KAI(run, f16_qai8dxp4x8_qsi8cxp4x8_16x4_neon_i8mm)(M, N, K, lhs_packed, rhs_packed, dst16_2, N * 2, 2, no_min,
+                                                       no_max);
+    return p;
+}
+
+static qgemm_packing layer2_bf16_qsi4cxp(void) {
+    const qgemm_packing p = PACKING(bf16_qai8dxp1x8_qsi4cxp8x8_1x8_neon_dotprod);
+    struct kai_rhs_pack_qs4cxs1s0_param params = {.lhs_zero_point = 1, .rhs_zero_point = 8};
+    kai_run_rhs_pack_nxk_qsi4cxp_qs4cxs1s0(1, N, K, p.nr, p.kr, p.sr, weights, NULL, scales, rhs_packed, 0, &params);
+    kai_run_lhs_quant_pack_qai8dxp_bf16_neon(M, K, p.mr, p.kr, p.sr, 0, lhs16, K * 2, lhs_packed);
+    KAI(run, bf16_qai8dxp1x8_qsi4cxp8x8_1x8_neon_dotprod)(M, N, K, lhs_packed, rhs_packed, dst16_2, N * 2, 2, no_min,
+                                                          no_max);
+    return p;
+}
+
+static qgemm_packing layer2_bf16_qsi4c32p(void) {
+    const qgemm_packing p = PACKING(bf16_qai8dxp4x8_qsi4c32p4x8_16x4_neon_i8mm);
+    struct kai_rhs_pack_nxk_qsi4c32p_qsu4c32s1s0_params params = {
+        .lhs_zero_point = 1, .rhs_zero_point = 8, .scale_dt = kai_dt_bf16};
+    kai_run_rhs_pack_nxk_qsi4c32p_qsu4c32s1s0(1, N, K, p.nr, p.kr, p.sr, BL, weights, K / 2, NULL, scales_c32,
+                                               (K / BL) * 2, rhs_packed, 0, &params);
+    kai_run_lhs_quant_pack_qai8dxp_bf16_neon(M, K, p.mr, p.kr, p.sr, 0, lhs16, K * 2, lhs_packed);
+    KAI(run, bf16_qai8dxp4x8_qsi4c32p4x8_16x4_neon_i8mm)(M, N, K, BL, lhs_packed, rhs_packed, dst16_2, N * 2, 2, no_min,
+                                                         no_max);
+    return p;
+}
+
+enum rhs_format { RHS_QSI4CXP, RHS_QSI8CXP, RHS_QSI4C32P };
+static const struct {
+    const char* name;
+    uint32_t code;
+    int bf16;
+    enum rhs_format rhs;
+    qgemm_packing (*layer2)(void);
+} families16[] = {
+    {"f16_qai8dxp_qsi4cxp", QGEMM_FAMILY_F16_QAI8DXP_QSI4CXP, 0, RHS_QSI4CXP, layer2_f16_qsi4cxp},
+    {"f16_qai8dxp_qsi8cxp", QGEMM_FAMILY_F16_QAI8DXP_QSI8CXP, 0, RHS_QSI8CXP, layer2_f16_qsi8cxp},
+    {"bf16_qai8dxp_qsi4cxp", QGEMM_FAMILY_BF16_QAI8DXP_QSI4CXP, 1, RHS_QSI4CXP, layer2_bf16_qsi4cxp},
+    {"bf16_qai8dxp_qsi4c32p", QGEMM_FAMILY_BF16_QAI8DXP_QSI4C32P, 1, RHS_QSI4C32P, layer2_bf16_qsi4c32p},
+};
+
+static void families_16bit(void) {
+    for (size_t i = 0; i < N * (K / BL); i++) scales_c32[i] = 0x3f00; /* 0.5 */
+    uint32_t features = 0;
+    check(qgemm_cpu_detect(&features) == QGEMM_OK, "16-bit families: qgemm_cpu_detect");
+    for (size_t f = 0; f < sizeof families16 / sizeof families16[0]; f++) {
+        const int bf16 = families16[f].bf16;
+        for (size_t i = 0; i < K; i++) {
+            lhs16[i] = bf16 ? 0x3f80 : 0x3c00;     /* 1.0 */
+            lhs16[K + i] = bf16 ? 0x3e80 : 0x3400; /* 0.25 */
+        }
+        sh_puts("  ");
+        sh_puts(families16[f].name);
+        sh_puts("\n");
+        const qgemm_packing p = families16[f].layer2();
+        int ok = 1;
+        for (size_t i = 0; i < M * N; i++) ok &= near(half_to_f32(dst16_2[i], bf16), i < N ? 32.0f : 8.0f);
+        check(ok, "layer 2: kai_run_lhs_quant_pack_qai8dxp_(b)f16_neon and one kai_* kernel = hand result");
+
+        /* Layer 1: a kernel of exactly that packing the CPU has (every tier gives the same bits). */
+        qgemm_kernel kernel = {0, 0};
+        qgemm_kernel_info info;
+        size_t count = 0;
+        int found = 0;
+        check(qgemm_kernel_count(families16[f].code, &count) == QGEMM_OK, "layer 1: qgemm_kernel_count");
+        for (size_t i = 0; i < count && !found; i++) {
+            bool yes = false;
+            if (qgemm_kernel_at(families16[f].code, i, &kernel) == QGEMM_OK &&
+                qgemm_kernel_get_info(kernel, &info) == QGEMM_OK &&
+                qgemm_kernel_is_available(kernel, features, &yes) == QGEMM_OK && yes && info.packing.mr == p.mr &&
+                info.packing.nr == p.nr && info.packing.kr == p.kr && info.packing.sr == p.sr)
+                found = 1;
+        }
+        check(found, "layer 1: a kernel of the layer-2 packing");
+        if (!found) continue;
+        sh_puts("    layer 1 kernel: ");
+        sh_puts(info.name);
+        sh_puts("\n");
+        const size_t bl = families16[f].rhs == RHS_QSI4C32P ? BL : 0;
+        size_t l1 = 0, r1 = 0;
+        qgemm_status s = qgemm_lhs_qai8dxp_packed_size(&info.packing, M, K, &l1);
+        qgemm_int4_source src4 = {weights, sizeof weights, QGEMM_LAYOUT_NXK, K / 2, QGEMM_INT4_ZERO_POINT_8};
+        qgemm_int8_source src8 = {weights8, sizeof weights8, QGEMM_LAYOUT_NXK, K};
+        if (s == QGEMM_OK) {
+            switch (families16[f].rhs) {
+            case RHS_QSI4CXP:
+                s = qgemm_rhs_qsi4cxp_packed_size(&info.packing, N, K, &r1);
+                if (s == QGEMM_OK && r1 <= sizeof rhs_packed1)
+                    s = qgemm_rhs_qsi4cxp_pack(&info.packing, N, K, &src4, scales, N, NULL, 0, rhs_packed1, r1);
+                break;
+            case RHS_QSI8CXP:
+                s = qgemm_rhs_qsi8cxp_packed_size(&info.packing, N, K, &r1);
+                if (s == QGEMM_OK && r1 <= sizeof rhs_packed1)
+                    s = qgemm_rhs_qsi8cxp_pack(&info.packing, N, K, &src8, scales8, N, NULL, 0, rhs_packed1, r1);
+                break;
+            default:
+                s = qgemm_rhs_qsi4c32p_packed_size(&info.packing, N, K, BL, &r1);
+                if (s == QGEMM_OK && r1 <= sizeof rhs_packed1)
+                    s = qgemm_rhs_qsi4c32p_pack(&info.packing, N, K, BL, &src4, scales_c32, N * (K / BL), K / BL, NULL,
+                                                0, rhs_packed1, r1);
+                break;
+            }
+        }
+        check(s == QGEMM_OK && l1 <= sizeof lhs_packed1 && r1 <= sizeof rhs_packed1, "layer 1: RHS packed");
+        if (s != QGEMM_OK || l1 > sizeof lhs_packed1 || r1 > sizeof rhs_packed1) continue;
+        s = bf16 ? qgemm_lhs_qai8dxp_quantize_pack_bf16(&info.packing, M, K, 0, lhs16, M * K, K, lhs_packed1, l1)
+                 : qgemm_lhs_qai8dxp_quantize_pack_f16(&info.packing, M, K, 0, lhs16, M * K, K, lhs_packed1, l1);
+        check(s == QGEMM_OK, "layer 1: qgemm_lhs_qai8dxp_quantize_pack_(b)f16");
+        qgemm_matmul_args args = {.m = M, .n = N, .k = K, .bl = bl, .dst_stride_row = N,
+                                  .clamp_min = no_min, .clamp_max = no_max};
+        check(qgemm_kernel_run_u16(kernel, features, lhs_packed1, l1, rhs_packed1, r1, dst16_1, M * N, &args) ==
+                  QGEMM_OK,
+              "layer 1: qgemm_kernel_run_u16");
+        check(qgemm_kernel_run(kernel, features, lhs_packed1, l1, rhs_packed1, r1, dst1, M * N, &args) ==
+                  QGEMM_ERROR_WRONG_DST_TYPE,
+              "layer 1: qgemm_kernel_run refuses a 16-bit kernel (QGEMM_ERROR_WRONG_DST_TYPE)");
+        int same = 1;
+        for (size_t i = 0; i < M * N; i++) same &= dst16_1[i] == dst16_2[i];
+        check(same, "layer 1: output = layer 2 output, bit for bit");
+    }
+}
+
 int main(void) {
     sh_puts("baremetal-c: qgemm C API on bare metal\n");
     for (size_t i = 0; i < sizeof weights; i++) weights[i] = 0x99;
@@ -214,6 +390,7 @@ int main(void) {
     layer2();
     layer1();
     int8_family();
+    families_16bit();
     sh_puts(failures ? "baremetal-c: FAILED\n" : "baremetal-c: all checks passed\n");
     return failures ? 1 : 0;
 }
