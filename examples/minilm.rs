@@ -6,9 +6,9 @@
 //!
 //! The model comes from the cache ci/fetch_minilm.sh fills (never from the network at run time).
 //! For the sentences of tests/data/minilm/sentences.txt it prints: the f32 Rust embeddings'
-//! cosine to PyTorch's (tests/data/minilm/reference_f32.bin); per quantized variant the cosine of
-//! each embedding to the f32 one (mean and minimum) and the agreement of the nearest neighbour
-//! with f32; and the time per sentence by part (QEMU time is not Arm time: compare parts, not
+//! cosine to PyTorch's (tests/data/minilm/reference_f32.bin); per variant (f32 activations with
+//! int4 or int8 weights, f16 and bf16 activations) the cosine of each embedding to the f32 one and
+//! to PyTorch's (mean and minimum) and the agreement of the nearest neighbour with f32; and the time per sentence by part (QEMU time is not Arm time: compare parts, not
 //! machines).
 
 #[path = "support/minilm.rs"]
@@ -54,17 +54,18 @@ fn main() {
     println!("\nf32 Rust vs PyTorch (transformers, f32): cosine mean {mean:.7}, min {min:.7} (target >= 0.9999)\n");
     let nn_f32 = minilm::nearest(f32_emb);
     println!(
-        "| linear layers | cosine to f32: mean | min | top-1 neighbour = f32's | ms/sentence: linear | attention | other |"
+        "| linear layers | cosine to f32: mean | min | cosine to PyTorch: mean | min | top-1 neighbour = f32's | ms/sentence: linear | attention | other |"
     );
-    println!("|---|--:|--:|--:|--:|--:|--:|");
+    println!("|---|--:|--:|--:|--:|--:|--:|--:|--:|");
     let n = sentences.len() as f64;
     for (variant, e, t) in &results {
         let (mean, min) = minilm::cos_stats(e, f32_emb);
+        let (pt_mean, pt_min) = minilm::cos_stats(e, &reference[..e.len()]);
         let nn = minilm::nearest(e);
         let agree = nn.iter().zip(&nn_f32).filter(|(a, b)| a == b).count();
         let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3 / n;
         println!(
-            "| {} | {mean:.5} | {min:.5} | {agree}/{} ({:.0}%) | {:.1} | {:.1} | {:.1} |",
+            "| {} | {mean:.5} | {min:.5} | {pt_mean:.5} | {pt_min:.5} | {agree}/{} ({:.0}%) | {:.1} | {:.1} | {:.1} |",
             variant.name(),
             e.len(),
             100.0 * agree as f64 / n,

@@ -6,7 +6,8 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use qgemm::CpuFeatures;
+use qgemm::bf16_qai8dxp_qsi4c32p::Bf16Qai8dxpQsi4c32p;
+use qgemm::f16_qai8dxp_qsi8cxp::F16Qai8dxpQsi8cxp;
 use qgemm::half::bf16;
 use qgemm::op::{Linear, Operator};
 use qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p;
@@ -15,6 +16,7 @@ use qgemm::qai8dxp_qsi8cxp::Qai8dxpQsi8cxp;
 use qgemm::rhs::qsi4c32p::BlockScales;
 use qgemm::rhs::qsi8cxp::Int8Source;
 use qgemm::rhs::{Int4Encoding, Int4Source};
+use qgemm::{CpuFeatures, Element};
 
 pub const HIDDEN: usize = 384;
 pub const HEADS: usize = 12;
@@ -159,11 +161,23 @@ pub enum Variant {
     /// int4 per-block as `Int4Block`, but the two most sensitive layers of each encoder layer,
     /// V and FFN up, int8 per-channel as `Int8Channel`: two families in one model.
     Int4BlockVUpInt8,
+    /// f16 activations and outputs (each linear layer's input rounded to f16, its output widened
+    /// back to f32), int8 per-channel weights: `f16_qai8dxp_qsi8cxp`.
+    Int8ChannelF16,
+    /// bf16 activations and outputs, int4 per-block weights: `bf16_qai8dxp_qsi4c32p`.
+    Int4BlockBf16,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 5] =
-        [Variant::F32, Variant::Int4Block, Variant::Int4Channel, Variant::Int8Channel, Variant::Int4BlockVUpInt8];
+    pub const ALL: [Variant; 7] = [
+        Variant::F32,
+        Variant::Int4Block,
+        Variant::Int4Channel,
+        Variant::Int8Channel,
+        Variant::Int4BlockVUpInt8,
+        Variant::Int8ChannelF16,
+        Variant::Int4BlockBf16,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -172,6 +186,8 @@ impl Variant {
             Variant::Int4Channel => "int4 per-channel (qai8dxp_qsi4cxp)",
             Variant::Int8Channel => "int8 per-channel (qai8dxp_qsi8cxp)",
             Variant::Int4BlockVUpInt8 => "int4 per-block, V and FFN up int8 per-channel",
+            Variant::Int8ChannelF16 => "f16 activations, int8 per-channel (f16_qai8dxp_qsi8cxp)",
+            Variant::Int4BlockBf16 => "bf16 activations, int4 per-block bl=32 (bf16_qai8dxp_qsi4c32p)",
         }
     }
 }
@@ -231,56 +247,75 @@ pub enum Packed {
     Int4Block(Vec<u8>),
     Int4Channel(Vec<u8>),
     Int8Channel(Vec<u8>),
+    Int8ChannelF16(Vec<u8>),
+    Int4BlockBf16(Vec<u8>),
+}
+
+/// int4 per-block quantization (bl = 32, bf16 scales) of `d`: the nibbles and the scales.
+fn int4_block(d: &Dense, bl: usize) -> (Vec<u8>, Vec<bf16>) {
+    let mut q = Vec::new();
+    let mut scales = Vec::new();
+    for row in d.w.chunks_exact(d.k) {
+        let mut r = Vec::new();
+        for blk in row.chunks_exact(bl) {
+            let (s, v) = quantize(blk, 7.0, |s| bf16::from_f32(s).to_f32());
+            scales.push(bf16::from_f32(s));
+            r.extend(v);
+        }
+        q.push(r);
+    }
+    (nibbles(&q, d.k), scales)
+}
+
+/// int8 per-channel quantization (f32 scales) of `d`: the values row by row and the scales.
+fn int8_channel(d: &Dense) -> (Vec<i8>, Vec<f32>) {
+    let (scales, q): (Vec<f32>, Vec<Vec<i8>>) = d.w.chunks_exact(d.k).map(|r| quantize(r, 127.0, |s| s)).unzip();
+    (q.concat(), scales)
 }
 
 impl Packed {
     /// Quantizes and packs `d` for `variant` (a single-family variant: not `F32` nor
     /// `Int4BlockVUpInt8`).
     pub fn new(d: &Dense, variant: Variant) -> Packed {
-        let (n, k) = (d.n, d.k);
-        let rows = |i: usize| &d.w[i * k..(i + 1) * k];
-        match variant {
-            Variant::Int4Block => {
-                let bl = 32;
-                let mut q = Vec::new();
-                let mut scales = Vec::new();
-                for i in 0..n {
-                    let mut row = Vec::new();
-                    for blk in rows(i).chunks_exact(bl) {
-                        let (s, v) = quantize(blk, 7.0, |s| bf16::from_f32(s).to_f32());
-                        scales.push(bf16::from_f32(s));
-                        row.extend(v);
-                    }
-                    q.push(row);
-                }
-                let nib = nibbles(&q, k);
+        let (n, k, bl) = (d.n, d.k, 32);
+        macro_rules! int4_block {
+            ($family:ty) => {{
+                let (nib, scales) = int4_block(d, bl);
                 let src = Int4Source::nxk(&nib, k, Int4Encoding::Signed);
-                let mut buf = vec![0u8; Linear::<Qai8dxpQsi4c32p>::packed_size(n, k, bl).unwrap()];
+                let mut buf = vec![0u8; Linear::<$family>::packed_size(n, k, bl).unwrap()];
                 let sc = BlockScales::dense(&scales, k / bl);
-                Linear::<Qai8dxpQsi4c32p>::pack(n, k, bl, &src, &sc, Some(&d.b), &mut buf).unwrap();
-                Packed::Int4Block(buf)
-            }
+                Linear::<$family>::pack(n, k, bl, &src, &sc, Some(&d.b), &mut buf).unwrap();
+                buf
+            }};
+        }
+        macro_rules! int8_channel {
+            ($family:ty) => {{
+                let (q, scales) = int8_channel(d);
+                let mut buf = vec![0u8; Linear::<$family>::packed_size(n, k).unwrap()];
+                Linear::<$family>::pack(n, k, &Int8Source::nxk(&q, k), &scales, Some(&d.b), &mut buf).unwrap();
+                buf
+            }};
+        }
+        match variant {
+            Variant::Int4Block => Packed::Int4Block(int4_block!(Qai8dxpQsi4c32p)),
+            Variant::Int4BlockBf16 => Packed::Int4BlockBf16(int4_block!(Bf16Qai8dxpQsi4c32p)),
             Variant::Int4Channel => {
-                let (scales, q): (Vec<f32>, Vec<Vec<i8>>) = (0..n).map(|i| quantize(rows(i), 7.0, |s| s)).unzip();
+                let (scales, q): (Vec<f32>, Vec<Vec<i8>>) =
+                    d.w.chunks_exact(k).map(|r| quantize(r, 7.0, |s| s)).unzip();
                 let nib = nibbles(&q, k);
                 let src = Int4Source::nxk(&nib, k, Int4Encoding::Signed);
                 let mut buf = vec![0u8; Linear::<Qai8dxpQsi4cxp>::packed_size(n, k).unwrap()];
                 Linear::<Qai8dxpQsi4cxp>::pack(n, k, &src, &scales, Some(&d.b), &mut buf).unwrap();
                 Packed::Int4Channel(buf)
             }
-            Variant::Int8Channel => {
-                let (scales, q): (Vec<f32>, Vec<Vec<i8>>) = (0..n).map(|i| quantize(rows(i), 127.0, |s| s)).unzip();
-                let flat: Vec<i8> = q.concat();
-                let mut buf = vec![0u8; Linear::<Qai8dxpQsi8cxp>::packed_size(n, k).unwrap()];
-                Linear::<Qai8dxpQsi8cxp>::pack(n, k, &Int8Source::nxk(&flat, k), &scales, Some(&d.b), &mut buf)
-                    .unwrap();
-                Packed::Int8Channel(buf)
-            }
+            Variant::Int8Channel => Packed::Int8Channel(int8_channel!(Qai8dxpQsi8cxp)),
+            Variant::Int8ChannelF16 => Packed::Int8ChannelF16(int8_channel!(F16Qai8dxpQsi8cxp)),
             Variant::F32 | Variant::Int4BlockVUpInt8 => unreachable!("not a single-family variant"),
         }
     }
 
-    /// Runs the layer on `m` rows of `x` through the operator layer.
+    /// Runs the layer on `m` rows of `x` through the operator layer (for the f16 and bf16
+    /// families: `x` rounded to the activation type, the outputs widened back to f32).
     fn run(&self, d: &Dense, cpu: &CpuFeatures, m: usize, x: &[f32], out: &mut [f32], scratch: &mut Vec<u8>) {
         fn go<F: Operator<Src = f32> + qgemm::Family<Dst = f32>>(
             l: Linear<'_, F>,
@@ -296,6 +331,25 @@ impl Packed {
             }
             l.run(cpu, m, x, out, s).unwrap();
         }
+        fn go_half<T: Element, F: Operator<Src = T> + qgemm::Family<Dst = T>>(
+            l: Linear<'_, F>,
+            cpu: &CpuFeatures,
+            m: usize,
+            x: &[f32],
+            out: &mut [f32],
+            s: &mut Vec<u8>,
+        ) {
+            let need = l.scratch_size(m).unwrap();
+            if s.len() < need {
+                s.resize(need, 0);
+            }
+            let xh: Vec<T> = x.iter().map(|&v| T::from_f32(v)).collect();
+            let mut oh = vec![T::default(); out.len()];
+            l.run(cpu, m, &xh, &mut oh, s).unwrap();
+            for (o, h) in out.iter_mut().zip(&oh) {
+                *o = h.to_f32();
+            }
+        }
         let (n, k) = (d.n, d.k);
         match self {
             Packed::Int4Block(w) => {
@@ -306,6 +360,12 @@ impl Packed {
             }
             Packed::Int8Channel(w) => {
                 go(Linear::<Qai8dxpQsi8cxp>::from_packed(n, k, 0, w).unwrap(), cpu, m, x, out, scratch)
+            }
+            Packed::Int8ChannelF16(w) => {
+                go_half(Linear::<F16Qai8dxpQsi8cxp>::from_packed(n, k, 0, w).unwrap(), cpu, m, x, out, scratch)
+            }
+            Packed::Int4BlockBf16(w) => {
+                go_half(Linear::<Bf16Qai8dxpQsi4c32p>::from_packed(n, k, 32, w).unwrap(), cpu, m, x, out, scratch)
             }
         }
     }
