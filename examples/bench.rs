@@ -6,7 +6,9 @@
 //!       [--iters N] [--scalar] [--no-kernels] [--no-packers] [--list] [--selected]
 //! ```
 //!
-//! `--kernel` takes a full kernel name (that kernel only) or a substring (every match).
+//! `--family` and `--kernel` take a full name (that family or kernel only: `qai8dxp_qsi4cxp` is
+//! not also `f16_qai8dxp_qsi4cxp`) or a substring (every match). The f16 and bf16 families get
+//! the same random activations rounded to their type.
 //! Defaults: `m = 1,16,128`, `n = k = 4096`, `bl = 32`, one warm-up call then `--iters` timed
 //! calls (default 5), scalar kernels skipped (`--scalar` adds them). `--quick` uses
 //! `n = k = 512` and one timed call. On real Arm hardware the table's ns/call, GOPS (2*m*n*k
@@ -20,10 +22,11 @@ use std::time::Instant;
 
 use half::{bf16, f16};
 use qgemm::lhs::{qai8dxp, qsi8d32p};
+use qgemm::op::Operator;
 use qgemm::rhs::qsi4c32p::BlockScales;
 use qgemm::rhs::qsi8cxp::{self, Int8Source};
 use qgemm::rhs::{Int4Encoding, Int4Source, qsi4c32p, qsi4c32pscalef16, qsi4cxp};
-use qgemm::{CpuFeatures, Family, Kernel, MatmulArgs, Packing, Tier};
+use qgemm::{CpuFeatures, Element, Family, Kernel, MatmulArgs, Packing, Tier};
 
 struct Opts {
     family: String,
@@ -133,13 +136,13 @@ impl Inputs {
         Inputs {
             x: (0..m * k).map(|_| r.unit() * 4.0 - 2.0).collect(),
             w4: if ggml { Vec::new() } else { random_bytes(&mut r, n * k.div_ceil(2)) },
-            w8: if family == "qai8dxp_qsi8cxp" {
+            w8: if family.ends_with("qai8dxp_qsi8cxp") {
                 random_bytes(&mut r, n * k).into_iter().map(|b| b as i8).collect()
             } else {
                 Vec::new()
             },
             scale_f32: (0..n).map(|_| 0.001 + r.unit() * 0.01).collect(),
-            scale_bf16: if family == "qai8dxp_qsi4c32p" {
+            scale_bf16: if family.ends_with("qai8dxp_qsi4c32p") {
                 (0..n * nb).map(|_| bf16::from_f32(0.001 + r.unit() * 0.01)).collect()
             } else {
                 Vec::new()
@@ -150,10 +153,10 @@ impl Inputs {
     }
 }
 
-/// How to pack one family's operands.
-trait Bench: Family<Dst = f32> {
+/// How to pack one family's operands (activations of the family's [`Operator::Src`] type).
+trait Bench: Operator {
     fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self>;
-    fn pack_lhs(p: &Packing, m: usize, k: usize, bl: usize, x: &[f32], out: &mut [u8]);
+    fn pack_lhs(p: &Packing, m: usize, k: usize, bl: usize, x: &[Self::Src], out: &mut [u8]);
     fn pack_rhs(p: &Packing, n: usize, k: usize, bl: usize, inp: &Inputs, out: &mut [u8]);
     fn uses_bl() -> bool {
         Self::BLOCKED
@@ -211,14 +214,38 @@ impl Bench for qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p {
     }
 }
 
+/// The f16 and bf16 families: the f32 twin's RHS packer, the f16 or bf16 LHS packer.
+macro_rules! half_bench {
+    ($($family:ident in $module:ident: $src:ty => $lhs:ident, twin $twin:ty;)+) => {$(
+        impl Bench for qgemm::$module::$family {
+            fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
+                qgemm::$module::select(cpu, m)
+            }
+            fn pack_lhs(p: &Packing, m: usize, k: usize, _bl: usize, x: &[$src], out: &mut [u8]) {
+                qai8dxp::$lhs(p, m, k, 0, x, k, out).unwrap();
+            }
+            fn pack_rhs(p: &Packing, n: usize, k: usize, bl: usize, inp: &Inputs, out: &mut [u8]) {
+                <$twin as Bench>::pack_rhs(p, n, k, bl, inp, out);
+            }
+        }
+    )+};
+}
+
+half_bench! {
+    F16Qai8dxpQsi4cxp in f16_qai8dxp_qsi4cxp: f16 => quantize_pack_f16, twin qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp;
+    F16Qai8dxpQsi8cxp in f16_qai8dxp_qsi8cxp: f16 => quantize_pack_f16, twin qgemm::qai8dxp_qsi8cxp::Qai8dxpQsi8cxp;
+    Bf16Qai8dxpQsi4cxp in bf16_qai8dxp_qsi4cxp: bf16 => quantize_pack_bf16, twin qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp;
+    Bf16Qai8dxpQsi4c32p in bf16_qai8dxp_qsi4c32p: bf16 => quantize_pack_bf16, twin qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p;
+}
+
 /// One measured kernel call (never inlined, so instruction counters can attribute it).
 #[inline(never)]
-fn run_kernel<F: Family<Dst = f32>>(
+fn run_kernel<F: Family>(
     kernel: &Kernel<F>,
     cpu: &CpuFeatures,
     lhs: &[u8],
     rhs: &[u8],
-    dst: &mut [f32],
+    dst: &mut [F::Dst],
     args: &MatmulArgs,
 ) {
     kernel.run(cpu, black_box(lhs), black_box(rhs), dst, args).unwrap();
@@ -244,8 +271,22 @@ fn row(cols: &[String]) {
     println!("| {} |", cols.join(" | "));
 }
 
+/// Every family's name, for `--family`: a full name selects that family only.
+const FAMILIES: [&str; 8] = [
+    "qai8dxp_qsi4cxp",
+    "qai8dxp_qsi4c32p",
+    "qsi8d32p_qsi4c32p",
+    "qai8dxp_qsi8cxp",
+    "f16_qai8dxp_qsi4cxp",
+    "f16_qai8dxp_qsi8cxp",
+    "bf16_qai8dxp_qsi4cxp",
+    "bf16_qai8dxp_qsi4c32p",
+];
+
 fn bench_family<F: Bench>(o: &Opts, cpu: &CpuFeatures) {
-    if !F::NAME.contains(&o.family) {
+    debug_assert!(FAMILIES.contains(&F::NAME));
+    let wanted = if FAMILIES.contains(&o.family.as_str()) { F::NAME == o.family } else { F::NAME.contains(&o.family) };
+    if !wanted {
         return;
     }
     if o.list {
@@ -276,6 +317,7 @@ fn bench_family<F: Bench>(o: &Opts, cpu: &CpuFeatures) {
     let bl = if F::uses_bl() { o.bl } else { 0 };
     let m_max = o.ms.iter().copied().max().unwrap_or(1);
     let inp = Inputs::new(F::NAME, m_max, n, k, bl.max(32));
+    let x: Vec<F::Src> = inp.x.iter().map(|&v| F::Src::from_f32(v)).collect();
     let mut packed_rhs: Vec<(Packing, Vec<u8>)> = Vec::new();
     if o.kernels {
         // A full kernel name selects that kernel only (`..._4x8_neon` is also a prefix of
@@ -295,8 +337,8 @@ fn bench_family<F: Bench>(o: &Opts, cpu: &CpuFeatures) {
             let rhs = &packed_rhs.iter().find(|(q, _)| q.nr == p.nr && q.kr == p.kr).unwrap().1;
             for &m in &o.ms {
                 let mut lhs = vec![0u8; kernel.lhs_packed_size(m, k, bl).unwrap()];
-                F::pack_lhs(&p, m, k, bl, &inp.x[..m * k], &mut lhs);
-                let mut dst = vec![0f32; m * n];
+                F::pack_lhs(&p, m, k, bl, &x[..m * k], &mut lhs);
+                let mut dst = vec![F::Dst::default(); m * n];
                 let args = MatmulArgs::new(m, n, k).with_block_len(bl);
                 let dst_cell = std::cell::RefCell::new(&mut dst);
                 let ns = time(o.iters, &|| run_kernel(kernel, cpu, &lhs, rhs, &mut dst_cell.borrow_mut()[..], &args));
@@ -325,9 +367,8 @@ fn bench_family<F: Bench>(o: &Opts, cpu: &CpuFeatures) {
             let p = kernel.packing();
             let mut lhs = vec![0u8; kernel.lhs_packed_size(m, k, bl).unwrap()];
             let cell = std::cell::RefCell::new(&mut lhs);
-            let ns = time(o.iters, &|| {
-                run_packer(&|| F::pack_lhs(&p, m, k, bl, &inp.x[..m * k], &mut cell.borrow_mut()[..]))
-            });
+            let ns =
+                time(o.iters, &|| run_packer(&|| F::pack_lhs(&p, m, k, bl, &x[..m * k], &mut cell.borrow_mut()[..])));
             packer_row(F::NAME, "lhs", &p, m, k, bl, ns, cell.borrow().len());
         }
         let kernel = pick(o.ms.iter().copied().max().unwrap_or(1));
@@ -355,16 +396,25 @@ fn packer_row(fam: &str, side: &str, p: &Packing, rows: usize, k: usize, bl: usi
     ]);
 }
 
+/// Runs [`bench_family`] for every family, in the order of [`FAMILIES`].
+fn every_family(o: &Opts, cpu: &CpuFeatures) {
+    bench_family::<qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp>(o, cpu);
+    bench_family::<qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p>(o, cpu);
+    bench_family::<qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p>(o, cpu);
+    bench_family::<qgemm::qai8dxp_qsi8cxp::Qai8dxpQsi8cxp>(o, cpu);
+    bench_family::<qgemm::f16_qai8dxp_qsi4cxp::F16Qai8dxpQsi4cxp>(o, cpu);
+    bench_family::<qgemm::f16_qai8dxp_qsi8cxp::F16Qai8dxpQsi8cxp>(o, cpu);
+    bench_family::<qgemm::bf16_qai8dxp_qsi4cxp::Bf16Qai8dxpQsi4cxp>(o, cpu);
+    bench_family::<qgemm::bf16_qai8dxp_qsi4c32p::Bf16Qai8dxpQsi4c32p>(o, cpu);
+}
+
 fn main() {
     let o = parse();
     let cpu = CpuFeatures::detect();
     if o.list || o.selected {
         // --list: one line per available kernel: family name tier mr nr kr sr m_step n_step.
         // --selected: one line per family and m: family m kernel-select-picks.
-        bench_family::<qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp>(&o, &cpu);
-        bench_family::<qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p>(&o, &cpu);
-        bench_family::<qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p>(&o, &cpu);
-        bench_family::<qgemm::qai8dxp_qsi8cxp::Qai8dxpQsi8cxp>(&o, &cpu);
+        every_family(&o, &cpu);
         return;
     }
     println!("qgemm bench: cpu features {cpu}; n = {}, k = {}, {} timed calls after 1 warm-up", o.n, o.k, o.iters);
@@ -372,8 +422,5 @@ fn main() {
     row(&["family", "kernel / packer", "tier", "m", "n", "k", "bl", "ns/call", "GOPS", "GB/s weights | packed"]
         .map(String::from));
     row(&["---", "---", "---", "--:", "--:", "--:", "--:", "--:", "--:", "--:"].map(String::from));
-    bench_family::<qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp>(&o, &cpu);
-    bench_family::<qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p>(&o, &cpu);
-    bench_family::<qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p>(&o, &cpu);
-    bench_family::<qgemm::qai8dxp_qsi8cxp::Qai8dxpQsi8cxp>(&o, &cpu);
+    every_family(&o, &cpu);
 }

@@ -29,6 +29,17 @@ pub trait Element: sealed::Sealed + Copy + Default + PartialEq + core::fmt::Debu
     const MAX: Self;
     /// The value as f32 (exact).
     fn to_f32(self) -> f32;
+    /// Neither infinite nor NaN.
+    fn is_finite(self) -> bool;
+    /// `out[j] = x[j].to_f32()` for `j < min(x.len(), out.len())` (the packers' widening; f16
+    /// on aarch64: `FCVTL`, base Armv8.0).
+    #[doc(hidden)]
+    #[inline]
+    fn widen(x: &[Self], out: &mut [f32]) {
+        for (o, v) in out.iter_mut().zip(x) {
+            *o = v.to_f32();
+        }
+    }
     /// `x` rounded to this type (round to nearest, ties to even).
     fn from_f32(x: f32) -> Self;
     /// The bit pattern, zero-extended.
@@ -44,6 +55,10 @@ impl Element for f32 {
     #[inline]
     fn to_f32(self) -> f32 {
         self
+    }
+    #[inline]
+    fn is_finite(self) -> bool {
+        f32::is_finite(self)
     }
     #[inline]
     fn from_f32(x: f32) -> f32 {
@@ -65,7 +80,37 @@ impl Element for f16 {
     const MAX: f16 = f16::MAX;
     #[inline]
     fn to_f32(self) -> f32 {
-        f16::to_f32(self)
+        f16_to_f32(self.to_bits())
+    }
+    #[inline]
+    fn is_finite(self) -> bool {
+        self.to_bits() & 0x7c00 != 0x7c00
+    }
+    #[inline]
+    fn widen(x: &[f16], out: &mut [f32]) {
+        let n = x.len().min(out.len());
+        #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+        let done = {
+            use core::arch::aarch64::*;
+            let full = n / 8 * 8;
+            for j in (0..full).step_by(8) {
+                // SAFETY: NEON is enabled for the whole target (cfg above); `j + 8 <= full <= n`,
+                // so the load reads 8 f16 values (16 bytes) of `x` and the stores write 8 f32
+                // values of `out`; `f16` is a `repr(transparent)` u16, and FCVTL needs no
+                // feature beyond the baseline.
+                unsafe {
+                    let v = vreinterpretq_f16_u16(vld1q_u16(x.as_ptr().add(j).cast::<u16>()));
+                    vst1q_f32(out.as_mut_ptr().add(j), vcvt_f32_f16(vget_low_f16(v)));
+                    vst1q_f32(out.as_mut_ptr().add(j + 4), vcvt_high_f32_f16(v));
+                }
+            }
+            full
+        };
+        #[cfg(not(all(target_arch = "aarch64", target_feature = "neon")))]
+        let done = 0;
+        for j in done..n {
+            out[j] = x[j].to_f32();
+        }
     }
     /// `FCVT`: the `half` crate rounds to nearest even, keeps subnormals, overflows to
     /// infinity and quiets NaNs keeping the top 9 payload bits, as the instruction does (the
@@ -90,7 +135,14 @@ impl Element for bf16 {
     const MAX: bf16 = bf16::MAX;
     #[inline]
     fn to_f32(self) -> f32 {
-        bf16::to_f32(self)
+        // A NaN is quieted, as `BFCVT`'s inverse in the `half` crate and `FCVTL` for f16.
+        let b = self.to_bits();
+        let quiet = if b & 0x7fff > 0x7f80 { 0x0040 } else { 0 };
+        f32::from_bits(u32::from(b | quiet) << 16)
+    }
+    #[inline]
+    fn is_finite(self) -> bool {
+        self.to_bits() & 0x7f80 != 0x7f80
     }
     #[inline]
     fn from_f32(x: f32) -> bf16 {
@@ -104,6 +156,30 @@ impl Element for bf16 {
     fn from_bits32(bits: u32) -> bf16 {
         bf16::from_bits(bits as u16)
     }
+}
+
+/// f16 bits `h` widened to f32 (`FCVTL`), branch-free so that loops over it vectorize, and
+/// without f32 subnormals on the way (so a flush-to-zero FPCR cannot change it): a normal value
+/// is its bits shifted and rebiased; a subnormal `m * 2^-24` is `2^-14 * (1 + m / 1024) - 2^-14`,
+/// both terms normal and the difference exact; infinities and NaNs (quieted, payload kept) are
+/// selected separately.
+#[inline]
+const fn f16_to_f32(h: u16) -> f32 {
+    const REBIAS: u32 = (127 - 15) << 23;
+    const TWO_POW_M14: u32 = (127 - 14) << 23;
+    let sign = ((h & 0x8000) as u32) << 16;
+    let em = (h & 0x7fff) as u32;
+    let normal = (em << 13) + REBIAS;
+    let subnormal = (f32::from_bits((em << 13) + TWO_POW_M14) - f32::from_bits(TWO_POW_M14)).to_bits();
+    let special = 0x7f80_0000 | if em & 0x3ff != 0 { 0x0040_0000 } else { 0 } | (em & 0x3ff) << 13;
+    let mag = if em >= 0x7c00 {
+        special
+    } else if em < 0x0400 {
+        subnormal
+    } else {
+        normal
+    };
+    f32::from_bits(sign | mag)
 }
 
 /// `BFCVT` with the default FPCR on the f32 bit pattern `u`, in integer operations only (the
@@ -140,6 +216,31 @@ mod tests {
                 assert!(bf16::from_bits(got).is_nan());
             } else {
                 assert_eq!(got, want, "{u:#x}");
+            }
+        }
+    }
+
+    #[test]
+    fn f16_widening_is_exact_for_every_bit_pattern() {
+        for h in 0..=u16::MAX {
+            let (got, want) = (f16_to_f32(h), f16::from_bits(h).to_f32());
+            assert_eq!(got.to_bits(), want.to_bits(), "{h:#06x}");
+            assert_eq!(<f16 as Element>::is_finite(f16::from_bits(h)), want.is_finite(), "{h:#06x}");
+            let b = bf16::from_bits(h);
+            assert_eq!(Element::to_f32(b).to_bits(), b.to_f32().to_bits(), "{h:#06x}");
+            assert_eq!(<bf16 as Element>::is_finite(b), b.to_f32().is_finite(), "{h:#06x}");
+        }
+    }
+
+    #[test]
+    fn f16_slice_widening_equals_the_scalar_one() {
+        // Every bit pattern through `widen` (FCVTL on aarch64), at every alignment of the tail.
+        let all: [f16; 65_536] = core::array::from_fn(|h| f16::from_bits(h as u16));
+        let mut out = [0f32; 65_536];
+        for skip in 0..9 {
+            <f16 as Element>::widen(&all[skip..], &mut out);
+            for (h, o) in all[skip..].iter().zip(&out) {
+                assert_eq!(o.to_bits(), h.to_f32().to_bits(), "{:#06x}", h.to_bits());
             }
         }
     }

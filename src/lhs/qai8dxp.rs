@@ -12,10 +12,10 @@
 
 use half::{bf16, f16};
 
-use crate::arith::{round_away_i32, round_even, write_u32};
+use crate::arith::{round_even, write_u32};
 use crate::element::Element;
 use crate::error::{Dim, Error, Param, Result};
-use crate::lhs::quant;
+use crate::lhs::quant::{self, Round};
 use crate::packing::{Packing, padded_k};
 
 /// Bytes of one packed tile of `mr` rows: `mr * (Kp + 8)`.
@@ -137,30 +137,8 @@ pub fn quantize_pack(
     Ok(())
 }
 
-/// How `x * multiplier` becomes an integer in the f16 and bf16 packers (docs/formats.md,
-/// §Arithmetic: qai8dxp from f16 and bf16).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Round {
-    /// Nearest, ties away from zero (`FCVTAS`).
-    Away,
-    /// Nearest, ties to even (`FCVTNS`).
-    Even,
-    /// Toward zero (`FCVTZS`).
-    Zero,
-}
-
-impl Round {
-    fn apply(self, v: f32) -> i32 {
-        match self {
-            Round::Away => round_away_i32(v),
-            Round::Even => round_even(v) as i32,
-            // Saturating, like FCVTZS (|v| <= 255 for finite input anyway).
-            Round::Zero => v as i32,
-        }
-    }
-}
-
-/// The rounding rule of one packer call: which rounding element `j` of call row `i` gets.
+/// The rounding rule of one packer call (docs/formats.md, §Arithmetic: qai8dxp from f16 and
+/// bf16): each row rounds its first values one way and the rest away from zero.
 #[derive(Clone, Copy, Debug)]
 struct Rule {
     /// Elements `j < even_below` of a row round to even (the vectorized part), the rest away.
@@ -173,14 +151,9 @@ struct Rule {
 }
 
 impl Rule {
-    fn round(&self, i: usize, j: usize) -> Round {
-        if i < self.grouped {
-            if j < self.vec8 { Round::Zero } else { Round::Away }
-        } else if j < self.even_below {
-            Round::Even
-        } else {
-            Round::Away
-        }
+    /// Row `i` of the call: its values `j < split` round by the returned mode, the rest away.
+    fn row(&self, i: usize) -> (Round, usize) {
+        if i < self.grouped { (Round::Zero, self.vec8) } else { (Round::Even, self.even_below) }
     }
 }
 
@@ -218,24 +191,40 @@ fn pack_half<S: Element>(
     let rule = rule(m);
     let kp = padded_k(k)?;
     let bd = packing.block_depth();
+    let mut wide = [0f32; quant::GROUP];
     for i in 0..m {
         let row = &lhs[i * lhs_stride..i * lhs_stride + k];
-        let (mut vmin, mut vmax) = (row[0].to_f32(), row[0].to_f32());
-        for v in row {
-            let x = v.to_f32();
-            vmin = vmin.min(x);
-            vmax = vmax.max(x);
+        // Widened exactly, one group of 32 at a time (values checked finite above).
+        let (mut vmin, mut vmax) = (f32::INFINITY, f32::NEG_INFINITY);
+        for part in row.chunks(quant::GROUP) {
+            S::widen(part, &mut wide);
+            let (lo, hi) = quant::min_max(&wide[..part.len()]);
+            vmin = vmin.min(lo);
+            vmax = vmax.max(hi);
         }
         let rq = row_quant(vmin, vmax);
-        let q = |j: usize, r: Round| {
-            r.apply(row[j].to_f32() * rq.multiplier).saturating_add(rq.zero_point).clamp(-128, 127) as i8
-        };
+        let (first, split) = rule.row(i);
         let tile = &mut lhs_packed[(i / mr) * ts..(i / mr + 1) * ts];
         let r = i % mr;
-        for j in 0..kp {
-            // K padding: x[k - 1] again, rounded away, with the row's own zero point.
-            let v = if j < k { q(j, rule.round(i, j)) } else { q(k - 1, Round::Away) };
-            tile[(j / bd) * mr * bd + r * bd + j % bd] = v as u8;
+        for g in 0..kp / quant::GROUP {
+            let start = g * quant::GROUP;
+            // Never empty: `kp` is `k` rounded up to a multiple of the group.
+            let part = &row[start..k.min(start + quant::GROUP)];
+            S::widen(part, &mut wide);
+            let (mult, zp, own) = (rq.multiplier, rq.zero_point, split.saturating_sub(start));
+            let mut q = quant::quantize_group_split(&wide[..part.len()], mult, zp, -128, 127, first, own);
+            // K padding: x[k - 1] again, rounded away, with the row's own zero point (only
+            // the last group can be partial).
+            if part.len() < quant::GROUP {
+                let last = quant::quantize_one(row[k - 1].to_f32(), rq.multiplier, rq.zero_point, -128, 127);
+                q[part.len()..].fill(last);
+            }
+            for (t, chunk) in q.chunks_exact(bd).enumerate() {
+                let at = (start / bd + t) * mr * bd + r * bd;
+                for (dst, &v) in tile[at..at + bd].iter_mut().zip(chunk) {
+                    *dst = v as u8;
+                }
+            }
         }
         write_u32(tile, mr * kp + 4 * r, (-rq.zero_point) as u32);
         write_u32(tile, mr * kp + 4 * mr + 4 * r, rq.dq_scale.to_bits());

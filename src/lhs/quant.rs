@@ -3,7 +3,7 @@
 //! Both round exactly alike: `x * multiplier` (one f32 multiply), ties away from zero
 //! (`FCVTAS` / `roundf`), saturating add of the zero point, clamp.
 
-use crate::arith::round_away_i32;
+use crate::arith::{round_away_i32, round_even};
 
 /// Values quantized per call of [`quantize_group`].
 pub(crate) const GROUP: usize = 32;
@@ -48,6 +48,54 @@ pub(crate) fn quantize_group(x: &[f32], multiplier: f32, zero_point: i32, lo: i3
     }
 }
 
+/// How `x * multiplier` becomes an integer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Round {
+    /// Nearest, ties away from zero (`FCVTAS`).
+    Away,
+    /// Nearest, ties to even (`FCVTNS`).
+    Even,
+    /// Toward zero (`FCVTZS`).
+    Zero,
+}
+
+impl Round {
+    /// `v` rounded to an integer, saturating at the i32 range (as the instructions do).
+    #[inline]
+    pub(crate) fn apply(self, v: f32) -> i32 {
+        match self {
+            Round::Away => round_away_i32(v),
+            Round::Even => round_even(v) as i32,
+            Round::Zero => v as i32,
+        }
+    }
+}
+
+/// As [`quantize_group`], but values `x[j]` with `j < split` are rounded by `first` (the rest
+/// away from zero): the f16 and bf16 packers' position-dependent rounding.
+#[inline]
+pub(crate) fn quantize_group_split(
+    x: &[f32],
+    multiplier: f32,
+    zero_point: i32,
+    lo: i32,
+    hi: i32,
+    first: Round,
+    split: usize,
+) -> [i8; GROUP] {
+    if split == 0 || first == Round::Away {
+        return quantize_group(x, multiplier, zero_point, lo, hi);
+    }
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+    let mut q = neon::quantize_group_round(x, multiplier, zero_point, lo, hi, first);
+    #[cfg(not(all(target_arch = "aarch64", target_feature = "neon")))]
+    let mut q = portable::quantize_group_round(x, multiplier, zero_point, lo, hi, first);
+    for j in split..x.len().min(GROUP) {
+        q[j] = quantize_one(x[j], multiplier, zero_point, lo, hi);
+    }
+    q
+}
+
 /// One value, as [`quantize_group`] computes it.
 #[inline]
 pub(crate) fn quantize_one(x: f32, multiplier: f32, zero_point: i32, lo: i32, hi: i32) -> i8 {
@@ -55,7 +103,7 @@ pub(crate) fn quantize_one(x: f32, multiplier: f32, zero_point: i32, lo: i32, hi
 }
 
 pub(crate) mod portable {
-    use super::{GROUP, quantize_one};
+    use super::{GROUP, Round, quantize_one};
 
     pub(crate) fn min_max(x: &[f32]) -> (f32, f32) {
         x.iter().fold((x[0], x[0]), |(lo, hi), &v| (lo.min(v), hi.max(v)))
@@ -73,13 +121,30 @@ pub(crate) mod portable {
         }
         out
     }
+
+    /// As `quantize_group`, every value rounded by `round`.
+    #[cfg_attr(all(target_arch = "aarch64", target_feature = "neon"), allow(dead_code))]
+    pub(crate) fn quantize_group_round(
+        x: &[f32],
+        multiplier: f32,
+        zero_point: i32,
+        lo: i32,
+        hi: i32,
+        round: Round,
+    ) -> [i8; GROUP] {
+        let mut out = [0i8; GROUP];
+        for (o, &v) in out.iter_mut().zip(x) {
+            *o = round.apply(v * multiplier).saturating_add(zero_point).clamp(lo, hi) as i8;
+        }
+        out
+    }
 }
 
 #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
 mod neon {
     use core::arch::aarch64::*;
 
-    use super::{GROUP, portable};
+    use super::{GROUP, Round, portable};
 
     pub(super) fn min_max(x: &[f32]) -> (f32, f32) {
         let chunks = x.chunks_exact(4);
@@ -117,6 +182,20 @@ mod neon {
     }
 
     pub(super) fn quantize_group(x: &[f32], multiplier: f32, zero_point: i32, lo: i32, hi: i32) -> [i8; GROUP] {
+        quantize_group_round(x, multiplier, zero_point, lo, hi, Round::Away)
+    }
+
+    /// Every value rounded by `round` (`FCVTAS`, `FCVTNS` or `FCVTZS`), as
+    /// `portable::quantize_group_round`.
+    #[inline]
+    pub(super) fn quantize_group_round(
+        x: &[f32],
+        multiplier: f32,
+        zero_point: i32,
+        lo: i32,
+        hi: i32,
+        round: Round,
+    ) -> [i8; GROUP] {
         let x = &x[..x.len().min(GROUP)];
         let full = x.len() / 8 * 8;
         let mut out = [0i8; GROUP];
@@ -127,8 +206,13 @@ mod neon {
             let (vm, vz) = (vdupq_n_f32(multiplier), vdupq_n_s32(zero_point));
             let (vlo, vhi) = (vdupq_n_s32(lo), vdupq_n_s32(hi));
             let q4 = |p: *const f32| {
-                // FCVTAS: round to nearest, ties away, saturating, like `round_away_i32`.
-                let i = vcvtaq_s32_f32(vmulq_f32(vld1q_f32(p), vm));
+                let v = vmulq_f32(vld1q_f32(p), vm);
+                // Saturating conversions, like `Round::apply`.
+                let i = match round {
+                    Round::Away => vcvtaq_s32_f32(v),
+                    Round::Even => vcvtnq_s32_f32(v),
+                    Round::Zero => vcvtq_s32_f32(v),
+                };
                 vminq_s32(vmaxq_s32(vqaddq_s32(i, vz), vlo), vhi)
             };
             let mut j = 0;
@@ -140,7 +224,7 @@ mod neon {
             }
         }
         for j in full..x.len() {
-            out[j] = super::quantize_one(x[j], multiplier, zero_point, lo, hi);
+            out[j] = round.apply(x[j] * multiplier).saturating_add(zero_point).clamp(lo, hi) as i8;
         }
         out
     }
@@ -175,6 +259,11 @@ mod neon {
                     let a = quantize_group(&x[..len], m, z, lo, hi);
                     let b = portable::quantize_group(&x[..len], m, z, lo, hi);
                     assert_eq!(a, b, "{m} {z} {len}");
+                    for round in [Round::Away, Round::Even, Round::Zero] {
+                        let a = quantize_group_round(&x[..len], m, z, lo, hi, round);
+                        let b = portable::quantize_group_round(&x[..len], m, z, lo, hi, round);
+                        assert_eq!(a, b, "{m} {z} {len} {round:?}");
+                    }
                 }
             }
         }

@@ -441,14 +441,18 @@ pub fn non_finite_packed_values_give_the_same_bits_in_every_tier<X: Fixture>() {
 pub fn non_finite_activations_rejected_before_any_write<X: Fixture>() {
     for p in all_packings::<X>() {
         let bl = X::BLS[0];
-        let (m, k) = (3, if bl == 0 { 40 } else { 2 * bl });
-        for (bad, at) in [(f32::NAN, 45), (f32::INFINITY, 0), (f32::NEG_INFINITY, 3 * k - 1)] {
-            let mut x = vec![X::Src::from_f32(0.5); m * k];
-            x[at] = X::Src::from_f32(bad);
-            let mut out = vec![0xeeu8; lhs_size::<X>(&p, m, k, bl)];
-            let e = X::pack_lhs(&p, m, k, bl, 0, &x, k, &mut out).unwrap_err();
-            assert_eq!(e, Error::NonFinite { buffer: Buffer::Lhs, index: at });
-            assert!(out.iter().all(|&b| b == 0xee), "nothing written");
+        // The packers test chunks of 64 values: a short row and a row of several chunks.
+        for k in if bl == 0 { [40, 200] } else { [2 * bl, 8 * bl] } {
+            let m = 3;
+            let cases = [(f32::NAN, 45), (f32::INFINITY, 0), (f32::NEG_INFINITY, 3 * k - 1), (f32::NAN, k + 130)];
+            for (bad, at) in cases.into_iter().filter(|&(_, at)| at < m * k) {
+                let mut x = vec![X::Src::from_f32(0.5); m * k];
+                x[at] = X::Src::from_f32(bad);
+                let mut out = vec![0xeeu8; lhs_size::<X>(&p, m, k, bl)];
+                let e = X::pack_lhs(&p, m, k, bl, 0, &x, k, &mut out).unwrap_err();
+                assert_eq!(e, Error::NonFinite { buffer: Buffer::Lhs, index: at }, "k {k}");
+                assert!(out.iter().all(|&b| b == 0xee), "nothing written");
+            }
         }
     }
 }
