@@ -313,11 +313,13 @@ pub fn edge_rows<S: Element>(k: usize, with_max: bool) -> Vec<Vec<f32>> {
 /// Depth of the edge-input problems (a multiple of every block length tested).
 pub const EDGE_K: usize = 128;
 
+/// Per packing: the packing, the number of edge rows, the scalar output (`rows x n`) and the
+/// packed RHS.
+pub type EdgeRuns<X> = Vec<(Packing, usize, Vec<<<X as Fixture>::F as Family>::Dst>, Vec<u8>)>;
+
 /// Runs the edge rows through every tier of every packing; returns, per packing, the scalar
 /// output (`rows x n`) and the packed RHS, for family-specific expectations.
-pub fn edge_inputs_equal_in_every_tier<X: Fixture>(
-    with_max: bool,
-) -> Vec<(Packing, usize, Vec<<X::F as Family>::Dst>, Vec<u8>)> {
+pub fn edge_inputs_equal_in_every_tier<X: Fixture>(with_max: bool) -> EdgeRuns<X> {
     let (n, k) = (12, EDGE_K);
     let rows = edge_rows::<X::Src>(k, with_max);
     let m = rows.len();

@@ -111,8 +111,6 @@ qsi4c32p_dotprod_kernels!("f32", f32_out, all);
 pub(crate) mod tiles {
     use crate::matmul::arch::dotprod::Tile;
 
-    /// The family as the shared drivers see it.
-
     /// GEMV hook of `blocked_gemv_tile` (see there): LHS `LD4R`, bf16 block scales after the
     /// block's data, the qai8dxp epilogue. Registers: v28 zero halves for the bf16 -> f32 `ZIP`;
     /// after the loop v1 = (offset, dq), v2 = float(offset), v3/v0 = clamp bounds.
