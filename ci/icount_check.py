@@ -6,23 +6,30 @@ where they must not (`cargo make icount-check`).
 
 Builds the family test binaries for aarch64-unknown-linux-gnu and runs each one's golden-vector
 test under the project's icount QEMU plugin (shared/tools/icount, counting every executed
-instruction of the whole run by mnemonic), once with `-cpu max` and once with
-`-cpu cortex-a53`. Requires, per family, SMMLA > 0 and SDOT > 0 under max (the i8mm and dotprod
-kernels executed) and SMMLA = SDOT = 0 under cortex-a53 (the test still passes: dispatch chose
-the NEON and scalar tiers, no SIGILL). Exits 0 only if all holds. Without the tools (a checkout
+instruction of the whole run by mnemonic) with `-cpu max`, `-cpu cortex-a76` and
+`-cpu cortex-a53`. Requires, per family: under max SMMLA > 0 and SDOT > 0 (the i8mm and dotprod
+kernels executed) and, for the bf16 families, instructions executed in functions that contain
+BFCVTN (their i8mm tiles' conversion; QEMU 7.2's disassembler cannot name BFCVTN itself, so
+the functions are found with objdump and counted whole); under cortex-a76 (dotprod, no i8mm,
+no BF16) SDOT > 0 and SMMLA = 0 and nothing in a BFCVTN function; under cortex-a53 none of the
+three (the test still passes: dispatch chose the NEON and scalar tiers,
+no SIGILL). Exits 0 only if all holds. Without the tools (a checkout
 that lacks ../shared/tools and no --tools/QGEMM_TOOLS) it says so and exits 0: the check needs
 the project's measuring tools, not part of this repository.
 """
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = "aarch64-unknown-linux-gnu"
-FAMILIES = ["qai8dxp_qsi4cxp", "qai8dxp_qsi4c32p", "qsi8d32p_qsi4c32p", "qai8dxp_qsi8cxp"]
+FAMILIES = ["qai8dxp_qsi4cxp", "qai8dxp_qsi4c32p", "qsi8d32p_qsi4c32p", "qai8dxp_qsi8cxp", "f16_qai8dxp_qsi4cxp",
+            "f16_qai8dxp_qsi8cxp", "bf16_qai8dxp_qsi4cxp", "bf16_qai8dxp_qsi4c32p"]
+CLASSES = ("smmla", "sdot")
 
 
 def test_binaries():
@@ -41,18 +48,35 @@ def test_binaries():
     return exes
 
 
-def count(tools, cpu, exe, family):
+def bfcvtn_functions(exe):
+    """Demangled names (hash stripped) of the functions of `exe` that contain a BFCVTN."""
+    out = subprocess.run(["aarch64-linux-gnu-objdump", "-d", "--no-show-raw-insn", "-C", exe],
+                         check=True, text=True, capture_output=True).stdout
+    names, current = set(), None
+    for line in out.splitlines():
+        m = re.match(r"^[0-9a-f]+ <(.*)>:$", line)
+        if m:
+            current = re.sub(r"::h[0-9a-f]{16}$", "", m.group(1))
+        elif current and re.search(r"\tbfcvtn2?\s", line):
+            names.add(current)
+    return names
+
+
+def count(tools, cpu, exe, family, bf_fns):
     with tempfile.TemporaryDirectory() as d:
         js = os.path.join(d, "o.json")
-        cmd = [os.path.join(tools, "icount"), "--cpu", cpu, "--global", "--classes", "smmla,sdot", "--top", "0",
+        cmd = [os.path.join(tools, "icount"), "--cpu", cpu, "--global", "--sym", "qgemm::matmul::", "--classes", ",".join(CLASSES), "--top", "0",
                "--json", js, "--", exe, f"{family}::golden_outputs_in_every_tier", "--exact", "--test-threads=1"]
         env = dict(os.environ, QEMU_CPU=cpu)
         r = subprocess.run(cmd, text=True, capture_output=True, env=env)
         if r.returncode != 0:
             print(r.stdout[-2000:], r.stderr[-2000:], file=sys.stderr)
             return None, " ".join(cmd)
-        g = json.load(open(js)).get("gmnem", {})
-        return (g.get("smmla", 0), g.get("sdot", 0)), " ".join(cmd[:-4] + ["<test binary>"] + cmd[-3:])
+        res = json.load(open(js))
+        g = res.get("gmnem", {})
+        bf = sum(r["insns"] for name, r in res.get("ranges", {}).items()
+                 if re.sub(r" @0x[0-9a-f]+$", "", name) in bf_fns)
+        return tuple(g.get(c, 0) for c in CLASSES) + (bf,), " ".join(cmd[:-4] + ["<test binary>"] + cmd[-3:])
 
 
 def main():
@@ -64,20 +88,29 @@ def main():
         return 0
     ok = True
     exes = test_binaries()
-    print(f"{'family':<20} {'cpu':<11} {'SMMLA':>12} {'SDOT':>12}  verdict")
+    print(f"{'family':<22} {'cpu':<11} {'SMMLA':>12} {'SDOT':>12} {'in BFCVTN fns':>14}  verdict")
     for fam in FAMILIES:
-        for cpu in ("max", "cortex-a53"):
-            counts, cmd = count(a.tools, cpu, exes[fam], fam)
+        bf_fns = bfcvtn_functions(exes[fam])
+        if fam.startswith("bf16_") and not bf_fns:
+            print(f"{fam:<22} no function of the test binary contains BFCVTN: FAILED")
+            ok = False
+        for cpu in ("max", "cortex-a76", "cortex-a53"):
+            counts, cmd = count(a.tools, cpu, exes[fam], fam, bf_fns)
             if counts is None:
-                print(f"{fam:<20} {cpu:<11} {'-':>12} {'-':>12}  FAILED (test failed or crashed): {cmd}")
+                print(f"{fam:<22} {cpu:<11} {'-':>12} {'-':>12} {'-':>14}  FAILED (test failed or crashed): {cmd}")
                 ok = False
                 continue
-            smmla, sdot = counts
-            good = (smmla > 0 and sdot > 0) if cpu == "max" else (smmla == 0 and sdot == 0)
+            smmla, sdot, bfcvtn = counts
+            if cpu == "max":
+                good = smmla > 0 and sdot > 0 and (bfcvtn > 0) == fam.startswith("bf16_")
+            elif cpu == "cortex-a76":
+                good = smmla == 0 and sdot > 0 and bfcvtn == 0
+            else:
+                good = smmla == 0 and sdot == 0 and bfcvtn == 0
             ok &= good
-            print(f"{fam:<20} {cpu:<11} {smmla:>12,} {sdot:>12,}  {'ok' if good else 'FAILED'}")
-    print("command: shared/tools/icount --cpu CPU --global --classes smmla,sdot -- <family test binary> "
-          "<family>::golden_outputs_in_every_tier --exact --test-threads=1")
+            print(f"{fam:<22} {cpu:<11} {smmla:>12,} {sdot:>12,} {bfcvtn:>14,}  {'ok' if good else 'FAILED'}")
+    print(f"command: shared/tools/icount --cpu CPU --global --sym qgemm::matmul:: --classes {','.join(CLASSES)} -- "
+          "<family test binary> <family>::golden_outputs_in_every_tier --exact --test-threads=1")
     return 0 if ok else 1
 
 

@@ -47,6 +47,17 @@ REFERENCE = [
     ("qai8dxp_qsi8cxp", (16, 128), "16x4 i8mm", 0.0550, 99, 0.055, 95),
 ]
 
+# The f16/bf16 families (issue 20) and the f32 family with the same weights: target, the twin's
+# insns/MAC (the dispatcher's picks, same m) plus at most 2%.
+TWINS = [
+    ("f16_qai8dxp_qsi4cxp", "qai8dxp_qsi4cxp"),
+    ("f16_qai8dxp_qsi8cxp", "qai8dxp_qsi8cxp"),
+    ("bf16_qai8dxp_qsi4cxp", "qai8dxp_qsi4cxp"),
+    ("bf16_qai8dxp_qsi4c32p", "qai8dxp_qsi4c32p"),
+]
+TWIN_MARGIN = 1.02
+FAMILIES = ["qai8dxp_qsi4cxp", "qai8dxp_qsi4c32p", "qsi8d32p_qsi4c32p", "qai8dxp_qsi8cxp"] + [f for f, _ in TWINS]
+
 
 ANALYSIS = """## Targets not met: measured, tried, and why it cannot go further
 
@@ -164,7 +175,7 @@ def measure_kernels(tools, bench, kernels, quick, jobs):
 def measure_packers(tools, bench, quick):
     """Per family: the LHS packer for each m and the RHS packer, at the packings `select` uses."""
     rows = []
-    for fam in ("qai8dxp_qsi4cxp", "qai8dxp_qsi4c32p", "qsi8d32p_qsi4c32p", "qai8dxp_qsi8cxp"):
+    for fam in FAMILIES:
         for i, m in enumerate((1, 16) if quick else (1, 16, 128)):
             args = ["--family", fam, "--m", str(m), "--n", str(N), "--k", str(K), "--bl", str(BL), "--iters", "1",
                     "--no-kernels"]
@@ -186,7 +197,9 @@ def mca_functions(bench):
         f = line.split(None, 2)
         if len(f) == 3 and f[1] in "tT":
             n = re.sub(r"::h[0-9a-f]{16}$", "", f[2])
-            if re.match(r"qgemm::matmul::\w+::(dotprod|i8mm)::aarch64::", n) and "_unchecked" not in n:
+            # qsi8d32p_qsi4c32p keeps its tiles in `aarch64`, the others per output type in
+            # `tiles::<type>_out` (shared by a family and its f16/bf16 twins).
+            if re.match(r"qgemm::matmul::\w+::(dotprod|i8mm)::(aarch64|tiles::\w+_out)::", n) and "_unchecked" not in n:
                 names.add(n)
     return sorted(names)
 
@@ -250,6 +263,28 @@ def write(out, kernels, krows, prow, mrows, selected, quick):
             target = f"<= {ti}" if tp is None else f"<= {ti}, >= {tp}%"
             w(f"| {fam} | {m} | {ref} | {ri:.4f} | {ref_p} | {target} | `{best['name']}` | "
               f"{best['per_mac']:.4f} | {'-' if pct is None else f'{pct:.1f}%'} | {met} |")
+    w("")
+    w("### f16 and bf16 families against their f32 twins\n")
+    w("Target (issue 20): the insns/MAC of the f32 family with the same weights plus at most 2%, at each m,")
+    w("both families' kernels being the dispatcher's picks. The f16/bf16 kernels are the twin's tiles with one")
+    w("more epilogue step (the conversion before the stores), so the same tile is also compared directly.")
+    w("`bf16_*` i8mm kernels convert with `BFCVTN` (FEAT_BF16, present under `-cpu max`); elsewhere the")
+    w("integer rounding of the other tiers is used.\n")
+    w("| family | m | kernel (dispatcher's pick) | insns/MAC | f32 twin's pick | insns/MAC | ratio | same tile in f32: ratio | met (<= 1.02) |")
+    w("|---|--:|---|--:|---|--:|--:|--:|---|")
+    for fam, twin in TWINS:
+        for m in (1, 16, 128):
+            rows = {r["name"]: r for r in krows if r["family"] == fam and r["m"] == m}
+            trows = {r["name"]: r for r in krows if r["family"] == twin and r["m"] == m}
+            pick, tpick = rows.get(selected.get((fam, m))), trows.get(selected.get((twin, m)))
+            if pick is None or tpick is None:
+                continue
+            ratio = pick["per_mac"] / tpick["per_mac"]
+            same = trows.get(re.sub(r"^matmul_clamp_b?f16_", "matmul_clamp_f32_", pick["name"]))
+            same_r = "-" if same is None else f"{pick['per_mac'] / same['per_mac']:.4f}"
+            met = "yes" if ratio <= TWIN_MARGIN else "no"
+            w(f"| {fam} | {m} | `{pick['name']}` | {pick['per_mac']:.4f} | `{tpick['name']}` | "
+              f"{tpick['per_mac']:.4f} | {ratio:.4f} | {same_r} | {met} |")
     w("")
     w(ANALYSIS)
     w("## Every SIMD kernel under icount\n")
