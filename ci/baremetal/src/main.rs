@@ -11,7 +11,7 @@
 //! `main` detects the CPU with `CpuFeatures::from_id_registers`, packs fixed deterministic
 //! inputs on the device into static buffers (no allocator), runs every kernel of every family
 //! on several shapes and compares each one bit for bit with the scalar kernel of the same
-//! packing. Output and the exit code go through semihosting: 0 only when every kernel that the
+//! packing. Outputs (f32, f16 or bf16) are compared as bits. Output and the exit code go through semihosting: 0 only when every kernel that the
 //! CPU supports agrees; any mismatch, error, panic or CPU exception exits non-zero.
 #![no_std]
 #![no_main]
@@ -28,7 +28,8 @@ use qgemm::rhs::qsi4c32p::BlockScales;
 use qgemm::rhs::qsi4c32pscalef16::raw_block_bytes;
 use qgemm::rhs::{Int4Encoding, Int4Source};
 use qgemm::{
-    Clamp, CpuFeatures, Family, Kernel, MatmulArgs, Packing, Tier, qai8dxp_qsi4c32p, qai8dxp_qsi4cxp, qai8dxp_qsi8cxp,
+    Clamp, CpuFeatures, Element, Family, Kernel, MatmulArgs, Packing, Tier, bf16_qai8dxp_qsi4c32p,
+    bf16_qai8dxp_qsi4cxp, f16_qai8dxp_qsi4cxp, f16_qai8dxp_qsi8cxp, qai8dxp_qsi4c32p, qai8dxp_qsi4cxp, qai8dxp_qsi8cxp,
     qsi8d32p_qsi4c32p,
 };
 use semihosting::{eprintln, println};
@@ -168,7 +169,8 @@ const MAX_K: usize = 256;
 const MAX_NB: usize = 8;
 /// Bytes of one raw `Q4_0`-style block of 32 (`2 + 32 / 2`), the largest per depth.
 const Q4_0_BLOCK: usize = 18;
-/// Output canary: elements past `m * n` must keep this NaN pattern.
+/// Output canary: elements past `m * n` must keep this bit pattern (its low 16 bits for the
+/// f16 and bf16 outputs).
 const CANARY: u32 = 0x7fa5_a5a5;
 const CANARY_LEN: usize = 16;
 const PACKED_CAP: usize = 32 * 1024;
@@ -177,6 +179,9 @@ const PACKED_CAP: usize = 32 * 1024;
 struct Inputs {
     /// `m x k` f32 activations, dense rows.
     lhs: [f32; MAX_M * MAX_K],
+    /// The same activations rounded to f16 and to bf16 (the f16/bf16 families' input).
+    lhs_f16: [f16; MAX_M * MAX_K],
+    lhs_bf16: [bf16; MAX_M * MAX_K],
     /// Raw int4 weights, NxK, signed nibbles, two per byte (`n` rows of `ceil(k/2)` bytes).
     nibbles: [u8; MAX_N * MAX_K / 2],
     /// Raw int8 weights, NxK (`n` rows of `k` values).
@@ -191,18 +196,53 @@ struct Inputs {
     bias: [f32; MAX_N],
 }
 
+const DST_LEN: usize = MAX_M * MAX_N + CANARY_LEN;
+
+/// One output buffer per output type (with room for the canary).
+struct Outputs {
+    f32: [f32; DST_LEN],
+    f16: [f16; DST_LEN],
+    bf16: [bf16; DST_LEN],
+}
+
+/// An output element type and its buffer in [`Outputs`].
+trait Out: Element {
+    fn buffer(o: &mut Outputs) -> &mut [Self; DST_LEN];
+}
+
+impl Out for f32 {
+    fn buffer(o: &mut Outputs) -> &mut [f32; DST_LEN] {
+        &mut o.f32
+    }
+}
+
+impl Out for f16 {
+    fn buffer(o: &mut Outputs) -> &mut [f16; DST_LEN] {
+        &mut o.f16
+    }
+}
+
+impl Out for bf16 {
+    fn buffer(o: &mut Outputs) -> &mut [bf16; DST_LEN] {
+        &mut o.bf16
+    }
+}
+
 /// Every buffer the check uses. One static instance; `main` is its only user.
 struct Buffers {
     inp: Inputs,
     lhs_packed: [u8; PACKED_CAP],
     rhs_packed: [u8; PACKED_CAP],
-    dst: [f32; MAX_M * MAX_N + CANARY_LEN],
-    reference: [f32; MAX_M * MAX_N],
+    dst: Outputs,
+    /// The scalar kernel's output bits.
+    reference: [u32; MAX_M * MAX_N],
 }
 
 static mut BUFFERS: Buffers = Buffers {
     inp: Inputs {
         lhs: [0.0; MAX_M * MAX_K],
+        lhs_f16: [f16::ZERO; MAX_M * MAX_K],
+        lhs_bf16: [bf16::ZERO; MAX_M * MAX_K],
         nibbles: [0; MAX_N * MAX_K / 2],
         int8: [0; MAX_N * MAX_K],
         scales: [0.0; MAX_N],
@@ -212,8 +252,8 @@ static mut BUFFERS: Buffers = Buffers {
     },
     lhs_packed: [0; PACKED_CAP],
     rhs_packed: [0; PACKED_CAP],
-    dst: [0.0; MAX_M * MAX_N + CANARY_LEN],
-    reference: [0.0; MAX_M * MAX_N],
+    dst: Outputs { f32: [0.0; DST_LEN], f16: [f16::ZERO; DST_LEN], bf16: [bf16::ZERO; DST_LEN] },
+    reference: [0; MAX_M * MAX_N],
 };
 
 #[path = "../../../examples/support/splitmix.rs"]
@@ -223,8 +263,10 @@ use splitmix::SplitMix64 as Rng;
 /// Fills the raw inputs of `s` deterministically from `seed` (every format's inputs).
 fn fill_inputs(inp: &mut Inputs, s: &Shape, seed: u64) {
     let mut rng = Rng(seed);
-    for x in &mut inp.lhs[..s.m * s.k] {
+    for ((x, h), b) in inp.lhs[..s.m * s.k].iter_mut().zip(&mut inp.lhs_f16).zip(&mut inp.lhs_bf16) {
         *x = rng.f32(-3.0, 3.0);
+        *h = f16::from_f32(*x);
+        *b = bf16::from_f32(*x);
     }
     for w in &mut inp.nibbles[..s.n * s.k.div_ceil(2)] {
         *w = rng.next_u64() as u8;
@@ -255,7 +297,7 @@ fn fill_inputs(inp: &mut Inputs, s: &Shape, seed: u64) {
 
 /// What the check needs from a family beyond [`Family`]: its packers and its `select`.
 /// A new family implements this and adds one line to `main`.
-trait Checked: Family<Dst = f32> {
+trait Checked: Family<Dst: Out> {
     /// Quantizes and packs the `m x k` activations of `inp` (dense rows) for `p`.
     fn pack_lhs(p: &Packing, s: &Shape, bl: usize, inp: &Inputs, out: &mut [u8]) -> qgemm::Result<()>;
     /// Packs the `n` weight channels of `inp` for `p`.
@@ -334,6 +376,33 @@ impl Checked for qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p {
     }
 }
 
+/// The f16/bf16 families: their own LHS packer, the RHS packer of the f32 family with the same
+/// weights.
+macro_rules! half_checked {
+    ($($family:ident in $module:ident: $packer:ident($lhs:ident), rhs of $twin:ty;)+) => {$(
+        impl Checked for $module::$family {
+            fn pack_lhs(p: &Packing, s: &Shape, _bl: usize, inp: &Inputs, out: &mut [u8]) -> qgemm::Result<()> {
+                qgemm::lhs::qai8dxp::$packer(p, s.m, s.k, 0, &inp.$lhs[..s.m * s.k], s.k, out)
+            }
+
+            fn pack_rhs(p: &Packing, s: &Shape, bl: usize, inp: &Inputs, out: &mut [u8]) -> qgemm::Result<()> {
+                <$twin as Checked>::pack_rhs(p, s, bl, inp, out)
+            }
+
+            fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
+                $module::select(cpu, m)
+            }
+        }
+    )+};
+}
+
+half_checked! {
+    F16Qai8dxpQsi4cxp in f16_qai8dxp_qsi4cxp: quantize_pack_f16(lhs_f16), rhs of qai8dxp_qsi4cxp::Qai8dxpQsi4cxp;
+    F16Qai8dxpQsi8cxp in f16_qai8dxp_qsi8cxp: quantize_pack_f16(lhs_f16), rhs of qai8dxp_qsi8cxp::Qai8dxpQsi8cxp;
+    Bf16Qai8dxpQsi4cxp in bf16_qai8dxp_qsi4cxp: quantize_pack_bf16(lhs_bf16), rhs of qai8dxp_qsi4cxp::Qai8dxpQsi4cxp;
+    Bf16Qai8dxpQsi4c32p in bf16_qai8dxp_qsi4c32p: quantize_pack_bf16(lhs_bf16), rhs of qai8dxp_qsi4c32p::Qai8dxpQsi4c32p;
+}
+
 /// The tiers, in the order of [`Tally::run_stack`].
 const TIERS: [Tier; 4] = [Tier::Scalar, Tier::Neon, Tier::Dotprod, Tier::I8mm];
 
@@ -373,9 +442,9 @@ fn call_pack_rhs<F: Checked>(c: &mut Call<'_, F>) -> qgemm::Result<()> {
     F::pack_rhs(&p, &c.s, c.bl, &c.b.inp, &mut c.b.rhs_packed)
 }
 
-fn call_run<F: Family<Dst = f32>>(c: &mut Call<'_, F>) -> qgemm::Result<()> {
+fn call_run<F: Family<Dst: Out>>(c: &mut Call<'_, F>) -> qgemm::Result<()> {
     let b = &mut *c.b;
-    c.kernel.run(&c.cpu, &b.lhs_packed, &b.rhs_packed, &mut b.dst, &c.args)
+    c.kernel.run(&c.cpu, &b.lhs_packed, &b.rhs_packed, F::Dst::buffer(&mut b.dst), &c.args)
 }
 
 /// The scalar kernel of the catalogue that consumes `p`.
@@ -401,7 +470,7 @@ fn pack_and_run<F: Checked>(
     let (r, used) = measured(call_pack_rhs::<F>, &mut c);
     r?;
     t.rhs_pack_stack = t.rhs_pack_stack.max(used);
-    c.b.dst.fill(f32::from_bits(CANARY));
+    F::Dst::buffer(&mut c.b.dst).fill(F::Dst::from_bits32(CANARY));
     let (r, used) = measured(call_run::<F>, &mut c);
     r?;
     let slot = &mut t.run_stack[TIERS.iter().position(|&x| x == kernel.tier()).unwrap_or(0)];
@@ -443,15 +512,19 @@ fn check_shape<F: Checked>(
     if let Err(e) = pack_and_run(scalar, cpu, s, bl, b, t) {
         return Outcome::Error(e);
     }
-    b.reference[..mn].copy_from_slice(&b.dst[..mn]);
+    for (r, v) in b.reference[..mn].iter_mut().zip(F::Dst::buffer(&mut b.dst).iter()) {
+        *r = v.to_bits32();
+    }
     if let Err(e) = pack_and_run(kernel, cpu, s, bl, b, t) {
         return Outcome::Error(e);
     }
-    if b.dst[mn..mn + CANARY_LEN].iter().any(|v| v.to_bits() != CANARY) {
+    let dst = F::Dst::buffer(&mut b.dst);
+    let canary = F::Dst::from_bits32(CANARY).to_bits32();
+    if dst[mn..mn + CANARY_LEN].iter().any(|v| v.to_bits32() != canary) {
         return Outcome::Overrun;
     }
-    match (0..mn).find(|&i| b.dst[i].to_bits() != b.reference[i].to_bits()) {
-        Some(i) => Outcome::Differ(i, b.dst[i].to_bits(), b.reference[i].to_bits()),
+    match (0..mn).find(|&i| dst[i].to_bits32() != b.reference[i]) {
+        Some(i) => Outcome::Differ(i, dst[i].to_bits32(), b.reference[i]),
         None => Outcome::Agree,
     }
 }
@@ -463,7 +536,7 @@ fn check_family<F: Checked>(cpu: CpuFeatures, b: &mut Buffers, t: &mut Tally) {
         t.kernels += 1;
         if !kernel.is_available(&cpu) {
             t.skipped += 1;
-            let needs = kernel.tier().required_feature().map_or("?", |f| f.name());
+            let needs = kernel.missing_feature(&cpu).map_or("?", |f| f.name());
             println!("  skipped  {:8} {} (CPU lacks {needs})", kernel.tier().name(), kernel.name());
             continue;
         }
@@ -560,6 +633,10 @@ fn main(_x0: u64, _x1: u64, _x2: u64, _x3: u64) -> ! {
     check_family::<qai8dxp_qsi4c32p::Qai8dxpQsi4c32p>(cpu, b, &mut t);
     check_family::<qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p>(cpu, b, &mut t);
     check_family::<qai8dxp_qsi8cxp::Qai8dxpQsi8cxp>(cpu, b, &mut t);
+    check_family::<f16_qai8dxp_qsi4cxp::F16Qai8dxpQsi4cxp>(cpu, b, &mut t);
+    check_family::<f16_qai8dxp_qsi8cxp::F16Qai8dxpQsi8cxp>(cpu, b, &mut t);
+    check_family::<bf16_qai8dxp_qsi4cxp::Bf16Qai8dxpQsi4cxp>(cpu, b, &mut t);
+    check_family::<bf16_qai8dxp_qsi4c32p::Bf16Qai8dxpQsi4c32p>(cpu, b, &mut t);
 
     println!("stack high-water per call (bytes below the caller's SP, measured by stack painting):");
     for (tier, (bytes, name)) in TIERS.iter().zip(t.run_stack) {
@@ -571,7 +648,7 @@ fn main(_x0: u64, _x1: u64, _x2: u64, _x3: u64) -> ! {
     println!("  RHS pack:                {:5}", t.rhs_pack_stack);
     let agree = t.ran - t.failed.min(t.ran);
     println!(
-        "kernels: {} ran, {} agree, {} skipped (CPU lacks the tier), {} failed",
+        "kernels: {} ran, {} agree, {} skipped (CPU lacks the tier or a feature), {} failed",
         t.ran, agree, t.skipped, t.failed
     );
     if t.failed == 0 && t.ran > 0 {
