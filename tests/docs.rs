@@ -11,15 +11,17 @@ use qgemm::{CpuFeatures, Family, Feature, Kernel, Tier};
 /// The CPU classes the dispatch table describes.
 fn cpu_classes() -> Vec<(&'static str, CpuFeatures)> {
     // SAFETY: these sets are only passed to `select`, never used to run a kernel.
-    let (neon, dot, mm) = unsafe {
+    let (neon, dot, mm, mm_bf16) = unsafe {
         let neon = CpuFeatures::NONE.with(Feature::Neon);
-        (neon, neon.with(Feature::Dotprod), neon.with(Feature::Dotprod).with(Feature::I8mm))
+        let mm = neon.with(Feature::Dotprod).with(Feature::I8mm);
+        (neon, neon.with(Feature::Dotprod), mm, mm.with(Feature::Bf16))
     };
     vec![
         ("no SIMD (x86 host)", CpuFeatures::NONE),
         ("NEON only (Cortex-A53/A72)", neon),
         ("+dotprod (Cortex-A76, N1)", dot),
-        ("+i8mm (Neoverse V1/N2/V2)", mm),
+        ("+i8mm, no BF16", mm),
+        ("+i8mm +bf16 (Neoverse V1/N2/V2)", mm_bf16),
     ]
 }
 
@@ -27,6 +29,10 @@ fn family_tables<F: Family>(out: &mut String, select: fn(&CpuFeatures, usize) ->
     writeln!(out, "### `{}`\n", F::NAME).unwrap();
     writeln!(out, "| kernel | tier | m_step x n_step | mr | nr | kr | sr | use |").unwrap();
     writeln!(out, "|---|---|--:|--:|--:|--:|--:|---|").unwrap();
+    let tier_text = |k: &Kernel<F>| match k.extra_feature() {
+        Some(f) => format!("{} + {}", k.tier(), f.name()),
+        None => k.tier().to_string(),
+    };
     for k in F::kernels() {
         let p = k.packing();
         let usage = if p.mr == 1 {
@@ -40,7 +46,7 @@ fn family_tables<F: Family>(out: &mut String, select: fn(&CpuFeatures, usize) ->
             out,
             "| `{}` | {} | {}x{} | {} | {} | {} | {} | {} |",
             k.name(),
-            k.tier(),
+            tier_text(k),
             k.m_step(),
             k.n_step(),
             p.mr,
@@ -66,6 +72,10 @@ fn generated() -> String {
     family_tables::<qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p>(&mut s, qgemm::qai8dxp_qsi4c32p::select);
     family_tables::<qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p>(&mut s, qgemm::qsi8d32p_qsi4c32p::select);
     family_tables::<qgemm::qai8dxp_qsi8cxp::Qai8dxpQsi8cxp>(&mut s, qgemm::qai8dxp_qsi8cxp::select);
+    family_tables::<qgemm::f16_qai8dxp_qsi4cxp::F16Qai8dxpQsi4cxp>(&mut s, qgemm::f16_qai8dxp_qsi4cxp::select);
+    family_tables::<qgemm::f16_qai8dxp_qsi8cxp::F16Qai8dxpQsi8cxp>(&mut s, qgemm::f16_qai8dxp_qsi8cxp::select);
+    family_tables::<qgemm::bf16_qai8dxp_qsi4cxp::Bf16Qai8dxpQsi4cxp>(&mut s, qgemm::bf16_qai8dxp_qsi4cxp::select);
+    family_tables::<qgemm::bf16_qai8dxp_qsi4c32p::Bf16Qai8dxpQsi4c32p>(&mut s, qgemm::bf16_qai8dxp_qsi4c32p::select);
     s
 }
 
