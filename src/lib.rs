@@ -24,6 +24,14 @@
 //!   quantized per block (`Q8_0`-like);
 //! * [`qai8dxp_qsi8cxp`]: int8 weights with per-channel f32 scales × int8 per-row activations
 //!   (for layers that lose too much accuracy at 4 bits).
+//! * [`f16_qai8dxp_qsi4cxp`], [`f16_qai8dxp_qsi8cxp`]: the int4 and int8 per-channel families with
+//!   [`half::f16`] activations (quantized per row by [`lhs::qai8dxp::quantize_pack_f16`]) and f16
+//!   outputs;
+//! * [`bf16_qai8dxp_qsi4cxp`], [`bf16_qai8dxp_qsi4c32p`]: the int4 per-channel and per-block
+//!   families with [`half::bf16`] activations and outputs.
+//!
+//! Activation and output element types implement [`Element`]; the operator layer
+//! ([`op::Linear`]) packs weights once and runs any family with slices of those types.
 //!
 //! ## Features
 //!
