@@ -5,6 +5,14 @@
 // when there are several) and the sdot in that loop.
 //
 //   function                        insns  loop   sdot
+//   bf16_out::tile_1x16               187    75     32
+//   bf16_out::tile_1x16_bl32          184    97     32
+//   bf16_out::tile_1x4                 67    21      8
+//   bf16_out::tile_1x4_bl32            64    27      8
+//   bf16_out::tile_1x8                106    39     16
+//   bf16_out::tile_1x8_bl32           103    50     16
+//   bf16_out::tile_4x4                154    48     32
+//   bf16_out::tile_8x4                266    84     64
 //   f32_out::tile_1x16                151    75     32
 //   f32_out::tile_1x16_bl32           148    97     32
 //   f32_out::tile_1x4                  58    21      8
@@ -19,6 +27,1182 @@
 //   f32_out::tile_kr8_1x4_bl32         54    26      8
 //   f32_out::tile_kr8_1x8              85    39     16
 //   f32_out::tile_kr8_1x8_bl32         82    47     16
+
+// qgemm::matmul::qai8dxp_qsi4c32p::dotprod::tiles::bf16_out::tile_1x16
+// 187 instructions; loop .L2: 75 instructions, 32 sdot
+bf16_out::tile_1x16:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x9, x10, [x0, #64]
+        ldr     x8, [x0]
+        ldp     x11, x12, [x0, #144]
+        ldp     x16, x15, [x0, #112]
+        add     x10, x9, x10
+        ldp     w13, w14, [x0, #168]
+        movi    v31.16b, #0xf0
+        movi    v28.16b, #0x0
+        movi    v24.16b, #0x0
+        movi    v25.16b, #0x0
+        movi    v26.16b, #0x0
+        movi    v27.16b, #0x0
+.L1:    // loop: 100 instructions, 32 sdot
+            ldp     q16, q17, [x11]
+            ldp     q18, q19, [x11]
+            ldp     q20, q21, [x11]
+            ldp     q22, q23, [x11]
+            mov     x17, x16
+.L2:        // loop: 75 instructions, 32 sdot
+                ld4r    {v0.2d-v3.2d}, [x8], #32
+                ldp     q6, q7, [x9, #32]
+                ldp     q8, q9, [x9, #64]
+                ldp     q10, q11, [x9, #96]
+                ldp     q4, q5, [x9], #128
+                shl     v12.16b, v4.16b, #4
+                shl     v13.16b, v8.16b, #4
+                and     v4.16b, v4.16b, v31.16b
+                and     v8.16b, v8.16b, v31.16b
+                shl     v14.16b, v5.16b, #4
+                shl     v15.16b, v9.16b, #4
+                and     v5.16b, v5.16b, v31.16b
+                and     v9.16b, v9.16b, v31.16b
+                sdot    v16.4s, v12.16b, v0.16b
+                sdot    v16.4s, v4.16b, v2.16b
+                sdot    v16.4s, v13.16b, v1.16b
+                sdot    v16.4s, v8.16b, v3.16b
+                sdot    v17.4s, v14.16b, v0.16b
+                sdot    v17.4s, v5.16b, v2.16b
+                sdot    v17.4s, v15.16b, v1.16b
+                sdot    v17.4s, v9.16b, v3.16b
+                shl     v12.16b, v6.16b, #4
+                shl     v13.16b, v10.16b, #4
+                and     v6.16b, v6.16b, v31.16b
+                and     v10.16b, v10.16b, v31.16b
+                shl     v14.16b, v7.16b, #4
+                shl     v15.16b, v11.16b, #4
+                and     v7.16b, v7.16b, v31.16b
+                and     v11.16b, v11.16b, v31.16b
+                sdot    v18.4s, v12.16b, v0.16b
+                sdot    v18.4s, v6.16b, v2.16b
+                sdot    v18.4s, v13.16b, v1.16b
+                sdot    v18.4s, v10.16b, v3.16b
+                sdot    v19.4s, v14.16b, v0.16b
+                sdot    v19.4s, v7.16b, v2.16b
+                sdot    v19.4s, v15.16b, v1.16b
+                sdot    v19.4s, v11.16b, v3.16b
+                ldp     q6, q7, [x10, #32]
+                ldp     q8, q9, [x10, #64]
+                ldp     q10, q11, [x10, #96]
+                ldp     q4, q5, [x10], #128
+                shl     v12.16b, v4.16b, #4
+                shl     v13.16b, v8.16b, #4
+                and     v4.16b, v4.16b, v31.16b
+                and     v8.16b, v8.16b, v31.16b
+                shl     v14.16b, v5.16b, #4
+                shl     v15.16b, v9.16b, #4
+                and     v5.16b, v5.16b, v31.16b
+                and     v9.16b, v9.16b, v31.16b
+                sdot    v20.4s, v12.16b, v0.16b
+                sdot    v20.4s, v4.16b, v2.16b
+                sdot    v20.4s, v13.16b, v1.16b
+                sdot    v20.4s, v8.16b, v3.16b
+                sdot    v21.4s, v14.16b, v0.16b
+                sdot    v21.4s, v5.16b, v2.16b
+                sdot    v21.4s, v15.16b, v1.16b
+                sdot    v21.4s, v9.16b, v3.16b
+                shl     v12.16b, v6.16b, #4
+                shl     v13.16b, v10.16b, #4
+                and     v6.16b, v6.16b, v31.16b
+                and     v10.16b, v10.16b, v31.16b
+                shl     v14.16b, v7.16b, #4
+                shl     v15.16b, v11.16b, #4
+                and     v7.16b, v7.16b, v31.16b
+                and     v11.16b, v11.16b, v31.16b
+                sdot    v22.4s, v12.16b, v0.16b
+                sdot    v22.4s, v6.16b, v2.16b
+                sdot    v22.4s, v13.16b, v1.16b
+                sdot    v22.4s, v10.16b, v3.16b
+                sdot    v23.4s, v14.16b, v0.16b
+                sdot    v23.4s, v7.16b, v2.16b
+                sdot    v23.4s, v15.16b, v1.16b
+                sdot    v23.4s, v11.16b, v3.16b
+                subs    x17, x17, #0x1
+                b.ne    .L2                              // back to .L2
+            addp    v16.4s, v16.4s, v17.4s
+            addp    v17.4s, v18.4s, v19.4s
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            ldr     q29, [x9], #16
+            zip2    v4.8h, v28.8h, v29.8h
+            zip1    v29.8h, v28.8h, v29.8h
+            fmla    v24.4s, v16.4s, v29.4s
+            fmla    v25.4s, v17.4s, v4.4s
+            addp    v20.4s, v20.4s, v21.4s
+            addp    v21.4s, v22.4s, v23.4s
+            scvtf   v20.4s, v20.4s, #4
+            scvtf   v21.4s, v21.4s, #4
+            ldr     q30, [x10], #16
+            zip2    v5.8h, v28.8h, v30.8h
+            zip1    v30.8h, v28.8h, v30.8h
+            fmla    v26.4s, v20.4s, v30.4s
+            fmla    v27.4s, v21.4s, v5.4s
+            subs    x15, x15, #0x1
+            b.ne    .L1                                  // back to .L1
+        ldr     d1, [x8]
+        scvtf   s2, s1
+        dup     v3.4s, w13
+        dup     v0.4s, w14
+        ldp     q4, q5, [x9]
+        ldp     q6, q7, [x9, #32]
+        fmla    v24.4s, v4.4s, v2.s[0]
+        fmul    v24.4s, v24.4s, v1.s[1]
+        fadd    v24.4s, v24.4s, v6.4s
+        fmax    v24.4s, v24.4s, v3.4s
+        fmin    v24.4s, v24.4s, v0.4s
+        fmla    v25.4s, v5.4s, v2.s[0]
+        fmul    v25.4s, v25.4s, v1.s[1]
+        fadd    v25.4s, v25.4s, v7.4s
+        fmax    v25.4s, v25.4s, v3.4s
+        fmin    v25.4s, v25.4s, v0.4s
+        ldp     q4, q5, [x10]
+        ldp     q6, q7, [x10, #32]
+        fmla    v26.4s, v4.4s, v2.s[0]
+        fmul    v26.4s, v26.4s, v1.s[1]
+        fadd    v26.4s, v26.4s, v6.4s
+        fmax    v26.4s, v26.4s, v3.4s
+        fmin    v26.4s, v26.4s, v0.4s
+        fmla    v27.4s, v5.4s, v2.s[0]
+        fmul    v27.4s, v27.4s, v1.s[1]
+        fadd    v27.4s, v27.4s, v7.4s
+        fmax    v27.4s, v27.4s, v3.4s
+        fmin    v27.4s, v27.4s, v0.4s
+        fcmeq   v29.4s, v24.4s, v24.4s
+        shl     v28.4s, v24.4s, #15
+        cmge    v28.4s, v28.4s, #0
+        and     v28.16b, v28.16b, v29.16b
+        mvn     v29.16b, v29.16b
+        shl     v29.4s, v29.4s, #15
+        orr     v28.16b, v28.16b, v29.16b
+        add     v24.4s, v24.4s, v28.4s
+        fcmeq   v29.4s, v25.4s, v25.4s
+        shl     v28.4s, v25.4s, #15
+        cmge    v28.4s, v28.4s, #0
+        and     v28.16b, v28.16b, v29.16b
+        mvn     v29.16b, v29.16b
+        shl     v29.4s, v29.4s, #15
+        orr     v28.16b, v28.16b, v29.16b
+        add     v25.4s, v25.4s, v28.4s
+        rshrn   v24.4h, v24.4s, #16
+        rshrn2  v24.8h, v25.4s, #16
+        str     q24, [x12], #16
+        fcmeq   v29.4s, v26.4s, v26.4s
+        shl     v28.4s, v26.4s, #15
+        cmge    v28.4s, v28.4s, #0
+        and     v28.16b, v28.16b, v29.16b
+        mvn     v29.16b, v29.16b
+        shl     v29.4s, v29.4s, #15
+        orr     v28.16b, v28.16b, v29.16b
+        add     v26.4s, v26.4s, v28.4s
+        fcmeq   v29.4s, v27.4s, v27.4s
+        shl     v28.4s, v27.4s, #15
+        cmge    v28.4s, v28.4s, #0
+        and     v28.16b, v28.16b, v29.16b
+        mvn     v29.16b, v29.16b
+        shl     v29.4s, v29.4s, #15
+        orr     v28.16b, v28.16b, v29.16b
+        add     v27.4s, v27.4s, v28.4s
+        rshrn   v26.4h, v26.4s, #16
+        rshrn2  v26.8h, v27.4s, #16
+        str     q26, [x12], #16
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4c32p::dotprod::tiles::bf16_out::tile_1x16_bl32
+// 184 instructions; loop .L1: 97 instructions, 32 sdot
+bf16_out::tile_1x16_bl32:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x9, x10, [x0, #64]
+        ldr     x8, [x0]
+        ldr     x11, [x0, #120]
+        ldp     x12, x13, [x0, #144]
+        ldp     w14, w15, [x0, #168]
+        add     x10, x9, x10
+        movi    v31.16b, #0xf0
+        movi    v28.16b, #0x0
+        movi    v24.16b, #0x0
+        movi    v25.16b, #0x0
+        movi    v26.16b, #0x0
+        movi    v27.16b, #0x0
+.L1:    // loop: 97 instructions, 32 sdot
+            ldp     q16, q17, [x12]
+            ldp     q18, q19, [x12]
+            ldp     q20, q21, [x12]
+            ldp     q22, q23, [x12]
+            ld4r    {v0.2d-v3.2d}, [x8], #32
+            ldp     q6, q7, [x9, #32]
+            ldp     q8, q9, [x9, #64]
+            ldp     q10, q11, [x9, #96]
+            ldp     q4, q5, [x9], #128
+            shl     v12.16b, v4.16b, #4
+            shl     v13.16b, v8.16b, #4
+            and     v4.16b, v4.16b, v31.16b
+            and     v8.16b, v8.16b, v31.16b
+            shl     v14.16b, v5.16b, #4
+            shl     v15.16b, v9.16b, #4
+            and     v5.16b, v5.16b, v31.16b
+            and     v9.16b, v9.16b, v31.16b
+            sdot    v16.4s, v12.16b, v0.16b
+            sdot    v16.4s, v4.16b, v2.16b
+            sdot    v16.4s, v13.16b, v1.16b
+            sdot    v16.4s, v8.16b, v3.16b
+            sdot    v17.4s, v14.16b, v0.16b
+            sdot    v17.4s, v5.16b, v2.16b
+            sdot    v17.4s, v15.16b, v1.16b
+            sdot    v17.4s, v9.16b, v3.16b
+            shl     v12.16b, v6.16b, #4
+            shl     v13.16b, v10.16b, #4
+            and     v6.16b, v6.16b, v31.16b
+            and     v10.16b, v10.16b, v31.16b
+            shl     v14.16b, v7.16b, #4
+            shl     v15.16b, v11.16b, #4
+            and     v7.16b, v7.16b, v31.16b
+            and     v11.16b, v11.16b, v31.16b
+            sdot    v18.4s, v12.16b, v0.16b
+            sdot    v18.4s, v6.16b, v2.16b
+            sdot    v18.4s, v13.16b, v1.16b
+            sdot    v18.4s, v10.16b, v3.16b
+            sdot    v19.4s, v14.16b, v0.16b
+            sdot    v19.4s, v7.16b, v2.16b
+            sdot    v19.4s, v15.16b, v1.16b
+            sdot    v19.4s, v11.16b, v3.16b
+            ldp     q6, q7, [x10, #32]
+            ldp     q8, q9, [x10, #64]
+            ldp     q10, q11, [x10, #96]
+            ldp     q4, q5, [x10], #128
+            shl     v12.16b, v4.16b, #4
+            shl     v13.16b, v8.16b, #4
+            and     v4.16b, v4.16b, v31.16b
+            and     v8.16b, v8.16b, v31.16b
+            shl     v14.16b, v5.16b, #4
+            shl     v15.16b, v9.16b, #4
+            and     v5.16b, v5.16b, v31.16b
+            and     v9.16b, v9.16b, v31.16b
+            sdot    v20.4s, v12.16b, v0.16b
+            sdot    v20.4s, v4.16b, v2.16b
+            sdot    v20.4s, v13.16b, v1.16b
+            sdot    v20.4s, v8.16b, v3.16b
+            sdot    v21.4s, v14.16b, v0.16b
+            sdot    v21.4s, v5.16b, v2.16b
+            sdot    v21.4s, v15.16b, v1.16b
+            sdot    v21.4s, v9.16b, v3.16b
+            shl     v12.16b, v6.16b, #4
+            shl     v13.16b, v10.16b, #4
+            and     v6.16b, v6.16b, v31.16b
+            and     v10.16b, v10.16b, v31.16b
+            shl     v14.16b, v7.16b, #4
+            shl     v15.16b, v11.16b, #4
+            and     v7.16b, v7.16b, v31.16b
+            and     v11.16b, v11.16b, v31.16b
+            sdot    v22.4s, v12.16b, v0.16b
+            sdot    v22.4s, v6.16b, v2.16b
+            sdot    v22.4s, v13.16b, v1.16b
+            sdot    v22.4s, v10.16b, v3.16b
+            sdot    v23.4s, v14.16b, v0.16b
+            sdot    v23.4s, v7.16b, v2.16b
+            sdot    v23.4s, v15.16b, v1.16b
+            sdot    v23.4s, v11.16b, v3.16b
+            addp    v16.4s, v16.4s, v17.4s
+            addp    v17.4s, v18.4s, v19.4s
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            ldr     q29, [x9], #16
+            zip2    v4.8h, v28.8h, v29.8h
+            zip1    v29.8h, v28.8h, v29.8h
+            fmla    v24.4s, v16.4s, v29.4s
+            fmla    v25.4s, v17.4s, v4.4s
+            addp    v20.4s, v20.4s, v21.4s
+            addp    v21.4s, v22.4s, v23.4s
+            scvtf   v20.4s, v20.4s, #4
+            scvtf   v21.4s, v21.4s, #4
+            ldr     q30, [x10], #16
+            zip2    v5.8h, v28.8h, v30.8h
+            zip1    v30.8h, v28.8h, v30.8h
+            fmla    v26.4s, v20.4s, v30.4s
+            fmla    v27.4s, v21.4s, v5.4s
+            subs    x11, x11, #0x1
+            b.ne    .L1                                  // back to .L1
+        ldr     d1, [x8]
+        scvtf   s2, s1
+        dup     v3.4s, w14
+        dup     v0.4s, w15
+        ldp     q4, q5, [x9]
+        ldp     q6, q7, [x9, #32]
+        fmla    v24.4s, v4.4s, v2.s[0]
+        fmul    v24.4s, v24.4s, v1.s[1]
+        fadd    v24.4s, v24.4s, v6.4s
+        fmax    v24.4s, v24.4s, v3.4s
+        fmin    v24.4s, v24.4s, v0.4s
+        fmla    v25.4s, v5.4s, v2.s[0]
+        fmul    v25.4s, v25.4s, v1.s[1]
+        fadd    v25.4s, v25.4s, v7.4s
+        fmax    v25.4s, v25.4s, v3.4s
+        fmin    v25.4s, v25.4s, v0.4s
+        ldp     q4, q5, [x10]
+        ldp     q6, q7, [x10, #32]
+        fmla    v26.4s, v4.4s, v2.s[0]
+        fmul    v26.4s, v26.4s, v1.s[1]
+        fadd    v26.4s, v26.4s, v6.4s
+        fmax    v26.4s, v26.4s, v3.4s
+        fmin    v26.4s, v26.4s, v0.4s
+        fmla    v27.4s, v5.4s, v2.s[0]
+        fmul    v27.4s, v27.4s, v1.s[1]
+        fadd    v27.4s, v27.4s, v7.4s
+        fmax    v27.4s, v27.4s, v3.4s
+        fmin    v27.4s, v27.4s, v0.4s
+        fcmeq   v29.4s, v24.4s, v24.4s
+        shl     v28.4s, v24.4s, #15
+        cmge    v28.4s, v28.4s, #0
+        and     v28.16b, v28.16b, v29.16b
+        mvn     v29.16b, v29.16b
+        shl     v29.4s, v29.4s, #15
+        orr     v28.16b, v28.16b, v29.16b
+        add     v24.4s, v24.4s, v28.4s
+        fcmeq   v29.4s, v25.4s, v25.4s
+        shl     v28.4s, v25.4s, #15
+        cmge    v28.4s, v28.4s, #0
+        and     v28.16b, v28.16b, v29.16b
+        mvn     v29.16b, v29.16b
+        shl     v29.4s, v29.4s, #15
+        orr     v28.16b, v28.16b, v29.16b
+        add     v25.4s, v25.4s, v28.4s
+        rshrn   v24.4h, v24.4s, #16
+        rshrn2  v24.8h, v25.4s, #16
+        str     q24, [x13], #16
+        fcmeq   v29.4s, v26.4s, v26.4s
+        shl     v28.4s, v26.4s, #15
+        cmge    v28.4s, v28.4s, #0
+        and     v28.16b, v28.16b, v29.16b
+        mvn     v29.16b, v29.16b
+        shl     v29.4s, v29.4s, #15
+        orr     v28.16b, v28.16b, v29.16b
+        add     v26.4s, v26.4s, v28.4s
+        fcmeq   v29.4s, v27.4s, v27.4s
+        shl     v28.4s, v27.4s, #15
+        cmge    v28.4s, v28.4s, #0
+        and     v28.16b, v28.16b, v29.16b
+        mvn     v29.16b, v29.16b
+        shl     v29.4s, v29.4s, #15
+        orr     v28.16b, v28.16b, v29.16b
+        add     v27.4s, v27.4s, v28.4s
+        rshrn   v26.4h, v26.4s, #16
+        rshrn2  v26.8h, v27.4s, #16
+        str     q26, [x13], #16
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4c32p::dotprod::tiles::bf16_out::tile_1x4
+// 67 instructions; loop .L2: 21 instructions, 8 sdot
+bf16_out::tile_1x4:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldr     x8, [x0]
+        ldr     x9, [x0, #64]
+        ldp     x10, x11, [x0, #144]
+        ldp     x15, x14, [x0, #112]
+        ldp     w12, w13, [x0, #168]
+        movi    v31.16b, #0xf0
+        movi    v28.16b, #0x0
+        movi    v24.16b, #0x0
+.L1:    // loop: 30 instructions, 8 sdot
+            ldp     q20, q21, [x10]
+            mov     x16, x15
+.L2:        // loop: 21 instructions, 8 sdot
+                ld4r    {v0.2d-v3.2d}, [x8], #32
+                ldp     q8, q9, [x9, #32]
+                ldp     q4, q5, [x9], #64
+                shl     v12.16b, v4.16b, #4
+                shl     v16.16b, v8.16b, #4
+                and     v4.16b, v4.16b, v31.16b
+                and     v8.16b, v8.16b, v31.16b
+                shl     v13.16b, v5.16b, #4
+                shl     v17.16b, v9.16b, #4
+                and     v5.16b, v5.16b, v31.16b
+                and     v9.16b, v9.16b, v31.16b
+                sdot    v20.4s, v12.16b, v0.16b
+                sdot    v20.4s, v4.16b, v2.16b
+                sdot    v20.4s, v16.16b, v1.16b
+                sdot    v20.4s, v8.16b, v3.16b
+                sdot    v21.4s, v13.16b, v0.16b
+                sdot    v21.4s, v5.16b, v2.16b
+                sdot    v21.4s, v17.16b, v1.16b
+                sdot    v21.4s, v9.16b, v3.16b
+                subs    x16, x16, #0x1
+                b.ne    .L2                              // back to .L2
+            addp    v20.4s, v20.4s, v21.4s
+            scvtf   v20.4s, v20.4s, #4
+            ldr     d6, [x9], #8
+            zip1    v6.8h, v28.8h, v6.8h
+            fmla    v24.4s, v20.4s, v6.4s
+            subs    x14, x14, #0x1
+            b.ne    .L1                                  // back to .L1
+        ldr     d1, [x8]
+        scvtf   s2, s1
+        dup     v3.4s, w12
+        dup     v0.4s, w13
+        ldp     q4, q6, [x9]
+        fmla    v24.4s, v4.4s, v2.s[0]
+        fmul    v24.4s, v24.4s, v1.s[1]
+        fadd    v24.4s, v24.4s, v6.4s
+        fmax    v24.4s, v24.4s, v3.4s
+        fmin    v24.4s, v24.4s, v0.4s
+        fcmeq   v29.4s, v24.4s, v24.4s
+        shl     v28.4s, v24.4s, #15
+        cmge    v28.4s, v28.4s, #0
+        and     v28.16b, v28.16b, v29.16b
+        mvn     v29.16b, v29.16b
+        shl     v29.4s, v29.4s, #15
+        orr     v28.16b, v28.16b, v29.16b
+        add     v24.4s, v24.4s, v28.4s
+        rshrn   v24.4h, v24.4s, #16
+        str     d24, [x11], #8
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4c32p::dotprod::tiles::bf16_out::tile_1x4_bl32
+// 64 instructions; loop .L1: 27 instructions, 8 sdot
+bf16_out::tile_1x4_bl32:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldr     x8, [x0]
+        ldr     x9, [x0, #64]
+        ldr     x10, [x0, #120]
+        ldp     x11, x12, [x0, #144]
+        ldp     w13, w14, [x0, #168]
+        movi    v31.16b, #0xf0
+        movi    v28.16b, #0x0
+        movi    v24.16b, #0x0
+.L1:    // loop: 27 instructions, 8 sdot
+            ldp     q20, q21, [x11]
+            ld4r    {v0.2d-v3.2d}, [x8], #32
+            ldp     q8, q9, [x9, #32]
+            ldp     q4, q5, [x9], #64
+            shl     v12.16b, v4.16b, #4
+            shl     v16.16b, v8.16b, #4
+            and     v4.16b, v4.16b, v31.16b
+            and     v8.16b, v8.16b, v31.16b
+            shl     v13.16b, v5.16b, #4
+            shl     v17.16b, v9.16b, #4
+            and     v5.16b, v5.16b, v31.16b
+            and     v9.16b, v9.16b, v31.16b
+            sdot    v20.4s, v12.16b, v0.16b
+            sdot    v20.4s, v4.16b, v2.16b
+            sdot    v20.4s, v16.16b, v1.16b
+            sdot    v20.4s, v8.16b, v3.16b
+            sdot    v21.4s, v13.16b, v0.16b
+            sdot    v21.4s, v5.16b, v2.16b
+            sdot    v21.4s, v17.16b, v1.16b
+            sdot    v21.4s, v9.16b, v3.16b
+            addp    v20.4s, v20.4s, v21.4s
+            scvtf   v20.4s, v20.4s, #4
+            ldr     d6, [x9], #8
+            zip1    v6.8h, v28.8h, v6.8h
+            fmla    v24.4s, v20.4s, v6.4s
+            subs    x10, x10, #0x1
+            b.ne    .L1                                  // back to .L1
+        ldr     d1, [x8]
+        scvtf   s2, s1
+        dup     v3.4s, w13
+        dup     v0.4s, w14
+        ldp     q4, q6, [x9]
+        fmla    v24.4s, v4.4s, v2.s[0]
+        fmul    v24.4s, v24.4s, v1.s[1]
+        fadd    v24.4s, v24.4s, v6.4s
+        fmax    v24.4s, v24.4s, v3.4s
+        fmin    v24.4s, v24.4s, v0.4s
+        fcmeq   v29.4s, v24.4s, v24.4s
+        shl     v28.4s, v24.4s, #15
+        cmge    v28.4s, v28.4s, #0
+        and     v28.16b, v28.16b, v29.16b
+        mvn     v29.16b, v29.16b
+        shl     v29.4s, v29.4s, #15
+        orr     v28.16b, v28.16b, v29.16b
+        add     v24.4s, v24.4s, v28.4s
+        rshrn   v24.4h, v24.4s, #16
+        str     d24, [x12], #8
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4c32p::dotprod::tiles::bf16_out::tile_1x8
+// 106 instructions; loop .L2: 39 instructions, 16 sdot
+bf16_out::tile_1x8:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldr     x8, [x0]
+        ldr     x9, [x0, #64]
+        ldp     x10, x11, [x0, #144]
+        ldp     x15, x14, [x0, #112]
+        ldp     w12, w13, [x0, #168]
+        movi    v31.16b, #0xf0
+        movi    v28.16b, #0x0
+        movi    v24.16b, #0x0
+        movi    v25.16b, #0x0
+.L1:    // loop: 53 instructions, 16 sdot
+            ldp     q20, q21, [x10]
+            ldp     q22, q23, [x10]
+            mov     x16, x15
+.L2:        // loop: 39 instructions, 16 sdot
+                ld4r    {v0.2d-v3.2d}, [x8], #32
+                ldp     q6, q7, [x9, #32]
+                ldp     q8, q9, [x9, #64]
+                ldp     q10, q11, [x9, #96]
+                ldp     q4, q5, [x9], #128
+                shl     v12.16b, v4.16b, #4
+                shl     v16.16b, v8.16b, #4
+                and     v4.16b, v4.16b, v31.16b
+                and     v8.16b, v8.16b, v31.16b
+                shl     v13.16b, v5.16b, #4
+                shl     v17.16b, v9.16b, #4
+                and     v5.16b, v5.16b, v31.16b
+                and     v9.16b, v9.16b, v31.16b
+                sdot    v20.4s, v12.16b, v0.16b
+                sdot    v20.4s, v4.16b, v2.16b
+                sdot    v20.4s, v16.16b, v1.16b
+                sdot    v20.4s, v8.16b, v3.16b
+                sdot    v21.4s, v13.16b, v0.16b
+                sdot    v21.4s, v5.16b, v2.16b
+                sdot    v21.4s, v17.16b, v1.16b
+                sdot    v21.4s, v9.16b, v3.16b
+                shl     v14.16b, v6.16b, #4
+                shl     v18.16b, v10.16b, #4
+                and     v6.16b, v6.16b, v31.16b
+                and     v10.16b, v10.16b, v31.16b
+                shl     v15.16b, v7.16b, #4
+                shl     v19.16b, v11.16b, #4
+                and     v7.16b, v7.16b, v31.16b
+                and     v11.16b, v11.16b, v31.16b
+                sdot    v22.4s, v14.16b, v0.16b
+                sdot    v22.4s, v6.16b, v2.16b
+                sdot    v22.4s, v18.16b, v1.16b
+                sdot    v22.4s, v10.16b, v3.16b
+                sdot    v23.4s, v15.16b, v0.16b
+                sdot    v23.4s, v7.16b, v2.16b
+                sdot    v23.4s, v19.16b, v1.16b
+                sdot    v23.4s, v11.16b, v3.16b
+                subs    x16, x16, #0x1
+                b.ne    .L2                              // back to .L2
+            addp    v20.4s, v20.4s, v21.4s
+            addp    v21.4s, v22.4s, v23.4s
+            scvtf   v20.4s, v20.4s, #4
+            scvtf   v21.4s, v21.4s, #4
+            ldr     q29, [x9], #16
+            zip2    v4.8h, v28.8h, v29.8h
+            zip1    v29.8h, v28.8h, v29.8h
+            fmla    v24.4s, v20.4s, v29.4s
+            fmla    v25.4s, v21.4s, v4.4s
+            subs    x14, x14, #0x1
+            b.ne    .L1                                  // back to .L1
+        ldr     d1, [x8]
+        scvtf   s2, s1
+        dup     v3.4s, w12
+        dup     v0.4s, w13
+        ldp     q4, q5, [x9]
+        ldp     q6, q7, [x9, #32]
+        fmla    v24.4s, v4.4s, v2.s[0]
+        fmul    v24.4s, v24.4s, v1.s[1]
+        fadd    v24.4s, v24.4s, v6.4s
+        fmax    v24.4s, v24.4s, v3.4s
+        fmin    v24.4s, v24.4s, v0.4s
+        fmla    v25.4s, v5.4s, v2.s[0]
+        fmul    v25.4s, v25.4s, v1.s[1]
+        fadd    v25.4s, v25.4s, v7.4s
+        fmax    v25.4s, v25.4s, v3.4s
+        fmin    v25.4s, v25.4s, v0.4s
+        fcmeq   v29.4s, v24.4s, v24.4s
+        shl     v28.4s, v24.4s, #15
+        cmge    v28.4s, v28.4s, #0
+        and     v28.16b, v28.16b, v29.16b
+        mvn     v29.16b, v29.16b
+        shl     v29.4s, v29.4s, #15
+        orr     v28.16b, v28.16b, v29.16b
+        add     v24.4s, v24.4s, v28.4s
+        fcmeq   v29.4s, v25.4s, v25.4s
+        shl     v28.4s, v25.4s, #15
+        cmge    v28.4s, v28.4s, #0
+        and     v28.16b, v28.16b, v29.16b
+        mvn     v29.16b, v29.16b
+        shl     v29.4s, v29.4s, #15
+        orr     v28.16b, v28.16b, v29.16b
+        add     v25.4s, v25.4s, v28.4s
+        rshrn   v24.4h, v24.4s, #16
+        rshrn2  v24.8h, v25.4s, #16
+        str     q24, [x11], #16
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4c32p::dotprod::tiles::bf16_out::tile_1x8_bl32
+// 103 instructions; loop .L1: 50 instructions, 16 sdot
+bf16_out::tile_1x8_bl32:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldr     x8, [x0]
+        ldr     x9, [x0, #64]
+        ldr     x10, [x0, #120]
+        ldp     x11, x12, [x0, #144]
+        ldp     w13, w14, [x0, #168]
+        movi    v31.16b, #0xf0
+        movi    v28.16b, #0x0
+        movi    v24.16b, #0x0
+        movi    v25.16b, #0x0
+.L1:    // loop: 50 instructions, 16 sdot
+            ldp     q20, q21, [x11]
+            ldp     q22, q23, [x11]
+            ld4r    {v0.2d-v3.2d}, [x8], #32
+            ldp     q6, q7, [x9, #32]
+            ldp     q8, q9, [x9, #64]
+            ldp     q10, q11, [x9, #96]
+            ldp     q4, q5, [x9], #128
+            shl     v12.16b, v4.16b, #4
+            shl     v16.16b, v8.16b, #4
+            and     v4.16b, v4.16b, v31.16b
+            and     v8.16b, v8.16b, v31.16b
+            shl     v13.16b, v5.16b, #4
+            shl     v17.16b, v9.16b, #4
+            and     v5.16b, v5.16b, v31.16b
+            and     v9.16b, v9.16b, v31.16b
+            sdot    v20.4s, v12.16b, v0.16b
+            sdot    v20.4s, v4.16b, v2.16b
+            sdot    v20.4s, v16.16b, v1.16b
+            sdot    v20.4s, v8.16b, v3.16b
+            sdot    v21.4s, v13.16b, v0.16b
+            sdot    v21.4s, v5.16b, v2.16b
+            sdot    v21.4s, v17.16b, v1.16b
+            sdot    v21.4s, v9.16b, v3.16b
+            shl     v14.16b, v6.16b, #4
+            shl     v18.16b, v10.16b, #4
+            and     v6.16b, v6.16b, v31.16b
+            and     v10.16b, v10.16b, v31.16b
+            shl     v15.16b, v7.16b, #4
+            shl     v19.16b, v11.16b, #4
+            and     v7.16b, v7.16b, v31.16b
+            and     v11.16b, v11.16b, v31.16b
+            sdot    v22.4s, v14.16b, v0.16b
+            sdot    v22.4s, v6.16b, v2.16b
+            sdot    v22.4s, v18.16b, v1.16b
+            sdot    v22.4s, v10.16b, v3.16b
+            sdot    v23.4s, v15.16b, v0.16b
+            sdot    v23.4s, v7.16b, v2.16b
+            sdot    v23.4s, v19.16b, v1.16b
+            sdot    v23.4s, v11.16b, v3.16b
+            addp    v20.4s, v20.4s, v21.4s
+            addp    v21.4s, v22.4s, v23.4s
+            scvtf   v20.4s, v20.4s, #4
+            scvtf   v21.4s, v21.4s, #4
+            ldr     q29, [x9], #16
+            zip2    v4.8h, v28.8h, v29.8h
+            zip1    v29.8h, v28.8h, v29.8h
+            fmla    v24.4s, v20.4s, v29.4s
+            fmla    v25.4s, v21.4s, v4.4s
+            subs    x10, x10, #0x1
+            b.ne    .L1                                  // back to .L1
+        ldr     d1, [x8]
+        scvtf   s2, s1
+        dup     v3.4s, w13
+        dup     v0.4s, w14
+        ldp     q4, q5, [x9]
+        ldp     q6, q7, [x9, #32]
+        fmla    v24.4s, v4.4s, v2.s[0]
+        fmul    v24.4s, v24.4s, v1.s[1]
+        fadd    v24.4s, v24.4s, v6.4s
+        fmax    v24.4s, v24.4s, v3.4s
+        fmin    v24.4s, v24.4s, v0.4s
+        fmla    v25.4s, v5.4s, v2.s[0]
+        fmul    v25.4s, v25.4s, v1.s[1]
+        fadd    v25.4s, v25.4s, v7.4s
+        fmax    v25.4s, v25.4s, v3.4s
+        fmin    v25.4s, v25.4s, v0.4s
+        fcmeq   v29.4s, v24.4s, v24.4s
+        shl     v28.4s, v24.4s, #15
+        cmge    v28.4s, v28.4s, #0
+        and     v28.16b, v28.16b, v29.16b
+        mvn     v29.16b, v29.16b
+        shl     v29.4s, v29.4s, #15
+        orr     v28.16b, v28.16b, v29.16b
+        add     v24.4s, v24.4s, v28.4s
+        fcmeq   v29.4s, v25.4s, v25.4s
+        shl     v28.4s, v25.4s, #15
+        cmge    v28.4s, v28.4s, #0
+        and     v28.16b, v28.16b, v29.16b
+        mvn     v29.16b, v29.16b
+        shl     v29.4s, v29.4s, #15
+        orr     v28.16b, v28.16b, v29.16b
+        add     v25.4s, v25.4s, v28.4s
+        rshrn   v24.4h, v24.4s, #16
+        rshrn2  v24.8h, v25.4s, #16
+        str     q24, [x12], #16
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4c32p::dotprod::tiles::bf16_out::tile_4x4
+// 154 instructions; loop .L2: 48 instructions, 32 sdot
+bf16_out::tile_4x4:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldr     x8, [x0]
+        ldr     x9, [x0, #64]
+        ldr     x18, [x0, #160]
+        ldp     x10, x11, [x0, #80]
+        ldp     x15, x14, [x0, #112]
+        ldp     x16, x17, [x0, #144]
+        ldp     x12, x13, [x0, #128]
+        ldp     w1, w2, [x0, #168]
+        ldp     x3, x0, [x0, #96]
+        movi    v12.16b, #0xf0
+        movi    v15.16b, #0x0
+        movi    v24.16b, #0x0
+        movi    v25.16b, #0x0
+        movi    v26.16b, #0x0
+        movi    v27.16b, #0x0
+.L1:    // loop: 64 instructions, 32 sdot
+            ldp     q16, q17, [x16]
+            ldp     q18, q19, [x16]
+            mov     x4, x15
+.L2:        // loop: 48 instructions, 32 sdot
+                ld2     {v0.4s, v1.4s}, [x9], x10
+                shl     v2.16b, v0.16b, #4
+                shl     v3.16b, v1.16b, #4
+                and     v0.16b, v0.16b, v12.16b
+                and     v1.16b, v1.16b, v12.16b
+                ld2     {v13.4s, v14.4s}, [x9], x10
+                ldp     q4, q5, [x8], #128
+                sdot    v16.4s, v2.16b, v4.4b[0]
+                sdot    v17.4s, v2.16b, v4.4b[2]
+                sdot    v18.4s, v2.16b, v5.4b[0]
+                sdot    v19.4s, v2.16b, v5.4b[2]
+                sdot    v16.4s, v3.16b, v4.4b[1]
+                sdot    v17.4s, v3.16b, v4.4b[3]
+                sdot    v18.4s, v3.16b, v5.4b[1]
+                sdot    v19.4s, v3.16b, v5.4b[3]
+                ldp     q4, q5, [x8, #-64]
+                sdot    v16.4s, v0.16b, v4.4b[0]
+                sdot    v17.4s, v0.16b, v4.4b[2]
+                sdot    v18.4s, v0.16b, v5.4b[0]
+                sdot    v19.4s, v0.16b, v5.4b[2]
+                sdot    v16.4s, v1.16b, v4.4b[1]
+                sdot    v17.4s, v1.16b, v4.4b[3]
+                sdot    v18.4s, v1.16b, v5.4b[1]
+                sdot    v19.4s, v1.16b, v5.4b[3]
+                shl     v2.16b, v13.16b, #4
+                shl     v3.16b, v14.16b, #4
+                and     v13.16b, v13.16b, v12.16b
+                and     v14.16b, v14.16b, v12.16b
+                ldp     q4, q5, [x8, #-96]
+                sdot    v16.4s, v2.16b, v4.4b[0]
+                sdot    v17.4s, v2.16b, v4.4b[2]
+                sdot    v18.4s, v2.16b, v5.4b[0]
+                sdot    v19.4s, v2.16b, v5.4b[2]
+                sdot    v16.4s, v3.16b, v4.4b[1]
+                sdot    v17.4s, v3.16b, v4.4b[3]
+                sdot    v18.4s, v3.16b, v5.4b[1]
+                sdot    v19.4s, v3.16b, v5.4b[3]
+                ldp     q4, q5, [x8, #-32]
+                sdot    v16.4s, v13.16b, v4.4b[0]
+                sdot    v17.4s, v13.16b, v4.4b[2]
+                sdot    v18.4s, v13.16b, v5.4b[0]
+                sdot    v19.4s, v13.16b, v5.4b[2]
+                sdot    v16.4s, v14.16b, v4.4b[1]
+                sdot    v17.4s, v14.16b, v4.4b[3]
+                sdot    v18.4s, v14.16b, v5.4b[1]
+                sdot    v19.4s, v14.16b, v5.4b[3]
+                subs    x4, x4, #0x1
+                b.ne    .L2                              // back to .L2
+            ld1     {v8.4h}, [x11], x12
+            zip1    v9.8h, v15.8h, v8.8h
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v24.4s, v16.4s, v9.4s
+            fmla    v25.4s, v17.4s, v9.4s
+            fmla    v26.4s, v18.4s, v9.4s
+            fmla    v27.4s, v19.4s, v9.4s
+            add     x9, x9, x13
+            subs    x14, x14, #0x1
+            b.ne    .L1                                  // back to .L1
+        ldr     q0, [x3]
+        ldr     q2, [x3, x0]
+        dup     v12.4s, w1
+        dup     v13.4s, w2
+        ldp     q4, q5, [x8]
+        scvtf   v4.4s, v4.4s
+        fmla    v24.4s, v0.4s, v4.s[0]
+        fmul    v24.4s, v24.4s, v5.s[0]
+        fadd    v24.4s, v24.4s, v2.4s
+        fmax    v24.4s, v24.4s, v12.4s
+        fmin    v24.4s, v24.4s, v13.4s
+        fcmeq   v17.4s, v24.4s, v24.4s
+        shl     v16.4s, v24.4s, #15
+        cmge    v16.4s, v16.4s, #0
+        and     v16.16b, v16.16b, v17.16b
+        mvn     v17.16b, v17.16b
+        shl     v17.4s, v17.4s, #15
+        orr     v16.16b, v16.16b, v17.16b
+        add     v24.4s, v24.4s, v16.4s
+        rshrn   v24.4h, v24.4s, #16
+        st1     {v24.4h}, [x17], x18
+        fmla    v25.4s, v0.4s, v4.s[1]
+        fmul    v25.4s, v25.4s, v5.s[1]
+        fadd    v25.4s, v25.4s, v2.4s
+        fmax    v25.4s, v25.4s, v12.4s
+        fmin    v25.4s, v25.4s, v13.4s
+        fcmeq   v17.4s, v25.4s, v25.4s
+        shl     v16.4s, v25.4s, #15
+        cmge    v16.4s, v16.4s, #0
+        and     v16.16b, v16.16b, v17.16b
+        mvn     v17.16b, v17.16b
+        shl     v17.4s, v17.4s, #15
+        orr     v16.16b, v16.16b, v17.16b
+        add     v25.4s, v25.4s, v16.4s
+        rshrn   v25.4h, v25.4s, #16
+        st1     {v25.4h}, [x17], x18
+        fmla    v26.4s, v0.4s, v4.s[2]
+        fmul    v26.4s, v26.4s, v5.s[2]
+        fadd    v26.4s, v26.4s, v2.4s
+        fmax    v26.4s, v26.4s, v12.4s
+        fmin    v26.4s, v26.4s, v13.4s
+        fcmeq   v17.4s, v26.4s, v26.4s
+        shl     v16.4s, v26.4s, #15
+        cmge    v16.4s, v16.4s, #0
+        and     v16.16b, v16.16b, v17.16b
+        mvn     v17.16b, v17.16b
+        shl     v17.4s, v17.4s, #15
+        orr     v16.16b, v16.16b, v17.16b
+        add     v26.4s, v26.4s, v16.4s
+        rshrn   v26.4h, v26.4s, #16
+        st1     {v26.4h}, [x17], x18
+        fmla    v27.4s, v0.4s, v4.s[3]
+        fmul    v27.4s, v27.4s, v5.s[3]
+        fadd    v27.4s, v27.4s, v2.4s
+        fmax    v27.4s, v27.4s, v12.4s
+        fmin    v27.4s, v27.4s, v13.4s
+        fcmeq   v17.4s, v27.4s, v27.4s
+        shl     v16.4s, v27.4s, #15
+        cmge    v16.4s, v16.4s, #0
+        and     v16.16b, v16.16b, v17.16b
+        mvn     v17.16b, v17.16b
+        shl     v17.4s, v17.4s, #15
+        orr     v16.16b, v16.16b, v17.16b
+        add     v27.4s, v27.4s, v16.4s
+        rshrn   v27.4h, v27.4s, #16
+        st1     {v27.4h}, [x17], x18
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4c32p::dotprod::tiles::bf16_out::tile_8x4
+// 266 instructions; loop .L2: 84 instructions, 64 sdot
+bf16_out::tile_8x4:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        ldr     x10, [x0, #64]
+        ldp     x11, x12, [x0, #80]
+        ldr     x1, [x0, #160]
+        ldp     x16, x15, [x0, #112]
+        ldp     x17, x18, [x0, #144]
+        ldp     x13, x14, [x0, #128]
+        ldp     w2, w3, [x0, #168]
+        ldp     x4, x0, [x0, #96]
+        movi    v12.16b, #0xf0
+        movi    v15.16b, #0x0
+        movi    v24.16b, #0x0
+        movi    v25.16b, #0x0
+        movi    v26.16b, #0x0
+        movi    v27.16b, #0x0
+        movi    v28.16b, #0x0
+        movi    v29.16b, #0x0
+        movi    v30.16b, #0x0
+        movi    v31.16b, #0x0
+.L1:    // loop: 110 instructions, 64 sdot
+            ldp     q16, q17, [x17]
+            ldp     q18, q19, [x17]
+            ldp     q20, q21, [x17]
+            ldp     q22, q23, [x17]
+            mov     x5, x16
+.L2:        // loop: 84 instructions, 64 sdot
+                ld2     {v0.4s, v1.4s}, [x10], x11
+                shl     v2.16b, v0.16b, #4
+                shl     v3.16b, v1.16b, #4
+                and     v0.16b, v0.16b, v12.16b
+                and     v1.16b, v1.16b, v12.16b
+                ld2     {v13.4s, v14.4s}, [x10], x11
+                ldp     q4, q5, [x8], #128
+                ldp     q6, q7, [x9], #128
+                sdot    v16.4s, v2.16b, v4.4b[0]
+                sdot    v17.4s, v2.16b, v4.4b[2]
+                sdot    v18.4s, v2.16b, v5.4b[0]
+                sdot    v19.4s, v2.16b, v5.4b[2]
+                sdot    v20.4s, v2.16b, v6.4b[0]
+                sdot    v21.4s, v2.16b, v6.4b[2]
+                sdot    v22.4s, v2.16b, v7.4b[0]
+                sdot    v23.4s, v2.16b, v7.4b[2]
+                sdot    v16.4s, v3.16b, v4.4b[1]
+                sdot    v17.4s, v3.16b, v4.4b[3]
+                sdot    v18.4s, v3.16b, v5.4b[1]
+                sdot    v19.4s, v3.16b, v5.4b[3]
+                sdot    v20.4s, v3.16b, v6.4b[1]
+                sdot    v21.4s, v3.16b, v6.4b[3]
+                sdot    v22.4s, v3.16b, v7.4b[1]
+                sdot    v23.4s, v3.16b, v7.4b[3]
+                ldp     q4, q5, [x8, #-64]
+                ldp     q6, q7, [x9, #-64]
+                sdot    v16.4s, v0.16b, v4.4b[0]
+                sdot    v17.4s, v0.16b, v4.4b[2]
+                sdot    v18.4s, v0.16b, v5.4b[0]
+                sdot    v19.4s, v0.16b, v5.4b[2]
+                sdot    v20.4s, v0.16b, v6.4b[0]
+                sdot    v21.4s, v0.16b, v6.4b[2]
+                sdot    v22.4s, v0.16b, v7.4b[0]
+                sdot    v23.4s, v0.16b, v7.4b[2]
+                sdot    v16.4s, v1.16b, v4.4b[1]
+                sdot    v17.4s, v1.16b, v4.4b[3]
+                sdot    v18.4s, v1.16b, v5.4b[1]
+                sdot    v19.4s, v1.16b, v5.4b[3]
+                sdot    v20.4s, v1.16b, v6.4b[1]
+                sdot    v21.4s, v1.16b, v6.4b[3]
+                sdot    v22.4s, v1.16b, v7.4b[1]
+                sdot    v23.4s, v1.16b, v7.4b[3]
+                shl     v2.16b, v13.16b, #4
+                shl     v3.16b, v14.16b, #4
+                and     v13.16b, v13.16b, v12.16b
+                and     v14.16b, v14.16b, v12.16b
+                ldp     q4, q5, [x8, #-96]
+                ldp     q6, q7, [x9, #-96]
+                sdot    v16.4s, v2.16b, v4.4b[0]
+                sdot    v17.4s, v2.16b, v4.4b[2]
+                sdot    v18.4s, v2.16b, v5.4b[0]
+                sdot    v19.4s, v2.16b, v5.4b[2]
+                sdot    v20.4s, v2.16b, v6.4b[0]
+                sdot    v21.4s, v2.16b, v6.4b[2]
+                sdot    v22.4s, v2.16b, v7.4b[0]
+                sdot    v23.4s, v2.16b, v7.4b[2]
+                sdot    v16.4s, v3.16b, v4.4b[1]
+                sdot    v17.4s, v3.16b, v4.4b[3]
+                sdot    v18.4s, v3.16b, v5.4b[1]
+                sdot    v19.4s, v3.16b, v5.4b[3]
+                sdot    v20.4s, v3.16b, v6.4b[1]
+                sdot    v21.4s, v3.16b, v6.4b[3]
+                sdot    v22.4s, v3.16b, v7.4b[1]
+                sdot    v23.4s, v3.16b, v7.4b[3]
+                ldp     q4, q5, [x8, #-32]
+                ldp     q6, q7, [x9, #-32]
+                sdot    v16.4s, v13.16b, v4.4b[0]
+                sdot    v17.4s, v13.16b, v4.4b[2]
+                sdot    v18.4s, v13.16b, v5.4b[0]
+                sdot    v19.4s, v13.16b, v5.4b[2]
+                sdot    v20.4s, v13.16b, v6.4b[0]
+                sdot    v21.4s, v13.16b, v6.4b[2]
+                sdot    v22.4s, v13.16b, v7.4b[0]
+                sdot    v23.4s, v13.16b, v7.4b[2]
+                sdot    v16.4s, v14.16b, v4.4b[1]
+                sdot    v17.4s, v14.16b, v4.4b[3]
+                sdot    v18.4s, v14.16b, v5.4b[1]
+                sdot    v19.4s, v14.16b, v5.4b[3]
+                sdot    v20.4s, v14.16b, v6.4b[1]
+                sdot    v21.4s, v14.16b, v6.4b[3]
+                sdot    v22.4s, v14.16b, v7.4b[1]
+                sdot    v23.4s, v14.16b, v7.4b[3]
+                subs    x5, x5, #0x1
+                b.ne    .L2                              // back to .L2
+            ld1     {v8.4h}, [x12], x13
+            zip1    v9.8h, v15.8h, v8.8h
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v24.4s, v16.4s, v9.4s
+            fmla    v25.4s, v17.4s, v9.4s
+            fmla    v26.4s, v18.4s, v9.4s
+            fmla    v27.4s, v19.4s, v9.4s
+            scvtf   v20.4s, v20.4s, #4
+            scvtf   v21.4s, v21.4s, #4
+            scvtf   v22.4s, v22.4s, #4
+            scvtf   v23.4s, v23.4s, #4
+            fmla    v28.4s, v20.4s, v9.4s
+            fmla    v29.4s, v21.4s, v9.4s
+            fmla    v30.4s, v22.4s, v9.4s
+            fmla    v31.4s, v23.4s, v9.4s
+            add     x10, x10, x14
+            subs    x15, x15, #0x1
+            b.ne    .L1                                  // back to .L1
+        ldr     q0, [x4]
+        ldr     q2, [x4, x0]
+        dup     v12.4s, w2
+        dup     v13.4s, w3
+        ldp     q4, q5, [x8]
+        scvtf   v4.4s, v4.4s
+        fmla    v24.4s, v0.4s, v4.s[0]
+        fmul    v24.4s, v24.4s, v5.s[0]
+        fadd    v24.4s, v24.4s, v2.4s
+        fmax    v24.4s, v24.4s, v12.4s
+        fmin    v24.4s, v24.4s, v13.4s
+        fcmeq   v17.4s, v24.4s, v24.4s
+        shl     v16.4s, v24.4s, #15
+        cmge    v16.4s, v16.4s, #0
+        and     v16.16b, v16.16b, v17.16b
+        mvn     v17.16b, v17.16b
+        shl     v17.4s, v17.4s, #15
+        orr     v16.16b, v16.16b, v17.16b
+        add     v24.4s, v24.4s, v16.4s
+        rshrn   v24.4h, v24.4s, #16
+        st1     {v24.4h}, [x18], x1
+        fmla    v25.4s, v0.4s, v4.s[1]
+        fmul    v25.4s, v25.4s, v5.s[1]
+        fadd    v25.4s, v25.4s, v2.4s
+        fmax    v25.4s, v25.4s, v12.4s
+        fmin    v25.4s, v25.4s, v13.4s
+        fcmeq   v17.4s, v25.4s, v25.4s
+        shl     v16.4s, v25.4s, #15
+        cmge    v16.4s, v16.4s, #0
+        and     v16.16b, v16.16b, v17.16b
+        mvn     v17.16b, v17.16b
+        shl     v17.4s, v17.4s, #15
+        orr     v16.16b, v16.16b, v17.16b
+        add     v25.4s, v25.4s, v16.4s
+        rshrn   v25.4h, v25.4s, #16
+        st1     {v25.4h}, [x18], x1
+        fmla    v26.4s, v0.4s, v4.s[2]
+        fmul    v26.4s, v26.4s, v5.s[2]
+        fadd    v26.4s, v26.4s, v2.4s
+        fmax    v26.4s, v26.4s, v12.4s
+        fmin    v26.4s, v26.4s, v13.4s
+        fcmeq   v17.4s, v26.4s, v26.4s
+        shl     v16.4s, v26.4s, #15
+        cmge    v16.4s, v16.4s, #0
+        and     v16.16b, v16.16b, v17.16b
+        mvn     v17.16b, v17.16b
+        shl     v17.4s, v17.4s, #15
+        orr     v16.16b, v16.16b, v17.16b
+        add     v26.4s, v26.4s, v16.4s
+        rshrn   v26.4h, v26.4s, #16
+        st1     {v26.4h}, [x18], x1
+        fmla    v27.4s, v0.4s, v4.s[3]
+        fmul    v27.4s, v27.4s, v5.s[3]
+        fadd    v27.4s, v27.4s, v2.4s
+        fmax    v27.4s, v27.4s, v12.4s
+        fmin    v27.4s, v27.4s, v13.4s
+        fcmeq   v17.4s, v27.4s, v27.4s
+        shl     v16.4s, v27.4s, #15
+        cmge    v16.4s, v16.4s, #0
+        and     v16.16b, v16.16b, v17.16b
+        mvn     v17.16b, v17.16b
+        shl     v17.4s, v17.4s, #15
+        orr     v16.16b, v16.16b, v17.16b
+        add     v27.4s, v27.4s, v16.4s
+        rshrn   v27.4h, v27.4s, #16
+        st1     {v27.4h}, [x18], x1
+        ldp     q4, q5, [x9]
+        scvtf   v4.4s, v4.4s
+        fmla    v28.4s, v0.4s, v4.s[0]
+        fmul    v28.4s, v28.4s, v5.s[0]
+        fadd    v28.4s, v28.4s, v2.4s
+        fmax    v28.4s, v28.4s, v12.4s
+        fmin    v28.4s, v28.4s, v13.4s
+        fcmeq   v17.4s, v28.4s, v28.4s
+        shl     v16.4s, v28.4s, #15
+        cmge    v16.4s, v16.4s, #0
+        and     v16.16b, v16.16b, v17.16b
+        mvn     v17.16b, v17.16b
+        shl     v17.4s, v17.4s, #15
+        orr     v16.16b, v16.16b, v17.16b
+        add     v28.4s, v28.4s, v16.4s
+        rshrn   v28.4h, v28.4s, #16
+        st1     {v28.4h}, [x18], x1
+        fmla    v29.4s, v0.4s, v4.s[1]
+        fmul    v29.4s, v29.4s, v5.s[1]
+        fadd    v29.4s, v29.4s, v2.4s
+        fmax    v29.4s, v29.4s, v12.4s
+        fmin    v29.4s, v29.4s, v13.4s
+        fcmeq   v17.4s, v29.4s, v29.4s
+        shl     v16.4s, v29.4s, #15
+        cmge    v16.4s, v16.4s, #0
+        and     v16.16b, v16.16b, v17.16b
+        mvn     v17.16b, v17.16b
+        shl     v17.4s, v17.4s, #15
+        orr     v16.16b, v16.16b, v17.16b
+        add     v29.4s, v29.4s, v16.4s
+        rshrn   v29.4h, v29.4s, #16
+        st1     {v29.4h}, [x18], x1
+        fmla    v30.4s, v0.4s, v4.s[2]
+        fmul    v30.4s, v30.4s, v5.s[2]
+        fadd    v30.4s, v30.4s, v2.4s
+        fmax    v30.4s, v30.4s, v12.4s
+        fmin    v30.4s, v30.4s, v13.4s
+        fcmeq   v17.4s, v30.4s, v30.4s
+        shl     v16.4s, v30.4s, #15
+        cmge    v16.4s, v16.4s, #0
+        and     v16.16b, v16.16b, v17.16b
+        mvn     v17.16b, v17.16b
+        shl     v17.4s, v17.4s, #15
+        orr     v16.16b, v16.16b, v17.16b
+        add     v30.4s, v30.4s, v16.4s
+        rshrn   v30.4h, v30.4s, #16
+        st1     {v30.4h}, [x18], x1
+        fmla    v31.4s, v0.4s, v4.s[3]
+        fmul    v31.4s, v31.4s, v5.s[3]
+        fadd    v31.4s, v31.4s, v2.4s
+        fmax    v31.4s, v31.4s, v12.4s
+        fmin    v31.4s, v31.4s, v13.4s
+        fcmeq   v17.4s, v31.4s, v31.4s
+        shl     v16.4s, v31.4s, #15
+        cmge    v16.4s, v16.4s, #0
+        and     v16.16b, v16.16b, v17.16b
+        mvn     v17.16b, v17.16b
+        shl     v17.4s, v17.4s, #15
+        orr     v16.16b, v16.16b, v17.16b
+        add     v31.4s, v31.4s, v16.4s
+        rshrn   v31.4h, v31.4s, #16
+        st1     {v31.4h}, [x18], x1
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
 
 // qgemm::matmul::qai8dxp_qsi4c32p::dotprod::tiles::f32_out::tile_1x16
 // 151 instructions; loop .L2: 75 instructions, 32 sdot

@@ -5,6 +5,22 @@
 // when there are several) and the smmla in that loop.
 //
 //   function                        insns  loop  smmla
+//   bf16_out::fast4_r1                120    56     16
+//   bf16_out::fast4_r2                192    86     32
+//   bf16_out::fast4_r3                265   116     48
+//   bf16_out::fast4_r4                337   146     64
+//   bf16_out::fast8_r1                120    56     16
+//   bf16_out::fast8_r2                192    86     32
+//   bf16_out::fast8_r3                265   116     48
+//   bf16_out::fast8_r4                337   146     64
+//   bf16_out::gen4_r1                 124    32     16
+//   bf16_out::gen4_r2                 212    32     16  (2 innermost loops)
+//   bf16_out::gen4_r3                 299    32     16  (3 innermost loops)
+//   bf16_out::gen4_r4                 387    32     16  (4 innermost loops)
+//   bf16_out::gen8_r1                 124    32     16
+//   bf16_out::gen8_r2                 212    32     16  (2 innermost loops)
+//   bf16_out::gen8_r3                 299    32     16  (3 innermost loops)
+//   bf16_out::gen8_r4                 387    32     16  (4 innermost loops)
 //   f32_out::fast4_r1                 116    56     16
 //   f32_out::fast4_r2                 184    86     32
 //   f32_out::fast4_r3                 253   116     48
@@ -21,6 +37,3978 @@
 //   f32_out::gen8_r2                  204    32     16  (2 innermost loops)
 //   f32_out::gen8_r3                  287    32     16  (3 innermost loops)
 //   f32_out::gen8_r4                  371    32     16  (4 innermost loops)
+
+// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::tiles::bf16_out::fast4_r1
+// 120 instructions; loop .L1: 56 instructions, 16 smmla
+bf16_out::fast4_r1:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldr     x8, [x0]
+        ldr     x9, [x0, #64]
+        ldr     x18, [x0, #104]
+        ldp     x11, x10, [x0, #120]
+        ldp     x12, x13, [x0, #152]
+        ldp     x16, x17, [x0, #88]
+        ldp     w14, w15, [x0, #168]
+        adrp    x0, qgemm::matmul::arch::asm::CONSTS
+        add     x0, x0, :lo12:qgemm::matmul::arch::asm::CONSTS
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+.L1:    // loop: 56 instructions, 16 smmla
+            ldr     x2, [x16]
+            add     x16, x16, x10
+            ubfiz   x3, x2, #16, #16
+            lsl     x4, x2, #32
+            and     x4, x4, #0xffff000000000000
+            orr     x3, x3, x4
+            dup     v28.2d, x3
+            lsr     x3, x2, #16
+            and     x3, x3, #0xffff0000
+            and     x4, x2, #0xffff000000000000
+            orr     x3, x3, x4
+            dup     v31.2d, x3
+            ldp     q22, q23, [x9], #64
+            ldp     q26, q27, [x9, #-32]
+            add     x9, x9, #0x8
+            ldr     q16, [x0, #64]
+            shl     v20.16b, v22.16b, #4
+            shl     v21.16b, v23.16b, #4
+            shl     v24.16b, v26.16b, #4
+            shl     v25.16b, v27.16b, #4
+            and     v22.16b, v22.16b, v16.16b
+            and     v23.16b, v23.16b, v16.16b
+            and     v26.16b, v26.16b, v16.16b
+            and     v27.16b, v27.16b, v16.16b
+            ldp     q16, q17, [x0]
+            ldp     q18, q19, [x0]
+            ldp     q29, q30, [x8], #128
+            smmla   v16.4s, v29.16b, v20.16b
+            smmla   v17.4s, v29.16b, v21.16b
+            smmla   v18.4s, v30.16b, v20.16b
+            smmla   v19.4s, v30.16b, v21.16b
+            ldp     q29, q30, [x8, #-96]
+            smmla   v16.4s, v29.16b, v24.16b
+            smmla   v17.4s, v29.16b, v25.16b
+            smmla   v18.4s, v30.16b, v24.16b
+            smmla   v19.4s, v30.16b, v25.16b
+            ldp     q29, q30, [x8, #-64]
+            smmla   v16.4s, v29.16b, v22.16b
+            smmla   v17.4s, v29.16b, v23.16b
+            smmla   v18.4s, v30.16b, v22.16b
+            smmla   v19.4s, v30.16b, v23.16b
+            ldp     q29, q30, [x8, #-32]
+            smmla   v16.4s, v29.16b, v26.16b
+            smmla   v17.4s, v29.16b, v27.16b
+            smmla   v18.4s, v30.16b, v26.16b
+            smmla   v19.4s, v30.16b, v27.16b
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v0.4s, v16.4s, v28.4s
+            fmla    v1.4s, v17.4s, v31.4s
+            fmla    v2.4s, v18.4s, v28.4s
+            fmla    v3.4s, v19.4s, v31.4s
+            subs    x11, x11, #0x1
+            b.ne    .L1                                  // back to .L1
+        dup     v30.4s, w14
+        dup     v31.4s, w15
+        ld1     {v16.4s}, [x17], x18
+        ld1     {v17.4s}, [x17]
+        ld1     {v28.4s, v29.4s}, [x8]
+        scvtf   v28.4s, v28.4s
+        add     x1, x12, x13
+        zip1    v18.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v1.4s, v16.4s, v28.s[1]
+        fmul    v1.4s, v1.4s, v29.s[1]
+        fadd    v1.4s, v1.4s, v17.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        bfcvtn  v1.4h, v1.4s
+        st1     {v1.4h}, [x1], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x12]
+        add     x12, x12, x13, lsl #1
+        add     x1, x12, x13
+        zip1    v18.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v3.4s, v16.4s, v28.s[3]
+        fmul    v3.4s, v3.4s, v29.s[3]
+        fadd    v3.4s, v3.4s, v17.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        bfcvtn  v3.4h, v3.4s
+        st1     {v3.4h}, [x1], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x12]
+        add     x12, x12, x13, lsl #1
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::tiles::bf16_out::fast4_r2
+// 192 instructions; loop .L1: 86 instructions, 32 smmla
+bf16_out::fast4_r2:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        adrp    x1, qgemm::matmul::arch::asm::CONSTS
+        add     x1, x1, :lo12:qgemm::matmul::arch::asm::CONSTS
+        ldr     x10, [x0, #64]
+        ldp     x12, x11, [x0, #120]
+        ldp     x13, x14, [x0, #152]
+        ldp     x17, x18, [x0, #88]
+        ldp     w15, w16, [x0, #168]
+        ldr     x0, [x0, #104]
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v4.4s, #0x0
+        movi    v5.4s, #0x0
+        movi    v6.4s, #0x0
+        movi    v7.4s, #0x0
+.L1:    // loop: 86 instructions, 32 smmla
+            ldr     x3, [x17]
+            add     x17, x17, x11
+            ubfiz   x4, x3, #16, #16
+            lsl     x5, x3, #32
+            and     x5, x5, #0xffff000000000000
+            orr     x4, x4, x5
+            dup     v28.2d, x4
+            lsr     x4, x3, #16
+            and     x4, x4, #0xffff0000
+            and     x5, x3, #0xffff000000000000
+            orr     x4, x4, x5
+            dup     v31.2d, x4
+            ldp     q22, q23, [x10], #64
+            ldp     q26, q27, [x10, #-32]
+            add     x10, x10, #0x8
+            ldr     q16, [x1, #64]
+            shl     v20.16b, v22.16b, #4
+            shl     v21.16b, v23.16b, #4
+            shl     v24.16b, v26.16b, #4
+            shl     v25.16b, v27.16b, #4
+            and     v22.16b, v22.16b, v16.16b
+            and     v23.16b, v23.16b, v16.16b
+            and     v26.16b, v26.16b, v16.16b
+            and     v27.16b, v27.16b, v16.16b
+            ldp     q16, q17, [x1]
+            ldp     q18, q19, [x1]
+            ldp     q29, q30, [x8], #128
+            smmla   v16.4s, v29.16b, v20.16b
+            smmla   v17.4s, v29.16b, v21.16b
+            smmla   v18.4s, v30.16b, v20.16b
+            smmla   v19.4s, v30.16b, v21.16b
+            ldp     q29, q30, [x8, #-96]
+            smmla   v16.4s, v29.16b, v24.16b
+            smmla   v17.4s, v29.16b, v25.16b
+            smmla   v18.4s, v30.16b, v24.16b
+            smmla   v19.4s, v30.16b, v25.16b
+            ldp     q29, q30, [x8, #-64]
+            smmla   v16.4s, v29.16b, v22.16b
+            smmla   v17.4s, v29.16b, v23.16b
+            smmla   v18.4s, v30.16b, v22.16b
+            smmla   v19.4s, v30.16b, v23.16b
+            ldp     q29, q30, [x8, #-32]
+            smmla   v16.4s, v29.16b, v26.16b
+            smmla   v17.4s, v29.16b, v27.16b
+            smmla   v18.4s, v30.16b, v26.16b
+            smmla   v19.4s, v30.16b, v27.16b
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v0.4s, v16.4s, v28.4s
+            fmla    v1.4s, v17.4s, v31.4s
+            fmla    v2.4s, v18.4s, v28.4s
+            fmla    v3.4s, v19.4s, v31.4s
+            ldp     q16, q17, [x1]
+            ldp     q18, q19, [x1]
+            ldp     q29, q30, [x9], #128
+            smmla   v16.4s, v29.16b, v20.16b
+            smmla   v17.4s, v29.16b, v21.16b
+            smmla   v18.4s, v30.16b, v20.16b
+            smmla   v19.4s, v30.16b, v21.16b
+            ldp     q29, q30, [x9, #-96]
+            smmla   v16.4s, v29.16b, v24.16b
+            smmla   v17.4s, v29.16b, v25.16b
+            smmla   v18.4s, v30.16b, v24.16b
+            smmla   v19.4s, v30.16b, v25.16b
+            ldp     q29, q30, [x9, #-64]
+            smmla   v16.4s, v29.16b, v22.16b
+            smmla   v17.4s, v29.16b, v23.16b
+            smmla   v18.4s, v30.16b, v22.16b
+            smmla   v19.4s, v30.16b, v23.16b
+            ldp     q29, q30, [x9, #-32]
+            smmla   v16.4s, v29.16b, v26.16b
+            smmla   v17.4s, v29.16b, v27.16b
+            smmla   v18.4s, v30.16b, v26.16b
+            smmla   v19.4s, v30.16b, v27.16b
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v4.4s, v16.4s, v28.4s
+            fmla    v5.4s, v17.4s, v31.4s
+            fmla    v6.4s, v18.4s, v28.4s
+            fmla    v7.4s, v19.4s, v31.4s
+            subs    x12, x12, #0x1
+            b.ne    .L1                                  // back to .L1
+        dup     v30.4s, w15
+        dup     v31.4s, w16
+        ld1     {v16.4s}, [x18], x0
+        ld1     {v17.4s}, [x18]
+        ld1     {v28.4s, v29.4s}, [x8]
+        scvtf   v28.4s, v28.4s
+        add     x2, x13, x14
+        zip1    v18.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v1.4s, v16.4s, v28.s[1]
+        fmul    v1.4s, v1.4s, v29.s[1]
+        fadd    v1.4s, v1.4s, v17.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        bfcvtn  v1.4h, v1.4s
+        st1     {v1.4h}, [x2], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x13]
+        add     x13, x13, x14, lsl #1
+        add     x2, x13, x14
+        zip1    v18.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v3.4s, v16.4s, v28.s[3]
+        fmul    v3.4s, v3.4s, v29.s[3]
+        fadd    v3.4s, v3.4s, v17.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        bfcvtn  v3.4h, v3.4s
+        st1     {v3.4h}, [x2], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x13]
+        add     x13, x13, x14, lsl #1
+        ld1     {v28.4s, v29.4s}, [x9]
+        scvtf   v28.4s, v28.4s
+        add     x2, x13, x14
+        zip1    v18.2d, v4.2d, v5.2d
+        zip2    v5.2d, v4.2d, v5.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v5.4s, v16.4s, v28.s[1]
+        fmul    v5.4s, v5.4s, v29.s[1]
+        fadd    v5.4s, v5.4s, v17.4s
+        fmax    v5.4s, v5.4s, v30.4s
+        fmin    v5.4s, v5.4s, v31.4s
+        bfcvtn  v5.4h, v5.4s
+        st1     {v5.4h}, [x2], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x13]
+        add     x13, x13, x14, lsl #1
+        add     x2, x13, x14
+        zip1    v18.2d, v6.2d, v7.2d
+        zip2    v7.2d, v6.2d, v7.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v7.4s, v16.4s, v28.s[3]
+        fmul    v7.4s, v7.4s, v29.s[3]
+        fadd    v7.4s, v7.4s, v17.4s
+        fmax    v7.4s, v7.4s, v30.4s
+        fmin    v7.4s, v7.4s, v31.4s
+        bfcvtn  v7.4h, v7.4s
+        st1     {v7.4h}, [x2], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x13]
+        add     x13, x13, x14, lsl #1
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::tiles::bf16_out::fast4_r3
+// 265 instructions; loop .L1: 116 instructions, 48 smmla
+bf16_out::fast4_r3:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        adrp    x2, qgemm::matmul::arch::asm::CONSTS
+        add     x2, x2, :lo12:qgemm::matmul::arch::asm::CONSTS
+        ldr     x10, [x0, #16]
+        ldr     x11, [x0, #64]
+        ldp     x13, x12, [x0, #120]
+        ldp     x14, x15, [x0, #152]
+        ldp     x18, x1, [x0, #88]
+        ldp     w16, w17, [x0, #168]
+        ldr     x0, [x0, #104]
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v4.4s, #0x0
+        movi    v5.4s, #0x0
+        movi    v6.4s, #0x0
+        movi    v7.4s, #0x0
+        movi    v8.4s, #0x0
+        movi    v9.4s, #0x0
+        movi    v10.4s, #0x0
+        movi    v11.4s, #0x0
+.L1:    // loop: 116 instructions, 48 smmla
+            ldr     x4, [x18]
+            add     x18, x18, x12
+            ubfiz   x5, x4, #16, #16
+            lsl     x6, x4, #32
+            and     x6, x6, #0xffff000000000000
+            orr     x5, x5, x6
+            dup     v28.2d, x5
+            lsr     x5, x4, #16
+            and     x5, x5, #0xffff0000
+            and     x6, x4, #0xffff000000000000
+            orr     x5, x5, x6
+            dup     v31.2d, x5
+            ldp     q22, q23, [x11], #64
+            ldp     q26, q27, [x11, #-32]
+            add     x11, x11, #0x8
+            ldr     q16, [x2, #64]
+            shl     v20.16b, v22.16b, #4
+            shl     v21.16b, v23.16b, #4
+            shl     v24.16b, v26.16b, #4
+            shl     v25.16b, v27.16b, #4
+            and     v22.16b, v22.16b, v16.16b
+            and     v23.16b, v23.16b, v16.16b
+            and     v26.16b, v26.16b, v16.16b
+            and     v27.16b, v27.16b, v16.16b
+            ldp     q16, q17, [x2]
+            ldp     q18, q19, [x2]
+            ldp     q29, q30, [x8], #128
+            smmla   v16.4s, v29.16b, v20.16b
+            smmla   v17.4s, v29.16b, v21.16b
+            smmla   v18.4s, v30.16b, v20.16b
+            smmla   v19.4s, v30.16b, v21.16b
+            ldp     q29, q30, [x8, #-96]
+            smmla   v16.4s, v29.16b, v24.16b
+            smmla   v17.4s, v29.16b, v25.16b
+            smmla   v18.4s, v30.16b, v24.16b
+            smmla   v19.4s, v30.16b, v25.16b
+            ldp     q29, q30, [x8, #-64]
+            smmla   v16.4s, v29.16b, v22.16b
+            smmla   v17.4s, v29.16b, v23.16b
+            smmla   v18.4s, v30.16b, v22.16b
+            smmla   v19.4s, v30.16b, v23.16b
+            ldp     q29, q30, [x8, #-32]
+            smmla   v16.4s, v29.16b, v26.16b
+            smmla   v17.4s, v29.16b, v27.16b
+            smmla   v18.4s, v30.16b, v26.16b
+            smmla   v19.4s, v30.16b, v27.16b
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v0.4s, v16.4s, v28.4s
+            fmla    v1.4s, v17.4s, v31.4s
+            fmla    v2.4s, v18.4s, v28.4s
+            fmla    v3.4s, v19.4s, v31.4s
+            ldp     q16, q17, [x2]
+            ldp     q18, q19, [x2]
+            ldp     q29, q30, [x9], #128
+            smmla   v16.4s, v29.16b, v20.16b
+            smmla   v17.4s, v29.16b, v21.16b
+            smmla   v18.4s, v30.16b, v20.16b
+            smmla   v19.4s, v30.16b, v21.16b
+            ldp     q29, q30, [x9, #-96]
+            smmla   v16.4s, v29.16b, v24.16b
+            smmla   v17.4s, v29.16b, v25.16b
+            smmla   v18.4s, v30.16b, v24.16b
+            smmla   v19.4s, v30.16b, v25.16b
+            ldp     q29, q30, [x9, #-64]
+            smmla   v16.4s, v29.16b, v22.16b
+            smmla   v17.4s, v29.16b, v23.16b
+            smmla   v18.4s, v30.16b, v22.16b
+            smmla   v19.4s, v30.16b, v23.16b
+            ldp     q29, q30, [x9, #-32]
+            smmla   v16.4s, v29.16b, v26.16b
+            smmla   v17.4s, v29.16b, v27.16b
+            smmla   v18.4s, v30.16b, v26.16b
+            smmla   v19.4s, v30.16b, v27.16b
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v4.4s, v16.4s, v28.4s
+            fmla    v5.4s, v17.4s, v31.4s
+            fmla    v6.4s, v18.4s, v28.4s
+            fmla    v7.4s, v19.4s, v31.4s
+            ldp     q16, q17, [x2]
+            ldp     q18, q19, [x2]
+            ldp     q29, q30, [x10], #128
+            smmla   v16.4s, v29.16b, v20.16b
+            smmla   v17.4s, v29.16b, v21.16b
+            smmla   v18.4s, v30.16b, v20.16b
+            smmla   v19.4s, v30.16b, v21.16b
+            ldp     q29, q30, [x10, #-96]
+            smmla   v16.4s, v29.16b, v24.16b
+            smmla   v17.4s, v29.16b, v25.16b
+            smmla   v18.4s, v30.16b, v24.16b
+            smmla   v19.4s, v30.16b, v25.16b
+            ldp     q29, q30, [x10, #-64]
+            smmla   v16.4s, v29.16b, v22.16b
+            smmla   v17.4s, v29.16b, v23.16b
+            smmla   v18.4s, v30.16b, v22.16b
+            smmla   v19.4s, v30.16b, v23.16b
+            ldp     q29, q30, [x10, #-32]
+            smmla   v16.4s, v29.16b, v26.16b
+            smmla   v17.4s, v29.16b, v27.16b
+            smmla   v18.4s, v30.16b, v26.16b
+            smmla   v19.4s, v30.16b, v27.16b
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v8.4s, v16.4s, v28.4s
+            fmla    v9.4s, v17.4s, v31.4s
+            fmla    v10.4s, v18.4s, v28.4s
+            fmla    v11.4s, v19.4s, v31.4s
+            subs    x13, x13, #0x1
+            b.ne    .L1                                  // back to .L1
+        dup     v30.4s, w16
+        dup     v31.4s, w17
+        ld1     {v16.4s}, [x1], x0
+        ld1     {v17.4s}, [x1]
+        ld1     {v28.4s, v29.4s}, [x8]
+        scvtf   v28.4s, v28.4s
+        add     x3, x14, x15
+        zip1    v18.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v1.4s, v16.4s, v28.s[1]
+        fmul    v1.4s, v1.4s, v29.s[1]
+        fadd    v1.4s, v1.4s, v17.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        bfcvtn  v1.4h, v1.4s
+        st1     {v1.4h}, [x3], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        add     x3, x14, x15
+        zip1    v18.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v3.4s, v16.4s, v28.s[3]
+        fmul    v3.4s, v3.4s, v29.s[3]
+        fadd    v3.4s, v3.4s, v17.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        bfcvtn  v3.4h, v3.4s
+        st1     {v3.4h}, [x3], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        ld1     {v28.4s, v29.4s}, [x9]
+        scvtf   v28.4s, v28.4s
+        add     x3, x14, x15
+        zip1    v18.2d, v4.2d, v5.2d
+        zip2    v5.2d, v4.2d, v5.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v5.4s, v16.4s, v28.s[1]
+        fmul    v5.4s, v5.4s, v29.s[1]
+        fadd    v5.4s, v5.4s, v17.4s
+        fmax    v5.4s, v5.4s, v30.4s
+        fmin    v5.4s, v5.4s, v31.4s
+        bfcvtn  v5.4h, v5.4s
+        st1     {v5.4h}, [x3], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        add     x3, x14, x15
+        zip1    v18.2d, v6.2d, v7.2d
+        zip2    v7.2d, v6.2d, v7.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v7.4s, v16.4s, v28.s[3]
+        fmul    v7.4s, v7.4s, v29.s[3]
+        fadd    v7.4s, v7.4s, v17.4s
+        fmax    v7.4s, v7.4s, v30.4s
+        fmin    v7.4s, v7.4s, v31.4s
+        bfcvtn  v7.4h, v7.4s
+        st1     {v7.4h}, [x3], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        ld1     {v28.4s, v29.4s}, [x10]
+        scvtf   v28.4s, v28.4s
+        add     x3, x14, x15
+        zip1    v18.2d, v8.2d, v9.2d
+        zip2    v9.2d, v8.2d, v9.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v9.4s, v16.4s, v28.s[1]
+        fmul    v9.4s, v9.4s, v29.s[1]
+        fadd    v9.4s, v9.4s, v17.4s
+        fmax    v9.4s, v9.4s, v30.4s
+        fmin    v9.4s, v9.4s, v31.4s
+        bfcvtn  v9.4h, v9.4s
+        st1     {v9.4h}, [x3], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        add     x3, x14, x15
+        zip1    v18.2d, v10.2d, v11.2d
+        zip2    v11.2d, v10.2d, v11.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v11.4s, v16.4s, v28.s[3]
+        fmul    v11.4s, v11.4s, v29.s[3]
+        fadd    v11.4s, v11.4s, v17.4s
+        fmax    v11.4s, v11.4s, v30.4s
+        fmin    v11.4s, v11.4s, v31.4s
+        bfcvtn  v11.4h, v11.4s
+        st1     {v11.4h}, [x3], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::tiles::bf16_out::fast4_r4
+// 337 instructions; loop .L1: 146 instructions, 64 smmla
+bf16_out::fast4_r4:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        adrp    x3, qgemm::matmul::arch::asm::CONSTS
+        add     x3, x3, :lo12:qgemm::matmul::arch::asm::CONSTS
+        ldp     x10, x11, [x0, #16]
+        ldr     x12, [x0, #64]
+        ldp     x14, x13, [x0, #120]
+        ldp     x15, x16, [x0, #152]
+        ldp     x1, x2, [x0, #88]
+        ldp     w17, w18, [x0, #168]
+        ldr     x0, [x0, #104]
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v4.4s, #0x0
+        movi    v5.4s, #0x0
+        movi    v6.4s, #0x0
+        movi    v7.4s, #0x0
+        movi    v8.4s, #0x0
+        movi    v9.4s, #0x0
+        movi    v10.4s, #0x0
+        movi    v11.4s, #0x0
+        movi    v12.4s, #0x0
+        movi    v13.4s, #0x0
+        movi    v14.4s, #0x0
+        movi    v15.4s, #0x0
+.L1:    // loop: 146 instructions, 64 smmla
+            ldr     x5, [x1]
+            add     x1, x1, x13
+            ubfiz   x6, x5, #16, #16
+            lsl     x7, x5, #32
+            and     x7, x7, #0xffff000000000000
+            orr     x6, x6, x7
+            dup     v28.2d, x6
+            lsr     x6, x5, #16
+            and     x6, x6, #0xffff0000
+            and     x7, x5, #0xffff000000000000
+            orr     x6, x6, x7
+            dup     v31.2d, x6
+            ldp     q22, q23, [x12], #64
+            ldp     q26, q27, [x12, #-32]
+            add     x12, x12, #0x8
+            ldr     q16, [x3, #64]
+            shl     v20.16b, v22.16b, #4
+            shl     v21.16b, v23.16b, #4
+            shl     v24.16b, v26.16b, #4
+            shl     v25.16b, v27.16b, #4
+            and     v22.16b, v22.16b, v16.16b
+            and     v23.16b, v23.16b, v16.16b
+            and     v26.16b, v26.16b, v16.16b
+            and     v27.16b, v27.16b, v16.16b
+            ldp     q16, q17, [x3]
+            ldp     q18, q19, [x3]
+            ldp     q29, q30, [x8], #128
+            smmla   v16.4s, v29.16b, v20.16b
+            smmla   v17.4s, v29.16b, v21.16b
+            smmla   v18.4s, v30.16b, v20.16b
+            smmla   v19.4s, v30.16b, v21.16b
+            ldp     q29, q30, [x8, #-96]
+            smmla   v16.4s, v29.16b, v24.16b
+            smmla   v17.4s, v29.16b, v25.16b
+            smmla   v18.4s, v30.16b, v24.16b
+            smmla   v19.4s, v30.16b, v25.16b
+            ldp     q29, q30, [x8, #-64]
+            smmla   v16.4s, v29.16b, v22.16b
+            smmla   v17.4s, v29.16b, v23.16b
+            smmla   v18.4s, v30.16b, v22.16b
+            smmla   v19.4s, v30.16b, v23.16b
+            ldp     q29, q30, [x8, #-32]
+            smmla   v16.4s, v29.16b, v26.16b
+            smmla   v17.4s, v29.16b, v27.16b
+            smmla   v18.4s, v30.16b, v26.16b
+            smmla   v19.4s, v30.16b, v27.16b
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v0.4s, v16.4s, v28.4s
+            fmla    v1.4s, v17.4s, v31.4s
+            fmla    v2.4s, v18.4s, v28.4s
+            fmla    v3.4s, v19.4s, v31.4s
+            ldp     q16, q17, [x3]
+            ldp     q18, q19, [x3]
+            ldp     q29, q30, [x9], #128
+            smmla   v16.4s, v29.16b, v20.16b
+            smmla   v17.4s, v29.16b, v21.16b
+            smmla   v18.4s, v30.16b, v20.16b
+            smmla   v19.4s, v30.16b, v21.16b
+            ldp     q29, q30, [x9, #-96]
+            smmla   v16.4s, v29.16b, v24.16b
+            smmla   v17.4s, v29.16b, v25.16b
+            smmla   v18.4s, v30.16b, v24.16b
+            smmla   v19.4s, v30.16b, v25.16b
+            ldp     q29, q30, [x9, #-64]
+            smmla   v16.4s, v29.16b, v22.16b
+            smmla   v17.4s, v29.16b, v23.16b
+            smmla   v18.4s, v30.16b, v22.16b
+            smmla   v19.4s, v30.16b, v23.16b
+            ldp     q29, q30, [x9, #-32]
+            smmla   v16.4s, v29.16b, v26.16b
+            smmla   v17.4s, v29.16b, v27.16b
+            smmla   v18.4s, v30.16b, v26.16b
+            smmla   v19.4s, v30.16b, v27.16b
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v4.4s, v16.4s, v28.4s
+            fmla    v5.4s, v17.4s, v31.4s
+            fmla    v6.4s, v18.4s, v28.4s
+            fmla    v7.4s, v19.4s, v31.4s
+            ldp     q16, q17, [x3]
+            ldp     q18, q19, [x3]
+            ldp     q29, q30, [x10], #128
+            smmla   v16.4s, v29.16b, v20.16b
+            smmla   v17.4s, v29.16b, v21.16b
+            smmla   v18.4s, v30.16b, v20.16b
+            smmla   v19.4s, v30.16b, v21.16b
+            ldp     q29, q30, [x10, #-96]
+            smmla   v16.4s, v29.16b, v24.16b
+            smmla   v17.4s, v29.16b, v25.16b
+            smmla   v18.4s, v30.16b, v24.16b
+            smmla   v19.4s, v30.16b, v25.16b
+            ldp     q29, q30, [x10, #-64]
+            smmla   v16.4s, v29.16b, v22.16b
+            smmla   v17.4s, v29.16b, v23.16b
+            smmla   v18.4s, v30.16b, v22.16b
+            smmla   v19.4s, v30.16b, v23.16b
+            ldp     q29, q30, [x10, #-32]
+            smmla   v16.4s, v29.16b, v26.16b
+            smmla   v17.4s, v29.16b, v27.16b
+            smmla   v18.4s, v30.16b, v26.16b
+            smmla   v19.4s, v30.16b, v27.16b
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v8.4s, v16.4s, v28.4s
+            fmla    v9.4s, v17.4s, v31.4s
+            fmla    v10.4s, v18.4s, v28.4s
+            fmla    v11.4s, v19.4s, v31.4s
+            ldp     q16, q17, [x3]
+            ldp     q18, q19, [x3]
+            ldp     q29, q30, [x11], #128
+            smmla   v16.4s, v29.16b, v20.16b
+            smmla   v17.4s, v29.16b, v21.16b
+            smmla   v18.4s, v30.16b, v20.16b
+            smmla   v19.4s, v30.16b, v21.16b
+            ldp     q29, q30, [x11, #-96]
+            smmla   v16.4s, v29.16b, v24.16b
+            smmla   v17.4s, v29.16b, v25.16b
+            smmla   v18.4s, v30.16b, v24.16b
+            smmla   v19.4s, v30.16b, v25.16b
+            ldp     q29, q30, [x11, #-64]
+            smmla   v16.4s, v29.16b, v22.16b
+            smmla   v17.4s, v29.16b, v23.16b
+            smmla   v18.4s, v30.16b, v22.16b
+            smmla   v19.4s, v30.16b, v23.16b
+            ldp     q29, q30, [x11, #-32]
+            smmla   v16.4s, v29.16b, v26.16b
+            smmla   v17.4s, v29.16b, v27.16b
+            smmla   v18.4s, v30.16b, v26.16b
+            smmla   v19.4s, v30.16b, v27.16b
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v12.4s, v16.4s, v28.4s
+            fmla    v13.4s, v17.4s, v31.4s
+            fmla    v14.4s, v18.4s, v28.4s
+            fmla    v15.4s, v19.4s, v31.4s
+            subs    x14, x14, #0x1
+            b.ne    .L1                                  // back to .L1
+        dup     v30.4s, w17
+        dup     v31.4s, w18
+        ld1     {v16.4s}, [x2], x0
+        ld1     {v17.4s}, [x2]
+        ld1     {v28.4s, v29.4s}, [x8]
+        scvtf   v28.4s, v28.4s
+        add     x4, x15, x16
+        zip1    v18.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v1.4s, v16.4s, v28.s[1]
+        fmul    v1.4s, v1.4s, v29.s[1]
+        fadd    v1.4s, v1.4s, v17.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        bfcvtn  v1.4h, v1.4s
+        st1     {v1.4h}, [x4], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        add     x4, x15, x16
+        zip1    v18.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v3.4s, v16.4s, v28.s[3]
+        fmul    v3.4s, v3.4s, v29.s[3]
+        fadd    v3.4s, v3.4s, v17.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        bfcvtn  v3.4h, v3.4s
+        st1     {v3.4h}, [x4], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        ld1     {v28.4s, v29.4s}, [x9]
+        scvtf   v28.4s, v28.4s
+        add     x4, x15, x16
+        zip1    v18.2d, v4.2d, v5.2d
+        zip2    v5.2d, v4.2d, v5.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v5.4s, v16.4s, v28.s[1]
+        fmul    v5.4s, v5.4s, v29.s[1]
+        fadd    v5.4s, v5.4s, v17.4s
+        fmax    v5.4s, v5.4s, v30.4s
+        fmin    v5.4s, v5.4s, v31.4s
+        bfcvtn  v5.4h, v5.4s
+        st1     {v5.4h}, [x4], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        add     x4, x15, x16
+        zip1    v18.2d, v6.2d, v7.2d
+        zip2    v7.2d, v6.2d, v7.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v7.4s, v16.4s, v28.s[3]
+        fmul    v7.4s, v7.4s, v29.s[3]
+        fadd    v7.4s, v7.4s, v17.4s
+        fmax    v7.4s, v7.4s, v30.4s
+        fmin    v7.4s, v7.4s, v31.4s
+        bfcvtn  v7.4h, v7.4s
+        st1     {v7.4h}, [x4], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        ld1     {v28.4s, v29.4s}, [x10]
+        scvtf   v28.4s, v28.4s
+        add     x4, x15, x16
+        zip1    v18.2d, v8.2d, v9.2d
+        zip2    v9.2d, v8.2d, v9.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v9.4s, v16.4s, v28.s[1]
+        fmul    v9.4s, v9.4s, v29.s[1]
+        fadd    v9.4s, v9.4s, v17.4s
+        fmax    v9.4s, v9.4s, v30.4s
+        fmin    v9.4s, v9.4s, v31.4s
+        bfcvtn  v9.4h, v9.4s
+        st1     {v9.4h}, [x4], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        add     x4, x15, x16
+        zip1    v18.2d, v10.2d, v11.2d
+        zip2    v11.2d, v10.2d, v11.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v11.4s, v16.4s, v28.s[3]
+        fmul    v11.4s, v11.4s, v29.s[3]
+        fadd    v11.4s, v11.4s, v17.4s
+        fmax    v11.4s, v11.4s, v30.4s
+        fmin    v11.4s, v11.4s, v31.4s
+        bfcvtn  v11.4h, v11.4s
+        st1     {v11.4h}, [x4], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        ld1     {v28.4s, v29.4s}, [x11]
+        scvtf   v28.4s, v28.4s
+        add     x4, x15, x16
+        zip1    v18.2d, v12.2d, v13.2d
+        zip2    v13.2d, v12.2d, v13.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v13.4s, v16.4s, v28.s[1]
+        fmul    v13.4s, v13.4s, v29.s[1]
+        fadd    v13.4s, v13.4s, v17.4s
+        fmax    v13.4s, v13.4s, v30.4s
+        fmin    v13.4s, v13.4s, v31.4s
+        bfcvtn  v13.4h, v13.4s
+        st1     {v13.4h}, [x4], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        add     x4, x15, x16
+        zip1    v18.2d, v14.2d, v15.2d
+        zip2    v15.2d, v14.2d, v15.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v15.4s, v16.4s, v28.s[3]
+        fmul    v15.4s, v15.4s, v29.s[3]
+        fadd    v15.4s, v15.4s, v17.4s
+        fmax    v15.4s, v15.4s, v30.4s
+        fmin    v15.4s, v15.4s, v31.4s
+        bfcvtn  v15.4h, v15.4s
+        st1     {v15.4h}, [x4], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::tiles::bf16_out::fast8_r1
+// 120 instructions; loop .L1: 56 instructions, 16 smmla
+bf16_out::fast8_r1:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldr     x8, [x0]
+        ldr     x9, [x0, #64]
+        ldr     x18, [x0, #104]
+        ldp     x11, x10, [x0, #120]
+        ldp     x12, x13, [x0, #152]
+        ldp     x16, x17, [x0, #88]
+        ldp     w14, w15, [x0, #168]
+        adrp    x0, qgemm::matmul::arch::asm::CONSTS
+        add     x0, x0, :lo12:qgemm::matmul::arch::asm::CONSTS
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+.L1:    // loop: 56 instructions, 16 smmla
+            ldr     x2, [x16]
+            add     x16, x16, x10
+            ubfiz   x3, x2, #16, #16
+            lsl     x4, x2, #32
+            and     x4, x4, #0xffff000000000000
+            orr     x3, x3, x4
+            dup     v28.2d, x3
+            lsr     x3, x2, #16
+            and     x3, x3, #0xffff0000
+            and     x4, x2, #0xffff000000000000
+            orr     x3, x3, x4
+            dup     v31.2d, x3
+            ldp     q22, q23, [x9], #128
+            ldp     q26, q27, [x9, #-64]
+            add     x9, x9, #0x10
+            ldr     q16, [x0, #64]
+            shl     v20.16b, v22.16b, #4
+            shl     v21.16b, v23.16b, #4
+            shl     v24.16b, v26.16b, #4
+            shl     v25.16b, v27.16b, #4
+            and     v22.16b, v22.16b, v16.16b
+            and     v23.16b, v23.16b, v16.16b
+            and     v26.16b, v26.16b, v16.16b
+            and     v27.16b, v27.16b, v16.16b
+            ldp     q16, q17, [x0]
+            ldp     q18, q19, [x0]
+            ldp     q29, q30, [x8], #128
+            smmla   v16.4s, v29.16b, v20.16b
+            smmla   v17.4s, v29.16b, v21.16b
+            smmla   v18.4s, v30.16b, v20.16b
+            smmla   v19.4s, v30.16b, v21.16b
+            ldp     q29, q30, [x8, #-96]
+            smmla   v16.4s, v29.16b, v24.16b
+            smmla   v17.4s, v29.16b, v25.16b
+            smmla   v18.4s, v30.16b, v24.16b
+            smmla   v19.4s, v30.16b, v25.16b
+            ldp     q29, q30, [x8, #-64]
+            smmla   v16.4s, v29.16b, v22.16b
+            smmla   v17.4s, v29.16b, v23.16b
+            smmla   v18.4s, v30.16b, v22.16b
+            smmla   v19.4s, v30.16b, v23.16b
+            ldp     q29, q30, [x8, #-32]
+            smmla   v16.4s, v29.16b, v26.16b
+            smmla   v17.4s, v29.16b, v27.16b
+            smmla   v18.4s, v30.16b, v26.16b
+            smmla   v19.4s, v30.16b, v27.16b
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v0.4s, v16.4s, v28.4s
+            fmla    v1.4s, v17.4s, v31.4s
+            fmla    v2.4s, v18.4s, v28.4s
+            fmla    v3.4s, v19.4s, v31.4s
+            subs    x11, x11, #0x1
+            b.ne    .L1                                  // back to .L1
+        dup     v30.4s, w14
+        dup     v31.4s, w15
+        ld1     {v16.4s}, [x17], x18
+        ld1     {v17.4s}, [x17]
+        ld1     {v28.4s, v29.4s}, [x8]
+        scvtf   v28.4s, v28.4s
+        add     x1, x12, x13
+        zip1    v18.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v1.4s, v16.4s, v28.s[1]
+        fmul    v1.4s, v1.4s, v29.s[1]
+        fadd    v1.4s, v1.4s, v17.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        bfcvtn  v1.4h, v1.4s
+        st1     {v1.4h}, [x1], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x12]
+        add     x12, x12, x13, lsl #1
+        add     x1, x12, x13
+        zip1    v18.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v3.4s, v16.4s, v28.s[3]
+        fmul    v3.4s, v3.4s, v29.s[3]
+        fadd    v3.4s, v3.4s, v17.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        bfcvtn  v3.4h, v3.4s
+        st1     {v3.4h}, [x1], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x12]
+        add     x12, x12, x13, lsl #1
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::tiles::bf16_out::fast8_r2
+// 192 instructions; loop .L1: 86 instructions, 32 smmla
+bf16_out::fast8_r2:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        adrp    x1, qgemm::matmul::arch::asm::CONSTS
+        add     x1, x1, :lo12:qgemm::matmul::arch::asm::CONSTS
+        ldr     x10, [x0, #64]
+        ldp     x12, x11, [x0, #120]
+        ldp     x13, x14, [x0, #152]
+        ldp     x17, x18, [x0, #88]
+        ldp     w15, w16, [x0, #168]
+        ldr     x0, [x0, #104]
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v4.4s, #0x0
+        movi    v5.4s, #0x0
+        movi    v6.4s, #0x0
+        movi    v7.4s, #0x0
+.L1:    // loop: 86 instructions, 32 smmla
+            ldr     x3, [x17]
+            add     x17, x17, x11
+            ubfiz   x4, x3, #16, #16
+            lsl     x5, x3, #32
+            and     x5, x5, #0xffff000000000000
+            orr     x4, x4, x5
+            dup     v28.2d, x4
+            lsr     x4, x3, #16
+            and     x4, x4, #0xffff0000
+            and     x5, x3, #0xffff000000000000
+            orr     x4, x4, x5
+            dup     v31.2d, x4
+            ldp     q22, q23, [x10], #128
+            ldp     q26, q27, [x10, #-64]
+            add     x10, x10, #0x10
+            ldr     q16, [x1, #64]
+            shl     v20.16b, v22.16b, #4
+            shl     v21.16b, v23.16b, #4
+            shl     v24.16b, v26.16b, #4
+            shl     v25.16b, v27.16b, #4
+            and     v22.16b, v22.16b, v16.16b
+            and     v23.16b, v23.16b, v16.16b
+            and     v26.16b, v26.16b, v16.16b
+            and     v27.16b, v27.16b, v16.16b
+            ldp     q16, q17, [x1]
+            ldp     q18, q19, [x1]
+            ldp     q29, q30, [x8], #128
+            smmla   v16.4s, v29.16b, v20.16b
+            smmla   v17.4s, v29.16b, v21.16b
+            smmla   v18.4s, v30.16b, v20.16b
+            smmla   v19.4s, v30.16b, v21.16b
+            ldp     q29, q30, [x8, #-96]
+            smmla   v16.4s, v29.16b, v24.16b
+            smmla   v17.4s, v29.16b, v25.16b
+            smmla   v18.4s, v30.16b, v24.16b
+            smmla   v19.4s, v30.16b, v25.16b
+            ldp     q29, q30, [x8, #-64]
+            smmla   v16.4s, v29.16b, v22.16b
+            smmla   v17.4s, v29.16b, v23.16b
+            smmla   v18.4s, v30.16b, v22.16b
+            smmla   v19.4s, v30.16b, v23.16b
+            ldp     q29, q30, [x8, #-32]
+            smmla   v16.4s, v29.16b, v26.16b
+            smmla   v17.4s, v29.16b, v27.16b
+            smmla   v18.4s, v30.16b, v26.16b
+            smmla   v19.4s, v30.16b, v27.16b
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v0.4s, v16.4s, v28.4s
+            fmla    v1.4s, v17.4s, v31.4s
+            fmla    v2.4s, v18.4s, v28.4s
+            fmla    v3.4s, v19.4s, v31.4s
+            ldp     q16, q17, [x1]
+            ldp     q18, q19, [x1]
+            ldp     q29, q30, [x9], #128
+            smmla   v16.4s, v29.16b, v20.16b
+            smmla   v17.4s, v29.16b, v21.16b
+            smmla   v18.4s, v30.16b, v20.16b
+            smmla   v19.4s, v30.16b, v21.16b
+            ldp     q29, q30, [x9, #-96]
+            smmla   v16.4s, v29.16b, v24.16b
+            smmla   v17.4s, v29.16b, v25.16b
+            smmla   v18.4s, v30.16b, v24.16b
+            smmla   v19.4s, v30.16b, v25.16b
+            ldp     q29, q30, [x9, #-64]
+            smmla   v16.4s, v29.16b, v22.16b
+            smmla   v17.4s, v29.16b, v23.16b
+            smmla   v18.4s, v30.16b, v22.16b
+            smmla   v19.4s, v30.16b, v23.16b
+            ldp     q29, q30, [x9, #-32]
+            smmla   v16.4s, v29.16b, v26.16b
+            smmla   v17.4s, v29.16b, v27.16b
+            smmla   v18.4s, v30.16b, v26.16b
+            smmla   v19.4s, v30.16b, v27.16b
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v4.4s, v16.4s, v28.4s
+            fmla    v5.4s, v17.4s, v31.4s
+            fmla    v6.4s, v18.4s, v28.4s
+            fmla    v7.4s, v19.4s, v31.4s
+            subs    x12, x12, #0x1
+            b.ne    .L1                                  // back to .L1
+        dup     v30.4s, w15
+        dup     v31.4s, w16
+        ld1     {v16.4s}, [x18], x0
+        ld1     {v17.4s}, [x18]
+        ld1     {v28.4s, v29.4s}, [x8]
+        scvtf   v28.4s, v28.4s
+        add     x2, x13, x14
+        zip1    v18.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v1.4s, v16.4s, v28.s[1]
+        fmul    v1.4s, v1.4s, v29.s[1]
+        fadd    v1.4s, v1.4s, v17.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        bfcvtn  v1.4h, v1.4s
+        st1     {v1.4h}, [x2], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x13]
+        add     x13, x13, x14, lsl #1
+        add     x2, x13, x14
+        zip1    v18.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v3.4s, v16.4s, v28.s[3]
+        fmul    v3.4s, v3.4s, v29.s[3]
+        fadd    v3.4s, v3.4s, v17.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        bfcvtn  v3.4h, v3.4s
+        st1     {v3.4h}, [x2], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x13]
+        add     x13, x13, x14, lsl #1
+        ld1     {v28.4s, v29.4s}, [x9]
+        scvtf   v28.4s, v28.4s
+        add     x2, x13, x14
+        zip1    v18.2d, v4.2d, v5.2d
+        zip2    v5.2d, v4.2d, v5.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v5.4s, v16.4s, v28.s[1]
+        fmul    v5.4s, v5.4s, v29.s[1]
+        fadd    v5.4s, v5.4s, v17.4s
+        fmax    v5.4s, v5.4s, v30.4s
+        fmin    v5.4s, v5.4s, v31.4s
+        bfcvtn  v5.4h, v5.4s
+        st1     {v5.4h}, [x2], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x13]
+        add     x13, x13, x14, lsl #1
+        add     x2, x13, x14
+        zip1    v18.2d, v6.2d, v7.2d
+        zip2    v7.2d, v6.2d, v7.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v7.4s, v16.4s, v28.s[3]
+        fmul    v7.4s, v7.4s, v29.s[3]
+        fadd    v7.4s, v7.4s, v17.4s
+        fmax    v7.4s, v7.4s, v30.4s
+        fmin    v7.4s, v7.4s, v31.4s
+        bfcvtn  v7.4h, v7.4s
+        st1     {v7.4h}, [x2], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x13]
+        add     x13, x13, x14, lsl #1
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::tiles::bf16_out::fast8_r3
+// 265 instructions; loop .L1: 116 instructions, 48 smmla
+bf16_out::fast8_r3:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        adrp    x2, qgemm::matmul::arch::asm::CONSTS
+        add     x2, x2, :lo12:qgemm::matmul::arch::asm::CONSTS
+        ldr     x10, [x0, #16]
+        ldr     x11, [x0, #64]
+        ldp     x13, x12, [x0, #120]
+        ldp     x14, x15, [x0, #152]
+        ldp     x18, x1, [x0, #88]
+        ldp     w16, w17, [x0, #168]
+        ldr     x0, [x0, #104]
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v4.4s, #0x0
+        movi    v5.4s, #0x0
+        movi    v6.4s, #0x0
+        movi    v7.4s, #0x0
+        movi    v8.4s, #0x0
+        movi    v9.4s, #0x0
+        movi    v10.4s, #0x0
+        movi    v11.4s, #0x0
+.L1:    // loop: 116 instructions, 48 smmla
+            ldr     x4, [x18]
+            add     x18, x18, x12
+            ubfiz   x5, x4, #16, #16
+            lsl     x6, x4, #32
+            and     x6, x6, #0xffff000000000000
+            orr     x5, x5, x6
+            dup     v28.2d, x5
+            lsr     x5, x4, #16
+            and     x5, x5, #0xffff0000
+            and     x6, x4, #0xffff000000000000
+            orr     x5, x5, x6
+            dup     v31.2d, x5
+            ldp     q22, q23, [x11], #128
+            ldp     q26, q27, [x11, #-64]
+            add     x11, x11, #0x10
+            ldr     q16, [x2, #64]
+            shl     v20.16b, v22.16b, #4
+            shl     v21.16b, v23.16b, #4
+            shl     v24.16b, v26.16b, #4
+            shl     v25.16b, v27.16b, #4
+            and     v22.16b, v22.16b, v16.16b
+            and     v23.16b, v23.16b, v16.16b
+            and     v26.16b, v26.16b, v16.16b
+            and     v27.16b, v27.16b, v16.16b
+            ldp     q16, q17, [x2]
+            ldp     q18, q19, [x2]
+            ldp     q29, q30, [x8], #128
+            smmla   v16.4s, v29.16b, v20.16b
+            smmla   v17.4s, v29.16b, v21.16b
+            smmla   v18.4s, v30.16b, v20.16b
+            smmla   v19.4s, v30.16b, v21.16b
+            ldp     q29, q30, [x8, #-96]
+            smmla   v16.4s, v29.16b, v24.16b
+            smmla   v17.4s, v29.16b, v25.16b
+            smmla   v18.4s, v30.16b, v24.16b
+            smmla   v19.4s, v30.16b, v25.16b
+            ldp     q29, q30, [x8, #-64]
+            smmla   v16.4s, v29.16b, v22.16b
+            smmla   v17.4s, v29.16b, v23.16b
+            smmla   v18.4s, v30.16b, v22.16b
+            smmla   v19.4s, v30.16b, v23.16b
+            ldp     q29, q30, [x8, #-32]
+            smmla   v16.4s, v29.16b, v26.16b
+            smmla   v17.4s, v29.16b, v27.16b
+            smmla   v18.4s, v30.16b, v26.16b
+            smmla   v19.4s, v30.16b, v27.16b
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v0.4s, v16.4s, v28.4s
+            fmla    v1.4s, v17.4s, v31.4s
+            fmla    v2.4s, v18.4s, v28.4s
+            fmla    v3.4s, v19.4s, v31.4s
+            ldp     q16, q17, [x2]
+            ldp     q18, q19, [x2]
+            ldp     q29, q30, [x9], #128
+            smmla   v16.4s, v29.16b, v20.16b
+            smmla   v17.4s, v29.16b, v21.16b
+            smmla   v18.4s, v30.16b, v20.16b
+            smmla   v19.4s, v30.16b, v21.16b
+            ldp     q29, q30, [x9, #-96]
+            smmla   v16.4s, v29.16b, v24.16b
+            smmla   v17.4s, v29.16b, v25.16b
+            smmla   v18.4s, v30.16b, v24.16b
+            smmla   v19.4s, v30.16b, v25.16b
+            ldp     q29, q30, [x9, #-64]
+            smmla   v16.4s, v29.16b, v22.16b
+            smmla   v17.4s, v29.16b, v23.16b
+            smmla   v18.4s, v30.16b, v22.16b
+            smmla   v19.4s, v30.16b, v23.16b
+            ldp     q29, q30, [x9, #-32]
+            smmla   v16.4s, v29.16b, v26.16b
+            smmla   v17.4s, v29.16b, v27.16b
+            smmla   v18.4s, v30.16b, v26.16b
+            smmla   v19.4s, v30.16b, v27.16b
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v4.4s, v16.4s, v28.4s
+            fmla    v5.4s, v17.4s, v31.4s
+            fmla    v6.4s, v18.4s, v28.4s
+            fmla    v7.4s, v19.4s, v31.4s
+            ldp     q16, q17, [x2]
+            ldp     q18, q19, [x2]
+            ldp     q29, q30, [x10], #128
+            smmla   v16.4s, v29.16b, v20.16b
+            smmla   v17.4s, v29.16b, v21.16b
+            smmla   v18.4s, v30.16b, v20.16b
+            smmla   v19.4s, v30.16b, v21.16b
+            ldp     q29, q30, [x10, #-96]
+            smmla   v16.4s, v29.16b, v24.16b
+            smmla   v17.4s, v29.16b, v25.16b
+            smmla   v18.4s, v30.16b, v24.16b
+            smmla   v19.4s, v30.16b, v25.16b
+            ldp     q29, q30, [x10, #-64]
+            smmla   v16.4s, v29.16b, v22.16b
+            smmla   v17.4s, v29.16b, v23.16b
+            smmla   v18.4s, v30.16b, v22.16b
+            smmla   v19.4s, v30.16b, v23.16b
+            ldp     q29, q30, [x10, #-32]
+            smmla   v16.4s, v29.16b, v26.16b
+            smmla   v17.4s, v29.16b, v27.16b
+            smmla   v18.4s, v30.16b, v26.16b
+            smmla   v19.4s, v30.16b, v27.16b
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v8.4s, v16.4s, v28.4s
+            fmla    v9.4s, v17.4s, v31.4s
+            fmla    v10.4s, v18.4s, v28.4s
+            fmla    v11.4s, v19.4s, v31.4s
+            subs    x13, x13, #0x1
+            b.ne    .L1                                  // back to .L1
+        dup     v30.4s, w16
+        dup     v31.4s, w17
+        ld1     {v16.4s}, [x1], x0
+        ld1     {v17.4s}, [x1]
+        ld1     {v28.4s, v29.4s}, [x8]
+        scvtf   v28.4s, v28.4s
+        add     x3, x14, x15
+        zip1    v18.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v1.4s, v16.4s, v28.s[1]
+        fmul    v1.4s, v1.4s, v29.s[1]
+        fadd    v1.4s, v1.4s, v17.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        bfcvtn  v1.4h, v1.4s
+        st1     {v1.4h}, [x3], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        add     x3, x14, x15
+        zip1    v18.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v3.4s, v16.4s, v28.s[3]
+        fmul    v3.4s, v3.4s, v29.s[3]
+        fadd    v3.4s, v3.4s, v17.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        bfcvtn  v3.4h, v3.4s
+        st1     {v3.4h}, [x3], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        ld1     {v28.4s, v29.4s}, [x9]
+        scvtf   v28.4s, v28.4s
+        add     x3, x14, x15
+        zip1    v18.2d, v4.2d, v5.2d
+        zip2    v5.2d, v4.2d, v5.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v5.4s, v16.4s, v28.s[1]
+        fmul    v5.4s, v5.4s, v29.s[1]
+        fadd    v5.4s, v5.4s, v17.4s
+        fmax    v5.4s, v5.4s, v30.4s
+        fmin    v5.4s, v5.4s, v31.4s
+        bfcvtn  v5.4h, v5.4s
+        st1     {v5.4h}, [x3], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        add     x3, x14, x15
+        zip1    v18.2d, v6.2d, v7.2d
+        zip2    v7.2d, v6.2d, v7.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v7.4s, v16.4s, v28.s[3]
+        fmul    v7.4s, v7.4s, v29.s[3]
+        fadd    v7.4s, v7.4s, v17.4s
+        fmax    v7.4s, v7.4s, v30.4s
+        fmin    v7.4s, v7.4s, v31.4s
+        bfcvtn  v7.4h, v7.4s
+        st1     {v7.4h}, [x3], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        ld1     {v28.4s, v29.4s}, [x10]
+        scvtf   v28.4s, v28.4s
+        add     x3, x14, x15
+        zip1    v18.2d, v8.2d, v9.2d
+        zip2    v9.2d, v8.2d, v9.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v9.4s, v16.4s, v28.s[1]
+        fmul    v9.4s, v9.4s, v29.s[1]
+        fadd    v9.4s, v9.4s, v17.4s
+        fmax    v9.4s, v9.4s, v30.4s
+        fmin    v9.4s, v9.4s, v31.4s
+        bfcvtn  v9.4h, v9.4s
+        st1     {v9.4h}, [x3], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        add     x3, x14, x15
+        zip1    v18.2d, v10.2d, v11.2d
+        zip2    v11.2d, v10.2d, v11.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v11.4s, v16.4s, v28.s[3]
+        fmul    v11.4s, v11.4s, v29.s[3]
+        fadd    v11.4s, v11.4s, v17.4s
+        fmax    v11.4s, v11.4s, v30.4s
+        fmin    v11.4s, v11.4s, v31.4s
+        bfcvtn  v11.4h, v11.4s
+        st1     {v11.4h}, [x3], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::tiles::bf16_out::fast8_r4
+// 337 instructions; loop .L1: 146 instructions, 64 smmla
+bf16_out::fast8_r4:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        adrp    x3, qgemm::matmul::arch::asm::CONSTS
+        add     x3, x3, :lo12:qgemm::matmul::arch::asm::CONSTS
+        ldp     x10, x11, [x0, #16]
+        ldr     x12, [x0, #64]
+        ldp     x14, x13, [x0, #120]
+        ldp     x15, x16, [x0, #152]
+        ldp     x1, x2, [x0, #88]
+        ldp     w17, w18, [x0, #168]
+        ldr     x0, [x0, #104]
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v4.4s, #0x0
+        movi    v5.4s, #0x0
+        movi    v6.4s, #0x0
+        movi    v7.4s, #0x0
+        movi    v8.4s, #0x0
+        movi    v9.4s, #0x0
+        movi    v10.4s, #0x0
+        movi    v11.4s, #0x0
+        movi    v12.4s, #0x0
+        movi    v13.4s, #0x0
+        movi    v14.4s, #0x0
+        movi    v15.4s, #0x0
+.L1:    // loop: 146 instructions, 64 smmla
+            ldr     x5, [x1]
+            add     x1, x1, x13
+            ubfiz   x6, x5, #16, #16
+            lsl     x7, x5, #32
+            and     x7, x7, #0xffff000000000000
+            orr     x6, x6, x7
+            dup     v28.2d, x6
+            lsr     x6, x5, #16
+            and     x6, x6, #0xffff0000
+            and     x7, x5, #0xffff000000000000
+            orr     x6, x6, x7
+            dup     v31.2d, x6
+            ldp     q22, q23, [x12], #128
+            ldp     q26, q27, [x12, #-64]
+            add     x12, x12, #0x10
+            ldr     q16, [x3, #64]
+            shl     v20.16b, v22.16b, #4
+            shl     v21.16b, v23.16b, #4
+            shl     v24.16b, v26.16b, #4
+            shl     v25.16b, v27.16b, #4
+            and     v22.16b, v22.16b, v16.16b
+            and     v23.16b, v23.16b, v16.16b
+            and     v26.16b, v26.16b, v16.16b
+            and     v27.16b, v27.16b, v16.16b
+            ldp     q16, q17, [x3]
+            ldp     q18, q19, [x3]
+            ldp     q29, q30, [x8], #128
+            smmla   v16.4s, v29.16b, v20.16b
+            smmla   v17.4s, v29.16b, v21.16b
+            smmla   v18.4s, v30.16b, v20.16b
+            smmla   v19.4s, v30.16b, v21.16b
+            ldp     q29, q30, [x8, #-96]
+            smmla   v16.4s, v29.16b, v24.16b
+            smmla   v17.4s, v29.16b, v25.16b
+            smmla   v18.4s, v30.16b, v24.16b
+            smmla   v19.4s, v30.16b, v25.16b
+            ldp     q29, q30, [x8, #-64]
+            smmla   v16.4s, v29.16b, v22.16b
+            smmla   v17.4s, v29.16b, v23.16b
+            smmla   v18.4s, v30.16b, v22.16b
+            smmla   v19.4s, v30.16b, v23.16b
+            ldp     q29, q30, [x8, #-32]
+            smmla   v16.4s, v29.16b, v26.16b
+            smmla   v17.4s, v29.16b, v27.16b
+            smmla   v18.4s, v30.16b, v26.16b
+            smmla   v19.4s, v30.16b, v27.16b
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v0.4s, v16.4s, v28.4s
+            fmla    v1.4s, v17.4s, v31.4s
+            fmla    v2.4s, v18.4s, v28.4s
+            fmla    v3.4s, v19.4s, v31.4s
+            ldp     q16, q17, [x3]
+            ldp     q18, q19, [x3]
+            ldp     q29, q30, [x9], #128
+            smmla   v16.4s, v29.16b, v20.16b
+            smmla   v17.4s, v29.16b, v21.16b
+            smmla   v18.4s, v30.16b, v20.16b
+            smmla   v19.4s, v30.16b, v21.16b
+            ldp     q29, q30, [x9, #-96]
+            smmla   v16.4s, v29.16b, v24.16b
+            smmla   v17.4s, v29.16b, v25.16b
+            smmla   v18.4s, v30.16b, v24.16b
+            smmla   v19.4s, v30.16b, v25.16b
+            ldp     q29, q30, [x9, #-64]
+            smmla   v16.4s, v29.16b, v22.16b
+            smmla   v17.4s, v29.16b, v23.16b
+            smmla   v18.4s, v30.16b, v22.16b
+            smmla   v19.4s, v30.16b, v23.16b
+            ldp     q29, q30, [x9, #-32]
+            smmla   v16.4s, v29.16b, v26.16b
+            smmla   v17.4s, v29.16b, v27.16b
+            smmla   v18.4s, v30.16b, v26.16b
+            smmla   v19.4s, v30.16b, v27.16b
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v4.4s, v16.4s, v28.4s
+            fmla    v5.4s, v17.4s, v31.4s
+            fmla    v6.4s, v18.4s, v28.4s
+            fmla    v7.4s, v19.4s, v31.4s
+            ldp     q16, q17, [x3]
+            ldp     q18, q19, [x3]
+            ldp     q29, q30, [x10], #128
+            smmla   v16.4s, v29.16b, v20.16b
+            smmla   v17.4s, v29.16b, v21.16b
+            smmla   v18.4s, v30.16b, v20.16b
+            smmla   v19.4s, v30.16b, v21.16b
+            ldp     q29, q30, [x10, #-96]
+            smmla   v16.4s, v29.16b, v24.16b
+            smmla   v17.4s, v29.16b, v25.16b
+            smmla   v18.4s, v30.16b, v24.16b
+            smmla   v19.4s, v30.16b, v25.16b
+            ldp     q29, q30, [x10, #-64]
+            smmla   v16.4s, v29.16b, v22.16b
+            smmla   v17.4s, v29.16b, v23.16b
+            smmla   v18.4s, v30.16b, v22.16b
+            smmla   v19.4s, v30.16b, v23.16b
+            ldp     q29, q30, [x10, #-32]
+            smmla   v16.4s, v29.16b, v26.16b
+            smmla   v17.4s, v29.16b, v27.16b
+            smmla   v18.4s, v30.16b, v26.16b
+            smmla   v19.4s, v30.16b, v27.16b
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v8.4s, v16.4s, v28.4s
+            fmla    v9.4s, v17.4s, v31.4s
+            fmla    v10.4s, v18.4s, v28.4s
+            fmla    v11.4s, v19.4s, v31.4s
+            ldp     q16, q17, [x3]
+            ldp     q18, q19, [x3]
+            ldp     q29, q30, [x11], #128
+            smmla   v16.4s, v29.16b, v20.16b
+            smmla   v17.4s, v29.16b, v21.16b
+            smmla   v18.4s, v30.16b, v20.16b
+            smmla   v19.4s, v30.16b, v21.16b
+            ldp     q29, q30, [x11, #-96]
+            smmla   v16.4s, v29.16b, v24.16b
+            smmla   v17.4s, v29.16b, v25.16b
+            smmla   v18.4s, v30.16b, v24.16b
+            smmla   v19.4s, v30.16b, v25.16b
+            ldp     q29, q30, [x11, #-64]
+            smmla   v16.4s, v29.16b, v22.16b
+            smmla   v17.4s, v29.16b, v23.16b
+            smmla   v18.4s, v30.16b, v22.16b
+            smmla   v19.4s, v30.16b, v23.16b
+            ldp     q29, q30, [x11, #-32]
+            smmla   v16.4s, v29.16b, v26.16b
+            smmla   v17.4s, v29.16b, v27.16b
+            smmla   v18.4s, v30.16b, v26.16b
+            smmla   v19.4s, v30.16b, v27.16b
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v12.4s, v16.4s, v28.4s
+            fmla    v13.4s, v17.4s, v31.4s
+            fmla    v14.4s, v18.4s, v28.4s
+            fmla    v15.4s, v19.4s, v31.4s
+            subs    x14, x14, #0x1
+            b.ne    .L1                                  // back to .L1
+        dup     v30.4s, w17
+        dup     v31.4s, w18
+        ld1     {v16.4s}, [x2], x0
+        ld1     {v17.4s}, [x2]
+        ld1     {v28.4s, v29.4s}, [x8]
+        scvtf   v28.4s, v28.4s
+        add     x4, x15, x16
+        zip1    v18.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v1.4s, v16.4s, v28.s[1]
+        fmul    v1.4s, v1.4s, v29.s[1]
+        fadd    v1.4s, v1.4s, v17.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        bfcvtn  v1.4h, v1.4s
+        st1     {v1.4h}, [x4], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        add     x4, x15, x16
+        zip1    v18.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v3.4s, v16.4s, v28.s[3]
+        fmul    v3.4s, v3.4s, v29.s[3]
+        fadd    v3.4s, v3.4s, v17.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        bfcvtn  v3.4h, v3.4s
+        st1     {v3.4h}, [x4], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        ld1     {v28.4s, v29.4s}, [x9]
+        scvtf   v28.4s, v28.4s
+        add     x4, x15, x16
+        zip1    v18.2d, v4.2d, v5.2d
+        zip2    v5.2d, v4.2d, v5.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v5.4s, v16.4s, v28.s[1]
+        fmul    v5.4s, v5.4s, v29.s[1]
+        fadd    v5.4s, v5.4s, v17.4s
+        fmax    v5.4s, v5.4s, v30.4s
+        fmin    v5.4s, v5.4s, v31.4s
+        bfcvtn  v5.4h, v5.4s
+        st1     {v5.4h}, [x4], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        add     x4, x15, x16
+        zip1    v18.2d, v6.2d, v7.2d
+        zip2    v7.2d, v6.2d, v7.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v7.4s, v16.4s, v28.s[3]
+        fmul    v7.4s, v7.4s, v29.s[3]
+        fadd    v7.4s, v7.4s, v17.4s
+        fmax    v7.4s, v7.4s, v30.4s
+        fmin    v7.4s, v7.4s, v31.4s
+        bfcvtn  v7.4h, v7.4s
+        st1     {v7.4h}, [x4], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        ld1     {v28.4s, v29.4s}, [x10]
+        scvtf   v28.4s, v28.4s
+        add     x4, x15, x16
+        zip1    v18.2d, v8.2d, v9.2d
+        zip2    v9.2d, v8.2d, v9.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v9.4s, v16.4s, v28.s[1]
+        fmul    v9.4s, v9.4s, v29.s[1]
+        fadd    v9.4s, v9.4s, v17.4s
+        fmax    v9.4s, v9.4s, v30.4s
+        fmin    v9.4s, v9.4s, v31.4s
+        bfcvtn  v9.4h, v9.4s
+        st1     {v9.4h}, [x4], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        add     x4, x15, x16
+        zip1    v18.2d, v10.2d, v11.2d
+        zip2    v11.2d, v10.2d, v11.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v11.4s, v16.4s, v28.s[3]
+        fmul    v11.4s, v11.4s, v29.s[3]
+        fadd    v11.4s, v11.4s, v17.4s
+        fmax    v11.4s, v11.4s, v30.4s
+        fmin    v11.4s, v11.4s, v31.4s
+        bfcvtn  v11.4h, v11.4s
+        st1     {v11.4h}, [x4], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        ld1     {v28.4s, v29.4s}, [x11]
+        scvtf   v28.4s, v28.4s
+        add     x4, x15, x16
+        zip1    v18.2d, v12.2d, v13.2d
+        zip2    v13.2d, v12.2d, v13.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v13.4s, v16.4s, v28.s[1]
+        fmul    v13.4s, v13.4s, v29.s[1]
+        fadd    v13.4s, v13.4s, v17.4s
+        fmax    v13.4s, v13.4s, v30.4s
+        fmin    v13.4s, v13.4s, v31.4s
+        bfcvtn  v13.4h, v13.4s
+        st1     {v13.4h}, [x4], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        add     x4, x15, x16
+        zip1    v18.2d, v14.2d, v15.2d
+        zip2    v15.2d, v14.2d, v15.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v15.4s, v16.4s, v28.s[3]
+        fmul    v15.4s, v15.4s, v29.s[3]
+        fadd    v15.4s, v15.4s, v17.4s
+        fmax    v15.4s, v15.4s, v30.4s
+        fmin    v15.4s, v15.4s, v31.4s
+        bfcvtn  v15.4h, v15.4s
+        st1     {v15.4h}, [x4], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::tiles::bf16_out::gen4_r1
+// 124 instructions; loop .L2: 32 instructions, 16 smmla
+bf16_out::gen4_r1:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldr     x8, [x0]
+        ldr     x9, [x0, #64]
+        adrp    x1, qgemm::matmul::arch::asm::CONSTS
+        add     x1, x1, :lo12:qgemm::matmul::arch::asm::CONSTS
+        ldp     x11, x10, [x0, #120]
+        ldp     x12, x13, [x0, #152]
+        ldp     x16, x17, [x0, #88]
+        ldp     w14, w15, [x0, #168]
+        ldp     x0, x18, [x0, #104]
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v24.16b, #0xf0
+.L1:    // loop: 59 instructions, 16 smmla
+            ldr     x5, [x16]
+            add     x16, x16, x10
+            ubfiz   x6, x5, #16, #16
+            lsl     x7, x5, #32
+            and     x7, x7, #0xffff000000000000
+            orr     x6, x6, x7
+            dup     v28.2d, x6
+            lsr     x6, x5, #16
+            and     x6, x6, #0xffff0000
+            and     x7, x5, #0xffff000000000000
+            orr     x6, x6, x7
+            dup     v31.2d, x6
+            ldp     q16, q17, [x1]
+            ldp     q18, q19, [x1]
+            mov     x3, x9
+            mov     x4, x18
+.L2:        // loop: 32 instructions, 16 smmla
+                ldp     q20, q21, [x3], #64
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x8], #128
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x8, #-64]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                ldp     q20, q21, [x3, #-32]
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x8, #-96]
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x8, #-32]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                subs    x4, x4, #0x1
+                b.ne    .L2                              // back to .L2
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v0.4s, v16.4s, v28.4s
+            fmla    v1.4s, v17.4s, v31.4s
+            fmla    v2.4s, v18.4s, v28.4s
+            fmla    v3.4s, v19.4s, v31.4s
+            add     x9, x3, #0x8
+            subs    x11, x11, #0x1
+            b.ne    .L1                                  // back to .L1
+        dup     v30.4s, w14
+        dup     v31.4s, w15
+        ld1     {v16.4s}, [x17], x0
+        ld1     {v17.4s}, [x17]
+        ld1     {v28.4s, v29.4s}, [x8]
+        scvtf   v28.4s, v28.4s
+        add     x2, x12, x13
+        zip1    v18.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v1.4s, v16.4s, v28.s[1]
+        fmul    v1.4s, v1.4s, v29.s[1]
+        fadd    v1.4s, v1.4s, v17.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        bfcvtn  v1.4h, v1.4s
+        st1     {v1.4h}, [x2], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x12]
+        add     x12, x12, x13, lsl #1
+        add     x2, x12, x13
+        zip1    v18.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v3.4s, v16.4s, v28.s[3]
+        fmul    v3.4s, v3.4s, v29.s[3]
+        fadd    v3.4s, v3.4s, v17.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        bfcvtn  v3.4h, v3.4s
+        st1     {v3.4h}, [x2], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x12]
+        add     x12, x12, x13, lsl #1
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::tiles::bf16_out::gen4_r2
+// 212 instructions; loop .L2: 32 instructions, 16 smmla; loop .L3: 32 instructions, 16 smmla
+bf16_out::gen4_r2:
+        stp     d15, d14, [sp, #-80]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        str     x19, [sp, #64]
+        ldp     x8, x9, [x0]
+        adrp    x2, qgemm::matmul::arch::asm::CONSTS
+        add     x2, x2, :lo12:qgemm::matmul::arch::asm::CONSTS
+        ldr     x10, [x0, #64]
+        ldp     x12, x11, [x0, #120]
+        ldp     x13, x14, [x0, #152]
+        ldp     x17, x18, [x0, #88]
+        ldp     w15, w16, [x0, #168]
+        ldp     x0, x1, [x0, #104]
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v4.4s, #0x0
+        movi    v5.4s, #0x0
+        movi    v6.4s, #0x0
+        movi    v7.4s, #0x0
+        movi    v24.16b, #0xf0
+.L1:    // loop: 103 instructions, 32 smmla
+            ldr     x6, [x17]
+            add     x17, x17, x11
+            ubfiz   x7, x6, #16, #16
+            lsl     x19, x6, #32
+            and     x19, x19, #0xffff000000000000
+            orr     x7, x7, x19
+            dup     v28.2d, x7
+            lsr     x7, x6, #16
+            and     x7, x7, #0xffff0000
+            and     x19, x6, #0xffff000000000000
+            orr     x7, x7, x19
+            dup     v31.2d, x7
+            ldp     q16, q17, [x2]
+            ldp     q18, q19, [x2]
+            mov     x4, x10
+            mov     x5, x1
+.L2:        // loop: 32 instructions, 16 smmla
+                ldp     q20, q21, [x4], #64
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x8], #128
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x8, #-64]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                ldp     q20, q21, [x4, #-32]
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x8, #-96]
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x8, #-32]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                subs    x5, x5, #0x1
+                b.ne    .L2                              // back to .L2
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v0.4s, v16.4s, v28.4s
+            fmla    v1.4s, v17.4s, v31.4s
+            fmla    v2.4s, v18.4s, v28.4s
+            fmla    v3.4s, v19.4s, v31.4s
+            ldp     q16, q17, [x2]
+            ldp     q18, q19, [x2]
+            mov     x4, x10
+            mov     x5, x1
+.L3:        // loop: 32 instructions, 16 smmla
+                ldp     q20, q21, [x4], #64
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x9], #128
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x9, #-64]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                ldp     q20, q21, [x4, #-32]
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x9, #-96]
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x9, #-32]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                subs    x5, x5, #0x1
+                b.ne    .L3                              // back to .L3
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v4.4s, v16.4s, v28.4s
+            fmla    v5.4s, v17.4s, v31.4s
+            fmla    v6.4s, v18.4s, v28.4s
+            fmla    v7.4s, v19.4s, v31.4s
+            add     x10, x4, #0x8
+            subs    x12, x12, #0x1
+            b.ne    .L1                                  // back to .L1
+        dup     v30.4s, w15
+        dup     v31.4s, w16
+        ld1     {v16.4s}, [x18], x0
+        ld1     {v17.4s}, [x18]
+        ld1     {v28.4s, v29.4s}, [x8]
+        scvtf   v28.4s, v28.4s
+        add     x3, x13, x14
+        zip1    v18.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v1.4s, v16.4s, v28.s[1]
+        fmul    v1.4s, v1.4s, v29.s[1]
+        fadd    v1.4s, v1.4s, v17.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        bfcvtn  v1.4h, v1.4s
+        st1     {v1.4h}, [x3], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x13]
+        add     x13, x13, x14, lsl #1
+        add     x3, x13, x14
+        zip1    v18.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v3.4s, v16.4s, v28.s[3]
+        fmul    v3.4s, v3.4s, v29.s[3]
+        fadd    v3.4s, v3.4s, v17.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        bfcvtn  v3.4h, v3.4s
+        st1     {v3.4h}, [x3], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x13]
+        add     x13, x13, x14, lsl #1
+        ld1     {v28.4s, v29.4s}, [x9]
+        scvtf   v28.4s, v28.4s
+        add     x3, x13, x14
+        zip1    v18.2d, v4.2d, v5.2d
+        zip2    v5.2d, v4.2d, v5.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v5.4s, v16.4s, v28.s[1]
+        fmul    v5.4s, v5.4s, v29.s[1]
+        fadd    v5.4s, v5.4s, v17.4s
+        fmax    v5.4s, v5.4s, v30.4s
+        fmin    v5.4s, v5.4s, v31.4s
+        bfcvtn  v5.4h, v5.4s
+        st1     {v5.4h}, [x3], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x13]
+        add     x13, x13, x14, lsl #1
+        add     x3, x13, x14
+        zip1    v18.2d, v6.2d, v7.2d
+        zip2    v7.2d, v6.2d, v7.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v7.4s, v16.4s, v28.s[3]
+        fmul    v7.4s, v7.4s, v29.s[3]
+        fadd    v7.4s, v7.4s, v17.4s
+        fmax    v7.4s, v7.4s, v30.4s
+        fmin    v7.4s, v7.4s, v31.4s
+        bfcvtn  v7.4h, v7.4s
+        st1     {v7.4h}, [x3], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x13]
+        add     x13, x13, x14, lsl #1
+        ldp     d9, d8, [sp, #48]
+        ldr     x19, [sp, #64]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #80
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::tiles::bf16_out::gen4_r3
+// 299 instructions; loop .L2: 32 instructions, 16 smmla; loop .L3: 32 instructions, 16 smmla; loop .L4: 32 instructions, 16 smmla
+bf16_out::gen4_r3:
+        stp     d15, d14, [sp, #-80]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        stp     x20, x19, [sp, #64]
+        ldp     x8, x9, [x0]
+        adrp    x3, qgemm::matmul::arch::asm::CONSTS
+        add     x3, x3, :lo12:qgemm::matmul::arch::asm::CONSTS
+        ldr     x10, [x0, #16]
+        ldr     x11, [x0, #64]
+        ldp     x13, x12, [x0, #120]
+        ldp     x14, x15, [x0, #152]
+        ldp     x18, x1, [x0, #88]
+        ldp     w16, w17, [x0, #168]
+        ldp     x0, x2, [x0, #104]
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v4.4s, #0x0
+        movi    v5.4s, #0x0
+        movi    v6.4s, #0x0
+        movi    v7.4s, #0x0
+        movi    v8.4s, #0x0
+        movi    v9.4s, #0x0
+        movi    v10.4s, #0x0
+        movi    v11.4s, #0x0
+        movi    v24.16b, #0xf0
+.L1:    // loop: 147 instructions, 48 smmla
+            ldr     x7, [x18]
+            add     x18, x18, x12
+            ubfiz   x19, x7, #16, #16
+            lsl     x20, x7, #32
+            and     x20, x20, #0xffff000000000000
+            orr     x19, x19, x20
+            dup     v28.2d, x19
+            lsr     x19, x7, #16
+            and     x19, x19, #0xffff0000
+            and     x20, x7, #0xffff000000000000
+            orr     x19, x19, x20
+            dup     v31.2d, x19
+            ldp     q16, q17, [x3]
+            ldp     q18, q19, [x3]
+            mov     x5, x11
+            mov     x6, x2
+.L2:        // loop: 32 instructions, 16 smmla
+                ldp     q20, q21, [x5], #64
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x8], #128
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x8, #-64]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                ldp     q20, q21, [x5, #-32]
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x8, #-96]
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x8, #-32]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                subs    x6, x6, #0x1
+                b.ne    .L2                              // back to .L2
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v0.4s, v16.4s, v28.4s
+            fmla    v1.4s, v17.4s, v31.4s
+            fmla    v2.4s, v18.4s, v28.4s
+            fmla    v3.4s, v19.4s, v31.4s
+            ldp     q16, q17, [x3]
+            ldp     q18, q19, [x3]
+            mov     x5, x11
+            mov     x6, x2
+.L3:        // loop: 32 instructions, 16 smmla
+                ldp     q20, q21, [x5], #64
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x9], #128
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x9, #-64]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                ldp     q20, q21, [x5, #-32]
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x9, #-96]
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x9, #-32]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                subs    x6, x6, #0x1
+                b.ne    .L3                              // back to .L3
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v4.4s, v16.4s, v28.4s
+            fmla    v5.4s, v17.4s, v31.4s
+            fmla    v6.4s, v18.4s, v28.4s
+            fmla    v7.4s, v19.4s, v31.4s
+            ldp     q16, q17, [x3]
+            ldp     q18, q19, [x3]
+            mov     x5, x11
+            mov     x6, x2
+.L4:        // loop: 32 instructions, 16 smmla
+                ldp     q20, q21, [x5], #64
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x10], #128
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x10, #-64]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                ldp     q20, q21, [x5, #-32]
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x10, #-96]
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x10, #-32]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                subs    x6, x6, #0x1
+                b.ne    .L4                              // back to .L4
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v8.4s, v16.4s, v28.4s
+            fmla    v9.4s, v17.4s, v31.4s
+            fmla    v10.4s, v18.4s, v28.4s
+            fmla    v11.4s, v19.4s, v31.4s
+            add     x11, x5, #0x8
+            subs    x13, x13, #0x1
+            b.ne    .L1                                  // back to .L1
+        dup     v30.4s, w16
+        dup     v31.4s, w17
+        ld1     {v16.4s}, [x1], x0
+        ld1     {v17.4s}, [x1]
+        ld1     {v28.4s, v29.4s}, [x8]
+        scvtf   v28.4s, v28.4s
+        add     x4, x14, x15
+        zip1    v18.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v1.4s, v16.4s, v28.s[1]
+        fmul    v1.4s, v1.4s, v29.s[1]
+        fadd    v1.4s, v1.4s, v17.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        bfcvtn  v1.4h, v1.4s
+        st1     {v1.4h}, [x4], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        add     x4, x14, x15
+        zip1    v18.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v3.4s, v16.4s, v28.s[3]
+        fmul    v3.4s, v3.4s, v29.s[3]
+        fadd    v3.4s, v3.4s, v17.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        bfcvtn  v3.4h, v3.4s
+        st1     {v3.4h}, [x4], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        ld1     {v28.4s, v29.4s}, [x9]
+        scvtf   v28.4s, v28.4s
+        add     x4, x14, x15
+        zip1    v18.2d, v4.2d, v5.2d
+        zip2    v5.2d, v4.2d, v5.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v5.4s, v16.4s, v28.s[1]
+        fmul    v5.4s, v5.4s, v29.s[1]
+        fadd    v5.4s, v5.4s, v17.4s
+        fmax    v5.4s, v5.4s, v30.4s
+        fmin    v5.4s, v5.4s, v31.4s
+        bfcvtn  v5.4h, v5.4s
+        st1     {v5.4h}, [x4], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        add     x4, x14, x15
+        zip1    v18.2d, v6.2d, v7.2d
+        zip2    v7.2d, v6.2d, v7.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v7.4s, v16.4s, v28.s[3]
+        fmul    v7.4s, v7.4s, v29.s[3]
+        fadd    v7.4s, v7.4s, v17.4s
+        fmax    v7.4s, v7.4s, v30.4s
+        fmin    v7.4s, v7.4s, v31.4s
+        bfcvtn  v7.4h, v7.4s
+        st1     {v7.4h}, [x4], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        ld1     {v28.4s, v29.4s}, [x10]
+        scvtf   v28.4s, v28.4s
+        add     x4, x14, x15
+        zip1    v18.2d, v8.2d, v9.2d
+        zip2    v9.2d, v8.2d, v9.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v9.4s, v16.4s, v28.s[1]
+        fmul    v9.4s, v9.4s, v29.s[1]
+        fadd    v9.4s, v9.4s, v17.4s
+        fmax    v9.4s, v9.4s, v30.4s
+        fmin    v9.4s, v9.4s, v31.4s
+        bfcvtn  v9.4h, v9.4s
+        st1     {v9.4h}, [x4], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        add     x4, x14, x15
+        zip1    v18.2d, v10.2d, v11.2d
+        zip2    v11.2d, v10.2d, v11.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v11.4s, v16.4s, v28.s[3]
+        fmul    v11.4s, v11.4s, v29.s[3]
+        fadd    v11.4s, v11.4s, v17.4s
+        fmax    v11.4s, v11.4s, v30.4s
+        fmin    v11.4s, v11.4s, v31.4s
+        bfcvtn  v11.4h, v11.4s
+        st1     {v11.4h}, [x4], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        ldp     x20, x19, [sp, #64]
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #80
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::tiles::bf16_out::gen4_r4
+// 387 instructions; loop .L2: 32 instructions, 16 smmla; loop .L3: 32 instructions, 16 smmla; loop .L4: 32 instructions, 16 smmla; loop .L5: 32 instructions, 16 smmla
+bf16_out::gen4_r4:
+        stp     d15, d14, [sp, #-96]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        str     x21, [sp, #64]
+        stp     x20, x19, [sp, #80]
+        ldp     x8, x9, [x0]
+        adrp    x4, qgemm::matmul::arch::asm::CONSTS
+        add     x4, x4, :lo12:qgemm::matmul::arch::asm::CONSTS
+        ldp     x10, x11, [x0, #16]
+        ldr     x12, [x0, #64]
+        ldp     x14, x13, [x0, #120]
+        ldp     x15, x16, [x0, #152]
+        ldp     x1, x2, [x0, #88]
+        ldp     w17, w18, [x0, #168]
+        ldp     x0, x3, [x0, #104]
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v4.4s, #0x0
+        movi    v5.4s, #0x0
+        movi    v6.4s, #0x0
+        movi    v7.4s, #0x0
+        movi    v8.4s, #0x0
+        movi    v9.4s, #0x0
+        movi    v10.4s, #0x0
+        movi    v11.4s, #0x0
+        movi    v12.4s, #0x0
+        movi    v13.4s, #0x0
+        movi    v14.4s, #0x0
+        movi    v15.4s, #0x0
+        movi    v24.16b, #0xf0
+.L1:    // loop: 191 instructions, 64 smmla
+            ldr     x19, [x1]
+            add     x1, x1, x13
+            ubfiz   x20, x19, #16, #16
+            lsl     x21, x19, #32
+            and     x21, x21, #0xffff000000000000
+            orr     x20, x20, x21
+            dup     v28.2d, x20
+            lsr     x20, x19, #16
+            and     x20, x20, #0xffff0000
+            and     x21, x19, #0xffff000000000000
+            orr     x20, x20, x21
+            dup     v31.2d, x20
+            ldp     q16, q17, [x4]
+            ldp     q18, q19, [x4]
+            mov     x6, x12
+            mov     x7, x3
+.L2:        // loop: 32 instructions, 16 smmla
+                ldp     q20, q21, [x6], #64
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x8], #128
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x8, #-64]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                ldp     q20, q21, [x6, #-32]
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x8, #-96]
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x8, #-32]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                subs    x7, x7, #0x1
+                b.ne    .L2                              // back to .L2
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v0.4s, v16.4s, v28.4s
+            fmla    v1.4s, v17.4s, v31.4s
+            fmla    v2.4s, v18.4s, v28.4s
+            fmla    v3.4s, v19.4s, v31.4s
+            ldp     q16, q17, [x4]
+            ldp     q18, q19, [x4]
+            mov     x6, x12
+            mov     x7, x3
+.L3:        // loop: 32 instructions, 16 smmla
+                ldp     q20, q21, [x6], #64
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x9], #128
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x9, #-64]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                ldp     q20, q21, [x6, #-32]
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x9, #-96]
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x9, #-32]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                subs    x7, x7, #0x1
+                b.ne    .L3                              // back to .L3
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v4.4s, v16.4s, v28.4s
+            fmla    v5.4s, v17.4s, v31.4s
+            fmla    v6.4s, v18.4s, v28.4s
+            fmla    v7.4s, v19.4s, v31.4s
+            ldp     q16, q17, [x4]
+            ldp     q18, q19, [x4]
+            mov     x6, x12
+            mov     x7, x3
+.L4:        // loop: 32 instructions, 16 smmla
+                ldp     q20, q21, [x6], #64
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x10], #128
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x10, #-64]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                ldp     q20, q21, [x6, #-32]
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x10, #-96]
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x10, #-32]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                subs    x7, x7, #0x1
+                b.ne    .L4                              // back to .L4
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v8.4s, v16.4s, v28.4s
+            fmla    v9.4s, v17.4s, v31.4s
+            fmla    v10.4s, v18.4s, v28.4s
+            fmla    v11.4s, v19.4s, v31.4s
+            ldp     q16, q17, [x4]
+            ldp     q18, q19, [x4]
+            mov     x6, x12
+            mov     x7, x3
+.L5:        // loop: 32 instructions, 16 smmla
+                ldp     q20, q21, [x6], #64
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x11], #128
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x11, #-64]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                ldp     q20, q21, [x6, #-32]
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x11, #-96]
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x11, #-32]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                subs    x7, x7, #0x1
+                b.ne    .L5                              // back to .L5
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v12.4s, v16.4s, v28.4s
+            fmla    v13.4s, v17.4s, v31.4s
+            fmla    v14.4s, v18.4s, v28.4s
+            fmla    v15.4s, v19.4s, v31.4s
+            add     x12, x6, #0x8
+            subs    x14, x14, #0x1
+            b.ne    .L1                                  // back to .L1
+        dup     v30.4s, w17
+        dup     v31.4s, w18
+        ld1     {v16.4s}, [x2], x0
+        ld1     {v17.4s}, [x2]
+        ld1     {v28.4s, v29.4s}, [x8]
+        scvtf   v28.4s, v28.4s
+        add     x5, x15, x16
+        zip1    v18.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v1.4s, v16.4s, v28.s[1]
+        fmul    v1.4s, v1.4s, v29.s[1]
+        fadd    v1.4s, v1.4s, v17.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        bfcvtn  v1.4h, v1.4s
+        st1     {v1.4h}, [x5], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        add     x5, x15, x16
+        zip1    v18.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v3.4s, v16.4s, v28.s[3]
+        fmul    v3.4s, v3.4s, v29.s[3]
+        fadd    v3.4s, v3.4s, v17.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        bfcvtn  v3.4h, v3.4s
+        st1     {v3.4h}, [x5], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        ld1     {v28.4s, v29.4s}, [x9]
+        scvtf   v28.4s, v28.4s
+        add     x5, x15, x16
+        zip1    v18.2d, v4.2d, v5.2d
+        zip2    v5.2d, v4.2d, v5.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v5.4s, v16.4s, v28.s[1]
+        fmul    v5.4s, v5.4s, v29.s[1]
+        fadd    v5.4s, v5.4s, v17.4s
+        fmax    v5.4s, v5.4s, v30.4s
+        fmin    v5.4s, v5.4s, v31.4s
+        bfcvtn  v5.4h, v5.4s
+        st1     {v5.4h}, [x5], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        add     x5, x15, x16
+        zip1    v18.2d, v6.2d, v7.2d
+        zip2    v7.2d, v6.2d, v7.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v7.4s, v16.4s, v28.s[3]
+        fmul    v7.4s, v7.4s, v29.s[3]
+        fadd    v7.4s, v7.4s, v17.4s
+        fmax    v7.4s, v7.4s, v30.4s
+        fmin    v7.4s, v7.4s, v31.4s
+        bfcvtn  v7.4h, v7.4s
+        st1     {v7.4h}, [x5], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        ld1     {v28.4s, v29.4s}, [x10]
+        scvtf   v28.4s, v28.4s
+        add     x5, x15, x16
+        zip1    v18.2d, v8.2d, v9.2d
+        zip2    v9.2d, v8.2d, v9.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v9.4s, v16.4s, v28.s[1]
+        fmul    v9.4s, v9.4s, v29.s[1]
+        fadd    v9.4s, v9.4s, v17.4s
+        fmax    v9.4s, v9.4s, v30.4s
+        fmin    v9.4s, v9.4s, v31.4s
+        bfcvtn  v9.4h, v9.4s
+        st1     {v9.4h}, [x5], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        add     x5, x15, x16
+        zip1    v18.2d, v10.2d, v11.2d
+        zip2    v11.2d, v10.2d, v11.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v11.4s, v16.4s, v28.s[3]
+        fmul    v11.4s, v11.4s, v29.s[3]
+        fadd    v11.4s, v11.4s, v17.4s
+        fmax    v11.4s, v11.4s, v30.4s
+        fmin    v11.4s, v11.4s, v31.4s
+        bfcvtn  v11.4h, v11.4s
+        st1     {v11.4h}, [x5], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        ld1     {v28.4s, v29.4s}, [x11]
+        scvtf   v28.4s, v28.4s
+        add     x5, x15, x16
+        zip1    v18.2d, v12.2d, v13.2d
+        zip2    v13.2d, v12.2d, v13.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v13.4s, v16.4s, v28.s[1]
+        fmul    v13.4s, v13.4s, v29.s[1]
+        fadd    v13.4s, v13.4s, v17.4s
+        fmax    v13.4s, v13.4s, v30.4s
+        fmin    v13.4s, v13.4s, v31.4s
+        bfcvtn  v13.4h, v13.4s
+        st1     {v13.4h}, [x5], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        add     x5, x15, x16
+        zip1    v18.2d, v14.2d, v15.2d
+        zip2    v15.2d, v14.2d, v15.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v15.4s, v16.4s, v28.s[3]
+        fmul    v15.4s, v15.4s, v29.s[3]
+        fadd    v15.4s, v15.4s, v17.4s
+        fmax    v15.4s, v15.4s, v30.4s
+        fmin    v15.4s, v15.4s, v31.4s
+        bfcvtn  v15.4h, v15.4s
+        st1     {v15.4h}, [x5], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        ldp     x20, x19, [sp, #80]
+        ldr     x21, [sp, #64]
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #96
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::tiles::bf16_out::gen8_r1
+// 124 instructions; loop .L2: 32 instructions, 16 smmla
+bf16_out::gen8_r1:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldr     x8, [x0]
+        ldr     x9, [x0, #64]
+        adrp    x1, qgemm::matmul::arch::asm::CONSTS
+        add     x1, x1, :lo12:qgemm::matmul::arch::asm::CONSTS
+        ldp     x11, x10, [x0, #120]
+        ldp     x12, x13, [x0, #152]
+        ldp     x16, x17, [x0, #88]
+        ldp     w14, w15, [x0, #168]
+        ldp     x0, x18, [x0, #104]
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v24.16b, #0xf0
+.L1:    // loop: 59 instructions, 16 smmla
+            ldr     x5, [x16]
+            add     x16, x16, x10
+            ubfiz   x6, x5, #16, #16
+            lsl     x7, x5, #32
+            and     x7, x7, #0xffff000000000000
+            orr     x6, x6, x7
+            dup     v28.2d, x6
+            lsr     x6, x5, #16
+            and     x6, x6, #0xffff0000
+            and     x7, x5, #0xffff000000000000
+            orr     x6, x6, x7
+            dup     v31.2d, x6
+            ldp     q16, q17, [x1]
+            ldp     q18, q19, [x1]
+            mov     x3, x9
+            mov     x4, x18
+.L2:        // loop: 32 instructions, 16 smmla
+                ldp     q20, q21, [x3], #128
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x8], #128
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x8, #-64]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                ldp     q20, q21, [x3, #-64]
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x8, #-96]
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x8, #-32]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                subs    x4, x4, #0x1
+                b.ne    .L2                              // back to .L2
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v0.4s, v16.4s, v28.4s
+            fmla    v1.4s, v17.4s, v31.4s
+            fmla    v2.4s, v18.4s, v28.4s
+            fmla    v3.4s, v19.4s, v31.4s
+            add     x9, x3, #0x10
+            subs    x11, x11, #0x1
+            b.ne    .L1                                  // back to .L1
+        dup     v30.4s, w14
+        dup     v31.4s, w15
+        ld1     {v16.4s}, [x17], x0
+        ld1     {v17.4s}, [x17]
+        ld1     {v28.4s, v29.4s}, [x8]
+        scvtf   v28.4s, v28.4s
+        add     x2, x12, x13
+        zip1    v18.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v1.4s, v16.4s, v28.s[1]
+        fmul    v1.4s, v1.4s, v29.s[1]
+        fadd    v1.4s, v1.4s, v17.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        bfcvtn  v1.4h, v1.4s
+        st1     {v1.4h}, [x2], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x12]
+        add     x12, x12, x13, lsl #1
+        add     x2, x12, x13
+        zip1    v18.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v3.4s, v16.4s, v28.s[3]
+        fmul    v3.4s, v3.4s, v29.s[3]
+        fadd    v3.4s, v3.4s, v17.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        bfcvtn  v3.4h, v3.4s
+        st1     {v3.4h}, [x2], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x12]
+        add     x12, x12, x13, lsl #1
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::tiles::bf16_out::gen8_r2
+// 212 instructions; loop .L2: 32 instructions, 16 smmla; loop .L3: 32 instructions, 16 smmla
+bf16_out::gen8_r2:
+        stp     d15, d14, [sp, #-80]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        str     x19, [sp, #64]
+        ldp     x8, x9, [x0]
+        adrp    x2, qgemm::matmul::arch::asm::CONSTS
+        add     x2, x2, :lo12:qgemm::matmul::arch::asm::CONSTS
+        ldr     x10, [x0, #64]
+        ldp     x12, x11, [x0, #120]
+        ldp     x13, x14, [x0, #152]
+        ldp     x17, x18, [x0, #88]
+        ldp     w15, w16, [x0, #168]
+        ldp     x0, x1, [x0, #104]
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v4.4s, #0x0
+        movi    v5.4s, #0x0
+        movi    v6.4s, #0x0
+        movi    v7.4s, #0x0
+        movi    v24.16b, #0xf0
+.L1:    // loop: 103 instructions, 32 smmla
+            ldr     x6, [x17]
+            add     x17, x17, x11
+            ubfiz   x7, x6, #16, #16
+            lsl     x19, x6, #32
+            and     x19, x19, #0xffff000000000000
+            orr     x7, x7, x19
+            dup     v28.2d, x7
+            lsr     x7, x6, #16
+            and     x7, x7, #0xffff0000
+            and     x19, x6, #0xffff000000000000
+            orr     x7, x7, x19
+            dup     v31.2d, x7
+            ldp     q16, q17, [x2]
+            ldp     q18, q19, [x2]
+            mov     x4, x10
+            mov     x5, x1
+.L2:        // loop: 32 instructions, 16 smmla
+                ldp     q20, q21, [x4], #128
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x8], #128
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x8, #-64]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                ldp     q20, q21, [x4, #-64]
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x8, #-96]
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x8, #-32]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                subs    x5, x5, #0x1
+                b.ne    .L2                              // back to .L2
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v0.4s, v16.4s, v28.4s
+            fmla    v1.4s, v17.4s, v31.4s
+            fmla    v2.4s, v18.4s, v28.4s
+            fmla    v3.4s, v19.4s, v31.4s
+            ldp     q16, q17, [x2]
+            ldp     q18, q19, [x2]
+            mov     x4, x10
+            mov     x5, x1
+.L3:        // loop: 32 instructions, 16 smmla
+                ldp     q20, q21, [x4], #128
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x9], #128
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x9, #-64]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                ldp     q20, q21, [x4, #-64]
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x9, #-96]
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x9, #-32]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                subs    x5, x5, #0x1
+                b.ne    .L3                              // back to .L3
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v4.4s, v16.4s, v28.4s
+            fmla    v5.4s, v17.4s, v31.4s
+            fmla    v6.4s, v18.4s, v28.4s
+            fmla    v7.4s, v19.4s, v31.4s
+            add     x10, x4, #0x10
+            subs    x12, x12, #0x1
+            b.ne    .L1                                  // back to .L1
+        dup     v30.4s, w15
+        dup     v31.4s, w16
+        ld1     {v16.4s}, [x18], x0
+        ld1     {v17.4s}, [x18]
+        ld1     {v28.4s, v29.4s}, [x8]
+        scvtf   v28.4s, v28.4s
+        add     x3, x13, x14
+        zip1    v18.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v1.4s, v16.4s, v28.s[1]
+        fmul    v1.4s, v1.4s, v29.s[1]
+        fadd    v1.4s, v1.4s, v17.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        bfcvtn  v1.4h, v1.4s
+        st1     {v1.4h}, [x3], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x13]
+        add     x13, x13, x14, lsl #1
+        add     x3, x13, x14
+        zip1    v18.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v3.4s, v16.4s, v28.s[3]
+        fmul    v3.4s, v3.4s, v29.s[3]
+        fadd    v3.4s, v3.4s, v17.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        bfcvtn  v3.4h, v3.4s
+        st1     {v3.4h}, [x3], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x13]
+        add     x13, x13, x14, lsl #1
+        ld1     {v28.4s, v29.4s}, [x9]
+        scvtf   v28.4s, v28.4s
+        add     x3, x13, x14
+        zip1    v18.2d, v4.2d, v5.2d
+        zip2    v5.2d, v4.2d, v5.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v5.4s, v16.4s, v28.s[1]
+        fmul    v5.4s, v5.4s, v29.s[1]
+        fadd    v5.4s, v5.4s, v17.4s
+        fmax    v5.4s, v5.4s, v30.4s
+        fmin    v5.4s, v5.4s, v31.4s
+        bfcvtn  v5.4h, v5.4s
+        st1     {v5.4h}, [x3], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x13]
+        add     x13, x13, x14, lsl #1
+        add     x3, x13, x14
+        zip1    v18.2d, v6.2d, v7.2d
+        zip2    v7.2d, v6.2d, v7.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v7.4s, v16.4s, v28.s[3]
+        fmul    v7.4s, v7.4s, v29.s[3]
+        fadd    v7.4s, v7.4s, v17.4s
+        fmax    v7.4s, v7.4s, v30.4s
+        fmin    v7.4s, v7.4s, v31.4s
+        bfcvtn  v7.4h, v7.4s
+        st1     {v7.4h}, [x3], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x13]
+        add     x13, x13, x14, lsl #1
+        ldp     d9, d8, [sp, #48]
+        ldr     x19, [sp, #64]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #80
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::tiles::bf16_out::gen8_r3
+// 299 instructions; loop .L2: 32 instructions, 16 smmla; loop .L3: 32 instructions, 16 smmla; loop .L4: 32 instructions, 16 smmla
+bf16_out::gen8_r3:
+        stp     d15, d14, [sp, #-80]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        stp     x20, x19, [sp, #64]
+        ldp     x8, x9, [x0]
+        adrp    x3, qgemm::matmul::arch::asm::CONSTS
+        add     x3, x3, :lo12:qgemm::matmul::arch::asm::CONSTS
+        ldr     x10, [x0, #16]
+        ldr     x11, [x0, #64]
+        ldp     x13, x12, [x0, #120]
+        ldp     x14, x15, [x0, #152]
+        ldp     x18, x1, [x0, #88]
+        ldp     w16, w17, [x0, #168]
+        ldp     x0, x2, [x0, #104]
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v4.4s, #0x0
+        movi    v5.4s, #0x0
+        movi    v6.4s, #0x0
+        movi    v7.4s, #0x0
+        movi    v8.4s, #0x0
+        movi    v9.4s, #0x0
+        movi    v10.4s, #0x0
+        movi    v11.4s, #0x0
+        movi    v24.16b, #0xf0
+.L1:    // loop: 147 instructions, 48 smmla
+            ldr     x7, [x18]
+            add     x18, x18, x12
+            ubfiz   x19, x7, #16, #16
+            lsl     x20, x7, #32
+            and     x20, x20, #0xffff000000000000
+            orr     x19, x19, x20
+            dup     v28.2d, x19
+            lsr     x19, x7, #16
+            and     x19, x19, #0xffff0000
+            and     x20, x7, #0xffff000000000000
+            orr     x19, x19, x20
+            dup     v31.2d, x19
+            ldp     q16, q17, [x3]
+            ldp     q18, q19, [x3]
+            mov     x5, x11
+            mov     x6, x2
+.L2:        // loop: 32 instructions, 16 smmla
+                ldp     q20, q21, [x5], #128
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x8], #128
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x8, #-64]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                ldp     q20, q21, [x5, #-64]
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x8, #-96]
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x8, #-32]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                subs    x6, x6, #0x1
+                b.ne    .L2                              // back to .L2
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v0.4s, v16.4s, v28.4s
+            fmla    v1.4s, v17.4s, v31.4s
+            fmla    v2.4s, v18.4s, v28.4s
+            fmla    v3.4s, v19.4s, v31.4s
+            ldp     q16, q17, [x3]
+            ldp     q18, q19, [x3]
+            mov     x5, x11
+            mov     x6, x2
+.L3:        // loop: 32 instructions, 16 smmla
+                ldp     q20, q21, [x5], #128
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x9], #128
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x9, #-64]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                ldp     q20, q21, [x5, #-64]
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x9, #-96]
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x9, #-32]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                subs    x6, x6, #0x1
+                b.ne    .L3                              // back to .L3
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v4.4s, v16.4s, v28.4s
+            fmla    v5.4s, v17.4s, v31.4s
+            fmla    v6.4s, v18.4s, v28.4s
+            fmla    v7.4s, v19.4s, v31.4s
+            ldp     q16, q17, [x3]
+            ldp     q18, q19, [x3]
+            mov     x5, x11
+            mov     x6, x2
+.L4:        // loop: 32 instructions, 16 smmla
+                ldp     q20, q21, [x5], #128
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x10], #128
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x10, #-64]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                ldp     q20, q21, [x5, #-64]
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x10, #-96]
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x10, #-32]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                subs    x6, x6, #0x1
+                b.ne    .L4                              // back to .L4
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v8.4s, v16.4s, v28.4s
+            fmla    v9.4s, v17.4s, v31.4s
+            fmla    v10.4s, v18.4s, v28.4s
+            fmla    v11.4s, v19.4s, v31.4s
+            add     x11, x5, #0x10
+            subs    x13, x13, #0x1
+            b.ne    .L1                                  // back to .L1
+        dup     v30.4s, w16
+        dup     v31.4s, w17
+        ld1     {v16.4s}, [x1], x0
+        ld1     {v17.4s}, [x1]
+        ld1     {v28.4s, v29.4s}, [x8]
+        scvtf   v28.4s, v28.4s
+        add     x4, x14, x15
+        zip1    v18.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v1.4s, v16.4s, v28.s[1]
+        fmul    v1.4s, v1.4s, v29.s[1]
+        fadd    v1.4s, v1.4s, v17.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        bfcvtn  v1.4h, v1.4s
+        st1     {v1.4h}, [x4], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        add     x4, x14, x15
+        zip1    v18.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v3.4s, v16.4s, v28.s[3]
+        fmul    v3.4s, v3.4s, v29.s[3]
+        fadd    v3.4s, v3.4s, v17.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        bfcvtn  v3.4h, v3.4s
+        st1     {v3.4h}, [x4], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        ld1     {v28.4s, v29.4s}, [x9]
+        scvtf   v28.4s, v28.4s
+        add     x4, x14, x15
+        zip1    v18.2d, v4.2d, v5.2d
+        zip2    v5.2d, v4.2d, v5.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v5.4s, v16.4s, v28.s[1]
+        fmul    v5.4s, v5.4s, v29.s[1]
+        fadd    v5.4s, v5.4s, v17.4s
+        fmax    v5.4s, v5.4s, v30.4s
+        fmin    v5.4s, v5.4s, v31.4s
+        bfcvtn  v5.4h, v5.4s
+        st1     {v5.4h}, [x4], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        add     x4, x14, x15
+        zip1    v18.2d, v6.2d, v7.2d
+        zip2    v7.2d, v6.2d, v7.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v7.4s, v16.4s, v28.s[3]
+        fmul    v7.4s, v7.4s, v29.s[3]
+        fadd    v7.4s, v7.4s, v17.4s
+        fmax    v7.4s, v7.4s, v30.4s
+        fmin    v7.4s, v7.4s, v31.4s
+        bfcvtn  v7.4h, v7.4s
+        st1     {v7.4h}, [x4], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        ld1     {v28.4s, v29.4s}, [x10]
+        scvtf   v28.4s, v28.4s
+        add     x4, x14, x15
+        zip1    v18.2d, v8.2d, v9.2d
+        zip2    v9.2d, v8.2d, v9.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v9.4s, v16.4s, v28.s[1]
+        fmul    v9.4s, v9.4s, v29.s[1]
+        fadd    v9.4s, v9.4s, v17.4s
+        fmax    v9.4s, v9.4s, v30.4s
+        fmin    v9.4s, v9.4s, v31.4s
+        bfcvtn  v9.4h, v9.4s
+        st1     {v9.4h}, [x4], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        add     x4, x14, x15
+        zip1    v18.2d, v10.2d, v11.2d
+        zip2    v11.2d, v10.2d, v11.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v11.4s, v16.4s, v28.s[3]
+        fmul    v11.4s, v11.4s, v29.s[3]
+        fadd    v11.4s, v11.4s, v17.4s
+        fmax    v11.4s, v11.4s, v30.4s
+        fmin    v11.4s, v11.4s, v31.4s
+        bfcvtn  v11.4h, v11.4s
+        st1     {v11.4h}, [x4], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        ldp     x20, x19, [sp, #64]
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #80
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4c32p::i8mm::tiles::bf16_out::gen8_r4
+// 387 instructions; loop .L2: 32 instructions, 16 smmla; loop .L3: 32 instructions, 16 smmla; loop .L4: 32 instructions, 16 smmla; loop .L5: 32 instructions, 16 smmla
+bf16_out::gen8_r4:
+        stp     d15, d14, [sp, #-96]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        str     x21, [sp, #64]
+        stp     x20, x19, [sp, #80]
+        ldp     x8, x9, [x0]
+        adrp    x4, qgemm::matmul::arch::asm::CONSTS
+        add     x4, x4, :lo12:qgemm::matmul::arch::asm::CONSTS
+        ldp     x10, x11, [x0, #16]
+        ldr     x12, [x0, #64]
+        ldp     x14, x13, [x0, #120]
+        ldp     x15, x16, [x0, #152]
+        ldp     x1, x2, [x0, #88]
+        ldp     w17, w18, [x0, #168]
+        ldp     x0, x3, [x0, #104]
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v4.4s, #0x0
+        movi    v5.4s, #0x0
+        movi    v6.4s, #0x0
+        movi    v7.4s, #0x0
+        movi    v8.4s, #0x0
+        movi    v9.4s, #0x0
+        movi    v10.4s, #0x0
+        movi    v11.4s, #0x0
+        movi    v12.4s, #0x0
+        movi    v13.4s, #0x0
+        movi    v14.4s, #0x0
+        movi    v15.4s, #0x0
+        movi    v24.16b, #0xf0
+.L1:    // loop: 191 instructions, 64 smmla
+            ldr     x19, [x1]
+            add     x1, x1, x13
+            ubfiz   x20, x19, #16, #16
+            lsl     x21, x19, #32
+            and     x21, x21, #0xffff000000000000
+            orr     x20, x20, x21
+            dup     v28.2d, x20
+            lsr     x20, x19, #16
+            and     x20, x20, #0xffff0000
+            and     x21, x19, #0xffff000000000000
+            orr     x20, x20, x21
+            dup     v31.2d, x20
+            ldp     q16, q17, [x4]
+            ldp     q18, q19, [x4]
+            mov     x6, x12
+            mov     x7, x3
+.L2:        // loop: 32 instructions, 16 smmla
+                ldp     q20, q21, [x6], #128
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x8], #128
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x8, #-64]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                ldp     q20, q21, [x6, #-64]
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x8, #-96]
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x8, #-32]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                subs    x7, x7, #0x1
+                b.ne    .L2                              // back to .L2
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v0.4s, v16.4s, v28.4s
+            fmla    v1.4s, v17.4s, v31.4s
+            fmla    v2.4s, v18.4s, v28.4s
+            fmla    v3.4s, v19.4s, v31.4s
+            ldp     q16, q17, [x4]
+            ldp     q18, q19, [x4]
+            mov     x6, x12
+            mov     x7, x3
+.L3:        // loop: 32 instructions, 16 smmla
+                ldp     q20, q21, [x6], #128
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x9], #128
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x9, #-64]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                ldp     q20, q21, [x6, #-64]
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x9, #-96]
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x9, #-32]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                subs    x7, x7, #0x1
+                b.ne    .L3                              // back to .L3
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v4.4s, v16.4s, v28.4s
+            fmla    v5.4s, v17.4s, v31.4s
+            fmla    v6.4s, v18.4s, v28.4s
+            fmla    v7.4s, v19.4s, v31.4s
+            ldp     q16, q17, [x4]
+            ldp     q18, q19, [x4]
+            mov     x6, x12
+            mov     x7, x3
+.L4:        // loop: 32 instructions, 16 smmla
+                ldp     q20, q21, [x6], #128
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x10], #128
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x10, #-64]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                ldp     q20, q21, [x6, #-64]
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x10, #-96]
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x10, #-32]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                subs    x7, x7, #0x1
+                b.ne    .L4                              // back to .L4
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v8.4s, v16.4s, v28.4s
+            fmla    v9.4s, v17.4s, v31.4s
+            fmla    v10.4s, v18.4s, v28.4s
+            fmla    v11.4s, v19.4s, v31.4s
+            ldp     q16, q17, [x4]
+            ldp     q18, q19, [x4]
+            mov     x6, x12
+            mov     x7, x3
+.L5:        // loop: 32 instructions, 16 smmla
+                ldp     q20, q21, [x6], #128
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x11], #128
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x11, #-64]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                ldp     q20, q21, [x6, #-64]
+                shl     v22.16b, v20.16b, #4
+                shl     v23.16b, v21.16b, #4
+                ldp     q29, q30, [x11, #-96]
+                smmla   v16.4s, v29.16b, v22.16b
+                smmla   v17.4s, v29.16b, v23.16b
+                smmla   v18.4s, v30.16b, v22.16b
+                smmla   v19.4s, v30.16b, v23.16b
+                and     v20.16b, v20.16b, v24.16b
+                and     v21.16b, v21.16b, v24.16b
+                ldp     q29, q30, [x11, #-32]
+                smmla   v16.4s, v29.16b, v20.16b
+                smmla   v17.4s, v29.16b, v21.16b
+                smmla   v18.4s, v30.16b, v20.16b
+                smmla   v19.4s, v30.16b, v21.16b
+                subs    x7, x7, #0x1
+                b.ne    .L5                              // back to .L5
+            scvtf   v16.4s, v16.4s, #4
+            scvtf   v17.4s, v17.4s, #4
+            scvtf   v18.4s, v18.4s, #4
+            scvtf   v19.4s, v19.4s, #4
+            fmla    v12.4s, v16.4s, v28.4s
+            fmla    v13.4s, v17.4s, v31.4s
+            fmla    v14.4s, v18.4s, v28.4s
+            fmla    v15.4s, v19.4s, v31.4s
+            add     x12, x6, #0x10
+            subs    x14, x14, #0x1
+            b.ne    .L1                                  // back to .L1
+        dup     v30.4s, w17
+        dup     v31.4s, w18
+        ld1     {v16.4s}, [x2], x0
+        ld1     {v17.4s}, [x2]
+        ld1     {v28.4s, v29.4s}, [x8]
+        scvtf   v28.4s, v28.4s
+        add     x5, x15, x16
+        zip1    v18.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v1.4s, v16.4s, v28.s[1]
+        fmul    v1.4s, v1.4s, v29.s[1]
+        fadd    v1.4s, v1.4s, v17.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        bfcvtn  v1.4h, v1.4s
+        st1     {v1.4h}, [x5], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        add     x5, x15, x16
+        zip1    v18.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v3.4s, v16.4s, v28.s[3]
+        fmul    v3.4s, v3.4s, v29.s[3]
+        fadd    v3.4s, v3.4s, v17.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        bfcvtn  v3.4h, v3.4s
+        st1     {v3.4h}, [x5], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        ld1     {v28.4s, v29.4s}, [x9]
+        scvtf   v28.4s, v28.4s
+        add     x5, x15, x16
+        zip1    v18.2d, v4.2d, v5.2d
+        zip2    v5.2d, v4.2d, v5.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v5.4s, v16.4s, v28.s[1]
+        fmul    v5.4s, v5.4s, v29.s[1]
+        fadd    v5.4s, v5.4s, v17.4s
+        fmax    v5.4s, v5.4s, v30.4s
+        fmin    v5.4s, v5.4s, v31.4s
+        bfcvtn  v5.4h, v5.4s
+        st1     {v5.4h}, [x5], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        add     x5, x15, x16
+        zip1    v18.2d, v6.2d, v7.2d
+        zip2    v7.2d, v6.2d, v7.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v7.4s, v16.4s, v28.s[3]
+        fmul    v7.4s, v7.4s, v29.s[3]
+        fadd    v7.4s, v7.4s, v17.4s
+        fmax    v7.4s, v7.4s, v30.4s
+        fmin    v7.4s, v7.4s, v31.4s
+        bfcvtn  v7.4h, v7.4s
+        st1     {v7.4h}, [x5], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        ld1     {v28.4s, v29.4s}, [x10]
+        scvtf   v28.4s, v28.4s
+        add     x5, x15, x16
+        zip1    v18.2d, v8.2d, v9.2d
+        zip2    v9.2d, v8.2d, v9.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v9.4s, v16.4s, v28.s[1]
+        fmul    v9.4s, v9.4s, v29.s[1]
+        fadd    v9.4s, v9.4s, v17.4s
+        fmax    v9.4s, v9.4s, v30.4s
+        fmin    v9.4s, v9.4s, v31.4s
+        bfcvtn  v9.4h, v9.4s
+        st1     {v9.4h}, [x5], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        add     x5, x15, x16
+        zip1    v18.2d, v10.2d, v11.2d
+        zip2    v11.2d, v10.2d, v11.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v11.4s, v16.4s, v28.s[3]
+        fmul    v11.4s, v11.4s, v29.s[3]
+        fadd    v11.4s, v11.4s, v17.4s
+        fmax    v11.4s, v11.4s, v30.4s
+        fmin    v11.4s, v11.4s, v31.4s
+        bfcvtn  v11.4h, v11.4s
+        st1     {v11.4h}, [x5], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        ld1     {v28.4s, v29.4s}, [x11]
+        scvtf   v28.4s, v28.4s
+        add     x5, x15, x16
+        zip1    v18.2d, v12.2d, v13.2d
+        zip2    v13.2d, v12.2d, v13.2d
+        fmla    v18.4s, v16.4s, v28.s[0]
+        fmul    v18.4s, v18.4s, v29.s[0]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v13.4s, v16.4s, v28.s[1]
+        fmul    v13.4s, v13.4s, v29.s[1]
+        fadd    v13.4s, v13.4s, v17.4s
+        fmax    v13.4s, v13.4s, v30.4s
+        fmin    v13.4s, v13.4s, v31.4s
+        bfcvtn  v13.4h, v13.4s
+        st1     {v13.4h}, [x5], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        add     x5, x15, x16
+        zip1    v18.2d, v14.2d, v15.2d
+        zip2    v15.2d, v14.2d, v15.2d
+        fmla    v18.4s, v16.4s, v28.s[2]
+        fmul    v18.4s, v18.4s, v29.s[2]
+        fadd    v18.4s, v18.4s, v17.4s
+        fmax    v18.4s, v18.4s, v30.4s
+        fmin    v18.4s, v18.4s, v31.4s
+        fmla    v15.4s, v16.4s, v28.s[3]
+        fmul    v15.4s, v15.4s, v29.s[3]
+        fadd    v15.4s, v15.4s, v17.4s
+        fmax    v15.4s, v15.4s, v30.4s
+        fmin    v15.4s, v15.4s, v31.4s
+        bfcvtn  v15.4h, v15.4s
+        st1     {v15.4h}, [x5], #8
+        bfcvtn  v18.4h, v18.4s
+        st1     {v18.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        ldp     x20, x19, [sp, #80]
+        ldr     x21, [sp, #64]
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #96
+        ret
 
 // qgemm::matmul::qai8dxp_qsi4c32p::i8mm::tiles::f32_out::fast4_r1
 // 116 instructions; loop .L1: 56 instructions, 16 smmla

@@ -5,6 +5,25 @@
 // when there are several) and the sdot in that loop.
 //
 //   function                        insns  loop   sdot
+//   bf16_out::tile_12x4               364   120     96
+//   bf16_out::tile_16x4               473   156    128
+//   bf16_out::tile_1x16               326   148     64
+//   bf16_out::tile_1x4                103    40     16
+//   bf16_out::tile_1x8                184    76     32
+//   bf16_out::tile_4x4                153    48     32
+//   bf16_out::tile_8x4                270    84     64
+//   f16_out::tile8_12x4               391   122     96
+//   f16_out::tile8_16x4               504   158    128
+//   f16_out::tile8_4x4                172    50     32
+//   f16_out::tile8_8x4                293    86     64
+//   f16_out::tile_12x4                268   120     96
+//   f16_out::tile_16x4                345   156    128
+//   f16_out::tile_1x16                294   148     64
+//   f16_out::tile_1x4                  95    40     16
+//   f16_out::tile_1x4_kr8             105    40     16
+//   f16_out::tile_1x8                 168    76     32
+//   f16_out::tile_4x4                 121    48     32
+//   f16_out::tile_8x4                 206    84     64
 //   f32_out::tile8_12x4               379   122     96
 //   f32_out::tile8_16x4               488   158    128
 //   f32_out::tile8_4x4                168    50     32
@@ -17,6 +36,4954 @@
 //   f32_out::tile_1x8                 166    76     32
 //   f32_out::tile_4x4                 117    48     32
 //   f32_out::tile_8x4                 198    84     64
+
+// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::tiles::bf16_out::tile_12x4
+// 364 instructions; loop .L1: 120 instructions, 96 sdot
+bf16_out::tile_12x4:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        ldr     x10, [x0, #16]
+        ldr     x11, [x0, #64]
+        ldr     x15, [x0, #112]
+        ldr     x12, [x0, #80]
+        ldp     x13, x14, [x0, #96]
+        ldp     x16, x17, [x0, #152]
+        ldp     w18, w0, [x0, #168]
+        movi    v12.16b, #0xf0
+        movi    v16.16b, #0x0
+        movi    v17.16b, #0x0
+        movi    v18.16b, #0x0
+        movi    v19.16b, #0x0
+        movi    v20.16b, #0x0
+        movi    v21.16b, #0x0
+        movi    v22.16b, #0x0
+        movi    v23.16b, #0x0
+        movi    v24.16b, #0x0
+        movi    v25.16b, #0x0
+        movi    v26.16b, #0x0
+        movi    v27.16b, #0x0
+        ld2     {v0.4s, v1.4s}, [x11], x12
+.L1:    // loop: 120 instructions, 96 sdot
+            shl     v2.16b, v0.16b, #4
+            shl     v3.16b, v1.16b, #4
+            and     v0.16b, v0.16b, v12.16b
+            and     v1.16b, v1.16b, v12.16b
+            ld2     {v13.4s, v14.4s}, [x11], x12
+            ldp     q4, q5, [x8], #128
+            ldp     q6, q7, [x9], #128
+            ldp     q8, q9, [x10], #128
+            sdot    v16.4s, v2.16b, v4.4b[0]
+            sdot    v17.4s, v2.16b, v4.4b[2]
+            sdot    v18.4s, v2.16b, v5.4b[0]
+            sdot    v19.4s, v2.16b, v5.4b[2]
+            sdot    v20.4s, v2.16b, v6.4b[0]
+            sdot    v21.4s, v2.16b, v6.4b[2]
+            sdot    v22.4s, v2.16b, v7.4b[0]
+            sdot    v23.4s, v2.16b, v7.4b[2]
+            sdot    v24.4s, v2.16b, v8.4b[0]
+            sdot    v25.4s, v2.16b, v8.4b[2]
+            sdot    v26.4s, v2.16b, v9.4b[0]
+            sdot    v27.4s, v2.16b, v9.4b[2]
+            sdot    v16.4s, v3.16b, v4.4b[1]
+            sdot    v17.4s, v3.16b, v4.4b[3]
+            sdot    v18.4s, v3.16b, v5.4b[1]
+            sdot    v19.4s, v3.16b, v5.4b[3]
+            sdot    v20.4s, v3.16b, v6.4b[1]
+            sdot    v21.4s, v3.16b, v6.4b[3]
+            sdot    v22.4s, v3.16b, v7.4b[1]
+            sdot    v23.4s, v3.16b, v7.4b[3]
+            sdot    v24.4s, v3.16b, v8.4b[1]
+            sdot    v25.4s, v3.16b, v8.4b[3]
+            sdot    v26.4s, v3.16b, v9.4b[1]
+            sdot    v27.4s, v3.16b, v9.4b[3]
+            ldp     q4, q5, [x8, #-64]
+            ldp     q6, q7, [x9, #-64]
+            ldp     q8, q9, [x10, #-64]
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[2]
+            sdot    v18.4s, v0.16b, v5.4b[0]
+            sdot    v19.4s, v0.16b, v5.4b[2]
+            sdot    v20.4s, v0.16b, v6.4b[0]
+            sdot    v21.4s, v0.16b, v6.4b[2]
+            sdot    v22.4s, v0.16b, v7.4b[0]
+            sdot    v23.4s, v0.16b, v7.4b[2]
+            sdot    v24.4s, v0.16b, v8.4b[0]
+            sdot    v25.4s, v0.16b, v8.4b[2]
+            sdot    v26.4s, v0.16b, v9.4b[0]
+            sdot    v27.4s, v0.16b, v9.4b[2]
+            sdot    v16.4s, v1.16b, v4.4b[1]
+            sdot    v17.4s, v1.16b, v4.4b[3]
+            sdot    v18.4s, v1.16b, v5.4b[1]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            sdot    v20.4s, v1.16b, v6.4b[1]
+            sdot    v21.4s, v1.16b, v6.4b[3]
+            sdot    v22.4s, v1.16b, v7.4b[1]
+            sdot    v23.4s, v1.16b, v7.4b[3]
+            sdot    v24.4s, v1.16b, v8.4b[1]
+            sdot    v25.4s, v1.16b, v8.4b[3]
+            sdot    v26.4s, v1.16b, v9.4b[1]
+            sdot    v27.4s, v1.16b, v9.4b[3]
+            shl     v2.16b, v13.16b, #4
+            shl     v3.16b, v14.16b, #4
+            and     v13.16b, v13.16b, v12.16b
+            and     v14.16b, v14.16b, v12.16b
+            ld2     {v0.4s, v1.4s}, [x11], x12
+            ldp     q4, q5, [x8, #-96]
+            ldp     q6, q7, [x9, #-96]
+            ldp     q8, q9, [x10, #-96]
+            sdot    v16.4s, v2.16b, v4.4b[0]
+            sdot    v17.4s, v2.16b, v4.4b[2]
+            sdot    v18.4s, v2.16b, v5.4b[0]
+            sdot    v19.4s, v2.16b, v5.4b[2]
+            sdot    v20.4s, v2.16b, v6.4b[0]
+            sdot    v21.4s, v2.16b, v6.4b[2]
+            sdot    v22.4s, v2.16b, v7.4b[0]
+            sdot    v23.4s, v2.16b, v7.4b[2]
+            sdot    v24.4s, v2.16b, v8.4b[0]
+            sdot    v25.4s, v2.16b, v8.4b[2]
+            sdot    v26.4s, v2.16b, v9.4b[0]
+            sdot    v27.4s, v2.16b, v9.4b[2]
+            sdot    v16.4s, v3.16b, v4.4b[1]
+            sdot    v17.4s, v3.16b, v4.4b[3]
+            sdot    v18.4s, v3.16b, v5.4b[1]
+            sdot    v19.4s, v3.16b, v5.4b[3]
+            sdot    v20.4s, v3.16b, v6.4b[1]
+            sdot    v21.4s, v3.16b, v6.4b[3]
+            sdot    v22.4s, v3.16b, v7.4b[1]
+            sdot    v23.4s, v3.16b, v7.4b[3]
+            sdot    v24.4s, v3.16b, v8.4b[1]
+            sdot    v25.4s, v3.16b, v8.4b[3]
+            sdot    v26.4s, v3.16b, v9.4b[1]
+            sdot    v27.4s, v3.16b, v9.4b[3]
+            ldp     q4, q5, [x8, #-32]
+            ldp     q6, q7, [x9, #-32]
+            ldp     q8, q9, [x10, #-32]
+            sdot    v16.4s, v13.16b, v4.4b[0]
+            sdot    v17.4s, v13.16b, v4.4b[2]
+            sdot    v18.4s, v13.16b, v5.4b[0]
+            sdot    v19.4s, v13.16b, v5.4b[2]
+            sdot    v20.4s, v13.16b, v6.4b[0]
+            sdot    v21.4s, v13.16b, v6.4b[2]
+            sdot    v22.4s, v13.16b, v7.4b[0]
+            sdot    v23.4s, v13.16b, v7.4b[2]
+            sdot    v24.4s, v13.16b, v8.4b[0]
+            sdot    v25.4s, v13.16b, v8.4b[2]
+            sdot    v26.4s, v13.16b, v9.4b[0]
+            sdot    v27.4s, v13.16b, v9.4b[2]
+            sdot    v16.4s, v14.16b, v4.4b[1]
+            sdot    v17.4s, v14.16b, v4.4b[3]
+            sdot    v18.4s, v14.16b, v5.4b[1]
+            sdot    v19.4s, v14.16b, v5.4b[3]
+            sdot    v20.4s, v14.16b, v6.4b[1]
+            sdot    v21.4s, v14.16b, v6.4b[3]
+            sdot    v22.4s, v14.16b, v7.4b[1]
+            sdot    v23.4s, v14.16b, v7.4b[3]
+            sdot    v24.4s, v14.16b, v8.4b[1]
+            sdot    v25.4s, v14.16b, v8.4b[3]
+            sdot    v26.4s, v14.16b, v9.4b[1]
+            sdot    v27.4s, v14.16b, v9.4b[3]
+            subs    x15, x15, #0x1
+            b.ne    .L1                                  // back to .L1
+        ldr     q0, [x13]
+        ldr     q1, [x13, x14]
+        add     x13, x13, x14
+        ldr     q2, [x13, x14]
+        dup     v12.4s, w18
+        dup     v13.4s, w0
+        ldp     q4, q5, [x8]
+        mla     v16.4s, v0.4s, v4.s[0]
+        scvtf   v16.4s, v16.4s
+        fmul    v14.4s, v1.4s, v5.s[0]
+        fmul    v16.4s, v16.4s, v14.4s
+        fadd    v16.4s, v16.4s, v2.4s
+        fmax    v16.4s, v16.4s, v12.4s
+        fmin    v16.4s, v16.4s, v13.4s
+        fcmeq   v15.4s, v16.4s, v16.4s
+        shl     v3.4s, v16.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v16.4s, v16.4s, v3.4s
+        rshrn   v16.4h, v16.4s, #16
+        st1     {v16.4h}, [x16], x17
+        mla     v17.4s, v0.4s, v4.s[1]
+        scvtf   v17.4s, v17.4s
+        fmul    v14.4s, v1.4s, v5.s[1]
+        fmul    v17.4s, v17.4s, v14.4s
+        fadd    v17.4s, v17.4s, v2.4s
+        fmax    v17.4s, v17.4s, v12.4s
+        fmin    v17.4s, v17.4s, v13.4s
+        fcmeq   v15.4s, v17.4s, v17.4s
+        shl     v3.4s, v17.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v17.4s, v17.4s, v3.4s
+        rshrn   v17.4h, v17.4s, #16
+        st1     {v17.4h}, [x16], x17
+        mla     v18.4s, v0.4s, v4.s[2]
+        scvtf   v18.4s, v18.4s
+        fmul    v14.4s, v1.4s, v5.s[2]
+        fmul    v18.4s, v18.4s, v14.4s
+        fadd    v18.4s, v18.4s, v2.4s
+        fmax    v18.4s, v18.4s, v12.4s
+        fmin    v18.4s, v18.4s, v13.4s
+        fcmeq   v15.4s, v18.4s, v18.4s
+        shl     v3.4s, v18.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v18.4s, v18.4s, v3.4s
+        rshrn   v18.4h, v18.4s, #16
+        st1     {v18.4h}, [x16], x17
+        mla     v19.4s, v0.4s, v4.s[3]
+        scvtf   v19.4s, v19.4s
+        fmul    v14.4s, v1.4s, v5.s[3]
+        fmul    v19.4s, v19.4s, v14.4s
+        fadd    v19.4s, v19.4s, v2.4s
+        fmax    v19.4s, v19.4s, v12.4s
+        fmin    v19.4s, v19.4s, v13.4s
+        fcmeq   v15.4s, v19.4s, v19.4s
+        shl     v3.4s, v19.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v19.4s, v19.4s, v3.4s
+        rshrn   v19.4h, v19.4s, #16
+        st1     {v19.4h}, [x16], x17
+        ldp     q6, q7, [x9]
+        mla     v20.4s, v0.4s, v6.s[0]
+        scvtf   v20.4s, v20.4s
+        fmul    v14.4s, v1.4s, v7.s[0]
+        fmul    v20.4s, v20.4s, v14.4s
+        fadd    v20.4s, v20.4s, v2.4s
+        fmax    v20.4s, v20.4s, v12.4s
+        fmin    v20.4s, v20.4s, v13.4s
+        fcmeq   v15.4s, v20.4s, v20.4s
+        shl     v3.4s, v20.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v20.4s, v20.4s, v3.4s
+        rshrn   v20.4h, v20.4s, #16
+        st1     {v20.4h}, [x16], x17
+        mla     v21.4s, v0.4s, v6.s[1]
+        scvtf   v21.4s, v21.4s
+        fmul    v14.4s, v1.4s, v7.s[1]
+        fmul    v21.4s, v21.4s, v14.4s
+        fadd    v21.4s, v21.4s, v2.4s
+        fmax    v21.4s, v21.4s, v12.4s
+        fmin    v21.4s, v21.4s, v13.4s
+        fcmeq   v15.4s, v21.4s, v21.4s
+        shl     v3.4s, v21.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v21.4s, v21.4s, v3.4s
+        rshrn   v21.4h, v21.4s, #16
+        st1     {v21.4h}, [x16], x17
+        mla     v22.4s, v0.4s, v6.s[2]
+        scvtf   v22.4s, v22.4s
+        fmul    v14.4s, v1.4s, v7.s[2]
+        fmul    v22.4s, v22.4s, v14.4s
+        fadd    v22.4s, v22.4s, v2.4s
+        fmax    v22.4s, v22.4s, v12.4s
+        fmin    v22.4s, v22.4s, v13.4s
+        fcmeq   v15.4s, v22.4s, v22.4s
+        shl     v3.4s, v22.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v22.4s, v22.4s, v3.4s
+        rshrn   v22.4h, v22.4s, #16
+        st1     {v22.4h}, [x16], x17
+        mla     v23.4s, v0.4s, v6.s[3]
+        scvtf   v23.4s, v23.4s
+        fmul    v14.4s, v1.4s, v7.s[3]
+        fmul    v23.4s, v23.4s, v14.4s
+        fadd    v23.4s, v23.4s, v2.4s
+        fmax    v23.4s, v23.4s, v12.4s
+        fmin    v23.4s, v23.4s, v13.4s
+        fcmeq   v15.4s, v23.4s, v23.4s
+        shl     v3.4s, v23.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v23.4s, v23.4s, v3.4s
+        rshrn   v23.4h, v23.4s, #16
+        st1     {v23.4h}, [x16], x17
+        ldp     q8, q9, [x10]
+        mla     v24.4s, v0.4s, v8.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v14.4s, v1.4s, v9.s[0]
+        fmul    v24.4s, v24.4s, v14.4s
+        fadd    v24.4s, v24.4s, v2.4s
+        fmax    v24.4s, v24.4s, v12.4s
+        fmin    v24.4s, v24.4s, v13.4s
+        fcmeq   v15.4s, v24.4s, v24.4s
+        shl     v3.4s, v24.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v24.4s, v24.4s, v3.4s
+        rshrn   v24.4h, v24.4s, #16
+        st1     {v24.4h}, [x16], x17
+        mla     v25.4s, v0.4s, v8.s[1]
+        scvtf   v25.4s, v25.4s
+        fmul    v14.4s, v1.4s, v9.s[1]
+        fmul    v25.4s, v25.4s, v14.4s
+        fadd    v25.4s, v25.4s, v2.4s
+        fmax    v25.4s, v25.4s, v12.4s
+        fmin    v25.4s, v25.4s, v13.4s
+        fcmeq   v15.4s, v25.4s, v25.4s
+        shl     v3.4s, v25.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v25.4s, v25.4s, v3.4s
+        rshrn   v25.4h, v25.4s, #16
+        st1     {v25.4h}, [x16], x17
+        mla     v26.4s, v0.4s, v8.s[2]
+        scvtf   v26.4s, v26.4s
+        fmul    v14.4s, v1.4s, v9.s[2]
+        fmul    v26.4s, v26.4s, v14.4s
+        fadd    v26.4s, v26.4s, v2.4s
+        fmax    v26.4s, v26.4s, v12.4s
+        fmin    v26.4s, v26.4s, v13.4s
+        fcmeq   v15.4s, v26.4s, v26.4s
+        shl     v3.4s, v26.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v26.4s, v26.4s, v3.4s
+        rshrn   v26.4h, v26.4s, #16
+        st1     {v26.4h}, [x16], x17
+        mla     v27.4s, v0.4s, v8.s[3]
+        scvtf   v27.4s, v27.4s
+        fmul    v14.4s, v1.4s, v9.s[3]
+        fmul    v27.4s, v27.4s, v14.4s
+        fadd    v27.4s, v27.4s, v2.4s
+        fmax    v27.4s, v27.4s, v12.4s
+        fmin    v27.4s, v27.4s, v13.4s
+        fcmeq   v15.4s, v27.4s, v27.4s
+        shl     v3.4s, v27.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v27.4s, v27.4s, v3.4s
+        rshrn   v27.4h, v27.4s, #16
+        st1     {v27.4h}, [x16], x17
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::tiles::bf16_out::tile_16x4
+// 473 instructions; loop .L1: 156 instructions, 128 sdot
+bf16_out::tile_16x4:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        ldr     x12, [x0, #64]
+        ldp     x10, x11, [x0, #16]
+        ldr     x16, [x0, #112]
+        ldr     x13, [x0, #80]
+        ldp     x14, x15, [x0, #96]
+        ldp     x17, x18, [x0, #152]
+        ldp     w1, w0, [x0, #168]
+        movi    v12.16b, #0xf0
+        movi    v16.16b, #0x0
+        movi    v17.16b, #0x0
+        movi    v18.16b, #0x0
+        movi    v19.16b, #0x0
+        movi    v20.16b, #0x0
+        movi    v21.16b, #0x0
+        movi    v22.16b, #0x0
+        movi    v23.16b, #0x0
+        movi    v24.16b, #0x0
+        movi    v25.16b, #0x0
+        movi    v26.16b, #0x0
+        movi    v27.16b, #0x0
+        movi    v28.16b, #0x0
+        movi    v29.16b, #0x0
+        movi    v30.16b, #0x0
+        movi    v31.16b, #0x0
+        ld2     {v0.4s, v1.4s}, [x12], x13
+.L1:    // loop: 156 instructions, 128 sdot
+            shl     v2.16b, v0.16b, #4
+            shl     v3.16b, v1.16b, #4
+            and     v0.16b, v0.16b, v12.16b
+            and     v1.16b, v1.16b, v12.16b
+            ld2     {v13.4s, v14.4s}, [x12], x13
+            ldp     q4, q5, [x8], #128
+            ldp     q6, q7, [x9], #128
+            ldp     q8, q9, [x10], #128
+            ldp     q10, q11, [x11], #128
+            sdot    v16.4s, v2.16b, v4.4b[0]
+            sdot    v17.4s, v2.16b, v4.4b[2]
+            sdot    v18.4s, v2.16b, v5.4b[0]
+            sdot    v19.4s, v2.16b, v5.4b[2]
+            sdot    v20.4s, v2.16b, v6.4b[0]
+            sdot    v21.4s, v2.16b, v6.4b[2]
+            sdot    v22.4s, v2.16b, v7.4b[0]
+            sdot    v23.4s, v2.16b, v7.4b[2]
+            sdot    v24.4s, v2.16b, v8.4b[0]
+            sdot    v25.4s, v2.16b, v8.4b[2]
+            sdot    v26.4s, v2.16b, v9.4b[0]
+            sdot    v27.4s, v2.16b, v9.4b[2]
+            sdot    v28.4s, v2.16b, v10.4b[0]
+            sdot    v29.4s, v2.16b, v10.4b[2]
+            sdot    v30.4s, v2.16b, v11.4b[0]
+            sdot    v31.4s, v2.16b, v11.4b[2]
+            sdot    v16.4s, v3.16b, v4.4b[1]
+            sdot    v17.4s, v3.16b, v4.4b[3]
+            sdot    v18.4s, v3.16b, v5.4b[1]
+            sdot    v19.4s, v3.16b, v5.4b[3]
+            sdot    v20.4s, v3.16b, v6.4b[1]
+            sdot    v21.4s, v3.16b, v6.4b[3]
+            sdot    v22.4s, v3.16b, v7.4b[1]
+            sdot    v23.4s, v3.16b, v7.4b[3]
+            sdot    v24.4s, v3.16b, v8.4b[1]
+            sdot    v25.4s, v3.16b, v8.4b[3]
+            sdot    v26.4s, v3.16b, v9.4b[1]
+            sdot    v27.4s, v3.16b, v9.4b[3]
+            sdot    v28.4s, v3.16b, v10.4b[1]
+            sdot    v29.4s, v3.16b, v10.4b[3]
+            sdot    v30.4s, v3.16b, v11.4b[1]
+            sdot    v31.4s, v3.16b, v11.4b[3]
+            ldp     q4, q5, [x8, #-64]
+            ldp     q6, q7, [x9, #-64]
+            ldp     q8, q9, [x10, #-64]
+            ldp     q10, q11, [x11, #-64]
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[2]
+            sdot    v18.4s, v0.16b, v5.4b[0]
+            sdot    v19.4s, v0.16b, v5.4b[2]
+            sdot    v20.4s, v0.16b, v6.4b[0]
+            sdot    v21.4s, v0.16b, v6.4b[2]
+            sdot    v22.4s, v0.16b, v7.4b[0]
+            sdot    v23.4s, v0.16b, v7.4b[2]
+            sdot    v24.4s, v0.16b, v8.4b[0]
+            sdot    v25.4s, v0.16b, v8.4b[2]
+            sdot    v26.4s, v0.16b, v9.4b[0]
+            sdot    v27.4s, v0.16b, v9.4b[2]
+            sdot    v28.4s, v0.16b, v10.4b[0]
+            sdot    v29.4s, v0.16b, v10.4b[2]
+            sdot    v30.4s, v0.16b, v11.4b[0]
+            sdot    v31.4s, v0.16b, v11.4b[2]
+            sdot    v16.4s, v1.16b, v4.4b[1]
+            sdot    v17.4s, v1.16b, v4.4b[3]
+            sdot    v18.4s, v1.16b, v5.4b[1]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            sdot    v20.4s, v1.16b, v6.4b[1]
+            sdot    v21.4s, v1.16b, v6.4b[3]
+            sdot    v22.4s, v1.16b, v7.4b[1]
+            sdot    v23.4s, v1.16b, v7.4b[3]
+            sdot    v24.4s, v1.16b, v8.4b[1]
+            sdot    v25.4s, v1.16b, v8.4b[3]
+            sdot    v26.4s, v1.16b, v9.4b[1]
+            sdot    v27.4s, v1.16b, v9.4b[3]
+            sdot    v28.4s, v1.16b, v10.4b[1]
+            sdot    v29.4s, v1.16b, v10.4b[3]
+            sdot    v30.4s, v1.16b, v11.4b[1]
+            sdot    v31.4s, v1.16b, v11.4b[3]
+            shl     v2.16b, v13.16b, #4
+            shl     v3.16b, v14.16b, #4
+            and     v13.16b, v13.16b, v12.16b
+            and     v14.16b, v14.16b, v12.16b
+            ld2     {v0.4s, v1.4s}, [x12], x13
+            ldp     q4, q5, [x8, #-96]
+            ldp     q6, q7, [x9, #-96]
+            ldp     q8, q9, [x10, #-96]
+            ldp     q10, q11, [x11, #-96]
+            sdot    v16.4s, v2.16b, v4.4b[0]
+            sdot    v17.4s, v2.16b, v4.4b[2]
+            sdot    v18.4s, v2.16b, v5.4b[0]
+            sdot    v19.4s, v2.16b, v5.4b[2]
+            sdot    v20.4s, v2.16b, v6.4b[0]
+            sdot    v21.4s, v2.16b, v6.4b[2]
+            sdot    v22.4s, v2.16b, v7.4b[0]
+            sdot    v23.4s, v2.16b, v7.4b[2]
+            sdot    v24.4s, v2.16b, v8.4b[0]
+            sdot    v25.4s, v2.16b, v8.4b[2]
+            sdot    v26.4s, v2.16b, v9.4b[0]
+            sdot    v27.4s, v2.16b, v9.4b[2]
+            sdot    v28.4s, v2.16b, v10.4b[0]
+            sdot    v29.4s, v2.16b, v10.4b[2]
+            sdot    v30.4s, v2.16b, v11.4b[0]
+            sdot    v31.4s, v2.16b, v11.4b[2]
+            sdot    v16.4s, v3.16b, v4.4b[1]
+            sdot    v17.4s, v3.16b, v4.4b[3]
+            sdot    v18.4s, v3.16b, v5.4b[1]
+            sdot    v19.4s, v3.16b, v5.4b[3]
+            sdot    v20.4s, v3.16b, v6.4b[1]
+            sdot    v21.4s, v3.16b, v6.4b[3]
+            sdot    v22.4s, v3.16b, v7.4b[1]
+            sdot    v23.4s, v3.16b, v7.4b[3]
+            sdot    v24.4s, v3.16b, v8.4b[1]
+            sdot    v25.4s, v3.16b, v8.4b[3]
+            sdot    v26.4s, v3.16b, v9.4b[1]
+            sdot    v27.4s, v3.16b, v9.4b[3]
+            sdot    v28.4s, v3.16b, v10.4b[1]
+            sdot    v29.4s, v3.16b, v10.4b[3]
+            sdot    v30.4s, v3.16b, v11.4b[1]
+            sdot    v31.4s, v3.16b, v11.4b[3]
+            ldp     q4, q5, [x8, #-32]
+            ldp     q6, q7, [x9, #-32]
+            ldp     q8, q9, [x10, #-32]
+            ldp     q10, q11, [x11, #-32]
+            sdot    v16.4s, v13.16b, v4.4b[0]
+            sdot    v17.4s, v13.16b, v4.4b[2]
+            sdot    v18.4s, v13.16b, v5.4b[0]
+            sdot    v19.4s, v13.16b, v5.4b[2]
+            sdot    v20.4s, v13.16b, v6.4b[0]
+            sdot    v21.4s, v13.16b, v6.4b[2]
+            sdot    v22.4s, v13.16b, v7.4b[0]
+            sdot    v23.4s, v13.16b, v7.4b[2]
+            sdot    v24.4s, v13.16b, v8.4b[0]
+            sdot    v25.4s, v13.16b, v8.4b[2]
+            sdot    v26.4s, v13.16b, v9.4b[0]
+            sdot    v27.4s, v13.16b, v9.4b[2]
+            sdot    v28.4s, v13.16b, v10.4b[0]
+            sdot    v29.4s, v13.16b, v10.4b[2]
+            sdot    v30.4s, v13.16b, v11.4b[0]
+            sdot    v31.4s, v13.16b, v11.4b[2]
+            sdot    v16.4s, v14.16b, v4.4b[1]
+            sdot    v17.4s, v14.16b, v4.4b[3]
+            sdot    v18.4s, v14.16b, v5.4b[1]
+            sdot    v19.4s, v14.16b, v5.4b[3]
+            sdot    v20.4s, v14.16b, v6.4b[1]
+            sdot    v21.4s, v14.16b, v6.4b[3]
+            sdot    v22.4s, v14.16b, v7.4b[1]
+            sdot    v23.4s, v14.16b, v7.4b[3]
+            sdot    v24.4s, v14.16b, v8.4b[1]
+            sdot    v25.4s, v14.16b, v8.4b[3]
+            sdot    v26.4s, v14.16b, v9.4b[1]
+            sdot    v27.4s, v14.16b, v9.4b[3]
+            sdot    v28.4s, v14.16b, v10.4b[1]
+            sdot    v29.4s, v14.16b, v10.4b[3]
+            sdot    v30.4s, v14.16b, v11.4b[1]
+            sdot    v31.4s, v14.16b, v11.4b[3]
+            subs    x16, x16, #0x1
+            b.ne    .L1                                  // back to .L1
+        ldr     q0, [x14]
+        ldr     q1, [x14, x15]
+        add     x14, x14, x15
+        ldr     q2, [x14, x15]
+        dup     v12.4s, w1
+        dup     v13.4s, w0
+        ldp     q4, q5, [x8]
+        mla     v16.4s, v0.4s, v4.s[0]
+        scvtf   v16.4s, v16.4s
+        fmul    v14.4s, v1.4s, v5.s[0]
+        fmul    v16.4s, v16.4s, v14.4s
+        fadd    v16.4s, v16.4s, v2.4s
+        fmax    v16.4s, v16.4s, v12.4s
+        fmin    v16.4s, v16.4s, v13.4s
+        fcmeq   v15.4s, v16.4s, v16.4s
+        shl     v3.4s, v16.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v16.4s, v16.4s, v3.4s
+        rshrn   v16.4h, v16.4s, #16
+        st1     {v16.4h}, [x17], x18
+        mla     v17.4s, v0.4s, v4.s[1]
+        scvtf   v17.4s, v17.4s
+        fmul    v14.4s, v1.4s, v5.s[1]
+        fmul    v17.4s, v17.4s, v14.4s
+        fadd    v17.4s, v17.4s, v2.4s
+        fmax    v17.4s, v17.4s, v12.4s
+        fmin    v17.4s, v17.4s, v13.4s
+        fcmeq   v15.4s, v17.4s, v17.4s
+        shl     v3.4s, v17.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v17.4s, v17.4s, v3.4s
+        rshrn   v17.4h, v17.4s, #16
+        st1     {v17.4h}, [x17], x18
+        mla     v18.4s, v0.4s, v4.s[2]
+        scvtf   v18.4s, v18.4s
+        fmul    v14.4s, v1.4s, v5.s[2]
+        fmul    v18.4s, v18.4s, v14.4s
+        fadd    v18.4s, v18.4s, v2.4s
+        fmax    v18.4s, v18.4s, v12.4s
+        fmin    v18.4s, v18.4s, v13.4s
+        fcmeq   v15.4s, v18.4s, v18.4s
+        shl     v3.4s, v18.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v18.4s, v18.4s, v3.4s
+        rshrn   v18.4h, v18.4s, #16
+        st1     {v18.4h}, [x17], x18
+        mla     v19.4s, v0.4s, v4.s[3]
+        scvtf   v19.4s, v19.4s
+        fmul    v14.4s, v1.4s, v5.s[3]
+        fmul    v19.4s, v19.4s, v14.4s
+        fadd    v19.4s, v19.4s, v2.4s
+        fmax    v19.4s, v19.4s, v12.4s
+        fmin    v19.4s, v19.4s, v13.4s
+        fcmeq   v15.4s, v19.4s, v19.4s
+        shl     v3.4s, v19.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v19.4s, v19.4s, v3.4s
+        rshrn   v19.4h, v19.4s, #16
+        st1     {v19.4h}, [x17], x18
+        ldp     q6, q7, [x9]
+        mla     v20.4s, v0.4s, v6.s[0]
+        scvtf   v20.4s, v20.4s
+        fmul    v14.4s, v1.4s, v7.s[0]
+        fmul    v20.4s, v20.4s, v14.4s
+        fadd    v20.4s, v20.4s, v2.4s
+        fmax    v20.4s, v20.4s, v12.4s
+        fmin    v20.4s, v20.4s, v13.4s
+        fcmeq   v15.4s, v20.4s, v20.4s
+        shl     v3.4s, v20.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v20.4s, v20.4s, v3.4s
+        rshrn   v20.4h, v20.4s, #16
+        st1     {v20.4h}, [x17], x18
+        mla     v21.4s, v0.4s, v6.s[1]
+        scvtf   v21.4s, v21.4s
+        fmul    v14.4s, v1.4s, v7.s[1]
+        fmul    v21.4s, v21.4s, v14.4s
+        fadd    v21.4s, v21.4s, v2.4s
+        fmax    v21.4s, v21.4s, v12.4s
+        fmin    v21.4s, v21.4s, v13.4s
+        fcmeq   v15.4s, v21.4s, v21.4s
+        shl     v3.4s, v21.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v21.4s, v21.4s, v3.4s
+        rshrn   v21.4h, v21.4s, #16
+        st1     {v21.4h}, [x17], x18
+        mla     v22.4s, v0.4s, v6.s[2]
+        scvtf   v22.4s, v22.4s
+        fmul    v14.4s, v1.4s, v7.s[2]
+        fmul    v22.4s, v22.4s, v14.4s
+        fadd    v22.4s, v22.4s, v2.4s
+        fmax    v22.4s, v22.4s, v12.4s
+        fmin    v22.4s, v22.4s, v13.4s
+        fcmeq   v15.4s, v22.4s, v22.4s
+        shl     v3.4s, v22.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v22.4s, v22.4s, v3.4s
+        rshrn   v22.4h, v22.4s, #16
+        st1     {v22.4h}, [x17], x18
+        mla     v23.4s, v0.4s, v6.s[3]
+        scvtf   v23.4s, v23.4s
+        fmul    v14.4s, v1.4s, v7.s[3]
+        fmul    v23.4s, v23.4s, v14.4s
+        fadd    v23.4s, v23.4s, v2.4s
+        fmax    v23.4s, v23.4s, v12.4s
+        fmin    v23.4s, v23.4s, v13.4s
+        fcmeq   v15.4s, v23.4s, v23.4s
+        shl     v3.4s, v23.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v23.4s, v23.4s, v3.4s
+        rshrn   v23.4h, v23.4s, #16
+        st1     {v23.4h}, [x17], x18
+        ldp     q8, q9, [x10]
+        mla     v24.4s, v0.4s, v8.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v14.4s, v1.4s, v9.s[0]
+        fmul    v24.4s, v24.4s, v14.4s
+        fadd    v24.4s, v24.4s, v2.4s
+        fmax    v24.4s, v24.4s, v12.4s
+        fmin    v24.4s, v24.4s, v13.4s
+        fcmeq   v15.4s, v24.4s, v24.4s
+        shl     v3.4s, v24.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v24.4s, v24.4s, v3.4s
+        rshrn   v24.4h, v24.4s, #16
+        st1     {v24.4h}, [x17], x18
+        mla     v25.4s, v0.4s, v8.s[1]
+        scvtf   v25.4s, v25.4s
+        fmul    v14.4s, v1.4s, v9.s[1]
+        fmul    v25.4s, v25.4s, v14.4s
+        fadd    v25.4s, v25.4s, v2.4s
+        fmax    v25.4s, v25.4s, v12.4s
+        fmin    v25.4s, v25.4s, v13.4s
+        fcmeq   v15.4s, v25.4s, v25.4s
+        shl     v3.4s, v25.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v25.4s, v25.4s, v3.4s
+        rshrn   v25.4h, v25.4s, #16
+        st1     {v25.4h}, [x17], x18
+        mla     v26.4s, v0.4s, v8.s[2]
+        scvtf   v26.4s, v26.4s
+        fmul    v14.4s, v1.4s, v9.s[2]
+        fmul    v26.4s, v26.4s, v14.4s
+        fadd    v26.4s, v26.4s, v2.4s
+        fmax    v26.4s, v26.4s, v12.4s
+        fmin    v26.4s, v26.4s, v13.4s
+        fcmeq   v15.4s, v26.4s, v26.4s
+        shl     v3.4s, v26.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v26.4s, v26.4s, v3.4s
+        rshrn   v26.4h, v26.4s, #16
+        st1     {v26.4h}, [x17], x18
+        mla     v27.4s, v0.4s, v8.s[3]
+        scvtf   v27.4s, v27.4s
+        fmul    v14.4s, v1.4s, v9.s[3]
+        fmul    v27.4s, v27.4s, v14.4s
+        fadd    v27.4s, v27.4s, v2.4s
+        fmax    v27.4s, v27.4s, v12.4s
+        fmin    v27.4s, v27.4s, v13.4s
+        fcmeq   v15.4s, v27.4s, v27.4s
+        shl     v3.4s, v27.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v27.4s, v27.4s, v3.4s
+        rshrn   v27.4h, v27.4s, #16
+        st1     {v27.4h}, [x17], x18
+        ldp     q10, q11, [x11]
+        mla     v28.4s, v0.4s, v10.s[0]
+        scvtf   v28.4s, v28.4s
+        fmul    v14.4s, v1.4s, v11.s[0]
+        fmul    v28.4s, v28.4s, v14.4s
+        fadd    v28.4s, v28.4s, v2.4s
+        fmax    v28.4s, v28.4s, v12.4s
+        fmin    v28.4s, v28.4s, v13.4s
+        fcmeq   v15.4s, v28.4s, v28.4s
+        shl     v3.4s, v28.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v28.4s, v28.4s, v3.4s
+        rshrn   v28.4h, v28.4s, #16
+        st1     {v28.4h}, [x17], x18
+        mla     v29.4s, v0.4s, v10.s[1]
+        scvtf   v29.4s, v29.4s
+        fmul    v14.4s, v1.4s, v11.s[1]
+        fmul    v29.4s, v29.4s, v14.4s
+        fadd    v29.4s, v29.4s, v2.4s
+        fmax    v29.4s, v29.4s, v12.4s
+        fmin    v29.4s, v29.4s, v13.4s
+        fcmeq   v15.4s, v29.4s, v29.4s
+        shl     v3.4s, v29.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v29.4s, v29.4s, v3.4s
+        rshrn   v29.4h, v29.4s, #16
+        st1     {v29.4h}, [x17], x18
+        mla     v30.4s, v0.4s, v10.s[2]
+        scvtf   v30.4s, v30.4s
+        fmul    v14.4s, v1.4s, v11.s[2]
+        fmul    v30.4s, v30.4s, v14.4s
+        fadd    v30.4s, v30.4s, v2.4s
+        fmax    v30.4s, v30.4s, v12.4s
+        fmin    v30.4s, v30.4s, v13.4s
+        fcmeq   v15.4s, v30.4s, v30.4s
+        shl     v3.4s, v30.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v30.4s, v30.4s, v3.4s
+        rshrn   v30.4h, v30.4s, #16
+        st1     {v30.4h}, [x17], x18
+        mla     v31.4s, v0.4s, v10.s[3]
+        scvtf   v31.4s, v31.4s
+        fmul    v14.4s, v1.4s, v11.s[3]
+        fmul    v31.4s, v31.4s, v14.4s
+        fadd    v31.4s, v31.4s, v2.4s
+        fmax    v31.4s, v31.4s, v12.4s
+        fmin    v31.4s, v31.4s, v13.4s
+        fcmeq   v15.4s, v31.4s, v31.4s
+        shl     v3.4s, v31.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v31.4s, v31.4s, v3.4s
+        rshrn   v31.4h, v31.4s, #16
+        st1     {v31.4h}, [x17], x18
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::tiles::bf16_out::tile_1x16
+// 326 instructions; loop .L2: 148 instructions, 64 sdot
+bf16_out::tile_1x16:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x9, x10, [x0, #64]
+        ldr     x8, [x0]
+        ldr     x11, [x0, #112]
+        ldr     x12, [x0, #152]
+        ldp     w13, w14, [x0, #168]
+        add     x10, x9, x10
+        movi    v31.16b, #0xf0
+        movi    v20.16b, #0x0
+        movi    v21.16b, #0x0
+        movi    v22.16b, #0x0
+        movi    v23.16b, #0x0
+        movi    v24.16b, #0x0
+        movi    v25.16b, #0x0
+        movi    v26.16b, #0x0
+        movi    v27.16b, #0x0
+        tbz     w11, #0, .L1
+        ld4r    {v0.2d-v3.2d}, [x8], #32
+        ldp     q6, q7, [x9, #32]
+        ldp     q8, q9, [x9, #64]
+        ldp     q10, q11, [x9, #96]
+        ldp     q4, q5, [x9], #128
+        shl     v12.16b, v4.16b, #4
+        shl     v16.16b, v8.16b, #4
+        and     v4.16b, v4.16b, v31.16b
+        and     v8.16b, v8.16b, v31.16b
+        shl     v13.16b, v5.16b, #4
+        shl     v17.16b, v9.16b, #4
+        and     v5.16b, v5.16b, v31.16b
+        and     v9.16b, v9.16b, v31.16b
+        sdot    v20.4s, v12.16b, v0.16b
+        sdot    v20.4s, v4.16b, v2.16b
+        sdot    v20.4s, v16.16b, v1.16b
+        sdot    v20.4s, v8.16b, v3.16b
+        sdot    v21.4s, v13.16b, v0.16b
+        sdot    v21.4s, v5.16b, v2.16b
+        sdot    v21.4s, v17.16b, v1.16b
+        sdot    v21.4s, v9.16b, v3.16b
+        shl     v14.16b, v6.16b, #4
+        shl     v18.16b, v10.16b, #4
+        and     v6.16b, v6.16b, v31.16b
+        and     v10.16b, v10.16b, v31.16b
+        shl     v15.16b, v7.16b, #4
+        shl     v19.16b, v11.16b, #4
+        and     v7.16b, v7.16b, v31.16b
+        and     v11.16b, v11.16b, v31.16b
+        sdot    v22.4s, v14.16b, v0.16b
+        sdot    v22.4s, v6.16b, v2.16b
+        sdot    v22.4s, v18.16b, v1.16b
+        sdot    v22.4s, v10.16b, v3.16b
+        sdot    v23.4s, v15.16b, v0.16b
+        sdot    v23.4s, v7.16b, v2.16b
+        sdot    v23.4s, v19.16b, v1.16b
+        sdot    v23.4s, v11.16b, v3.16b
+        ldp     q6, q7, [x10, #32]
+        ldp     q8, q9, [x10, #64]
+        ldp     q10, q11, [x10, #96]
+        ldp     q4, q5, [x10], #128
+        shl     v12.16b, v4.16b, #4
+        shl     v16.16b, v8.16b, #4
+        and     v4.16b, v4.16b, v31.16b
+        and     v8.16b, v8.16b, v31.16b
+        shl     v13.16b, v5.16b, #4
+        shl     v17.16b, v9.16b, #4
+        and     v5.16b, v5.16b, v31.16b
+        and     v9.16b, v9.16b, v31.16b
+        sdot    v24.4s, v12.16b, v0.16b
+        sdot    v24.4s, v4.16b, v2.16b
+        sdot    v24.4s, v16.16b, v1.16b
+        sdot    v24.4s, v8.16b, v3.16b
+        sdot    v25.4s, v13.16b, v0.16b
+        sdot    v25.4s, v5.16b, v2.16b
+        sdot    v25.4s, v17.16b, v1.16b
+        sdot    v25.4s, v9.16b, v3.16b
+        shl     v14.16b, v6.16b, #4
+        shl     v18.16b, v10.16b, #4
+        and     v6.16b, v6.16b, v31.16b
+        and     v10.16b, v10.16b, v31.16b
+        shl     v15.16b, v7.16b, #4
+        shl     v19.16b, v11.16b, #4
+        and     v7.16b, v7.16b, v31.16b
+        and     v11.16b, v11.16b, v31.16b
+        sdot    v26.4s, v14.16b, v0.16b
+        sdot    v26.4s, v6.16b, v2.16b
+        sdot    v26.4s, v18.16b, v1.16b
+        sdot    v26.4s, v10.16b, v3.16b
+        sdot    v27.4s, v15.16b, v0.16b
+        sdot    v27.4s, v7.16b, v2.16b
+        sdot    v27.4s, v19.16b, v1.16b
+        sdot    v27.4s, v11.16b, v3.16b
+.L1:
+        lsr     x11, x11, #1
+        cbz     x11, .L3
+.L2:    // loop: 148 instructions, 64 sdot
+            ld4r    {v0.2d-v3.2d}, [x8], #32
+            ldp     q6, q7, [x9, #32]
+            ldp     q8, q9, [x9, #64]
+            ldp     q10, q11, [x9, #96]
+            ldp     q4, q5, [x9], #128
+            shl     v12.16b, v4.16b, #4
+            shl     v16.16b, v8.16b, #4
+            and     v4.16b, v4.16b, v31.16b
+            and     v8.16b, v8.16b, v31.16b
+            shl     v13.16b, v5.16b, #4
+            shl     v17.16b, v9.16b, #4
+            and     v5.16b, v5.16b, v31.16b
+            and     v9.16b, v9.16b, v31.16b
+            sdot    v20.4s, v12.16b, v0.16b
+            sdot    v20.4s, v4.16b, v2.16b
+            sdot    v20.4s, v16.16b, v1.16b
+            sdot    v20.4s, v8.16b, v3.16b
+            sdot    v21.4s, v13.16b, v0.16b
+            sdot    v21.4s, v5.16b, v2.16b
+            sdot    v21.4s, v17.16b, v1.16b
+            sdot    v21.4s, v9.16b, v3.16b
+            shl     v14.16b, v6.16b, #4
+            shl     v18.16b, v10.16b, #4
+            and     v6.16b, v6.16b, v31.16b
+            and     v10.16b, v10.16b, v31.16b
+            shl     v15.16b, v7.16b, #4
+            shl     v19.16b, v11.16b, #4
+            and     v7.16b, v7.16b, v31.16b
+            and     v11.16b, v11.16b, v31.16b
+            sdot    v22.4s, v14.16b, v0.16b
+            sdot    v22.4s, v6.16b, v2.16b
+            sdot    v22.4s, v18.16b, v1.16b
+            sdot    v22.4s, v10.16b, v3.16b
+            sdot    v23.4s, v15.16b, v0.16b
+            sdot    v23.4s, v7.16b, v2.16b
+            sdot    v23.4s, v19.16b, v1.16b
+            sdot    v23.4s, v11.16b, v3.16b
+            ldp     q6, q7, [x10, #32]
+            ldp     q8, q9, [x10, #64]
+            ldp     q10, q11, [x10, #96]
+            ldp     q4, q5, [x10], #128
+            shl     v12.16b, v4.16b, #4
+            shl     v16.16b, v8.16b, #4
+            and     v4.16b, v4.16b, v31.16b
+            and     v8.16b, v8.16b, v31.16b
+            shl     v13.16b, v5.16b, #4
+            shl     v17.16b, v9.16b, #4
+            and     v5.16b, v5.16b, v31.16b
+            and     v9.16b, v9.16b, v31.16b
+            sdot    v24.4s, v12.16b, v0.16b
+            sdot    v24.4s, v4.16b, v2.16b
+            sdot    v24.4s, v16.16b, v1.16b
+            sdot    v24.4s, v8.16b, v3.16b
+            sdot    v25.4s, v13.16b, v0.16b
+            sdot    v25.4s, v5.16b, v2.16b
+            sdot    v25.4s, v17.16b, v1.16b
+            sdot    v25.4s, v9.16b, v3.16b
+            shl     v14.16b, v6.16b, #4
+            shl     v18.16b, v10.16b, #4
+            and     v6.16b, v6.16b, v31.16b
+            and     v10.16b, v10.16b, v31.16b
+            shl     v15.16b, v7.16b, #4
+            shl     v19.16b, v11.16b, #4
+            and     v7.16b, v7.16b, v31.16b
+            and     v11.16b, v11.16b, v31.16b
+            sdot    v26.4s, v14.16b, v0.16b
+            sdot    v26.4s, v6.16b, v2.16b
+            sdot    v26.4s, v18.16b, v1.16b
+            sdot    v26.4s, v10.16b, v3.16b
+            sdot    v27.4s, v15.16b, v0.16b
+            sdot    v27.4s, v7.16b, v2.16b
+            sdot    v27.4s, v19.16b, v1.16b
+            sdot    v27.4s, v11.16b, v3.16b
+            ld4r    {v0.2d-v3.2d}, [x8], #32
+            ldp     q6, q7, [x9, #32]
+            ldp     q8, q9, [x9, #64]
+            ldp     q10, q11, [x9, #96]
+            ldp     q4, q5, [x9], #128
+            shl     v12.16b, v4.16b, #4
+            shl     v16.16b, v8.16b, #4
+            and     v4.16b, v4.16b, v31.16b
+            and     v8.16b, v8.16b, v31.16b
+            shl     v13.16b, v5.16b, #4
+            shl     v17.16b, v9.16b, #4
+            and     v5.16b, v5.16b, v31.16b
+            and     v9.16b, v9.16b, v31.16b
+            sdot    v20.4s, v12.16b, v0.16b
+            sdot    v20.4s, v4.16b, v2.16b
+            sdot    v20.4s, v16.16b, v1.16b
+            sdot    v20.4s, v8.16b, v3.16b
+            sdot    v21.4s, v13.16b, v0.16b
+            sdot    v21.4s, v5.16b, v2.16b
+            sdot    v21.4s, v17.16b, v1.16b
+            sdot    v21.4s, v9.16b, v3.16b
+            shl     v14.16b, v6.16b, #4
+            shl     v18.16b, v10.16b, #4
+            and     v6.16b, v6.16b, v31.16b
+            and     v10.16b, v10.16b, v31.16b
+            shl     v15.16b, v7.16b, #4
+            shl     v19.16b, v11.16b, #4
+            and     v7.16b, v7.16b, v31.16b
+            and     v11.16b, v11.16b, v31.16b
+            sdot    v22.4s, v14.16b, v0.16b
+            sdot    v22.4s, v6.16b, v2.16b
+            sdot    v22.4s, v18.16b, v1.16b
+            sdot    v22.4s, v10.16b, v3.16b
+            sdot    v23.4s, v15.16b, v0.16b
+            sdot    v23.4s, v7.16b, v2.16b
+            sdot    v23.4s, v19.16b, v1.16b
+            sdot    v23.4s, v11.16b, v3.16b
+            ldp     q6, q7, [x10, #32]
+            ldp     q8, q9, [x10, #64]
+            ldp     q10, q11, [x10, #96]
+            ldp     q4, q5, [x10], #128
+            shl     v12.16b, v4.16b, #4
+            shl     v16.16b, v8.16b, #4
+            and     v4.16b, v4.16b, v31.16b
+            and     v8.16b, v8.16b, v31.16b
+            shl     v13.16b, v5.16b, #4
+            shl     v17.16b, v9.16b, #4
+            and     v5.16b, v5.16b, v31.16b
+            and     v9.16b, v9.16b, v31.16b
+            sdot    v24.4s, v12.16b, v0.16b
+            sdot    v24.4s, v4.16b, v2.16b
+            sdot    v24.4s, v16.16b, v1.16b
+            sdot    v24.4s, v8.16b, v3.16b
+            sdot    v25.4s, v13.16b, v0.16b
+            sdot    v25.4s, v5.16b, v2.16b
+            sdot    v25.4s, v17.16b, v1.16b
+            sdot    v25.4s, v9.16b, v3.16b
+            shl     v14.16b, v6.16b, #4
+            shl     v18.16b, v10.16b, #4
+            and     v6.16b, v6.16b, v31.16b
+            and     v10.16b, v10.16b, v31.16b
+            shl     v15.16b, v7.16b, #4
+            shl     v19.16b, v11.16b, #4
+            and     v7.16b, v7.16b, v31.16b
+            and     v11.16b, v11.16b, v31.16b
+            sdot    v26.4s, v14.16b, v0.16b
+            sdot    v26.4s, v6.16b, v2.16b
+            sdot    v26.4s, v18.16b, v1.16b
+            sdot    v26.4s, v10.16b, v3.16b
+            sdot    v27.4s, v15.16b, v0.16b
+            sdot    v27.4s, v7.16b, v2.16b
+            sdot    v27.4s, v19.16b, v1.16b
+            sdot    v27.4s, v11.16b, v3.16b
+            subs    x11, x11, #0x1
+            b.ne    .L2                                  // back to .L2
+.L3:
+        ldr     d1, [x8]
+        dup     v2.4s, w13
+        dup     v3.4s, w14
+        addp    v20.4s, v20.4s, v21.4s
+        addp    v21.4s, v22.4s, v23.4s
+        ldp     q4, q5, [x9]
+        ldp     q6, q7, [x9, #32]
+        ldp     q8, q9, [x9, #64]
+        mla     v20.4s, v4.4s, v1.s[0]
+        mla     v21.4s, v5.4s, v1.s[0]
+        scvtf   v20.4s, v20.4s
+        scvtf   v21.4s, v21.4s
+        fmul    v6.4s, v6.4s, v1.s[1]
+        fmul    v7.4s, v7.4s, v1.s[1]
+        fmul    v20.4s, v20.4s, v6.4s
+        fmul    v21.4s, v21.4s, v7.4s
+        fadd    v20.4s, v20.4s, v8.4s
+        fadd    v21.4s, v21.4s, v9.4s
+        fmax    v20.4s, v20.4s, v2.4s
+        fmax    v21.4s, v21.4s, v2.4s
+        fmin    v20.4s, v20.4s, v3.4s
+        fmin    v21.4s, v21.4s, v3.4s
+        addp    v24.4s, v24.4s, v25.4s
+        addp    v25.4s, v26.4s, v27.4s
+        ldp     q4, q5, [x10]
+        ldp     q6, q7, [x10, #32]
+        ldp     q8, q9, [x10, #64]
+        mla     v24.4s, v4.4s, v1.s[0]
+        mla     v25.4s, v5.4s, v1.s[0]
+        scvtf   v24.4s, v24.4s
+        scvtf   v25.4s, v25.4s
+        fmul    v6.4s, v6.4s, v1.s[1]
+        fmul    v7.4s, v7.4s, v1.s[1]
+        fmul    v24.4s, v24.4s, v6.4s
+        fmul    v25.4s, v25.4s, v7.4s
+        fadd    v24.4s, v24.4s, v8.4s
+        fadd    v25.4s, v25.4s, v9.4s
+        fmax    v24.4s, v24.4s, v2.4s
+        fmax    v25.4s, v25.4s, v2.4s
+        fmin    v24.4s, v24.4s, v3.4s
+        fmin    v25.4s, v25.4s, v3.4s
+        fcmeq   v29.4s, v20.4s, v20.4s
+        shl     v28.4s, v20.4s, #15
+        cmge    v28.4s, v28.4s, #0
+        and     v28.16b, v28.16b, v29.16b
+        mvn     v29.16b, v29.16b
+        shl     v29.4s, v29.4s, #15
+        orr     v28.16b, v28.16b, v29.16b
+        add     v20.4s, v20.4s, v28.4s
+        fcmeq   v29.4s, v21.4s, v21.4s
+        shl     v28.4s, v21.4s, #15
+        cmge    v28.4s, v28.4s, #0
+        and     v28.16b, v28.16b, v29.16b
+        mvn     v29.16b, v29.16b
+        shl     v29.4s, v29.4s, #15
+        orr     v28.16b, v28.16b, v29.16b
+        add     v21.4s, v21.4s, v28.4s
+        fcmeq   v29.4s, v24.4s, v24.4s
+        shl     v28.4s, v24.4s, #15
+        cmge    v28.4s, v28.4s, #0
+        and     v28.16b, v28.16b, v29.16b
+        mvn     v29.16b, v29.16b
+        shl     v29.4s, v29.4s, #15
+        orr     v28.16b, v28.16b, v29.16b
+        add     v24.4s, v24.4s, v28.4s
+        fcmeq   v29.4s, v25.4s, v25.4s
+        shl     v28.4s, v25.4s, #15
+        cmge    v28.4s, v28.4s, #0
+        and     v28.16b, v28.16b, v29.16b
+        mvn     v29.16b, v29.16b
+        shl     v29.4s, v29.4s, #15
+        orr     v28.16b, v28.16b, v29.16b
+        add     v25.4s, v25.4s, v28.4s
+        rshrn   v20.4h, v20.4s, #16
+        rshrn2  v20.8h, v21.4s, #16
+        rshrn   v24.4h, v24.4s, #16
+        rshrn2  v24.8h, v25.4s, #16
+        stp     q20, q24, [x12]
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::tiles::bf16_out::tile_1x4
+// 103 instructions; loop .L2: 40 instructions, 16 sdot
+bf16_out::tile_1x4:
+        stp     d13, d12, [sp, #-32]!
+        stp     d9, d8, [sp, #16]
+        ldr     x8, [x0]
+        ldr     x9, [x0, #64]
+        ldr     x10, [x0, #112]
+        ldr     x11, [x0, #152]
+        ldp     w12, w13, [x0, #168]
+        movi    v31.16b, #0xf0
+        movi    v20.16b, #0x0
+        movi    v21.16b, #0x0
+        movi    v24.16b, #0x0
+        movi    v25.16b, #0x0
+        tbz     w10, #0, .L1
+        ld4r    {v0.2d-v3.2d}, [x8], #32
+        ldp     q8, q9, [x9, #32]
+        ldp     q4, q5, [x9], #64
+        shl     v12.16b, v4.16b, #4
+        shl     v16.16b, v8.16b, #4
+        and     v4.16b, v4.16b, v31.16b
+        and     v8.16b, v8.16b, v31.16b
+        shl     v13.16b, v5.16b, #4
+        shl     v17.16b, v9.16b, #4
+        and     v5.16b, v5.16b, v31.16b
+        and     v9.16b, v9.16b, v31.16b
+        sdot    v20.4s, v12.16b, v0.16b
+        sdot    v24.4s, v4.16b, v2.16b
+        sdot    v20.4s, v16.16b, v1.16b
+        sdot    v24.4s, v8.16b, v3.16b
+        sdot    v21.4s, v13.16b, v0.16b
+        sdot    v25.4s, v5.16b, v2.16b
+        sdot    v21.4s, v17.16b, v1.16b
+        sdot    v25.4s, v9.16b, v3.16b
+.L1:
+        lsr     x10, x10, #1
+        cbz     x10, .L3
+.L2:    // loop: 40 instructions, 16 sdot
+            ld4r    {v0.2d-v3.2d}, [x8], #32
+            ldp     q8, q9, [x9, #32]
+            ldp     q4, q5, [x9], #64
+            shl     v12.16b, v4.16b, #4
+            shl     v16.16b, v8.16b, #4
+            and     v4.16b, v4.16b, v31.16b
+            and     v8.16b, v8.16b, v31.16b
+            shl     v13.16b, v5.16b, #4
+            shl     v17.16b, v9.16b, #4
+            and     v5.16b, v5.16b, v31.16b
+            and     v9.16b, v9.16b, v31.16b
+            sdot    v20.4s, v12.16b, v0.16b
+            sdot    v24.4s, v4.16b, v2.16b
+            sdot    v20.4s, v16.16b, v1.16b
+            sdot    v24.4s, v8.16b, v3.16b
+            sdot    v21.4s, v13.16b, v0.16b
+            sdot    v25.4s, v5.16b, v2.16b
+            sdot    v21.4s, v17.16b, v1.16b
+            sdot    v25.4s, v9.16b, v3.16b
+            ld4r    {v0.2d-v3.2d}, [x8], #32
+            ldp     q8, q9, [x9, #32]
+            ldp     q4, q5, [x9], #64
+            shl     v12.16b, v4.16b, #4
+            shl     v16.16b, v8.16b, #4
+            and     v4.16b, v4.16b, v31.16b
+            and     v8.16b, v8.16b, v31.16b
+            shl     v13.16b, v5.16b, #4
+            shl     v17.16b, v9.16b, #4
+            and     v5.16b, v5.16b, v31.16b
+            and     v9.16b, v9.16b, v31.16b
+            sdot    v20.4s, v12.16b, v0.16b
+            sdot    v24.4s, v4.16b, v2.16b
+            sdot    v20.4s, v16.16b, v1.16b
+            sdot    v24.4s, v8.16b, v3.16b
+            sdot    v21.4s, v13.16b, v0.16b
+            sdot    v25.4s, v5.16b, v2.16b
+            sdot    v21.4s, v17.16b, v1.16b
+            sdot    v25.4s, v9.16b, v3.16b
+            subs    x10, x10, #0x1
+            b.ne    .L2                                  // back to .L2
+.L3:
+        add     v20.4s, v20.4s, v24.4s
+        add     v21.4s, v21.4s, v25.4s
+        ldr     d1, [x8]
+        dup     v2.4s, w12
+        dup     v3.4s, w13
+        addp    v20.4s, v20.4s, v21.4s
+        ldr     q4, [x9]
+        ldr     q6, [x9, #16]
+        ldr     q8, [x9, #32]
+        mla     v20.4s, v4.4s, v1.s[0]
+        scvtf   v20.4s, v20.4s
+        fmul    v6.4s, v6.4s, v1.s[1]
+        fmul    v20.4s, v20.4s, v6.4s
+        fadd    v20.4s, v20.4s, v8.4s
+        fmax    v20.4s, v20.4s, v2.4s
+        fmin    v20.4s, v20.4s, v3.4s
+        fcmeq   v29.4s, v20.4s, v20.4s
+        shl     v28.4s, v20.4s, #15
+        cmge    v28.4s, v28.4s, #0
+        and     v28.16b, v28.16b, v29.16b
+        mvn     v29.16b, v29.16b
+        shl     v29.4s, v29.4s, #15
+        orr     v28.16b, v28.16b, v29.16b
+        add     v20.4s, v20.4s, v28.4s
+        rshrn   v20.4h, v20.4s, #16
+        str     d20, [x11]
+        ldp     d9, d8, [sp, #16]
+        ldp     d13, d12, [sp], #32
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::tiles::bf16_out::tile_1x8
+// 184 instructions; loop .L2: 76 instructions, 32 sdot
+bf16_out::tile_1x8:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldr     x8, [x0]
+        ldr     x9, [x0, #64]
+        ldr     x10, [x0, #112]
+        ldr     x11, [x0, #152]
+        ldp     w12, w13, [x0, #168]
+        movi    v31.16b, #0xf0
+        movi    v20.16b, #0x0
+        movi    v21.16b, #0x0
+        movi    v22.16b, #0x0
+        movi    v23.16b, #0x0
+        movi    v24.16b, #0x0
+        movi    v25.16b, #0x0
+        movi    v26.16b, #0x0
+        movi    v27.16b, #0x0
+        tbz     w10, #0, .L1
+        ld4r    {v0.2d-v3.2d}, [x8], #32
+        ldp     q6, q7, [x9, #32]
+        ldp     q8, q9, [x9, #64]
+        ldp     q10, q11, [x9, #96]
+        ldp     q4, q5, [x9], #128
+        shl     v12.16b, v4.16b, #4
+        shl     v16.16b, v8.16b, #4
+        and     v4.16b, v4.16b, v31.16b
+        and     v8.16b, v8.16b, v31.16b
+        shl     v13.16b, v5.16b, #4
+        shl     v17.16b, v9.16b, #4
+        and     v5.16b, v5.16b, v31.16b
+        and     v9.16b, v9.16b, v31.16b
+        sdot    v20.4s, v12.16b, v0.16b
+        sdot    v24.4s, v4.16b, v2.16b
+        sdot    v20.4s, v16.16b, v1.16b
+        sdot    v24.4s, v8.16b, v3.16b
+        sdot    v21.4s, v13.16b, v0.16b
+        sdot    v25.4s, v5.16b, v2.16b
+        sdot    v21.4s, v17.16b, v1.16b
+        sdot    v25.4s, v9.16b, v3.16b
+        shl     v14.16b, v6.16b, #4
+        shl     v18.16b, v10.16b, #4
+        and     v6.16b, v6.16b, v31.16b
+        and     v10.16b, v10.16b, v31.16b
+        shl     v15.16b, v7.16b, #4
+        shl     v19.16b, v11.16b, #4
+        and     v7.16b, v7.16b, v31.16b
+        and     v11.16b, v11.16b, v31.16b
+        sdot    v22.4s, v14.16b, v0.16b
+        sdot    v26.4s, v6.16b, v2.16b
+        sdot    v22.4s, v18.16b, v1.16b
+        sdot    v26.4s, v10.16b, v3.16b
+        sdot    v23.4s, v15.16b, v0.16b
+        sdot    v27.4s, v7.16b, v2.16b
+        sdot    v23.4s, v19.16b, v1.16b
+        sdot    v27.4s, v11.16b, v3.16b
+.L1:
+        lsr     x10, x10, #1
+        cbz     x10, .L3
+.L2:    // loop: 76 instructions, 32 sdot
+            ld4r    {v0.2d-v3.2d}, [x8], #32
+            ldp     q6, q7, [x9, #32]
+            ldp     q8, q9, [x9, #64]
+            ldp     q10, q11, [x9, #96]
+            ldp     q4, q5, [x9], #128
+            shl     v12.16b, v4.16b, #4
+            shl     v16.16b, v8.16b, #4
+            and     v4.16b, v4.16b, v31.16b
+            and     v8.16b, v8.16b, v31.16b
+            shl     v13.16b, v5.16b, #4
+            shl     v17.16b, v9.16b, #4
+            and     v5.16b, v5.16b, v31.16b
+            and     v9.16b, v9.16b, v31.16b
+            sdot    v20.4s, v12.16b, v0.16b
+            sdot    v24.4s, v4.16b, v2.16b
+            sdot    v20.4s, v16.16b, v1.16b
+            sdot    v24.4s, v8.16b, v3.16b
+            sdot    v21.4s, v13.16b, v0.16b
+            sdot    v25.4s, v5.16b, v2.16b
+            sdot    v21.4s, v17.16b, v1.16b
+            sdot    v25.4s, v9.16b, v3.16b
+            shl     v14.16b, v6.16b, #4
+            shl     v18.16b, v10.16b, #4
+            and     v6.16b, v6.16b, v31.16b
+            and     v10.16b, v10.16b, v31.16b
+            shl     v15.16b, v7.16b, #4
+            shl     v19.16b, v11.16b, #4
+            and     v7.16b, v7.16b, v31.16b
+            and     v11.16b, v11.16b, v31.16b
+            sdot    v22.4s, v14.16b, v0.16b
+            sdot    v26.4s, v6.16b, v2.16b
+            sdot    v22.4s, v18.16b, v1.16b
+            sdot    v26.4s, v10.16b, v3.16b
+            sdot    v23.4s, v15.16b, v0.16b
+            sdot    v27.4s, v7.16b, v2.16b
+            sdot    v23.4s, v19.16b, v1.16b
+            sdot    v27.4s, v11.16b, v3.16b
+            ld4r    {v0.2d-v3.2d}, [x8], #32
+            ldp     q6, q7, [x9, #32]
+            ldp     q8, q9, [x9, #64]
+            ldp     q10, q11, [x9, #96]
+            ldp     q4, q5, [x9], #128
+            shl     v12.16b, v4.16b, #4
+            shl     v16.16b, v8.16b, #4
+            and     v4.16b, v4.16b, v31.16b
+            and     v8.16b, v8.16b, v31.16b
+            shl     v13.16b, v5.16b, #4
+            shl     v17.16b, v9.16b, #4
+            and     v5.16b, v5.16b, v31.16b
+            and     v9.16b, v9.16b, v31.16b
+            sdot    v20.4s, v12.16b, v0.16b
+            sdot    v24.4s, v4.16b, v2.16b
+            sdot    v20.4s, v16.16b, v1.16b
+            sdot    v24.4s, v8.16b, v3.16b
+            sdot    v21.4s, v13.16b, v0.16b
+            sdot    v25.4s, v5.16b, v2.16b
+            sdot    v21.4s, v17.16b, v1.16b
+            sdot    v25.4s, v9.16b, v3.16b
+            shl     v14.16b, v6.16b, #4
+            shl     v18.16b, v10.16b, #4
+            and     v6.16b, v6.16b, v31.16b
+            and     v10.16b, v10.16b, v31.16b
+            shl     v15.16b, v7.16b, #4
+            shl     v19.16b, v11.16b, #4
+            and     v7.16b, v7.16b, v31.16b
+            and     v11.16b, v11.16b, v31.16b
+            sdot    v22.4s, v14.16b, v0.16b
+            sdot    v26.4s, v6.16b, v2.16b
+            sdot    v22.4s, v18.16b, v1.16b
+            sdot    v26.4s, v10.16b, v3.16b
+            sdot    v23.4s, v15.16b, v0.16b
+            sdot    v27.4s, v7.16b, v2.16b
+            sdot    v23.4s, v19.16b, v1.16b
+            sdot    v27.4s, v11.16b, v3.16b
+            subs    x10, x10, #0x1
+            b.ne    .L2                                  // back to .L2
+.L3:
+        add     v20.4s, v20.4s, v24.4s
+        add     v21.4s, v21.4s, v25.4s
+        add     v22.4s, v22.4s, v26.4s
+        add     v23.4s, v23.4s, v27.4s
+        ldr     d1, [x8]
+        dup     v2.4s, w12
+        dup     v3.4s, w13
+        addp    v20.4s, v20.4s, v21.4s
+        addp    v21.4s, v22.4s, v23.4s
+        ldp     q4, q5, [x9]
+        ldp     q6, q7, [x9, #32]
+        ldp     q8, q9, [x9, #64]
+        mla     v20.4s, v4.4s, v1.s[0]
+        mla     v21.4s, v5.4s, v1.s[0]
+        scvtf   v20.4s, v20.4s
+        scvtf   v21.4s, v21.4s
+        fmul    v6.4s, v6.4s, v1.s[1]
+        fmul    v7.4s, v7.4s, v1.s[1]
+        fmul    v20.4s, v20.4s, v6.4s
+        fmul    v21.4s, v21.4s, v7.4s
+        fadd    v20.4s, v20.4s, v8.4s
+        fadd    v21.4s, v21.4s, v9.4s
+        fmax    v20.4s, v20.4s, v2.4s
+        fmax    v21.4s, v21.4s, v2.4s
+        fmin    v20.4s, v20.4s, v3.4s
+        fmin    v21.4s, v21.4s, v3.4s
+        fcmeq   v29.4s, v20.4s, v20.4s
+        shl     v28.4s, v20.4s, #15
+        cmge    v28.4s, v28.4s, #0
+        and     v28.16b, v28.16b, v29.16b
+        mvn     v29.16b, v29.16b
+        shl     v29.4s, v29.4s, #15
+        orr     v28.16b, v28.16b, v29.16b
+        add     v20.4s, v20.4s, v28.4s
+        fcmeq   v29.4s, v21.4s, v21.4s
+        shl     v28.4s, v21.4s, #15
+        cmge    v28.4s, v28.4s, #0
+        and     v28.16b, v28.16b, v29.16b
+        mvn     v29.16b, v29.16b
+        shl     v29.4s, v29.4s, #15
+        orr     v28.16b, v28.16b, v29.16b
+        add     v21.4s, v21.4s, v28.4s
+        rshrn   v20.4h, v20.4s, #16
+        rshrn2  v20.8h, v21.4s, #16
+        str     q20, [x11]
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::tiles::bf16_out::tile_4x4
+// 153 instructions; loop .L1: 48 instructions, 32 sdot
+bf16_out::tile_4x4:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldr     x8, [x0]
+        ldr     x9, [x0, #64]
+        ldr     x13, [x0, #112]
+        ldp     x11, x12, [x0, #96]
+        ldr     x10, [x0, #80]
+        ldp     x14, x15, [x0, #152]
+        ldp     w16, w17, [x0, #168]
+        movi    v12.16b, #0xf0
+        movi    v16.16b, #0x0
+        movi    v17.16b, #0x0
+        movi    v18.16b, #0x0
+        movi    v19.16b, #0x0
+        movi    v20.16b, #0x0
+        movi    v21.16b, #0x0
+        movi    v22.16b, #0x0
+        movi    v23.16b, #0x0
+        ld2     {v0.4s, v1.4s}, [x9], x10
+.L1:    // loop: 48 instructions, 32 sdot
+            shl     v2.16b, v0.16b, #4
+            shl     v3.16b, v1.16b, #4
+            and     v0.16b, v0.16b, v12.16b
+            and     v1.16b, v1.16b, v12.16b
+            ld2     {v13.4s, v14.4s}, [x9], x10
+            ldp     q4, q5, [x8], #128
+            sdot    v16.4s, v2.16b, v4.4b[0]
+            sdot    v17.4s, v2.16b, v4.4b[2]
+            sdot    v18.4s, v2.16b, v5.4b[0]
+            sdot    v19.4s, v2.16b, v5.4b[2]
+            sdot    v16.4s, v3.16b, v4.4b[1]
+            sdot    v17.4s, v3.16b, v4.4b[3]
+            sdot    v18.4s, v3.16b, v5.4b[1]
+            sdot    v19.4s, v3.16b, v5.4b[3]
+            ldp     q4, q5, [x8, #-64]
+            sdot    v20.4s, v0.16b, v4.4b[0]
+            sdot    v21.4s, v0.16b, v4.4b[2]
+            sdot    v22.4s, v0.16b, v5.4b[0]
+            sdot    v23.4s, v0.16b, v5.4b[2]
+            sdot    v20.4s, v1.16b, v4.4b[1]
+            sdot    v21.4s, v1.16b, v4.4b[3]
+            sdot    v22.4s, v1.16b, v5.4b[1]
+            sdot    v23.4s, v1.16b, v5.4b[3]
+            shl     v2.16b, v13.16b, #4
+            shl     v3.16b, v14.16b, #4
+            and     v13.16b, v13.16b, v12.16b
+            and     v14.16b, v14.16b, v12.16b
+            ld2     {v0.4s, v1.4s}, [x9], x10
+            ldp     q4, q5, [x8, #-96]
+            sdot    v16.4s, v2.16b, v4.4b[0]
+            sdot    v17.4s, v2.16b, v4.4b[2]
+            sdot    v18.4s, v2.16b, v5.4b[0]
+            sdot    v19.4s, v2.16b, v5.4b[2]
+            sdot    v16.4s, v3.16b, v4.4b[1]
+            sdot    v17.4s, v3.16b, v4.4b[3]
+            sdot    v18.4s, v3.16b, v5.4b[1]
+            sdot    v19.4s, v3.16b, v5.4b[3]
+            ldp     q4, q5, [x8, #-32]
+            sdot    v20.4s, v13.16b, v4.4b[0]
+            sdot    v21.4s, v13.16b, v4.4b[2]
+            sdot    v22.4s, v13.16b, v5.4b[0]
+            sdot    v23.4s, v13.16b, v5.4b[2]
+            sdot    v20.4s, v14.16b, v4.4b[1]
+            sdot    v21.4s, v14.16b, v4.4b[3]
+            sdot    v22.4s, v14.16b, v5.4b[1]
+            sdot    v23.4s, v14.16b, v5.4b[3]
+            subs    x13, x13, #0x1
+            b.ne    .L1                                  // back to .L1
+        add     v16.4s, v16.4s, v20.4s
+        add     v17.4s, v17.4s, v21.4s
+        add     v18.4s, v18.4s, v22.4s
+        add     v19.4s, v19.4s, v23.4s
+        ldr     q0, [x11]
+        ldr     q1, [x11, x12]
+        add     x11, x11, x12
+        ldr     q2, [x11, x12]
+        dup     v12.4s, w16
+        dup     v13.4s, w17
+        ldp     q4, q5, [x8]
+        mla     v16.4s, v0.4s, v4.s[0]
+        scvtf   v16.4s, v16.4s
+        fmul    v14.4s, v1.4s, v5.s[0]
+        fmul    v16.4s, v16.4s, v14.4s
+        fadd    v16.4s, v16.4s, v2.4s
+        fmax    v16.4s, v16.4s, v12.4s
+        fmin    v16.4s, v16.4s, v13.4s
+        fcmeq   v15.4s, v16.4s, v16.4s
+        shl     v3.4s, v16.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v16.4s, v16.4s, v3.4s
+        rshrn   v16.4h, v16.4s, #16
+        st1     {v16.4h}, [x14], x15
+        mla     v17.4s, v0.4s, v4.s[1]
+        scvtf   v17.4s, v17.4s
+        fmul    v14.4s, v1.4s, v5.s[1]
+        fmul    v17.4s, v17.4s, v14.4s
+        fadd    v17.4s, v17.4s, v2.4s
+        fmax    v17.4s, v17.4s, v12.4s
+        fmin    v17.4s, v17.4s, v13.4s
+        fcmeq   v15.4s, v17.4s, v17.4s
+        shl     v3.4s, v17.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v17.4s, v17.4s, v3.4s
+        rshrn   v17.4h, v17.4s, #16
+        st1     {v17.4h}, [x14], x15
+        mla     v18.4s, v0.4s, v4.s[2]
+        scvtf   v18.4s, v18.4s
+        fmul    v14.4s, v1.4s, v5.s[2]
+        fmul    v18.4s, v18.4s, v14.4s
+        fadd    v18.4s, v18.4s, v2.4s
+        fmax    v18.4s, v18.4s, v12.4s
+        fmin    v18.4s, v18.4s, v13.4s
+        fcmeq   v15.4s, v18.4s, v18.4s
+        shl     v3.4s, v18.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v18.4s, v18.4s, v3.4s
+        rshrn   v18.4h, v18.4s, #16
+        st1     {v18.4h}, [x14], x15
+        mla     v19.4s, v0.4s, v4.s[3]
+        scvtf   v19.4s, v19.4s
+        fmul    v14.4s, v1.4s, v5.s[3]
+        fmul    v19.4s, v19.4s, v14.4s
+        fadd    v19.4s, v19.4s, v2.4s
+        fmax    v19.4s, v19.4s, v12.4s
+        fmin    v19.4s, v19.4s, v13.4s
+        fcmeq   v15.4s, v19.4s, v19.4s
+        shl     v3.4s, v19.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v19.4s, v19.4s, v3.4s
+        rshrn   v19.4h, v19.4s, #16
+        st1     {v19.4h}, [x14], x15
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::tiles::bf16_out::tile_8x4
+// 270 instructions; loop .L1: 84 instructions, 64 sdot
+bf16_out::tile_8x4:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        ldr     x10, [x0, #64]
+        ldp     x12, x13, [x0, #96]
+        ldr     x14, [x0, #112]
+        ldr     x11, [x0, #80]
+        ldp     x15, x16, [x0, #152]
+        ldp     w17, w18, [x0, #168]
+        movi    v12.16b, #0xf0
+        movi    v16.16b, #0x0
+        movi    v17.16b, #0x0
+        movi    v18.16b, #0x0
+        movi    v19.16b, #0x0
+        movi    v24.16b, #0x0
+        movi    v25.16b, #0x0
+        movi    v26.16b, #0x0
+        movi    v27.16b, #0x0
+        movi    v20.16b, #0x0
+        movi    v21.16b, #0x0
+        movi    v22.16b, #0x0
+        movi    v23.16b, #0x0
+        movi    v28.16b, #0x0
+        movi    v29.16b, #0x0
+        movi    v30.16b, #0x0
+        movi    v31.16b, #0x0
+        ld2     {v0.4s, v1.4s}, [x10], x11
+.L1:    // loop: 84 instructions, 64 sdot
+            shl     v2.16b, v0.16b, #4
+            shl     v3.16b, v1.16b, #4
+            and     v0.16b, v0.16b, v12.16b
+            and     v1.16b, v1.16b, v12.16b
+            ld2     {v13.4s, v14.4s}, [x10], x11
+            ldp     q4, q5, [x8], #128
+            ldp     q6, q7, [x9], #128
+            sdot    v16.4s, v2.16b, v4.4b[0]
+            sdot    v17.4s, v2.16b, v4.4b[2]
+            sdot    v18.4s, v2.16b, v5.4b[0]
+            sdot    v19.4s, v2.16b, v5.4b[2]
+            sdot    v20.4s, v2.16b, v6.4b[0]
+            sdot    v21.4s, v2.16b, v6.4b[2]
+            sdot    v22.4s, v2.16b, v7.4b[0]
+            sdot    v23.4s, v2.16b, v7.4b[2]
+            sdot    v16.4s, v3.16b, v4.4b[1]
+            sdot    v17.4s, v3.16b, v4.4b[3]
+            sdot    v18.4s, v3.16b, v5.4b[1]
+            sdot    v19.4s, v3.16b, v5.4b[3]
+            sdot    v20.4s, v3.16b, v6.4b[1]
+            sdot    v21.4s, v3.16b, v6.4b[3]
+            sdot    v22.4s, v3.16b, v7.4b[1]
+            sdot    v23.4s, v3.16b, v7.4b[3]
+            ldp     q4, q5, [x8, #-64]
+            ldp     q6, q7, [x9, #-64]
+            sdot    v24.4s, v0.16b, v4.4b[0]
+            sdot    v25.4s, v0.16b, v4.4b[2]
+            sdot    v26.4s, v0.16b, v5.4b[0]
+            sdot    v27.4s, v0.16b, v5.4b[2]
+            sdot    v28.4s, v0.16b, v6.4b[0]
+            sdot    v29.4s, v0.16b, v6.4b[2]
+            sdot    v30.4s, v0.16b, v7.4b[0]
+            sdot    v31.4s, v0.16b, v7.4b[2]
+            sdot    v24.4s, v1.16b, v4.4b[1]
+            sdot    v25.4s, v1.16b, v4.4b[3]
+            sdot    v26.4s, v1.16b, v5.4b[1]
+            sdot    v27.4s, v1.16b, v5.4b[3]
+            sdot    v28.4s, v1.16b, v6.4b[1]
+            sdot    v29.4s, v1.16b, v6.4b[3]
+            sdot    v30.4s, v1.16b, v7.4b[1]
+            sdot    v31.4s, v1.16b, v7.4b[3]
+            shl     v2.16b, v13.16b, #4
+            shl     v3.16b, v14.16b, #4
+            and     v13.16b, v13.16b, v12.16b
+            and     v14.16b, v14.16b, v12.16b
+            ld2     {v0.4s, v1.4s}, [x10], x11
+            ldp     q4, q5, [x8, #-96]
+            ldp     q6, q7, [x9, #-96]
+            sdot    v16.4s, v2.16b, v4.4b[0]
+            sdot    v17.4s, v2.16b, v4.4b[2]
+            sdot    v18.4s, v2.16b, v5.4b[0]
+            sdot    v19.4s, v2.16b, v5.4b[2]
+            sdot    v20.4s, v2.16b, v6.4b[0]
+            sdot    v21.4s, v2.16b, v6.4b[2]
+            sdot    v22.4s, v2.16b, v7.4b[0]
+            sdot    v23.4s, v2.16b, v7.4b[2]
+            sdot    v16.4s, v3.16b, v4.4b[1]
+            sdot    v17.4s, v3.16b, v4.4b[3]
+            sdot    v18.4s, v3.16b, v5.4b[1]
+            sdot    v19.4s, v3.16b, v5.4b[3]
+            sdot    v20.4s, v3.16b, v6.4b[1]
+            sdot    v21.4s, v3.16b, v6.4b[3]
+            sdot    v22.4s, v3.16b, v7.4b[1]
+            sdot    v23.4s, v3.16b, v7.4b[3]
+            ldp     q4, q5, [x8, #-32]
+            ldp     q6, q7, [x9, #-32]
+            sdot    v24.4s, v13.16b, v4.4b[0]
+            sdot    v25.4s, v13.16b, v4.4b[2]
+            sdot    v26.4s, v13.16b, v5.4b[0]
+            sdot    v27.4s, v13.16b, v5.4b[2]
+            sdot    v28.4s, v13.16b, v6.4b[0]
+            sdot    v29.4s, v13.16b, v6.4b[2]
+            sdot    v30.4s, v13.16b, v7.4b[0]
+            sdot    v31.4s, v13.16b, v7.4b[2]
+            sdot    v24.4s, v14.16b, v4.4b[1]
+            sdot    v25.4s, v14.16b, v4.4b[3]
+            sdot    v26.4s, v14.16b, v5.4b[1]
+            sdot    v27.4s, v14.16b, v5.4b[3]
+            sdot    v28.4s, v14.16b, v6.4b[1]
+            sdot    v29.4s, v14.16b, v6.4b[3]
+            sdot    v30.4s, v14.16b, v7.4b[1]
+            sdot    v31.4s, v14.16b, v7.4b[3]
+            subs    x14, x14, #0x1
+            b.ne    .L1                                  // back to .L1
+        add     v16.4s, v16.4s, v24.4s
+        add     v17.4s, v17.4s, v25.4s
+        add     v18.4s, v18.4s, v26.4s
+        add     v19.4s, v19.4s, v27.4s
+        add     v20.4s, v20.4s, v28.4s
+        add     v21.4s, v21.4s, v29.4s
+        add     v22.4s, v22.4s, v30.4s
+        add     v23.4s, v23.4s, v31.4s
+        ldr     q0, [x12]
+        ldr     q1, [x12, x13]
+        add     x12, x12, x13
+        ldr     q2, [x12, x13]
+        dup     v12.4s, w17
+        dup     v13.4s, w18
+        ldp     q4, q5, [x8]
+        mla     v16.4s, v0.4s, v4.s[0]
+        scvtf   v16.4s, v16.4s
+        fmul    v14.4s, v1.4s, v5.s[0]
+        fmul    v16.4s, v16.4s, v14.4s
+        fadd    v16.4s, v16.4s, v2.4s
+        fmax    v16.4s, v16.4s, v12.4s
+        fmin    v16.4s, v16.4s, v13.4s
+        fcmeq   v15.4s, v16.4s, v16.4s
+        shl     v3.4s, v16.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v16.4s, v16.4s, v3.4s
+        rshrn   v16.4h, v16.4s, #16
+        st1     {v16.4h}, [x15], x16
+        mla     v17.4s, v0.4s, v4.s[1]
+        scvtf   v17.4s, v17.4s
+        fmul    v14.4s, v1.4s, v5.s[1]
+        fmul    v17.4s, v17.4s, v14.4s
+        fadd    v17.4s, v17.4s, v2.4s
+        fmax    v17.4s, v17.4s, v12.4s
+        fmin    v17.4s, v17.4s, v13.4s
+        fcmeq   v15.4s, v17.4s, v17.4s
+        shl     v3.4s, v17.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v17.4s, v17.4s, v3.4s
+        rshrn   v17.4h, v17.4s, #16
+        st1     {v17.4h}, [x15], x16
+        mla     v18.4s, v0.4s, v4.s[2]
+        scvtf   v18.4s, v18.4s
+        fmul    v14.4s, v1.4s, v5.s[2]
+        fmul    v18.4s, v18.4s, v14.4s
+        fadd    v18.4s, v18.4s, v2.4s
+        fmax    v18.4s, v18.4s, v12.4s
+        fmin    v18.4s, v18.4s, v13.4s
+        fcmeq   v15.4s, v18.4s, v18.4s
+        shl     v3.4s, v18.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v18.4s, v18.4s, v3.4s
+        rshrn   v18.4h, v18.4s, #16
+        st1     {v18.4h}, [x15], x16
+        mla     v19.4s, v0.4s, v4.s[3]
+        scvtf   v19.4s, v19.4s
+        fmul    v14.4s, v1.4s, v5.s[3]
+        fmul    v19.4s, v19.4s, v14.4s
+        fadd    v19.4s, v19.4s, v2.4s
+        fmax    v19.4s, v19.4s, v12.4s
+        fmin    v19.4s, v19.4s, v13.4s
+        fcmeq   v15.4s, v19.4s, v19.4s
+        shl     v3.4s, v19.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v19.4s, v19.4s, v3.4s
+        rshrn   v19.4h, v19.4s, #16
+        st1     {v19.4h}, [x15], x16
+        ldp     q6, q7, [x9]
+        mla     v20.4s, v0.4s, v6.s[0]
+        scvtf   v20.4s, v20.4s
+        fmul    v14.4s, v1.4s, v7.s[0]
+        fmul    v20.4s, v20.4s, v14.4s
+        fadd    v20.4s, v20.4s, v2.4s
+        fmax    v20.4s, v20.4s, v12.4s
+        fmin    v20.4s, v20.4s, v13.4s
+        fcmeq   v15.4s, v20.4s, v20.4s
+        shl     v3.4s, v20.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v20.4s, v20.4s, v3.4s
+        rshrn   v20.4h, v20.4s, #16
+        st1     {v20.4h}, [x15], x16
+        mla     v21.4s, v0.4s, v6.s[1]
+        scvtf   v21.4s, v21.4s
+        fmul    v14.4s, v1.4s, v7.s[1]
+        fmul    v21.4s, v21.4s, v14.4s
+        fadd    v21.4s, v21.4s, v2.4s
+        fmax    v21.4s, v21.4s, v12.4s
+        fmin    v21.4s, v21.4s, v13.4s
+        fcmeq   v15.4s, v21.4s, v21.4s
+        shl     v3.4s, v21.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v21.4s, v21.4s, v3.4s
+        rshrn   v21.4h, v21.4s, #16
+        st1     {v21.4h}, [x15], x16
+        mla     v22.4s, v0.4s, v6.s[2]
+        scvtf   v22.4s, v22.4s
+        fmul    v14.4s, v1.4s, v7.s[2]
+        fmul    v22.4s, v22.4s, v14.4s
+        fadd    v22.4s, v22.4s, v2.4s
+        fmax    v22.4s, v22.4s, v12.4s
+        fmin    v22.4s, v22.4s, v13.4s
+        fcmeq   v15.4s, v22.4s, v22.4s
+        shl     v3.4s, v22.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v22.4s, v22.4s, v3.4s
+        rshrn   v22.4h, v22.4s, #16
+        st1     {v22.4h}, [x15], x16
+        mla     v23.4s, v0.4s, v6.s[3]
+        scvtf   v23.4s, v23.4s
+        fmul    v14.4s, v1.4s, v7.s[3]
+        fmul    v23.4s, v23.4s, v14.4s
+        fadd    v23.4s, v23.4s, v2.4s
+        fmax    v23.4s, v23.4s, v12.4s
+        fmin    v23.4s, v23.4s, v13.4s
+        fcmeq   v15.4s, v23.4s, v23.4s
+        shl     v3.4s, v23.4s, #15
+        cmge    v3.4s, v3.4s, #0
+        and     v3.16b, v3.16b, v15.16b
+        mvn     v15.16b, v15.16b
+        shl     v15.4s, v15.4s, #15
+        orr     v3.16b, v3.16b, v15.16b
+        add     v23.4s, v23.4s, v3.4s
+        rshrn   v23.4h, v23.4s, #16
+        st1     {v23.4h}, [x15], x16
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::tiles::f16_out::tile8_12x4
+// 391 instructions; loop .L1: 122 instructions, 96 sdot
+f16_out::tile8_12x4:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        ldr     x10, [x0, #16]
+        ldr     x11, [x0, #64]
+        ldr     x15, [x0, #112]
+        ldr     x12, [x0, #80]
+        ldp     x13, x14, [x0, #96]
+        ldp     x16, x17, [x0, #152]
+        ldp     w18, w0, [x0, #168]
+        movi    v12.16b, #0xf0
+        movi    v16.16b, #0x0
+        movi    v17.16b, #0x0
+        movi    v18.16b, #0x0
+        movi    v19.16b, #0x0
+        movi    v20.16b, #0x0
+        movi    v21.16b, #0x0
+        movi    v22.16b, #0x0
+        movi    v23.16b, #0x0
+        movi    v24.16b, #0x0
+        movi    v25.16b, #0x0
+        movi    v26.16b, #0x0
+        movi    v27.16b, #0x0
+        ld1     {v0.16b}, [x11], x12
+        ld1     {v1.16b}, [x11], x12
+        ld1     {v13.16b}, [x11], x12
+        ld1     {v14.16b}, [x11], x12
+        subs    x15, x15, #0x1
+        b.eq    .L2
+.L1:    // loop: 122 instructions, 96 sdot
+            shl     v2.16b, v0.16b, #4
+            shl     v3.16b, v1.16b, #4
+            and     v0.16b, v0.16b, v12.16b
+            and     v1.16b, v1.16b, v12.16b
+            ldp     q4, q5, [x8], #128
+            ldp     q6, q7, [x9], #128
+            ldp     q8, q9, [x10], #128
+            sdot    v16.4s, v2.16b, v4.4b[0]
+            sdot    v17.4s, v2.16b, v4.4b[1]
+            sdot    v18.4s, v2.16b, v4.4b[2]
+            sdot    v19.4s, v2.16b, v4.4b[3]
+            sdot    v20.4s, v2.16b, v6.4b[0]
+            sdot    v21.4s, v2.16b, v6.4b[1]
+            sdot    v22.4s, v2.16b, v6.4b[2]
+            sdot    v23.4s, v2.16b, v6.4b[3]
+            sdot    v24.4s, v2.16b, v8.4b[0]
+            sdot    v25.4s, v2.16b, v8.4b[1]
+            sdot    v26.4s, v2.16b, v8.4b[2]
+            sdot    v27.4s, v2.16b, v8.4b[3]
+            sdot    v16.4s, v3.16b, v5.4b[0]
+            sdot    v17.4s, v3.16b, v5.4b[1]
+            sdot    v18.4s, v3.16b, v5.4b[2]
+            sdot    v19.4s, v3.16b, v5.4b[3]
+            sdot    v20.4s, v3.16b, v7.4b[0]
+            sdot    v21.4s, v3.16b, v7.4b[1]
+            sdot    v22.4s, v3.16b, v7.4b[2]
+            sdot    v23.4s, v3.16b, v7.4b[3]
+            sdot    v24.4s, v3.16b, v9.4b[0]
+            sdot    v25.4s, v3.16b, v9.4b[1]
+            sdot    v26.4s, v3.16b, v9.4b[2]
+            sdot    v27.4s, v3.16b, v9.4b[3]
+            ldp     q4, q5, [x8, #-64]
+            ldp     q6, q7, [x9, #-64]
+            ldp     q8, q9, [x10, #-64]
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[1]
+            sdot    v18.4s, v0.16b, v4.4b[2]
+            sdot    v19.4s, v0.16b, v4.4b[3]
+            sdot    v20.4s, v0.16b, v6.4b[0]
+            sdot    v21.4s, v0.16b, v6.4b[1]
+            sdot    v22.4s, v0.16b, v6.4b[2]
+            sdot    v23.4s, v0.16b, v6.4b[3]
+            sdot    v24.4s, v0.16b, v8.4b[0]
+            sdot    v25.4s, v0.16b, v8.4b[1]
+            sdot    v26.4s, v0.16b, v8.4b[2]
+            sdot    v27.4s, v0.16b, v8.4b[3]
+            sdot    v16.4s, v1.16b, v5.4b[0]
+            sdot    v17.4s, v1.16b, v5.4b[1]
+            sdot    v18.4s, v1.16b, v5.4b[2]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            sdot    v20.4s, v1.16b, v7.4b[0]
+            sdot    v21.4s, v1.16b, v7.4b[1]
+            sdot    v22.4s, v1.16b, v7.4b[2]
+            sdot    v23.4s, v1.16b, v7.4b[3]
+            sdot    v24.4s, v1.16b, v9.4b[0]
+            sdot    v25.4s, v1.16b, v9.4b[1]
+            sdot    v26.4s, v1.16b, v9.4b[2]
+            sdot    v27.4s, v1.16b, v9.4b[3]
+            ld1     {v0.16b}, [x11], x12
+            ld1     {v1.16b}, [x11], x12
+            shl     v2.16b, v13.16b, #4
+            shl     v3.16b, v14.16b, #4
+            and     v13.16b, v13.16b, v12.16b
+            and     v14.16b, v14.16b, v12.16b
+            ldp     q4, q5, [x8, #-96]
+            ldp     q6, q7, [x9, #-96]
+            ldp     q8, q9, [x10, #-96]
+            sdot    v16.4s, v2.16b, v4.4b[0]
+            sdot    v17.4s, v2.16b, v4.4b[1]
+            sdot    v18.4s, v2.16b, v4.4b[2]
+            sdot    v19.4s, v2.16b, v4.4b[3]
+            sdot    v20.4s, v2.16b, v6.4b[0]
+            sdot    v21.4s, v2.16b, v6.4b[1]
+            sdot    v22.4s, v2.16b, v6.4b[2]
+            sdot    v23.4s, v2.16b, v6.4b[3]
+            sdot    v24.4s, v2.16b, v8.4b[0]
+            sdot    v25.4s, v2.16b, v8.4b[1]
+            sdot    v26.4s, v2.16b, v8.4b[2]
+            sdot    v27.4s, v2.16b, v8.4b[3]
+            sdot    v16.4s, v3.16b, v5.4b[0]
+            sdot    v17.4s, v3.16b, v5.4b[1]
+            sdot    v18.4s, v3.16b, v5.4b[2]
+            sdot    v19.4s, v3.16b, v5.4b[3]
+            sdot    v20.4s, v3.16b, v7.4b[0]
+            sdot    v21.4s, v3.16b, v7.4b[1]
+            sdot    v22.4s, v3.16b, v7.4b[2]
+            sdot    v23.4s, v3.16b, v7.4b[3]
+            sdot    v24.4s, v3.16b, v9.4b[0]
+            sdot    v25.4s, v3.16b, v9.4b[1]
+            sdot    v26.4s, v3.16b, v9.4b[2]
+            sdot    v27.4s, v3.16b, v9.4b[3]
+            ldp     q4, q5, [x8, #-32]
+            ldp     q6, q7, [x9, #-32]
+            ldp     q8, q9, [x10, #-32]
+            sdot    v16.4s, v13.16b, v4.4b[0]
+            sdot    v17.4s, v13.16b, v4.4b[1]
+            sdot    v18.4s, v13.16b, v4.4b[2]
+            sdot    v19.4s, v13.16b, v4.4b[3]
+            sdot    v20.4s, v13.16b, v6.4b[0]
+            sdot    v21.4s, v13.16b, v6.4b[1]
+            sdot    v22.4s, v13.16b, v6.4b[2]
+            sdot    v23.4s, v13.16b, v6.4b[3]
+            sdot    v24.4s, v13.16b, v8.4b[0]
+            sdot    v25.4s, v13.16b, v8.4b[1]
+            sdot    v26.4s, v13.16b, v8.4b[2]
+            sdot    v27.4s, v13.16b, v8.4b[3]
+            sdot    v16.4s, v14.16b, v5.4b[0]
+            sdot    v17.4s, v14.16b, v5.4b[1]
+            sdot    v18.4s, v14.16b, v5.4b[2]
+            sdot    v19.4s, v14.16b, v5.4b[3]
+            sdot    v20.4s, v14.16b, v7.4b[0]
+            sdot    v21.4s, v14.16b, v7.4b[1]
+            sdot    v22.4s, v14.16b, v7.4b[2]
+            sdot    v23.4s, v14.16b, v7.4b[3]
+            sdot    v24.4s, v14.16b, v9.4b[0]
+            sdot    v25.4s, v14.16b, v9.4b[1]
+            sdot    v26.4s, v14.16b, v9.4b[2]
+            sdot    v27.4s, v14.16b, v9.4b[3]
+            ld1     {v13.16b}, [x11], x12
+            ld1     {v14.16b}, [x11], x12
+            subs    x15, x15, #0x1
+            b.ne    .L1                                  // back to .L1
+.L2:
+        shl     v2.16b, v0.16b, #4
+        shl     v3.16b, v1.16b, #4
+        and     v0.16b, v0.16b, v12.16b
+        and     v1.16b, v1.16b, v12.16b
+        ldp     q4, q5, [x8], #128
+        ldp     q6, q7, [x9], #128
+        ldp     q8, q9, [x10], #128
+        sdot    v16.4s, v2.16b, v4.4b[0]
+        sdot    v17.4s, v2.16b, v4.4b[1]
+        sdot    v18.4s, v2.16b, v4.4b[2]
+        sdot    v19.4s, v2.16b, v4.4b[3]
+        sdot    v20.4s, v2.16b, v6.4b[0]
+        sdot    v21.4s, v2.16b, v6.4b[1]
+        sdot    v22.4s, v2.16b, v6.4b[2]
+        sdot    v23.4s, v2.16b, v6.4b[3]
+        sdot    v24.4s, v2.16b, v8.4b[0]
+        sdot    v25.4s, v2.16b, v8.4b[1]
+        sdot    v26.4s, v2.16b, v8.4b[2]
+        sdot    v27.4s, v2.16b, v8.4b[3]
+        sdot    v16.4s, v3.16b, v5.4b[0]
+        sdot    v17.4s, v3.16b, v5.4b[1]
+        sdot    v18.4s, v3.16b, v5.4b[2]
+        sdot    v19.4s, v3.16b, v5.4b[3]
+        sdot    v20.4s, v3.16b, v7.4b[0]
+        sdot    v21.4s, v3.16b, v7.4b[1]
+        sdot    v22.4s, v3.16b, v7.4b[2]
+        sdot    v23.4s, v3.16b, v7.4b[3]
+        sdot    v24.4s, v3.16b, v9.4b[0]
+        sdot    v25.4s, v3.16b, v9.4b[1]
+        sdot    v26.4s, v3.16b, v9.4b[2]
+        sdot    v27.4s, v3.16b, v9.4b[3]
+        ldp     q4, q5, [x8, #-64]
+        ldp     q6, q7, [x9, #-64]
+        ldp     q8, q9, [x10, #-64]
+        sdot    v16.4s, v0.16b, v4.4b[0]
+        sdot    v17.4s, v0.16b, v4.4b[1]
+        sdot    v18.4s, v0.16b, v4.4b[2]
+        sdot    v19.4s, v0.16b, v4.4b[3]
+        sdot    v20.4s, v0.16b, v6.4b[0]
+        sdot    v21.4s, v0.16b, v6.4b[1]
+        sdot    v22.4s, v0.16b, v6.4b[2]
+        sdot    v23.4s, v0.16b, v6.4b[3]
+        sdot    v24.4s, v0.16b, v8.4b[0]
+        sdot    v25.4s, v0.16b, v8.4b[1]
+        sdot    v26.4s, v0.16b, v8.4b[2]
+        sdot    v27.4s, v0.16b, v8.4b[3]
+        sdot    v16.4s, v1.16b, v5.4b[0]
+        sdot    v17.4s, v1.16b, v5.4b[1]
+        sdot    v18.4s, v1.16b, v5.4b[2]
+        sdot    v19.4s, v1.16b, v5.4b[3]
+        sdot    v20.4s, v1.16b, v7.4b[0]
+        sdot    v21.4s, v1.16b, v7.4b[1]
+        sdot    v22.4s, v1.16b, v7.4b[2]
+        sdot    v23.4s, v1.16b, v7.4b[3]
+        sdot    v24.4s, v1.16b, v9.4b[0]
+        sdot    v25.4s, v1.16b, v9.4b[1]
+        sdot    v26.4s, v1.16b, v9.4b[2]
+        sdot    v27.4s, v1.16b, v9.4b[3]
+        shl     v2.16b, v13.16b, #4
+        shl     v3.16b, v14.16b, #4
+        and     v13.16b, v13.16b, v12.16b
+        and     v14.16b, v14.16b, v12.16b
+        ldp     q4, q5, [x8, #-96]
+        ldp     q6, q7, [x9, #-96]
+        ldp     q8, q9, [x10, #-96]
+        sdot    v16.4s, v2.16b, v4.4b[0]
+        sdot    v17.4s, v2.16b, v4.4b[1]
+        sdot    v18.4s, v2.16b, v4.4b[2]
+        sdot    v19.4s, v2.16b, v4.4b[3]
+        sdot    v20.4s, v2.16b, v6.4b[0]
+        sdot    v21.4s, v2.16b, v6.4b[1]
+        sdot    v22.4s, v2.16b, v6.4b[2]
+        sdot    v23.4s, v2.16b, v6.4b[3]
+        sdot    v24.4s, v2.16b, v8.4b[0]
+        sdot    v25.4s, v2.16b, v8.4b[1]
+        sdot    v26.4s, v2.16b, v8.4b[2]
+        sdot    v27.4s, v2.16b, v8.4b[3]
+        sdot    v16.4s, v3.16b, v5.4b[0]
+        sdot    v17.4s, v3.16b, v5.4b[1]
+        sdot    v18.4s, v3.16b, v5.4b[2]
+        sdot    v19.4s, v3.16b, v5.4b[3]
+        sdot    v20.4s, v3.16b, v7.4b[0]
+        sdot    v21.4s, v3.16b, v7.4b[1]
+        sdot    v22.4s, v3.16b, v7.4b[2]
+        sdot    v23.4s, v3.16b, v7.4b[3]
+        sdot    v24.4s, v3.16b, v9.4b[0]
+        sdot    v25.4s, v3.16b, v9.4b[1]
+        sdot    v26.4s, v3.16b, v9.4b[2]
+        sdot    v27.4s, v3.16b, v9.4b[3]
+        ldp     q4, q5, [x8, #-32]
+        ldp     q6, q7, [x9, #-32]
+        ldp     q8, q9, [x10, #-32]
+        sdot    v16.4s, v13.16b, v4.4b[0]
+        sdot    v17.4s, v13.16b, v4.4b[1]
+        sdot    v18.4s, v13.16b, v4.4b[2]
+        sdot    v19.4s, v13.16b, v4.4b[3]
+        sdot    v20.4s, v13.16b, v6.4b[0]
+        sdot    v21.4s, v13.16b, v6.4b[1]
+        sdot    v22.4s, v13.16b, v6.4b[2]
+        sdot    v23.4s, v13.16b, v6.4b[3]
+        sdot    v24.4s, v13.16b, v8.4b[0]
+        sdot    v25.4s, v13.16b, v8.4b[1]
+        sdot    v26.4s, v13.16b, v8.4b[2]
+        sdot    v27.4s, v13.16b, v8.4b[3]
+        sdot    v16.4s, v14.16b, v5.4b[0]
+        sdot    v17.4s, v14.16b, v5.4b[1]
+        sdot    v18.4s, v14.16b, v5.4b[2]
+        sdot    v19.4s, v14.16b, v5.4b[3]
+        sdot    v20.4s, v14.16b, v7.4b[0]
+        sdot    v21.4s, v14.16b, v7.4b[1]
+        sdot    v22.4s, v14.16b, v7.4b[2]
+        sdot    v23.4s, v14.16b, v7.4b[3]
+        sdot    v24.4s, v14.16b, v9.4b[0]
+        sdot    v25.4s, v14.16b, v9.4b[1]
+        sdot    v26.4s, v14.16b, v9.4b[2]
+        sdot    v27.4s, v14.16b, v9.4b[3]
+        ldr     q0, [x13]
+        ldr     q1, [x13, x14]
+        add     x13, x13, x14
+        ldr     q2, [x13, x14]
+        dup     v12.4s, w18
+        dup     v13.4s, w0
+        ldp     q4, q5, [x8]
+        mla     v16.4s, v0.4s, v4.s[0]
+        scvtf   v16.4s, v16.4s
+        fmul    v14.4s, v1.4s, v5.s[0]
+        fmul    v16.4s, v16.4s, v14.4s
+        fadd    v16.4s, v16.4s, v2.4s
+        fmax    v16.4s, v16.4s, v12.4s
+        fmin    v16.4s, v16.4s, v13.4s
+        fcvtn   v16.4h, v16.4s
+        st1     {v16.4h}, [x16], x17
+        mla     v17.4s, v0.4s, v4.s[1]
+        scvtf   v17.4s, v17.4s
+        fmul    v14.4s, v1.4s, v5.s[1]
+        fmul    v17.4s, v17.4s, v14.4s
+        fadd    v17.4s, v17.4s, v2.4s
+        fmax    v17.4s, v17.4s, v12.4s
+        fmin    v17.4s, v17.4s, v13.4s
+        fcvtn   v17.4h, v17.4s
+        st1     {v17.4h}, [x16], x17
+        mla     v18.4s, v0.4s, v4.s[2]
+        scvtf   v18.4s, v18.4s
+        fmul    v14.4s, v1.4s, v5.s[2]
+        fmul    v18.4s, v18.4s, v14.4s
+        fadd    v18.4s, v18.4s, v2.4s
+        fmax    v18.4s, v18.4s, v12.4s
+        fmin    v18.4s, v18.4s, v13.4s
+        fcvtn   v18.4h, v18.4s
+        st1     {v18.4h}, [x16], x17
+        mla     v19.4s, v0.4s, v4.s[3]
+        scvtf   v19.4s, v19.4s
+        fmul    v14.4s, v1.4s, v5.s[3]
+        fmul    v19.4s, v19.4s, v14.4s
+        fadd    v19.4s, v19.4s, v2.4s
+        fmax    v19.4s, v19.4s, v12.4s
+        fmin    v19.4s, v19.4s, v13.4s
+        fcvtn   v19.4h, v19.4s
+        st1     {v19.4h}, [x16], x17
+        ldp     q6, q7, [x9]
+        mla     v20.4s, v0.4s, v6.s[0]
+        scvtf   v20.4s, v20.4s
+        fmul    v14.4s, v1.4s, v7.s[0]
+        fmul    v20.4s, v20.4s, v14.4s
+        fadd    v20.4s, v20.4s, v2.4s
+        fmax    v20.4s, v20.4s, v12.4s
+        fmin    v20.4s, v20.4s, v13.4s
+        fcvtn   v20.4h, v20.4s
+        st1     {v20.4h}, [x16], x17
+        mla     v21.4s, v0.4s, v6.s[1]
+        scvtf   v21.4s, v21.4s
+        fmul    v14.4s, v1.4s, v7.s[1]
+        fmul    v21.4s, v21.4s, v14.4s
+        fadd    v21.4s, v21.4s, v2.4s
+        fmax    v21.4s, v21.4s, v12.4s
+        fmin    v21.4s, v21.4s, v13.4s
+        fcvtn   v21.4h, v21.4s
+        st1     {v21.4h}, [x16], x17
+        mla     v22.4s, v0.4s, v6.s[2]
+        scvtf   v22.4s, v22.4s
+        fmul    v14.4s, v1.4s, v7.s[2]
+        fmul    v22.4s, v22.4s, v14.4s
+        fadd    v22.4s, v22.4s, v2.4s
+        fmax    v22.4s, v22.4s, v12.4s
+        fmin    v22.4s, v22.4s, v13.4s
+        fcvtn   v22.4h, v22.4s
+        st1     {v22.4h}, [x16], x17
+        mla     v23.4s, v0.4s, v6.s[3]
+        scvtf   v23.4s, v23.4s
+        fmul    v14.4s, v1.4s, v7.s[3]
+        fmul    v23.4s, v23.4s, v14.4s
+        fadd    v23.4s, v23.4s, v2.4s
+        fmax    v23.4s, v23.4s, v12.4s
+        fmin    v23.4s, v23.4s, v13.4s
+        fcvtn   v23.4h, v23.4s
+        st1     {v23.4h}, [x16], x17
+        ldp     q8, q9, [x10]
+        mla     v24.4s, v0.4s, v8.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v14.4s, v1.4s, v9.s[0]
+        fmul    v24.4s, v24.4s, v14.4s
+        fadd    v24.4s, v24.4s, v2.4s
+        fmax    v24.4s, v24.4s, v12.4s
+        fmin    v24.4s, v24.4s, v13.4s
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x16], x17
+        mla     v25.4s, v0.4s, v8.s[1]
+        scvtf   v25.4s, v25.4s
+        fmul    v14.4s, v1.4s, v9.s[1]
+        fmul    v25.4s, v25.4s, v14.4s
+        fadd    v25.4s, v25.4s, v2.4s
+        fmax    v25.4s, v25.4s, v12.4s
+        fmin    v25.4s, v25.4s, v13.4s
+        fcvtn   v25.4h, v25.4s
+        st1     {v25.4h}, [x16], x17
+        mla     v26.4s, v0.4s, v8.s[2]
+        scvtf   v26.4s, v26.4s
+        fmul    v14.4s, v1.4s, v9.s[2]
+        fmul    v26.4s, v26.4s, v14.4s
+        fadd    v26.4s, v26.4s, v2.4s
+        fmax    v26.4s, v26.4s, v12.4s
+        fmin    v26.4s, v26.4s, v13.4s
+        fcvtn   v26.4h, v26.4s
+        st1     {v26.4h}, [x16], x17
+        mla     v27.4s, v0.4s, v8.s[3]
+        scvtf   v27.4s, v27.4s
+        fmul    v14.4s, v1.4s, v9.s[3]
+        fmul    v27.4s, v27.4s, v14.4s
+        fadd    v27.4s, v27.4s, v2.4s
+        fmax    v27.4s, v27.4s, v12.4s
+        fmin    v27.4s, v27.4s, v13.4s
+        fcvtn   v27.4h, v27.4s
+        st1     {v27.4h}, [x16], x17
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::tiles::f16_out::tile8_16x4
+// 504 instructions; loop .L1: 158 instructions, 128 sdot
+f16_out::tile8_16x4:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        ldr     x12, [x0, #64]
+        ldp     x10, x11, [x0, #16]
+        ldr     x16, [x0, #112]
+        ldr     x13, [x0, #80]
+        ldp     x14, x15, [x0, #96]
+        ldp     x17, x18, [x0, #152]
+        ldp     w1, w0, [x0, #168]
+        movi    v12.16b, #0xf0
+        movi    v16.16b, #0x0
+        movi    v17.16b, #0x0
+        movi    v18.16b, #0x0
+        movi    v19.16b, #0x0
+        movi    v20.16b, #0x0
+        movi    v21.16b, #0x0
+        movi    v22.16b, #0x0
+        movi    v23.16b, #0x0
+        movi    v24.16b, #0x0
+        movi    v25.16b, #0x0
+        movi    v26.16b, #0x0
+        movi    v27.16b, #0x0
+        movi    v28.16b, #0x0
+        movi    v29.16b, #0x0
+        movi    v30.16b, #0x0
+        movi    v31.16b, #0x0
+        ld1     {v0.16b}, [x12], x13
+        ld1     {v1.16b}, [x12], x13
+        ld1     {v13.16b}, [x12], x13
+        ld1     {v14.16b}, [x12], x13
+        subs    x16, x16, #0x1
+        b.eq    .L2
+.L1:    // loop: 158 instructions, 128 sdot
+            shl     v2.16b, v0.16b, #4
+            shl     v3.16b, v1.16b, #4
+            and     v0.16b, v0.16b, v12.16b
+            and     v1.16b, v1.16b, v12.16b
+            ldp     q4, q5, [x8], #128
+            ldp     q6, q7, [x9], #128
+            ldp     q8, q9, [x10], #128
+            ldp     q10, q11, [x11], #128
+            sdot    v16.4s, v2.16b, v4.4b[0]
+            sdot    v17.4s, v2.16b, v4.4b[1]
+            sdot    v18.4s, v2.16b, v4.4b[2]
+            sdot    v19.4s, v2.16b, v4.4b[3]
+            sdot    v20.4s, v2.16b, v6.4b[0]
+            sdot    v21.4s, v2.16b, v6.4b[1]
+            sdot    v22.4s, v2.16b, v6.4b[2]
+            sdot    v23.4s, v2.16b, v6.4b[3]
+            sdot    v24.4s, v2.16b, v8.4b[0]
+            sdot    v25.4s, v2.16b, v8.4b[1]
+            sdot    v26.4s, v2.16b, v8.4b[2]
+            sdot    v27.4s, v2.16b, v8.4b[3]
+            sdot    v28.4s, v2.16b, v10.4b[0]
+            sdot    v29.4s, v2.16b, v10.4b[1]
+            sdot    v30.4s, v2.16b, v10.4b[2]
+            sdot    v31.4s, v2.16b, v10.4b[3]
+            sdot    v16.4s, v3.16b, v5.4b[0]
+            sdot    v17.4s, v3.16b, v5.4b[1]
+            sdot    v18.4s, v3.16b, v5.4b[2]
+            sdot    v19.4s, v3.16b, v5.4b[3]
+            sdot    v20.4s, v3.16b, v7.4b[0]
+            sdot    v21.4s, v3.16b, v7.4b[1]
+            sdot    v22.4s, v3.16b, v7.4b[2]
+            sdot    v23.4s, v3.16b, v7.4b[3]
+            sdot    v24.4s, v3.16b, v9.4b[0]
+            sdot    v25.4s, v3.16b, v9.4b[1]
+            sdot    v26.4s, v3.16b, v9.4b[2]
+            sdot    v27.4s, v3.16b, v9.4b[3]
+            sdot    v28.4s, v3.16b, v11.4b[0]
+            sdot    v29.4s, v3.16b, v11.4b[1]
+            sdot    v30.4s, v3.16b, v11.4b[2]
+            sdot    v31.4s, v3.16b, v11.4b[3]
+            ldp     q4, q5, [x8, #-64]
+            ldp     q6, q7, [x9, #-64]
+            ldp     q8, q9, [x10, #-64]
+            ldp     q10, q11, [x11, #-64]
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[1]
+            sdot    v18.4s, v0.16b, v4.4b[2]
+            sdot    v19.4s, v0.16b, v4.4b[3]
+            sdot    v20.4s, v0.16b, v6.4b[0]
+            sdot    v21.4s, v0.16b, v6.4b[1]
+            sdot    v22.4s, v0.16b, v6.4b[2]
+            sdot    v23.4s, v0.16b, v6.4b[3]
+            sdot    v24.4s, v0.16b, v8.4b[0]
+            sdot    v25.4s, v0.16b, v8.4b[1]
+            sdot    v26.4s, v0.16b, v8.4b[2]
+            sdot    v27.4s, v0.16b, v8.4b[3]
+            sdot    v28.4s, v0.16b, v10.4b[0]
+            sdot    v29.4s, v0.16b, v10.4b[1]
+            sdot    v30.4s, v0.16b, v10.4b[2]
+            sdot    v31.4s, v0.16b, v10.4b[3]
+            sdot    v16.4s, v1.16b, v5.4b[0]
+            sdot    v17.4s, v1.16b, v5.4b[1]
+            sdot    v18.4s, v1.16b, v5.4b[2]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            sdot    v20.4s, v1.16b, v7.4b[0]
+            sdot    v21.4s, v1.16b, v7.4b[1]
+            sdot    v22.4s, v1.16b, v7.4b[2]
+            sdot    v23.4s, v1.16b, v7.4b[3]
+            sdot    v24.4s, v1.16b, v9.4b[0]
+            sdot    v25.4s, v1.16b, v9.4b[1]
+            sdot    v26.4s, v1.16b, v9.4b[2]
+            sdot    v27.4s, v1.16b, v9.4b[3]
+            sdot    v28.4s, v1.16b, v11.4b[0]
+            sdot    v29.4s, v1.16b, v11.4b[1]
+            sdot    v30.4s, v1.16b, v11.4b[2]
+            sdot    v31.4s, v1.16b, v11.4b[3]
+            ld1     {v0.16b}, [x12], x13
+            ld1     {v1.16b}, [x12], x13
+            shl     v2.16b, v13.16b, #4
+            shl     v3.16b, v14.16b, #4
+            and     v13.16b, v13.16b, v12.16b
+            and     v14.16b, v14.16b, v12.16b
+            ldp     q4, q5, [x8, #-96]
+            ldp     q6, q7, [x9, #-96]
+            ldp     q8, q9, [x10, #-96]
+            ldp     q10, q11, [x11, #-96]
+            sdot    v16.4s, v2.16b, v4.4b[0]
+            sdot    v17.4s, v2.16b, v4.4b[1]
+            sdot    v18.4s, v2.16b, v4.4b[2]
+            sdot    v19.4s, v2.16b, v4.4b[3]
+            sdot    v20.4s, v2.16b, v6.4b[0]
+            sdot    v21.4s, v2.16b, v6.4b[1]
+            sdot    v22.4s, v2.16b, v6.4b[2]
+            sdot    v23.4s, v2.16b, v6.4b[3]
+            sdot    v24.4s, v2.16b, v8.4b[0]
+            sdot    v25.4s, v2.16b, v8.4b[1]
+            sdot    v26.4s, v2.16b, v8.4b[2]
+            sdot    v27.4s, v2.16b, v8.4b[3]
+            sdot    v28.4s, v2.16b, v10.4b[0]
+            sdot    v29.4s, v2.16b, v10.4b[1]
+            sdot    v30.4s, v2.16b, v10.4b[2]
+            sdot    v31.4s, v2.16b, v10.4b[3]
+            sdot    v16.4s, v3.16b, v5.4b[0]
+            sdot    v17.4s, v3.16b, v5.4b[1]
+            sdot    v18.4s, v3.16b, v5.4b[2]
+            sdot    v19.4s, v3.16b, v5.4b[3]
+            sdot    v20.4s, v3.16b, v7.4b[0]
+            sdot    v21.4s, v3.16b, v7.4b[1]
+            sdot    v22.4s, v3.16b, v7.4b[2]
+            sdot    v23.4s, v3.16b, v7.4b[3]
+            sdot    v24.4s, v3.16b, v9.4b[0]
+            sdot    v25.4s, v3.16b, v9.4b[1]
+            sdot    v26.4s, v3.16b, v9.4b[2]
+            sdot    v27.4s, v3.16b, v9.4b[3]
+            sdot    v28.4s, v3.16b, v11.4b[0]
+            sdot    v29.4s, v3.16b, v11.4b[1]
+            sdot    v30.4s, v3.16b, v11.4b[2]
+            sdot    v31.4s, v3.16b, v11.4b[3]
+            ldp     q4, q5, [x8, #-32]
+            ldp     q6, q7, [x9, #-32]
+            ldp     q8, q9, [x10, #-32]
+            ldp     q10, q11, [x11, #-32]
+            sdot    v16.4s, v13.16b, v4.4b[0]
+            sdot    v17.4s, v13.16b, v4.4b[1]
+            sdot    v18.4s, v13.16b, v4.4b[2]
+            sdot    v19.4s, v13.16b, v4.4b[3]
+            sdot    v20.4s, v13.16b, v6.4b[0]
+            sdot    v21.4s, v13.16b, v6.4b[1]
+            sdot    v22.4s, v13.16b, v6.4b[2]
+            sdot    v23.4s, v13.16b, v6.4b[3]
+            sdot    v24.4s, v13.16b, v8.4b[0]
+            sdot    v25.4s, v13.16b, v8.4b[1]
+            sdot    v26.4s, v13.16b, v8.4b[2]
+            sdot    v27.4s, v13.16b, v8.4b[3]
+            sdot    v28.4s, v13.16b, v10.4b[0]
+            sdot    v29.4s, v13.16b, v10.4b[1]
+            sdot    v30.4s, v13.16b, v10.4b[2]
+            sdot    v31.4s, v13.16b, v10.4b[3]
+            sdot    v16.4s, v14.16b, v5.4b[0]
+            sdot    v17.4s, v14.16b, v5.4b[1]
+            sdot    v18.4s, v14.16b, v5.4b[2]
+            sdot    v19.4s, v14.16b, v5.4b[3]
+            sdot    v20.4s, v14.16b, v7.4b[0]
+            sdot    v21.4s, v14.16b, v7.4b[1]
+            sdot    v22.4s, v14.16b, v7.4b[2]
+            sdot    v23.4s, v14.16b, v7.4b[3]
+            sdot    v24.4s, v14.16b, v9.4b[0]
+            sdot    v25.4s, v14.16b, v9.4b[1]
+            sdot    v26.4s, v14.16b, v9.4b[2]
+            sdot    v27.4s, v14.16b, v9.4b[3]
+            sdot    v28.4s, v14.16b, v11.4b[0]
+            sdot    v29.4s, v14.16b, v11.4b[1]
+            sdot    v30.4s, v14.16b, v11.4b[2]
+            sdot    v31.4s, v14.16b, v11.4b[3]
+            ld1     {v13.16b}, [x12], x13
+            ld1     {v14.16b}, [x12], x13
+            subs    x16, x16, #0x1
+            b.ne    .L1                                  // back to .L1
+.L2:
+        shl     v2.16b, v0.16b, #4
+        shl     v3.16b, v1.16b, #4
+        and     v0.16b, v0.16b, v12.16b
+        and     v1.16b, v1.16b, v12.16b
+        ldp     q4, q5, [x8], #128
+        ldp     q6, q7, [x9], #128
+        ldp     q8, q9, [x10], #128
+        ldp     q10, q11, [x11], #128
+        sdot    v16.4s, v2.16b, v4.4b[0]
+        sdot    v17.4s, v2.16b, v4.4b[1]
+        sdot    v18.4s, v2.16b, v4.4b[2]
+        sdot    v19.4s, v2.16b, v4.4b[3]
+        sdot    v20.4s, v2.16b, v6.4b[0]
+        sdot    v21.4s, v2.16b, v6.4b[1]
+        sdot    v22.4s, v2.16b, v6.4b[2]
+        sdot    v23.4s, v2.16b, v6.4b[3]
+        sdot    v24.4s, v2.16b, v8.4b[0]
+        sdot    v25.4s, v2.16b, v8.4b[1]
+        sdot    v26.4s, v2.16b, v8.4b[2]
+        sdot    v27.4s, v2.16b, v8.4b[3]
+        sdot    v28.4s, v2.16b, v10.4b[0]
+        sdot    v29.4s, v2.16b, v10.4b[1]
+        sdot    v30.4s, v2.16b, v10.4b[2]
+        sdot    v31.4s, v2.16b, v10.4b[3]
+        sdot    v16.4s, v3.16b, v5.4b[0]
+        sdot    v17.4s, v3.16b, v5.4b[1]
+        sdot    v18.4s, v3.16b, v5.4b[2]
+        sdot    v19.4s, v3.16b, v5.4b[3]
+        sdot    v20.4s, v3.16b, v7.4b[0]
+        sdot    v21.4s, v3.16b, v7.4b[1]
+        sdot    v22.4s, v3.16b, v7.4b[2]
+        sdot    v23.4s, v3.16b, v7.4b[3]
+        sdot    v24.4s, v3.16b, v9.4b[0]
+        sdot    v25.4s, v3.16b, v9.4b[1]
+        sdot    v26.4s, v3.16b, v9.4b[2]
+        sdot    v27.4s, v3.16b, v9.4b[3]
+        sdot    v28.4s, v3.16b, v11.4b[0]
+        sdot    v29.4s, v3.16b, v11.4b[1]
+        sdot    v30.4s, v3.16b, v11.4b[2]
+        sdot    v31.4s, v3.16b, v11.4b[3]
+        ldp     q4, q5, [x8, #-64]
+        ldp     q6, q7, [x9, #-64]
+        ldp     q8, q9, [x10, #-64]
+        ldp     q10, q11, [x11, #-64]
+        sdot    v16.4s, v0.16b, v4.4b[0]
+        sdot    v17.4s, v0.16b, v4.4b[1]
+        sdot    v18.4s, v0.16b, v4.4b[2]
+        sdot    v19.4s, v0.16b, v4.4b[3]
+        sdot    v20.4s, v0.16b, v6.4b[0]
+        sdot    v21.4s, v0.16b, v6.4b[1]
+        sdot    v22.4s, v0.16b, v6.4b[2]
+        sdot    v23.4s, v0.16b, v6.4b[3]
+        sdot    v24.4s, v0.16b, v8.4b[0]
+        sdot    v25.4s, v0.16b, v8.4b[1]
+        sdot    v26.4s, v0.16b, v8.4b[2]
+        sdot    v27.4s, v0.16b, v8.4b[3]
+        sdot    v28.4s, v0.16b, v10.4b[0]
+        sdot    v29.4s, v0.16b, v10.4b[1]
+        sdot    v30.4s, v0.16b, v10.4b[2]
+        sdot    v31.4s, v0.16b, v10.4b[3]
+        sdot    v16.4s, v1.16b, v5.4b[0]
+        sdot    v17.4s, v1.16b, v5.4b[1]
+        sdot    v18.4s, v1.16b, v5.4b[2]
+        sdot    v19.4s, v1.16b, v5.4b[3]
+        sdot    v20.4s, v1.16b, v7.4b[0]
+        sdot    v21.4s, v1.16b, v7.4b[1]
+        sdot    v22.4s, v1.16b, v7.4b[2]
+        sdot    v23.4s, v1.16b, v7.4b[3]
+        sdot    v24.4s, v1.16b, v9.4b[0]
+        sdot    v25.4s, v1.16b, v9.4b[1]
+        sdot    v26.4s, v1.16b, v9.4b[2]
+        sdot    v27.4s, v1.16b, v9.4b[3]
+        sdot    v28.4s, v1.16b, v11.4b[0]
+        sdot    v29.4s, v1.16b, v11.4b[1]
+        sdot    v30.4s, v1.16b, v11.4b[2]
+        sdot    v31.4s, v1.16b, v11.4b[3]
+        shl     v2.16b, v13.16b, #4
+        shl     v3.16b, v14.16b, #4
+        and     v13.16b, v13.16b, v12.16b
+        and     v14.16b, v14.16b, v12.16b
+        ldp     q4, q5, [x8, #-96]
+        ldp     q6, q7, [x9, #-96]
+        ldp     q8, q9, [x10, #-96]
+        ldp     q10, q11, [x11, #-96]
+        sdot    v16.4s, v2.16b, v4.4b[0]
+        sdot    v17.4s, v2.16b, v4.4b[1]
+        sdot    v18.4s, v2.16b, v4.4b[2]
+        sdot    v19.4s, v2.16b, v4.4b[3]
+        sdot    v20.4s, v2.16b, v6.4b[0]
+        sdot    v21.4s, v2.16b, v6.4b[1]
+        sdot    v22.4s, v2.16b, v6.4b[2]
+        sdot    v23.4s, v2.16b, v6.4b[3]
+        sdot    v24.4s, v2.16b, v8.4b[0]
+        sdot    v25.4s, v2.16b, v8.4b[1]
+        sdot    v26.4s, v2.16b, v8.4b[2]
+        sdot    v27.4s, v2.16b, v8.4b[3]
+        sdot    v28.4s, v2.16b, v10.4b[0]
+        sdot    v29.4s, v2.16b, v10.4b[1]
+        sdot    v30.4s, v2.16b, v10.4b[2]
+        sdot    v31.4s, v2.16b, v10.4b[3]
+        sdot    v16.4s, v3.16b, v5.4b[0]
+        sdot    v17.4s, v3.16b, v5.4b[1]
+        sdot    v18.4s, v3.16b, v5.4b[2]
+        sdot    v19.4s, v3.16b, v5.4b[3]
+        sdot    v20.4s, v3.16b, v7.4b[0]
+        sdot    v21.4s, v3.16b, v7.4b[1]
+        sdot    v22.4s, v3.16b, v7.4b[2]
+        sdot    v23.4s, v3.16b, v7.4b[3]
+        sdot    v24.4s, v3.16b, v9.4b[0]
+        sdot    v25.4s, v3.16b, v9.4b[1]
+        sdot    v26.4s, v3.16b, v9.4b[2]
+        sdot    v27.4s, v3.16b, v9.4b[3]
+        sdot    v28.4s, v3.16b, v11.4b[0]
+        sdot    v29.4s, v3.16b, v11.4b[1]
+        sdot    v30.4s, v3.16b, v11.4b[2]
+        sdot    v31.4s, v3.16b, v11.4b[3]
+        ldp     q4, q5, [x8, #-32]
+        ldp     q6, q7, [x9, #-32]
+        ldp     q8, q9, [x10, #-32]
+        ldp     q10, q11, [x11, #-32]
+        sdot    v16.4s, v13.16b, v4.4b[0]
+        sdot    v17.4s, v13.16b, v4.4b[1]
+        sdot    v18.4s, v13.16b, v4.4b[2]
+        sdot    v19.4s, v13.16b, v4.4b[3]
+        sdot    v20.4s, v13.16b, v6.4b[0]
+        sdot    v21.4s, v13.16b, v6.4b[1]
+        sdot    v22.4s, v13.16b, v6.4b[2]
+        sdot    v23.4s, v13.16b, v6.4b[3]
+        sdot    v24.4s, v13.16b, v8.4b[0]
+        sdot    v25.4s, v13.16b, v8.4b[1]
+        sdot    v26.4s, v13.16b, v8.4b[2]
+        sdot    v27.4s, v13.16b, v8.4b[3]
+        sdot    v28.4s, v13.16b, v10.4b[0]
+        sdot    v29.4s, v13.16b, v10.4b[1]
+        sdot    v30.4s, v13.16b, v10.4b[2]
+        sdot    v31.4s, v13.16b, v10.4b[3]
+        sdot    v16.4s, v14.16b, v5.4b[0]
+        sdot    v17.4s, v14.16b, v5.4b[1]
+        sdot    v18.4s, v14.16b, v5.4b[2]
+        sdot    v19.4s, v14.16b, v5.4b[3]
+        sdot    v20.4s, v14.16b, v7.4b[0]
+        sdot    v21.4s, v14.16b, v7.4b[1]
+        sdot    v22.4s, v14.16b, v7.4b[2]
+        sdot    v23.4s, v14.16b, v7.4b[3]
+        sdot    v24.4s, v14.16b, v9.4b[0]
+        sdot    v25.4s, v14.16b, v9.4b[1]
+        sdot    v26.4s, v14.16b, v9.4b[2]
+        sdot    v27.4s, v14.16b, v9.4b[3]
+        sdot    v28.4s, v14.16b, v11.4b[0]
+        sdot    v29.4s, v14.16b, v11.4b[1]
+        sdot    v30.4s, v14.16b, v11.4b[2]
+        sdot    v31.4s, v14.16b, v11.4b[3]
+        ldr     q0, [x14]
+        ldr     q1, [x14, x15]
+        add     x14, x14, x15
+        ldr     q2, [x14, x15]
+        dup     v12.4s, w1
+        dup     v13.4s, w0
+        ldp     q4, q5, [x8]
+        mla     v16.4s, v0.4s, v4.s[0]
+        scvtf   v16.4s, v16.4s
+        fmul    v14.4s, v1.4s, v5.s[0]
+        fmul    v16.4s, v16.4s, v14.4s
+        fadd    v16.4s, v16.4s, v2.4s
+        fmax    v16.4s, v16.4s, v12.4s
+        fmin    v16.4s, v16.4s, v13.4s
+        fcvtn   v16.4h, v16.4s
+        st1     {v16.4h}, [x17], x18
+        mla     v17.4s, v0.4s, v4.s[1]
+        scvtf   v17.4s, v17.4s
+        fmul    v14.4s, v1.4s, v5.s[1]
+        fmul    v17.4s, v17.4s, v14.4s
+        fadd    v17.4s, v17.4s, v2.4s
+        fmax    v17.4s, v17.4s, v12.4s
+        fmin    v17.4s, v17.4s, v13.4s
+        fcvtn   v17.4h, v17.4s
+        st1     {v17.4h}, [x17], x18
+        mla     v18.4s, v0.4s, v4.s[2]
+        scvtf   v18.4s, v18.4s
+        fmul    v14.4s, v1.4s, v5.s[2]
+        fmul    v18.4s, v18.4s, v14.4s
+        fadd    v18.4s, v18.4s, v2.4s
+        fmax    v18.4s, v18.4s, v12.4s
+        fmin    v18.4s, v18.4s, v13.4s
+        fcvtn   v18.4h, v18.4s
+        st1     {v18.4h}, [x17], x18
+        mla     v19.4s, v0.4s, v4.s[3]
+        scvtf   v19.4s, v19.4s
+        fmul    v14.4s, v1.4s, v5.s[3]
+        fmul    v19.4s, v19.4s, v14.4s
+        fadd    v19.4s, v19.4s, v2.4s
+        fmax    v19.4s, v19.4s, v12.4s
+        fmin    v19.4s, v19.4s, v13.4s
+        fcvtn   v19.4h, v19.4s
+        st1     {v19.4h}, [x17], x18
+        ldp     q6, q7, [x9]
+        mla     v20.4s, v0.4s, v6.s[0]
+        scvtf   v20.4s, v20.4s
+        fmul    v14.4s, v1.4s, v7.s[0]
+        fmul    v20.4s, v20.4s, v14.4s
+        fadd    v20.4s, v20.4s, v2.4s
+        fmax    v20.4s, v20.4s, v12.4s
+        fmin    v20.4s, v20.4s, v13.4s
+        fcvtn   v20.4h, v20.4s
+        st1     {v20.4h}, [x17], x18
+        mla     v21.4s, v0.4s, v6.s[1]
+        scvtf   v21.4s, v21.4s
+        fmul    v14.4s, v1.4s, v7.s[1]
+        fmul    v21.4s, v21.4s, v14.4s
+        fadd    v21.4s, v21.4s, v2.4s
+        fmax    v21.4s, v21.4s, v12.4s
+        fmin    v21.4s, v21.4s, v13.4s
+        fcvtn   v21.4h, v21.4s
+        st1     {v21.4h}, [x17], x18
+        mla     v22.4s, v0.4s, v6.s[2]
+        scvtf   v22.4s, v22.4s
+        fmul    v14.4s, v1.4s, v7.s[2]
+        fmul    v22.4s, v22.4s, v14.4s
+        fadd    v22.4s, v22.4s, v2.4s
+        fmax    v22.4s, v22.4s, v12.4s
+        fmin    v22.4s, v22.4s, v13.4s
+        fcvtn   v22.4h, v22.4s
+        st1     {v22.4h}, [x17], x18
+        mla     v23.4s, v0.4s, v6.s[3]
+        scvtf   v23.4s, v23.4s
+        fmul    v14.4s, v1.4s, v7.s[3]
+        fmul    v23.4s, v23.4s, v14.4s
+        fadd    v23.4s, v23.4s, v2.4s
+        fmax    v23.4s, v23.4s, v12.4s
+        fmin    v23.4s, v23.4s, v13.4s
+        fcvtn   v23.4h, v23.4s
+        st1     {v23.4h}, [x17], x18
+        ldp     q8, q9, [x10]
+        mla     v24.4s, v0.4s, v8.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v14.4s, v1.4s, v9.s[0]
+        fmul    v24.4s, v24.4s, v14.4s
+        fadd    v24.4s, v24.4s, v2.4s
+        fmax    v24.4s, v24.4s, v12.4s
+        fmin    v24.4s, v24.4s, v13.4s
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x17], x18
+        mla     v25.4s, v0.4s, v8.s[1]
+        scvtf   v25.4s, v25.4s
+        fmul    v14.4s, v1.4s, v9.s[1]
+        fmul    v25.4s, v25.4s, v14.4s
+        fadd    v25.4s, v25.4s, v2.4s
+        fmax    v25.4s, v25.4s, v12.4s
+        fmin    v25.4s, v25.4s, v13.4s
+        fcvtn   v25.4h, v25.4s
+        st1     {v25.4h}, [x17], x18
+        mla     v26.4s, v0.4s, v8.s[2]
+        scvtf   v26.4s, v26.4s
+        fmul    v14.4s, v1.4s, v9.s[2]
+        fmul    v26.4s, v26.4s, v14.4s
+        fadd    v26.4s, v26.4s, v2.4s
+        fmax    v26.4s, v26.4s, v12.4s
+        fmin    v26.4s, v26.4s, v13.4s
+        fcvtn   v26.4h, v26.4s
+        st1     {v26.4h}, [x17], x18
+        mla     v27.4s, v0.4s, v8.s[3]
+        scvtf   v27.4s, v27.4s
+        fmul    v14.4s, v1.4s, v9.s[3]
+        fmul    v27.4s, v27.4s, v14.4s
+        fadd    v27.4s, v27.4s, v2.4s
+        fmax    v27.4s, v27.4s, v12.4s
+        fmin    v27.4s, v27.4s, v13.4s
+        fcvtn   v27.4h, v27.4s
+        st1     {v27.4h}, [x17], x18
+        ldp     q10, q11, [x11]
+        mla     v28.4s, v0.4s, v10.s[0]
+        scvtf   v28.4s, v28.4s
+        fmul    v14.4s, v1.4s, v11.s[0]
+        fmul    v28.4s, v28.4s, v14.4s
+        fadd    v28.4s, v28.4s, v2.4s
+        fmax    v28.4s, v28.4s, v12.4s
+        fmin    v28.4s, v28.4s, v13.4s
+        fcvtn   v28.4h, v28.4s
+        st1     {v28.4h}, [x17], x18
+        mla     v29.4s, v0.4s, v10.s[1]
+        scvtf   v29.4s, v29.4s
+        fmul    v14.4s, v1.4s, v11.s[1]
+        fmul    v29.4s, v29.4s, v14.4s
+        fadd    v29.4s, v29.4s, v2.4s
+        fmax    v29.4s, v29.4s, v12.4s
+        fmin    v29.4s, v29.4s, v13.4s
+        fcvtn   v29.4h, v29.4s
+        st1     {v29.4h}, [x17], x18
+        mla     v30.4s, v0.4s, v10.s[2]
+        scvtf   v30.4s, v30.4s
+        fmul    v14.4s, v1.4s, v11.s[2]
+        fmul    v30.4s, v30.4s, v14.4s
+        fadd    v30.4s, v30.4s, v2.4s
+        fmax    v30.4s, v30.4s, v12.4s
+        fmin    v30.4s, v30.4s, v13.4s
+        fcvtn   v30.4h, v30.4s
+        st1     {v30.4h}, [x17], x18
+        mla     v31.4s, v0.4s, v10.s[3]
+        scvtf   v31.4s, v31.4s
+        fmul    v14.4s, v1.4s, v11.s[3]
+        fmul    v31.4s, v31.4s, v14.4s
+        fadd    v31.4s, v31.4s, v2.4s
+        fmax    v31.4s, v31.4s, v12.4s
+        fmin    v31.4s, v31.4s, v13.4s
+        fcvtn   v31.4h, v31.4s
+        st1     {v31.4h}, [x17], x18
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::tiles::f16_out::tile8_4x4
+// 172 instructions; loop .L1: 50 instructions, 32 sdot
+f16_out::tile8_4x4:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldr     x8, [x0]
+        ldr     x9, [x0, #64]
+        ldr     x13, [x0, #112]
+        ldp     x11, x12, [x0, #96]
+        ldr     x10, [x0, #80]
+        ldp     x14, x15, [x0, #152]
+        ldp     w16, w17, [x0, #168]
+        movi    v12.16b, #0xf0
+        movi    v16.16b, #0x0
+        movi    v17.16b, #0x0
+        movi    v18.16b, #0x0
+        movi    v19.16b, #0x0
+        movi    v20.16b, #0x0
+        movi    v21.16b, #0x0
+        movi    v22.16b, #0x0
+        movi    v23.16b, #0x0
+        ld1     {v0.16b}, [x9], x10
+        ld1     {v1.16b}, [x9], x10
+        ld1     {v13.16b}, [x9], x10
+        ld1     {v14.16b}, [x9], x10
+        subs    x13, x13, #0x1
+        b.eq    .L2
+.L1:    // loop: 50 instructions, 32 sdot
+            shl     v2.16b, v0.16b, #4
+            shl     v3.16b, v1.16b, #4
+            and     v0.16b, v0.16b, v12.16b
+            and     v1.16b, v1.16b, v12.16b
+            ldp     q4, q5, [x8], #128
+            sdot    v16.4s, v2.16b, v4.4b[0]
+            sdot    v17.4s, v2.16b, v4.4b[1]
+            sdot    v18.4s, v2.16b, v4.4b[2]
+            sdot    v19.4s, v2.16b, v4.4b[3]
+            sdot    v16.4s, v3.16b, v5.4b[0]
+            sdot    v17.4s, v3.16b, v5.4b[1]
+            sdot    v18.4s, v3.16b, v5.4b[2]
+            sdot    v19.4s, v3.16b, v5.4b[3]
+            ldp     q4, q5, [x8, #-64]
+            sdot    v20.4s, v0.16b, v4.4b[0]
+            sdot    v21.4s, v0.16b, v4.4b[1]
+            sdot    v22.4s, v0.16b, v4.4b[2]
+            sdot    v23.4s, v0.16b, v4.4b[3]
+            sdot    v20.4s, v1.16b, v5.4b[0]
+            sdot    v21.4s, v1.16b, v5.4b[1]
+            sdot    v22.4s, v1.16b, v5.4b[2]
+            sdot    v23.4s, v1.16b, v5.4b[3]
+            ld1     {v0.16b}, [x9], x10
+            ld1     {v1.16b}, [x9], x10
+            shl     v2.16b, v13.16b, #4
+            shl     v3.16b, v14.16b, #4
+            and     v13.16b, v13.16b, v12.16b
+            and     v14.16b, v14.16b, v12.16b
+            ldp     q4, q5, [x8, #-96]
+            sdot    v16.4s, v2.16b, v4.4b[0]
+            sdot    v17.4s, v2.16b, v4.4b[1]
+            sdot    v18.4s, v2.16b, v4.4b[2]
+            sdot    v19.4s, v2.16b, v4.4b[3]
+            sdot    v16.4s, v3.16b, v5.4b[0]
+            sdot    v17.4s, v3.16b, v5.4b[1]
+            sdot    v18.4s, v3.16b, v5.4b[2]
+            sdot    v19.4s, v3.16b, v5.4b[3]
+            ldp     q4, q5, [x8, #-32]
+            sdot    v20.4s, v13.16b, v4.4b[0]
+            sdot    v21.4s, v13.16b, v4.4b[1]
+            sdot    v22.4s, v13.16b, v4.4b[2]
+            sdot    v23.4s, v13.16b, v4.4b[3]
+            sdot    v20.4s, v14.16b, v5.4b[0]
+            sdot    v21.4s, v14.16b, v5.4b[1]
+            sdot    v22.4s, v14.16b, v5.4b[2]
+            sdot    v23.4s, v14.16b, v5.4b[3]
+            ld1     {v13.16b}, [x9], x10
+            ld1     {v14.16b}, [x9], x10
+            subs    x13, x13, #0x1
+            b.ne    .L1                                  // back to .L1
+.L2:
+        shl     v2.16b, v0.16b, #4
+        shl     v3.16b, v1.16b, #4
+        and     v0.16b, v0.16b, v12.16b
+        and     v1.16b, v1.16b, v12.16b
+        ldp     q4, q5, [x8], #128
+        sdot    v16.4s, v2.16b, v4.4b[0]
+        sdot    v17.4s, v2.16b, v4.4b[1]
+        sdot    v18.4s, v2.16b, v4.4b[2]
+        sdot    v19.4s, v2.16b, v4.4b[3]
+        sdot    v16.4s, v3.16b, v5.4b[0]
+        sdot    v17.4s, v3.16b, v5.4b[1]
+        sdot    v18.4s, v3.16b, v5.4b[2]
+        sdot    v19.4s, v3.16b, v5.4b[3]
+        ldp     q4, q5, [x8, #-64]
+        sdot    v20.4s, v0.16b, v4.4b[0]
+        sdot    v21.4s, v0.16b, v4.4b[1]
+        sdot    v22.4s, v0.16b, v4.4b[2]
+        sdot    v23.4s, v0.16b, v4.4b[3]
+        sdot    v20.4s, v1.16b, v5.4b[0]
+        sdot    v21.4s, v1.16b, v5.4b[1]
+        sdot    v22.4s, v1.16b, v5.4b[2]
+        sdot    v23.4s, v1.16b, v5.4b[3]
+        shl     v2.16b, v13.16b, #4
+        shl     v3.16b, v14.16b, #4
+        and     v13.16b, v13.16b, v12.16b
+        and     v14.16b, v14.16b, v12.16b
+        ldp     q4, q5, [x8, #-96]
+        sdot    v16.4s, v2.16b, v4.4b[0]
+        sdot    v17.4s, v2.16b, v4.4b[1]
+        sdot    v18.4s, v2.16b, v4.4b[2]
+        sdot    v19.4s, v2.16b, v4.4b[3]
+        sdot    v16.4s, v3.16b, v5.4b[0]
+        sdot    v17.4s, v3.16b, v5.4b[1]
+        sdot    v18.4s, v3.16b, v5.4b[2]
+        sdot    v19.4s, v3.16b, v5.4b[3]
+        ldp     q4, q5, [x8, #-32]
+        sdot    v20.4s, v13.16b, v4.4b[0]
+        sdot    v21.4s, v13.16b, v4.4b[1]
+        sdot    v22.4s, v13.16b, v4.4b[2]
+        sdot    v23.4s, v13.16b, v4.4b[3]
+        sdot    v20.4s, v14.16b, v5.4b[0]
+        sdot    v21.4s, v14.16b, v5.4b[1]
+        sdot    v22.4s, v14.16b, v5.4b[2]
+        sdot    v23.4s, v14.16b, v5.4b[3]
+        add     v16.4s, v16.4s, v20.4s
+        add     v17.4s, v17.4s, v21.4s
+        add     v18.4s, v18.4s, v22.4s
+        add     v19.4s, v19.4s, v23.4s
+        ldr     q0, [x11]
+        ldr     q1, [x11, x12]
+        add     x11, x11, x12
+        ldr     q2, [x11, x12]
+        dup     v12.4s, w16
+        dup     v13.4s, w17
+        ldp     q4, q5, [x8]
+        mla     v16.4s, v0.4s, v4.s[0]
+        scvtf   v16.4s, v16.4s
+        fmul    v14.4s, v1.4s, v5.s[0]
+        fmul    v16.4s, v16.4s, v14.4s
+        fadd    v16.4s, v16.4s, v2.4s
+        fmax    v16.4s, v16.4s, v12.4s
+        fmin    v16.4s, v16.4s, v13.4s
+        fcvtn   v16.4h, v16.4s
+        st1     {v16.4h}, [x14], x15
+        mla     v17.4s, v0.4s, v4.s[1]
+        scvtf   v17.4s, v17.4s
+        fmul    v14.4s, v1.4s, v5.s[1]
+        fmul    v17.4s, v17.4s, v14.4s
+        fadd    v17.4s, v17.4s, v2.4s
+        fmax    v17.4s, v17.4s, v12.4s
+        fmin    v17.4s, v17.4s, v13.4s
+        fcvtn   v17.4h, v17.4s
+        st1     {v17.4h}, [x14], x15
+        mla     v18.4s, v0.4s, v4.s[2]
+        scvtf   v18.4s, v18.4s
+        fmul    v14.4s, v1.4s, v5.s[2]
+        fmul    v18.4s, v18.4s, v14.4s
+        fadd    v18.4s, v18.4s, v2.4s
+        fmax    v18.4s, v18.4s, v12.4s
+        fmin    v18.4s, v18.4s, v13.4s
+        fcvtn   v18.4h, v18.4s
+        st1     {v18.4h}, [x14], x15
+        mla     v19.4s, v0.4s, v4.s[3]
+        scvtf   v19.4s, v19.4s
+        fmul    v14.4s, v1.4s, v5.s[3]
+        fmul    v19.4s, v19.4s, v14.4s
+        fadd    v19.4s, v19.4s, v2.4s
+        fmax    v19.4s, v19.4s, v12.4s
+        fmin    v19.4s, v19.4s, v13.4s
+        fcvtn   v19.4h, v19.4s
+        st1     {v19.4h}, [x14], x15
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::tiles::f16_out::tile8_8x4
+// 293 instructions; loop .L1: 86 instructions, 64 sdot
+f16_out::tile8_8x4:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        ldr     x10, [x0, #64]
+        ldp     x12, x13, [x0, #96]
+        ldr     x14, [x0, #112]
+        ldr     x11, [x0, #80]
+        ldp     x15, x16, [x0, #152]
+        ldp     w17, w18, [x0, #168]
+        movi    v12.16b, #0xf0
+        movi    v16.16b, #0x0
+        movi    v17.16b, #0x0
+        movi    v18.16b, #0x0
+        movi    v19.16b, #0x0
+        movi    v24.16b, #0x0
+        movi    v25.16b, #0x0
+        movi    v26.16b, #0x0
+        movi    v27.16b, #0x0
+        movi    v20.16b, #0x0
+        movi    v21.16b, #0x0
+        movi    v22.16b, #0x0
+        movi    v23.16b, #0x0
+        movi    v28.16b, #0x0
+        movi    v29.16b, #0x0
+        movi    v30.16b, #0x0
+        movi    v31.16b, #0x0
+        ld1     {v0.16b}, [x10], x11
+        ld1     {v1.16b}, [x10], x11
+        ld1     {v13.16b}, [x10], x11
+        ld1     {v14.16b}, [x10], x11
+        subs    x14, x14, #0x1
+        b.eq    .L2
+.L1:    // loop: 86 instructions, 64 sdot
+            shl     v2.16b, v0.16b, #4
+            shl     v3.16b, v1.16b, #4
+            and     v0.16b, v0.16b, v12.16b
+            and     v1.16b, v1.16b, v12.16b
+            ldp     q4, q5, [x8], #128
+            ldp     q6, q7, [x9], #128
+            sdot    v16.4s, v2.16b, v4.4b[0]
+            sdot    v17.4s, v2.16b, v4.4b[1]
+            sdot    v18.4s, v2.16b, v4.4b[2]
+            sdot    v19.4s, v2.16b, v4.4b[3]
+            sdot    v20.4s, v2.16b, v6.4b[0]
+            sdot    v21.4s, v2.16b, v6.4b[1]
+            sdot    v22.4s, v2.16b, v6.4b[2]
+            sdot    v23.4s, v2.16b, v6.4b[3]
+            sdot    v16.4s, v3.16b, v5.4b[0]
+            sdot    v17.4s, v3.16b, v5.4b[1]
+            sdot    v18.4s, v3.16b, v5.4b[2]
+            sdot    v19.4s, v3.16b, v5.4b[3]
+            sdot    v20.4s, v3.16b, v7.4b[0]
+            sdot    v21.4s, v3.16b, v7.4b[1]
+            sdot    v22.4s, v3.16b, v7.4b[2]
+            sdot    v23.4s, v3.16b, v7.4b[3]
+            ldp     q4, q5, [x8, #-64]
+            ldp     q6, q7, [x9, #-64]
+            sdot    v24.4s, v0.16b, v4.4b[0]
+            sdot    v25.4s, v0.16b, v4.4b[1]
+            sdot    v26.4s, v0.16b, v4.4b[2]
+            sdot    v27.4s, v0.16b, v4.4b[3]
+            sdot    v28.4s, v0.16b, v6.4b[0]
+            sdot    v29.4s, v0.16b, v6.4b[1]
+            sdot    v30.4s, v0.16b, v6.4b[2]
+            sdot    v31.4s, v0.16b, v6.4b[3]
+            sdot    v24.4s, v1.16b, v5.4b[0]
+            sdot    v25.4s, v1.16b, v5.4b[1]
+            sdot    v26.4s, v1.16b, v5.4b[2]
+            sdot    v27.4s, v1.16b, v5.4b[3]
+            sdot    v28.4s, v1.16b, v7.4b[0]
+            sdot    v29.4s, v1.16b, v7.4b[1]
+            sdot    v30.4s, v1.16b, v7.4b[2]
+            sdot    v31.4s, v1.16b, v7.4b[3]
+            ld1     {v0.16b}, [x10], x11
+            ld1     {v1.16b}, [x10], x11
+            shl     v2.16b, v13.16b, #4
+            shl     v3.16b, v14.16b, #4
+            and     v13.16b, v13.16b, v12.16b
+            and     v14.16b, v14.16b, v12.16b
+            ldp     q4, q5, [x8, #-96]
+            ldp     q6, q7, [x9, #-96]
+            sdot    v16.4s, v2.16b, v4.4b[0]
+            sdot    v17.4s, v2.16b, v4.4b[1]
+            sdot    v18.4s, v2.16b, v4.4b[2]
+            sdot    v19.4s, v2.16b, v4.4b[3]
+            sdot    v20.4s, v2.16b, v6.4b[0]
+            sdot    v21.4s, v2.16b, v6.4b[1]
+            sdot    v22.4s, v2.16b, v6.4b[2]
+            sdot    v23.4s, v2.16b, v6.4b[3]
+            sdot    v16.4s, v3.16b, v5.4b[0]
+            sdot    v17.4s, v3.16b, v5.4b[1]
+            sdot    v18.4s, v3.16b, v5.4b[2]
+            sdot    v19.4s, v3.16b, v5.4b[3]
+            sdot    v20.4s, v3.16b, v7.4b[0]
+            sdot    v21.4s, v3.16b, v7.4b[1]
+            sdot    v22.4s, v3.16b, v7.4b[2]
+            sdot    v23.4s, v3.16b, v7.4b[3]
+            ldp     q4, q5, [x8, #-32]
+            ldp     q6, q7, [x9, #-32]
+            sdot    v24.4s, v13.16b, v4.4b[0]
+            sdot    v25.4s, v13.16b, v4.4b[1]
+            sdot    v26.4s, v13.16b, v4.4b[2]
+            sdot    v27.4s, v13.16b, v4.4b[3]
+            sdot    v28.4s, v13.16b, v6.4b[0]
+            sdot    v29.4s, v13.16b, v6.4b[1]
+            sdot    v30.4s, v13.16b, v6.4b[2]
+            sdot    v31.4s, v13.16b, v6.4b[3]
+            sdot    v24.4s, v14.16b, v5.4b[0]
+            sdot    v25.4s, v14.16b, v5.4b[1]
+            sdot    v26.4s, v14.16b, v5.4b[2]
+            sdot    v27.4s, v14.16b, v5.4b[3]
+            sdot    v28.4s, v14.16b, v7.4b[0]
+            sdot    v29.4s, v14.16b, v7.4b[1]
+            sdot    v30.4s, v14.16b, v7.4b[2]
+            sdot    v31.4s, v14.16b, v7.4b[3]
+            ld1     {v13.16b}, [x10], x11
+            ld1     {v14.16b}, [x10], x11
+            subs    x14, x14, #0x1
+            b.ne    .L1                                  // back to .L1
+.L2:
+        shl     v2.16b, v0.16b, #4
+        shl     v3.16b, v1.16b, #4
+        and     v0.16b, v0.16b, v12.16b
+        and     v1.16b, v1.16b, v12.16b
+        ldp     q4, q5, [x8], #128
+        ldp     q6, q7, [x9], #128
+        sdot    v16.4s, v2.16b, v4.4b[0]
+        sdot    v17.4s, v2.16b, v4.4b[1]
+        sdot    v18.4s, v2.16b, v4.4b[2]
+        sdot    v19.4s, v2.16b, v4.4b[3]
+        sdot    v20.4s, v2.16b, v6.4b[0]
+        sdot    v21.4s, v2.16b, v6.4b[1]
+        sdot    v22.4s, v2.16b, v6.4b[2]
+        sdot    v23.4s, v2.16b, v6.4b[3]
+        sdot    v16.4s, v3.16b, v5.4b[0]
+        sdot    v17.4s, v3.16b, v5.4b[1]
+        sdot    v18.4s, v3.16b, v5.4b[2]
+        sdot    v19.4s, v3.16b, v5.4b[3]
+        sdot    v20.4s, v3.16b, v7.4b[0]
+        sdot    v21.4s, v3.16b, v7.4b[1]
+        sdot    v22.4s, v3.16b, v7.4b[2]
+        sdot    v23.4s, v3.16b, v7.4b[3]
+        ldp     q4, q5, [x8, #-64]
+        ldp     q6, q7, [x9, #-64]
+        sdot    v24.4s, v0.16b, v4.4b[0]
+        sdot    v25.4s, v0.16b, v4.4b[1]
+        sdot    v26.4s, v0.16b, v4.4b[2]
+        sdot    v27.4s, v0.16b, v4.4b[3]
+        sdot    v28.4s, v0.16b, v6.4b[0]
+        sdot    v29.4s, v0.16b, v6.4b[1]
+        sdot    v30.4s, v0.16b, v6.4b[2]
+        sdot    v31.4s, v0.16b, v6.4b[3]
+        sdot    v24.4s, v1.16b, v5.4b[0]
+        sdot    v25.4s, v1.16b, v5.4b[1]
+        sdot    v26.4s, v1.16b, v5.4b[2]
+        sdot    v27.4s, v1.16b, v5.4b[3]
+        sdot    v28.4s, v1.16b, v7.4b[0]
+        sdot    v29.4s, v1.16b, v7.4b[1]
+        sdot    v30.4s, v1.16b, v7.4b[2]
+        sdot    v31.4s, v1.16b, v7.4b[3]
+        shl     v2.16b, v13.16b, #4
+        shl     v3.16b, v14.16b, #4
+        and     v13.16b, v13.16b, v12.16b
+        and     v14.16b, v14.16b, v12.16b
+        ldp     q4, q5, [x8, #-96]
+        ldp     q6, q7, [x9, #-96]
+        sdot    v16.4s, v2.16b, v4.4b[0]
+        sdot    v17.4s, v2.16b, v4.4b[1]
+        sdot    v18.4s, v2.16b, v4.4b[2]
+        sdot    v19.4s, v2.16b, v4.4b[3]
+        sdot    v20.4s, v2.16b, v6.4b[0]
+        sdot    v21.4s, v2.16b, v6.4b[1]
+        sdot    v22.4s, v2.16b, v6.4b[2]
+        sdot    v23.4s, v2.16b, v6.4b[3]
+        sdot    v16.4s, v3.16b, v5.4b[0]
+        sdot    v17.4s, v3.16b, v5.4b[1]
+        sdot    v18.4s, v3.16b, v5.4b[2]
+        sdot    v19.4s, v3.16b, v5.4b[3]
+        sdot    v20.4s, v3.16b, v7.4b[0]
+        sdot    v21.4s, v3.16b, v7.4b[1]
+        sdot    v22.4s, v3.16b, v7.4b[2]
+        sdot    v23.4s, v3.16b, v7.4b[3]
+        ldp     q4, q5, [x8, #-32]
+        ldp     q6, q7, [x9, #-32]
+        sdot    v24.4s, v13.16b, v4.4b[0]
+        sdot    v25.4s, v13.16b, v4.4b[1]
+        sdot    v26.4s, v13.16b, v4.4b[2]
+        sdot    v27.4s, v13.16b, v4.4b[3]
+        sdot    v28.4s, v13.16b, v6.4b[0]
+        sdot    v29.4s, v13.16b, v6.4b[1]
+        sdot    v30.4s, v13.16b, v6.4b[2]
+        sdot    v31.4s, v13.16b, v6.4b[3]
+        sdot    v24.4s, v14.16b, v5.4b[0]
+        sdot    v25.4s, v14.16b, v5.4b[1]
+        sdot    v26.4s, v14.16b, v5.4b[2]
+        sdot    v27.4s, v14.16b, v5.4b[3]
+        sdot    v28.4s, v14.16b, v7.4b[0]
+        sdot    v29.4s, v14.16b, v7.4b[1]
+        sdot    v30.4s, v14.16b, v7.4b[2]
+        sdot    v31.4s, v14.16b, v7.4b[3]
+        add     v16.4s, v16.4s, v24.4s
+        add     v17.4s, v17.4s, v25.4s
+        add     v18.4s, v18.4s, v26.4s
+        add     v19.4s, v19.4s, v27.4s
+        add     v20.4s, v20.4s, v28.4s
+        add     v21.4s, v21.4s, v29.4s
+        add     v22.4s, v22.4s, v30.4s
+        add     v23.4s, v23.4s, v31.4s
+        ldr     q0, [x12]
+        ldr     q1, [x12, x13]
+        add     x12, x12, x13
+        ldr     q2, [x12, x13]
+        dup     v12.4s, w17
+        dup     v13.4s, w18
+        ldp     q4, q5, [x8]
+        mla     v16.4s, v0.4s, v4.s[0]
+        scvtf   v16.4s, v16.4s
+        fmul    v14.4s, v1.4s, v5.s[0]
+        fmul    v16.4s, v16.4s, v14.4s
+        fadd    v16.4s, v16.4s, v2.4s
+        fmax    v16.4s, v16.4s, v12.4s
+        fmin    v16.4s, v16.4s, v13.4s
+        fcvtn   v16.4h, v16.4s
+        st1     {v16.4h}, [x15], x16
+        mla     v17.4s, v0.4s, v4.s[1]
+        scvtf   v17.4s, v17.4s
+        fmul    v14.4s, v1.4s, v5.s[1]
+        fmul    v17.4s, v17.4s, v14.4s
+        fadd    v17.4s, v17.4s, v2.4s
+        fmax    v17.4s, v17.4s, v12.4s
+        fmin    v17.4s, v17.4s, v13.4s
+        fcvtn   v17.4h, v17.4s
+        st1     {v17.4h}, [x15], x16
+        mla     v18.4s, v0.4s, v4.s[2]
+        scvtf   v18.4s, v18.4s
+        fmul    v14.4s, v1.4s, v5.s[2]
+        fmul    v18.4s, v18.4s, v14.4s
+        fadd    v18.4s, v18.4s, v2.4s
+        fmax    v18.4s, v18.4s, v12.4s
+        fmin    v18.4s, v18.4s, v13.4s
+        fcvtn   v18.4h, v18.4s
+        st1     {v18.4h}, [x15], x16
+        mla     v19.4s, v0.4s, v4.s[3]
+        scvtf   v19.4s, v19.4s
+        fmul    v14.4s, v1.4s, v5.s[3]
+        fmul    v19.4s, v19.4s, v14.4s
+        fadd    v19.4s, v19.4s, v2.4s
+        fmax    v19.4s, v19.4s, v12.4s
+        fmin    v19.4s, v19.4s, v13.4s
+        fcvtn   v19.4h, v19.4s
+        st1     {v19.4h}, [x15], x16
+        ldp     q6, q7, [x9]
+        mla     v20.4s, v0.4s, v6.s[0]
+        scvtf   v20.4s, v20.4s
+        fmul    v14.4s, v1.4s, v7.s[0]
+        fmul    v20.4s, v20.4s, v14.4s
+        fadd    v20.4s, v20.4s, v2.4s
+        fmax    v20.4s, v20.4s, v12.4s
+        fmin    v20.4s, v20.4s, v13.4s
+        fcvtn   v20.4h, v20.4s
+        st1     {v20.4h}, [x15], x16
+        mla     v21.4s, v0.4s, v6.s[1]
+        scvtf   v21.4s, v21.4s
+        fmul    v14.4s, v1.4s, v7.s[1]
+        fmul    v21.4s, v21.4s, v14.4s
+        fadd    v21.4s, v21.4s, v2.4s
+        fmax    v21.4s, v21.4s, v12.4s
+        fmin    v21.4s, v21.4s, v13.4s
+        fcvtn   v21.4h, v21.4s
+        st1     {v21.4h}, [x15], x16
+        mla     v22.4s, v0.4s, v6.s[2]
+        scvtf   v22.4s, v22.4s
+        fmul    v14.4s, v1.4s, v7.s[2]
+        fmul    v22.4s, v22.4s, v14.4s
+        fadd    v22.4s, v22.4s, v2.4s
+        fmax    v22.4s, v22.4s, v12.4s
+        fmin    v22.4s, v22.4s, v13.4s
+        fcvtn   v22.4h, v22.4s
+        st1     {v22.4h}, [x15], x16
+        mla     v23.4s, v0.4s, v6.s[3]
+        scvtf   v23.4s, v23.4s
+        fmul    v14.4s, v1.4s, v7.s[3]
+        fmul    v23.4s, v23.4s, v14.4s
+        fadd    v23.4s, v23.4s, v2.4s
+        fmax    v23.4s, v23.4s, v12.4s
+        fmin    v23.4s, v23.4s, v13.4s
+        fcvtn   v23.4h, v23.4s
+        st1     {v23.4h}, [x15], x16
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::tiles::f16_out::tile_12x4
+// 268 instructions; loop .L1: 120 instructions, 96 sdot
+f16_out::tile_12x4:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        ldr     x10, [x0, #16]
+        ldr     x11, [x0, #64]
+        ldr     x15, [x0, #112]
+        ldr     x12, [x0, #80]
+        ldp     x13, x14, [x0, #96]
+        ldp     x16, x17, [x0, #152]
+        ldp     w18, w0, [x0, #168]
+        movi    v12.16b, #0xf0
+        movi    v16.16b, #0x0
+        movi    v17.16b, #0x0
+        movi    v18.16b, #0x0
+        movi    v19.16b, #0x0
+        movi    v20.16b, #0x0
+        movi    v21.16b, #0x0
+        movi    v22.16b, #0x0
+        movi    v23.16b, #0x0
+        movi    v24.16b, #0x0
+        movi    v25.16b, #0x0
+        movi    v26.16b, #0x0
+        movi    v27.16b, #0x0
+        ld2     {v0.4s, v1.4s}, [x11], x12
+.L1:    // loop: 120 instructions, 96 sdot
+            shl     v2.16b, v0.16b, #4
+            shl     v3.16b, v1.16b, #4
+            and     v0.16b, v0.16b, v12.16b
+            and     v1.16b, v1.16b, v12.16b
+            ld2     {v13.4s, v14.4s}, [x11], x12
+            ldp     q4, q5, [x8], #128
+            ldp     q6, q7, [x9], #128
+            ldp     q8, q9, [x10], #128
+            sdot    v16.4s, v2.16b, v4.4b[0]
+            sdot    v17.4s, v2.16b, v4.4b[2]
+            sdot    v18.4s, v2.16b, v5.4b[0]
+            sdot    v19.4s, v2.16b, v5.4b[2]
+            sdot    v20.4s, v2.16b, v6.4b[0]
+            sdot    v21.4s, v2.16b, v6.4b[2]
+            sdot    v22.4s, v2.16b, v7.4b[0]
+            sdot    v23.4s, v2.16b, v7.4b[2]
+            sdot    v24.4s, v2.16b, v8.4b[0]
+            sdot    v25.4s, v2.16b, v8.4b[2]
+            sdot    v26.4s, v2.16b, v9.4b[0]
+            sdot    v27.4s, v2.16b, v9.4b[2]
+            sdot    v16.4s, v3.16b, v4.4b[1]
+            sdot    v17.4s, v3.16b, v4.4b[3]
+            sdot    v18.4s, v3.16b, v5.4b[1]
+            sdot    v19.4s, v3.16b, v5.4b[3]
+            sdot    v20.4s, v3.16b, v6.4b[1]
+            sdot    v21.4s, v3.16b, v6.4b[3]
+            sdot    v22.4s, v3.16b, v7.4b[1]
+            sdot    v23.4s, v3.16b, v7.4b[3]
+            sdot    v24.4s, v3.16b, v8.4b[1]
+            sdot    v25.4s, v3.16b, v8.4b[3]
+            sdot    v26.4s, v3.16b, v9.4b[1]
+            sdot    v27.4s, v3.16b, v9.4b[3]
+            ldp     q4, q5, [x8, #-64]
+            ldp     q6, q7, [x9, #-64]
+            ldp     q8, q9, [x10, #-64]
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[2]
+            sdot    v18.4s, v0.16b, v5.4b[0]
+            sdot    v19.4s, v0.16b, v5.4b[2]
+            sdot    v20.4s, v0.16b, v6.4b[0]
+            sdot    v21.4s, v0.16b, v6.4b[2]
+            sdot    v22.4s, v0.16b, v7.4b[0]
+            sdot    v23.4s, v0.16b, v7.4b[2]
+            sdot    v24.4s, v0.16b, v8.4b[0]
+            sdot    v25.4s, v0.16b, v8.4b[2]
+            sdot    v26.4s, v0.16b, v9.4b[0]
+            sdot    v27.4s, v0.16b, v9.4b[2]
+            sdot    v16.4s, v1.16b, v4.4b[1]
+            sdot    v17.4s, v1.16b, v4.4b[3]
+            sdot    v18.4s, v1.16b, v5.4b[1]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            sdot    v20.4s, v1.16b, v6.4b[1]
+            sdot    v21.4s, v1.16b, v6.4b[3]
+            sdot    v22.4s, v1.16b, v7.4b[1]
+            sdot    v23.4s, v1.16b, v7.4b[3]
+            sdot    v24.4s, v1.16b, v8.4b[1]
+            sdot    v25.4s, v1.16b, v8.4b[3]
+            sdot    v26.4s, v1.16b, v9.4b[1]
+            sdot    v27.4s, v1.16b, v9.4b[3]
+            shl     v2.16b, v13.16b, #4
+            shl     v3.16b, v14.16b, #4
+            and     v13.16b, v13.16b, v12.16b
+            and     v14.16b, v14.16b, v12.16b
+            ld2     {v0.4s, v1.4s}, [x11], x12
+            ldp     q4, q5, [x8, #-96]
+            ldp     q6, q7, [x9, #-96]
+            ldp     q8, q9, [x10, #-96]
+            sdot    v16.4s, v2.16b, v4.4b[0]
+            sdot    v17.4s, v2.16b, v4.4b[2]
+            sdot    v18.4s, v2.16b, v5.4b[0]
+            sdot    v19.4s, v2.16b, v5.4b[2]
+            sdot    v20.4s, v2.16b, v6.4b[0]
+            sdot    v21.4s, v2.16b, v6.4b[2]
+            sdot    v22.4s, v2.16b, v7.4b[0]
+            sdot    v23.4s, v2.16b, v7.4b[2]
+            sdot    v24.4s, v2.16b, v8.4b[0]
+            sdot    v25.4s, v2.16b, v8.4b[2]
+            sdot    v26.4s, v2.16b, v9.4b[0]
+            sdot    v27.4s, v2.16b, v9.4b[2]
+            sdot    v16.4s, v3.16b, v4.4b[1]
+            sdot    v17.4s, v3.16b, v4.4b[3]
+            sdot    v18.4s, v3.16b, v5.4b[1]
+            sdot    v19.4s, v3.16b, v5.4b[3]
+            sdot    v20.4s, v3.16b, v6.4b[1]
+            sdot    v21.4s, v3.16b, v6.4b[3]
+            sdot    v22.4s, v3.16b, v7.4b[1]
+            sdot    v23.4s, v3.16b, v7.4b[3]
+            sdot    v24.4s, v3.16b, v8.4b[1]
+            sdot    v25.4s, v3.16b, v8.4b[3]
+            sdot    v26.4s, v3.16b, v9.4b[1]
+            sdot    v27.4s, v3.16b, v9.4b[3]
+            ldp     q4, q5, [x8, #-32]
+            ldp     q6, q7, [x9, #-32]
+            ldp     q8, q9, [x10, #-32]
+            sdot    v16.4s, v13.16b, v4.4b[0]
+            sdot    v17.4s, v13.16b, v4.4b[2]
+            sdot    v18.4s, v13.16b, v5.4b[0]
+            sdot    v19.4s, v13.16b, v5.4b[2]
+            sdot    v20.4s, v13.16b, v6.4b[0]
+            sdot    v21.4s, v13.16b, v6.4b[2]
+            sdot    v22.4s, v13.16b, v7.4b[0]
+            sdot    v23.4s, v13.16b, v7.4b[2]
+            sdot    v24.4s, v13.16b, v8.4b[0]
+            sdot    v25.4s, v13.16b, v8.4b[2]
+            sdot    v26.4s, v13.16b, v9.4b[0]
+            sdot    v27.4s, v13.16b, v9.4b[2]
+            sdot    v16.4s, v14.16b, v4.4b[1]
+            sdot    v17.4s, v14.16b, v4.4b[3]
+            sdot    v18.4s, v14.16b, v5.4b[1]
+            sdot    v19.4s, v14.16b, v5.4b[3]
+            sdot    v20.4s, v14.16b, v6.4b[1]
+            sdot    v21.4s, v14.16b, v6.4b[3]
+            sdot    v22.4s, v14.16b, v7.4b[1]
+            sdot    v23.4s, v14.16b, v7.4b[3]
+            sdot    v24.4s, v14.16b, v8.4b[1]
+            sdot    v25.4s, v14.16b, v8.4b[3]
+            sdot    v26.4s, v14.16b, v9.4b[1]
+            sdot    v27.4s, v14.16b, v9.4b[3]
+            subs    x15, x15, #0x1
+            b.ne    .L1                                  // back to .L1
+        ldr     q0, [x13]
+        ldr     q1, [x13, x14]
+        add     x13, x13, x14
+        ldr     q2, [x13, x14]
+        dup     v12.4s, w18
+        dup     v13.4s, w0
+        ldp     q4, q5, [x8]
+        mla     v16.4s, v0.4s, v4.s[0]
+        scvtf   v16.4s, v16.4s
+        fmul    v14.4s, v1.4s, v5.s[0]
+        fmul    v16.4s, v16.4s, v14.4s
+        fadd    v16.4s, v16.4s, v2.4s
+        fmax    v16.4s, v16.4s, v12.4s
+        fmin    v16.4s, v16.4s, v13.4s
+        fcvtn   v16.4h, v16.4s
+        st1     {v16.4h}, [x16], x17
+        mla     v17.4s, v0.4s, v4.s[1]
+        scvtf   v17.4s, v17.4s
+        fmul    v14.4s, v1.4s, v5.s[1]
+        fmul    v17.4s, v17.4s, v14.4s
+        fadd    v17.4s, v17.4s, v2.4s
+        fmax    v17.4s, v17.4s, v12.4s
+        fmin    v17.4s, v17.4s, v13.4s
+        fcvtn   v17.4h, v17.4s
+        st1     {v17.4h}, [x16], x17
+        mla     v18.4s, v0.4s, v4.s[2]
+        scvtf   v18.4s, v18.4s
+        fmul    v14.4s, v1.4s, v5.s[2]
+        fmul    v18.4s, v18.4s, v14.4s
+        fadd    v18.4s, v18.4s, v2.4s
+        fmax    v18.4s, v18.4s, v12.4s
+        fmin    v18.4s, v18.4s, v13.4s
+        fcvtn   v18.4h, v18.4s
+        st1     {v18.4h}, [x16], x17
+        mla     v19.4s, v0.4s, v4.s[3]
+        scvtf   v19.4s, v19.4s
+        fmul    v14.4s, v1.4s, v5.s[3]
+        fmul    v19.4s, v19.4s, v14.4s
+        fadd    v19.4s, v19.4s, v2.4s
+        fmax    v19.4s, v19.4s, v12.4s
+        fmin    v19.4s, v19.4s, v13.4s
+        fcvtn   v19.4h, v19.4s
+        st1     {v19.4h}, [x16], x17
+        ldp     q6, q7, [x9]
+        mla     v20.4s, v0.4s, v6.s[0]
+        scvtf   v20.4s, v20.4s
+        fmul    v14.4s, v1.4s, v7.s[0]
+        fmul    v20.4s, v20.4s, v14.4s
+        fadd    v20.4s, v20.4s, v2.4s
+        fmax    v20.4s, v20.4s, v12.4s
+        fmin    v20.4s, v20.4s, v13.4s
+        fcvtn   v20.4h, v20.4s
+        st1     {v20.4h}, [x16], x17
+        mla     v21.4s, v0.4s, v6.s[1]
+        scvtf   v21.4s, v21.4s
+        fmul    v14.4s, v1.4s, v7.s[1]
+        fmul    v21.4s, v21.4s, v14.4s
+        fadd    v21.4s, v21.4s, v2.4s
+        fmax    v21.4s, v21.4s, v12.4s
+        fmin    v21.4s, v21.4s, v13.4s
+        fcvtn   v21.4h, v21.4s
+        st1     {v21.4h}, [x16], x17
+        mla     v22.4s, v0.4s, v6.s[2]
+        scvtf   v22.4s, v22.4s
+        fmul    v14.4s, v1.4s, v7.s[2]
+        fmul    v22.4s, v22.4s, v14.4s
+        fadd    v22.4s, v22.4s, v2.4s
+        fmax    v22.4s, v22.4s, v12.4s
+        fmin    v22.4s, v22.4s, v13.4s
+        fcvtn   v22.4h, v22.4s
+        st1     {v22.4h}, [x16], x17
+        mla     v23.4s, v0.4s, v6.s[3]
+        scvtf   v23.4s, v23.4s
+        fmul    v14.4s, v1.4s, v7.s[3]
+        fmul    v23.4s, v23.4s, v14.4s
+        fadd    v23.4s, v23.4s, v2.4s
+        fmax    v23.4s, v23.4s, v12.4s
+        fmin    v23.4s, v23.4s, v13.4s
+        fcvtn   v23.4h, v23.4s
+        st1     {v23.4h}, [x16], x17
+        ldp     q8, q9, [x10]
+        mla     v24.4s, v0.4s, v8.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v14.4s, v1.4s, v9.s[0]
+        fmul    v24.4s, v24.4s, v14.4s
+        fadd    v24.4s, v24.4s, v2.4s
+        fmax    v24.4s, v24.4s, v12.4s
+        fmin    v24.4s, v24.4s, v13.4s
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x16], x17
+        mla     v25.4s, v0.4s, v8.s[1]
+        scvtf   v25.4s, v25.4s
+        fmul    v14.4s, v1.4s, v9.s[1]
+        fmul    v25.4s, v25.4s, v14.4s
+        fadd    v25.4s, v25.4s, v2.4s
+        fmax    v25.4s, v25.4s, v12.4s
+        fmin    v25.4s, v25.4s, v13.4s
+        fcvtn   v25.4h, v25.4s
+        st1     {v25.4h}, [x16], x17
+        mla     v26.4s, v0.4s, v8.s[2]
+        scvtf   v26.4s, v26.4s
+        fmul    v14.4s, v1.4s, v9.s[2]
+        fmul    v26.4s, v26.4s, v14.4s
+        fadd    v26.4s, v26.4s, v2.4s
+        fmax    v26.4s, v26.4s, v12.4s
+        fmin    v26.4s, v26.4s, v13.4s
+        fcvtn   v26.4h, v26.4s
+        st1     {v26.4h}, [x16], x17
+        mla     v27.4s, v0.4s, v8.s[3]
+        scvtf   v27.4s, v27.4s
+        fmul    v14.4s, v1.4s, v9.s[3]
+        fmul    v27.4s, v27.4s, v14.4s
+        fadd    v27.4s, v27.4s, v2.4s
+        fmax    v27.4s, v27.4s, v12.4s
+        fmin    v27.4s, v27.4s, v13.4s
+        fcvtn   v27.4h, v27.4s
+        st1     {v27.4h}, [x16], x17
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::tiles::f16_out::tile_16x4
+// 345 instructions; loop .L1: 156 instructions, 128 sdot
+f16_out::tile_16x4:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        ldr     x12, [x0, #64]
+        ldp     x10, x11, [x0, #16]
+        ldr     x16, [x0, #112]
+        ldr     x13, [x0, #80]
+        ldp     x14, x15, [x0, #96]
+        ldp     x17, x18, [x0, #152]
+        ldp     w1, w0, [x0, #168]
+        movi    v12.16b, #0xf0
+        movi    v16.16b, #0x0
+        movi    v17.16b, #0x0
+        movi    v18.16b, #0x0
+        movi    v19.16b, #0x0
+        movi    v20.16b, #0x0
+        movi    v21.16b, #0x0
+        movi    v22.16b, #0x0
+        movi    v23.16b, #0x0
+        movi    v24.16b, #0x0
+        movi    v25.16b, #0x0
+        movi    v26.16b, #0x0
+        movi    v27.16b, #0x0
+        movi    v28.16b, #0x0
+        movi    v29.16b, #0x0
+        movi    v30.16b, #0x0
+        movi    v31.16b, #0x0
+        ld2     {v0.4s, v1.4s}, [x12], x13
+.L1:    // loop: 156 instructions, 128 sdot
+            shl     v2.16b, v0.16b, #4
+            shl     v3.16b, v1.16b, #4
+            and     v0.16b, v0.16b, v12.16b
+            and     v1.16b, v1.16b, v12.16b
+            ld2     {v13.4s, v14.4s}, [x12], x13
+            ldp     q4, q5, [x8], #128
+            ldp     q6, q7, [x9], #128
+            ldp     q8, q9, [x10], #128
+            ldp     q10, q11, [x11], #128
+            sdot    v16.4s, v2.16b, v4.4b[0]
+            sdot    v17.4s, v2.16b, v4.4b[2]
+            sdot    v18.4s, v2.16b, v5.4b[0]
+            sdot    v19.4s, v2.16b, v5.4b[2]
+            sdot    v20.4s, v2.16b, v6.4b[0]
+            sdot    v21.4s, v2.16b, v6.4b[2]
+            sdot    v22.4s, v2.16b, v7.4b[0]
+            sdot    v23.4s, v2.16b, v7.4b[2]
+            sdot    v24.4s, v2.16b, v8.4b[0]
+            sdot    v25.4s, v2.16b, v8.4b[2]
+            sdot    v26.4s, v2.16b, v9.4b[0]
+            sdot    v27.4s, v2.16b, v9.4b[2]
+            sdot    v28.4s, v2.16b, v10.4b[0]
+            sdot    v29.4s, v2.16b, v10.4b[2]
+            sdot    v30.4s, v2.16b, v11.4b[0]
+            sdot    v31.4s, v2.16b, v11.4b[2]
+            sdot    v16.4s, v3.16b, v4.4b[1]
+            sdot    v17.4s, v3.16b, v4.4b[3]
+            sdot    v18.4s, v3.16b, v5.4b[1]
+            sdot    v19.4s, v3.16b, v5.4b[3]
+            sdot    v20.4s, v3.16b, v6.4b[1]
+            sdot    v21.4s, v3.16b, v6.4b[3]
+            sdot    v22.4s, v3.16b, v7.4b[1]
+            sdot    v23.4s, v3.16b, v7.4b[3]
+            sdot    v24.4s, v3.16b, v8.4b[1]
+            sdot    v25.4s, v3.16b, v8.4b[3]
+            sdot    v26.4s, v3.16b, v9.4b[1]
+            sdot    v27.4s, v3.16b, v9.4b[3]
+            sdot    v28.4s, v3.16b, v10.4b[1]
+            sdot    v29.4s, v3.16b, v10.4b[3]
+            sdot    v30.4s, v3.16b, v11.4b[1]
+            sdot    v31.4s, v3.16b, v11.4b[3]
+            ldp     q4, q5, [x8, #-64]
+            ldp     q6, q7, [x9, #-64]
+            ldp     q8, q9, [x10, #-64]
+            ldp     q10, q11, [x11, #-64]
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[2]
+            sdot    v18.4s, v0.16b, v5.4b[0]
+            sdot    v19.4s, v0.16b, v5.4b[2]
+            sdot    v20.4s, v0.16b, v6.4b[0]
+            sdot    v21.4s, v0.16b, v6.4b[2]
+            sdot    v22.4s, v0.16b, v7.4b[0]
+            sdot    v23.4s, v0.16b, v7.4b[2]
+            sdot    v24.4s, v0.16b, v8.4b[0]
+            sdot    v25.4s, v0.16b, v8.4b[2]
+            sdot    v26.4s, v0.16b, v9.4b[0]
+            sdot    v27.4s, v0.16b, v9.4b[2]
+            sdot    v28.4s, v0.16b, v10.4b[0]
+            sdot    v29.4s, v0.16b, v10.4b[2]
+            sdot    v30.4s, v0.16b, v11.4b[0]
+            sdot    v31.4s, v0.16b, v11.4b[2]
+            sdot    v16.4s, v1.16b, v4.4b[1]
+            sdot    v17.4s, v1.16b, v4.4b[3]
+            sdot    v18.4s, v1.16b, v5.4b[1]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            sdot    v20.4s, v1.16b, v6.4b[1]
+            sdot    v21.4s, v1.16b, v6.4b[3]
+            sdot    v22.4s, v1.16b, v7.4b[1]
+            sdot    v23.4s, v1.16b, v7.4b[3]
+            sdot    v24.4s, v1.16b, v8.4b[1]
+            sdot    v25.4s, v1.16b, v8.4b[3]
+            sdot    v26.4s, v1.16b, v9.4b[1]
+            sdot    v27.4s, v1.16b, v9.4b[3]
+            sdot    v28.4s, v1.16b, v10.4b[1]
+            sdot    v29.4s, v1.16b, v10.4b[3]
+            sdot    v30.4s, v1.16b, v11.4b[1]
+            sdot    v31.4s, v1.16b, v11.4b[3]
+            shl     v2.16b, v13.16b, #4
+            shl     v3.16b, v14.16b, #4
+            and     v13.16b, v13.16b, v12.16b
+            and     v14.16b, v14.16b, v12.16b
+            ld2     {v0.4s, v1.4s}, [x12], x13
+            ldp     q4, q5, [x8, #-96]
+            ldp     q6, q7, [x9, #-96]
+            ldp     q8, q9, [x10, #-96]
+            ldp     q10, q11, [x11, #-96]
+            sdot    v16.4s, v2.16b, v4.4b[0]
+            sdot    v17.4s, v2.16b, v4.4b[2]
+            sdot    v18.4s, v2.16b, v5.4b[0]
+            sdot    v19.4s, v2.16b, v5.4b[2]
+            sdot    v20.4s, v2.16b, v6.4b[0]
+            sdot    v21.4s, v2.16b, v6.4b[2]
+            sdot    v22.4s, v2.16b, v7.4b[0]
+            sdot    v23.4s, v2.16b, v7.4b[2]
+            sdot    v24.4s, v2.16b, v8.4b[0]
+            sdot    v25.4s, v2.16b, v8.4b[2]
+            sdot    v26.4s, v2.16b, v9.4b[0]
+            sdot    v27.4s, v2.16b, v9.4b[2]
+            sdot    v28.4s, v2.16b, v10.4b[0]
+            sdot    v29.4s, v2.16b, v10.4b[2]
+            sdot    v30.4s, v2.16b, v11.4b[0]
+            sdot    v31.4s, v2.16b, v11.4b[2]
+            sdot    v16.4s, v3.16b, v4.4b[1]
+            sdot    v17.4s, v3.16b, v4.4b[3]
+            sdot    v18.4s, v3.16b, v5.4b[1]
+            sdot    v19.4s, v3.16b, v5.4b[3]
+            sdot    v20.4s, v3.16b, v6.4b[1]
+            sdot    v21.4s, v3.16b, v6.4b[3]
+            sdot    v22.4s, v3.16b, v7.4b[1]
+            sdot    v23.4s, v3.16b, v7.4b[3]
+            sdot    v24.4s, v3.16b, v8.4b[1]
+            sdot    v25.4s, v3.16b, v8.4b[3]
+            sdot    v26.4s, v3.16b, v9.4b[1]
+            sdot    v27.4s, v3.16b, v9.4b[3]
+            sdot    v28.4s, v3.16b, v10.4b[1]
+            sdot    v29.4s, v3.16b, v10.4b[3]
+            sdot    v30.4s, v3.16b, v11.4b[1]
+            sdot    v31.4s, v3.16b, v11.4b[3]
+            ldp     q4, q5, [x8, #-32]
+            ldp     q6, q7, [x9, #-32]
+            ldp     q8, q9, [x10, #-32]
+            ldp     q10, q11, [x11, #-32]
+            sdot    v16.4s, v13.16b, v4.4b[0]
+            sdot    v17.4s, v13.16b, v4.4b[2]
+            sdot    v18.4s, v13.16b, v5.4b[0]
+            sdot    v19.4s, v13.16b, v5.4b[2]
+            sdot    v20.4s, v13.16b, v6.4b[0]
+            sdot    v21.4s, v13.16b, v6.4b[2]
+            sdot    v22.4s, v13.16b, v7.4b[0]
+            sdot    v23.4s, v13.16b, v7.4b[2]
+            sdot    v24.4s, v13.16b, v8.4b[0]
+            sdot    v25.4s, v13.16b, v8.4b[2]
+            sdot    v26.4s, v13.16b, v9.4b[0]
+            sdot    v27.4s, v13.16b, v9.4b[2]
+            sdot    v28.4s, v13.16b, v10.4b[0]
+            sdot    v29.4s, v13.16b, v10.4b[2]
+            sdot    v30.4s, v13.16b, v11.4b[0]
+            sdot    v31.4s, v13.16b, v11.4b[2]
+            sdot    v16.4s, v14.16b, v4.4b[1]
+            sdot    v17.4s, v14.16b, v4.4b[3]
+            sdot    v18.4s, v14.16b, v5.4b[1]
+            sdot    v19.4s, v14.16b, v5.4b[3]
+            sdot    v20.4s, v14.16b, v6.4b[1]
+            sdot    v21.4s, v14.16b, v6.4b[3]
+            sdot    v22.4s, v14.16b, v7.4b[1]
+            sdot    v23.4s, v14.16b, v7.4b[3]
+            sdot    v24.4s, v14.16b, v8.4b[1]
+            sdot    v25.4s, v14.16b, v8.4b[3]
+            sdot    v26.4s, v14.16b, v9.4b[1]
+            sdot    v27.4s, v14.16b, v9.4b[3]
+            sdot    v28.4s, v14.16b, v10.4b[1]
+            sdot    v29.4s, v14.16b, v10.4b[3]
+            sdot    v30.4s, v14.16b, v11.4b[1]
+            sdot    v31.4s, v14.16b, v11.4b[3]
+            subs    x16, x16, #0x1
+            b.ne    .L1                                  // back to .L1
+        ldr     q0, [x14]
+        ldr     q1, [x14, x15]
+        add     x14, x14, x15
+        ldr     q2, [x14, x15]
+        dup     v12.4s, w1
+        dup     v13.4s, w0
+        ldp     q4, q5, [x8]
+        mla     v16.4s, v0.4s, v4.s[0]
+        scvtf   v16.4s, v16.4s
+        fmul    v14.4s, v1.4s, v5.s[0]
+        fmul    v16.4s, v16.4s, v14.4s
+        fadd    v16.4s, v16.4s, v2.4s
+        fmax    v16.4s, v16.4s, v12.4s
+        fmin    v16.4s, v16.4s, v13.4s
+        fcvtn   v16.4h, v16.4s
+        st1     {v16.4h}, [x17], x18
+        mla     v17.4s, v0.4s, v4.s[1]
+        scvtf   v17.4s, v17.4s
+        fmul    v14.4s, v1.4s, v5.s[1]
+        fmul    v17.4s, v17.4s, v14.4s
+        fadd    v17.4s, v17.4s, v2.4s
+        fmax    v17.4s, v17.4s, v12.4s
+        fmin    v17.4s, v17.4s, v13.4s
+        fcvtn   v17.4h, v17.4s
+        st1     {v17.4h}, [x17], x18
+        mla     v18.4s, v0.4s, v4.s[2]
+        scvtf   v18.4s, v18.4s
+        fmul    v14.4s, v1.4s, v5.s[2]
+        fmul    v18.4s, v18.4s, v14.4s
+        fadd    v18.4s, v18.4s, v2.4s
+        fmax    v18.4s, v18.4s, v12.4s
+        fmin    v18.4s, v18.4s, v13.4s
+        fcvtn   v18.4h, v18.4s
+        st1     {v18.4h}, [x17], x18
+        mla     v19.4s, v0.4s, v4.s[3]
+        scvtf   v19.4s, v19.4s
+        fmul    v14.4s, v1.4s, v5.s[3]
+        fmul    v19.4s, v19.4s, v14.4s
+        fadd    v19.4s, v19.4s, v2.4s
+        fmax    v19.4s, v19.4s, v12.4s
+        fmin    v19.4s, v19.4s, v13.4s
+        fcvtn   v19.4h, v19.4s
+        st1     {v19.4h}, [x17], x18
+        ldp     q6, q7, [x9]
+        mla     v20.4s, v0.4s, v6.s[0]
+        scvtf   v20.4s, v20.4s
+        fmul    v14.4s, v1.4s, v7.s[0]
+        fmul    v20.4s, v20.4s, v14.4s
+        fadd    v20.4s, v20.4s, v2.4s
+        fmax    v20.4s, v20.4s, v12.4s
+        fmin    v20.4s, v20.4s, v13.4s
+        fcvtn   v20.4h, v20.4s
+        st1     {v20.4h}, [x17], x18
+        mla     v21.4s, v0.4s, v6.s[1]
+        scvtf   v21.4s, v21.4s
+        fmul    v14.4s, v1.4s, v7.s[1]
+        fmul    v21.4s, v21.4s, v14.4s
+        fadd    v21.4s, v21.4s, v2.4s
+        fmax    v21.4s, v21.4s, v12.4s
+        fmin    v21.4s, v21.4s, v13.4s
+        fcvtn   v21.4h, v21.4s
+        st1     {v21.4h}, [x17], x18
+        mla     v22.4s, v0.4s, v6.s[2]
+        scvtf   v22.4s, v22.4s
+        fmul    v14.4s, v1.4s, v7.s[2]
+        fmul    v22.4s, v22.4s, v14.4s
+        fadd    v22.4s, v22.4s, v2.4s
+        fmax    v22.4s, v22.4s, v12.4s
+        fmin    v22.4s, v22.4s, v13.4s
+        fcvtn   v22.4h, v22.4s
+        st1     {v22.4h}, [x17], x18
+        mla     v23.4s, v0.4s, v6.s[3]
+        scvtf   v23.4s, v23.4s
+        fmul    v14.4s, v1.4s, v7.s[3]
+        fmul    v23.4s, v23.4s, v14.4s
+        fadd    v23.4s, v23.4s, v2.4s
+        fmax    v23.4s, v23.4s, v12.4s
+        fmin    v23.4s, v23.4s, v13.4s
+        fcvtn   v23.4h, v23.4s
+        st1     {v23.4h}, [x17], x18
+        ldp     q8, q9, [x10]
+        mla     v24.4s, v0.4s, v8.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v14.4s, v1.4s, v9.s[0]
+        fmul    v24.4s, v24.4s, v14.4s
+        fadd    v24.4s, v24.4s, v2.4s
+        fmax    v24.4s, v24.4s, v12.4s
+        fmin    v24.4s, v24.4s, v13.4s
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x17], x18
+        mla     v25.4s, v0.4s, v8.s[1]
+        scvtf   v25.4s, v25.4s
+        fmul    v14.4s, v1.4s, v9.s[1]
+        fmul    v25.4s, v25.4s, v14.4s
+        fadd    v25.4s, v25.4s, v2.4s
+        fmax    v25.4s, v25.4s, v12.4s
+        fmin    v25.4s, v25.4s, v13.4s
+        fcvtn   v25.4h, v25.4s
+        st1     {v25.4h}, [x17], x18
+        mla     v26.4s, v0.4s, v8.s[2]
+        scvtf   v26.4s, v26.4s
+        fmul    v14.4s, v1.4s, v9.s[2]
+        fmul    v26.4s, v26.4s, v14.4s
+        fadd    v26.4s, v26.4s, v2.4s
+        fmax    v26.4s, v26.4s, v12.4s
+        fmin    v26.4s, v26.4s, v13.4s
+        fcvtn   v26.4h, v26.4s
+        st1     {v26.4h}, [x17], x18
+        mla     v27.4s, v0.4s, v8.s[3]
+        scvtf   v27.4s, v27.4s
+        fmul    v14.4s, v1.4s, v9.s[3]
+        fmul    v27.4s, v27.4s, v14.4s
+        fadd    v27.4s, v27.4s, v2.4s
+        fmax    v27.4s, v27.4s, v12.4s
+        fmin    v27.4s, v27.4s, v13.4s
+        fcvtn   v27.4h, v27.4s
+        st1     {v27.4h}, [x17], x18
+        ldp     q10, q11, [x11]
+        mla     v28.4s, v0.4s, v10.s[0]
+        scvtf   v28.4s, v28.4s
+        fmul    v14.4s, v1.4s, v11.s[0]
+        fmul    v28.4s, v28.4s, v14.4s
+        fadd    v28.4s, v28.4s, v2.4s
+        fmax    v28.4s, v28.4s, v12.4s
+        fmin    v28.4s, v28.4s, v13.4s
+        fcvtn   v28.4h, v28.4s
+        st1     {v28.4h}, [x17], x18
+        mla     v29.4s, v0.4s, v10.s[1]
+        scvtf   v29.4s, v29.4s
+        fmul    v14.4s, v1.4s, v11.s[1]
+        fmul    v29.4s, v29.4s, v14.4s
+        fadd    v29.4s, v29.4s, v2.4s
+        fmax    v29.4s, v29.4s, v12.4s
+        fmin    v29.4s, v29.4s, v13.4s
+        fcvtn   v29.4h, v29.4s
+        st1     {v29.4h}, [x17], x18
+        mla     v30.4s, v0.4s, v10.s[2]
+        scvtf   v30.4s, v30.4s
+        fmul    v14.4s, v1.4s, v11.s[2]
+        fmul    v30.4s, v30.4s, v14.4s
+        fadd    v30.4s, v30.4s, v2.4s
+        fmax    v30.4s, v30.4s, v12.4s
+        fmin    v30.4s, v30.4s, v13.4s
+        fcvtn   v30.4h, v30.4s
+        st1     {v30.4h}, [x17], x18
+        mla     v31.4s, v0.4s, v10.s[3]
+        scvtf   v31.4s, v31.4s
+        fmul    v14.4s, v1.4s, v11.s[3]
+        fmul    v31.4s, v31.4s, v14.4s
+        fadd    v31.4s, v31.4s, v2.4s
+        fmax    v31.4s, v31.4s, v12.4s
+        fmin    v31.4s, v31.4s, v13.4s
+        fcvtn   v31.4h, v31.4s
+        st1     {v31.4h}, [x17], x18
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::tiles::f16_out::tile_1x16
+// 294 instructions; loop .L2: 148 instructions, 64 sdot
+f16_out::tile_1x16:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x9, x10, [x0, #64]
+        ldr     x8, [x0]
+        ldr     x11, [x0, #112]
+        ldr     x12, [x0, #152]
+        ldp     w13, w14, [x0, #168]
+        add     x10, x9, x10
+        movi    v31.16b, #0xf0
+        movi    v20.16b, #0x0
+        movi    v21.16b, #0x0
+        movi    v22.16b, #0x0
+        movi    v23.16b, #0x0
+        movi    v24.16b, #0x0
+        movi    v25.16b, #0x0
+        movi    v26.16b, #0x0
+        movi    v27.16b, #0x0
+        tbz     w11, #0, .L1
+        ld4r    {v0.2d-v3.2d}, [x8], #32
+        ldp     q6, q7, [x9, #32]
+        ldp     q8, q9, [x9, #64]
+        ldp     q10, q11, [x9, #96]
+        ldp     q4, q5, [x9], #128
+        shl     v12.16b, v4.16b, #4
+        shl     v16.16b, v8.16b, #4
+        and     v4.16b, v4.16b, v31.16b
+        and     v8.16b, v8.16b, v31.16b
+        shl     v13.16b, v5.16b, #4
+        shl     v17.16b, v9.16b, #4
+        and     v5.16b, v5.16b, v31.16b
+        and     v9.16b, v9.16b, v31.16b
+        sdot    v20.4s, v12.16b, v0.16b
+        sdot    v20.4s, v4.16b, v2.16b
+        sdot    v20.4s, v16.16b, v1.16b
+        sdot    v20.4s, v8.16b, v3.16b
+        sdot    v21.4s, v13.16b, v0.16b
+        sdot    v21.4s, v5.16b, v2.16b
+        sdot    v21.4s, v17.16b, v1.16b
+        sdot    v21.4s, v9.16b, v3.16b
+        shl     v14.16b, v6.16b, #4
+        shl     v18.16b, v10.16b, #4
+        and     v6.16b, v6.16b, v31.16b
+        and     v10.16b, v10.16b, v31.16b
+        shl     v15.16b, v7.16b, #4
+        shl     v19.16b, v11.16b, #4
+        and     v7.16b, v7.16b, v31.16b
+        and     v11.16b, v11.16b, v31.16b
+        sdot    v22.4s, v14.16b, v0.16b
+        sdot    v22.4s, v6.16b, v2.16b
+        sdot    v22.4s, v18.16b, v1.16b
+        sdot    v22.4s, v10.16b, v3.16b
+        sdot    v23.4s, v15.16b, v0.16b
+        sdot    v23.4s, v7.16b, v2.16b
+        sdot    v23.4s, v19.16b, v1.16b
+        sdot    v23.4s, v11.16b, v3.16b
+        ldp     q6, q7, [x10, #32]
+        ldp     q8, q9, [x10, #64]
+        ldp     q10, q11, [x10, #96]
+        ldp     q4, q5, [x10], #128
+        shl     v12.16b, v4.16b, #4
+        shl     v16.16b, v8.16b, #4
+        and     v4.16b, v4.16b, v31.16b
+        and     v8.16b, v8.16b, v31.16b
+        shl     v13.16b, v5.16b, #4
+        shl     v17.16b, v9.16b, #4
+        and     v5.16b, v5.16b, v31.16b
+        and     v9.16b, v9.16b, v31.16b
+        sdot    v24.4s, v12.16b, v0.16b
+        sdot    v24.4s, v4.16b, v2.16b
+        sdot    v24.4s, v16.16b, v1.16b
+        sdot    v24.4s, v8.16b, v3.16b
+        sdot    v25.4s, v13.16b, v0.16b
+        sdot    v25.4s, v5.16b, v2.16b
+        sdot    v25.4s, v17.16b, v1.16b
+        sdot    v25.4s, v9.16b, v3.16b
+        shl     v14.16b, v6.16b, #4
+        shl     v18.16b, v10.16b, #4
+        and     v6.16b, v6.16b, v31.16b
+        and     v10.16b, v10.16b, v31.16b
+        shl     v15.16b, v7.16b, #4
+        shl     v19.16b, v11.16b, #4
+        and     v7.16b, v7.16b, v31.16b
+        and     v11.16b, v11.16b, v31.16b
+        sdot    v26.4s, v14.16b, v0.16b
+        sdot    v26.4s, v6.16b, v2.16b
+        sdot    v26.4s, v18.16b, v1.16b
+        sdot    v26.4s, v10.16b, v3.16b
+        sdot    v27.4s, v15.16b, v0.16b
+        sdot    v27.4s, v7.16b, v2.16b
+        sdot    v27.4s, v19.16b, v1.16b
+        sdot    v27.4s, v11.16b, v3.16b
+.L1:
+        lsr     x11, x11, #1
+        cbz     x11, .L3
+.L2:    // loop: 148 instructions, 64 sdot
+            ld4r    {v0.2d-v3.2d}, [x8], #32
+            ldp     q6, q7, [x9, #32]
+            ldp     q8, q9, [x9, #64]
+            ldp     q10, q11, [x9, #96]
+            ldp     q4, q5, [x9], #128
+            shl     v12.16b, v4.16b, #4
+            shl     v16.16b, v8.16b, #4
+            and     v4.16b, v4.16b, v31.16b
+            and     v8.16b, v8.16b, v31.16b
+            shl     v13.16b, v5.16b, #4
+            shl     v17.16b, v9.16b, #4
+            and     v5.16b, v5.16b, v31.16b
+            and     v9.16b, v9.16b, v31.16b
+            sdot    v20.4s, v12.16b, v0.16b
+            sdot    v20.4s, v4.16b, v2.16b
+            sdot    v20.4s, v16.16b, v1.16b
+            sdot    v20.4s, v8.16b, v3.16b
+            sdot    v21.4s, v13.16b, v0.16b
+            sdot    v21.4s, v5.16b, v2.16b
+            sdot    v21.4s, v17.16b, v1.16b
+            sdot    v21.4s, v9.16b, v3.16b
+            shl     v14.16b, v6.16b, #4
+            shl     v18.16b, v10.16b, #4
+            and     v6.16b, v6.16b, v31.16b
+            and     v10.16b, v10.16b, v31.16b
+            shl     v15.16b, v7.16b, #4
+            shl     v19.16b, v11.16b, #4
+            and     v7.16b, v7.16b, v31.16b
+            and     v11.16b, v11.16b, v31.16b
+            sdot    v22.4s, v14.16b, v0.16b
+            sdot    v22.4s, v6.16b, v2.16b
+            sdot    v22.4s, v18.16b, v1.16b
+            sdot    v22.4s, v10.16b, v3.16b
+            sdot    v23.4s, v15.16b, v0.16b
+            sdot    v23.4s, v7.16b, v2.16b
+            sdot    v23.4s, v19.16b, v1.16b
+            sdot    v23.4s, v11.16b, v3.16b
+            ldp     q6, q7, [x10, #32]
+            ldp     q8, q9, [x10, #64]
+            ldp     q10, q11, [x10, #96]
+            ldp     q4, q5, [x10], #128
+            shl     v12.16b, v4.16b, #4
+            shl     v16.16b, v8.16b, #4
+            and     v4.16b, v4.16b, v31.16b
+            and     v8.16b, v8.16b, v31.16b
+            shl     v13.16b, v5.16b, #4
+            shl     v17.16b, v9.16b, #4
+            and     v5.16b, v5.16b, v31.16b
+            and     v9.16b, v9.16b, v31.16b
+            sdot    v24.4s, v12.16b, v0.16b
+            sdot    v24.4s, v4.16b, v2.16b
+            sdot    v24.4s, v16.16b, v1.16b
+            sdot    v24.4s, v8.16b, v3.16b
+            sdot    v25.4s, v13.16b, v0.16b
+            sdot    v25.4s, v5.16b, v2.16b
+            sdot    v25.4s, v17.16b, v1.16b
+            sdot    v25.4s, v9.16b, v3.16b
+            shl     v14.16b, v6.16b, #4
+            shl     v18.16b, v10.16b, #4
+            and     v6.16b, v6.16b, v31.16b
+            and     v10.16b, v10.16b, v31.16b
+            shl     v15.16b, v7.16b, #4
+            shl     v19.16b, v11.16b, #4
+            and     v7.16b, v7.16b, v31.16b
+            and     v11.16b, v11.16b, v31.16b
+            sdot    v26.4s, v14.16b, v0.16b
+            sdot    v26.4s, v6.16b, v2.16b
+            sdot    v26.4s, v18.16b, v1.16b
+            sdot    v26.4s, v10.16b, v3.16b
+            sdot    v27.4s, v15.16b, v0.16b
+            sdot    v27.4s, v7.16b, v2.16b
+            sdot    v27.4s, v19.16b, v1.16b
+            sdot    v27.4s, v11.16b, v3.16b
+            ld4r    {v0.2d-v3.2d}, [x8], #32
+            ldp     q6, q7, [x9, #32]
+            ldp     q8, q9, [x9, #64]
+            ldp     q10, q11, [x9, #96]
+            ldp     q4, q5, [x9], #128
+            shl     v12.16b, v4.16b, #4
+            shl     v16.16b, v8.16b, #4
+            and     v4.16b, v4.16b, v31.16b
+            and     v8.16b, v8.16b, v31.16b
+            shl     v13.16b, v5.16b, #4
+            shl     v17.16b, v9.16b, #4
+            and     v5.16b, v5.16b, v31.16b
+            and     v9.16b, v9.16b, v31.16b
+            sdot    v20.4s, v12.16b, v0.16b
+            sdot    v20.4s, v4.16b, v2.16b
+            sdot    v20.4s, v16.16b, v1.16b
+            sdot    v20.4s, v8.16b, v3.16b
+            sdot    v21.4s, v13.16b, v0.16b
+            sdot    v21.4s, v5.16b, v2.16b
+            sdot    v21.4s, v17.16b, v1.16b
+            sdot    v21.4s, v9.16b, v3.16b
+            shl     v14.16b, v6.16b, #4
+            shl     v18.16b, v10.16b, #4
+            and     v6.16b, v6.16b, v31.16b
+            and     v10.16b, v10.16b, v31.16b
+            shl     v15.16b, v7.16b, #4
+            shl     v19.16b, v11.16b, #4
+            and     v7.16b, v7.16b, v31.16b
+            and     v11.16b, v11.16b, v31.16b
+            sdot    v22.4s, v14.16b, v0.16b
+            sdot    v22.4s, v6.16b, v2.16b
+            sdot    v22.4s, v18.16b, v1.16b
+            sdot    v22.4s, v10.16b, v3.16b
+            sdot    v23.4s, v15.16b, v0.16b
+            sdot    v23.4s, v7.16b, v2.16b
+            sdot    v23.4s, v19.16b, v1.16b
+            sdot    v23.4s, v11.16b, v3.16b
+            ldp     q6, q7, [x10, #32]
+            ldp     q8, q9, [x10, #64]
+            ldp     q10, q11, [x10, #96]
+            ldp     q4, q5, [x10], #128
+            shl     v12.16b, v4.16b, #4
+            shl     v16.16b, v8.16b, #4
+            and     v4.16b, v4.16b, v31.16b
+            and     v8.16b, v8.16b, v31.16b
+            shl     v13.16b, v5.16b, #4
+            shl     v17.16b, v9.16b, #4
+            and     v5.16b, v5.16b, v31.16b
+            and     v9.16b, v9.16b, v31.16b
+            sdot    v24.4s, v12.16b, v0.16b
+            sdot    v24.4s, v4.16b, v2.16b
+            sdot    v24.4s, v16.16b, v1.16b
+            sdot    v24.4s, v8.16b, v3.16b
+            sdot    v25.4s, v13.16b, v0.16b
+            sdot    v25.4s, v5.16b, v2.16b
+            sdot    v25.4s, v17.16b, v1.16b
+            sdot    v25.4s, v9.16b, v3.16b
+            shl     v14.16b, v6.16b, #4
+            shl     v18.16b, v10.16b, #4
+            and     v6.16b, v6.16b, v31.16b
+            and     v10.16b, v10.16b, v31.16b
+            shl     v15.16b, v7.16b, #4
+            shl     v19.16b, v11.16b, #4
+            and     v7.16b, v7.16b, v31.16b
+            and     v11.16b, v11.16b, v31.16b
+            sdot    v26.4s, v14.16b, v0.16b
+            sdot    v26.4s, v6.16b, v2.16b
+            sdot    v26.4s, v18.16b, v1.16b
+            sdot    v26.4s, v10.16b, v3.16b
+            sdot    v27.4s, v15.16b, v0.16b
+            sdot    v27.4s, v7.16b, v2.16b
+            sdot    v27.4s, v19.16b, v1.16b
+            sdot    v27.4s, v11.16b, v3.16b
+            subs    x11, x11, #0x1
+            b.ne    .L2                                  // back to .L2
+.L3:
+        ldr     d1, [x8]
+        dup     v2.4s, w13
+        dup     v3.4s, w14
+        addp    v20.4s, v20.4s, v21.4s
+        addp    v21.4s, v22.4s, v23.4s
+        ldp     q4, q5, [x9]
+        ldp     q6, q7, [x9, #32]
+        ldp     q8, q9, [x9, #64]
+        mla     v20.4s, v4.4s, v1.s[0]
+        mla     v21.4s, v5.4s, v1.s[0]
+        scvtf   v20.4s, v20.4s
+        scvtf   v21.4s, v21.4s
+        fmul    v6.4s, v6.4s, v1.s[1]
+        fmul    v7.4s, v7.4s, v1.s[1]
+        fmul    v20.4s, v20.4s, v6.4s
+        fmul    v21.4s, v21.4s, v7.4s
+        fadd    v20.4s, v20.4s, v8.4s
+        fadd    v21.4s, v21.4s, v9.4s
+        fmax    v20.4s, v20.4s, v2.4s
+        fmax    v21.4s, v21.4s, v2.4s
+        fmin    v20.4s, v20.4s, v3.4s
+        fmin    v21.4s, v21.4s, v3.4s
+        addp    v24.4s, v24.4s, v25.4s
+        addp    v25.4s, v26.4s, v27.4s
+        ldp     q4, q5, [x10]
+        ldp     q6, q7, [x10, #32]
+        ldp     q8, q9, [x10, #64]
+        mla     v24.4s, v4.4s, v1.s[0]
+        mla     v25.4s, v5.4s, v1.s[0]
+        scvtf   v24.4s, v24.4s
+        scvtf   v25.4s, v25.4s
+        fmul    v6.4s, v6.4s, v1.s[1]
+        fmul    v7.4s, v7.4s, v1.s[1]
+        fmul    v24.4s, v24.4s, v6.4s
+        fmul    v25.4s, v25.4s, v7.4s
+        fadd    v24.4s, v24.4s, v8.4s
+        fadd    v25.4s, v25.4s, v9.4s
+        fmax    v24.4s, v24.4s, v2.4s
+        fmax    v25.4s, v25.4s, v2.4s
+        fmin    v24.4s, v24.4s, v3.4s
+        fmin    v25.4s, v25.4s, v3.4s
+        fcvtn   v20.4h, v20.4s
+        fcvtn2  v20.8h, v21.4s
+        fcvtn   v24.4h, v24.4s
+        fcvtn2  v24.8h, v25.4s
+        stp     q20, q24, [x12]
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::tiles::f16_out::tile_1x4
+// 95 instructions; loop .L2: 40 instructions, 16 sdot
+f16_out::tile_1x4:
+        stp     d13, d12, [sp, #-32]!
+        stp     d9, d8, [sp, #16]
+        ldr     x8, [x0]
+        ldr     x9, [x0, #64]
+        ldr     x10, [x0, #112]
+        ldr     x11, [x0, #152]
+        ldp     w12, w13, [x0, #168]
+        movi    v31.16b, #0xf0
+        movi    v20.16b, #0x0
+        movi    v21.16b, #0x0
+        movi    v24.16b, #0x0
+        movi    v25.16b, #0x0
+        tbz     w10, #0, .L1
+        ld4r    {v0.2d-v3.2d}, [x8], #32
+        ldp     q8, q9, [x9, #32]
+        ldp     q4, q5, [x9], #64
+        shl     v12.16b, v4.16b, #4
+        shl     v16.16b, v8.16b, #4
+        and     v4.16b, v4.16b, v31.16b
+        and     v8.16b, v8.16b, v31.16b
+        shl     v13.16b, v5.16b, #4
+        shl     v17.16b, v9.16b, #4
+        and     v5.16b, v5.16b, v31.16b
+        and     v9.16b, v9.16b, v31.16b
+        sdot    v20.4s, v12.16b, v0.16b
+        sdot    v24.4s, v4.16b, v2.16b
+        sdot    v20.4s, v16.16b, v1.16b
+        sdot    v24.4s, v8.16b, v3.16b
+        sdot    v21.4s, v13.16b, v0.16b
+        sdot    v25.4s, v5.16b, v2.16b
+        sdot    v21.4s, v17.16b, v1.16b
+        sdot    v25.4s, v9.16b, v3.16b
+.L1:
+        lsr     x10, x10, #1
+        cbz     x10, .L3
+.L2:    // loop: 40 instructions, 16 sdot
+            ld4r    {v0.2d-v3.2d}, [x8], #32
+            ldp     q8, q9, [x9, #32]
+            ldp     q4, q5, [x9], #64
+            shl     v12.16b, v4.16b, #4
+            shl     v16.16b, v8.16b, #4
+            and     v4.16b, v4.16b, v31.16b
+            and     v8.16b, v8.16b, v31.16b
+            shl     v13.16b, v5.16b, #4
+            shl     v17.16b, v9.16b, #4
+            and     v5.16b, v5.16b, v31.16b
+            and     v9.16b, v9.16b, v31.16b
+            sdot    v20.4s, v12.16b, v0.16b
+            sdot    v24.4s, v4.16b, v2.16b
+            sdot    v20.4s, v16.16b, v1.16b
+            sdot    v24.4s, v8.16b, v3.16b
+            sdot    v21.4s, v13.16b, v0.16b
+            sdot    v25.4s, v5.16b, v2.16b
+            sdot    v21.4s, v17.16b, v1.16b
+            sdot    v25.4s, v9.16b, v3.16b
+            ld4r    {v0.2d-v3.2d}, [x8], #32
+            ldp     q8, q9, [x9, #32]
+            ldp     q4, q5, [x9], #64
+            shl     v12.16b, v4.16b, #4
+            shl     v16.16b, v8.16b, #4
+            and     v4.16b, v4.16b, v31.16b
+            and     v8.16b, v8.16b, v31.16b
+            shl     v13.16b, v5.16b, #4
+            shl     v17.16b, v9.16b, #4
+            and     v5.16b, v5.16b, v31.16b
+            and     v9.16b, v9.16b, v31.16b
+            sdot    v20.4s, v12.16b, v0.16b
+            sdot    v24.4s, v4.16b, v2.16b
+            sdot    v20.4s, v16.16b, v1.16b
+            sdot    v24.4s, v8.16b, v3.16b
+            sdot    v21.4s, v13.16b, v0.16b
+            sdot    v25.4s, v5.16b, v2.16b
+            sdot    v21.4s, v17.16b, v1.16b
+            sdot    v25.4s, v9.16b, v3.16b
+            subs    x10, x10, #0x1
+            b.ne    .L2                                  // back to .L2
+.L3:
+        add     v20.4s, v20.4s, v24.4s
+        add     v21.4s, v21.4s, v25.4s
+        ldr     d1, [x8]
+        dup     v2.4s, w12
+        dup     v3.4s, w13
+        addp    v20.4s, v20.4s, v21.4s
+        ldr     q4, [x9]
+        ldr     q6, [x9, #16]
+        ldr     q8, [x9, #32]
+        mla     v20.4s, v4.4s, v1.s[0]
+        scvtf   v20.4s, v20.4s
+        fmul    v6.4s, v6.4s, v1.s[1]
+        fmul    v20.4s, v20.4s, v6.4s
+        fadd    v20.4s, v20.4s, v8.4s
+        fmax    v20.4s, v20.4s, v2.4s
+        fmin    v20.4s, v20.4s, v3.4s
+        fcvtn   v20.4h, v20.4s
+        str     d20, [x11]
+        ldp     d9, d8, [sp, #16]
+        ldp     d13, d12, [sp], #32
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::tiles::f16_out::tile_1x4_kr8
+// 105 instructions; loop .L2: 40 instructions, 16 sdot
+f16_out::tile_1x4_kr8:
+        str     d15, [sp, #-48]!
+        stp     d14, d13, [sp, #16]
+        stp     d12, d8, [sp, #32]
+        ldr     x8, [x0]
+        ldr     x9, [x0, #64]
+        ldr     x10, [x0, #112]
+        ldr     x11, [x0, #152]
+        ldp     w12, w13, [x0, #168]
+        movi    v31.16b, #0xf0
+        movi    v20.16b, #0x0
+        movi    v21.16b, #0x0
+        movi    v22.16b, #0x0
+        movi    v23.16b, #0x0
+        movi    v24.16b, #0x0
+        movi    v25.16b, #0x0
+        movi    v26.16b, #0x0
+        movi    v27.16b, #0x0
+        tbz     w10, #0, .L1
+        ldp     q0, q1, [x8], #32
+        ldp     q6, q7, [x9, #32]
+        ldp     q4, q5, [x9], #64
+        shl     v12.16b, v4.16b, #4
+        and     v4.16b, v4.16b, v31.16b
+        sdot    v20.4s, v12.16b, v0.4b[0]
+        sdot    v24.4s, v4.16b, v1.4b[0]
+        shl     v13.16b, v5.16b, #4
+        and     v5.16b, v5.16b, v31.16b
+        sdot    v21.4s, v13.16b, v0.4b[1]
+        sdot    v25.4s, v5.16b, v1.4b[1]
+        shl     v14.16b, v6.16b, #4
+        and     v6.16b, v6.16b, v31.16b
+        sdot    v22.4s, v14.16b, v0.4b[2]
+        sdot    v26.4s, v6.16b, v1.4b[2]
+        shl     v15.16b, v7.16b, #4
+        and     v7.16b, v7.16b, v31.16b
+        sdot    v23.4s, v15.16b, v0.4b[3]
+        sdot    v27.4s, v7.16b, v1.4b[3]
+.L1:
+        lsr     x10, x10, #1
+        cbz     x10, .L3
+.L2:    // loop: 40 instructions, 16 sdot
+            ldp     q0, q1, [x8], #32
+            ldp     q6, q7, [x9, #32]
+            ldp     q4, q5, [x9], #64
+            shl     v12.16b, v4.16b, #4
+            and     v4.16b, v4.16b, v31.16b
+            sdot    v20.4s, v12.16b, v0.4b[0]
+            sdot    v24.4s, v4.16b, v1.4b[0]
+            shl     v13.16b, v5.16b, #4
+            and     v5.16b, v5.16b, v31.16b
+            sdot    v21.4s, v13.16b, v0.4b[1]
+            sdot    v25.4s, v5.16b, v1.4b[1]
+            shl     v14.16b, v6.16b, #4
+            and     v6.16b, v6.16b, v31.16b
+            sdot    v22.4s, v14.16b, v0.4b[2]
+            sdot    v26.4s, v6.16b, v1.4b[2]
+            shl     v15.16b, v7.16b, #4
+            and     v7.16b, v7.16b, v31.16b
+            sdot    v23.4s, v15.16b, v0.4b[3]
+            sdot    v27.4s, v7.16b, v1.4b[3]
+            ldp     q0, q1, [x8], #32
+            ldp     q6, q7, [x9, #32]
+            ldp     q4, q5, [x9], #64
+            shl     v12.16b, v4.16b, #4
+            and     v4.16b, v4.16b, v31.16b
+            sdot    v20.4s, v12.16b, v0.4b[0]
+            sdot    v24.4s, v4.16b, v1.4b[0]
+            shl     v13.16b, v5.16b, #4
+            and     v5.16b, v5.16b, v31.16b
+            sdot    v21.4s, v13.16b, v0.4b[1]
+            sdot    v25.4s, v5.16b, v1.4b[1]
+            shl     v14.16b, v6.16b, #4
+            and     v6.16b, v6.16b, v31.16b
+            sdot    v22.4s, v14.16b, v0.4b[2]
+            sdot    v26.4s, v6.16b, v1.4b[2]
+            shl     v15.16b, v7.16b, #4
+            and     v7.16b, v7.16b, v31.16b
+            sdot    v23.4s, v15.16b, v0.4b[3]
+            sdot    v27.4s, v7.16b, v1.4b[3]
+            subs    x10, x10, #0x1
+            b.ne    .L2                                  // back to .L2
+.L3:
+        add     v20.4s, v20.4s, v21.4s
+        add     v22.4s, v22.4s, v23.4s
+        add     v24.4s, v24.4s, v25.4s
+        add     v26.4s, v26.4s, v27.4s
+        add     v20.4s, v20.4s, v22.4s
+        add     v24.4s, v24.4s, v26.4s
+        add     v20.4s, v20.4s, v24.4s
+        ldr     d1, [x8]
+        dup     v2.4s, w12
+        dup     v3.4s, w13
+        ldr     q4, [x9]
+        ldr     q6, [x9, #16]
+        ldr     q8, [x9, #32]
+        mla     v20.4s, v4.4s, v1.s[0]
+        scvtf   v20.4s, v20.4s
+        fmul    v6.4s, v6.4s, v1.s[1]
+        fmul    v20.4s, v20.4s, v6.4s
+        fadd    v20.4s, v20.4s, v8.4s
+        fmax    v20.4s, v20.4s, v2.4s
+        fmin    v20.4s, v20.4s, v3.4s
+        fcvtn   v20.4h, v20.4s
+        str     d20, [x11]
+        ldp     d12, d8, [sp, #32]
+        ldp     d14, d13, [sp, #16]
+        ldr     d15, [sp], #48
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::tiles::f16_out::tile_1x8
+// 168 instructions; loop .L2: 76 instructions, 32 sdot
+f16_out::tile_1x8:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldr     x8, [x0]
+        ldr     x9, [x0, #64]
+        ldr     x10, [x0, #112]
+        ldr     x11, [x0, #152]
+        ldp     w12, w13, [x0, #168]
+        movi    v31.16b, #0xf0
+        movi    v20.16b, #0x0
+        movi    v21.16b, #0x0
+        movi    v22.16b, #0x0
+        movi    v23.16b, #0x0
+        movi    v24.16b, #0x0
+        movi    v25.16b, #0x0
+        movi    v26.16b, #0x0
+        movi    v27.16b, #0x0
+        tbz     w10, #0, .L1
+        ld4r    {v0.2d-v3.2d}, [x8], #32
+        ldp     q6, q7, [x9, #32]
+        ldp     q8, q9, [x9, #64]
+        ldp     q10, q11, [x9, #96]
+        ldp     q4, q5, [x9], #128
+        shl     v12.16b, v4.16b, #4
+        shl     v16.16b, v8.16b, #4
+        and     v4.16b, v4.16b, v31.16b
+        and     v8.16b, v8.16b, v31.16b
+        shl     v13.16b, v5.16b, #4
+        shl     v17.16b, v9.16b, #4
+        and     v5.16b, v5.16b, v31.16b
+        and     v9.16b, v9.16b, v31.16b
+        sdot    v20.4s, v12.16b, v0.16b
+        sdot    v24.4s, v4.16b, v2.16b
+        sdot    v20.4s, v16.16b, v1.16b
+        sdot    v24.4s, v8.16b, v3.16b
+        sdot    v21.4s, v13.16b, v0.16b
+        sdot    v25.4s, v5.16b, v2.16b
+        sdot    v21.4s, v17.16b, v1.16b
+        sdot    v25.4s, v9.16b, v3.16b
+        shl     v14.16b, v6.16b, #4
+        shl     v18.16b, v10.16b, #4
+        and     v6.16b, v6.16b, v31.16b
+        and     v10.16b, v10.16b, v31.16b
+        shl     v15.16b, v7.16b, #4
+        shl     v19.16b, v11.16b, #4
+        and     v7.16b, v7.16b, v31.16b
+        and     v11.16b, v11.16b, v31.16b
+        sdot    v22.4s, v14.16b, v0.16b
+        sdot    v26.4s, v6.16b, v2.16b
+        sdot    v22.4s, v18.16b, v1.16b
+        sdot    v26.4s, v10.16b, v3.16b
+        sdot    v23.4s, v15.16b, v0.16b
+        sdot    v27.4s, v7.16b, v2.16b
+        sdot    v23.4s, v19.16b, v1.16b
+        sdot    v27.4s, v11.16b, v3.16b
+.L1:
+        lsr     x10, x10, #1
+        cbz     x10, .L3
+.L2:    // loop: 76 instructions, 32 sdot
+            ld4r    {v0.2d-v3.2d}, [x8], #32
+            ldp     q6, q7, [x9, #32]
+            ldp     q8, q9, [x9, #64]
+            ldp     q10, q11, [x9, #96]
+            ldp     q4, q5, [x9], #128
+            shl     v12.16b, v4.16b, #4
+            shl     v16.16b, v8.16b, #4
+            and     v4.16b, v4.16b, v31.16b
+            and     v8.16b, v8.16b, v31.16b
+            shl     v13.16b, v5.16b, #4
+            shl     v17.16b, v9.16b, #4
+            and     v5.16b, v5.16b, v31.16b
+            and     v9.16b, v9.16b, v31.16b
+            sdot    v20.4s, v12.16b, v0.16b
+            sdot    v24.4s, v4.16b, v2.16b
+            sdot    v20.4s, v16.16b, v1.16b
+            sdot    v24.4s, v8.16b, v3.16b
+            sdot    v21.4s, v13.16b, v0.16b
+            sdot    v25.4s, v5.16b, v2.16b
+            sdot    v21.4s, v17.16b, v1.16b
+            sdot    v25.4s, v9.16b, v3.16b
+            shl     v14.16b, v6.16b, #4
+            shl     v18.16b, v10.16b, #4
+            and     v6.16b, v6.16b, v31.16b
+            and     v10.16b, v10.16b, v31.16b
+            shl     v15.16b, v7.16b, #4
+            shl     v19.16b, v11.16b, #4
+            and     v7.16b, v7.16b, v31.16b
+            and     v11.16b, v11.16b, v31.16b
+            sdot    v22.4s, v14.16b, v0.16b
+            sdot    v26.4s, v6.16b, v2.16b
+            sdot    v22.4s, v18.16b, v1.16b
+            sdot    v26.4s, v10.16b, v3.16b
+            sdot    v23.4s, v15.16b, v0.16b
+            sdot    v27.4s, v7.16b, v2.16b
+            sdot    v23.4s, v19.16b, v1.16b
+            sdot    v27.4s, v11.16b, v3.16b
+            ld4r    {v0.2d-v3.2d}, [x8], #32
+            ldp     q6, q7, [x9, #32]
+            ldp     q8, q9, [x9, #64]
+            ldp     q10, q11, [x9, #96]
+            ldp     q4, q5, [x9], #128
+            shl     v12.16b, v4.16b, #4
+            shl     v16.16b, v8.16b, #4
+            and     v4.16b, v4.16b, v31.16b
+            and     v8.16b, v8.16b, v31.16b
+            shl     v13.16b, v5.16b, #4
+            shl     v17.16b, v9.16b, #4
+            and     v5.16b, v5.16b, v31.16b
+            and     v9.16b, v9.16b, v31.16b
+            sdot    v20.4s, v12.16b, v0.16b
+            sdot    v24.4s, v4.16b, v2.16b
+            sdot    v20.4s, v16.16b, v1.16b
+            sdot    v24.4s, v8.16b, v3.16b
+            sdot    v21.4s, v13.16b, v0.16b
+            sdot    v25.4s, v5.16b, v2.16b
+            sdot    v21.4s, v17.16b, v1.16b
+            sdot    v25.4s, v9.16b, v3.16b
+            shl     v14.16b, v6.16b, #4
+            shl     v18.16b, v10.16b, #4
+            and     v6.16b, v6.16b, v31.16b
+            and     v10.16b, v10.16b, v31.16b
+            shl     v15.16b, v7.16b, #4
+            shl     v19.16b, v11.16b, #4
+            and     v7.16b, v7.16b, v31.16b
+            and     v11.16b, v11.16b, v31.16b
+            sdot    v22.4s, v14.16b, v0.16b
+            sdot    v26.4s, v6.16b, v2.16b
+            sdot    v22.4s, v18.16b, v1.16b
+            sdot    v26.4s, v10.16b, v3.16b
+            sdot    v23.4s, v15.16b, v0.16b
+            sdot    v27.4s, v7.16b, v2.16b
+            sdot    v23.4s, v19.16b, v1.16b
+            sdot    v27.4s, v11.16b, v3.16b
+            subs    x10, x10, #0x1
+            b.ne    .L2                                  // back to .L2
+.L3:
+        add     v20.4s, v20.4s, v24.4s
+        add     v21.4s, v21.4s, v25.4s
+        add     v22.4s, v22.4s, v26.4s
+        add     v23.4s, v23.4s, v27.4s
+        ldr     d1, [x8]
+        dup     v2.4s, w12
+        dup     v3.4s, w13
+        addp    v20.4s, v20.4s, v21.4s
+        addp    v21.4s, v22.4s, v23.4s
+        ldp     q4, q5, [x9]
+        ldp     q6, q7, [x9, #32]
+        ldp     q8, q9, [x9, #64]
+        mla     v20.4s, v4.4s, v1.s[0]
+        mla     v21.4s, v5.4s, v1.s[0]
+        scvtf   v20.4s, v20.4s
+        scvtf   v21.4s, v21.4s
+        fmul    v6.4s, v6.4s, v1.s[1]
+        fmul    v7.4s, v7.4s, v1.s[1]
+        fmul    v20.4s, v20.4s, v6.4s
+        fmul    v21.4s, v21.4s, v7.4s
+        fadd    v20.4s, v20.4s, v8.4s
+        fadd    v21.4s, v21.4s, v9.4s
+        fmax    v20.4s, v20.4s, v2.4s
+        fmax    v21.4s, v21.4s, v2.4s
+        fmin    v20.4s, v20.4s, v3.4s
+        fmin    v21.4s, v21.4s, v3.4s
+        fcvtn   v20.4h, v20.4s
+        fcvtn2  v20.8h, v21.4s
+        str     q20, [x11]
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::tiles::f16_out::tile_4x4
+// 121 instructions; loop .L1: 48 instructions, 32 sdot
+f16_out::tile_4x4:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldr     x8, [x0]
+        ldr     x9, [x0, #64]
+        ldr     x13, [x0, #112]
+        ldp     x11, x12, [x0, #96]
+        ldr     x10, [x0, #80]
+        ldp     x14, x15, [x0, #152]
+        ldp     w16, w17, [x0, #168]
+        movi    v12.16b, #0xf0
+        movi    v16.16b, #0x0
+        movi    v17.16b, #0x0
+        movi    v18.16b, #0x0
+        movi    v19.16b, #0x0
+        movi    v20.16b, #0x0
+        movi    v21.16b, #0x0
+        movi    v22.16b, #0x0
+        movi    v23.16b, #0x0
+        ld2     {v0.4s, v1.4s}, [x9], x10
+.L1:    // loop: 48 instructions, 32 sdot
+            shl     v2.16b, v0.16b, #4
+            shl     v3.16b, v1.16b, #4
+            and     v0.16b, v0.16b, v12.16b
+            and     v1.16b, v1.16b, v12.16b
+            ld2     {v13.4s, v14.4s}, [x9], x10
+            ldp     q4, q5, [x8], #128
+            sdot    v16.4s, v2.16b, v4.4b[0]
+            sdot    v17.4s, v2.16b, v4.4b[2]
+            sdot    v18.4s, v2.16b, v5.4b[0]
+            sdot    v19.4s, v2.16b, v5.4b[2]
+            sdot    v16.4s, v3.16b, v4.4b[1]
+            sdot    v17.4s, v3.16b, v4.4b[3]
+            sdot    v18.4s, v3.16b, v5.4b[1]
+            sdot    v19.4s, v3.16b, v5.4b[3]
+            ldp     q4, q5, [x8, #-64]
+            sdot    v20.4s, v0.16b, v4.4b[0]
+            sdot    v21.4s, v0.16b, v4.4b[2]
+            sdot    v22.4s, v0.16b, v5.4b[0]
+            sdot    v23.4s, v0.16b, v5.4b[2]
+            sdot    v20.4s, v1.16b, v4.4b[1]
+            sdot    v21.4s, v1.16b, v4.4b[3]
+            sdot    v22.4s, v1.16b, v5.4b[1]
+            sdot    v23.4s, v1.16b, v5.4b[3]
+            shl     v2.16b, v13.16b, #4
+            shl     v3.16b, v14.16b, #4
+            and     v13.16b, v13.16b, v12.16b
+            and     v14.16b, v14.16b, v12.16b
+            ld2     {v0.4s, v1.4s}, [x9], x10
+            ldp     q4, q5, [x8, #-96]
+            sdot    v16.4s, v2.16b, v4.4b[0]
+            sdot    v17.4s, v2.16b, v4.4b[2]
+            sdot    v18.4s, v2.16b, v5.4b[0]
+            sdot    v19.4s, v2.16b, v5.4b[2]
+            sdot    v16.4s, v3.16b, v4.4b[1]
+            sdot    v17.4s, v3.16b, v4.4b[3]
+            sdot    v18.4s, v3.16b, v5.4b[1]
+            sdot    v19.4s, v3.16b, v5.4b[3]
+            ldp     q4, q5, [x8, #-32]
+            sdot    v20.4s, v13.16b, v4.4b[0]
+            sdot    v21.4s, v13.16b, v4.4b[2]
+            sdot    v22.4s, v13.16b, v5.4b[0]
+            sdot    v23.4s, v13.16b, v5.4b[2]
+            sdot    v20.4s, v14.16b, v4.4b[1]
+            sdot    v21.4s, v14.16b, v4.4b[3]
+            sdot    v22.4s, v14.16b, v5.4b[1]
+            sdot    v23.4s, v14.16b, v5.4b[3]
+            subs    x13, x13, #0x1
+            b.ne    .L1                                  // back to .L1
+        add     v16.4s, v16.4s, v20.4s
+        add     v17.4s, v17.4s, v21.4s
+        add     v18.4s, v18.4s, v22.4s
+        add     v19.4s, v19.4s, v23.4s
+        ldr     q0, [x11]
+        ldr     q1, [x11, x12]
+        add     x11, x11, x12
+        ldr     q2, [x11, x12]
+        dup     v12.4s, w16
+        dup     v13.4s, w17
+        ldp     q4, q5, [x8]
+        mla     v16.4s, v0.4s, v4.s[0]
+        scvtf   v16.4s, v16.4s
+        fmul    v14.4s, v1.4s, v5.s[0]
+        fmul    v16.4s, v16.4s, v14.4s
+        fadd    v16.4s, v16.4s, v2.4s
+        fmax    v16.4s, v16.4s, v12.4s
+        fmin    v16.4s, v16.4s, v13.4s
+        fcvtn   v16.4h, v16.4s
+        st1     {v16.4h}, [x14], x15
+        mla     v17.4s, v0.4s, v4.s[1]
+        scvtf   v17.4s, v17.4s
+        fmul    v14.4s, v1.4s, v5.s[1]
+        fmul    v17.4s, v17.4s, v14.4s
+        fadd    v17.4s, v17.4s, v2.4s
+        fmax    v17.4s, v17.4s, v12.4s
+        fmin    v17.4s, v17.4s, v13.4s
+        fcvtn   v17.4h, v17.4s
+        st1     {v17.4h}, [x14], x15
+        mla     v18.4s, v0.4s, v4.s[2]
+        scvtf   v18.4s, v18.4s
+        fmul    v14.4s, v1.4s, v5.s[2]
+        fmul    v18.4s, v18.4s, v14.4s
+        fadd    v18.4s, v18.4s, v2.4s
+        fmax    v18.4s, v18.4s, v12.4s
+        fmin    v18.4s, v18.4s, v13.4s
+        fcvtn   v18.4h, v18.4s
+        st1     {v18.4h}, [x14], x15
+        mla     v19.4s, v0.4s, v4.s[3]
+        scvtf   v19.4s, v19.4s
+        fmul    v14.4s, v1.4s, v5.s[3]
+        fmul    v19.4s, v19.4s, v14.4s
+        fadd    v19.4s, v19.4s, v2.4s
+        fmax    v19.4s, v19.4s, v12.4s
+        fmin    v19.4s, v19.4s, v13.4s
+        fcvtn   v19.4h, v19.4s
+        st1     {v19.4h}, [x14], x15
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::dotprod::tiles::f16_out::tile_8x4
+// 206 instructions; loop .L1: 84 instructions, 64 sdot
+f16_out::tile_8x4:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        ldr     x10, [x0, #64]
+        ldp     x12, x13, [x0, #96]
+        ldr     x14, [x0, #112]
+        ldr     x11, [x0, #80]
+        ldp     x15, x16, [x0, #152]
+        ldp     w17, w18, [x0, #168]
+        movi    v12.16b, #0xf0
+        movi    v16.16b, #0x0
+        movi    v17.16b, #0x0
+        movi    v18.16b, #0x0
+        movi    v19.16b, #0x0
+        movi    v24.16b, #0x0
+        movi    v25.16b, #0x0
+        movi    v26.16b, #0x0
+        movi    v27.16b, #0x0
+        movi    v20.16b, #0x0
+        movi    v21.16b, #0x0
+        movi    v22.16b, #0x0
+        movi    v23.16b, #0x0
+        movi    v28.16b, #0x0
+        movi    v29.16b, #0x0
+        movi    v30.16b, #0x0
+        movi    v31.16b, #0x0
+        ld2     {v0.4s, v1.4s}, [x10], x11
+.L1:    // loop: 84 instructions, 64 sdot
+            shl     v2.16b, v0.16b, #4
+            shl     v3.16b, v1.16b, #4
+            and     v0.16b, v0.16b, v12.16b
+            and     v1.16b, v1.16b, v12.16b
+            ld2     {v13.4s, v14.4s}, [x10], x11
+            ldp     q4, q5, [x8], #128
+            ldp     q6, q7, [x9], #128
+            sdot    v16.4s, v2.16b, v4.4b[0]
+            sdot    v17.4s, v2.16b, v4.4b[2]
+            sdot    v18.4s, v2.16b, v5.4b[0]
+            sdot    v19.4s, v2.16b, v5.4b[2]
+            sdot    v20.4s, v2.16b, v6.4b[0]
+            sdot    v21.4s, v2.16b, v6.4b[2]
+            sdot    v22.4s, v2.16b, v7.4b[0]
+            sdot    v23.4s, v2.16b, v7.4b[2]
+            sdot    v16.4s, v3.16b, v4.4b[1]
+            sdot    v17.4s, v3.16b, v4.4b[3]
+            sdot    v18.4s, v3.16b, v5.4b[1]
+            sdot    v19.4s, v3.16b, v5.4b[3]
+            sdot    v20.4s, v3.16b, v6.4b[1]
+            sdot    v21.4s, v3.16b, v6.4b[3]
+            sdot    v22.4s, v3.16b, v7.4b[1]
+            sdot    v23.4s, v3.16b, v7.4b[3]
+            ldp     q4, q5, [x8, #-64]
+            ldp     q6, q7, [x9, #-64]
+            sdot    v24.4s, v0.16b, v4.4b[0]
+            sdot    v25.4s, v0.16b, v4.4b[2]
+            sdot    v26.4s, v0.16b, v5.4b[0]
+            sdot    v27.4s, v0.16b, v5.4b[2]
+            sdot    v28.4s, v0.16b, v6.4b[0]
+            sdot    v29.4s, v0.16b, v6.4b[2]
+            sdot    v30.4s, v0.16b, v7.4b[0]
+            sdot    v31.4s, v0.16b, v7.4b[2]
+            sdot    v24.4s, v1.16b, v4.4b[1]
+            sdot    v25.4s, v1.16b, v4.4b[3]
+            sdot    v26.4s, v1.16b, v5.4b[1]
+            sdot    v27.4s, v1.16b, v5.4b[3]
+            sdot    v28.4s, v1.16b, v6.4b[1]
+            sdot    v29.4s, v1.16b, v6.4b[3]
+            sdot    v30.4s, v1.16b, v7.4b[1]
+            sdot    v31.4s, v1.16b, v7.4b[3]
+            shl     v2.16b, v13.16b, #4
+            shl     v3.16b, v14.16b, #4
+            and     v13.16b, v13.16b, v12.16b
+            and     v14.16b, v14.16b, v12.16b
+            ld2     {v0.4s, v1.4s}, [x10], x11
+            ldp     q4, q5, [x8, #-96]
+            ldp     q6, q7, [x9, #-96]
+            sdot    v16.4s, v2.16b, v4.4b[0]
+            sdot    v17.4s, v2.16b, v4.4b[2]
+            sdot    v18.4s, v2.16b, v5.4b[0]
+            sdot    v19.4s, v2.16b, v5.4b[2]
+            sdot    v20.4s, v2.16b, v6.4b[0]
+            sdot    v21.4s, v2.16b, v6.4b[2]
+            sdot    v22.4s, v2.16b, v7.4b[0]
+            sdot    v23.4s, v2.16b, v7.4b[2]
+            sdot    v16.4s, v3.16b, v4.4b[1]
+            sdot    v17.4s, v3.16b, v4.4b[3]
+            sdot    v18.4s, v3.16b, v5.4b[1]
+            sdot    v19.4s, v3.16b, v5.4b[3]
+            sdot    v20.4s, v3.16b, v6.4b[1]
+            sdot    v21.4s, v3.16b, v6.4b[3]
+            sdot    v22.4s, v3.16b, v7.4b[1]
+            sdot    v23.4s, v3.16b, v7.4b[3]
+            ldp     q4, q5, [x8, #-32]
+            ldp     q6, q7, [x9, #-32]
+            sdot    v24.4s, v13.16b, v4.4b[0]
+            sdot    v25.4s, v13.16b, v4.4b[2]
+            sdot    v26.4s, v13.16b, v5.4b[0]
+            sdot    v27.4s, v13.16b, v5.4b[2]
+            sdot    v28.4s, v13.16b, v6.4b[0]
+            sdot    v29.4s, v13.16b, v6.4b[2]
+            sdot    v30.4s, v13.16b, v7.4b[0]
+            sdot    v31.4s, v13.16b, v7.4b[2]
+            sdot    v24.4s, v14.16b, v4.4b[1]
+            sdot    v25.4s, v14.16b, v4.4b[3]
+            sdot    v26.4s, v14.16b, v5.4b[1]
+            sdot    v27.4s, v14.16b, v5.4b[3]
+            sdot    v28.4s, v14.16b, v6.4b[1]
+            sdot    v29.4s, v14.16b, v6.4b[3]
+            sdot    v30.4s, v14.16b, v7.4b[1]
+            sdot    v31.4s, v14.16b, v7.4b[3]
+            subs    x14, x14, #0x1
+            b.ne    .L1                                  // back to .L1
+        add     v16.4s, v16.4s, v24.4s
+        add     v17.4s, v17.4s, v25.4s
+        add     v18.4s, v18.4s, v26.4s
+        add     v19.4s, v19.4s, v27.4s
+        add     v20.4s, v20.4s, v28.4s
+        add     v21.4s, v21.4s, v29.4s
+        add     v22.4s, v22.4s, v30.4s
+        add     v23.4s, v23.4s, v31.4s
+        ldr     q0, [x12]
+        ldr     q1, [x12, x13]
+        add     x12, x12, x13
+        ldr     q2, [x12, x13]
+        dup     v12.4s, w17
+        dup     v13.4s, w18
+        ldp     q4, q5, [x8]
+        mla     v16.4s, v0.4s, v4.s[0]
+        scvtf   v16.4s, v16.4s
+        fmul    v14.4s, v1.4s, v5.s[0]
+        fmul    v16.4s, v16.4s, v14.4s
+        fadd    v16.4s, v16.4s, v2.4s
+        fmax    v16.4s, v16.4s, v12.4s
+        fmin    v16.4s, v16.4s, v13.4s
+        fcvtn   v16.4h, v16.4s
+        st1     {v16.4h}, [x15], x16
+        mla     v17.4s, v0.4s, v4.s[1]
+        scvtf   v17.4s, v17.4s
+        fmul    v14.4s, v1.4s, v5.s[1]
+        fmul    v17.4s, v17.4s, v14.4s
+        fadd    v17.4s, v17.4s, v2.4s
+        fmax    v17.4s, v17.4s, v12.4s
+        fmin    v17.4s, v17.4s, v13.4s
+        fcvtn   v17.4h, v17.4s
+        st1     {v17.4h}, [x15], x16
+        mla     v18.4s, v0.4s, v4.s[2]
+        scvtf   v18.4s, v18.4s
+        fmul    v14.4s, v1.4s, v5.s[2]
+        fmul    v18.4s, v18.4s, v14.4s
+        fadd    v18.4s, v18.4s, v2.4s
+        fmax    v18.4s, v18.4s, v12.4s
+        fmin    v18.4s, v18.4s, v13.4s
+        fcvtn   v18.4h, v18.4s
+        st1     {v18.4h}, [x15], x16
+        mla     v19.4s, v0.4s, v4.s[3]
+        scvtf   v19.4s, v19.4s
+        fmul    v14.4s, v1.4s, v5.s[3]
+        fmul    v19.4s, v19.4s, v14.4s
+        fadd    v19.4s, v19.4s, v2.4s
+        fmax    v19.4s, v19.4s, v12.4s
+        fmin    v19.4s, v19.4s, v13.4s
+        fcvtn   v19.4h, v19.4s
+        st1     {v19.4h}, [x15], x16
+        ldp     q6, q7, [x9]
+        mla     v20.4s, v0.4s, v6.s[0]
+        scvtf   v20.4s, v20.4s
+        fmul    v14.4s, v1.4s, v7.s[0]
+        fmul    v20.4s, v20.4s, v14.4s
+        fadd    v20.4s, v20.4s, v2.4s
+        fmax    v20.4s, v20.4s, v12.4s
+        fmin    v20.4s, v20.4s, v13.4s
+        fcvtn   v20.4h, v20.4s
+        st1     {v20.4h}, [x15], x16
+        mla     v21.4s, v0.4s, v6.s[1]
+        scvtf   v21.4s, v21.4s
+        fmul    v14.4s, v1.4s, v7.s[1]
+        fmul    v21.4s, v21.4s, v14.4s
+        fadd    v21.4s, v21.4s, v2.4s
+        fmax    v21.4s, v21.4s, v12.4s
+        fmin    v21.4s, v21.4s, v13.4s
+        fcvtn   v21.4h, v21.4s
+        st1     {v21.4h}, [x15], x16
+        mla     v22.4s, v0.4s, v6.s[2]
+        scvtf   v22.4s, v22.4s
+        fmul    v14.4s, v1.4s, v7.s[2]
+        fmul    v22.4s, v22.4s, v14.4s
+        fadd    v22.4s, v22.4s, v2.4s
+        fmax    v22.4s, v22.4s, v12.4s
+        fmin    v22.4s, v22.4s, v13.4s
+        fcvtn   v22.4h, v22.4s
+        st1     {v22.4h}, [x15], x16
+        mla     v23.4s, v0.4s, v6.s[3]
+        scvtf   v23.4s, v23.4s
+        fmul    v14.4s, v1.4s, v7.s[3]
+        fmul    v23.4s, v23.4s, v14.4s
+        fadd    v23.4s, v23.4s, v2.4s
+        fmax    v23.4s, v23.4s, v12.4s
+        fmin    v23.4s, v23.4s, v13.4s
+        fcvtn   v23.4h, v23.4s
+        st1     {v23.4h}, [x15], x16
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
 
 // qgemm::matmul::qai8dxp_qsi4cxp::dotprod::tiles::f32_out::tile8_12x4
 // 379 instructions; loop .L1: 122 instructions, 96 sdot

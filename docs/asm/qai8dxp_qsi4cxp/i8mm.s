@@ -5,6 +5,30 @@
 // when there are several) and the smmla in that loop.
 //
 //   function                        insns  loop  smmla
+//   bf16_out::nr4_r1                  102    32     16
+//   bf16_out::nr4_r2                  187    52     32
+//   bf16_out::nr4_r3                  237    72     48
+//   bf16_out::nr4_r4                  310    92     64
+//   bf16_out::nr4_r5                  380   112     80
+//   bf16_out::nr4_r6                  449   132     96
+//   bf16_out::nr8_r1                  162    58     32
+//   bf16_out::nr8_r2                  297    94     64
+//   bf16_out::nr8h_r3                 237    72     48
+//   bf16_out::nr8h_r4                 310    92     64
+//   bf16_out::nr8h_r5                 380   112     80
+//   bf16_out::nr8h_r6                 449   132     96
+//   f16_out::nr4_r1                   102    32     16
+//   f16_out::nr4_r2                   187    52     32
+//   f16_out::nr4_r3                   237    72     48
+//   f16_out::nr4_r4                   310    92     64
+//   f16_out::nr4_r5                   380   112     80
+//   f16_out::nr4_r6                   449   132     96
+//   f16_out::nr8_r1                   162    58     32
+//   f16_out::nr8_r2                   297    94     64
+//   f16_out::nr8h_r3                  237    72     48
+//   f16_out::nr8h_r4                  310    92     64
+//   f16_out::nr8h_r5                  380   112     80
+//   f16_out::nr8h_r6                  449   132     96
 //   f32_out::nr4_r1                    98    32     16
 //   f32_out::nr4_r2                   179    52     32
 //   f32_out::nr4_r3                   225    72     48
@@ -17,6 +41,7126 @@
 //   f32_out::nr8h_r4                  294    92     64
 //   f32_out::nr8h_r5                  360   112     80
 //   f32_out::nr8h_r6                  425   132     96
+
+// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::bf16_out::nr4_r1
+// 102 instructions; loop .L1: 32 instructions, 16 smmla
+bf16_out::nr4_r1:
+        ldr     x8, [x0]
+        ldr     x9, [x0, #64]
+        ldr     x14, [x0, #112]
+        ldp     x10, x11, [x0, #96]
+        ldp     x12, x13, [x0, #152]
+        ldp     w15, w16, [x0, #168]
+        movi    v24.16b, #0xf0
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v4.4s, #0x0
+        movi    v5.4s, #0x0
+        movi    v6.4s, #0x0
+        movi    v7.4s, #0x0
+.L1:    // loop: 32 instructions, 16 smmla
+            ldp     q25, q26, [x9], #64
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8], #128
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-64]
+            smmla   v4.4s, v29.16b, v25.16b
+            smmla   v5.4s, v29.16b, v26.16b
+            smmla   v6.4s, v30.16b, v25.16b
+            smmla   v7.4s, v30.16b, v26.16b
+            ldp     q25, q26, [x9, #-32]
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8, #-96]
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-32]
+            smmla   v4.4s, v29.16b, v25.16b
+            smmla   v5.4s, v29.16b, v26.16b
+            smmla   v6.4s, v30.16b, v25.16b
+            smmla   v7.4s, v30.16b, v26.16b
+            subs    x14, x14, #0x1
+            b.ne    .L1                                  // back to .L1
+        add     v0.4s, v0.4s, v4.4s
+        add     v1.4s, v1.4s, v5.4s
+        add     v2.4s, v2.4s, v6.4s
+        add     v3.4s, v3.4s, v7.4s
+        dup     v30.4s, w15
+        dup     v31.4s, w16
+        ld1     {v25.4s}, [x10], x11
+        ld1     {v26.4s}, [x10], x11
+        ld1     {v27.4s}, [x10]
+        ld1     {v28.4s, v29.4s}, [x8]
+        add     x17, x12, x13
+        zip1    v24.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v0.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v0.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v1.4s, v25.4s, v28.s[1]
+        scvtf   v1.4s, v1.4s
+        fmul    v0.4s, v26.4s, v29.s[1]
+        fmul    v1.4s, v1.4s, v0.4s
+        fadd    v1.4s, v1.4s, v27.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        bfcvtn  v1.4h, v1.4s
+        st1     {v1.4h}, [x17], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x12]
+        add     x12, x12, x13, lsl #1
+        add     x17, x12, x13
+        zip1    v24.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v2.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v2.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v3.4s, v25.4s, v28.s[3]
+        scvtf   v3.4s, v3.4s
+        fmul    v2.4s, v26.4s, v29.s[3]
+        fmul    v3.4s, v3.4s, v2.4s
+        fadd    v3.4s, v3.4s, v27.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        bfcvtn  v3.4h, v3.4s
+        st1     {v3.4h}, [x17], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x12]
+        add     x12, x12, x13, lsl #1
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::bf16_out::nr4_r2
+// 187 instructions; loop .L1: 52 instructions, 32 smmla
+bf16_out::nr4_r2:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        ldr     x10, [x0, #64]
+        ldp     x11, x12, [x0, #96]
+        ldr     x15, [x0, #112]
+        ldp     x13, x14, [x0, #152]
+        ldp     w16, w17, [x0, #168]
+        movi    v24.16b, #0xf0
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v4.4s, #0x0
+        movi    v5.4s, #0x0
+        movi    v6.4s, #0x0
+        movi    v7.4s, #0x0
+        movi    v8.4s, #0x0
+        movi    v9.4s, #0x0
+        movi    v10.4s, #0x0
+        movi    v11.4s, #0x0
+        movi    v12.4s, #0x0
+        movi    v13.4s, #0x0
+        movi    v14.4s, #0x0
+        movi    v15.4s, #0x0
+.L1:    // loop: 52 instructions, 32 smmla
+            ldp     q25, q26, [x10], #64
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8], #128
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x9], #128
+            smmla   v4.4s, v29.16b, v27.16b
+            smmla   v5.4s, v29.16b, v28.16b
+            smmla   v6.4s, v30.16b, v27.16b
+            smmla   v7.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-64]
+            smmla   v8.4s, v29.16b, v25.16b
+            smmla   v9.4s, v29.16b, v26.16b
+            smmla   v10.4s, v30.16b, v25.16b
+            smmla   v11.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x9, #-64]
+            smmla   v12.4s, v29.16b, v25.16b
+            smmla   v13.4s, v29.16b, v26.16b
+            smmla   v14.4s, v30.16b, v25.16b
+            smmla   v15.4s, v30.16b, v26.16b
+            ldp     q25, q26, [x10, #-32]
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8, #-96]
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x9, #-96]
+            smmla   v4.4s, v29.16b, v27.16b
+            smmla   v5.4s, v29.16b, v28.16b
+            smmla   v6.4s, v30.16b, v27.16b
+            smmla   v7.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-32]
+            smmla   v8.4s, v29.16b, v25.16b
+            smmla   v9.4s, v29.16b, v26.16b
+            smmla   v10.4s, v30.16b, v25.16b
+            smmla   v11.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x9, #-32]
+            smmla   v12.4s, v29.16b, v25.16b
+            smmla   v13.4s, v29.16b, v26.16b
+            smmla   v14.4s, v30.16b, v25.16b
+            smmla   v15.4s, v30.16b, v26.16b
+            subs    x15, x15, #0x1
+            b.ne    .L1                                  // back to .L1
+        add     v0.4s, v0.4s, v8.4s
+        add     v1.4s, v1.4s, v9.4s
+        add     v2.4s, v2.4s, v10.4s
+        add     v3.4s, v3.4s, v11.4s
+        add     v4.4s, v4.4s, v12.4s
+        add     v5.4s, v5.4s, v13.4s
+        add     v6.4s, v6.4s, v14.4s
+        add     v7.4s, v7.4s, v15.4s
+        dup     v30.4s, w16
+        dup     v31.4s, w17
+        ld1     {v25.4s}, [x11], x12
+        ld1     {v26.4s}, [x11], x12
+        ld1     {v27.4s}, [x11]
+        ld1     {v28.4s, v29.4s}, [x8]
+        add     x18, x13, x14
+        zip1    v24.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v0.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v0.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v1.4s, v25.4s, v28.s[1]
+        scvtf   v1.4s, v1.4s
+        fmul    v0.4s, v26.4s, v29.s[1]
+        fmul    v1.4s, v1.4s, v0.4s
+        fadd    v1.4s, v1.4s, v27.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        bfcvtn  v1.4h, v1.4s
+        st1     {v1.4h}, [x18], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x13]
+        add     x13, x13, x14, lsl #1
+        add     x18, x13, x14
+        zip1    v24.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v2.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v2.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v3.4s, v25.4s, v28.s[3]
+        scvtf   v3.4s, v3.4s
+        fmul    v2.4s, v26.4s, v29.s[3]
+        fmul    v3.4s, v3.4s, v2.4s
+        fadd    v3.4s, v3.4s, v27.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        bfcvtn  v3.4h, v3.4s
+        st1     {v3.4h}, [x18], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x13]
+        add     x13, x13, x14, lsl #1
+        ld1     {v28.4s, v29.4s}, [x9]
+        add     x18, x13, x14
+        zip1    v24.2d, v4.2d, v5.2d
+        zip2    v5.2d, v4.2d, v5.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v4.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v4.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v5.4s, v25.4s, v28.s[1]
+        scvtf   v5.4s, v5.4s
+        fmul    v4.4s, v26.4s, v29.s[1]
+        fmul    v5.4s, v5.4s, v4.4s
+        fadd    v5.4s, v5.4s, v27.4s
+        fmax    v5.4s, v5.4s, v30.4s
+        fmin    v5.4s, v5.4s, v31.4s
+        bfcvtn  v5.4h, v5.4s
+        st1     {v5.4h}, [x18], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x13]
+        add     x13, x13, x14, lsl #1
+        add     x18, x13, x14
+        zip1    v24.2d, v6.2d, v7.2d
+        zip2    v7.2d, v6.2d, v7.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v6.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v6.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v7.4s, v25.4s, v28.s[3]
+        scvtf   v7.4s, v7.4s
+        fmul    v6.4s, v26.4s, v29.s[3]
+        fmul    v7.4s, v7.4s, v6.4s
+        fadd    v7.4s, v7.4s, v27.4s
+        fmax    v7.4s, v7.4s, v30.4s
+        fmin    v7.4s, v7.4s, v31.4s
+        bfcvtn  v7.4h, v7.4s
+        st1     {v7.4h}, [x18], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x13]
+        add     x13, x13, x14, lsl #1
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::bf16_out::nr4_r3
+// 237 instructions; loop .L1: 72 instructions, 48 smmla
+bf16_out::nr4_r3:
+        stp     d11, d10, [sp, #-32]!
+        stp     d9, d8, [sp, #16]
+        ldp     x8, x9, [x0]
+        ldr     x10, [x0, #16]
+        ldr     x11, [x0, #64]
+        ldr     x16, [x0, #112]
+        ldp     x12, x13, [x0, #96]
+        ldp     x14, x15, [x0, #152]
+        ldp     w17, w18, [x0, #168]
+        movi    v24.16b, #0xf0
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v4.4s, #0x0
+        movi    v5.4s, #0x0
+        movi    v6.4s, #0x0
+        movi    v7.4s, #0x0
+        movi    v8.4s, #0x0
+        movi    v9.4s, #0x0
+        movi    v10.4s, #0x0
+        movi    v11.4s, #0x0
+.L1:    // loop: 72 instructions, 48 smmla
+            ldp     q25, q26, [x11], #64
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8], #128
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x9], #128
+            smmla   v4.4s, v29.16b, v27.16b
+            smmla   v5.4s, v29.16b, v28.16b
+            smmla   v6.4s, v30.16b, v27.16b
+            smmla   v7.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x10], #128
+            smmla   v8.4s, v29.16b, v27.16b
+            smmla   v9.4s, v29.16b, v28.16b
+            smmla   v10.4s, v30.16b, v27.16b
+            smmla   v11.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-64]
+            smmla   v0.4s, v29.16b, v25.16b
+            smmla   v1.4s, v29.16b, v26.16b
+            smmla   v2.4s, v30.16b, v25.16b
+            smmla   v3.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x9, #-64]
+            smmla   v4.4s, v29.16b, v25.16b
+            smmla   v5.4s, v29.16b, v26.16b
+            smmla   v6.4s, v30.16b, v25.16b
+            smmla   v7.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x10, #-64]
+            smmla   v8.4s, v29.16b, v25.16b
+            smmla   v9.4s, v29.16b, v26.16b
+            smmla   v10.4s, v30.16b, v25.16b
+            smmla   v11.4s, v30.16b, v26.16b
+            ldp     q25, q26, [x11, #-32]
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8, #-96]
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x9, #-96]
+            smmla   v4.4s, v29.16b, v27.16b
+            smmla   v5.4s, v29.16b, v28.16b
+            smmla   v6.4s, v30.16b, v27.16b
+            smmla   v7.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x10, #-96]
+            smmla   v8.4s, v29.16b, v27.16b
+            smmla   v9.4s, v29.16b, v28.16b
+            smmla   v10.4s, v30.16b, v27.16b
+            smmla   v11.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-32]
+            smmla   v0.4s, v29.16b, v25.16b
+            smmla   v1.4s, v29.16b, v26.16b
+            smmla   v2.4s, v30.16b, v25.16b
+            smmla   v3.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x9, #-32]
+            smmla   v4.4s, v29.16b, v25.16b
+            smmla   v5.4s, v29.16b, v26.16b
+            smmla   v6.4s, v30.16b, v25.16b
+            smmla   v7.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x10, #-32]
+            smmla   v8.4s, v29.16b, v25.16b
+            smmla   v9.4s, v29.16b, v26.16b
+            smmla   v10.4s, v30.16b, v25.16b
+            smmla   v11.4s, v30.16b, v26.16b
+            subs    x16, x16, #0x1
+            b.ne    .L1                                  // back to .L1
+        dup     v30.4s, w17
+        dup     v31.4s, w18
+        ld1     {v25.4s}, [x12], x13
+        ld1     {v26.4s}, [x12], x13
+        ld1     {v27.4s}, [x12]
+        ld1     {v28.4s, v29.4s}, [x8]
+        add     x0, x14, x15
+        zip1    v24.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v0.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v0.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v1.4s, v25.4s, v28.s[1]
+        scvtf   v1.4s, v1.4s
+        fmul    v0.4s, v26.4s, v29.s[1]
+        fmul    v1.4s, v1.4s, v0.4s
+        fadd    v1.4s, v1.4s, v27.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        bfcvtn  v1.4h, v1.4s
+        st1     {v1.4h}, [x0], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        add     x0, x14, x15
+        zip1    v24.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v2.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v2.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v3.4s, v25.4s, v28.s[3]
+        scvtf   v3.4s, v3.4s
+        fmul    v2.4s, v26.4s, v29.s[3]
+        fmul    v3.4s, v3.4s, v2.4s
+        fadd    v3.4s, v3.4s, v27.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        bfcvtn  v3.4h, v3.4s
+        st1     {v3.4h}, [x0], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        ld1     {v28.4s, v29.4s}, [x9]
+        add     x0, x14, x15
+        zip1    v24.2d, v4.2d, v5.2d
+        zip2    v5.2d, v4.2d, v5.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v4.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v4.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v5.4s, v25.4s, v28.s[1]
+        scvtf   v5.4s, v5.4s
+        fmul    v4.4s, v26.4s, v29.s[1]
+        fmul    v5.4s, v5.4s, v4.4s
+        fadd    v5.4s, v5.4s, v27.4s
+        fmax    v5.4s, v5.4s, v30.4s
+        fmin    v5.4s, v5.4s, v31.4s
+        bfcvtn  v5.4h, v5.4s
+        st1     {v5.4h}, [x0], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        add     x0, x14, x15
+        zip1    v24.2d, v6.2d, v7.2d
+        zip2    v7.2d, v6.2d, v7.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v6.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v6.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v7.4s, v25.4s, v28.s[3]
+        scvtf   v7.4s, v7.4s
+        fmul    v6.4s, v26.4s, v29.s[3]
+        fmul    v7.4s, v7.4s, v6.4s
+        fadd    v7.4s, v7.4s, v27.4s
+        fmax    v7.4s, v7.4s, v30.4s
+        fmin    v7.4s, v7.4s, v31.4s
+        bfcvtn  v7.4h, v7.4s
+        st1     {v7.4h}, [x0], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        ld1     {v28.4s, v29.4s}, [x10]
+        add     x0, x14, x15
+        zip1    v24.2d, v8.2d, v9.2d
+        zip2    v9.2d, v8.2d, v9.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v8.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v8.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v9.4s, v25.4s, v28.s[1]
+        scvtf   v9.4s, v9.4s
+        fmul    v8.4s, v26.4s, v29.s[1]
+        fmul    v9.4s, v9.4s, v8.4s
+        fadd    v9.4s, v9.4s, v27.4s
+        fmax    v9.4s, v9.4s, v30.4s
+        fmin    v9.4s, v9.4s, v31.4s
+        bfcvtn  v9.4h, v9.4s
+        st1     {v9.4h}, [x0], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        add     x0, x14, x15
+        zip1    v24.2d, v10.2d, v11.2d
+        zip2    v11.2d, v10.2d, v11.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v10.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v10.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v11.4s, v25.4s, v28.s[3]
+        scvtf   v11.4s, v11.4s
+        fmul    v10.4s, v26.4s, v29.s[3]
+        fmul    v11.4s, v11.4s, v10.4s
+        fadd    v11.4s, v11.4s, v27.4s
+        fmax    v11.4s, v11.4s, v30.4s
+        fmin    v11.4s, v11.4s, v31.4s
+        bfcvtn  v11.4h, v11.4s
+        st1     {v11.4h}, [x0], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        ldp     d9, d8, [sp, #16]
+        ldp     d11, d10, [sp], #32
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::bf16_out::nr4_r4
+// 310 instructions; loop .L1: 92 instructions, 64 smmla
+bf16_out::nr4_r4:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        ldr     x12, [x0, #64]
+        ldp     x10, x11, [x0, #16]
+        ldr     x17, [x0, #112]
+        ldp     x13, x14, [x0, #96]
+        ldp     x15, x16, [x0, #152]
+        ldp     w18, w0, [x0, #168]
+        movi    v24.16b, #0xf0
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v4.4s, #0x0
+        movi    v5.4s, #0x0
+        movi    v6.4s, #0x0
+        movi    v7.4s, #0x0
+        movi    v8.4s, #0x0
+        movi    v9.4s, #0x0
+        movi    v10.4s, #0x0
+        movi    v11.4s, #0x0
+        movi    v12.4s, #0x0
+        movi    v13.4s, #0x0
+        movi    v14.4s, #0x0
+        movi    v15.4s, #0x0
+.L1:    // loop: 92 instructions, 64 smmla
+            ldp     q25, q26, [x12], #64
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8], #128
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x9], #128
+            smmla   v4.4s, v29.16b, v27.16b
+            smmla   v5.4s, v29.16b, v28.16b
+            smmla   v6.4s, v30.16b, v27.16b
+            smmla   v7.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x10], #128
+            smmla   v8.4s, v29.16b, v27.16b
+            smmla   v9.4s, v29.16b, v28.16b
+            smmla   v10.4s, v30.16b, v27.16b
+            smmla   v11.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x11], #128
+            smmla   v12.4s, v29.16b, v27.16b
+            smmla   v13.4s, v29.16b, v28.16b
+            smmla   v14.4s, v30.16b, v27.16b
+            smmla   v15.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-64]
+            smmla   v0.4s, v29.16b, v25.16b
+            smmla   v1.4s, v29.16b, v26.16b
+            smmla   v2.4s, v30.16b, v25.16b
+            smmla   v3.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x9, #-64]
+            smmla   v4.4s, v29.16b, v25.16b
+            smmla   v5.4s, v29.16b, v26.16b
+            smmla   v6.4s, v30.16b, v25.16b
+            smmla   v7.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x10, #-64]
+            smmla   v8.4s, v29.16b, v25.16b
+            smmla   v9.4s, v29.16b, v26.16b
+            smmla   v10.4s, v30.16b, v25.16b
+            smmla   v11.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x11, #-64]
+            smmla   v12.4s, v29.16b, v25.16b
+            smmla   v13.4s, v29.16b, v26.16b
+            smmla   v14.4s, v30.16b, v25.16b
+            smmla   v15.4s, v30.16b, v26.16b
+            ldp     q25, q26, [x12, #-32]
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8, #-96]
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x9, #-96]
+            smmla   v4.4s, v29.16b, v27.16b
+            smmla   v5.4s, v29.16b, v28.16b
+            smmla   v6.4s, v30.16b, v27.16b
+            smmla   v7.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x10, #-96]
+            smmla   v8.4s, v29.16b, v27.16b
+            smmla   v9.4s, v29.16b, v28.16b
+            smmla   v10.4s, v30.16b, v27.16b
+            smmla   v11.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x11, #-96]
+            smmla   v12.4s, v29.16b, v27.16b
+            smmla   v13.4s, v29.16b, v28.16b
+            smmla   v14.4s, v30.16b, v27.16b
+            smmla   v15.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-32]
+            smmla   v0.4s, v29.16b, v25.16b
+            smmla   v1.4s, v29.16b, v26.16b
+            smmla   v2.4s, v30.16b, v25.16b
+            smmla   v3.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x9, #-32]
+            smmla   v4.4s, v29.16b, v25.16b
+            smmla   v5.4s, v29.16b, v26.16b
+            smmla   v6.4s, v30.16b, v25.16b
+            smmla   v7.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x10, #-32]
+            smmla   v8.4s, v29.16b, v25.16b
+            smmla   v9.4s, v29.16b, v26.16b
+            smmla   v10.4s, v30.16b, v25.16b
+            smmla   v11.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x11, #-32]
+            smmla   v12.4s, v29.16b, v25.16b
+            smmla   v13.4s, v29.16b, v26.16b
+            smmla   v14.4s, v30.16b, v25.16b
+            smmla   v15.4s, v30.16b, v26.16b
+            subs    x17, x17, #0x1
+            b.ne    .L1                                  // back to .L1
+        dup     v30.4s, w18
+        dup     v31.4s, w0
+        ld1     {v25.4s}, [x13], x14
+        ld1     {v26.4s}, [x13], x14
+        ld1     {v27.4s}, [x13]
+        ld1     {v28.4s, v29.4s}, [x8]
+        add     x1, x15, x16
+        zip1    v24.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v0.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v0.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v1.4s, v25.4s, v28.s[1]
+        scvtf   v1.4s, v1.4s
+        fmul    v0.4s, v26.4s, v29.s[1]
+        fmul    v1.4s, v1.4s, v0.4s
+        fadd    v1.4s, v1.4s, v27.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        bfcvtn  v1.4h, v1.4s
+        st1     {v1.4h}, [x1], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        add     x1, x15, x16
+        zip1    v24.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v2.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v2.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v3.4s, v25.4s, v28.s[3]
+        scvtf   v3.4s, v3.4s
+        fmul    v2.4s, v26.4s, v29.s[3]
+        fmul    v3.4s, v3.4s, v2.4s
+        fadd    v3.4s, v3.4s, v27.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        bfcvtn  v3.4h, v3.4s
+        st1     {v3.4h}, [x1], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        ld1     {v28.4s, v29.4s}, [x9]
+        add     x1, x15, x16
+        zip1    v24.2d, v4.2d, v5.2d
+        zip2    v5.2d, v4.2d, v5.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v4.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v4.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v5.4s, v25.4s, v28.s[1]
+        scvtf   v5.4s, v5.4s
+        fmul    v4.4s, v26.4s, v29.s[1]
+        fmul    v5.4s, v5.4s, v4.4s
+        fadd    v5.4s, v5.4s, v27.4s
+        fmax    v5.4s, v5.4s, v30.4s
+        fmin    v5.4s, v5.4s, v31.4s
+        bfcvtn  v5.4h, v5.4s
+        st1     {v5.4h}, [x1], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        add     x1, x15, x16
+        zip1    v24.2d, v6.2d, v7.2d
+        zip2    v7.2d, v6.2d, v7.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v6.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v6.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v7.4s, v25.4s, v28.s[3]
+        scvtf   v7.4s, v7.4s
+        fmul    v6.4s, v26.4s, v29.s[3]
+        fmul    v7.4s, v7.4s, v6.4s
+        fadd    v7.4s, v7.4s, v27.4s
+        fmax    v7.4s, v7.4s, v30.4s
+        fmin    v7.4s, v7.4s, v31.4s
+        bfcvtn  v7.4h, v7.4s
+        st1     {v7.4h}, [x1], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        ld1     {v28.4s, v29.4s}, [x10]
+        add     x1, x15, x16
+        zip1    v24.2d, v8.2d, v9.2d
+        zip2    v9.2d, v8.2d, v9.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v8.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v8.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v9.4s, v25.4s, v28.s[1]
+        scvtf   v9.4s, v9.4s
+        fmul    v8.4s, v26.4s, v29.s[1]
+        fmul    v9.4s, v9.4s, v8.4s
+        fadd    v9.4s, v9.4s, v27.4s
+        fmax    v9.4s, v9.4s, v30.4s
+        fmin    v9.4s, v9.4s, v31.4s
+        bfcvtn  v9.4h, v9.4s
+        st1     {v9.4h}, [x1], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        add     x1, x15, x16
+        zip1    v24.2d, v10.2d, v11.2d
+        zip2    v11.2d, v10.2d, v11.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v10.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v10.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v11.4s, v25.4s, v28.s[3]
+        scvtf   v11.4s, v11.4s
+        fmul    v10.4s, v26.4s, v29.s[3]
+        fmul    v11.4s, v11.4s, v10.4s
+        fadd    v11.4s, v11.4s, v27.4s
+        fmax    v11.4s, v11.4s, v30.4s
+        fmin    v11.4s, v11.4s, v31.4s
+        bfcvtn  v11.4h, v11.4s
+        st1     {v11.4h}, [x1], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        ld1     {v28.4s, v29.4s}, [x11]
+        add     x1, x15, x16
+        zip1    v24.2d, v12.2d, v13.2d
+        zip2    v13.2d, v12.2d, v13.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v12.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v12.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v13.4s, v25.4s, v28.s[1]
+        scvtf   v13.4s, v13.4s
+        fmul    v12.4s, v26.4s, v29.s[1]
+        fmul    v13.4s, v13.4s, v12.4s
+        fadd    v13.4s, v13.4s, v27.4s
+        fmax    v13.4s, v13.4s, v30.4s
+        fmin    v13.4s, v13.4s, v31.4s
+        bfcvtn  v13.4h, v13.4s
+        st1     {v13.4h}, [x1], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        add     x1, x15, x16
+        zip1    v24.2d, v14.2d, v15.2d
+        zip2    v15.2d, v14.2d, v15.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v14.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v14.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v15.4s, v25.4s, v28.s[3]
+        scvtf   v15.4s, v15.4s
+        fmul    v14.4s, v26.4s, v29.s[3]
+        fmul    v15.4s, v15.4s, v14.4s
+        fadd    v15.4s, v15.4s, v27.4s
+        fmax    v15.4s, v15.4s, v30.4s
+        fmin    v15.4s, v15.4s, v31.4s
+        bfcvtn  v15.4h, v15.4s
+        st1     {v15.4h}, [x1], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::bf16_out::nr4_r5
+// 380 instructions; loop .L1: 112 instructions, 80 smmla
+bf16_out::nr4_r5:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        ldr     x12, [x0, #32]
+        ldp     x10, x11, [x0, #16]
+        ldr     x13, [x0, #64]
+        ldr     x18, [x0, #112]
+        ldp     x14, x15, [x0, #96]
+        ldp     x16, x17, [x0, #152]
+        ldp     w1, w0, [x0, #168]
+        movi    v24.16b, #0xf0
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v4.4s, #0x0
+        movi    v5.4s, #0x0
+        movi    v6.4s, #0x0
+        movi    v7.4s, #0x0
+        movi    v8.4s, #0x0
+        movi    v9.4s, #0x0
+        movi    v10.4s, #0x0
+        movi    v11.4s, #0x0
+        movi    v12.4s, #0x0
+        movi    v13.4s, #0x0
+        movi    v14.4s, #0x0
+        movi    v15.4s, #0x0
+        movi    v16.4s, #0x0
+        movi    v17.4s, #0x0
+        movi    v18.4s, #0x0
+        movi    v19.4s, #0x0
+.L1:    // loop: 112 instructions, 80 smmla
+            ldp     q25, q26, [x13], #64
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8], #128
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x9], #128
+            smmla   v4.4s, v29.16b, v27.16b
+            smmla   v5.4s, v29.16b, v28.16b
+            smmla   v6.4s, v30.16b, v27.16b
+            smmla   v7.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x10], #128
+            smmla   v8.4s, v29.16b, v27.16b
+            smmla   v9.4s, v29.16b, v28.16b
+            smmla   v10.4s, v30.16b, v27.16b
+            smmla   v11.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x11], #128
+            smmla   v12.4s, v29.16b, v27.16b
+            smmla   v13.4s, v29.16b, v28.16b
+            smmla   v14.4s, v30.16b, v27.16b
+            smmla   v15.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x12], #128
+            smmla   v16.4s, v29.16b, v27.16b
+            smmla   v17.4s, v29.16b, v28.16b
+            smmla   v18.4s, v30.16b, v27.16b
+            smmla   v19.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-64]
+            smmla   v0.4s, v29.16b, v25.16b
+            smmla   v1.4s, v29.16b, v26.16b
+            smmla   v2.4s, v30.16b, v25.16b
+            smmla   v3.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x9, #-64]
+            smmla   v4.4s, v29.16b, v25.16b
+            smmla   v5.4s, v29.16b, v26.16b
+            smmla   v6.4s, v30.16b, v25.16b
+            smmla   v7.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x10, #-64]
+            smmla   v8.4s, v29.16b, v25.16b
+            smmla   v9.4s, v29.16b, v26.16b
+            smmla   v10.4s, v30.16b, v25.16b
+            smmla   v11.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x11, #-64]
+            smmla   v12.4s, v29.16b, v25.16b
+            smmla   v13.4s, v29.16b, v26.16b
+            smmla   v14.4s, v30.16b, v25.16b
+            smmla   v15.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x12, #-64]
+            smmla   v16.4s, v29.16b, v25.16b
+            smmla   v17.4s, v29.16b, v26.16b
+            smmla   v18.4s, v30.16b, v25.16b
+            smmla   v19.4s, v30.16b, v26.16b
+            ldp     q25, q26, [x13, #-32]
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8, #-96]
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x9, #-96]
+            smmla   v4.4s, v29.16b, v27.16b
+            smmla   v5.4s, v29.16b, v28.16b
+            smmla   v6.4s, v30.16b, v27.16b
+            smmla   v7.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x10, #-96]
+            smmla   v8.4s, v29.16b, v27.16b
+            smmla   v9.4s, v29.16b, v28.16b
+            smmla   v10.4s, v30.16b, v27.16b
+            smmla   v11.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x11, #-96]
+            smmla   v12.4s, v29.16b, v27.16b
+            smmla   v13.4s, v29.16b, v28.16b
+            smmla   v14.4s, v30.16b, v27.16b
+            smmla   v15.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x12, #-96]
+            smmla   v16.4s, v29.16b, v27.16b
+            smmla   v17.4s, v29.16b, v28.16b
+            smmla   v18.4s, v30.16b, v27.16b
+            smmla   v19.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-32]
+            smmla   v0.4s, v29.16b, v25.16b
+            smmla   v1.4s, v29.16b, v26.16b
+            smmla   v2.4s, v30.16b, v25.16b
+            smmla   v3.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x9, #-32]
+            smmla   v4.4s, v29.16b, v25.16b
+            smmla   v5.4s, v29.16b, v26.16b
+            smmla   v6.4s, v30.16b, v25.16b
+            smmla   v7.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x10, #-32]
+            smmla   v8.4s, v29.16b, v25.16b
+            smmla   v9.4s, v29.16b, v26.16b
+            smmla   v10.4s, v30.16b, v25.16b
+            smmla   v11.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x11, #-32]
+            smmla   v12.4s, v29.16b, v25.16b
+            smmla   v13.4s, v29.16b, v26.16b
+            smmla   v14.4s, v30.16b, v25.16b
+            smmla   v15.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x12, #-32]
+            smmla   v16.4s, v29.16b, v25.16b
+            smmla   v17.4s, v29.16b, v26.16b
+            smmla   v18.4s, v30.16b, v25.16b
+            smmla   v19.4s, v30.16b, v26.16b
+            subs    x18, x18, #0x1
+            b.ne    .L1                                  // back to .L1
+        dup     v30.4s, w1
+        dup     v31.4s, w0
+        ld1     {v25.4s}, [x14], x15
+        ld1     {v26.4s}, [x14], x15
+        ld1     {v27.4s}, [x14]
+        ld1     {v28.4s, v29.4s}, [x8]
+        add     x2, x16, x17
+        zip1    v24.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v0.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v0.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v1.4s, v25.4s, v28.s[1]
+        scvtf   v1.4s, v1.4s
+        fmul    v0.4s, v26.4s, v29.s[1]
+        fmul    v1.4s, v1.4s, v0.4s
+        fadd    v1.4s, v1.4s, v27.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        bfcvtn  v1.4h, v1.4s
+        st1     {v1.4h}, [x2], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        add     x2, x16, x17
+        zip1    v24.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v2.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v2.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v3.4s, v25.4s, v28.s[3]
+        scvtf   v3.4s, v3.4s
+        fmul    v2.4s, v26.4s, v29.s[3]
+        fmul    v3.4s, v3.4s, v2.4s
+        fadd    v3.4s, v3.4s, v27.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        bfcvtn  v3.4h, v3.4s
+        st1     {v3.4h}, [x2], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        ld1     {v28.4s, v29.4s}, [x9]
+        add     x2, x16, x17
+        zip1    v24.2d, v4.2d, v5.2d
+        zip2    v5.2d, v4.2d, v5.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v4.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v4.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v5.4s, v25.4s, v28.s[1]
+        scvtf   v5.4s, v5.4s
+        fmul    v4.4s, v26.4s, v29.s[1]
+        fmul    v5.4s, v5.4s, v4.4s
+        fadd    v5.4s, v5.4s, v27.4s
+        fmax    v5.4s, v5.4s, v30.4s
+        fmin    v5.4s, v5.4s, v31.4s
+        bfcvtn  v5.4h, v5.4s
+        st1     {v5.4h}, [x2], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        add     x2, x16, x17
+        zip1    v24.2d, v6.2d, v7.2d
+        zip2    v7.2d, v6.2d, v7.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v6.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v6.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v7.4s, v25.4s, v28.s[3]
+        scvtf   v7.4s, v7.4s
+        fmul    v6.4s, v26.4s, v29.s[3]
+        fmul    v7.4s, v7.4s, v6.4s
+        fadd    v7.4s, v7.4s, v27.4s
+        fmax    v7.4s, v7.4s, v30.4s
+        fmin    v7.4s, v7.4s, v31.4s
+        bfcvtn  v7.4h, v7.4s
+        st1     {v7.4h}, [x2], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        ld1     {v28.4s, v29.4s}, [x10]
+        add     x2, x16, x17
+        zip1    v24.2d, v8.2d, v9.2d
+        zip2    v9.2d, v8.2d, v9.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v8.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v8.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v9.4s, v25.4s, v28.s[1]
+        scvtf   v9.4s, v9.4s
+        fmul    v8.4s, v26.4s, v29.s[1]
+        fmul    v9.4s, v9.4s, v8.4s
+        fadd    v9.4s, v9.4s, v27.4s
+        fmax    v9.4s, v9.4s, v30.4s
+        fmin    v9.4s, v9.4s, v31.4s
+        bfcvtn  v9.4h, v9.4s
+        st1     {v9.4h}, [x2], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        add     x2, x16, x17
+        zip1    v24.2d, v10.2d, v11.2d
+        zip2    v11.2d, v10.2d, v11.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v10.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v10.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v11.4s, v25.4s, v28.s[3]
+        scvtf   v11.4s, v11.4s
+        fmul    v10.4s, v26.4s, v29.s[3]
+        fmul    v11.4s, v11.4s, v10.4s
+        fadd    v11.4s, v11.4s, v27.4s
+        fmax    v11.4s, v11.4s, v30.4s
+        fmin    v11.4s, v11.4s, v31.4s
+        bfcvtn  v11.4h, v11.4s
+        st1     {v11.4h}, [x2], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        ld1     {v28.4s, v29.4s}, [x11]
+        add     x2, x16, x17
+        zip1    v24.2d, v12.2d, v13.2d
+        zip2    v13.2d, v12.2d, v13.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v12.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v12.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v13.4s, v25.4s, v28.s[1]
+        scvtf   v13.4s, v13.4s
+        fmul    v12.4s, v26.4s, v29.s[1]
+        fmul    v13.4s, v13.4s, v12.4s
+        fadd    v13.4s, v13.4s, v27.4s
+        fmax    v13.4s, v13.4s, v30.4s
+        fmin    v13.4s, v13.4s, v31.4s
+        bfcvtn  v13.4h, v13.4s
+        st1     {v13.4h}, [x2], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        add     x2, x16, x17
+        zip1    v24.2d, v14.2d, v15.2d
+        zip2    v15.2d, v14.2d, v15.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v14.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v14.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v15.4s, v25.4s, v28.s[3]
+        scvtf   v15.4s, v15.4s
+        fmul    v14.4s, v26.4s, v29.s[3]
+        fmul    v15.4s, v15.4s, v14.4s
+        fadd    v15.4s, v15.4s, v27.4s
+        fmax    v15.4s, v15.4s, v30.4s
+        fmin    v15.4s, v15.4s, v31.4s
+        bfcvtn  v15.4h, v15.4s
+        st1     {v15.4h}, [x2], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        ld1     {v28.4s, v29.4s}, [x12]
+        add     x2, x16, x17
+        zip1    v24.2d, v16.2d, v17.2d
+        zip2    v17.2d, v16.2d, v17.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v16.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v16.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v17.4s, v25.4s, v28.s[1]
+        scvtf   v17.4s, v17.4s
+        fmul    v16.4s, v26.4s, v29.s[1]
+        fmul    v17.4s, v17.4s, v16.4s
+        fadd    v17.4s, v17.4s, v27.4s
+        fmax    v17.4s, v17.4s, v30.4s
+        fmin    v17.4s, v17.4s, v31.4s
+        bfcvtn  v17.4h, v17.4s
+        st1     {v17.4h}, [x2], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        add     x2, x16, x17
+        zip1    v24.2d, v18.2d, v19.2d
+        zip2    v19.2d, v18.2d, v19.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v18.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v18.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v19.4s, v25.4s, v28.s[3]
+        scvtf   v19.4s, v19.4s
+        fmul    v18.4s, v26.4s, v29.s[3]
+        fmul    v19.4s, v19.4s, v18.4s
+        fadd    v19.4s, v19.4s, v27.4s
+        fmax    v19.4s, v19.4s, v30.4s
+        fmin    v19.4s, v19.4s, v31.4s
+        bfcvtn  v19.4h, v19.4s
+        st1     {v19.4h}, [x2], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::bf16_out::nr4_r6
+// 449 instructions; loop .L1: 132 instructions, 96 smmla
+bf16_out::nr4_r6:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        ldr     x14, [x0, #64]
+        ldp     x10, x11, [x0, #16]
+        ldr     x1, [x0, #112]
+        ldp     x12, x13, [x0, #32]
+        ldp     x15, x16, [x0, #96]
+        ldp     x17, x18, [x0, #152]
+        ldp     w2, w0, [x0, #168]
+        movi    v24.16b, #0xf0
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v4.4s, #0x0
+        movi    v5.4s, #0x0
+        movi    v6.4s, #0x0
+        movi    v7.4s, #0x0
+        movi    v8.4s, #0x0
+        movi    v9.4s, #0x0
+        movi    v10.4s, #0x0
+        movi    v11.4s, #0x0
+        movi    v12.4s, #0x0
+        movi    v13.4s, #0x0
+        movi    v14.4s, #0x0
+        movi    v15.4s, #0x0
+        movi    v16.4s, #0x0
+        movi    v17.4s, #0x0
+        movi    v18.4s, #0x0
+        movi    v19.4s, #0x0
+        movi    v20.4s, #0x0
+        movi    v21.4s, #0x0
+        movi    v22.4s, #0x0
+        movi    v23.4s, #0x0
+.L1:    // loop: 132 instructions, 96 smmla
+            ldp     q25, q26, [x14], #64
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8], #128
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x9], #128
+            smmla   v4.4s, v29.16b, v27.16b
+            smmla   v5.4s, v29.16b, v28.16b
+            smmla   v6.4s, v30.16b, v27.16b
+            smmla   v7.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x10], #128
+            smmla   v8.4s, v29.16b, v27.16b
+            smmla   v9.4s, v29.16b, v28.16b
+            smmla   v10.4s, v30.16b, v27.16b
+            smmla   v11.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x11], #128
+            smmla   v12.4s, v29.16b, v27.16b
+            smmla   v13.4s, v29.16b, v28.16b
+            smmla   v14.4s, v30.16b, v27.16b
+            smmla   v15.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x12], #128
+            smmla   v16.4s, v29.16b, v27.16b
+            smmla   v17.4s, v29.16b, v28.16b
+            smmla   v18.4s, v30.16b, v27.16b
+            smmla   v19.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x13], #128
+            smmla   v20.4s, v29.16b, v27.16b
+            smmla   v21.4s, v29.16b, v28.16b
+            smmla   v22.4s, v30.16b, v27.16b
+            smmla   v23.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-64]
+            smmla   v0.4s, v29.16b, v25.16b
+            smmla   v1.4s, v29.16b, v26.16b
+            smmla   v2.4s, v30.16b, v25.16b
+            smmla   v3.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x9, #-64]
+            smmla   v4.4s, v29.16b, v25.16b
+            smmla   v5.4s, v29.16b, v26.16b
+            smmla   v6.4s, v30.16b, v25.16b
+            smmla   v7.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x10, #-64]
+            smmla   v8.4s, v29.16b, v25.16b
+            smmla   v9.4s, v29.16b, v26.16b
+            smmla   v10.4s, v30.16b, v25.16b
+            smmla   v11.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x11, #-64]
+            smmla   v12.4s, v29.16b, v25.16b
+            smmla   v13.4s, v29.16b, v26.16b
+            smmla   v14.4s, v30.16b, v25.16b
+            smmla   v15.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x12, #-64]
+            smmla   v16.4s, v29.16b, v25.16b
+            smmla   v17.4s, v29.16b, v26.16b
+            smmla   v18.4s, v30.16b, v25.16b
+            smmla   v19.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x13, #-64]
+            smmla   v20.4s, v29.16b, v25.16b
+            smmla   v21.4s, v29.16b, v26.16b
+            smmla   v22.4s, v30.16b, v25.16b
+            smmla   v23.4s, v30.16b, v26.16b
+            ldp     q25, q26, [x14, #-32]
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8, #-96]
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x9, #-96]
+            smmla   v4.4s, v29.16b, v27.16b
+            smmla   v5.4s, v29.16b, v28.16b
+            smmla   v6.4s, v30.16b, v27.16b
+            smmla   v7.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x10, #-96]
+            smmla   v8.4s, v29.16b, v27.16b
+            smmla   v9.4s, v29.16b, v28.16b
+            smmla   v10.4s, v30.16b, v27.16b
+            smmla   v11.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x11, #-96]
+            smmla   v12.4s, v29.16b, v27.16b
+            smmla   v13.4s, v29.16b, v28.16b
+            smmla   v14.4s, v30.16b, v27.16b
+            smmla   v15.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x12, #-96]
+            smmla   v16.4s, v29.16b, v27.16b
+            smmla   v17.4s, v29.16b, v28.16b
+            smmla   v18.4s, v30.16b, v27.16b
+            smmla   v19.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x13, #-96]
+            smmla   v20.4s, v29.16b, v27.16b
+            smmla   v21.4s, v29.16b, v28.16b
+            smmla   v22.4s, v30.16b, v27.16b
+            smmla   v23.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-32]
+            smmla   v0.4s, v29.16b, v25.16b
+            smmla   v1.4s, v29.16b, v26.16b
+            smmla   v2.4s, v30.16b, v25.16b
+            smmla   v3.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x9, #-32]
+            smmla   v4.4s, v29.16b, v25.16b
+            smmla   v5.4s, v29.16b, v26.16b
+            smmla   v6.4s, v30.16b, v25.16b
+            smmla   v7.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x10, #-32]
+            smmla   v8.4s, v29.16b, v25.16b
+            smmla   v9.4s, v29.16b, v26.16b
+            smmla   v10.4s, v30.16b, v25.16b
+            smmla   v11.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x11, #-32]
+            smmla   v12.4s, v29.16b, v25.16b
+            smmla   v13.4s, v29.16b, v26.16b
+            smmla   v14.4s, v30.16b, v25.16b
+            smmla   v15.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x12, #-32]
+            smmla   v16.4s, v29.16b, v25.16b
+            smmla   v17.4s, v29.16b, v26.16b
+            smmla   v18.4s, v30.16b, v25.16b
+            smmla   v19.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x13, #-32]
+            smmla   v20.4s, v29.16b, v25.16b
+            smmla   v21.4s, v29.16b, v26.16b
+            smmla   v22.4s, v30.16b, v25.16b
+            smmla   v23.4s, v30.16b, v26.16b
+            subs    x1, x1, #0x1
+            b.ne    .L1                                  // back to .L1
+        dup     v30.4s, w2
+        dup     v31.4s, w0
+        ld1     {v25.4s}, [x15], x16
+        ld1     {v26.4s}, [x15], x16
+        ld1     {v27.4s}, [x15]
+        ld1     {v28.4s, v29.4s}, [x8]
+        add     x3, x17, x18
+        zip1    v24.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v0.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v0.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v1.4s, v25.4s, v28.s[1]
+        scvtf   v1.4s, v1.4s
+        fmul    v0.4s, v26.4s, v29.s[1]
+        fmul    v1.4s, v1.4s, v0.4s
+        fadd    v1.4s, v1.4s, v27.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        bfcvtn  v1.4h, v1.4s
+        st1     {v1.4h}, [x3], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        add     x3, x17, x18
+        zip1    v24.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v2.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v2.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v3.4s, v25.4s, v28.s[3]
+        scvtf   v3.4s, v3.4s
+        fmul    v2.4s, v26.4s, v29.s[3]
+        fmul    v3.4s, v3.4s, v2.4s
+        fadd    v3.4s, v3.4s, v27.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        bfcvtn  v3.4h, v3.4s
+        st1     {v3.4h}, [x3], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        ld1     {v28.4s, v29.4s}, [x9]
+        add     x3, x17, x18
+        zip1    v24.2d, v4.2d, v5.2d
+        zip2    v5.2d, v4.2d, v5.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v4.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v4.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v5.4s, v25.4s, v28.s[1]
+        scvtf   v5.4s, v5.4s
+        fmul    v4.4s, v26.4s, v29.s[1]
+        fmul    v5.4s, v5.4s, v4.4s
+        fadd    v5.4s, v5.4s, v27.4s
+        fmax    v5.4s, v5.4s, v30.4s
+        fmin    v5.4s, v5.4s, v31.4s
+        bfcvtn  v5.4h, v5.4s
+        st1     {v5.4h}, [x3], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        add     x3, x17, x18
+        zip1    v24.2d, v6.2d, v7.2d
+        zip2    v7.2d, v6.2d, v7.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v6.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v6.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v7.4s, v25.4s, v28.s[3]
+        scvtf   v7.4s, v7.4s
+        fmul    v6.4s, v26.4s, v29.s[3]
+        fmul    v7.4s, v7.4s, v6.4s
+        fadd    v7.4s, v7.4s, v27.4s
+        fmax    v7.4s, v7.4s, v30.4s
+        fmin    v7.4s, v7.4s, v31.4s
+        bfcvtn  v7.4h, v7.4s
+        st1     {v7.4h}, [x3], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        ld1     {v28.4s, v29.4s}, [x10]
+        add     x3, x17, x18
+        zip1    v24.2d, v8.2d, v9.2d
+        zip2    v9.2d, v8.2d, v9.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v8.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v8.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v9.4s, v25.4s, v28.s[1]
+        scvtf   v9.4s, v9.4s
+        fmul    v8.4s, v26.4s, v29.s[1]
+        fmul    v9.4s, v9.4s, v8.4s
+        fadd    v9.4s, v9.4s, v27.4s
+        fmax    v9.4s, v9.4s, v30.4s
+        fmin    v9.4s, v9.4s, v31.4s
+        bfcvtn  v9.4h, v9.4s
+        st1     {v9.4h}, [x3], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        add     x3, x17, x18
+        zip1    v24.2d, v10.2d, v11.2d
+        zip2    v11.2d, v10.2d, v11.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v10.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v10.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v11.4s, v25.4s, v28.s[3]
+        scvtf   v11.4s, v11.4s
+        fmul    v10.4s, v26.4s, v29.s[3]
+        fmul    v11.4s, v11.4s, v10.4s
+        fadd    v11.4s, v11.4s, v27.4s
+        fmax    v11.4s, v11.4s, v30.4s
+        fmin    v11.4s, v11.4s, v31.4s
+        bfcvtn  v11.4h, v11.4s
+        st1     {v11.4h}, [x3], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        ld1     {v28.4s, v29.4s}, [x11]
+        add     x3, x17, x18
+        zip1    v24.2d, v12.2d, v13.2d
+        zip2    v13.2d, v12.2d, v13.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v12.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v12.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v13.4s, v25.4s, v28.s[1]
+        scvtf   v13.4s, v13.4s
+        fmul    v12.4s, v26.4s, v29.s[1]
+        fmul    v13.4s, v13.4s, v12.4s
+        fadd    v13.4s, v13.4s, v27.4s
+        fmax    v13.4s, v13.4s, v30.4s
+        fmin    v13.4s, v13.4s, v31.4s
+        bfcvtn  v13.4h, v13.4s
+        st1     {v13.4h}, [x3], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        add     x3, x17, x18
+        zip1    v24.2d, v14.2d, v15.2d
+        zip2    v15.2d, v14.2d, v15.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v14.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v14.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v15.4s, v25.4s, v28.s[3]
+        scvtf   v15.4s, v15.4s
+        fmul    v14.4s, v26.4s, v29.s[3]
+        fmul    v15.4s, v15.4s, v14.4s
+        fadd    v15.4s, v15.4s, v27.4s
+        fmax    v15.4s, v15.4s, v30.4s
+        fmin    v15.4s, v15.4s, v31.4s
+        bfcvtn  v15.4h, v15.4s
+        st1     {v15.4h}, [x3], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        ld1     {v28.4s, v29.4s}, [x12]
+        add     x3, x17, x18
+        zip1    v24.2d, v16.2d, v17.2d
+        zip2    v17.2d, v16.2d, v17.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v16.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v16.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v17.4s, v25.4s, v28.s[1]
+        scvtf   v17.4s, v17.4s
+        fmul    v16.4s, v26.4s, v29.s[1]
+        fmul    v17.4s, v17.4s, v16.4s
+        fadd    v17.4s, v17.4s, v27.4s
+        fmax    v17.4s, v17.4s, v30.4s
+        fmin    v17.4s, v17.4s, v31.4s
+        bfcvtn  v17.4h, v17.4s
+        st1     {v17.4h}, [x3], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        add     x3, x17, x18
+        zip1    v24.2d, v18.2d, v19.2d
+        zip2    v19.2d, v18.2d, v19.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v18.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v18.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v19.4s, v25.4s, v28.s[3]
+        scvtf   v19.4s, v19.4s
+        fmul    v18.4s, v26.4s, v29.s[3]
+        fmul    v19.4s, v19.4s, v18.4s
+        fadd    v19.4s, v19.4s, v27.4s
+        fmax    v19.4s, v19.4s, v30.4s
+        fmin    v19.4s, v19.4s, v31.4s
+        bfcvtn  v19.4h, v19.4s
+        st1     {v19.4h}, [x3], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        ld1     {v28.4s, v29.4s}, [x13]
+        add     x3, x17, x18
+        zip1    v24.2d, v20.2d, v21.2d
+        zip2    v21.2d, v20.2d, v21.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v20.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v20.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v21.4s, v25.4s, v28.s[1]
+        scvtf   v21.4s, v21.4s
+        fmul    v20.4s, v26.4s, v29.s[1]
+        fmul    v21.4s, v21.4s, v20.4s
+        fadd    v21.4s, v21.4s, v27.4s
+        fmax    v21.4s, v21.4s, v30.4s
+        fmin    v21.4s, v21.4s, v31.4s
+        bfcvtn  v21.4h, v21.4s
+        st1     {v21.4h}, [x3], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        add     x3, x17, x18
+        zip1    v24.2d, v22.2d, v23.2d
+        zip2    v23.2d, v22.2d, v23.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v22.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v22.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v23.4s, v25.4s, v28.s[3]
+        scvtf   v23.4s, v23.4s
+        fmul    v22.4s, v26.4s, v29.s[3]
+        fmul    v23.4s, v23.4s, v22.4s
+        fadd    v23.4s, v23.4s, v27.4s
+        fmax    v23.4s, v23.4s, v30.4s
+        fmin    v23.4s, v23.4s, v31.4s
+        bfcvtn  v23.4h, v23.4s
+        st1     {v23.4h}, [x3], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::bf16_out::nr8_r1
+// 162 instructions; loop .L1: 58 instructions, 32 smmla
+bf16_out::nr8_r1:
+        ldr     x8, [x0]
+        ldr     x9, [x0, #64]
+        ldr     x14, [x0, #112]
+        ldp     x10, x11, [x0, #96]
+        ldp     x12, x13, [x0, #152]
+        ldp     w15, w16, [x0, #168]
+        movi    v24.16b, #0xf0
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v4.4s, #0x0
+        movi    v5.4s, #0x0
+        movi    v6.4s, #0x0
+        movi    v7.4s, #0x0
+.L1:    // loop: 58 instructions, 32 smmla
+            ldp     q16, q17, [x9], #128
+            ldp     q18, q19, [x9, #-96]
+            shl     v20.16b, v16.16b, #4
+            shl     v21.16b, v17.16b, #4
+            shl     v22.16b, v18.16b, #4
+            shl     v23.16b, v19.16b, #4
+            ldp     q29, q30, [x8], #128
+            smmla   v0.4s, v29.16b, v20.16b
+            smmla   v1.4s, v29.16b, v21.16b
+            smmla   v2.4s, v29.16b, v22.16b
+            smmla   v3.4s, v29.16b, v23.16b
+            smmla   v4.4s, v30.16b, v20.16b
+            smmla   v5.4s, v30.16b, v21.16b
+            smmla   v6.4s, v30.16b, v22.16b
+            smmla   v7.4s, v30.16b, v23.16b
+            and     v16.16b, v16.16b, v24.16b
+            and     v17.16b, v17.16b, v24.16b
+            and     v18.16b, v18.16b, v24.16b
+            and     v19.16b, v19.16b, v24.16b
+            ldp     q29, q30, [x8, #-64]
+            smmla   v0.4s, v29.16b, v16.16b
+            smmla   v1.4s, v29.16b, v17.16b
+            smmla   v2.4s, v29.16b, v18.16b
+            smmla   v3.4s, v29.16b, v19.16b
+            smmla   v4.4s, v30.16b, v16.16b
+            smmla   v5.4s, v30.16b, v17.16b
+            smmla   v6.4s, v30.16b, v18.16b
+            smmla   v7.4s, v30.16b, v19.16b
+            ldp     q16, q17, [x9, #-64]
+            ldp     q18, q19, [x9, #-32]
+            shl     v20.16b, v16.16b, #4
+            shl     v21.16b, v17.16b, #4
+            shl     v22.16b, v18.16b, #4
+            shl     v23.16b, v19.16b, #4
+            ldp     q29, q30, [x8, #-96]
+            smmla   v0.4s, v29.16b, v20.16b
+            smmla   v1.4s, v29.16b, v21.16b
+            smmla   v2.4s, v29.16b, v22.16b
+            smmla   v3.4s, v29.16b, v23.16b
+            smmla   v4.4s, v30.16b, v20.16b
+            smmla   v5.4s, v30.16b, v21.16b
+            smmla   v6.4s, v30.16b, v22.16b
+            smmla   v7.4s, v30.16b, v23.16b
+            and     v16.16b, v16.16b, v24.16b
+            and     v17.16b, v17.16b, v24.16b
+            and     v18.16b, v18.16b, v24.16b
+            and     v19.16b, v19.16b, v24.16b
+            ldp     q29, q30, [x8, #-32]
+            smmla   v0.4s, v29.16b, v16.16b
+            smmla   v1.4s, v29.16b, v17.16b
+            smmla   v2.4s, v29.16b, v18.16b
+            smmla   v3.4s, v29.16b, v19.16b
+            smmla   v4.4s, v30.16b, v16.16b
+            smmla   v5.4s, v30.16b, v17.16b
+            smmla   v6.4s, v30.16b, v18.16b
+            smmla   v7.4s, v30.16b, v19.16b
+            subs    x14, x14, #0x1
+            b.ne    .L1                                  // back to .L1
+        dup     v30.4s, w15
+        dup     v31.4s, w16
+        ld1     {v16.4s, v17.4s}, [x10], x11
+        ld1     {v18.4s, v19.4s}, [x10], x11
+        ld1     {v20.4s, v21.4s}, [x10]
+        ld1     {v28.4s, v29.4s}, [x8]
+        add     x17, x12, x13
+        zip1    v22.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        mla     v22.4s, v16.4s, v28.s[0]
+        scvtf   v22.4s, v22.4s
+        fmul    v0.4s, v18.4s, v29.s[0]
+        fmul    v22.4s, v22.4s, v0.4s
+        fadd    v22.4s, v22.4s, v20.4s
+        fmax    v22.4s, v22.4s, v30.4s
+        fmin    v22.4s, v22.4s, v31.4s
+        mla     v1.4s, v16.4s, v28.s[1]
+        scvtf   v1.4s, v1.4s
+        fmul    v0.4s, v18.4s, v29.s[1]
+        fmul    v1.4s, v1.4s, v0.4s
+        fadd    v1.4s, v1.4s, v20.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        bfcvtn  v1.4h, v1.4s
+        st1     {v1.4h}, [x17], #8
+        zip1    v23.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        mla     v23.4s, v17.4s, v28.s[0]
+        scvtf   v23.4s, v23.4s
+        fmul    v2.4s, v19.4s, v29.s[0]
+        fmul    v23.4s, v23.4s, v2.4s
+        fadd    v23.4s, v23.4s, v21.4s
+        fmax    v23.4s, v23.4s, v30.4s
+        fmin    v23.4s, v23.4s, v31.4s
+        mla     v3.4s, v17.4s, v28.s[1]
+        scvtf   v3.4s, v3.4s
+        fmul    v2.4s, v19.4s, v29.s[1]
+        fmul    v3.4s, v3.4s, v2.4s
+        fadd    v3.4s, v3.4s, v21.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        bfcvtn  v3.4h, v3.4s
+        st1     {v3.4h}, [x17], #8
+        bfcvtn  v22.4h, v22.4s
+        bfcvtn  v23.4h, v23.4s
+        st1     {v22.4h, v23.4h}, [x12]
+        add     x12, x12, x13, lsl #1
+        add     x17, x12, x13
+        zip1    v22.2d, v4.2d, v5.2d
+        zip2    v5.2d, v4.2d, v5.2d
+        mla     v22.4s, v16.4s, v28.s[2]
+        scvtf   v22.4s, v22.4s
+        fmul    v4.4s, v18.4s, v29.s[2]
+        fmul    v22.4s, v22.4s, v4.4s
+        fadd    v22.4s, v22.4s, v20.4s
+        fmax    v22.4s, v22.4s, v30.4s
+        fmin    v22.4s, v22.4s, v31.4s
+        mla     v5.4s, v16.4s, v28.s[3]
+        scvtf   v5.4s, v5.4s
+        fmul    v4.4s, v18.4s, v29.s[3]
+        fmul    v5.4s, v5.4s, v4.4s
+        fadd    v5.4s, v5.4s, v20.4s
+        fmax    v5.4s, v5.4s, v30.4s
+        fmin    v5.4s, v5.4s, v31.4s
+        bfcvtn  v5.4h, v5.4s
+        st1     {v5.4h}, [x17], #8
+        zip1    v23.2d, v6.2d, v7.2d
+        zip2    v7.2d, v6.2d, v7.2d
+        mla     v23.4s, v17.4s, v28.s[2]
+        scvtf   v23.4s, v23.4s
+        fmul    v6.4s, v19.4s, v29.s[2]
+        fmul    v23.4s, v23.4s, v6.4s
+        fadd    v23.4s, v23.4s, v21.4s
+        fmax    v23.4s, v23.4s, v30.4s
+        fmin    v23.4s, v23.4s, v31.4s
+        mla     v7.4s, v17.4s, v28.s[3]
+        scvtf   v7.4s, v7.4s
+        fmul    v6.4s, v19.4s, v29.s[3]
+        fmul    v7.4s, v7.4s, v6.4s
+        fadd    v7.4s, v7.4s, v21.4s
+        fmax    v7.4s, v7.4s, v30.4s
+        fmin    v7.4s, v7.4s, v31.4s
+        bfcvtn  v7.4h, v7.4s
+        st1     {v7.4h}, [x17], #8
+        bfcvtn  v22.4h, v22.4s
+        bfcvtn  v23.4h, v23.4s
+        st1     {v22.4h, v23.4h}, [x12]
+        add     x12, x12, x13, lsl #1
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::bf16_out::nr8_r2
+// 297 instructions; loop .L1: 94 instructions, 64 smmla
+bf16_out::nr8_r2:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        ldr     x10, [x0, #64]
+        ldp     x11, x12, [x0, #96]
+        ldr     x15, [x0, #112]
+        ldp     x13, x14, [x0, #152]
+        ldp     w16, w17, [x0, #168]
+        movi    v24.16b, #0xf0
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v4.4s, #0x0
+        movi    v5.4s, #0x0
+        movi    v6.4s, #0x0
+        movi    v7.4s, #0x0
+        movi    v8.4s, #0x0
+        movi    v9.4s, #0x0
+        movi    v10.4s, #0x0
+        movi    v11.4s, #0x0
+        movi    v12.4s, #0x0
+        movi    v13.4s, #0x0
+        movi    v14.4s, #0x0
+        movi    v15.4s, #0x0
+.L1:    // loop: 94 instructions, 64 smmla
+            ldp     q16, q17, [x10], #128
+            ldp     q18, q19, [x10, #-96]
+            shl     v20.16b, v16.16b, #4
+            shl     v21.16b, v17.16b, #4
+            shl     v22.16b, v18.16b, #4
+            shl     v23.16b, v19.16b, #4
+            ldp     q29, q30, [x8], #128
+            smmla   v0.4s, v29.16b, v20.16b
+            smmla   v1.4s, v29.16b, v21.16b
+            smmla   v2.4s, v29.16b, v22.16b
+            smmla   v3.4s, v29.16b, v23.16b
+            smmla   v4.4s, v30.16b, v20.16b
+            smmla   v5.4s, v30.16b, v21.16b
+            smmla   v6.4s, v30.16b, v22.16b
+            smmla   v7.4s, v30.16b, v23.16b
+            ldp     q29, q30, [x9], #128
+            smmla   v8.4s, v29.16b, v20.16b
+            smmla   v9.4s, v29.16b, v21.16b
+            smmla   v10.4s, v29.16b, v22.16b
+            smmla   v11.4s, v29.16b, v23.16b
+            smmla   v12.4s, v30.16b, v20.16b
+            smmla   v13.4s, v30.16b, v21.16b
+            smmla   v14.4s, v30.16b, v22.16b
+            smmla   v15.4s, v30.16b, v23.16b
+            and     v16.16b, v16.16b, v24.16b
+            and     v17.16b, v17.16b, v24.16b
+            and     v18.16b, v18.16b, v24.16b
+            and     v19.16b, v19.16b, v24.16b
+            ldp     q29, q30, [x8, #-64]
+            smmla   v0.4s, v29.16b, v16.16b
+            smmla   v1.4s, v29.16b, v17.16b
+            smmla   v2.4s, v29.16b, v18.16b
+            smmla   v3.4s, v29.16b, v19.16b
+            smmla   v4.4s, v30.16b, v16.16b
+            smmla   v5.4s, v30.16b, v17.16b
+            smmla   v6.4s, v30.16b, v18.16b
+            smmla   v7.4s, v30.16b, v19.16b
+            ldp     q29, q30, [x9, #-64]
+            smmla   v8.4s, v29.16b, v16.16b
+            smmla   v9.4s, v29.16b, v17.16b
+            smmla   v10.4s, v29.16b, v18.16b
+            smmla   v11.4s, v29.16b, v19.16b
+            smmla   v12.4s, v30.16b, v16.16b
+            smmla   v13.4s, v30.16b, v17.16b
+            smmla   v14.4s, v30.16b, v18.16b
+            smmla   v15.4s, v30.16b, v19.16b
+            ldp     q16, q17, [x10, #-64]
+            ldp     q18, q19, [x10, #-32]
+            shl     v20.16b, v16.16b, #4
+            shl     v21.16b, v17.16b, #4
+            shl     v22.16b, v18.16b, #4
+            shl     v23.16b, v19.16b, #4
+            ldp     q29, q30, [x8, #-96]
+            smmla   v0.4s, v29.16b, v20.16b
+            smmla   v1.4s, v29.16b, v21.16b
+            smmla   v2.4s, v29.16b, v22.16b
+            smmla   v3.4s, v29.16b, v23.16b
+            smmla   v4.4s, v30.16b, v20.16b
+            smmla   v5.4s, v30.16b, v21.16b
+            smmla   v6.4s, v30.16b, v22.16b
+            smmla   v7.4s, v30.16b, v23.16b
+            ldp     q29, q30, [x9, #-96]
+            smmla   v8.4s, v29.16b, v20.16b
+            smmla   v9.4s, v29.16b, v21.16b
+            smmla   v10.4s, v29.16b, v22.16b
+            smmla   v11.4s, v29.16b, v23.16b
+            smmla   v12.4s, v30.16b, v20.16b
+            smmla   v13.4s, v30.16b, v21.16b
+            smmla   v14.4s, v30.16b, v22.16b
+            smmla   v15.4s, v30.16b, v23.16b
+            and     v16.16b, v16.16b, v24.16b
+            and     v17.16b, v17.16b, v24.16b
+            and     v18.16b, v18.16b, v24.16b
+            and     v19.16b, v19.16b, v24.16b
+            ldp     q29, q30, [x8, #-32]
+            smmla   v0.4s, v29.16b, v16.16b
+            smmla   v1.4s, v29.16b, v17.16b
+            smmla   v2.4s, v29.16b, v18.16b
+            smmla   v3.4s, v29.16b, v19.16b
+            smmla   v4.4s, v30.16b, v16.16b
+            smmla   v5.4s, v30.16b, v17.16b
+            smmla   v6.4s, v30.16b, v18.16b
+            smmla   v7.4s, v30.16b, v19.16b
+            ldp     q29, q30, [x9, #-32]
+            smmla   v8.4s, v29.16b, v16.16b
+            smmla   v9.4s, v29.16b, v17.16b
+            smmla   v10.4s, v29.16b, v18.16b
+            smmla   v11.4s, v29.16b, v19.16b
+            smmla   v12.4s, v30.16b, v16.16b
+            smmla   v13.4s, v30.16b, v17.16b
+            smmla   v14.4s, v30.16b, v18.16b
+            smmla   v15.4s, v30.16b, v19.16b
+            subs    x15, x15, #0x1
+            b.ne    .L1                                  // back to .L1
+        dup     v30.4s, w16
+        dup     v31.4s, w17
+        ld1     {v16.4s, v17.4s}, [x11], x12
+        ld1     {v18.4s, v19.4s}, [x11], x12
+        ld1     {v20.4s, v21.4s}, [x11]
+        ld1     {v28.4s, v29.4s}, [x8]
+        add     x18, x13, x14
+        zip1    v22.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        mla     v22.4s, v16.4s, v28.s[0]
+        scvtf   v22.4s, v22.4s
+        fmul    v0.4s, v18.4s, v29.s[0]
+        fmul    v22.4s, v22.4s, v0.4s
+        fadd    v22.4s, v22.4s, v20.4s
+        fmax    v22.4s, v22.4s, v30.4s
+        fmin    v22.4s, v22.4s, v31.4s
+        mla     v1.4s, v16.4s, v28.s[1]
+        scvtf   v1.4s, v1.4s
+        fmul    v0.4s, v18.4s, v29.s[1]
+        fmul    v1.4s, v1.4s, v0.4s
+        fadd    v1.4s, v1.4s, v20.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        bfcvtn  v1.4h, v1.4s
+        st1     {v1.4h}, [x18], #8
+        zip1    v23.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        mla     v23.4s, v17.4s, v28.s[0]
+        scvtf   v23.4s, v23.4s
+        fmul    v2.4s, v19.4s, v29.s[0]
+        fmul    v23.4s, v23.4s, v2.4s
+        fadd    v23.4s, v23.4s, v21.4s
+        fmax    v23.4s, v23.4s, v30.4s
+        fmin    v23.4s, v23.4s, v31.4s
+        mla     v3.4s, v17.4s, v28.s[1]
+        scvtf   v3.4s, v3.4s
+        fmul    v2.4s, v19.4s, v29.s[1]
+        fmul    v3.4s, v3.4s, v2.4s
+        fadd    v3.4s, v3.4s, v21.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        bfcvtn  v3.4h, v3.4s
+        st1     {v3.4h}, [x18], #8
+        bfcvtn  v22.4h, v22.4s
+        bfcvtn  v23.4h, v23.4s
+        st1     {v22.4h, v23.4h}, [x13]
+        add     x13, x13, x14, lsl #1
+        add     x18, x13, x14
+        zip1    v22.2d, v4.2d, v5.2d
+        zip2    v5.2d, v4.2d, v5.2d
+        mla     v22.4s, v16.4s, v28.s[2]
+        scvtf   v22.4s, v22.4s
+        fmul    v4.4s, v18.4s, v29.s[2]
+        fmul    v22.4s, v22.4s, v4.4s
+        fadd    v22.4s, v22.4s, v20.4s
+        fmax    v22.4s, v22.4s, v30.4s
+        fmin    v22.4s, v22.4s, v31.4s
+        mla     v5.4s, v16.4s, v28.s[3]
+        scvtf   v5.4s, v5.4s
+        fmul    v4.4s, v18.4s, v29.s[3]
+        fmul    v5.4s, v5.4s, v4.4s
+        fadd    v5.4s, v5.4s, v20.4s
+        fmax    v5.4s, v5.4s, v30.4s
+        fmin    v5.4s, v5.4s, v31.4s
+        bfcvtn  v5.4h, v5.4s
+        st1     {v5.4h}, [x18], #8
+        zip1    v23.2d, v6.2d, v7.2d
+        zip2    v7.2d, v6.2d, v7.2d
+        mla     v23.4s, v17.4s, v28.s[2]
+        scvtf   v23.4s, v23.4s
+        fmul    v6.4s, v19.4s, v29.s[2]
+        fmul    v23.4s, v23.4s, v6.4s
+        fadd    v23.4s, v23.4s, v21.4s
+        fmax    v23.4s, v23.4s, v30.4s
+        fmin    v23.4s, v23.4s, v31.4s
+        mla     v7.4s, v17.4s, v28.s[3]
+        scvtf   v7.4s, v7.4s
+        fmul    v6.4s, v19.4s, v29.s[3]
+        fmul    v7.4s, v7.4s, v6.4s
+        fadd    v7.4s, v7.4s, v21.4s
+        fmax    v7.4s, v7.4s, v30.4s
+        fmin    v7.4s, v7.4s, v31.4s
+        bfcvtn  v7.4h, v7.4s
+        st1     {v7.4h}, [x18], #8
+        bfcvtn  v22.4h, v22.4s
+        bfcvtn  v23.4h, v23.4s
+        st1     {v22.4h, v23.4h}, [x13]
+        add     x13, x13, x14, lsl #1
+        ld1     {v28.4s, v29.4s}, [x9]
+        add     x18, x13, x14
+        zip1    v22.2d, v8.2d, v9.2d
+        zip2    v9.2d, v8.2d, v9.2d
+        mla     v22.4s, v16.4s, v28.s[0]
+        scvtf   v22.4s, v22.4s
+        fmul    v8.4s, v18.4s, v29.s[0]
+        fmul    v22.4s, v22.4s, v8.4s
+        fadd    v22.4s, v22.4s, v20.4s
+        fmax    v22.4s, v22.4s, v30.4s
+        fmin    v22.4s, v22.4s, v31.4s
+        mla     v9.4s, v16.4s, v28.s[1]
+        scvtf   v9.4s, v9.4s
+        fmul    v8.4s, v18.4s, v29.s[1]
+        fmul    v9.4s, v9.4s, v8.4s
+        fadd    v9.4s, v9.4s, v20.4s
+        fmax    v9.4s, v9.4s, v30.4s
+        fmin    v9.4s, v9.4s, v31.4s
+        bfcvtn  v9.4h, v9.4s
+        st1     {v9.4h}, [x18], #8
+        zip1    v23.2d, v10.2d, v11.2d
+        zip2    v11.2d, v10.2d, v11.2d
+        mla     v23.4s, v17.4s, v28.s[0]
+        scvtf   v23.4s, v23.4s
+        fmul    v10.4s, v19.4s, v29.s[0]
+        fmul    v23.4s, v23.4s, v10.4s
+        fadd    v23.4s, v23.4s, v21.4s
+        fmax    v23.4s, v23.4s, v30.4s
+        fmin    v23.4s, v23.4s, v31.4s
+        mla     v11.4s, v17.4s, v28.s[1]
+        scvtf   v11.4s, v11.4s
+        fmul    v10.4s, v19.4s, v29.s[1]
+        fmul    v11.4s, v11.4s, v10.4s
+        fadd    v11.4s, v11.4s, v21.4s
+        fmax    v11.4s, v11.4s, v30.4s
+        fmin    v11.4s, v11.4s, v31.4s
+        bfcvtn  v11.4h, v11.4s
+        st1     {v11.4h}, [x18], #8
+        bfcvtn  v22.4h, v22.4s
+        bfcvtn  v23.4h, v23.4s
+        st1     {v22.4h, v23.4h}, [x13]
+        add     x13, x13, x14, lsl #1
+        add     x18, x13, x14
+        zip1    v22.2d, v12.2d, v13.2d
+        zip2    v13.2d, v12.2d, v13.2d
+        mla     v22.4s, v16.4s, v28.s[2]
+        scvtf   v22.4s, v22.4s
+        fmul    v12.4s, v18.4s, v29.s[2]
+        fmul    v22.4s, v22.4s, v12.4s
+        fadd    v22.4s, v22.4s, v20.4s
+        fmax    v22.4s, v22.4s, v30.4s
+        fmin    v22.4s, v22.4s, v31.4s
+        mla     v13.4s, v16.4s, v28.s[3]
+        scvtf   v13.4s, v13.4s
+        fmul    v12.4s, v18.4s, v29.s[3]
+        fmul    v13.4s, v13.4s, v12.4s
+        fadd    v13.4s, v13.4s, v20.4s
+        fmax    v13.4s, v13.4s, v30.4s
+        fmin    v13.4s, v13.4s, v31.4s
+        bfcvtn  v13.4h, v13.4s
+        st1     {v13.4h}, [x18], #8
+        zip1    v23.2d, v14.2d, v15.2d
+        zip2    v15.2d, v14.2d, v15.2d
+        mla     v23.4s, v17.4s, v28.s[2]
+        scvtf   v23.4s, v23.4s
+        fmul    v14.4s, v19.4s, v29.s[2]
+        fmul    v23.4s, v23.4s, v14.4s
+        fadd    v23.4s, v23.4s, v21.4s
+        fmax    v23.4s, v23.4s, v30.4s
+        fmin    v23.4s, v23.4s, v31.4s
+        mla     v15.4s, v17.4s, v28.s[3]
+        scvtf   v15.4s, v15.4s
+        fmul    v14.4s, v19.4s, v29.s[3]
+        fmul    v15.4s, v15.4s, v14.4s
+        fadd    v15.4s, v15.4s, v21.4s
+        fmax    v15.4s, v15.4s, v30.4s
+        fmin    v15.4s, v15.4s, v31.4s
+        bfcvtn  v15.4h, v15.4s
+        st1     {v15.4h}, [x18], #8
+        bfcvtn  v22.4h, v22.4s
+        bfcvtn  v23.4h, v23.4s
+        st1     {v22.4h, v23.4h}, [x13]
+        add     x13, x13, x14, lsl #1
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::bf16_out::nr8h_r3
+// 237 instructions; loop .L1: 72 instructions, 48 smmla
+bf16_out::nr8h_r3:
+        stp     d11, d10, [sp, #-32]!
+        stp     d9, d8, [sp, #16]
+        ldp     x8, x9, [x0]
+        ldr     x10, [x0, #16]
+        ldr     x11, [x0, #64]
+        ldr     x16, [x0, #112]
+        ldp     x12, x13, [x0, #96]
+        ldp     x14, x15, [x0, #152]
+        ldp     w17, w18, [x0, #168]
+        movi    v24.16b, #0xf0
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v4.4s, #0x0
+        movi    v5.4s, #0x0
+        movi    v6.4s, #0x0
+        movi    v7.4s, #0x0
+        movi    v8.4s, #0x0
+        movi    v9.4s, #0x0
+        movi    v10.4s, #0x0
+        movi    v11.4s, #0x0
+.L1:    // loop: 72 instructions, 48 smmla
+            ldp     q25, q26, [x11], #128
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8], #128
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x9], #128
+            smmla   v4.4s, v29.16b, v27.16b
+            smmla   v5.4s, v29.16b, v28.16b
+            smmla   v6.4s, v30.16b, v27.16b
+            smmla   v7.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x10], #128
+            smmla   v8.4s, v29.16b, v27.16b
+            smmla   v9.4s, v29.16b, v28.16b
+            smmla   v10.4s, v30.16b, v27.16b
+            smmla   v11.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-64]
+            smmla   v0.4s, v29.16b, v25.16b
+            smmla   v1.4s, v29.16b, v26.16b
+            smmla   v2.4s, v30.16b, v25.16b
+            smmla   v3.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x9, #-64]
+            smmla   v4.4s, v29.16b, v25.16b
+            smmla   v5.4s, v29.16b, v26.16b
+            smmla   v6.4s, v30.16b, v25.16b
+            smmla   v7.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x10, #-64]
+            smmla   v8.4s, v29.16b, v25.16b
+            smmla   v9.4s, v29.16b, v26.16b
+            smmla   v10.4s, v30.16b, v25.16b
+            smmla   v11.4s, v30.16b, v26.16b
+            ldp     q25, q26, [x11, #-64]
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8, #-96]
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x9, #-96]
+            smmla   v4.4s, v29.16b, v27.16b
+            smmla   v5.4s, v29.16b, v28.16b
+            smmla   v6.4s, v30.16b, v27.16b
+            smmla   v7.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x10, #-96]
+            smmla   v8.4s, v29.16b, v27.16b
+            smmla   v9.4s, v29.16b, v28.16b
+            smmla   v10.4s, v30.16b, v27.16b
+            smmla   v11.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-32]
+            smmla   v0.4s, v29.16b, v25.16b
+            smmla   v1.4s, v29.16b, v26.16b
+            smmla   v2.4s, v30.16b, v25.16b
+            smmla   v3.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x9, #-32]
+            smmla   v4.4s, v29.16b, v25.16b
+            smmla   v5.4s, v29.16b, v26.16b
+            smmla   v6.4s, v30.16b, v25.16b
+            smmla   v7.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x10, #-32]
+            smmla   v8.4s, v29.16b, v25.16b
+            smmla   v9.4s, v29.16b, v26.16b
+            smmla   v10.4s, v30.16b, v25.16b
+            smmla   v11.4s, v30.16b, v26.16b
+            subs    x16, x16, #0x1
+            b.ne    .L1                                  // back to .L1
+        dup     v30.4s, w17
+        dup     v31.4s, w18
+        ld1     {v25.4s}, [x12], x13
+        ld1     {v26.4s}, [x12], x13
+        ld1     {v27.4s}, [x12]
+        ld1     {v28.4s, v29.4s}, [x8]
+        add     x0, x14, x15
+        zip1    v24.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v0.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v0.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v1.4s, v25.4s, v28.s[1]
+        scvtf   v1.4s, v1.4s
+        fmul    v0.4s, v26.4s, v29.s[1]
+        fmul    v1.4s, v1.4s, v0.4s
+        fadd    v1.4s, v1.4s, v27.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        bfcvtn  v1.4h, v1.4s
+        st1     {v1.4h}, [x0], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        add     x0, x14, x15
+        zip1    v24.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v2.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v2.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v3.4s, v25.4s, v28.s[3]
+        scvtf   v3.4s, v3.4s
+        fmul    v2.4s, v26.4s, v29.s[3]
+        fmul    v3.4s, v3.4s, v2.4s
+        fadd    v3.4s, v3.4s, v27.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        bfcvtn  v3.4h, v3.4s
+        st1     {v3.4h}, [x0], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        ld1     {v28.4s, v29.4s}, [x9]
+        add     x0, x14, x15
+        zip1    v24.2d, v4.2d, v5.2d
+        zip2    v5.2d, v4.2d, v5.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v4.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v4.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v5.4s, v25.4s, v28.s[1]
+        scvtf   v5.4s, v5.4s
+        fmul    v4.4s, v26.4s, v29.s[1]
+        fmul    v5.4s, v5.4s, v4.4s
+        fadd    v5.4s, v5.4s, v27.4s
+        fmax    v5.4s, v5.4s, v30.4s
+        fmin    v5.4s, v5.4s, v31.4s
+        bfcvtn  v5.4h, v5.4s
+        st1     {v5.4h}, [x0], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        add     x0, x14, x15
+        zip1    v24.2d, v6.2d, v7.2d
+        zip2    v7.2d, v6.2d, v7.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v6.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v6.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v7.4s, v25.4s, v28.s[3]
+        scvtf   v7.4s, v7.4s
+        fmul    v6.4s, v26.4s, v29.s[3]
+        fmul    v7.4s, v7.4s, v6.4s
+        fadd    v7.4s, v7.4s, v27.4s
+        fmax    v7.4s, v7.4s, v30.4s
+        fmin    v7.4s, v7.4s, v31.4s
+        bfcvtn  v7.4h, v7.4s
+        st1     {v7.4h}, [x0], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        ld1     {v28.4s, v29.4s}, [x10]
+        add     x0, x14, x15
+        zip1    v24.2d, v8.2d, v9.2d
+        zip2    v9.2d, v8.2d, v9.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v8.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v8.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v9.4s, v25.4s, v28.s[1]
+        scvtf   v9.4s, v9.4s
+        fmul    v8.4s, v26.4s, v29.s[1]
+        fmul    v9.4s, v9.4s, v8.4s
+        fadd    v9.4s, v9.4s, v27.4s
+        fmax    v9.4s, v9.4s, v30.4s
+        fmin    v9.4s, v9.4s, v31.4s
+        bfcvtn  v9.4h, v9.4s
+        st1     {v9.4h}, [x0], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        add     x0, x14, x15
+        zip1    v24.2d, v10.2d, v11.2d
+        zip2    v11.2d, v10.2d, v11.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v10.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v10.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v11.4s, v25.4s, v28.s[3]
+        scvtf   v11.4s, v11.4s
+        fmul    v10.4s, v26.4s, v29.s[3]
+        fmul    v11.4s, v11.4s, v10.4s
+        fadd    v11.4s, v11.4s, v27.4s
+        fmax    v11.4s, v11.4s, v30.4s
+        fmin    v11.4s, v11.4s, v31.4s
+        bfcvtn  v11.4h, v11.4s
+        st1     {v11.4h}, [x0], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        ldp     d9, d8, [sp, #16]
+        ldp     d11, d10, [sp], #32
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::bf16_out::nr8h_r4
+// 310 instructions; loop .L1: 92 instructions, 64 smmla
+bf16_out::nr8h_r4:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        ldr     x12, [x0, #64]
+        ldp     x10, x11, [x0, #16]
+        ldr     x17, [x0, #112]
+        ldp     x13, x14, [x0, #96]
+        ldp     x15, x16, [x0, #152]
+        ldp     w18, w0, [x0, #168]
+        movi    v24.16b, #0xf0
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v4.4s, #0x0
+        movi    v5.4s, #0x0
+        movi    v6.4s, #0x0
+        movi    v7.4s, #0x0
+        movi    v8.4s, #0x0
+        movi    v9.4s, #0x0
+        movi    v10.4s, #0x0
+        movi    v11.4s, #0x0
+        movi    v12.4s, #0x0
+        movi    v13.4s, #0x0
+        movi    v14.4s, #0x0
+        movi    v15.4s, #0x0
+.L1:    // loop: 92 instructions, 64 smmla
+            ldp     q25, q26, [x12], #128
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8], #128
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x9], #128
+            smmla   v4.4s, v29.16b, v27.16b
+            smmla   v5.4s, v29.16b, v28.16b
+            smmla   v6.4s, v30.16b, v27.16b
+            smmla   v7.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x10], #128
+            smmla   v8.4s, v29.16b, v27.16b
+            smmla   v9.4s, v29.16b, v28.16b
+            smmla   v10.4s, v30.16b, v27.16b
+            smmla   v11.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x11], #128
+            smmla   v12.4s, v29.16b, v27.16b
+            smmla   v13.4s, v29.16b, v28.16b
+            smmla   v14.4s, v30.16b, v27.16b
+            smmla   v15.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-64]
+            smmla   v0.4s, v29.16b, v25.16b
+            smmla   v1.4s, v29.16b, v26.16b
+            smmla   v2.4s, v30.16b, v25.16b
+            smmla   v3.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x9, #-64]
+            smmla   v4.4s, v29.16b, v25.16b
+            smmla   v5.4s, v29.16b, v26.16b
+            smmla   v6.4s, v30.16b, v25.16b
+            smmla   v7.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x10, #-64]
+            smmla   v8.4s, v29.16b, v25.16b
+            smmla   v9.4s, v29.16b, v26.16b
+            smmla   v10.4s, v30.16b, v25.16b
+            smmla   v11.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x11, #-64]
+            smmla   v12.4s, v29.16b, v25.16b
+            smmla   v13.4s, v29.16b, v26.16b
+            smmla   v14.4s, v30.16b, v25.16b
+            smmla   v15.4s, v30.16b, v26.16b
+            ldp     q25, q26, [x12, #-64]
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8, #-96]
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x9, #-96]
+            smmla   v4.4s, v29.16b, v27.16b
+            smmla   v5.4s, v29.16b, v28.16b
+            smmla   v6.4s, v30.16b, v27.16b
+            smmla   v7.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x10, #-96]
+            smmla   v8.4s, v29.16b, v27.16b
+            smmla   v9.4s, v29.16b, v28.16b
+            smmla   v10.4s, v30.16b, v27.16b
+            smmla   v11.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x11, #-96]
+            smmla   v12.4s, v29.16b, v27.16b
+            smmla   v13.4s, v29.16b, v28.16b
+            smmla   v14.4s, v30.16b, v27.16b
+            smmla   v15.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-32]
+            smmla   v0.4s, v29.16b, v25.16b
+            smmla   v1.4s, v29.16b, v26.16b
+            smmla   v2.4s, v30.16b, v25.16b
+            smmla   v3.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x9, #-32]
+            smmla   v4.4s, v29.16b, v25.16b
+            smmla   v5.4s, v29.16b, v26.16b
+            smmla   v6.4s, v30.16b, v25.16b
+            smmla   v7.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x10, #-32]
+            smmla   v8.4s, v29.16b, v25.16b
+            smmla   v9.4s, v29.16b, v26.16b
+            smmla   v10.4s, v30.16b, v25.16b
+            smmla   v11.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x11, #-32]
+            smmla   v12.4s, v29.16b, v25.16b
+            smmla   v13.4s, v29.16b, v26.16b
+            smmla   v14.4s, v30.16b, v25.16b
+            smmla   v15.4s, v30.16b, v26.16b
+            subs    x17, x17, #0x1
+            b.ne    .L1                                  // back to .L1
+        dup     v30.4s, w18
+        dup     v31.4s, w0
+        ld1     {v25.4s}, [x13], x14
+        ld1     {v26.4s}, [x13], x14
+        ld1     {v27.4s}, [x13]
+        ld1     {v28.4s, v29.4s}, [x8]
+        add     x1, x15, x16
+        zip1    v24.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v0.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v0.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v1.4s, v25.4s, v28.s[1]
+        scvtf   v1.4s, v1.4s
+        fmul    v0.4s, v26.4s, v29.s[1]
+        fmul    v1.4s, v1.4s, v0.4s
+        fadd    v1.4s, v1.4s, v27.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        bfcvtn  v1.4h, v1.4s
+        st1     {v1.4h}, [x1], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        add     x1, x15, x16
+        zip1    v24.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v2.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v2.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v3.4s, v25.4s, v28.s[3]
+        scvtf   v3.4s, v3.4s
+        fmul    v2.4s, v26.4s, v29.s[3]
+        fmul    v3.4s, v3.4s, v2.4s
+        fadd    v3.4s, v3.4s, v27.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        bfcvtn  v3.4h, v3.4s
+        st1     {v3.4h}, [x1], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        ld1     {v28.4s, v29.4s}, [x9]
+        add     x1, x15, x16
+        zip1    v24.2d, v4.2d, v5.2d
+        zip2    v5.2d, v4.2d, v5.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v4.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v4.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v5.4s, v25.4s, v28.s[1]
+        scvtf   v5.4s, v5.4s
+        fmul    v4.4s, v26.4s, v29.s[1]
+        fmul    v5.4s, v5.4s, v4.4s
+        fadd    v5.4s, v5.4s, v27.4s
+        fmax    v5.4s, v5.4s, v30.4s
+        fmin    v5.4s, v5.4s, v31.4s
+        bfcvtn  v5.4h, v5.4s
+        st1     {v5.4h}, [x1], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        add     x1, x15, x16
+        zip1    v24.2d, v6.2d, v7.2d
+        zip2    v7.2d, v6.2d, v7.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v6.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v6.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v7.4s, v25.4s, v28.s[3]
+        scvtf   v7.4s, v7.4s
+        fmul    v6.4s, v26.4s, v29.s[3]
+        fmul    v7.4s, v7.4s, v6.4s
+        fadd    v7.4s, v7.4s, v27.4s
+        fmax    v7.4s, v7.4s, v30.4s
+        fmin    v7.4s, v7.4s, v31.4s
+        bfcvtn  v7.4h, v7.4s
+        st1     {v7.4h}, [x1], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        ld1     {v28.4s, v29.4s}, [x10]
+        add     x1, x15, x16
+        zip1    v24.2d, v8.2d, v9.2d
+        zip2    v9.2d, v8.2d, v9.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v8.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v8.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v9.4s, v25.4s, v28.s[1]
+        scvtf   v9.4s, v9.4s
+        fmul    v8.4s, v26.4s, v29.s[1]
+        fmul    v9.4s, v9.4s, v8.4s
+        fadd    v9.4s, v9.4s, v27.4s
+        fmax    v9.4s, v9.4s, v30.4s
+        fmin    v9.4s, v9.4s, v31.4s
+        bfcvtn  v9.4h, v9.4s
+        st1     {v9.4h}, [x1], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        add     x1, x15, x16
+        zip1    v24.2d, v10.2d, v11.2d
+        zip2    v11.2d, v10.2d, v11.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v10.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v10.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v11.4s, v25.4s, v28.s[3]
+        scvtf   v11.4s, v11.4s
+        fmul    v10.4s, v26.4s, v29.s[3]
+        fmul    v11.4s, v11.4s, v10.4s
+        fadd    v11.4s, v11.4s, v27.4s
+        fmax    v11.4s, v11.4s, v30.4s
+        fmin    v11.4s, v11.4s, v31.4s
+        bfcvtn  v11.4h, v11.4s
+        st1     {v11.4h}, [x1], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        ld1     {v28.4s, v29.4s}, [x11]
+        add     x1, x15, x16
+        zip1    v24.2d, v12.2d, v13.2d
+        zip2    v13.2d, v12.2d, v13.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v12.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v12.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v13.4s, v25.4s, v28.s[1]
+        scvtf   v13.4s, v13.4s
+        fmul    v12.4s, v26.4s, v29.s[1]
+        fmul    v13.4s, v13.4s, v12.4s
+        fadd    v13.4s, v13.4s, v27.4s
+        fmax    v13.4s, v13.4s, v30.4s
+        fmin    v13.4s, v13.4s, v31.4s
+        bfcvtn  v13.4h, v13.4s
+        st1     {v13.4h}, [x1], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        add     x1, x15, x16
+        zip1    v24.2d, v14.2d, v15.2d
+        zip2    v15.2d, v14.2d, v15.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v14.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v14.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v15.4s, v25.4s, v28.s[3]
+        scvtf   v15.4s, v15.4s
+        fmul    v14.4s, v26.4s, v29.s[3]
+        fmul    v15.4s, v15.4s, v14.4s
+        fadd    v15.4s, v15.4s, v27.4s
+        fmax    v15.4s, v15.4s, v30.4s
+        fmin    v15.4s, v15.4s, v31.4s
+        bfcvtn  v15.4h, v15.4s
+        st1     {v15.4h}, [x1], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::bf16_out::nr8h_r5
+// 380 instructions; loop .L1: 112 instructions, 80 smmla
+bf16_out::nr8h_r5:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        ldr     x12, [x0, #32]
+        ldp     x10, x11, [x0, #16]
+        ldr     x13, [x0, #64]
+        ldr     x18, [x0, #112]
+        ldp     x14, x15, [x0, #96]
+        ldp     x16, x17, [x0, #152]
+        ldp     w1, w0, [x0, #168]
+        movi    v24.16b, #0xf0
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v4.4s, #0x0
+        movi    v5.4s, #0x0
+        movi    v6.4s, #0x0
+        movi    v7.4s, #0x0
+        movi    v8.4s, #0x0
+        movi    v9.4s, #0x0
+        movi    v10.4s, #0x0
+        movi    v11.4s, #0x0
+        movi    v12.4s, #0x0
+        movi    v13.4s, #0x0
+        movi    v14.4s, #0x0
+        movi    v15.4s, #0x0
+        movi    v16.4s, #0x0
+        movi    v17.4s, #0x0
+        movi    v18.4s, #0x0
+        movi    v19.4s, #0x0
+.L1:    // loop: 112 instructions, 80 smmla
+            ldp     q25, q26, [x13], #128
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8], #128
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x9], #128
+            smmla   v4.4s, v29.16b, v27.16b
+            smmla   v5.4s, v29.16b, v28.16b
+            smmla   v6.4s, v30.16b, v27.16b
+            smmla   v7.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x10], #128
+            smmla   v8.4s, v29.16b, v27.16b
+            smmla   v9.4s, v29.16b, v28.16b
+            smmla   v10.4s, v30.16b, v27.16b
+            smmla   v11.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x11], #128
+            smmla   v12.4s, v29.16b, v27.16b
+            smmla   v13.4s, v29.16b, v28.16b
+            smmla   v14.4s, v30.16b, v27.16b
+            smmla   v15.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x12], #128
+            smmla   v16.4s, v29.16b, v27.16b
+            smmla   v17.4s, v29.16b, v28.16b
+            smmla   v18.4s, v30.16b, v27.16b
+            smmla   v19.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-64]
+            smmla   v0.4s, v29.16b, v25.16b
+            smmla   v1.4s, v29.16b, v26.16b
+            smmla   v2.4s, v30.16b, v25.16b
+            smmla   v3.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x9, #-64]
+            smmla   v4.4s, v29.16b, v25.16b
+            smmla   v5.4s, v29.16b, v26.16b
+            smmla   v6.4s, v30.16b, v25.16b
+            smmla   v7.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x10, #-64]
+            smmla   v8.4s, v29.16b, v25.16b
+            smmla   v9.4s, v29.16b, v26.16b
+            smmla   v10.4s, v30.16b, v25.16b
+            smmla   v11.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x11, #-64]
+            smmla   v12.4s, v29.16b, v25.16b
+            smmla   v13.4s, v29.16b, v26.16b
+            smmla   v14.4s, v30.16b, v25.16b
+            smmla   v15.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x12, #-64]
+            smmla   v16.4s, v29.16b, v25.16b
+            smmla   v17.4s, v29.16b, v26.16b
+            smmla   v18.4s, v30.16b, v25.16b
+            smmla   v19.4s, v30.16b, v26.16b
+            ldp     q25, q26, [x13, #-64]
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8, #-96]
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x9, #-96]
+            smmla   v4.4s, v29.16b, v27.16b
+            smmla   v5.4s, v29.16b, v28.16b
+            smmla   v6.4s, v30.16b, v27.16b
+            smmla   v7.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x10, #-96]
+            smmla   v8.4s, v29.16b, v27.16b
+            smmla   v9.4s, v29.16b, v28.16b
+            smmla   v10.4s, v30.16b, v27.16b
+            smmla   v11.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x11, #-96]
+            smmla   v12.4s, v29.16b, v27.16b
+            smmla   v13.4s, v29.16b, v28.16b
+            smmla   v14.4s, v30.16b, v27.16b
+            smmla   v15.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x12, #-96]
+            smmla   v16.4s, v29.16b, v27.16b
+            smmla   v17.4s, v29.16b, v28.16b
+            smmla   v18.4s, v30.16b, v27.16b
+            smmla   v19.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-32]
+            smmla   v0.4s, v29.16b, v25.16b
+            smmla   v1.4s, v29.16b, v26.16b
+            smmla   v2.4s, v30.16b, v25.16b
+            smmla   v3.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x9, #-32]
+            smmla   v4.4s, v29.16b, v25.16b
+            smmla   v5.4s, v29.16b, v26.16b
+            smmla   v6.4s, v30.16b, v25.16b
+            smmla   v7.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x10, #-32]
+            smmla   v8.4s, v29.16b, v25.16b
+            smmla   v9.4s, v29.16b, v26.16b
+            smmla   v10.4s, v30.16b, v25.16b
+            smmla   v11.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x11, #-32]
+            smmla   v12.4s, v29.16b, v25.16b
+            smmla   v13.4s, v29.16b, v26.16b
+            smmla   v14.4s, v30.16b, v25.16b
+            smmla   v15.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x12, #-32]
+            smmla   v16.4s, v29.16b, v25.16b
+            smmla   v17.4s, v29.16b, v26.16b
+            smmla   v18.4s, v30.16b, v25.16b
+            smmla   v19.4s, v30.16b, v26.16b
+            subs    x18, x18, #0x1
+            b.ne    .L1                                  // back to .L1
+        dup     v30.4s, w1
+        dup     v31.4s, w0
+        ld1     {v25.4s}, [x14], x15
+        ld1     {v26.4s}, [x14], x15
+        ld1     {v27.4s}, [x14]
+        ld1     {v28.4s, v29.4s}, [x8]
+        add     x2, x16, x17
+        zip1    v24.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v0.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v0.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v1.4s, v25.4s, v28.s[1]
+        scvtf   v1.4s, v1.4s
+        fmul    v0.4s, v26.4s, v29.s[1]
+        fmul    v1.4s, v1.4s, v0.4s
+        fadd    v1.4s, v1.4s, v27.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        bfcvtn  v1.4h, v1.4s
+        st1     {v1.4h}, [x2], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        add     x2, x16, x17
+        zip1    v24.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v2.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v2.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v3.4s, v25.4s, v28.s[3]
+        scvtf   v3.4s, v3.4s
+        fmul    v2.4s, v26.4s, v29.s[3]
+        fmul    v3.4s, v3.4s, v2.4s
+        fadd    v3.4s, v3.4s, v27.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        bfcvtn  v3.4h, v3.4s
+        st1     {v3.4h}, [x2], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        ld1     {v28.4s, v29.4s}, [x9]
+        add     x2, x16, x17
+        zip1    v24.2d, v4.2d, v5.2d
+        zip2    v5.2d, v4.2d, v5.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v4.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v4.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v5.4s, v25.4s, v28.s[1]
+        scvtf   v5.4s, v5.4s
+        fmul    v4.4s, v26.4s, v29.s[1]
+        fmul    v5.4s, v5.4s, v4.4s
+        fadd    v5.4s, v5.4s, v27.4s
+        fmax    v5.4s, v5.4s, v30.4s
+        fmin    v5.4s, v5.4s, v31.4s
+        bfcvtn  v5.4h, v5.4s
+        st1     {v5.4h}, [x2], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        add     x2, x16, x17
+        zip1    v24.2d, v6.2d, v7.2d
+        zip2    v7.2d, v6.2d, v7.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v6.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v6.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v7.4s, v25.4s, v28.s[3]
+        scvtf   v7.4s, v7.4s
+        fmul    v6.4s, v26.4s, v29.s[3]
+        fmul    v7.4s, v7.4s, v6.4s
+        fadd    v7.4s, v7.4s, v27.4s
+        fmax    v7.4s, v7.4s, v30.4s
+        fmin    v7.4s, v7.4s, v31.4s
+        bfcvtn  v7.4h, v7.4s
+        st1     {v7.4h}, [x2], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        ld1     {v28.4s, v29.4s}, [x10]
+        add     x2, x16, x17
+        zip1    v24.2d, v8.2d, v9.2d
+        zip2    v9.2d, v8.2d, v9.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v8.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v8.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v9.4s, v25.4s, v28.s[1]
+        scvtf   v9.4s, v9.4s
+        fmul    v8.4s, v26.4s, v29.s[1]
+        fmul    v9.4s, v9.4s, v8.4s
+        fadd    v9.4s, v9.4s, v27.4s
+        fmax    v9.4s, v9.4s, v30.4s
+        fmin    v9.4s, v9.4s, v31.4s
+        bfcvtn  v9.4h, v9.4s
+        st1     {v9.4h}, [x2], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        add     x2, x16, x17
+        zip1    v24.2d, v10.2d, v11.2d
+        zip2    v11.2d, v10.2d, v11.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v10.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v10.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v11.4s, v25.4s, v28.s[3]
+        scvtf   v11.4s, v11.4s
+        fmul    v10.4s, v26.4s, v29.s[3]
+        fmul    v11.4s, v11.4s, v10.4s
+        fadd    v11.4s, v11.4s, v27.4s
+        fmax    v11.4s, v11.4s, v30.4s
+        fmin    v11.4s, v11.4s, v31.4s
+        bfcvtn  v11.4h, v11.4s
+        st1     {v11.4h}, [x2], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        ld1     {v28.4s, v29.4s}, [x11]
+        add     x2, x16, x17
+        zip1    v24.2d, v12.2d, v13.2d
+        zip2    v13.2d, v12.2d, v13.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v12.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v12.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v13.4s, v25.4s, v28.s[1]
+        scvtf   v13.4s, v13.4s
+        fmul    v12.4s, v26.4s, v29.s[1]
+        fmul    v13.4s, v13.4s, v12.4s
+        fadd    v13.4s, v13.4s, v27.4s
+        fmax    v13.4s, v13.4s, v30.4s
+        fmin    v13.4s, v13.4s, v31.4s
+        bfcvtn  v13.4h, v13.4s
+        st1     {v13.4h}, [x2], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        add     x2, x16, x17
+        zip1    v24.2d, v14.2d, v15.2d
+        zip2    v15.2d, v14.2d, v15.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v14.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v14.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v15.4s, v25.4s, v28.s[3]
+        scvtf   v15.4s, v15.4s
+        fmul    v14.4s, v26.4s, v29.s[3]
+        fmul    v15.4s, v15.4s, v14.4s
+        fadd    v15.4s, v15.4s, v27.4s
+        fmax    v15.4s, v15.4s, v30.4s
+        fmin    v15.4s, v15.4s, v31.4s
+        bfcvtn  v15.4h, v15.4s
+        st1     {v15.4h}, [x2], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        ld1     {v28.4s, v29.4s}, [x12]
+        add     x2, x16, x17
+        zip1    v24.2d, v16.2d, v17.2d
+        zip2    v17.2d, v16.2d, v17.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v16.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v16.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v17.4s, v25.4s, v28.s[1]
+        scvtf   v17.4s, v17.4s
+        fmul    v16.4s, v26.4s, v29.s[1]
+        fmul    v17.4s, v17.4s, v16.4s
+        fadd    v17.4s, v17.4s, v27.4s
+        fmax    v17.4s, v17.4s, v30.4s
+        fmin    v17.4s, v17.4s, v31.4s
+        bfcvtn  v17.4h, v17.4s
+        st1     {v17.4h}, [x2], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        add     x2, x16, x17
+        zip1    v24.2d, v18.2d, v19.2d
+        zip2    v19.2d, v18.2d, v19.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v18.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v18.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v19.4s, v25.4s, v28.s[3]
+        scvtf   v19.4s, v19.4s
+        fmul    v18.4s, v26.4s, v29.s[3]
+        fmul    v19.4s, v19.4s, v18.4s
+        fadd    v19.4s, v19.4s, v27.4s
+        fmax    v19.4s, v19.4s, v30.4s
+        fmin    v19.4s, v19.4s, v31.4s
+        bfcvtn  v19.4h, v19.4s
+        st1     {v19.4h}, [x2], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::bf16_out::nr8h_r6
+// 449 instructions; loop .L1: 132 instructions, 96 smmla
+bf16_out::nr8h_r6:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        ldr     x14, [x0, #64]
+        ldp     x10, x11, [x0, #16]
+        ldr     x1, [x0, #112]
+        ldp     x12, x13, [x0, #32]
+        ldp     x15, x16, [x0, #96]
+        ldp     x17, x18, [x0, #152]
+        ldp     w2, w0, [x0, #168]
+        movi    v24.16b, #0xf0
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v4.4s, #0x0
+        movi    v5.4s, #0x0
+        movi    v6.4s, #0x0
+        movi    v7.4s, #0x0
+        movi    v8.4s, #0x0
+        movi    v9.4s, #0x0
+        movi    v10.4s, #0x0
+        movi    v11.4s, #0x0
+        movi    v12.4s, #0x0
+        movi    v13.4s, #0x0
+        movi    v14.4s, #0x0
+        movi    v15.4s, #0x0
+        movi    v16.4s, #0x0
+        movi    v17.4s, #0x0
+        movi    v18.4s, #0x0
+        movi    v19.4s, #0x0
+        movi    v20.4s, #0x0
+        movi    v21.4s, #0x0
+        movi    v22.4s, #0x0
+        movi    v23.4s, #0x0
+.L1:    // loop: 132 instructions, 96 smmla
+            ldp     q25, q26, [x14], #128
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8], #128
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x9], #128
+            smmla   v4.4s, v29.16b, v27.16b
+            smmla   v5.4s, v29.16b, v28.16b
+            smmla   v6.4s, v30.16b, v27.16b
+            smmla   v7.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x10], #128
+            smmla   v8.4s, v29.16b, v27.16b
+            smmla   v9.4s, v29.16b, v28.16b
+            smmla   v10.4s, v30.16b, v27.16b
+            smmla   v11.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x11], #128
+            smmla   v12.4s, v29.16b, v27.16b
+            smmla   v13.4s, v29.16b, v28.16b
+            smmla   v14.4s, v30.16b, v27.16b
+            smmla   v15.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x12], #128
+            smmla   v16.4s, v29.16b, v27.16b
+            smmla   v17.4s, v29.16b, v28.16b
+            smmla   v18.4s, v30.16b, v27.16b
+            smmla   v19.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x13], #128
+            smmla   v20.4s, v29.16b, v27.16b
+            smmla   v21.4s, v29.16b, v28.16b
+            smmla   v22.4s, v30.16b, v27.16b
+            smmla   v23.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-64]
+            smmla   v0.4s, v29.16b, v25.16b
+            smmla   v1.4s, v29.16b, v26.16b
+            smmla   v2.4s, v30.16b, v25.16b
+            smmla   v3.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x9, #-64]
+            smmla   v4.4s, v29.16b, v25.16b
+            smmla   v5.4s, v29.16b, v26.16b
+            smmla   v6.4s, v30.16b, v25.16b
+            smmla   v7.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x10, #-64]
+            smmla   v8.4s, v29.16b, v25.16b
+            smmla   v9.4s, v29.16b, v26.16b
+            smmla   v10.4s, v30.16b, v25.16b
+            smmla   v11.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x11, #-64]
+            smmla   v12.4s, v29.16b, v25.16b
+            smmla   v13.4s, v29.16b, v26.16b
+            smmla   v14.4s, v30.16b, v25.16b
+            smmla   v15.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x12, #-64]
+            smmla   v16.4s, v29.16b, v25.16b
+            smmla   v17.4s, v29.16b, v26.16b
+            smmla   v18.4s, v30.16b, v25.16b
+            smmla   v19.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x13, #-64]
+            smmla   v20.4s, v29.16b, v25.16b
+            smmla   v21.4s, v29.16b, v26.16b
+            smmla   v22.4s, v30.16b, v25.16b
+            smmla   v23.4s, v30.16b, v26.16b
+            ldp     q25, q26, [x14, #-64]
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8, #-96]
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x9, #-96]
+            smmla   v4.4s, v29.16b, v27.16b
+            smmla   v5.4s, v29.16b, v28.16b
+            smmla   v6.4s, v30.16b, v27.16b
+            smmla   v7.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x10, #-96]
+            smmla   v8.4s, v29.16b, v27.16b
+            smmla   v9.4s, v29.16b, v28.16b
+            smmla   v10.4s, v30.16b, v27.16b
+            smmla   v11.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x11, #-96]
+            smmla   v12.4s, v29.16b, v27.16b
+            smmla   v13.4s, v29.16b, v28.16b
+            smmla   v14.4s, v30.16b, v27.16b
+            smmla   v15.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x12, #-96]
+            smmla   v16.4s, v29.16b, v27.16b
+            smmla   v17.4s, v29.16b, v28.16b
+            smmla   v18.4s, v30.16b, v27.16b
+            smmla   v19.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x13, #-96]
+            smmla   v20.4s, v29.16b, v27.16b
+            smmla   v21.4s, v29.16b, v28.16b
+            smmla   v22.4s, v30.16b, v27.16b
+            smmla   v23.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-32]
+            smmla   v0.4s, v29.16b, v25.16b
+            smmla   v1.4s, v29.16b, v26.16b
+            smmla   v2.4s, v30.16b, v25.16b
+            smmla   v3.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x9, #-32]
+            smmla   v4.4s, v29.16b, v25.16b
+            smmla   v5.4s, v29.16b, v26.16b
+            smmla   v6.4s, v30.16b, v25.16b
+            smmla   v7.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x10, #-32]
+            smmla   v8.4s, v29.16b, v25.16b
+            smmla   v9.4s, v29.16b, v26.16b
+            smmla   v10.4s, v30.16b, v25.16b
+            smmla   v11.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x11, #-32]
+            smmla   v12.4s, v29.16b, v25.16b
+            smmla   v13.4s, v29.16b, v26.16b
+            smmla   v14.4s, v30.16b, v25.16b
+            smmla   v15.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x12, #-32]
+            smmla   v16.4s, v29.16b, v25.16b
+            smmla   v17.4s, v29.16b, v26.16b
+            smmla   v18.4s, v30.16b, v25.16b
+            smmla   v19.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x13, #-32]
+            smmla   v20.4s, v29.16b, v25.16b
+            smmla   v21.4s, v29.16b, v26.16b
+            smmla   v22.4s, v30.16b, v25.16b
+            smmla   v23.4s, v30.16b, v26.16b
+            subs    x1, x1, #0x1
+            b.ne    .L1                                  // back to .L1
+        dup     v30.4s, w2
+        dup     v31.4s, w0
+        ld1     {v25.4s}, [x15], x16
+        ld1     {v26.4s}, [x15], x16
+        ld1     {v27.4s}, [x15]
+        ld1     {v28.4s, v29.4s}, [x8]
+        add     x3, x17, x18
+        zip1    v24.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v0.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v0.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v1.4s, v25.4s, v28.s[1]
+        scvtf   v1.4s, v1.4s
+        fmul    v0.4s, v26.4s, v29.s[1]
+        fmul    v1.4s, v1.4s, v0.4s
+        fadd    v1.4s, v1.4s, v27.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        bfcvtn  v1.4h, v1.4s
+        st1     {v1.4h}, [x3], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        add     x3, x17, x18
+        zip1    v24.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v2.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v2.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v3.4s, v25.4s, v28.s[3]
+        scvtf   v3.4s, v3.4s
+        fmul    v2.4s, v26.4s, v29.s[3]
+        fmul    v3.4s, v3.4s, v2.4s
+        fadd    v3.4s, v3.4s, v27.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        bfcvtn  v3.4h, v3.4s
+        st1     {v3.4h}, [x3], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        ld1     {v28.4s, v29.4s}, [x9]
+        add     x3, x17, x18
+        zip1    v24.2d, v4.2d, v5.2d
+        zip2    v5.2d, v4.2d, v5.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v4.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v4.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v5.4s, v25.4s, v28.s[1]
+        scvtf   v5.4s, v5.4s
+        fmul    v4.4s, v26.4s, v29.s[1]
+        fmul    v5.4s, v5.4s, v4.4s
+        fadd    v5.4s, v5.4s, v27.4s
+        fmax    v5.4s, v5.4s, v30.4s
+        fmin    v5.4s, v5.4s, v31.4s
+        bfcvtn  v5.4h, v5.4s
+        st1     {v5.4h}, [x3], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        add     x3, x17, x18
+        zip1    v24.2d, v6.2d, v7.2d
+        zip2    v7.2d, v6.2d, v7.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v6.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v6.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v7.4s, v25.4s, v28.s[3]
+        scvtf   v7.4s, v7.4s
+        fmul    v6.4s, v26.4s, v29.s[3]
+        fmul    v7.4s, v7.4s, v6.4s
+        fadd    v7.4s, v7.4s, v27.4s
+        fmax    v7.4s, v7.4s, v30.4s
+        fmin    v7.4s, v7.4s, v31.4s
+        bfcvtn  v7.4h, v7.4s
+        st1     {v7.4h}, [x3], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        ld1     {v28.4s, v29.4s}, [x10]
+        add     x3, x17, x18
+        zip1    v24.2d, v8.2d, v9.2d
+        zip2    v9.2d, v8.2d, v9.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v8.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v8.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v9.4s, v25.4s, v28.s[1]
+        scvtf   v9.4s, v9.4s
+        fmul    v8.4s, v26.4s, v29.s[1]
+        fmul    v9.4s, v9.4s, v8.4s
+        fadd    v9.4s, v9.4s, v27.4s
+        fmax    v9.4s, v9.4s, v30.4s
+        fmin    v9.4s, v9.4s, v31.4s
+        bfcvtn  v9.4h, v9.4s
+        st1     {v9.4h}, [x3], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        add     x3, x17, x18
+        zip1    v24.2d, v10.2d, v11.2d
+        zip2    v11.2d, v10.2d, v11.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v10.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v10.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v11.4s, v25.4s, v28.s[3]
+        scvtf   v11.4s, v11.4s
+        fmul    v10.4s, v26.4s, v29.s[3]
+        fmul    v11.4s, v11.4s, v10.4s
+        fadd    v11.4s, v11.4s, v27.4s
+        fmax    v11.4s, v11.4s, v30.4s
+        fmin    v11.4s, v11.4s, v31.4s
+        bfcvtn  v11.4h, v11.4s
+        st1     {v11.4h}, [x3], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        ld1     {v28.4s, v29.4s}, [x11]
+        add     x3, x17, x18
+        zip1    v24.2d, v12.2d, v13.2d
+        zip2    v13.2d, v12.2d, v13.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v12.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v12.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v13.4s, v25.4s, v28.s[1]
+        scvtf   v13.4s, v13.4s
+        fmul    v12.4s, v26.4s, v29.s[1]
+        fmul    v13.4s, v13.4s, v12.4s
+        fadd    v13.4s, v13.4s, v27.4s
+        fmax    v13.4s, v13.4s, v30.4s
+        fmin    v13.4s, v13.4s, v31.4s
+        bfcvtn  v13.4h, v13.4s
+        st1     {v13.4h}, [x3], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        add     x3, x17, x18
+        zip1    v24.2d, v14.2d, v15.2d
+        zip2    v15.2d, v14.2d, v15.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v14.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v14.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v15.4s, v25.4s, v28.s[3]
+        scvtf   v15.4s, v15.4s
+        fmul    v14.4s, v26.4s, v29.s[3]
+        fmul    v15.4s, v15.4s, v14.4s
+        fadd    v15.4s, v15.4s, v27.4s
+        fmax    v15.4s, v15.4s, v30.4s
+        fmin    v15.4s, v15.4s, v31.4s
+        bfcvtn  v15.4h, v15.4s
+        st1     {v15.4h}, [x3], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        ld1     {v28.4s, v29.4s}, [x12]
+        add     x3, x17, x18
+        zip1    v24.2d, v16.2d, v17.2d
+        zip2    v17.2d, v16.2d, v17.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v16.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v16.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v17.4s, v25.4s, v28.s[1]
+        scvtf   v17.4s, v17.4s
+        fmul    v16.4s, v26.4s, v29.s[1]
+        fmul    v17.4s, v17.4s, v16.4s
+        fadd    v17.4s, v17.4s, v27.4s
+        fmax    v17.4s, v17.4s, v30.4s
+        fmin    v17.4s, v17.4s, v31.4s
+        bfcvtn  v17.4h, v17.4s
+        st1     {v17.4h}, [x3], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        add     x3, x17, x18
+        zip1    v24.2d, v18.2d, v19.2d
+        zip2    v19.2d, v18.2d, v19.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v18.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v18.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v19.4s, v25.4s, v28.s[3]
+        scvtf   v19.4s, v19.4s
+        fmul    v18.4s, v26.4s, v29.s[3]
+        fmul    v19.4s, v19.4s, v18.4s
+        fadd    v19.4s, v19.4s, v27.4s
+        fmax    v19.4s, v19.4s, v30.4s
+        fmin    v19.4s, v19.4s, v31.4s
+        bfcvtn  v19.4h, v19.4s
+        st1     {v19.4h}, [x3], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        ld1     {v28.4s, v29.4s}, [x13]
+        add     x3, x17, x18
+        zip1    v24.2d, v20.2d, v21.2d
+        zip2    v21.2d, v20.2d, v21.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v20.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v20.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v21.4s, v25.4s, v28.s[1]
+        scvtf   v21.4s, v21.4s
+        fmul    v20.4s, v26.4s, v29.s[1]
+        fmul    v21.4s, v21.4s, v20.4s
+        fadd    v21.4s, v21.4s, v27.4s
+        fmax    v21.4s, v21.4s, v30.4s
+        fmin    v21.4s, v21.4s, v31.4s
+        bfcvtn  v21.4h, v21.4s
+        st1     {v21.4h}, [x3], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        add     x3, x17, x18
+        zip1    v24.2d, v22.2d, v23.2d
+        zip2    v23.2d, v22.2d, v23.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v22.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v22.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v23.4s, v25.4s, v28.s[3]
+        scvtf   v23.4s, v23.4s
+        fmul    v22.4s, v26.4s, v29.s[3]
+        fmul    v23.4s, v23.4s, v22.4s
+        fadd    v23.4s, v23.4s, v27.4s
+        fmax    v23.4s, v23.4s, v30.4s
+        fmin    v23.4s, v23.4s, v31.4s
+        bfcvtn  v23.4h, v23.4s
+        st1     {v23.4h}, [x3], #8
+        bfcvtn  v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::f16_out::nr4_r1
+// 102 instructions; loop .L1: 32 instructions, 16 smmla
+f16_out::nr4_r1:
+        ldr     x8, [x0]
+        ldr     x9, [x0, #64]
+        ldr     x14, [x0, #112]
+        ldp     x10, x11, [x0, #96]
+        ldp     x12, x13, [x0, #152]
+        ldp     w15, w16, [x0, #168]
+        movi    v24.16b, #0xf0
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v4.4s, #0x0
+        movi    v5.4s, #0x0
+        movi    v6.4s, #0x0
+        movi    v7.4s, #0x0
+.L1:    // loop: 32 instructions, 16 smmla
+            ldp     q25, q26, [x9], #64
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8], #128
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-64]
+            smmla   v4.4s, v29.16b, v25.16b
+            smmla   v5.4s, v29.16b, v26.16b
+            smmla   v6.4s, v30.16b, v25.16b
+            smmla   v7.4s, v30.16b, v26.16b
+            ldp     q25, q26, [x9, #-32]
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8, #-96]
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-32]
+            smmla   v4.4s, v29.16b, v25.16b
+            smmla   v5.4s, v29.16b, v26.16b
+            smmla   v6.4s, v30.16b, v25.16b
+            smmla   v7.4s, v30.16b, v26.16b
+            subs    x14, x14, #0x1
+            b.ne    .L1                                  // back to .L1
+        add     v0.4s, v0.4s, v4.4s
+        add     v1.4s, v1.4s, v5.4s
+        add     v2.4s, v2.4s, v6.4s
+        add     v3.4s, v3.4s, v7.4s
+        dup     v30.4s, w15
+        dup     v31.4s, w16
+        ld1     {v25.4s}, [x10], x11
+        ld1     {v26.4s}, [x10], x11
+        ld1     {v27.4s}, [x10]
+        ld1     {v28.4s, v29.4s}, [x8]
+        add     x17, x12, x13
+        zip1    v24.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v0.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v0.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v1.4s, v25.4s, v28.s[1]
+        scvtf   v1.4s, v1.4s
+        fmul    v0.4s, v26.4s, v29.s[1]
+        fmul    v1.4s, v1.4s, v0.4s
+        fadd    v1.4s, v1.4s, v27.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        fcvtn   v1.4h, v1.4s
+        st1     {v1.4h}, [x17], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x12]
+        add     x12, x12, x13, lsl #1
+        add     x17, x12, x13
+        zip1    v24.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v2.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v2.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v3.4s, v25.4s, v28.s[3]
+        scvtf   v3.4s, v3.4s
+        fmul    v2.4s, v26.4s, v29.s[3]
+        fmul    v3.4s, v3.4s, v2.4s
+        fadd    v3.4s, v3.4s, v27.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        fcvtn   v3.4h, v3.4s
+        st1     {v3.4h}, [x17], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x12]
+        add     x12, x12, x13, lsl #1
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::f16_out::nr4_r2
+// 187 instructions; loop .L1: 52 instructions, 32 smmla
+f16_out::nr4_r2:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        ldr     x10, [x0, #64]
+        ldp     x11, x12, [x0, #96]
+        ldr     x15, [x0, #112]
+        ldp     x13, x14, [x0, #152]
+        ldp     w16, w17, [x0, #168]
+        movi    v24.16b, #0xf0
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v4.4s, #0x0
+        movi    v5.4s, #0x0
+        movi    v6.4s, #0x0
+        movi    v7.4s, #0x0
+        movi    v8.4s, #0x0
+        movi    v9.4s, #0x0
+        movi    v10.4s, #0x0
+        movi    v11.4s, #0x0
+        movi    v12.4s, #0x0
+        movi    v13.4s, #0x0
+        movi    v14.4s, #0x0
+        movi    v15.4s, #0x0
+.L1:    // loop: 52 instructions, 32 smmla
+            ldp     q25, q26, [x10], #64
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8], #128
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x9], #128
+            smmla   v4.4s, v29.16b, v27.16b
+            smmla   v5.4s, v29.16b, v28.16b
+            smmla   v6.4s, v30.16b, v27.16b
+            smmla   v7.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-64]
+            smmla   v8.4s, v29.16b, v25.16b
+            smmla   v9.4s, v29.16b, v26.16b
+            smmla   v10.4s, v30.16b, v25.16b
+            smmla   v11.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x9, #-64]
+            smmla   v12.4s, v29.16b, v25.16b
+            smmla   v13.4s, v29.16b, v26.16b
+            smmla   v14.4s, v30.16b, v25.16b
+            smmla   v15.4s, v30.16b, v26.16b
+            ldp     q25, q26, [x10, #-32]
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8, #-96]
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x9, #-96]
+            smmla   v4.4s, v29.16b, v27.16b
+            smmla   v5.4s, v29.16b, v28.16b
+            smmla   v6.4s, v30.16b, v27.16b
+            smmla   v7.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-32]
+            smmla   v8.4s, v29.16b, v25.16b
+            smmla   v9.4s, v29.16b, v26.16b
+            smmla   v10.4s, v30.16b, v25.16b
+            smmla   v11.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x9, #-32]
+            smmla   v12.4s, v29.16b, v25.16b
+            smmla   v13.4s, v29.16b, v26.16b
+            smmla   v14.4s, v30.16b, v25.16b
+            smmla   v15.4s, v30.16b, v26.16b
+            subs    x15, x15, #0x1
+            b.ne    .L1                                  // back to .L1
+        add     v0.4s, v0.4s, v8.4s
+        add     v1.4s, v1.4s, v9.4s
+        add     v2.4s, v2.4s, v10.4s
+        add     v3.4s, v3.4s, v11.4s
+        add     v4.4s, v4.4s, v12.4s
+        add     v5.4s, v5.4s, v13.4s
+        add     v6.4s, v6.4s, v14.4s
+        add     v7.4s, v7.4s, v15.4s
+        dup     v30.4s, w16
+        dup     v31.4s, w17
+        ld1     {v25.4s}, [x11], x12
+        ld1     {v26.4s}, [x11], x12
+        ld1     {v27.4s}, [x11]
+        ld1     {v28.4s, v29.4s}, [x8]
+        add     x18, x13, x14
+        zip1    v24.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v0.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v0.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v1.4s, v25.4s, v28.s[1]
+        scvtf   v1.4s, v1.4s
+        fmul    v0.4s, v26.4s, v29.s[1]
+        fmul    v1.4s, v1.4s, v0.4s
+        fadd    v1.4s, v1.4s, v27.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        fcvtn   v1.4h, v1.4s
+        st1     {v1.4h}, [x18], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x13]
+        add     x13, x13, x14, lsl #1
+        add     x18, x13, x14
+        zip1    v24.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v2.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v2.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v3.4s, v25.4s, v28.s[3]
+        scvtf   v3.4s, v3.4s
+        fmul    v2.4s, v26.4s, v29.s[3]
+        fmul    v3.4s, v3.4s, v2.4s
+        fadd    v3.4s, v3.4s, v27.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        fcvtn   v3.4h, v3.4s
+        st1     {v3.4h}, [x18], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x13]
+        add     x13, x13, x14, lsl #1
+        ld1     {v28.4s, v29.4s}, [x9]
+        add     x18, x13, x14
+        zip1    v24.2d, v4.2d, v5.2d
+        zip2    v5.2d, v4.2d, v5.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v4.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v4.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v5.4s, v25.4s, v28.s[1]
+        scvtf   v5.4s, v5.4s
+        fmul    v4.4s, v26.4s, v29.s[1]
+        fmul    v5.4s, v5.4s, v4.4s
+        fadd    v5.4s, v5.4s, v27.4s
+        fmax    v5.4s, v5.4s, v30.4s
+        fmin    v5.4s, v5.4s, v31.4s
+        fcvtn   v5.4h, v5.4s
+        st1     {v5.4h}, [x18], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x13]
+        add     x13, x13, x14, lsl #1
+        add     x18, x13, x14
+        zip1    v24.2d, v6.2d, v7.2d
+        zip2    v7.2d, v6.2d, v7.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v6.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v6.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v7.4s, v25.4s, v28.s[3]
+        scvtf   v7.4s, v7.4s
+        fmul    v6.4s, v26.4s, v29.s[3]
+        fmul    v7.4s, v7.4s, v6.4s
+        fadd    v7.4s, v7.4s, v27.4s
+        fmax    v7.4s, v7.4s, v30.4s
+        fmin    v7.4s, v7.4s, v31.4s
+        fcvtn   v7.4h, v7.4s
+        st1     {v7.4h}, [x18], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x13]
+        add     x13, x13, x14, lsl #1
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::f16_out::nr4_r3
+// 237 instructions; loop .L1: 72 instructions, 48 smmla
+f16_out::nr4_r3:
+        stp     d11, d10, [sp, #-32]!
+        stp     d9, d8, [sp, #16]
+        ldp     x8, x9, [x0]
+        ldr     x10, [x0, #16]
+        ldr     x11, [x0, #64]
+        ldr     x16, [x0, #112]
+        ldp     x12, x13, [x0, #96]
+        ldp     x14, x15, [x0, #152]
+        ldp     w17, w18, [x0, #168]
+        movi    v24.16b, #0xf0
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v4.4s, #0x0
+        movi    v5.4s, #0x0
+        movi    v6.4s, #0x0
+        movi    v7.4s, #0x0
+        movi    v8.4s, #0x0
+        movi    v9.4s, #0x0
+        movi    v10.4s, #0x0
+        movi    v11.4s, #0x0
+.L1:    // loop: 72 instructions, 48 smmla
+            ldp     q25, q26, [x11], #64
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8], #128
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x9], #128
+            smmla   v4.4s, v29.16b, v27.16b
+            smmla   v5.4s, v29.16b, v28.16b
+            smmla   v6.4s, v30.16b, v27.16b
+            smmla   v7.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x10], #128
+            smmla   v8.4s, v29.16b, v27.16b
+            smmla   v9.4s, v29.16b, v28.16b
+            smmla   v10.4s, v30.16b, v27.16b
+            smmla   v11.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-64]
+            smmla   v0.4s, v29.16b, v25.16b
+            smmla   v1.4s, v29.16b, v26.16b
+            smmla   v2.4s, v30.16b, v25.16b
+            smmla   v3.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x9, #-64]
+            smmla   v4.4s, v29.16b, v25.16b
+            smmla   v5.4s, v29.16b, v26.16b
+            smmla   v6.4s, v30.16b, v25.16b
+            smmla   v7.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x10, #-64]
+            smmla   v8.4s, v29.16b, v25.16b
+            smmla   v9.4s, v29.16b, v26.16b
+            smmla   v10.4s, v30.16b, v25.16b
+            smmla   v11.4s, v30.16b, v26.16b
+            ldp     q25, q26, [x11, #-32]
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8, #-96]
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x9, #-96]
+            smmla   v4.4s, v29.16b, v27.16b
+            smmla   v5.4s, v29.16b, v28.16b
+            smmla   v6.4s, v30.16b, v27.16b
+            smmla   v7.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x10, #-96]
+            smmla   v8.4s, v29.16b, v27.16b
+            smmla   v9.4s, v29.16b, v28.16b
+            smmla   v10.4s, v30.16b, v27.16b
+            smmla   v11.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-32]
+            smmla   v0.4s, v29.16b, v25.16b
+            smmla   v1.4s, v29.16b, v26.16b
+            smmla   v2.4s, v30.16b, v25.16b
+            smmla   v3.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x9, #-32]
+            smmla   v4.4s, v29.16b, v25.16b
+            smmla   v5.4s, v29.16b, v26.16b
+            smmla   v6.4s, v30.16b, v25.16b
+            smmla   v7.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x10, #-32]
+            smmla   v8.4s, v29.16b, v25.16b
+            smmla   v9.4s, v29.16b, v26.16b
+            smmla   v10.4s, v30.16b, v25.16b
+            smmla   v11.4s, v30.16b, v26.16b
+            subs    x16, x16, #0x1
+            b.ne    .L1                                  // back to .L1
+        dup     v30.4s, w17
+        dup     v31.4s, w18
+        ld1     {v25.4s}, [x12], x13
+        ld1     {v26.4s}, [x12], x13
+        ld1     {v27.4s}, [x12]
+        ld1     {v28.4s, v29.4s}, [x8]
+        add     x0, x14, x15
+        zip1    v24.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v0.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v0.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v1.4s, v25.4s, v28.s[1]
+        scvtf   v1.4s, v1.4s
+        fmul    v0.4s, v26.4s, v29.s[1]
+        fmul    v1.4s, v1.4s, v0.4s
+        fadd    v1.4s, v1.4s, v27.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        fcvtn   v1.4h, v1.4s
+        st1     {v1.4h}, [x0], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        add     x0, x14, x15
+        zip1    v24.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v2.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v2.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v3.4s, v25.4s, v28.s[3]
+        scvtf   v3.4s, v3.4s
+        fmul    v2.4s, v26.4s, v29.s[3]
+        fmul    v3.4s, v3.4s, v2.4s
+        fadd    v3.4s, v3.4s, v27.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        fcvtn   v3.4h, v3.4s
+        st1     {v3.4h}, [x0], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        ld1     {v28.4s, v29.4s}, [x9]
+        add     x0, x14, x15
+        zip1    v24.2d, v4.2d, v5.2d
+        zip2    v5.2d, v4.2d, v5.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v4.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v4.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v5.4s, v25.4s, v28.s[1]
+        scvtf   v5.4s, v5.4s
+        fmul    v4.4s, v26.4s, v29.s[1]
+        fmul    v5.4s, v5.4s, v4.4s
+        fadd    v5.4s, v5.4s, v27.4s
+        fmax    v5.4s, v5.4s, v30.4s
+        fmin    v5.4s, v5.4s, v31.4s
+        fcvtn   v5.4h, v5.4s
+        st1     {v5.4h}, [x0], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        add     x0, x14, x15
+        zip1    v24.2d, v6.2d, v7.2d
+        zip2    v7.2d, v6.2d, v7.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v6.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v6.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v7.4s, v25.4s, v28.s[3]
+        scvtf   v7.4s, v7.4s
+        fmul    v6.4s, v26.4s, v29.s[3]
+        fmul    v7.4s, v7.4s, v6.4s
+        fadd    v7.4s, v7.4s, v27.4s
+        fmax    v7.4s, v7.4s, v30.4s
+        fmin    v7.4s, v7.4s, v31.4s
+        fcvtn   v7.4h, v7.4s
+        st1     {v7.4h}, [x0], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        ld1     {v28.4s, v29.4s}, [x10]
+        add     x0, x14, x15
+        zip1    v24.2d, v8.2d, v9.2d
+        zip2    v9.2d, v8.2d, v9.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v8.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v8.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v9.4s, v25.4s, v28.s[1]
+        scvtf   v9.4s, v9.4s
+        fmul    v8.4s, v26.4s, v29.s[1]
+        fmul    v9.4s, v9.4s, v8.4s
+        fadd    v9.4s, v9.4s, v27.4s
+        fmax    v9.4s, v9.4s, v30.4s
+        fmin    v9.4s, v9.4s, v31.4s
+        fcvtn   v9.4h, v9.4s
+        st1     {v9.4h}, [x0], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        add     x0, x14, x15
+        zip1    v24.2d, v10.2d, v11.2d
+        zip2    v11.2d, v10.2d, v11.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v10.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v10.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v11.4s, v25.4s, v28.s[3]
+        scvtf   v11.4s, v11.4s
+        fmul    v10.4s, v26.4s, v29.s[3]
+        fmul    v11.4s, v11.4s, v10.4s
+        fadd    v11.4s, v11.4s, v27.4s
+        fmax    v11.4s, v11.4s, v30.4s
+        fmin    v11.4s, v11.4s, v31.4s
+        fcvtn   v11.4h, v11.4s
+        st1     {v11.4h}, [x0], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        ldp     d9, d8, [sp, #16]
+        ldp     d11, d10, [sp], #32
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::f16_out::nr4_r4
+// 310 instructions; loop .L1: 92 instructions, 64 smmla
+f16_out::nr4_r4:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        ldr     x12, [x0, #64]
+        ldp     x10, x11, [x0, #16]
+        ldr     x17, [x0, #112]
+        ldp     x13, x14, [x0, #96]
+        ldp     x15, x16, [x0, #152]
+        ldp     w18, w0, [x0, #168]
+        movi    v24.16b, #0xf0
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v4.4s, #0x0
+        movi    v5.4s, #0x0
+        movi    v6.4s, #0x0
+        movi    v7.4s, #0x0
+        movi    v8.4s, #0x0
+        movi    v9.4s, #0x0
+        movi    v10.4s, #0x0
+        movi    v11.4s, #0x0
+        movi    v12.4s, #0x0
+        movi    v13.4s, #0x0
+        movi    v14.4s, #0x0
+        movi    v15.4s, #0x0
+.L1:    // loop: 92 instructions, 64 smmla
+            ldp     q25, q26, [x12], #64
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8], #128
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x9], #128
+            smmla   v4.4s, v29.16b, v27.16b
+            smmla   v5.4s, v29.16b, v28.16b
+            smmla   v6.4s, v30.16b, v27.16b
+            smmla   v7.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x10], #128
+            smmla   v8.4s, v29.16b, v27.16b
+            smmla   v9.4s, v29.16b, v28.16b
+            smmla   v10.4s, v30.16b, v27.16b
+            smmla   v11.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x11], #128
+            smmla   v12.4s, v29.16b, v27.16b
+            smmla   v13.4s, v29.16b, v28.16b
+            smmla   v14.4s, v30.16b, v27.16b
+            smmla   v15.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-64]
+            smmla   v0.4s, v29.16b, v25.16b
+            smmla   v1.4s, v29.16b, v26.16b
+            smmla   v2.4s, v30.16b, v25.16b
+            smmla   v3.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x9, #-64]
+            smmla   v4.4s, v29.16b, v25.16b
+            smmla   v5.4s, v29.16b, v26.16b
+            smmla   v6.4s, v30.16b, v25.16b
+            smmla   v7.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x10, #-64]
+            smmla   v8.4s, v29.16b, v25.16b
+            smmla   v9.4s, v29.16b, v26.16b
+            smmla   v10.4s, v30.16b, v25.16b
+            smmla   v11.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x11, #-64]
+            smmla   v12.4s, v29.16b, v25.16b
+            smmla   v13.4s, v29.16b, v26.16b
+            smmla   v14.4s, v30.16b, v25.16b
+            smmla   v15.4s, v30.16b, v26.16b
+            ldp     q25, q26, [x12, #-32]
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8, #-96]
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x9, #-96]
+            smmla   v4.4s, v29.16b, v27.16b
+            smmla   v5.4s, v29.16b, v28.16b
+            smmla   v6.4s, v30.16b, v27.16b
+            smmla   v7.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x10, #-96]
+            smmla   v8.4s, v29.16b, v27.16b
+            smmla   v9.4s, v29.16b, v28.16b
+            smmla   v10.4s, v30.16b, v27.16b
+            smmla   v11.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x11, #-96]
+            smmla   v12.4s, v29.16b, v27.16b
+            smmla   v13.4s, v29.16b, v28.16b
+            smmla   v14.4s, v30.16b, v27.16b
+            smmla   v15.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-32]
+            smmla   v0.4s, v29.16b, v25.16b
+            smmla   v1.4s, v29.16b, v26.16b
+            smmla   v2.4s, v30.16b, v25.16b
+            smmla   v3.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x9, #-32]
+            smmla   v4.4s, v29.16b, v25.16b
+            smmla   v5.4s, v29.16b, v26.16b
+            smmla   v6.4s, v30.16b, v25.16b
+            smmla   v7.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x10, #-32]
+            smmla   v8.4s, v29.16b, v25.16b
+            smmla   v9.4s, v29.16b, v26.16b
+            smmla   v10.4s, v30.16b, v25.16b
+            smmla   v11.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x11, #-32]
+            smmla   v12.4s, v29.16b, v25.16b
+            smmla   v13.4s, v29.16b, v26.16b
+            smmla   v14.4s, v30.16b, v25.16b
+            smmla   v15.4s, v30.16b, v26.16b
+            subs    x17, x17, #0x1
+            b.ne    .L1                                  // back to .L1
+        dup     v30.4s, w18
+        dup     v31.4s, w0
+        ld1     {v25.4s}, [x13], x14
+        ld1     {v26.4s}, [x13], x14
+        ld1     {v27.4s}, [x13]
+        ld1     {v28.4s, v29.4s}, [x8]
+        add     x1, x15, x16
+        zip1    v24.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v0.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v0.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v1.4s, v25.4s, v28.s[1]
+        scvtf   v1.4s, v1.4s
+        fmul    v0.4s, v26.4s, v29.s[1]
+        fmul    v1.4s, v1.4s, v0.4s
+        fadd    v1.4s, v1.4s, v27.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        fcvtn   v1.4h, v1.4s
+        st1     {v1.4h}, [x1], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        add     x1, x15, x16
+        zip1    v24.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v2.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v2.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v3.4s, v25.4s, v28.s[3]
+        scvtf   v3.4s, v3.4s
+        fmul    v2.4s, v26.4s, v29.s[3]
+        fmul    v3.4s, v3.4s, v2.4s
+        fadd    v3.4s, v3.4s, v27.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        fcvtn   v3.4h, v3.4s
+        st1     {v3.4h}, [x1], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        ld1     {v28.4s, v29.4s}, [x9]
+        add     x1, x15, x16
+        zip1    v24.2d, v4.2d, v5.2d
+        zip2    v5.2d, v4.2d, v5.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v4.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v4.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v5.4s, v25.4s, v28.s[1]
+        scvtf   v5.4s, v5.4s
+        fmul    v4.4s, v26.4s, v29.s[1]
+        fmul    v5.4s, v5.4s, v4.4s
+        fadd    v5.4s, v5.4s, v27.4s
+        fmax    v5.4s, v5.4s, v30.4s
+        fmin    v5.4s, v5.4s, v31.4s
+        fcvtn   v5.4h, v5.4s
+        st1     {v5.4h}, [x1], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        add     x1, x15, x16
+        zip1    v24.2d, v6.2d, v7.2d
+        zip2    v7.2d, v6.2d, v7.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v6.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v6.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v7.4s, v25.4s, v28.s[3]
+        scvtf   v7.4s, v7.4s
+        fmul    v6.4s, v26.4s, v29.s[3]
+        fmul    v7.4s, v7.4s, v6.4s
+        fadd    v7.4s, v7.4s, v27.4s
+        fmax    v7.4s, v7.4s, v30.4s
+        fmin    v7.4s, v7.4s, v31.4s
+        fcvtn   v7.4h, v7.4s
+        st1     {v7.4h}, [x1], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        ld1     {v28.4s, v29.4s}, [x10]
+        add     x1, x15, x16
+        zip1    v24.2d, v8.2d, v9.2d
+        zip2    v9.2d, v8.2d, v9.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v8.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v8.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v9.4s, v25.4s, v28.s[1]
+        scvtf   v9.4s, v9.4s
+        fmul    v8.4s, v26.4s, v29.s[1]
+        fmul    v9.4s, v9.4s, v8.4s
+        fadd    v9.4s, v9.4s, v27.4s
+        fmax    v9.4s, v9.4s, v30.4s
+        fmin    v9.4s, v9.4s, v31.4s
+        fcvtn   v9.4h, v9.4s
+        st1     {v9.4h}, [x1], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        add     x1, x15, x16
+        zip1    v24.2d, v10.2d, v11.2d
+        zip2    v11.2d, v10.2d, v11.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v10.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v10.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v11.4s, v25.4s, v28.s[3]
+        scvtf   v11.4s, v11.4s
+        fmul    v10.4s, v26.4s, v29.s[3]
+        fmul    v11.4s, v11.4s, v10.4s
+        fadd    v11.4s, v11.4s, v27.4s
+        fmax    v11.4s, v11.4s, v30.4s
+        fmin    v11.4s, v11.4s, v31.4s
+        fcvtn   v11.4h, v11.4s
+        st1     {v11.4h}, [x1], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        ld1     {v28.4s, v29.4s}, [x11]
+        add     x1, x15, x16
+        zip1    v24.2d, v12.2d, v13.2d
+        zip2    v13.2d, v12.2d, v13.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v12.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v12.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v13.4s, v25.4s, v28.s[1]
+        scvtf   v13.4s, v13.4s
+        fmul    v12.4s, v26.4s, v29.s[1]
+        fmul    v13.4s, v13.4s, v12.4s
+        fadd    v13.4s, v13.4s, v27.4s
+        fmax    v13.4s, v13.4s, v30.4s
+        fmin    v13.4s, v13.4s, v31.4s
+        fcvtn   v13.4h, v13.4s
+        st1     {v13.4h}, [x1], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        add     x1, x15, x16
+        zip1    v24.2d, v14.2d, v15.2d
+        zip2    v15.2d, v14.2d, v15.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v14.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v14.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v15.4s, v25.4s, v28.s[3]
+        scvtf   v15.4s, v15.4s
+        fmul    v14.4s, v26.4s, v29.s[3]
+        fmul    v15.4s, v15.4s, v14.4s
+        fadd    v15.4s, v15.4s, v27.4s
+        fmax    v15.4s, v15.4s, v30.4s
+        fmin    v15.4s, v15.4s, v31.4s
+        fcvtn   v15.4h, v15.4s
+        st1     {v15.4h}, [x1], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::f16_out::nr4_r5
+// 380 instructions; loop .L1: 112 instructions, 80 smmla
+f16_out::nr4_r5:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        ldr     x12, [x0, #32]
+        ldp     x10, x11, [x0, #16]
+        ldr     x13, [x0, #64]
+        ldr     x18, [x0, #112]
+        ldp     x14, x15, [x0, #96]
+        ldp     x16, x17, [x0, #152]
+        ldp     w1, w0, [x0, #168]
+        movi    v24.16b, #0xf0
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v4.4s, #0x0
+        movi    v5.4s, #0x0
+        movi    v6.4s, #0x0
+        movi    v7.4s, #0x0
+        movi    v8.4s, #0x0
+        movi    v9.4s, #0x0
+        movi    v10.4s, #0x0
+        movi    v11.4s, #0x0
+        movi    v12.4s, #0x0
+        movi    v13.4s, #0x0
+        movi    v14.4s, #0x0
+        movi    v15.4s, #0x0
+        movi    v16.4s, #0x0
+        movi    v17.4s, #0x0
+        movi    v18.4s, #0x0
+        movi    v19.4s, #0x0
+.L1:    // loop: 112 instructions, 80 smmla
+            ldp     q25, q26, [x13], #64
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8], #128
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x9], #128
+            smmla   v4.4s, v29.16b, v27.16b
+            smmla   v5.4s, v29.16b, v28.16b
+            smmla   v6.4s, v30.16b, v27.16b
+            smmla   v7.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x10], #128
+            smmla   v8.4s, v29.16b, v27.16b
+            smmla   v9.4s, v29.16b, v28.16b
+            smmla   v10.4s, v30.16b, v27.16b
+            smmla   v11.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x11], #128
+            smmla   v12.4s, v29.16b, v27.16b
+            smmla   v13.4s, v29.16b, v28.16b
+            smmla   v14.4s, v30.16b, v27.16b
+            smmla   v15.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x12], #128
+            smmla   v16.4s, v29.16b, v27.16b
+            smmla   v17.4s, v29.16b, v28.16b
+            smmla   v18.4s, v30.16b, v27.16b
+            smmla   v19.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-64]
+            smmla   v0.4s, v29.16b, v25.16b
+            smmla   v1.4s, v29.16b, v26.16b
+            smmla   v2.4s, v30.16b, v25.16b
+            smmla   v3.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x9, #-64]
+            smmla   v4.4s, v29.16b, v25.16b
+            smmla   v5.4s, v29.16b, v26.16b
+            smmla   v6.4s, v30.16b, v25.16b
+            smmla   v7.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x10, #-64]
+            smmla   v8.4s, v29.16b, v25.16b
+            smmla   v9.4s, v29.16b, v26.16b
+            smmla   v10.4s, v30.16b, v25.16b
+            smmla   v11.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x11, #-64]
+            smmla   v12.4s, v29.16b, v25.16b
+            smmla   v13.4s, v29.16b, v26.16b
+            smmla   v14.4s, v30.16b, v25.16b
+            smmla   v15.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x12, #-64]
+            smmla   v16.4s, v29.16b, v25.16b
+            smmla   v17.4s, v29.16b, v26.16b
+            smmla   v18.4s, v30.16b, v25.16b
+            smmla   v19.4s, v30.16b, v26.16b
+            ldp     q25, q26, [x13, #-32]
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8, #-96]
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x9, #-96]
+            smmla   v4.4s, v29.16b, v27.16b
+            smmla   v5.4s, v29.16b, v28.16b
+            smmla   v6.4s, v30.16b, v27.16b
+            smmla   v7.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x10, #-96]
+            smmla   v8.4s, v29.16b, v27.16b
+            smmla   v9.4s, v29.16b, v28.16b
+            smmla   v10.4s, v30.16b, v27.16b
+            smmla   v11.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x11, #-96]
+            smmla   v12.4s, v29.16b, v27.16b
+            smmla   v13.4s, v29.16b, v28.16b
+            smmla   v14.4s, v30.16b, v27.16b
+            smmla   v15.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x12, #-96]
+            smmla   v16.4s, v29.16b, v27.16b
+            smmla   v17.4s, v29.16b, v28.16b
+            smmla   v18.4s, v30.16b, v27.16b
+            smmla   v19.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-32]
+            smmla   v0.4s, v29.16b, v25.16b
+            smmla   v1.4s, v29.16b, v26.16b
+            smmla   v2.4s, v30.16b, v25.16b
+            smmla   v3.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x9, #-32]
+            smmla   v4.4s, v29.16b, v25.16b
+            smmla   v5.4s, v29.16b, v26.16b
+            smmla   v6.4s, v30.16b, v25.16b
+            smmla   v7.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x10, #-32]
+            smmla   v8.4s, v29.16b, v25.16b
+            smmla   v9.4s, v29.16b, v26.16b
+            smmla   v10.4s, v30.16b, v25.16b
+            smmla   v11.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x11, #-32]
+            smmla   v12.4s, v29.16b, v25.16b
+            smmla   v13.4s, v29.16b, v26.16b
+            smmla   v14.4s, v30.16b, v25.16b
+            smmla   v15.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x12, #-32]
+            smmla   v16.4s, v29.16b, v25.16b
+            smmla   v17.4s, v29.16b, v26.16b
+            smmla   v18.4s, v30.16b, v25.16b
+            smmla   v19.4s, v30.16b, v26.16b
+            subs    x18, x18, #0x1
+            b.ne    .L1                                  // back to .L1
+        dup     v30.4s, w1
+        dup     v31.4s, w0
+        ld1     {v25.4s}, [x14], x15
+        ld1     {v26.4s}, [x14], x15
+        ld1     {v27.4s}, [x14]
+        ld1     {v28.4s, v29.4s}, [x8]
+        add     x2, x16, x17
+        zip1    v24.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v0.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v0.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v1.4s, v25.4s, v28.s[1]
+        scvtf   v1.4s, v1.4s
+        fmul    v0.4s, v26.4s, v29.s[1]
+        fmul    v1.4s, v1.4s, v0.4s
+        fadd    v1.4s, v1.4s, v27.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        fcvtn   v1.4h, v1.4s
+        st1     {v1.4h}, [x2], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        add     x2, x16, x17
+        zip1    v24.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v2.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v2.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v3.4s, v25.4s, v28.s[3]
+        scvtf   v3.4s, v3.4s
+        fmul    v2.4s, v26.4s, v29.s[3]
+        fmul    v3.4s, v3.4s, v2.4s
+        fadd    v3.4s, v3.4s, v27.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        fcvtn   v3.4h, v3.4s
+        st1     {v3.4h}, [x2], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        ld1     {v28.4s, v29.4s}, [x9]
+        add     x2, x16, x17
+        zip1    v24.2d, v4.2d, v5.2d
+        zip2    v5.2d, v4.2d, v5.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v4.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v4.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v5.4s, v25.4s, v28.s[1]
+        scvtf   v5.4s, v5.4s
+        fmul    v4.4s, v26.4s, v29.s[1]
+        fmul    v5.4s, v5.4s, v4.4s
+        fadd    v5.4s, v5.4s, v27.4s
+        fmax    v5.4s, v5.4s, v30.4s
+        fmin    v5.4s, v5.4s, v31.4s
+        fcvtn   v5.4h, v5.4s
+        st1     {v5.4h}, [x2], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        add     x2, x16, x17
+        zip1    v24.2d, v6.2d, v7.2d
+        zip2    v7.2d, v6.2d, v7.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v6.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v6.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v7.4s, v25.4s, v28.s[3]
+        scvtf   v7.4s, v7.4s
+        fmul    v6.4s, v26.4s, v29.s[3]
+        fmul    v7.4s, v7.4s, v6.4s
+        fadd    v7.4s, v7.4s, v27.4s
+        fmax    v7.4s, v7.4s, v30.4s
+        fmin    v7.4s, v7.4s, v31.4s
+        fcvtn   v7.4h, v7.4s
+        st1     {v7.4h}, [x2], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        ld1     {v28.4s, v29.4s}, [x10]
+        add     x2, x16, x17
+        zip1    v24.2d, v8.2d, v9.2d
+        zip2    v9.2d, v8.2d, v9.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v8.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v8.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v9.4s, v25.4s, v28.s[1]
+        scvtf   v9.4s, v9.4s
+        fmul    v8.4s, v26.4s, v29.s[1]
+        fmul    v9.4s, v9.4s, v8.4s
+        fadd    v9.4s, v9.4s, v27.4s
+        fmax    v9.4s, v9.4s, v30.4s
+        fmin    v9.4s, v9.4s, v31.4s
+        fcvtn   v9.4h, v9.4s
+        st1     {v9.4h}, [x2], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        add     x2, x16, x17
+        zip1    v24.2d, v10.2d, v11.2d
+        zip2    v11.2d, v10.2d, v11.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v10.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v10.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v11.4s, v25.4s, v28.s[3]
+        scvtf   v11.4s, v11.4s
+        fmul    v10.4s, v26.4s, v29.s[3]
+        fmul    v11.4s, v11.4s, v10.4s
+        fadd    v11.4s, v11.4s, v27.4s
+        fmax    v11.4s, v11.4s, v30.4s
+        fmin    v11.4s, v11.4s, v31.4s
+        fcvtn   v11.4h, v11.4s
+        st1     {v11.4h}, [x2], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        ld1     {v28.4s, v29.4s}, [x11]
+        add     x2, x16, x17
+        zip1    v24.2d, v12.2d, v13.2d
+        zip2    v13.2d, v12.2d, v13.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v12.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v12.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v13.4s, v25.4s, v28.s[1]
+        scvtf   v13.4s, v13.4s
+        fmul    v12.4s, v26.4s, v29.s[1]
+        fmul    v13.4s, v13.4s, v12.4s
+        fadd    v13.4s, v13.4s, v27.4s
+        fmax    v13.4s, v13.4s, v30.4s
+        fmin    v13.4s, v13.4s, v31.4s
+        fcvtn   v13.4h, v13.4s
+        st1     {v13.4h}, [x2], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        add     x2, x16, x17
+        zip1    v24.2d, v14.2d, v15.2d
+        zip2    v15.2d, v14.2d, v15.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v14.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v14.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v15.4s, v25.4s, v28.s[3]
+        scvtf   v15.4s, v15.4s
+        fmul    v14.4s, v26.4s, v29.s[3]
+        fmul    v15.4s, v15.4s, v14.4s
+        fadd    v15.4s, v15.4s, v27.4s
+        fmax    v15.4s, v15.4s, v30.4s
+        fmin    v15.4s, v15.4s, v31.4s
+        fcvtn   v15.4h, v15.4s
+        st1     {v15.4h}, [x2], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        ld1     {v28.4s, v29.4s}, [x12]
+        add     x2, x16, x17
+        zip1    v24.2d, v16.2d, v17.2d
+        zip2    v17.2d, v16.2d, v17.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v16.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v16.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v17.4s, v25.4s, v28.s[1]
+        scvtf   v17.4s, v17.4s
+        fmul    v16.4s, v26.4s, v29.s[1]
+        fmul    v17.4s, v17.4s, v16.4s
+        fadd    v17.4s, v17.4s, v27.4s
+        fmax    v17.4s, v17.4s, v30.4s
+        fmin    v17.4s, v17.4s, v31.4s
+        fcvtn   v17.4h, v17.4s
+        st1     {v17.4h}, [x2], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        add     x2, x16, x17
+        zip1    v24.2d, v18.2d, v19.2d
+        zip2    v19.2d, v18.2d, v19.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v18.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v18.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v19.4s, v25.4s, v28.s[3]
+        scvtf   v19.4s, v19.4s
+        fmul    v18.4s, v26.4s, v29.s[3]
+        fmul    v19.4s, v19.4s, v18.4s
+        fadd    v19.4s, v19.4s, v27.4s
+        fmax    v19.4s, v19.4s, v30.4s
+        fmin    v19.4s, v19.4s, v31.4s
+        fcvtn   v19.4h, v19.4s
+        st1     {v19.4h}, [x2], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::f16_out::nr4_r6
+// 449 instructions; loop .L1: 132 instructions, 96 smmla
+f16_out::nr4_r6:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        ldr     x14, [x0, #64]
+        ldp     x10, x11, [x0, #16]
+        ldr     x1, [x0, #112]
+        ldp     x12, x13, [x0, #32]
+        ldp     x15, x16, [x0, #96]
+        ldp     x17, x18, [x0, #152]
+        ldp     w2, w0, [x0, #168]
+        movi    v24.16b, #0xf0
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v4.4s, #0x0
+        movi    v5.4s, #0x0
+        movi    v6.4s, #0x0
+        movi    v7.4s, #0x0
+        movi    v8.4s, #0x0
+        movi    v9.4s, #0x0
+        movi    v10.4s, #0x0
+        movi    v11.4s, #0x0
+        movi    v12.4s, #0x0
+        movi    v13.4s, #0x0
+        movi    v14.4s, #0x0
+        movi    v15.4s, #0x0
+        movi    v16.4s, #0x0
+        movi    v17.4s, #0x0
+        movi    v18.4s, #0x0
+        movi    v19.4s, #0x0
+        movi    v20.4s, #0x0
+        movi    v21.4s, #0x0
+        movi    v22.4s, #0x0
+        movi    v23.4s, #0x0
+.L1:    // loop: 132 instructions, 96 smmla
+            ldp     q25, q26, [x14], #64
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8], #128
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x9], #128
+            smmla   v4.4s, v29.16b, v27.16b
+            smmla   v5.4s, v29.16b, v28.16b
+            smmla   v6.4s, v30.16b, v27.16b
+            smmla   v7.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x10], #128
+            smmla   v8.4s, v29.16b, v27.16b
+            smmla   v9.4s, v29.16b, v28.16b
+            smmla   v10.4s, v30.16b, v27.16b
+            smmla   v11.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x11], #128
+            smmla   v12.4s, v29.16b, v27.16b
+            smmla   v13.4s, v29.16b, v28.16b
+            smmla   v14.4s, v30.16b, v27.16b
+            smmla   v15.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x12], #128
+            smmla   v16.4s, v29.16b, v27.16b
+            smmla   v17.4s, v29.16b, v28.16b
+            smmla   v18.4s, v30.16b, v27.16b
+            smmla   v19.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x13], #128
+            smmla   v20.4s, v29.16b, v27.16b
+            smmla   v21.4s, v29.16b, v28.16b
+            smmla   v22.4s, v30.16b, v27.16b
+            smmla   v23.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-64]
+            smmla   v0.4s, v29.16b, v25.16b
+            smmla   v1.4s, v29.16b, v26.16b
+            smmla   v2.4s, v30.16b, v25.16b
+            smmla   v3.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x9, #-64]
+            smmla   v4.4s, v29.16b, v25.16b
+            smmla   v5.4s, v29.16b, v26.16b
+            smmla   v6.4s, v30.16b, v25.16b
+            smmla   v7.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x10, #-64]
+            smmla   v8.4s, v29.16b, v25.16b
+            smmla   v9.4s, v29.16b, v26.16b
+            smmla   v10.4s, v30.16b, v25.16b
+            smmla   v11.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x11, #-64]
+            smmla   v12.4s, v29.16b, v25.16b
+            smmla   v13.4s, v29.16b, v26.16b
+            smmla   v14.4s, v30.16b, v25.16b
+            smmla   v15.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x12, #-64]
+            smmla   v16.4s, v29.16b, v25.16b
+            smmla   v17.4s, v29.16b, v26.16b
+            smmla   v18.4s, v30.16b, v25.16b
+            smmla   v19.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x13, #-64]
+            smmla   v20.4s, v29.16b, v25.16b
+            smmla   v21.4s, v29.16b, v26.16b
+            smmla   v22.4s, v30.16b, v25.16b
+            smmla   v23.4s, v30.16b, v26.16b
+            ldp     q25, q26, [x14, #-32]
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8, #-96]
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x9, #-96]
+            smmla   v4.4s, v29.16b, v27.16b
+            smmla   v5.4s, v29.16b, v28.16b
+            smmla   v6.4s, v30.16b, v27.16b
+            smmla   v7.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x10, #-96]
+            smmla   v8.4s, v29.16b, v27.16b
+            smmla   v9.4s, v29.16b, v28.16b
+            smmla   v10.4s, v30.16b, v27.16b
+            smmla   v11.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x11, #-96]
+            smmla   v12.4s, v29.16b, v27.16b
+            smmla   v13.4s, v29.16b, v28.16b
+            smmla   v14.4s, v30.16b, v27.16b
+            smmla   v15.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x12, #-96]
+            smmla   v16.4s, v29.16b, v27.16b
+            smmla   v17.4s, v29.16b, v28.16b
+            smmla   v18.4s, v30.16b, v27.16b
+            smmla   v19.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x13, #-96]
+            smmla   v20.4s, v29.16b, v27.16b
+            smmla   v21.4s, v29.16b, v28.16b
+            smmla   v22.4s, v30.16b, v27.16b
+            smmla   v23.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-32]
+            smmla   v0.4s, v29.16b, v25.16b
+            smmla   v1.4s, v29.16b, v26.16b
+            smmla   v2.4s, v30.16b, v25.16b
+            smmla   v3.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x9, #-32]
+            smmla   v4.4s, v29.16b, v25.16b
+            smmla   v5.4s, v29.16b, v26.16b
+            smmla   v6.4s, v30.16b, v25.16b
+            smmla   v7.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x10, #-32]
+            smmla   v8.4s, v29.16b, v25.16b
+            smmla   v9.4s, v29.16b, v26.16b
+            smmla   v10.4s, v30.16b, v25.16b
+            smmla   v11.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x11, #-32]
+            smmla   v12.4s, v29.16b, v25.16b
+            smmla   v13.4s, v29.16b, v26.16b
+            smmla   v14.4s, v30.16b, v25.16b
+            smmla   v15.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x12, #-32]
+            smmla   v16.4s, v29.16b, v25.16b
+            smmla   v17.4s, v29.16b, v26.16b
+            smmla   v18.4s, v30.16b, v25.16b
+            smmla   v19.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x13, #-32]
+            smmla   v20.4s, v29.16b, v25.16b
+            smmla   v21.4s, v29.16b, v26.16b
+            smmla   v22.4s, v30.16b, v25.16b
+            smmla   v23.4s, v30.16b, v26.16b
+            subs    x1, x1, #0x1
+            b.ne    .L1                                  // back to .L1
+        dup     v30.4s, w2
+        dup     v31.4s, w0
+        ld1     {v25.4s}, [x15], x16
+        ld1     {v26.4s}, [x15], x16
+        ld1     {v27.4s}, [x15]
+        ld1     {v28.4s, v29.4s}, [x8]
+        add     x3, x17, x18
+        zip1    v24.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v0.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v0.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v1.4s, v25.4s, v28.s[1]
+        scvtf   v1.4s, v1.4s
+        fmul    v0.4s, v26.4s, v29.s[1]
+        fmul    v1.4s, v1.4s, v0.4s
+        fadd    v1.4s, v1.4s, v27.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        fcvtn   v1.4h, v1.4s
+        st1     {v1.4h}, [x3], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        add     x3, x17, x18
+        zip1    v24.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v2.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v2.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v3.4s, v25.4s, v28.s[3]
+        scvtf   v3.4s, v3.4s
+        fmul    v2.4s, v26.4s, v29.s[3]
+        fmul    v3.4s, v3.4s, v2.4s
+        fadd    v3.4s, v3.4s, v27.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        fcvtn   v3.4h, v3.4s
+        st1     {v3.4h}, [x3], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        ld1     {v28.4s, v29.4s}, [x9]
+        add     x3, x17, x18
+        zip1    v24.2d, v4.2d, v5.2d
+        zip2    v5.2d, v4.2d, v5.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v4.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v4.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v5.4s, v25.4s, v28.s[1]
+        scvtf   v5.4s, v5.4s
+        fmul    v4.4s, v26.4s, v29.s[1]
+        fmul    v5.4s, v5.4s, v4.4s
+        fadd    v5.4s, v5.4s, v27.4s
+        fmax    v5.4s, v5.4s, v30.4s
+        fmin    v5.4s, v5.4s, v31.4s
+        fcvtn   v5.4h, v5.4s
+        st1     {v5.4h}, [x3], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        add     x3, x17, x18
+        zip1    v24.2d, v6.2d, v7.2d
+        zip2    v7.2d, v6.2d, v7.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v6.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v6.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v7.4s, v25.4s, v28.s[3]
+        scvtf   v7.4s, v7.4s
+        fmul    v6.4s, v26.4s, v29.s[3]
+        fmul    v7.4s, v7.4s, v6.4s
+        fadd    v7.4s, v7.4s, v27.4s
+        fmax    v7.4s, v7.4s, v30.4s
+        fmin    v7.4s, v7.4s, v31.4s
+        fcvtn   v7.4h, v7.4s
+        st1     {v7.4h}, [x3], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        ld1     {v28.4s, v29.4s}, [x10]
+        add     x3, x17, x18
+        zip1    v24.2d, v8.2d, v9.2d
+        zip2    v9.2d, v8.2d, v9.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v8.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v8.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v9.4s, v25.4s, v28.s[1]
+        scvtf   v9.4s, v9.4s
+        fmul    v8.4s, v26.4s, v29.s[1]
+        fmul    v9.4s, v9.4s, v8.4s
+        fadd    v9.4s, v9.4s, v27.4s
+        fmax    v9.4s, v9.4s, v30.4s
+        fmin    v9.4s, v9.4s, v31.4s
+        fcvtn   v9.4h, v9.4s
+        st1     {v9.4h}, [x3], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        add     x3, x17, x18
+        zip1    v24.2d, v10.2d, v11.2d
+        zip2    v11.2d, v10.2d, v11.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v10.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v10.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v11.4s, v25.4s, v28.s[3]
+        scvtf   v11.4s, v11.4s
+        fmul    v10.4s, v26.4s, v29.s[3]
+        fmul    v11.4s, v11.4s, v10.4s
+        fadd    v11.4s, v11.4s, v27.4s
+        fmax    v11.4s, v11.4s, v30.4s
+        fmin    v11.4s, v11.4s, v31.4s
+        fcvtn   v11.4h, v11.4s
+        st1     {v11.4h}, [x3], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        ld1     {v28.4s, v29.4s}, [x11]
+        add     x3, x17, x18
+        zip1    v24.2d, v12.2d, v13.2d
+        zip2    v13.2d, v12.2d, v13.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v12.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v12.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v13.4s, v25.4s, v28.s[1]
+        scvtf   v13.4s, v13.4s
+        fmul    v12.4s, v26.4s, v29.s[1]
+        fmul    v13.4s, v13.4s, v12.4s
+        fadd    v13.4s, v13.4s, v27.4s
+        fmax    v13.4s, v13.4s, v30.4s
+        fmin    v13.4s, v13.4s, v31.4s
+        fcvtn   v13.4h, v13.4s
+        st1     {v13.4h}, [x3], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        add     x3, x17, x18
+        zip1    v24.2d, v14.2d, v15.2d
+        zip2    v15.2d, v14.2d, v15.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v14.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v14.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v15.4s, v25.4s, v28.s[3]
+        scvtf   v15.4s, v15.4s
+        fmul    v14.4s, v26.4s, v29.s[3]
+        fmul    v15.4s, v15.4s, v14.4s
+        fadd    v15.4s, v15.4s, v27.4s
+        fmax    v15.4s, v15.4s, v30.4s
+        fmin    v15.4s, v15.4s, v31.4s
+        fcvtn   v15.4h, v15.4s
+        st1     {v15.4h}, [x3], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        ld1     {v28.4s, v29.4s}, [x12]
+        add     x3, x17, x18
+        zip1    v24.2d, v16.2d, v17.2d
+        zip2    v17.2d, v16.2d, v17.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v16.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v16.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v17.4s, v25.4s, v28.s[1]
+        scvtf   v17.4s, v17.4s
+        fmul    v16.4s, v26.4s, v29.s[1]
+        fmul    v17.4s, v17.4s, v16.4s
+        fadd    v17.4s, v17.4s, v27.4s
+        fmax    v17.4s, v17.4s, v30.4s
+        fmin    v17.4s, v17.4s, v31.4s
+        fcvtn   v17.4h, v17.4s
+        st1     {v17.4h}, [x3], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        add     x3, x17, x18
+        zip1    v24.2d, v18.2d, v19.2d
+        zip2    v19.2d, v18.2d, v19.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v18.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v18.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v19.4s, v25.4s, v28.s[3]
+        scvtf   v19.4s, v19.4s
+        fmul    v18.4s, v26.4s, v29.s[3]
+        fmul    v19.4s, v19.4s, v18.4s
+        fadd    v19.4s, v19.4s, v27.4s
+        fmax    v19.4s, v19.4s, v30.4s
+        fmin    v19.4s, v19.4s, v31.4s
+        fcvtn   v19.4h, v19.4s
+        st1     {v19.4h}, [x3], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        ld1     {v28.4s, v29.4s}, [x13]
+        add     x3, x17, x18
+        zip1    v24.2d, v20.2d, v21.2d
+        zip2    v21.2d, v20.2d, v21.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v20.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v20.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v21.4s, v25.4s, v28.s[1]
+        scvtf   v21.4s, v21.4s
+        fmul    v20.4s, v26.4s, v29.s[1]
+        fmul    v21.4s, v21.4s, v20.4s
+        fadd    v21.4s, v21.4s, v27.4s
+        fmax    v21.4s, v21.4s, v30.4s
+        fmin    v21.4s, v21.4s, v31.4s
+        fcvtn   v21.4h, v21.4s
+        st1     {v21.4h}, [x3], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        add     x3, x17, x18
+        zip1    v24.2d, v22.2d, v23.2d
+        zip2    v23.2d, v22.2d, v23.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v22.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v22.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v23.4s, v25.4s, v28.s[3]
+        scvtf   v23.4s, v23.4s
+        fmul    v22.4s, v26.4s, v29.s[3]
+        fmul    v23.4s, v23.4s, v22.4s
+        fadd    v23.4s, v23.4s, v27.4s
+        fmax    v23.4s, v23.4s, v30.4s
+        fmin    v23.4s, v23.4s, v31.4s
+        fcvtn   v23.4h, v23.4s
+        st1     {v23.4h}, [x3], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::f16_out::nr8_r1
+// 162 instructions; loop .L1: 58 instructions, 32 smmla
+f16_out::nr8_r1:
+        ldr     x8, [x0]
+        ldr     x9, [x0, #64]
+        ldr     x14, [x0, #112]
+        ldp     x10, x11, [x0, #96]
+        ldp     x12, x13, [x0, #152]
+        ldp     w15, w16, [x0, #168]
+        movi    v24.16b, #0xf0
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v4.4s, #0x0
+        movi    v5.4s, #0x0
+        movi    v6.4s, #0x0
+        movi    v7.4s, #0x0
+.L1:    // loop: 58 instructions, 32 smmla
+            ldp     q16, q17, [x9], #128
+            ldp     q18, q19, [x9, #-96]
+            shl     v20.16b, v16.16b, #4
+            shl     v21.16b, v17.16b, #4
+            shl     v22.16b, v18.16b, #4
+            shl     v23.16b, v19.16b, #4
+            ldp     q29, q30, [x8], #128
+            smmla   v0.4s, v29.16b, v20.16b
+            smmla   v1.4s, v29.16b, v21.16b
+            smmla   v2.4s, v29.16b, v22.16b
+            smmla   v3.4s, v29.16b, v23.16b
+            smmla   v4.4s, v30.16b, v20.16b
+            smmla   v5.4s, v30.16b, v21.16b
+            smmla   v6.4s, v30.16b, v22.16b
+            smmla   v7.4s, v30.16b, v23.16b
+            and     v16.16b, v16.16b, v24.16b
+            and     v17.16b, v17.16b, v24.16b
+            and     v18.16b, v18.16b, v24.16b
+            and     v19.16b, v19.16b, v24.16b
+            ldp     q29, q30, [x8, #-64]
+            smmla   v0.4s, v29.16b, v16.16b
+            smmla   v1.4s, v29.16b, v17.16b
+            smmla   v2.4s, v29.16b, v18.16b
+            smmla   v3.4s, v29.16b, v19.16b
+            smmla   v4.4s, v30.16b, v16.16b
+            smmla   v5.4s, v30.16b, v17.16b
+            smmla   v6.4s, v30.16b, v18.16b
+            smmla   v7.4s, v30.16b, v19.16b
+            ldp     q16, q17, [x9, #-64]
+            ldp     q18, q19, [x9, #-32]
+            shl     v20.16b, v16.16b, #4
+            shl     v21.16b, v17.16b, #4
+            shl     v22.16b, v18.16b, #4
+            shl     v23.16b, v19.16b, #4
+            ldp     q29, q30, [x8, #-96]
+            smmla   v0.4s, v29.16b, v20.16b
+            smmla   v1.4s, v29.16b, v21.16b
+            smmla   v2.4s, v29.16b, v22.16b
+            smmla   v3.4s, v29.16b, v23.16b
+            smmla   v4.4s, v30.16b, v20.16b
+            smmla   v5.4s, v30.16b, v21.16b
+            smmla   v6.4s, v30.16b, v22.16b
+            smmla   v7.4s, v30.16b, v23.16b
+            and     v16.16b, v16.16b, v24.16b
+            and     v17.16b, v17.16b, v24.16b
+            and     v18.16b, v18.16b, v24.16b
+            and     v19.16b, v19.16b, v24.16b
+            ldp     q29, q30, [x8, #-32]
+            smmla   v0.4s, v29.16b, v16.16b
+            smmla   v1.4s, v29.16b, v17.16b
+            smmla   v2.4s, v29.16b, v18.16b
+            smmla   v3.4s, v29.16b, v19.16b
+            smmla   v4.4s, v30.16b, v16.16b
+            smmla   v5.4s, v30.16b, v17.16b
+            smmla   v6.4s, v30.16b, v18.16b
+            smmla   v7.4s, v30.16b, v19.16b
+            subs    x14, x14, #0x1
+            b.ne    .L1                                  // back to .L1
+        dup     v30.4s, w15
+        dup     v31.4s, w16
+        ld1     {v16.4s, v17.4s}, [x10], x11
+        ld1     {v18.4s, v19.4s}, [x10], x11
+        ld1     {v20.4s, v21.4s}, [x10]
+        ld1     {v28.4s, v29.4s}, [x8]
+        add     x17, x12, x13
+        zip1    v22.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        mla     v22.4s, v16.4s, v28.s[0]
+        scvtf   v22.4s, v22.4s
+        fmul    v0.4s, v18.4s, v29.s[0]
+        fmul    v22.4s, v22.4s, v0.4s
+        fadd    v22.4s, v22.4s, v20.4s
+        fmax    v22.4s, v22.4s, v30.4s
+        fmin    v22.4s, v22.4s, v31.4s
+        mla     v1.4s, v16.4s, v28.s[1]
+        scvtf   v1.4s, v1.4s
+        fmul    v0.4s, v18.4s, v29.s[1]
+        fmul    v1.4s, v1.4s, v0.4s
+        fadd    v1.4s, v1.4s, v20.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        fcvtn   v1.4h, v1.4s
+        st1     {v1.4h}, [x17], #8
+        zip1    v23.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        mla     v23.4s, v17.4s, v28.s[0]
+        scvtf   v23.4s, v23.4s
+        fmul    v2.4s, v19.4s, v29.s[0]
+        fmul    v23.4s, v23.4s, v2.4s
+        fadd    v23.4s, v23.4s, v21.4s
+        fmax    v23.4s, v23.4s, v30.4s
+        fmin    v23.4s, v23.4s, v31.4s
+        mla     v3.4s, v17.4s, v28.s[1]
+        scvtf   v3.4s, v3.4s
+        fmul    v2.4s, v19.4s, v29.s[1]
+        fmul    v3.4s, v3.4s, v2.4s
+        fadd    v3.4s, v3.4s, v21.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        fcvtn   v3.4h, v3.4s
+        st1     {v3.4h}, [x17], #8
+        fcvtn   v22.4h, v22.4s
+        fcvtn   v23.4h, v23.4s
+        st1     {v22.4h, v23.4h}, [x12]
+        add     x12, x12, x13, lsl #1
+        add     x17, x12, x13
+        zip1    v22.2d, v4.2d, v5.2d
+        zip2    v5.2d, v4.2d, v5.2d
+        mla     v22.4s, v16.4s, v28.s[2]
+        scvtf   v22.4s, v22.4s
+        fmul    v4.4s, v18.4s, v29.s[2]
+        fmul    v22.4s, v22.4s, v4.4s
+        fadd    v22.4s, v22.4s, v20.4s
+        fmax    v22.4s, v22.4s, v30.4s
+        fmin    v22.4s, v22.4s, v31.4s
+        mla     v5.4s, v16.4s, v28.s[3]
+        scvtf   v5.4s, v5.4s
+        fmul    v4.4s, v18.4s, v29.s[3]
+        fmul    v5.4s, v5.4s, v4.4s
+        fadd    v5.4s, v5.4s, v20.4s
+        fmax    v5.4s, v5.4s, v30.4s
+        fmin    v5.4s, v5.4s, v31.4s
+        fcvtn   v5.4h, v5.4s
+        st1     {v5.4h}, [x17], #8
+        zip1    v23.2d, v6.2d, v7.2d
+        zip2    v7.2d, v6.2d, v7.2d
+        mla     v23.4s, v17.4s, v28.s[2]
+        scvtf   v23.4s, v23.4s
+        fmul    v6.4s, v19.4s, v29.s[2]
+        fmul    v23.4s, v23.4s, v6.4s
+        fadd    v23.4s, v23.4s, v21.4s
+        fmax    v23.4s, v23.4s, v30.4s
+        fmin    v23.4s, v23.4s, v31.4s
+        mla     v7.4s, v17.4s, v28.s[3]
+        scvtf   v7.4s, v7.4s
+        fmul    v6.4s, v19.4s, v29.s[3]
+        fmul    v7.4s, v7.4s, v6.4s
+        fadd    v7.4s, v7.4s, v21.4s
+        fmax    v7.4s, v7.4s, v30.4s
+        fmin    v7.4s, v7.4s, v31.4s
+        fcvtn   v7.4h, v7.4s
+        st1     {v7.4h}, [x17], #8
+        fcvtn   v22.4h, v22.4s
+        fcvtn   v23.4h, v23.4s
+        st1     {v22.4h, v23.4h}, [x12]
+        add     x12, x12, x13, lsl #1
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::f16_out::nr8_r2
+// 297 instructions; loop .L1: 94 instructions, 64 smmla
+f16_out::nr8_r2:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        ldr     x10, [x0, #64]
+        ldp     x11, x12, [x0, #96]
+        ldr     x15, [x0, #112]
+        ldp     x13, x14, [x0, #152]
+        ldp     w16, w17, [x0, #168]
+        movi    v24.16b, #0xf0
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v4.4s, #0x0
+        movi    v5.4s, #0x0
+        movi    v6.4s, #0x0
+        movi    v7.4s, #0x0
+        movi    v8.4s, #0x0
+        movi    v9.4s, #0x0
+        movi    v10.4s, #0x0
+        movi    v11.4s, #0x0
+        movi    v12.4s, #0x0
+        movi    v13.4s, #0x0
+        movi    v14.4s, #0x0
+        movi    v15.4s, #0x0
+.L1:    // loop: 94 instructions, 64 smmla
+            ldp     q16, q17, [x10], #128
+            ldp     q18, q19, [x10, #-96]
+            shl     v20.16b, v16.16b, #4
+            shl     v21.16b, v17.16b, #4
+            shl     v22.16b, v18.16b, #4
+            shl     v23.16b, v19.16b, #4
+            ldp     q29, q30, [x8], #128
+            smmla   v0.4s, v29.16b, v20.16b
+            smmla   v1.4s, v29.16b, v21.16b
+            smmla   v2.4s, v29.16b, v22.16b
+            smmla   v3.4s, v29.16b, v23.16b
+            smmla   v4.4s, v30.16b, v20.16b
+            smmla   v5.4s, v30.16b, v21.16b
+            smmla   v6.4s, v30.16b, v22.16b
+            smmla   v7.4s, v30.16b, v23.16b
+            ldp     q29, q30, [x9], #128
+            smmla   v8.4s, v29.16b, v20.16b
+            smmla   v9.4s, v29.16b, v21.16b
+            smmla   v10.4s, v29.16b, v22.16b
+            smmla   v11.4s, v29.16b, v23.16b
+            smmla   v12.4s, v30.16b, v20.16b
+            smmla   v13.4s, v30.16b, v21.16b
+            smmla   v14.4s, v30.16b, v22.16b
+            smmla   v15.4s, v30.16b, v23.16b
+            and     v16.16b, v16.16b, v24.16b
+            and     v17.16b, v17.16b, v24.16b
+            and     v18.16b, v18.16b, v24.16b
+            and     v19.16b, v19.16b, v24.16b
+            ldp     q29, q30, [x8, #-64]
+            smmla   v0.4s, v29.16b, v16.16b
+            smmla   v1.4s, v29.16b, v17.16b
+            smmla   v2.4s, v29.16b, v18.16b
+            smmla   v3.4s, v29.16b, v19.16b
+            smmla   v4.4s, v30.16b, v16.16b
+            smmla   v5.4s, v30.16b, v17.16b
+            smmla   v6.4s, v30.16b, v18.16b
+            smmla   v7.4s, v30.16b, v19.16b
+            ldp     q29, q30, [x9, #-64]
+            smmla   v8.4s, v29.16b, v16.16b
+            smmla   v9.4s, v29.16b, v17.16b
+            smmla   v10.4s, v29.16b, v18.16b
+            smmla   v11.4s, v29.16b, v19.16b
+            smmla   v12.4s, v30.16b, v16.16b
+            smmla   v13.4s, v30.16b, v17.16b
+            smmla   v14.4s, v30.16b, v18.16b
+            smmla   v15.4s, v30.16b, v19.16b
+            ldp     q16, q17, [x10, #-64]
+            ldp     q18, q19, [x10, #-32]
+            shl     v20.16b, v16.16b, #4
+            shl     v21.16b, v17.16b, #4
+            shl     v22.16b, v18.16b, #4
+            shl     v23.16b, v19.16b, #4
+            ldp     q29, q30, [x8, #-96]
+            smmla   v0.4s, v29.16b, v20.16b
+            smmla   v1.4s, v29.16b, v21.16b
+            smmla   v2.4s, v29.16b, v22.16b
+            smmla   v3.4s, v29.16b, v23.16b
+            smmla   v4.4s, v30.16b, v20.16b
+            smmla   v5.4s, v30.16b, v21.16b
+            smmla   v6.4s, v30.16b, v22.16b
+            smmla   v7.4s, v30.16b, v23.16b
+            ldp     q29, q30, [x9, #-96]
+            smmla   v8.4s, v29.16b, v20.16b
+            smmla   v9.4s, v29.16b, v21.16b
+            smmla   v10.4s, v29.16b, v22.16b
+            smmla   v11.4s, v29.16b, v23.16b
+            smmla   v12.4s, v30.16b, v20.16b
+            smmla   v13.4s, v30.16b, v21.16b
+            smmla   v14.4s, v30.16b, v22.16b
+            smmla   v15.4s, v30.16b, v23.16b
+            and     v16.16b, v16.16b, v24.16b
+            and     v17.16b, v17.16b, v24.16b
+            and     v18.16b, v18.16b, v24.16b
+            and     v19.16b, v19.16b, v24.16b
+            ldp     q29, q30, [x8, #-32]
+            smmla   v0.4s, v29.16b, v16.16b
+            smmla   v1.4s, v29.16b, v17.16b
+            smmla   v2.4s, v29.16b, v18.16b
+            smmla   v3.4s, v29.16b, v19.16b
+            smmla   v4.4s, v30.16b, v16.16b
+            smmla   v5.4s, v30.16b, v17.16b
+            smmla   v6.4s, v30.16b, v18.16b
+            smmla   v7.4s, v30.16b, v19.16b
+            ldp     q29, q30, [x9, #-32]
+            smmla   v8.4s, v29.16b, v16.16b
+            smmla   v9.4s, v29.16b, v17.16b
+            smmla   v10.4s, v29.16b, v18.16b
+            smmla   v11.4s, v29.16b, v19.16b
+            smmla   v12.4s, v30.16b, v16.16b
+            smmla   v13.4s, v30.16b, v17.16b
+            smmla   v14.4s, v30.16b, v18.16b
+            smmla   v15.4s, v30.16b, v19.16b
+            subs    x15, x15, #0x1
+            b.ne    .L1                                  // back to .L1
+        dup     v30.4s, w16
+        dup     v31.4s, w17
+        ld1     {v16.4s, v17.4s}, [x11], x12
+        ld1     {v18.4s, v19.4s}, [x11], x12
+        ld1     {v20.4s, v21.4s}, [x11]
+        ld1     {v28.4s, v29.4s}, [x8]
+        add     x18, x13, x14
+        zip1    v22.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        mla     v22.4s, v16.4s, v28.s[0]
+        scvtf   v22.4s, v22.4s
+        fmul    v0.4s, v18.4s, v29.s[0]
+        fmul    v22.4s, v22.4s, v0.4s
+        fadd    v22.4s, v22.4s, v20.4s
+        fmax    v22.4s, v22.4s, v30.4s
+        fmin    v22.4s, v22.4s, v31.4s
+        mla     v1.4s, v16.4s, v28.s[1]
+        scvtf   v1.4s, v1.4s
+        fmul    v0.4s, v18.4s, v29.s[1]
+        fmul    v1.4s, v1.4s, v0.4s
+        fadd    v1.4s, v1.4s, v20.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        fcvtn   v1.4h, v1.4s
+        st1     {v1.4h}, [x18], #8
+        zip1    v23.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        mla     v23.4s, v17.4s, v28.s[0]
+        scvtf   v23.4s, v23.4s
+        fmul    v2.4s, v19.4s, v29.s[0]
+        fmul    v23.4s, v23.4s, v2.4s
+        fadd    v23.4s, v23.4s, v21.4s
+        fmax    v23.4s, v23.4s, v30.4s
+        fmin    v23.4s, v23.4s, v31.4s
+        mla     v3.4s, v17.4s, v28.s[1]
+        scvtf   v3.4s, v3.4s
+        fmul    v2.4s, v19.4s, v29.s[1]
+        fmul    v3.4s, v3.4s, v2.4s
+        fadd    v3.4s, v3.4s, v21.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        fcvtn   v3.4h, v3.4s
+        st1     {v3.4h}, [x18], #8
+        fcvtn   v22.4h, v22.4s
+        fcvtn   v23.4h, v23.4s
+        st1     {v22.4h, v23.4h}, [x13]
+        add     x13, x13, x14, lsl #1
+        add     x18, x13, x14
+        zip1    v22.2d, v4.2d, v5.2d
+        zip2    v5.2d, v4.2d, v5.2d
+        mla     v22.4s, v16.4s, v28.s[2]
+        scvtf   v22.4s, v22.4s
+        fmul    v4.4s, v18.4s, v29.s[2]
+        fmul    v22.4s, v22.4s, v4.4s
+        fadd    v22.4s, v22.4s, v20.4s
+        fmax    v22.4s, v22.4s, v30.4s
+        fmin    v22.4s, v22.4s, v31.4s
+        mla     v5.4s, v16.4s, v28.s[3]
+        scvtf   v5.4s, v5.4s
+        fmul    v4.4s, v18.4s, v29.s[3]
+        fmul    v5.4s, v5.4s, v4.4s
+        fadd    v5.4s, v5.4s, v20.4s
+        fmax    v5.4s, v5.4s, v30.4s
+        fmin    v5.4s, v5.4s, v31.4s
+        fcvtn   v5.4h, v5.4s
+        st1     {v5.4h}, [x18], #8
+        zip1    v23.2d, v6.2d, v7.2d
+        zip2    v7.2d, v6.2d, v7.2d
+        mla     v23.4s, v17.4s, v28.s[2]
+        scvtf   v23.4s, v23.4s
+        fmul    v6.4s, v19.4s, v29.s[2]
+        fmul    v23.4s, v23.4s, v6.4s
+        fadd    v23.4s, v23.4s, v21.4s
+        fmax    v23.4s, v23.4s, v30.4s
+        fmin    v23.4s, v23.4s, v31.4s
+        mla     v7.4s, v17.4s, v28.s[3]
+        scvtf   v7.4s, v7.4s
+        fmul    v6.4s, v19.4s, v29.s[3]
+        fmul    v7.4s, v7.4s, v6.4s
+        fadd    v7.4s, v7.4s, v21.4s
+        fmax    v7.4s, v7.4s, v30.4s
+        fmin    v7.4s, v7.4s, v31.4s
+        fcvtn   v7.4h, v7.4s
+        st1     {v7.4h}, [x18], #8
+        fcvtn   v22.4h, v22.4s
+        fcvtn   v23.4h, v23.4s
+        st1     {v22.4h, v23.4h}, [x13]
+        add     x13, x13, x14, lsl #1
+        ld1     {v28.4s, v29.4s}, [x9]
+        add     x18, x13, x14
+        zip1    v22.2d, v8.2d, v9.2d
+        zip2    v9.2d, v8.2d, v9.2d
+        mla     v22.4s, v16.4s, v28.s[0]
+        scvtf   v22.4s, v22.4s
+        fmul    v8.4s, v18.4s, v29.s[0]
+        fmul    v22.4s, v22.4s, v8.4s
+        fadd    v22.4s, v22.4s, v20.4s
+        fmax    v22.4s, v22.4s, v30.4s
+        fmin    v22.4s, v22.4s, v31.4s
+        mla     v9.4s, v16.4s, v28.s[1]
+        scvtf   v9.4s, v9.4s
+        fmul    v8.4s, v18.4s, v29.s[1]
+        fmul    v9.4s, v9.4s, v8.4s
+        fadd    v9.4s, v9.4s, v20.4s
+        fmax    v9.4s, v9.4s, v30.4s
+        fmin    v9.4s, v9.4s, v31.4s
+        fcvtn   v9.4h, v9.4s
+        st1     {v9.4h}, [x18], #8
+        zip1    v23.2d, v10.2d, v11.2d
+        zip2    v11.2d, v10.2d, v11.2d
+        mla     v23.4s, v17.4s, v28.s[0]
+        scvtf   v23.4s, v23.4s
+        fmul    v10.4s, v19.4s, v29.s[0]
+        fmul    v23.4s, v23.4s, v10.4s
+        fadd    v23.4s, v23.4s, v21.4s
+        fmax    v23.4s, v23.4s, v30.4s
+        fmin    v23.4s, v23.4s, v31.4s
+        mla     v11.4s, v17.4s, v28.s[1]
+        scvtf   v11.4s, v11.4s
+        fmul    v10.4s, v19.4s, v29.s[1]
+        fmul    v11.4s, v11.4s, v10.4s
+        fadd    v11.4s, v11.4s, v21.4s
+        fmax    v11.4s, v11.4s, v30.4s
+        fmin    v11.4s, v11.4s, v31.4s
+        fcvtn   v11.4h, v11.4s
+        st1     {v11.4h}, [x18], #8
+        fcvtn   v22.4h, v22.4s
+        fcvtn   v23.4h, v23.4s
+        st1     {v22.4h, v23.4h}, [x13]
+        add     x13, x13, x14, lsl #1
+        add     x18, x13, x14
+        zip1    v22.2d, v12.2d, v13.2d
+        zip2    v13.2d, v12.2d, v13.2d
+        mla     v22.4s, v16.4s, v28.s[2]
+        scvtf   v22.4s, v22.4s
+        fmul    v12.4s, v18.4s, v29.s[2]
+        fmul    v22.4s, v22.4s, v12.4s
+        fadd    v22.4s, v22.4s, v20.4s
+        fmax    v22.4s, v22.4s, v30.4s
+        fmin    v22.4s, v22.4s, v31.4s
+        mla     v13.4s, v16.4s, v28.s[3]
+        scvtf   v13.4s, v13.4s
+        fmul    v12.4s, v18.4s, v29.s[3]
+        fmul    v13.4s, v13.4s, v12.4s
+        fadd    v13.4s, v13.4s, v20.4s
+        fmax    v13.4s, v13.4s, v30.4s
+        fmin    v13.4s, v13.4s, v31.4s
+        fcvtn   v13.4h, v13.4s
+        st1     {v13.4h}, [x18], #8
+        zip1    v23.2d, v14.2d, v15.2d
+        zip2    v15.2d, v14.2d, v15.2d
+        mla     v23.4s, v17.4s, v28.s[2]
+        scvtf   v23.4s, v23.4s
+        fmul    v14.4s, v19.4s, v29.s[2]
+        fmul    v23.4s, v23.4s, v14.4s
+        fadd    v23.4s, v23.4s, v21.4s
+        fmax    v23.4s, v23.4s, v30.4s
+        fmin    v23.4s, v23.4s, v31.4s
+        mla     v15.4s, v17.4s, v28.s[3]
+        scvtf   v15.4s, v15.4s
+        fmul    v14.4s, v19.4s, v29.s[3]
+        fmul    v15.4s, v15.4s, v14.4s
+        fadd    v15.4s, v15.4s, v21.4s
+        fmax    v15.4s, v15.4s, v30.4s
+        fmin    v15.4s, v15.4s, v31.4s
+        fcvtn   v15.4h, v15.4s
+        st1     {v15.4h}, [x18], #8
+        fcvtn   v22.4h, v22.4s
+        fcvtn   v23.4h, v23.4s
+        st1     {v22.4h, v23.4h}, [x13]
+        add     x13, x13, x14, lsl #1
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::f16_out::nr8h_r3
+// 237 instructions; loop .L1: 72 instructions, 48 smmla
+f16_out::nr8h_r3:
+        stp     d11, d10, [sp, #-32]!
+        stp     d9, d8, [sp, #16]
+        ldp     x8, x9, [x0]
+        ldr     x10, [x0, #16]
+        ldr     x11, [x0, #64]
+        ldr     x16, [x0, #112]
+        ldp     x12, x13, [x0, #96]
+        ldp     x14, x15, [x0, #152]
+        ldp     w17, w18, [x0, #168]
+        movi    v24.16b, #0xf0
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v4.4s, #0x0
+        movi    v5.4s, #0x0
+        movi    v6.4s, #0x0
+        movi    v7.4s, #0x0
+        movi    v8.4s, #0x0
+        movi    v9.4s, #0x0
+        movi    v10.4s, #0x0
+        movi    v11.4s, #0x0
+.L1:    // loop: 72 instructions, 48 smmla
+            ldp     q25, q26, [x11], #128
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8], #128
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x9], #128
+            smmla   v4.4s, v29.16b, v27.16b
+            smmla   v5.4s, v29.16b, v28.16b
+            smmla   v6.4s, v30.16b, v27.16b
+            smmla   v7.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x10], #128
+            smmla   v8.4s, v29.16b, v27.16b
+            smmla   v9.4s, v29.16b, v28.16b
+            smmla   v10.4s, v30.16b, v27.16b
+            smmla   v11.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-64]
+            smmla   v0.4s, v29.16b, v25.16b
+            smmla   v1.4s, v29.16b, v26.16b
+            smmla   v2.4s, v30.16b, v25.16b
+            smmla   v3.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x9, #-64]
+            smmla   v4.4s, v29.16b, v25.16b
+            smmla   v5.4s, v29.16b, v26.16b
+            smmla   v6.4s, v30.16b, v25.16b
+            smmla   v7.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x10, #-64]
+            smmla   v8.4s, v29.16b, v25.16b
+            smmla   v9.4s, v29.16b, v26.16b
+            smmla   v10.4s, v30.16b, v25.16b
+            smmla   v11.4s, v30.16b, v26.16b
+            ldp     q25, q26, [x11, #-64]
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8, #-96]
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x9, #-96]
+            smmla   v4.4s, v29.16b, v27.16b
+            smmla   v5.4s, v29.16b, v28.16b
+            smmla   v6.4s, v30.16b, v27.16b
+            smmla   v7.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x10, #-96]
+            smmla   v8.4s, v29.16b, v27.16b
+            smmla   v9.4s, v29.16b, v28.16b
+            smmla   v10.4s, v30.16b, v27.16b
+            smmla   v11.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-32]
+            smmla   v0.4s, v29.16b, v25.16b
+            smmla   v1.4s, v29.16b, v26.16b
+            smmla   v2.4s, v30.16b, v25.16b
+            smmla   v3.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x9, #-32]
+            smmla   v4.4s, v29.16b, v25.16b
+            smmla   v5.4s, v29.16b, v26.16b
+            smmla   v6.4s, v30.16b, v25.16b
+            smmla   v7.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x10, #-32]
+            smmla   v8.4s, v29.16b, v25.16b
+            smmla   v9.4s, v29.16b, v26.16b
+            smmla   v10.4s, v30.16b, v25.16b
+            smmla   v11.4s, v30.16b, v26.16b
+            subs    x16, x16, #0x1
+            b.ne    .L1                                  // back to .L1
+        dup     v30.4s, w17
+        dup     v31.4s, w18
+        ld1     {v25.4s}, [x12], x13
+        ld1     {v26.4s}, [x12], x13
+        ld1     {v27.4s}, [x12]
+        ld1     {v28.4s, v29.4s}, [x8]
+        add     x0, x14, x15
+        zip1    v24.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v0.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v0.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v1.4s, v25.4s, v28.s[1]
+        scvtf   v1.4s, v1.4s
+        fmul    v0.4s, v26.4s, v29.s[1]
+        fmul    v1.4s, v1.4s, v0.4s
+        fadd    v1.4s, v1.4s, v27.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        fcvtn   v1.4h, v1.4s
+        st1     {v1.4h}, [x0], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        add     x0, x14, x15
+        zip1    v24.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v2.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v2.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v3.4s, v25.4s, v28.s[3]
+        scvtf   v3.4s, v3.4s
+        fmul    v2.4s, v26.4s, v29.s[3]
+        fmul    v3.4s, v3.4s, v2.4s
+        fadd    v3.4s, v3.4s, v27.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        fcvtn   v3.4h, v3.4s
+        st1     {v3.4h}, [x0], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        ld1     {v28.4s, v29.4s}, [x9]
+        add     x0, x14, x15
+        zip1    v24.2d, v4.2d, v5.2d
+        zip2    v5.2d, v4.2d, v5.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v4.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v4.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v5.4s, v25.4s, v28.s[1]
+        scvtf   v5.4s, v5.4s
+        fmul    v4.4s, v26.4s, v29.s[1]
+        fmul    v5.4s, v5.4s, v4.4s
+        fadd    v5.4s, v5.4s, v27.4s
+        fmax    v5.4s, v5.4s, v30.4s
+        fmin    v5.4s, v5.4s, v31.4s
+        fcvtn   v5.4h, v5.4s
+        st1     {v5.4h}, [x0], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        add     x0, x14, x15
+        zip1    v24.2d, v6.2d, v7.2d
+        zip2    v7.2d, v6.2d, v7.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v6.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v6.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v7.4s, v25.4s, v28.s[3]
+        scvtf   v7.4s, v7.4s
+        fmul    v6.4s, v26.4s, v29.s[3]
+        fmul    v7.4s, v7.4s, v6.4s
+        fadd    v7.4s, v7.4s, v27.4s
+        fmax    v7.4s, v7.4s, v30.4s
+        fmin    v7.4s, v7.4s, v31.4s
+        fcvtn   v7.4h, v7.4s
+        st1     {v7.4h}, [x0], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        ld1     {v28.4s, v29.4s}, [x10]
+        add     x0, x14, x15
+        zip1    v24.2d, v8.2d, v9.2d
+        zip2    v9.2d, v8.2d, v9.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v8.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v8.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v9.4s, v25.4s, v28.s[1]
+        scvtf   v9.4s, v9.4s
+        fmul    v8.4s, v26.4s, v29.s[1]
+        fmul    v9.4s, v9.4s, v8.4s
+        fadd    v9.4s, v9.4s, v27.4s
+        fmax    v9.4s, v9.4s, v30.4s
+        fmin    v9.4s, v9.4s, v31.4s
+        fcvtn   v9.4h, v9.4s
+        st1     {v9.4h}, [x0], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        add     x0, x14, x15
+        zip1    v24.2d, v10.2d, v11.2d
+        zip2    v11.2d, v10.2d, v11.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v10.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v10.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v11.4s, v25.4s, v28.s[3]
+        scvtf   v11.4s, v11.4s
+        fmul    v10.4s, v26.4s, v29.s[3]
+        fmul    v11.4s, v11.4s, v10.4s
+        fadd    v11.4s, v11.4s, v27.4s
+        fmax    v11.4s, v11.4s, v30.4s
+        fmin    v11.4s, v11.4s, v31.4s
+        fcvtn   v11.4h, v11.4s
+        st1     {v11.4h}, [x0], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x14]
+        add     x14, x14, x15, lsl #1
+        ldp     d9, d8, [sp, #16]
+        ldp     d11, d10, [sp], #32
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::f16_out::nr8h_r4
+// 310 instructions; loop .L1: 92 instructions, 64 smmla
+f16_out::nr8h_r4:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        ldr     x12, [x0, #64]
+        ldp     x10, x11, [x0, #16]
+        ldr     x17, [x0, #112]
+        ldp     x13, x14, [x0, #96]
+        ldp     x15, x16, [x0, #152]
+        ldp     w18, w0, [x0, #168]
+        movi    v24.16b, #0xf0
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v4.4s, #0x0
+        movi    v5.4s, #0x0
+        movi    v6.4s, #0x0
+        movi    v7.4s, #0x0
+        movi    v8.4s, #0x0
+        movi    v9.4s, #0x0
+        movi    v10.4s, #0x0
+        movi    v11.4s, #0x0
+        movi    v12.4s, #0x0
+        movi    v13.4s, #0x0
+        movi    v14.4s, #0x0
+        movi    v15.4s, #0x0
+.L1:    // loop: 92 instructions, 64 smmla
+            ldp     q25, q26, [x12], #128
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8], #128
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x9], #128
+            smmla   v4.4s, v29.16b, v27.16b
+            smmla   v5.4s, v29.16b, v28.16b
+            smmla   v6.4s, v30.16b, v27.16b
+            smmla   v7.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x10], #128
+            smmla   v8.4s, v29.16b, v27.16b
+            smmla   v9.4s, v29.16b, v28.16b
+            smmla   v10.4s, v30.16b, v27.16b
+            smmla   v11.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x11], #128
+            smmla   v12.4s, v29.16b, v27.16b
+            smmla   v13.4s, v29.16b, v28.16b
+            smmla   v14.4s, v30.16b, v27.16b
+            smmla   v15.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-64]
+            smmla   v0.4s, v29.16b, v25.16b
+            smmla   v1.4s, v29.16b, v26.16b
+            smmla   v2.4s, v30.16b, v25.16b
+            smmla   v3.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x9, #-64]
+            smmla   v4.4s, v29.16b, v25.16b
+            smmla   v5.4s, v29.16b, v26.16b
+            smmla   v6.4s, v30.16b, v25.16b
+            smmla   v7.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x10, #-64]
+            smmla   v8.4s, v29.16b, v25.16b
+            smmla   v9.4s, v29.16b, v26.16b
+            smmla   v10.4s, v30.16b, v25.16b
+            smmla   v11.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x11, #-64]
+            smmla   v12.4s, v29.16b, v25.16b
+            smmla   v13.4s, v29.16b, v26.16b
+            smmla   v14.4s, v30.16b, v25.16b
+            smmla   v15.4s, v30.16b, v26.16b
+            ldp     q25, q26, [x12, #-64]
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8, #-96]
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x9, #-96]
+            smmla   v4.4s, v29.16b, v27.16b
+            smmla   v5.4s, v29.16b, v28.16b
+            smmla   v6.4s, v30.16b, v27.16b
+            smmla   v7.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x10, #-96]
+            smmla   v8.4s, v29.16b, v27.16b
+            smmla   v9.4s, v29.16b, v28.16b
+            smmla   v10.4s, v30.16b, v27.16b
+            smmla   v11.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x11, #-96]
+            smmla   v12.4s, v29.16b, v27.16b
+            smmla   v13.4s, v29.16b, v28.16b
+            smmla   v14.4s, v30.16b, v27.16b
+            smmla   v15.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-32]
+            smmla   v0.4s, v29.16b, v25.16b
+            smmla   v1.4s, v29.16b, v26.16b
+            smmla   v2.4s, v30.16b, v25.16b
+            smmla   v3.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x9, #-32]
+            smmla   v4.4s, v29.16b, v25.16b
+            smmla   v5.4s, v29.16b, v26.16b
+            smmla   v6.4s, v30.16b, v25.16b
+            smmla   v7.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x10, #-32]
+            smmla   v8.4s, v29.16b, v25.16b
+            smmla   v9.4s, v29.16b, v26.16b
+            smmla   v10.4s, v30.16b, v25.16b
+            smmla   v11.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x11, #-32]
+            smmla   v12.4s, v29.16b, v25.16b
+            smmla   v13.4s, v29.16b, v26.16b
+            smmla   v14.4s, v30.16b, v25.16b
+            smmla   v15.4s, v30.16b, v26.16b
+            subs    x17, x17, #0x1
+            b.ne    .L1                                  // back to .L1
+        dup     v30.4s, w18
+        dup     v31.4s, w0
+        ld1     {v25.4s}, [x13], x14
+        ld1     {v26.4s}, [x13], x14
+        ld1     {v27.4s}, [x13]
+        ld1     {v28.4s, v29.4s}, [x8]
+        add     x1, x15, x16
+        zip1    v24.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v0.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v0.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v1.4s, v25.4s, v28.s[1]
+        scvtf   v1.4s, v1.4s
+        fmul    v0.4s, v26.4s, v29.s[1]
+        fmul    v1.4s, v1.4s, v0.4s
+        fadd    v1.4s, v1.4s, v27.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        fcvtn   v1.4h, v1.4s
+        st1     {v1.4h}, [x1], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        add     x1, x15, x16
+        zip1    v24.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v2.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v2.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v3.4s, v25.4s, v28.s[3]
+        scvtf   v3.4s, v3.4s
+        fmul    v2.4s, v26.4s, v29.s[3]
+        fmul    v3.4s, v3.4s, v2.4s
+        fadd    v3.4s, v3.4s, v27.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        fcvtn   v3.4h, v3.4s
+        st1     {v3.4h}, [x1], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        ld1     {v28.4s, v29.4s}, [x9]
+        add     x1, x15, x16
+        zip1    v24.2d, v4.2d, v5.2d
+        zip2    v5.2d, v4.2d, v5.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v4.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v4.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v5.4s, v25.4s, v28.s[1]
+        scvtf   v5.4s, v5.4s
+        fmul    v4.4s, v26.4s, v29.s[1]
+        fmul    v5.4s, v5.4s, v4.4s
+        fadd    v5.4s, v5.4s, v27.4s
+        fmax    v5.4s, v5.4s, v30.4s
+        fmin    v5.4s, v5.4s, v31.4s
+        fcvtn   v5.4h, v5.4s
+        st1     {v5.4h}, [x1], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        add     x1, x15, x16
+        zip1    v24.2d, v6.2d, v7.2d
+        zip2    v7.2d, v6.2d, v7.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v6.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v6.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v7.4s, v25.4s, v28.s[3]
+        scvtf   v7.4s, v7.4s
+        fmul    v6.4s, v26.4s, v29.s[3]
+        fmul    v7.4s, v7.4s, v6.4s
+        fadd    v7.4s, v7.4s, v27.4s
+        fmax    v7.4s, v7.4s, v30.4s
+        fmin    v7.4s, v7.4s, v31.4s
+        fcvtn   v7.4h, v7.4s
+        st1     {v7.4h}, [x1], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        ld1     {v28.4s, v29.4s}, [x10]
+        add     x1, x15, x16
+        zip1    v24.2d, v8.2d, v9.2d
+        zip2    v9.2d, v8.2d, v9.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v8.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v8.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v9.4s, v25.4s, v28.s[1]
+        scvtf   v9.4s, v9.4s
+        fmul    v8.4s, v26.4s, v29.s[1]
+        fmul    v9.4s, v9.4s, v8.4s
+        fadd    v9.4s, v9.4s, v27.4s
+        fmax    v9.4s, v9.4s, v30.4s
+        fmin    v9.4s, v9.4s, v31.4s
+        fcvtn   v9.4h, v9.4s
+        st1     {v9.4h}, [x1], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        add     x1, x15, x16
+        zip1    v24.2d, v10.2d, v11.2d
+        zip2    v11.2d, v10.2d, v11.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v10.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v10.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v11.4s, v25.4s, v28.s[3]
+        scvtf   v11.4s, v11.4s
+        fmul    v10.4s, v26.4s, v29.s[3]
+        fmul    v11.4s, v11.4s, v10.4s
+        fadd    v11.4s, v11.4s, v27.4s
+        fmax    v11.4s, v11.4s, v30.4s
+        fmin    v11.4s, v11.4s, v31.4s
+        fcvtn   v11.4h, v11.4s
+        st1     {v11.4h}, [x1], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        ld1     {v28.4s, v29.4s}, [x11]
+        add     x1, x15, x16
+        zip1    v24.2d, v12.2d, v13.2d
+        zip2    v13.2d, v12.2d, v13.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v12.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v12.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v13.4s, v25.4s, v28.s[1]
+        scvtf   v13.4s, v13.4s
+        fmul    v12.4s, v26.4s, v29.s[1]
+        fmul    v13.4s, v13.4s, v12.4s
+        fadd    v13.4s, v13.4s, v27.4s
+        fmax    v13.4s, v13.4s, v30.4s
+        fmin    v13.4s, v13.4s, v31.4s
+        fcvtn   v13.4h, v13.4s
+        st1     {v13.4h}, [x1], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        add     x1, x15, x16
+        zip1    v24.2d, v14.2d, v15.2d
+        zip2    v15.2d, v14.2d, v15.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v14.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v14.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v15.4s, v25.4s, v28.s[3]
+        scvtf   v15.4s, v15.4s
+        fmul    v14.4s, v26.4s, v29.s[3]
+        fmul    v15.4s, v15.4s, v14.4s
+        fadd    v15.4s, v15.4s, v27.4s
+        fmax    v15.4s, v15.4s, v30.4s
+        fmin    v15.4s, v15.4s, v31.4s
+        fcvtn   v15.4h, v15.4s
+        st1     {v15.4h}, [x1], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x15]
+        add     x15, x15, x16, lsl #1
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::f16_out::nr8h_r5
+// 380 instructions; loop .L1: 112 instructions, 80 smmla
+f16_out::nr8h_r5:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        ldr     x12, [x0, #32]
+        ldp     x10, x11, [x0, #16]
+        ldr     x13, [x0, #64]
+        ldr     x18, [x0, #112]
+        ldp     x14, x15, [x0, #96]
+        ldp     x16, x17, [x0, #152]
+        ldp     w1, w0, [x0, #168]
+        movi    v24.16b, #0xf0
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v4.4s, #0x0
+        movi    v5.4s, #0x0
+        movi    v6.4s, #0x0
+        movi    v7.4s, #0x0
+        movi    v8.4s, #0x0
+        movi    v9.4s, #0x0
+        movi    v10.4s, #0x0
+        movi    v11.4s, #0x0
+        movi    v12.4s, #0x0
+        movi    v13.4s, #0x0
+        movi    v14.4s, #0x0
+        movi    v15.4s, #0x0
+        movi    v16.4s, #0x0
+        movi    v17.4s, #0x0
+        movi    v18.4s, #0x0
+        movi    v19.4s, #0x0
+.L1:    // loop: 112 instructions, 80 smmla
+            ldp     q25, q26, [x13], #128
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8], #128
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x9], #128
+            smmla   v4.4s, v29.16b, v27.16b
+            smmla   v5.4s, v29.16b, v28.16b
+            smmla   v6.4s, v30.16b, v27.16b
+            smmla   v7.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x10], #128
+            smmla   v8.4s, v29.16b, v27.16b
+            smmla   v9.4s, v29.16b, v28.16b
+            smmla   v10.4s, v30.16b, v27.16b
+            smmla   v11.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x11], #128
+            smmla   v12.4s, v29.16b, v27.16b
+            smmla   v13.4s, v29.16b, v28.16b
+            smmla   v14.4s, v30.16b, v27.16b
+            smmla   v15.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x12], #128
+            smmla   v16.4s, v29.16b, v27.16b
+            smmla   v17.4s, v29.16b, v28.16b
+            smmla   v18.4s, v30.16b, v27.16b
+            smmla   v19.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-64]
+            smmla   v0.4s, v29.16b, v25.16b
+            smmla   v1.4s, v29.16b, v26.16b
+            smmla   v2.4s, v30.16b, v25.16b
+            smmla   v3.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x9, #-64]
+            smmla   v4.4s, v29.16b, v25.16b
+            smmla   v5.4s, v29.16b, v26.16b
+            smmla   v6.4s, v30.16b, v25.16b
+            smmla   v7.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x10, #-64]
+            smmla   v8.4s, v29.16b, v25.16b
+            smmla   v9.4s, v29.16b, v26.16b
+            smmla   v10.4s, v30.16b, v25.16b
+            smmla   v11.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x11, #-64]
+            smmla   v12.4s, v29.16b, v25.16b
+            smmla   v13.4s, v29.16b, v26.16b
+            smmla   v14.4s, v30.16b, v25.16b
+            smmla   v15.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x12, #-64]
+            smmla   v16.4s, v29.16b, v25.16b
+            smmla   v17.4s, v29.16b, v26.16b
+            smmla   v18.4s, v30.16b, v25.16b
+            smmla   v19.4s, v30.16b, v26.16b
+            ldp     q25, q26, [x13, #-64]
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8, #-96]
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x9, #-96]
+            smmla   v4.4s, v29.16b, v27.16b
+            smmla   v5.4s, v29.16b, v28.16b
+            smmla   v6.4s, v30.16b, v27.16b
+            smmla   v7.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x10, #-96]
+            smmla   v8.4s, v29.16b, v27.16b
+            smmla   v9.4s, v29.16b, v28.16b
+            smmla   v10.4s, v30.16b, v27.16b
+            smmla   v11.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x11, #-96]
+            smmla   v12.4s, v29.16b, v27.16b
+            smmla   v13.4s, v29.16b, v28.16b
+            smmla   v14.4s, v30.16b, v27.16b
+            smmla   v15.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x12, #-96]
+            smmla   v16.4s, v29.16b, v27.16b
+            smmla   v17.4s, v29.16b, v28.16b
+            smmla   v18.4s, v30.16b, v27.16b
+            smmla   v19.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-32]
+            smmla   v0.4s, v29.16b, v25.16b
+            smmla   v1.4s, v29.16b, v26.16b
+            smmla   v2.4s, v30.16b, v25.16b
+            smmla   v3.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x9, #-32]
+            smmla   v4.4s, v29.16b, v25.16b
+            smmla   v5.4s, v29.16b, v26.16b
+            smmla   v6.4s, v30.16b, v25.16b
+            smmla   v7.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x10, #-32]
+            smmla   v8.4s, v29.16b, v25.16b
+            smmla   v9.4s, v29.16b, v26.16b
+            smmla   v10.4s, v30.16b, v25.16b
+            smmla   v11.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x11, #-32]
+            smmla   v12.4s, v29.16b, v25.16b
+            smmla   v13.4s, v29.16b, v26.16b
+            smmla   v14.4s, v30.16b, v25.16b
+            smmla   v15.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x12, #-32]
+            smmla   v16.4s, v29.16b, v25.16b
+            smmla   v17.4s, v29.16b, v26.16b
+            smmla   v18.4s, v30.16b, v25.16b
+            smmla   v19.4s, v30.16b, v26.16b
+            subs    x18, x18, #0x1
+            b.ne    .L1                                  // back to .L1
+        dup     v30.4s, w1
+        dup     v31.4s, w0
+        ld1     {v25.4s}, [x14], x15
+        ld1     {v26.4s}, [x14], x15
+        ld1     {v27.4s}, [x14]
+        ld1     {v28.4s, v29.4s}, [x8]
+        add     x2, x16, x17
+        zip1    v24.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v0.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v0.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v1.4s, v25.4s, v28.s[1]
+        scvtf   v1.4s, v1.4s
+        fmul    v0.4s, v26.4s, v29.s[1]
+        fmul    v1.4s, v1.4s, v0.4s
+        fadd    v1.4s, v1.4s, v27.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        fcvtn   v1.4h, v1.4s
+        st1     {v1.4h}, [x2], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        add     x2, x16, x17
+        zip1    v24.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v2.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v2.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v3.4s, v25.4s, v28.s[3]
+        scvtf   v3.4s, v3.4s
+        fmul    v2.4s, v26.4s, v29.s[3]
+        fmul    v3.4s, v3.4s, v2.4s
+        fadd    v3.4s, v3.4s, v27.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        fcvtn   v3.4h, v3.4s
+        st1     {v3.4h}, [x2], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        ld1     {v28.4s, v29.4s}, [x9]
+        add     x2, x16, x17
+        zip1    v24.2d, v4.2d, v5.2d
+        zip2    v5.2d, v4.2d, v5.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v4.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v4.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v5.4s, v25.4s, v28.s[1]
+        scvtf   v5.4s, v5.4s
+        fmul    v4.4s, v26.4s, v29.s[1]
+        fmul    v5.4s, v5.4s, v4.4s
+        fadd    v5.4s, v5.4s, v27.4s
+        fmax    v5.4s, v5.4s, v30.4s
+        fmin    v5.4s, v5.4s, v31.4s
+        fcvtn   v5.4h, v5.4s
+        st1     {v5.4h}, [x2], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        add     x2, x16, x17
+        zip1    v24.2d, v6.2d, v7.2d
+        zip2    v7.2d, v6.2d, v7.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v6.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v6.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v7.4s, v25.4s, v28.s[3]
+        scvtf   v7.4s, v7.4s
+        fmul    v6.4s, v26.4s, v29.s[3]
+        fmul    v7.4s, v7.4s, v6.4s
+        fadd    v7.4s, v7.4s, v27.4s
+        fmax    v7.4s, v7.4s, v30.4s
+        fmin    v7.4s, v7.4s, v31.4s
+        fcvtn   v7.4h, v7.4s
+        st1     {v7.4h}, [x2], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        ld1     {v28.4s, v29.4s}, [x10]
+        add     x2, x16, x17
+        zip1    v24.2d, v8.2d, v9.2d
+        zip2    v9.2d, v8.2d, v9.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v8.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v8.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v9.4s, v25.4s, v28.s[1]
+        scvtf   v9.4s, v9.4s
+        fmul    v8.4s, v26.4s, v29.s[1]
+        fmul    v9.4s, v9.4s, v8.4s
+        fadd    v9.4s, v9.4s, v27.4s
+        fmax    v9.4s, v9.4s, v30.4s
+        fmin    v9.4s, v9.4s, v31.4s
+        fcvtn   v9.4h, v9.4s
+        st1     {v9.4h}, [x2], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        add     x2, x16, x17
+        zip1    v24.2d, v10.2d, v11.2d
+        zip2    v11.2d, v10.2d, v11.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v10.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v10.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v11.4s, v25.4s, v28.s[3]
+        scvtf   v11.4s, v11.4s
+        fmul    v10.4s, v26.4s, v29.s[3]
+        fmul    v11.4s, v11.4s, v10.4s
+        fadd    v11.4s, v11.4s, v27.4s
+        fmax    v11.4s, v11.4s, v30.4s
+        fmin    v11.4s, v11.4s, v31.4s
+        fcvtn   v11.4h, v11.4s
+        st1     {v11.4h}, [x2], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        ld1     {v28.4s, v29.4s}, [x11]
+        add     x2, x16, x17
+        zip1    v24.2d, v12.2d, v13.2d
+        zip2    v13.2d, v12.2d, v13.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v12.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v12.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v13.4s, v25.4s, v28.s[1]
+        scvtf   v13.4s, v13.4s
+        fmul    v12.4s, v26.4s, v29.s[1]
+        fmul    v13.4s, v13.4s, v12.4s
+        fadd    v13.4s, v13.4s, v27.4s
+        fmax    v13.4s, v13.4s, v30.4s
+        fmin    v13.4s, v13.4s, v31.4s
+        fcvtn   v13.4h, v13.4s
+        st1     {v13.4h}, [x2], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        add     x2, x16, x17
+        zip1    v24.2d, v14.2d, v15.2d
+        zip2    v15.2d, v14.2d, v15.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v14.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v14.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v15.4s, v25.4s, v28.s[3]
+        scvtf   v15.4s, v15.4s
+        fmul    v14.4s, v26.4s, v29.s[3]
+        fmul    v15.4s, v15.4s, v14.4s
+        fadd    v15.4s, v15.4s, v27.4s
+        fmax    v15.4s, v15.4s, v30.4s
+        fmin    v15.4s, v15.4s, v31.4s
+        fcvtn   v15.4h, v15.4s
+        st1     {v15.4h}, [x2], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        ld1     {v28.4s, v29.4s}, [x12]
+        add     x2, x16, x17
+        zip1    v24.2d, v16.2d, v17.2d
+        zip2    v17.2d, v16.2d, v17.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v16.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v16.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v17.4s, v25.4s, v28.s[1]
+        scvtf   v17.4s, v17.4s
+        fmul    v16.4s, v26.4s, v29.s[1]
+        fmul    v17.4s, v17.4s, v16.4s
+        fadd    v17.4s, v17.4s, v27.4s
+        fmax    v17.4s, v17.4s, v30.4s
+        fmin    v17.4s, v17.4s, v31.4s
+        fcvtn   v17.4h, v17.4s
+        st1     {v17.4h}, [x2], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        add     x2, x16, x17
+        zip1    v24.2d, v18.2d, v19.2d
+        zip2    v19.2d, v18.2d, v19.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v18.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v18.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v19.4s, v25.4s, v28.s[3]
+        scvtf   v19.4s, v19.4s
+        fmul    v18.4s, v26.4s, v29.s[3]
+        fmul    v19.4s, v19.4s, v18.4s
+        fadd    v19.4s, v19.4s, v27.4s
+        fmax    v19.4s, v19.4s, v30.4s
+        fmin    v19.4s, v19.4s, v31.4s
+        fcvtn   v19.4h, v19.4s
+        st1     {v19.4h}, [x2], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x16]
+        add     x16, x16, x17, lsl #1
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::f16_out::nr8h_r6
+// 449 instructions; loop .L1: 132 instructions, 96 smmla
+f16_out::nr8h_r6:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        ldr     x14, [x0, #64]
+        ldp     x10, x11, [x0, #16]
+        ldr     x1, [x0, #112]
+        ldp     x12, x13, [x0, #32]
+        ldp     x15, x16, [x0, #96]
+        ldp     x17, x18, [x0, #152]
+        ldp     w2, w0, [x0, #168]
+        movi    v24.16b, #0xf0
+        movi    v0.4s, #0x0
+        movi    v1.4s, #0x0
+        movi    v2.4s, #0x0
+        movi    v3.4s, #0x0
+        movi    v4.4s, #0x0
+        movi    v5.4s, #0x0
+        movi    v6.4s, #0x0
+        movi    v7.4s, #0x0
+        movi    v8.4s, #0x0
+        movi    v9.4s, #0x0
+        movi    v10.4s, #0x0
+        movi    v11.4s, #0x0
+        movi    v12.4s, #0x0
+        movi    v13.4s, #0x0
+        movi    v14.4s, #0x0
+        movi    v15.4s, #0x0
+        movi    v16.4s, #0x0
+        movi    v17.4s, #0x0
+        movi    v18.4s, #0x0
+        movi    v19.4s, #0x0
+        movi    v20.4s, #0x0
+        movi    v21.4s, #0x0
+        movi    v22.4s, #0x0
+        movi    v23.4s, #0x0
+.L1:    // loop: 132 instructions, 96 smmla
+            ldp     q25, q26, [x14], #128
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8], #128
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x9], #128
+            smmla   v4.4s, v29.16b, v27.16b
+            smmla   v5.4s, v29.16b, v28.16b
+            smmla   v6.4s, v30.16b, v27.16b
+            smmla   v7.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x10], #128
+            smmla   v8.4s, v29.16b, v27.16b
+            smmla   v9.4s, v29.16b, v28.16b
+            smmla   v10.4s, v30.16b, v27.16b
+            smmla   v11.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x11], #128
+            smmla   v12.4s, v29.16b, v27.16b
+            smmla   v13.4s, v29.16b, v28.16b
+            smmla   v14.4s, v30.16b, v27.16b
+            smmla   v15.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x12], #128
+            smmla   v16.4s, v29.16b, v27.16b
+            smmla   v17.4s, v29.16b, v28.16b
+            smmla   v18.4s, v30.16b, v27.16b
+            smmla   v19.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x13], #128
+            smmla   v20.4s, v29.16b, v27.16b
+            smmla   v21.4s, v29.16b, v28.16b
+            smmla   v22.4s, v30.16b, v27.16b
+            smmla   v23.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-64]
+            smmla   v0.4s, v29.16b, v25.16b
+            smmla   v1.4s, v29.16b, v26.16b
+            smmla   v2.4s, v30.16b, v25.16b
+            smmla   v3.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x9, #-64]
+            smmla   v4.4s, v29.16b, v25.16b
+            smmla   v5.4s, v29.16b, v26.16b
+            smmla   v6.4s, v30.16b, v25.16b
+            smmla   v7.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x10, #-64]
+            smmla   v8.4s, v29.16b, v25.16b
+            smmla   v9.4s, v29.16b, v26.16b
+            smmla   v10.4s, v30.16b, v25.16b
+            smmla   v11.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x11, #-64]
+            smmla   v12.4s, v29.16b, v25.16b
+            smmla   v13.4s, v29.16b, v26.16b
+            smmla   v14.4s, v30.16b, v25.16b
+            smmla   v15.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x12, #-64]
+            smmla   v16.4s, v29.16b, v25.16b
+            smmla   v17.4s, v29.16b, v26.16b
+            smmla   v18.4s, v30.16b, v25.16b
+            smmla   v19.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x13, #-64]
+            smmla   v20.4s, v29.16b, v25.16b
+            smmla   v21.4s, v29.16b, v26.16b
+            smmla   v22.4s, v30.16b, v25.16b
+            smmla   v23.4s, v30.16b, v26.16b
+            ldp     q25, q26, [x14, #-64]
+            shl     v27.16b, v25.16b, #4
+            shl     v28.16b, v26.16b, #4
+            ldp     q29, q30, [x8, #-96]
+            smmla   v0.4s, v29.16b, v27.16b
+            smmla   v1.4s, v29.16b, v28.16b
+            smmla   v2.4s, v30.16b, v27.16b
+            smmla   v3.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x9, #-96]
+            smmla   v4.4s, v29.16b, v27.16b
+            smmla   v5.4s, v29.16b, v28.16b
+            smmla   v6.4s, v30.16b, v27.16b
+            smmla   v7.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x10, #-96]
+            smmla   v8.4s, v29.16b, v27.16b
+            smmla   v9.4s, v29.16b, v28.16b
+            smmla   v10.4s, v30.16b, v27.16b
+            smmla   v11.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x11, #-96]
+            smmla   v12.4s, v29.16b, v27.16b
+            smmla   v13.4s, v29.16b, v28.16b
+            smmla   v14.4s, v30.16b, v27.16b
+            smmla   v15.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x12, #-96]
+            smmla   v16.4s, v29.16b, v27.16b
+            smmla   v17.4s, v29.16b, v28.16b
+            smmla   v18.4s, v30.16b, v27.16b
+            smmla   v19.4s, v30.16b, v28.16b
+            ldp     q29, q30, [x13, #-96]
+            smmla   v20.4s, v29.16b, v27.16b
+            smmla   v21.4s, v29.16b, v28.16b
+            smmla   v22.4s, v30.16b, v27.16b
+            smmla   v23.4s, v30.16b, v28.16b
+            and     v25.16b, v25.16b, v24.16b
+            and     v26.16b, v26.16b, v24.16b
+            ldp     q29, q30, [x8, #-32]
+            smmla   v0.4s, v29.16b, v25.16b
+            smmla   v1.4s, v29.16b, v26.16b
+            smmla   v2.4s, v30.16b, v25.16b
+            smmla   v3.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x9, #-32]
+            smmla   v4.4s, v29.16b, v25.16b
+            smmla   v5.4s, v29.16b, v26.16b
+            smmla   v6.4s, v30.16b, v25.16b
+            smmla   v7.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x10, #-32]
+            smmla   v8.4s, v29.16b, v25.16b
+            smmla   v9.4s, v29.16b, v26.16b
+            smmla   v10.4s, v30.16b, v25.16b
+            smmla   v11.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x11, #-32]
+            smmla   v12.4s, v29.16b, v25.16b
+            smmla   v13.4s, v29.16b, v26.16b
+            smmla   v14.4s, v30.16b, v25.16b
+            smmla   v15.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x12, #-32]
+            smmla   v16.4s, v29.16b, v25.16b
+            smmla   v17.4s, v29.16b, v26.16b
+            smmla   v18.4s, v30.16b, v25.16b
+            smmla   v19.4s, v30.16b, v26.16b
+            ldp     q29, q30, [x13, #-32]
+            smmla   v20.4s, v29.16b, v25.16b
+            smmla   v21.4s, v29.16b, v26.16b
+            smmla   v22.4s, v30.16b, v25.16b
+            smmla   v23.4s, v30.16b, v26.16b
+            subs    x1, x1, #0x1
+            b.ne    .L1                                  // back to .L1
+        dup     v30.4s, w2
+        dup     v31.4s, w0
+        ld1     {v25.4s}, [x15], x16
+        ld1     {v26.4s}, [x15], x16
+        ld1     {v27.4s}, [x15]
+        ld1     {v28.4s, v29.4s}, [x8]
+        add     x3, x17, x18
+        zip1    v24.2d, v0.2d, v1.2d
+        zip2    v1.2d, v0.2d, v1.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v0.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v0.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v1.4s, v25.4s, v28.s[1]
+        scvtf   v1.4s, v1.4s
+        fmul    v0.4s, v26.4s, v29.s[1]
+        fmul    v1.4s, v1.4s, v0.4s
+        fadd    v1.4s, v1.4s, v27.4s
+        fmax    v1.4s, v1.4s, v30.4s
+        fmin    v1.4s, v1.4s, v31.4s
+        fcvtn   v1.4h, v1.4s
+        st1     {v1.4h}, [x3], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        add     x3, x17, x18
+        zip1    v24.2d, v2.2d, v3.2d
+        zip2    v3.2d, v2.2d, v3.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v2.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v2.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v3.4s, v25.4s, v28.s[3]
+        scvtf   v3.4s, v3.4s
+        fmul    v2.4s, v26.4s, v29.s[3]
+        fmul    v3.4s, v3.4s, v2.4s
+        fadd    v3.4s, v3.4s, v27.4s
+        fmax    v3.4s, v3.4s, v30.4s
+        fmin    v3.4s, v3.4s, v31.4s
+        fcvtn   v3.4h, v3.4s
+        st1     {v3.4h}, [x3], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        ld1     {v28.4s, v29.4s}, [x9]
+        add     x3, x17, x18
+        zip1    v24.2d, v4.2d, v5.2d
+        zip2    v5.2d, v4.2d, v5.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v4.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v4.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v5.4s, v25.4s, v28.s[1]
+        scvtf   v5.4s, v5.4s
+        fmul    v4.4s, v26.4s, v29.s[1]
+        fmul    v5.4s, v5.4s, v4.4s
+        fadd    v5.4s, v5.4s, v27.4s
+        fmax    v5.4s, v5.4s, v30.4s
+        fmin    v5.4s, v5.4s, v31.4s
+        fcvtn   v5.4h, v5.4s
+        st1     {v5.4h}, [x3], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        add     x3, x17, x18
+        zip1    v24.2d, v6.2d, v7.2d
+        zip2    v7.2d, v6.2d, v7.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v6.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v6.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v7.4s, v25.4s, v28.s[3]
+        scvtf   v7.4s, v7.4s
+        fmul    v6.4s, v26.4s, v29.s[3]
+        fmul    v7.4s, v7.4s, v6.4s
+        fadd    v7.4s, v7.4s, v27.4s
+        fmax    v7.4s, v7.4s, v30.4s
+        fmin    v7.4s, v7.4s, v31.4s
+        fcvtn   v7.4h, v7.4s
+        st1     {v7.4h}, [x3], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        ld1     {v28.4s, v29.4s}, [x10]
+        add     x3, x17, x18
+        zip1    v24.2d, v8.2d, v9.2d
+        zip2    v9.2d, v8.2d, v9.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v8.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v8.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v9.4s, v25.4s, v28.s[1]
+        scvtf   v9.4s, v9.4s
+        fmul    v8.4s, v26.4s, v29.s[1]
+        fmul    v9.4s, v9.4s, v8.4s
+        fadd    v9.4s, v9.4s, v27.4s
+        fmax    v9.4s, v9.4s, v30.4s
+        fmin    v9.4s, v9.4s, v31.4s
+        fcvtn   v9.4h, v9.4s
+        st1     {v9.4h}, [x3], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        add     x3, x17, x18
+        zip1    v24.2d, v10.2d, v11.2d
+        zip2    v11.2d, v10.2d, v11.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v10.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v10.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v11.4s, v25.4s, v28.s[3]
+        scvtf   v11.4s, v11.4s
+        fmul    v10.4s, v26.4s, v29.s[3]
+        fmul    v11.4s, v11.4s, v10.4s
+        fadd    v11.4s, v11.4s, v27.4s
+        fmax    v11.4s, v11.4s, v30.4s
+        fmin    v11.4s, v11.4s, v31.4s
+        fcvtn   v11.4h, v11.4s
+        st1     {v11.4h}, [x3], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        ld1     {v28.4s, v29.4s}, [x11]
+        add     x3, x17, x18
+        zip1    v24.2d, v12.2d, v13.2d
+        zip2    v13.2d, v12.2d, v13.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v12.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v12.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v13.4s, v25.4s, v28.s[1]
+        scvtf   v13.4s, v13.4s
+        fmul    v12.4s, v26.4s, v29.s[1]
+        fmul    v13.4s, v13.4s, v12.4s
+        fadd    v13.4s, v13.4s, v27.4s
+        fmax    v13.4s, v13.4s, v30.4s
+        fmin    v13.4s, v13.4s, v31.4s
+        fcvtn   v13.4h, v13.4s
+        st1     {v13.4h}, [x3], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        add     x3, x17, x18
+        zip1    v24.2d, v14.2d, v15.2d
+        zip2    v15.2d, v14.2d, v15.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v14.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v14.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v15.4s, v25.4s, v28.s[3]
+        scvtf   v15.4s, v15.4s
+        fmul    v14.4s, v26.4s, v29.s[3]
+        fmul    v15.4s, v15.4s, v14.4s
+        fadd    v15.4s, v15.4s, v27.4s
+        fmax    v15.4s, v15.4s, v30.4s
+        fmin    v15.4s, v15.4s, v31.4s
+        fcvtn   v15.4h, v15.4s
+        st1     {v15.4h}, [x3], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        ld1     {v28.4s, v29.4s}, [x12]
+        add     x3, x17, x18
+        zip1    v24.2d, v16.2d, v17.2d
+        zip2    v17.2d, v16.2d, v17.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v16.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v16.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v17.4s, v25.4s, v28.s[1]
+        scvtf   v17.4s, v17.4s
+        fmul    v16.4s, v26.4s, v29.s[1]
+        fmul    v17.4s, v17.4s, v16.4s
+        fadd    v17.4s, v17.4s, v27.4s
+        fmax    v17.4s, v17.4s, v30.4s
+        fmin    v17.4s, v17.4s, v31.4s
+        fcvtn   v17.4h, v17.4s
+        st1     {v17.4h}, [x3], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        add     x3, x17, x18
+        zip1    v24.2d, v18.2d, v19.2d
+        zip2    v19.2d, v18.2d, v19.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v18.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v18.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v19.4s, v25.4s, v28.s[3]
+        scvtf   v19.4s, v19.4s
+        fmul    v18.4s, v26.4s, v29.s[3]
+        fmul    v19.4s, v19.4s, v18.4s
+        fadd    v19.4s, v19.4s, v27.4s
+        fmax    v19.4s, v19.4s, v30.4s
+        fmin    v19.4s, v19.4s, v31.4s
+        fcvtn   v19.4h, v19.4s
+        st1     {v19.4h}, [x3], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        ld1     {v28.4s, v29.4s}, [x13]
+        add     x3, x17, x18
+        zip1    v24.2d, v20.2d, v21.2d
+        zip2    v21.2d, v20.2d, v21.2d
+        mla     v24.4s, v25.4s, v28.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v20.4s, v26.4s, v29.s[0]
+        fmul    v24.4s, v24.4s, v20.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v21.4s, v25.4s, v28.s[1]
+        scvtf   v21.4s, v21.4s
+        fmul    v20.4s, v26.4s, v29.s[1]
+        fmul    v21.4s, v21.4s, v20.4s
+        fadd    v21.4s, v21.4s, v27.4s
+        fmax    v21.4s, v21.4s, v30.4s
+        fmin    v21.4s, v21.4s, v31.4s
+        fcvtn   v21.4h, v21.4s
+        st1     {v21.4h}, [x3], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        add     x3, x17, x18
+        zip1    v24.2d, v22.2d, v23.2d
+        zip2    v23.2d, v22.2d, v23.2d
+        mla     v24.4s, v25.4s, v28.s[2]
+        scvtf   v24.4s, v24.4s
+        fmul    v22.4s, v26.4s, v29.s[2]
+        fmul    v24.4s, v24.4s, v22.4s
+        fadd    v24.4s, v24.4s, v27.4s
+        fmax    v24.4s, v24.4s, v30.4s
+        fmin    v24.4s, v24.4s, v31.4s
+        mla     v23.4s, v25.4s, v28.s[3]
+        scvtf   v23.4s, v23.4s
+        fmul    v22.4s, v26.4s, v29.s[3]
+        fmul    v23.4s, v23.4s, v22.4s
+        fadd    v23.4s, v23.4s, v27.4s
+        fmax    v23.4s, v23.4s, v30.4s
+        fmin    v23.4s, v23.4s, v31.4s
+        fcvtn   v23.4h, v23.4s
+        st1     {v23.4h}, [x3], #8
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x17]
+        add     x17, x17, x18, lsl #1
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
 
 // qgemm::matmul::qai8dxp_qsi4cxp::i8mm::tiles::f32_out::nr4_r1
 // 98 instructions; loop .L1: 32 instructions, 16 smmla

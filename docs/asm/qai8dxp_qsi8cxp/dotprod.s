@@ -5,6 +5,18 @@
 // when there are several) and the sdot in that loop.
 //
 //   function                        insns  loop   sdot
+//   f16_out::tile4_12x4               259   114     96
+//   f16_out::tile4_16x4               336   150    128
+//   f16_out::tile4_1x16               231   100     64
+//   f16_out::tile4_1x4                 77    28     16
+//   f16_out::tile4_4x4                104    42     32
+//   f16_out::tile4_8x4                181    78     64
+//   f16_out::tile8_12x4               259   114     96
+//   f16_out::tile8_16x4               336   150    128
+//   f16_out::tile8_1x16               231   100     64
+//   f16_out::tile8_1x4                 81    28     16
+//   f16_out::tile8_4x4                104    42     32
+//   f16_out::tile8_8x4                181    78     64
 //   f32_out::tile4_12x4               247   114     96
 //   f32_out::tile4_16x4               320   150    128
 //   f32_out::tile4_1x16               228   100     64
@@ -17,6 +29,2454 @@
 //   f32_out::tile8_1x4                 80    28     16
 //   f32_out::tile8_4x4                100    42     32
 //   f32_out::tile8_8x4                173    78     64
+
+// qgemm::matmul::qai8dxp_qsi8cxp::dotprod::tiles::f16_out::tile4_12x4
+// 259 instructions; loop .L1: 114 instructions, 96 sdot
+f16_out::tile4_12x4:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        ldr     x10, [x0, #16]
+        ldr     x11, [x0, #64]
+        ldr     x14, [x0, #112]
+        ldp     x12, x13, [x0, #96]
+        ldp     x15, x16, [x0, #152]
+        ldp     w17, w18, [x0, #168]
+        movi    v16.16b, #0x0
+        movi    v17.16b, #0x0
+        movi    v18.16b, #0x0
+        movi    v19.16b, #0x0
+        movi    v20.16b, #0x0
+        movi    v21.16b, #0x0
+        movi    v22.16b, #0x0
+        movi    v23.16b, #0x0
+        movi    v24.16b, #0x0
+        movi    v25.16b, #0x0
+        movi    v26.16b, #0x0
+        movi    v27.16b, #0x0
+.L1:    // loop: 114 instructions, 96 sdot
+            ldp     q0, q1, [x11], #32
+            ldp     q4, q5, [x8], #32
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[1]
+            sdot    v18.4s, v0.16b, v4.4b[2]
+            sdot    v19.4s, v0.16b, v4.4b[3]
+            sdot    v16.4s, v1.16b, v5.4b[0]
+            sdot    v17.4s, v1.16b, v5.4b[1]
+            sdot    v18.4s, v1.16b, v5.4b[2]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            ldp     q6, q7, [x9], #32
+            sdot    v20.4s, v0.16b, v6.4b[0]
+            sdot    v21.4s, v0.16b, v6.4b[1]
+            sdot    v22.4s, v0.16b, v6.4b[2]
+            sdot    v23.4s, v0.16b, v6.4b[3]
+            sdot    v20.4s, v1.16b, v7.4b[0]
+            sdot    v21.4s, v1.16b, v7.4b[1]
+            sdot    v22.4s, v1.16b, v7.4b[2]
+            sdot    v23.4s, v1.16b, v7.4b[3]
+            ldp     q8, q9, [x10], #32
+            sdot    v24.4s, v0.16b, v8.4b[0]
+            sdot    v25.4s, v0.16b, v8.4b[1]
+            sdot    v26.4s, v0.16b, v8.4b[2]
+            sdot    v27.4s, v0.16b, v8.4b[3]
+            sdot    v24.4s, v1.16b, v9.4b[0]
+            sdot    v25.4s, v1.16b, v9.4b[1]
+            sdot    v26.4s, v1.16b, v9.4b[2]
+            sdot    v27.4s, v1.16b, v9.4b[3]
+            ldp     q0, q1, [x11], #32
+            ldp     q4, q5, [x8], #32
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[1]
+            sdot    v18.4s, v0.16b, v4.4b[2]
+            sdot    v19.4s, v0.16b, v4.4b[3]
+            sdot    v16.4s, v1.16b, v5.4b[0]
+            sdot    v17.4s, v1.16b, v5.4b[1]
+            sdot    v18.4s, v1.16b, v5.4b[2]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            ldp     q6, q7, [x9], #32
+            sdot    v20.4s, v0.16b, v6.4b[0]
+            sdot    v21.4s, v0.16b, v6.4b[1]
+            sdot    v22.4s, v0.16b, v6.4b[2]
+            sdot    v23.4s, v0.16b, v6.4b[3]
+            sdot    v20.4s, v1.16b, v7.4b[0]
+            sdot    v21.4s, v1.16b, v7.4b[1]
+            sdot    v22.4s, v1.16b, v7.4b[2]
+            sdot    v23.4s, v1.16b, v7.4b[3]
+            ldp     q8, q9, [x10], #32
+            sdot    v24.4s, v0.16b, v8.4b[0]
+            sdot    v25.4s, v0.16b, v8.4b[1]
+            sdot    v26.4s, v0.16b, v8.4b[2]
+            sdot    v27.4s, v0.16b, v8.4b[3]
+            sdot    v24.4s, v1.16b, v9.4b[0]
+            sdot    v25.4s, v1.16b, v9.4b[1]
+            sdot    v26.4s, v1.16b, v9.4b[2]
+            sdot    v27.4s, v1.16b, v9.4b[3]
+            ldp     q0, q1, [x11], #32
+            ldp     q4, q5, [x8], #32
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[1]
+            sdot    v18.4s, v0.16b, v4.4b[2]
+            sdot    v19.4s, v0.16b, v4.4b[3]
+            sdot    v16.4s, v1.16b, v5.4b[0]
+            sdot    v17.4s, v1.16b, v5.4b[1]
+            sdot    v18.4s, v1.16b, v5.4b[2]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            ldp     q6, q7, [x9], #32
+            sdot    v20.4s, v0.16b, v6.4b[0]
+            sdot    v21.4s, v0.16b, v6.4b[1]
+            sdot    v22.4s, v0.16b, v6.4b[2]
+            sdot    v23.4s, v0.16b, v6.4b[3]
+            sdot    v20.4s, v1.16b, v7.4b[0]
+            sdot    v21.4s, v1.16b, v7.4b[1]
+            sdot    v22.4s, v1.16b, v7.4b[2]
+            sdot    v23.4s, v1.16b, v7.4b[3]
+            ldp     q8, q9, [x10], #32
+            sdot    v24.4s, v0.16b, v8.4b[0]
+            sdot    v25.4s, v0.16b, v8.4b[1]
+            sdot    v26.4s, v0.16b, v8.4b[2]
+            sdot    v27.4s, v0.16b, v8.4b[3]
+            sdot    v24.4s, v1.16b, v9.4b[0]
+            sdot    v25.4s, v1.16b, v9.4b[1]
+            sdot    v26.4s, v1.16b, v9.4b[2]
+            sdot    v27.4s, v1.16b, v9.4b[3]
+            ldp     q0, q1, [x11], #32
+            ldp     q4, q5, [x8], #32
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[1]
+            sdot    v18.4s, v0.16b, v4.4b[2]
+            sdot    v19.4s, v0.16b, v4.4b[3]
+            sdot    v16.4s, v1.16b, v5.4b[0]
+            sdot    v17.4s, v1.16b, v5.4b[1]
+            sdot    v18.4s, v1.16b, v5.4b[2]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            ldp     q6, q7, [x9], #32
+            sdot    v20.4s, v0.16b, v6.4b[0]
+            sdot    v21.4s, v0.16b, v6.4b[1]
+            sdot    v22.4s, v0.16b, v6.4b[2]
+            sdot    v23.4s, v0.16b, v6.4b[3]
+            sdot    v20.4s, v1.16b, v7.4b[0]
+            sdot    v21.4s, v1.16b, v7.4b[1]
+            sdot    v22.4s, v1.16b, v7.4b[2]
+            sdot    v23.4s, v1.16b, v7.4b[3]
+            ldp     q8, q9, [x10], #32
+            sdot    v24.4s, v0.16b, v8.4b[0]
+            sdot    v25.4s, v0.16b, v8.4b[1]
+            sdot    v26.4s, v0.16b, v8.4b[2]
+            sdot    v27.4s, v0.16b, v8.4b[3]
+            sdot    v24.4s, v1.16b, v9.4b[0]
+            sdot    v25.4s, v1.16b, v9.4b[1]
+            sdot    v26.4s, v1.16b, v9.4b[2]
+            sdot    v27.4s, v1.16b, v9.4b[3]
+            subs    x14, x14, #0x1
+            b.ne    .L1                                  // back to .L1
+        ldr     q0, [x12]
+        ldr     q1, [x12, x13]
+        add     x12, x12, x13
+        ldr     q2, [x12, x13]
+        dup     v12.4s, w17
+        dup     v13.4s, w18
+        ldp     q4, q5, [x8]
+        mla     v16.4s, v0.4s, v4.s[0]
+        scvtf   v16.4s, v16.4s
+        fmul    v14.4s, v1.4s, v5.s[0]
+        fmul    v16.4s, v16.4s, v14.4s
+        fadd    v16.4s, v16.4s, v2.4s
+        fmax    v16.4s, v16.4s, v12.4s
+        fmin    v16.4s, v16.4s, v13.4s
+        fcvtn   v16.4h, v16.4s
+        st1     {v16.4h}, [x15], x16
+        mla     v17.4s, v0.4s, v4.s[1]
+        scvtf   v17.4s, v17.4s
+        fmul    v14.4s, v1.4s, v5.s[1]
+        fmul    v17.4s, v17.4s, v14.4s
+        fadd    v17.4s, v17.4s, v2.4s
+        fmax    v17.4s, v17.4s, v12.4s
+        fmin    v17.4s, v17.4s, v13.4s
+        fcvtn   v17.4h, v17.4s
+        st1     {v17.4h}, [x15], x16
+        mla     v18.4s, v0.4s, v4.s[2]
+        scvtf   v18.4s, v18.4s
+        fmul    v14.4s, v1.4s, v5.s[2]
+        fmul    v18.4s, v18.4s, v14.4s
+        fadd    v18.4s, v18.4s, v2.4s
+        fmax    v18.4s, v18.4s, v12.4s
+        fmin    v18.4s, v18.4s, v13.4s
+        fcvtn   v18.4h, v18.4s
+        st1     {v18.4h}, [x15], x16
+        mla     v19.4s, v0.4s, v4.s[3]
+        scvtf   v19.4s, v19.4s
+        fmul    v14.4s, v1.4s, v5.s[3]
+        fmul    v19.4s, v19.4s, v14.4s
+        fadd    v19.4s, v19.4s, v2.4s
+        fmax    v19.4s, v19.4s, v12.4s
+        fmin    v19.4s, v19.4s, v13.4s
+        fcvtn   v19.4h, v19.4s
+        st1     {v19.4h}, [x15], x16
+        ldp     q6, q7, [x9]
+        mla     v20.4s, v0.4s, v6.s[0]
+        scvtf   v20.4s, v20.4s
+        fmul    v14.4s, v1.4s, v7.s[0]
+        fmul    v20.4s, v20.4s, v14.4s
+        fadd    v20.4s, v20.4s, v2.4s
+        fmax    v20.4s, v20.4s, v12.4s
+        fmin    v20.4s, v20.4s, v13.4s
+        fcvtn   v20.4h, v20.4s
+        st1     {v20.4h}, [x15], x16
+        mla     v21.4s, v0.4s, v6.s[1]
+        scvtf   v21.4s, v21.4s
+        fmul    v14.4s, v1.4s, v7.s[1]
+        fmul    v21.4s, v21.4s, v14.4s
+        fadd    v21.4s, v21.4s, v2.4s
+        fmax    v21.4s, v21.4s, v12.4s
+        fmin    v21.4s, v21.4s, v13.4s
+        fcvtn   v21.4h, v21.4s
+        st1     {v21.4h}, [x15], x16
+        mla     v22.4s, v0.4s, v6.s[2]
+        scvtf   v22.4s, v22.4s
+        fmul    v14.4s, v1.4s, v7.s[2]
+        fmul    v22.4s, v22.4s, v14.4s
+        fadd    v22.4s, v22.4s, v2.4s
+        fmax    v22.4s, v22.4s, v12.4s
+        fmin    v22.4s, v22.4s, v13.4s
+        fcvtn   v22.4h, v22.4s
+        st1     {v22.4h}, [x15], x16
+        mla     v23.4s, v0.4s, v6.s[3]
+        scvtf   v23.4s, v23.4s
+        fmul    v14.4s, v1.4s, v7.s[3]
+        fmul    v23.4s, v23.4s, v14.4s
+        fadd    v23.4s, v23.4s, v2.4s
+        fmax    v23.4s, v23.4s, v12.4s
+        fmin    v23.4s, v23.4s, v13.4s
+        fcvtn   v23.4h, v23.4s
+        st1     {v23.4h}, [x15], x16
+        ldp     q8, q9, [x10]
+        mla     v24.4s, v0.4s, v8.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v14.4s, v1.4s, v9.s[0]
+        fmul    v24.4s, v24.4s, v14.4s
+        fadd    v24.4s, v24.4s, v2.4s
+        fmax    v24.4s, v24.4s, v12.4s
+        fmin    v24.4s, v24.4s, v13.4s
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x15], x16
+        mla     v25.4s, v0.4s, v8.s[1]
+        scvtf   v25.4s, v25.4s
+        fmul    v14.4s, v1.4s, v9.s[1]
+        fmul    v25.4s, v25.4s, v14.4s
+        fadd    v25.4s, v25.4s, v2.4s
+        fmax    v25.4s, v25.4s, v12.4s
+        fmin    v25.4s, v25.4s, v13.4s
+        fcvtn   v25.4h, v25.4s
+        st1     {v25.4h}, [x15], x16
+        mla     v26.4s, v0.4s, v8.s[2]
+        scvtf   v26.4s, v26.4s
+        fmul    v14.4s, v1.4s, v9.s[2]
+        fmul    v26.4s, v26.4s, v14.4s
+        fadd    v26.4s, v26.4s, v2.4s
+        fmax    v26.4s, v26.4s, v12.4s
+        fmin    v26.4s, v26.4s, v13.4s
+        fcvtn   v26.4h, v26.4s
+        st1     {v26.4h}, [x15], x16
+        mla     v27.4s, v0.4s, v8.s[3]
+        scvtf   v27.4s, v27.4s
+        fmul    v14.4s, v1.4s, v9.s[3]
+        fmul    v27.4s, v27.4s, v14.4s
+        fadd    v27.4s, v27.4s, v2.4s
+        fmax    v27.4s, v27.4s, v12.4s
+        fmin    v27.4s, v27.4s, v13.4s
+        fcvtn   v27.4h, v27.4s
+        st1     {v27.4h}, [x15], x16
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi8cxp::dotprod::tiles::f16_out::tile4_16x4
+// 336 instructions; loop .L1: 150 instructions, 128 sdot
+f16_out::tile4_16x4:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        ldr     x12, [x0, #64]
+        ldp     x10, x11, [x0, #16]
+        ldr     x15, [x0, #112]
+        ldp     x13, x14, [x0, #96]
+        ldp     x16, x17, [x0, #152]
+        ldp     w18, w0, [x0, #168]
+        movi    v16.16b, #0x0
+        movi    v17.16b, #0x0
+        movi    v18.16b, #0x0
+        movi    v19.16b, #0x0
+        movi    v20.16b, #0x0
+        movi    v21.16b, #0x0
+        movi    v22.16b, #0x0
+        movi    v23.16b, #0x0
+        movi    v24.16b, #0x0
+        movi    v25.16b, #0x0
+        movi    v26.16b, #0x0
+        movi    v27.16b, #0x0
+        movi    v28.16b, #0x0
+        movi    v29.16b, #0x0
+        movi    v30.16b, #0x0
+        movi    v31.16b, #0x0
+.L1:    // loop: 150 instructions, 128 sdot
+            ldp     q0, q1, [x12], #32
+            ldp     q4, q5, [x8], #32
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[1]
+            sdot    v18.4s, v0.16b, v4.4b[2]
+            sdot    v19.4s, v0.16b, v4.4b[3]
+            sdot    v16.4s, v1.16b, v5.4b[0]
+            sdot    v17.4s, v1.16b, v5.4b[1]
+            sdot    v18.4s, v1.16b, v5.4b[2]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            ldp     q6, q7, [x9], #32
+            sdot    v20.4s, v0.16b, v6.4b[0]
+            sdot    v21.4s, v0.16b, v6.4b[1]
+            sdot    v22.4s, v0.16b, v6.4b[2]
+            sdot    v23.4s, v0.16b, v6.4b[3]
+            sdot    v20.4s, v1.16b, v7.4b[0]
+            sdot    v21.4s, v1.16b, v7.4b[1]
+            sdot    v22.4s, v1.16b, v7.4b[2]
+            sdot    v23.4s, v1.16b, v7.4b[3]
+            ldp     q8, q9, [x10], #32
+            sdot    v24.4s, v0.16b, v8.4b[0]
+            sdot    v25.4s, v0.16b, v8.4b[1]
+            sdot    v26.4s, v0.16b, v8.4b[2]
+            sdot    v27.4s, v0.16b, v8.4b[3]
+            sdot    v24.4s, v1.16b, v9.4b[0]
+            sdot    v25.4s, v1.16b, v9.4b[1]
+            sdot    v26.4s, v1.16b, v9.4b[2]
+            sdot    v27.4s, v1.16b, v9.4b[3]
+            ldp     q10, q11, [x11], #32
+            sdot    v28.4s, v0.16b, v10.4b[0]
+            sdot    v29.4s, v0.16b, v10.4b[1]
+            sdot    v30.4s, v0.16b, v10.4b[2]
+            sdot    v31.4s, v0.16b, v10.4b[3]
+            sdot    v28.4s, v1.16b, v11.4b[0]
+            sdot    v29.4s, v1.16b, v11.4b[1]
+            sdot    v30.4s, v1.16b, v11.4b[2]
+            sdot    v31.4s, v1.16b, v11.4b[3]
+            ldp     q0, q1, [x12], #32
+            ldp     q4, q5, [x8], #32
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[1]
+            sdot    v18.4s, v0.16b, v4.4b[2]
+            sdot    v19.4s, v0.16b, v4.4b[3]
+            sdot    v16.4s, v1.16b, v5.4b[0]
+            sdot    v17.4s, v1.16b, v5.4b[1]
+            sdot    v18.4s, v1.16b, v5.4b[2]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            ldp     q6, q7, [x9], #32
+            sdot    v20.4s, v0.16b, v6.4b[0]
+            sdot    v21.4s, v0.16b, v6.4b[1]
+            sdot    v22.4s, v0.16b, v6.4b[2]
+            sdot    v23.4s, v0.16b, v6.4b[3]
+            sdot    v20.4s, v1.16b, v7.4b[0]
+            sdot    v21.4s, v1.16b, v7.4b[1]
+            sdot    v22.4s, v1.16b, v7.4b[2]
+            sdot    v23.4s, v1.16b, v7.4b[3]
+            ldp     q8, q9, [x10], #32
+            sdot    v24.4s, v0.16b, v8.4b[0]
+            sdot    v25.4s, v0.16b, v8.4b[1]
+            sdot    v26.4s, v0.16b, v8.4b[2]
+            sdot    v27.4s, v0.16b, v8.4b[3]
+            sdot    v24.4s, v1.16b, v9.4b[0]
+            sdot    v25.4s, v1.16b, v9.4b[1]
+            sdot    v26.4s, v1.16b, v9.4b[2]
+            sdot    v27.4s, v1.16b, v9.4b[3]
+            ldp     q10, q11, [x11], #32
+            sdot    v28.4s, v0.16b, v10.4b[0]
+            sdot    v29.4s, v0.16b, v10.4b[1]
+            sdot    v30.4s, v0.16b, v10.4b[2]
+            sdot    v31.4s, v0.16b, v10.4b[3]
+            sdot    v28.4s, v1.16b, v11.4b[0]
+            sdot    v29.4s, v1.16b, v11.4b[1]
+            sdot    v30.4s, v1.16b, v11.4b[2]
+            sdot    v31.4s, v1.16b, v11.4b[3]
+            ldp     q0, q1, [x12], #32
+            ldp     q4, q5, [x8], #32
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[1]
+            sdot    v18.4s, v0.16b, v4.4b[2]
+            sdot    v19.4s, v0.16b, v4.4b[3]
+            sdot    v16.4s, v1.16b, v5.4b[0]
+            sdot    v17.4s, v1.16b, v5.4b[1]
+            sdot    v18.4s, v1.16b, v5.4b[2]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            ldp     q6, q7, [x9], #32
+            sdot    v20.4s, v0.16b, v6.4b[0]
+            sdot    v21.4s, v0.16b, v6.4b[1]
+            sdot    v22.4s, v0.16b, v6.4b[2]
+            sdot    v23.4s, v0.16b, v6.4b[3]
+            sdot    v20.4s, v1.16b, v7.4b[0]
+            sdot    v21.4s, v1.16b, v7.4b[1]
+            sdot    v22.4s, v1.16b, v7.4b[2]
+            sdot    v23.4s, v1.16b, v7.4b[3]
+            ldp     q8, q9, [x10], #32
+            sdot    v24.4s, v0.16b, v8.4b[0]
+            sdot    v25.4s, v0.16b, v8.4b[1]
+            sdot    v26.4s, v0.16b, v8.4b[2]
+            sdot    v27.4s, v0.16b, v8.4b[3]
+            sdot    v24.4s, v1.16b, v9.4b[0]
+            sdot    v25.4s, v1.16b, v9.4b[1]
+            sdot    v26.4s, v1.16b, v9.4b[2]
+            sdot    v27.4s, v1.16b, v9.4b[3]
+            ldp     q10, q11, [x11], #32
+            sdot    v28.4s, v0.16b, v10.4b[0]
+            sdot    v29.4s, v0.16b, v10.4b[1]
+            sdot    v30.4s, v0.16b, v10.4b[2]
+            sdot    v31.4s, v0.16b, v10.4b[3]
+            sdot    v28.4s, v1.16b, v11.4b[0]
+            sdot    v29.4s, v1.16b, v11.4b[1]
+            sdot    v30.4s, v1.16b, v11.4b[2]
+            sdot    v31.4s, v1.16b, v11.4b[3]
+            ldp     q0, q1, [x12], #32
+            ldp     q4, q5, [x8], #32
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[1]
+            sdot    v18.4s, v0.16b, v4.4b[2]
+            sdot    v19.4s, v0.16b, v4.4b[3]
+            sdot    v16.4s, v1.16b, v5.4b[0]
+            sdot    v17.4s, v1.16b, v5.4b[1]
+            sdot    v18.4s, v1.16b, v5.4b[2]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            ldp     q6, q7, [x9], #32
+            sdot    v20.4s, v0.16b, v6.4b[0]
+            sdot    v21.4s, v0.16b, v6.4b[1]
+            sdot    v22.4s, v0.16b, v6.4b[2]
+            sdot    v23.4s, v0.16b, v6.4b[3]
+            sdot    v20.4s, v1.16b, v7.4b[0]
+            sdot    v21.4s, v1.16b, v7.4b[1]
+            sdot    v22.4s, v1.16b, v7.4b[2]
+            sdot    v23.4s, v1.16b, v7.4b[3]
+            ldp     q8, q9, [x10], #32
+            sdot    v24.4s, v0.16b, v8.4b[0]
+            sdot    v25.4s, v0.16b, v8.4b[1]
+            sdot    v26.4s, v0.16b, v8.4b[2]
+            sdot    v27.4s, v0.16b, v8.4b[3]
+            sdot    v24.4s, v1.16b, v9.4b[0]
+            sdot    v25.4s, v1.16b, v9.4b[1]
+            sdot    v26.4s, v1.16b, v9.4b[2]
+            sdot    v27.4s, v1.16b, v9.4b[3]
+            ldp     q10, q11, [x11], #32
+            sdot    v28.4s, v0.16b, v10.4b[0]
+            sdot    v29.4s, v0.16b, v10.4b[1]
+            sdot    v30.4s, v0.16b, v10.4b[2]
+            sdot    v31.4s, v0.16b, v10.4b[3]
+            sdot    v28.4s, v1.16b, v11.4b[0]
+            sdot    v29.4s, v1.16b, v11.4b[1]
+            sdot    v30.4s, v1.16b, v11.4b[2]
+            sdot    v31.4s, v1.16b, v11.4b[3]
+            subs    x15, x15, #0x1
+            b.ne    .L1                                  // back to .L1
+        ldr     q0, [x13]
+        ldr     q1, [x13, x14]
+        add     x13, x13, x14
+        ldr     q2, [x13, x14]
+        dup     v12.4s, w18
+        dup     v13.4s, w0
+        ldp     q4, q5, [x8]
+        mla     v16.4s, v0.4s, v4.s[0]
+        scvtf   v16.4s, v16.4s
+        fmul    v14.4s, v1.4s, v5.s[0]
+        fmul    v16.4s, v16.4s, v14.4s
+        fadd    v16.4s, v16.4s, v2.4s
+        fmax    v16.4s, v16.4s, v12.4s
+        fmin    v16.4s, v16.4s, v13.4s
+        fcvtn   v16.4h, v16.4s
+        st1     {v16.4h}, [x16], x17
+        mla     v17.4s, v0.4s, v4.s[1]
+        scvtf   v17.4s, v17.4s
+        fmul    v14.4s, v1.4s, v5.s[1]
+        fmul    v17.4s, v17.4s, v14.4s
+        fadd    v17.4s, v17.4s, v2.4s
+        fmax    v17.4s, v17.4s, v12.4s
+        fmin    v17.4s, v17.4s, v13.4s
+        fcvtn   v17.4h, v17.4s
+        st1     {v17.4h}, [x16], x17
+        mla     v18.4s, v0.4s, v4.s[2]
+        scvtf   v18.4s, v18.4s
+        fmul    v14.4s, v1.4s, v5.s[2]
+        fmul    v18.4s, v18.4s, v14.4s
+        fadd    v18.4s, v18.4s, v2.4s
+        fmax    v18.4s, v18.4s, v12.4s
+        fmin    v18.4s, v18.4s, v13.4s
+        fcvtn   v18.4h, v18.4s
+        st1     {v18.4h}, [x16], x17
+        mla     v19.4s, v0.4s, v4.s[3]
+        scvtf   v19.4s, v19.4s
+        fmul    v14.4s, v1.4s, v5.s[3]
+        fmul    v19.4s, v19.4s, v14.4s
+        fadd    v19.4s, v19.4s, v2.4s
+        fmax    v19.4s, v19.4s, v12.4s
+        fmin    v19.4s, v19.4s, v13.4s
+        fcvtn   v19.4h, v19.4s
+        st1     {v19.4h}, [x16], x17
+        ldp     q6, q7, [x9]
+        mla     v20.4s, v0.4s, v6.s[0]
+        scvtf   v20.4s, v20.4s
+        fmul    v14.4s, v1.4s, v7.s[0]
+        fmul    v20.4s, v20.4s, v14.4s
+        fadd    v20.4s, v20.4s, v2.4s
+        fmax    v20.4s, v20.4s, v12.4s
+        fmin    v20.4s, v20.4s, v13.4s
+        fcvtn   v20.4h, v20.4s
+        st1     {v20.4h}, [x16], x17
+        mla     v21.4s, v0.4s, v6.s[1]
+        scvtf   v21.4s, v21.4s
+        fmul    v14.4s, v1.4s, v7.s[1]
+        fmul    v21.4s, v21.4s, v14.4s
+        fadd    v21.4s, v21.4s, v2.4s
+        fmax    v21.4s, v21.4s, v12.4s
+        fmin    v21.4s, v21.4s, v13.4s
+        fcvtn   v21.4h, v21.4s
+        st1     {v21.4h}, [x16], x17
+        mla     v22.4s, v0.4s, v6.s[2]
+        scvtf   v22.4s, v22.4s
+        fmul    v14.4s, v1.4s, v7.s[2]
+        fmul    v22.4s, v22.4s, v14.4s
+        fadd    v22.4s, v22.4s, v2.4s
+        fmax    v22.4s, v22.4s, v12.4s
+        fmin    v22.4s, v22.4s, v13.4s
+        fcvtn   v22.4h, v22.4s
+        st1     {v22.4h}, [x16], x17
+        mla     v23.4s, v0.4s, v6.s[3]
+        scvtf   v23.4s, v23.4s
+        fmul    v14.4s, v1.4s, v7.s[3]
+        fmul    v23.4s, v23.4s, v14.4s
+        fadd    v23.4s, v23.4s, v2.4s
+        fmax    v23.4s, v23.4s, v12.4s
+        fmin    v23.4s, v23.4s, v13.4s
+        fcvtn   v23.4h, v23.4s
+        st1     {v23.4h}, [x16], x17
+        ldp     q8, q9, [x10]
+        mla     v24.4s, v0.4s, v8.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v14.4s, v1.4s, v9.s[0]
+        fmul    v24.4s, v24.4s, v14.4s
+        fadd    v24.4s, v24.4s, v2.4s
+        fmax    v24.4s, v24.4s, v12.4s
+        fmin    v24.4s, v24.4s, v13.4s
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x16], x17
+        mla     v25.4s, v0.4s, v8.s[1]
+        scvtf   v25.4s, v25.4s
+        fmul    v14.4s, v1.4s, v9.s[1]
+        fmul    v25.4s, v25.4s, v14.4s
+        fadd    v25.4s, v25.4s, v2.4s
+        fmax    v25.4s, v25.4s, v12.4s
+        fmin    v25.4s, v25.4s, v13.4s
+        fcvtn   v25.4h, v25.4s
+        st1     {v25.4h}, [x16], x17
+        mla     v26.4s, v0.4s, v8.s[2]
+        scvtf   v26.4s, v26.4s
+        fmul    v14.4s, v1.4s, v9.s[2]
+        fmul    v26.4s, v26.4s, v14.4s
+        fadd    v26.4s, v26.4s, v2.4s
+        fmax    v26.4s, v26.4s, v12.4s
+        fmin    v26.4s, v26.4s, v13.4s
+        fcvtn   v26.4h, v26.4s
+        st1     {v26.4h}, [x16], x17
+        mla     v27.4s, v0.4s, v8.s[3]
+        scvtf   v27.4s, v27.4s
+        fmul    v14.4s, v1.4s, v9.s[3]
+        fmul    v27.4s, v27.4s, v14.4s
+        fadd    v27.4s, v27.4s, v2.4s
+        fmax    v27.4s, v27.4s, v12.4s
+        fmin    v27.4s, v27.4s, v13.4s
+        fcvtn   v27.4h, v27.4s
+        st1     {v27.4h}, [x16], x17
+        ldp     q10, q11, [x11]
+        mla     v28.4s, v0.4s, v10.s[0]
+        scvtf   v28.4s, v28.4s
+        fmul    v14.4s, v1.4s, v11.s[0]
+        fmul    v28.4s, v28.4s, v14.4s
+        fadd    v28.4s, v28.4s, v2.4s
+        fmax    v28.4s, v28.4s, v12.4s
+        fmin    v28.4s, v28.4s, v13.4s
+        fcvtn   v28.4h, v28.4s
+        st1     {v28.4h}, [x16], x17
+        mla     v29.4s, v0.4s, v10.s[1]
+        scvtf   v29.4s, v29.4s
+        fmul    v14.4s, v1.4s, v11.s[1]
+        fmul    v29.4s, v29.4s, v14.4s
+        fadd    v29.4s, v29.4s, v2.4s
+        fmax    v29.4s, v29.4s, v12.4s
+        fmin    v29.4s, v29.4s, v13.4s
+        fcvtn   v29.4h, v29.4s
+        st1     {v29.4h}, [x16], x17
+        mla     v30.4s, v0.4s, v10.s[2]
+        scvtf   v30.4s, v30.4s
+        fmul    v14.4s, v1.4s, v11.s[2]
+        fmul    v30.4s, v30.4s, v14.4s
+        fadd    v30.4s, v30.4s, v2.4s
+        fmax    v30.4s, v30.4s, v12.4s
+        fmin    v30.4s, v30.4s, v13.4s
+        fcvtn   v30.4h, v30.4s
+        st1     {v30.4h}, [x16], x17
+        mla     v31.4s, v0.4s, v10.s[3]
+        scvtf   v31.4s, v31.4s
+        fmul    v14.4s, v1.4s, v11.s[3]
+        fmul    v31.4s, v31.4s, v14.4s
+        fadd    v31.4s, v31.4s, v2.4s
+        fmax    v31.4s, v31.4s, v12.4s
+        fmin    v31.4s, v31.4s, v13.4s
+        fcvtn   v31.4h, v31.4s
+        st1     {v31.4h}, [x16], x17
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi8cxp::dotprod::tiles::f16_out::tile4_1x16
+// 231 instructions; loop .L2: 100 instructions, 64 sdot
+f16_out::tile4_1x16:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0, #64]
+        ldr     x10, [x0]
+        ldr     x12, [x0, #112]
+        ldr     x13, [x0, #152]
+        ldp     w14, w15, [x0, #168]
+        add     x11, x8, x9
+        lsl     x9, x9, #1
+        add     x16, x8, x9
+        add     x9, x11, x9
+        movi    v31.16b, #0xf0
+        movi    v20.16b, #0x0
+        movi    v21.16b, #0x0
+        movi    v22.16b, #0x0
+        movi    v23.16b, #0x0
+        movi    v24.16b, #0x0
+        movi    v25.16b, #0x0
+        movi    v26.16b, #0x0
+        movi    v27.16b, #0x0
+        tbz     w12, #0, .L1
+        ldp     q0, q1, [x10], #32
+        ldp     q4, q5, [x8], #32
+        ldp     q6, q7, [x8], #32
+        sdot    v20.4s, v4.16b, v0.4b[0]
+        sdot    v21.4s, v5.16b, v0.4b[1]
+        sdot    v20.4s, v6.16b, v0.4b[2]
+        sdot    v21.4s, v7.16b, v0.4b[3]
+        ldp     q4, q5, [x8], #32
+        ldp     q6, q7, [x8], #32
+        sdot    v20.4s, v4.16b, v1.4b[0]
+        sdot    v21.4s, v5.16b, v1.4b[1]
+        sdot    v20.4s, v6.16b, v1.4b[2]
+        sdot    v21.4s, v7.16b, v1.4b[3]
+        ldp     q8, q9, [x11], #32
+        ldp     q10, q11, [x11], #32
+        sdot    v22.4s, v8.16b, v0.4b[0]
+        sdot    v23.4s, v9.16b, v0.4b[1]
+        sdot    v22.4s, v10.16b, v0.4b[2]
+        sdot    v23.4s, v11.16b, v0.4b[3]
+        ldp     q8, q9, [x11], #32
+        ldp     q10, q11, [x11], #32
+        sdot    v22.4s, v8.16b, v1.4b[0]
+        sdot    v23.4s, v9.16b, v1.4b[1]
+        sdot    v22.4s, v10.16b, v1.4b[2]
+        sdot    v23.4s, v11.16b, v1.4b[3]
+        ldp     q12, q13, [x16], #32
+        ldp     q14, q15, [x16], #32
+        sdot    v24.4s, v12.16b, v0.4b[0]
+        sdot    v25.4s, v13.16b, v0.4b[1]
+        sdot    v24.4s, v14.16b, v0.4b[2]
+        sdot    v25.4s, v15.16b, v0.4b[3]
+        ldp     q12, q13, [x16], #32
+        ldp     q14, q15, [x16], #32
+        sdot    v24.4s, v12.16b, v1.4b[0]
+        sdot    v25.4s, v13.16b, v1.4b[1]
+        sdot    v24.4s, v14.16b, v1.4b[2]
+        sdot    v25.4s, v15.16b, v1.4b[3]
+        ldp     q16, q17, [x9], #32
+        ldp     q18, q19, [x9], #32
+        sdot    v26.4s, v16.16b, v0.4b[0]
+        sdot    v27.4s, v17.16b, v0.4b[1]
+        sdot    v26.4s, v18.16b, v0.4b[2]
+        sdot    v27.4s, v19.16b, v0.4b[3]
+        ldp     q16, q17, [x9], #32
+        ldp     q18, q19, [x9], #32
+        sdot    v26.4s, v16.16b, v1.4b[0]
+        sdot    v27.4s, v17.16b, v1.4b[1]
+        sdot    v26.4s, v18.16b, v1.4b[2]
+        sdot    v27.4s, v19.16b, v1.4b[3]
+.L1:
+        lsr     x12, x12, #1
+        cbz     x12, .L3
+.L2:    // loop: 100 instructions, 64 sdot
+            ldp     q0, q1, [x10], #32
+            ldp     q4, q5, [x8], #32
+            ldp     q6, q7, [x8], #32
+            sdot    v20.4s, v4.16b, v0.4b[0]
+            sdot    v21.4s, v5.16b, v0.4b[1]
+            sdot    v20.4s, v6.16b, v0.4b[2]
+            sdot    v21.4s, v7.16b, v0.4b[3]
+            ldp     q4, q5, [x8], #32
+            ldp     q6, q7, [x8], #32
+            sdot    v20.4s, v4.16b, v1.4b[0]
+            sdot    v21.4s, v5.16b, v1.4b[1]
+            sdot    v20.4s, v6.16b, v1.4b[2]
+            sdot    v21.4s, v7.16b, v1.4b[3]
+            ldp     q8, q9, [x11], #32
+            ldp     q10, q11, [x11], #32
+            sdot    v22.4s, v8.16b, v0.4b[0]
+            sdot    v23.4s, v9.16b, v0.4b[1]
+            sdot    v22.4s, v10.16b, v0.4b[2]
+            sdot    v23.4s, v11.16b, v0.4b[3]
+            ldp     q8, q9, [x11], #32
+            ldp     q10, q11, [x11], #32
+            sdot    v22.4s, v8.16b, v1.4b[0]
+            sdot    v23.4s, v9.16b, v1.4b[1]
+            sdot    v22.4s, v10.16b, v1.4b[2]
+            sdot    v23.4s, v11.16b, v1.4b[3]
+            ldp     q12, q13, [x16], #32
+            ldp     q14, q15, [x16], #32
+            sdot    v24.4s, v12.16b, v0.4b[0]
+            sdot    v25.4s, v13.16b, v0.4b[1]
+            sdot    v24.4s, v14.16b, v0.4b[2]
+            sdot    v25.4s, v15.16b, v0.4b[3]
+            ldp     q12, q13, [x16], #32
+            ldp     q14, q15, [x16], #32
+            sdot    v24.4s, v12.16b, v1.4b[0]
+            sdot    v25.4s, v13.16b, v1.4b[1]
+            sdot    v24.4s, v14.16b, v1.4b[2]
+            sdot    v25.4s, v15.16b, v1.4b[3]
+            ldp     q16, q17, [x9], #32
+            ldp     q18, q19, [x9], #32
+            sdot    v26.4s, v16.16b, v0.4b[0]
+            sdot    v27.4s, v17.16b, v0.4b[1]
+            sdot    v26.4s, v18.16b, v0.4b[2]
+            sdot    v27.4s, v19.16b, v0.4b[3]
+            ldp     q16, q17, [x9], #32
+            ldp     q18, q19, [x9], #32
+            sdot    v26.4s, v16.16b, v1.4b[0]
+            sdot    v27.4s, v17.16b, v1.4b[1]
+            sdot    v26.4s, v18.16b, v1.4b[2]
+            sdot    v27.4s, v19.16b, v1.4b[3]
+            ldp     q0, q1, [x10], #32
+            ldp     q4, q5, [x8], #32
+            ldp     q6, q7, [x8], #32
+            sdot    v20.4s, v4.16b, v0.4b[0]
+            sdot    v21.4s, v5.16b, v0.4b[1]
+            sdot    v20.4s, v6.16b, v0.4b[2]
+            sdot    v21.4s, v7.16b, v0.4b[3]
+            ldp     q4, q5, [x8], #32
+            ldp     q6, q7, [x8], #32
+            sdot    v20.4s, v4.16b, v1.4b[0]
+            sdot    v21.4s, v5.16b, v1.4b[1]
+            sdot    v20.4s, v6.16b, v1.4b[2]
+            sdot    v21.4s, v7.16b, v1.4b[3]
+            ldp     q8, q9, [x11], #32
+            ldp     q10, q11, [x11], #32
+            sdot    v22.4s, v8.16b, v0.4b[0]
+            sdot    v23.4s, v9.16b, v0.4b[1]
+            sdot    v22.4s, v10.16b, v0.4b[2]
+            sdot    v23.4s, v11.16b, v0.4b[3]
+            ldp     q8, q9, [x11], #32
+            ldp     q10, q11, [x11], #32
+            sdot    v22.4s, v8.16b, v1.4b[0]
+            sdot    v23.4s, v9.16b, v1.4b[1]
+            sdot    v22.4s, v10.16b, v1.4b[2]
+            sdot    v23.4s, v11.16b, v1.4b[3]
+            ldp     q12, q13, [x16], #32
+            ldp     q14, q15, [x16], #32
+            sdot    v24.4s, v12.16b, v0.4b[0]
+            sdot    v25.4s, v13.16b, v0.4b[1]
+            sdot    v24.4s, v14.16b, v0.4b[2]
+            sdot    v25.4s, v15.16b, v0.4b[3]
+            ldp     q12, q13, [x16], #32
+            ldp     q14, q15, [x16], #32
+            sdot    v24.4s, v12.16b, v1.4b[0]
+            sdot    v25.4s, v13.16b, v1.4b[1]
+            sdot    v24.4s, v14.16b, v1.4b[2]
+            sdot    v25.4s, v15.16b, v1.4b[3]
+            ldp     q16, q17, [x9], #32
+            ldp     q18, q19, [x9], #32
+            sdot    v26.4s, v16.16b, v0.4b[0]
+            sdot    v27.4s, v17.16b, v0.4b[1]
+            sdot    v26.4s, v18.16b, v0.4b[2]
+            sdot    v27.4s, v19.16b, v0.4b[3]
+            ldp     q16, q17, [x9], #32
+            ldp     q18, q19, [x9], #32
+            sdot    v26.4s, v16.16b, v1.4b[0]
+            sdot    v27.4s, v17.16b, v1.4b[1]
+            sdot    v26.4s, v18.16b, v1.4b[2]
+            sdot    v27.4s, v19.16b, v1.4b[3]
+            subs    x12, x12, #0x1
+            b.ne    .L2                                  // back to .L2
+.L3:
+        add     v20.4s, v20.4s, v21.4s
+        add     v22.4s, v22.4s, v23.4s
+        add     v24.4s, v24.4s, v25.4s
+        add     v26.4s, v26.4s, v27.4s
+        ldr     d1, [x10]
+        dup     v2.4s, w14
+        dup     v3.4s, w15
+        ldr     q4, [x8]
+        ldr     q6, [x8, #16]
+        ldr     q8, [x8, #32]
+        mla     v20.4s, v4.4s, v1.s[0]
+        scvtf   v20.4s, v20.4s
+        fmul    v6.4s, v6.4s, v1.s[1]
+        fmul    v20.4s, v20.4s, v6.4s
+        fadd    v20.4s, v20.4s, v8.4s
+        fmax    v20.4s, v20.4s, v2.4s
+        fmin    v20.4s, v20.4s, v3.4s
+        ldr     q4, [x11]
+        ldr     q6, [x11, #16]
+        ldr     q8, [x11, #32]
+        mla     v22.4s, v4.4s, v1.s[0]
+        scvtf   v22.4s, v22.4s
+        fmul    v6.4s, v6.4s, v1.s[1]
+        fmul    v22.4s, v22.4s, v6.4s
+        fadd    v22.4s, v22.4s, v8.4s
+        fmax    v22.4s, v22.4s, v2.4s
+        fmin    v22.4s, v22.4s, v3.4s
+        ldr     q4, [x16]
+        ldr     q6, [x16, #16]
+        ldr     q8, [x16, #32]
+        mla     v24.4s, v4.4s, v1.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v6.4s, v6.4s, v1.s[1]
+        fmul    v24.4s, v24.4s, v6.4s
+        fadd    v24.4s, v24.4s, v8.4s
+        fmax    v24.4s, v24.4s, v2.4s
+        fmin    v24.4s, v24.4s, v3.4s
+        ldr     q4, [x9]
+        ldr     q6, [x9, #16]
+        ldr     q8, [x9, #32]
+        mla     v26.4s, v4.4s, v1.s[0]
+        scvtf   v26.4s, v26.4s
+        fmul    v6.4s, v6.4s, v1.s[1]
+        fmul    v26.4s, v26.4s, v6.4s
+        fadd    v26.4s, v26.4s, v8.4s
+        fmax    v26.4s, v26.4s, v2.4s
+        fmin    v26.4s, v26.4s, v3.4s
+        fcvtn   v20.4h, v20.4s
+        fcvtn2  v20.8h, v22.4s
+        fcvtn   v24.4h, v24.4s
+        fcvtn2  v24.8h, v26.4s
+        stp     q20, q24, [x13]
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi8cxp::dotprod::tiles::f16_out::tile4_1x4
+// 77 instructions; loop .L2: 28 instructions, 16 sdot
+f16_out::tile4_1x4:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldr     x8, [x0]
+        ldr     x9, [x0, #64]
+        ldr     x10, [x0, #112]
+        ldr     x11, [x0, #152]
+        ldp     w12, w13, [x0, #168]
+        movi    v31.16b, #0xf0
+        movi    v20.16b, #0x0
+        movi    v21.16b, #0x0
+        tbz     w10, #0, .L1
+        ldp     q0, q1, [x8], #32
+        ldp     q4, q5, [x9], #32
+        ldp     q6, q7, [x9], #32
+        sdot    v20.4s, v4.16b, v0.4b[0]
+        sdot    v21.4s, v5.16b, v0.4b[1]
+        sdot    v20.4s, v6.16b, v0.4b[2]
+        sdot    v21.4s, v7.16b, v0.4b[3]
+        ldp     q4, q5, [x9], #32
+        ldp     q6, q7, [x9], #32
+        sdot    v20.4s, v4.16b, v1.4b[0]
+        sdot    v21.4s, v5.16b, v1.4b[1]
+        sdot    v20.4s, v6.16b, v1.4b[2]
+        sdot    v21.4s, v7.16b, v1.4b[3]
+.L1:
+        lsr     x10, x10, #1
+        cbz     x10, .L3
+.L2:    // loop: 28 instructions, 16 sdot
+            ldp     q0, q1, [x8], #32
+            ldp     q4, q5, [x9], #32
+            ldp     q6, q7, [x9], #32
+            sdot    v20.4s, v4.16b, v0.4b[0]
+            sdot    v21.4s, v5.16b, v0.4b[1]
+            sdot    v20.4s, v6.16b, v0.4b[2]
+            sdot    v21.4s, v7.16b, v0.4b[3]
+            ldp     q4, q5, [x9], #32
+            ldp     q6, q7, [x9], #32
+            sdot    v20.4s, v4.16b, v1.4b[0]
+            sdot    v21.4s, v5.16b, v1.4b[1]
+            sdot    v20.4s, v6.16b, v1.4b[2]
+            sdot    v21.4s, v7.16b, v1.4b[3]
+            ldp     q0, q1, [x8], #32
+            ldp     q4, q5, [x9], #32
+            ldp     q6, q7, [x9], #32
+            sdot    v20.4s, v4.16b, v0.4b[0]
+            sdot    v21.4s, v5.16b, v0.4b[1]
+            sdot    v20.4s, v6.16b, v0.4b[2]
+            sdot    v21.4s, v7.16b, v0.4b[3]
+            ldp     q4, q5, [x9], #32
+            ldp     q6, q7, [x9], #32
+            sdot    v20.4s, v4.16b, v1.4b[0]
+            sdot    v21.4s, v5.16b, v1.4b[1]
+            sdot    v20.4s, v6.16b, v1.4b[2]
+            sdot    v21.4s, v7.16b, v1.4b[3]
+            subs    x10, x10, #0x1
+            b.ne    .L2                                  // back to .L2
+.L3:
+        add     v20.4s, v20.4s, v21.4s
+        ldr     d1, [x8]
+        dup     v2.4s, w12
+        dup     v3.4s, w13
+        ldr     q4, [x9]
+        ldr     q6, [x9, #16]
+        ldr     q8, [x9, #32]
+        mla     v20.4s, v4.4s, v1.s[0]
+        scvtf   v20.4s, v20.4s
+        fmul    v6.4s, v6.4s, v1.s[1]
+        fmul    v20.4s, v20.4s, v6.4s
+        fadd    v20.4s, v20.4s, v8.4s
+        fmax    v20.4s, v20.4s, v2.4s
+        fmin    v20.4s, v20.4s, v3.4s
+        fcvtn   v20.4h, v20.4s
+        str     d20, [x11]
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi8cxp::dotprod::tiles::f16_out::tile4_4x4
+// 104 instructions; loop .L1: 42 instructions, 32 sdot
+f16_out::tile4_4x4:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldr     x8, [x0]
+        ldr     x9, [x0, #64]
+        ldr     x12, [x0, #112]
+        ldp     x10, x11, [x0, #96]
+        ldp     x13, x14, [x0, #152]
+        ldp     w15, w16, [x0, #168]
+        movi    v16.16b, #0x0
+        movi    v17.16b, #0x0
+        movi    v18.16b, #0x0
+        movi    v19.16b, #0x0
+.L1:    // loop: 42 instructions, 32 sdot
+            ldp     q0, q1, [x9], #32
+            ldp     q4, q5, [x8], #32
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[1]
+            sdot    v18.4s, v0.16b, v4.4b[2]
+            sdot    v19.4s, v0.16b, v4.4b[3]
+            sdot    v16.4s, v1.16b, v5.4b[0]
+            sdot    v17.4s, v1.16b, v5.4b[1]
+            sdot    v18.4s, v1.16b, v5.4b[2]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            ldp     q0, q1, [x9], #32
+            ldp     q4, q5, [x8], #32
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[1]
+            sdot    v18.4s, v0.16b, v4.4b[2]
+            sdot    v19.4s, v0.16b, v4.4b[3]
+            sdot    v16.4s, v1.16b, v5.4b[0]
+            sdot    v17.4s, v1.16b, v5.4b[1]
+            sdot    v18.4s, v1.16b, v5.4b[2]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            ldp     q0, q1, [x9], #32
+            ldp     q4, q5, [x8], #32
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[1]
+            sdot    v18.4s, v0.16b, v4.4b[2]
+            sdot    v19.4s, v0.16b, v4.4b[3]
+            sdot    v16.4s, v1.16b, v5.4b[0]
+            sdot    v17.4s, v1.16b, v5.4b[1]
+            sdot    v18.4s, v1.16b, v5.4b[2]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            ldp     q0, q1, [x9], #32
+            ldp     q4, q5, [x8], #32
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[1]
+            sdot    v18.4s, v0.16b, v4.4b[2]
+            sdot    v19.4s, v0.16b, v4.4b[3]
+            sdot    v16.4s, v1.16b, v5.4b[0]
+            sdot    v17.4s, v1.16b, v5.4b[1]
+            sdot    v18.4s, v1.16b, v5.4b[2]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            subs    x12, x12, #0x1
+            b.ne    .L1                                  // back to .L1
+        ldr     q0, [x10]
+        ldr     q1, [x10, x11]
+        add     x10, x10, x11
+        ldr     q2, [x10, x11]
+        dup     v12.4s, w15
+        dup     v13.4s, w16
+        ldp     q4, q5, [x8]
+        mla     v16.4s, v0.4s, v4.s[0]
+        scvtf   v16.4s, v16.4s
+        fmul    v14.4s, v1.4s, v5.s[0]
+        fmul    v16.4s, v16.4s, v14.4s
+        fadd    v16.4s, v16.4s, v2.4s
+        fmax    v16.4s, v16.4s, v12.4s
+        fmin    v16.4s, v16.4s, v13.4s
+        fcvtn   v16.4h, v16.4s
+        st1     {v16.4h}, [x13], x14
+        mla     v17.4s, v0.4s, v4.s[1]
+        scvtf   v17.4s, v17.4s
+        fmul    v14.4s, v1.4s, v5.s[1]
+        fmul    v17.4s, v17.4s, v14.4s
+        fadd    v17.4s, v17.4s, v2.4s
+        fmax    v17.4s, v17.4s, v12.4s
+        fmin    v17.4s, v17.4s, v13.4s
+        fcvtn   v17.4h, v17.4s
+        st1     {v17.4h}, [x13], x14
+        mla     v18.4s, v0.4s, v4.s[2]
+        scvtf   v18.4s, v18.4s
+        fmul    v14.4s, v1.4s, v5.s[2]
+        fmul    v18.4s, v18.4s, v14.4s
+        fadd    v18.4s, v18.4s, v2.4s
+        fmax    v18.4s, v18.4s, v12.4s
+        fmin    v18.4s, v18.4s, v13.4s
+        fcvtn   v18.4h, v18.4s
+        st1     {v18.4h}, [x13], x14
+        mla     v19.4s, v0.4s, v4.s[3]
+        scvtf   v19.4s, v19.4s
+        fmul    v14.4s, v1.4s, v5.s[3]
+        fmul    v19.4s, v19.4s, v14.4s
+        fadd    v19.4s, v19.4s, v2.4s
+        fmax    v19.4s, v19.4s, v12.4s
+        fmin    v19.4s, v19.4s, v13.4s
+        fcvtn   v19.4h, v19.4s
+        st1     {v19.4h}, [x13], x14
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi8cxp::dotprod::tiles::f16_out::tile4_8x4
+// 181 instructions; loop .L1: 78 instructions, 64 sdot
+f16_out::tile4_8x4:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        ldr     x10, [x0, #64]
+        ldp     x11, x12, [x0, #96]
+        ldr     x13, [x0, #112]
+        ldp     x14, x15, [x0, #152]
+        ldp     w16, w17, [x0, #168]
+        movi    v16.16b, #0x0
+        movi    v17.16b, #0x0
+        movi    v18.16b, #0x0
+        movi    v19.16b, #0x0
+        movi    v20.16b, #0x0
+        movi    v21.16b, #0x0
+        movi    v22.16b, #0x0
+        movi    v23.16b, #0x0
+.L1:    // loop: 78 instructions, 64 sdot
+            ldp     q0, q1, [x10], #32
+            ldp     q4, q5, [x8], #32
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[1]
+            sdot    v18.4s, v0.16b, v4.4b[2]
+            sdot    v19.4s, v0.16b, v4.4b[3]
+            sdot    v16.4s, v1.16b, v5.4b[0]
+            sdot    v17.4s, v1.16b, v5.4b[1]
+            sdot    v18.4s, v1.16b, v5.4b[2]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            ldp     q6, q7, [x9], #32
+            sdot    v20.4s, v0.16b, v6.4b[0]
+            sdot    v21.4s, v0.16b, v6.4b[1]
+            sdot    v22.4s, v0.16b, v6.4b[2]
+            sdot    v23.4s, v0.16b, v6.4b[3]
+            sdot    v20.4s, v1.16b, v7.4b[0]
+            sdot    v21.4s, v1.16b, v7.4b[1]
+            sdot    v22.4s, v1.16b, v7.4b[2]
+            sdot    v23.4s, v1.16b, v7.4b[3]
+            ldp     q0, q1, [x10], #32
+            ldp     q4, q5, [x8], #32
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[1]
+            sdot    v18.4s, v0.16b, v4.4b[2]
+            sdot    v19.4s, v0.16b, v4.4b[3]
+            sdot    v16.4s, v1.16b, v5.4b[0]
+            sdot    v17.4s, v1.16b, v5.4b[1]
+            sdot    v18.4s, v1.16b, v5.4b[2]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            ldp     q6, q7, [x9], #32
+            sdot    v20.4s, v0.16b, v6.4b[0]
+            sdot    v21.4s, v0.16b, v6.4b[1]
+            sdot    v22.4s, v0.16b, v6.4b[2]
+            sdot    v23.4s, v0.16b, v6.4b[3]
+            sdot    v20.4s, v1.16b, v7.4b[0]
+            sdot    v21.4s, v1.16b, v7.4b[1]
+            sdot    v22.4s, v1.16b, v7.4b[2]
+            sdot    v23.4s, v1.16b, v7.4b[3]
+            ldp     q0, q1, [x10], #32
+            ldp     q4, q5, [x8], #32
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[1]
+            sdot    v18.4s, v0.16b, v4.4b[2]
+            sdot    v19.4s, v0.16b, v4.4b[3]
+            sdot    v16.4s, v1.16b, v5.4b[0]
+            sdot    v17.4s, v1.16b, v5.4b[1]
+            sdot    v18.4s, v1.16b, v5.4b[2]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            ldp     q6, q7, [x9], #32
+            sdot    v20.4s, v0.16b, v6.4b[0]
+            sdot    v21.4s, v0.16b, v6.4b[1]
+            sdot    v22.4s, v0.16b, v6.4b[2]
+            sdot    v23.4s, v0.16b, v6.4b[3]
+            sdot    v20.4s, v1.16b, v7.4b[0]
+            sdot    v21.4s, v1.16b, v7.4b[1]
+            sdot    v22.4s, v1.16b, v7.4b[2]
+            sdot    v23.4s, v1.16b, v7.4b[3]
+            ldp     q0, q1, [x10], #32
+            ldp     q4, q5, [x8], #32
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[1]
+            sdot    v18.4s, v0.16b, v4.4b[2]
+            sdot    v19.4s, v0.16b, v4.4b[3]
+            sdot    v16.4s, v1.16b, v5.4b[0]
+            sdot    v17.4s, v1.16b, v5.4b[1]
+            sdot    v18.4s, v1.16b, v5.4b[2]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            ldp     q6, q7, [x9], #32
+            sdot    v20.4s, v0.16b, v6.4b[0]
+            sdot    v21.4s, v0.16b, v6.4b[1]
+            sdot    v22.4s, v0.16b, v6.4b[2]
+            sdot    v23.4s, v0.16b, v6.4b[3]
+            sdot    v20.4s, v1.16b, v7.4b[0]
+            sdot    v21.4s, v1.16b, v7.4b[1]
+            sdot    v22.4s, v1.16b, v7.4b[2]
+            sdot    v23.4s, v1.16b, v7.4b[3]
+            subs    x13, x13, #0x1
+            b.ne    .L1                                  // back to .L1
+        ldr     q0, [x11]
+        ldr     q1, [x11, x12]
+        add     x11, x11, x12
+        ldr     q2, [x11, x12]
+        dup     v12.4s, w16
+        dup     v13.4s, w17
+        ldp     q4, q5, [x8]
+        mla     v16.4s, v0.4s, v4.s[0]
+        scvtf   v16.4s, v16.4s
+        fmul    v14.4s, v1.4s, v5.s[0]
+        fmul    v16.4s, v16.4s, v14.4s
+        fadd    v16.4s, v16.4s, v2.4s
+        fmax    v16.4s, v16.4s, v12.4s
+        fmin    v16.4s, v16.4s, v13.4s
+        fcvtn   v16.4h, v16.4s
+        st1     {v16.4h}, [x14], x15
+        mla     v17.4s, v0.4s, v4.s[1]
+        scvtf   v17.4s, v17.4s
+        fmul    v14.4s, v1.4s, v5.s[1]
+        fmul    v17.4s, v17.4s, v14.4s
+        fadd    v17.4s, v17.4s, v2.4s
+        fmax    v17.4s, v17.4s, v12.4s
+        fmin    v17.4s, v17.4s, v13.4s
+        fcvtn   v17.4h, v17.4s
+        st1     {v17.4h}, [x14], x15
+        mla     v18.4s, v0.4s, v4.s[2]
+        scvtf   v18.4s, v18.4s
+        fmul    v14.4s, v1.4s, v5.s[2]
+        fmul    v18.4s, v18.4s, v14.4s
+        fadd    v18.4s, v18.4s, v2.4s
+        fmax    v18.4s, v18.4s, v12.4s
+        fmin    v18.4s, v18.4s, v13.4s
+        fcvtn   v18.4h, v18.4s
+        st1     {v18.4h}, [x14], x15
+        mla     v19.4s, v0.4s, v4.s[3]
+        scvtf   v19.4s, v19.4s
+        fmul    v14.4s, v1.4s, v5.s[3]
+        fmul    v19.4s, v19.4s, v14.4s
+        fadd    v19.4s, v19.4s, v2.4s
+        fmax    v19.4s, v19.4s, v12.4s
+        fmin    v19.4s, v19.4s, v13.4s
+        fcvtn   v19.4h, v19.4s
+        st1     {v19.4h}, [x14], x15
+        ldp     q6, q7, [x9]
+        mla     v20.4s, v0.4s, v6.s[0]
+        scvtf   v20.4s, v20.4s
+        fmul    v14.4s, v1.4s, v7.s[0]
+        fmul    v20.4s, v20.4s, v14.4s
+        fadd    v20.4s, v20.4s, v2.4s
+        fmax    v20.4s, v20.4s, v12.4s
+        fmin    v20.4s, v20.4s, v13.4s
+        fcvtn   v20.4h, v20.4s
+        st1     {v20.4h}, [x14], x15
+        mla     v21.4s, v0.4s, v6.s[1]
+        scvtf   v21.4s, v21.4s
+        fmul    v14.4s, v1.4s, v7.s[1]
+        fmul    v21.4s, v21.4s, v14.4s
+        fadd    v21.4s, v21.4s, v2.4s
+        fmax    v21.4s, v21.4s, v12.4s
+        fmin    v21.4s, v21.4s, v13.4s
+        fcvtn   v21.4h, v21.4s
+        st1     {v21.4h}, [x14], x15
+        mla     v22.4s, v0.4s, v6.s[2]
+        scvtf   v22.4s, v22.4s
+        fmul    v14.4s, v1.4s, v7.s[2]
+        fmul    v22.4s, v22.4s, v14.4s
+        fadd    v22.4s, v22.4s, v2.4s
+        fmax    v22.4s, v22.4s, v12.4s
+        fmin    v22.4s, v22.4s, v13.4s
+        fcvtn   v22.4h, v22.4s
+        st1     {v22.4h}, [x14], x15
+        mla     v23.4s, v0.4s, v6.s[3]
+        scvtf   v23.4s, v23.4s
+        fmul    v14.4s, v1.4s, v7.s[3]
+        fmul    v23.4s, v23.4s, v14.4s
+        fadd    v23.4s, v23.4s, v2.4s
+        fmax    v23.4s, v23.4s, v12.4s
+        fmin    v23.4s, v23.4s, v13.4s
+        fcvtn   v23.4h, v23.4s
+        st1     {v23.4h}, [x14], x15
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi8cxp::dotprod::tiles::f16_out::tile8_12x4
+// 259 instructions; loop .L1: 114 instructions, 96 sdot
+f16_out::tile8_12x4:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        ldr     x10, [x0, #16]
+        ldr     x11, [x0, #64]
+        ldr     x14, [x0, #112]
+        ldp     x12, x13, [x0, #96]
+        ldp     x15, x16, [x0, #152]
+        ldp     w17, w18, [x0, #168]
+        movi    v16.16b, #0x0
+        movi    v17.16b, #0x0
+        movi    v18.16b, #0x0
+        movi    v19.16b, #0x0
+        movi    v20.16b, #0x0
+        movi    v21.16b, #0x0
+        movi    v22.16b, #0x0
+        movi    v23.16b, #0x0
+        movi    v24.16b, #0x0
+        movi    v25.16b, #0x0
+        movi    v26.16b, #0x0
+        movi    v27.16b, #0x0
+.L1:    // loop: 114 instructions, 96 sdot
+            ld2     {v0.4s, v1.4s}, [x11], #32
+            ld2     {v4.4s, v5.4s}, [x8], #32
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[1]
+            sdot    v18.4s, v0.16b, v4.4b[2]
+            sdot    v19.4s, v0.16b, v4.4b[3]
+            sdot    v16.4s, v1.16b, v5.4b[0]
+            sdot    v17.4s, v1.16b, v5.4b[1]
+            sdot    v18.4s, v1.16b, v5.4b[2]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            ld2     {v6.4s, v7.4s}, [x9], #32
+            sdot    v20.4s, v0.16b, v6.4b[0]
+            sdot    v21.4s, v0.16b, v6.4b[1]
+            sdot    v22.4s, v0.16b, v6.4b[2]
+            sdot    v23.4s, v0.16b, v6.4b[3]
+            sdot    v20.4s, v1.16b, v7.4b[0]
+            sdot    v21.4s, v1.16b, v7.4b[1]
+            sdot    v22.4s, v1.16b, v7.4b[2]
+            sdot    v23.4s, v1.16b, v7.4b[3]
+            ld2     {v8.4s, v9.4s}, [x10], #32
+            sdot    v24.4s, v0.16b, v8.4b[0]
+            sdot    v25.4s, v0.16b, v8.4b[1]
+            sdot    v26.4s, v0.16b, v8.4b[2]
+            sdot    v27.4s, v0.16b, v8.4b[3]
+            sdot    v24.4s, v1.16b, v9.4b[0]
+            sdot    v25.4s, v1.16b, v9.4b[1]
+            sdot    v26.4s, v1.16b, v9.4b[2]
+            sdot    v27.4s, v1.16b, v9.4b[3]
+            ld2     {v0.4s, v1.4s}, [x11], #32
+            ld2     {v4.4s, v5.4s}, [x8], #32
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[1]
+            sdot    v18.4s, v0.16b, v4.4b[2]
+            sdot    v19.4s, v0.16b, v4.4b[3]
+            sdot    v16.4s, v1.16b, v5.4b[0]
+            sdot    v17.4s, v1.16b, v5.4b[1]
+            sdot    v18.4s, v1.16b, v5.4b[2]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            ld2     {v6.4s, v7.4s}, [x9], #32
+            sdot    v20.4s, v0.16b, v6.4b[0]
+            sdot    v21.4s, v0.16b, v6.4b[1]
+            sdot    v22.4s, v0.16b, v6.4b[2]
+            sdot    v23.4s, v0.16b, v6.4b[3]
+            sdot    v20.4s, v1.16b, v7.4b[0]
+            sdot    v21.4s, v1.16b, v7.4b[1]
+            sdot    v22.4s, v1.16b, v7.4b[2]
+            sdot    v23.4s, v1.16b, v7.4b[3]
+            ld2     {v8.4s, v9.4s}, [x10], #32
+            sdot    v24.4s, v0.16b, v8.4b[0]
+            sdot    v25.4s, v0.16b, v8.4b[1]
+            sdot    v26.4s, v0.16b, v8.4b[2]
+            sdot    v27.4s, v0.16b, v8.4b[3]
+            sdot    v24.4s, v1.16b, v9.4b[0]
+            sdot    v25.4s, v1.16b, v9.4b[1]
+            sdot    v26.4s, v1.16b, v9.4b[2]
+            sdot    v27.4s, v1.16b, v9.4b[3]
+            ld2     {v0.4s, v1.4s}, [x11], #32
+            ld2     {v4.4s, v5.4s}, [x8], #32
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[1]
+            sdot    v18.4s, v0.16b, v4.4b[2]
+            sdot    v19.4s, v0.16b, v4.4b[3]
+            sdot    v16.4s, v1.16b, v5.4b[0]
+            sdot    v17.4s, v1.16b, v5.4b[1]
+            sdot    v18.4s, v1.16b, v5.4b[2]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            ld2     {v6.4s, v7.4s}, [x9], #32
+            sdot    v20.4s, v0.16b, v6.4b[0]
+            sdot    v21.4s, v0.16b, v6.4b[1]
+            sdot    v22.4s, v0.16b, v6.4b[2]
+            sdot    v23.4s, v0.16b, v6.4b[3]
+            sdot    v20.4s, v1.16b, v7.4b[0]
+            sdot    v21.4s, v1.16b, v7.4b[1]
+            sdot    v22.4s, v1.16b, v7.4b[2]
+            sdot    v23.4s, v1.16b, v7.4b[3]
+            ld2     {v8.4s, v9.4s}, [x10], #32
+            sdot    v24.4s, v0.16b, v8.4b[0]
+            sdot    v25.4s, v0.16b, v8.4b[1]
+            sdot    v26.4s, v0.16b, v8.4b[2]
+            sdot    v27.4s, v0.16b, v8.4b[3]
+            sdot    v24.4s, v1.16b, v9.4b[0]
+            sdot    v25.4s, v1.16b, v9.4b[1]
+            sdot    v26.4s, v1.16b, v9.4b[2]
+            sdot    v27.4s, v1.16b, v9.4b[3]
+            ld2     {v0.4s, v1.4s}, [x11], #32
+            ld2     {v4.4s, v5.4s}, [x8], #32
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[1]
+            sdot    v18.4s, v0.16b, v4.4b[2]
+            sdot    v19.4s, v0.16b, v4.4b[3]
+            sdot    v16.4s, v1.16b, v5.4b[0]
+            sdot    v17.4s, v1.16b, v5.4b[1]
+            sdot    v18.4s, v1.16b, v5.4b[2]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            ld2     {v6.4s, v7.4s}, [x9], #32
+            sdot    v20.4s, v0.16b, v6.4b[0]
+            sdot    v21.4s, v0.16b, v6.4b[1]
+            sdot    v22.4s, v0.16b, v6.4b[2]
+            sdot    v23.4s, v0.16b, v6.4b[3]
+            sdot    v20.4s, v1.16b, v7.4b[0]
+            sdot    v21.4s, v1.16b, v7.4b[1]
+            sdot    v22.4s, v1.16b, v7.4b[2]
+            sdot    v23.4s, v1.16b, v7.4b[3]
+            ld2     {v8.4s, v9.4s}, [x10], #32
+            sdot    v24.4s, v0.16b, v8.4b[0]
+            sdot    v25.4s, v0.16b, v8.4b[1]
+            sdot    v26.4s, v0.16b, v8.4b[2]
+            sdot    v27.4s, v0.16b, v8.4b[3]
+            sdot    v24.4s, v1.16b, v9.4b[0]
+            sdot    v25.4s, v1.16b, v9.4b[1]
+            sdot    v26.4s, v1.16b, v9.4b[2]
+            sdot    v27.4s, v1.16b, v9.4b[3]
+            subs    x14, x14, #0x1
+            b.ne    .L1                                  // back to .L1
+        ldr     q0, [x12]
+        ldr     q1, [x12, x13]
+        add     x12, x12, x13
+        ldr     q2, [x12, x13]
+        dup     v12.4s, w17
+        dup     v13.4s, w18
+        ldp     q4, q5, [x8]
+        mla     v16.4s, v0.4s, v4.s[0]
+        scvtf   v16.4s, v16.4s
+        fmul    v14.4s, v1.4s, v5.s[0]
+        fmul    v16.4s, v16.4s, v14.4s
+        fadd    v16.4s, v16.4s, v2.4s
+        fmax    v16.4s, v16.4s, v12.4s
+        fmin    v16.4s, v16.4s, v13.4s
+        fcvtn   v16.4h, v16.4s
+        st1     {v16.4h}, [x15], x16
+        mla     v17.4s, v0.4s, v4.s[1]
+        scvtf   v17.4s, v17.4s
+        fmul    v14.4s, v1.4s, v5.s[1]
+        fmul    v17.4s, v17.4s, v14.4s
+        fadd    v17.4s, v17.4s, v2.4s
+        fmax    v17.4s, v17.4s, v12.4s
+        fmin    v17.4s, v17.4s, v13.4s
+        fcvtn   v17.4h, v17.4s
+        st1     {v17.4h}, [x15], x16
+        mla     v18.4s, v0.4s, v4.s[2]
+        scvtf   v18.4s, v18.4s
+        fmul    v14.4s, v1.4s, v5.s[2]
+        fmul    v18.4s, v18.4s, v14.4s
+        fadd    v18.4s, v18.4s, v2.4s
+        fmax    v18.4s, v18.4s, v12.4s
+        fmin    v18.4s, v18.4s, v13.4s
+        fcvtn   v18.4h, v18.4s
+        st1     {v18.4h}, [x15], x16
+        mla     v19.4s, v0.4s, v4.s[3]
+        scvtf   v19.4s, v19.4s
+        fmul    v14.4s, v1.4s, v5.s[3]
+        fmul    v19.4s, v19.4s, v14.4s
+        fadd    v19.4s, v19.4s, v2.4s
+        fmax    v19.4s, v19.4s, v12.4s
+        fmin    v19.4s, v19.4s, v13.4s
+        fcvtn   v19.4h, v19.4s
+        st1     {v19.4h}, [x15], x16
+        ldp     q6, q7, [x9]
+        mla     v20.4s, v0.4s, v6.s[0]
+        scvtf   v20.4s, v20.4s
+        fmul    v14.4s, v1.4s, v7.s[0]
+        fmul    v20.4s, v20.4s, v14.4s
+        fadd    v20.4s, v20.4s, v2.4s
+        fmax    v20.4s, v20.4s, v12.4s
+        fmin    v20.4s, v20.4s, v13.4s
+        fcvtn   v20.4h, v20.4s
+        st1     {v20.4h}, [x15], x16
+        mla     v21.4s, v0.4s, v6.s[1]
+        scvtf   v21.4s, v21.4s
+        fmul    v14.4s, v1.4s, v7.s[1]
+        fmul    v21.4s, v21.4s, v14.4s
+        fadd    v21.4s, v21.4s, v2.4s
+        fmax    v21.4s, v21.4s, v12.4s
+        fmin    v21.4s, v21.4s, v13.4s
+        fcvtn   v21.4h, v21.4s
+        st1     {v21.4h}, [x15], x16
+        mla     v22.4s, v0.4s, v6.s[2]
+        scvtf   v22.4s, v22.4s
+        fmul    v14.4s, v1.4s, v7.s[2]
+        fmul    v22.4s, v22.4s, v14.4s
+        fadd    v22.4s, v22.4s, v2.4s
+        fmax    v22.4s, v22.4s, v12.4s
+        fmin    v22.4s, v22.4s, v13.4s
+        fcvtn   v22.4h, v22.4s
+        st1     {v22.4h}, [x15], x16
+        mla     v23.4s, v0.4s, v6.s[3]
+        scvtf   v23.4s, v23.4s
+        fmul    v14.4s, v1.4s, v7.s[3]
+        fmul    v23.4s, v23.4s, v14.4s
+        fadd    v23.4s, v23.4s, v2.4s
+        fmax    v23.4s, v23.4s, v12.4s
+        fmin    v23.4s, v23.4s, v13.4s
+        fcvtn   v23.4h, v23.4s
+        st1     {v23.4h}, [x15], x16
+        ldp     q8, q9, [x10]
+        mla     v24.4s, v0.4s, v8.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v14.4s, v1.4s, v9.s[0]
+        fmul    v24.4s, v24.4s, v14.4s
+        fadd    v24.4s, v24.4s, v2.4s
+        fmax    v24.4s, v24.4s, v12.4s
+        fmin    v24.4s, v24.4s, v13.4s
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x15], x16
+        mla     v25.4s, v0.4s, v8.s[1]
+        scvtf   v25.4s, v25.4s
+        fmul    v14.4s, v1.4s, v9.s[1]
+        fmul    v25.4s, v25.4s, v14.4s
+        fadd    v25.4s, v25.4s, v2.4s
+        fmax    v25.4s, v25.4s, v12.4s
+        fmin    v25.4s, v25.4s, v13.4s
+        fcvtn   v25.4h, v25.4s
+        st1     {v25.4h}, [x15], x16
+        mla     v26.4s, v0.4s, v8.s[2]
+        scvtf   v26.4s, v26.4s
+        fmul    v14.4s, v1.4s, v9.s[2]
+        fmul    v26.4s, v26.4s, v14.4s
+        fadd    v26.4s, v26.4s, v2.4s
+        fmax    v26.4s, v26.4s, v12.4s
+        fmin    v26.4s, v26.4s, v13.4s
+        fcvtn   v26.4h, v26.4s
+        st1     {v26.4h}, [x15], x16
+        mla     v27.4s, v0.4s, v8.s[3]
+        scvtf   v27.4s, v27.4s
+        fmul    v14.4s, v1.4s, v9.s[3]
+        fmul    v27.4s, v27.4s, v14.4s
+        fadd    v27.4s, v27.4s, v2.4s
+        fmax    v27.4s, v27.4s, v12.4s
+        fmin    v27.4s, v27.4s, v13.4s
+        fcvtn   v27.4h, v27.4s
+        st1     {v27.4h}, [x15], x16
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi8cxp::dotprod::tiles::f16_out::tile8_16x4
+// 336 instructions; loop .L1: 150 instructions, 128 sdot
+f16_out::tile8_16x4:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        ldr     x12, [x0, #64]
+        ldp     x10, x11, [x0, #16]
+        ldr     x15, [x0, #112]
+        ldp     x13, x14, [x0, #96]
+        ldp     x16, x17, [x0, #152]
+        ldp     w18, w0, [x0, #168]
+        movi    v16.16b, #0x0
+        movi    v17.16b, #0x0
+        movi    v18.16b, #0x0
+        movi    v19.16b, #0x0
+        movi    v20.16b, #0x0
+        movi    v21.16b, #0x0
+        movi    v22.16b, #0x0
+        movi    v23.16b, #0x0
+        movi    v24.16b, #0x0
+        movi    v25.16b, #0x0
+        movi    v26.16b, #0x0
+        movi    v27.16b, #0x0
+        movi    v28.16b, #0x0
+        movi    v29.16b, #0x0
+        movi    v30.16b, #0x0
+        movi    v31.16b, #0x0
+.L1:    // loop: 150 instructions, 128 sdot
+            ld2     {v0.4s, v1.4s}, [x12], #32
+            ld2     {v4.4s, v5.4s}, [x8], #32
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[1]
+            sdot    v18.4s, v0.16b, v4.4b[2]
+            sdot    v19.4s, v0.16b, v4.4b[3]
+            sdot    v16.4s, v1.16b, v5.4b[0]
+            sdot    v17.4s, v1.16b, v5.4b[1]
+            sdot    v18.4s, v1.16b, v5.4b[2]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            ld2     {v6.4s, v7.4s}, [x9], #32
+            sdot    v20.4s, v0.16b, v6.4b[0]
+            sdot    v21.4s, v0.16b, v6.4b[1]
+            sdot    v22.4s, v0.16b, v6.4b[2]
+            sdot    v23.4s, v0.16b, v6.4b[3]
+            sdot    v20.4s, v1.16b, v7.4b[0]
+            sdot    v21.4s, v1.16b, v7.4b[1]
+            sdot    v22.4s, v1.16b, v7.4b[2]
+            sdot    v23.4s, v1.16b, v7.4b[3]
+            ld2     {v8.4s, v9.4s}, [x10], #32
+            sdot    v24.4s, v0.16b, v8.4b[0]
+            sdot    v25.4s, v0.16b, v8.4b[1]
+            sdot    v26.4s, v0.16b, v8.4b[2]
+            sdot    v27.4s, v0.16b, v8.4b[3]
+            sdot    v24.4s, v1.16b, v9.4b[0]
+            sdot    v25.4s, v1.16b, v9.4b[1]
+            sdot    v26.4s, v1.16b, v9.4b[2]
+            sdot    v27.4s, v1.16b, v9.4b[3]
+            ld2     {v10.4s, v11.4s}, [x11], #32
+            sdot    v28.4s, v0.16b, v10.4b[0]
+            sdot    v29.4s, v0.16b, v10.4b[1]
+            sdot    v30.4s, v0.16b, v10.4b[2]
+            sdot    v31.4s, v0.16b, v10.4b[3]
+            sdot    v28.4s, v1.16b, v11.4b[0]
+            sdot    v29.4s, v1.16b, v11.4b[1]
+            sdot    v30.4s, v1.16b, v11.4b[2]
+            sdot    v31.4s, v1.16b, v11.4b[3]
+            ld2     {v0.4s, v1.4s}, [x12], #32
+            ld2     {v4.4s, v5.4s}, [x8], #32
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[1]
+            sdot    v18.4s, v0.16b, v4.4b[2]
+            sdot    v19.4s, v0.16b, v4.4b[3]
+            sdot    v16.4s, v1.16b, v5.4b[0]
+            sdot    v17.4s, v1.16b, v5.4b[1]
+            sdot    v18.4s, v1.16b, v5.4b[2]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            ld2     {v6.4s, v7.4s}, [x9], #32
+            sdot    v20.4s, v0.16b, v6.4b[0]
+            sdot    v21.4s, v0.16b, v6.4b[1]
+            sdot    v22.4s, v0.16b, v6.4b[2]
+            sdot    v23.4s, v0.16b, v6.4b[3]
+            sdot    v20.4s, v1.16b, v7.4b[0]
+            sdot    v21.4s, v1.16b, v7.4b[1]
+            sdot    v22.4s, v1.16b, v7.4b[2]
+            sdot    v23.4s, v1.16b, v7.4b[3]
+            ld2     {v8.4s, v9.4s}, [x10], #32
+            sdot    v24.4s, v0.16b, v8.4b[0]
+            sdot    v25.4s, v0.16b, v8.4b[1]
+            sdot    v26.4s, v0.16b, v8.4b[2]
+            sdot    v27.4s, v0.16b, v8.4b[3]
+            sdot    v24.4s, v1.16b, v9.4b[0]
+            sdot    v25.4s, v1.16b, v9.4b[1]
+            sdot    v26.4s, v1.16b, v9.4b[2]
+            sdot    v27.4s, v1.16b, v9.4b[3]
+            ld2     {v10.4s, v11.4s}, [x11], #32
+            sdot    v28.4s, v0.16b, v10.4b[0]
+            sdot    v29.4s, v0.16b, v10.4b[1]
+            sdot    v30.4s, v0.16b, v10.4b[2]
+            sdot    v31.4s, v0.16b, v10.4b[3]
+            sdot    v28.4s, v1.16b, v11.4b[0]
+            sdot    v29.4s, v1.16b, v11.4b[1]
+            sdot    v30.4s, v1.16b, v11.4b[2]
+            sdot    v31.4s, v1.16b, v11.4b[3]
+            ld2     {v0.4s, v1.4s}, [x12], #32
+            ld2     {v4.4s, v5.4s}, [x8], #32
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[1]
+            sdot    v18.4s, v0.16b, v4.4b[2]
+            sdot    v19.4s, v0.16b, v4.4b[3]
+            sdot    v16.4s, v1.16b, v5.4b[0]
+            sdot    v17.4s, v1.16b, v5.4b[1]
+            sdot    v18.4s, v1.16b, v5.4b[2]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            ld2     {v6.4s, v7.4s}, [x9], #32
+            sdot    v20.4s, v0.16b, v6.4b[0]
+            sdot    v21.4s, v0.16b, v6.4b[1]
+            sdot    v22.4s, v0.16b, v6.4b[2]
+            sdot    v23.4s, v0.16b, v6.4b[3]
+            sdot    v20.4s, v1.16b, v7.4b[0]
+            sdot    v21.4s, v1.16b, v7.4b[1]
+            sdot    v22.4s, v1.16b, v7.4b[2]
+            sdot    v23.4s, v1.16b, v7.4b[3]
+            ld2     {v8.4s, v9.4s}, [x10], #32
+            sdot    v24.4s, v0.16b, v8.4b[0]
+            sdot    v25.4s, v0.16b, v8.4b[1]
+            sdot    v26.4s, v0.16b, v8.4b[2]
+            sdot    v27.4s, v0.16b, v8.4b[3]
+            sdot    v24.4s, v1.16b, v9.4b[0]
+            sdot    v25.4s, v1.16b, v9.4b[1]
+            sdot    v26.4s, v1.16b, v9.4b[2]
+            sdot    v27.4s, v1.16b, v9.4b[3]
+            ld2     {v10.4s, v11.4s}, [x11], #32
+            sdot    v28.4s, v0.16b, v10.4b[0]
+            sdot    v29.4s, v0.16b, v10.4b[1]
+            sdot    v30.4s, v0.16b, v10.4b[2]
+            sdot    v31.4s, v0.16b, v10.4b[3]
+            sdot    v28.4s, v1.16b, v11.4b[0]
+            sdot    v29.4s, v1.16b, v11.4b[1]
+            sdot    v30.4s, v1.16b, v11.4b[2]
+            sdot    v31.4s, v1.16b, v11.4b[3]
+            ld2     {v0.4s, v1.4s}, [x12], #32
+            ld2     {v4.4s, v5.4s}, [x8], #32
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[1]
+            sdot    v18.4s, v0.16b, v4.4b[2]
+            sdot    v19.4s, v0.16b, v4.4b[3]
+            sdot    v16.4s, v1.16b, v5.4b[0]
+            sdot    v17.4s, v1.16b, v5.4b[1]
+            sdot    v18.4s, v1.16b, v5.4b[2]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            ld2     {v6.4s, v7.4s}, [x9], #32
+            sdot    v20.4s, v0.16b, v6.4b[0]
+            sdot    v21.4s, v0.16b, v6.4b[1]
+            sdot    v22.4s, v0.16b, v6.4b[2]
+            sdot    v23.4s, v0.16b, v6.4b[3]
+            sdot    v20.4s, v1.16b, v7.4b[0]
+            sdot    v21.4s, v1.16b, v7.4b[1]
+            sdot    v22.4s, v1.16b, v7.4b[2]
+            sdot    v23.4s, v1.16b, v7.4b[3]
+            ld2     {v8.4s, v9.4s}, [x10], #32
+            sdot    v24.4s, v0.16b, v8.4b[0]
+            sdot    v25.4s, v0.16b, v8.4b[1]
+            sdot    v26.4s, v0.16b, v8.4b[2]
+            sdot    v27.4s, v0.16b, v8.4b[3]
+            sdot    v24.4s, v1.16b, v9.4b[0]
+            sdot    v25.4s, v1.16b, v9.4b[1]
+            sdot    v26.4s, v1.16b, v9.4b[2]
+            sdot    v27.4s, v1.16b, v9.4b[3]
+            ld2     {v10.4s, v11.4s}, [x11], #32
+            sdot    v28.4s, v0.16b, v10.4b[0]
+            sdot    v29.4s, v0.16b, v10.4b[1]
+            sdot    v30.4s, v0.16b, v10.4b[2]
+            sdot    v31.4s, v0.16b, v10.4b[3]
+            sdot    v28.4s, v1.16b, v11.4b[0]
+            sdot    v29.4s, v1.16b, v11.4b[1]
+            sdot    v30.4s, v1.16b, v11.4b[2]
+            sdot    v31.4s, v1.16b, v11.4b[3]
+            subs    x15, x15, #0x1
+            b.ne    .L1                                  // back to .L1
+        ldr     q0, [x13]
+        ldr     q1, [x13, x14]
+        add     x13, x13, x14
+        ldr     q2, [x13, x14]
+        dup     v12.4s, w18
+        dup     v13.4s, w0
+        ldp     q4, q5, [x8]
+        mla     v16.4s, v0.4s, v4.s[0]
+        scvtf   v16.4s, v16.4s
+        fmul    v14.4s, v1.4s, v5.s[0]
+        fmul    v16.4s, v16.4s, v14.4s
+        fadd    v16.4s, v16.4s, v2.4s
+        fmax    v16.4s, v16.4s, v12.4s
+        fmin    v16.4s, v16.4s, v13.4s
+        fcvtn   v16.4h, v16.4s
+        st1     {v16.4h}, [x16], x17
+        mla     v17.4s, v0.4s, v4.s[1]
+        scvtf   v17.4s, v17.4s
+        fmul    v14.4s, v1.4s, v5.s[1]
+        fmul    v17.4s, v17.4s, v14.4s
+        fadd    v17.4s, v17.4s, v2.4s
+        fmax    v17.4s, v17.4s, v12.4s
+        fmin    v17.4s, v17.4s, v13.4s
+        fcvtn   v17.4h, v17.4s
+        st1     {v17.4h}, [x16], x17
+        mla     v18.4s, v0.4s, v4.s[2]
+        scvtf   v18.4s, v18.4s
+        fmul    v14.4s, v1.4s, v5.s[2]
+        fmul    v18.4s, v18.4s, v14.4s
+        fadd    v18.4s, v18.4s, v2.4s
+        fmax    v18.4s, v18.4s, v12.4s
+        fmin    v18.4s, v18.4s, v13.4s
+        fcvtn   v18.4h, v18.4s
+        st1     {v18.4h}, [x16], x17
+        mla     v19.4s, v0.4s, v4.s[3]
+        scvtf   v19.4s, v19.4s
+        fmul    v14.4s, v1.4s, v5.s[3]
+        fmul    v19.4s, v19.4s, v14.4s
+        fadd    v19.4s, v19.4s, v2.4s
+        fmax    v19.4s, v19.4s, v12.4s
+        fmin    v19.4s, v19.4s, v13.4s
+        fcvtn   v19.4h, v19.4s
+        st1     {v19.4h}, [x16], x17
+        ldp     q6, q7, [x9]
+        mla     v20.4s, v0.4s, v6.s[0]
+        scvtf   v20.4s, v20.4s
+        fmul    v14.4s, v1.4s, v7.s[0]
+        fmul    v20.4s, v20.4s, v14.4s
+        fadd    v20.4s, v20.4s, v2.4s
+        fmax    v20.4s, v20.4s, v12.4s
+        fmin    v20.4s, v20.4s, v13.4s
+        fcvtn   v20.4h, v20.4s
+        st1     {v20.4h}, [x16], x17
+        mla     v21.4s, v0.4s, v6.s[1]
+        scvtf   v21.4s, v21.4s
+        fmul    v14.4s, v1.4s, v7.s[1]
+        fmul    v21.4s, v21.4s, v14.4s
+        fadd    v21.4s, v21.4s, v2.4s
+        fmax    v21.4s, v21.4s, v12.4s
+        fmin    v21.4s, v21.4s, v13.4s
+        fcvtn   v21.4h, v21.4s
+        st1     {v21.4h}, [x16], x17
+        mla     v22.4s, v0.4s, v6.s[2]
+        scvtf   v22.4s, v22.4s
+        fmul    v14.4s, v1.4s, v7.s[2]
+        fmul    v22.4s, v22.4s, v14.4s
+        fadd    v22.4s, v22.4s, v2.4s
+        fmax    v22.4s, v22.4s, v12.4s
+        fmin    v22.4s, v22.4s, v13.4s
+        fcvtn   v22.4h, v22.4s
+        st1     {v22.4h}, [x16], x17
+        mla     v23.4s, v0.4s, v6.s[3]
+        scvtf   v23.4s, v23.4s
+        fmul    v14.4s, v1.4s, v7.s[3]
+        fmul    v23.4s, v23.4s, v14.4s
+        fadd    v23.4s, v23.4s, v2.4s
+        fmax    v23.4s, v23.4s, v12.4s
+        fmin    v23.4s, v23.4s, v13.4s
+        fcvtn   v23.4h, v23.4s
+        st1     {v23.4h}, [x16], x17
+        ldp     q8, q9, [x10]
+        mla     v24.4s, v0.4s, v8.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v14.4s, v1.4s, v9.s[0]
+        fmul    v24.4s, v24.4s, v14.4s
+        fadd    v24.4s, v24.4s, v2.4s
+        fmax    v24.4s, v24.4s, v12.4s
+        fmin    v24.4s, v24.4s, v13.4s
+        fcvtn   v24.4h, v24.4s
+        st1     {v24.4h}, [x16], x17
+        mla     v25.4s, v0.4s, v8.s[1]
+        scvtf   v25.4s, v25.4s
+        fmul    v14.4s, v1.4s, v9.s[1]
+        fmul    v25.4s, v25.4s, v14.4s
+        fadd    v25.4s, v25.4s, v2.4s
+        fmax    v25.4s, v25.4s, v12.4s
+        fmin    v25.4s, v25.4s, v13.4s
+        fcvtn   v25.4h, v25.4s
+        st1     {v25.4h}, [x16], x17
+        mla     v26.4s, v0.4s, v8.s[2]
+        scvtf   v26.4s, v26.4s
+        fmul    v14.4s, v1.4s, v9.s[2]
+        fmul    v26.4s, v26.4s, v14.4s
+        fadd    v26.4s, v26.4s, v2.4s
+        fmax    v26.4s, v26.4s, v12.4s
+        fmin    v26.4s, v26.4s, v13.4s
+        fcvtn   v26.4h, v26.4s
+        st1     {v26.4h}, [x16], x17
+        mla     v27.4s, v0.4s, v8.s[3]
+        scvtf   v27.4s, v27.4s
+        fmul    v14.4s, v1.4s, v9.s[3]
+        fmul    v27.4s, v27.4s, v14.4s
+        fadd    v27.4s, v27.4s, v2.4s
+        fmax    v27.4s, v27.4s, v12.4s
+        fmin    v27.4s, v27.4s, v13.4s
+        fcvtn   v27.4h, v27.4s
+        st1     {v27.4h}, [x16], x17
+        ldp     q10, q11, [x11]
+        mla     v28.4s, v0.4s, v10.s[0]
+        scvtf   v28.4s, v28.4s
+        fmul    v14.4s, v1.4s, v11.s[0]
+        fmul    v28.4s, v28.4s, v14.4s
+        fadd    v28.4s, v28.4s, v2.4s
+        fmax    v28.4s, v28.4s, v12.4s
+        fmin    v28.4s, v28.4s, v13.4s
+        fcvtn   v28.4h, v28.4s
+        st1     {v28.4h}, [x16], x17
+        mla     v29.4s, v0.4s, v10.s[1]
+        scvtf   v29.4s, v29.4s
+        fmul    v14.4s, v1.4s, v11.s[1]
+        fmul    v29.4s, v29.4s, v14.4s
+        fadd    v29.4s, v29.4s, v2.4s
+        fmax    v29.4s, v29.4s, v12.4s
+        fmin    v29.4s, v29.4s, v13.4s
+        fcvtn   v29.4h, v29.4s
+        st1     {v29.4h}, [x16], x17
+        mla     v30.4s, v0.4s, v10.s[2]
+        scvtf   v30.4s, v30.4s
+        fmul    v14.4s, v1.4s, v11.s[2]
+        fmul    v30.4s, v30.4s, v14.4s
+        fadd    v30.4s, v30.4s, v2.4s
+        fmax    v30.4s, v30.4s, v12.4s
+        fmin    v30.4s, v30.4s, v13.4s
+        fcvtn   v30.4h, v30.4s
+        st1     {v30.4h}, [x16], x17
+        mla     v31.4s, v0.4s, v10.s[3]
+        scvtf   v31.4s, v31.4s
+        fmul    v14.4s, v1.4s, v11.s[3]
+        fmul    v31.4s, v31.4s, v14.4s
+        fadd    v31.4s, v31.4s, v2.4s
+        fmax    v31.4s, v31.4s, v12.4s
+        fmin    v31.4s, v31.4s, v13.4s
+        fcvtn   v31.4h, v31.4s
+        st1     {v31.4h}, [x16], x17
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi8cxp::dotprod::tiles::f16_out::tile8_1x16
+// 231 instructions; loop .L2: 100 instructions, 64 sdot
+f16_out::tile8_1x16:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0, #64]
+        ldr     x10, [x0]
+        ldr     x12, [x0, #112]
+        ldr     x13, [x0, #152]
+        ldp     w14, w15, [x0, #168]
+        add     x11, x8, x9
+        lsl     x9, x9, #1
+        add     x16, x8, x9
+        add     x9, x11, x9
+        movi    v31.16b, #0xf0
+        movi    v20.16b, #0x0
+        movi    v21.16b, #0x0
+        movi    v22.16b, #0x0
+        movi    v23.16b, #0x0
+        movi    v24.16b, #0x0
+        movi    v25.16b, #0x0
+        movi    v26.16b, #0x0
+        movi    v27.16b, #0x0
+        tbz     w12, #0, .L1
+        ld4r    {v0.2d-v3.2d}, [x10], #32
+        ldp     q4, q5, [x8], #32
+        ldp     q6, q7, [x8], #32
+        sdot    v20.4s, v4.16b, v0.16b
+        sdot    v21.4s, v5.16b, v0.16b
+        sdot    v20.4s, v6.16b, v1.16b
+        sdot    v21.4s, v7.16b, v1.16b
+        ldp     q4, q5, [x8], #32
+        ldp     q6, q7, [x8], #32
+        sdot    v20.4s, v4.16b, v2.16b
+        sdot    v21.4s, v5.16b, v2.16b
+        sdot    v20.4s, v6.16b, v3.16b
+        sdot    v21.4s, v7.16b, v3.16b
+        ldp     q8, q9, [x11], #32
+        ldp     q10, q11, [x11], #32
+        sdot    v22.4s, v8.16b, v0.16b
+        sdot    v23.4s, v9.16b, v0.16b
+        sdot    v22.4s, v10.16b, v1.16b
+        sdot    v23.4s, v11.16b, v1.16b
+        ldp     q8, q9, [x11], #32
+        ldp     q10, q11, [x11], #32
+        sdot    v22.4s, v8.16b, v2.16b
+        sdot    v23.4s, v9.16b, v2.16b
+        sdot    v22.4s, v10.16b, v3.16b
+        sdot    v23.4s, v11.16b, v3.16b
+        ldp     q12, q13, [x16], #32
+        ldp     q14, q15, [x16], #32
+        sdot    v24.4s, v12.16b, v0.16b
+        sdot    v25.4s, v13.16b, v0.16b
+        sdot    v24.4s, v14.16b, v1.16b
+        sdot    v25.4s, v15.16b, v1.16b
+        ldp     q12, q13, [x16], #32
+        ldp     q14, q15, [x16], #32
+        sdot    v24.4s, v12.16b, v2.16b
+        sdot    v25.4s, v13.16b, v2.16b
+        sdot    v24.4s, v14.16b, v3.16b
+        sdot    v25.4s, v15.16b, v3.16b
+        ldp     q16, q17, [x9], #32
+        ldp     q18, q19, [x9], #32
+        sdot    v26.4s, v16.16b, v0.16b
+        sdot    v27.4s, v17.16b, v0.16b
+        sdot    v26.4s, v18.16b, v1.16b
+        sdot    v27.4s, v19.16b, v1.16b
+        ldp     q16, q17, [x9], #32
+        ldp     q18, q19, [x9], #32
+        sdot    v26.4s, v16.16b, v2.16b
+        sdot    v27.4s, v17.16b, v2.16b
+        sdot    v26.4s, v18.16b, v3.16b
+        sdot    v27.4s, v19.16b, v3.16b
+.L1:
+        lsr     x12, x12, #1
+        cbz     x12, .L3
+.L2:    // loop: 100 instructions, 64 sdot
+            ld4r    {v0.2d-v3.2d}, [x10], #32
+            ldp     q4, q5, [x8], #32
+            ldp     q6, q7, [x8], #32
+            sdot    v20.4s, v4.16b, v0.16b
+            sdot    v21.4s, v5.16b, v0.16b
+            sdot    v20.4s, v6.16b, v1.16b
+            sdot    v21.4s, v7.16b, v1.16b
+            ldp     q4, q5, [x8], #32
+            ldp     q6, q7, [x8], #32
+            sdot    v20.4s, v4.16b, v2.16b
+            sdot    v21.4s, v5.16b, v2.16b
+            sdot    v20.4s, v6.16b, v3.16b
+            sdot    v21.4s, v7.16b, v3.16b
+            ldp     q8, q9, [x11], #32
+            ldp     q10, q11, [x11], #32
+            sdot    v22.4s, v8.16b, v0.16b
+            sdot    v23.4s, v9.16b, v0.16b
+            sdot    v22.4s, v10.16b, v1.16b
+            sdot    v23.4s, v11.16b, v1.16b
+            ldp     q8, q9, [x11], #32
+            ldp     q10, q11, [x11], #32
+            sdot    v22.4s, v8.16b, v2.16b
+            sdot    v23.4s, v9.16b, v2.16b
+            sdot    v22.4s, v10.16b, v3.16b
+            sdot    v23.4s, v11.16b, v3.16b
+            ldp     q12, q13, [x16], #32
+            ldp     q14, q15, [x16], #32
+            sdot    v24.4s, v12.16b, v0.16b
+            sdot    v25.4s, v13.16b, v0.16b
+            sdot    v24.4s, v14.16b, v1.16b
+            sdot    v25.4s, v15.16b, v1.16b
+            ldp     q12, q13, [x16], #32
+            ldp     q14, q15, [x16], #32
+            sdot    v24.4s, v12.16b, v2.16b
+            sdot    v25.4s, v13.16b, v2.16b
+            sdot    v24.4s, v14.16b, v3.16b
+            sdot    v25.4s, v15.16b, v3.16b
+            ldp     q16, q17, [x9], #32
+            ldp     q18, q19, [x9], #32
+            sdot    v26.4s, v16.16b, v0.16b
+            sdot    v27.4s, v17.16b, v0.16b
+            sdot    v26.4s, v18.16b, v1.16b
+            sdot    v27.4s, v19.16b, v1.16b
+            ldp     q16, q17, [x9], #32
+            ldp     q18, q19, [x9], #32
+            sdot    v26.4s, v16.16b, v2.16b
+            sdot    v27.4s, v17.16b, v2.16b
+            sdot    v26.4s, v18.16b, v3.16b
+            sdot    v27.4s, v19.16b, v3.16b
+            ld4r    {v0.2d-v3.2d}, [x10], #32
+            ldp     q4, q5, [x8], #32
+            ldp     q6, q7, [x8], #32
+            sdot    v20.4s, v4.16b, v0.16b
+            sdot    v21.4s, v5.16b, v0.16b
+            sdot    v20.4s, v6.16b, v1.16b
+            sdot    v21.4s, v7.16b, v1.16b
+            ldp     q4, q5, [x8], #32
+            ldp     q6, q7, [x8], #32
+            sdot    v20.4s, v4.16b, v2.16b
+            sdot    v21.4s, v5.16b, v2.16b
+            sdot    v20.4s, v6.16b, v3.16b
+            sdot    v21.4s, v7.16b, v3.16b
+            ldp     q8, q9, [x11], #32
+            ldp     q10, q11, [x11], #32
+            sdot    v22.4s, v8.16b, v0.16b
+            sdot    v23.4s, v9.16b, v0.16b
+            sdot    v22.4s, v10.16b, v1.16b
+            sdot    v23.4s, v11.16b, v1.16b
+            ldp     q8, q9, [x11], #32
+            ldp     q10, q11, [x11], #32
+            sdot    v22.4s, v8.16b, v2.16b
+            sdot    v23.4s, v9.16b, v2.16b
+            sdot    v22.4s, v10.16b, v3.16b
+            sdot    v23.4s, v11.16b, v3.16b
+            ldp     q12, q13, [x16], #32
+            ldp     q14, q15, [x16], #32
+            sdot    v24.4s, v12.16b, v0.16b
+            sdot    v25.4s, v13.16b, v0.16b
+            sdot    v24.4s, v14.16b, v1.16b
+            sdot    v25.4s, v15.16b, v1.16b
+            ldp     q12, q13, [x16], #32
+            ldp     q14, q15, [x16], #32
+            sdot    v24.4s, v12.16b, v2.16b
+            sdot    v25.4s, v13.16b, v2.16b
+            sdot    v24.4s, v14.16b, v3.16b
+            sdot    v25.4s, v15.16b, v3.16b
+            ldp     q16, q17, [x9], #32
+            ldp     q18, q19, [x9], #32
+            sdot    v26.4s, v16.16b, v0.16b
+            sdot    v27.4s, v17.16b, v0.16b
+            sdot    v26.4s, v18.16b, v1.16b
+            sdot    v27.4s, v19.16b, v1.16b
+            ldp     q16, q17, [x9], #32
+            ldp     q18, q19, [x9], #32
+            sdot    v26.4s, v16.16b, v2.16b
+            sdot    v27.4s, v17.16b, v2.16b
+            sdot    v26.4s, v18.16b, v3.16b
+            sdot    v27.4s, v19.16b, v3.16b
+            subs    x12, x12, #0x1
+            b.ne    .L2                                  // back to .L2
+.L3:
+        ldr     d1, [x10]
+        dup     v2.4s, w14
+        dup     v3.4s, w15
+        addp    v20.4s, v20.4s, v21.4s
+        ldr     q4, [x8]
+        ldr     q6, [x8, #16]
+        ldr     q8, [x8, #32]
+        mla     v20.4s, v4.4s, v1.s[0]
+        scvtf   v20.4s, v20.4s
+        fmul    v6.4s, v6.4s, v1.s[1]
+        fmul    v20.4s, v20.4s, v6.4s
+        fadd    v20.4s, v20.4s, v8.4s
+        fmax    v20.4s, v20.4s, v2.4s
+        fmin    v20.4s, v20.4s, v3.4s
+        addp    v22.4s, v22.4s, v23.4s
+        ldr     q4, [x11]
+        ldr     q6, [x11, #16]
+        ldr     q8, [x11, #32]
+        mla     v22.4s, v4.4s, v1.s[0]
+        scvtf   v22.4s, v22.4s
+        fmul    v6.4s, v6.4s, v1.s[1]
+        fmul    v22.4s, v22.4s, v6.4s
+        fadd    v22.4s, v22.4s, v8.4s
+        fmax    v22.4s, v22.4s, v2.4s
+        fmin    v22.4s, v22.4s, v3.4s
+        addp    v24.4s, v24.4s, v25.4s
+        ldr     q4, [x16]
+        ldr     q6, [x16, #16]
+        ldr     q8, [x16, #32]
+        mla     v24.4s, v4.4s, v1.s[0]
+        scvtf   v24.4s, v24.4s
+        fmul    v6.4s, v6.4s, v1.s[1]
+        fmul    v24.4s, v24.4s, v6.4s
+        fadd    v24.4s, v24.4s, v8.4s
+        fmax    v24.4s, v24.4s, v2.4s
+        fmin    v24.4s, v24.4s, v3.4s
+        addp    v26.4s, v26.4s, v27.4s
+        ldr     q4, [x9]
+        ldr     q6, [x9, #16]
+        ldr     q8, [x9, #32]
+        mla     v26.4s, v4.4s, v1.s[0]
+        scvtf   v26.4s, v26.4s
+        fmul    v6.4s, v6.4s, v1.s[1]
+        fmul    v26.4s, v26.4s, v6.4s
+        fadd    v26.4s, v26.4s, v8.4s
+        fmax    v26.4s, v26.4s, v2.4s
+        fmin    v26.4s, v26.4s, v3.4s
+        fcvtn   v20.4h, v20.4s
+        fcvtn2  v20.8h, v22.4s
+        fcvtn   v24.4h, v24.4s
+        fcvtn2  v24.8h, v26.4s
+        stp     q20, q24, [x13]
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi8cxp::dotprod::tiles::f16_out::tile8_1x4
+// 81 instructions; loop .L2: 28 instructions, 16 sdot
+f16_out::tile8_1x4:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldr     x8, [x0]
+        ldr     x9, [x0, #64]
+        ldr     x10, [x0, #112]
+        ldr     x11, [x0, #152]
+        ldp     w12, w13, [x0, #168]
+        movi    v31.16b, #0xf0
+        movi    v20.16b, #0x0
+        movi    v21.16b, #0x0
+        movi    v22.16b, #0x0
+        movi    v23.16b, #0x0
+        tbz     w10, #0, .L1
+        ld4r    {v0.2d-v3.2d}, [x8], #32
+        ldp     q4, q5, [x9], #32
+        ldp     q6, q7, [x9], #32
+        sdot    v20.4s, v4.16b, v0.16b
+        sdot    v21.4s, v5.16b, v0.16b
+        sdot    v22.4s, v6.16b, v1.16b
+        sdot    v23.4s, v7.16b, v1.16b
+        ldp     q4, q5, [x9], #32
+        ldp     q6, q7, [x9], #32
+        sdot    v20.4s, v4.16b, v2.16b
+        sdot    v21.4s, v5.16b, v2.16b
+        sdot    v22.4s, v6.16b, v3.16b
+        sdot    v23.4s, v7.16b, v3.16b
+.L1:
+        lsr     x10, x10, #1
+        cbz     x10, .L3
+.L2:    // loop: 28 instructions, 16 sdot
+            ld4r    {v0.2d-v3.2d}, [x8], #32
+            ldp     q4, q5, [x9], #32
+            ldp     q6, q7, [x9], #32
+            sdot    v20.4s, v4.16b, v0.16b
+            sdot    v21.4s, v5.16b, v0.16b
+            sdot    v22.4s, v6.16b, v1.16b
+            sdot    v23.4s, v7.16b, v1.16b
+            ldp     q4, q5, [x9], #32
+            ldp     q6, q7, [x9], #32
+            sdot    v20.4s, v4.16b, v2.16b
+            sdot    v21.4s, v5.16b, v2.16b
+            sdot    v22.4s, v6.16b, v3.16b
+            sdot    v23.4s, v7.16b, v3.16b
+            ld4r    {v0.2d-v3.2d}, [x8], #32
+            ldp     q4, q5, [x9], #32
+            ldp     q6, q7, [x9], #32
+            sdot    v20.4s, v4.16b, v0.16b
+            sdot    v21.4s, v5.16b, v0.16b
+            sdot    v22.4s, v6.16b, v1.16b
+            sdot    v23.4s, v7.16b, v1.16b
+            ldp     q4, q5, [x9], #32
+            ldp     q6, q7, [x9], #32
+            sdot    v20.4s, v4.16b, v2.16b
+            sdot    v21.4s, v5.16b, v2.16b
+            sdot    v22.4s, v6.16b, v3.16b
+            sdot    v23.4s, v7.16b, v3.16b
+            subs    x10, x10, #0x1
+            b.ne    .L2                                  // back to .L2
+.L3:
+        add     v20.4s, v20.4s, v22.4s
+        add     v21.4s, v21.4s, v23.4s
+        ldr     d1, [x8]
+        dup     v2.4s, w12
+        dup     v3.4s, w13
+        addp    v20.4s, v20.4s, v21.4s
+        ldr     q4, [x9]
+        ldr     q6, [x9, #16]
+        ldr     q8, [x9, #32]
+        mla     v20.4s, v4.4s, v1.s[0]
+        scvtf   v20.4s, v20.4s
+        fmul    v6.4s, v6.4s, v1.s[1]
+        fmul    v20.4s, v20.4s, v6.4s
+        fadd    v20.4s, v20.4s, v8.4s
+        fmax    v20.4s, v20.4s, v2.4s
+        fmin    v20.4s, v20.4s, v3.4s
+        fcvtn   v20.4h, v20.4s
+        str     d20, [x11]
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi8cxp::dotprod::tiles::f16_out::tile8_4x4
+// 104 instructions; loop .L1: 42 instructions, 32 sdot
+f16_out::tile8_4x4:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldr     x8, [x0]
+        ldr     x9, [x0, #64]
+        ldr     x12, [x0, #112]
+        ldp     x10, x11, [x0, #96]
+        ldp     x13, x14, [x0, #152]
+        ldp     w15, w16, [x0, #168]
+        movi    v16.16b, #0x0
+        movi    v17.16b, #0x0
+        movi    v18.16b, #0x0
+        movi    v19.16b, #0x0
+.L1:    // loop: 42 instructions, 32 sdot
+            ld2     {v0.4s, v1.4s}, [x9], #32
+            ld2     {v4.4s, v5.4s}, [x8], #32
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[1]
+            sdot    v18.4s, v0.16b, v4.4b[2]
+            sdot    v19.4s, v0.16b, v4.4b[3]
+            sdot    v16.4s, v1.16b, v5.4b[0]
+            sdot    v17.4s, v1.16b, v5.4b[1]
+            sdot    v18.4s, v1.16b, v5.4b[2]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            ld2     {v0.4s, v1.4s}, [x9], #32
+            ld2     {v4.4s, v5.4s}, [x8], #32
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[1]
+            sdot    v18.4s, v0.16b, v4.4b[2]
+            sdot    v19.4s, v0.16b, v4.4b[3]
+            sdot    v16.4s, v1.16b, v5.4b[0]
+            sdot    v17.4s, v1.16b, v5.4b[1]
+            sdot    v18.4s, v1.16b, v5.4b[2]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            ld2     {v0.4s, v1.4s}, [x9], #32
+            ld2     {v4.4s, v5.4s}, [x8], #32
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[1]
+            sdot    v18.4s, v0.16b, v4.4b[2]
+            sdot    v19.4s, v0.16b, v4.4b[3]
+            sdot    v16.4s, v1.16b, v5.4b[0]
+            sdot    v17.4s, v1.16b, v5.4b[1]
+            sdot    v18.4s, v1.16b, v5.4b[2]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            ld2     {v0.4s, v1.4s}, [x9], #32
+            ld2     {v4.4s, v5.4s}, [x8], #32
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[1]
+            sdot    v18.4s, v0.16b, v4.4b[2]
+            sdot    v19.4s, v0.16b, v4.4b[3]
+            sdot    v16.4s, v1.16b, v5.4b[0]
+            sdot    v17.4s, v1.16b, v5.4b[1]
+            sdot    v18.4s, v1.16b, v5.4b[2]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            subs    x12, x12, #0x1
+            b.ne    .L1                                  // back to .L1
+        ldr     q0, [x10]
+        ldr     q1, [x10, x11]
+        add     x10, x10, x11
+        ldr     q2, [x10, x11]
+        dup     v12.4s, w15
+        dup     v13.4s, w16
+        ldp     q4, q5, [x8]
+        mla     v16.4s, v0.4s, v4.s[0]
+        scvtf   v16.4s, v16.4s
+        fmul    v14.4s, v1.4s, v5.s[0]
+        fmul    v16.4s, v16.4s, v14.4s
+        fadd    v16.4s, v16.4s, v2.4s
+        fmax    v16.4s, v16.4s, v12.4s
+        fmin    v16.4s, v16.4s, v13.4s
+        fcvtn   v16.4h, v16.4s
+        st1     {v16.4h}, [x13], x14
+        mla     v17.4s, v0.4s, v4.s[1]
+        scvtf   v17.4s, v17.4s
+        fmul    v14.4s, v1.4s, v5.s[1]
+        fmul    v17.4s, v17.4s, v14.4s
+        fadd    v17.4s, v17.4s, v2.4s
+        fmax    v17.4s, v17.4s, v12.4s
+        fmin    v17.4s, v17.4s, v13.4s
+        fcvtn   v17.4h, v17.4s
+        st1     {v17.4h}, [x13], x14
+        mla     v18.4s, v0.4s, v4.s[2]
+        scvtf   v18.4s, v18.4s
+        fmul    v14.4s, v1.4s, v5.s[2]
+        fmul    v18.4s, v18.4s, v14.4s
+        fadd    v18.4s, v18.4s, v2.4s
+        fmax    v18.4s, v18.4s, v12.4s
+        fmin    v18.4s, v18.4s, v13.4s
+        fcvtn   v18.4h, v18.4s
+        st1     {v18.4h}, [x13], x14
+        mla     v19.4s, v0.4s, v4.s[3]
+        scvtf   v19.4s, v19.4s
+        fmul    v14.4s, v1.4s, v5.s[3]
+        fmul    v19.4s, v19.4s, v14.4s
+        fadd    v19.4s, v19.4s, v2.4s
+        fmax    v19.4s, v19.4s, v12.4s
+        fmin    v19.4s, v19.4s, v13.4s
+        fcvtn   v19.4h, v19.4s
+        st1     {v19.4h}, [x13], x14
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
+
+// qgemm::matmul::qai8dxp_qsi8cxp::dotprod::tiles::f16_out::tile8_8x4
+// 181 instructions; loop .L1: 78 instructions, 64 sdot
+f16_out::tile8_8x4:
+        stp     d15, d14, [sp, #-64]!
+        stp     d13, d12, [sp, #16]
+        stp     d11, d10, [sp, #32]
+        stp     d9, d8, [sp, #48]
+        ldp     x8, x9, [x0]
+        ldr     x10, [x0, #64]
+        ldp     x11, x12, [x0, #96]
+        ldr     x13, [x0, #112]
+        ldp     x14, x15, [x0, #152]
+        ldp     w16, w17, [x0, #168]
+        movi    v16.16b, #0x0
+        movi    v17.16b, #0x0
+        movi    v18.16b, #0x0
+        movi    v19.16b, #0x0
+        movi    v20.16b, #0x0
+        movi    v21.16b, #0x0
+        movi    v22.16b, #0x0
+        movi    v23.16b, #0x0
+.L1:    // loop: 78 instructions, 64 sdot
+            ld2     {v0.4s, v1.4s}, [x10], #32
+            ld2     {v4.4s, v5.4s}, [x8], #32
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[1]
+            sdot    v18.4s, v0.16b, v4.4b[2]
+            sdot    v19.4s, v0.16b, v4.4b[3]
+            sdot    v16.4s, v1.16b, v5.4b[0]
+            sdot    v17.4s, v1.16b, v5.4b[1]
+            sdot    v18.4s, v1.16b, v5.4b[2]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            ld2     {v6.4s, v7.4s}, [x9], #32
+            sdot    v20.4s, v0.16b, v6.4b[0]
+            sdot    v21.4s, v0.16b, v6.4b[1]
+            sdot    v22.4s, v0.16b, v6.4b[2]
+            sdot    v23.4s, v0.16b, v6.4b[3]
+            sdot    v20.4s, v1.16b, v7.4b[0]
+            sdot    v21.4s, v1.16b, v7.4b[1]
+            sdot    v22.4s, v1.16b, v7.4b[2]
+            sdot    v23.4s, v1.16b, v7.4b[3]
+            ld2     {v0.4s, v1.4s}, [x10], #32
+            ld2     {v4.4s, v5.4s}, [x8], #32
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[1]
+            sdot    v18.4s, v0.16b, v4.4b[2]
+            sdot    v19.4s, v0.16b, v4.4b[3]
+            sdot    v16.4s, v1.16b, v5.4b[0]
+            sdot    v17.4s, v1.16b, v5.4b[1]
+            sdot    v18.4s, v1.16b, v5.4b[2]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            ld2     {v6.4s, v7.4s}, [x9], #32
+            sdot    v20.4s, v0.16b, v6.4b[0]
+            sdot    v21.4s, v0.16b, v6.4b[1]
+            sdot    v22.4s, v0.16b, v6.4b[2]
+            sdot    v23.4s, v0.16b, v6.4b[3]
+            sdot    v20.4s, v1.16b, v7.4b[0]
+            sdot    v21.4s, v1.16b, v7.4b[1]
+            sdot    v22.4s, v1.16b, v7.4b[2]
+            sdot    v23.4s, v1.16b, v7.4b[3]
+            ld2     {v0.4s, v1.4s}, [x10], #32
+            ld2     {v4.4s, v5.4s}, [x8], #32
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[1]
+            sdot    v18.4s, v0.16b, v4.4b[2]
+            sdot    v19.4s, v0.16b, v4.4b[3]
+            sdot    v16.4s, v1.16b, v5.4b[0]
+            sdot    v17.4s, v1.16b, v5.4b[1]
+            sdot    v18.4s, v1.16b, v5.4b[2]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            ld2     {v6.4s, v7.4s}, [x9], #32
+            sdot    v20.4s, v0.16b, v6.4b[0]
+            sdot    v21.4s, v0.16b, v6.4b[1]
+            sdot    v22.4s, v0.16b, v6.4b[2]
+            sdot    v23.4s, v0.16b, v6.4b[3]
+            sdot    v20.4s, v1.16b, v7.4b[0]
+            sdot    v21.4s, v1.16b, v7.4b[1]
+            sdot    v22.4s, v1.16b, v7.4b[2]
+            sdot    v23.4s, v1.16b, v7.4b[3]
+            ld2     {v0.4s, v1.4s}, [x10], #32
+            ld2     {v4.4s, v5.4s}, [x8], #32
+            sdot    v16.4s, v0.16b, v4.4b[0]
+            sdot    v17.4s, v0.16b, v4.4b[1]
+            sdot    v18.4s, v0.16b, v4.4b[2]
+            sdot    v19.4s, v0.16b, v4.4b[3]
+            sdot    v16.4s, v1.16b, v5.4b[0]
+            sdot    v17.4s, v1.16b, v5.4b[1]
+            sdot    v18.4s, v1.16b, v5.4b[2]
+            sdot    v19.4s, v1.16b, v5.4b[3]
+            ld2     {v6.4s, v7.4s}, [x9], #32
+            sdot    v20.4s, v0.16b, v6.4b[0]
+            sdot    v21.4s, v0.16b, v6.4b[1]
+            sdot    v22.4s, v0.16b, v6.4b[2]
+            sdot    v23.4s, v0.16b, v6.4b[3]
+            sdot    v20.4s, v1.16b, v7.4b[0]
+            sdot    v21.4s, v1.16b, v7.4b[1]
+            sdot    v22.4s, v1.16b, v7.4b[2]
+            sdot    v23.4s, v1.16b, v7.4b[3]
+            subs    x13, x13, #0x1
+            b.ne    .L1                                  // back to .L1
+        ldr     q0, [x11]
+        ldr     q1, [x11, x12]
+        add     x11, x11, x12
+        ldr     q2, [x11, x12]
+        dup     v12.4s, w16
+        dup     v13.4s, w17
+        ldp     q4, q5, [x8]
+        mla     v16.4s, v0.4s, v4.s[0]
+        scvtf   v16.4s, v16.4s
+        fmul    v14.4s, v1.4s, v5.s[0]
+        fmul    v16.4s, v16.4s, v14.4s
+        fadd    v16.4s, v16.4s, v2.4s
+        fmax    v16.4s, v16.4s, v12.4s
+        fmin    v16.4s, v16.4s, v13.4s
+        fcvtn   v16.4h, v16.4s
+        st1     {v16.4h}, [x14], x15
+        mla     v17.4s, v0.4s, v4.s[1]
+        scvtf   v17.4s, v17.4s
+        fmul    v14.4s, v1.4s, v5.s[1]
+        fmul    v17.4s, v17.4s, v14.4s
+        fadd    v17.4s, v17.4s, v2.4s
+        fmax    v17.4s, v17.4s, v12.4s
+        fmin    v17.4s, v17.4s, v13.4s
+        fcvtn   v17.4h, v17.4s
+        st1     {v17.4h}, [x14], x15
+        mla     v18.4s, v0.4s, v4.s[2]
+        scvtf   v18.4s, v18.4s
+        fmul    v14.4s, v1.4s, v5.s[2]
+        fmul    v18.4s, v18.4s, v14.4s
+        fadd    v18.4s, v18.4s, v2.4s
+        fmax    v18.4s, v18.4s, v12.4s
+        fmin    v18.4s, v18.4s, v13.4s
+        fcvtn   v18.4h, v18.4s
+        st1     {v18.4h}, [x14], x15
+        mla     v19.4s, v0.4s, v4.s[3]
+        scvtf   v19.4s, v19.4s
+        fmul    v14.4s, v1.4s, v5.s[3]
+        fmul    v19.4s, v19.4s, v14.4s
+        fadd    v19.4s, v19.4s, v2.4s
+        fmax    v19.4s, v19.4s, v12.4s
+        fmin    v19.4s, v19.4s, v13.4s
+        fcvtn   v19.4h, v19.4s
+        st1     {v19.4h}, [x14], x15
+        ldp     q6, q7, [x9]
+        mla     v20.4s, v0.4s, v6.s[0]
+        scvtf   v20.4s, v20.4s
+        fmul    v14.4s, v1.4s, v7.s[0]
+        fmul    v20.4s, v20.4s, v14.4s
+        fadd    v20.4s, v20.4s, v2.4s
+        fmax    v20.4s, v20.4s, v12.4s
+        fmin    v20.4s, v20.4s, v13.4s
+        fcvtn   v20.4h, v20.4s
+        st1     {v20.4h}, [x14], x15
+        mla     v21.4s, v0.4s, v6.s[1]
+        scvtf   v21.4s, v21.4s
+        fmul    v14.4s, v1.4s, v7.s[1]
+        fmul    v21.4s, v21.4s, v14.4s
+        fadd    v21.4s, v21.4s, v2.4s
+        fmax    v21.4s, v21.4s, v12.4s
+        fmin    v21.4s, v21.4s, v13.4s
+        fcvtn   v21.4h, v21.4s
+        st1     {v21.4h}, [x14], x15
+        mla     v22.4s, v0.4s, v6.s[2]
+        scvtf   v22.4s, v22.4s
+        fmul    v14.4s, v1.4s, v7.s[2]
+        fmul    v22.4s, v22.4s, v14.4s
+        fadd    v22.4s, v22.4s, v2.4s
+        fmax    v22.4s, v22.4s, v12.4s
+        fmin    v22.4s, v22.4s, v13.4s
+        fcvtn   v22.4h, v22.4s
+        st1     {v22.4h}, [x14], x15
+        mla     v23.4s, v0.4s, v6.s[3]
+        scvtf   v23.4s, v23.4s
+        fmul    v14.4s, v1.4s, v7.s[3]
+        fmul    v23.4s, v23.4s, v14.4s
+        fadd    v23.4s, v23.4s, v2.4s
+        fmax    v23.4s, v23.4s, v12.4s
+        fmin    v23.4s, v23.4s, v13.4s
+        fcvtn   v23.4h, v23.4s
+        st1     {v23.4h}, [x14], x15
+        ldp     d9, d8, [sp, #48]
+        ldp     d11, d10, [sp, #32]
+        ldp     d13, d12, [sp, #16]
+        ldp     d15, d14, [sp], #64
+        ret
 
 // qgemm::matmul::qai8dxp_qsi8cxp::dotprod::tiles::f32_out::tile4_12x4
 // 247 instructions; loop .L1: 114 instructions, 96 sdot
