@@ -387,7 +387,8 @@ mod aarch64 {
         let simd: Vec<_> = <X::F as Family>::kernels().iter().filter(|kn| kn.tier() != Tier::Scalar).collect();
         println!("{}: {} of {} SIMD kernels checked (cpu {cpu})", X::F::NAME, ran.len(), simd.len());
         for kn in simd.iter().filter(|kn| !ran.contains(&kn.name())) {
-            println!("  not run (cpu lacks {}): {}", kn.tier(), kn.name());
+            let lacks = kn.missing_feature(&cpu).map_or("?", |f| f.name());
+            println!("  not run (cpu lacks {lacks}): {}", kn.name());
         }
         assert_eq!(ran.len(), simd.iter().filter(|kn| kn.is_available(&cpu)).count());
     }

@@ -257,7 +257,8 @@ mod linux {
             all.len()
         );
         for kn in all.iter().filter(|kn| !ran.contains(&kn.name())) {
-            println!("  not run (cpu lacks {}): {}", kn.tier(), kn.name());
+            let lacks = kn.missing_feature(&cpu).map_or("?", |f| f.name());
+            println!("  not run (cpu lacks {lacks}): {}", kn.name());
         }
         // Every kernel the CPU has ran.
         assert_eq!(ran.len(), all.iter().filter(|kn| kn.is_available(&cpu)).count());
