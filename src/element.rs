@@ -1,5 +1,5 @@
 //! The floating-point element types that cross the API: activations going in and outputs coming
-//! out are `f32`, [`f16`] or [`bf16`] depending on the family ([`Family::Dst`],
+//! out are `f32`, [`f16`](struct@half::f16) or [`bf16`] depending on the family ([`Family::Dst`],
 //! [`Operator::Src`](crate::op::Operator::Src)).
 
 use half::{bf16, f16};
@@ -14,7 +14,7 @@ mod sealed {
     impl Sealed for half::bf16 {}
 }
 
-/// An activation or output element type: `f32`, [`f16`] or [`bf16`]. Sealed.
+/// An activation or output element type: `f32`, [`f16`](struct@half::f16) or [`bf16`]. Sealed.
 ///
 /// The conversions are the ones the kernels and packers perform (docs/formats.md, §Numeric
 /// model): widening to f32 is exact; narrowing from f32 rounds to nearest even, keeps f16
