@@ -5,6 +5,7 @@
 
 #[macro_use]
 pub mod suite;
+#[macro_use]
 pub mod f16_lhs;
 pub mod guard;
 pub mod rhs;
