@@ -23,6 +23,26 @@ macro_rules! tier_module {
     };
 }
 
+/// [`tier_module!`] over a packing subset: `all` lists both kernel groups, `kr16` (the packings
+/// with `kr / sr = 8`, all the bf16 packer serves) only the first.
+macro_rules! subset_tier_module {
+    ($tier:ident, all, [$($a:ident),+], [$($b:ident),+]) => {
+        tier_module!($tier, $($a,)+ $($b),+);
+    };
+    ($tier:ident, kr16, [$($a:ident),+], $b:tt) => {
+        tier_module!($tier, $($a),+);
+    };
+}
+
+/// The items `$t` for the packing subset `all`; nothing for `kr16`.
+#[cfg_attr(not(target_arch = "aarch64"), allow(unused_macros))]
+macro_rules! if_all_packings {
+    (all, $($t:tt)*) => {
+        $($t)*
+    };
+    (kr16, $($t:tt)*) => {};
+}
+
 /// The kernels of an `asm!` tier module (dotprod, i8mm), as a table: per packing
 /// `PACKING, "name prefix", [STATIC entry (m_step, n_step) => driver(extra, ..), ..];`, named
 /// `matmul_clamp_<dst>_<prefix><m_step>x<n_step><suffix>` with the header's output type name

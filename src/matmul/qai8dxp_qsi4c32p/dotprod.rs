@@ -35,7 +35,7 @@ use super::Kernel;
 /// packer does not take); `also: Bf16`: its kernels also need FEAT_BF16.
 macro_rules! qsi4c32p_dotprod_kernels {
     ($dst:literal, $out:ident, $packings:ident $(, also: $extra:ident)?) => {
-        $crate::matmul::qai8dxp_qsi4c32p::dotprod::qsi4c32p_dotprod_kernels!(@tier $packings, [DOTPROD_1X16, DOTPROD_1X8, DOTPROD_8X8, DOTPROD_4X8, DOTPROD_1X4, DOTPROD_8X4, DOTPROD_4X4], [DOTPROD_1X16_KR8, DOTPROD_1X8_KR8, DOTPROD_1X4_KR8]);
+        subset_tier_module!(Dotprod, $packings, [DOTPROD_1X16, DOTPROD_1X8, DOTPROD_8X8, DOTPROD_4X8, DOTPROD_1X4, DOTPROD_8X4, DOTPROD_4X4], [DOTPROD_1X16_KR8, DOTPROD_1X8_KR8, DOTPROD_1X4_KR8]);
 
         #[cfg(target_arch = "aarch64")]
         mod aarch64 {
@@ -75,7 +75,7 @@ macro_rules! qsi4c32p_dotprod_kernels {
                     DOTPROD_4X4 matmul_4x4_unchecked (4, 4) => blocked_gemm(&FAMILY, 4, &[tile_4x4]),
                 ];
             }
-            $crate::matmul::qai8dxp_qsi4c32p::dotprod::qsi4c32p_dotprod_kernels!(@kr8 $packings, asm_catalogue! {
+            if_all_packings!($packings, asm_catalogue! {
                 tier: Dotprod, feature: "FEAT_DotProd", dst: $dst, suffix: "_neon_dotprod" $(, also: $extra)?;
                 PACKING_1X8_KR8, "qai8dxp1x4_qsi4c32p8x4_", [
                     /// GEMV on the kr 8 packing over two `nr = 8` RHS tiles at a time (1 x 16 per step).
@@ -90,16 +90,6 @@ macro_rules! qsi4c32p_dotprod_kernels {
             });
         }
     };
-    (@tier all, [$($a:ident),+], [$($b:ident),+]) => {
-        tier_module!(Dotprod, $($a,)+ $($b),+);
-    };
-    (@tier kr16, [$($a:ident),+], $b:tt) => {
-        tier_module!(Dotprod, $($a),+);
-    };
-    (@kr8 all, $($t:tt)*) => {
-        $($t)*
-    };
-    (@kr8 kr16, $($t:tt)*) => {};
 }
 pub(crate) use qsi4c32p_dotprod_kernels;
 

@@ -18,7 +18,7 @@ use super::Kernel;
 /// (`qai8dxp_qsi4c32p`, `bf16_qai8dxp_qsi4c32p`) declares its NEON tier with this one table.
 macro_rules! qsi4c32p_neon_kernels {
     ($dst:literal, $packings:ident) => {
-        $crate::matmul::qai8dxp_qsi4c32p::neon::qsi4c32p_neon_kernels!(@tier $packings, [NEON_4X8, NEON_4X4, NEON_1X8, NEON_1X4], [NEON_4X8_KR8, NEON_4X4_KR8, NEON_1X8_KR8, NEON_1X4_KR8]);
+        subset_tier_module!(Neon, $packings, [NEON_4X8, NEON_4X4, NEON_1X8, NEON_1X4], [NEON_4X8_KR8, NEON_4X4_KR8, NEON_1X8_KR8, NEON_1X4_KR8]);
 
         #[cfg(target_arch = "aarch64")]
         mod aarch64 {
@@ -36,7 +36,7 @@ macro_rules! qsi4c32p_neon_kernels {
                 (NEON_1X8, matmul_1x8_unchecked, "qai8dxp1x8_qsi4c32p8x8_1x8", PACKING_1X8),
                 (NEON_1X4, matmul_1x4_unchecked, "qai8dxp1x8_qsi4c32p4x8_1x4", PACKING_1X4),
             }
-            $crate::matmul::qai8dxp_qsi4c32p::neon::qsi4c32p_neon_kernels!(@kr8 $packings, neon_kernels! {
+            if_all_packings!($packings, neon_kernels! {
                 scheme: Bf16Blocks,
                 dst: $dst,
                 bl: "`bl` a multiple of 32 dividing `k`",
@@ -47,16 +47,6 @@ macro_rules! qsi4c32p_neon_kernels {
             });
         }
     };
-    (@tier all, [$($a:ident),+], [$($b:ident),+]) => {
-        tier_module!(Neon, $($a,)+ $($b),+);
-    };
-    (@tier kr16, [$($a:ident),+], $b:tt) => {
-        tier_module!(Neon, $($a),+);
-    };
-    (@kr8 all, $($t:tt)*) => {
-        $($t)*
-    };
-    (@kr8 kr16, $($t:tt)*) => {};
 }
 pub(crate) use qsi4c32p_neon_kernels;
 

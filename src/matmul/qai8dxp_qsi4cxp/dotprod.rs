@@ -38,7 +38,7 @@ use super::Kernel;
 /// packings, which the bf16 LHS packer does not take).
 macro_rules! qsi4cxp_dotprod_kernels {
     ($dst:literal, $out:ident, $packings:ident) => {
-        $crate::matmul::qai8dxp_qsi4cxp::dotprod::qsi4cxp_dotprod_kernels!(@tier $packings, [DOTPROD_1X16, DOTPROD_1X8, DOTPROD_16X8, DOTPROD_4X8, DOTPROD_1X4, DOTPROD_16X4, DOTPROD_4X4], [DOTPROD_1X4_KR8, DOTPROD_16X8_KR8, DOTPROD_16X4_KR8]);
+        subset_tier_module!(Dotprod, $packings, [DOTPROD_1X16, DOTPROD_1X8, DOTPROD_16X8, DOTPROD_4X8, DOTPROD_1X4, DOTPROD_16X4, DOTPROD_4X4], [DOTPROD_1X4_KR8, DOTPROD_16X8_KR8, DOTPROD_16X4_KR8]);
 
         #[cfg(target_arch = "aarch64")]
         mod aarch64 {
@@ -74,7 +74,7 @@ macro_rules! qsi4cxp_dotprod_kernels {
                     DOTPROD_4X4 matmul_4x4_unchecked (4, 4) => per_channel_gemm(asm_layout, 4, &GEMM_TILES),
                 ];
             }
-            $crate::matmul::qai8dxp_qsi4cxp::dotprod::qsi4cxp_dotprod_kernels!(@kr8 $packings, asm_catalogue! {
+            if_all_packings!($packings, asm_catalogue! {
                 tier: Dotprod, feature: "FEAT_DotProd", dst: $dst, suffix: "_neon_dotprod";
                 PACKING_1X4_KR8, "qai8dxp1x4_qsi4cxp4x4_", [
                     /// GEMV on the kr 8 packing, one `nr = 4` RHS tile at a time.
@@ -92,16 +92,6 @@ macro_rules! qsi4cxp_dotprod_kernels {
             });
         }
     };
-    (@tier all, [$($a:ident),+], [$($b:ident),+]) => {
-        tier_module!(Dotprod, $($a,)+ $($b),+);
-    };
-    (@tier kr16, [$($a:ident),+], $b:tt) => {
-        tier_module!(Dotprod, $($a),+);
-    };
-    (@kr8 all, $($t:tt)*) => {
-        $($t)*
-    };
-    (@kr8 kr16, $($t:tt)*) => {};
 }
 pub(crate) use qsi4cxp_dotprod_kernels;
 
