@@ -269,35 +269,36 @@ impl<'w, F: Operator> Linear<'w, F> {
     }
 }
 
-/// `Linear::pack` for the families with `qsi4cxp` weights (int4, one f32 scale per channel).
-macro_rules! linear_pack_qsi4cxp {
-    ($($family:ident),+) => {$(
+/// `Linear::pack` for the families with per-channel weights of the RHS format `$format`
+/// (`qsi4cxp`: int4, `qsi8cxp`: int8; one f32 scale per channel), read from `$source`.
+macro_rules! linear_pack_per_channel {
+    ($format:ident, $source:ident, $what:literal: $($family:ident),+) => {$(
         impl<'w> Linear<'w, $family> {
             /// Bytes of packed weights for `n` channels of depth `k`.
             pub fn packed_size(n: usize, k: usize) -> Result<usize> {
                 Self::size(n, k, 0)
             }
 
-            /// Packs int4 weights with per-channel scales and an optional bias
-            /// ([`rhs::qsi4cxp::pack`](crate::rhs::qsi4cxp::pack)) into `buf` (at least
-            /// [`Linear::packed_size`] bytes).
+            #[doc = concat!("Packs ", $what, " weights with per-channel scales and an optional bias ([`rhs::",
+                stringify!($format), "::pack`](crate::rhs::", stringify!($format), "::pack)) into `buf` (at least ",
+                "[`Linear::packed_size`] bytes).")]
             pub fn pack(
                 n: usize,
                 k: usize,
-                w: &Int4Source<'_>,
+                w: &$source<'_>,
                 scale: &[f32],
                 bias: Option<&[f32]>,
                 buf: &'w mut [u8],
             ) -> Result<Self> {
                 let size = Self::packed_size(n, k)?;
-                qsi4cxp::pack(&Self::RHS, n, k, w, scale, bias, buf)?;
+                $format::pack(&Self::RHS, n, k, w, scale, bias, buf)?;
                 Self::from_packed(n, k, 0, &buf[..size])
             }
         }
     )+};
 }
 
-linear_pack_qsi4cxp!(Qai8dxpQsi4cxp, F16Qai8dxpQsi4cxp, Bf16Qai8dxpQsi4cxp);
+linear_pack_per_channel!(qsi4cxp, Int4Source, "int4": Qai8dxpQsi4cxp, F16Qai8dxpQsi4cxp, Bf16Qai8dxpQsi4cxp);
 
 /// `Linear::pack` for the families with `qsi4c32p` weights (int4, one bf16 scale per block).
 macro_rules! linear_pack_qsi4c32p {
@@ -344,34 +345,7 @@ impl<'w> Linear<'w, Qsi8d32pQsi4c32p> {
     }
 }
 
-/// `Linear::pack` for the families with `qsi8cxp` weights (int8, one f32 scale per channel).
-macro_rules! linear_pack_qsi8cxp {
-    ($($family:ident),+) => {$(
-        impl<'w> Linear<'w, $family> {
-            /// Bytes of packed weights for `n` channels of depth `k`.
-            pub fn packed_size(n: usize, k: usize) -> Result<usize> {
-                Self::size(n, k, 0)
-            }
-
-            /// Packs int8 weights with per-channel scales and an optional bias
-            /// ([`rhs::qsi8cxp::pack`](crate::rhs::qsi8cxp::pack)) into `buf`.
-            pub fn pack(
-                n: usize,
-                k: usize,
-                w: &Int8Source<'_>,
-                scale: &[f32],
-                bias: Option<&[f32]>,
-                buf: &'w mut [u8],
-            ) -> Result<Self> {
-                let size = Self::packed_size(n, k)?;
-                qsi8cxp::pack(&Self::RHS, n, k, w, scale, bias, buf)?;
-                Self::from_packed(n, k, 0, &buf[..size])
-            }
-        }
-    )+};
-}
-
-linear_pack_qsi8cxp!(Qai8dxpQsi8cxp, F16Qai8dxpQsi8cxp);
+linear_pack_per_channel!(qsi8cxp, Int8Source, "int8": Qai8dxpQsi8cxp, F16Qai8dxpQsi8cxp);
 
 impl<F: Operator> Linear<'_, F> {
     /// The RHS packing (the LHS side, `mr`, does not matter to an RHS packer).

@@ -18,7 +18,12 @@ use super::Kernel;
 /// (`qai8dxp_qsi4c32p`, `bf16_qai8dxp_qsi4c32p`) declares its NEON tier with this one table.
 macro_rules! qsi4c32p_neon_kernels {
     ($dst:literal, $packings:ident) => {
-        subset_tier_module!(Neon, $packings, [NEON_4X8, NEON_4X4, NEON_1X8, NEON_1X4], [NEON_4X8_KR8, NEON_4X4_KR8, NEON_1X8_KR8, NEON_1X4_KR8]);
+        subset_tier_module!(
+            Neon,
+            $packings,
+            [NEON_4X8, NEON_4X4, NEON_1X8, NEON_1X4],
+            [NEON_4X8_KR8, NEON_4X4_KR8, NEON_1X8_KR8, NEON_1X4_KR8]
+        );
 
         #[cfg(target_arch = "aarch64")]
         mod aarch64 {
@@ -36,15 +41,18 @@ macro_rules! qsi4c32p_neon_kernels {
                 (NEON_1X8, matmul_1x8_unchecked, "qai8dxp1x8_qsi4c32p8x8_1x8", PACKING_1X8),
                 (NEON_1X4, matmul_1x4_unchecked, "qai8dxp1x8_qsi4c32p4x8_1x4", PACKING_1X4),
             }
-            if_all_packings!($packings, neon_kernels! {
-                scheme: Bf16Blocks,
-                dst: $dst,
-                bl: "`bl` a multiple of 32 dividing `k`",
-                (NEON_4X8_KR8, matmul_4x8_kr8_unchecked, "qai8dxp4x4_qsi4c32p8x4_4x8", PACKING_4X8_KR8),
-                (NEON_4X4_KR8, matmul_4x4_kr8_unchecked, "qai8dxp4x4_qsi4c32p4x4_4x4", PACKING_4X4_KR8),
-                (NEON_1X8_KR8, matmul_1x8_kr8_unchecked, "qai8dxp1x4_qsi4c32p8x4_1x8", PACKING_1X8_KR8),
-                (NEON_1X4_KR8, matmul_1x4_kr8_unchecked, "qai8dxp1x4_qsi4c32p4x4_1x4", PACKING_1X4_KR8),
-            });
+            if_all_packings!(
+                $packings,
+                neon_kernels! {
+                    scheme: Bf16Blocks,
+                    dst: $dst,
+                    bl: "`bl` a multiple of 32 dividing `k`",
+                    (NEON_4X8_KR8, matmul_4x8_kr8_unchecked, "qai8dxp4x4_qsi4c32p8x4_4x8", PACKING_4X8_KR8),
+                    (NEON_4X4_KR8, matmul_4x4_kr8_unchecked, "qai8dxp4x4_qsi4c32p4x4_4x4", PACKING_4X4_KR8),
+                    (NEON_1X8_KR8, matmul_1x8_kr8_unchecked, "qai8dxp1x4_qsi4c32p8x4_1x8", PACKING_1X8_KR8),
+                    (NEON_1X4_KR8, matmul_1x4_kr8_unchecked, "qai8dxp1x4_qsi4c32p4x4_1x4", PACKING_1X4_KR8),
+                }
+            );
         }
     };
 }
