@@ -105,6 +105,72 @@ macro_rules! asm_catalogue {
     };
 }
 
+/// [`family_catalogue!`] over a packing subset (see [`subset_tier_module!`]): the scalar kernels
+/// of both lists for `all`, of the first for `kr16`.
+macro_rules! subset_family_catalogue {
+    ($fam:ident, $dst_name:literal, all, [$($a:tt),+], [$($b:tt),+], fallback: $fallback:ident) => {
+        family_catalogue!(
+            $fam,
+            dst: $dst_name,
+            scalar: [$($a,)+ $($b),+],
+            preferred: PREFERRED_RHS_PACKING,
+            fallback: $fallback,
+        );
+    };
+    ($fam:ident, $dst_name:literal, kr16, [$($a:tt),+], $b:tt, fallback: $fallback:ident) => {
+        family_catalogue!(
+            $fam,
+            dst: $dst_name,
+            scalar: [$($a),+],
+            preferred: PREFERRED_RHS_PACKING,
+            fallback: $fallback,
+        );
+    };
+}
+
+/// The `Kernel` alias and the `Family` impl of marker `$fam` (family `$name`, outputs of type
+/// `$dst`) for a family with `qai8dxp` activations and RHS format `$rhs` (its `tile_stride`;
+/// `$check` the `Packing` check of its RHS), `per_channel` or `per_block` (then `bl` must
+/// divide `k` in multiples of 32).
+macro_rules! qai8dxp_family_impl {
+    ($fam:ident, $name:literal, $dst:ty, $rhs:ident, $check:ident, $kind:ident) => {
+        /// A kernel of this family.
+        pub type Kernel = $crate::matmul::Kernel<$fam>;
+
+        impl $crate::matmul::sealed::Sealed for $fam {}
+
+        impl $crate::Family for $fam {
+            const NAME: &'static str = $name;
+            const BLOCKED: bool = qai8dxp_family_impl!(@blocked $kind);
+            type Dst = $dst;
+
+            fn kernels() -> &'static [&'static Kernel] {
+                KERNELS
+            }
+
+            fn lhs_tile_stride(k: usize, bl: usize, packing: &$crate::Packing) -> $crate::Result<usize> {
+                packing.check_lhs()?;
+                qai8dxp_family_impl!(@check_blocks $kind, k, bl);
+                $crate::lhs::qai8dxp::tile_stride(k, packing.mr)
+            }
+
+            fn rhs_tile_stride(k: usize, bl: usize, packing: &$crate::Packing) -> $crate::Result<usize> {
+                packing.$check()?;
+                qai8dxp_family_impl!(@rhs $kind, $rhs, k, bl, packing.nr)
+            }
+        }
+    };
+    (@blocked per_channel) => { false };
+    (@blocked per_block) => { true };
+    (@check_blocks per_channel, $k:ident, $bl:ident) => { let _ = ($k, $bl); };
+    (@check_blocks per_block, $k:ident, $bl:ident) => { $crate::packing::check_blocks($k, $bl)?; };
+    (@rhs per_channel, $rhs:ident, $k:ident, $bl:ident, $nr:expr) => {{
+        let _ = $bl;
+        $crate::rhs::$rhs::tile_stride($k, $nr)
+    }};
+    (@rhs per_block, $rhs:ident, $k:ident, $bl:ident, $nr:expr) => { $crate::rhs::$rhs::tile_stride($k, $bl, $nr) };
+}
+
 /// The catalogue part every family module shares: the `kernel` constructor the tier modules
 /// use, one scalar kernel per packing (`(IDENT, "name", PACKING)`, named
 /// `matmul_clamp_<dst>_<name>_scalar`), `KERNELS` assembled from

@@ -64,56 +64,14 @@ pub(crate) fn asm_layout<O>(
 /// `kr = 8` packings, which the bf16 LHS packer does not take).
 macro_rules! qsi4c32p_catalogue {
     ($fam:ident, $name:literal, $dst:ty, $dst_name:literal, $packings:ident) => {
-        /// A kernel of this family.
-        pub type Kernel = $crate::matmul::Kernel<$fam>;
-
-        impl $crate::matmul::sealed::Sealed for $fam {}
-
-        impl $crate::Family for $fam {
-            const NAME: &'static str = $name;
-            const BLOCKED: bool = true;
-            type Dst = $dst;
-
-            fn kernels() -> &'static [&'static Kernel] {
-                KERNELS
-            }
-
-            fn lhs_tile_stride(k: usize, bl: usize, packing: &$crate::Packing) -> $crate::Result<usize> {
-                packing.check_lhs()?;
-                crate::packing::check_blocks(k, bl)?;
-                $crate::lhs::qai8dxp::tile_stride(k, packing.mr)
-            }
-
-            fn rhs_tile_stride(k: usize, bl: usize, packing: &$crate::Packing) -> $crate::Result<usize> {
-                packing.check_rhs_int4()?;
-                $crate::rhs::qsi4c32p::tile_stride(k, bl, packing.nr)
-            }
-        }
-
-        $crate::matmul::qai8dxp_qsi4c32p::qsi4c32p_catalogue!(
-            @cat $fam,
+        qai8dxp_family_impl!($fam, $name, $dst, qsi4c32p, check_rhs_int4, per_block);
+        subset_family_catalogue!(
+            $fam,
             $dst_name,
             $packings,
             [(SCALAR_1X4, "qai8dxp1x8_qsi4c32p4x8_1x4", PACKING_1X4), (SCALAR_1X8, "qai8dxp1x8_qsi4c32p8x8_1x8", PACKING_1X8), (SCALAR_4X4, "qai8dxp4x8_qsi4c32p4x8_4x4", PACKING_4X4), (SCALAR_4X8, "qai8dxp4x8_qsi4c32p8x8_4x8", PACKING_4X8)],
-            [(SCALAR_1X4_KR8, "qai8dxp1x4_qsi4c32p4x4_1x4", PACKING_1X4_KR8), (SCALAR_1X8_KR8, "qai8dxp1x4_qsi4c32p8x4_1x8", PACKING_1X8_KR8), (SCALAR_4X4_KR8, "qai8dxp4x4_qsi4c32p4x4_4x4", PACKING_4X4_KR8), (SCALAR_4X8_KR8, "qai8dxp4x4_qsi4c32p8x4_4x8", PACKING_4X8_KR8)]
-        );
-    };
-    (@cat $fam:ident, $dst_name:literal, all, [$($a:tt),+], [$($b:tt),+]) => {
-        family_catalogue!(
-            $fam,
-            dst: $dst_name,
-            scalar: [$($a,)+ $($b),+],
-            preferred: PREFERRED_RHS_PACKING,
-            fallback: SCALAR_4X8,
-        );
-    };
-    (@cat $fam:ident, $dst_name:literal, kr16, [$($a:tt),+], $b:tt) => {
-        family_catalogue!(
-            $fam,
-            dst: $dst_name,
-            scalar: [$($a),+],
-            preferred: PREFERRED_RHS_PACKING,
-            fallback: SCALAR_4X8,
+            [(SCALAR_1X4_KR8, "qai8dxp1x4_qsi4c32p4x4_1x4", PACKING_1X4_KR8), (SCALAR_1X8_KR8, "qai8dxp1x4_qsi4c32p8x4_1x8", PACKING_1X8_KR8), (SCALAR_4X4_KR8, "qai8dxp4x4_qsi4c32p4x4_4x4", PACKING_4X4_KR8), (SCALAR_4X8_KR8, "qai8dxp4x4_qsi4c32p8x4_4x8", PACKING_4X8_KR8)],
+            fallback: SCALAR_4X8
         );
     };
 }

@@ -79,31 +79,7 @@ pub(crate) fn asm_layout<O>(
 /// the arithmetic declares itself with this one table.
 macro_rules! qsi8cxp_catalogue {
     ($fam:ident, $name:literal, $dst:ty, $dst_name:literal) => {
-        /// A kernel of this family.
-        pub type Kernel = $crate::matmul::Kernel<$fam>;
-
-        impl $crate::matmul::sealed::Sealed for $fam {}
-
-        impl $crate::Family for $fam {
-            const NAME: &'static str = $name;
-            const BLOCKED: bool = false;
-            type Dst = $dst;
-
-            fn kernels() -> &'static [&'static Kernel] {
-                KERNELS
-            }
-
-            fn lhs_tile_stride(k: usize, _bl: usize, packing: &$crate::Packing) -> $crate::Result<usize> {
-                packing.check_lhs()?;
-                $crate::lhs::qai8dxp::tile_stride(k, packing.mr)
-            }
-
-            fn rhs_tile_stride(k: usize, _bl: usize, packing: &$crate::Packing) -> $crate::Result<usize> {
-                packing.check_rhs_int8()?;
-                $crate::rhs::qsi8cxp::tile_stride(k, packing.nr)
-            }
-        }
-
+        qai8dxp_family_impl!($fam, $name, $dst, qsi8cxp, check_rhs_int8, per_channel);
         family_catalogue!(
             $fam,
             dst: $dst_name,
