@@ -64,6 +64,7 @@ pub fn check_golden_lhs(case: &Case, p: &Packing, ours: &[u8], golden: &[u8]) {
 /// `common::rhs::$rhs` format): the generic suite, the edge rows, and the divergence tests on
 /// `$defective`, the packing where KleidiAI's packer borrows zero points; `$extra` items go
 /// into the family's test module.
+#[allow(unused_macros)] // used by the f16 family tests only
 macro_rules! f16_family_tests {
     ($family:ident, $marker:ident, $rhs:ident, $defective:expr; $($extra:item)*) => {
         struct Fx;
