@@ -5,17 +5,17 @@ where they must not (`cargo make icount-check`).
   ci/icount_check.py [--tools DIR]
 
 Builds the family test binaries for aarch64-unknown-linux-gnu and runs each one's golden-vector
-test under the project's icount QEMU plugin (shared/tools/icount, counting every executed
-instruction of the whole run by mnemonic) with `-cpu max`, `-cpu cortex-a76` and
-`-cpu cortex-a53`. Requires, per family: under max SMMLA > 0 and SDOT > 0 (the i8mm and dotprod
-kernels executed) and, for the bf16 families, instructions executed in functions that contain
-BFCVTN (their i8mm tiles' conversion; QEMU 7.2's disassembler cannot name BFCVTN itself, so
-the functions are found with objdump and counted whole); under cortex-a76 (dotprod, no i8mm,
-no BF16) SDOT > 0 and SMMLA = 0 and nothing in a BFCVTN function; under cortex-a53 none of the
-three (the test still passes: dispatch chose the NEON and scalar tiers,
-no SIGILL). Exits 0 only if all holds. Without the tools (a checkout
-that lacks ../shared/tools and no --tools/QGEMM_TOOLS) it says so and exits 0: the check needs
-the project's measuring tools, not part of this repository.
+test under the repository's instruction-count QEMU plugin (tools/icount/icount.py and plugin.c,
+counting every executed instruction of the whole run by mnemonic) with `-cpu max`,
+`-cpu cortex-a76` and `-cpu cortex-a53`. Requires, per family: under max SMMLA > 0 and SDOT > 0
+(the i8mm and dotprod kernels executed) and, for the bf16 families, instructions executed in
+functions that contain BFCVTN (their i8mm tiles' conversion; QEMU 7.2's disassembler cannot name
+BFCVTN itself, so the functions are found with objdump and counted whole); under cortex-a76
+(dotprod, no i8mm, no BF16) SDOT > 0 and SMMLA = 0 and nothing in a BFCVTN function; under
+cortex-a53 none of the three (the test still passes: dispatch chose the NEON and scalar tiers,
+no SIGILL). Exits 0 only if all holds. It never skips: when the plugin cannot be built (no host
+C compiler or headers; `cargo make setup` installs gcc and libc6-dev) the check fails.
+`--tools DIR` runs another copy of the tools (DIR/icount/icount.py, or DIR/icount).
 """
 import argparse
 import json
@@ -62,11 +62,21 @@ def bfcvtn_functions(exe):
     return names
 
 
-def count(tools, cpu, exe, family, bf_fns):
+def icount_tool(tools):
+    """The command that runs the icount wrapper of the tools directory, or None."""
+    for rel in ("icount/icount.py", "icount"):
+        path = os.path.join(tools, rel)
+        if os.path.isfile(path):
+            return [sys.executable, path] if path.endswith(".py") else [path]
+    return None
+
+
+def count(icount, cpu, exe, family, bf_fns):
     with tempfile.TemporaryDirectory() as d:
         js = os.path.join(d, "o.json")
-        cmd = [os.path.join(tools, "icount"), "--cpu", cpu, "--global", "--sym", "qgemm::matmul::", "--classes", ",".join(CLASSES), "--top", "0",
-               "--json", js, "--", exe, f"{family}::golden_outputs_in_every_tier", "--exact", "--test-threads=1"]
+        cmd = icount + ["--cpu", cpu, "--global", "--sym", "qgemm::matmul::", "--classes", ",".join(CLASSES),
+                        "--top", "0", "--json", js, "--", exe, f"{family}::golden_outputs_in_every_tier", "--exact",
+                        "--test-threads=1"]
         env = dict(os.environ, QEMU_CPU=cpu)
         r = subprocess.run(cmd, text=True, capture_output=True, env=env)
         if r.returncode != 0:
@@ -81,11 +91,17 @@ def count(tools, cpu, exe, family, bf_fns):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--tools", default=os.environ.get("QGEMM_TOOLS", os.path.join(ROOT, "..", "shared", "tools")))
+    ap.add_argument("--tools", default=os.path.join(ROOT, "tools"),
+                    help="the measuring tools (default: the repository's tools/)")
     a = ap.parse_args()
-    if not os.path.exists(os.path.join(a.tools, "icount")):
-        print(f"icount-check: skipped: the icount tool is not at {a.tools} (set QGEMM_TOOLS)")
-        return 0
+    icount = icount_tool(a.tools)
+    if icount is None:
+        print(f"icount-check: FAILED: no icount tool in {a.tools}")
+        return 1
+    if icount[-1].endswith(".py") and subprocess.run(icount + ["--build"], stdout=subprocess.DEVNULL).returncode != 0:
+        print("icount-check: FAILED: the icount plugin did not build (tools/icount/plugin.c; `cargo make setup` "
+              "installs gcc and libc6-dev)")
+        return 1
     ok = True
     exes = test_binaries()
     print(f"{'family':<22} {'cpu':<11} {'SMMLA':>12} {'SDOT':>12} {'in BFCVTN fns':>14}  verdict")
@@ -95,7 +111,7 @@ def main():
             print(f"{fam:<22} no function of the test binary contains BFCVTN: FAILED")
             ok = False
         for cpu in ("max", "cortex-a76", "cortex-a53"):
-            counts, cmd = count(a.tools, cpu, exes[fam], fam, bf_fns)
+            counts, cmd = count(icount, cpu, exes[fam], fam, bf_fns)
             if counts is None:
                 print(f"{fam:<22} {cpu:<11} {'-':>12} {'-':>12} {'-':>14}  FAILED (test failed or crashed): {cmd}")
                 ok = False
@@ -109,7 +125,7 @@ def main():
                 good = smmla == 0 and sdot == 0 and bfcvtn == 0
             ok &= good
             print(f"{fam:<22} {cpu:<11} {smmla:>12,} {sdot:>12,} {bfcvtn:>14,}  {'ok' if good else 'FAILED'}")
-    print(f"command: shared/tools/icount --cpu CPU --global --sym qgemm::matmul:: --classes {','.join(CLASSES)} -- "
+    print(f"command: tools/icount/icount.py --cpu CPU --global --sym qgemm::matmul:: --classes {','.join(CLASSES)} -- "
           "<family test binary> <family>::golden_outputs_in_every_tier --exact --test-threads=1")
     return 0 if ok else 1
 

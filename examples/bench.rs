@@ -13,7 +13,7 @@
 //! calls (default 5), scalar kernels skipped (`--scalar` adds them). `--quick` uses
 //! `n = k = 512` and one timed call. On real Arm hardware the table's ns/call, GOPS (2*m*n*k
 //! per call) and GB/s of packed weights are the figures to read. Under QEMU time means nothing:
-//! run it under `shared/tools/icount` for instruction counts (`cargo make perf` does), where
+//! run it under `tools/icount/icount.py` for instruction counts (`cargo make perf` does), where
 //! every measured call goes through [`run_kernel`] and [`run_packer`], so the per-function counts
 //! of the kernel code divided by `1 + iters` are per-call figures.
 
