@@ -248,8 +248,8 @@ def write(out, kernels, krows, prow, mrows, selected, quick):
     w("executed under `qemu-aarch64 -cpu max` (the instruction-count plugin `tools/icount`) and static")
     w("hot-loop throughput on real core models (`llvm-mca-19` through `tools/mca.py`). Both tools are")
     w("part of this repository ([tools/README.md](../tools/README.md)): after `cargo make setup` (Debian")
-    w("packages; it builds the plugin into `target/tools`), `cargo make perf` (`ci/perf.py`, about 15")
-    w("minutes on 2 cores) regenerates this file, and every table names the command behind it.")
+    w("packages; it builds the plugin into `target/tools`), `cargo make perf` (`ci/perf.py`, up to half")
+    w("an hour on 2 cores) regenerates this file, and every table names the command behind it.")
     w(f"Shapes: n = k = {N}, bl = {BL}; m = 1 (decode) and m = 16, 128 (prefill).")
     if quick:
         w("\n**This run used `--quick` (m = 128 skipped).**")
