@@ -753,12 +753,6 @@ void qgemm_kai_set_error_handler(qgemm_kai_error_handler handler, void *user_dat
 // that is not a `qgemm_status`). Takes the raw integer so any value is safe to pass.
 const char *qgemm_status_message(int32_t status);
 
-extern ptrdiff_t write(int32_t fd, const uint8_t *buf, size_t count);
-
-extern void abort(void);
-
-extern unsigned long getauxval(unsigned long kind);
-
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

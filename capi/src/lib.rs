@@ -27,6 +27,10 @@ pub mod hook;
 /// cbindgen:ignore
 pub mod kai;
 pub mod status;
+/// The platform imports (libc's `write`, `abort`, `getauxval` on Linux) are not API: cbindgen must
+/// not declare them in `qgemm.h`, where they would clash with `<unistd.h>` and `<sys/auxv.h>`.
+///
+/// cbindgen:ignore
 mod sys;
 
 /// Never runs: no function of the library panics on any input. Kept minimal (no formatting

@@ -17,13 +17,19 @@
  *    qgemm_status_message for every value.
  * QGEMM_LAYER1_CORRUPT=1 flips one bit of the first golden dst in memory: the test must fail
  * (run.sh --self-check uses it). Exit 0 only if every check passed. */
+/* _GNU_SOURCE and the POSIX headers before qgemm.h: the header must not clash with them (it once
+ * declared libc's `write` with another type). */
+#define _GNU_SOURCE
 #include <float.h>
 #include <math.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
 
 #include "qgemm.h"
 #include "test_util.h"
