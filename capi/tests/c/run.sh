@@ -14,6 +14,9 @@
 #   kai_hook       layer 2: a custom error hook fires on bad calls; the default hook aborts (134)
 #   qgemm_layer1   layer 1: every kernel, packer, query and error status of qgemm.h
 #   readme_example the README's layer-2 C example (readme_example.py extracts it), run
+#   rust_std       the library and a Rust `std` static library (capi/tests/rust-std/staticlib) in one
+#                  C program (rust_std.c), linked in both orders, run; and a Rust `std` program using
+#                  the qgemm-capi rlib (capi/tests/rust-std/rlib-user), run
 #   headers        qgemm.h and every kai/ header after the common system headers (<unistd.h>,
 #                  <signal.h> with _GNU_SOURCE, ...), compiled as C11 and as C++17 (aarch64-linux-gnu-g++),
 #                  linked and run
@@ -97,6 +100,24 @@ if [[ $only_kai != 1 ]]; then
     build headers_c "$here/headers.c" -I"$out"
     build_cxx headers_cxx -x c++ "$here/headers.c" -x none
 fi
+# The library with Rust `std` (not when QGEMM_CAPI_LIB points at another library).
+rust_std=0
+if [[ -z ${QGEMM_CAPI_LIB:-} && $only_kai != 1 ]]; then
+    rust_std=1
+    rust_target=$root/capi/target/rust-std
+    echo "+ cargo build --locked --target aarch64-unknown-linux-gnu (capi/tests/rust-std)"
+    CARGO_TARGET_DIR=$rust_target cargo build --locked --quiet --target aarch64-unknown-linux-gnu \
+        --manifest-path "$root/capi/tests/rust-std/Cargo.toml"
+    rust_lib=$rust_target/aarch64-unknown-linux-gnu/debug/libqgemm_test_rust_std.a
+    rlib_user=$rust_target/aarch64-unknown-linux-gnu/debug/qgemm-test-rlib-user
+    for order in capi_first rust_first; do
+        libs=("$lib" "$rust_lib")
+        [[ $order == rust_first ]] && libs=("$rust_lib" "$lib")
+        echo "+ $CC ${CFLAGS[*]} rust_std.c $(basename "${libs[0]}") $(basename "${libs[1]}") -o $out/rust_std_$order"
+        "$CC" "${CFLAGS[@]}" -I"$inc" -I"$root/capi/include" "$here/rust_std.c" "${libs[@]}" "${LIBS[@]}" \
+            -o "$out/rust_std_$order"
+    done
+fi
 python3 "$here/kai_plan.py" "$data" >"$out/kai_plan.txt"
 python3 "$here/kai_plan.py" "$data" --corrupt >"$out/kai_plan_corrupt.txt"
 
@@ -137,6 +158,19 @@ for cpu in "${cpus[@]}"; do
         failed+=("kai_hook-default@$cpu")
     fi
     run "$cpu" "$out/qgemm_layer1" "$cpu" <"$out/kai_plan.txt" || failed+=("qgemm_layer1@$cpu")
+    if ((rust_std)); then
+        for order in capi_first rust_first; do
+            if run "$cpu" "$out/rust_std_$order" >"$out/rust_std.log" 2>&1 &&
+                grep -qx "rust std: sum 45, panic caught: true" "$out/rust_std.log" &&
+                grep -qx "rust_std: ok" "$out/rust_std.log"; then
+                echo "rust_std ($order): $(paste -sd ';' "$out/rust_std.log")"
+            else
+                cat "$out/rust_std.log" >&2
+                failed+=("rust_std-$order@$cpu")
+            fi
+        done
+        run "$cpu" "$rlib_user" || failed+=("rlib_user@$cpu")
+    fi
     run "$cpu" "$out/headers_c" || failed+=("headers_c@$cpu")
     run "$cpu" "$out/headers_cxx" || failed+=("headers_cxx@$cpu")
     if ((self_check)); then
