@@ -215,6 +215,9 @@ typedef struct qgemm_int8_source {
 
 // A layer-2 error handler: `function` and `reason` are NUL-terminated and valid during the
 // call only; `user_data` is the pointer given to [`qgemm_kai_set_error_handler`].
+// It may return, `longjmp` out, or throw a C++ exception (called as `extern "C-unwind"`): on
+// Linux the exception reaches the caller of the `kai_*` function; on bare metal it stops the
+// core. See docs/c-api.md.
 typedef void (*qgemm_kai_error_handler)(const char *function, const char *reason, void *user_data);
 
 #ifdef __cplusplus

@@ -53,3 +53,20 @@ fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
     sys::write_stderr(b"qgemm: internal error (panic)\n");
     sys::abort_process()
 }
+
+// Bare metal: the `kai_*` entry points and the error hook are `extern "C-unwind"` (see `hook`),
+// so rustc gives their callers landing pads that stop an unwind entering the library
+// (`panic = abort`), and those reference the personality routine `rust_eh_personality`, which
+// only `std` defines. It runs only if a (C++) error handler throws through the library; it then
+// stops the core at `udf #0x5147`, as the default handler does. Weak: a definition elsewhere in
+// the program wins.
+#[cfg(all(target_os = "none", target_arch = "aarch64"))]
+core::arch::global_asm!(
+    ".pushsection .text.rust_eh_personality,\"ax\",%progbits",
+    ".weak rust_eh_personality",
+    ".type rust_eh_personality, %function",
+    "rust_eh_personality:",
+    "    udf #0x5147",
+    ".size rust_eh_personality, . - rust_eh_personality",
+    ".popsection",
+);

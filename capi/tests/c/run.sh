@@ -12,6 +12,7 @@
 #                  (check_symbols.py; also on the bare-metal archive when it is built)
 #   kai_compat     layer 2: every (golden case, KleidiAI kernel) against the golden bits
 #   kai_hook       layer 2: a custom error hook fires on bad calls; the default hook aborts (134)
+#   kai_hook_throw layer 2, C++: a hook that throws; the exception reaches the caller's catch
 #   qgemm_layer1   layer 1: every kernel, packer, query and error status of qgemm.h
 #   readme_example the README's layer-2 C example (readme_example.py extracts it), run
 #   rust_std       the library and a Rust `std` static library (capi/tests/rust-std/staticlib) in one
@@ -99,6 +100,7 @@ if [[ $only_kai != 1 ]]; then
     (cd "$inc" && find kai -name '*.h' | LC_ALL=C sort | sed 's/.*/#include "&"/') >"$out/kai_all.h"
     build headers_c "$here/headers.c" -I"$out"
     build_cxx headers_cxx -x c++ "$here/headers.c" -x none
+    build_cxx kai_hook_throw "$here/kai_hook_throw.cpp"
 fi
 # The library with Rust `std` (not when QGEMM_CAPI_LIB points at another library).
 rust_std=0
@@ -157,6 +159,7 @@ for cpu in "${cpus[@]}"; do
         echo "run.sh: kai_hook default exited $status, expected 134 (SIGABRT) with a message" >&2
         failed+=("kai_hook-default@$cpu")
     fi
+    run "$cpu" "$out/kai_hook_throw" || failed+=("kai_hook_throw@$cpu")
     run "$cpu" "$out/qgemm_layer1" "$cpu" <"$out/kai_plan.txt" || failed+=("qgemm_layer1@$cpu")
     if ((rust_std)); then
         for order in capi_first rust_first; do
