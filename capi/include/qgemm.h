@@ -285,7 +285,8 @@ enum qgemm_status qgemm_select_for(uint32_t family,
                                    struct qgemm_kernel *out);
 
 // Writes to `*out`: bytes of the packed LHS for `m` rows of depth `k` (`bl`: block length of the per-block
-// families, 0 otherwise).
+// families, 0 otherwise). A `k` or `bl` that `qgemm_kernel_run` rejects gets the same status here and in the
+// other size and offset queries of a kernel.
 //
 // # Safety
 //
@@ -296,7 +297,8 @@ enum qgemm_status qgemm_kernel_lhs_packed_size(struct qgemm_kernel kernel,
                                                size_t bl,
                                                size_t *out);
 
-// Writes to `*out`: bytes of the packed RHS for `n` channels of depth `k`.
+// Writes to `*out`: bytes of the packed RHS for `n` channels of depth `k` (`bl` as for
+// `qgemm_kernel_lhs_packed_size`).
 //
 // # Safety
 //
