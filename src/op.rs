@@ -393,7 +393,8 @@ impl<'w, 's, F: Operator> Prepared<'w, 's, F> {
     /// the kernel's `m_step` and `n_step` and about equal numbers of steps: a grid of `pr` row
     /// bands by `pc` column bands (`pr * pc <= parts`) chosen to make the largest rectangle as
     /// small as possible, then the fewest rectangles. Every output element is in exactly one.
-    pub fn split(&self, parts: usize) -> heapless::Vec<Rect, MAX_PARTS> {
+    /// [`Error::SizeOverflow`] as [`split`].
+    pub fn split(&self, parts: usize) -> Result<heapless::Vec<Rect, MAX_PARTS>> {
         split(self.m, self.layer.n, self.kernel.m_step(), self.kernel.n_step(), parts)
     }
 
@@ -411,7 +412,7 @@ impl<'w, 's, F: Operator> Prepared<'w, 's, F> {
         let rhs_tile = F::rhs_tile_stride(self.layer.k, self.layer.bl, &p)?;
         let dst = out.as_mut_ptr();
         let mut v = heapless::Vec::new();
-        for r in self.split(parts) {
+        for r in self.split(parts)? {
             // In bounds: `r` lies inside `m x n` and starts on tile boundaries (`m_step` is a
             // multiple of `mr`, `n_step` of `nr`), so these offsets are inside the LHS tiles
             // `prepare` packed, the weights and `out`.
@@ -498,19 +499,25 @@ fn band(len: usize, bands: usize, i: usize) -> (usize, usize) {
 
 /// See [`Prepared::split`]: `m x n` in steps of `ms x ns`, at most `parts` rectangles (none
 /// when `m`, `n`, `ms` or `ns` is 0).
-pub fn split(m: usize, n: usize, ms: usize, ns: usize, parts: usize) -> heapless::Vec<Rect, MAX_PARTS> {
+///
+/// [`Error::SizeOverflow`] when `m * n`, or `m` or `n` rounded up to a whole number of steps,
+/// does not fit in `usize` (no output of that size can exist).
+pub fn split(m: usize, n: usize, ms: usize, ns: usize, parts: usize) -> Result<heapless::Vec<Rect, MAX_PARTS>> {
     let mut out = heapless::Vec::new();
     if m == 0 || n == 0 || ms == 0 || ns == 0 {
-        return out;
+        return Ok(out);
     }
     let (mt, nt) = (m.div_ceil(ms), n.div_ceil(ns));
+    // Every product below is at most one of these three (steps x step sizes, steps x steps).
+    m.checked_mul(n).and(mt.checked_mul(ms)).and(nt.checked_mul(ns)).ok_or(Error::SizeOverflow)?;
+    let mul = |a: usize, b: usize| a.checked_mul(b).ok_or(Error::SizeOverflow);
     let parts = parts.clamp(1, MAX_PARTS);
     // The grid whose largest rectangle (in steps) is smallest; then the fewest rectangles.
     let mut best = (usize::MAX, usize::MAX, 1, 1);
     for pr in 1..=parts.min(mt) {
         let pc = (parts / pr).min(nt);
-        let largest = mt.div_ceil(pr) * nt.div_ceil(pc);
-        let key = (largest, pr * pc, pr, pc);
+        let largest = mul(mt.div_ceil(pr), nt.div_ceil(pc))?;
+        let key = (largest, mul(pr, pc)?, pr, pc);
         if key < best {
             best = key;
         }
@@ -520,13 +527,13 @@ pub fn split(m: usize, n: usize, ms: usize, ns: usize, parts: usize) -> heapless
         let (r0, rs) = band(mt, pr, i);
         for j in 0..pc {
             let (c0, cs) = band(nt, pc, j);
-            let (m_idx, n_idx) = (r0 * ms, c0 * ns);
-            let rect = Rect { m_idx, n_idx, m: (rs * ms).min(m - m_idx), n: (cs * ns).min(n - n_idx) };
+            let (m_idx, n_idx) = (mul(r0, ms)?, mul(c0, ns)?);
+            let rect = Rect { m_idx, n_idx, m: mul(rs, ms)?.min(m - m_idx), n: mul(cs, ns)?.min(n - n_idx) };
             // At most `pr * pc <= MAX_PARTS` rectangles.
             let _ = out.push(rect);
         }
     }
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -537,7 +544,7 @@ mod tests {
     fn split_covers_every_element_once_on_step_boundaries() {
         for (m, n, ms, ns) in [(1, 4096, 1, 16), (16, 384, 16, 4), (40, 1536, 24, 4), (7, 13, 4, 8), (1, 3, 1, 4)] {
             for parts in 1..=70 {
-                let rects = split(m, n, ms, ns, parts);
+                let rects = split(m, n, ms, ns, parts).unwrap();
                 assert!(!rects.is_empty() && rects.len() <= parts.clamp(1, MAX_PARTS));
                 let mut seen = [[0u8; 4096]; 40];
                 for r in &rects {
@@ -554,11 +561,41 @@ mod tests {
     #[test]
     fn split_balances_work() {
         // 4096 columns in steps of 16 over 8 parts: 8 column bands of 32 steps each.
-        let rects = split(1, 4096, 1, 16, 8);
+        let rects = split(1, 4096, 1, 16, 8).unwrap();
         assert_eq!(rects.len(), 8);
         assert!(rects.iter().all(|r| r.n == 512));
         // 64 rows x 384 columns, steps 16 x 4, 4 parts: the largest part holds a quarter.
-        let rects = split(64, 384, 16, 4, 4);
+        let rects = split(64, 384, 16, 4, 4).unwrap();
         assert!(rects.iter().all(|r| r.m * r.n == 64 * 384 / 4), "{rects:?}");
+    }
+
+    #[test]
+    fn split_near_usize_max_is_exact_or_size_overflow() {
+        // Products of the grid that overflow: an error, never a panic or an empty rectangle
+        // (this panicked in debug builds and gave rectangles with m = 0 in release).
+        for (m, n, ms, ns) in [
+            (usize::MAX, 1, 16, 4),    // m rounded up to whole 16-row steps
+            (1, usize::MAX - 2, 1, 4), // n rounded up to whole 4-column steps
+            (usize::MAX, usize::MAX, 1, 1),
+            (1 << 40, 1 << 30, 16, 4), // m * n
+        ] {
+            for parts in [1, 3, 8, MAX_PARTS] {
+                assert_eq!(split(m, n, ms, ns, parts), Err(Error::SizeOverflow), "{m} {n} {ms} {ns} {parts}");
+            }
+        }
+        // Just inside: the rectangles tile the whole output exactly, on step boundaries.
+        for (m, n, ms, ns) in [(usize::MAX - 15, 1, 16, 4), (1, usize::MAX - 3, 1, 4), (usize::MAX, 1, 1, 4)] {
+            for parts in [1, 3, 8, MAX_PARTS] {
+                let rects = split(m, n, ms, ns, parts).unwrap();
+                let rows: u128 = rects.iter().filter(|r| r.n_idx == 0).map(|r| r.m as u128).sum();
+                let cols: u128 = rects.iter().filter(|r| r.m_idx == 0).map(|r| r.n as u128).sum();
+                assert_eq!((rows, cols), (m as u128, n as u128), "{m} {n} {parts}: {rects:?}");
+                for r in &rects {
+                    assert!(r.m > 0 && r.n > 0 && r.m_idx % ms == 0 && r.n_idx % ns == 0, "{r:?}");
+                    assert!(r.m_idx.checked_add(r.m).is_some_and(|e| e <= m), "{r:?}");
+                    assert!(r.n_idx.checked_add(r.n).is_some_and(|e| e <= n), "{r:?}");
+                }
+            }
+        }
     }
 }

@@ -215,6 +215,9 @@ typedef struct qgemm_int8_source {
 
 // A layer-2 error handler: `function` and `reason` are NUL-terminated and valid during the
 // call only; `user_data` is the pointer given to [`qgemm_kai_set_error_handler`].
+// It may return, `longjmp` out, or throw a C++ exception (called as `extern "C-unwind"`): on
+// Linux the exception reaches the caller of the `kai_*` function; on bare metal it stops the
+// core. See docs/c-api.md.
 typedef void (*qgemm_kai_error_handler)(const char *function, const char *reason, void *user_data);
 
 #ifdef __cplusplus
@@ -282,7 +285,8 @@ enum qgemm_status qgemm_select_for(uint32_t family,
                                    struct qgemm_kernel *out);
 
 // Writes to `*out`: bytes of the packed LHS for `m` rows of depth `k` (`bl`: block length of the per-block
-// families, 0 otherwise).
+// families, 0 otherwise). A `k` or `bl` that `qgemm_kernel_run` rejects gets the same status here and in the
+// other size and offset queries of a kernel.
 //
 // # Safety
 //
@@ -293,7 +297,8 @@ enum qgemm_status qgemm_kernel_lhs_packed_size(struct qgemm_kernel kernel,
                                                size_t bl,
                                                size_t *out);
 
-// Writes to `*out`: bytes of the packed RHS for `n` channels of depth `k`.
+// Writes to `*out`: bytes of the packed RHS for `n` channels of depth `k` (`bl` as for
+// `qgemm_kernel_lhs_packed_size`).
 //
 // # Safety
 //
@@ -752,12 +757,6 @@ void qgemm_kai_set_error_handler(qgemm_kai_error_handler handler, void *user_dat
 // A static, NUL-terminated English description of `status` ("unknown status" for a value
 // that is not a `qgemm_status`). Takes the raw integer so any value is safe to pass.
 const char *qgemm_status_message(int32_t status);
-
-extern ptrdiff_t write(int32_t fd, const uint8_t *buf, size_t count);
-
-extern void abort(void);
-
-extern unsigned long getauxval(unsigned long kind);
 
 #ifdef __cplusplus
 }  // extern "C"

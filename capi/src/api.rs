@@ -594,7 +594,8 @@ pub unsafe extern "C" fn qgemm_select_for(
 }
 
 /// Writes to `*out`: bytes of the packed LHS for `m` rows of depth `k` (`bl`: block length of the per-block
-/// families, 0 otherwise).
+/// families, 0 otherwise). A `k` or `bl` that `qgemm_kernel_run` rejects gets the same status here and in the
+/// other size and offset queries of a kernel.
 ///
 /// # Safety
 ///
@@ -612,7 +613,8 @@ pub unsafe extern "C" fn qgemm_kernel_lhs_packed_size(
     unsafe { answer(size, out) }
 }
 
-/// Writes to `*out`: bytes of the packed RHS for `n` channels of depth `k`.
+/// Writes to `*out`: bytes of the packed RHS for `n` channels of depth `k` (`bl` as for
+/// `qgemm_kernel_lhs_packed_size`).
 ///
 /// # Safety
 ///

@@ -8,6 +8,13 @@
 //! and halts. A handler may also return: the failing `kai_*` function then returns without
 //! writing anything, and a getter returns 0. A handler may also `longjmp` out: every Rust
 //! frame between the `kai_*` entry and the handler is a plain frame with nothing to drop.
+//!
+//! Or a (C++) handler may throw. The handler type is `extern "C-unwind"`, and so is every
+//! `kai_*` entry point, so an exception may unwind through the library's frames (the same plain
+//! frames) back to the `kai_*` caller: on Linux, where the library is built with
+//! `panic = unwind`, it does, and the caller catches it. On bare metal (`panic = abort`) an
+//! unwind entering the library ends in its panic handler, a defined stop (`udf`). With
+//! `extern "C"`, as before, unwinding out of the handler was undefined behaviour.
 
 use core::ffi::{c_char, c_void};
 use core::fmt::Write as _;
@@ -15,8 +22,11 @@ use core::sync::atomic::{AtomicPtr, Ordering};
 
 /// A layer-2 error handler: `function` and `reason` are NUL-terminated and valid during the
 /// call only; `user_data` is the pointer given to [`qgemm_kai_set_error_handler`].
+/// It may return, `longjmp` out, or throw a C++ exception (called as `extern "C-unwind"`): on
+/// Linux the exception reaches the caller of the `kai_*` function; on bare metal it stops the
+/// core. See docs/c-api.md.
 pub type qgemm_kai_error_handler =
-    Option<unsafe extern "C" fn(function: *const c_char, reason: *const c_char, user_data: *mut c_void)>;
+    Option<unsafe extern "C-unwind" fn(function: *const c_char, reason: *const c_char, user_data: *mut c_void)>;
 
 static HANDLER: AtomicPtr<()> = AtomicPtr::new(core::ptr::null_mut());
 static USER_DATA: AtomicPtr<c_void> = AtomicPtr::new(core::ptr::null_mut());
@@ -32,7 +42,8 @@ pub extern "C" fn qgemm_kai_set_error_handler(handler: qgemm_kai_error_handler, 
 }
 
 /// Reports a precondition violation of the `kai_*` function `function`. Returns only if a
-/// custom handler returns.
+/// custom handler returns; unwinds if it throws (every caller up to the `kai_*` entry point is
+/// a plain frame, and that entry point is `extern "C-unwind"`).
 pub(crate) fn report(function: &str, reason: core::fmt::Arguments<'_>) {
     let mut name = [0u8; NAME_MAX + 1];
     let name_len = function.len().min(NAME_MAX);
@@ -49,7 +60,7 @@ pub(crate) fn report(function: &str, reason: core::fmt::Arguments<'_>) {
     }
     // SAFETY: `raw` is non-null and was stored by `qgemm_kai_set_error_handler` from a
     // function pointer of exactly this type.
-    let handler: unsafe extern "C" fn(*const c_char, *const c_char, *mut c_void) =
+    let handler: unsafe extern "C-unwind" fn(*const c_char, *const c_char, *mut c_void) =
         unsafe { core::mem::transmute::<*mut (), _>(raw) };
     // SAFETY: both strings are NUL-terminated and live across the call (`name` and `buf`
     // hold at most `NAME_MAX` and `REASON_MAX` bytes of text and a zero); the handler's contract is the caller's.

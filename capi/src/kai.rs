@@ -233,42 +233,42 @@ macro_rules! kai_kernel {
             };
             #[doc = concat!("KleidiAI `kai_get_m_step_", stringify!($name), "`.")]
             #[unsafe(no_mangle)]
-            pub extern "C" fn [<kai_get_m_step_ $name>]() -> usize { $ms }
+            pub extern "C-unwind" fn [<kai_get_m_step_ $name>]() -> usize { $ms }
             #[doc = concat!("KleidiAI `kai_get_n_step_", stringify!($name), "`.")]
             #[unsafe(no_mangle)]
-            pub extern "C" fn [<kai_get_n_step_ $name>]() -> usize { $ns }
+            pub extern "C-unwind" fn [<kai_get_n_step_ $name>]() -> usize { $ns }
             #[doc = concat!("KleidiAI `kai_get_mr_", stringify!($name), "`.")]
             #[unsafe(no_mangle)]
-            pub extern "C" fn [<kai_get_mr_ $name>]() -> usize { $mr }
+            pub extern "C-unwind" fn [<kai_get_mr_ $name>]() -> usize { $mr }
             #[doc = concat!("KleidiAI `kai_get_nr_", stringify!($name), "`.")]
             #[unsafe(no_mangle)]
-            pub extern "C" fn [<kai_get_nr_ $name>]() -> usize { $nr }
+            pub extern "C-unwind" fn [<kai_get_nr_ $name>]() -> usize { $nr }
             #[doc = concat!("KleidiAI `kai_get_kr_", stringify!($name), "`.")]
             #[unsafe(no_mangle)]
-            pub extern "C" fn [<kai_get_kr_ $name>]() -> usize { $kr }
+            pub extern "C-unwind" fn [<kai_get_kr_ $name>]() -> usize { $kr }
             #[doc = concat!("KleidiAI `kai_get_sr_", stringify!($name), "`.")]
             #[unsafe(no_mangle)]
-            pub extern "C" fn [<kai_get_sr_ $name>]() -> usize { $sr }
+            pub extern "C-unwind" fn [<kai_get_sr_ $name>]() -> usize { $sr }
             #[doc = concat!("KleidiAI `kai_get_lhs_packed_offset_", stringify!($name), "`.")]
             #[unsafe(no_mangle)]
-            pub extern "C" fn [<kai_get_lhs_packed_offset_ $name>]($($lp: usize),*) -> usize {
+            pub extern "C-unwind" fn [<kai_get_lhs_packed_offset_ $name>]($($lp: usize),*) -> usize {
                 let f = stringify!([<kai_get_lhs_packed_offset_ $name>]);
                 check!(f, 0, $lhs($($lp,)* &[<SPEC_ $name>].packing))
             }
             #[doc = concat!("KleidiAI `kai_get_rhs_packed_offset_", stringify!($name), "`.")]
             #[unsafe(no_mangle)]
-            pub extern "C" fn [<kai_get_rhs_packed_offset_ $name>]($($rp: usize),*) -> usize {
+            pub extern "C-unwind" fn [<kai_get_rhs_packed_offset_ $name>]($($rp: usize),*) -> usize {
                 let f = stringify!([<kai_get_rhs_packed_offset_ $name>]);
                 check!(f, 0, $rhs($($rp,)* &[<SPEC_ $name>].packing))
             }
             #[doc = concat!("KleidiAI `kai_get_dst_offset_", stringify!($name), "`.")]
             #[unsafe(no_mangle)]
-            pub extern "C" fn [<kai_get_dst_offset_ $name>](m_idx: usize, n_idx: usize, dst_stride: usize) -> usize {
+            pub extern "C-unwind" fn [<kai_get_dst_offset_ $name>](m_idx: usize, n_idx: usize, dst_stride: usize) -> usize {
                 [<SPEC_ $name>].dst_offset(stringify!([<kai_get_dst_offset_ $name>]), m_idx, n_idx, dst_stride)
             }
             #[doc = concat!("KleidiAI `kai_get_dst_size_", stringify!($name), "`.")]
             #[unsafe(no_mangle)]
-            pub extern "C" fn [<kai_get_dst_size_ $name>](m: usize, n: usize) -> usize {
+            pub extern "C-unwind" fn [<kai_get_dst_size_ $name>](m: usize, n: usize) -> usize {
                 [<SPEC_ $name>].dst_size(stringify!([<kai_get_dst_size_ $name>]), m, n)
             }
             #[doc = concat!("KleidiAI `kai_run_", stringify!($name), "`.")]
@@ -279,7 +279,7 @@ macro_rules! kai_kernel {
             /// rectangle's first row and column (this kernel's packing, this `k` and `bl`), and
             /// `dst` is writable for `m` rows of `n` elements, `dst_stride_row` bytes apart.
             #[unsafe(no_mangle)]
-            pub unsafe extern "C" fn [<kai_run_ $name>](
+            pub unsafe extern "C-unwind" fn [<kai_run_ $name>](
                 $m: usize, $n: usize, $k: usize, $($bl: usize,)? lhs_packed: *const c_void, rhs_packed: *const c_void,
                 dst: *mut $dst, dst_stride_row: usize, dst_stride_col: usize, scalar_min: f32, scalar_max: f32,
             ) {

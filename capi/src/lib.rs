@@ -11,9 +11,15 @@
 //!   KleidiAI has undefined behaviour on a bad argument, qgemm calls the error hook
 //!   ([`hook`]) instead.
 //!
-//! The library is `no_std` on every target, allocates nothing and never panics on caller input
-//! (the panic handler below only exists because a `no_std` static library must have one). On
-//! Linux it calls three libc functions (`getauxval`, `write`, `abort`); on bare metal none.
+//! The library allocates nothing and never panics on caller input. On bare metal
+//! (`target_os = "none"`) it is `no_std` with its own panic handler (a `no_std` static library
+//! must have one; it never runs) and calls nothing outside itself. On every other target (Linux)
+//! it links Rust's `std`, for one thing only: `std`'s panic handler. A panic handler of its own
+//! would clash with the one of every Rust `std` library linked into the same program
+//! (`multiple definition of rust_begin_unwind`) and with `std`'s in a Rust crate using the rlib
+//! (E0152); with `std`'s, a C program links the library with Rust `std` static libraries
+//! (capi/tests/rust-std). The library's own code calls three libc functions there (`getauxval`,
+//! `write`, `abort`: `sys`).
 #![no_std]
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
@@ -21,36 +27,46 @@
 // The exported items use their C names (`qgemm_status`, `kai_get_m_step_...`).
 #![allow(non_camel_case_types)]
 
+// Linux: `std` provides the panic handler (and `rust_eh_personality`, which the prebuilt `core`
+// of these targets references). Nothing else of it is used.
+#[cfg(not(target_os = "none"))]
+extern crate std;
+
 pub mod api;
 pub mod cpu;
 pub mod hook;
 /// cbindgen:ignore
 pub mod kai;
 pub mod status;
+/// The platform imports (libc's `write`, `abort`, `getauxval` on Linux) are not API: cbindgen must
+/// not declare them in `qgemm.h`, where they would clash with `<unistd.h>` and `<sys/auxv.h>`.
+///
+/// cbindgen:ignore
 mod sys;
 
-/// Never runs: no function of the library panics on any input. Kept minimal (no formatting
-/// machinery is linked for it); if it ever ran it would stop the program through the platform's
-/// abort.
-#[cfg(not(test))]
+/// Bare metal only (elsewhere `std`'s). Never runs: no function of the library panics on any
+/// input. Kept minimal (no formatting machinery is linked for it); if it ever ran it would stop
+/// the core (`sys::abort_process`).
+#[cfg(all(not(test), target_os = "none"))]
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
     sys::write_stderr(b"qgemm: internal error (panic)\n");
     sys::abort_process()
 }
 
-// The prebuilt `core` of the Linux targets is compiled for unwinding, so its objects reference
-// `rust_eh_personality`, which only `std` defines. This library is built with `panic = "abort"`
-// and unwinds through no frame, so the routine is never called; a weak definition satisfies the
-// linker, and a program that also links a Rust `std` library gets that library's (strong) one.
-// If it ever ran it would stop at the `brk`.
-#[cfg(all(target_os = "linux", target_arch = "aarch64"))]
+// Bare metal: the `kai_*` entry points and the error hook are `extern "C-unwind"` (see `hook`),
+// so rustc gives their callers landing pads that stop an unwind entering the library
+// (`panic = abort`), and those reference the personality routine `rust_eh_personality`, which
+// only `std` defines. It runs only if a (C++) error handler throws through the library; it then
+// stops the core at `udf #0x5147`, as the default handler does. Weak: a definition elsewhere in
+// the program wins.
+#[cfg(all(target_os = "none", target_arch = "aarch64"))]
 core::arch::global_asm!(
     ".pushsection .text.rust_eh_personality,\"ax\",%progbits",
     ".weak rust_eh_personality",
     ".type rust_eh_personality, %function",
     "rust_eh_personality:",
-    "    brk #0x5147",
+    "    udf #0x5147",
     ".size rust_eh_personality, . - rust_eh_personality",
     ".popsection",
 );

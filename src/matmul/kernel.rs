@@ -176,7 +176,9 @@ impl<F: Family> Kernel<F> {
     }
 
     /// Byte offset, in the packed LHS, of the tile holding row `m_idx` (a multiple of `mr`).
+    /// Rejects a `k` or `bl` that [`Kernel::run`] rejects, with the same error.
     pub fn lhs_packed_offset(&self, m_idx: usize, k: usize, bl: usize) -> Result<usize> {
+        self.check_depth(k, bl)?;
         if !m_idx.is_multiple_of(self.packing.mr) {
             return Err(Error::MisalignedStart { dim: Dim::MIdx, value: m_idx, step: self.packing.mr });
         }
@@ -185,20 +187,26 @@ impl<F: Family> Kernel<F> {
     }
 
     /// Byte offset, in the packed RHS, of the tile holding column `n_idx` (a multiple of `nr`).
+    /// Rejects a `k` or `bl` that [`Kernel::run`] rejects, with the same error.
     pub fn rhs_packed_offset(&self, n_idx: usize, k: usize, bl: usize) -> Result<usize> {
+        self.check_depth(k, bl)?;
         self.packing.check_n_start(n_idx)?;
         let ts = F::rhs_tile_stride(k, bl, &self.packing)?;
         (n_idx / self.packing.nr).checked_mul(ts).ok_or(Error::SizeOverflow)
     }
 
-    /// Bytes of the packed LHS for `m` rows.
+    /// Bytes of the packed LHS for `m` rows. Rejects a `k` or `bl` that [`Kernel::run`]
+    /// rejects (for a per-channel family any `bl` but 0), with the same error.
     pub fn lhs_packed_size(&self, m: usize, k: usize, bl: usize) -> Result<usize> {
+        self.check_depth(k, bl)?;
         let ts = F::lhs_tile_stride(k, bl, &self.packing)?;
         m.div_ceil(self.packing.mr).checked_mul(ts).ok_or(Error::SizeOverflow)
     }
 
-    /// Bytes of the packed RHS for `n` columns.
+    /// Bytes of the packed RHS for `n` columns. Rejects a `k` or `bl` that [`Kernel::run`]
+    /// rejects (for a per-channel family any `bl` but 0), with the same error.
     pub fn rhs_packed_size(&self, n: usize, k: usize, bl: usize) -> Result<usize> {
+        self.check_depth(k, bl)?;
         let ts = F::rhs_tile_stride(k, bl, &self.packing)?;
         n.div_ceil(self.packing.nr).checked_mul(ts).ok_or(Error::SizeOverflow)
     }

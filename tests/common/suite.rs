@@ -594,6 +594,28 @@ pub fn rejects_bad_block_len<X: Fixture>() {
     }
 }
 
+/// The size and offset queries reject every `k` / `bl` that `run` rejects, with run's error
+/// (they once accepted any `bl`, and `k = 0`, for the per-channel families).
+pub fn size_queries_reject_what_run_rejects<X: Fixture>() {
+    let (kr, lhs, rhs, a) = small::<X>();
+    let bad: &[(usize, usize)] = if X::BLS == [0] {
+        &[(0, 0), (a.k, 32), (a.k, 5), (a.k, usize::MAX)]
+    } else {
+        &[(0, a.bl), (0, 0), (a.k, 0), (a.k, 48), (a.k + 32, 64), (a.k, usize::MAX)]
+    };
+    for &(k, bl) in bad {
+        let want = run_err(kr, &lhs, &rhs, 60, &MatmulArgs::new(a.m, a.n, k).with_block_len(bl));
+        assert!(!matches!(want, Error::BufferTooShort { .. }), "k {k} bl {bl}: run got as far as {want}");
+        for kernel in X::F::kernels() {
+            let name = kernel.name();
+            assert_eq!(kernel.lhs_packed_size(4, k, bl), Err(want), "{name} lhs_packed_size k {k} bl {bl}");
+            assert_eq!(kernel.rhs_packed_size(4, k, bl), Err(want), "{name} rhs_packed_size k {k} bl {bl}");
+            assert_eq!(kernel.lhs_packed_offset(0, k, bl), Err(want), "{name} lhs_packed_offset k {k} bl {bl}");
+            assert_eq!(kernel.rhs_packed_offset(0, k, bl), Err(want), "{name} rhs_packed_offset k {k} bl {bl}");
+        }
+    }
+}
+
 pub fn rejects_misaligned_m_idx<X: Fixture>() {
     let (kr, lhs, rhs, a) = small::<X>();
     let e = run_err(kr, &lhs, &rhs, 60, &a.with_rect(2, 0, 3, 12));
@@ -802,6 +824,10 @@ macro_rules! family_suite {
         #[test]
         fn rejects_bad_block_len() {
             suite::rejects_bad_block_len::<$fx>();
+        }
+        #[test]
+        fn size_queries_reject_what_run_rejects() {
+            suite::size_queries_reject_what_run_rejects::<$fx>();
         }
         #[test]
         fn rejects_misaligned_m_idx() {

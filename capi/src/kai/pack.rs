@@ -209,13 +209,13 @@ macro_rules! kai_packer {
         paste::paste! {
             #[doc = concat!("KleidiAI `kai_get_m_step_", stringify!($name), "`: `mr`.")]
             #[unsafe(no_mangle)]
-            pub extern "C" fn [<kai_get_m_step_ $name>](mr: usize) -> usize {
+            pub extern "C-unwind" fn [<kai_get_m_step_ $name>](mr: usize) -> usize {
                 mr
             }
 
             #[doc = concat!("KleidiAI `kai_get_lhs_offset_", stringify!($name), "`: `m_idx * lhs_stride`.")]
             #[unsafe(no_mangle)]
-            pub extern "C" fn [<kai_get_lhs_offset_ $name>](m_idx: usize, lhs_stride: usize) -> usize {
+            pub extern "C-unwind" fn [<kai_get_lhs_offset_ $name>](m_idx: usize, lhs_stride: usize) -> usize {
                 mul(stringify!([<kai_get_lhs_offset_ $name>]), m_idx, lhs_stride).unwrap_or(0)
             }
         }
@@ -225,13 +225,13 @@ macro_rules! kai_packer {
         paste::paste! {
             #[doc = concat!("KleidiAI `kai_get_n_step_", stringify!($name), "`: `nr`.")]
             #[unsafe(no_mangle)]
-            pub extern "C" fn [<kai_get_n_step_ $name>](nr: usize) -> usize {
+            pub extern "C-unwind" fn [<kai_get_n_step_ $name>](nr: usize) -> usize {
                 nr
             }
 
             #[doc = concat!("KleidiAI `kai_get_rhs_offset_", stringify!($name), "`: NxK `n_idx * rhs_stride`, KxN `n_idx` over the values per byte.")]
             #[unsafe(no_mangle)]
-            pub extern "C" fn [<kai_get_rhs_offset_ $name>](n_idx: usize, rhs_stride: usize) -> usize {
+            pub extern "C-unwind" fn [<kai_get_rhs_offset_ $name>](n_idx: usize, rhs_stride: usize) -> usize {
                 raw_rhs_offset(stringify!([<kai_get_rhs_offset_ $name>]), Layout::$layout, $per_byte, n_idx, rhs_stride)
             }
         }
@@ -241,21 +241,21 @@ macro_rules! kai_packer {
         paste::paste! {
             #[doc = concat!("KleidiAI `kai_get_rhs_packed_stride_", stringify!($name), "`: bytes of one packed tile.")]
             #[unsafe(no_mangle)]
-            pub extern "C" fn [<kai_get_rhs_packed_stride_ $name>](k: usize, nr: usize, kr: usize, sr: usize) -> usize {
+            pub extern "C-unwind" fn [<kai_get_rhs_packed_stride_ $name>](k: usize, nr: usize, kr: usize, sr: usize) -> usize {
                 let f = stringify!([<kai_get_rhs_packed_stride_ $name>]);
                 check!(f, 0, $format::packed_size(1, k, &rhs_packing(nr, kr, sr)))
             }
 
             #[doc = concat!("KleidiAI `kai_get_rhs_packed_offset_", stringify!($name), "`.")]
             #[unsafe(no_mangle)]
-            pub extern "C" fn [<kai_get_rhs_packed_offset_ $name>](n_idx: usize, k: usize, nr: usize, kr: usize, sr: usize) -> usize {
+            pub extern "C-unwind" fn [<kai_get_rhs_packed_offset_ $name>](n_idx: usize, k: usize, nr: usize, kr: usize, sr: usize) -> usize {
                 let f = stringify!([<kai_get_rhs_packed_offset_ $name>]);
                 check!(f, 0, $format::packed_offset(n_idx, k, &rhs_packing(nr, kr, sr)))
             }
 
             #[doc = concat!("KleidiAI `kai_get_rhs_packed_size_", stringify!($name), "`.")]
             #[unsafe(no_mangle)]
-            pub extern "C" fn [<kai_get_rhs_packed_size_ $name>](n: usize, k: usize, nr: usize, kr: usize, sr: usize) -> usize {
+            pub extern "C-unwind" fn [<kai_get_rhs_packed_size_ $name>](n: usize, k: usize, nr: usize, kr: usize, sr: usize) -> usize {
                 let f = stringify!([<kai_get_rhs_packed_size_ $name>]);
                 check!(f, 0, $format::packed_size(n, k, &rhs_packing(nr, kr, sr)))
             }
@@ -278,7 +278,7 @@ macro_rules! kai_packer {
         paste::paste! {
             #[doc = concat!("KleidiAI `kai_get_lhs_packed_offset_", stringify!($name), "`: the tile holding row `m_idx` (any row: a packing call may start mid-tile).")]
             #[unsafe(no_mangle)]
-            pub extern "C" fn [<kai_get_lhs_packed_offset_ $name>](m_idx: usize, k: usize, mr: usize, kr: usize, sr: usize) -> usize {
+            pub extern "C-unwind" fn [<kai_get_lhs_packed_offset_ $name>](m_idx: usize, k: usize, mr: usize, kr: usize, sr: usize) -> usize {
                 let f = stringify!([<kai_get_lhs_packed_offset_ $name>]);
                 check!(f, 0, qai8dxp::packed_size(1, k, &lhs_packing(mr, kr, sr)));
                 let tile = check!(f, 0, qai8dxp::tile_stride(k, mr));
@@ -287,7 +287,7 @@ macro_rules! kai_packer {
 
             #[doc = concat!("KleidiAI `kai_get_lhs_packed_size_", stringify!($name), "`.")]
             #[unsafe(no_mangle)]
-            pub extern "C" fn [<kai_get_lhs_packed_size_ $name>](m: usize, k: usize, mr: usize, kr: usize, sr: usize) -> usize {
+            pub extern "C-unwind" fn [<kai_get_lhs_packed_size_ $name>](m: usize, k: usize, mr: usize, kr: usize, sr: usize) -> usize {
                 let f = stringify!([<kai_get_lhs_packed_size_ $name>]);
                 check!(f, 0, qai8dxp::packed_size(m, k, &lhs_packing(mr, kr, sr)))
             }
@@ -300,7 +300,7 @@ macro_rules! kai_packer {
             /// `lhs_packed` the tiles of rows `m_idx_start .. m_idx_start + m`.
             #[unsafe(no_mangle)]
             #[allow(clippy::too_many_arguments)]
-            pub unsafe extern "C" fn [<kai_run_ $name>](
+            pub unsafe extern "C-unwind" fn [<kai_run_ $name>](
                 m: usize,
                 k: usize,
                 mr: usize,
@@ -332,7 +332,7 @@ macro_rules! kai_packer {
         paste::paste! {
             #[doc = concat!("KleidiAI `kai_get_lhs_packed_offset_", stringify!($name), "`: the tile holding row `m_idx`.")]
             #[unsafe(no_mangle)]
-            pub extern "C" fn [<kai_get_lhs_packed_offset_ $name>](
+            pub extern "C-unwind" fn [<kai_get_lhs_packed_offset_ $name>](
                 m_idx: usize,
                 k: usize,
                 bl: usize,
@@ -348,7 +348,7 @@ macro_rules! kai_packer {
 
             #[doc = concat!("KleidiAI `kai_get_lhs_packed_size_", stringify!($name), "`.")]
             #[unsafe(no_mangle)]
-            pub extern "C" fn [<kai_get_lhs_packed_size_ $name>](m: usize, k: usize, bl: usize, mr: usize, kr: usize, sr: usize) -> usize {
+            pub extern "C-unwind" fn [<kai_get_lhs_packed_size_ $name>](m: usize, k: usize, bl: usize, mr: usize, kr: usize, sr: usize) -> usize {
                 let f = stringify!([<kai_get_lhs_packed_size_ $name>]);
                 check!(f, 0, qsi8d32p::packed_size(m, k, bl, &lhs_packing(mr, kr, sr)))
             }
@@ -361,7 +361,7 @@ macro_rules! kai_packer {
             /// `lhs_stride` bytes apart from row 0, and `lhs_packed` the tiles of those rows.
             #[unsafe(no_mangle)]
             #[allow(clippy::too_many_arguments)]
-            pub unsafe extern "C" fn [<kai_run_ $name>](
+            pub unsafe extern "C-unwind" fn [<kai_run_ $name>](
                 m: usize,
                 k: usize,
                 bl: usize,
@@ -409,7 +409,7 @@ macro_rules! kai_packer {
             /// `rhs_packed` `get_rhs_packed_size(n, ...)` bytes, `params` a readable struct.
             #[unsafe(no_mangle)]
             #[allow(clippy::too_many_arguments)]
-            pub unsafe extern "C" fn [<kai_run_ $name>](
+            pub unsafe extern "C-unwind" fn [<kai_run_ $name>](
                 num_groups: usize,
                 n: usize,
                 k: usize,
@@ -452,7 +452,7 @@ macro_rules! kai_packer {
         paste::paste! {
             #[doc = concat!("KleidiAI `kai_get_rhs_packed_stride_", stringify!($name), "`: bytes of one packed tile.")]
             #[unsafe(no_mangle)]
-            pub extern "C" fn [<kai_get_rhs_packed_stride_ $name>](k: usize, nr: usize, kr: usize, sr: usize, bl: usize, scale_dt: u32) -> usize {
+            pub extern "C-unwind" fn [<kai_get_rhs_packed_stride_ $name>](k: usize, nr: usize, kr: usize, sr: usize, bl: usize, scale_dt: u32) -> usize {
                 let f = stringify!([<kai_get_rhs_packed_stride_ $name>]);
                 let Some(()) = check_scale_dt(f, scale_dt) else { return 0 };
                 check!(f, 0, qsi4c32p::packed_size(1, k, bl, &rhs_packing(nr, kr, sr)))
@@ -460,7 +460,7 @@ macro_rules! kai_packer {
 
             #[doc = concat!("KleidiAI `kai_get_rhs_packed_offset_", stringify!($name), "`.")]
             #[unsafe(no_mangle)]
-            pub extern "C" fn [<kai_get_rhs_packed_offset_ $name>](
+            pub extern "C-unwind" fn [<kai_get_rhs_packed_offset_ $name>](
                 n_idx: usize,
                 k: usize,
                 nr: usize,
@@ -476,7 +476,7 @@ macro_rules! kai_packer {
 
             #[doc = concat!("KleidiAI `kai_get_rhs_packed_size_", stringify!($name), "`.")]
             #[unsafe(no_mangle)]
-            pub extern "C" fn [<kai_get_rhs_packed_size_ $name>](
+            pub extern "C-unwind" fn [<kai_get_rhs_packed_size_ $name>](
                 n: usize,
                 k: usize,
                 nr: usize,
@@ -500,7 +500,7 @@ macro_rules! kai_packer {
             /// `get_rhs_packed_size(n, ...)` bytes, `params` a readable struct.
             #[unsafe(no_mangle)]
             #[allow(clippy::too_many_arguments)]
-            pub unsafe extern "C" fn [<kai_run_ $name>](
+            pub unsafe extern "C-unwind" fn [<kai_run_ $name>](
                 num_groups: usize,
                 n: usize,
                 k: usize,
@@ -566,27 +566,27 @@ macro_rules! kai_packer {
         paste::paste! {
             #[doc = concat!("KleidiAI `kai_get_rhs_packed_stride_", stringify!($name), "`.")]
             #[unsafe(no_mangle)]
-            pub extern "C" fn [<kai_get_rhs_packed_stride_ $name>](k: usize, nr: usize, kr: usize, bl: usize) -> usize {
+            pub extern "C-unwind" fn [<kai_get_rhs_packed_stride_ $name>](k: usize, nr: usize, kr: usize, bl: usize) -> usize {
                 let f = stringify!([<kai_get_rhs_packed_stride_ $name>]);
                 check!(f, 0, qsi4c32pscalef16::packed_size(1, k, bl, &rhs_packing(nr, kr, 2)))
             }
 
             #[doc = concat!("KleidiAI `kai_get_rhs_offset_", stringify!($name), "`: `n_idx * rhs_stride`.")]
             #[unsafe(no_mangle)]
-            pub extern "C" fn [<kai_get_rhs_offset_ $name>](n_idx: usize, rhs_stride: usize) -> usize {
+            pub extern "C-unwind" fn [<kai_get_rhs_offset_ $name>](n_idx: usize, rhs_stride: usize) -> usize {
                 mul(stringify!([<kai_get_rhs_offset_ $name>]), n_idx, rhs_stride).unwrap_or(0)
             }
 
             #[doc = concat!("KleidiAI `kai_get_rhs_packed_offset_", stringify!($name), "`.")]
             #[unsafe(no_mangle)]
-            pub extern "C" fn [<kai_get_rhs_packed_offset_ $name>](n_idx: usize, k: usize, nr: usize, kr: usize, bl: usize) -> usize {
+            pub extern "C-unwind" fn [<kai_get_rhs_packed_offset_ $name>](n_idx: usize, k: usize, nr: usize, kr: usize, bl: usize) -> usize {
                 let f = stringify!([<kai_get_rhs_packed_offset_ $name>]);
                 check!(f, 0, qsi4c32pscalef16::packed_offset(n_idx, k, bl, &rhs_packing(nr, kr, 2)))
             }
 
             #[doc = concat!("KleidiAI `kai_get_rhs_packed_size_", stringify!($name), "`.")]
             #[unsafe(no_mangle)]
-            pub extern "C" fn [<kai_get_rhs_packed_size_ $name>](n: usize, k: usize, nr: usize, kr: usize, bl: usize) -> usize {
+            pub extern "C-unwind" fn [<kai_get_rhs_packed_size_ $name>](n: usize, k: usize, nr: usize, kr: usize, bl: usize) -> usize {
                 let f = stringify!([<kai_get_rhs_packed_size_ $name>]);
                 check!(f, 0, qsi4c32pscalef16::packed_size(n, k, bl, &rhs_packing(nr, kr, 2)))
             }
@@ -599,7 +599,7 @@ macro_rules! kai_packer {
             /// `get_rhs_packed_size(n, ...)` bytes, `params` a readable struct.
             #[unsafe(no_mangle)]
             #[allow(clippy::too_many_arguments)]
-            pub unsafe extern "C" fn [<kai_run_ $name>](
+            pub unsafe extern "C-unwind" fn [<kai_run_ $name>](
                 num_groups: usize,
                 n: usize,
                 k: usize,
@@ -650,7 +650,7 @@ macro_rules! kai_packer {
             /// `get_rhs_packed_size(n, ...)` bytes, `params` a readable struct.
             #[unsafe(no_mangle)]
             #[allow(clippy::too_many_arguments)]
-            pub unsafe extern "C" fn [<kai_run_ $name>](
+            pub unsafe extern "C-unwind" fn [<kai_run_ $name>](
                 num_groups: usize,
                 n: usize,
                 k: usize,

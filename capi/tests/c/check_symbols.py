@@ -9,7 +9,9 @@
   exported without a declaration).
 
 A missing symbol (declared, not exported) is a link error for a C user; an extra one (exported,
-not declared) is an API the headers do not show. Either fails the check.
+not declared) is an API the headers do not show. Either fails the check. So does a function in
+qgemm.h whose name is neither `qgemm_*` nor `kai_*` (cbindgen once copied the library's private libc
+imports `write`, `abort`, `getauxval` into it, which broke every program including <unistd.h>).
 
 Usage: check_symbols.py [--nm NM] [--drop-declared NAME]... [--extra-declared NAME]... INCLUDE_DIR LIB...
 
@@ -25,16 +27,22 @@ import sys
 
 # A function declaration: a line (not a typedef, preprocessor line or comment) with `name(`.
 DECL = re.compile(r"^(?!\s*(?:typedef|#|/\*|\*|//))[^;{}()]*?\b((?:kai|qgemm)_\w+)\s*\(", re.M)
+# Any function declaration of qgemm.h, whatever its name (name and `(` on the line the declaration starts).
+ANY_DECL = re.compile(r"^(?!\s*(?:typedef|#|/\*|\*|//))[^;{}()\n]*?\b([A-Za-z_]\w*)\s*\(", re.M)
 
 
 def declared(include):
-    names = {"kai": set(), "qgemm": set()}
+    """The declared functions: {"kai": ..., "qgemm": ..., "foreign": names in qgemm.h of neither layer}."""
+    names = {"kai": set(), "qgemm": set(), "foreign": set()}
     headers = sorted(glob.glob(os.path.join(include, "kai", "**", "*.h"), recursive=True))
     for path in headers + [os.path.join(include, "qgemm.h")]:
         layer = "qgemm" if os.path.basename(path) == "qgemm.h" else "kai"
-        for name in DECL.findall(open(path).read()):
+        text = open(path).read()
+        for name in DECL.findall(text):
             if name.startswith(layer + "_"):
                 names[layer].add(name)
+        if layer == "qgemm":
+            names["foreign"] |= {n for n in ANY_DECL.findall(text) if not n.startswith(("qgemm_", "kai_"))}
     return names, len(headers)
 
 
@@ -54,7 +62,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--nm", default="aarch64-linux-gnu-nm")
     ap.add_argument("--drop-declared", action="append", default=[])
-    ap.add_argument("--extra-declared", action="append", default=[])
+    ap.add_argument("--extra-declared", action="append", default=[],
+                    help="pretend NAME is declared (neither qgemm_* nor kai_*: pretend qgemm.h declares it)")
     ap.add_argument("include")
     ap.add_argument("libs", nargs="+")
     a = ap.parse_args()
@@ -63,8 +72,12 @@ def main():
         for layer in decl:
             decl[layer].discard(name)
     for name in a.extra_declared:
-        decl["qgemm" if name.startswith("qgemm_") else "kai"].add(name)
+        decl["qgemm" if name.startswith("qgemm_") else "kai" if name.startswith("kai_") else "foreign"].add(name)
     ok = True
+    for name in sorted(decl["foreign"]):
+        print(f"check_symbols: capi/include/qgemm.h declares {name}, which is not a qgemm_* or kai_* function "
+              "(a private import cbindgen exported?)", file=sys.stderr)
+        ok = False
     for lib in a.libs:
         exp = exported(a.nm, lib)
         for layer, where in (("kai", f"capi/include/kai ({headers} headers)"), ("qgemm", "capi/include/qgemm.h")):

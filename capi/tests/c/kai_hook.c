@@ -6,12 +6,18 @@
  *                      not to fire it. Exit 0 on success.
  *   kai_hook default   makes one bad call with the default handler: it must print the reason
  *                      and abort (the driver expects SIGABRT, exit status 134). */
+/* _GNU_SOURCE and the POSIX headers before qgemm.h: the header must not clash with them (it once
+ * declared libc's `write` with another type). */
+#define _GNU_SOURCE
 #include <math.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
 
 #include "kai/ukernels/matmul/matmul_clamp_f32_qai8dxp_qsi4c32p/kai_matmul_clamp_f32_qai8dxp1x8_qsi4c32p4x8_1x4x32_neon_dotprod.h"
 #include "kai/ukernels/matmul/matmul_clamp_f32_qai8dxp_qsi4cxp/kai_matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm.h"

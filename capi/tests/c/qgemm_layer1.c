@@ -17,13 +17,19 @@
  *    qgemm_status_message for every value.
  * QGEMM_LAYER1_CORRUPT=1 flips one bit of the first golden dst in memory: the test must fail
  * (run.sh --self-check uses it). Exit 0 only if every check passed. */
+/* _GNU_SOURCE and the POSIX headers before qgemm.h: the header must not clash with them (it once
+ * declared libc's `write` with another type). */
+#define _GNU_SOURCE
 #include <float.h>
 #include <math.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
 
 #include "qgemm.h"
 #include "test_util.h"
@@ -697,6 +703,12 @@ static void statuses(uint32_t cpu) {
     EXPECT(qgemm_kernel_lhs_packed_size(c32, 4, 96, 64, &out), QGEMM_ERROR_NOT_MULTIPLE);
     EXPECT(qgemm_kernel_lhs_packed_size(c32, 4, 96, 48, &out), QGEMM_ERROR_NOT_MULTIPLE);
     EXPECT(qgemm_kernel_lhs_packed_offset(cx_gemm, 2, 64, 0, &out), QGEMM_ERROR_MISALIGNED_START);
+    CHECK(out == 777, "out written on failure");
+    /* The size queries reject what qgemm_kernel_run rejects: a block length for a per-channel
+     * family, k = 0 (they once answered). */
+    EXPECT(qgemm_kernel_lhs_packed_size(cx_gemm, 4, 64, 32, &out), QGEMM_ERROR_UNSUPPORTED);
+    EXPECT(qgemm_kernel_rhs_packed_size(cx_gemm, 8, 64, 32, &out), QGEMM_ERROR_UNSUPPORTED);
+    EXPECT(qgemm_kernel_rhs_packed_offset(cx_gemm, 0, 0, 0, &out), QGEMM_ERROR_ZERO_DIM);
     CHECK(out == 777, "out written on failure");
     EXPECT(qgemm_lhs_qai8dxp_quantize_pack(&p, 4, 64, 0, lhs, 256, 32, lp, ls), QGEMM_ERROR_STRIDE_TOO_SMALL);
     EXPECT(qgemm_kernel_run(cx_gemm, cpu, lp, ls, rp, rs, dst, 31, &a), QGEMM_ERROR_BUFFER_TOO_SHORT);

@@ -12,11 +12,19 @@
 #                  (check_symbols.py; also on the bare-metal archive when it is built)
 #   kai_compat     layer 2: every (golden case, KleidiAI kernel) against the golden bits
 #   kai_hook       layer 2: a custom error hook fires on bad calls; the default hook aborts (134)
+#   kai_hook_throw layer 2, C++: a hook that throws; the exception reaches the caller's catch
 #   qgemm_layer1   layer 1: every kernel, packer, query and error status of qgemm.h
 #   readme_example the README's layer-2 C example (readme_example.py extracts it), run
+#   rust_std       the library and a Rust `std` static library (capi/tests/rust-std/staticlib) in one
+#                  C program (rust_std.c), linked in both orders, run; and a Rust `std` program using
+#                  the qgemm-capi rlib (capi/tests/rust-std/rlib-user), run
+#   headers        qgemm.h and every kai/ header after the common system headers (<unistd.h>,
+#                  <signal.h> with _GNU_SOURCE, ...), compiled as C11 and as C++17 (aarch64-linux-gnu-g++),
+#                  linked and run
 # Each test must be able to fail: `run.sh --self-check` also runs kai_compat on a plan with one
 # corrupted expected bit, qgemm_layer1 with QGEMM_LAYER1_CORRUPT=1 (one golden bit flipped), and
-# check_symbols with one declaration removed and one invented, and requires each to fail.
+# check_symbols with one declaration removed and one invented (and with a libc `write` declared in
+# qgemm.h), and requires each to fail.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -25,7 +33,9 @@ inc=${KAI_INCLUDE:-$root/capi/include}
 out=${QGEMM_C_TEST_OUT:-$root/capi/target/c-tests}
 data=$root/tests/data
 CC=${CC:-aarch64-linux-gnu-gcc}
+CXX=${CXX:-aarch64-linux-gnu-g++}
 CFLAGS=(-O2 -Wall -Wextra -Werror -std=c11)
+CXXFLAGS=(-O2 -Wall -Wextra -Werror -std=c++17)
 LIBS=(-lpthread -ldl -lm)
 only_kai=${ONLY_KAI:-0}
 
@@ -40,6 +50,7 @@ done
 ((${#cpus[@]})) || cpus=(max cortex-a53)
 
 [[ -f $lib ]] || { echo "run.sh: $lib missing (cargo make capi-build)" >&2; exit 1; }
+command -v "$CXX" >/dev/null || { echo "run.sh: $CXX missing (cargo make setup installs g++-aarch64-linux-gnu)" >&2; exit 1; }
 mkdir -p "$out"
 
 failed=()
@@ -53,7 +64,7 @@ if [[ -z ${QGEMM_CAPI_LIB:-} ]]; then
     if ((self_check)); then
         for bad in "--drop-declared kai_run_matmul_clamp_f32_qai8dxp1x4_qsi4cxp4x4_1x4_neon_dotprod" \
             "--extra-declared kai_run_matmul_clamp_f32_qai8dxp1x4_qsi4cxp4x4_1x4_neon_sme" \
-            "--drop-declared qgemm_kernel_run" "--extra-declared qgemm_kernel_run_f16"; do
+            "--drop-declared qgemm_kernel_run" "--extra-declared qgemm_kernel_run_f16" "--extra-declared write"; do
             # shellcheck disable=SC2086
             if python3 "$here/check_symbols.py" $bad "$root/capi/include" "$lib" >/dev/null 2>"$out/symbols.log"; then
                 echo "run.sh: check_symbols passed with $bad" >&2
@@ -72,12 +83,42 @@ build() { # name sources...
     "$CC" "${CFLAGS[@]}" -I"$inc" -I"$root/capi/include" -I"$here" "$@" "$lib" "${LIBS[@]}" -o "$out/$name"
 }
 
+build_cxx() { # name sources...
+    local name=$1
+    shift
+    echo "+ $CXX ${CXXFLAGS[*]} -I$inc $* $(basename "$lib") -o $out/$name"
+    "$CXX" "${CXXFLAGS[@]}" -I"$inc" -I"$root/capi/include" -I"$here" -I"$out" "$@" "$lib" "${LIBS[@]}" -o "$out/$name"
+}
+
 build kai_compat "$here/kai_compat.c"
 python3 "$here/readme_example.py" "$root/README.md" >"$out/readme_example.c"
 build readme_example "$out/readme_example.c"
 if [[ $only_kai != 1 ]]; then
     build kai_hook "$here/kai_hook.c"
     build qgemm_layer1 "$here/qgemm_layer1.c"
+    # Every kai/ header, for the header test.
+    (cd "$inc" && find kai -name '*.h' | LC_ALL=C sort | sed 's/.*/#include "&"/') >"$out/kai_all.h"
+    build headers_c "$here/headers.c" -I"$out"
+    build_cxx headers_cxx -x c++ "$here/headers.c" -x none
+    build_cxx kai_hook_throw "$here/kai_hook_throw.cpp"
+fi
+# The library with Rust `std` (not when QGEMM_CAPI_LIB points at another library).
+rust_std=0
+if [[ -z ${QGEMM_CAPI_LIB:-} && $only_kai != 1 ]]; then
+    rust_std=1
+    rust_target=$root/capi/target/rust-std
+    echo "+ cargo build --locked --target aarch64-unknown-linux-gnu (capi/tests/rust-std)"
+    CARGO_TARGET_DIR=$rust_target cargo build --locked --quiet --target aarch64-unknown-linux-gnu \
+        --manifest-path "$root/capi/tests/rust-std/Cargo.toml"
+    rust_lib=$rust_target/aarch64-unknown-linux-gnu/debug/libqgemm_test_rust_std.a
+    rlib_user=$rust_target/aarch64-unknown-linux-gnu/debug/qgemm-test-rlib-user
+    for order in capi_first rust_first; do
+        libs=("$lib" "$rust_lib")
+        [[ $order == rust_first ]] && libs=("$rust_lib" "$lib")
+        echo "+ $CC ${CFLAGS[*]} rust_std.c $(basename "${libs[0]}") $(basename "${libs[1]}") -o $out/rust_std_$order"
+        "$CC" "${CFLAGS[@]}" -I"$inc" -I"$root/capi/include" "$here/rust_std.c" "${libs[@]}" "${LIBS[@]}" \
+            -o "$out/rust_std_$order"
+    done
 fi
 python3 "$here/kai_plan.py" "$data" >"$out/kai_plan.txt"
 python3 "$here/kai_plan.py" "$data" --corrupt >"$out/kai_plan_corrupt.txt"
@@ -118,7 +159,23 @@ for cpu in "${cpus[@]}"; do
         echo "run.sh: kai_hook default exited $status, expected 134 (SIGABRT) with a message" >&2
         failed+=("kai_hook-default@$cpu")
     fi
+    run "$cpu" "$out/kai_hook_throw" || failed+=("kai_hook_throw@$cpu")
     run "$cpu" "$out/qgemm_layer1" "$cpu" <"$out/kai_plan.txt" || failed+=("qgemm_layer1@$cpu")
+    if ((rust_std)); then
+        for order in capi_first rust_first; do
+            if run "$cpu" "$out/rust_std_$order" >"$out/rust_std.log" 2>&1 &&
+                grep -qx "rust std: sum 45, panic caught: true" "$out/rust_std.log" &&
+                grep -qx "rust_std: ok" "$out/rust_std.log"; then
+                echo "rust_std ($order): $(paste -sd ';' "$out/rust_std.log")"
+            else
+                cat "$out/rust_std.log" >&2
+                failed+=("rust_std-$order@$cpu")
+            fi
+        done
+        run "$cpu" "$rlib_user" || failed+=("rlib_user@$cpu")
+    fi
+    run "$cpu" "$out/headers_c" || failed+=("headers_c@$cpu")
+    run "$cpu" "$out/headers_cxx" || failed+=("headers_cxx@$cpu")
     if ((self_check)); then
         if QGEMM_LAYER1_CORRUPT=1 run "$cpu" "$out/qgemm_layer1" "$cpu" <"$out/kai_plan.txt" \
             >/dev/null 2>"$out/layer1_corrupt.log"; then
