@@ -2,7 +2,9 @@
 # Installs what the build, the tests and the demo need, and only what is missing:
 #   rustup: targets aarch64-unknown-linux-gnu, aarch64-unknown-none; components clippy, rustfmt
 #   cargo:  cbindgen 0.29.4 (generates capi/include/qgemm.h; pinned so the header check compares
-#           against the same generator everywhere)
+#           against the same generator everywhere); defmt-print 1.2.0 (decodes the bare-metal
+#           image's defmt log for `cargo make test-baremetal`; pinned: a decoder must understand
+#           the wire format of the image's defmt, and CI checks its output line by line)
 #   Debian: qemu-user, qemu-system-arm, gcc-aarch64-linux-gnu, g++-aarch64-linux-gnu (the C tests'
 #           C++ builds), libc6-dev-arm64-cross, binutils-aarch64-linux-gnu, llvm-19 (llvm-mca-19,
 #           llvm-objdump-19), python3, and gcc and libc6-dev (the host C compiler and headers that
@@ -61,6 +63,17 @@ else
     say "cbindgen $cbindgen_version present"
 fi
 
+# defmt-print, pinned (see the header). `cargo install --locked` builds it from crates.io with
+# the versions of its own Cargo.lock, a few minutes once.
+defmt_print_version=1.2.0
+# Its `--version` prints a second line (the defmt wire versions it decodes).
+if [[ "$(defmt-print --version 2>/dev/null | head -n 1)" != "defmt-print $defmt_print_version" ]]; then
+    echo "setup: cargo install --locked defmt-print --version $defmt_print_version"
+    cargo install --locked defmt-print --version "$defmt_print_version"
+else
+    say "defmt-print $defmt_print_version present"
+fi
+
 # Debian packages.
 packages=(qemu-user qemu-system-arm gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross
     binutils-aarch64-linux-gnu llvm-19 python3 gcc libc6-dev)
@@ -92,7 +105,7 @@ fi
 # The tools the tasks run, checked once more so a broken install fails here, not later.
 for tool in qemu-aarch64 qemu-system-aarch64 aarch64-linux-gnu-gcc aarch64-linux-gnu-g++ timeout python3 gcc \
     llvm-mca-19 llvm-objdump-19 aarch64-linux-gnu-nm aarch64-linux-gnu-objdump aarch64-linux-gnu-readelf \
-    aarch64-linux-gnu-c++filt; do
+    aarch64-linux-gnu-c++filt defmt-print; do
     command -v "$tool" >/dev/null || { echo "setup: $tool still missing" >&2; exit 1; }
 done
 # The icount plugin (tools/icount/plugin.c) for the host, into target/tools: built here so a
