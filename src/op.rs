@@ -173,11 +173,13 @@ impl<'w, F: Operator> Linear<'w, F> {
         if n == 0 {
             return Err(Error::ZeroDim { dim: Dim::N });
         }
-        let kernel = Self::kernels().next().ok_or(Self::NO_KERNEL)?;
-        kernel.check_depth(k, bl)?;
+        // From the family and its packing, not from a kernel of the catalogue: a firmware that
+        // runs named kernels ([`Linear::run_with`]) must not link the others through here.
+        crate::matmul::check_depth::<F>(k, bl)?;
         // The activations' tiles of this depth have a size too.
         F::lhs_tile_stride(k, bl, &F::RHS_PACKING)?;
-        kernel.rhs_packed_size(n, k, bl)
+        let tile = F::rhs_tile_stride(k, bl, &F::RHS_PACKING)?;
+        n.div_ceil(F::RHS_PACKING.nr).checked_mul(tile).ok_or(Error::SizeOverflow)
     }
 
     /// Wraps weights packed earlier (by the `pack` function of this family's `Linear`, or by
@@ -247,7 +249,75 @@ impl<'w, F: Operator> Linear<'w, F> {
         x: &[F::Src],
         scratch: &'s mut [u8],
     ) -> Result<Prepared<'w, 's, F>> {
-        let kernel = self.kernel(cpu, m)?;
+        self.prepare_on(self.kernel(cpu, m)?, cpu, m, x, scratch)
+    }
+
+    /// [`Linear::kernel`] among `kernels` only: the best of them for `m` rows on `cpu` that
+    /// consumes these weights. [`Error::UnsupportedCpu`] when `cpu` runs none of those (with the
+    /// feature the first of them needs), [`Error::Unsupported`] (`Nr`) when none consumes this
+    /// packing.
+    pub fn kernel_from(
+        &self,
+        kernels: &[&'static Kernel<F>],
+        cpu: &CpuFeatures,
+        m: usize,
+    ) -> Result<&'static Kernel<F>> {
+        if let Some(kernel) = crate::matmul::select_from(kernels, cpu, m, &F::RHS_PACKING) {
+            return Ok(kernel);
+        }
+        let serving = kernels.iter().find(|k| k.packing().same_rhs(&F::RHS_PACKING)).ok_or(Self::NO_KERNEL)?;
+        Err(serving.missing_feature(cpu).map_or(Self::NO_KERNEL, |needs| Error::UnsupportedCpu { needs }))
+    }
+
+    /// [`Linear::scratch_size`] for the kernels of `kernels` that consume these weights.
+    pub fn scratch_size_with(&self, kernels: &[&'static Kernel<F>], m: usize) -> Result<usize> {
+        let mut size = 0;
+        for k in kernels.iter().filter(|k| k.packing().same_rhs(&F::RHS_PACKING)) {
+            size = size.max(k.lhs_packed_size(m, self.k, self.bl)?);
+        }
+        Ok(size)
+    }
+
+    /// [`Linear::prepare`] with the kernel chosen among `kernels` ([`Linear::kernel_from`]).
+    pub fn prepare_with<'s>(
+        &self,
+        kernels: &[&'static Kernel<F>],
+        cpu: &CpuFeatures,
+        m: usize,
+        x: &[F::Src],
+        scratch: &'s mut [u8],
+    ) -> Result<Prepared<'w, 's, F>> {
+        self.prepare_on(self.kernel_from(kernels, cpu, m)?, cpu, m, x, scratch)
+    }
+
+    /// [`Linear::run`] with the kernel chosen among `kernels` ([`Linear::kernel_from`]), e.g. one
+    /// tier's list (`qai8dxp_qsi4cxp::dotprod::KERNELS`) or a GEMV and a GEMM kernel named one
+    /// by one (`&[&dotprod::DOTPROD_1X8, &dotprod::DOTPROD_16X8]`). The results are the bits
+    /// [`Linear::run`] gives with the same kernel. A firmware that knows its core calls this
+    /// (with [`Linear::scratch_size_with`]) instead of `run`, `prepare` and `scratch_size`, which
+    /// search the family's whole catalogue: then the linker keeps only the named kernels
+    /// (docs/porting.md, "Firmware size").
+    pub fn run_with(
+        &self,
+        kernels: &[&'static Kernel<F>],
+        cpu: &CpuFeatures,
+        m: usize,
+        x: &[F::Src],
+        out: &mut [F::Dst],
+        scratch: &mut [u8],
+    ) -> Result<()> {
+        self.prepare_with(kernels, cpu, m, x, scratch)?.run(out)
+    }
+
+    /// `prepare` with `kernel`, which consumes these weights (`same_rhs`).
+    fn prepare_on<'s>(
+        &self,
+        kernel: &'static Kernel<F>,
+        cpu: &CpuFeatures,
+        m: usize,
+        x: &[F::Src],
+        scratch: &'s mut [u8],
+    ) -> Result<Prepared<'w, 's, F>> {
         let p = kernel.packing();
         let needed = m.checked_mul(self.k).ok_or(Error::SizeOverflow)?;
         if x.len() < needed {

@@ -97,6 +97,31 @@ where
             assert_eq!(want.get_or_insert_with(|| got.clone()), &got, "{} m {m} n {n} k {k}", kernel.name());
             ran += 1;
 
+            // Named kernels (`run_with`): the whole catalogue picks what `run` picks; one
+            // tier's list picks within the tier; a single kernel runs exactly that kernel.
+            let all = <X::F as Family>::kernels();
+            assert_eq!(layer.kernel_from(all, &cpu, m).unwrap().name(), kernel.name());
+            let mut y_all = vec![nan; m * n];
+            layer.run_with(all, &cpu, m, &x, &mut y_all, &mut scratch).unwrap();
+            assert_eq!(bits(&y_all), got, "run_with(KERNELS)");
+            for tier in [Tier::Scalar, Tier::Neon, Tier::Dotprod, Tier::I8mm] {
+                let list: Vec<&'static Kernel<X::F>> = all.iter().copied().filter(|k| k.tier() == tier).collect();
+                let Ok(chosen) = layer.kernel_from(&list, &cpu, m) else {
+                    // Only a tier the CPU lacks has nothing to offer.
+                    assert!(list.iter().all(|k| !k.is_available(&cpu)), "{tier:?}");
+                    continue;
+                };
+                assert_eq!(chosen.tier(), tier);
+                let mut s = vec![0u8; layer.scratch_size_with(&list, m).unwrap()];
+                assert_eq!(layer.prepare_with(&list, &cpu, m, &x, &mut s).unwrap().kernel().name(), chosen.name());
+                assert!(s.len() <= scratch.len());
+                let mut y_t = vec![nan; m * n];
+                layer.run_with(&list, &cpu, m, &x, &mut y_t, &mut s).unwrap();
+                // Bit-identical across tiers, and equal to the chosen kernel run by hand.
+                assert_eq!(bits(&y_t), got, "run_with({tier:?}) chose {}", chosen.name());
+                assert_eq!(bits(&y_t), bits(&by_hand::<X>(chosen, &cpu, &x, &w, m, n, k, bl)), "{}", chosen.name());
+            }
+
             // Any split, parts run in reverse order, equals one call; so do threads.
             let mut scratch2 = scratch.clone();
             let prepared = layer.prepare(&cpu, m, &x, &mut scratch2).unwrap();
@@ -289,4 +314,27 @@ fn bad_calls_are_rejected() {
         assert!(kernel.lhs_packed_size(m, k, 0).unwrap() <= need, "{}", kernel.name());
     }
     assert_eq!(layer.kernel(&CpuFeatures::NONE, 1).unwrap().tier(), Tier::Scalar);
+
+    // Named kernels: none, none of this packing, or none the CPU runs.
+    let all = <Qai8dxpQsi4cxp as Family>::kernels();
+    let nr4: Vec<&'static Kernel<Qai8dxpQsi4cxp>> = all.iter().copied().filter(|kn| kn.packing().nr == 4).collect();
+    let nr8_i8mm: Vec<&'static Kernel<Qai8dxpQsi4cxp>> = all
+        .iter()
+        .copied()
+        .filter(|kn| kn.packing().nr == 8 && kn.packing().kr == 16 && kn.tier() == Tier::I8mm)
+        .collect();
+    let wrong_packing = Error::Unsupported { param: Param::Nr, value: 8 };
+    assert_eq!(layer.run_with(&[], &cpu, m, &x, &mut y, &mut scratch).unwrap_err(), wrong_packing);
+    assert_eq!(layer.run_with(&nr4, &cpu, m, &x, &mut y, &mut scratch).unwrap_err(), wrong_packing);
+    assert_eq!(layer.scratch_size_with(&nr4, m).unwrap(), 0);
+    if cfg!(target_arch = "aarch64") {
+        assert!(!nr8_i8mm.is_empty());
+        let no_i8mm = cpu.without(Feature::I8mm);
+        y.fill(7.0);
+        assert_eq!(
+            layer.run_with(&nr8_i8mm, &no_i8mm, m, &x, &mut y, &mut scratch).unwrap_err(),
+            Error::UnsupportedCpu { needs: Feature::I8mm }
+        );
+        assert!(y.iter().all(|&v| v == 7.0), "a rejected call wrote its output");
+    }
 }

@@ -10,16 +10,20 @@ use crate::packing::Packing;
 /// [`Tier::is_available`]; its kernels are reached through the family's catalogue.
 macro_rules! tier_module {
     ($tier:ident, $($kernel:ident),+ $(,)?) => {
+        /// The kernels (public so that a firmware which knows its core can name the ones it
+        /// runs, e.g. for [`Linear::run_with`](crate::op::Linear::run_with), and link nothing
+        /// else) and their `unsafe` entry points (crate-private).
         #[cfg(target_arch = "aarch64")]
-        pub(crate) use aarch64::*;
+        pub use aarch64::*;
 
-        /// This tier's kernels, best first.
+        /// This tier's kernels, best first: a list for
+        /// [`Linear::run_with`](crate::op::Linear::run_with) that keeps only this tier's code.
         #[cfg(target_arch = "aarch64")]
-        pub(super) const KERNELS: &[&Kernel] = &[$(&$kernel),+];
+        pub const KERNELS: &[&Kernel] = &[$(&$kernel),+];
 
         /// This tier's kernels: none on this architecture.
         #[cfg(not(target_arch = "aarch64"))]
-        pub(super) const KERNELS: &[&Kernel] = &[];
+        pub const KERNELS: &[&Kernel] = &[];
     };
 }
 
@@ -261,9 +265,20 @@ pub fn available<F: Family>(cpu: &CpuFeatures) -> heapless::Vec<&'static Kernel<
 /// For `m <= 1` a GEMV kernel (`mr = 1`) is preferred, otherwise a GEMM kernel (`mr > 1`); then
 /// the highest available tier; then catalogue order.
 pub fn select_for<F: Family>(cpu: &CpuFeatures, m: usize, rhs: &Packing) -> Option<&'static Kernel<F>> {
+    select_from(F::kernels(), cpu, m, rhs)
+}
+
+/// [`select_for`] among the kernels of `list` only (e.g. one tier's `KERNELS`, or kernels named
+/// one by one): code that never touches the family's catalogue links only these kernels.
+pub fn select_from<F: Family>(
+    list: &[&'static Kernel<F>],
+    cpu: &CpuFeatures,
+    m: usize,
+    rhs: &Packing,
+) -> Option<&'static Kernel<F>> {
     let fit = |p: &Packing| (m <= 1) == (p.mr == 1);
     let mut best: Option<&'static Kernel<F>> = None;
-    for &k in F::kernels().iter().filter(|k| k.is_available(cpu) && k.packing.same_rhs(rhs)) {
+    for &k in list.iter().filter(|k| k.is_available(cpu) && k.packing.same_rhs(rhs)) {
         let better = match best {
             None => true,
             Some(b) => (fit(&k.packing), k.tier) > (fit(&b.packing), b.tier),

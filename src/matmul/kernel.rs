@@ -233,28 +233,9 @@ impl<F: Family> Kernel<F> {
         Ok(())
     }
 
-    /// `k >= 1`, and `bl` legal for the family: 0 for the per-channel ones, a multiple of 32
-    /// dividing `k` for the per-block ones.
+    /// `k >= 1`, and `bl` legal for the family ([`check_depth`]).
     pub(crate) fn check_depth(&self, k: usize, bl: usize) -> Result<()> {
-        if k == 0 {
-            return Err(Error::ZeroDim { dim: Dim::K });
-        }
-        if !F::BLOCKED {
-            if bl != 0 {
-                return Err(Error::Unsupported { param: Param::BlockLen, value: bl });
-            }
-            return Ok(());
-        }
-        if bl == 0 {
-            return Err(Error::ZeroDim { dim: Dim::BlockLen });
-        }
-        if !bl.is_multiple_of(32) {
-            return Err(Error::NotMultiple { dim: Dim::BlockLen, value: bl, multiple_of: 32 });
-        }
-        if !k.is_multiple_of(bl) {
-            return Err(Error::NotMultiple { dim: Dim::K, value: k, multiple_of: bl });
-        }
-        Ok(())
+        check_depth::<F>(k, bl)
     }
 
     /// Computes the rectangle `args` describes.
@@ -386,4 +367,28 @@ impl<F: Family> Kernel<F> {
             RawKernel::Generic(f) => unsafe { f(&self.packing, args, strides) },
         }
     }
+}
+
+/// `k >= 1`, and `bl` legal for the family: 0 for the per-channel ones, a multiple of 32
+/// dividing `k` for the per-block ones.
+pub(crate) fn check_depth<F: Family>(k: usize, bl: usize) -> Result<()> {
+    if k == 0 {
+        return Err(Error::ZeroDim { dim: Dim::K });
+    }
+    if !F::BLOCKED {
+        if bl != 0 {
+            return Err(Error::Unsupported { param: Param::BlockLen, value: bl });
+        }
+        return Ok(());
+    }
+    if bl == 0 {
+        return Err(Error::ZeroDim { dim: Dim::BlockLen });
+    }
+    if !bl.is_multiple_of(32) {
+        return Err(Error::NotMultiple { dim: Dim::BlockLen, value: bl, multiple_of: 32 });
+    }
+    if !k.is_multiple_of(bl) {
+        return Err(Error::NotMultiple { dim: Dim::K, value: k, multiple_of: bl });
+    }
+    Ok(())
 }

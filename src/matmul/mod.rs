@@ -25,10 +25,10 @@ pub mod qsi8d32p_qsi4c32p;
 
 pub use crate::packing::Packing;
 pub use args::{Clamp, MatmulArgs, UncheckedArgs};
-pub use catalogue::{MAX_KERNELS, available, select_for};
+pub use catalogue::{MAX_KERNELS, available, select_for, select_from};
 pub(crate) use catalogue::{concat_kernels, total_len};
 pub use kernel::{Family, Kernel};
-pub(crate) use kernel::{RawKernel, TileStrides, sealed};
+pub(crate) use kernel::{RawKernel, TileStrides, check_depth, sealed};
 pub use tier::Tier;
 
 /// Longest quantization block the SIMD tiers of the per-block families take: the asm tiers sum

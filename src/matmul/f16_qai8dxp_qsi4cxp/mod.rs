@@ -35,9 +35,9 @@
 //! # Ok::<(), qgemm::Error>(())
 //! ```
 
-pub(crate) mod dotprod;
-pub(crate) mod i8mm;
-pub(crate) mod neon;
+pub mod dotprod;
+pub mod i8mm;
+pub mod neon;
 pub(crate) mod scalar;
 
 use crate::matmul::qai8dxp_qsi4cxp::qsi4cxp_catalogue;

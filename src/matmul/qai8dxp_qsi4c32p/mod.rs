@@ -12,9 +12,9 @@
 //! and `kr = 16` can give different results in rare cases (docs/formats.md, §Arithmetic: RHS packer sums): always pack with the
 //! kernel's own [`Packing`].
 
-pub(crate) mod dotprod;
-pub(crate) mod i8mm;
-pub(crate) mod neon;
+pub mod dotprod;
+pub mod i8mm;
+pub mod neon;
 pub(crate) mod scalar;
 
 use crate::matmul::Packing;

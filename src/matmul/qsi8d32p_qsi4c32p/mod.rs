@@ -8,9 +8,9 @@
 //! with [`lhs::qsi8d32p::quantize_pack`](crate::lhs::qsi8d32p::quantize_pack), then
 //! [`Kernel::run`](crate::Kernel::run) with `MatmulArgs::new(m, n, k).with_block_len(bl)`.
 
-pub(crate) mod dotprod;
-pub(crate) mod i8mm;
-pub(crate) mod neon;
+pub mod dotprod;
+pub mod i8mm;
+pub mod neon;
 pub(crate) mod scalar;
 
 use crate::error::Result;
