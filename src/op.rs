@@ -182,6 +182,13 @@ impl<'w, F: Operator> Linear<'w, F> {
         n.div_ceil(F::RHS_PACKING.nr).checked_mul(tile).ok_or(Error::SizeOverflow)
     }
 
+    /// Bytes of packed weights for `n` channels of depth `k` (`bl`: the block length of the
+    /// per-block families, 0 for the others): each family's `packed_size`, for code generic
+    /// over the families (the C layer).
+    pub fn weights_size(n: usize, k: usize, bl: usize) -> Result<usize> {
+        Self::size(n, k, bl)
+    }
+
     /// Wraps weights packed earlier (by the `pack` function of this family's `Linear`, or by
     /// KleidiAI's packer with the same packing) for `n` channels of depth `k` (`bl` for the
     /// per-block families, else 0). Checks the shape and the length; the bytes are trusted to

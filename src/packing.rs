@@ -91,7 +91,7 @@ impl Packing {
 
     /// Whether the RHS sides of the two packings are the same (`nr`, `kr`, `sr`; `mr` is the LHS
     /// side), so weights packed for one serve kernels of the other.
-    pub(crate) const fn same_rhs(&self, other: &Packing) -> bool {
+    pub const fn same_rhs(&self, other: &Packing) -> bool {
         self.nr == other.nr && self.kr == other.kr && self.sr == other.sr
     }
 

@@ -338,3 +338,185 @@ fn bad_calls_are_rejected() {
         assert!(y.iter().all(|&v| v == 7.0), "a rejected call wrote its output");
     }
 }
+
+/// The C operator test's layers (capi/tests/c/qgemm_layer1.c, `operator`): the same xorshift32
+/// generator and draw order as its `synthetic_problem`, so both languages build the same weights
+/// and activations bit for bit.
+struct CRng(u32);
+
+impl CRng {
+    fn next(&mut self) -> u32 {
+        let mut r = self.0;
+        r ^= r << 13;
+        r ^= r >> 17;
+        r ^= r << 5;
+        self.0 = r;
+        r
+    }
+    fn uniform(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * (self.next() >> 8) as f32 / 16777216.0
+    }
+    fn f16_bits(&mut self) -> u16 {
+        let r = self.next();
+        (((r >> 31) << 15) | ((12 + (r >> 10) % 5) << 10) | (r & 0x3ff)) as u16
+    }
+    fn bf16_bits(&mut self) -> u16 {
+        (self.uniform(-2.0, 2.0).to_bits() >> 16) as u16
+    }
+}
+
+/// Rows, channels, depth and block length of the C operator test's layers (`LINEAR_*` there).
+const C_OP: (usize, usize, usize, usize) = (64, 20, 64, 32);
+
+/// FNV-1a (64 bits) of the outputs of `layer` for `m = 1..=64` on the first `m` rows of `x`.
+fn op_digest<F: Operator<Src = <F as Family>::Dst>>(layer: &Linear<'_, F>, x: &[F::Src]) -> u64 {
+    let cpu = CpuFeatures::detect();
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for m in 1..=C_OP.0 {
+        let mut y = vec![<F as Family>::Dst::default(); m * layer.n()];
+        let mut scratch = vec![0u8; layer.scratch_size(m).unwrap()];
+        layer.run(&cpu, m, &x[..m * layer.k()], &mut y, &mut scratch).unwrap();
+        for v in &y {
+            let bits = v.to_bits32();
+            for b in &bits.to_le_bytes()[..<F as Family>::Dst::SIZE] {
+                h = (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3);
+            }
+        }
+    }
+    h
+}
+
+/// The digests of the C operator test's layers, per family code, computed by the Rust operator.
+fn c_operator_digests() -> Vec<(&'static str, u64)> {
+    use half::{bf16, f16};
+    use qgemm::bf16_qai8dxp_qsi4c32p::Bf16Qai8dxpQsi4c32p;
+    use qgemm::bf16_qai8dxp_qsi4cxp::Bf16Qai8dxpQsi4cxp;
+    use qgemm::f16_qai8dxp_qsi4cxp::F16Qai8dxpQsi4cxp;
+    use qgemm::f16_qai8dxp_qsi8cxp::F16Qai8dxpQsi8cxp;
+    use qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p;
+    use qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp;
+    use qgemm::qai8dxp_qsi8cxp::Qai8dxpQsi8cxp;
+    use qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p;
+    use qgemm::rhs::qsi4c32p::BlockScales;
+    use qgemm::rhs::qsi8cxp::Int8Source;
+    use qgemm::rhs::{Int4Encoding, Int4Source};
+
+    #[derive(Clone, Copy, PartialEq)]
+    enum Act {
+        F32,
+        F16,
+        Bf16,
+    }
+    #[derive(Clone, Copy, PartialEq)]
+    enum Rhs {
+        Qsi4cxp,
+        Qsi4c32p,
+        Q4_0,
+        Qsi8cxp,
+    }
+    /// `synthetic_problem`'s draws for one family (`rng` seeded `0x5eed0000 + code`).
+    struct Problem {
+        x32: Vec<f32>,
+        x16: Vec<u16>,
+        w: Vec<u8>,
+        bias: Vec<f32>,
+        scale: Vec<f32>,
+        scale_bf16: Vec<u16>,
+    }
+    let (m, n, k, bl) = C_OP;
+    let problem = |code: u32, act: Act, rhs: Rhs| {
+        let mut r = CRng(0x5eed_0000 + code);
+        let mut p = Problem { x32: vec![], x16: vec![], w: vec![], bias: vec![], scale: vec![], scale_bf16: vec![] };
+        for _ in 0..m * k {
+            match act {
+                Act::F32 => p.x32.push(r.uniform(-2.0, 2.0)),
+                Act::F16 => p.x16.push(r.f16_bits()),
+                Act::Bf16 => p.x16.push(r.bf16_bits()),
+            }
+        }
+        if rhs == Rhs::Q4_0 {
+            let nb = k / bl;
+            for _ in 0..n * nb {
+                let f16 = (0x2000 + r.next() % 0x0a00) as u16;
+                p.w.extend_from_slice(&f16.to_le_bytes());
+                for _ in 0..bl / 2 {
+                    p.w.push(r.next() as u8);
+                }
+            }
+            return p;
+        }
+        let bytes = if rhs == Rhs::Qsi8cxp { n * k } else { n * k.div_ceil(2) };
+        p.w = (0..bytes).map(|_| r.next() as u8).collect();
+        p.bias = (0..n).map(|_| r.uniform(-1.0, 1.0)).collect();
+        if rhs == Rhs::Qsi4c32p {
+            p.scale_bf16 = (0..n * (k / bl)).map(|_| (r.uniform(0.01, 0.1).to_bits() >> 16) as u16).collect();
+        } else {
+            p.scale = (0..n).map(|_| r.uniform(0.01, 0.1)).collect();
+        }
+        p
+    };
+    let f16s = |v: &[u16]| v.iter().map(|&b| f16::from_bits(b)).collect::<Vec<_>>();
+    let bf16s = |v: &[u16]| v.iter().map(|&b| bf16::from_bits(b)).collect::<Vec<_>>();
+    let mut out = vec![];
+    macro_rules! per_channel4 {
+        ($name:literal, $fam:ty, $code:expr, $act:expr, $x:expr) => {{
+            let p = problem($code, $act, Rhs::Qsi4cxp);
+            let mut buf = vec![0u8; Linear::<$fam>::packed_size(n, k).unwrap()];
+            let src = Int4Source::nxk(&p.w, k, Int4Encoding::ZeroPoint8);
+            let layer = Linear::<$fam>::pack(n, k, &src, &p.scale, Some(&p.bias), &mut buf).unwrap();
+            out.push(($name, op_digest(&layer, &$x(&p))));
+        }};
+    }
+    macro_rules! per_channel8 {
+        ($name:literal, $fam:ty, $code:expr, $act:expr, $x:expr) => {{
+            let p = problem($code, $act, Rhs::Qsi8cxp);
+            let w: Vec<i8> = p.w.iter().map(|&b| b as i8).collect();
+            let mut buf = vec![0u8; Linear::<$fam>::packed_size(n, k).unwrap()];
+            let layer = Linear::<$fam>::pack(n, k, &Int8Source::nxk(&w, k), &p.scale, Some(&p.bias), &mut buf).unwrap();
+            out.push(($name, op_digest(&layer, &$x(&p))));
+        }};
+    }
+    macro_rules! per_block {
+        ($name:literal, $fam:ty, $code:expr, $act:expr, $x:expr) => {{
+            let p = problem($code, $act, Rhs::Qsi4c32p);
+            let scales: Vec<bf16> = bf16s(&p.scale_bf16);
+            let mut buf = vec![0u8; Linear::<$fam>::packed_size(n, k, bl).unwrap()];
+            let src = Int4Source::nxk(&p.w, k, Int4Encoding::ZeroPoint8);
+            let bs = BlockScales::dense(&scales, k / bl);
+            let layer = Linear::<$fam>::pack(n, k, bl, &src, &bs, Some(&p.bias), &mut buf).unwrap();
+            out.push(($name, op_digest(&layer, &$x(&p))));
+        }};
+    }
+    let x32 = |p: &Problem| p.x32.clone();
+    let x16 = |p: &Problem| f16s(&p.x16);
+    let xb16 = |p: &Problem| bf16s(&p.x16);
+    per_channel4!("qai8dxp_qsi4cxp", Qai8dxpQsi4cxp, 0, Act::F32, x32);
+    per_block!("qai8dxp_qsi4c32p", Qai8dxpQsi4c32p, 1, Act::F32, x32);
+    {
+        let p = problem(2, Act::F32, Rhs::Q4_0);
+        let mut buf = vec![0u8; Linear::<Qsi8d32pQsi4c32p>::packed_size(n, k, bl).unwrap()];
+        let row = k / bl * (2 + bl / 2);
+        let layer = Linear::<Qsi8d32pQsi4c32p>::pack(n, k, bl, &p.w, row, &mut buf).unwrap();
+        out.push(("qsi8d32p_qsi4c32p", op_digest(&layer, &p.x32)));
+    }
+    per_channel8!("qai8dxp_qsi8cxp", Qai8dxpQsi8cxp, 3, Act::F32, x32);
+    per_channel4!("f16_qai8dxp_qsi4cxp", F16Qai8dxpQsi4cxp, 4, Act::F16, x16);
+    per_channel8!("f16_qai8dxp_qsi8cxp", F16Qai8dxpQsi8cxp, 5, Act::F16, x16);
+    per_channel4!("bf16_qai8dxp_qsi4cxp", Bf16Qai8dxpQsi4cxp, 6, Act::Bf16, xb16);
+    per_block!("bf16_qai8dxp_qsi4c32p", Bf16Qai8dxpQsi4c32p, 7, Act::Bf16, xb16);
+    out
+}
+
+/// The shared golden of the C operator: `capi/tests/data/linear_digests.txt` holds what the Rust
+/// operator computes (this test, on every CPU model) and what `qgemm_linear_run` must compute
+/// (capi/tests/c/qgemm_layer1.c). `QGEMM_BLESS=1` rewrites the file.
+#[test]
+fn c_operator_golden_is_the_rust_operator() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/capi/tests/data/linear_digests.txt");
+    let got: String = c_operator_digests().iter().map(|(name, d)| format!("{name} {d:016x}\n")).collect();
+    if std::env::var_os("QGEMM_BLESS").is_some() {
+        std::fs::write(path, &got).unwrap();
+    }
+    let want = std::fs::read_to_string(path).unwrap();
+    assert_eq!(got, want, "the Rust operator's digests differ from {path}");
+}

@@ -213,6 +213,57 @@ typedef struct qgemm_int8_source {
   size_t stride;
 } qgemm_int8_source;
 
+// A linear layer (`y = x W^T + b`): plain data, filled by `qgemm_linear_from_packed` and
+// checked on every use. `weights` must stay valid and unchanged while the layer is used.
+typedef struct qgemm_linear {
+  // `QGEMM_FAMILY_*`.
+  uint32_t family;
+  // Output channels.
+  size_t n;
+  // Depth.
+  size_t k;
+  // Block length of the per-block families, 0 for the others.
+  size_t bl;
+  // The packed weights (the family's `qgemm_linear_rhs_packing`).
+  const uint8_t *weights;
+  // Bytes of `weights` the layer uses (`qgemm_linear_packed_size`).
+  size_t weights_len;
+} qgemm_linear;
+
+// A prepared call of a layer (`qgemm_linear_prepare`): the activations quantized into
+// `lhs` (the caller's scratch, which must stay unchanged until the last part has run), the
+// kernel chosen for `m` on `features`, and the clamp. Plain data, checked on every use.
+typedef struct qgemm_linear_call {
+  // The layer.
+  struct qgemm_linear layer;
+  // The kernel the parts run.
+  struct qgemm_kernel kernel;
+  // `QGEMM_FEATURE_*` bits of the CPUs the parts run on.
+  uint32_t features;
+  // Rows of the call.
+  size_t m;
+  // The packed activations.
+  const uint8_t *lhs;
+  // Bytes of `lhs`.
+  size_t lhs_len;
+  // Clamp lower bound (`-INFINITY` for none).
+  float clamp_min;
+  // Clamp upper bound (`INFINITY` for none).
+  float clamp_max;
+} qgemm_linear_call;
+
+// A rectangle of the output: `m x n` elements from row `m_idx`, column `n_idx`.
+typedef struct qgemm_rect {
+  // First row.
+  size_t m_idx;
+  // First column.
+  size_t n_idx;
+  // Rows.
+  size_t m;
+  // Columns.
+  size_t n;
+} qgemm_rect;
+
 // A layer-2 error handler: `function` and `reason` are NUL-terminated and valid during the
 // call only; `user_data` is the pointer given to [`qgemm_kai_set_error_handler`].
 // It may return, `longjmp` out, or throw a C++ exception (called as `extern "C-unwind"`): on
@@ -706,6 +757,177 @@ enum qgemm_status qgemm_rhs_qsi8cxp_pack(const struct qgemm_packing *packing,
                                          size_t bias_len,
                                          uint8_t *rhs_packed,
                                          size_t rhs_packed_len);
+
+// Writes to `*out` the packing to pack `family`'s weights with for the operator (its preferred
+// RHS packing, which its GEMV and GEMM kernels of every tier consume): give it to the
+// `qgemm_rhs_<format>_pack` function of the family's RHS format, or to KleidiAI's packer.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_linear_rhs_packing(uint32_t family, struct qgemm_packing *out);
+
+// Writes to `*out` the bytes of `family`'s packed weights for `n` channels of depth `k` (`bl`:
+// the block length of the per-block families, 0 for the others).
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_linear_packed_size(uint32_t family,
+                                           size_t n,
+                                           size_t k,
+                                           size_t bl,
+                                           size_t *out);
+
+// Fills `*out` with a layer of `family` over weights packed with `qgemm_linear_rhs_packing`
+// (by `qgemm_rhs_*_pack` or by KleidiAI's packer): `weights`, `weights_len` bytes, at least
+// `qgemm_linear_packed_size`. The bytes are trusted to be such a packing (any bytes are
+// memory-safe; wrong ones give wrong numbers).
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_linear_from_packed(uint32_t family,
+                                           size_t n,
+                                           size_t k,
+                                           size_t bl,
+                                           const uint8_t *weights,
+                                           size_t weights_len,
+                                           struct qgemm_linear *out);
+
+// Writes to `*out` the bytes of scratch `qgemm_linear_run` and `qgemm_linear_prepare` need for
+// `m` rows, on any CPU.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_linear_scratch_size(const struct qgemm_linear *layer,
+                                            size_t m,
+                                            size_t *out);
+
+// `y = x W^T + b` for `m` rows of an f32 family: quantizes `x` (`x_len` floats, `m x k` dense)
+// into `scratch` (`qgemm_linear_scratch_size` bytes), picks the kernel for `m` on `features`
+// and writes the `m x n` output `y` (`y_len` floats, dense). `m = 0` writes nothing.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say; the layer's
+// weights stay valid and unchanged.
+enum qgemm_status qgemm_linear_run(const struct qgemm_linear *layer,
+                                   uint32_t features,
+                                   size_t m,
+                                   const float *x,
+                                   size_t x_len,
+                                   float *y,
+                                   size_t y_len,
+                                   uint8_t *scratch,
+                                   size_t scratch_len);
+
+// As `qgemm_linear_run`, for the f16 and bf16 families: `x` and `y` hold `uint16_t` bit
+// patterns.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say; the layer's
+// weights stay valid and unchanged.
+enum qgemm_status qgemm_linear_run_u16(const struct qgemm_linear *layer,
+                                       uint32_t features,
+                                       size_t m,
+                                       const uint16_t *x,
+                                       size_t x_len,
+                                       uint16_t *y,
+                                       size_t y_len,
+                                       uint8_t *scratch,
+                                       size_t scratch_len);
+
+// Quantizes `m` rows of f32 activations (`x`, `x_len` floats, dense) into `scratch` once and
+// fills `*out` with the call: the kernel for `m` on `features` and the clamp
+// (`clamp_min <= clamp_max`, no NaN; `-INFINITY, INFINITY` for none). Run its parts with
+// `qgemm_linear_split` and `qgemm_linear_run_part`; `scratch` must stay unchanged until then.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say; the layer's
+// weights stay valid and unchanged.
+enum qgemm_status qgemm_linear_prepare(const struct qgemm_linear *layer,
+                                       uint32_t features,
+                                       size_t m,
+                                       const float *x,
+                                       size_t x_len,
+                                       uint8_t *scratch,
+                                       size_t scratch_len,
+                                       float clamp_min,
+                                       float clamp_max,
+                                       struct qgemm_linear_call *out);
+
+// As `qgemm_linear_prepare`, for the f16 and bf16 families: `x` holds `uint16_t` bit patterns.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say; the layer's
+// weights stay valid and unchanged.
+enum qgemm_status qgemm_linear_prepare_u16(const struct qgemm_linear *layer,
+                                           uint32_t features,
+                                           size_t m,
+                                           const uint16_t *x,
+                                           size_t x_len,
+                                           uint8_t *scratch,
+                                           size_t scratch_len,
+                                           float clamp_min,
+                                           float clamp_max,
+                                           struct qgemm_linear_call *out);
+
+// Cuts the call's `m x n` output into at most `parts` (1 to 64) rectangles aligned to the
+// kernel's steps with balanced work (the Rust `Prepared::split`): writes them to `rects`
+// (`rects_len` elements; 64 always suffice) and their number to `*count`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_linear_split(const struct qgemm_linear_call *call,
+                                     size_t parts,
+                                     struct qgemm_rect *rects,
+                                     size_t rects_len,
+                                     size_t *count);
+
+// Computes the rectangle `rect` (one of `qgemm_linear_split`'s, or any rectangle inside the
+// output whose start is a multiple of the kernel's steps) of an f32 call's output into `y`:
+// the whole `m x n` output (`y_len >= m * n` floats, dense), of which only `rect` is written.
+// Threads may run the rectangles of one split at the same time on the same `y`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say, except that other
+// threads may write `y` outside `rect` meanwhile; the call's weights and `lhs` stay valid and
+// unchanged.
+enum qgemm_status qgemm_linear_run_part(const struct qgemm_linear_call *call,
+                                        struct qgemm_rect rect,
+                                        float *y,
+                                        size_t y_len);
+
+// As `qgemm_linear_run_part`, for the f16 and bf16 families: `y` holds `uint16_t` bit
+// patterns.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say, except that other
+// threads may write `y` outside `rect` meanwhile; the call's weights and `lhs` stay valid and
+// unchanged.
+enum qgemm_status qgemm_linear_run_part_u16(const struct qgemm_linear_call *call,
+                                            struct qgemm_rect rect,
+                                            uint16_t *y,
+                                            size_t y_len);
 
 // Writes the running CPU's features to `*out`: from `getauxval(AT_HWCAP/AT_HWCAP2)` on Linux
 // (no ID-register read), from the ID registers on bare metal (call at EL1 or higher).

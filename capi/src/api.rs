@@ -1518,3 +1518,8 @@ pub unsafe extern "C" fn qgemm_rhs_qsi8cxp_pack(
         Ok(qsi8cxp::pack(&p, n, k, &src, c.scale, c.bias, out)?)
     })
 }
+
+// ---- the operator -------------------------------------------------------------------------
+
+mod linear;
+pub use linear::{qgemm_linear, qgemm_linear_call, qgemm_rect};

@@ -15,13 +15,19 @@
  * 3. CPU features (detect, HWCAP decoding, target), selection (select, select_for).
  * 4. Every qgemm_status value from a real failing call, with outputs left unwritten, and
  *    qgemm_status_message for every value.
- * QGEMM_LAYER1_CORRUPT=1 flips one bit of the first golden dst in memory: the test must fail
- * (run.sh --self-check uses it). Exit 0 only if every check passed. */
+ * 5. The operator (qgemm_linear_*): each family's layer packed once, run for m = 1..64; the
+ *    outputs' digest must be the Rust operator's (QGEMM_LINEAR_DIGESTS: the shared golden
+ *    capi/tests/data/linear_digests.txt, which tests/operator.rs checks against the Rust `Linear`);
+ *    for some m, equal to layer 1's kernel for m run by hand, and its parts on pthreads with a
+ *    clamp equal to one clamped call; then every bad input's status.
+ * QGEMM_LAYER1_CORRUPT=1 flips one bit of the first golden dst in memory, QGEMM_LAYER1_CORRUPT=linear
+ * one bit of the operator's first output: the test must fail (run.sh --self-check uses both). Exit 0 only if every check passed. */
 /* _GNU_SOURCE and the POSIX headers before qgemm.h: the header must not clash with them (it once
  * declared libc's `write` with another type). */
 #define _GNU_SOURCE
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -958,6 +964,255 @@ static void statuses(uint32_t cpu) {
     free_problem(&pr);
 }
 
+/* ---- 5. the operator (qgemm_linear_*) ------------------------------------------------------- */
+
+/* The layers of the operator test: rows, channels, depth, block length (tests/operator.rs has the
+ * same: C_OP), each family's problem drawn by synthetic_problem from rng = 0x5eed0000 + code. */
+#define LINEAR_M 64
+#define LINEAR_N 20
+#define LINEAR_K 64
+#define LINEAR_BL 32
+#define LINEAR_THREADS 4
+
+static uint64_t fnv1a(uint64_t h, const void* p, size_t len) {
+    for (size_t i = 0; i < len; i++) h = (h ^ ((const uint8_t*)p)[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static qgemm_status linear_run_any(const struct family* f, const qgemm_linear* l, uint32_t cpu, size_t m,
+                                   const void* x, size_t x_len, void* y, size_t y_len, uint8_t* s, size_t s_len) {
+    if (f->dst_bytes == 4) return qgemm_linear_run(l, cpu, m, x, x_len, y, y_len, s, s_len);
+    return qgemm_linear_run_u16(l, cpu, m, x, x_len, y, y_len, s, s_len);
+}
+
+static qgemm_status linear_prepare_any(const struct family* f, const qgemm_linear* l, uint32_t cpu, size_t m,
+                                       const void* x, size_t x_len, uint8_t* s, size_t s_len, float lo, float hi,
+                                       qgemm_linear_call* out) {
+    if (f->dst_bytes == 4) return qgemm_linear_prepare(l, cpu, m, x, x_len, s, s_len, lo, hi, out);
+    return qgemm_linear_prepare_u16(l, cpu, m, x, x_len, s, s_len, lo, hi, out);
+}
+
+struct part_job {
+    const qgemm_linear_call* call;
+    qgemm_rect rect;
+    void* y;
+    size_t y_len, dst_bytes;
+    qgemm_status status;
+};
+
+static void* run_part_thread(void* arg) {
+    struct part_job* j = arg;
+    j->status = j->dst_bytes == 4 ? qgemm_linear_run_part(j->call, j->rect, j->y, j->y_len)
+                                  : qgemm_linear_run_part_u16(j->call, j->rect, j->y, j->y_len);
+    return NULL;
+}
+
+/* The digest of `name` in the shared golden file (QGEMM_LINEAR_DIGESTS, written by the Rust
+ * operator: tests/operator.rs, c_operator_golden_is_the_rust_operator). */
+static bool golden_digest(const char* name, uint64_t* out) {
+    const char* path = getenv("QGEMM_LINEAR_DIGESTS");
+    FILE* file = path ? fopen(path, "r") : NULL;
+    CHECK(file != NULL, "QGEMM_LINEAR_DIGESTS (%s) cannot be read", path ? path : "unset");
+    if (!file) return false;
+    char line[128], fam[96];
+    unsigned long long d;
+    bool found = false;
+    while (fgets(line, sizeof line, file))
+        if (sscanf(line, "%95s %llx", fam, &d) == 2 && strcmp(fam, name) == 0) *out = d, found = true;
+    fclose(file);
+    CHECK(found, "no digest for %s in %s", name, path);
+    return found;
+}
+
+static void operator_(uint32_t cpu) {
+    const bool corrupt = getenv("QGEMM_LAYER1_CORRUPT") && strcmp(getenv("QGEMM_LAYER1_CORRUPT"), "linear") == 0;
+    size_t runs = 0, thread_runs = 0;
+    for (size_t fi = 0; fi < N_FAMILIES; fi++) {
+        const struct family* f = &families[fi];
+        const size_t n = LINEAR_N, k = LINEAR_K, bl = blocked(f) ? LINEAR_BL : 0, e = f->dst_bytes;
+        snprintf(cur, sizeof cur, "operator %s", f->name);
+        rng = 0x5eed0000u + f->code;
+        struct problem pr;
+        synthetic_problem(f, LINEAR_M, n, k, bl, &pr);
+        /* Pack once with the operator's packing, through the format's packer. */
+        qgemm_packing p;
+        OK(qgemm_linear_rhs_packing(f->code, &p));
+        uint8_t *lp, *rp;
+        size_t ls, rs, size = 0;
+        if (!pack(&pr, &p, &lp, &ls, &rp, &rs)) continue;
+        OK(qgemm_linear_packed_size(f->code, n, k, bl, &size));
+        CHECK(size == rs, "qgemm_linear_packed_size %zu, packer's size %zu", size, rs);
+        qgemm_linear layer;
+        OK(qgemm_linear_from_packed(f->code, n, k, bl, rp, rs, &layer));
+        uint64_t h = 0xcbf29ce484222325ull;
+        for (size_t m = 1; m <= LINEAR_M; m++) {
+            size_t ss = 0;
+            OK(qgemm_linear_scratch_size(&layer, m, &ss));
+            uint8_t* scratch = malloc(ss);
+            uint8_t* y = malloc(m * n * e);
+            OK(linear_run_any(f, &layer, cpu, m, pr.lhs, m * k, y, m * n, scratch, ss));
+            if (corrupt && m == 1) y[0] ^= 1;
+            h = fnv1a(h, y, m * n * e);
+            runs++;
+            if (m == 1 || m == 7 || m == 33 || m == 64) {
+                /* The operator is layer 1's kernel for m on this CPU, run by hand... */
+                qgemm_kernel kernel;
+                qgemm_kernel_info info;
+                OK(qgemm_select(f->code, cpu, m, &kernel));
+                OK(qgemm_kernel_get_info(kernel, &info));
+                struct problem sub = pr;
+                sub.m = m;
+                uint8_t *klp, *krp;
+                size_t kls, krs;
+                uint8_t* want = malloc(m * n * e);
+                if (pack(&sub, &info.packing, &klp, &kls, &krp, &krs)) {
+                    OK(run_whole(kernel, cpu, &sub, klp, kls, krp, krs, want, -INFINITY, INFINITY));
+                    CHECK(memcmp(want, y, m * n * e) == 0, "m %zu: operator != %s by hand", m, info.name);
+                    /* ...and its parts on threads, with a clamp, equal one clamped call. */
+                    OK(run_whole(kernel, cpu, &sub, klp, kls, krp, krs, want, -0.5f, 0.5f));
+                    qgemm_linear_call call;
+                    OK(linear_prepare_any(f, &layer, cpu, m, pr.lhs, m * k, scratch, ss, -0.5f, 0.5f, &call));
+                    CHECK(call.kernel.family == kernel.family && call.kernel.index == kernel.index,
+                          "m %zu: prepare chose another kernel than qgemm_select", m);
+                    qgemm_rect rects[64];
+                    size_t count = 0;
+                    OK(qgemm_linear_split(&call, LINEAR_THREADS, rects, COUNT(rects), &count));
+                    CHECK(count >= 1 && count <= LINEAR_THREADS, "m %zu: %zu parts", m, count);
+                    uint8_t* z = malloc(m * n * e);
+                    memset(z, 0xA5, m * n * e);
+                    pthread_t threads[LINEAR_THREADS];
+                    struct part_job jobs[LINEAR_THREADS];
+                    for (size_t t = 0; t < count; t++) {
+                        jobs[t] = (struct part_job){&call, rects[t], z, m * n, e, QGEMM_ERROR_INVALID_ARGUMENT};
+                        CHECK(pthread_create(&threads[t], NULL, run_part_thread, &jobs[t]) == 0, "pthread_create");
+                    }
+                    for (size_t t = 0; t < count; t++) {
+                        pthread_join(threads[t], NULL);
+                        CHECK(jobs[t].status == QGEMM_OK, "part %zu: %s", t, qgemm_status_message(jobs[t].status));
+                    }
+                    CHECK(memcmp(want, z, m * n * e) == 0, "m %zu: %zu parts on threads != one clamped call", m, count);
+                    thread_runs += count;
+                    free(z);
+                    free(klp);
+                    free(krp);
+                }
+                free(want);
+            }
+            free(scratch);
+            free(y);
+        }
+        uint64_t golden = 0;
+        if (golden_digest(f->name, &golden))
+            CHECK(h == golden, "m = 1..%d: digest %016llx, the Rust operator's %016llx", LINEAR_M,
+                  (unsigned long long)h, (unsigned long long)golden);
+        free(lp);
+        free(rp);
+        free_problem(&pr);
+    }
+    printf("operator: %zu qgemm_linear_run calls (8 families, m = 1..%d) equal to the Rust operator's digests; "
+           "%zu parts run on threads equal to one call\n",
+           runs, LINEAR_M, thread_runs);
+}
+
+/* Every bad input of the operator returns its status and writes nothing. */
+static void operator_statuses(uint32_t cpu) {
+    const struct family* f = family_named("qai8dxp_qsi4cxp");
+    const struct family* h = family_named("f16_qai8dxp_qsi4cxp");
+    const size_t n = LINEAR_N, k = LINEAR_K, m = 5;
+    snprintf(cur, sizeof cur, "operator statuses");
+    rng = 0x5eed0000u;
+    struct problem pr;
+    synthetic_problem(f, LINEAR_M, n, k, 0, &pr);
+    qgemm_packing p;
+    OK(qgemm_linear_rhs_packing(f->code, &p));
+    uint8_t *lp, *rp;
+    size_t ls, rs, ss = 0;
+    if (!pack(&pr, &p, &lp, &ls, &rp, &rs)) return;
+    qgemm_linear layer, untouched;
+    memset(&untouched, 0x5a, sizeof untouched);
+    layer = untouched;
+    EXPECT(qgemm_linear_from_packed(f->code, n, k, 0, rp, rs - 1, &layer), QGEMM_ERROR_BUFFER_TOO_SHORT);
+    EXPECT(qgemm_linear_from_packed(f->code, n, k, 0, NULL, rs, &layer), QGEMM_ERROR_NULL_POINTER);
+    EXPECT(qgemm_linear_from_packed(99, n, k, 0, rp, rs, &layer), QGEMM_ERROR_INVALID_ARGUMENT);
+    EXPECT(qgemm_linear_from_packed(f->code, n, k, 32, rp, rs, &layer), QGEMM_ERROR_UNSUPPORTED);
+    CHECK(memcmp(&layer, &untouched, sizeof layer) == 0, "a failing qgemm_linear_from_packed wrote its output");
+    OK(qgemm_linear_from_packed(f->code, n, k, 0, rp, rs, &layer));
+    OK(qgemm_linear_scratch_size(&layer, m, &ss));
+    uint8_t* scratch = malloc(ss + 8);
+    float* y = malloc((m * n + 1) * sizeof(float));
+    for (size_t i = 0; i <= m * n; i++) y[i] = 7.0f;
+    const float* x = pr.lhs;
+    EXPECT(qgemm_linear_run(NULL, cpu, m, x, m * k, y, m * n, scratch, ss), QGEMM_ERROR_NULL_POINTER);
+    EXPECT(qgemm_linear_run(&layer, cpu, m, x, m * k - 1, y, m * n, scratch, ss), QGEMM_ERROR_BUFFER_TOO_SHORT);
+    EXPECT(qgemm_linear_run(&layer, cpu, m, x, m * k, y, m * n - 1, scratch, ss), QGEMM_ERROR_BUFFER_TOO_SHORT);
+    EXPECT(qgemm_linear_run(&layer, cpu, m, x, m * k, y, m * n, scratch, ss - 1), QGEMM_ERROR_BUFFER_TOO_SHORT);
+    EXPECT(qgemm_linear_run(&layer, cpu, m, (const float*)((const char*)x + 1), m * k - 1, y, m * n, scratch, ss),
+           QGEMM_ERROR_MISALIGNED_POINTER);
+    EXPECT(qgemm_linear_run(&layer, cpu, m, x, m * k, (float*)scratch, m * n, scratch, ss),
+           QGEMM_ERROR_BUFFERS_OVERLAP);
+    EXPECT(qgemm_linear_run(&layer, cpu, m, x, m * k, y, m * n, (uint8_t*)rp, ss), QGEMM_ERROR_BUFFERS_OVERLAP);
+    EXPECT(qgemm_linear_run(&layer, 1u << 31, m, x, m * k, y, m * n, scratch, ss), QGEMM_ERROR_INVALID_ARGUMENT);
+    /* The wrong family's element type: an f32 layer through the uint16_t function, and back. */
+    EXPECT(qgemm_linear_run_u16(&layer, cpu, m, (const uint16_t*)x, m * k, (uint16_t*)y, m * n, scratch, ss),
+           QGEMM_ERROR_WRONG_DST_TYPE);
+    qgemm_linear wrong = layer;
+    wrong.family = h->code; /* an f16 family over f32 weights of the same size */
+    EXPECT(qgemm_linear_run(&wrong, cpu, m, x, m * k, y, m * n, scratch, ss), QGEMM_ERROR_WRONG_DST_TYPE);
+    wrong.family = 99;
+    EXPECT(qgemm_linear_run(&wrong, cpu, m, x, m * k, y, m * n, scratch, ss), QGEMM_ERROR_INVALID_ARGUMENT);
+    wrong = layer;
+    wrong.weights_len = rs - 1;
+    EXPECT(qgemm_linear_run(&wrong, cpu, m, x, m * k, y, m * n, scratch, ss), QGEMM_ERROR_BUFFER_TOO_SHORT);
+    bool unwritten = true;
+    for (size_t i = 0; i <= m * n; i++) unwritten &= y[i] == 7.0f;
+    CHECK(unwritten, "a failing qgemm_linear_run wrote its output");
+    float nan_x[5 * LINEAR_K];
+    memcpy(nan_x, x, sizeof nan_x);
+    nan_x[3] = NAN;
+    EXPECT(qgemm_linear_run(&layer, cpu, m, nan_x, m * k, y, m * n, scratch, ss), QGEMM_ERROR_NON_FINITE);
+    /* Calls and parts. */
+    qgemm_linear_call call;
+    EXPECT(qgemm_linear_prepare(&layer, cpu, m, x, m * k, scratch, ss, 1.0f, -1.0f, &call), QGEMM_ERROR_INVALID_CLAMP);
+    OK(qgemm_linear_prepare(&layer, cpu, m, x, m * k, scratch, ss, -INFINITY, INFINITY, &call));
+    qgemm_rect rects[64], whole = {0, 0, m, n};
+    size_t count = 0;
+    OK(qgemm_linear_split(&call, 0, rects, 64, &count)); /* 0 parts: one, as in Rust */
+    CHECK(count == 1 && memcmp(&rects[0], &whole, sizeof whole) == 0, "split into 0 parts: %zu rectangles", count);
+    EXPECT(qgemm_linear_split(&call, 4, rects, 0, &count), QGEMM_ERROR_BUFFER_TOO_SHORT);
+    qgemm_kernel_info info;
+    OK(qgemm_kernel_get_info(call.kernel, &info));
+    if (info.n_step > 1) {
+        qgemm_rect misaligned = {0, 1, m, n - 1};
+        EXPECT(qgemm_linear_run_part(&call, misaligned, y, m * n), QGEMM_ERROR_MISALIGNED_START);
+    }
+    qgemm_rect outside = {0, 0, m + 1, n};
+    EXPECT(qgemm_linear_run_part(&call, outside, y, (m + 1) * n), QGEMM_ERROR_INVALID_ARGUMENT);
+    EXPECT(qgemm_linear_run_part(&call, whole, y, m * n - 1), QGEMM_ERROR_BUFFER_TOO_SHORT);
+    EXPECT(qgemm_linear_run_part(&call, whole, (float*)scratch, m * n), QGEMM_ERROR_BUFFERS_OVERLAP);
+    EXPECT(qgemm_linear_run_part_u16(&call, whole, (uint16_t*)y, m * n), QGEMM_ERROR_WRONG_DST_TYPE);
+    qgemm_linear_call bad = call;
+    bad.kernel.family = h->code; /* a kernel of another family */
+    EXPECT(qgemm_linear_run_part(&bad, whole, y, m * n), QGEMM_ERROR_INVALID_ARGUMENT);
+    bad = call;
+    bad.lhs_len -= 1;
+    EXPECT(qgemm_linear_run_part(&bad, whole, y, m * n), QGEMM_ERROR_BUFFER_TOO_SHORT);
+    bad = call;
+    bad.features = 0; /* the kernel's tier is gone */
+    if (info.tier != QGEMM_TIER_SCALAR) EXPECT(qgemm_linear_run_part(&bad, whole, y, m * n), QGEMM_ERROR_UNSUPPORTED_CPU);
+    unwritten = true;
+    for (size_t i = 0; i <= m * n; i++) unwritten &= y[i] == 7.0f;
+    CHECK(unwritten, "a failing qgemm_linear_run_part wrote its output");
+    OK(qgemm_linear_run_part(&call, whole, y, m * n));
+    CHECK(y[m * n] == 7.0f, "qgemm_linear_run_part wrote past the output");
+    printf("operator statuses: null, short, misaligned, overlapping, wrong family and element type, bad clamp, "
+           "bad rectangle: refused, outputs unwritten\n");
+    free(scratch);
+    free(y);
+    free(lp);
+    free(rp);
+    free_problem(&pr);
+}
+
 int main(int argc, char** argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: kai_plan.py DATA | qgemm_layer1 <cpu model>\n");
@@ -968,6 +1223,8 @@ int main(int argc, char** argv) {
     golden(cpu);
     synthetic(cpu);
     statuses(cpu);
+    operator_(cpu);
+    operator_statuses(cpu);
     printf("qgemm_layer1 (%s): %zu checks, %zu failures\n", argv[1], checks, failures);
     return failures == 0 ? 0 : 1;
 }

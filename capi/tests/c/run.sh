@@ -13,7 +13,8 @@
 #   kai_compat     layer 2: every (golden case, KleidiAI kernel) against the golden bits
 #   kai_hook       layer 2: a custom error hook fires on bad calls; the default hook aborts (134)
 #   kai_hook_throw layer 2, C++: a hook that throws; the exception reaches the caller's catch
-#   qgemm_layer1   layer 1: every kernel, packer, query and error status of qgemm.h
+#   qgemm_layer1   layer 1: every kernel, packer, query and error status of qgemm.h, and the operator
+#                  (qgemm_linear_*) against the Rust operator's digests (capi/tests/data/linear_digests.txt)
 #   readme_example the README's layer-2 C example (readme_example.py extracts it), run
 #   rust_std       the library and a Rust `std` static library (capi/tests/rust-std/staticlib) in one
 #                  C program (rust_std.c), linked in both orders, run; and a Rust `std` program using
@@ -22,7 +23,8 @@
 #                  <signal.h> with _GNU_SOURCE, ...), compiled as C11 and as C++17 (aarch64-linux-gnu-g++),
 #                  linked and run
 # Each test must be able to fail: `run.sh --self-check` also runs kai_compat on a plan with one
-# corrupted expected bit, qgemm_layer1 with QGEMM_LAYER1_CORRUPT=1 (one golden bit flipped), and
+# corrupted expected bit, qgemm_layer1 with QGEMM_LAYER1_CORRUPT=1 (one golden bit flipped) and
+# QGEMM_LAYER1_CORRUPT=linear (one bit of the operator's output flipped), and
 # check_symbols with one declaration removed and one invented (and with a libc `write` declared in
 # qgemm.h), and requires each to fail.
 set -euo pipefail
@@ -128,6 +130,8 @@ run() { # cpu binary args...
     shift
     QEMU_CPU=$cpu qemu-aarch64 -L /usr/aarch64-linux-gnu "$@"
 }
+# The operator's shared golden (qgemm_layer1's part 5; tests/operator.rs checks the Rust side).
+export QGEMM_LINEAR_DIGESTS=$root/capi/tests/data/linear_digests.txt
 
 for cpu in "${cpus[@]}"; do
     echo "=== qemu-aarch64 -cpu $cpu"
@@ -183,6 +187,13 @@ for cpu in "${cpus[@]}"; do
             failed+=("qgemm_layer1-self-check@$cpu")
         else
             echo "self-check: qgemm_layer1 rejects a corrupted golden dst: $(head -n 1 "$out/layer1_corrupt.log")"
+        fi
+        if QGEMM_LAYER1_CORRUPT=linear run "$cpu" "$out/qgemm_layer1" "$cpu" <"$out/kai_plan.txt" \
+            >/dev/null 2>"$out/layer1_corrupt.log"; then
+            echo "run.sh: qgemm_layer1 passed with a corrupted operator output" >&2
+            failed+=("qgemm_layer1-operator-self-check@$cpu")
+        else
+            echo "self-check: qgemm_layer1 rejects a corrupted operator output: $(grep -m1 operator "$out/layer1_corrupt.log")"
         fi
     fi
 done

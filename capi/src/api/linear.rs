@@ -1,0 +1,640 @@
+//! The operator in C (`qgemm_linear_*`): the Rust `op::Linear` for every family of layer 1.
+//!
+//! * Weights are packed once into a buffer the caller owns, with the family's operator packing
+//!   (`qgemm_linear_rhs_packing`, then the `qgemm_rhs_*_pack` function of the family's RHS
+//!   format), or come packed by KleidiAI's packer with that packing. `qgemm_linear_from_packed`
+//!   checks shape and length and fills a [`qgemm_linear`]: plain data (the family, `n`, `k`,
+//!   `bl` and the caller's weight buffer), checked again on every use. The library keeps no
+//!   memory and no state.
+//! * `qgemm_linear_run` (`_u16` for the f16/bf16 families) quantizes `m` rows of activations
+//!   into the caller's scratch (`qgemm_linear_scratch_size` bytes), picks the kernel for `m` on
+//!   the given CPU features and writes the `m x n` output.
+//! * Threads: `qgemm_linear_prepare` quantizes once and fills a [`qgemm_linear_call`] (plain
+//!   data again); `qgemm_linear_split` cuts the output into rectangles; each thread runs its
+//!   rectangle with `qgemm_linear_run_part` (same bits as one `qgemm_linear_run`, in any order
+//!   and concurrently: the parts of one split write disjoint elements and the library takes no
+//!   reference to the whole output).
+//!
+//! Activations and outputs are `float` for the f32 families and `uint16_t` bit patterns for the
+//! `F16_`/`BF16_` ones; the other function: `QGEMM_ERROR_WRONG_DST_TYPE`. A call struct whose
+//! kernel is not one of its layer's family, or does not consume its weights:
+//! `QGEMM_ERROR_INVALID_ARGUMENT`.
+
+use qgemm::UncheckedArgs;
+use qgemm::op::{Linear, MAX_PARTS, Operator};
+
+use super::*;
+
+/// A linear layer (`y = x W^T + b`): plain data, filled by `qgemm_linear_from_packed` and
+/// checked on every use. `weights` must stay valid and unchanged while the layer is used.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct qgemm_linear {
+    /// `QGEMM_FAMILY_*`.
+    pub family: u32,
+    /// Output channels.
+    pub n: usize,
+    /// Depth.
+    pub k: usize,
+    /// Block length of the per-block families, 0 for the others.
+    pub bl: usize,
+    /// The packed weights (the family's `qgemm_linear_rhs_packing`).
+    pub weights: *const u8,
+    /// Bytes of `weights` the layer uses (`qgemm_linear_packed_size`).
+    pub weights_len: usize,
+}
+
+/// A prepared call of a layer (`qgemm_linear_prepare`): the activations quantized into
+/// `lhs` (the caller's scratch, which must stay unchanged until the last part has run), the
+/// kernel chosen for `m` on `features`, and the clamp. Plain data, checked on every use.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct qgemm_linear_call {
+    /// The layer.
+    pub layer: qgemm_linear,
+    /// The kernel the parts run.
+    pub kernel: qgemm_kernel,
+    /// `QGEMM_FEATURE_*` bits of the CPUs the parts run on.
+    pub features: u32,
+    /// Rows of the call.
+    pub m: usize,
+    /// The packed activations.
+    pub lhs: *const u8,
+    /// Bytes of `lhs`.
+    pub lhs_len: usize,
+    /// Clamp lower bound (`-INFINITY` for none).
+    pub clamp_min: f32,
+    /// Clamp upper bound (`INFINITY` for none).
+    pub clamp_max: f32,
+}
+
+/// A rectangle of the output: `m x n` elements from row `m_idx`, column `n_idx`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct qgemm_rect {
+    /// First row.
+    pub m_idx: usize,
+    /// First column.
+    pub n_idx: usize,
+    /// Rows.
+    pub m: usize,
+    /// Columns.
+    pub n: usize,
+}
+
+/// What the operator needs of a layer-1 family: its `op::Linear`, whose activations are of its
+/// output type (true of every row of [`families!`]).
+trait LinearFamily: CFamily<Out = <Self as Family>::Dst> + Operator<Src = <Self as Family>::Dst> {}
+
+impl<F: CFamily<Out = <F as Family>::Dst> + Operator<Src = <F as Family>::Dst>> LinearFamily for F {}
+
+/// The `Linear` a C layer describes, and the byte range of its weights.
+///
+/// # Safety
+///
+/// `l.weights` is null or valid for `l.weights_len` reads that nothing writes during the call.
+unsafe fn layer_of<'a, F: LinearFamily>(l: &qgemm_linear) -> Status<(Linear<'a, F>, Span)> {
+    if l.family != F::CODE {
+        return Err(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT);
+    }
+    // SAFETY: this function's contract.
+    let (w, span) = unsafe { input(l.weights, l.weights_len) }?;
+    Ok((Linear::<F>::from_packed(l.n, l.k, l.bl, w)?, span))
+}
+
+/// `x`, `len` activations of the C type `T` as the family's element type, if `T` is the type
+/// they travel as; else `QGEMM_ERROR_WRONG_DST_TYPE`.
+///
+/// # Safety
+///
+/// `x` is null or valid for `len` reads of `T` that nothing writes during the call.
+unsafe fn activations<'a, F: LinearFamily, T: CElem>(x: *const T, len: usize) -> Status<(&'a [F::Dst], Span)> {
+    let x = dst_as::<F::Dst, T>(x.cast_mut())?.cast_const();
+    // SAFETY: this function's contract; `dst_as` gave a pointer to `F::Dst` only where it has the
+    // size, alignment and every bit pattern of `T`, so the memory is `len` valid `F::Dst`.
+    unsafe { input(x, len) }
+}
+
+/// The body of `qgemm_linear_run` and `_u16`.
+///
+/// # Safety
+///
+/// `layer` is null or valid for a read, its weights as [`layer_of`] says; `x`, `y` and
+/// `scratch` are null or valid for reads (`x`) or writes of their lengths.
+#[allow(clippy::too_many_arguments)]
+unsafe fn run_body<T: CElem>(
+    layer: *const qgemm_linear,
+    features: u32,
+    m: usize,
+    (x, x_len): (*const T, usize),
+    (y, y_len): (*mut T, usize),
+    (scratch, scratch_len): (*mut u8, usize),
+) -> Status {
+    // SAFETY: `layer` is null or valid for a read (this function's contract).
+    let l = unsafe { read_in(layer) }?;
+    let cpu = self::features(features)?;
+    // SAFETY: forwarded (this function's contract).
+    match_family!(l.family, F => unsafe { run_family::<F, T>(&l, &cpu, m, (x, x_len), (y, y_len), (scratch, scratch_len)) })
+}
+
+/// [`run_body`] for the layer's family `F`.
+///
+/// # Safety
+///
+/// As [`run_body`].
+unsafe fn run_family<F: LinearFamily, T: CElem>(
+    l: &qgemm_linear,
+    cpu: &CpuFeatures,
+    m: usize,
+    (x, x_len): (*const T, usize),
+    (y, y_len): (*mut T, usize),
+    (scratch, scratch_len): (*mut u8, usize),
+) -> Status {
+    // SAFETY: the weights as this function's contract says.
+    let (layer, w_span) = unsafe { layer_of::<F>(l) }?;
+    // SAFETY: `x` is null or valid for `x_len` reads (this function's contract).
+    let (x, x_span) = unsafe { activations::<F, T>(x, x_len) }?;
+    let scratch_span = span(scratch, scratch_len)?;
+    // SAFETY: `scratch` is null or valid for `scratch_len` writes (this function's contract);
+    // `output` checks it overlaps neither the weights nor `x`.
+    let scratch = unsafe { output(scratch, scratch_len, &[w_span, x_span]) }?;
+    let y = dst_as::<F::Dst, T>(y)?;
+    // SAFETY: `y` is null or valid for `y_len` writes of `T`, which are `y_len` `F::Dst`
+    // (`dst_as`); `output` checks it overlaps none of the other buffers.
+    let y = unsafe { output(y, y_len, &[w_span, x_span, scratch_span]) }?;
+    Ok(layer.run(cpu, m, x, y, scratch)?)
+}
+
+/// The body of `qgemm_linear_prepare` and `_u16`.
+///
+/// # Safety
+///
+/// As [`run_body`], without `y`.
+unsafe fn prepare_body<T: CElem>(
+    layer: *const qgemm_linear,
+    features: u32,
+    m: usize,
+    (x, x_len): (*const T, usize),
+    (scratch, scratch_len): (*mut u8, usize),
+    (clamp_min, clamp_max): (f32, f32),
+) -> Status<qgemm_linear_call> {
+    // SAFETY: `layer` is null or valid for a read (this function's contract).
+    let l = unsafe { read_in(layer) }?;
+    let cpu = self::features(features)?;
+    Clamp::new(clamp_min, clamp_max)?;
+    let (kernel, lhs, lhs_len) = match_family!(l.family, F => {
+        // SAFETY: forwarded (this function's contract).
+        unsafe { prepare_family::<F, T>(&l, &cpu, m, (x, x_len), (scratch, scratch_len)) }
+    })?;
+    Ok(qgemm_linear_call { layer: l, kernel, features, m, lhs, lhs_len, clamp_min, clamp_max })
+}
+
+/// [`prepare_body`] for the layer's family `F`: the kernel's handle and the packed activations.
+///
+/// # Safety
+///
+/// As [`prepare_body`].
+unsafe fn prepare_family<F: LinearFamily, T: CElem>(
+    l: &qgemm_linear,
+    cpu: &CpuFeatures,
+    m: usize,
+    (x, x_len): (*const T, usize),
+    (scratch, scratch_len): (*mut u8, usize),
+) -> Status<(qgemm_kernel, *const u8, usize)> {
+    // SAFETY: the weights as this function's contract says.
+    let (layer, w_span) = unsafe { layer_of::<F>(l) }?;
+    // SAFETY: `x` is null or valid for `x_len` reads (this function's contract).
+    let (x, x_span) = unsafe { activations::<F, T>(x, x_len) }?;
+    // SAFETY: `scratch` is null or valid for `scratch_len` writes (this function's contract);
+    // `output` checks it overlaps neither the weights nor `x`.
+    let scratch = unsafe { output(scratch, scratch_len, &[w_span, x_span]) }?;
+    let lhs = scratch.as_ptr();
+    let kernel = layer.prepare(cpu, m, x, scratch)?.kernel();
+    Ok((handle(kernel)?, lhs, kernel.lhs_packed_size(m, layer.k(), layer.bl())?))
+}
+
+/// A checked call: its layer, kernel, CPU and packed activations.
+struct Call<'a, F: LinearFamily> {
+    layer: Linear<'a, F>,
+    kernel: &'static Kernel<F>,
+    lhs: &'a [u8],
+    spans: [Span; 2],
+}
+
+/// Checks a C call struct: the layer, a kernel of its family that consumes its weights and runs
+/// on the call's features, the packed activations' length, the clamp.
+///
+/// # Safety
+///
+/// `c.layer.weights` as [`layer_of`] says; `c.lhs` is null or valid for `c.lhs_len` reads that
+/// nothing writes during the call.
+unsafe fn call_of<'a, F: LinearFamily>(c: &qgemm_linear_call) -> Status<Call<'a, F>> {
+    // SAFETY: this function's contract.
+    let (layer, w_span) = unsafe { layer_of::<F>(&c.layer) }?;
+    if c.kernel.family != F::CODE {
+        return Err(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT);
+    }
+    let kernel = entry::<F>(c.kernel.index)?;
+    if !kernel.packing().same_rhs(&F::RHS_PACKING) {
+        return Err(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT);
+    }
+    let cpu = self::features(c.features)?;
+    if let Some(needs) = kernel.missing_feature(&cpu) {
+        return Err(qgemm::Error::UnsupportedCpu { needs }.into());
+    }
+    Clamp::new(c.clamp_min, c.clamp_max)?;
+    // SAFETY: this function's contract.
+    let (lhs, lhs_span) = unsafe { input(c.lhs, c.lhs_len) }?;
+    let needed = kernel.lhs_packed_size(c.m, layer.k(), layer.bl())?;
+    if lhs.len() < needed {
+        let e = qgemm::Error::BufferTooShort { buffer: qgemm::error::Buffer::LhsPacked, given: lhs.len(), needed };
+        return Err(e.into());
+    }
+    Ok(Call { layer, kernel, lhs: &lhs[..needed], spans: [w_span, lhs_span] })
+}
+
+/// The call's `n` and its kernel's steps, after [`call_of`]'s checks.
+///
+/// # Safety
+///
+/// As [`call_of`].
+unsafe fn steps<F: LinearFamily>(c: &qgemm_linear_call) -> Status<(usize, usize, usize)> {
+    // SAFETY: this function's contract.
+    let call = unsafe { call_of::<F>(c) }?;
+    Ok((call.layer.n(), call.kernel.m_step(), call.kernel.n_step()))
+}
+
+/// The body of `qgemm_linear_split`.
+///
+/// # Safety
+///
+/// `call` is null or valid for a read, its buffers as [`call_of`] says; `rects` is null or valid
+/// for `rects_len` writes.
+unsafe fn split_body(
+    call: *const qgemm_linear_call,
+    parts: usize,
+    rects: *mut qgemm_rect,
+    rects_len: usize,
+) -> Status<usize> {
+    // SAFETY: `call` is null or valid for a read (this function's contract).
+    let c = unsafe { read_in(call) }?;
+    // SAFETY: the call's buffers as this function's contract says.
+    let (n, m_step, n_step) = match_family!(c.layer.family, F => unsafe { steps::<F>(&c) })?;
+    let list = qgemm::op::split(c.m, n, m_step, n_step, parts)?;
+    if rects_len < list.len() {
+        return Err(qgemm_status::QGEMM_ERROR_BUFFER_TOO_SHORT);
+    }
+    // SAFETY: `rects` is null or valid for `rects_len` writes (this function's contract), and
+    // no input of this call is a `qgemm_rect` array.
+    let out = unsafe { output(rects, rects_len, &[]) }?;
+    for (o, r) in out.iter_mut().zip(&list) {
+        *o = qgemm_rect { m_idx: r.m_idx, n_idx: r.n_idx, m: r.m, n: r.n };
+    }
+    Ok(list.len())
+}
+
+/// The body of `qgemm_linear_run_part` and `_u16`: one rectangle of the call's output, written
+/// through raw pointers (other threads may be writing the other rectangles of `y`).
+///
+/// # Safety
+///
+/// `call` is null or valid for a read, its buffers as [`call_of`] says; `y` is null or valid for
+/// writes of `y_len` elements, and while this runs nothing else accesses the elements of `rect`
+/// in `y`.
+unsafe fn run_part_body<T: CElem>(call: *const qgemm_linear_call, rect: qgemm_rect, y: *mut T, y_len: usize) -> Status {
+    // SAFETY: `call` is null or valid for a read (this function's contract).
+    let c = unsafe { read_in(call) }?;
+    // SAFETY: forwarded (this function's contract).
+    match_family!(c.layer.family, F => unsafe { run_part_family::<F, T>(&c, rect, y, y_len) })
+}
+
+/// [`run_part_body`] for the call's family `F`.
+///
+/// # Safety
+///
+/// As [`run_part_body`].
+unsafe fn run_part_family<F: LinearFamily, T: CElem>(
+    c: &qgemm_linear_call,
+    rect: qgemm_rect,
+    y: *mut T,
+    y_len: usize,
+) -> Status {
+    {
+        // SAFETY: the call's buffers as this function's contract says.
+        let call = unsafe { call_of::<F>(c) }?;
+        let (layer, kernel) = (&call.layer, call.kernel);
+        let (m, n, k, bl) = (c.m, layer.n(), layer.k(), layer.bl());
+        let y = dst_as::<F::Dst, T>(y)?;
+        let (start, end) = span(y, y_len)?;
+        if call.spans.iter().any(|&(s, e)| start < e && s < end) {
+            return Err(qgemm_status::QGEMM_ERROR_BUFFERS_OVERLAP);
+        }
+        let needed = m.checked_mul(n).ok_or(qgemm_status::QGEMM_ERROR_SIZE_OVERFLOW)?;
+        if y_len < needed {
+            let e = qgemm::Error::BufferTooShort { buffer: qgemm::error::Buffer::Dst, given: y_len, needed };
+            return Err(e.into());
+        }
+        // The rectangle lies inside the m x n output and starts on the kernel's steps.
+        let inside = |idx: usize, len: usize, total: usize| idx.checked_add(len).is_some_and(|end| end <= total);
+        if !inside(rect.m_idx, rect.m, m) || !inside(rect.n_idx, rect.n, n) {
+            return Err(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT);
+        }
+        let dst_offset = kernel.dst_offset(rect.m_idx, rect.n_idx, n)?;
+        if rect.m == 0 || rect.n == 0 {
+            return Ok(());
+        }
+        let lhs_offset = kernel.lhs_packed_offset(rect.m_idx, k, bl)?;
+        let rhs_offset = kernel.rhs_packed_offset(rect.n_idx, k, bl)?;
+        let clamp = Clamp::new(c.clamp_min, c.clamp_max)?;
+        // In bounds: `rect.m_idx < m` is a multiple of `m_step` (a multiple of `mr`), so the
+        // LHS from `lhs_offset` holds the rectangle's whole tiles within the call's
+        // `lhs_packed_size(m)` bytes (`call_of`); the same for the weights from `rhs_offset`
+        // (`from_packed` checked their length for `n` channels).
+        let (Some(lhs), Some(rhs)) = (call.lhs.get(lhs_offset..), layer.weights().get(rhs_offset..)) else {
+            return Err(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT);
+        };
+        let args = UncheckedArgs {
+            m: rect.m,
+            n: rect.n,
+            k,
+            bl,
+            lhs_packed: lhs.as_ptr(),
+            rhs_packed: rhs.as_ptr(),
+            // In `y`: `dst_offset + (rect.m - 1) * n + rect.n <= m * n <= y_len`.
+            dst: y.wrapping_add(dst_offset),
+            dst_stride_row: n * size_of::<F::Dst>(),
+            clamp_min: clamp.min(),
+            clamp_max: clamp.max(),
+        };
+        // SAFETY: `run_unchecked`'s contract: the CPU has the kernel's features (`call_of`
+        // checked the call's feature bits, which the caller vouches for, as for every layer-1
+        // run); `rect.m, rect.n >= 1` (checked above) and `k`, `bl` legal (`from_packed`); the
+        // packed operands hold the rectangle's tiles (above), packed with the kernel's packing
+        // (`same_rhs` for the weights, `prepare` chose this kernel's packing for `lhs`); `dst`
+        // row `i < rect.m` starts at element `dst_offset + i * n` of `y` and its `rect.n`
+        // elements end within the `m * n <= y_len` elements `y` is valid for (this function's
+        // contract), disjoint from the packed operands (checked above), and nothing else
+        // accesses them (this function's contract); the clamp is a valid `Clamp`.
+        unsafe { kernel.run_unchecked(&args) };
+        Ok(())
+    }
+}
+
+/// Writes to `*out` the packing to pack `family`'s weights with for the operator (its preferred
+/// RHS packing, which its GEMV and GEMM kernels of every tier consume): give it to the
+/// `qgemm_rhs_<format>_pack` function of the family's RHS format, or to KleidiAI's packer.
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn qgemm_linear_rhs_packing(family: u32, out: *mut qgemm_packing) -> qgemm_status {
+    let p = match_family!(family, F => Ok(qgemm_packing::from(<F as Operator>::RHS_PACKING)));
+    // SAFETY: `out` is null or valid for a write (this function's contract).
+    unsafe { answer(p, out) }
+}
+
+/// Writes to `*out` the bytes of `family`'s packed weights for `n` channels of depth `k` (`bl`:
+/// the block length of the per-block families, 0 for the others).
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn qgemm_linear_packed_size(
+    family: u32,
+    n: usize,
+    k: usize,
+    bl: usize,
+    out: *mut usize,
+) -> qgemm_status {
+    let size = match_family!(family, F => Linear::<F>::weights_size(n, k, bl).map_err(qgemm_status::from));
+    // SAFETY: `out` is null or valid for a write (this function's contract).
+    unsafe { answer(size, out) }
+}
+
+/// Fills `*out` with a layer of `family` over weights packed with `qgemm_linear_rhs_packing`
+/// (by `qgemm_rhs_*_pack` or by KleidiAI's packer): `weights`, `weights_len` bytes, at least
+/// `qgemm_linear_packed_size`. The bytes are trusted to be such a packing (any bytes are
+/// memory-safe; wrong ones give wrong numbers).
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn qgemm_linear_from_packed(
+    family: u32,
+    n: usize,
+    k: usize,
+    bl: usize,
+    weights: *const u8,
+    weights_len: usize,
+    out: *mut qgemm_linear,
+) -> qgemm_status {
+    let l = qgemm_linear { family, n, k, bl, weights, weights_len };
+    // SAFETY: `weights` is null or valid for `weights_len` reads (this function's contract).
+    let used = match_family!(family, F => unsafe { layer_of::<F>(&l) }.map(|(layer, _)| layer.weights().len()));
+    // SAFETY: `out` is null or valid for a write (this function's contract).
+    unsafe { answer(used.map(|weights_len| qgemm_linear { weights_len, ..l }), out) }
+}
+
+/// Writes to `*out` the bytes of scratch `qgemm_linear_run` and `qgemm_linear_prepare` need for
+/// `m` rows, on any CPU.
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn qgemm_linear_scratch_size(
+    layer: *const qgemm_linear,
+    m: usize,
+    out: *mut usize,
+) -> qgemm_status {
+    let size = (|| {
+        // SAFETY: `layer` is null or valid for a read (this function's contract).
+        let l = unsafe { read_in(layer) }?;
+        // SAFETY: the layer's weights as this function's contract says.
+        match_family!(l.family, F => Ok(unsafe { layer_of::<F>(&l) }?.0.scratch_size(m)?))
+    })();
+    // SAFETY: `out` is null or valid for a write (this function's contract).
+    unsafe { answer(size, out) }
+}
+
+/// `y = x W^T + b` for `m` rows of an f32 family: quantizes `x` (`x_len` floats, `m x k` dense)
+/// into `scratch` (`qgemm_linear_scratch_size` bytes), picks the kernel for `m` on `features`
+/// and writes the `m x n` output `y` (`y_len` floats, dense). `m = 0` writes nothing.
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say; the layer's
+/// weights stay valid and unchanged.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn qgemm_linear_run(
+    layer: *const qgemm_linear,
+    features: u32,
+    m: usize,
+    x: *const f32,
+    x_len: usize,
+    y: *mut f32,
+    y_len: usize,
+    scratch: *mut u8,
+    scratch_len: usize,
+) -> qgemm_status {
+    // SAFETY: the arguments as this function's contract says, which is `run_body`'s.
+    status(|| unsafe { run_body(layer, features, m, (x, x_len), (y, y_len), (scratch, scratch_len)) })
+}
+
+/// As `qgemm_linear_run`, for the f16 and bf16 families: `x` and `y` hold `uint16_t` bit
+/// patterns.
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say; the layer's
+/// weights stay valid and unchanged.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn qgemm_linear_run_u16(
+    layer: *const qgemm_linear,
+    features: u32,
+    m: usize,
+    x: *const u16,
+    x_len: usize,
+    y: *mut u16,
+    y_len: usize,
+    scratch: *mut u8,
+    scratch_len: usize,
+) -> qgemm_status {
+    // SAFETY: the arguments as this function's contract says, which is `run_body`'s.
+    status(|| unsafe { run_body(layer, features, m, (x, x_len), (y, y_len), (scratch, scratch_len)) })
+}
+
+/// Quantizes `m` rows of f32 activations (`x`, `x_len` floats, dense) into `scratch` once and
+/// fills `*out` with the call: the kernel for `m` on `features` and the clamp
+/// (`clamp_min <= clamp_max`, no NaN; `-INFINITY, INFINITY` for none). Run its parts with
+/// `qgemm_linear_split` and `qgemm_linear_run_part`; `scratch` must stay unchanged until then.
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say; the layer's
+/// weights stay valid and unchanged.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn qgemm_linear_prepare(
+    layer: *const qgemm_linear,
+    features: u32,
+    m: usize,
+    x: *const f32,
+    x_len: usize,
+    scratch: *mut u8,
+    scratch_len: usize,
+    clamp_min: f32,
+    clamp_max: f32,
+    out: *mut qgemm_linear_call,
+) -> qgemm_status {
+    // SAFETY: the arguments as this function's contract says, which is `prepare_body`'s.
+    let call = unsafe { prepare_body(layer, features, m, (x, x_len), (scratch, scratch_len), (clamp_min, clamp_max)) };
+    // SAFETY: `out` is null or valid for a write (this function's contract).
+    unsafe { answer(call, out) }
+}
+
+/// As `qgemm_linear_prepare`, for the f16 and bf16 families: `x` holds `uint16_t` bit patterns.
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say; the layer's
+/// weights stay valid and unchanged.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn qgemm_linear_prepare_u16(
+    layer: *const qgemm_linear,
+    features: u32,
+    m: usize,
+    x: *const u16,
+    x_len: usize,
+    scratch: *mut u8,
+    scratch_len: usize,
+    clamp_min: f32,
+    clamp_max: f32,
+    out: *mut qgemm_linear_call,
+) -> qgemm_status {
+    // SAFETY: the arguments as this function's contract says, which is `prepare_body`'s.
+    let call = unsafe { prepare_body(layer, features, m, (x, x_len), (scratch, scratch_len), (clamp_min, clamp_max)) };
+    // SAFETY: `out` is null or valid for a write (this function's contract).
+    unsafe { answer(call, out) }
+}
+
+/// Cuts the call's `m x n` output into at most `parts` rectangles (0 counts as 1, more than 64
+/// as 64) aligned to the kernel's steps with balanced work (the Rust `Prepared::split`): writes
+/// them to `rects` (`rects_len` elements; 64 always suffice) and their number to `*count`.
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn qgemm_linear_split(
+    call: *const qgemm_linear_call,
+    parts: usize,
+    rects: *mut qgemm_rect,
+    rects_len: usize,
+    count: *mut usize,
+) -> qgemm_status {
+    // SAFETY: the arguments as this function's contract says, which is `split_body`'s.
+    let n = unsafe { split_body(call, parts, rects, rects_len) };
+    // SAFETY: `count` is null or valid for a write (this function's contract).
+    unsafe { answer(n, count) }
+}
+
+/// Computes the rectangle `rect` (one of `qgemm_linear_split`'s, or any rectangle inside the
+/// output whose start is a multiple of the kernel's steps) of an f32 call's output into `y`:
+/// the whole `m x n` output (`y_len >= m * n` floats, dense), of which only `rect` is written.
+/// Threads may run the rectangles of one split at the same time on the same `y`.
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say, except that other
+/// threads may write `y` outside `rect` meanwhile; the call's weights and `lhs` stay valid and
+/// unchanged.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn qgemm_linear_run_part(
+    call: *const qgemm_linear_call,
+    rect: qgemm_rect,
+    y: *mut f32,
+    y_len: usize,
+) -> qgemm_status {
+    // SAFETY: the arguments as this function's contract says, which is `run_part_body`'s.
+    status(|| unsafe { run_part_body(call, rect, y, y_len) })
+}
+
+/// As `qgemm_linear_run_part`, for the f16 and bf16 families: `y` holds `uint16_t` bit
+/// patterns.
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say, except that other
+/// threads may write `y` outside `rect` meanwhile; the call's weights and `lhs` stay valid and
+/// unchanged.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn qgemm_linear_run_part_u16(
+    call: *const qgemm_linear_call,
+    rect: qgemm_rect,
+    y: *mut u16,
+    y_len: usize,
+) -> qgemm_status {
+    // SAFETY: the arguments as this function's contract says, which is `run_part_body`'s.
+    status(|| unsafe { run_part_body(call, rect, y, y_len) })
+}
+
+// At most `MAX_PARTS` rectangles: the documented 64.
+const _: () = assert!(MAX_PARTS == 64);
