@@ -49,19 +49,19 @@ args=(--release --locked --target "$target" --prefix "$prefix" --libdir lib --ta
 if rustc --print cfg --target "$target" | grep -qx 'target_os="none"'; then
     # Bare metal: cargo-c 0.10.24's `cinstall` builds, installs qgemm.pc and the headers, then
     # panics before copying the archive ("not implemented: The target none- is not supported
-    # yet", install.rs: LibType::from_build_targets knows no os "none"). So `cbuild` (same
-    # build, same qgemm.pc for this prefix, headers collected under include/) and copy its three
-    # outputs as `cinstall` would; there is no shared library to install.
+    # yet", install.rs: LibType::from_build_targets knows no os "none"). So `cbuild` (the same
+    # build, and the same qgemm.pc for this prefix: cargo-c rewrites it whenever the install
+    # paths change) and copy what `cinstall` would: the archive, qgemm.pc, and the headers as
+    # [package.metadata.capi.install.include] maps them (capi/include -> include/qgemm; not
+    # from cbuild's include/, which it fills only when it rebuilds and never prunes). There is
+    # no shared library to install.
     built=$target_dir/$target/release
-    # cbuild adds the headers to include/ and never removes one: start empty, so a header
-    # renamed or moved since the last run is not installed from there.
-    rm -rf "$built/include"
     (cd "$here" && set -x && cargo cbuild "${args[@]}")
     mkdir -p "$dest/lib/pkgconfig" "$dest/include"
     cp "$built/libqgemm.a" "$dest/lib/"
     cp "$built/qgemm.pc" "$dest/lib/pkgconfig/"
     rm -rf "$dest/include/qgemm"
-    cp -R "$built/include/qgemm" "$dest/include/"
+    cp -R "$here/include" "$dest/include/qgemm"
 else
     [[ -n $destdir ]] && args+=(--destdir "$destdir")
     # From capi/, so that cargo reads capi's workspace and lock file and the repository's

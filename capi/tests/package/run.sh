@@ -13,6 +13,9 @@
 #           grepped here with the expected checksum
 #   make    (make/) a plain Makefile taking its flags from pkg-config: layer 1 against
 #           libqgemm.so (-lqgemm, rpath), the KleidiAI program against libqgemm.a
+#   staged  DESTDIR=<staging root> PREFIX=/usr (a distribution's or Yocto's package build): qgemm.pc
+#           says /usr; the Makefile with PKG_CONFIG_SYSROOT_DIR and CMake with CMAKE_FIND_ROOT_PATH
+#           at the staging root build the KleidiAI and layer-1 programs statically against it
 #   none    TARGET=aarch64-unknown-none: lib/libqgemm.a and no shared library, the headers, qgemm.pc
 #           and the CMake package; the bare-metal C image (capi/baremetal) linked with that archive
 #           and those headers runs under qemu-system-aarch64 -cpu max
@@ -25,6 +28,7 @@ root=$(cd "$here/../../.." && pwd)
 out=$root/capi/target/c-package-test
 linux=$out/prefix-linux
 none=$out/prefix-none
+stage=$out/staged
 self_check=0
 [[ ${1:-} == --self-check ]] && self_check=1
 cpus=(max cortex-a53)
@@ -127,6 +131,35 @@ else
     failed+=("make:build")
 fi
 
+echo "=== staged install (DESTDIR=$stage PREFIX=/usr, as a distribution or Yocto package is built)"
+# The files go under the staging root while qgemm.pc says /usr: consumers find them through the
+# sysroot (PKG_CONFIG_SYSROOT_DIR, CMAKE_FIND_ROOT_PATH), and the CMake package through its own
+# location. Static links only: the programs run from here, not from a target's /usr.
+DESTDIR=$stage PREFIX=/usr TARGET=aarch64-unknown-linux-gnu bash "$root/capi/install.sh"
+if grep -qx 'prefix=/usr' "$stage/usr/lib/pkgconfig/qgemm.pc"; then
+    mkdir -p "$out/make-staged"
+    if PKG_CONFIG_LIBDIR=$stage/usr/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$stage \
+        make -C "$here/make" O="$out/make-staged" "$out/make-staged/kai_static"; then
+        for cpu in "${cpus[@]}"; do run "$cpu" "$out/make-staged/kai_static" "$want_kai"; done
+    else
+        failed+=("staged:make")
+    fi
+else
+    echo "c-package-test: the staged qgemm.pc does not say prefix=/usr" >&2
+    failed+=("staged:pc-prefix")
+fi
+# CMAKE_FIND_ROOT_PATH=<staging root> alone: the toolchain's ONLY mode re-roots the default
+# /usr prefix there.
+if cmake -S "$here/cmake" -B "$out/cmake-staged" -DCMAKE_TOOLCHAIN_FILE="$here/cmake/aarch64-linux-gnu.cmake" \
+    -DCMAKE_FIND_ROOT_PATH="$stage" -DCMAKE_BUILD_TYPE=Release >"$out/cmake-staged.log" 2>&1 &&
+    grep -q "qgemm 0.1.0 for aarch64-unknown-linux-gnu: $stage/usr/lib/cmake/qgemm" "$out/cmake-staged.log" &&
+    cmake --build "$out/cmake-staged" --target layer1_static; then
+    for cpu in "${cpus[@]}"; do run "$cpu" "$out/cmake-staged/layer1_static" "$want_layer1"; done
+else
+    cat "$out/cmake-staged.log" >&2
+    failed+=("staged:cmake")
+fi
+
 echo "=== aarch64-unknown-none ($none)"
 t0=$SECONDS
 PREFIX=$none TARGET=aarch64-unknown-none DESTDIR='' bash "$root/capi/install.sh"
@@ -187,4 +220,4 @@ if ((${#failed[@]})); then
     echo "c-package-test: FAILED: ${failed[*]}" >&2
     exit 1
 fi
-echo "c-package-test: ok ($((SECONDS - start)) s): CMake (static, shared, KleidiAI program), pkg-config Makefile (shared, static), bare-metal prefix"
+echo "c-package-test: ok ($((SECONDS - start)) s): CMake (static, shared, KleidiAI program), pkg-config Makefile (shared, static), staged install (DESTDIR, sysroot), bare-metal prefix"
