@@ -85,10 +85,10 @@ for flag in $(sed -n 's/^Libs.private: *//p' "$pc"); do
 done
 static_libs_cmake=$(IFS=';' && echo "${static_libs[*]}")
 
-# The shared library, if this target has one: the file lib/libqgemm.so leads to (on Linux
-# libqgemm.so.X.Y.Z through the soname link; on Android, where cargo-c gives the library no
-# version, libqgemm.so itself) and its soname, read from the ELF rather than recomputed, so the
-# CMake package names exactly what cargo-c built. READELF: any readelf that reads aarch64 ELF.
+# The shared library, if this target has one: the file lib/libqgemm.so links to
+# (libqgemm.so.X.Y.Z) and its soname, read from the ELF rather than recomputed (libqgemm.so.X.Y
+# on Linux, plain libqgemm.so on Android), so the CMake package names exactly what cargo-c
+# built. READELF: any readelf that reads aarch64 ELF.
 has_shared=FALSE shared_file="" soname=""
 if [[ -e $dest/lib/libqgemm.so ]]; then
     shared_real=$(readlink -f "$dest/lib/libqgemm.so")
