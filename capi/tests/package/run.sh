@@ -10,7 +10,8 @@
 #           layer 1 linked statically (no libqgemm.so NEEDED) and dynamically (NEEDED the soname),
 #           and the KleidiAI program (src/kai_app.c), each computing a matmul checked element by
 #           element against the plain C reference of src/matmul_ref.h and printing a line that is
-#           grepped here with the expected checksum
+#           grepped here with the expected checksum; and with QGEMM_USE_STATIC_LIBS=ON, where
+#           qgemm::qgemm must be the static library
 #   make    (make/) a plain Makefile taking its flags from pkg-config: layer 1 against
 #           libqgemm.so (-lqgemm, rpath), the KleidiAI program against libqgemm.a
 #   staged  DESTDIR=<staging root> PREFIX=/usr (a distribution's or Yocto's package build): qgemm.pc
@@ -113,6 +114,15 @@ if cmake_configure "$out/cmake" && cmake --build "$out/cmake" -- VERBOSE=1; then
     done
 else
     failed+=("cmake:build")
+fi
+# QGEMM_USE_STATIC_LIBS before find_package makes qgemm::qgemm the static library.
+if cmake_configure "$out/cmake-use-static" -DQGEMM_USE_STATIC_LIBS=ON >/dev/null &&
+    cmake --build "$out/cmake-use-static" --target kai_app >/dev/null; then
+    echo "kai_app with QGEMM_USE_STATIC_LIBS=ON: NEEDED $(needed "$out/cmake-use-static/kai_app" | paste -sd ' ')"
+    [[ -z $(needed "$out/cmake-use-static/kai_app") ]] || failed+=("cmake:use-static-libs-not-static")
+    run max "$out/cmake-use-static/kai_app" "$want_kai"
+else
+    failed+=("cmake:use-static-libs-build")
 fi
 
 echo "=== make (pkg-config)"
