@@ -10,7 +10,9 @@
 #   Debian: qemu-user, qemu-system-arm, gcc-aarch64-linux-gnu, g++-aarch64-linux-gnu (the C tests'
 #           C++ builds), libc6-dev-arm64-cross, binutils-aarch64-linux-gnu, llvm-19 (llvm-mca-19,
 #           llvm-objdump-19), python3, and gcc and libc6-dev (the host C compiler and headers that
-#           build the icount plugin, tools/icount); python3-pip where `python3 -m pip` is missing
+#           build the icount plugin, tools/icount), cmake, make (only recommended by cmake) and
+#           pkg-config (the C package's consumer tests, capi/tests/package); python3-pip where
+#           `python3 -m pip` is missing
 #   tools:  the icount plugin, built into target/tools (tools/icount/icount.py --build)
 #   model:  all-MiniLM-L6-v2 into its cache (ci/fetch_minilm.sh, once; without network the
 #           MiniLM test says it is skipped)
@@ -63,10 +65,10 @@ if [[ $demo == 1 ]]; then
     tools=(qemu-aarch64 aarch64-linux-gnu-gcc cc)
 else
     packages=(qemu-user qemu-system-arm gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross
-        binutils-aarch64-linux-gnu llvm-19 python3 gcc libc6-dev)
+        binutils-aarch64-linux-gnu llvm-19 python3 gcc libc6-dev cmake make pkg-config)
     tools=(qemu-aarch64 qemu-system-aarch64 aarch64-linux-gnu-gcc aarch64-linux-gnu-g++ timeout python3 gcc
         llvm-mca-19 llvm-objdump-19 aarch64-linux-gnu-nm aarch64-linux-gnu-objdump aarch64-linux-gnu-readelf
-        aarch64-linux-gnu-c++filt)
+        aarch64-linux-gnu-c++filt cmake make pkg-config)
 fi
 
 # The tests' rustup components and pip (not for the demo).
