@@ -21,13 +21,16 @@
 #   lib/pkgconfig/qgemm.pc                          (Cflags -I${includedir}/qgemm)
 #   lib/cmake/qgemm/qgemmConfig.cmake, qgemmConfigVersion.cmake   (qgemm::qgemm & co.)
 #
-# cargo-c's `cargo cinstall` (0.10.24 or later: `cargo make setup` installs it) builds and
-# installs all but the CMake package, from capi/Cargo.toml's [package.metadata.capi] (on bare
-# metal `cargo cbuild` and a copy: see below); this script then writes the CMake package from
-# capi/cmake/*.cmake.in (cargo-c makes none). It
-# builds in capi/target/c-install, not in capi-build's directory: cargo-c builds the crate with
-# other crate types and the `capi` feature, so sharing the directory would make each rebuild the
-# other's output.
+# Plain cargo builds the two libraries (`cargo rustc --crate-type staticlib`, and `cdylib` with
+# the soname as a link argument; rustc exports only the `#[no_mangle]` C functions from a cdylib)
+# and this script writes qgemm.pc and, from capi/cmake/*.cmake.in, the CMake package.
+# cargo-c's `cargo cinstall`, the ecosystem's tool for this, was tried and measured (docs/c-api.md,
+# "Why not cargo-c"): Debian 12's cargo-c 0.9.14 cannot read this edition-2024 crate; 0.10.24
+# from crates.io took 26 minutes to build on the project's 2-core machine, on every fresh CI
+# machine, and its `cinstall` panics for aarch64-unknown-none ("The target none- is not
+# supported yet"). The layout is cargo-c's (libqgemm.so.X.Y.Z with soname libqgemm.so.X.Y before
+# 1.0, libqgemm.so.X after; qgemm.pc with Libs.private). It builds in capi/target/c-install, not
+# in capi-build's directory, where the other crate types would make each rebuild the other's.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -38,40 +41,73 @@ destdir=${DESTDIR:-}
 dest=$destdir$prefix
 start=$SECONDS
 
-if ! version=$(cargo cinstall --version 2>/dev/null); then
-    echo "install.sh: cargo-c is missing: cargo make setup (cargo install --locked cargo-c --version 0.10.24)" >&2
-    exit 1
+version=$(sed -n 's/^version = "\(.*\)"$/\1/p' "$here/Cargo.toml" | head -n 1)
+IFS=. read -r major minor patch <<<"$version"
+[[ -n $major && -n $minor && -n $patch ]] || { echo "install.sh: no version in capi/Cargo.toml" >&2; exit 1; }
+# cargo-c's soname rule: before 1.0 a minor version is a breaking change; Android uses no
+# versioned names (its loader and APK packaging).
+cfg=$(rustc --print cfg --target "$target")
+if grep -qx 'target_os="android"' <<<"$cfg"; then
+    soname=libqgemm.so
+elif [[ $major == 0 ]]; then
+    soname=libqgemm.so.$major.$minor
+else
+    soname=libqgemm.so.$major
 fi
-echo "install.sh: $version, target $target, prefix $prefix${destdir:+, DESTDIR $destdir}"
+echo "install.sh: qgemm $version, target $target, prefix $prefix${destdir:+, DESTDIR $destdir}"
 
 target_dir=$root/capi/target/c-install
-args=(--release --locked --target "$target" --prefix "$prefix" --libdir lib --target-dir "$target_dir")
-if rustc --print cfg --target "$target" | grep -qx 'target_os="none"'; then
-    # Bare metal: cargo-c 0.10.24's `cinstall` builds, installs qgemm.pc and the headers, then
-    # panics before copying the archive ("not implemented: The target none- is not supported
-    # yet", install.rs: LibType::from_build_targets knows no os "none"). So `cbuild` (the same
-    # build, and the same qgemm.pc for this prefix: cargo-c rewrites it whenever the install
-    # paths change) and copy what `cinstall` would: the archive, qgemm.pc, and the headers as
-    # [package.metadata.capi.install.include] maps them (capi/include -> include/qgemm; not
-    # from cbuild's include/, which it fills only when it rebuilds and never prunes). There is
-    # no shared library to install.
-    built=$target_dir/$target/release
-    (cd "$here" && set -x && cargo cbuild "${args[@]}")
-    mkdir -p "$dest/lib/pkgconfig" "$dest/include"
-    cp "$built/libqgemm.a" "$dest/lib/"
-    cp "$built/qgemm.pc" "$dest/lib/pkgconfig/"
-    rm -rf "$dest/include/qgemm"
-    cp -R "$here/include" "$dest/include/qgemm"
-else
-    [[ -n $destdir ]] && args+=(--destdir "$destdir")
-    # From capi/, so that cargo reads capi's workspace and lock file and the repository's
-    # .cargo/config.toml (the aarch64 Linux linker).
-    (cd "$here" && set -x && cargo cinstall "${args[@]}")
+built=$target_dir/$target/release
+cargo_args=(--release --locked --target "$target" --target-dir "$target_dir" --lib)
+bare_metal=0
+grep -qx 'target_os="none"' <<<"$cfg" && bare_metal=1
+
+# From capi/, so that cargo reads capi's workspace and lock file and the repository's
+# .cargo/config.toml (the aarch64 Linux linker). `--print native-static-libs`: the system
+# libraries a program linking the archive needs (cargo replays the note when nothing rebuilds).
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+(cd "$here" && set -x && cargo rustc "${cargo_args[@]}" --crate-type staticlib -- --print native-static-libs) 2>&1 |
+    tee "$log"
+static_libs=$(sed -n 's/.*native-static-libs: *//p' "$log" | tail -n 1)
+if ((bare_metal == 0)); then
+    [[ -n $static_libs ]] || { echo "install.sh: rustc printed no native-static-libs" >&2; exit 1; }
+    (cd "$here" && set -x && cargo rustc "${cargo_args[@]}" --crate-type cdylib -- -C link-arg=-Wl,-soname,"$soname")
 fi
+
+mkdir -p "$dest/lib/pkgconfig" "$dest/include"
+cp "$built/libqgemm_capi.a" "$dest/lib/libqgemm.a"
+if ((bare_metal == 0)); then
+    if [[ $soname == libqgemm.so ]]; then
+        cp "$built/libqgemm_capi.so" "$dest/lib/libqgemm.so"
+    else
+        cp "$built/libqgemm_capi.so" "$dest/lib/libqgemm.so.$version"
+        ln -sfn "libqgemm.so.$version" "$dest/lib/$soname"
+        ln -sfn "$soname" "$dest/lib/libqgemm.so"
+    fi
+fi
+# The checked-in headers: include/qgemm/qgemm.h and KleidiAI's paths under include/qgemm/kai.
+rm -rf "$dest/include/qgemm"
+cp -R "$here/include" "$dest/include/qgemm"
+# qgemm.pc names the final prefix (not DESTDIR); `-I${includedir}/qgemm` serves both
+# `#include "qgemm.h"` and KleidiAI's `#include "kai/ukernels/..."`.
+cat >"$dest/lib/pkgconfig/qgemm.pc" <<PC
+prefix=$prefix
+exec_prefix=\${prefix}
+libdir=\${exec_prefix}/lib
+includedir=\${prefix}/include
+
+Name: qgemm
+Description: Low-bit matmul micro-kernels for Arm aarch64: the qgemm_* C API and KleidiAI-compatible kai_* symbols
+Version: $version
+Libs: -L\${libdir} -lqgemm
+Libs.private: $static_libs
+Cflags: -I\${includedir}/qgemm
+PC
 
 pc=$dest/lib/pkgconfig/qgemm.pc
 [[ -f $pc && -f $dest/lib/libqgemm.a && -f $dest/include/qgemm/qgemm.h ]] || {
-    echo "install.sh: cargo cinstall did not install qgemm.pc, libqgemm.a and qgemm.h into $dest" >&2
+    echo "install.sh: qgemm.pc, libqgemm.a or qgemm.h is missing in $dest" >&2
     exit 1
 }
 pkg_version=$(sed -n 's/^Version: *//p' "$pc")
@@ -87,8 +123,8 @@ static_libs_cmake=$(IFS=';' && echo "${static_libs[*]}")
 
 # The shared library, if this target has one: the file lib/libqgemm.so links to
 # (libqgemm.so.X.Y.Z) and its soname, read from the ELF rather than recomputed (libqgemm.so.X.Y
-# on Linux, plain libqgemm.so on Android), so the CMake package names exactly what cargo-c
-# built. READELF: any readelf that reads aarch64 ELF.
+# before 1.0), read from the ELF rather than trusted, so the CMake package names exactly what
+# was built. READELF: any readelf that reads aarch64 ELF.
 has_shared=FALSE shared_file="" soname=""
 if [[ -e $dest/lib/libqgemm.so ]]; then
     shared_real=$(readlink -f "$dest/lib/libqgemm.so")
