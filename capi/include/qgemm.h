@@ -885,9 +885,9 @@ enum qgemm_status qgemm_linear_prepare_u16(const struct qgemm_linear *layer,
                                            float clamp_max,
                                            struct qgemm_linear_call *out);
 
-// Cuts the call's `m x n` output into at most `parts` (1 to 64) rectangles aligned to the
-// kernel's steps with balanced work (the Rust `Prepared::split`): writes them to `rects`
-// (`rects_len` elements; 64 always suffice) and their number to `*count`.
+// Cuts the call's `m x n` output into at most `parts` rectangles (0 counts as 1, more than 64
+// as 64) aligned to the kernel's steps with balanced work (the Rust `Prepared::split`): writes
+// them to `rects` (`rects_len` elements; 64 always suffice) and their number to `*count`.
 //
 // # Safety
 //
