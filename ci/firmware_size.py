@@ -18,6 +18,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from doc_section import update
+
 ROOT = Path(__file__).resolve().parent.parent
 CRATE = ROOT / "ci" / "firmware-size"
 TARGET_DIR = ROOT / "target" / "firmware-size"
@@ -66,19 +68,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="fail when docs/porting.md is stale")
     args = ap.parse_args()
-    doc = DOC.read_text()
-    if BEGIN not in doc or END not in doc:
-        sys.exit(f"firmware-size: {DOC} has no {BEGIN} ... {END} section")
-    new = table()
-    updated = doc[:doc.index(BEGIN)] + new + doc[doc.index(END) + len(END):]
-    if args.check:
-        if updated != doc:
-            print(new)
-            sys.exit("firmware-size: docs/porting.md's firmware size table is stale: run cargo make firmware-size")
-        print(f"firmware-size: docs/porting.md current ({len(VARIANTS)} variants)")
-    else:
-        DOC.write_text(updated)
-        print(f"firmware-size: wrote {len(VARIANTS)} variants into docs/porting.md")
+    update(DOC, BEGIN, END, table(), args.check, "firmware-size", "firmware size table")
 
 
 if __name__ == "__main__":

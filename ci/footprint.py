@@ -33,6 +33,8 @@ import sys
 from collections import defaultdict, deque
 from pathlib import Path
 
+from doc_section import update
+
 ROOT = Path(__file__).resolve().parent.parent
 ARCHIVE = ROOT / "capi" / "target" / "aarch64-unknown-none" / "release" / "libqgemm_capi.a"
 DOC = ROOT / "docs" / "porting.md"
@@ -340,18 +342,7 @@ def main():
     args = ap.parse_args()
     if not args.archive.exists():
         sys.exit(f"footprint: {args.archive} is missing: run cargo make capi-build")
-    new = table(args.archive)
-    doc = DOC.read_text()
-    if BEGIN not in doc or END not in doc:
-        sys.exit(f"footprint: {DOC} has no {BEGIN} ... {END} section")
-    updated = doc[:doc.index(BEGIN)] + new + doc[doc.index(END) + len(END):]
-    if args.check:
-        if updated != doc:
-            sys.exit("footprint: docs/porting.md's footprint table is stale: run cargo make footprint")
-        print(f"footprint: docs/porting.md current ({new.count(chr(10)) - 5} entry points)")
-    else:
-        DOC.write_text(updated)
-        print(f"footprint: wrote {new.count(chr(10)) - 5} entry points into docs/porting.md")
+    update(DOC, BEGIN, END, table(args.archive), args.check, "footprint", "code size and stack table")
 
 
 if __name__ == "__main__":
