@@ -25,7 +25,7 @@
 # the soname as a link argument; rustc exports only the `#[no_mangle]` C functions from a cdylib)
 # and this script writes qgemm.pc and, from capi/cmake/*.cmake.in, the CMake package.
 # cargo-c's `cargo cinstall`, the ecosystem's tool for this, was tried and measured (docs/c-api.md,
-# "Why not cargo-c"): Debian 12's cargo-c 0.9.14 cannot read this edition-2024 crate; 0.10.24
+# "How it is built"): Debian 12's cargo-c 0.9.14 cannot read this edition-2024 crate; 0.10.24
 # from crates.io took 26 minutes to build on the project's 2-core machine, on every fresh CI
 # machine, and its `cinstall` panics for aarch64-unknown-none ("The target none- is not
 # supported yet"). The layout is cargo-c's (libqgemm.so.X.Y.Z with soname libqgemm.so.X.Y before
