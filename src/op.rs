@@ -225,11 +225,6 @@ impl<'w, F: Operator> Linear<'w, F> {
     /// family's scalar tier serves its preferred packing on every target).
     const NO_KERNEL: Error = Error::Unsupported { param: Param::Nr, value: F::RHS_PACKING.nr };
 
-    /// The kernels that consume these weights, in catalogue order (best first).
-    fn kernels() -> impl Iterator<Item = &'static Kernel<F>> {
-        F::kernels().iter().copied().filter(|k| k.packing().same_rhs(&F::RHS_PACKING))
-    }
-
     /// The kernel [`Linear::run`] uses for `m` rows on `cpu`: a GEMV kernel for `m = 1`, a
     /// GEMM kernel otherwise, of the highest tier `cpu` has.
     pub fn kernel(&self, cpu: &CpuFeatures, m: usize) -> Result<&'static Kernel<F>> {
@@ -239,11 +234,7 @@ impl<'w, F: Operator> Linear<'w, F> {
     /// Bytes of scratch [`Linear::run`] and [`Linear::prepare`] need for `m` rows, on any CPU
     /// (the largest packed-activation size among the kernels these weights serve).
     pub fn scratch_size(&self, m: usize) -> Result<usize> {
-        let mut size = 0;
-        for k in Self::kernels() {
-            size = size.max(k.lhs_packed_size(m, self.k, self.bl)?);
-        }
-        Ok(size)
+        self.scratch_size_with(F::kernels(), m)
     }
 
     /// Quantizes and packs the `m x k` activations `x` (dense rows) into `scratch` for the

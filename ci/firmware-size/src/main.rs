@@ -2,6 +2,7 @@
 //! costs in `.text` depending on the kernels it may use (see Cargo.toml). It is linked, never
 //! run: `black_box` keeps the inputs unknown to the optimizer and the output observable.
 #![no_std]
+#![warn(clippy::undocumented_unsafe_blocks)]
 #![no_main]
 
 use core::hint::black_box;
