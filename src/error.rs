@@ -46,6 +46,8 @@ pub enum Buffer {
     Scale,
     /// The per-channel bias.
     Bias,
+    /// The per-block weight offsets of an asymmetric format (`qai4c32p`).
+    Zero,
     /// The f32 output.
     Dst,
 }
@@ -199,7 +201,7 @@ impl Buffer {
     pub const fn unit(self) -> &'static str {
         match self {
             Buffer::LhsPacked | Buffer::Rhs | Buffer::RhsPacked => "bytes",
-            Buffer::Lhs | Buffer::Scale | Buffer::Bias | Buffer::Dst => "elements",
+            Buffer::Lhs | Buffer::Scale | Buffer::Bias | Buffer::Zero | Buffer::Dst => "elements",
         }
     }
 }
@@ -213,6 +215,7 @@ impl fmt::Display for Buffer {
             Buffer::RhsPacked => "rhs_packed",
             Buffer::Scale => "scale",
             Buffer::Bias => "bias",
+            Buffer::Zero => "zero",
             Buffer::Dst => "dst",
         })
     }

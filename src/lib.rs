@@ -28,7 +28,10 @@
 //!   [`half::f16`] activations (quantized per row by [`lhs::qai8dxp::quantize_pack_f16`]) and f16
 //!   outputs;
 //! * [`bf16_qai8dxp_qsi4cxp`], [`bf16_qai8dxp_qsi4c32p`]: the int4 per-channel and per-block
-//!   families with [`half::bf16`] activations and outputs.
+//!   families with [`half::bf16`] activations and outputs;
+//! * [`qsi8d32p_qai4c32p`], [`f16_qsi8d32p_qai4c32p`]: asymmetric int4 weights (an f32 scale and
+//!   an f32 offset per block, GGML `Q4_1`-like) × int8 activations quantized per block from f32
+//!   or f16 (f32 or f16 outputs).
 //!
 //! Activation and output element types implement [`Element`]; the operator layer
 //! ([`op::Linear`]) packs weights once and runs any family with slices of those types.
@@ -68,8 +71,8 @@ pub use error::{Error, Result};
 pub use half;
 pub use matmul::{Clamp, Family, Kernel, MatmulArgs, Packing, Tier, UncheckedArgs};
 pub use matmul::{
-    bf16_qai8dxp_qsi4c32p, bf16_qai8dxp_qsi4cxp, f16_qai8dxp_qsi4cxp, f16_qai8dxp_qsi8cxp, qai8dxp_qsi4c32p,
-    qai8dxp_qsi4cxp, qai8dxp_qsi8cxp, qsi8d32p_qsi4c32p,
+    bf16_qai8dxp_qsi4c32p, bf16_qai8dxp_qsi4cxp, f16_qai8dxp_qsi4cxp, f16_qai8dxp_qsi8cxp, f16_qsi8d32p_qai4c32p,
+    qai8dxp_qsi4c32p, qai8dxp_qsi4cxp, qai8dxp_qsi8cxp, qsi8d32p_qai4c32p, qsi8d32p_qsi4c32p,
 };
 
 /// The README's Rust examples, compiled and run as doctests.

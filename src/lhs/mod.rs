@@ -5,6 +5,7 @@
 
 pub mod qai8dxp;
 pub mod qsi8d32p;
+pub mod qsi8d32pscalef32;
 mod quant;
 
 use crate::element::Element;

@@ -178,11 +178,16 @@ macro_rules! qai8dxp_family_impl {
 /// The catalogue part every family module shares: the `kernel` constructor the tier modules
 /// use, one scalar kernel per packing (`(IDENT, "name", PACKING)`, named
 /// `matmul_clamp_<dst>_<name>_scalar`), `KERNELS` assembled from
-/// the tiers (i8mm, dotprod, neon, scalar), and the dispatch functions, with `$preferred` the
-/// RHS packing `select` uses and `$fallback` its scalar kernel.
+/// the tiers (i8mm, dotprod, neon, scalar; `tiers: [..]` names the tier modules of a family that
+/// has fewer), and the dispatch functions, with `$preferred` the RHS packing `select` uses and
+/// `$fallback` its scalar kernel.
 macro_rules! family_catalogue {
+    ($fam:ty, dst: $dst:literal, scalar: $scalar:tt, preferred: $preferred:expr, fallback: $fallback:ident $(,)?) => {
+        family_catalogue!($fam, dst: $dst, scalar: $scalar, preferred: $preferred, fallback: $fallback,
+                          tiers: [i8mm, dotprod, neon]);
+    };
     ($fam:ty, dst: $dst:literal, scalar: [$(($ident:ident, $name:literal, $p:expr)),+ $(,)?],
-     preferred: $preferred:expr, fallback: $fallback:ident $(,)?) => {
+     preferred: $preferred:expr, fallback: $fallback:ident, tiers: [$($tier:ident),*] $(,)?) => {
         /// A catalogue entry of this family (used by the tier modules).
         #[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))]
         const fn kernel(
@@ -210,11 +215,11 @@ macro_rules! family_catalogue {
         )+
 
         /// Each tier's list (empty where the target lacks the tier), best tier first.
-        const TIERS: [&[&Kernel]; 4] = [i8mm::KERNELS, dotprod::KERNELS, neon::KERNELS, &[$(&$ident),+]];
+        const TIERS: &[&[&Kernel]] = &[$($tier::KERNELS,)* &[$(&$ident),+]];
 
         /// Every kernel of the family on this target: the higher tiers first.
         pub static KERNELS: &[&Kernel] =
-            &crate::matmul::concat_kernels::<_, { crate::matmul::total_len(&TIERS) }>(&TIERS);
+            &crate::matmul::concat_kernels::<_, { crate::matmul::total_len(TIERS) }>(TIERS);
 
         family_dispatch!($fam, $preferred, $fallback);
     };

@@ -18,9 +18,11 @@ pub mod bf16_qai8dxp_qsi4c32p;
 pub mod bf16_qai8dxp_qsi4cxp;
 pub mod f16_qai8dxp_qsi4cxp;
 pub mod f16_qai8dxp_qsi8cxp;
+pub mod f16_qsi8d32p_qai4c32p;
 pub mod qai8dxp_qsi4c32p;
 pub mod qai8dxp_qsi4cxp;
 pub mod qai8dxp_qsi8cxp;
+pub mod qsi8d32p_qai4c32p;
 pub mod qsi8d32p_qsi4c32p;
 
 pub use crate::packing::Packing;
@@ -73,5 +75,7 @@ mod tests {
         check_catalogue::<f16_qai8dxp_qsi8cxp::F16Qai8dxpQsi8cxp>();
         check_catalogue::<bf16_qai8dxp_qsi4cxp::Bf16Qai8dxpQsi4cxp>();
         check_catalogue::<bf16_qai8dxp_qsi4c32p::Bf16Qai8dxpQsi4c32p>();
+        check_catalogue::<qsi8d32p_qai4c32p::Qsi8d32pQai4c32p>();
+        check_catalogue::<f16_qsi8d32p_qai4c32p::F16Qsi8d32pQai4c32p>();
     }
 }

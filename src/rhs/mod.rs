@@ -3,6 +3,7 @@
 //! Weights are packed once per weight matrix, with the `nr, kr, sr` of the kernel that will
 //! consume them ([`Kernel::packing`](crate::Kernel::packing)).
 
+pub mod qai4c32p;
 pub mod qsi4c32p;
 pub mod qsi4c32pscalef16;
 pub mod qsi4cxp;

@@ -7,7 +7,8 @@
 //! epilogue), built from the pieces here:
 //!
 //! * [`sum_groups`]: the exact int32 sums `sum q * w` over a run of 32-deep groups;
-//! * [`block_loop`]: the per-block families' `acc = fma(float(S_b), scale_b, acc)` over blocks;
+//! * [`block_loop`]: the per-block families' `acc = fma(float(S_b), scale_b, acc)` over blocks
+//!   ([`offset_block_loop`]: with the asymmetric families' block offset term first);
 //! * the clamp and the store of the valid part of a tile.
 //!
 //! Integer part (exact, wrapping like the hardware). The nibbles are unpacked to the plain
@@ -518,19 +519,47 @@ pub(crate) unsafe fn block_loop<
     at: impl Fn(usize, usize) -> Group,
     scales: impl Fn(usize) -> Values<MR, NB>,
 ) -> Values<MR, NB> {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { offset_block_loop::<MR, NR, BD, NB, CONTIG, false>(blocks, groups_per_block, at, scales, |_, _| {}) }
+}
+
+/// [`block_loop`] with a block offset term: for each block `b`, `offset(b, &mut acc)` first
+/// (the asymmetric families' `acc = fma(zero_b, bsum_b, acc)`), then
+/// `acc = fma(float(S_b << 4), scale_b, acc)` if `SHL4` (`float(16 * S_b)`, the int32 shift
+/// the asm tiers make), else `fma(float(S_b), scale_b, acc)`.
+///
+/// # Safety
+///
+/// As for [`block_loop`].
+#[target_feature(enable = "neon")]
+#[inline]
+pub(crate) unsafe fn offset_block_loop<
+    const MR: usize,
+    const NR: usize,
+    const BD: usize,
+    const NB: usize,
+    const CONTIG: bool,
+    const SHL4: bool,
+>(
+    blocks: usize,
+    groups_per_block: usize,
+    at: impl Fn(usize, usize) -> Group,
+    scales: impl Fn(usize) -> Values<MR, NB>,
+    offset: impl Fn(usize, &mut Values<MR, NB>),
+) -> Values<MR, NB> {
     // `bl = 32` (and `bl = 64` in a GEMV) get loops with a constant group count; unrolling two
     // groups of an `mr = 4` tile spills.
     // SAFETY: forwarded from the caller's contract.
     unsafe {
         match groups_per_block {
-            1 => blocks_of::<MR, NR, BD, NB, CONTIG, 1>(blocks, 1, &at, &scales),
-            2 if MR == 1 => blocks_of::<MR, NR, BD, NB, CONTIG, 2>(blocks, 2, &at, &scales),
-            g => blocks_of::<MR, NR, BD, NB, CONTIG, 0>(blocks, g, &at, &scales),
+            1 => blocks_of::<MR, NR, BD, NB, CONTIG, SHL4, 1>(blocks, 1, &at, &scales, &offset),
+            2 if MR == 1 => blocks_of::<MR, NR, BD, NB, CONTIG, SHL4, 2>(blocks, 2, &at, &scales, &offset),
+            g => blocks_of::<MR, NR, BD, NB, CONTIG, SHL4, 0>(blocks, g, &at, &scales, &offset),
         }
     }
 }
 
-/// [`block_loop`] with `G` groups per block (`G = 0`: `groups`, known at run time only).
+/// [`offset_block_loop`] with `G` groups per block (`G = 0`: `groups`, known at run time only).
 ///
 /// # Safety
 ///
@@ -543,20 +572,24 @@ unsafe fn blocks_of<
     const BD: usize,
     const NB: usize,
     const CONTIG: bool,
+    const SHL4: bool,
     const G: usize,
 >(
     blocks: usize,
     groups: usize,
     at: &impl Fn(usize, usize) -> Group,
     scales: &impl Fn(usize) -> Values<MR, NB>,
+    offset: &impl Fn(usize, &mut Values<MR, NB>),
 ) -> Values<MR, NB> {
     let groups = if G == 0 { groups } else { G };
     let mut acc = [[vdupq_n_f32(0.0); NB]; MR];
     for b in 0..blocks {
         // SAFETY: the groups of block `b < blocks` (caller's contract).
         let sums = unsafe { sum_groups::<MR, NR, BD, NB, CONTIG>(groups, |i| at(b, i)) };
+        offset(b, &mut acc);
         for ((acc_r, sums_r), s_r) in acc.iter_mut().zip(sums).zip(scales(b)) {
             for ((a, x), s) in acc_r.iter_mut().zip(sums_r).zip(s_r) {
+                let x = if SHL4 { vshlq_n_s32::<4>(x) } else { x };
                 *a = vfmaq_f32(*a, vcvtq_f32_s32(x), s);
             }
         }

@@ -1,0 +1,230 @@
+//! `qsi8d32pscalef32`: activations quantized per block of `bl` values to symmetric int8 with an
+//! **f32** scale and an f32 block sum per row and block, packed in tiles of `mr` rows
+//! (`lhs_quant_pack_qsi8d32pscalef32_f32_neon` / `_f16_neon`; docs/formats.md, §LHS
+//! `qsi8d32pscalef32`). The activations of the asymmetric int4 families
+//! ([`qsi8d32p_qai4c32p`](crate::qsi8d32p_qai4c32p)): the block sum carries the weights'
+//! per-block offsets.
+//!
+//! Tile layout (`nb = k / bl`, `bd = kr / sr`, tile stride `mr * nb * (bl + 8)` bytes): `nb`
+//! block groups of `mr * (bl + 8)` bytes each,
+//!
+//! ```text
+//! 0             mr*bl   int8 q[r][b*bl + j] at (j/bd)*mr*bd + r*bd + j%bd
+//! mr*bl         4*mr    f32 bsum[r][b]   (at mr*bl + 4r)
+//! mr*bl + 4*mr  4*mr    f32 scale[r][b]  (at mr*bl + 4*mr + 4r)
+//! ```
+//!
+//! Per row and block: `mult = 127 / amax` (0 for an all-zero block), `scale = 1 / mult`,
+//! `q = clamp(round(x * mult), -128, 127)` (ties to even from f32, away from zero from f16, as
+//! KleidiAI's two packers), `bsum = float(sum q) * scale`.
+//!
+//! As for [`qsi8d32p`](super::qsi8d32p), the `lhs` slice starts at the first row to pack
+//! (KleidiAI's packer takes row 0 and adds `m_idx_start` itself).
+
+use half::f16;
+
+use crate::element::Element;
+use crate::error::{Buffer, Dim, Error, Result};
+use crate::lhs::quant::{self, GROUP, Round};
+use crate::packing::{Packing, check_blocks};
+
+/// Bytes of one packed tile of `mr` rows: `mr * (k/bl) * (bl + 8)`.
+pub fn tile_stride(k: usize, bl: usize, mr: usize) -> Result<usize> {
+    check_blocks(k, bl)?;
+    (k / bl).checked_mul(bl + 8).and_then(|v| v.checked_mul(mr)).ok_or(Error::SizeOverflow)
+}
+
+/// Bytes of the packed LHS for `m` rows.
+pub fn packed_size(m: usize, k: usize, bl: usize, packing: &Packing) -> Result<usize> {
+    packing.check_lhs()?;
+    m.div_ceil(packing.mr).checked_mul(tile_stride(k, bl, packing.mr)?).ok_or(Error::SizeOverflow)
+}
+
+/// Byte offset of the tile that holds row `m_idx` (a multiple of `mr`).
+pub fn packed_offset(m_idx: usize, k: usize, bl: usize, packing: &Packing) -> Result<usize> {
+    packing.check_lhs()?;
+    if !m_idx.is_multiple_of(packing.mr) {
+        return Err(Error::MisalignedStart { dim: Dim::MIdx, value: m_idx, step: packing.mr });
+    }
+    (m_idx / packing.mr).checked_mul(tile_stride(k, bl, packing.mr)?).ok_or(Error::SizeOverflow)
+}
+
+/// The quantization of one block from its absolute maximum: `(multiplier, stored scale)`.
+/// An all-zero block, and a block whose multiplier `127 / amax` overflows f32 (`amax` below
+/// about 7.5e-37, f32 input only), quantize to zero: multiplier, scale, values and block sum 0
+/// (KleidiAI's packer gives such a block NaN outputs).
+#[inline]
+pub(crate) fn block_quant(amax: f32) -> (f32, f32) {
+    let mult = if amax == 0.0 { 0.0 } else { 127.0 / amax };
+    if mult.is_finite() && mult != 0.0 { (mult, 1.0 / mult) } else { (0.0, 0.0) }
+}
+
+/// `max |x|` of a block of any element type (widened exactly, a group at a time).
+fn block_abs_max<S: Element>(block: &[S]) -> f32 {
+    let mut wide = [0f32; GROUP];
+    block.chunks(GROUP).fold(0.0f32, |a, part| {
+        S::widen(part, &mut wide);
+        a.max(quant::abs_max(&wide[..part.len()]))
+    })
+}
+
+/// Quantizes and packs `m` rows of f32 activations in blocks of `bl`, rounding ties to even
+/// (`lhs_quant_pack_qsi8d32pscalef32_f32_neon`).
+///
+/// * `lhs`: row `i` of the call (matrix row `m_idx_start + i`) starts at `lhs[i * lhs_stride]`
+///   (`lhs_stride` in elements, `>= k`).
+/// * `lhs_packed`: starts at the tile that holds row `m_idx_start` and holds every tile the
+///   call touches (`ceil((m_idx_start % mr + m) / mr)` tiles).
+///
+/// Rejects NaN/Inf input ([`Error::NonFinite`]) and blocks whose sum of dequantized values
+/// `bsum` overflows f32 (values near `±f32::MAX`, [`Error::ScaleOverflow`]) before writing
+/// anything. A block whose
+/// multiplier `127 / amax` overflows f32 (`0 < amax < 7.5e-37`, where KleidiAI's packer gives
+/// NaN outputs) is packed as an all-zero block: it contributes exactly 0.
+#[allow(clippy::too_many_arguments)]
+pub fn quantize_pack(
+    packing: &Packing,
+    m: usize,
+    k: usize,
+    bl: usize,
+    m_idx_start: usize,
+    lhs: &[f32],
+    lhs_stride: usize,
+    lhs_packed: &mut [u8],
+) -> Result<()> {
+    pack_rows(packing, m, k, bl, m_idx_start, lhs, lhs_stride, lhs_packed, Round::Even)
+}
+
+/// As [`quantize_pack`], from f16 activations (widened exactly), rounding ties away from zero
+/// (`lhs_quant_pack_qsi8d32pscalef32_f16_neon`). No f16 block can overflow the multiplier.
+#[allow(clippy::too_many_arguments)]
+pub fn quantize_pack_f16(
+    packing: &Packing,
+    m: usize,
+    k: usize,
+    bl: usize,
+    m_idx_start: usize,
+    lhs: &[f16],
+    lhs_stride: usize,
+    lhs_packed: &mut [u8],
+) -> Result<()> {
+    pack_rows(packing, m, k, bl, m_idx_start, lhs, lhs_stride, lhs_packed, Round::Away)
+}
+
+/// The packer of both element types, `round` being how `x * mult` becomes an integer.
+#[allow(clippy::too_many_arguments)]
+fn pack_rows<S: Element>(
+    packing: &Packing,
+    m: usize,
+    k: usize,
+    bl: usize,
+    m_idx_start: usize,
+    lhs: &[S],
+    lhs_stride: usize,
+    lhs_packed: &mut [u8],
+    round: Round,
+) -> Result<()> {
+    packing.check_lhs()?;
+    check_blocks(k, bl)?;
+    if m == 0 {
+        return Ok(());
+    }
+    let mr = packing.mr;
+    let ts = tile_stride(k, bl, mr)?;
+    // All or nothing: every check, including finiteness and the range of every block sum,
+    // before writing a byte.
+    let first_slot = super::check_call(mr, m, k, m_idx_start, lhs, lhs_stride, lhs_packed.len(), ts)?;
+    let mut wide = [0f32; GROUP];
+    for i in 0..m {
+        let row = &lhs[i * lhs_stride..i * lhs_stride + k];
+        for (b, block) in row.chunks_exact(bl).enumerate() {
+            let (mult, scale) = block_quant(block_abs_max(block));
+            // `|bsum| <= 128 * bl * scale`: only blocks near the f32 range need their sum.
+            if (128.0 * bl as f32 * scale).is_finite() {
+                continue;
+            }
+            let sum = block.chunks_exact(GROUP).fold(0i32, |sum, part| {
+                S::widen(part, &mut wide);
+                let q = quant::quantize_group_split(&wide, mult, 0, -128, 127, round, GROUP);
+                q.iter().fold(sum, |s, &v| s.wrapping_add(i32::from(v)))
+            });
+            if !(sum as f32 * scale).is_finite() {
+                return Err(Error::ScaleOverflow { buffer: Buffer::Lhs, index: i * lhs_stride + b * bl });
+            }
+        }
+    }
+
+    let bd = packing.block_depth();
+    let group_bytes = mr * (bl + 8);
+    for i in 0..m {
+        let row = &lhs[i * lhs_stride..i * lhs_stride + k];
+        let slot_abs = first_slot + i;
+        let tile = &mut lhs_packed[(slot_abs / mr) * ts..(slot_abs / mr + 1) * ts];
+        let r = slot_abs % mr;
+        for (b, block) in row.chunks_exact(bl).enumerate() {
+            let (mult, scale) = block_quant(block_abs_max(block));
+            let group = &mut tile[b * group_bytes..(b + 1) * group_bytes];
+            let mut sum = 0i32;
+            for (g, part) in block.chunks_exact(GROUP).enumerate() {
+                S::widen(part, &mut wide);
+                let q = quant::quantize_group_split(&wide, mult, 0, -128, 127, round, GROUP);
+                for (t, chunk) in q.chunks_exact(bd).enumerate() {
+                    let at = (g * GROUP / bd + t) * mr * bd + r * bd;
+                    for (dst, &v) in group[at..at + bd].iter_mut().zip(chunk) {
+                        *dst = v as u8;
+                        sum = sum.wrapping_add(i32::from(v));
+                    }
+                }
+            }
+            // `float(sum)` is exact for `bl <= 2^17` (`|sum| <= 128 * bl`), rounded to nearest
+            // beyond, in every tier alike.
+            let bsum = sum as f32 * scale;
+            group[mr * bl + 4 * r..mr * bl + 4 * r + 4].copy_from_slice(&bsum.to_le_bytes());
+            group[mr * bl + 4 * mr + 4 * r..mr * bl + 4 * mr + 4 * r + 4].copy_from_slice(&scale.to_le_bytes());
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zero_block_has_zero_scale_sum_and_values() {
+        let p = Packing { mr: 1, nr: 4, kr: 8, sr: 2 };
+        let x = [0.0f32; 32];
+        let mut out = [0xeeu8; 40];
+        quantize_pack(&p, 1, 32, 32, 0, &x, 32, &mut out).unwrap();
+        assert!(out.iter().all(|&b| b == 0));
+    }
+
+    #[test]
+    fn ties_follow_the_element_type() {
+        // amax 127 gives mult 1: 2.5 rounds to 2 (even) from f32 and to 3 (away) from f16.
+        let p = Packing { mr: 1, nr: 4, kr: 8, sr: 2 };
+        let mut x = [0.0f32; 32];
+        x[0] = 127.0;
+        x[1] = 2.5;
+        let mut out = [0u8; 40];
+        quantize_pack(&p, 1, 32, 32, 0, &x, 32, &mut out).unwrap();
+        assert_eq!((out[0], out[1]), (127, 2));
+        assert_eq!(f32::from_le_bytes(out[32..36].try_into().unwrap()), 129.0);
+        assert_eq!(f32::from_le_bytes(out[36..40].try_into().unwrap()), 1.0);
+        let xh: [f16; 32] = core::array::from_fn(|j| f16::from_f32(x[j]));
+        quantize_pack_f16(&p, 1, 32, 32, 0, &xh, 32, &mut out).unwrap();
+        assert_eq!((out[0], out[1]), (127, 3));
+        assert_eq!(f32::from_le_bytes(out[32..36].try_into().unwrap()), 130.0);
+    }
+
+    #[test]
+    fn block_whose_multiplier_overflows_packs_as_zero() {
+        let p = Packing { mr: 1, nr: 4, kr: 16, sr: 2 };
+        let mut x = [1.0f32; 64];
+        x[32..].fill(-1e-38);
+        let mut out = [0xeeu8; 80];
+        quantize_pack(&p, 1, 64, 32, 0, &x, 64, &mut out).unwrap();
+        assert!(out[..32].iter().all(|&b| b == 127), "first block: every value 1 = amax");
+        assert!(out[40..].iter().all(|&b| b == 0), "second block: values, sum and scale 0");
+    }
+}
