@@ -34,8 +34,8 @@ mod families;
 mod splitmix;
 
 use families::{
-    Bf16Qsi4c32p, Bf16Qsi4cxp, F16Qsi4cxp, F16Qsi8cxp, Fam, Q40, Qsi4c32p, Qsi4cxp, Qsi8cxp, ScaleStyle, WeightStyle,
-    canary, packings, to_src,
+    Bf16Qsi4c32p, Bf16Qsi4cxp, F16Qai4c32p, F16Qsi4cxp, F16Qsi8cxp, Fam, Q40, Qai4c32p, Qsi4c32p, Qsi4cxp, Qsi8cxp,
+    ScaleStyle, WeightStyle, canary, packings, to_src,
 };
 use qgemm::rhs::{Int4Encoding, Layout};
 use qgemm::{Clamp, CpuFeatures, Element, Family, Kernel, MatmulArgs, Packing, Tier};
@@ -398,6 +398,8 @@ fn run_case(cs: u64, cpu: &CpuFeatures, family: &str, stats: &mut Stats, verbose
         <F16Qsi8cxp as Fam>::F::NAME,
         <Bf16Qsi4cxp as Fam>::F::NAME,
         <Bf16Qsi4c32p as Fam>::F::NAME,
+        <Qai4c32p as Fam>::F::NAME,
+        <F16Qai4c32p as Fam>::F::NAME,
     ];
     let which = rng.below(names.len());
     if !names[which].contains(family) {
@@ -411,7 +413,9 @@ fn run_case(cs: u64, cpu: &CpuFeatures, family: &str, stats: &mut Stats, verbose
         4 => case::<F16Qsi4cxp>(&mut rng, cpu, stats, verbose)?,
         5 => case::<F16Qsi8cxp>(&mut rng, cpu, stats, verbose)?,
         6 => case::<Bf16Qsi4cxp>(&mut rng, cpu, stats, verbose)?,
-        _ => case::<Bf16Qsi4c32p>(&mut rng, cpu, stats, verbose)?,
+        7 => case::<Bf16Qsi4c32p>(&mut rng, cpu, stats, verbose)?,
+        8 => case::<Qai4c32p>(&mut rng, cpu, stats, verbose)?,
+        _ => case::<F16Qai4c32p>(&mut rng, cpu, stats, verbose)?,
     }
     Ok(true)
 }

@@ -50,15 +50,17 @@ use crate::element::Element;
 use crate::error::{Buffer, Dim, Error, Param, Result};
 use crate::f16_qai8dxp_qsi4cxp::F16Qai8dxpQsi4cxp;
 use crate::f16_qai8dxp_qsi8cxp::F16Qai8dxpQsi8cxp;
-use crate::lhs::{qai8dxp, qsi8d32p};
+use crate::f16_qsi8d32p_qai4c32p::F16Qsi8d32pQai4c32p;
+use crate::lhs::{qai8dxp, qsi8d32p, qsi8d32pscalef32};
 use crate::matmul::{Clamp, Family, Kernel, UncheckedArgs};
 use crate::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p;
 use crate::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp;
 use crate::qai8dxp_qsi8cxp::Qai8dxpQsi8cxp;
+use crate::qsi8d32p_qai4c32p::Qsi8d32pQai4c32p;
 use crate::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p;
 use crate::rhs::qsi4c32p::BlockScales;
 use crate::rhs::qsi8cxp::Int8Source;
-use crate::rhs::{Int4Source, qsi4c32p, qsi4c32pscalef16, qsi4cxp, qsi8cxp};
+use crate::rhs::{Int4Source, qai4c32p, qsi4c32p, qsi4c32pscalef16, qsi4cxp, qsi8cxp};
 use crate::{CpuFeatures, Packing};
 
 /// Most rectangles [`Prepared::parts`] cuts an output into.
@@ -121,6 +123,27 @@ impl Operator for Qsi8d32pQsi4c32p {
         qsi8d32p::quantize_pack(p, m, k, bl, 0, x, s, out)
     }
 }
+
+/// `Operator` for the asymmetric int4 families (`qsi8d32pscalef32` activations of type `$src`
+/// quantized by `qsi8d32pscalef32::$packer`).
+macro_rules! qai4c32p_operator {
+    ($($family:ident in $module:ident: $src:ty => $packer:ident),+ $(,)?) => {$(
+        impl Operator for $family {
+            const RHS_PACKING: Packing = crate::$module::PREFERRED_RHS_PACKING;
+            type Src = $src;
+            fn quantize_pack(
+                p: &Packing, m: usize, k: usize, bl: usize, x: &[$src], s: usize, out: &mut [u8],
+            ) -> Result<()> {
+                qsi8d32pscalef32::$packer(p, m, k, bl, 0, x, s, out)
+            }
+        }
+    )+};
+}
+
+qai4c32p_operator!(
+    Qsi8d32pQai4c32p in qsi8d32p_qai4c32p: f32 => quantize_pack,
+    F16Qsi8d32pQai4c32p in f16_qsi8d32p_qai4c32p: f16 => quantize_pack_f16,
+);
 
 /// A linear layer of family `F`: `n` output channels over depth `k` (`bl`: the block length of
 /// the per-block families, 0 otherwise), with its weights packed in `F::RHS_PACKING` in a buffer
@@ -414,6 +437,40 @@ impl<'w> Linear<'w, Qsi8d32pQsi4c32p> {
 }
 
 linear_pack_per_channel!(qsi8cxp, Int8Source, "int8": Qai8dxpQsi8cxp, F16Qai8dxpQsi8cxp);
+
+/// `Linear::pack` for the asymmetric int4 families (`qai4c32p` weights).
+macro_rules! linear_pack_qai4c32p {
+    ($($family:ident),+) => {$(
+        impl<'w> Linear<'w, $family> {
+            /// Bytes of packed weights for `n` channels of depth `k`, blocks of `bl`.
+            pub fn packed_size(n: usize, k: usize, bl: usize) -> Result<usize> {
+                Self::size(n, k, bl)
+            }
+
+            /// Packs asymmetric int4 blocks ([`rhs::qai4c32p::pack`](crate::rhs::qai4c32p::pack):
+            /// `n` rows of `w_stride` bytes of s0s1 codes, `n * k/bl` f32 offsets and scales, an
+            /// optional bias) into `buf`.
+            #[allow(clippy::too_many_arguments)]
+            pub fn pack(
+                n: usize,
+                k: usize,
+                bl: usize,
+                w: &[u8],
+                w_stride: usize,
+                zero: &[f32],
+                scale: &[f32],
+                bias: Option<&[f32]>,
+                buf: &'w mut [u8],
+            ) -> Result<Self> {
+                let size = Self::packed_size(n, k, bl)?;
+                qai4c32p::pack(&Self::RHS, n, k, bl, w, w_stride, zero, scale, bias, buf)?;
+                Self::from_packed(n, k, bl, &buf[..size])
+            }
+        }
+    )+};
+}
+
+linear_pack_qai4c32p!(Qsi8d32pQai4c32p, F16Qsi8d32pQai4c32p);
 
 impl<F: Operator> Linear<'_, F> {
     /// The RHS packing (the LHS side, `mr`, does not matter to an RHS packer).

@@ -118,8 +118,8 @@ mod aarch64 {
 
     use crate::common::Rng;
     use crate::families::{
-        Bf16Qsi4c32p, Bf16Qsi4cxp, F16Qsi4cxp, F16Qsi8cxp, Fam, Q40, Qsi4c32p, Qsi4cxp, Qsi8cxp, ScaleStyle,
-        WeightStyle, packings, to_src,
+        Bf16Qsi4c32p, Bf16Qsi4cxp, F16Qai4c32p, F16Qsi4cxp, F16Qsi8cxp, Fam, Q40, Qai4c32p, Qsi4c32p, Qsi4cxp, Qsi8cxp,
+        ScaleStyle, WeightStyle, packings, to_src,
     };
     use qgemm::rhs::Layout;
     use qgemm::{Clamp, CpuFeatures, Element, Family, MatmulArgs, Tier};
@@ -431,5 +431,15 @@ mod aarch64 {
     #[test]
     fn callee_saved_bf16_qai8dxp_qsi4c32p() {
         report::<Bf16Qsi4c32p>();
+    }
+
+    #[test]
+    fn callee_saved_qsi8d32p_qai4c32p() {
+        report::<Qai4c32p>();
+    }
+
+    #[test]
+    fn callee_saved_f16_qsi8d32p_qai4c32p() {
+        report::<F16Qai4c32p>();
     }
 }

@@ -34,8 +34,8 @@ mod linux {
     use crate::common::guard::Plain;
     use crate::common::guard::{Guarded, Place, page_size, set_label};
     use crate::families::{
-        Bf16Qsi4c32p, Bf16Qsi4cxp, F16Qsi4cxp, F16Qsi8cxp, Fam, Q40, Qsi4c32p, Qsi4cxp, Qsi8cxp, RhsRaw, ScaleStyle,
-        WeightStyle, packings, to_src,
+        Bf16Qsi4c32p, Bf16Qsi4cxp, F16Qai4c32p, F16Qsi4cxp, F16Qsi8cxp, Fam, Q40, Qai4c32p, Qsi4c32p, Qsi4cxp, Qsi8cxp,
+        RhsRaw, ScaleStyle, WeightStyle, packings, to_src,
     };
     use qgemm::half::bf16;
     use qgemm::rhs::Layout;
@@ -172,11 +172,13 @@ mod linux {
                     set_label(&format!("RHS packer, {what}"));
                     let gdata = Guarded::from_slice(&raw.data, bp);
                     let gsf = Guarded::from_slice(&raw.scale_f32, fp);
+                    let gzf = Guarded::from_slice(&raw.zero_f32, fp);
                     let gsh = Guarded::<bf16>::from_slice(&raw.scale_bf16, hp);
                     let gbias = guarded_opt(raw.bias.as_deref(), fp);
                     let view = RhsRaw {
                         data: gdata.as_slice(),
                         scale_f32: gsf.as_slice(),
+                        zero_f32: gzf.as_slice(),
                         scale_bf16: gsh.as_slice(),
                         bias: gbias.as_ref().map(|b| b.as_slice()),
                         ..raw.view()
@@ -302,6 +304,16 @@ mod linux {
     #[test]
     fn guard_pages_bf16_qai8dxp_qsi4c32p() {
         report::<Bf16Qsi4c32p>();
+    }
+
+    #[test]
+    fn guard_pages_qsi8d32p_qai4c32p() {
+        report::<Qai4c32p>();
+    }
+
+    #[test]
+    fn guard_pages_f16_qsi8d32p_qai4c32p() {
+        report::<F16Qai4c32p>();
     }
 
     /// The helper itself: each placement gives a slice of the right length and alignment whose

@@ -12,8 +12,8 @@ mod families;
 
 use common::Rng;
 use families::{
-    Bf16Qsi4c32p, Bf16Qsi4cxp, F16Qsi4cxp, F16Qsi8cxp, Fam, Q40, Qsi4c32p, Qsi4cxp, Qsi8cxp, ScaleStyle, WeightStyle,
-    to_src,
+    Bf16Qsi4c32p, Bf16Qsi4cxp, F16Qai4c32p, F16Qsi4cxp, F16Qsi8cxp, Fam, Q40, Qai4c32p, Qsi4c32p, Qsi4cxp, Qsi8cxp,
+    ScaleStyle, WeightStyle, to_src,
 };
 use qgemm::error::{Buffer, Dim, Param};
 use qgemm::op::{Linear, Operator};
@@ -202,6 +202,16 @@ fn bf16_qai8dxp_qsi4c32p_operator_matches_kernels_and_splits() {
 }
 
 #[test]
+fn qsi8d32p_qai4c32p_operator_matches_kernels_and_splits() {
+    family::<Qai4c32p>();
+}
+
+#[test]
+fn f16_qsi8d32p_qai4c32p_operator_matches_kernels_and_splits() {
+    family::<F16Qai4c32p>();
+}
+
+#[test]
 fn family_pack_functions_give_the_packers_bytes() {
     use qgemm::half::bf16;
     use qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p;
@@ -252,6 +262,18 @@ fn family_pack_functions_give_the_packers_bytes() {
     let layer = Linear::<Qai8dxpQsi8cxp>::pack(n, k, &Int8Source::nxk(&w8, k), &scale, None, &mut a).unwrap();
     assert_eq!(layer.weights(), &b[..]);
     assert_eq!((layer.n(), layer.k(), layer.bl()), (n, k, 0));
+
+    use qgemm::qsi8d32p_qai4c32p::Qsi8d32pQai4c32p;
+    use qgemm::rhs::qai4c32p;
+    let zero: Vec<f32> = (0..n * k / bl).map(|_| rng.f32(-0.1, 0.1)).collect();
+    let bscale: Vec<f32> = (0..n * k / bl).map(|_| rng.f32(0.01, 0.1)).collect();
+    let p = <Qsi8d32pQai4c32p as Operator>::RHS_PACKING;
+    let mut a = vec![0u8; Linear::<Qsi8d32pQai4c32p>::packed_size(n, k, bl).unwrap()];
+    let mut b = a.clone();
+    qai4c32p::pack(&p, n, k, bl, &nib, k / 2, &zero, &bscale, Some(&bias), &mut b).unwrap();
+    let layer = Linear::<Qsi8d32pQai4c32p>::pack(n, k, bl, &nib, k / 2, &zero, &bscale, Some(&bias), &mut a).unwrap();
+    assert_eq!(layer.weights(), &b[..]);
+    assert_eq!((layer.n(), layer.k(), layer.bl()), (n, k, bl));
 }
 
 #[test]

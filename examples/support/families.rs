@@ -7,15 +7,17 @@ use qgemm::bf16_qai8dxp_qsi4c32p::Bf16Qai8dxpQsi4c32p;
 use qgemm::bf16_qai8dxp_qsi4cxp::Bf16Qai8dxpQsi4cxp;
 use qgemm::f16_qai8dxp_qsi4cxp::F16Qai8dxpQsi4cxp;
 use qgemm::f16_qai8dxp_qsi8cxp::F16Qai8dxpQsi8cxp;
+use qgemm::f16_qsi8d32p_qai4c32p::F16Qsi8d32pQai4c32p;
 use qgemm::half::{bf16, f16};
-use qgemm::lhs::{qai8dxp, qsi8d32p};
+use qgemm::lhs::{qai8dxp, qsi8d32p, qsi8d32pscalef32};
 use qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p;
 use qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp;
 use qgemm::qai8dxp_qsi8cxp::Qai8dxpQsi8cxp;
+use qgemm::qsi8d32p_qai4c32p::Qsi8d32pQai4c32p;
 use qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p;
 use qgemm::rhs::qsi4c32p::BlockScales;
 use qgemm::rhs::qsi8cxp::{self, Int8Source};
-use qgemm::rhs::{Int4Encoding, Int4Source, Layout, qsi4c32p, qsi4c32pscalef16, qsi4cxp};
+use qgemm::rhs::{Int4Encoding, Int4Source, Layout, qai4c32p, qsi4c32p, qsi4c32pscalef16, qsi4cxp};
 use qgemm::{Element, Family, Packing, Result};
 
 /// Raw RHS inputs of any family, borrowed; a family ignores the fields it does not use.
@@ -30,8 +32,10 @@ pub struct RhsRaw<'a> {
     pub stride: usize,
     /// Nibble encoding of the int4 weights.
     pub encoding: Int4Encoding,
-    /// Per-channel f32 scales (`qsi4cxp`, `qsi8cxp`).
+    /// Per-channel f32 scales (`qsi4cxp`, `qsi8cxp`), or per-block ones (`qai4c32p`, `n * k/bl`).
     pub scale_f32: &'a [f32],
+    /// Per-block f32 offsets (`qai4c32p`, `n * k/bl`).
+    pub zero_f32: &'a [f32],
     /// Per-block bf16 scales (`qsi4c32p`), `scale_stride` per channel.
     pub scale_bf16: &'a [bf16],
     /// Distance between two channels' scale rows, in elements (`qsi4c32p`).
@@ -48,6 +52,7 @@ pub struct RhsOwned {
     pub stride: usize,
     pub encoding: Int4Encoding,
     pub scale_f32: Vec<f32>,
+    pub zero_f32: Vec<f32>,
     pub scale_bf16: Vec<bf16>,
     pub scale_stride: usize,
     pub bias: Option<Vec<f32>>,
@@ -62,6 +67,7 @@ impl RhsOwned {
             stride: self.stride,
             encoding: self.encoding,
             scale_f32: &self.scale_f32,
+            zero_f32: &self.zero_f32,
             scale_bf16: &self.scale_bf16,
             scale_stride: self.scale_stride,
             bias: self.bias.as_deref(),
@@ -257,6 +263,77 @@ pub struct F16Qsi8cxp;
 pub struct Bf16Qsi4cxp;
 /// Family `bf16_qai8dxp_qsi4c32p`.
 pub struct Bf16Qsi4c32p;
+/// Family `qsi8d32p_qai4c32p`.
+pub struct Qai4c32p;
+/// Family `f16_qsi8d32p_qai4c32p`.
+pub struct F16Qai4c32p;
+
+/// An asymmetric int4 family (`qai4c32p` weights, `qsi8d32pscalef32` activations of type `$src`
+/// from the packer `$packer`).
+macro_rules! qai4c32p_fam {
+    ($fam:ident, $marker:ty, $src:ty, $packer:ident) => {
+        impl Fam for $fam {
+            type F = $marker;
+            type Src = $src;
+
+            fn lhs_packed_size(p: &Packing, m: usize, k: usize, bl: usize) -> Result<usize> {
+                qsi8d32pscalef32::packed_size(m, k, bl, p)
+            }
+
+            fn pack_lhs(
+                p: &Packing,
+                m: usize,
+                k: usize,
+                bl: usize,
+                m_start: usize,
+                x: &[$src],
+                stride: usize,
+                out: &mut [u8],
+            ) -> Result<()> {
+                qsi8d32pscalef32::$packer(p, m, k, bl, m_start, x, stride, out)
+            }
+
+            fn rhs_packed_size(p: &Packing, n: usize, k: usize, bl: usize) -> Result<usize> {
+                qai4c32p::packed_size(n, k, bl, p)
+            }
+
+            fn pack_rhs(p: &Packing, n: usize, k: usize, bl: usize, raw: &RhsRaw<'_>, out: &mut [u8]) -> Result<()> {
+                qai4c32p::pack(p, n, k, bl, raw.data, raw.stride, raw.zero_f32, raw.scale_f32, raw.bias, out)
+            }
+
+            fn random_rhs(
+                next: &mut dyn FnMut() -> u64,
+                n: usize,
+                k: usize,
+                bl: usize,
+                _layout: Layout,
+                weights: WeightStyle,
+                scales: ScaleStyle,
+                bias: bool,
+            ) -> RhsOwned {
+                let (data, stride) = int4_weights(next, n, k, Layout::NxK, weights);
+                let nb = k / bl;
+                let scale_f32: Vec<f32> = (0..n * nb).map(|i| scale_value(next, i, scales, 1e-40)).collect();
+                // Offsets of the order of a few codes' worth of the block's scale.
+                let zero_f32 = scale_f32.iter().map(|s| s * (8.0 * unit(next) - 4.0)).collect();
+                RhsOwned {
+                    data,
+                    layout: Layout::NxK,
+                    stride,
+                    encoding: Int4Encoding::ZeroPoint8,
+                    scale_f32,
+                    zero_f32,
+                    scale_bf16: Vec::new(),
+                    scale_stride: 0,
+                    bias: random_bias(next, n, bias),
+                }
+            }
+        }
+    };
+}
+
+qai4c32p_fam!(Qai4c32p, Qsi8d32pQai4c32p, f32, quantize_pack);
+qai4c32p_fam!(F16Qai4c32p, F16Qsi8d32pQai4c32p, f16, quantize_pack_f16);
 
 /// A family with f16 or bf16 activations and outputs: the weights of its f32 twin `$twin`, the
 /// activations of the `qai8dxp` packer `$packer` for `$src` (tile-aligned starts only).
@@ -364,6 +441,7 @@ impl Fam for Qsi4cxp {
             stride,
             encoding: Int4Encoding::ZeroPoint8,
             scale_f32,
+            zero_f32: Vec::new(),
             scale_bf16: Vec::new(),
             scale_stride: 0,
             bias: random_bias(next, n, bias),
@@ -424,6 +502,7 @@ impl Fam for Qsi4c32p {
             stride,
             encoding: Int4Encoding::ZeroPoint8,
             scale_f32: Vec::new(),
+            zero_f32: Vec::new(),
             scale_bf16,
             scale_stride,
             bias: random_bias(next, n, bias),
@@ -491,6 +570,7 @@ impl Fam for Q40 {
             stride,
             encoding: Int4Encoding::ZeroPoint8,
             scale_f32: Vec::new(),
+            zero_f32: Vec::new(),
             scale_bf16: Vec::new(),
             scale_stride: 0,
             bias: None,
@@ -549,6 +629,7 @@ impl Fam for Qsi8cxp {
             stride,
             encoding: Int4Encoding::Signed,
             scale_f32,
+            zero_f32: Vec::new(),
             scale_bf16: Vec::new(),
             scale_stride: 0,
             bias: random_bias(next, n, bias),
