@@ -445,9 +445,19 @@ mod aarch64 {
     /// `hi = same` when the high-nibble LHS chunks are addressed from the tile's own pointer,
     /// `hi = h` when from the operand `{h}` (set by the family's `group_pre`); `args` names the
     /// `Tile` parameter the family's operands use; `fam` as in [`block_tile_kernel!`].
+    /// `hi = same, tiles = 3, skip = ("a", "b")`: at most 3 LHS tiles (v12-v15 are the family's:
+    /// the asymmetric blocks need 4 more registers), and the RHS extras after each block's data
+    /// are `a` bytes (`nr = 4`) or `b` bytes (`nr = 8`) instead of the 2-byte scales per column.
     macro_rules! block_kernels {
+        (out = $out:ident, hi = same, tiles = 3, skip = ($s4:literal, $s8:literal), $($rest:tt)*) => {
+            $crate::matmul::arch::i8mm::block_kernels!(@go $out, 3, ($s4, $s8), [
+                (a0, a0, 0, ["v0", "v1"], ["v2", "v3"]),
+                (a1, a1, 1, ["v4", "v5"], ["v6", "v7"]),
+                (a2, a2, 2, ["v8", "v9"], ["v10", "v11"]),
+            ], $($rest)*);
+        };
         (out = $out:ident, hi = same, $($rest:tt)*) => {
-            $crate::matmul::arch::i8mm::block_kernels!(@go $out, [
+            $crate::matmul::arch::i8mm::block_kernels!(@go $out, 4, ("8", "16"), [
                 (a0, a0, 0, ["v0", "v1"], ["v2", "v3"]),
                 (a1, a1, 1, ["v4", "v5"], ["v6", "v7"]),
                 (a2, a2, 2, ["v8", "v9"], ["v10", "v11"]),
@@ -455,35 +465,35 @@ mod aarch64 {
             ], $($rest)*);
         };
         (out = $out:ident, hi = h, $($rest:tt)*) => {
-            $crate::matmul::arch::i8mm::block_kernels!(@go $out, [
+            $crate::matmul::arch::i8mm::block_kernels!(@go $out, 4, ("8", "16"), [
                 (a0, h, 0, ["v0", "v1"], ["v2", "v3"]),
                 (a1, h, 1, ["v4", "v5"], ["v6", "v7"]),
                 (a2, h, 2, ["v8", "v9"], ["v10", "v11"]),
                 (a3, h, 3, ["v12", "v13"], ["v14", "v15"]),
             ], $($rest)*);
         };
-        (@go $out:ident, $tiles:tt, args = $t:ident, fam = $fam:tt $(,)?) => {
+        (@go $out:ident, $n:tt, ($s4:literal, $s8:literal), $tiles:tt, args = $t:ident, fam = $fam:tt $(,)?) => {
             $crate::matmul::arch::i8mm::block_kernels!(@set $out, $t, $fam, fast, [],
-                ("64", "-32", "8"), [fast4_r1, fast4_r2, fast4_r3, fast4_r4], $tiles);
+                ("64", "-32", $s4), [fast4_r1, fast4_r2, fast4_r3, fast4_r4], $tiles);
             $crate::matmul::arch::i8mm::block_kernels!(@set $out, $t, $fam, fast, [],
-                ("128", "-64", "16"), [fast8_r1, fast8_r2, fast8_r3, fast8_r4], $tiles);
+                ("128", "-64", $s8), [fast8_r1, fast8_r2, fast8_r3, fast8_r4], $tiles);
             $crate::matmul::arch::i8mm::block_kernels!(@set $out, $t, $fam, generic,
                 [bt = out(reg) _, gc = out(reg) _, g = in(reg) $t.groups,],
-                ("64", "-32", "8"), [gen4_r1, gen4_r2, gen4_r3, gen4_r4], $tiles);
+                ("64", "-32", $s4), [gen4_r1, gen4_r2, gen4_r3, gen4_r4], $tiles);
             $crate::matmul::arch::i8mm::block_kernels!(@set $out, $t, $fam, generic,
                 [bt = out(reg) _, gc = out(reg) _, g = in(reg) $t.groups,],
-                ("128", "-64", "16"), [gen8_r1, gen8_r2, gen8_r3, gen8_r4], $tiles);
+                ("128", "-64", $s8), [gen8_r1, gen8_r2, gen8_r3, gen8_r4], $tiles);
 
             /// Tile kernels by LHS tile count: `[bl = 32, any bl]` for `nr = 4`, then for
             /// `nr = 8`.
-            const TABLES: [[[$crate::matmul::arch::asm::TileKernel; 4]; 2]; 2] = [
+            const TABLES: [[[$crate::matmul::arch::asm::TileKernel; $n]; 2]; 2] = [
                 [
-                    [(fast4_r1, 4), (fast4_r2, 4), (fast4_r3, 4), (fast4_r4, 4)],
-                    [(gen4_r1, 4), (gen4_r2, 4), (gen4_r3, 4), (gen4_r4, 4)],
+                    $crate::matmul::arch::i8mm::block_kernels!(@table $n, [fast4_r1, fast4_r2, fast4_r3, fast4_r4]),
+                    $crate::matmul::arch::i8mm::block_kernels!(@table $n, [gen4_r1, gen4_r2, gen4_r3, gen4_r4]),
                 ],
                 [
-                    [(fast8_r1, 4), (fast8_r2, 4), (fast8_r3, 4), (fast8_r4, 4)],
-                    [(gen8_r1, 4), (gen8_r2, 4), (gen8_r3, 4), (gen8_r4, 4)],
+                    $crate::matmul::arch::i8mm::block_kernels!(@table $n, [fast8_r1, fast8_r2, fast8_r3, fast8_r4]),
+                    $crate::matmul::arch::i8mm::block_kernels!(@table $n, [gen8_r1, gen8_r2, gen8_r3, gen8_r4]),
                 ],
             ];
 
@@ -514,6 +524,24 @@ mod aarch64 {
                 // columns (a divisor of `nr`).
                 unsafe { $crate::matmul::arch::asm::gemm(args, &layout, &table[..tiles]) }
             }
+        };
+        // The table of the kernels for 1, 2, ... `$n` LHS tiles, each 4 columns wide.
+        (@table 4, [$n1:ident, $n2:ident, $n3:ident, $n4:ident]) => {
+            [($n1, 4), ($n2, 4), ($n3, 4), ($n4, 4)]
+        };
+        (@table 3, [$n1:ident, $n2:ident, $n3:ident, $n4:ident]) => {
+            [($n1, 4), ($n2, 4), ($n3, 4)]
+        };
+        (
+            @set $out:ident, $t:ident, $fam:tt, $flavor:ident, $ops:tt, $rhs:tt,
+            [$n1:ident, $n2:ident, $n3:ident, $n4:ident], [$p0:tt, $p1:tt, $p2:tt $(,)?]
+        ) => {
+            $crate::matmul::arch::i8mm::block_kernels!(
+                @def $out, $t, $fam, $flavor, $ops, $rhs, $n1, "4", [$p0]);
+            $crate::matmul::arch::i8mm::block_kernels!(
+                @def $out, $t, $fam, $flavor, $ops, $rhs, $n2, "8", [$p0, $p1]);
+            $crate::matmul::arch::i8mm::block_kernels!(
+                @def $out, $t, $fam, $flavor, $ops, $rhs, $n3, "12", [$p0, $p1, $p2]);
         };
         (
             @set $out:ident, $t:ident, $fam:tt, $flavor:ident, $ops:tt, $rhs:tt,

@@ -34,6 +34,8 @@
 //! # Ok::<(), qgemm::Error>(())
 //! ```
 
+pub mod dotprod;
+pub mod i8mm;
 pub mod neon;
 pub(crate) mod scalar;
 

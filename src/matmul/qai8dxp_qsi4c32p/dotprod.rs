@@ -109,6 +109,9 @@ pub(crate) mod tiles {
         (init) => {
             "movi v28.16b, #0\n"
         };
+        (fold, $kind:ident, $nr:tt, $a:tt) => {
+            blocked_fold!($kind, $nr, $a)
+        };
         (block_start, $mode:ident, $tiles:tt) => {
             ""
         };
@@ -182,6 +185,10 @@ pub(crate) mod tiles {
     macro_rules! bf16_gemm {
         (init) => {
             "movi v15.16b, #0\n"
+        };
+        (block_scales) => {
+            // the quad's 4 scales (16-bit)
+            "ld1 {{v8.4h}}, [{sc}], {bb}\n"
         };
         (block_start, $($tile:tt),+) => {
             ""

@@ -41,6 +41,8 @@
 //! # Ok::<(), qgemm::Error>(())
 //! ```
 
+pub mod dotprod;
+pub mod i8mm;
 pub mod neon;
 pub(crate) mod scalar;
 
@@ -62,6 +64,25 @@ pub const PACKING_4X4_KR8: Packing = Packing::int4(4, 4, 8);
 /// The RHS packing `select` uses: `nr = 4, kr = 16, sr = 2`, shared by the GEMV (`mr = 1`) and
 /// GEMM (`mr = 4`) kernels.
 pub const PREFERRED_RHS_PACKING: Packing = PACKING_4X4;
+
+/// Where the asm tiers find the data in this family's packed tiles for one call (docs/formats.md,
+/// §LHS `qsi8d32pscalef32` and §RHS `qai4c32p`): per block, LHS tiles hold the `mr * bl` data
+/// bytes then `8 * mr` bytes of sums and scales; RHS tiles the `nr * bl / 2` data bytes then
+/// `8 * nr` bytes of offsets and scales; after the blocks, the `nr` f32 bias values. `None` for a
+/// `bl` outside the kernels' contract.
+#[cfg(target_arch = "aarch64")]
+#[inline]
+pub(crate) fn asm_layout<O>(
+    args: &crate::UncheckedArgs<O>,
+    strides: &crate::matmul::TileStrides,
+    packing: &Packing,
+) -> Option<crate::matmul::arch::asm::Layout> {
+    let mut layout = crate::matmul::arch::asm::Layout::blocked(args, strides, packing, false)?;
+    layout.block_bytes = packing.nr * (args.bl / 2 + 8);
+    layout.extras_at = layout.blocks * layout.block_bytes;
+    layout.skip = 8 * packing.nr;
+    Some(layout)
+}
 
 /// A family of this arithmetic with outputs of type `$dst` (named `$dst_name` in kernel names):
 /// the `Kernel` alias and the `Family` impl of marker `$fam` (family name `$name`), its scalar
@@ -105,7 +126,6 @@ macro_rules! qai4c32p_catalogue {
             ],
             preferred: PREFERRED_RHS_PACKING,
             fallback: SCALAR_4X4,
-            tiers: [neon],
         );
     };
 }

@@ -62,6 +62,9 @@ mod aarch64 {
         (init) => {
             ""
         };
+        (fold, $kind:ident, $nr:tt, $a:tt) => {
+            blocked_fold!($kind, $nr, $a)
+        };
         (block_start, one, [$(($rhs:ident, $nr:tt, $s:literal)),+]) => {
             concat!(
                 "ldr h28, [{lhs}], #2\n",
@@ -137,6 +140,10 @@ mod aarch64 {
     macro_rules! f16_gemm {
         (init) => {
             ""
+        };
+        (block_scales) => {
+            // the quad's 4 scales (16-bit)
+            "ld1 {{v8.4h}}, [{sc}], {bb}\n"
         };
         (block_start, $([$l:ident, $h:ident, $ls:literal]),+) => {
             concat!(

@@ -41,7 +41,7 @@ pub(crate) struct Tile {
     /// Per-block families: RHS bytes per block (`nr * (bl/2 + 2)`).
     pub(crate) block_bytes: usize,
     /// GEMM (dotprod), per-block families: bytes from the end of a block's data to the next
-    /// block's data (`2 * nr`: the block scales).
+    /// block's data (`2 * nr`: the block scales; `8 * nr` for `qai4c32p`: offsets and scales).
     pub(crate) skip: usize,
     /// The zeros of [`CONSTS`].
     pub(crate) zero: *const u8,
@@ -92,6 +92,8 @@ pub(crate) struct Layout {
     pub(crate) scales_at: usize,
     /// Offset in an RHS tile of column 0's first per-column f32 (columns 4 bytes apart).
     pub(crate) extras_at: usize,
+    /// [`Tile::skip`].
+    pub(crate) skip: usize,
 }
 
 impl Layout {
@@ -115,6 +117,7 @@ impl Layout {
             data_at: 0,
             scales_at: 0,
             extras_at: p.nr * 32 * groups * bits / 8,
+            skip: 2 * p.nr,
         }
     }
 
@@ -149,6 +152,7 @@ impl Layout {
             data_at: if scales_first { 2 * p.nr } else { 0 },
             scales_at: if scales_first { 0 } else { data },
             extras_at: blocks * block_bytes,
+            skip: 2 * p.nr,
         })
     }
 }
@@ -170,7 +174,7 @@ impl Tile {
             groups: layout.groups,
             blocks: layout.blocks,
             block_bytes: layout.block_bytes,
-            skip: 2 * layout.nr,
+            skip: layout.skip,
             zero: CONSTS.0.as_ptr(),
             out: args.dst_bytes(),
             out_stride: args.dst_stride_row,

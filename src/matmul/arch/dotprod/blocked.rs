@@ -18,10 +18,20 @@ macro_rules! blocked_reset {
 
 /// GEMV block fold of one tile: the accumulators `[$a..]` become column sums (nr 8: columns
 /// 0-3 in v`$a0`, 4-7 in v`$a1`; nr 4: columns 0-3 in v`$a0`), converted to f32 with
-/// `SCVTF #4` (the sums are 16 * S, so this is float(S), exact). `k16` folds lane pairs
-/// (`ADDP`); the `k8` accumulators already hold one column per lane.
+/// `SCVTF #4` (the sums are 16 * S, so this is float(S), exact), or with a plain `SCVTF`
+/// (`exact16`: float(16 * S), for the arithmetic that multiplies `16 * S`). `k16` folds lane
+/// pairs (`ADDP`); the `k8` accumulators already hold one column per lane.
 #[rustfmt::skip]
 macro_rules! blocked_fold {
+    (exact16, k8, $nr:tt, [$($a:literal),+]) => {
+        concat!($("scvtf v", $a, ".4s, v", $a, ".4s\n",)+)
+    };
+    (exact16, k16, 4, [$a0:literal, $a1:literal]) => {
+        concat!(
+            "addp v", $a0, ".4s, v", $a0, ".4s, v", $a1, ".4s\n",
+            "scvtf v", $a0, ".4s, v", $a0, ".4s\n",
+        )
+    };
     (k8, $nr:tt, [$($a:literal),+]) => {
         concat!($("scvtf v", $a, ".4s, v", $a, ".4s, #4\n",)+)
     };
@@ -84,7 +94,8 @@ macro_rules! blocked_gemv_store {
 /// hook `$fam` supplies (as asm text): `init`, `block_start` (with the tile list), `lhs` (one
 /// group's LHS load), `block_end_lhs`, `block_scale` (one tile's `FMLA`s after the fold),
 /// `finish_params` and `finish` (one tile's final epilogue);
-/// `[$($ops)*]` are the family's extra `asm!` operands. Registers: v28 belongs to the family
+/// `[$($ops)*]` are the family's extra `asm!` operands; `fold` (the block fold, usually
+/// [`blocked_fold!`]) comes from the hook too. Registers: v28 belongs to the family
 /// (f16: the LHS block scale, bf16: zero), v31 is the 0xF0 mask.
 #[rustfmt::skip]
 macro_rules! blocked_gemv_tile {
@@ -131,7 +142,7 @@ macro_rules! blocked_gemv_tile {
                     $fam!(block_end_lhs, $mode),
                     // fold lanes into columns, float(S), one FMLA per column with the scale
                     $(
-                        blocked_fold!($kind, $nr, [$($a),+]),
+                        $fam!(fold, $kind, $nr, [$($a),+]),
                         $fam!(block_scale, $nr, $rhs, [$($c),+], [$($f),+], $s, $u),
                     )+
                     "subs {nb}, {nb}, #1",
@@ -259,7 +270,8 @@ macro_rules! blocked_gemv_shape {
 /// 0-1 / 2-3, acc: [integer accumulators], f32: [f32 accumulators], scale: LHS scale register }`
 /// x one column quad, a block loop over `{nb}` blocks around a loop over `{gpb}` groups.
 /// The family hook `$fam` supplies `init`, `block_start`, `group` (the `gemm_group` call with
-/// the family's LHS addressing), `block_end` (converting the block scales loaded into v8, the
+/// the family's LHS addressing), `block_scales` (the quad's block scales into v8, from `{sc}`,
+/// which then steps `{bb}` bytes to the next block's), `block_end` (converting them, the
 /// `FMLA`s), `finish_params` and `finish` (one LHS tile's final epilogue and stores);
 /// `[$($ops)*]` are its extra operands. Registers as for `gemm_group`, plus v16-v23 integer
 /// and v24-v31 f32 accumulators, v8 the quad's 16-bit block scales, v9-v11 and v15 for the
@@ -301,9 +313,9 @@ macro_rules! blocked_gemm_tile {
                     $fam!(group, $([$l, $h, $x01, $x23, [$($a),+]]),+),
                     "subs {gc}, {gc}, #1",
                     "b.ne 2b",
-                    // the quad's 4 scales of the block (16-bit) into v8, then the family's
-                    // conversion and FMLA per row; skip the scales to the next block's data
-                    "ld1 {{v8.4h}}, [{sc}], {bb}",
+                    // the quad's scales of the block into v8 (and on), then the family's
+                    // conversion and FMLA per row; skip the block's extras to the next data
+                    $fam!(block_scales),
                     $fam!(block_end, $([$l, $h, $ls, [$($a),+], [$($f),+]]),+),
                     "add {rhs}, {rhs}, {skip}",
                     "subs {nb}, {nb}, #1",
