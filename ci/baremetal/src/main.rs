@@ -45,8 +45,8 @@ use qgemm::rhs::qsi4c32pscalef16::raw_block_bytes;
 use qgemm::rhs::{Int4Encoding, Int4Source};
 use qgemm::{
     Clamp, CpuFeatures, Element, Family, Kernel, MatmulArgs, Packing, Tier, bf16_qai8dxp_qsi4c32p,
-    bf16_qai8dxp_qsi4cxp, f16_qai8dxp_qsi4cxp, f16_qai8dxp_qsi8cxp, qai8dxp_qsi4c32p, qai8dxp_qsi4cxp, qai8dxp_qsi8cxp,
-    qsi8d32p_qsi4c32p,
+    bf16_qai8dxp_qsi4cxp, f16_qai8dxp_qsi4cxp, f16_qai8dxp_qsi8cxp, f16_qsi8d32p_qai4c32p, qai8dxp_qsi4c32p,
+    qai8dxp_qsi4cxp, qai8dxp_qsi8cxp, qsi8d32p_qai4c32p, qsi8d32p_qsi4c32p,
 };
 use semihosting::{eprintln, println};
 
@@ -207,6 +207,9 @@ struct Inputs {
     scales: [f32; MAX_N],
     /// Per-block bf16 scales, `k / bl` per channel, dense.
     block_scales: [bf16; MAX_N * MAX_NB],
+    /// Per-block f32 scales and offsets of the asymmetric blocks, `k / bl` per channel, dense.
+    block_scales_f32: [f32; MAX_N * MAX_NB],
+    block_zeros: [f32; MAX_N * MAX_NB],
     /// GGML `Q4_0`-style blocks: `n` rows of `k / bl` blocks (f16 scale, `bl / 2` bytes).
     q4_0: [u8; MAX_N * MAX_K / 32 * Q4_0_BLOCK],
     /// Per-channel f32 bias.
@@ -264,6 +267,8 @@ static mut BUFFERS: Buffers = Buffers {
         int8: [0; MAX_N * MAX_K],
         scales: [0.0; MAX_N],
         block_scales: [bf16::ZERO; MAX_N * MAX_NB],
+        block_scales_f32: [0.0; MAX_N * MAX_NB],
+        block_zeros: [0.0; MAX_N * MAX_NB],
         q4_0: [0; MAX_N * MAX_K / 32 * Q4_0_BLOCK],
         bias: [0.0; MAX_N],
     },
@@ -298,6 +303,10 @@ fn fill_inputs(inp: &mut Inputs, s: &Shape, seed: u64) {
     if let Some(nb) = s.k.checked_div(s.bl) {
         for sc in &mut inp.block_scales[..s.n * nb] {
             *sc = bf16::from_f32(rng.f32(0.001, 0.05));
+        }
+        for (sc, z) in inp.block_scales_f32[..s.n * nb].iter_mut().zip(&mut inp.block_zeros) {
+            *sc = rng.f32(0.001, 0.05);
+            *z = rng.f32(-0.2, 0.2);
         }
         let block = raw_block_bytes(s.bl);
         for b in inp.q4_0[..s.n * nb * block].chunks_exact_mut(block) {
@@ -391,6 +400,34 @@ impl Checked for qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p {
     fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
         qsi8d32p_qsi4c32p::select(cpu, m)
     }
+}
+
+/// The asymmetric int4 families (`qai4c32p` weights, `qsi8d32pscalef32` activations from the
+/// `$lhs` input by `$packer`).
+macro_rules! qai4c32p_checked {
+    ($($family:ident in $module:ident: $packer:ident($lhs:ident);)+) => {$(
+        impl Checked for $module::$family {
+            fn pack_lhs(p: &Packing, s: &Shape, bl: usize, inp: &Inputs, out: &mut [u8]) -> qgemm::Result<()> {
+                qgemm::lhs::qsi8d32pscalef32::$packer(p, s.m, s.k, bl, 0, &inp.$lhs[..s.m * s.k], s.k, out)
+            }
+
+            fn pack_rhs(p: &Packing, s: &Shape, bl: usize, inp: &Inputs, out: &mut [u8]) -> qgemm::Result<()> {
+                let (n, k, nb) = (s.n, s.k, s.k / bl);
+                let (zero, scale) = (&inp.block_zeros[..n * nb], &inp.block_scales_f32[..n * nb]);
+                let w = &inp.nibbles[..n * k / 2];
+                qgemm::rhs::qai4c32p::pack(p, n, k, bl, w, k / 2, zero, scale, Some(&inp.bias[..n]), out)
+            }
+
+            fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
+                $module::select(cpu, m)
+            }
+        }
+    )+};
+}
+
+qai4c32p_checked! {
+    Qsi8d32pQai4c32p in qsi8d32p_qai4c32p: quantize_pack(lhs);
+    F16Qsi8d32pQai4c32p in f16_qsi8d32p_qai4c32p: quantize_pack_f16(lhs_f16);
 }
 
 /// The f16/bf16 families: their own LHS packer, the RHS packer of the f32 family with the same
@@ -689,6 +726,29 @@ layered_qsi4c32p! {
     Bf16Qai8dxpQsi4c32p in bf16_qai8dxp_qsi4c32p: lhs_bf16;
 }
 
+/// `Layered` for the asymmetric int4 families (`qai4c32p` weights).
+macro_rules! layered_qai4c32p {
+    ($($family:ident in $module:ident: $lhs:ident;)+) => {$(
+        impl Layered for $module::$family {
+            fn layer<'w>(s: &Shape, bl: usize, inp: &Inputs, buf: &'w mut [u8]) -> qgemm::Result<Linear<'w, Self>> {
+                let (n, k, nb) = (s.n, s.k, s.k / bl);
+                let (zero, scale) = (&inp.block_zeros[..n * nb], &inp.block_scales_f32[..n * nb]);
+                let w = &inp.nibbles[..n * k / 2];
+                Linear::<Self>::pack(n, k, bl, w, k / 2, zero, scale, Some(&inp.bias[..n]), buf)
+            }
+
+            fn x(inp: &Inputs) -> &[Self::Src] {
+                &inp.$lhs
+            }
+        }
+    )+};
+}
+
+layered_qai4c32p! {
+    Qsi8d32pQai4c32p in qsi8d32p_qai4c32p: lhs;
+    F16Qsi8d32pQai4c32p in f16_qsi8d32p_qai4c32p: lhs_f16;
+}
+
 impl Layered for qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p {
     fn layer<'w>(s: &Shape, bl: usize, inp: &Inputs, buf: &'w mut [u8]) -> qgemm::Result<Linear<'w, Self>> {
         let row = s.k / bl * raw_block_bytes(bl);
@@ -886,6 +946,8 @@ fn main(_x0: u64, _x1: u64, _x2: u64, _x3: u64) -> ! {
     check_family::<f16_qai8dxp_qsi8cxp::F16Qai8dxpQsi8cxp>(cpu, b, &mut t);
     check_family::<bf16_qai8dxp_qsi4cxp::Bf16Qai8dxpQsi4cxp>(cpu, b, &mut t);
     check_family::<bf16_qai8dxp_qsi4c32p::Bf16Qai8dxpQsi4c32p>(cpu, b, &mut t);
+    check_family::<qsi8d32p_qai4c32p::Qsi8d32pQai4c32p>(cpu, b, &mut t);
+    check_family::<f16_qsi8d32p_qai4c32p::F16Qsi8d32pQai4c32p>(cpu, b, &mut t);
 
     println!("stack high-water per call (bytes below the caller's SP, measured by stack painting):");
     for (tier, (bytes, name)) in TIERS.iter().zip(t.run_stack) {
@@ -922,6 +984,8 @@ fn main(_x0: u64, _x1: u64, _x2: u64, _x3: u64) -> ! {
             multicore_failed += multicore_family::<f16_qai8dxp_qsi8cxp::F16Qai8dxpQsi8cxp>(cpu, b);
             multicore_failed += multicore_family::<bf16_qai8dxp_qsi4cxp::Bf16Qai8dxpQsi4cxp>(cpu, b);
             multicore_failed += multicore_family::<bf16_qai8dxp_qsi4c32p::Bf16Qai8dxpQsi4c32p>(cpu, b);
+            multicore_failed += multicore_family::<qsi8d32p_qai4c32p::Qsi8d32pQai4c32p>(cpu, b);
+            multicore_failed += multicore_family::<f16_qsi8d32p_qai4c32p::F16Qsi8d32pQai4c32p>(cpu, b);
             match multicore::stop() {
                 Ok(()) => defmt::info!("cores 1 to {=usize} powered off (PSCI CPU_OFF)", multicore::CORES - 1),
                 Err(e) => {
