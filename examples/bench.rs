@@ -21,11 +21,11 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use half::{bf16, f16};
-use qgemm::lhs::{qai8dxp, qsi8d32p};
+use qgemm::lhs::{qai8dxp, qsi8d32p, qsi8d32pscalef32};
 use qgemm::op::Operator;
 use qgemm::rhs::qsi4c32p::BlockScales;
 use qgemm::rhs::qsi8cxp::{self, Int8Source};
-use qgemm::rhs::{Int4Encoding, Int4Source, qsi4c32p, qsi4c32pscalef16, qsi4cxp};
+use qgemm::rhs::{Int4Encoding, Int4Source, qai4c32p, qsi4c32p, qsi4c32pscalef16, qsi4cxp};
 use qgemm::{CpuFeatures, Element, Family, Kernel, MatmulArgs, Packing, Tier};
 
 struct Opts {
@@ -114,6 +114,9 @@ struct Inputs {
     w8: Vec<i8>,
     scale_f32: Vec<f32>,
     scale_bf16: Vec<bf16>,
+    /// Per-block f32 scales and offsets (`qai4c32p`).
+    block_f32: Vec<f32>,
+    block_zero: Vec<f32>,
     q4_0: Vec<u8>,
     bias: Vec<f32>,
 }
@@ -124,6 +127,7 @@ impl Inputs {
         let mut r = Rng(0x5eed);
         let nb = k / bl;
         let ggml = family == "qsi8d32p_qsi4c32p";
+        let asym = family.ends_with("qsi8d32p_qai4c32p");
         let mut q4_0 = Vec::new();
         if ggml {
             let data = random_bytes(&mut r, n * nb * (bl / 2));
@@ -147,6 +151,8 @@ impl Inputs {
             } else {
                 Vec::new()
             },
+            block_f32: if asym { (0..n * nb).map(|_| 0.001 + r.unit() * 0.01).collect() } else { Vec::new() },
+            block_zero: if asym { (0..n * nb).map(|_| r.unit() * 0.1 - 0.05).collect() } else { Vec::new() },
             q4_0,
             bias: (0..n).map(|_| r.unit() - 0.5).collect(),
         }
@@ -238,6 +244,29 @@ half_bench! {
     Bf16Qai8dxpQsi4c32p in bf16_qai8dxp_qsi4c32p: bf16 => quantize_pack_bf16, twin qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p;
 }
 
+/// The asymmetric int4 families: `qai4c32p` weights, the f32 or f16 `qsi8d32pscalef32` packer.
+macro_rules! asym_bench {
+    ($($family:ident in $module:ident: $src:ty => $lhs:ident;)+) => {$(
+        impl Bench for qgemm::$module::$family {
+            fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
+                qgemm::$module::select(cpu, m)
+            }
+            fn pack_lhs(p: &Packing, m: usize, k: usize, bl: usize, x: &[$src], out: &mut [u8]) {
+                qsi8d32pscalef32::$lhs(p, m, k, bl, 0, x, k, out).unwrap();
+            }
+            fn pack_rhs(p: &Packing, n: usize, k: usize, bl: usize, inp: &Inputs, out: &mut [u8]) {
+                qai4c32p::pack(p, n, k, bl, &inp.w4, k / 2, &inp.block_zero, &inp.block_f32, Some(&inp.bias), out)
+                    .unwrap();
+            }
+        }
+    )+};
+}
+
+asym_bench! {
+    Qsi8d32pQai4c32p in qsi8d32p_qai4c32p: f32 => quantize_pack;
+    F16Qsi8d32pQai4c32p in f16_qsi8d32p_qai4c32p: f16 => quantize_pack_f16;
+}
+
 /// One measured kernel call (never inlined, so instruction counters can attribute it).
 #[inline(never)]
 fn run_kernel<F: Family>(
@@ -272,7 +301,7 @@ fn row(cols: &[String]) {
 }
 
 /// Every family's name, for `--family`: a full name selects that family only.
-const FAMILIES: [&str; 8] = [
+const FAMILIES: [&str; 10] = [
     "qai8dxp_qsi4cxp",
     "qai8dxp_qsi4c32p",
     "qsi8d32p_qsi4c32p",
@@ -281,6 +310,8 @@ const FAMILIES: [&str; 8] = [
     "f16_qai8dxp_qsi8cxp",
     "bf16_qai8dxp_qsi4cxp",
     "bf16_qai8dxp_qsi4c32p",
+    "qsi8d32p_qai4c32p",
+    "f16_qsi8d32p_qai4c32p",
 ];
 
 fn bench_family<F: Bench>(o: &Opts, cpu: &CpuFeatures) {
@@ -406,6 +437,8 @@ fn every_family(o: &Opts, cpu: &CpuFeatures) {
     bench_family::<qgemm::f16_qai8dxp_qsi8cxp::F16Qai8dxpQsi8cxp>(o, cpu);
     bench_family::<qgemm::bf16_qai8dxp_qsi4cxp::Bf16Qai8dxpQsi4cxp>(o, cpu);
     bench_family::<qgemm::bf16_qai8dxp_qsi4c32p::Bf16Qai8dxpQsi4c32p>(o, cpu);
+    bench_family::<qgemm::qsi8d32p_qai4c32p::Qsi8d32pQai4c32p>(o, cpu);
+    bench_family::<qgemm::f16_qsi8d32p_qai4c32p::F16Qsi8d32pQai4c32p>(o, cpu);
 }
 
 fn main() {

@@ -76,6 +76,8 @@ fn generated() -> String {
     family_tables::<qgemm::f16_qai8dxp_qsi8cxp::F16Qai8dxpQsi8cxp>(&mut s, qgemm::f16_qai8dxp_qsi8cxp::select);
     family_tables::<qgemm::bf16_qai8dxp_qsi4cxp::Bf16Qai8dxpQsi4cxp>(&mut s, qgemm::bf16_qai8dxp_qsi4cxp::select);
     family_tables::<qgemm::bf16_qai8dxp_qsi4c32p::Bf16Qai8dxpQsi4c32p>(&mut s, qgemm::bf16_qai8dxp_qsi4c32p::select);
+    family_tables::<qgemm::qsi8d32p_qai4c32p::Qsi8d32pQai4c32p>(&mut s, qgemm::qsi8d32p_qai4c32p::select);
+    family_tables::<qgemm::f16_qsi8d32p_qai4c32p::F16Qsi8d32pQai4c32p>(&mut s, qgemm::f16_qsi8d32p_qai4c32p::select);
     s
 }
 
