@@ -6,7 +6,8 @@
 //!
 //! The caller owns every buffer. A matmul is three steps:
 //!
-//! 1. pack the weights once ([`rhs`]),
+//! 1. pack the weights once ([`rhs`]; [`quant`] turns f32, f16 or bf16 weights into a packer's
+//!    raw input),
 //! 2. quantize and pack the activations on every call ([`lhs`]),
 //! 3. run a [`Kernel`] of the family on the packed operands.
 //!
@@ -62,6 +63,7 @@ pub mod lhs;
 pub mod matmul;
 pub mod op;
 mod packing;
+pub mod quant;
 pub mod rhs;
 
 pub use cpu::{CpuFeatures, Feature};

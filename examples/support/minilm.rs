@@ -13,6 +13,7 @@ use qgemm::op::{Linear, Operator};
 use qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p;
 use qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp;
 use qgemm::qai8dxp_qsi8cxp::Qai8dxpQsi8cxp;
+use qgemm::qsi8d32p_qai4c32p::Qsi8d32pQai4c32p;
 use qgemm::rhs::qsi4c32p::BlockScales;
 use qgemm::rhs::qsi8cxp::Int8Source;
 use qgemm::rhs::{Int4Encoding, Int4Source};
@@ -166,10 +167,13 @@ pub enum Variant {
     Int8ChannelF16,
     /// bf16 activations and outputs, int4 per-block weights: `bf16_qai8dxp_qsi4c32p`.
     Int4BlockBf16,
+    /// int4 per-block (bl = 32), asymmetric (an f32 scale and offset per block, quantized by
+    /// `qgemm::quant::qai4c32p` with `Method::Fitted`): `qsi8d32p_qai4c32p`.
+    Int4BlockAsym,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 7] = [
+    pub const ALL: [Variant; 8] = [
         Variant::F32,
         Variant::Int4Block,
         Variant::Int4Channel,
@@ -177,6 +181,7 @@ impl Variant {
         Variant::Int4BlockVUpInt8,
         Variant::Int8ChannelF16,
         Variant::Int4BlockBf16,
+        Variant::Int4BlockAsym,
     ];
 
     pub fn name(self) -> &'static str {
@@ -188,6 +193,7 @@ impl Variant {
             Variant::Int4BlockVUpInt8 => "int4 per-block, V and FFN up int8 per-channel",
             Variant::Int8ChannelF16 => "f16 activations, int8 per-channel (f16_qai8dxp_qsi8cxp)",
             Variant::Int4BlockBf16 => "bf16 activations, int4 per-block bl=32 (bf16_qai8dxp_qsi4c32p)",
+            Variant::Int4BlockAsym => "int4 asymmetric per-block bl=32 (qsi8d32p_qai4c32p)",
         }
     }
 }
@@ -249,6 +255,7 @@ pub enum Packed {
     Int8Channel(Vec<u8>),
     Int8ChannelF16(Vec<u8>),
     Int4BlockBf16(Vec<u8>),
+    Int4BlockAsym(Vec<u8>),
 }
 
 /// int4 per-block quantization (bl = 32, bf16 scales) of `d`: the nibbles and the scales.
@@ -310,6 +317,15 @@ impl Packed {
             }
             Variant::Int8Channel => Packed::Int8Channel(int8_channel!(Qai8dxpQsi8cxp)),
             Variant::Int8ChannelF16 => Packed::Int8ChannelF16(int8_channel!(F16Qai8dxpQsi8cxp)),
+            Variant::Int4BlockAsym => {
+                use qgemm::quant::qai4c32p::{self, Method};
+                let (code_bytes, params) = qai4c32p::sizes(n, k, bl).unwrap();
+                let (mut codes, mut zero, mut scale) = (vec![0u8; code_bytes], vec![0f32; params], vec![0f32; params]);
+                qai4c32p::quantize(Method::Fitted, n, k, bl, &d.w, k, &mut codes, &mut zero, &mut scale).unwrap();
+                let mut buf = vec![0u8; Linear::<Qsi8d32pQai4c32p>::packed_size(n, k, bl).unwrap()];
+                Linear::<Qsi8d32pQai4c32p>::pack(n, k, bl, &codes, k / 2, &zero, &scale, Some(&d.b), &mut buf).unwrap();
+                Packed::Int4BlockAsym(buf)
+            }
             Variant::F32 | Variant::Int4BlockVUpInt8 => unreachable!("not a single-family variant"),
         }
     }
@@ -366,6 +382,9 @@ impl Packed {
             }
             Packed::Int4BlockBf16(w) => {
                 go_half(Linear::<Bf16Qai8dxpQsi4c32p>::from_packed(n, k, 32, w).unwrap(), cpu, m, x, out, scratch)
+            }
+            Packed::Int4BlockAsym(w) => {
+                go(Linear::<Qsi8d32pQai4c32p>::from_packed(n, k, 32, w).unwrap(), cpu, m, x, out, scratch)
             }
         }
     }
