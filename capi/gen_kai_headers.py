@@ -48,6 +48,9 @@ PER_CHANNEL = {"lhs_offset": ("size_t m_idx", "size_t k"), "rhs_offset": ("size_
                "run_head": ("size_t m", "size_t n", "size_t k")}
 PER_BLOCK_RHS = {"lhs_offset": ("size_t m_idx", "size_t k"), "rhs_offset": ("size_t n_idx", "size_t k", "size_t bl"),
                  "run_head": ("size_t m", "size_t n", "size_t k", "size_t bl")}
+PER_BLOCK = {"lhs_offset": ("size_t m_idx", "size_t k", "size_t bl"),
+             "rhs_offset": ("size_t n_idx", "size_t k", "size_t bl"),
+             "run_head": ("size_t m", "size_t n", "size_t k", "size_t bl")}
 FAMILIES = {
     "qai8dxp_qsi4cxp": {
         "dst": "f32", "kai": "qai8dxp_qsi4cxp", **PER_CHANNEL,
@@ -82,10 +85,7 @@ FAMILIES = {
         ],
     },
     "qsi8d32p_qsi4c32p": {
-        "dst": "f32", "kai": "qsi8d32p_qsi4c32p",
-        "lhs_offset": ("size_t m_idx", "size_t k", "size_t bl"),
-        "rhs_offset": ("size_t n_idx", "size_t k", "size_t bl"),
-        "run_head": ("size_t m", "size_t n", "size_t k", "size_t bl"),
+        "dst": "f32", "kai": "qsi8d32p_qsi4c32p", **PER_BLOCK,
         "what": "int4 weights with per-block f16 scales (GGML Q4_0) x int8 activations quantized per block (qsi8d32p)",
         "kernels": [
             "qsi8d32p1x4_qsi4c32p4x4_1x4_neon_dotprod",
@@ -143,6 +143,31 @@ FAMILIES = {
         "kernels": [
             "qai8dxp1x8_qsi4c32p4x8_1x4_neon_dotprod",
             "qai8dxp4x8_qsi4c32p4x8_16x4_neon_i8mm",
+        ],
+    },
+    "qsi8d32p_qai4c32p": {
+        "dst": "f32", "kai": "qsi8d32p_qai4c32p", **PER_BLOCK,
+        "what": "asymmetric int4 weights with an f32 scale and an f32 offset per block (qai4c32p) x int8"
+                " activations quantized per block with f32 scales (qsi8d32pscalef32)",
+        "notes": {k: "KleidiAI declares m == 1 for this kernel (called with m > 1 it writes row 0 only);"
+                     " qgemm computes every row of any m (docs/c-api.md)."
+                  for k in ("qsi8d32p1x4_qai4c32p4x4_1x4_neon_dotprod", "qsi8d32p1x8_qai4c32p4x8_1x4_neon_dotprod")},
+        "kernels": [
+            "qsi8d32p1x4_qai4c32p4x4_1x4_neon_dotprod",
+            "qsi8d32p1x8_qai4c32p4x8_1x4_neon_dotprod",
+            "qsi8d32p4x4_qai4c32p4x4_8x4_neon_dotprod",
+            "qsi8d32p4x8_qai4c32p4x8_8x4_neon_i8mm",
+        ],
+    },
+    "f16_qsi8d32p_qai4c32p": {
+        "dst": "f16", "kai": "qsi8d32p_qai4c32p", **PER_BLOCK,
+        "what": "asymmetric int4 weights with an f32 scale and an f32 offset per block (qai4c32p) x f16"
+                " activations quantized to int8 per block (qsi8d32pscalef32, lhs_quant_pack_qsi8d32pscalef32_f16_neon)",
+        "kernels": [
+            "qsi8d32p1x4_qai4c32p4x4_1x4_neon_dotprod",
+            "qsi8d32p1x8_qai4c32p4x8_1x4_neon_dotprod",
+            "qsi8d32p4x4_qai4c32p4x4_8x4_neon_dotprod",
+            "qsi8d32p4x8_qai4c32p4x8_8x4_neon_i8mm",
         ],
     },
 }
@@ -211,8 +236,10 @@ def family_dir(fam):
 def kernel_header(fam, kernel):
     name = kernel_name(fam, kernel)
     path = f"{family_dir(fam)}/kai_{name}.h"
+    note = FAMILIES[fam].get("notes", {}).get(kernel)
     body = [f"/* KleidiAI kernel {name}: {FAMILIES[fam]['what']}, {FAMILIES[fam]['dst']} output."
-            " qgemm runs it with its own kernels of the same packing (docs/c-api.md). */", ""]
+            " qgemm runs it with its own kernels of the same packing (docs/c-api.md)."
+            + (f" {note}" if note else "") + " */", ""]
     for fn, ret, ps, what in kernel_functions(fam):
         prefix = "kai_run_" if fn == "run_matmul" else f"kai_{fn}_"
         body += [f"/* {what[0].upper() + what[1:]}. */", decl(ret, prefix + name, ps), ""]
@@ -249,8 +276,9 @@ def common_header():
             "/* Element types: bits 8-15 hold the size in bytes. */", "enum kai_datatype {"]
     body += [f"    {n} = 0x{v:04x}," for n, v in DATATYPES[:-1]]
     body += [f"    {DATATYPES[-1][0]} = 0x{DATATYPES[-1][1]:04x}", "};", ""]
-    body += ["/* Parameters of rhs_pack_{nxk,kxn}_qsi4cxp_qs4cxs1s0 and rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0:",
-             " * lhs_zero_point must be 1; rhs_zero_point 8 (unsigned nibbles) or 0 (signed, qsi4cxp only). */",
+    body += ["/* Parameters of rhs_pack_{nxk,kxn}_qsi4cxp_qs4cxs1s0, rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0 and",
+             " * rhs_pack_nxk_qai4c32p_qau4c32s0s1_f32_f32_f32_neon: lhs_zero_point must be 1; rhs_zero_point 8",
+             " * (unsigned nibbles) or 0 (signed, qsi4cxp only). */",
              "struct kai_rhs_pack_qs4cxs1s0_param {", "    int8_t lhs_zero_point;", "    uint8_t rhs_zero_point;", "};", ""]
     for orient in ("nxk", "kxn"):
         body += [f"/* Parameters of rhs_pack_{orient}_qsi4c32p_qsu4c32s1s0: zero points 1 and 8, scale_dt kai_dt_bf16. */",
@@ -333,6 +361,39 @@ FORMATS = {
                              "size_t m_idx_start", "const float* lhs", "size_t lhs_stride", "void* lhs_packed"),
              "packs m rows; lhs points at row 0 of the matrix (row m_idx_start + i is read), lhs_stride in bytes"),
         ]),
+    "qsi8d32pscalef32": lambda name, orient: (
+        "Quantizes f32 activations to int8 per block of bl with an f32 scale and an f32 block sum per row and"
+        " block, and packs them (qsi8d32pscalef32), for the matmul_clamp_f32_qsi8d32p_qai4c32p kernels.", None,
+        lhs_functions(True) + [
+            ("run", "void", ("size_t m", "size_t k", "size_t bl", "size_t mr", "size_t kr", "size_t sr",
+                             "size_t m_idx_start", "const float* lhs", "size_t lhs_stride", "void* lhs_packed"),
+             "packs m rows; lhs points at row 0 of the matrix (row m_idx_start + i is read), lhs_stride in bytes"),
+        ]),
+    "qsi8d32pscalef32_f16": lambda name, orient: (
+        "Quantizes f16 activations to int8 per block of bl with an f32 scale and an f32 block sum per row and"
+        " block, and packs them (qsi8d32pscalef32), for the matmul_clamp_f16_qsi8d32p_qai4c32p kernels. No"
+        " FEAT_FP16 needed.", None, lhs_functions(True, "f16") + [
+            ("run", "void", ("size_t m", "size_t k", "size_t bl", "size_t mr", "size_t kr", "size_t sr",
+                             "size_t m_idx_start", "const void* lhs", "size_t lhs_stride", "void* lhs_packed"),
+             "packs m rows of f16 values; lhs points at row 0 of the matrix (row m_idx_start + i is read),"
+             " lhs_stride in bytes"),
+        ]),
+    "qai4c32p": lambda name, orient: (
+        "Packs asymmetric int4 weights (n rows of k/2 bytes, unsigned s0s1 nibbles) with an f32 scale and an f32"
+        " offset per block of bl, and an f32 bias (qai4c32p).",
+        "#ifndef kai_rhs_pack_nxk_qai4c32p_params\n#define kai_rhs_pack_nxk_qai4c32p_params"
+        " kai_rhs_pack_qs4cxs1s0_param\n#endif", [
+            ("get_rhs_offset", "size_t", ("size_t n_idx", "size_t rhs_stride"), "byte offset of channel n_idx in the raw weights"),
+            ("get_rhs_packed_offset", "size_t", ("size_t n_idx", "size_t k", "size_t nr", "size_t kr", "size_t bl"),
+             "byte offset of the packed tile holding channel n_idx"),
+            ("get_rhs_packed_size", "size_t", ("size_t n", "size_t k", "size_t nr", "size_t kr", "size_t bl"),
+             "bytes of the packed RHS of n channels"),
+            ("run", "void", ("size_t num_groups", "size_t n", "size_t k", "size_t nr", "size_t kr", "size_t sr", "size_t bl",
+                             "const uint8_t* rhs", "const void* zero", "const void* bias", "const void* scale",
+                             "void* rhs_packed", "size_t extra_bytes",
+                             "const struct kai_rhs_pack_nxk_qai4c32p_params* params"),
+             "packs n channels; zero and scale hold n * (k / bl) floats each, bias n floats or NULL"),
+        ]),
     "qsi4cxp": lambda name, orient: (
         f"Packs int4 weights ({ORIENT[orient]} nibbles) with per-channel f32 scales and bias (qsi4cxp).",
         f"#define kai_{name}_params kai_rhs_pack_qs4cxs1s0_param", RHS_COMMON + RHS_SIZES + [
@@ -374,11 +435,14 @@ PACKERS = [
     ("lhs_quant_pack_qai8dxp_f16_neon", "qai8dxp_f16", None),
     ("lhs_quant_pack_qai8dxp_bf16_neon", "qai8dxp_bf16", None),
     ("lhs_quant_pack_qsi8d32p_f32", "qsi8d32p", None),
+    ("lhs_quant_pack_qsi8d32pscalef32_f32_neon", "qsi8d32pscalef32", None),
+    ("lhs_quant_pack_qsi8d32pscalef32_f16_neon", "qsi8d32pscalef32_f16", None),
     ("rhs_pack_nxk_qsi4cxp_qs4cxs1s0", "qsi4cxp", "nxk"),
     ("rhs_pack_kxn_qsi4cxp_qs4cxs1s0", "qsi4cxp", "kxn"),
     ("rhs_pack_nxk_qsi4c32p_qsu4c32s1s0", "qsi4c32p", "nxk"),
     ("rhs_pack_kxn_qsi4c32p_qsu4c32s1s0", "qsi4c32p", "kxn"),
     ("rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0", "qsi4c32pscalef16", "nxk"),
+    ("rhs_pack_nxk_qai4c32p_qau4c32s0s1_f32_f32_f32_neon", "qai4c32p", "nxk"),
     ("rhs_pack_nxk_qsi8cxp_qsi8cx_neon", "qsi8cxp", "nxk"),
     ("rhs_pack_kxn_qsi8cxp_qsi8cx_neon", "qsi8cxp", "kxn"),
 ]

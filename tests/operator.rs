@@ -415,9 +415,11 @@ fn c_operator_digests() -> Vec<(&'static str, u64)> {
     use qgemm::bf16_qai8dxp_qsi4cxp::Bf16Qai8dxpQsi4cxp;
     use qgemm::f16_qai8dxp_qsi4cxp::F16Qai8dxpQsi4cxp;
     use qgemm::f16_qai8dxp_qsi8cxp::F16Qai8dxpQsi8cxp;
+    use qgemm::f16_qsi8d32p_qai4c32p::F16Qsi8d32pQai4c32p;
     use qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p;
     use qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp;
     use qgemm::qai8dxp_qsi8cxp::Qai8dxpQsi8cxp;
+    use qgemm::qsi8d32p_qai4c32p::Qsi8d32pQai4c32p;
     use qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p;
     use qgemm::rhs::qsi4c32p::BlockScales;
     use qgemm::rhs::qsi8cxp::Int8Source;
@@ -435,8 +437,10 @@ fn c_operator_digests() -> Vec<(&'static str, u64)> {
         Qsi4c32p,
         Q4_0,
         Qsi8cxp,
+        Qai4c32p,
     }
     /// `synthetic_problem`'s draws for one family (`rng` seeded `0x5eed0000 + code`).
+    #[derive(Default)]
     struct Problem {
         x32: Vec<f32>,
         x16: Vec<u16>,
@@ -444,11 +448,12 @@ fn c_operator_digests() -> Vec<(&'static str, u64)> {
         bias: Vec<f32>,
         scale: Vec<f32>,
         scale_bf16: Vec<u16>,
+        zero: Vec<f32>,
     }
     let (m, n, k, bl) = C_OP;
     let problem = |code: u32, act: Act, rhs: Rhs| {
         let mut r = CRng(0x5eed_0000 + code);
-        let mut p = Problem { x32: vec![], x16: vec![], w: vec![], bias: vec![], scale: vec![], scale_bf16: vec![] };
+        let mut p = Problem::default();
         for _ in 0..m * k {
             match act {
                 Act::F32 => p.x32.push(r.uniform(-2.0, 2.0)),
@@ -472,6 +477,9 @@ fn c_operator_digests() -> Vec<(&'static str, u64)> {
         p.bias = (0..n).map(|_| r.uniform(-1.0, 1.0)).collect();
         if rhs == Rhs::Qsi4c32p {
             p.scale_bf16 = (0..n * (k / bl)).map(|_| (r.uniform(0.01, 0.1).to_bits() >> 16) as u16).collect();
+        } else if rhs == Rhs::Qai4c32p {
+            p.scale = (0..n * (k / bl)).map(|_| r.uniform(0.01, 0.1)).collect();
+            p.zero = (0..n * (k / bl)).map(|_| r.uniform(-0.1, 0.1)).collect();
         } else {
             p.scale = (0..n).map(|_| r.uniform(0.01, 0.1)).collect();
         }
@@ -509,6 +517,15 @@ fn c_operator_digests() -> Vec<(&'static str, u64)> {
             out.push(($name, op_digest(&layer, &$x(&p))));
         }};
     }
+    macro_rules! asymmetric {
+        ($name:literal, $fam:ty, $code:expr, $act:expr, $x:expr) => {{
+            let p = problem($code, $act, Rhs::Qai4c32p);
+            let mut buf = vec![0u8; Linear::<$fam>::packed_size(n, k, bl).unwrap()];
+            let layer =
+                Linear::<$fam>::pack(n, k, bl, &p.w, k / 2, &p.zero, &p.scale, Some(&p.bias), &mut buf).unwrap();
+            out.push(($name, op_digest(&layer, &$x(&p))));
+        }};
+    }
     let x32 = |p: &Problem| p.x32.clone();
     let x16 = |p: &Problem| f16s(&p.x16);
     let xb16 = |p: &Problem| bf16s(&p.x16);
@@ -526,6 +543,8 @@ fn c_operator_digests() -> Vec<(&'static str, u64)> {
     per_channel8!("f16_qai8dxp_qsi8cxp", F16Qai8dxpQsi8cxp, 5, Act::F16, x16);
     per_channel4!("bf16_qai8dxp_qsi4cxp", Bf16Qai8dxpQsi4cxp, 6, Act::Bf16, xb16);
     per_block!("bf16_qai8dxp_qsi4c32p", Bf16Qai8dxpQsi4c32p, 7, Act::Bf16, xb16);
+    asymmetric!("qsi8d32p_qai4c32p", Qsi8d32pQai4c32p, 8, Act::F32, x32);
+    asymmetric!("f16_qsi8d32p_qai4c32p", F16Qsi8d32pQai4c32p, 9, Act::F16, x16);
     out
 }
 

@@ -1,6 +1,7 @@
 /* Bare-metal C image: links libqgemm_capi.a (aarch64-unknown-none) with no libc, runs matmuls through
- * layer 2 (KleidiAI's API) and layer 1 (qgemm.h) (the int4 and int8 f32 families, and each f16/bf16
- * family), checks them, and exits through semihosting with status 0 only if every check passed.
+ * layer 2 (KleidiAI's API) and layer 1 (qgemm.h) (the int4 and int8 f32 families, each f16/bf16
+ * family, and both asymmetric int4 families), checks them, and exits through semihosting with status
+ * 0 only if every check passed.
  * Startup (stack, FP/SIMD, MMU) is in start.S. */
 #include <stddef.h>
 #include <stdint.h>
@@ -17,6 +18,11 @@
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsi4c32p_qsu4c32s1s0.h"
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsi4cxp_qs4cxs1s0.h"
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsi8cxp_qsi8cx_neon.h"
+#include "kai/ukernels/matmul/matmul_clamp_f16_qsi8d32p_qai4c32p/kai_matmul_clamp_f16_qsi8d32p1x4_qai4c32p4x4_1x4_neon_dotprod.h"
+#include "kai/ukernels/matmul/matmul_clamp_f32_qsi8d32p_qai4c32p/kai_matmul_clamp_f32_qsi8d32p4x8_qai4c32p4x8_8x4_neon_i8mm.h"
+#include "kai/ukernels/matmul/pack/kai_lhs_quant_pack_qsi8d32pscalef32_f16_neon.h"
+#include "kai/ukernels/matmul/pack/kai_lhs_quant_pack_qsi8d32pscalef32_f32_neon.h"
+#include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qai4c32p_qau4c32s0s1_f32_f32_f32_neon.h"
 #include "qgemm.h"
 #include "semihosting.h"
 
@@ -375,6 +381,117 @@ static void families_16bit(void) {
     }
 }
 
+/* ---- the asymmetric int4 families (qai4c32p weights, qsi8d32pscalef32 activations), f32 and f16:
+ * one KleidiAI kernel of each through layer 2, then layer 1 with exactly that packing. Weights: every
+ * code 9 (value 1) at scale 0.25 and offset 0.25 per block, so every weight is 0.5 and the rows of
+ * 1.0 and 0.25 give 32 and 8 again. */
+
+static float qai_zero[N * (K / BL)], qai_scale[N * (K / BL)];
+
+static qgemm_packing layer2_qai4c32p_f32(void) {
+    const qgemm_packing p = PACKING(f32_qsi8d32p4x8_qai4c32p4x8_8x4_neon_i8mm);
+    struct kai_rhs_pack_nxk_qai4c32p_params params = {.lhs_zero_point = 1, .rhs_zero_point = 8};
+    kai_run_rhs_pack_nxk_qai4c32p_qau4c32s0s1_f32_f32_f32_neon(1, N, K, p.nr, p.kr, p.sr, BL, weights, qai_zero, NULL,
+                                                                qai_scale, rhs_packed, 0, &params);
+    kai_run_lhs_quant_pack_qsi8d32pscalef32_f32_neon(M, K, BL, p.mr, p.kr, p.sr, 0, lhs, K * sizeof(float), lhs_packed);
+    KAI(run, f32_qsi8d32p4x8_qai4c32p4x8_8x4_neon_i8mm)(M, N, K, BL, lhs_packed, rhs_packed, dst2, N * sizeof(float),
+                                                        sizeof(float), no_min, no_max);
+    return p;
+}
+
+static qgemm_packing layer2_qai4c32p_f16(void) {
+    const qgemm_packing p = PACKING(f16_qsi8d32p1x4_qai4c32p4x4_1x4_neon_dotprod);
+    struct kai_rhs_pack_nxk_qai4c32p_params params = {.lhs_zero_point = 1, .rhs_zero_point = 8};
+    kai_run_rhs_pack_nxk_qai4c32p_qau4c32s0s1_f32_f32_f32_neon(1, N, K, p.nr, p.kr, p.sr, BL, weights, qai_zero, NULL,
+                                                                qai_scale, rhs_packed, 0, &params);
+    kai_run_lhs_quant_pack_qsi8d32pscalef32_f16_neon(M, K, BL, p.mr, p.kr, p.sr, 0, lhs16, K * 2, lhs_packed);
+    KAI(run, f16_qsi8d32p1x4_qai4c32p4x4_1x4_neon_dotprod)(M, N, K, BL, lhs_packed, rhs_packed, dst16_2, N * 2, 2,
+                                                           no_min, no_max);
+    return p;
+}
+
+static const struct {
+    const char* name;
+    uint32_t code;
+    int f16; /* f16 activations and outputs; else f32 */
+    qgemm_packing (*layer2)(void);
+} families_qai4c32p[] = {
+    {"qsi8d32p_qai4c32p", QGEMM_FAMILY_QSI8D32P_QAI4C32P, 0, layer2_qai4c32p_f32},
+    {"f16_qsi8d32p_qai4c32p", QGEMM_FAMILY_F16_QSI8D32P_QAI4C32P, 1, layer2_qai4c32p_f16},
+};
+
+static void families_asymmetric(void) {
+    for (size_t i = 0; i < N * (K / BL); i++) qai_zero[i] = 0.25f, qai_scale[i] = 0.25f;
+    for (size_t i = 0; i < K; i++) {
+        lhs16[i] = 0x3c00;     /* 1.0 */
+        lhs16[K + i] = 0x3400; /* 0.25 */
+    }
+    uint32_t features = 0;
+    check(qgemm_cpu_detect(&features) == QGEMM_OK, "asymmetric int4 families: qgemm_cpu_detect");
+    for (size_t f = 0; f < sizeof families_qai4c32p / sizeof families_qai4c32p[0]; f++) {
+        const int f16 = families_qai4c32p[f].f16;
+        sh_puts("  ");
+        sh_puts(families_qai4c32p[f].name);
+        sh_puts("\n");
+        const qgemm_packing p = families_qai4c32p[f].layer2();
+        int ok = 1;
+        for (size_t i = 0; i < M * N; i++)
+            ok &= near(f16 ? half_to_f32(dst16_2[i], 0) : dst2[i], i < N ? 32.0f : 8.0f);
+        check(ok, "layer 2: kai_run_rhs_pack_nxk_qai4c32p_..., lhs_quant_pack_qsi8d32pscalef32 and one kai_* kernel"
+                  " = hand result");
+
+        qgemm_kernel kernel = {0, 0};
+        qgemm_kernel_info info;
+        size_t count = 0;
+        int found = 0;
+        check(qgemm_kernel_count(families_qai4c32p[f].code, &count) == QGEMM_OK, "layer 1: qgemm_kernel_count");
+        for (size_t i = 0; i < count && !found; i++) {
+            bool yes = false;
+            if (qgemm_kernel_at(families_qai4c32p[f].code, i, &kernel) == QGEMM_OK &&
+                qgemm_kernel_get_info(kernel, &info) == QGEMM_OK &&
+                qgemm_kernel_is_available(kernel, features, &yes) == QGEMM_OK && yes && info.packing.mr == p.mr &&
+                info.packing.nr == p.nr && info.packing.kr == p.kr && info.packing.sr == p.sr)
+                found = 1;
+        }
+        check(found, "layer 1: a kernel of the layer-2 packing");
+        if (!found) continue;
+        sh_puts("    layer 1 kernel: ");
+        sh_puts(info.name);
+        sh_puts("\n");
+        size_t l1 = 0, r1 = 0;
+        qgemm_status s = qgemm_lhs_qsi8d32pscalef32_packed_size(&info.packing, M, K, BL, &l1);
+        if (s == QGEMM_OK) s = qgemm_rhs_qai4c32p_packed_size(&info.packing, N, K, BL, &r1);
+        check(s == QGEMM_OK && l1 <= sizeof lhs_packed1 && r1 <= sizeof rhs_packed1, "layer 1: packed sizes fit");
+        if (s != QGEMM_OK || l1 > sizeof lhs_packed1 || r1 > sizeof rhs_packed1) continue;
+        s = qgemm_rhs_qai4c32p_pack(&info.packing, N, K, BL, weights, sizeof weights, K / 2, qai_zero, N * (K / BL),
+                                    qai_scale, N * (K / BL), NULL, 0, rhs_packed1, r1);
+        check(s == QGEMM_OK, "layer 1: qgemm_rhs_qai4c32p_pack");
+        s = f16 ? qgemm_lhs_qsi8d32pscalef32_quantize_pack_f16(&info.packing, M, K, BL, 0, lhs16, M * K, K, lhs_packed1,
+                                                               l1)
+                : qgemm_lhs_qsi8d32pscalef32_quantize_pack(&info.packing, M, K, BL, 0, lhs, M * K, K, lhs_packed1, l1);
+        check(s == QGEMM_OK, "layer 1: qgemm_lhs_qsi8d32pscalef32_quantize_pack(_f16)");
+        qgemm_matmul_args args = {.m = M, .n = N, .k = K, .bl = BL, .dst_stride_row = N,
+                                  .clamp_min = no_min, .clamp_max = no_max};
+        int same = 1;
+        if (f16) {
+            check(qgemm_kernel_run_u16(kernel, features, lhs_packed1, l1, rhs_packed1, r1, dst16_1, M * N, &args) ==
+                      QGEMM_OK,
+                  "layer 1: qgemm_kernel_run_u16");
+            for (size_t i = 0; i < M * N; i++) same &= dst16_1[i] == dst16_2[i];
+        } else {
+            check(qgemm_kernel_run(kernel, features, lhs_packed1, l1, rhs_packed1, r1, dst1, M * N, &args) == QGEMM_OK,
+                  "layer 1: qgemm_kernel_run");
+            for (size_t i = 0; i < M * N; i++) {
+                uint32_t a, b;
+                __builtin_memcpy(&a, &dst1[i], 4);
+                __builtin_memcpy(&b, &dst2[i], 4);
+                same &= a == b;
+            }
+        }
+        check(same, "layer 1: output = layer 2 output, bit for bit");
+    }
+}
+
 int main(void) {
     sh_puts("baremetal-c: qgemm C API on bare metal\n");
     for (size_t i = 0; i < sizeof weights; i++) weights[i] = 0x99;
@@ -391,6 +508,7 @@ int main(void) {
     layer1();
     int8_family();
     families_16bit();
+    families_asymmetric();
     sh_puts(failures ? "baremetal-c: FAILED\n" : "baremetal-c: all checks passed\n");
     return failures ? 1 : 0;
 }

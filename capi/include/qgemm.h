@@ -37,6 +37,15 @@
 // `bf16_qai8dxp_qsi4c32p`: bf16 activations and outputs, int4 weights with per-block bf16 scales.
 #define QGEMM_FAMILY_BF16_QAI8DXP_QSI4C32P 7
 
+// `qsi8d32p_qai4c32p`: asymmetric int4 weights with an f32 scale and an f32 offset per block
+// (`qai4c32p`, GGML `Q4_1`-like) × int8 per-block activations with f32 scales
+// (`qsi8d32pscalef32`).
+#define QGEMM_FAMILY_QSI8D32P_QAI4C32P 8
+
+// `f16_qsi8d32p_qai4c32p`: f16 activations and outputs, the weights and arithmetic of
+// `qsi8d32p_qai4c32p`.
+#define QGEMM_FAMILY_F16_QSI8D32P_QAI4C32P 9
+
 // Tier of a kernel: portable Rust.
 #define QGEMM_TIER_SCALAR 0
 
@@ -107,7 +116,7 @@ typedef enum qgemm_status {
   QGEMM_ERROR_UNSUPPORTED = 6,
   // Clamp bounds with `min > max` or a NaN.
   QGEMM_ERROR_INVALID_CLAMP = 7,
-  // NaN or infinity in an input (activations, scales, bias).
+  // NaN or infinity in an input (activations, scales, offsets, bias).
   QGEMM_ERROR_NON_FINITE = 8,
   // A quantization scale does not fit its storage type (f16).
   QGEMM_ERROR_SCALE_OVERFLOW = 9,
@@ -434,8 +443,9 @@ enum qgemm_status qgemm_kernel_run(struct qgemm_kernel kernel,
 // As `qgemm_kernel_run`, for a kernel whose output is f16 or bf16: `dst`, `dst_len`
 // `uint16_t` elements receive the values' bit patterns. A kernel with f32 output:
 // `QGEMM_ERROR_WRONG_DST_TYPE` (use `qgemm_kernel_run`). The 16-bit families:
-// `QGEMM_FAMILY_F16_QAI8DXP_QSI4CXP`, `QGEMM_FAMILY_F16_QAI8DXP_QSI8CXP` (f16) and
-// `QGEMM_FAMILY_BF16_QAI8DXP_QSI4CXP`, `QGEMM_FAMILY_BF16_QAI8DXP_QSI4C32P` (bf16);
+// `QGEMM_FAMILY_F16_QAI8DXP_QSI4CXP`, `QGEMM_FAMILY_F16_QAI8DXP_QSI8CXP`,
+// `QGEMM_FAMILY_F16_QSI8D32P_QAI4C32P` (f16) and `QGEMM_FAMILY_BF16_QAI8DXP_QSI4CXP`,
+// `QGEMM_FAMILY_BF16_QAI8DXP_QSI4C32P` (bf16);
 // `args->clamp_min`/`clamp_max` stay f32 (the clamp is applied before the conversion).
 //
 // # Safety
@@ -580,6 +590,74 @@ enum qgemm_status qgemm_lhs_qsi8d32p_quantize_pack(const struct qgemm_packing *p
                                                    uint8_t *lhs_packed,
                                                    size_t lhs_packed_len);
 
+// Writes the bytes of a `qsi8d32pscalef32` packed LHS (the activations of the
+// `qsi8d32p_qai4c32p` families) of `m` rows, depth `k`, block length `bl`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_lhs_qsi8d32pscalef32_packed_size(const struct qgemm_packing *packing,
+                                                         size_t m,
+                                                         size_t k,
+                                                         size_t bl,
+                                                         size_t *out);
+
+// Writes the byte offset of the `qsi8d32pscalef32` tile holding row `m_idx` (a multiple of
+// `mr`).
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_lhs_qsi8d32pscalef32_packed_offset(const struct qgemm_packing *packing,
+                                                           size_t m_idx,
+                                                           size_t k,
+                                                           size_t bl,
+                                                           size_t *out);
+
+// Quantizes and packs `m` rows of f32 activations in blocks of `bl` with an f32 scale and an
+// f32 block sum per row and block (`qsi8d32pscalef32`, for `QGEMM_FAMILY_QSI8D32P_QAI4C32P`;
+// KleidiAI's `lhs_quant_pack_qsi8d32pscalef32_f32_neon`, ties to even); buffers as in
+// `qgemm_lhs_qai8dxp_quantize_pack` (`lhs` starts at the first row to pack, `lhs_stride` in
+// elements). A block whose sum of dequantized values overflows f32:
+// `QGEMM_ERROR_SCALE_OVERFLOW`; NaN or infinite activations: `QGEMM_ERROR_NON_FINITE`; nothing
+// written.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_lhs_qsi8d32pscalef32_quantize_pack(const struct qgemm_packing *packing,
+                                                           size_t m,
+                                                           size_t k,
+                                                           size_t bl,
+                                                           size_t m_idx_start,
+                                                           const float *lhs,
+                                                           size_t lhs_len,
+                                                           size_t lhs_stride,
+                                                           uint8_t *lhs_packed,
+                                                           size_t lhs_packed_len);
+
+// As `qgemm_lhs_qsi8d32pscalef32_quantize_pack`, from f16 activations given as `uint16_t` bit
+// patterns, for `QGEMM_FAMILY_F16_QSI8D32P_QAI4C32P` (KleidiAI's
+// `lhs_quant_pack_qsi8d32pscalef32_f16_neon`, ties away from zero; no FEAT_FP16 needed).
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_lhs_qsi8d32pscalef32_quantize_pack_f16(const struct qgemm_packing *packing,
+                                                               size_t m,
+                                                               size_t k,
+                                                               size_t bl,
+                                                               size_t m_idx_start,
+                                                               const uint16_t *lhs,
+                                                               size_t lhs_len,
+                                                               size_t lhs_stride,
+                                                               uint8_t *lhs_packed,
+                                                               size_t lhs_packed_len);
+
 // Writes the bytes of a `qsi4cxp` packed RHS of `n` channels, depth `k`, to `*out`.
 //
 // # Safety
@@ -712,6 +790,61 @@ enum qgemm_status qgemm_rhs_qsi4c32pscalef16_pack(const struct qgemm_packing *pa
                                                   size_t rhs_stride,
                                                   uint8_t *rhs_packed,
                                                   size_t rhs_packed_len);
+
+// Writes the bytes of a `qai4c32p` packed RHS of `n` channels, depth `k`, block length `bl`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_rhs_qai4c32p_packed_size(const struct qgemm_packing *packing,
+                                                 size_t n,
+                                                 size_t k,
+                                                 size_t bl,
+                                                 size_t *out);
+
+// Writes the byte offset of the `qai4c32p` tile holding channel `n_idx` (a multiple of `nr`).
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_rhs_qai4c32p_packed_offset(const struct qgemm_packing *packing,
+                                                   size_t n_idx,
+                                                   size_t k,
+                                                   size_t bl,
+                                                   size_t *out);
+
+// Packs `n` channels of asymmetric int4 weights with an f32 scale and an f32 offset per block
+// of `bl` depths (`qai4c32p`, GGML `Q4_1`-like: block `b` of channel `c` is
+// `(u - 8) * scale[c][b] + zero[c][b]`).
+//
+// * `rhs`, `rhs_len` bytes: `n` rows `rhs_stride` bytes apart (`>= k/2`), two depths per byte
+//   in s0s1 order (depth `2i` in the high nibble of byte `i`, `2i + 1` in the low one),
+//   unsigned nibbles `u`.
+// * `zero`, `zero_len` and `scale`, `scale_len` floats: `n * (k/bl)` each, dense
+//   (`[c * (k/bl) + b]`). `bias`, `bias_len`: `n` floats or `bias = NULL` (zeros). All finite.
+// * `rhs_packed`, `rhs_packed_len` bytes: at least `qgemm_rhs_qai4c32p_packed_size`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_rhs_qai4c32p_pack(const struct qgemm_packing *packing,
+                                          size_t n,
+                                          size_t k,
+                                          size_t bl,
+                                          const uint8_t *rhs,
+                                          size_t rhs_len,
+                                          size_t rhs_stride,
+                                          const float *zero,
+                                          size_t zero_len,
+                                          const float *scale,
+                                          size_t scale_len,
+                                          const float *bias,
+                                          size_t bias_len,
+                                          uint8_t *rhs_packed,
+                                          size_t rhs_packed_len);
 
 // Writes the bytes of a `qsi8cxp` packed RHS of `n` channels, depth `k`, to `*out`.
 //

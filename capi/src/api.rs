@@ -38,14 +38,16 @@ use qgemm::bf16_qai8dxp_qsi4c32p::{self, Bf16Qai8dxpQsi4c32p};
 use qgemm::bf16_qai8dxp_qsi4cxp::{self, Bf16Qai8dxpQsi4cxp};
 use qgemm::f16_qai8dxp_qsi4cxp::{self, F16Qai8dxpQsi4cxp};
 use qgemm::f16_qai8dxp_qsi8cxp::{self, F16Qai8dxpQsi8cxp};
-use qgemm::lhs::{qai8dxp, qsi8d32p};
+use qgemm::f16_qsi8d32p_qai4c32p::{self, F16Qsi8d32pQai4c32p};
+use qgemm::lhs::{qai8dxp, qsi8d32p, qsi8d32pscalef32};
 use qgemm::qai8dxp_qsi4c32p::{self, Qai8dxpQsi4c32p};
 use qgemm::qai8dxp_qsi4cxp::{self, Qai8dxpQsi4cxp};
 use qgemm::qai8dxp_qsi8cxp::{self, Qai8dxpQsi8cxp};
+use qgemm::qsi8d32p_qai4c32p::{self, Qsi8d32pQai4c32p};
 use qgemm::qsi8d32p_qsi4c32p::{self, Qsi8d32pQsi4c32p};
 use qgemm::rhs::qsi4c32p::BlockScales;
 use qgemm::rhs::qsi8cxp::{self, Int8Source};
-use qgemm::rhs::{Int4Encoding, Int4Source, Layout, qsi4c32p, qsi4c32pscalef16, qsi4cxp};
+use qgemm::rhs::{Int4Encoding, Int4Source, Layout, qai4c32p, qsi4c32p, qsi4c32pscalef16, qsi4cxp};
 use qgemm::{Clamp, CpuFeatures, Family, Kernel, MatmulArgs, Packing, Tier};
 
 use crate::status::qgemm_status;
@@ -266,6 +268,13 @@ pub const QGEMM_FAMILY_F16_QAI8DXP_QSI8CXP: u32 = 5;
 pub const QGEMM_FAMILY_BF16_QAI8DXP_QSI4CXP: u32 = 6;
 /// `bf16_qai8dxp_qsi4c32p`: bf16 activations and outputs, int4 weights with per-block bf16 scales.
 pub const QGEMM_FAMILY_BF16_QAI8DXP_QSI4C32P: u32 = 7;
+/// `qsi8d32p_qai4c32p`: asymmetric int4 weights with an f32 scale and an f32 offset per block
+/// (`qai4c32p`, GGML `Q4_1`-like) × int8 per-block activations with f32 scales
+/// (`qsi8d32pscalef32`).
+pub const QGEMM_FAMILY_QSI8D32P_QAI4C32P: u32 = 8;
+/// `f16_qsi8d32p_qai4c32p`: f16 activations and outputs, the weights and arithmetic of
+/// `qsi8d32p_qai4c32p`.
+pub const QGEMM_FAMILY_F16_QSI8D32P_QAI4C32P: u32 = 9;
 
 /// The families of layer 1, one row each, in code order:
 ///
@@ -285,6 +294,8 @@ macro_rules! families {
             (QGEMM_FAMILY_F16_QAI8DXP_QSI8CXP, "f16_qai8dxp_qsi8cxp", F16Qai8dxpQsi8cxp, f16_qai8dxp_qsi8cxp::select, qai8dxp, f16)
             (QGEMM_FAMILY_BF16_QAI8DXP_QSI4CXP, "bf16_qai8dxp_qsi4cxp", Bf16Qai8dxpQsi4cxp, bf16_qai8dxp_qsi4cxp::select, qai8dxp, bf16)
             (QGEMM_FAMILY_BF16_QAI8DXP_QSI4C32P, "bf16_qai8dxp_qsi4c32p", Bf16Qai8dxpQsi4c32p, bf16_qai8dxp_qsi4c32p::select, qai8dxp, bf16)
+            (QGEMM_FAMILY_QSI8D32P_QAI4C32P, "qsi8d32p_qai4c32p", Qsi8d32pQai4c32p, qsi8d32p_qai4c32p::select, qsi8d32pscalef32, f32)
+            (QGEMM_FAMILY_F16_QSI8D32P_QAI4C32P, "f16_qsi8d32p_qai4c32p", F16Qsi8d32pQai4c32p, f16_qsi8d32p_qai4c32p::select, qsi8d32pscalef32, f16)
         }
     };
 }
@@ -812,8 +823,9 @@ pub unsafe extern "C" fn qgemm_kernel_run(
 /// As `qgemm_kernel_run`, for a kernel whose output is f16 or bf16: `dst`, `dst_len`
 /// `uint16_t` elements receive the values' bit patterns. A kernel with f32 output:
 /// `QGEMM_ERROR_WRONG_DST_TYPE` (use `qgemm_kernel_run`). The 16-bit families:
-/// `QGEMM_FAMILY_F16_QAI8DXP_QSI4CXP`, `QGEMM_FAMILY_F16_QAI8DXP_QSI8CXP` (f16) and
-/// `QGEMM_FAMILY_BF16_QAI8DXP_QSI4CXP`, `QGEMM_FAMILY_BF16_QAI8DXP_QSI4C32P` (bf16);
+/// `QGEMM_FAMILY_F16_QAI8DXP_QSI4CXP`, `QGEMM_FAMILY_F16_QAI8DXP_QSI8CXP`,
+/// `QGEMM_FAMILY_F16_QSI8D32P_QAI4C32P` (f16) and `QGEMM_FAMILY_BF16_QAI8DXP_QSI4CXP`,
+/// `QGEMM_FAMILY_BF16_QAI8DXP_QSI4C32P` (bf16);
 /// `args->clamp_min`/`clamp_max` stay f32 (the clamp is applied before the conversion).
 ///
 /// # Safety
@@ -1097,6 +1109,146 @@ pub unsafe extern "C" fn qgemm_lhs_qsi8d32p_quantize_pack(
     })
 }
 
+/// Writes the bytes of a `qsi8d32pscalef32` packed LHS (the activations of the
+/// `qsi8d32p_qai4c32p` families) of `m` rows, depth `k`, block length `bl`.
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn qgemm_lhs_qsi8d32pscalef32_packed_size(
+    packing: *const qgemm_packing,
+    m: usize,
+    k: usize,
+    bl: usize,
+    out: *mut usize,
+) -> qgemm_status {
+    // SAFETY: `packing` and `out` as this function's contract says.
+    unsafe { packing_query(packing, out, |p| qsi8d32pscalef32::packed_size(m, k, bl, p)) }
+}
+
+/// Writes the byte offset of the `qsi8d32pscalef32` tile holding row `m_idx` (a multiple of
+/// `mr`).
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn qgemm_lhs_qsi8d32pscalef32_packed_offset(
+    packing: *const qgemm_packing,
+    m_idx: usize,
+    k: usize,
+    bl: usize,
+    out: *mut usize,
+) -> qgemm_status {
+    // SAFETY: `packing` and `out` as this function's contract says.
+    unsafe { packing_query(packing, out, |p| qsi8d32pscalef32::packed_offset(m_idx, k, bl, p)) }
+}
+
+/// The core's `qsi8d32pscalef32` packer of activations of type `T` (`quantize_pack`,
+/// `quantize_pack_f16`).
+type BlockPacker<T> = fn(&Packing, usize, usize, usize, usize, &[T], usize, &mut [u8]) -> qgemm::Result<()>;
+
+/// The body of `qgemm_lhs_qsi8d32pscalef32_quantize_pack` and `_f16`: `lhs` holds `lhs_len`
+/// elements of the C type `C` (`float`, or `uint16_t` bit patterns), read as the core's `T`,
+/// quantized and packed with `packer`.
+///
+/// (The two C functions are written out, not generated by a macro: cbindgen declares only
+/// functions it sees in the source.)
+///
+/// # Safety
+///
+/// As the two C functions: every pointer argument is null or valid for the reads or writes
+/// of the length given with it.
+#[allow(clippy::too_many_arguments)]
+unsafe fn quantize_pack_blocks<T: DstElem, C: CElem>(
+    packer: BlockPacker<T>,
+    packing: *const qgemm_packing,
+    (m, k, bl, m_idx_start): (usize, usize, usize, usize),
+    lhs: *const C,
+    lhs_len: usize,
+    lhs_stride: usize,
+    lhs_packed: *mut u8,
+    lhs_packed_len: usize,
+) -> qgemm_status {
+    status(|| {
+        // SAFETY: `packing` is null or valid for a read (this function's contract).
+        let p = unsafe { packing_in(packing) }?;
+        // A cast only: `dst_as` accepts it where `T` travels as `C` (size, alignment, every bit
+        // pattern valid), which each caller's pair does.
+        let lhs = dst_as::<T, C>(lhs.cast_mut())?.cast_const();
+        // SAFETY: `lhs` is null or valid for `lhs_len` reads of `C` (this function's contract),
+        // which are `lhs_len` valid `T` (`dst_as` above).
+        let (src, src_span) = unsafe { input(lhs, lhs_len) }?;
+        // SAFETY: `lhs_packed` is null or valid for `lhs_packed_len` writes (this function's
+        // contract); `output` checks that it does not overlap `lhs`.
+        let out = unsafe { output(lhs_packed, lhs_packed_len, &[src_span]) }?;
+        Ok(packer(&p, m, k, bl, m_idx_start, src, lhs_stride, out)?)
+    })
+}
+
+/// Quantizes and packs `m` rows of f32 activations in blocks of `bl` with an f32 scale and an
+/// f32 block sum per row and block (`qsi8d32pscalef32`, for `QGEMM_FAMILY_QSI8D32P_QAI4C32P`;
+/// KleidiAI's `lhs_quant_pack_qsi8d32pscalef32_f32_neon`, ties to even); buffers as in
+/// `qgemm_lhs_qai8dxp_quantize_pack` (`lhs` starts at the first row to pack, `lhs_stride` in
+/// elements). A block whose sum of dequantized values overflows f32:
+/// `QGEMM_ERROR_SCALE_OVERFLOW`; NaN or infinite activations: `QGEMM_ERROR_NON_FINITE`; nothing
+/// written.
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn qgemm_lhs_qsi8d32pscalef32_quantize_pack(
+    packing: *const qgemm_packing,
+    m: usize,
+    k: usize,
+    bl: usize,
+    m_idx_start: usize,
+    lhs: *const f32,
+    lhs_len: usize,
+    lhs_stride: usize,
+    lhs_packed: *mut u8,
+    lhs_packed_len: usize,
+) -> qgemm_status {
+    let packer: BlockPacker<f32> = qsi8d32pscalef32::quantize_pack;
+    let shape = (m, k, bl, m_idx_start);
+    // SAFETY: this function's contract is `quantize_pack_blocks`'s.
+    unsafe { quantize_pack_blocks(packer, packing, shape, lhs, lhs_len, lhs_stride, lhs_packed, lhs_packed_len) }
+}
+
+/// As `qgemm_lhs_qsi8d32pscalef32_quantize_pack`, from f16 activations given as `uint16_t` bit
+/// patterns, for `QGEMM_FAMILY_F16_QSI8D32P_QAI4C32P` (KleidiAI's
+/// `lhs_quant_pack_qsi8d32pscalef32_f16_neon`, ties away from zero; no FEAT_FP16 needed).
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn qgemm_lhs_qsi8d32pscalef32_quantize_pack_f16(
+    packing: *const qgemm_packing,
+    m: usize,
+    k: usize,
+    bl: usize,
+    m_idx_start: usize,
+    lhs: *const u16,
+    lhs_len: usize,
+    lhs_stride: usize,
+    lhs_packed: *mut u8,
+    lhs_packed_len: usize,
+) -> qgemm_status {
+    let packer: BlockPacker<f16> = qsi8d32pscalef32::quantize_pack_f16;
+    let shape = (m, k, bl, m_idx_start);
+    // SAFETY: this function's contract is `quantize_pack_blocks`'s.
+    unsafe { quantize_pack_blocks(packer, packing, shape, lhs, lhs_len, lhs_stride, lhs_packed, lhs_packed_len) }
+}
+
 // ---- RHS packers --------------------------------------------------------------------------
 
 /// Raw weights: one row per output channel (`n` rows of `k` values).
@@ -1195,8 +1347,8 @@ unsafe fn optional<'a>(p: *const f32, len: usize) -> Status<(Option<&'a [f32]>, 
     Ok((Some(values), range))
 }
 
-/// The per-channel scales and optional bias of the `qsi4cxp` and `qsi8cxp` packers, and their
-/// byte ranges.
+/// The f32 scales (per channel, or per block for `qai4c32p`) and optional bias of the
+/// `qsi4cxp`, `qsi8cxp` and `qai4c32p` packers, and their byte ranges.
 struct ChannelParams<'a> {
     scale: &'a [f32],
     bias: Option<&'a [f32]>,
@@ -1441,6 +1593,93 @@ pub unsafe extern "C" fn qgemm_rhs_qsi4c32pscalef16_pack(
         // contract); `output` checks that it does not overlap `rhs`.
         let out = unsafe { output(rhs_packed, rhs_packed_len, &[src_span]) }?;
         Ok(qsi4c32pscalef16::pack(&p, n, k, bl, src, rhs_stride, out)?)
+    })
+}
+
+/// Writes the bytes of a `qai4c32p` packed RHS of `n` channels, depth `k`, block length `bl`.
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn qgemm_rhs_qai4c32p_packed_size(
+    packing: *const qgemm_packing,
+    n: usize,
+    k: usize,
+    bl: usize,
+    out: *mut usize,
+) -> qgemm_status {
+    // SAFETY: `packing` and `out` as this function's contract says.
+    unsafe { packing_query(packing, out, |p| qai4c32p::packed_size(n, k, bl, p)) }
+}
+
+/// Writes the byte offset of the `qai4c32p` tile holding channel `n_idx` (a multiple of `nr`).
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn qgemm_rhs_qai4c32p_packed_offset(
+    packing: *const qgemm_packing,
+    n_idx: usize,
+    k: usize,
+    bl: usize,
+    out: *mut usize,
+) -> qgemm_status {
+    // SAFETY: `packing` and `out` as this function's contract says.
+    unsafe { packing_query(packing, out, |p| qai4c32p::packed_offset(n_idx, k, bl, p)) }
+}
+
+/// Packs `n` channels of asymmetric int4 weights with an f32 scale and an f32 offset per block
+/// of `bl` depths (`qai4c32p`, GGML `Q4_1`-like: block `b` of channel `c` is
+/// `(u - 8) * scale[c][b] + zero[c][b]`).
+///
+/// * `rhs`, `rhs_len` bytes: `n` rows `rhs_stride` bytes apart (`>= k/2`), two depths per byte
+///   in s0s1 order (depth `2i` in the high nibble of byte `i`, `2i + 1` in the low one),
+///   unsigned nibbles `u`.
+/// * `zero`, `zero_len` and `scale`, `scale_len` floats: `n * (k/bl)` each, dense
+///   (`[c * (k/bl) + b]`). `bias`, `bias_len`: `n` floats or `bias = NULL` (zeros). All finite.
+/// * `rhs_packed`, `rhs_packed_len` bytes: at least `qgemm_rhs_qai4c32p_packed_size`.
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn qgemm_rhs_qai4c32p_pack(
+    packing: *const qgemm_packing,
+    n: usize,
+    k: usize,
+    bl: usize,
+    rhs: *const u8,
+    rhs_len: usize,
+    rhs_stride: usize,
+    zero: *const f32,
+    zero_len: usize,
+    scale: *const f32,
+    scale_len: usize,
+    bias: *const f32,
+    bias_len: usize,
+    rhs_packed: *mut u8,
+    rhs_packed_len: usize,
+) -> qgemm_status {
+    status(|| {
+        // SAFETY: `packing` is null or valid for a read (this function's contract).
+        let p = unsafe { packing_in(packing) }?;
+        // SAFETY: `rhs` is null or valid for `rhs_len` reads (this function's contract).
+        let (src, src_span) = unsafe { input(rhs, rhs_len) }?;
+        // SAFETY: `zero` is null or valid for `zero_len` reads (this function's contract).
+        let (zero, zero_span) = unsafe { input(zero, zero_len) }?;
+        // SAFETY: `scale` and `bias` as this function's contract says.
+        let c = unsafe { channel_params((scale, scale_len), (bias, bias_len)) }?;
+        let inputs = [src_span, zero_span, c.spans[0], c.spans[1]];
+        // SAFETY: `rhs_packed` is null or valid for `rhs_packed_len` writes (this function's
+        // contract); `output` checks that it overlaps none of the inputs.
+        let out = unsafe { output(rhs_packed, rhs_packed_len, &inputs) }?;
+        Ok(qai4c32p::pack(&p, n, k, bl, src, rhs_stride, zero, c.scale, c.bias, out)?)
     })
 }
 

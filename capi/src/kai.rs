@@ -17,8 +17,8 @@
 
 use core::ffi::c_void;
 
-use qgemm::lhs::{qai8dxp, qsi8d32p};
-use qgemm::rhs::{qsi4c32p, qsi4c32pscalef16, qsi4cxp, qsi8cxp};
+use qgemm::lhs::{qai8dxp, qsi8d32p, qsi8d32pscalef32};
+use qgemm::rhs::{qai4c32p, qsi4c32p, qsi4c32pscalef16, qsi4cxp, qsi8cxp};
 use qgemm::{Clamp, CpuFeatures, Family, Kernel, Packing, UncheckedArgs};
 
 use crate::hook::report;
@@ -27,7 +27,8 @@ use crate::hook::report;
 pub const KAI_DT_BF16: u32 = 0x0213;
 
 /// `struct kai_rhs_pack_qs4cxs1s0_param`: also the parameter struct of
-/// `rhs_pack_{nxk,kxn}_qsi4cxp_qs4cxs1s0` and `rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0`.
+/// `rhs_pack_{nxk,kxn}_qsi4cxp_qs4cxs1s0`, `rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0` and
+/// `rhs_pack_nxk_qai4c32p_qau4c32s0s1_f32_f32_f32_neon`.
 #[repr(C)]
 pub struct kai_rhs_pack_qs4cxs1s0_param {
     /// Must be 1.
@@ -458,6 +459,39 @@ kai_family! {
         kernels: [
             (matmul_clamp_bf16_qai8dxp1x8_qsi4c32p4x8_1x4_neon_dotprod, dotprod, 1, 4, 1, 4, 16, 2),
             (matmul_clamp_bf16_qai8dxp4x8_qsi4c32p4x8_16x4_neon_i8mm, i8mm, 16, 4, 4, 4, 16, 2),
+        ]
+    }
+}
+
+kai_family! {
+    /// `matmul_clamp_f32_qsi8d32p_qai4c32p`. KleidiAI's two GEMV kernels declare `m == 1` and
+    /// write only row 0 of a call with `m > 1`; these compute every row (no `m_is_1`).
+    pub mod qsi8d32p_qai4c32p {
+        family: qgemm::qsi8d32p_qai4c32p::Qsi8d32pQai4c32p, dst: f32,
+        lhs_offset(m_idx, k, bl) => qsi8d32pscalef32::packed_offset,
+        rhs_offset(n_idx, k, bl) => qai4c32p::packed_offset,
+        run(m, n, k, bl),
+        kernels: [
+            (matmul_clamp_f32_qsi8d32p1x4_qai4c32p4x4_1x4_neon_dotprod, dotprod, 1, 4, 1, 4, 8, 2),
+            (matmul_clamp_f32_qsi8d32p1x8_qai4c32p4x8_1x4_neon_dotprod, dotprod, 1, 4, 1, 4, 16, 2),
+            (matmul_clamp_f32_qsi8d32p4x4_qai4c32p4x4_8x4_neon_dotprod, dotprod, 8, 4, 4, 4, 8, 2),
+            (matmul_clamp_f32_qsi8d32p4x8_qai4c32p4x8_8x4_neon_i8mm, i8mm, 8, 4, 4, 4, 16, 2),
+        ]
+    }
+}
+
+kai_family! {
+    /// `matmul_clamp_f16_qsi8d32p_qai4c32p`: f16 in and out.
+    pub mod f16_qsi8d32p_qai4c32p {
+        family: qgemm::f16_qsi8d32p_qai4c32p::F16Qsi8d32pQai4c32p, dst: half::f16,
+        lhs_offset(m_idx, k, bl) => qsi8d32pscalef32::packed_offset,
+        rhs_offset(n_idx, k, bl) => qai4c32p::packed_offset,
+        run(m, n, k, bl),
+        kernels: [
+            (matmul_clamp_f16_qsi8d32p1x4_qai4c32p4x4_1x4_neon_dotprod, dotprod, 1, 4, 1, 4, 8, 2),
+            (matmul_clamp_f16_qsi8d32p1x8_qai4c32p4x8_1x4_neon_dotprod, dotprod, 1, 4, 1, 4, 16, 2),
+            (matmul_clamp_f16_qsi8d32p4x4_qai4c32p4x4_8x4_neon_dotprod, dotprod, 8, 4, 4, 4, 8, 2),
+            (matmul_clamp_f16_qsi8d32p4x8_qai4c32p4x8_8x4_neon_i8mm, i8mm, 8, 4, 4, 4, 16, 2),
         ]
     }
 }

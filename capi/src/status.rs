@@ -24,7 +24,7 @@ pub enum qgemm_status {
     QGEMM_ERROR_UNSUPPORTED = 6,
     /// Clamp bounds with `min > max` or a NaN.
     QGEMM_ERROR_INVALID_CLAMP = 7,
-    /// NaN or infinity in an input (activations, scales, bias).
+    /// NaN or infinity in an input (activations, scales, offsets, bias).
     QGEMM_ERROR_NON_FINITE = 8,
     /// A quantization scale does not fit its storage type (f16).
     QGEMM_ERROR_SCALE_OVERFLOW = 9,

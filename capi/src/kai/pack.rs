@@ -11,14 +11,15 @@
 //! format is an arm and a row.
 
 use core::ffi::c_void;
+use core::mem::align_of;
 use core::slice;
 
 use half::bf16;
 use qgemm::Element;
-use qgemm::lhs::{qai8dxp, qsi8d32p};
+use qgemm::lhs::{qai8dxp, qsi8d32p, qsi8d32pscalef32};
 use qgemm::rhs::qsi4c32p::BlockScales;
 use qgemm::rhs::qsi8cxp::{self, Int8Source};
-use qgemm::rhs::{Int4Encoding, Int4Source, Layout, qsi4c32p, qsi4c32pscalef16, qsi4cxp};
+use qgemm::rhs::{Int4Encoding, Int4Source, Layout, qai4c32p, qsi4c32p, qsi4c32pscalef16, qsi4cxp};
 
 use super::{
     KAI_DT_BF16, kai_rhs_pack_qs4cxs1s0_param, kai_rhs_pack_qsi4c32p_qsu4c32s1s0_params, kai_rhs_pack_qsi8cx_params,
@@ -228,7 +229,12 @@ macro_rules! kai_packer {
             pub extern "C-unwind" fn [<kai_get_n_step_ $name>](nr: usize) -> usize {
                 nr
             }
-
+        }
+        kai_packer!(@rhs_offset $name, $layout, $per_byte);
+    };
+    // The raw-offset getter alone (the packers without `get_n_step`).
+    (@rhs_offset $name:ident, $layout:ident, $per_byte:expr) => {
+        paste::paste! {
             #[doc = concat!("KleidiAI `kai_get_rhs_offset_", stringify!($name), "`: NxK `n_idx * rhs_stride`, KxN `n_idx` over the values per byte.")]
             #[unsafe(no_mangle)]
             pub extern "C-unwind" fn [<kai_get_rhs_offset_ $name>](n_idx: usize, rhs_stride: usize) -> usize {
@@ -326,9 +332,10 @@ macro_rules! kai_packer {
         }
     };
 
-    // `lhs_quant_pack_qsi8d32p_*`: int8 per block of `bl`.
+    // `lhs_quant_pack_qsi8d32p_f32`: int8 per block of `bl` with f16 scales; the packed offset
+    // of any row is its tile's (KleidiAI declares no `m_idx % mr` there).
     (qsi8d32p, $name:ident) => {
-        kai_packer!(@lhs_common $name);
+        kai_packer!(@per_block_lhs $name, qsi8d32p, f32, quantize_pack);
         paste::paste! {
             #[doc = concat!("KleidiAI `kai_get_lhs_packed_offset_", stringify!($name), "`: the tile holding row `m_idx`.")]
             #[unsafe(no_mangle)]
@@ -345,19 +352,54 @@ macro_rules! kai_packer {
                 let tile = check!(f, 0, qsi8d32p::tile_stride(k, bl, mr));
                 mul(f, m_idx / mr, tile).unwrap_or(0)
             }
+        }
+    };
 
+    // `lhs_quant_pack_qsi8d32pscalef32_f32_neon`, `_f16_neon`: int8 per block of `bl` with f32
+    // scales and block sums, from f32 (`const float*`) or f16 (`const void*` in KleidiAI's
+    // header) activations; the packed offset requires `m_idx % mr == 0`, as KleidiAI declares.
+    (qsi8d32pscalef32, $name:ident) => {
+        kai_packer!(@per_block_lhs $name, qsi8d32pscalef32, f32, quantize_pack);
+        kai_packer!(@lhs_packed_offset_on_tile $name, qsi8d32pscalef32);
+    };
+    (qsi8d32pscalef32_f16, $name:ident) => {
+        kai_packer!(@per_block_lhs $name, qsi8d32pscalef32, half::f16, quantize_pack_f16);
+        kai_packer!(@lhs_packed_offset_on_tile $name, qsi8d32pscalef32);
+    };
+    (@lhs_packed_offset_on_tile $name:ident, $format:ident) => {
+        paste::paste! {
+            #[doc = concat!("KleidiAI `kai_get_lhs_packed_offset_", stringify!($name), "`: the tile holding row `m_idx`, a multiple of `mr`.")]
+            #[unsafe(no_mangle)]
+            pub extern "C-unwind" fn [<kai_get_lhs_packed_offset_ $name>](
+                m_idx: usize,
+                k: usize,
+                bl: usize,
+                mr: usize,
+                kr: usize,
+                sr: usize,
+            ) -> usize {
+                let f = stringify!([<kai_get_lhs_packed_offset_ $name>]);
+                check!(f, 0, $format::packed_offset(m_idx, k, bl, &lhs_packing(mr, kr, sr)))
+            }
+        }
+    };
+    // The functions of a per-block LHS packer of `$format` (a module of `qgemm::lhs`) but its
+    // packed offset: `lhs` (of `$elem`) points at row 0 of the matrix.
+    (@per_block_lhs $name:ident, $format:ident, $elem:ty, $packer:ident) => {
+        kai_packer!(@lhs_common $name);
+        paste::paste! {
             #[doc = concat!("KleidiAI `kai_get_lhs_packed_size_", stringify!($name), "`.")]
             #[unsafe(no_mangle)]
             pub extern "C-unwind" fn [<kai_get_lhs_packed_size_ $name>](m: usize, k: usize, bl: usize, mr: usize, kr: usize, sr: usize) -> usize {
                 let f = stringify!([<kai_get_lhs_packed_size_ $name>]);
-                check!(f, 0, qsi8d32p::packed_size(m, k, bl, &lhs_packing(mr, kr, sr)))
+                check!(f, 0, $format::packed_size(m, k, bl, &lhs_packing(mr, kr, sr)))
             }
 
-            #[doc = concat!("KleidiAI `kai_run_", stringify!($name), "`: quantizes and packs `m` rows in blocks of `bl`. Unlike the qai8dxp packer, `lhs` points at row 0 of the matrix and row `m_idx_start + i` is read.")]
+            #[doc = concat!("KleidiAI `kai_run_", stringify!($name), "`: quantizes and packs `m` rows in blocks of `bl`. Unlike the qai8dxp packers, `lhs` points at row 0 of the matrix and row `m_idx_start + i` is read.")]
             ///
             /// # Safety
             ///
-            /// KleidiAI's contract: `lhs` holds rows `m_idx_start .. m_idx_start + m` of `k` floats,
+            /// KleidiAI's contract: `lhs` holds rows `m_idx_start .. m_idx_start + m` of `k` values,
             /// `lhs_stride` bytes apart from row 0, and `lhs_packed` the tiles of those rows.
             #[unsafe(no_mangle)]
             #[allow(clippy::too_many_arguments)]
@@ -369,7 +411,7 @@ macro_rules! kai_packer {
                 kr: usize,
                 sr: usize,
                 m_idx_start: usize,
-                lhs: *const f32,
+                lhs: *const $elem,
                 lhs_stride: usize,
                 lhs_packed: *mut c_void,
             ) {
@@ -378,8 +420,8 @@ macro_rules! kai_packer {
                     return;
                 }
                 let p = lhs_packing(mr, kr, sr);
-                check!(f, (), qsi8d32p::packed_size(1, k, bl, &p));
-                let tile = check!(f, (), qsi8d32p::tile_stride(k, bl, mr));
+                check!(f, (), $format::packed_size(1, k, bl, &p));
+                let tile = check!(f, (), $format::tile_stride(k, bl, mr));
                 if lhs.is_null() {
                     fail!(f, (), "lhs is null");
                 }
@@ -390,7 +432,7 @@ macro_rules! kai_packer {
                 // SAFETY: forwarded from the caller's contract; m >= 1.
                 let bufs = unsafe { lhs_buffers(f, (m, k, mr, m_idx_start), tile, first, lhs_stride, lhs_packed) };
                 let Some((rows, stride, out)) = bufs else { return };
-                check!(f, (), qsi8d32p::quantize_pack(&p, m, k, bl, m_idx_start, rows, stride, out));
+                check!(f, (), $format::$packer(&p, m, k, bl, m_idx_start, rows, stride, out));
             }
         }
     };
@@ -563,18 +605,13 @@ macro_rules! kai_packer {
     // `rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0`: GGML `Q4_0` blocks; its getters take no
     // `sr` (it is 2) and no `n_step` getter exists.
     (qsi4c32pscalef16, $name:ident, NxK) => {
+        kai_packer!(@rhs_offset $name, NxK, 2);
         paste::paste! {
             #[doc = concat!("KleidiAI `kai_get_rhs_packed_stride_", stringify!($name), "`.")]
             #[unsafe(no_mangle)]
             pub extern "C-unwind" fn [<kai_get_rhs_packed_stride_ $name>](k: usize, nr: usize, kr: usize, bl: usize) -> usize {
                 let f = stringify!([<kai_get_rhs_packed_stride_ $name>]);
                 check!(f, 0, qsi4c32pscalef16::packed_size(1, k, bl, &rhs_packing(nr, kr, 2)))
-            }
-
-            #[doc = concat!("KleidiAI `kai_get_rhs_offset_", stringify!($name), "`: `n_idx * rhs_stride`.")]
-            #[unsafe(no_mangle)]
-            pub extern "C-unwind" fn [<kai_get_rhs_offset_ $name>](n_idx: usize, rhs_stride: usize) -> usize {
-                mul(stringify!([<kai_get_rhs_offset_ $name>]), n_idx, rhs_stride).unwrap_or(0)
             }
 
             #[doc = concat!("KleidiAI `kai_get_rhs_packed_offset_", stringify!($name), "`.")]
@@ -632,6 +669,86 @@ macro_rules! kai_packer {
                 // SAFETY: the caller's contract: the packed size.
                 let Some(out) = (unsafe { rhs_out(f, rhs_packed, size) }) else { return };
                 check!(f, (), qsi4c32pscalef16::pack(&p, n, k, bl, data, row, out));
+            }
+        }
+    };
+
+    // `rhs_pack_nxk_qai4c32p_qau4c32s0s1_f32_f32_f32_neon`: asymmetric int4 (s0s1 unsigned
+    // nibbles), an f32 scale and an f32 offset per block, optional f32 bias; its getters take no
+    // `sr` (it is 2) and no `n_step` or stride getter exists.
+    (qai4c32p, $name:ident, NxK) => {
+        kai_packer!(@rhs_offset $name, NxK, 2);
+        paste::paste! {
+            #[doc = concat!("KleidiAI `kai_get_rhs_packed_offset_", stringify!($name), "`.")]
+            #[unsafe(no_mangle)]
+            pub extern "C-unwind" fn [<kai_get_rhs_packed_offset_ $name>](n_idx: usize, k: usize, nr: usize, kr: usize, bl: usize) -> usize {
+                let f = stringify!([<kai_get_rhs_packed_offset_ $name>]);
+                check!(f, 0, qai4c32p::packed_offset(n_idx, k, bl, &rhs_packing(nr, kr, 2)))
+            }
+
+            #[doc = concat!("KleidiAI `kai_get_rhs_packed_size_", stringify!($name), "`.")]
+            #[unsafe(no_mangle)]
+            pub extern "C-unwind" fn [<kai_get_rhs_packed_size_ $name>](n: usize, k: usize, nr: usize, kr: usize, bl: usize) -> usize {
+                let f = stringify!([<kai_get_rhs_packed_size_ $name>]);
+                check!(f, 0, qai4c32p::packed_size(n, k, bl, &rhs_packing(nr, kr, 2)))
+            }
+
+            #[doc = concat!("KleidiAI `kai_run_", stringify!($name), "`: packs `n` channels of asymmetric int4 blocks: s0s1 unsigned nibbles, f32 offsets (`zero`) and scales per block, an optional f32 bias.")]
+            ///
+            /// # Safety
+            ///
+            /// KleidiAI's contract: `rhs` holds `n` rows of `k/2` bytes, `zero` and `scale` `n * (k/bl)`
+            /// floats each, `bias` null or `n` floats, `rhs_packed` `get_rhs_packed_size(n, ...)` bytes,
+            /// `params` a readable struct.
+            #[unsafe(no_mangle)]
+            #[allow(clippy::too_many_arguments)]
+            pub unsafe extern "C-unwind" fn [<kai_run_ $name>](
+                num_groups: usize,
+                n: usize,
+                k: usize,
+                nr: usize,
+                kr: usize,
+                sr: usize,
+                bl: usize,
+                rhs: *const u8,
+                zero: *const c_void,
+                bias: *const c_void,
+                scale: *const c_void,
+                rhs_packed: *mut c_void,
+                extra_bytes: usize,
+                params: *const kai_rhs_pack_qs4cxs1s0_param,
+            ) {
+                let f = stringify!([<kai_run_ $name>]);
+                let Some(()) = check_groups(f, num_groups, extra_bytes) else { return };
+                // SAFETY: forwarded from the caller's contract.
+                let Some(_) = (unsafe { qs4cx_encoding(f, params, false) }) else { return };
+                let p = rhs_packing(nr, kr, sr);
+                let size = check!(f, (), qai4c32p::packed_size(n, k, bl, &p));
+                if n == 0 {
+                    fail!(f, (), "n = 0: must be at least 1");
+                }
+                if rhs.is_null() || zero.is_null() || scale.is_null() {
+                    fail!(f, (), "rhs, zero or scale is null");
+                }
+                let aligned = |v: *const c_void| (v as usize).is_multiple_of(align_of::<f32>());
+                if !aligned(zero) || !aligned(scale) || !aligned(bias) {
+                    fail!(f, (), "zero, scale and bias must be 4-byte aligned (f32)");
+                }
+                let row = k / 2; // k is a non-zero multiple of bl, so even (packed_size checked it)
+                let Some(len) = mul(f, n, row) else { return };
+                // SAFETY: the caller's contract: `n` dense raw rows of `k/2` bytes.
+                let data = unsafe { slice::from_raw_parts(rhs, len) };
+                let Some(blocks) = mul(f, n, k / bl) else { return };
+                // SAFETY: the caller's contract: `n * (k/bl)` offsets and scales; both addresses are
+                // 4-byte aligned (checked above).
+                let (zero, scale) = unsafe {
+                    (slice::from_raw_parts(zero.cast::<f32>(), blocks), slice::from_raw_parts(scale.cast::<f32>(), blocks))
+                };
+                // SAFETY: the caller's contract: `n` biases unless null; aligned (checked above).
+                let bias = unsafe { floats(bias.cast::<f32>(), n) };
+                // SAFETY: the caller's contract: the packed size.
+                let Some(out) = (unsafe { rhs_out(f, rhs_packed, size) }) else { return };
+                check!(f, (), qai4c32p::pack(&p, n, k, bl, data, row, zero, scale, bias, out));
             }
         }
     };
@@ -707,11 +824,14 @@ kai_packers! {
     lhs_quant_pack_qai8dxp_f16_neon: qai8dxp_f16;
     lhs_quant_pack_qai8dxp_bf16_neon: qai8dxp_bf16;
     lhs_quant_pack_qsi8d32p_f32: qsi8d32p;
+    lhs_quant_pack_qsi8d32pscalef32_f32_neon: qsi8d32pscalef32;
+    lhs_quant_pack_qsi8d32pscalef32_f16_neon: qsi8d32pscalef32_f16;
     rhs_pack_nxk_qsi4cxp_qs4cxs1s0: qsi4cxp, NxK;
     rhs_pack_kxn_qsi4cxp_qs4cxs1s0: qsi4cxp, KxN;
     rhs_pack_nxk_qsi4c32p_qsu4c32s1s0: qsi4c32p, NxK;
     rhs_pack_kxn_qsi4c32p_qsu4c32s1s0: qsi4c32p, KxN;
     rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0: qsi4c32pscalef16, NxK;
+    rhs_pack_nxk_qai4c32p_qau4c32s0s1_f32_f32_f32_neon: qai4c32p, NxK;
     rhs_pack_nxk_qsi8cxp_qsi8cx_neon: qsi8cxp, NxK;
     rhs_pack_kxn_qsi8cxp_qsi8cx_neon: qsi8cxp, KxN;
 }

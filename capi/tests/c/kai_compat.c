@@ -31,9 +31,12 @@
 #include "kai/ukernels/matmul/pack/kai_lhs_quant_pack_qai8dxp_f16_neon.h"
 #include "kai/ukernels/matmul/pack/kai_lhs_quant_pack_qai8dxp_f32.h"
 #include "kai/ukernels/matmul/pack/kai_lhs_quant_pack_qsi8d32p_f32.h"
+#include "kai/ukernels/matmul/pack/kai_lhs_quant_pack_qsi8d32pscalef32_f16_neon.h"
+#include "kai/ukernels/matmul/pack/kai_lhs_quant_pack_qsi8d32pscalef32_f32_neon.h"
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_kxn_qsi4c32p_qsu4c32s1s0.h"
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_kxn_qsi4cxp_qs4cxs1s0.h"
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_kxn_qsi8cxp_qsi8cx_neon.h"
+#include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qai4c32p_qau4c32s0s1_f32_f32_f32_neon.h"
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsi4c32p_qsu4c32s1s0.h"
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0.h"
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsi4cxp_qs4cxs1s0.h"
@@ -43,9 +46,9 @@
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-/* The LHS packers (by input type) and the RHS packer formats the families use. */
-enum lhs_kind { LHS_F32, LHS_F16, LHS_BF16, LHS_QSI8D32P };
-enum rhs_kind { RHS_QSI4CXP, RHS_QSI4C32P, RHS_Q4_0, RHS_QSI8CXP };
+/* The LHS packers (by format and input type) and the RHS packer formats the families use. */
+enum lhs_kind { LHS_F32, LHS_F16, LHS_BF16, LHS_QSI8D32P, LHS_SCALEF32_F32, LHS_SCALEF32_F16 };
+enum rhs_kind { RHS_QSI4CXP, RHS_QSI4C32P, RHS_Q4_0, RHS_QSI8CXP, RHS_QAI4C32P };
 
 /* The families, one row each: the golden cases' family name (its table in kai_kernels.h is
  * <name>_kernels), KleidiAI's family name (interface struct kai_<that>_ukernel), bytes of an output
@@ -59,7 +62,9 @@ enum rhs_kind { RHS_QSI4CXP, RHS_QSI4C32P, RHS_Q4_0, RHS_QSI8CXP };
     X(f16_qai8dxp_qsi4cxp, matmul_clamp_f16_qai8dxp_qsi4cxp, 2, LHS_F16, RHS_QSI4CXP, NO_BL, NO_BL)              \
     X(f16_qai8dxp_qsi8cxp, matmul_clamp_f16_qai8dxp_qsi8cxp, 2, LHS_F16, RHS_QSI8CXP, NO_BL, NO_BL)              \
     X(bf16_qai8dxp_qsi4cxp, matmul_clamp_bf16_qai8dxp_qsi4cxp, 2, LHS_BF16, RHS_QSI4CXP, NO_BL, NO_BL)           \
-    X(bf16_qai8dxp_qsi4c32p, matmul_clamp_bf16_qai8dxp_qsi4c32p, 2, LHS_BF16, RHS_QSI4C32P, NO_BL, BL)
+    X(bf16_qai8dxp_qsi4c32p, matmul_clamp_bf16_qai8dxp_qsi4c32p, 2, LHS_BF16, RHS_QSI4C32P, NO_BL, BL)          \
+    X(qsi8d32p_qai4c32p, matmul_clamp_f32_qsi8d32p_qai4c32p, 4, LHS_SCALEF32_F32, RHS_QAI4C32P, BL, BL)         \
+    X(f16_qsi8d32p_qai4c32p, matmul_clamp_f16_qsi8d32p_qai4c32p, 2, LHS_SCALEF32_F16, RHS_QAI4C32P, BL, BL)
 #define BL(x) , x
 #define NO_BL(x)
 
@@ -230,13 +235,15 @@ static int find_kernel(const char* fam, const char* name, struct kernel* out) {
 
 /* ---- the LHS packers, by input type ----------------------------------------------------------- */
 
-static size_t lhs_elem(enum lhs_kind l) { return l == LHS_F16 || l == LHS_BF16 ? 2 : 4; }
+static size_t lhs_elem(enum lhs_kind l) { return l == LHS_F16 || l == LHS_BF16 || l == LHS_SCALEF32_F16 ? 2 : 4; }
 
 static size_t lhs_m_step(enum lhs_kind l, size_t mr) {
     switch (l) {
     case LHS_F32: return kai_get_m_step_lhs_quant_pack_qai8dxp_f32(mr);
     case LHS_F16: return kai_get_m_step_lhs_quant_pack_qai8dxp_f16_neon(mr);
     case LHS_BF16: return kai_get_m_step_lhs_quant_pack_qai8dxp_bf16_neon(mr);
+    case LHS_SCALEF32_F32: return kai_get_m_step_lhs_quant_pack_qsi8d32pscalef32_f32_neon(mr);
+    case LHS_SCALEF32_F16: return kai_get_m_step_lhs_quant_pack_qsi8d32pscalef32_f16_neon(mr);
     default: return kai_get_m_step_lhs_quant_pack_qsi8d32p_f32(mr);
     }
 }
@@ -246,6 +253,8 @@ static size_t lhs_row_off(enum lhs_kind l, size_t m_idx, size_t stride) {
     case LHS_F32: return kai_get_lhs_offset_lhs_quant_pack_qai8dxp_f32(m_idx, stride);
     case LHS_F16: return kai_get_lhs_offset_lhs_quant_pack_qai8dxp_f16_neon(m_idx, stride);
     case LHS_BF16: return kai_get_lhs_offset_lhs_quant_pack_qai8dxp_bf16_neon(m_idx, stride);
+    case LHS_SCALEF32_F32: return kai_get_lhs_offset_lhs_quant_pack_qsi8d32pscalef32_f32_neon(m_idx, stride);
+    case LHS_SCALEF32_F16: return kai_get_lhs_offset_lhs_quant_pack_qsi8d32pscalef32_f16_neon(m_idx, stride);
     default: return kai_get_lhs_offset_lhs_quant_pack_qsi8d32p_f32(m_idx, stride);
     }
 }
@@ -254,6 +263,8 @@ static size_t lhs_size(enum lhs_kind l, size_t m, size_t k, size_t bl, size_t mr
     case LHS_F32: return kai_get_lhs_packed_size_lhs_quant_pack_qai8dxp_f32(m, k, mr, kr, sr);
     case LHS_F16: return kai_get_lhs_packed_size_lhs_quant_pack_qai8dxp_f16_neon(m, k, mr, kr, sr);
     case LHS_BF16: return kai_get_lhs_packed_size_lhs_quant_pack_qai8dxp_bf16_neon(m, k, mr, kr, sr);
+    case LHS_SCALEF32_F32: return kai_get_lhs_packed_size_lhs_quant_pack_qsi8d32pscalef32_f32_neon(m, k, bl, mr, kr, sr);
+    case LHS_SCALEF32_F16: return kai_get_lhs_packed_size_lhs_quant_pack_qsi8d32pscalef32_f16_neon(m, k, bl, mr, kr, sr);
     default: return kai_get_lhs_packed_size_lhs_quant_pack_qsi8d32p_f32(m, k, bl, mr, kr, sr);
     }
 }
@@ -262,12 +273,16 @@ static size_t lhs_packed_off(enum lhs_kind l, size_t m_idx, size_t k, size_t bl,
     case LHS_F32: return kai_get_lhs_packed_offset_lhs_quant_pack_qai8dxp_f32(m_idx, k, mr, kr, sr);
     case LHS_F16: return kai_get_lhs_packed_offset_lhs_quant_pack_qai8dxp_f16_neon(m_idx, k, mr, kr, sr);
     case LHS_BF16: return kai_get_lhs_packed_offset_lhs_quant_pack_qai8dxp_bf16_neon(m_idx, k, mr, kr, sr);
+    case LHS_SCALEF32_F32:
+        return kai_get_lhs_packed_offset_lhs_quant_pack_qsi8d32pscalef32_f32_neon(m_idx, k, bl, mr, kr, sr);
+    case LHS_SCALEF32_F16:
+        return kai_get_lhs_packed_offset_lhs_quant_pack_qsi8d32pscalef32_f16_neon(m_idx, k, bl, mr, kr, sr);
     default: return kai_get_lhs_packed_offset_lhs_quant_pack_qsi8d32p_f32(m_idx, k, bl, mr, kr, sr);
     }
 }
 /* Packs rows [m_idx_start, m_idx_start + m) of the matrix at `lhs` (row 0; rows `stride` bytes
  * apart) into `packed` (the tile of row m_idx_start). The qai8dxp packers take `lhs` at the first
- * row to pack, the qsi8d32p packer at row 0 (interface.md 5.1/5.2). */
+ * row to pack, the qsi8d32p and qsi8d32pscalef32 packers at row 0 (interface.md 5.1/5.2/5.8). */
 static void lhs_pack(enum lhs_kind l, size_t m, size_t k, size_t bl, size_t mr, size_t kr, size_t sr,
                      size_t m_idx_start, const void* lhs, size_t stride, void* packed) {
     const void* first = (const uint8_t*)lhs + lhs_row_off(l, m_idx_start, stride);
@@ -280,6 +295,12 @@ static void lhs_pack(enum lhs_kind l, size_t m, size_t k, size_t bl, size_t mr, 
         break;
     case LHS_BF16:
         kai_run_lhs_quant_pack_qai8dxp_bf16_neon(m, k, mr, kr, sr, m_idx_start, first, stride, packed);
+        break;
+    case LHS_SCALEF32_F32:
+        kai_run_lhs_quant_pack_qsi8d32pscalef32_f32_neon(m, k, bl, mr, kr, sr, m_idx_start, lhs, stride, packed);
+        break;
+    case LHS_SCALEF32_F16:
+        kai_run_lhs_quant_pack_qsi8d32pscalef32_f16_neon(m, k, bl, mr, kr, sr, m_idx_start, lhs, stride, packed);
         break;
     default: kai_run_lhs_quant_pack_qsi8d32p_f32(m, k, bl, mr, kr, sr, m_idx_start, lhs, stride, packed); break;
     }
@@ -308,18 +329,19 @@ int main(void) {
     const char* env = getenv("KAI_COMPAT_RUN_ALL");
     const int run_all = env != NULL && strcmp(env, "1") == 0;
     while (fgets(line, sizeof line, stdin) != NULL) {
-        char fam[64], name[128], layout[8], rhs_f[512], scale_f[512], bias_f[512], lhs_f[512], lhsp_f[512],
-            rhsp_f[512], dn_f[512], dt_f[512], cmin_n[16], cmax_n[16], cmin_t[16], cmax_t[16], isa[16];
+        char fam[64], name[128], layout[8], rhs_f[512], scale_f[512], zero_f[512], bias_f[512], lhs_f[512],
+            lhsp_f[512], rhsp_f[512], dn_f[512], dt_f[512], cmin_n[16], cmax_n[16], cmin_t[16], cmax_t[16], isa[16];
         size_t m, n, k, bl, zp, rhs_stride, scale_stride, mr, nr, kr, sr, lhsp_size, lhsp_off_mr, rhsp_size,
             rhsp_tile, rhsp_off_nr, m_step, n_step, m1, lhs_off_ms, rhs_off_ns, dst_off, dst_size, corrupt;
         int got = sscanf(line,
-                         "%63s %127s %zu %zu %zu %zu %7s %zu %511s %zu %511s %zu %511s %511s %zu %zu %zu %zu %511s %zu "
-                         "%zu %511s %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %511s %511s %15s %15s %15s %15s %zu %15s",
-                         fam, name, &m, &n, &k, &bl, layout, &zp, rhs_f, &rhs_stride, scale_f, &scale_stride, bias_f,
-                         lhs_f, &mr, &nr, &kr, &sr, lhsp_f, &lhsp_size, &lhsp_off_mr, rhsp_f, &rhsp_size, &rhsp_tile,
-                         &rhsp_off_nr, &m_step, &n_step, &m1, &lhs_off_ms, &rhs_off_ns, &dst_off, &dst_size, dn_f,
-                         dt_f, cmin_n, cmax_n, cmin_t, cmax_t, &corrupt, isa);
-        if (got != 40) {
+                         "%63s %127s %zu %zu %zu %zu %7s %zu %511s %zu %511s %zu %511s %511s %511s %zu %zu %zu %zu %511s "
+                         "%zu %zu %511s %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %511s %511s %15s %15s %15s %15s %zu "
+                         "%15s",
+                         fam, name, &m, &n, &k, &bl, layout, &zp, rhs_f, &rhs_stride, scale_f, &scale_stride, zero_f,
+                         bias_f, lhs_f, &mr, &nr, &kr, &sr, lhsp_f, &lhsp_size, &lhsp_off_mr, rhsp_f, &rhsp_size,
+                         &rhsp_tile, &rhsp_off_nr, &m_step, &n_step, &m1, &lhs_off_ms, &rhs_off_ns, &dst_off,
+                         &dst_size, dn_f, dt_f, cmin_n, cmax_n, cmin_t, cmax_t, &corrupt, isa);
+        if (got != 41) {
             fprintf(stderr, "bad plan line (%d fields): %s", got, line);
             return 2;
         }
@@ -451,6 +473,21 @@ int main(void) {
                 kai_run_rhs_pack_kxn_qsi4c32p_qsu4c32s1s0(1, n, k, nr, kr, sr, bl, rhs, rhs_stride, bias, scale,
                                                            scale_stride, rhsp, 0, &params);
             }
+        } else if (fi->rhs == RHS_QAI4C32P) {
+            /* NxK only: n rows of k/2 bytes (s0s1 nibbles), f32 offsets (zero) and scales per block.
+             * The packer has no stride getter: the offset of the second tile is the tile stride. */
+            struct kai_rhs_pack_nxk_qai4c32p_params params = {.lhs_zero_point = 1, .rhs_zero_point = 8};
+            void* zero = read_file(zero_f, &len);
+            CHECK_EQ("zero file size", len, n * (k / bl) * sizeof(float));
+            rsz = kai_get_rhs_packed_size_rhs_pack_nxk_qai4c32p_qau4c32s0s1_f32_f32_f32_neon(n, k, nr, kr, bl);
+            rstride = kai_get_rhs_packed_offset_rhs_pack_nxk_qai4c32p_qau4c32s0s1_f32_f32_f32_neon(nr, k, nr, kr, bl);
+            roff = rstride;
+            rhsp = calloc(1, rsz + 1);
+            kai_run_rhs_pack_nxk_qai4c32p_qau4c32s0s1_f32_f32_f32_neon(1, n, k, nr, kr, sr, bl, rhs, zero, bias, scale,
+                                                                        rhsp, 0, &params);
+            CHECK_EQ("rhs raw offset at nr", kai_get_rhs_offset_rhs_pack_nxk_qai4c32p_qau4c32s0s1_f32_f32_f32_neon(nr, k / 2),
+                     nr * (k / 2));
+            free(zero);
         } else {
             struct kai_rhs_pack_qs4cxs1s0_param params = {.lhs_zero_point = 1, .rhs_zero_point = 8};
             rsz = kai_get_rhs_packed_size_rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0(n, k, nr, kr, bl);

@@ -24,9 +24,15 @@
 #include "kai/ukernels/matmul/matmul_clamp_f32_qsi8d32p_qsi4c32p/kai_matmul_clamp_f32_qsi8d32p1x4_qsi4c32p4x4_1x4_neon_dotprod.h"
 #include "kai/ukernels/matmul/matmul_clamp_bf16_qai8dxp_qsi4cxp/kai_matmul_clamp_bf16_qai8dxp4x8_qsi4cxp8x8_8x8_neon_i8mm.h"
 #include "kai/ukernels/matmul/matmul_clamp_f16_qai8dxp_qsi4cxp/kai_matmul_clamp_f16_qai8dxp4x4_qsi4cxp4x4_16x4_neon_dotprod.h"
+#include "kai/ukernels/matmul/matmul_clamp_f16_qsi8d32p_qai4c32p/kai_matmul_clamp_f16_qsi8d32p4x8_qai4c32p4x8_8x4_neon_i8mm.h"
+#include "kai/ukernels/matmul/matmul_clamp_f32_qsi8d32p_qai4c32p/kai_matmul_clamp_f32_qsi8d32p1x4_qai4c32p4x4_1x4_neon_dotprod.h"
+#include "kai/ukernels/matmul/matmul_clamp_f32_qsi8d32p_qai4c32p/kai_matmul_clamp_f32_qsi8d32p1x8_qai4c32p4x8_1x4_neon_dotprod.h"
 #include "kai/ukernels/matmul/pack/kai_lhs_quant_pack_qai8dxp_bf16_neon.h"
 #include "kai/ukernels/matmul/pack/kai_lhs_quant_pack_qai8dxp_f16_neon.h"
 #include "kai/ukernels/matmul/pack/kai_lhs_quant_pack_qai8dxp_f32.h"
+#include "kai/ukernels/matmul/pack/kai_lhs_quant_pack_qsi8d32pscalef32_f16_neon.h"
+#include "kai/ukernels/matmul/pack/kai_lhs_quant_pack_qsi8d32pscalef32_f32_neon.h"
+#include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qai4c32p_qau4c32s0s1_f32_f32_f32_neon.h"
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsi4c32p_qsu4c32s1s0.h"
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsi4cxp_qs4cxs1s0.h"
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsi8cxp_qsi8cx_neon.h"
@@ -90,6 +96,76 @@ static int dst_untouched(void) {
         }                                                                                           \
     } while (0)
 
+/* The f32 GEMV names of matmul_clamp_f32_qsi8d32p_qai4c32p, called with m > 1: KleidiAI declares
+ * m == 1 and writes row 0 only; qgemm computes every row (docs/c-api.md). A call with m = 5 must
+ * equal five calls with m = 1 (rows through the offset getters), bit for bit. */
+#define GM 5
+#define GN 8
+#define GK 64
+#define GBL 32
+typedef size_t (*gemv_getter)(void);
+typedef size_t (*gemv_lhs_off)(size_t, size_t, size_t);
+typedef void (*gemv_run)(size_t, size_t, size_t, size_t, const void*, const void*, float*, size_t, size_t, float,
+                         float);
+static void gemv_every_row(void) {
+    static const struct {
+        const char* name;
+        gemv_getter mr, nr, kr, sr;
+        gemv_lhs_off lhs_off;
+        gemv_run run;
+    } gemvs[] = {
+        {"matmul_clamp_f32_qsi8d32p1x4_qai4c32p4x4_1x4_neon_dotprod",
+         kai_get_mr_matmul_clamp_f32_qsi8d32p1x4_qai4c32p4x4_1x4_neon_dotprod,
+         kai_get_nr_matmul_clamp_f32_qsi8d32p1x4_qai4c32p4x4_1x4_neon_dotprod,
+         kai_get_kr_matmul_clamp_f32_qsi8d32p1x4_qai4c32p4x4_1x4_neon_dotprod,
+         kai_get_sr_matmul_clamp_f32_qsi8d32p1x4_qai4c32p4x4_1x4_neon_dotprod,
+         kai_get_lhs_packed_offset_matmul_clamp_f32_qsi8d32p1x4_qai4c32p4x4_1x4_neon_dotprod,
+         kai_run_matmul_clamp_f32_qsi8d32p1x4_qai4c32p4x4_1x4_neon_dotprod},
+        {"matmul_clamp_f32_qsi8d32p1x8_qai4c32p4x8_1x4_neon_dotprod",
+         kai_get_mr_matmul_clamp_f32_qsi8d32p1x8_qai4c32p4x8_1x4_neon_dotprod,
+         kai_get_nr_matmul_clamp_f32_qsi8d32p1x8_qai4c32p4x8_1x4_neon_dotprod,
+         kai_get_kr_matmul_clamp_f32_qsi8d32p1x8_qai4c32p4x8_1x4_neon_dotprod,
+         kai_get_sr_matmul_clamp_f32_qsi8d32p1x8_qai4c32p4x8_1x4_neon_dotprod,
+         kai_get_lhs_packed_offset_matmul_clamp_f32_qsi8d32p1x8_qai4c32p4x8_1x4_neon_dotprod,
+         kai_run_matmul_clamp_f32_qsi8d32p1x8_qai4c32p4x8_1x4_neon_dotprod},
+    };
+    static uint8_t codes[GN * GK / 2], lp[1 << 12], rp[1 << 12];
+    static float x[GM * GK], zero[GN * GK / GBL], scale[GN * GK / GBL], whole[GM * GN], rows[GM * GN];
+    for (size_t i = 0; i < sizeof codes; i++) codes[i] = (uint8_t)(i * 37 + 11);
+    for (size_t i = 0; i < GM * GK; i++) x[i] = (float)((int)(i * 7 % 23) - 11) * 0.125f;
+    for (size_t i = 0; i < GN * GK / GBL; i++) zero[i] = (float)((int)(i % 5) - 2) * 0.03125f, scale[i] = 0.0625f;
+    struct kai_rhs_pack_nxk_qai4c32p_params params = {.lhs_zero_point = 1, .rhs_zero_point = 8};
+    const float lo = -3.402823466e38f, hi = 3.402823466e38f;
+    for (size_t g = 0; g < sizeof gemvs / sizeof gemvs[0]; g++) {
+        const size_t mr = gemvs[g].mr(), nr = gemvs[g].nr(), kr = gemvs[g].kr(), sr = gemvs[g].sr();
+        const int fits =
+            kai_get_lhs_packed_size_lhs_quant_pack_qsi8d32pscalef32_f32_neon(GM, GK, GBL, mr, kr, sr) <= sizeof lp &&
+            kai_get_rhs_packed_size_rhs_pack_nxk_qai4c32p_qau4c32s0s1_f32_f32_f32_neon(GN, GK, nr, kr, GBL) <= sizeof rp;
+        if (!fits) {
+            fprintf(stderr, "FAIL %s: the test's packed buffers are too small\n", gemvs[g].name);
+            failures++;
+            continue;
+        }
+        kai_run_rhs_pack_nxk_qai4c32p_qau4c32s0s1_f32_f32_f32_neon(1, GN, GK, nr, kr, sr, GBL, codes, zero, NULL, scale,
+                                                                    rp, 0, &params);
+        kai_run_lhs_quant_pack_qsi8d32pscalef32_f32_neon(GM, GK, GBL, mr, kr, sr, 0, x, GK * sizeof(float), lp);
+        for (size_t i = 0; i < GM * GN; i++) whole[i] = rows[i] = -1.0f;
+        gemvs[g].run(GM, GN, GK, GBL, lp, rp, whole, GN * sizeof(float), sizeof(float), lo, hi);
+        for (size_t r = 0; r < GM; r++)
+            gemvs[g].run(1, GN, GK, GBL, lp + gemvs[g].lhs_off(r, GK, GBL), rp, rows + r * GN, GN * sizeof(float),
+                         sizeof(float), lo, hi);
+        int written = 1;
+        for (size_t i = GN; i < GM * GN; i++) written &= whole[i] != -1.0f;
+        if (memcmp(whole, rows, sizeof whole) != 0 || !written) {
+            fprintf(stderr, "FAIL %s with m = %d: %s\n", gemvs[g].name, GM,
+                    written ? "differs from one call per row" : "rows past 0 unwritten");
+            failures++;
+        } else {
+            printf("ok   %s with m = %d: every row computed, equal to one call per row\n", gemvs[g].name, GM);
+        }
+    }
+}
+
 int main(int argc, char** argv) {
     if (argc != 2 || (strcmp(argv[1], "custom") != 0 && strcmp(argv[1], "default") != 0)) {
         fprintf(stderr, "usage: kai_hook custom|default\n");
@@ -152,6 +228,9 @@ int main(int argc, char** argv) {
     memcpy(packed_copy, lhs_p, sizeof lhs_p);
     EXPECT_HOOK("NaN activation (lhs_quant_pack_qai8dxp_f32)",
                 kai_run_lhs_quant_pack_qai8dxp_f32(4, 32, 4, 16, 2, 0, lhs_f32, 32 * sizeof(float), lhs_p));
+    EXPECT_HOOK("NaN activation (lhs_quant_pack_qsi8d32pscalef32_f32_neon)",
+                kai_run_lhs_quant_pack_qsi8d32pscalef32_f32_neon(4, 32, 32, 4, 16, 2, 0, lhs_f32, 32 * sizeof(float),
+                                                                 lhs_p));
     if (memcmp(packed_copy, lhs_p, sizeof lhs_p) != 0) {
         fprintf(stderr, "FAIL NaN activation: the packer wrote before failing\n");
         failures++;
@@ -180,6 +259,10 @@ int main(int argc, char** argv) {
                 kai_run_lhs_quant_pack_qai8dxp_bf16_neon(4, 32, 4, 8, 2, 0, lhs_16, 32 * 2, lhs_p));
     EXPECT_HOOK("kr / sr = 16 (lhs_quant_pack_qai8dxp_f16_neon: must be 4 or 8)",
                 kai_run_lhs_quant_pack_qai8dxp_f16_neon(4, 32, 4, 16, 1, 0, lhs_16, 32 * 2, lhs_p));
+    EXPECT_HOOK("bl = 48 (lhs_quant_pack_qsi8d32pscalef32_f16_neon)",
+                kai_run_lhs_quant_pack_qsi8d32pscalef32_f16_neon(4, 96, 48, 4, 16, 2, 0, lhs_16, 32 * 2, lhs_p));
+    EXPECT_HOOK("lhs_packed_offset at m_idx = 2 with mr = 4 (lhs_quant_pack_qsi8d32pscalef32_f32_neon)",
+                (void)kai_get_lhs_packed_offset_lhs_quant_pack_qsi8d32pscalef32_f32_neon(2, 32, 32, 4, 16, 2));
     if (memcmp(packed_copy, lhs_p, sizeof lhs_p) != 0) {
         fprintf(stderr, "FAIL rejected 16-bit packer calls: the packer wrote\n");
         failures++;
@@ -195,6 +278,31 @@ int main(int argc, char** argv) {
     EXPECT_HOOK("scale_dt = f16 (rhs_pack_nxk_qsi4c32p_qsu4c32s1s0)",
                 kai_run_rhs_pack_nxk_qsi4c32p_qsu4c32s1s0(1, 4, 64, 4, 16, 2, 32, raw, 32, NULL, scale_bf16, 4, rhs_p, 0,
                                                          &f16_scales));
+    /* The asymmetric int4 packer: null offsets, bad zero points, sr, a NaN scale, and its kernels' bl. */
+    static float zero_f32[64];
+    struct kai_rhs_pack_nxk_qai4c32p_params qai_zp = {.lhs_zero_point = 1, .rhs_zero_point = 8};
+    EXPECT_HOOK("zero = NULL (rhs_pack_nxk_qai4c32p_qau4c32s0s1_f32_f32_f32_neon)",
+                kai_run_rhs_pack_nxk_qai4c32p_qau4c32s0s1_f32_f32_f32_neon(1, 4, 64, 4, 16, 2, 32, raw, NULL, NULL,
+                                                                            scale_f32, rhs_p, 0, &qai_zp));
+    EXPECT_HOOK("rhs_zero_point = 4 (rhs_pack_nxk_qai4c32p_qau4c32s0s1_f32_f32_f32_neon)",
+                kai_run_rhs_pack_nxk_qai4c32p_qau4c32s0s1_f32_f32_f32_neon(1, 4, 64, 4, 16, 2, 32, raw, zero_f32, NULL,
+                                                                            scale_f32, rhs_p, 0, &bad_zp));
+    EXPECT_HOOK("sr = 1 (rhs_pack_nxk_qai4c32p_qau4c32s0s1_f32_f32_f32_neon)",
+                kai_run_rhs_pack_nxk_qai4c32p_qau4c32s0s1_f32_f32_f32_neon(1, 4, 64, 4, 16, 1, 32, raw, zero_f32, NULL,
+                                                                            scale_f32, rhs_p, 0, &qai_zp));
+    scale_f32[7] = NAN;
+    memcpy(packed_copy, rhs_p, sizeof rhs_p);
+    EXPECT_HOOK("NaN scale (rhs_pack_nxk_qai4c32p_qau4c32s0s1_f32_f32_f32_neon)",
+                kai_run_rhs_pack_nxk_qai4c32p_qau4c32s0s1_f32_f32_f32_neon(1, 4, 64, 4, 16, 2, 32, raw, zero_f32, NULL,
+                                                                            scale_f32, rhs_p, 0, &qai_zp));
+    if (memcmp(packed_copy, rhs_p, sizeof rhs_p) != 0) {
+        fprintf(stderr, "FAIL NaN scale: the qai4c32p packer wrote before failing\n");
+        failures++;
+    }
+    scale_f32[7] = 0.25f;
+    EXPECT_HOOK("k % bl != 0 (matmul_clamp_f16_qsi8d32p4x8_qai4c32p4x8_8x4_neon_i8mm)",
+                kai_run_matmul_clamp_f16_qsi8d32p4x8_qai4c32p4x8_8x4_neon_i8mm(4, 4, 96, 64, lhs_p, rhs_p, dst, 8, 2, lo,
+                                                                                hi));
     struct kai_rhs_pack_qsi8cx_params zp2 = {.lhs_zero_point = 2, .scale_multiplier = 1.0f};
     EXPECT_HOOK("lhs_zero_point = 2 (rhs_pack_nxk_qsi8cxp_qsi8cx_neon)",
                 kai_run_rhs_pack_nxk_qsi8cxp_qsi8cx_neon(1, 4, 32, 4, 8, 1, (const int8_t*)raw, NULL, scale_f32, rhs_p,
@@ -214,6 +322,9 @@ int main(int argc, char** argv) {
         kai_run_lhs_quant_pack_qai8dxp_bf16_neon(8, 32, 4, 16, 2, 0, lhs_16, 32 * 2, lhs_p);
         kai_run_lhs_quant_pack_qai8dxp_f32(4, 32, 4, 16, 2, 0, lhs_f32, 32 * sizeof(float), lhs_p);
         kai_run_matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm(4, 4, 32, lhs_p, rhs_p, dst, 16, 4, lo, hi);
+        kai_run_rhs_pack_nxk_qai4c32p_qau4c32s0s1_f32_f32_f32_neon(1, 4, 64, 4, 16, 2, 32, raw, zero_f32, NULL,
+                                                                    scale_f32, rhs_p, 0, &qai_zp);
+        kai_run_lhs_quant_pack_qsi8d32pscalef32_f16_neon(4, 32, 32, 4, 16, 2, 4, lhs_16, 32 * 2, lhs_p);
         kai_run_matmul_clamp_bf16_qai8dxp4x8_qsi4cxp8x8_8x8_neon_i8mm(4, 8, 32, lhs_p, rhs_p, dst, 16, 2, lo, hi);
         (void)kai_get_dst_offset_matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm(4, 4, 16);
     }
@@ -223,6 +334,8 @@ int main(int argc, char** argv) {
     } else {
         printf("ok   good calls: no hook\n");
     }
+
+    gemv_every_row();
 
     /* A handler that returns: the failing call returns without writing, a getter returns 0. */
     qgemm_kai_set_error_handler(count_and_return, NULL);

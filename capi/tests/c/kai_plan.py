@@ -10,7 +10,8 @@ import glob, json, os, sys
 data = os.path.abspath(sys.argv[1])
 corrupt = "--corrupt" in sys.argv[2:]
 FAM = ("qai8dxp_qsi4cxp", "qai8dxp_qsi4c32p", "qsi8d32p_qsi4c32p", "qai8dxp_qsi8cxp", "f16_qai8dxp_qsi4cxp",
-       "f16_qai8dxp_qsi8cxp", "bf16_qai8dxp_qsi4cxp", "bf16_qai8dxp_qsi4c32p")
+       "f16_qai8dxp_qsi8cxp", "bf16_qai8dxp_qsi4cxp", "bf16_qai8dxp_qsi4c32p", "qsi8d32p_qai4c32p",
+       "f16_qsi8d32p_qai4c32p")
 
 
 def path(rel):
@@ -26,6 +27,7 @@ for f in sorted(glob.glob(os.path.join(data, "cases", "*.json"))):
     rhs = inp["rhs"]
     zp = c["rhs_packer"]["params"].get("rhs_zero_point", 8)
     sc = inp["rhs_scale"]
+    zero = inp.get("rhs_zero")  # the per-block offsets of the asymmetric formats (qai4c32p), else "-"
     prefix = "matmul_clamp_%s_" % c.get("dst_dtype", "f32")  # f32, f16 or bf16 output
     for p in c["packings"]:
         for kk in p["kernels"]:
@@ -34,6 +36,7 @@ for f in sorted(glob.glob(os.path.join(data, "cases", "*.json"))):
                 c["m"], c["n"], c["k"], c["bl"] or 0,
                 rhs["layout"].split("_")[0], zp, path(rhs["file"]), rhs["row_stride_bytes"],
                 path(sc["file"]) if sc else "-", sc.get("row_stride_bytes", 0) if sc else 0,
+                path(zero["file"]) if zero else "-",
                 path(inp["bias"]["file"]) if inp["bias"] else "-",
                 path(inp["lhs"]["file"]),
                 p["mr"], p["nr"], p["kr"], p["sr"],

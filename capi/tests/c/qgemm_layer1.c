@@ -75,9 +75,9 @@ static bool status_seen[N_STATUS];
 
 /* ---- the families ------------------------------------------------------------------------ */
 
-/* The LHS packers (by input type) and RHS packer formats of the families. */
-enum lhs_kind { LHS_F32, LHS_F16, LHS_BF16, LHS_QSI8D32P };
-enum rhs_kind { RHS_QSI4CXP, RHS_QSI4C32P, RHS_Q4_0, RHS_QSI8CXP };
+/* The LHS packers (by format and input type) and RHS packer formats of the families. */
+enum lhs_kind { LHS_F32, LHS_F16, LHS_BF16, LHS_QSI8D32P, LHS_SCALEF32_F32, LHS_SCALEF32_F16 };
+enum rhs_kind { RHS_QSI4CXP, RHS_QSI4C32P, RHS_Q4_0, RHS_QSI8CXP, RHS_QAI4C32P };
 
 /* One row per family, indexed by family code: a family is one row here. */
 static const struct family {
@@ -95,6 +95,8 @@ static const struct family {
     {QGEMM_FAMILY_F16_QAI8DXP_QSI8CXP, "f16_qai8dxp_qsi8cxp", LHS_F16, RHS_QSI8CXP, 2},
     {QGEMM_FAMILY_BF16_QAI8DXP_QSI4CXP, "bf16_qai8dxp_qsi4cxp", LHS_BF16, RHS_QSI4CXP, 2},
     {QGEMM_FAMILY_BF16_QAI8DXP_QSI4C32P, "bf16_qai8dxp_qsi4c32p", LHS_BF16, RHS_QSI4C32P, 2},
+    {QGEMM_FAMILY_QSI8D32P_QAI4C32P, "qsi8d32p_qai4c32p", LHS_SCALEF32_F32, RHS_QAI4C32P, 4},
+    {QGEMM_FAMILY_F16_QSI8D32P_QAI4C32P, "f16_qsi8d32p_qai4c32p", LHS_SCALEF32_F16, RHS_QAI4C32P, 2},
 };
 #define N_FAMILIES COUNT(families)
 
@@ -106,13 +108,22 @@ static const struct family* family_named(const char* name) {
 }
 
 /* Whether the family's kernels and packers take a block length `bl`. */
-static bool blocked(const struct family* f) { return f->rhs == RHS_QSI4C32P || f->rhs == RHS_Q4_0; }
+static bool blocked(const struct family* f) {
+    return f->rhs == RHS_QSI4C32P || f->rhs == RHS_Q4_0 || f->rhs == RHS_QAI4C32P;
+}
 
 /* Whether the family's weights have one f32 scale per channel (qsi4cxp, qsi8cxp). */
 static bool per_channel(const struct family* f) { return f->rhs == RHS_QSI4CXP || f->rhs == RHS_QSI8CXP; }
 
 /* Bytes of one activation: f32, or f16/bf16 bit patterns. */
-static size_t lhs_bytes(const struct family* f) { return f->lhs == LHS_F16 || f->lhs == LHS_BF16 ? 2 : 4; }
+static size_t lhs_bytes(const struct family* f) {
+    return f->lhs == LHS_F16 || f->lhs == LHS_BF16 || f->lhs == LHS_SCALEF32_F16 ? 2 : 4;
+}
+
+/* Whether the family's LHS packer is a per-block one (its functions take bl). */
+static bool lhs_blocked(const struct family* f) {
+    return f->lhs == LHS_QSI8D32P || f->lhs == LHS_SCALEF32_F32 || f->lhs == LHS_SCALEF32_F16;
+}
 
 static bool same_packing(qgemm_packing a, qgemm_packing b) {
     return a.mr == b.mr && a.nr == b.nr && a.kr == b.kr && a.sr == b.sr;
@@ -124,13 +135,15 @@ struct problem {
     const struct family* fam;
     size_t m, n, k, bl;
     const void* lhs;             /* m x k, dense: floats, or f16/bf16 bits */
-    qgemm_int4_source rhs;       /* qsi4cxp / qsi4c32p weights */
+    qgemm_int4_source rhs;       /* qsi4cxp / qsi4c32p weights; qai4c32p: the s0s1 codes in data, len, stride */
     qgemm_int8_source rhs8;      /* qsi8cxp weights */
     const uint8_t* q4_0;         /* qsi4c32pscalef16: raw blocks */
     size_t q4_0_len, q4_0_stride;
-    const float* scale;          /* qsi4cxp, qsi8cxp: n */
+    const float* scale;          /* qsi4cxp, qsi8cxp: n; qai4c32p: scale_len = n * k/bl */
     const uint16_t* scale_bf16;  /* qsi4c32p */
     size_t scale_len, scale_stride;
+    const float* zero;           /* qai4c32p: zero_len = n * k/bl offsets */
+    size_t zero_len;
     const float* bias;           /* NULL: none */
 };
 
@@ -149,6 +162,13 @@ static qgemm_status pack_lhs_rows(const struct problem* pr, const qgemm_packing*
     case LHS_BF16:
         return qgemm_lhs_qai8dxp_quantize_pack_bf16(p, m, k, m_idx_start, (const uint16_t*)pr->lhs + m_idx_start * k,
                                                     len, k, out, out_len);
+    case LHS_SCALEF32_F32:
+        return qgemm_lhs_qsi8d32pscalef32_quantize_pack(p, m, k, pr->bl, m_idx_start,
+                                                        (const float*)pr->lhs + m_idx_start * k, len, k, out, out_len);
+    case LHS_SCALEF32_F16:
+        return qgemm_lhs_qsi8d32pscalef32_quantize_pack_f16(p, m, k, pr->bl, m_idx_start,
+                                                            (const uint16_t*)pr->lhs + m_idx_start * k, len, k, out,
+                                                            out_len);
     default:
         return qgemm_lhs_qsi8d32p_quantize_pack(p, m, k, pr->bl, m_idx_start, (const float*)pr->lhs + m_idx_start * k,
                                                 len, k, out, out_len);
@@ -157,6 +177,7 @@ static qgemm_status pack_lhs_rows(const struct problem* pr, const qgemm_packing*
 
 static qgemm_status lhs_packed_offset(const struct problem* pr, const qgemm_packing* p, size_t m_idx, size_t* out) {
     if (pr->fam->lhs == LHS_QSI8D32P) return qgemm_lhs_qsi8d32p_packed_offset(p, m_idx, pr->k, pr->bl, out);
+    if (lhs_blocked(pr->fam)) return qgemm_lhs_qsi8d32pscalef32_packed_offset(p, m_idx, pr->k, pr->bl, out);
     return qgemm_lhs_qai8dxp_packed_offset(p, m_idx, pr->k, out);
 }
 
@@ -165,6 +186,7 @@ static qgemm_status rhs_packed_offset(const struct problem* pr, const qgemm_pack
     case RHS_QSI4CXP: return qgemm_rhs_qsi4cxp_packed_offset(p, n_idx, pr->k, out);
     case RHS_QSI8CXP: return qgemm_rhs_qsi8cxp_packed_offset(p, n_idx, pr->k, out);
     case RHS_QSI4C32P: return qgemm_rhs_qsi4c32p_packed_offset(p, n_idx, pr->k, pr->bl, out);
+    case RHS_QAI4C32P: return qgemm_rhs_qai4c32p_packed_offset(p, n_idx, pr->k, pr->bl, out);
     default: return qgemm_rhs_qsi4c32pscalef16_packed_offset(p, n_idx, pr->k, pr->bl, out);
     }
 }
@@ -175,6 +197,8 @@ static bool pack(const struct problem* pr, const qgemm_packing* p, uint8_t** lhs
     qgemm_status s;
     if (pr->fam->lhs == LHS_QSI8D32P)
         s = qgemm_lhs_qsi8d32p_packed_size(p, pr->m, pr->k, pr->bl, lhs_size);
+    else if (lhs_blocked(pr->fam))
+        s = qgemm_lhs_qsi8d32pscalef32_packed_size(p, pr->m, pr->k, pr->bl, lhs_size);
     else
         s = qgemm_lhs_qai8dxp_packed_size(p, pr->m, pr->k, lhs_size);
     CHECK(s == QGEMM_OK, "lhs packed size: %s", qgemm_status_message(s));
@@ -182,6 +206,7 @@ static bool pack(const struct problem* pr, const qgemm_packing* p, uint8_t** lhs
     case RHS_QSI4CXP: s = qgemm_rhs_qsi4cxp_packed_size(p, pr->n, pr->k, rhs_size); break;
     case RHS_QSI8CXP: s = qgemm_rhs_qsi8cxp_packed_size(p, pr->n, pr->k, rhs_size); break;
     case RHS_QSI4C32P: s = qgemm_rhs_qsi4c32p_packed_size(p, pr->n, pr->k, pr->bl, rhs_size); break;
+    case RHS_QAI4C32P: s = qgemm_rhs_qai4c32p_packed_size(p, pr->n, pr->k, pr->bl, rhs_size); break;
     default: s = qgemm_rhs_qsi4c32pscalef16_packed_size(p, pr->n, pr->k, pr->bl, rhs_size); break;
     }
     CHECK(s == QGEMM_OK, "rhs packed size: %s", qgemm_status_message(s));
@@ -203,6 +228,11 @@ static bool pack(const struct problem* pr, const qgemm_packing* p, uint8_t** lhs
     case RHS_QSI4C32P:
         s = qgemm_rhs_qsi4c32p_pack(p, pr->n, pr->k, pr->bl, &pr->rhs, pr->scale_bf16, pr->scale_len,
                                     pr->scale_stride, pr->bias, bias_len, *rhs_packed, *rhs_size);
+        break;
+    case RHS_QAI4C32P:
+        s = qgemm_rhs_qai4c32p_pack(p, pr->n, pr->k, pr->bl, pr->rhs.data, pr->rhs.len, pr->rhs.stride, pr->zero,
+                                    pr->zero_len, pr->scale, pr->scale_len, pr->bias, bias_len, *rhs_packed,
+                                    *rhs_size);
         break;
     default:
         s = qgemm_rhs_qsi4c32pscalef16_pack(p, pr->n, pr->k, pr->bl, pr->q4_0, pr->q4_0_len, pr->q4_0_stride,
@@ -293,18 +323,19 @@ static void golden(uint32_t cpu) {
     const char* corrupt_env = getenv("QGEMM_LAYER1_CORRUPT");
     bool corrupt = corrupt_env != NULL && strcmp(corrupt_env, "1") == 0;
     while (fgets(line, sizeof line, stdin) != NULL) {
-        char fam[64], name[128], layout[8], rhs_f[512], scale_f[512], bias_f[512], lhs_f[512], lhsp_f[512],
-            rhsp_f[512], dn_f[512], dt_f[512], cmin_n[16], cmax_n[16], cmin_t[16], cmax_t[16], isa[16];
+        char fam[64], name[128], layout[8], rhs_f[512], scale_f[512], zero_f[512], bias_f[512], lhs_f[512],
+            lhsp_f[512], rhsp_f[512], dn_f[512], dt_f[512], cmin_n[16], cmax_n[16], cmin_t[16], cmax_t[16], isa[16];
         size_t m, n, k, bl, zp, rhs_stride, scale_stride, mr, nr, kr, sr, lhsp_size, lhsp_off_mr, rhsp_size,
             rhsp_tile, rhsp_off_nr, m_step, n_step, m1, lhs_off_ms, rhs_off_ns, dst_off, dst_size, corr;
         int got = sscanf(line,
-                         "%63s %127s %zu %zu %zu %zu %7s %zu %511s %zu %511s %zu %511s %511s %zu %zu %zu %zu %511s %zu "
-                         "%zu %511s %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %511s %511s %15s %15s %15s %15s %zu %15s",
-                         fam, name, &m, &n, &k, &bl, layout, &zp, rhs_f, &rhs_stride, scale_f, &scale_stride, bias_f,
-                         lhs_f, &mr, &nr, &kr, &sr, lhsp_f, &lhsp_size, &lhsp_off_mr, rhsp_f, &rhsp_size, &rhsp_tile,
-                         &rhsp_off_nr, &m_step, &n_step, &m1, &lhs_off_ms, &rhs_off_ns, &dst_off, &dst_size, dn_f,
-                         dt_f, cmin_n, cmax_n, cmin_t, cmax_t, &corr, isa);
-        if (got != 40) {
+                         "%63s %127s %zu %zu %zu %zu %7s %zu %511s %zu %511s %zu %511s %511s %511s %zu %zu %zu %zu %511s "
+                         "%zu %zu %511s %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %511s %511s %15s %15s %15s %15s %zu "
+                         "%15s",
+                         fam, name, &m, &n, &k, &bl, layout, &zp, rhs_f, &rhs_stride, scale_f, &scale_stride, zero_f,
+                         bias_f, lhs_f, &mr, &nr, &kr, &sr, lhsp_f, &lhsp_size, &lhsp_off_mr, rhsp_f, &rhsp_size,
+                         &rhsp_tile, &rhsp_off_nr, &m_step, &n_step, &m1, &lhs_off_ms, &rhs_off_ns, &dst_off,
+                         &dst_size, dn_f, dt_f, cmin_n, cmax_n, cmin_t, cmax_t, &corr, isa);
+        if (got != 41) {
             fprintf(stderr, "bad plan line (%d fields): %s", got, line);
             exit(2);
         }
@@ -337,6 +368,9 @@ static void golden(uint32_t cpu) {
         void* scale = strcmp(scale_f, "-") ? read_file(scale_f, &len) : NULL;
         if (per_channel(f)) pr.scale = scale;
         if (f->rhs == RHS_QSI4C32P) pr.scale_bf16 = scale, pr.scale_len = len / 2, pr.scale_stride = scale_stride / 2;
+        if (f->rhs == RHS_QAI4C32P) pr.scale = scale, pr.scale_len = len / 4;
+        void* zero = strcmp(zero_f, "-") ? read_file(zero_f, &len) : NULL;
+        if (zero) pr.zero = zero, pr.zero_len = len / 4;
         void* bias = strcmp(bias_f, "-") ? read_file(bias_f, &len) : NULL;
         pr.bias = bias;
 
@@ -419,6 +453,7 @@ static void golden(uint32_t cpu) {
         free((void*)pr.lhs);
         free(rhs);
         free(scale);
+        free(zero);
         free(bias);
     }
     printf("golden: %zu (case, packing) pairs, %zu kernel runs (whole x 2 clamps + grid each); %zu f16 packed LHS "
@@ -455,7 +490,7 @@ static void synthetic_problem(const struct family* f, size_t m, size_t n, size_t
     *pr = (struct problem){.fam = f, .m = m, .n = n, .k = k, .bl = bl};
     if (lhs_bytes(f) == 2) {
         uint16_t* lhs = malloc(m * k * sizeof(uint16_t));
-        for (size_t i = 0; i < m * k; i++) lhs[i] = f->lhs == LHS_F16 ? random_f16() : random_bf16();
+        for (size_t i = 0; i < m * k; i++) lhs[i] = f->lhs == LHS_BF16 ? random_bf16() : random_f16();
         pr->lhs = lhs;
     } else {
         float* lhs = malloc(m * k * sizeof(float));
@@ -489,7 +524,15 @@ static void synthetic_problem(const struct family* f, size_t m, size_t n, size_t
     float* bias = malloc(n * sizeof(float));
     for (size_t i = 0; i < n; i++) bias[i] = uniform(-1.0f, 1.0f);
     pr->bias = bias;
-    if (per_channel(f)) {
+    if (f->rhs == RHS_QAI4C32P) {
+        /* The codes above (n rows of k/2 bytes, s0s1), then n * k/bl scales and offsets. */
+        const size_t nb = k / bl;
+        float* s = malloc(n * nb * sizeof(float));
+        float* z = malloc(n * nb * sizeof(float));
+        for (size_t i = 0; i < n * nb; i++) s[i] = uniform(0.01f, 0.1f);
+        for (size_t i = 0; i < n * nb; i++) z[i] = uniform(-0.1f, 0.1f);
+        pr->scale = s, pr->scale_len = n * nb, pr->zero = z, pr->zero_len = n * nb;
+    } else if (per_channel(f)) {
         float* s = malloc(n * sizeof(float));
         for (size_t i = 0; i < n; i++) s[i] = uniform(0.01f, 0.1f);
         pr->scale = s;
@@ -513,6 +556,7 @@ static void free_problem(struct problem* pr) {
     free((void*)pr->q4_0);
     free((void*)pr->scale);
     free((void*)pr->scale_bf16);
+    free((void*)pr->zero);
     free((void*)pr->bias);
 }
 
@@ -808,6 +852,139 @@ static void statuses(uint32_t cpu) {
         OK(qgemm_rhs_qsi8cxp_pack(&i8.packing, 8, 64, &p8.rhs8, p8.scale, 8, p8.bias, 8, r8, sz));
         free(r8);
         free_problem(&p8);
+    }
+    /* The asymmetric int4 RHS packer (qai4c32p) and the qsi8d32pscalef32 LHS packers (f32, f16):
+     * their own argument checks, nothing written on failure. */
+    {
+        enum { AN = 8, AK = 64, ABL = 32, ANB = AK / ABL, AM = 8 };
+        const struct family* fa = family_named("qsi8d32p_qai4c32p");
+        struct problem pa;
+        synthetic_problem(fa, AM, AN, AK, ABL, &pa);
+        qgemm_packing ap;
+        OK(qgemm_linear_rhs_packing(fa->code, &ap)); /* mr 4, nr 4, kr 16, sr 2 */
+        snprintf(cur, sizeof cur, "statuses: qgemm_rhs_qai4c32p_pack");
+        size_t sz = 0;
+        OK(qgemm_rhs_qai4c32p_packed_size(&ap, AN, AK, ABL, &sz));
+        uint8_t* r = calloc(sz, 1);
+        const uint8_t* w = pa.rhs.data;
+        const size_t wl = pa.rhs.len, ws = pa.rhs.stride;
+        EXPECT(qgemm_rhs_qai4c32p_packed_offset(&ap, 2, AK, ABL, &out), QGEMM_ERROR_MISALIGNED_START);
+        EXPECT(qgemm_rhs_qai4c32p_packed_size(&ap, AN, AK, 48, &out), QGEMM_ERROR_NOT_MULTIPLE);
+        const qgemm_packing sr1 = {ap.mr, ap.nr, ap.kr, 1};
+        EXPECT(qgemm_rhs_qai4c32p_packed_size(&sr1, AN, AK, ABL, &out), QGEMM_ERROR_UNSUPPORTED);
+        EXPECT(qgemm_rhs_qai4c32p_pack(&ap, AN, AK, ABL, w, wl, ws, NULL, ANB * AN, pa.scale, ANB * AN, NULL, 0, r, sz),
+               QGEMM_ERROR_NULL_POINTER);
+        EXPECT(qgemm_rhs_qai4c32p_pack(&ap, AN, AK, ABL, w, wl, ws, pa.zero, ANB * AN - 1, pa.scale, ANB * AN, NULL, 0,
+                                       r, sz),
+               QGEMM_ERROR_BUFFER_TOO_SHORT);
+        EXPECT(qgemm_rhs_qai4c32p_pack(&ap, AN, AK, ABL, w, wl, ws, pa.zero, ANB * AN, pa.scale, ANB * AN - 1, NULL, 0,
+                                       r, sz),
+               QGEMM_ERROR_BUFFER_TOO_SHORT);
+        EXPECT(qgemm_rhs_qai4c32p_pack(&ap, AN, AK, ABL, w, wl - 1, ws, pa.zero, ANB * AN, pa.scale, ANB * AN, NULL, 0,
+                                       r, sz),
+               QGEMM_ERROR_BUFFER_TOO_SHORT);
+        EXPECT(qgemm_rhs_qai4c32p_pack(&ap, AN, AK, ABL, w, wl, ws, pa.zero, ANB * AN, pa.scale, ANB * AN, pa.bias,
+                                       AN - 1, r, sz),
+               QGEMM_ERROR_BUFFER_TOO_SHORT);
+        EXPECT(qgemm_rhs_qai4c32p_pack(&ap, AN, AK, ABL, w, wl, ws, pa.zero, ANB * AN, pa.scale, ANB * AN, NULL, 0, r,
+                                       sz - 1),
+               QGEMM_ERROR_BUFFER_TOO_SHORT);
+        EXPECT(qgemm_rhs_qai4c32p_pack(&ap, AN, AK, ABL, w, wl, AK / 2 - 1, pa.zero, ANB * AN, pa.scale, ANB * AN, NULL,
+                                       0, r, sz),
+               QGEMM_ERROR_STRIDE_TOO_SMALL);
+        EXPECT(qgemm_rhs_qai4c32p_pack(&ap, AN, AK, 48, w, wl, ws, pa.zero, ANB * AN, pa.scale, ANB * AN, NULL, 0, r, sz),
+               QGEMM_ERROR_NOT_MULTIPLE);
+        EXPECT(qgemm_rhs_qai4c32p_pack(&sr1, AN, AK, ABL, w, wl, ws, pa.zero, ANB * AN, pa.scale, ANB * AN, NULL, 0, r,
+                                       sz),
+               QGEMM_ERROR_UNSUPPORTED);
+        EXPECT(qgemm_rhs_qai4c32p_pack(&ap, AN, AK, ABL, w, wl, ws, (const float*)(const void*)((const char*)pa.zero + 2),
+                                       ANB * AN - 1, pa.scale, ANB * AN, NULL, 0, r, sz),
+               QGEMM_ERROR_MISALIGNED_POINTER);
+        EXPECT(qgemm_rhs_qai4c32p_pack(&ap, AN, AK, ABL, w, wl, ws, pa.zero, ANB * AN, pa.scale, ANB * AN, NULL, 0,
+                                       (uint8_t*)(void*)pa.zero, sz),
+               QGEMM_ERROR_BUFFERS_OVERLAP);
+        EXPECT(qgemm_rhs_qai4c32p_pack(NULL, AN, AK, ABL, w, wl, ws, pa.zero, ANB * AN, pa.scale, ANB * AN, NULL, 0, r,
+                                       sz),
+               QGEMM_ERROR_NULL_POINTER);
+        float* zero = (float*)(void*)pa.zero;
+        const float keepz = zero[ANB * AN - 1];
+        zero[ANB * AN - 1] = NAN;
+        EXPECT(qgemm_rhs_qai4c32p_pack(&ap, AN, AK, ABL, w, wl, ws, pa.zero, ANB * AN, pa.scale, ANB * AN, NULL, 0, r, sz),
+               QGEMM_ERROR_NON_FINITE);
+        zero[ANB * AN - 1] = keepz;
+        bool untouched = true;
+        for (size_t i = 0; i < sz; i++) untouched &= r[i] == 0;
+        CHECK(untouched, "a failing qgemm_rhs_qai4c32p_pack wrote the packed RHS");
+        OK(qgemm_rhs_qai4c32p_pack(&ap, AN, AK, ABL, w, wl, ws, pa.zero, ANB * AN, pa.scale, ANB * AN, pa.bias, AN, r,
+                                   sz));
+        free(r);
+        free_problem(&pa);
+
+        /* The two LHS packers: f32 (and an f32 block whose sum overflows) and f16 bits. */
+        for (int h = 0; h < 2; h++) {
+            snprintf(cur, sizeof cur, "statuses: qgemm_lhs_qsi8d32pscalef32_quantize_pack%s", h ? "_f16" : "");
+            const struct family* fl = family_named(h ? "f16_qsi8d32p_qai4c32p" : "qsi8d32p_qai4c32p");
+            struct problem pl;
+            synthetic_problem(fl, AM, AN, AK, ABL, &pl);
+            size_t lsz = 0, off = 0;
+            OK(qgemm_lhs_qsi8d32pscalef32_packed_size(&ap, AM, AK, ABL, &lsz));
+            OK(qgemm_lhs_qsi8d32pscalef32_packed_offset(&ap, 4, AK, ABL, &off));
+            EXPECT(qgemm_lhs_qsi8d32pscalef32_packed_offset(&ap, 2, AK, ABL, &out), QGEMM_ERROR_MISALIGNED_START);
+            EXPECT(qgemm_lhs_qsi8d32pscalef32_packed_size(&ap, AM, AK, 0, &out), QGEMM_ERROR_ZERO_DIM);
+            uint8_t* t = calloc(lsz, 1);
+            uint8_t *one = calloc(lsz, 1), *two = calloc(lsz, 1);
+            const float* x32 = pl.lhs;
+            const uint16_t* x16 = pl.lhs;
+#define PACK_S32(m_, start_, x_off_, len_, stride_, out_, out_len_)                                                      \
+    (h ? qgemm_lhs_qsi8d32pscalef32_quantize_pack_f16(&ap, m_, AK, ABL, start_, x16 + (x_off_), len_, stride_, out_,     \
+                                                      out_len_)                                                         \
+       : qgemm_lhs_qsi8d32pscalef32_quantize_pack(&ap, m_, AK, ABL, start_, x32 + (x_off_), len_, stride_, out_,        \
+                                                  out_len_))
+            /* One call equals two calls split at a tile, and a start inside a tile is accepted. */
+            OK(PACK_S32(AM, 0, 0, AM * AK, AK, one, lsz));
+            OK(PACK_S32(4, 0, 0, 4 * AK, AK, two, off));
+            OK(PACK_S32(AM - 4, 4, 4 * AK, (AM - 4) * AK, AK, two + off, lsz - off));
+            CHECK(memcmp(one, two, lsz) == 0, "rows [0, 4) and [4, 8) packed apart differ from one call");
+            OK(PACK_S32(2, 1, AK, 2 * AK, AK, two, off));
+            EXPECT(PACK_S32(AM, 0, 0, AM * AK - 1, AK, t, lsz), QGEMM_ERROR_BUFFER_TOO_SHORT);
+            EXPECT(PACK_S32(AM, 0, 0, AM * AK, AK, t, lsz - 1), QGEMM_ERROR_BUFFER_TOO_SHORT);
+            EXPECT(PACK_S32(AM, 0, 0, AM * AK, AK - 1, t, lsz), QGEMM_ERROR_STRIDE_TOO_SMALL);
+            EXPECT(h ? qgemm_lhs_qsi8d32pscalef32_quantize_pack_f16(&ap, AM, AK, ABL, 0, NULL, AM * AK, AK, t, lsz)
+                     : qgemm_lhs_qsi8d32pscalef32_quantize_pack(&ap, AM, AK, ABL, 0, NULL, AM * AK, AK, t, lsz),
+                   QGEMM_ERROR_NULL_POINTER);
+            EXPECT(h ? qgemm_lhs_qsi8d32pscalef32_quantize_pack_f16(
+                           &ap, AM, AK, ABL, 0, (const uint16_t*)(const void*)((const char*)x16 + 1), AM * AK - 1, AK, t,
+                           lsz)
+                     : qgemm_lhs_qsi8d32pscalef32_quantize_pack(
+                           &ap, AM, AK, ABL, 0, (const float*)(const void*)((const char*)x32 + 2), AM * AK - 1, AK, t,
+                           lsz),
+                   QGEMM_ERROR_MISALIGNED_POINTER);
+            EXPECT(PACK_S32(1, 0, 0, AK, AK, (uint8_t*)(void*)pl.lhs, lsz), QGEMM_ERROR_BUFFERS_OVERLAP);
+            /* A NaN in the last value; for f32 a block whose dequantized sum overflows. */
+            if (h) {
+                uint16_t* xm = (uint16_t*)(void*)pl.lhs;
+                xm[AM * AK - 1] = 0x7e00;
+            } else {
+                float* xm = (float*)(void*)pl.lhs;
+                xm[AM * AK - 1] = NAN;
+            }
+            EXPECT(PACK_S32(AM, 0, 0, AM * AK, AK, t, lsz), QGEMM_ERROR_NON_FINITE);
+            if (!h) {
+                float* xm = (float*)(void*)pl.lhs;
+                xm[AM * AK - 1] = 1.0f;
+                for (size_t i = 0; i < ABL; i++) xm[i] = 3.0e38f;
+                EXPECT(PACK_S32(AM, 0, 0, AM * AK, AK, t, lsz), QGEMM_ERROR_SCALE_OVERFLOW);
+            }
+#undef PACK_S32
+            bool zero_t = true;
+            for (size_t i = 0; i < lsz; i++) zero_t &= t[i] == 0;
+            CHECK(zero_t, "a failing call wrote the packed LHS");
+            free(t);
+            free(one);
+            free(two);
+            free_problem(&pl);
+        }
+        snprintf(cur, sizeof cur, "statuses");
     }
     EXPECT(qgemm_lhs_qai8dxp_packed_size(&p, SIZE_MAX, SIZE_MAX / 2, &out), QGEMM_ERROR_SIZE_OVERFLOW);
     EXPECT(qgemm_kernel_dst_size(cx_gemm, SIZE_MAX / 2, 3, &out), QGEMM_ERROR_SIZE_OVERFLOW);
@@ -1109,9 +1286,9 @@ static void operator_(uint32_t cpu) {
         free(rp);
         free_problem(&pr);
     }
-    printf("operator: %zu qgemm_linear_run calls (8 families, m = 1..%d) equal to the Rust operator's digests; "
+    printf("operator: %zu qgemm_linear_run calls (%zu families, m = 1..%d) equal to the Rust operator's digests; "
            "%zu parts run on threads equal to one call\n",
-           runs, LINEAR_M, thread_runs);
+           runs, N_FAMILIES, LINEAR_M, thread_runs);
 }
 
 /* Every bad input of the operator returns its status and writes nothing. */
@@ -1204,6 +1381,50 @@ static void operator_statuses(uint32_t cpu) {
     CHECK(unwritten, "a failing qgemm_linear_run_part wrote its output");
     OK(qgemm_linear_run_part(&call, whole, y, m * n));
     CHECK(y[m * n] == 7.0f, "qgemm_linear_run_part wrote past the output");
+    /* The asymmetric int4 families: their layers refuse another family's call, element type and
+     * block length. */
+    {
+        const struct family* a = family_named("qsi8d32p_qai4c32p");
+        const struct family* a16 = family_named("f16_qsi8d32p_qai4c32p");
+        struct problem pa;
+        rng = 0x5eed0000u + a->code;
+        synthetic_problem(a, LINEAR_M, n, k, LINEAR_BL, &pa);
+        qgemm_packing ap;
+        OK(qgemm_linear_rhs_packing(a->code, &ap));
+        uint8_t *alp, *arp;
+        size_t als, ars, ass = 0;
+        if (pack(&pa, &ap, &alp, &als, &arp, &ars)) {
+            for (size_t i = 0; i <= m * n; i++) y[i] = 7.0f;
+        qgemm_linear la = untouched;
+            EXPECT(qgemm_linear_from_packed(a->code, n, k, 0, arp, ars, &la), QGEMM_ERROR_ZERO_DIM);
+            EXPECT(qgemm_linear_from_packed(a->code, n, k, 48, arp, ars, &la), QGEMM_ERROR_NOT_MULTIPLE);
+            EXPECT(qgemm_linear_from_packed(a->code, n, k, LINEAR_BL, arp, ars - 1, &la), QGEMM_ERROR_BUFFER_TOO_SHORT);
+            CHECK(memcmp(&la, &untouched, sizeof la) == 0, "a failing qgemm_linear_from_packed wrote its output");
+            OK(qgemm_linear_from_packed(a->code, n, k, LINEAR_BL, arp, ars, &la));
+            OK(qgemm_linear_scratch_size(&la, m, &ass));
+            uint8_t* as = malloc(ass);
+            qgemm_linear l16 = la;
+            l16.family = a16->code; /* the f16 family over the same weights: uint16_t in and out */
+            EXPECT(qgemm_linear_run(&l16, cpu, m, pa.lhs, m * k, y, m * n, as, ass), QGEMM_ERROR_WRONG_DST_TYPE);
+            EXPECT(qgemm_linear_run_u16(&la, cpu, m, pa.lhs, m * k, (uint16_t*)y, m * n, as, ass),
+                   QGEMM_ERROR_WRONG_DST_TYPE);
+            qgemm_linear_call ac;
+            OK(qgemm_linear_prepare(&la, cpu, m, pa.lhs, m * k, as, ass, -INFINITY, INFINITY, &ac));
+            qgemm_linear_call bad_a = ac;
+            bad_a.kernel.family = a16->code; /* an f16 kernel for the f32 layer */
+            EXPECT(qgemm_linear_run_part(&bad_a, whole, y, m * n), QGEMM_ERROR_INVALID_ARGUMENT);
+            bad_a = ac;
+            bad_a.layer.family = QGEMM_FAMILY_QSI8D32P_QSI4C32P; /* the Q4_0 family over these weights */
+            EXPECT(qgemm_linear_run_part(&bad_a, whole, y, m * n), QGEMM_ERROR_INVALID_ARGUMENT);
+            bool kept = true;
+            for (size_t i = 0; i <= m * n; i++) kept &= y[i] == 7.0f;
+            CHECK(kept, "a refused call of an asymmetric int4 layer wrote its output");
+            free(as);
+            free(alp);
+            free(arp);
+        }
+        free_problem(&pa);
+    }
     printf("operator statuses: null, short, misaligned, overlapping, wrong family and element type, bad clamp, "
            "bad rectangle: refused, outputs unwritten\n");
     free(scratch);
