@@ -168,6 +168,15 @@ pub enum Error {
         /// block (same meaning as `NonFinite::index`).
         index: usize,
     },
+    /// An entry of the 4-entry look-up table of the 2-bit weights (`qai8dxp_qsu2cxp`) lies
+    /// outside `[-64, 63]`, the range in which KleidiAI's packer and kernels agree on the
+    /// table's values (they narrow it to int8 in different ways).
+    LutOutOfRange {
+        /// Index of the first offending entry (0..=3).
+        index: usize,
+        /// Its value.
+        value: i32,
+    },
     /// The kernel needs a CPU feature that the given [`CpuFeatures`](crate::CpuFeatures) lacks.
     UnsupportedCpu {
         /// The missing feature.
@@ -273,6 +282,9 @@ impl fmt::Display for Error {
             Error::ScaleOverflow { buffer, index } => {
                 write!(f, "the quantization scale of the block at {buffer}[{index}] overflows")
             }
+            Error::LutOutOfRange { index, value } => {
+                write!(f, "lut[{index}] = {value} is outside [-64, 63]")
+            }
             Error::UnsupportedCpu { needs } => {
                 write!(f, "the CPU lacks {needs}, which this kernel needs")
             }
@@ -297,5 +309,7 @@ mod tests {
         assert_eq!(e.to_string(), "dst holds 3 elements, needs 4");
         let e = Error::InvalidClamp { min: 2.0, max: 1.0 };
         assert_eq!(e.to_string(), "invalid clamp range [2.0, 1.0]: a bound is NaN or min > max");
+        let e = Error::LutOutOfRange { index: 2, value: 64 };
+        assert_eq!(e.to_string(), "lut[2] = 64 is outside [-64, 63]");
     }
 }

@@ -32,7 +32,9 @@
 //!   families with [`half::bf16`] activations and outputs;
 //! * [`qsi8d32p_qai4c32p`], [`f16_qsi8d32p_qai4c32p`]: asymmetric int4 weights (an f32 scale and
 //!   an f32 offset per block, GGML `Q4_1`-like) × int8 activations quantized per block from f32
-//!   or f16 (f32 or f16 outputs).
+//!   or f16 (f32 or f16 outputs);
+//! * [`qai8dxp_qsu2cxp`]: 2-bit weights (codes mapped through a 4-entry look-up table, default
+//!   `{-2, -1, 0, 1}`, with a per-channel f32 scale) × int8 per-row activations.
 //!
 //! Activation and output element types implement [`Element`]; the operator layer
 //! ([`op::Linear`]) packs weights once and runs any family with slices of those types.
@@ -74,7 +76,7 @@ pub use half;
 pub use matmul::{Clamp, Family, Kernel, MatmulArgs, Packing, Tier, UncheckedArgs};
 pub use matmul::{
     bf16_qai8dxp_qsi4c32p, bf16_qai8dxp_qsi4cxp, f16_qai8dxp_qsi4cxp, f16_qai8dxp_qsi8cxp, f16_qsi8d32p_qai4c32p,
-    qai8dxp_qsi4c32p, qai8dxp_qsi4cxp, qai8dxp_qsi8cxp, qsi8d32p_qai4c32p, qsi8d32p_qsi4c32p,
+    qai8dxp_qsi4c32p, qai8dxp_qsi4cxp, qai8dxp_qsi8cxp, qai8dxp_qsu2cxp, qsi8d32p_qai4c32p, qsi8d32p_qsi4c32p,
 };
 
 /// The README's Rust examples, compiled and run as doctests.

@@ -552,6 +552,7 @@ impl<'w, 's, F: Operator> Prepared<'w, 's, F> {
                 dst_stride_row: F::Dst::SIZE * n,
                 clamp_min: self.clamp.min(),
                 clamp_max: self.clamp.max(),
+                lut: crate::rhs::qsu2cxp::DEFAULT_LUT,
             };
             // `split` returns at most MAX_PARTS rectangles.
             let _ = v.push(Part { kernel: self.kernel, rect: r, args, output: PhantomData });

@@ -204,6 +204,7 @@ impl KaiKernel {
             dst_stride_row,
             clamp_min: clamp.min(),
             clamp_max: clamp.max(),
+            lut: qgemm::rhs::qsu2cxp::DEFAULT_LUT,
         };
         // SAFETY: the kernel's tier is in `cpu` (`kernel_for`); m, n, k >= 1 and bl were
         // validated by the family; the clamp is valid; the stride is a multiple of the element

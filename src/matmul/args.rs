@@ -4,6 +4,7 @@
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::packing::Packing;
+use crate::rhs::qsu2cxp::DEFAULT_LUT;
 
 #[cfg(doc)]
 use crate::matmul::Kernel;
@@ -69,12 +70,20 @@ pub struct MatmulArgs {
     pub dst_stride_row: usize,
     /// Output clamp.
     pub clamp: Clamp,
+    /// The 4-entry look-up table of the 2-bit weight family
+    /// ([`qai8dxp_qsu2cxp`](crate::qai8dxp_qsu2cxp)): weight code `u` stands for `lut[u]`.
+    /// It must be the table the weights were packed with
+    /// ([`rhs::qsu2cxp::pack`](crate::rhs::qsu2cxp::pack)), every entry in `[-64, 63]`
+    /// ([`Kernel::run`] rejects others with [`Error::LutOutOfRange`]). Default
+    /// [`DEFAULT_LUT`] `{-2, -1, 0, 1}`; the other families ignore it.
+    pub lut: [i32; 4],
 }
 
 impl MatmulArgs {
-    /// The whole `m x n` output, dense rows, no clamp, no block length.
+    /// The whole `m x n` output, dense rows, no clamp, no block length, the default look-up
+    /// table.
     pub const fn new(m: usize, n: usize, k: usize) -> MatmulArgs {
-        MatmulArgs { m, n, k, bl: 0, m_idx: 0, n_idx: 0, dst_stride_row: n, clamp: Clamp::NONE }
+        MatmulArgs { m, n, k, bl: 0, m_idx: 0, n_idx: 0, dst_stride_row: n, clamp: Clamp::NONE, lut: DEFAULT_LUT }
     }
 
     /// Sets the block length (per-block families).
@@ -107,6 +116,14 @@ impl MatmulArgs {
         self.clamp = clamp;
         self
     }
+
+    /// Sets the look-up table of the 2-bit weights ([`MatmulArgs::lut`]): the table given to
+    /// the RHS packer. Checked by [`Kernel::run`], not here.
+    #[must_use]
+    pub const fn with_lut(mut self, lut: [i32; 4]) -> MatmulArgs {
+        self.lut = lut;
+        self
+    }
 }
 
 /// Raw arguments of a kernel's `unsafe` entry, with KleidiAI's `run_matmul` semantics
@@ -133,6 +150,12 @@ pub struct UncheckedArgs<O = f32> {
     pub clamp_min: f32,
     /// Clamp upper bound.
     pub clamp_max: f32,
+    /// The look-up table of the 2-bit weight family ([`MatmulArgs::lut`]); the kernels use
+    /// each entry narrowed to int8 (`lut[u] as i8`) as KleidiAI's do. Entries outside
+    /// `[-64, 63]` are not a safety matter but give results that match no packed `rsum`
+    /// ([`Kernel::run`] rejects them). The other families ignore it: pass
+    /// [`DEFAULT_LUT`].
+    pub lut: [i32; 4],
 }
 
 impl<O> Clone for UncheckedArgs<O> {

@@ -50,6 +50,12 @@ pub trait Family: sealed::Sealed + Sized + 'static {
     const NAME: &'static str;
     /// Whether `run` takes a block length (`bl`).
     const BLOCKED: bool;
+    /// `k` must be a multiple of this: 32 for `qai8dxp_qsu2cxp`, 1 for the other families
+    /// (whose per-channel formats pad `k`, and whose per-block ones need `k % bl == 0`).
+    const K_MULTIPLE: usize = 1;
+    /// Whether the kernels take a look-up table ([`MatmulArgs::lut`]), which [`Kernel::run`]
+    /// then checks: `qai8dxp_qsu2cxp`.
+    const TAKES_LUT: bool = false;
     /// The output element type: `f32`, or [`half::f16`] / [`half::bf16`] for the families
     /// named `f16_...` / `bf16_...`.
     type Dst: Element;
@@ -247,7 +253,9 @@ impl<F: Family> Kernel<F> {
     ///   ([`Family::Dst`]). Exactly the `m x n` rectangle is written.
     ///
     /// `m == 0` or `n == 0` is a no-op. Any grid of legal sub-rectangles gives the same bits
-    /// as one call over the whole output.
+    /// as one call over the whole output. For a family that takes a look-up table
+    /// ([`Family::TAKES_LUT`]) every entry of [`MatmulArgs::lut`] must lie in `[-64, 63]`
+    /// ([`Error::LutOutOfRange`]); the other families ignore it.
     pub fn run(
         &self,
         cpu: &CpuFeatures,
@@ -260,6 +268,9 @@ impl<F: Family> Kernel<F> {
             return Err(Error::UnsupportedCpu { needs });
         }
         self.check_depth(args.k, args.bl)?;
+        if F::TAKES_LUT {
+            crate::rhs::qsu2cxp::check_lut(&args.lut)?;
+        }
         self.check_starts(args.m_idx, args.n_idx)?;
         let (m, n) = (args.m, args.n);
         if m == 0 || n == 0 {
@@ -317,12 +328,13 @@ impl<F: Family> Kernel<F> {
             dst_stride_row: dst_stride_bytes,
             clamp_min: args.clamp.min(),
             clamp_max: args.clamp.max(),
+            lut: args.lut,
         };
         // SAFETY: the tier's feature is present (checked above). The LHS slice from `lhs_start`
         // holds `ceil(m/mr)` whole tiles, the RHS slice from `rhs_start` `ceil(n/nr)` whole
         // tiles, and `dst` holds `(m-1)*stride + n` elements: exactly what `run_unchecked`
-        // reads and writes, with the `strides` the checks used. `k`, `bl`, `m`, `n` were
-        // validated and the clamp is a valid `Clamp`.
+        // reads and writes, with the `strides` the checks used. `k`, `bl`, `m`, `n` (and the
+        // table, where the family takes one) were validated and the clamp is a valid `Clamp`.
         unsafe { self.call(&raw, &strides) }
         Ok(())
     }
@@ -335,8 +347,8 @@ impl<F: Family> Kernel<F> {
     /// # Safety
     ///
     /// * The CPU implements the kernel's tier ([`Kernel::is_available`]).
-    /// * `m, n, k >= 1`; for per-block families `bl` is a multiple of 32 that divides `k`, for
-    ///   the others `bl == 0`.
+    /// * `m, n, k >= 1`, `k` a multiple of [`Family::K_MULTIPLE`]; for per-block families `bl`
+    ///   is a multiple of 32 that divides `k`, for the others `bl == 0`.
     /// * `lhs_packed` is valid for reads of `ceil(m / mr)` packed LHS tiles and `rhs_packed` of
     ///   `ceil(n / nr)` packed RHS tiles ([`Kernel::lhs_packed_size`],
     ///   [`Kernel::rhs_packed_size`]), both packed with [`Kernel::packing`] and this `k` (`bl`).
@@ -344,6 +356,9 @@ impl<F: Family> Kernel<F> {
     ///   rows `dst + i * dst_stride_row` bytes (`dst_stride_row` a multiple of the element size
     ///   and `>= n` elements), and those elements do not overlap the packed buffers.
     /// * `clamp_min <= clamp_max`, neither NaN.
+    ///
+    /// The look-up table ([`UncheckedArgs::lut`]) is not checked: its entries are narrowed to
+    /// int8, as KleidiAI's kernels do.
     pub unsafe fn run_unchecked(&self, args: &UncheckedArgs<F::Dst>) {
         // Buffers of these tiles exist (caller's contract), so the strides cannot overflow.
         let Ok(strides) = self.strides(args.k, args.bl) else {
@@ -369,8 +384,8 @@ impl<F: Family> Kernel<F> {
     }
 }
 
-/// `k >= 1`, and `bl` legal for the family: 0 for the per-channel ones, a multiple of 32
-/// dividing `k` for the per-block ones.
+/// `k >= 1` (a multiple of [`Family::K_MULTIPLE`]), and `bl` legal for the family: 0 for the
+/// per-channel ones, a multiple of 32 dividing `k` for the per-block ones.
 pub(crate) fn check_depth<F: Family>(k: usize, bl: usize) -> Result<()> {
     if k == 0 {
         return Err(Error::ZeroDim { dim: Dim::K });
@@ -378,6 +393,9 @@ pub(crate) fn check_depth<F: Family>(k: usize, bl: usize) -> Result<()> {
     if !F::BLOCKED {
         if bl != 0 {
             return Err(Error::Unsupported { param: Param::BlockLen, value: bl });
+        }
+        if !k.is_multiple_of(F::K_MULTIPLE) {
+            return Err(Error::NotMultiple { dim: Dim::K, value: k, multiple_of: F::K_MULTIPLE });
         }
         return Ok(());
     }

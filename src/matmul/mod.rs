@@ -22,6 +22,7 @@ pub mod f16_qsi8d32p_qai4c32p;
 pub mod qai8dxp_qsi4c32p;
 pub mod qai8dxp_qsi4cxp;
 pub mod qai8dxp_qsi8cxp;
+pub mod qai8dxp_qsu2cxp;
 pub mod qsi8d32p_qai4c32p;
 pub mod qsi8d32p_qsi4c32p;
 
@@ -77,5 +78,6 @@ mod tests {
         check_catalogue::<bf16_qai8dxp_qsi4c32p::Bf16Qai8dxpQsi4c32p>();
         check_catalogue::<qsi8d32p_qai4c32p::Qsi8d32pQai4c32p>();
         check_catalogue::<f16_qsi8d32p_qai4c32p::F16Qsi8d32pQai4c32p>();
+        check_catalogue::<qai8dxp_qsu2cxp::Qai8dxpQsu2cxp>();
     }
 }

@@ -99,7 +99,7 @@ fn code(w: f32, zero: f32, scale: f32) -> u8 {
         return 8;
     }
     let t = (f64::from(w) - f64::from(zero)) / f64::from(scale) + 8.0;
-    t.round().clamp(0.0, 15.0) as u8
+    libm::round(t).clamp(0.0, 15.0) as u8
 }
 
 /// `(zero, scale)` of one block.
@@ -142,7 +142,8 @@ fn error<S: Element>(block: &[S], zero: f32, scale: f32) -> f64 {
         .map(|v| {
             let w = f64::from(v.to_f32());
             let u = f64::from(code(v.to_f32(), zero, scale)) - 8.0;
-            (w - (u * f64::from(scale) + f64::from(zero))).powi(2)
+            let e = w - (u * f64::from(scale) + f64::from(zero));
+            e * e
         })
         .sum()
 }

@@ -8,6 +8,7 @@ pub mod qsi4c32p;
 pub mod qsi4c32pscalef16;
 pub mod qsi4cxp;
 pub mod qsi8cxp;
+pub mod qsu2cxp;
 
 use crate::error::{Buffer, Dim, Error, Result, Stride};
 

@@ -39,8 +39,10 @@ pub trait Fixture: Sized {
     /// Packs random weights (with the family's scales and bias) for an `n x k` problem.
     fn pack_random_rhs(rng: &mut Rng, p: &Packing, n: usize, k: usize, bl: usize) -> Vec<u8>;
 
-    /// Packs, into `out` (exactly the packed size), weights whose raw nibble bytes all equal
-    /// `byte` (0x00: every weight -8; 0xff: +7), with scales of about 1.
+    /// Packs, into `out` (exactly the packed size), weights whose raw bytes all equal `byte`,
+    /// with scales of about 1: int4 nibble bytes (0x00: every weight -8; 0xff: +7), int8 bytes
+    /// (the fixture says how), or 2-bit codes (four per byte: 0x00 every code 0, 0xff every
+    /// code 3, the ends of the table).
     fn pack_filled_rhs_into(p: &Packing, n: usize, k: usize, bl: usize, byte: u8, out: &mut [u8]);
 
     /// [`Fixture::pack_filled_rhs_into`] into a new buffer.
@@ -73,6 +75,18 @@ pub trait Fixture: Sized {
     fn check_golden_lhs(case: &Case, p: &Packing, ours: &[u8], golden: &[u8]) {
         assert!(ours == golden, "{} {p:?}: packed LHS differs from KleidiAI's", case.id);
     }
+
+    /// The run arguments of a golden case: `args` plus what the case's packer parameters imply
+    /// for the kernels (the look-up table of the 2-bit family).
+    fn golden_args(_case: &Case, args: MatmulArgs) -> MatmulArgs {
+        args
+    }
+}
+
+/// A depth for the per-channel tests: `k` rounded up to a multiple of the family's
+/// [`Family::K_MULTIPLE`] (32 for the 2-bit family, whose format has no K padding).
+pub fn depth<X: Fixture>(k: usize) -> usize {
+    k.next_multiple_of(<X::F as Family>::K_MULTIPLE)
 }
 
 pub fn packing_of(p: &Value) -> Packing {
@@ -194,6 +208,7 @@ pub fn golden_outputs_in_every_tier<X: Fixture>() {
                 for which in ["none", "tight"] {
                     let (lo, hi) = case.clamp(which);
                     let args = MatmulArgs::new(m, n, k).with_block_len(bl).with_clamp(Clamp::new(lo, hi).unwrap());
+                    let args = X::golden_args(&case, args);
                     let want: Vec<<X::F as Family>::Dst> = case.values(&gk["dst"][which]);
                     let what = format!("{} {} [{which}]", case.id, kernel.name());
                     assert_bits_eq(&run_guarded(*kernel, &lhs, &rhs, &args), &want, &what);
@@ -240,7 +255,7 @@ pub fn lhs_packing_split_at_any_row<X: Fixture>() {
     let mut rng = Rng(11);
     for p in all_packings::<X>() {
         for &bl in X::BLS {
-            let (m, k) = (11, if bl == 0 { 70 } else { 2 * bl });
+            let (m, k) = (11, if bl == 0 { depth::<X>(70) } else { 2 * bl });
             let x: Vec<X::Src> = convert(&(0..m * k).map(|_| rng.f32(-3.0, 2.0)).collect::<Vec<_>>());
             let size = lhs_size::<X>(&p, m, k, bl);
             let mut whole = vec![0u8; size];
@@ -258,7 +273,8 @@ pub fn lhs_packing_split_at_any_row<X: Fixture>() {
 }
 
 /// Shapes with tails: m and n not multiples of any tile, m = 1, n = 1; for the per-channel
-/// families also k not a multiple of 32 (odd k included).
+/// families also k not a multiple of 32 (odd k included; the tests round it to the family's
+/// [`Family::K_MULTIPLE`] with [`depth`]).
 pub fn shapes(bl: usize) -> Vec<(usize, usize, usize)> {
     let ms = [1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 16, 17, 33];
     let ns = [1, 3, 4, 7, 8, 9, 12, 16, 17, 20, 33, 40];
@@ -280,6 +296,7 @@ pub fn every_tier_matches_scalar_on_shapes_with_tails<X: Fixture>() {
     for p in all_packings::<X>() {
         for &bl in X::BLS {
             for (m, n, k) in shapes(bl) {
+                let k = depth::<X>(k);
                 let (lhs, rhs) = random_problem::<X>(&mut rng, &p, (m, n, k, bl), None);
                 let args = MatmulArgs::new(m, n, k).with_block_len(bl);
                 check_tiers_against_scalar::<X::F>(&p, &lhs, &rhs, &args, &mut report);
@@ -346,7 +363,7 @@ pub fn edge_inputs_equal_in_every_tier<X: Fixture>(with_max: bool) -> EdgeRuns<X
 /// (no 16-bit intermediate overflow) and agree with the scalar reference.
 pub fn extreme_products_over_long_k<X: Fixture>() {
     let bl = *X::BLS.last().unwrap();
-    let (m, n, k) = (5, 9, if bl == 0 { 4099 } else { 4096 });
+    let (m, n, k) = (5, 9, if bl == 0 { depth::<X>(4099) } else { 4096 });
     let rows: Vec<Vec<f32>> = vec![
         vec![-1.0; k],
         vec![1.0; k],
@@ -421,7 +438,7 @@ pub fn non_finite_packed_values_give_the_same_bits_in_every_tier<X: Fixture>() {
     let mut report = TierReport::default();
     for p in all_packings::<X>() {
         let bl = *X::BLS.last().unwrap();
-        let (m, n, k) = (9, 13, if bl == 0 { 40 } else { 2 * bl });
+        let (m, n, k) = (9, 13, if bl == 0 { depth::<X>(40) } else { 2 * bl });
         let (mut lhs, rhs) = random_problem::<X>(&mut rng, &p, (m, n, k, bl), None);
         let kp = k.div_ceil(32) * 32;
         let ts = lhs.len() / m.div_ceil(p.mr);
@@ -444,7 +461,7 @@ pub fn non_finite_activations_rejected_before_any_write<X: Fixture>() {
     for p in all_packings::<X>() {
         let bl = X::BLS[0];
         // The packers test chunks of 64 values: a short row and a row of several chunks.
-        for k in if bl == 0 { [40, 200] } else { [2 * bl, 8 * bl] } {
+        for k in if bl == 0 { [depth::<X>(40), depth::<X>(200)] } else { [2 * bl, 8 * bl] } {
             let m = 3;
             let cases = [(f32::NAN, 45), (f32::INFINITY, 0), (f32::NEG_INFINITY, 3 * k - 1), (f32::NAN, k + 130)];
             for (bad, at) in cases.into_iter().filter(|&(_, at)| at < m * k) {
@@ -494,7 +511,7 @@ pub fn packed_operands_at_odd_addresses<X: Fixture>() {
     let cpu = cpu();
     for p in all_packings::<X>() {
         let bl = X::BLS[0];
-        let k = if bl == 0 { 70 } else { 2 * bl };
+        let k = if bl == 0 { depth::<X>(70) } else { 2 * bl };
         let (lhs, rhs) = random_problem::<X>(&mut rng, &p, (m, n, k, bl), None);
         let args = MatmulArgs::new(m, n, k).with_block_len(bl);
         for kernel in X::F::kernels().iter().filter(|kn| kn.packing() == p && kn.is_available(&cpu)) {
@@ -562,7 +579,7 @@ pub fn split_execution_matches_one_call<X: Fixture>() {
 pub fn small<X: Fixture>() -> (&'static Kernel<X::F>, Vec<u8>, Vec<u8>, MatmulArgs) {
     let kernel = X::F::kernels().iter().rev().find(|k| k.tier() == Tier::Scalar && k.packing().mr > 1).unwrap();
     let bl = *X::BLS.last().unwrap();
-    let (m, n, k) = (5, 12, if bl == 0 { 40 } else { bl });
+    let (m, n, k) = (5, 12, if bl == 0 { depth::<X>(40) } else { bl });
     let (lhs, rhs) = random_problem::<X>(&mut Rng(1), &kernel.packing(), (m, n, k, bl), None);
     (kernel, lhs, rhs, MatmulArgs::new(m, n, k).with_block_len(bl))
 }
@@ -598,12 +615,16 @@ pub fn rejects_bad_block_len<X: Fixture>() {
 /// (they once accepted any `bl`, and `k = 0`, for the per-channel families).
 pub fn size_queries_reject_what_run_rejects<X: Fixture>() {
     let (kr, lhs, rhs, a) = small::<X>();
-    let bad: &[(usize, usize)] = if X::BLS == [0] {
-        &[(0, 0), (a.k, 32), (a.k, 5), (a.k, usize::MAX)]
+    let mut bad: Vec<(usize, usize)> = if X::BLS == [0] {
+        vec![(0, 0), (a.k, 32), (a.k, 5), (a.k, usize::MAX)]
     } else {
-        &[(0, a.bl), (0, 0), (a.k, 0), (a.k, 48), (a.k + 32, 64), (a.k, usize::MAX)]
+        vec![(0, a.bl), (0, 0), (a.k, 0), (a.k, 48), (a.k + 32, 64), (a.k, usize::MAX)]
     };
-    for &(k, bl) in bad {
+    if <X::F as Family>::K_MULTIPLE > 1 {
+        // A depth off the family's granule, with and without a block length.
+        bad.extend([(a.k + 1, 0), (a.k + 1, 32)]);
+    }
+    for &(k, bl) in &bad {
         let want = run_err(kr, &lhs, &rhs, 60, &MatmulArgs::new(a.m, a.n, k).with_block_len(bl));
         assert!(!matches!(want, Error::BufferTooShort { .. }), "k {k} bl {bl}: run got as far as {want}");
         for kernel in X::F::kernels() {
@@ -665,7 +686,7 @@ pub fn packers_write_only_inside_their_buffers<X: Fixture>() {
     let mut rng = Rng(21);
     for p in all_packings::<X>() {
         let bl = X::BLS[0];
-        let k = if bl == 0 { 45 } else { 2 * bl };
+        let k = if bl == 0 { depth::<X>(45) } else { 2 * bl };
         for m in [p.mr, p.mr + 1, 2 * p.mr + p.mr.saturating_sub(1)] {
             let x: Vec<X::Src> = convert(&(0..m * k).map(|_| rng.f32(-1.0, 1.0)).collect::<Vec<_>>());
             let size = lhs_size::<X>(&p, m, k, bl);

@@ -365,6 +365,7 @@ unsafe fn run_part_family<F: LinearFamily, T: CElem>(
             dst_stride_row: n * size_of::<F::Dst>(),
             clamp_min: clamp.min(),
             clamp_max: clamp.max(),
+            lut: qgemm::rhs::qsu2cxp::DEFAULT_LUT,
         };
         // SAFETY: `run_unchecked`'s contract: the CPU has the kernel's features (`call_of`
         // checked the call's feature bits, which the caller vouches for, as for every layer-1

@@ -7,6 +7,10 @@
 //! epilogue), built from the pieces here:
 //!
 //! * [`sum_groups`]: the exact int32 sums `sum q * w` over a run of 32-deep groups;
+//! * [`sum_i8_with`] (and [`sum_i8`]): the same for int8 weights, given as registers (the int8
+//!   families load them, the 2-bit family expands its codes through its table);
+//! * [`per_channel_values_with`] (and [`per_channel_values`]): the per-channel epilogue, with
+//!   the family's order of the scale multiplications;
 //! * [`block_loop`]: the per-block families' `acc = fma(float(S_b), scale_b, acc)` over blocks
 //!   ([`offset_block_loop`]: with the asymmetric families' block offset term first);
 //! * the clamp and the store of the valid part of a tile.
@@ -393,14 +397,7 @@ pub(crate) unsafe fn sum_groups<
 /// Exact `sum q * w` (mod 2^32) of int8 weights (`qsi8cxp`, `sr = 1`) over `chunks` chunks
 /// of `BD` depths: `lhs` is the packed LHS tile (`MR` rows, chunk-interleaved), `rhs` the
 /// first data byte of the pass's first column in its RHS tile (columns `BD` bytes apart,
-/// chunks `BD * NR` bytes apart).
-///
-/// One product lies in `-16256..=16384`, so two of them can overflow an int16 lane: every
-/// `SMULL`/`SMULL2` (8 products) is widened at once by `SADALP` into int32 lanes of pair sums.
-/// `BD = 4`: an RHS register is 4 columns x 4 depths, the LHS chunk is replicated 4 times, the
-/// lanes of the low half are `[c0 c0 c1 c1]`, of the high half `[c2 c2 c3 c3]`. `BD = 8`: an
-/// RHS register is 2 columns x 8 depths, the LHS chunk is replicated twice, one register of
-/// lane sums per column.
+/// chunks `BD * NR` bytes apart). [`sum_i8_with`] with the weights loaded as packed.
 ///
 /// # Safety
 ///
@@ -413,10 +410,42 @@ pub(crate) unsafe fn sum_i8<const MR: usize, const NR: usize, const BD: usize, c
     lhs: *const u8,
     rhs: *const u8,
 ) -> Sums<MR, NB> {
+    // SAFETY: the LHS chunks (caller's contract); each weight register is 16 bytes of chunk
+    // `c < chunks` from column `4b + 2v` (`BD = 8`) or `4b` (`BD = 4`): inside the `4 * NB`
+    // columns the caller made readable.
+    unsafe {
+        sum_i8_with::<MR, NR, BD, NB>(chunks, lhs, |c, b, v| {
+            load16(rhs.wrapping_add(c * NR * BD + BD * 4 * b + 16 * v))
+        })
+    }
+}
+
+/// Exact `sum q * w` (mod 2^32) of int8 weights over `chunks` chunks of `BD` depths: `lhs` is
+/// the packed LHS tile (`MR` rows, chunk-interleaved); `weights(c, b, v)` gives the int8
+/// weights of chunk `c` in the `qsi8cxp` register layout: `BD = 4`, `v = 0`: columns
+/// `4b .. 4b + 4`, 4 depths each; `BD = 8`, `v` 0 or 1: columns `4b + 2v` and `4b + 2v + 1`,
+/// 8 depths each. The 2-bit family computes them from its codes.
+///
+/// One product lies in `-16256..=16384`, so two of them can overflow an int16 lane: every
+/// `SMULL`/`SMULL2` (8 products) is widened at once by `SADALP` into int32 lanes of pair sums.
+/// `BD = 4`: an RHS register is 4 columns x 4 depths, the LHS chunk is replicated 4 times, the
+/// lanes of the low half are `[c0 c0 c1 c1]`, of the high half `[c2 c2 c3 c3]`. `BD = 8`: an
+/// RHS register is 2 columns x 8 depths, the LHS chunk is replicated twice, one register of
+/// lane sums per column.
+///
+/// # Safety
+///
+/// `MR` is 1 or 4, `BD` 4 or 8; `lhs` holds `chunks` chunks of an `MR`-row tile.
+#[target_feature(enable = "neon")]
+#[inline]
+pub(crate) unsafe fn sum_i8_with<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(
+    chunks: usize,
+    lhs: *const u8,
+    weights: impl Fn(usize, usize, usize) -> int8x16_t,
+) -> Sums<MR, NB> {
     let mut part = [[[vdupq_n_s32(0); 4]; NB]; MR];
     for c in 0..chunks {
         let l = lhs.wrapping_add(c * MR * BD);
-        let r = rhs.wrapping_add(c * NR * BD);
         // Each row's chunk, replicated to 16 bytes.
         let rows: [int8x16_t; MR] = core::array::from_fn(|i| {
             let p = l.wrapping_add(i * BD);
@@ -433,9 +462,7 @@ pub(crate) unsafe fn sum_i8<const MR: usize, const NR: usize, const BD: usize, c
         });
         for b in 0..NB {
             for v in 0..BD / 4 {
-                // SAFETY: 16 bytes of chunk `c` from column `4b + 2v` (`BD = 8`) or `4b`
-                // (`BD = 4`): inside the `4 * NB` columns.
-                let w = unsafe { load16(r.wrapping_add(BD * 4 * b + 16 * v)) };
+                let w = weights(c, b, v);
                 for (row, part_r) in rows.iter().zip(part.iter_mut()) {
                     let lo = vmull_s8(vget_low_s8(w), vget_low_s8(*row));
                     let hi = vmull_high_s8(w, *row);
@@ -472,6 +499,28 @@ pub(crate) unsafe fn per_channel_values<const MR: usize, const NR: usize, const 
     lhs_x: *const u8,
     rhs_x: *const u8,
 ) -> Values<MR, NB> {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe {
+        per_channel_values_with::<MR, NR, NB, SHL>(acc, lhs_x, rhs_x, |f, scale, dq| {
+            vmulq_f32(f, vmulq_n_f32(scale, dq))
+        })
+    }
+}
+
+/// [`per_channel_values`] with the scaling of `f` given: `out = FADD(scaled(f, scale, dq),
+/// bias)`, `scaled` taking the converted sums of 4 columns, their scales and the row's `dq`.
+///
+/// # Safety
+///
+/// As for [`per_channel_values`].
+#[target_feature(enable = "neon")]
+#[inline]
+pub(crate) unsafe fn per_channel_values_with<const MR: usize, const NR: usize, const NB: usize, const SHL: i32>(
+    acc: Sums<MR, NB>,
+    lhs_x: *const u8,
+    rhs_x: *const u8,
+    scaled: impl Fn(float32x4_t, float32x4_t, f32) -> float32x4_t,
+) -> Values<MR, NB> {
     let mut out = [[vdupq_n_f32(0.0); NB]; MR];
     for (r, (acc_r, out_r)) in acc.iter().zip(&mut out).enumerate() {
         // SAFETY: the LHS extras of row `r < MR` (caller's contract).
@@ -489,8 +538,7 @@ pub(crate) unsafe fn per_channel_values<const MR: usize, const NR: usize, const 
             };
             let a = if SHL == 4 { vshlq_n_s32::<4>(a) } else { a };
             let iacc = vmlaq_n_s32(a, rsum, offset);
-            let s = vmulq_n_f32(scale, dq);
-            *o = vaddq_f32(vmulq_f32(vcvtq_f32_s32(iacc), s), bias);
+            *o = vaddq_f32(scaled(vcvtq_f32_s32(iacc), scale, dq), bias);
         }
     }
     out
@@ -609,8 +657,8 @@ pub(crate) trait Scheme {
     unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(p: Pass) -> Values<MR, NB>;
 }
 
-/// One K pass of a tile: its packed LHS and RHS tiles, the pass's first column, the depth and
-/// the block length.
+/// One K pass of a tile: its packed LHS and RHS tiles, the pass's first column, the depth, the
+/// block length and the call's look-up table (used by the 2-bit family only).
 #[derive(Clone, Copy)]
 pub(crate) struct Pass {
     pub(crate) lhs: *const u8,
@@ -618,6 +666,7 @@ pub(crate) struct Pass {
     pub(crate) col0: usize,
     pub(crate) k: usize,
     pub(crate) bl: usize,
+    pub(crate) lut: [i32; 4],
 }
 
 /// The generic micro-kernel: `MR x NR` tiles of scheme `S`, block depth `BD` (8 or 4), `NB`
@@ -653,7 +702,7 @@ pub(crate) unsafe fn matmul<
             let lhs = args.lhs_packed.wrapping_add(mt * lts);
             let dst = args.dst.wrapping_byte_add(mt * MR * args.dst_stride_row).wrapping_add(nt * NR);
             for col0 in (0..cols).step_by(4 * NB) {
-                let pass = Pass { lhs, rhs, col0, k: args.k, bl: args.bl };
+                let pass = Pass { lhs, rhs, col0, k: args.k, bl: args.bl, lut: args.lut };
                 // SAFETY: tile `mt < ceil(m/MR)` of the LHS and `nt < ceil(n/NR)` of the RHS are
                 // readable (caller's contract) and `col0 + 4 * NB <= NR` (`NR` is a multiple of
                 // `4 * NB`, `col0 < cols <= NR`).
