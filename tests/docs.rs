@@ -78,6 +78,7 @@ fn generated() -> String {
     family_tables::<qgemm::bf16_qai8dxp_qsi4c32p::Bf16Qai8dxpQsi4c32p>(&mut s, qgemm::bf16_qai8dxp_qsi4c32p::select);
     family_tables::<qgemm::qsi8d32p_qai4c32p::Qsi8d32pQai4c32p>(&mut s, qgemm::qsi8d32p_qai4c32p::select);
     family_tables::<qgemm::f16_qsi8d32p_qai4c32p::F16Qsi8d32pQai4c32p>(&mut s, qgemm::f16_qsi8d32p_qai4c32p::select);
+    family_tables::<qgemm::qai8dxp_qsu2cxp::Qai8dxpQsu2cxp>(&mut s, qgemm::qai8dxp_qsu2cxp::select);
     s
 }
 

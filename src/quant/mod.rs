@@ -4,9 +4,12 @@
 //! like the packers (typed errors, nothing written on a rejected call).
 //!
 //! * [`qai4c32p`]: asymmetric int4 per block of `bl` (an f32 scale and an f32 offset per block),
-//!   the input of [`rhs::qai4c32p::pack`](crate::rhs::qai4c32p::pack).
+//!   the input of [`rhs::qai4c32p::pack`](crate::rhs::qai4c32p::pack);
+//! * [`qsu2cxp`]: 2-bit codes through a 4-entry table with an f32 scale per channel, the input
+//!   of [`rhs::qsu2cxp::pack`](crate::rhs::qsu2cxp::pack).
 
 pub mod qai4c32p;
+pub mod qsu2cxp;
 
 use crate::element::Element;
 use crate::error::{Buffer, Error, Result, Stride};
