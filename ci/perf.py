@@ -331,7 +331,7 @@ def write(out, kernels, krows, prow, mrows, selected, quick):
               f"{tpick['per_mac']:.4f} | {ratio:.4f} | {same_r} | {met} |")
     w("")
     if KAI_MEASURED:
-        w("### Asymmetric int4 and 2-bit families against KleidiAI\n")
+        w("### Asymmetric int4 families against KleidiAI\n")
         w(KAI_REFERENCE_HOW)
         w("| family | m | KleidiAI's best kernel | its insns/MAC | target | qgemm kernel (dispatcher's pick) | insns/MAC | ratio | met (<= 0.90) |")
         w("|---|--:|---|--:|--:|---|--:|--:|---|")
