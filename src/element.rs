@@ -40,6 +40,12 @@ pub trait Element: sealed::Sealed + Copy + Default + PartialEq + core::fmt::Debu
             *o = v.to_f32();
         }
     }
+    /// `x` itself when the elements are f32 (the packers then read it in place), else `None`.
+    #[doc(hidden)]
+    #[inline]
+    fn as_f32(_x: &[Self]) -> Option<&[f32]> {
+        None
+    }
     /// `x` rounded to this type (round to nearest, ties to even).
     fn from_f32(x: f32) -> Self;
     /// The bit pattern, zero-extended.
@@ -52,6 +58,10 @@ impl Element for f32 {
     const SIZE: usize = 4;
     const NAME: &'static str = "f32";
     const MAX: f32 = f32::MAX;
+    #[inline]
+    fn as_f32(x: &[f32]) -> Option<&[f32]> {
+        Some(x)
+    }
     #[inline]
     fn to_f32(self) -> f32 {
         self

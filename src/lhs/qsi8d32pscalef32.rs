@@ -59,13 +59,34 @@ pub(crate) fn block_quant(amax: f32) -> (f32, f32) {
     if mult.is_finite() && mult != 0.0 { (mult, 1.0 / mult) } else { (0.0, 0.0) }
 }
 
-/// `max |x|` of a block of any element type (widened exactly, a group at a time).
+/// `max |x|` of a block of any element type (f32 in place, others widened exactly, a group at
+/// a time).
 fn block_abs_max<S: Element>(block: &[S]) -> f32 {
+    if let Some(x) = S::as_f32(block) {
+        return quant::abs_max(x);
+    }
     let mut wide = [0f32; GROUP];
     block.chunks(GROUP).fold(0.0f32, |a, part| {
         S::widen(part, &mut wide);
         a.max(quant::abs_max(&wide[..part.len()]))
     })
+}
+
+/// Whether a block's sum of dequantized values `float(sum q) * scale` overflows f32 (possible
+/// for f32 values near `f32::MAX` only). `|bsum| <= 128 * bl * scale`, so only blocks near the
+/// range need their exact sum.
+fn block_sum_overflows<S: Element>(block: &[S], round: Round) -> bool {
+    let (mult, scale) = block_quant(block_abs_max(block));
+    if (128.0 * block.len() as f32 * scale).is_finite() {
+        return false;
+    }
+    let mut wide = [0f32; GROUP];
+    let sum = block.chunks_exact(GROUP).fold(0i32, |sum, part| {
+        S::widen(part, &mut wide);
+        let q = quant::quantize_group_split(&wide, mult, 0, -128, 127, round, GROUP);
+        q.iter().fold(sum, |s, &v| s.wrapping_add(i32::from(v)))
+    });
+    !(sum as f32 * scale).is_finite()
 }
 
 /// Quantizes and packs `m` rows of f32 activations in blocks of `bl`, rounding ties to even
@@ -132,23 +153,17 @@ fn pack_rows<S: Element>(
     let mr = packing.mr;
     let ts = tile_stride(k, bl, mr)?;
     // All or nothing: every check, including finiteness and the range of every block sum,
-    // before writing a byte.
+    // before writing a byte. Only f32 rows whose largest value is within a factor `256 * bl`
+    // of `f32::MAX` can hold a block whose sum overflows: the others skip the per-block test.
     let first_slot = super::check_call(mr, m, k, m_idx_start, lhs, lhs_stride, lhs_packed.len(), ts)?;
-    let mut wide = [0f32; GROUP];
+    let limit = f32::MAX / (256.0 * bl as f32);
     for i in 0..m {
         let row = &lhs[i * lhs_stride..i * lhs_stride + k];
+        if S::as_f32(row).is_none_or(|x| quant::abs_max(x) < limit) {
+            continue;
+        }
         for (b, block) in row.chunks_exact(bl).enumerate() {
-            let (mult, scale) = block_quant(block_abs_max(block));
-            // `|bsum| <= 128 * bl * scale`: only blocks near the f32 range need their sum.
-            if (128.0 * bl as f32 * scale).is_finite() {
-                continue;
-            }
-            let sum = block.chunks_exact(GROUP).fold(0i32, |sum, part| {
-                S::widen(part, &mut wide);
-                let q = quant::quantize_group_split(&wide, mult, 0, -128, 127, round, GROUP);
-                q.iter().fold(sum, |s, &v| s.wrapping_add(i32::from(v)))
-            });
-            if !(sum as f32 * scale).is_finite() {
+            if block_sum_overflows(block, round) {
                 return Err(Error::ScaleOverflow { buffer: Buffer::Lhs, index: i * lhs_stride + b * bl });
             }
         }
@@ -156,6 +171,7 @@ fn pack_rows<S: Element>(
 
     let bd = packing.block_depth();
     let group_bytes = mr * (bl + 8);
+    let mut wide = [0f32; GROUP];
     for i in 0..m {
         let row = &lhs[i * lhs_stride..i * lhs_stride + k];
         let slot_abs = first_slot + i;
@@ -166,14 +182,19 @@ fn pack_rows<S: Element>(
             let group = &mut tile[b * group_bytes..(b + 1) * group_bytes];
             let mut sum = 0i32;
             for (g, part) in block.chunks_exact(GROUP).enumerate() {
-                S::widen(part, &mut wide);
-                let q = quant::quantize_group_split(&wide, mult, 0, -128, 127, round, GROUP);
-                for (t, chunk) in q.chunks_exact(bd).enumerate() {
-                    let at = (g * GROUP / bd + t) * mr * bd + r * bd;
-                    for (dst, &v) in group[at..at + bd].iter_mut().zip(chunk) {
-                        *dst = v as u8;
-                        sum = sum.wrapping_add(i32::from(v));
+                let x = match S::as_f32(part) {
+                    Some(x) => x,
+                    None => {
+                        S::widen(part, &mut wide);
+                        &wide[..]
                     }
+                };
+                let q = quant::quantize_group_split(x, mult, 0, -128, 127, round, GROUP);
+                sum = q.iter().fold(sum, |s, &v| s.wrapping_add(i32::from(v)));
+                let bytes = q.map(|v| v as u8);
+                for (t, chunk) in bytes.chunks_exact(bd).enumerate() {
+                    let at = (g * GROUP / bd + t) * mr * bd + r * bd;
+                    group[at..at + bd].copy_from_slice(chunk);
                 }
             }
             // `float(sum)` is exact for `bl <= 2^17` (`|sum| <= 128 * bl`), rounded to nearest
