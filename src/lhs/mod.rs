@@ -9,7 +9,29 @@ pub mod qsi8d32pscalef32;
 mod quant;
 
 use crate::element::Element;
-use crate::error::{Buffer, Error, Result, Stride};
+use crate::error::{Buffer, Dim, Error, Result, Stride};
+use crate::packing::Packing;
+
+/// Bytes of the packed LHS for `m` rows in tiles of `mr` rows, `tile_stride(mr)` bytes each
+/// (every format's `packed_size`).
+pub(crate) fn tiles_size(m: usize, packing: &Packing, tile_stride: impl Fn(usize) -> Result<usize>) -> Result<usize> {
+    packing.check_lhs()?;
+    m.div_ceil(packing.mr).checked_mul(tile_stride(packing.mr)?).ok_or(Error::SizeOverflow)
+}
+
+/// Byte offset of the tile that holds row `m_idx`, a multiple of `mr` (every format's
+/// `packed_offset`).
+pub(crate) fn tile_offset(
+    m_idx: usize,
+    packing: &Packing,
+    tile_stride: impl Fn(usize) -> Result<usize>,
+) -> Result<usize> {
+    packing.check_lhs()?;
+    if !m_idx.is_multiple_of(packing.mr) {
+        return Err(Error::MisalignedStart { dim: Dim::MIdx, value: m_idx, step: packing.mr });
+    }
+    (m_idx / packing.mr).checked_mul(tile_stride(packing.mr)?).ok_or(Error::SizeOverflow)
+}
 
 /// The checks every LHS packer makes before writing (`m >= 1`): the row stride, the length of
 /// the source (f32, f16 or bf16), the length of the packed output for the `ceil((m_idx_start % mr + m) / mr)`

@@ -25,18 +25,13 @@ pub fn tile_stride(k: usize, mr: usize) -> Result<usize> {
 
 /// Bytes of the packed LHS for `m` rows (`get_lhs_packed_size`).
 pub fn packed_size(m: usize, k: usize, packing: &Packing) -> Result<usize> {
-    packing.check_lhs()?;
-    m.div_ceil(packing.mr).checked_mul(tile_stride(k, packing.mr)?).ok_or(Error::SizeOverflow)
+    super::tiles_size(m, packing, |mr| tile_stride(k, mr))
 }
 
 /// Byte offset of the tile that holds row `m_idx` (`get_lhs_packed_offset`); `m_idx` must be a
 /// multiple of `mr`.
 pub fn packed_offset(m_idx: usize, k: usize, packing: &Packing) -> Result<usize> {
-    packing.check_lhs()?;
-    if !m_idx.is_multiple_of(packing.mr) {
-        return Err(Error::MisalignedStart { dim: Dim::MIdx, value: m_idx, step: packing.mr });
-    }
-    (m_idx / packing.mr).checked_mul(tile_stride(k, packing.mr)?).ok_or(Error::SizeOverflow)
+    super::tile_offset(m_idx, packing, |mr| tile_stride(k, mr))
 }
 
 /// Quantization parameters of one row (docs/formats.md, §Arithmetic: qai8dxp quantization).

@@ -15,7 +15,7 @@
 
 use half::f16;
 
-use crate::error::{Buffer, Dim, Error, Result};
+use crate::error::{Buffer, Error, Result};
 use crate::lhs::quant;
 use crate::packing::{Packing, check_blocks};
 
@@ -27,17 +27,12 @@ pub fn tile_stride(k: usize, bl: usize, mr: usize) -> Result<usize> {
 
 /// Bytes of the packed LHS for `m` rows.
 pub fn packed_size(m: usize, k: usize, bl: usize, packing: &Packing) -> Result<usize> {
-    packing.check_lhs()?;
-    m.div_ceil(packing.mr).checked_mul(tile_stride(k, bl, packing.mr)?).ok_or(Error::SizeOverflow)
+    super::tiles_size(m, packing, |mr| tile_stride(k, bl, mr))
 }
 
 /// Byte offset of the tile that holds row `m_idx` (a multiple of `mr`).
 pub fn packed_offset(m_idx: usize, k: usize, bl: usize, packing: &Packing) -> Result<usize> {
-    packing.check_lhs()?;
-    if !m_idx.is_multiple_of(packing.mr) {
-        return Err(Error::MisalignedStart { dim: Dim::MIdx, value: m_idx, step: packing.mr });
-    }
-    (m_idx / packing.mr).checked_mul(tile_stride(k, bl, packing.mr)?).ok_or(Error::SizeOverflow)
+    super::tile_offset(m_idx, packing, |mr| tile_stride(k, bl, mr))
 }
 
 /// Quantization of one block: `(f16 scale, f32 reciprocal)` from its absolute maximum.

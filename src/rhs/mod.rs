@@ -162,6 +162,11 @@ pub(crate) fn check_channel_params(n: usize, scale: &[f32], bias: Option<&[f32]>
         return Err(Error::BufferTooShort { buffer: Buffer::Scale, given: scale.len(), needed: n });
     }
     check_finite(&scale[..n], Buffer::Scale)?;
+    check_bias(n, bias)
+}
+
+/// An optional bias of `n` channels: at least `n` finite values.
+pub(crate) fn check_bias(n: usize, bias: Option<&[f32]>) -> Result<()> {
     if let Some(b) = bias {
         if b.len() < n {
             return Err(Error::BufferTooShort { buffer: Buffer::Bias, given: b.len(), needed: n });

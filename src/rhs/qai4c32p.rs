@@ -25,7 +25,7 @@
 
 use crate::error::{Buffer, Error, Result, Stride};
 use crate::packing::{Packing, check_blocks};
-use crate::rhs::{check_finite, check_nk};
+use crate::rhs::{check_bias, check_finite, check_nk};
 
 /// Bytes of one packed tile of `nr` channels: `nr * ((k/bl) * (bl/2 + 8) + 4)`.
 pub fn tile_stride(k: usize, bl: usize, nr: usize) -> Result<usize> {
@@ -98,12 +98,7 @@ pub fn pack(
         }
         check_finite(&values[..params], buffer)?;
     }
-    if let Some(b) = bias {
-        if b.len() < n {
-            return Err(Error::BufferTooShort { buffer: Buffer::Bias, given: b.len(), needed: n });
-        }
-        check_finite(&b[..n], Buffer::Bias)?;
-    }
+    check_bias(n, bias)?;
     let size = packed_size(n, k, bl, packing)?;
     if rhs_packed.len() < size {
         return Err(Error::BufferTooShort { buffer: Buffer::RhsPacked, given: rhs_packed.len(), needed: size });

@@ -19,7 +19,7 @@ use half::bf16;
 use crate::arith::write_u32;
 use crate::error::{Buffer, Error, Result, Stride};
 use crate::packing::{Packing, check_blocks};
-use crate::rhs::{Int4Source, check_finite, check_nk, pair_group};
+use crate::rhs::{Int4Source, check_bias, check_nk, pair_group};
 
 /// Bytes of one packed tile of `nr` channels: `nr * ((bl/2 + 2) * (k/bl) + 8)`.
 pub fn tile_stride(k: usize, bl: usize, nr: usize) -> Result<usize> {
@@ -103,12 +103,7 @@ pub fn pack(
             return Err(Error::NonFinite { buffer: Buffer::Scale, index: c * scale.stride + b });
         }
     }
-    if let Some(b) = bias {
-        if b.len() < n {
-            return Err(Error::BufferTooShort { buffer: Buffer::Bias, given: b.len(), needed: n });
-        }
-        check_finite(&b[..n], Buffer::Bias)?;
-    }
+    check_bias(n, bias)?;
     let size = packed_size(n, k, bl, packing)?;
     if rhs_packed.len() < size {
         return Err(Error::BufferTooShort { buffer: Buffer::RhsPacked, given: rhs_packed.len(), needed: size });
