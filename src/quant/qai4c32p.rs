@@ -202,4 +202,33 @@ mod tests {
         assert!(matches!(e, Err(Error::NotMultiple { .. })));
         assert!(codes.iter().all(|&b| b == 0xee) && zero == [7.0; 2] && scale == [7.0; 2]);
     }
+
+    #[test]
+    fn rejects_short_strides_and_buffers() {
+        use crate::error::Stride;
+        let ok = [1.0f32; 128];
+        let (mut codes, mut zero, mut scale) = ([0xeeu8; 64], [7f32; 4], [7f32; 4]);
+        let q = |w: &[f32], stride, c: &mut [u8], z: &mut [f32], s: &mut [f32]| {
+            quantize(Method::Fitted, 2, 64, 32, w, stride, c, z, s)
+        };
+        assert_eq!(
+            q(&ok, 63, &mut codes, &mut zero, &mut scale),
+            Err(Error::StrideTooSmall { stride: Stride::Rhs, given: 63, needed: 64 })
+        );
+        assert_eq!(
+            q(&ok[..127], 64, &mut codes, &mut zero, &mut scale),
+            Err(Error::BufferTooShort { buffer: Buffer::Rhs, given: 127, needed: 128 })
+        );
+        assert_eq!(
+            q(&ok, 64, &mut codes[..63], &mut zero, &mut scale),
+            Err(Error::BufferTooShort { buffer: Buffer::Rhs, given: 63, needed: 64 })
+        );
+        assert_eq!(
+            q(&ok, 64, &mut codes, &mut zero, &mut scale[..3]),
+            Err(Error::BufferTooShort { buffer: Buffer::Scale, given: 3, needed: 4 })
+        );
+        assert!(codes.iter().all(|&b| b == 0xee) && zero == [7.0; 4] && scale == [7.0; 4]);
+        assert_eq!(sizes(0, 64, 32), Err(Error::ZeroDim { dim: crate::error::Dim::N }));
+        assert_eq!(sizes(usize::MAX, 64, 32), Err(Error::SizeOverflow));
+    }
 }

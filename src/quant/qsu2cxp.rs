@@ -164,6 +164,37 @@ mod tests {
     }
 
     #[test]
+    fn rejects_short_strides_buffers_non_finite_weights_and_an_all_zero_table() {
+        use crate::error::Stride;
+        let ok = [0.5f32; 64];
+        let (mut c, mut s) = ([0xeeu8; 16], [7f32; 2]);
+        assert_eq!(
+            quantize(2, 32, &ok, 31, None, &mut c, &mut s),
+            Err(Error::StrideTooSmall { stride: Stride::Rhs, given: 31, needed: 32 })
+        );
+        assert_eq!(
+            quantize(2, 32, &ok[..63], 32, None, &mut c, &mut s),
+            Err(Error::BufferTooShort { buffer: Buffer::Rhs, given: 63, needed: 64 })
+        );
+        assert_eq!(
+            quantize(2, 32, &ok, 32, None, &mut c, &mut s[..1]),
+            Err(Error::BufferTooShort { buffer: Buffer::Scale, given: 1, needed: 2 })
+        );
+        let mut bad = ok;
+        bad[40] = f32::INFINITY;
+        assert_eq!(
+            quantize(2, 32, &bad, 32, None, &mut c, &mut s),
+            Err(Error::NonFinite { buffer: Buffer::Rhs, index: 40 })
+        );
+        assert_eq!(
+            quantize(2, 32, &ok, 32, Some(&[0; 4]), &mut c, &mut s),
+            Err(Error::LutOutOfRange { index: 0, value: 0 })
+        );
+        assert!(c == [0xee; 16] && s == [7.0; 2]);
+        assert_eq!(sizes(1, 0), Err(Error::ZeroDim { dim: Dim::K }));
+    }
+
+    #[test]
     fn larger_side_takes_the_longer_side_of_the_table() {
         // Mostly positive weights: the scale turns negative so that +amax maps to lut[0] = -2.
         let w: [f32; 32] = core::array::from_fn(|j| [1.0, 0.5, 0.0, -0.5][j % 4]);
