@@ -56,11 +56,12 @@ use crate::matmul::{Clamp, Family, Kernel, UncheckedArgs};
 use crate::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p;
 use crate::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp;
 use crate::qai8dxp_qsi8cxp::Qai8dxpQsi8cxp;
+use crate::qai8dxp_qsu2cxp::Qai8dxpQsu2cxp;
 use crate::qsi8d32p_qai4c32p::Qsi8d32pQai4c32p;
 use crate::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p;
 use crate::rhs::qsi4c32p::BlockScales;
 use crate::rhs::qsi8cxp::Int8Source;
-use crate::rhs::{Int4Source, qai4c32p, qsi4c32p, qsi4c32pscalef16, qsi4cxp, qsi8cxp};
+use crate::rhs::{Int4Source, qai4c32p, qsi4c32p, qsi4c32pscalef16, qsi4cxp, qsi8cxp, qsu2cxp};
 use crate::{CpuFeatures, Packing};
 
 /// Most rectangles [`Prepared::parts`] cuts an output into.
@@ -114,6 +115,7 @@ qai8dxp_operator!(
     F16Qai8dxpQsi8cxp in f16_qai8dxp_qsi8cxp: f16 => quantize_pack_f16,
     Bf16Qai8dxpQsi4cxp in bf16_qai8dxp_qsi4cxp: bf16 => quantize_pack_bf16,
     Bf16Qai8dxpQsi4c32p in bf16_qai8dxp_qsi4c32p: bf16 => quantize_pack_bf16,
+    Qai8dxpQsu2cxp in qai8dxp_qsu2cxp: f32 => quantize_pack,
 );
 
 impl Operator for Qsi8d32pQsi4c32p {
@@ -147,12 +149,14 @@ qai4c32p_operator!(
 
 /// A linear layer of family `F`: `n` output channels over depth `k` (`bl`: the block length of
 /// the per-block families, 0 otherwise), with its weights packed in `F::RHS_PACKING` in a buffer
-/// the caller owns.
+/// the caller owns. The 2-bit family's layer also carries its look-up table
+/// ([`Linear::lut`]).
 pub struct Linear<'w, F: Operator> {
     weights: &'w [u8],
     n: usize,
     k: usize,
     bl: usize,
+    lut: [i32; 4],
     family: PhantomData<fn() -> F>,
 }
 
@@ -171,6 +175,7 @@ impl<F: Operator> core::fmt::Debug for Linear<'_, F> {
             .field("n", &self.n)
             .field("k", &self.k)
             .field("bl", &self.bl)
+            .field("lut", &self.lut)
             .finish()
     }
 }
@@ -221,7 +226,14 @@ impl<'w, F: Operator> Linear<'w, F> {
         if weights.len() < size {
             return Err(Error::BufferTooShort { buffer: Buffer::RhsPacked, given: weights.len(), needed: size });
         }
-        Ok(Linear { weights: &weights[..size], n, k, bl, family: PhantomData })
+        Ok(Linear { weights: &weights[..size], n, k, bl, lut: qsu2cxp::DEFAULT_LUT, family: PhantomData })
+    }
+
+    /// The look-up table the kernels apply to the weight codes: the one given to
+    /// `Linear::<Qai8dxpQsu2cxp>::pack` or [`with_lut`](Linear::with_lut), else (and for every
+    /// other family, which ignores it) [`qsu2cxp::DEFAULT_LUT`].
+    pub const fn lut(&self) -> [i32; 4] {
+        self.lut
     }
 
     /// Output channels.
@@ -472,6 +484,41 @@ macro_rules! linear_pack_qai4c32p {
 
 linear_pack_qai4c32p!(Qsi8d32pQai4c32p, F16Qsi8d32pQai4c32p);
 
+impl<'w> Linear<'w, Qai8dxpQsu2cxp> {
+    /// Bytes of packed weights for `n` channels of depth `k` (a multiple of 32).
+    pub fn packed_size(n: usize, k: usize) -> Result<usize> {
+        Self::size(n, k, 0)
+    }
+
+    /// Packs 2-bit codes ([`rhs::qsu2cxp::pack`](crate::rhs::qsu2cxp::pack): `n` rows of
+    /// `w_stride` bytes, four codes per byte, `n` f32 scales, an optional bias, the table or
+    /// `None` for the default `{-2, -1, 0, 1}`) into `buf`; the layer keeps the table.
+    #[allow(clippy::too_many_arguments)]
+    pub fn pack(
+        n: usize,
+        k: usize,
+        w: &[u8],
+        w_stride: usize,
+        scale: &[f32],
+        bias: Option<&[f32]>,
+        lut: Option<&[i32; 4]>,
+        buf: &'w mut [u8],
+    ) -> Result<Self> {
+        let size = Self::packed_size(n, k)?;
+        qsu2cxp::pack(&Self::RHS, n, k, w, w_stride, scale, bias, lut, buf)?;
+        Self::from_packed(n, k, 0, &buf[..size])?.with_lut(*lut.unwrap_or(&qsu2cxp::DEFAULT_LUT))
+    }
+
+    /// The same layer with look-up table `lut` (for weights packed elsewhere, e.g. by
+    /// KleidiAI's packer, with a table other than the default); every entry must lie in
+    /// `[-64, 63]` ([`Error::LutOutOfRange`]).
+    pub fn with_lut(mut self, lut: [i32; 4]) -> Result<Self> {
+        qsu2cxp::check_lut(&lut)?;
+        self.lut = lut;
+        Ok(self)
+    }
+}
+
 impl<F: Operator> Linear<'_, F> {
     /// The RHS packing (the LHS side, `mr`, does not matter to an RHS packer).
     const RHS: Packing = F::RHS_PACKING;
@@ -510,7 +557,10 @@ impl<'w, 's, F: Operator> Prepared<'w, 's, F> {
     /// Writes the whole `m x n` output (dense rows) into `out`.
     pub fn run(&self, out: &mut [F::Dst]) -> Result<()> {
         let (m, n) = (self.m, self.layer.n);
-        let args = crate::MatmulArgs::new(m, n, self.layer.k).with_block_len(self.layer.bl).with_clamp(self.clamp);
+        let args = crate::MatmulArgs::new(m, n, self.layer.k)
+            .with_block_len(self.layer.bl)
+            .with_clamp(self.clamp)
+            .with_lut(self.layer.lut);
         self.kernel.run(&self.cpu, self.lhs, self.layer.weights, out, &args)
     }
 
@@ -552,7 +602,7 @@ impl<'w, 's, F: Operator> Prepared<'w, 's, F> {
                 dst_stride_row: F::Dst::SIZE * n,
                 clamp_min: self.clamp.min(),
                 clamp_max: self.clamp.max(),
-                lut: crate::rhs::qsu2cxp::DEFAULT_LUT,
+                lut: self.layer.lut,
             };
             // `split` returns at most MAX_PARTS rectangles.
             let _ = v.push(Part { kernel: self.kernel, rect: r, args, output: PhantomData });
