@@ -63,7 +63,7 @@ TWINS = [
 ]
 TWIN_MARGIN = 1.02
 FAMILIES = (["qai8dxp_qsi4cxp", "qai8dxp_qsi4c32p", "qsi8d32p_qsi4c32p", "qai8dxp_qsi8cxp"] + [f for f, _ in TWINS]
-            + ["qsi8d32p_qai4c32p", "f16_qsi8d32p_qai4c32p"])
+            + ["qsi8d32p_qai4c32p", "f16_qsi8d32p_qai4c32p", "qai8dxp_qsu2cxp"])
 
 # The families of issue 22 against KleidiAI's best kernel of the same family, measured by the same
 # method (icount, -cpu max, n = k = 4096, bl = 32; KEY_REFERENCE_HOW below): family, m, KleidiAI
@@ -75,6 +75,9 @@ KAI_MEASURED = [
     ("f16_qsi8d32p_qai4c32p", 1, "matmul_clamp_f16_qsi8d32p1x4_qai4c32p4x4_1x4_neon_dotprod", 0.3215),
     ("f16_qsi8d32p_qai4c32p", 16, "matmul_clamp_f16_qsi8d32p4x8_qai4c32p4x8_8x4_neon_i8mm", 0.1246),
     ("f16_qsi8d32p_qai4c32p", 128, "matmul_clamp_f16_qsi8d32p4x8_qai4c32p4x8_8x4_neon_i8mm", 0.1246),
+    ("qai8dxp_qsu2cxp", 1, "matmul_clamp_f32_qai8dxp1x4_qsu2cxp4x4bf32sf32_1x4_neon_dotprod", 0.2825),
+    ("qai8dxp_qsu2cxp", 16, "matmul_clamp_f32_qai8dxp4x4_qsu2cxp4x4bf32sf32_8x4_neon_dotprod", 0.0964),
+    ("qai8dxp_qsu2cxp", 128, "matmul_clamp_f32_qai8dxp4x4_qsu2cxp4x4bf32sf32_8x4_neon_dotprod", 0.0964),
 ]
 KAI_MARGIN = 0.90
 KAI_REFERENCE_HOW = """Reference: each family's best KleidiAI kernel at each m, measured the same way: KleidiAI at commit
@@ -89,6 +92,9 @@ prefill kernel is its i8mm `8x4` and its best decode kernel its `1x4` dotprod GE
 10% fewer insns/MAC. KleidiAI's packers, counted the same way: `lhs_quant_pack_qsi8d32pscalef32_f32_neon`
 5.3 insns per input element at `kr = 16` (11.5 at `kr = 8`), its f16 twin 19.0, and
 `rhs_pack_nxk_qai4c32p_qau4c32s0s1_f32_f32_f32_neon` 18.5 per weight (24.6 per packed byte).
+The 2-bit family has no i8mm kernel in KleidiAI: its best prefill kernel is the `8x4` dotprod one
+(`kai_rhs_pack_nxk_qsu2cxp4x4bf32sf32_neon`: 2.24 insns per weight; its `qai8dxp` f32 packer 5.8
+per input element).
 """
 
 

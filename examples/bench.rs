@@ -25,7 +25,7 @@ use qgemm::lhs::{qai8dxp, qsi8d32p, qsi8d32pscalef32};
 use qgemm::op::Operator;
 use qgemm::rhs::qsi4c32p::BlockScales;
 use qgemm::rhs::qsi8cxp::{self, Int8Source};
-use qgemm::rhs::{Int4Encoding, Int4Source, qai4c32p, qsi4c32p, qsi4c32pscalef16, qsi4cxp};
+use qgemm::rhs::{Int4Encoding, Int4Source, qai4c32p, qsi4c32p, qsi4c32pscalef16, qsi4cxp, qsu2cxp};
 use qgemm::{CpuFeatures, Element, Family, Kernel, MatmulArgs, Packing, Tier};
 
 struct Opts {
@@ -267,6 +267,20 @@ asym_bench! {
     F16Qsi8d32pQai4c32p in f16_qsi8d32p_qai4c32p: f16 => quantize_pack_f16;
 }
 
+/// The 2-bit family: `qsu2cxp` codes (the first `k/4` bytes of each row of the int4 input's
+/// random bytes) with the default table.
+impl Bench for qgemm::qai8dxp_qsu2cxp::Qai8dxpQsu2cxp {
+    fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
+        qgemm::qai8dxp_qsu2cxp::select(cpu, m)
+    }
+    fn pack_lhs(p: &Packing, m: usize, k: usize, _bl: usize, x: &[f32], out: &mut [u8]) {
+        qai8dxp::quantize_pack(p, m, k, 0, x, k, out).unwrap();
+    }
+    fn pack_rhs(p: &Packing, n: usize, k: usize, _bl: usize, inp: &Inputs, out: &mut [u8]) {
+        qsu2cxp::pack(p, n, k, &inp.w4, k / 4, &inp.scale_f32, Some(&inp.bias), None, out).unwrap();
+    }
+}
+
 /// One measured kernel call (never inlined, so instruction counters can attribute it).
 #[inline(never)]
 fn run_kernel<F: Family>(
@@ -301,7 +315,7 @@ fn row(cols: &[String]) {
 }
 
 /// Every family's name, for `--family`: a full name selects that family only.
-const FAMILIES: [&str; 10] = [
+const FAMILIES: [&str; 11] = [
     "qai8dxp_qsi4cxp",
     "qai8dxp_qsi4c32p",
     "qsi8d32p_qsi4c32p",
@@ -312,6 +326,7 @@ const FAMILIES: [&str; 10] = [
     "bf16_qai8dxp_qsi4c32p",
     "qsi8d32p_qai4c32p",
     "f16_qsi8d32p_qai4c32p",
+    "qai8dxp_qsu2cxp",
 ];
 
 fn bench_family<F: Bench>(o: &Opts, cpu: &CpuFeatures) {
@@ -439,6 +454,7 @@ fn every_family(o: &Opts, cpu: &CpuFeatures) {
     bench_family::<qgemm::bf16_qai8dxp_qsi4c32p::Bf16Qai8dxpQsi4c32p>(o, cpu);
     bench_family::<qgemm::qsi8d32p_qai4c32p::Qsi8d32pQai4c32p>(o, cpu);
     bench_family::<qgemm::f16_qsi8d32p_qai4c32p::F16Qsi8d32pQai4c32p>(o, cpu);
+    bench_family::<qgemm::qai8dxp_qsu2cxp::Qai8dxpQsu2cxp>(o, cpu);
 }
 
 fn main() {

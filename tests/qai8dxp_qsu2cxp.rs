@@ -210,10 +210,10 @@ mod qai8dxp_qsu2cxp {
         let (m, n, k) = (5, 12, 64);
         let mut rng = Rng(4);
         let x: Vec<f32> = (0..m * k).map(|_| rng.f32(-1.0, 1.0)).collect();
-        for kernel in fam::KERNELS.iter() {
+        let cpu = CpuFeatures::detect();
+        for kernel in fam::KERNELS.iter().filter(|k| k.is_available(&cpu)) {
             let p = kernel.packing();
             let (lhs, rhs) = (packed_lhs(&p, m, k, &x), random_rhs(&mut rng, &p, n, k, None));
-            let cpu = CpuFeatures::detect();
             for (lut, index, value) in
                 [([-2, -1, 0, 64], 3, 64), ([-65, -1, 0, 1], 0, -65), ([-2, 1 << 20, 0, 1], 1, 1 << 20)]
             {
@@ -524,7 +524,16 @@ mod qai8dxp_qsu2cxp {
         assert!(names.contains(&"matmul_clamp_f32_qai8dxp4x4_qsu2cxp4x4bf32sf32_4x4_scalar"), "{names:?}");
         for k in fam::KERNELS.iter() {
             assert!(k.packing() == PACKING_1X4 || k.packing() == PACKING_4X4, "{}", k.name());
-            assert_eq!((k.m_step(), k.n_step()), (k.packing().mr, 4), "{}", k.name());
+            let (m_step, n_step) = (k.m_step(), k.n_step());
+            assert!(m_step % k.packing().mr == 0 && n_step % 4 == 0, "{}", k.name());
+        }
+        #[cfg(target_arch = "aarch64")]
+        {
+            // The dotprod tier: KleidiAI's two kernels' packings, qgemm's own tiles.
+            use qgemm::qai8dxp_qsu2cxp::dotprod;
+            let steps: Vec<(usize, usize)> = dotprod::KERNELS.iter().map(|k| (k.m_step(), k.n_step())).collect();
+            assert_eq!(steps, [(1, 16), (1, 4), (16, 4)]);
+            assert_eq!(dotprod::DOTPROD_1X4.name(), "matmul_clamp_f32_qai8dxp1x4_qsu2cxp4x4bf32sf32_1x4_neon_dotprod");
         }
         assert_eq!(fam::PREFERRED_RHS_PACKING, PACKING_4X4);
     }

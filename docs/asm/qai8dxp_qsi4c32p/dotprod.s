@@ -40,7 +40,7 @@ bf16_out::tile_1x16:
         ldp     x11, x12, [x0, #144]
         ldp     x16, x15, [x0, #112]
         add     x10, x9, x10
-        ldp     w13, w14, [x0, #168]
+        ldp     w13, w14, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v28.16b, #0x0
         movi    v24.16b, #0x0
@@ -232,7 +232,7 @@ bf16_out::tile_1x16_bl32:
         ldr     x8, [x0]
         ldr     x11, [x0, #120]
         ldp     x12, x13, [x0, #144]
-        ldp     w14, w15, [x0, #168]
+        ldp     w14, w15, [x0, #176]
         add     x10, x9, x10
         movi    v31.16b, #0xf0
         movi    v28.16b, #0x0
@@ -421,7 +421,7 @@ bf16_out::tile_1x4:
         ldr     x9, [x0, #64]
         ldp     x10, x11, [x0, #144]
         ldp     x15, x14, [x0, #112]
-        ldp     w12, w13, [x0, #168]
+        ldp     w12, w13, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v28.16b, #0x0
         movi    v24.16b, #0x0
@@ -494,7 +494,7 @@ bf16_out::tile_1x4_bl32:
         ldr     x9, [x0, #64]
         ldr     x10, [x0, #120]
         ldp     x11, x12, [x0, #144]
-        ldp     w13, w14, [x0, #168]
+        ldp     w13, w14, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v28.16b, #0x0
         movi    v24.16b, #0x0
@@ -563,7 +563,7 @@ bf16_out::tile_1x8:
         ldr     x9, [x0, #64]
         ldp     x10, x11, [x0, #144]
         ldp     x15, x14, [x0, #112]
-        ldp     w12, w13, [x0, #168]
+        ldp     w12, w13, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v28.16b, #0x0
         movi    v24.16b, #0x0
@@ -675,7 +675,7 @@ bf16_out::tile_1x8_bl32:
         ldr     x9, [x0, #64]
         ldr     x10, [x0, #120]
         ldp     x11, x12, [x0, #144]
-        ldp     w13, w14, [x0, #168]
+        ldp     w13, w14, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v28.16b, #0x0
         movi    v24.16b, #0x0
@@ -786,7 +786,7 @@ bf16_out::tile_4x4:
         ldp     x15, x14, [x0, #112]
         ldp     x16, x17, [x0, #144]
         ldp     x12, x13, [x0, #128]
-        ldp     w1, w2, [x0, #168]
+        ldp     w1, w2, [x0, #176]
         ldp     x3, x0, [x0, #96]
         movi    v12.16b, #0xf0
         movi    v15.16b, #0x0
@@ -946,7 +946,7 @@ bf16_out::tile_8x4:
         ldp     x16, x15, [x0, #112]
         ldp     x17, x18, [x0, #144]
         ldp     x13, x14, [x0, #128]
-        ldp     w2, w3, [x0, #168]
+        ldp     w2, w3, [x0, #176]
         ldp     x4, x0, [x0, #96]
         movi    v12.16b, #0xf0
         movi    v15.16b, #0x0
@@ -1216,7 +1216,7 @@ f32_out::tile_1x16:
         ldp     x11, x12, [x0, #144]
         ldp     x16, x15, [x0, #112]
         add     x10, x9, x10
-        ldp     w13, w14, [x0, #168]
+        ldp     w13, w14, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v28.16b, #0x0
         movi    v24.16b, #0x0
@@ -1372,7 +1372,7 @@ f32_out::tile_1x16_bl32:
         ldr     x8, [x0]
         ldr     x11, [x0, #120]
         ldp     x12, x13, [x0, #144]
-        ldp     w14, w15, [x0, #168]
+        ldp     w14, w15, [x0, #176]
         add     x10, x9, x10
         movi    v31.16b, #0xf0
         movi    v28.16b, #0x0
@@ -1525,7 +1525,7 @@ f32_out::tile_1x4:
         ldr     x9, [x0, #64]
         ldp     x10, x11, [x0, #144]
         ldp     x15, x14, [x0, #112]
-        ldp     w12, w13, [x0, #168]
+        ldp     w12, w13, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v28.16b, #0x0
         movi    v24.16b, #0x0
@@ -1589,7 +1589,7 @@ f32_out::tile_1x4_bl32:
         ldr     x9, [x0, #64]
         ldr     x10, [x0, #120]
         ldp     x11, x12, [x0, #144]
-        ldp     w13, w14, [x0, #168]
+        ldp     w13, w14, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v28.16b, #0x0
         movi    v24.16b, #0x0
@@ -1649,7 +1649,7 @@ f32_out::tile_1x8:
         ldr     x9, [x0, #64]
         ldp     x10, x11, [x0, #144]
         ldp     x15, x14, [x0, #112]
-        ldp     w12, w13, [x0, #168]
+        ldp     w12, w13, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v28.16b, #0x0
         movi    v24.16b, #0x0
@@ -1743,7 +1743,7 @@ f32_out::tile_1x8_bl32:
         ldr     x9, [x0, #64]
         ldr     x10, [x0, #120]
         ldp     x11, x12, [x0, #144]
-        ldp     w13, w14, [x0, #168]
+        ldp     w13, w14, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v28.16b, #0x0
         movi    v24.16b, #0x0
@@ -1836,7 +1836,7 @@ f32_out::tile_4x4:
         ldp     x15, x14, [x0, #112]
         ldp     x16, x17, [x0, #144]
         ldp     x12, x13, [x0, #128]
-        ldp     w1, w2, [x0, #168]
+        ldp     w1, w2, [x0, #176]
         ldp     x3, x0, [x0, #96]
         movi    v12.16b, #0xf0
         movi    v15.16b, #0x0
@@ -1960,7 +1960,7 @@ f32_out::tile_8x4:
         ldp     x16, x15, [x0, #112]
         ldp     x17, x18, [x0, #144]
         ldp     x13, x14, [x0, #128]
-        ldp     w2, w3, [x0, #168]
+        ldp     w2, w3, [x0, #176]
         ldp     x4, x0, [x0, #96]
         movi    v12.16b, #0xf0
         movi    v15.16b, #0x0
@@ -2158,7 +2158,7 @@ f32_out::tile_kr8_1x16:
         ldp     x11, x12, [x0, #144]
         ldp     x16, x15, [x0, #112]
         add     x10, x9, x10
-        ldp     w13, w14, [x0, #168]
+        ldp     w13, w14, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v28.16b, #0x0
         movi    v24.16b, #0x0
@@ -2308,7 +2308,7 @@ f32_out::tile_kr8_1x16_bl32:
         ldr     x8, [x0]
         ldr     x11, [x0, #120]
         ldp     x12, x13, [x0, #144]
-        ldp     w14, w15, [x0, #168]
+        ldp     w14, w15, [x0, #176]
         add     x10, x9, x10
         movi    v31.16b, #0xf0
         movi    v28.16b, #0x0
@@ -2455,7 +2455,7 @@ f32_out::tile_kr8_1x4:
         ldr     x9, [x0, #64]
         ldp     x10, x11, [x0, #144]
         ldp     x15, x14, [x0, #112]
-        ldp     w12, w13, [x0, #168]
+        ldp     w12, w13, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v28.16b, #0x0
         movi    v24.16b, #0x0
@@ -2518,7 +2518,7 @@ f32_out::tile_kr8_1x4_bl32:
         ldr     x9, [x0, #64]
         ldr     x10, [x0, #120]
         ldp     x11, x12, [x0, #144]
-        ldp     w13, w14, [x0, #168]
+        ldp     w13, w14, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v28.16b, #0x0
         movi    v24.16b, #0x0
@@ -2577,7 +2577,7 @@ f32_out::tile_kr8_1x8:
         ldr     x9, [x0, #64]
         ldp     x10, x11, [x0, #144]
         ldp     x15, x14, [x0, #112]
-        ldp     w12, w13, [x0, #168]
+        ldp     w12, w13, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v28.16b, #0x0
         movi    v24.16b, #0x0
@@ -2668,7 +2668,7 @@ f32_out::tile_kr8_1x8_bl32:
         ldr     x9, [x0, #64]
         ldr     x10, [x0, #120]
         ldp     x11, x12, [x0, #144]
-        ldp     w13, w14, [x0, #168]
+        ldp     w13, w14, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v28.16b, #0x0
         movi    v24.16b, #0x0

@@ -51,7 +51,7 @@ bf16_out::fast4_r1:
         ldp     x11, x10, [x0, #120]
         ldp     x12, x13, [x0, #152]
         ldp     x16, x17, [x0, #88]
-        ldp     w14, w15, [x0, #168]
+        ldp     w14, w15, [x0, #176]
         adrp    x0, qgemm::matmul::arch::asm::CONSTS
         add     x0, x0, :lo12:qgemm::matmul::arch::asm::CONSTS
         movi    v0.4s, #0x0
@@ -177,7 +177,7 @@ bf16_out::fast4_r2:
         ldp     x12, x11, [x0, #120]
         ldp     x13, x14, [x0, #152]
         ldp     x17, x18, [x0, #88]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         ldr     x0, [x0, #104]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -375,7 +375,7 @@ bf16_out::fast4_r3:
         ldp     x13, x12, [x0, #120]
         ldp     x14, x15, [x0, #152]
         ldp     x18, x1, [x0, #88]
-        ldp     w16, w17, [x0, #168]
+        ldp     w16, w17, [x0, #176]
         ldr     x0, [x0, #104]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -645,7 +645,7 @@ bf16_out::fast4_r4:
         ldp     x14, x13, [x0, #120]
         ldp     x15, x16, [x0, #152]
         ldp     x1, x2, [x0, #88]
-        ldp     w17, w18, [x0, #168]
+        ldp     w17, w18, [x0, #176]
         ldr     x0, [x0, #104]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -985,7 +985,7 @@ bf16_out::fast8_r1:
         ldp     x11, x10, [x0, #120]
         ldp     x12, x13, [x0, #152]
         ldp     x16, x17, [x0, #88]
-        ldp     w14, w15, [x0, #168]
+        ldp     w14, w15, [x0, #176]
         adrp    x0, qgemm::matmul::arch::asm::CONSTS
         add     x0, x0, :lo12:qgemm::matmul::arch::asm::CONSTS
         movi    v0.4s, #0x0
@@ -1111,7 +1111,7 @@ bf16_out::fast8_r2:
         ldp     x12, x11, [x0, #120]
         ldp     x13, x14, [x0, #152]
         ldp     x17, x18, [x0, #88]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         ldr     x0, [x0, #104]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -1309,7 +1309,7 @@ bf16_out::fast8_r3:
         ldp     x13, x12, [x0, #120]
         ldp     x14, x15, [x0, #152]
         ldp     x18, x1, [x0, #88]
-        ldp     w16, w17, [x0, #168]
+        ldp     w16, w17, [x0, #176]
         ldr     x0, [x0, #104]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -1579,7 +1579,7 @@ bf16_out::fast8_r4:
         ldp     x14, x13, [x0, #120]
         ldp     x15, x16, [x0, #152]
         ldp     x1, x2, [x0, #88]
-        ldp     w17, w18, [x0, #168]
+        ldp     w17, w18, [x0, #176]
         ldr     x0, [x0, #104]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -1920,7 +1920,7 @@ bf16_out::gen4_r1:
         ldp     x11, x10, [x0, #120]
         ldp     x12, x13, [x0, #152]
         ldp     x16, x17, [x0, #88]
-        ldp     w14, w15, [x0, #168]
+        ldp     w14, w15, [x0, #176]
         ldp     x0, x18, [x0, #104]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -2051,7 +2051,7 @@ bf16_out::gen4_r2:
         ldp     x12, x11, [x0, #120]
         ldp     x13, x14, [x0, #152]
         ldp     x17, x18, [x0, #88]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         ldp     x0, x1, [x0, #104]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -2271,7 +2271,7 @@ bf16_out::gen4_r3:
         ldp     x13, x12, [x0, #120]
         ldp     x14, x15, [x0, #152]
         ldp     x18, x1, [x0, #88]
-        ldp     w16, w17, [x0, #168]
+        ldp     w16, w17, [x0, #176]
         ldp     x0, x2, [x0, #104]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -2579,7 +2579,7 @@ bf16_out::gen4_r4:
         ldp     x14, x13, [x0, #120]
         ldp     x15, x16, [x0, #152]
         ldp     x1, x2, [x0, #88]
-        ldp     w17, w18, [x0, #168]
+        ldp     w17, w18, [x0, #176]
         ldp     x0, x3, [x0, #104]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -2972,7 +2972,7 @@ bf16_out::gen8_r1:
         ldp     x11, x10, [x0, #120]
         ldp     x12, x13, [x0, #152]
         ldp     x16, x17, [x0, #88]
-        ldp     w14, w15, [x0, #168]
+        ldp     w14, w15, [x0, #176]
         ldp     x0, x18, [x0, #104]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -3103,7 +3103,7 @@ bf16_out::gen8_r2:
         ldp     x12, x11, [x0, #120]
         ldp     x13, x14, [x0, #152]
         ldp     x17, x18, [x0, #88]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         ldp     x0, x1, [x0, #104]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -3323,7 +3323,7 @@ bf16_out::gen8_r3:
         ldp     x13, x12, [x0, #120]
         ldp     x14, x15, [x0, #152]
         ldp     x18, x1, [x0, #88]
-        ldp     w16, w17, [x0, #168]
+        ldp     w16, w17, [x0, #176]
         ldp     x0, x2, [x0, #104]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -3631,7 +3631,7 @@ bf16_out::gen8_r4:
         ldp     x14, x13, [x0, #120]
         ldp     x15, x16, [x0, #152]
         ldp     x1, x2, [x0, #88]
-        ldp     w17, w18, [x0, #168]
+        ldp     w17, w18, [x0, #176]
         ldp     x0, x3, [x0, #104]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -4023,7 +4023,7 @@ f32_out::fast4_r1:
         ldp     x11, x10, [x0, #120]
         ldp     x12, x13, [x0, #152]
         ldp     x16, x17, [x0, #88]
-        ldp     w14, w15, [x0, #168]
+        ldp     w14, w15, [x0, #176]
         adrp    x0, qgemm::matmul::arch::asm::CONSTS
         add     x0, x0, :lo12:qgemm::matmul::arch::asm::CONSTS
         movi    v0.4s, #0x0
@@ -4145,7 +4145,7 @@ f32_out::fast4_r2:
         ldp     x12, x11, [x0, #120]
         ldp     x13, x14, [x0, #152]
         ldp     x17, x18, [x0, #88]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         ldr     x0, [x0, #104]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -4335,7 +4335,7 @@ f32_out::fast4_r3:
         ldp     x13, x12, [x0, #120]
         ldp     x14, x15, [x0, #152]
         ldp     x18, x1, [x0, #88]
-        ldp     w16, w17, [x0, #168]
+        ldp     w16, w17, [x0, #176]
         ldr     x0, [x0, #104]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -4593,7 +4593,7 @@ f32_out::fast4_r4:
         ldp     x14, x13, [x0, #120]
         ldp     x15, x16, [x0, #152]
         ldp     x1, x2, [x0, #88]
-        ldp     w17, w18, [x0, #168]
+        ldp     w17, w18, [x0, #176]
         ldr     x0, [x0, #104]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -4917,7 +4917,7 @@ f32_out::fast8_r1:
         ldp     x11, x10, [x0, #120]
         ldp     x12, x13, [x0, #152]
         ldp     x16, x17, [x0, #88]
-        ldp     w14, w15, [x0, #168]
+        ldp     w14, w15, [x0, #176]
         adrp    x0, qgemm::matmul::arch::asm::CONSTS
         add     x0, x0, :lo12:qgemm::matmul::arch::asm::CONSTS
         movi    v0.4s, #0x0
@@ -5039,7 +5039,7 @@ f32_out::fast8_r2:
         ldp     x12, x11, [x0, #120]
         ldp     x13, x14, [x0, #152]
         ldp     x17, x18, [x0, #88]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         ldr     x0, [x0, #104]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -5229,7 +5229,7 @@ f32_out::fast8_r3:
         ldp     x13, x12, [x0, #120]
         ldp     x14, x15, [x0, #152]
         ldp     x18, x1, [x0, #88]
-        ldp     w16, w17, [x0, #168]
+        ldp     w16, w17, [x0, #176]
         ldr     x0, [x0, #104]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -5487,7 +5487,7 @@ f32_out::fast8_r4:
         ldp     x14, x13, [x0, #120]
         ldp     x15, x16, [x0, #152]
         ldp     x1, x2, [x0, #88]
-        ldp     w17, w18, [x0, #168]
+        ldp     w17, w18, [x0, #176]
         ldr     x0, [x0, #104]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -5812,7 +5812,7 @@ f32_out::gen4_r1:
         ldp     x11, x10, [x0, #120]
         ldp     x12, x13, [x0, #152]
         ldp     x16, x17, [x0, #88]
-        ldp     w14, w15, [x0, #168]
+        ldp     w14, w15, [x0, #176]
         ldp     x0, x18, [x0, #104]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -5939,7 +5939,7 @@ f32_out::gen4_r2:
         ldp     x12, x11, [x0, #120]
         ldp     x13, x14, [x0, #152]
         ldp     x17, x18, [x0, #88]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         ldp     x0, x1, [x0, #104]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -6151,7 +6151,7 @@ f32_out::gen4_r3:
         ldp     x13, x12, [x0, #120]
         ldp     x14, x15, [x0, #152]
         ldp     x18, x1, [x0, #88]
-        ldp     w16, w17, [x0, #168]
+        ldp     w16, w17, [x0, #176]
         ldp     x0, x2, [x0, #104]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -6447,7 +6447,7 @@ f32_out::gen4_r4:
         ldp     x14, x13, [x0, #120]
         ldp     x15, x16, [x0, #152]
         ldp     x1, x2, [x0, #88]
-        ldp     w17, w18, [x0, #168]
+        ldp     w17, w18, [x0, #176]
         ldp     x0, x3, [x0, #104]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -6824,7 +6824,7 @@ f32_out::gen8_r1:
         ldp     x11, x10, [x0, #120]
         ldp     x12, x13, [x0, #152]
         ldp     x16, x17, [x0, #88]
-        ldp     w14, w15, [x0, #168]
+        ldp     w14, w15, [x0, #176]
         ldp     x0, x18, [x0, #104]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -6951,7 +6951,7 @@ f32_out::gen8_r2:
         ldp     x12, x11, [x0, #120]
         ldp     x13, x14, [x0, #152]
         ldp     x17, x18, [x0, #88]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         ldp     x0, x1, [x0, #104]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -7163,7 +7163,7 @@ f32_out::gen8_r3:
         ldp     x13, x12, [x0, #120]
         ldp     x14, x15, [x0, #152]
         ldp     x18, x1, [x0, #88]
-        ldp     w16, w17, [x0, #168]
+        ldp     w16, w17, [x0, #176]
         ldp     x0, x2, [x0, #104]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -7459,7 +7459,7 @@ f32_out::gen8_r4:
         ldp     x14, x13, [x0, #120]
         ldp     x15, x16, [x0, #152]
         ldp     x1, x2, [x0, #88]
-        ldp     w17, w18, [x0, #168]
+        ldp     w17, w18, [x0, #176]
         ldp     x0, x3, [x0, #104]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0

@@ -51,7 +51,7 @@ bf16_out::tile_12x4:
         ldr     x12, [x0, #80]
         ldp     x13, x14, [x0, #96]
         ldp     x16, x17, [x0, #152]
-        ldp     w18, w0, [x0, #168]
+        ldp     w18, w0, [x0, #176]
         movi    v12.16b, #0xf0
         movi    v16.16b, #0x0
         movi    v17.16b, #0x0
@@ -420,7 +420,7 @@ bf16_out::tile_16x4:
         ldr     x13, [x0, #80]
         ldp     x14, x15, [x0, #96]
         ldp     x17, x18, [x0, #152]
-        ldp     w1, w0, [x0, #168]
+        ldp     w1, w0, [x0, #176]
         movi    v12.16b, #0xf0
         movi    v16.16b, #0x0
         movi    v17.16b, #0x0
@@ -895,7 +895,7 @@ bf16_out::tile_1x16:
         ldr     x8, [x0]
         ldr     x11, [x0, #112]
         ldr     x12, [x0, #152]
-        ldp     w13, w14, [x0, #168]
+        ldp     w13, w14, [x0, #176]
         add     x10, x9, x10
         movi    v31.16b, #0xf0
         movi    v20.16b, #0x0
@@ -1226,7 +1226,7 @@ bf16_out::tile_1x4:
         ldr     x9, [x0, #64]
         ldr     x10, [x0, #112]
         ldr     x11, [x0, #152]
-        ldp     w12, w13, [x0, #168]
+        ldp     w12, w13, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v20.16b, #0x0
         movi    v21.16b, #0x0
@@ -1338,7 +1338,7 @@ bf16_out::tile_1x8:
         ldr     x9, [x0, #64]
         ldr     x10, [x0, #112]
         ldr     x11, [x0, #152]
-        ldp     w12, w13, [x0, #168]
+        ldp     w12, w13, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v20.16b, #0x0
         movi    v21.16b, #0x0
@@ -1531,7 +1531,7 @@ bf16_out::tile_4x4:
         ldp     x11, x12, [x0, #96]
         ldr     x10, [x0, #80]
         ldp     x14, x15, [x0, #152]
-        ldp     w16, w17, [x0, #168]
+        ldp     w16, w17, [x0, #176]
         movi    v12.16b, #0xf0
         movi    v16.16b, #0x0
         movi    v17.16b, #0x0
@@ -1689,7 +1689,7 @@ bf16_out::tile_8x4:
         ldr     x14, [x0, #112]
         ldr     x11, [x0, #80]
         ldp     x15, x16, [x0, #152]
-        ldp     w17, w18, [x0, #168]
+        ldp     w17, w18, [x0, #176]
         movi    v12.16b, #0xf0
         movi    v16.16b, #0x0
         movi    v17.16b, #0x0
@@ -1965,7 +1965,7 @@ f16_out::tile8_12x4:
         ldr     x12, [x0, #80]
         ldp     x13, x14, [x0, #96]
         ldp     x16, x17, [x0, #152]
-        ldp     w18, w0, [x0, #168]
+        ldp     w18, w0, [x0, #176]
         movi    v12.16b, #0xf0
         movi    v16.16b, #0x0
         movi    v17.16b, #0x0
@@ -2362,7 +2362,7 @@ f16_out::tile8_16x4:
         ldr     x13, [x0, #80]
         ldp     x14, x15, [x0, #96]
         ldp     x17, x18, [x0, #152]
-        ldp     w1, w0, [x0, #168]
+        ldp     w1, w0, [x0, #176]
         movi    v12.16b, #0xf0
         movi    v16.16b, #0x0
         movi    v17.16b, #0x0
@@ -2871,7 +2871,7 @@ f16_out::tile8_4x4:
         ldp     x11, x12, [x0, #96]
         ldr     x10, [x0, #80]
         ldp     x14, x15, [x0, #152]
-        ldp     w16, w17, [x0, #168]
+        ldp     w16, w17, [x0, #176]
         movi    v12.16b, #0xf0
         movi    v16.16b, #0x0
         movi    v17.16b, #0x0
@@ -3049,7 +3049,7 @@ f16_out::tile8_8x4:
         ldr     x14, [x0, #112]
         ldr     x11, [x0, #80]
         ldp     x15, x16, [x0, #152]
-        ldp     w17, w18, [x0, #168]
+        ldp     w17, w18, [x0, #176]
         movi    v12.16b, #0xf0
         movi    v16.16b, #0x0
         movi    v17.16b, #0x0
@@ -3349,7 +3349,7 @@ f16_out::tile_12x4:
         ldr     x12, [x0, #80]
         ldp     x13, x14, [x0, #96]
         ldp     x16, x17, [x0, #152]
-        ldp     w18, w0, [x0, #168]
+        ldp     w18, w0, [x0, #176]
         movi    v12.16b, #0xf0
         movi    v16.16b, #0x0
         movi    v17.16b, #0x0
@@ -3622,7 +3622,7 @@ f16_out::tile_16x4:
         ldr     x13, [x0, #80]
         ldp     x14, x15, [x0, #96]
         ldp     x17, x18, [x0, #152]
-        ldp     w1, w0, [x0, #168]
+        ldp     w1, w0, [x0, #176]
         movi    v12.16b, #0xf0
         movi    v16.16b, #0x0
         movi    v17.16b, #0x0
@@ -3969,7 +3969,7 @@ f16_out::tile_1x16:
         ldr     x8, [x0]
         ldr     x11, [x0, #112]
         ldr     x12, [x0, #152]
-        ldp     w13, w14, [x0, #168]
+        ldp     w13, w14, [x0, #176]
         add     x10, x9, x10
         movi    v31.16b, #0xf0
         movi    v20.16b, #0x0
@@ -4268,7 +4268,7 @@ f16_out::tile_1x4:
         ldr     x9, [x0, #64]
         ldr     x10, [x0, #112]
         ldr     x11, [x0, #152]
-        ldp     w12, w13, [x0, #168]
+        ldp     w12, w13, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v20.16b, #0x0
         movi    v21.16b, #0x0
@@ -4371,7 +4371,7 @@ f16_out::tile_1x4_kr8:
         ldr     x9, [x0, #64]
         ldr     x10, [x0, #112]
         ldr     x11, [x0, #152]
-        ldp     w12, w13, [x0, #168]
+        ldp     w12, w13, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v20.16b, #0x0
         movi    v21.16b, #0x0
@@ -4484,7 +4484,7 @@ f16_out::tile_1x8:
         ldr     x9, [x0, #64]
         ldr     x10, [x0, #112]
         ldr     x11, [x0, #152]
-        ldp     w12, w13, [x0, #168]
+        ldp     w12, w13, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v20.16b, #0x0
         movi    v21.16b, #0x0
@@ -4661,7 +4661,7 @@ f16_out::tile_4x4:
         ldp     x11, x12, [x0, #96]
         ldr     x10, [x0, #80]
         ldp     x14, x15, [x0, #152]
-        ldp     w16, w17, [x0, #168]
+        ldp     w16, w17, [x0, #176]
         movi    v12.16b, #0xf0
         movi    v16.16b, #0x0
         movi    v17.16b, #0x0
@@ -4787,7 +4787,7 @@ f16_out::tile_8x4:
         ldr     x14, [x0, #112]
         ldr     x11, [x0, #80]
         ldp     x15, x16, [x0, #152]
-        ldp     w17, w18, [x0, #168]
+        ldp     w17, w18, [x0, #176]
         movi    v12.16b, #0xf0
         movi    v16.16b, #0x0
         movi    v17.16b, #0x0
@@ -4999,7 +4999,7 @@ f32_out::tile8_12x4:
         ldr     x12, [x0, #80]
         ldp     x13, x14, [x0, #96]
         ldp     x16, x17, [x0, #152]
-        ldp     w18, w0, [x0, #168]
+        ldp     w18, w0, [x0, #176]
         movi    v12.16b, #0xf0
         movi    v16.16b, #0x0
         movi    v17.16b, #0x0
@@ -5384,7 +5384,7 @@ f32_out::tile8_16x4:
         ldr     x13, [x0, #80]
         ldp     x14, x15, [x0, #96]
         ldp     x17, x18, [x0, #152]
-        ldp     w1, w0, [x0, #168]
+        ldp     w1, w0, [x0, #176]
         movi    v12.16b, #0xf0
         movi    v16.16b, #0x0
         movi    v17.16b, #0x0
@@ -5877,7 +5877,7 @@ f32_out::tile8_4x4:
         ldp     x11, x12, [x0, #96]
         ldr     x10, [x0, #80]
         ldp     x14, x15, [x0, #152]
-        ldp     w16, w17, [x0, #168]
+        ldp     w16, w17, [x0, #176]
         movi    v12.16b, #0xf0
         movi    v16.16b, #0x0
         movi    v17.16b, #0x0
@@ -6051,7 +6051,7 @@ f32_out::tile8_8x4:
         ldr     x14, [x0, #112]
         ldr     x11, [x0, #80]
         ldp     x15, x16, [x0, #152]
-        ldp     w17, w18, [x0, #168]
+        ldp     w17, w18, [x0, #176]
         movi    v12.16b, #0xf0
         movi    v16.16b, #0x0
         movi    v17.16b, #0x0
@@ -6343,7 +6343,7 @@ f32_out::tile_12x4:
         ldr     x12, [x0, #80]
         ldp     x13, x14, [x0, #96]
         ldp     x16, x17, [x0, #152]
-        ldp     w18, w0, [x0, #168]
+        ldp     w18, w0, [x0, #176]
         movi    v12.16b, #0xf0
         movi    v16.16b, #0x0
         movi    v17.16b, #0x0
@@ -6604,7 +6604,7 @@ f32_out::tile_16x4:
         ldr     x13, [x0, #80]
         ldp     x14, x15, [x0, #96]
         ldp     x17, x18, [x0, #152]
-        ldp     w1, w0, [x0, #168]
+        ldp     w1, w0, [x0, #176]
         movi    v12.16b, #0xf0
         movi    v16.16b, #0x0
         movi    v17.16b, #0x0
@@ -6935,7 +6935,7 @@ f32_out::tile_1x16:
         ldr     x8, [x0]
         ldr     x11, [x0, #112]
         ldr     x12, [x0, #152]
-        ldp     w13, w14, [x0, #168]
+        ldp     w13, w14, [x0, #176]
         add     x10, x9, x10
         movi    v31.16b, #0xf0
         movi    v20.16b, #0x0
@@ -7231,7 +7231,7 @@ f32_out::tile_1x4:
         ldr     x9, [x0, #64]
         ldr     x10, [x0, #112]
         ldr     x11, [x0, #152]
-        ldp     w12, w13, [x0, #168]
+        ldp     w12, w13, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v20.16b, #0x0
         movi    v21.16b, #0x0
@@ -7333,7 +7333,7 @@ f32_out::tile_1x4_kr8:
         ldr     x9, [x0, #64]
         ldr     x10, [x0, #112]
         ldr     x11, [x0, #152]
-        ldp     w12, w13, [x0, #168]
+        ldp     w12, w13, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v20.16b, #0x0
         movi    v21.16b, #0x0
@@ -7445,7 +7445,7 @@ f32_out::tile_1x8:
         ldr     x9, [x0, #64]
         ldr     x10, [x0, #112]
         ldr     x11, [x0, #152]
-        ldp     w12, w13, [x0, #168]
+        ldp     w12, w13, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v20.16b, #0x0
         movi    v21.16b, #0x0
@@ -7620,7 +7620,7 @@ f32_out::tile_4x4:
         ldp     x11, x12, [x0, #96]
         ldr     x10, [x0, #80]
         ldp     x14, x15, [x0, #152]
-        ldp     w16, w17, [x0, #168]
+        ldp     w16, w17, [x0, #176]
         movi    v12.16b, #0xf0
         movi    v16.16b, #0x0
         movi    v17.16b, #0x0
@@ -7742,7 +7742,7 @@ f32_out::tile_8x4:
         ldr     x14, [x0, #112]
         ldr     x11, [x0, #80]
         ldp     x15, x16, [x0, #152]
-        ldp     w17, w18, [x0, #168]
+        ldp     w17, w18, [x0, #176]
         movi    v12.16b, #0xf0
         movi    v16.16b, #0x0
         movi    v17.16b, #0x0

@@ -50,7 +50,7 @@ bf16_out::nr4_r1:
         ldr     x14, [x0, #112]
         ldp     x10, x11, [x0, #96]
         ldp     x12, x13, [x0, #152]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         movi    v24.16b, #0xf0
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -161,7 +161,7 @@ bf16_out::nr4_r2:
         ldp     x11, x12, [x0, #96]
         ldr     x15, [x0, #112]
         ldp     x13, x14, [x0, #152]
-        ldp     w16, w17, [x0, #168]
+        ldp     w16, w17, [x0, #176]
         movi    v24.16b, #0xf0
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -352,7 +352,7 @@ bf16_out::nr4_r3:
         ldr     x16, [x0, #112]
         ldp     x12, x13, [x0, #96]
         ldp     x14, x15, [x0, #152]
-        ldp     w17, w18, [x0, #168]
+        ldp     w17, w18, [x0, #176]
         movi    v24.16b, #0xf0
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -596,7 +596,7 @@ bf16_out::nr4_r4:
         ldr     x17, [x0, #112]
         ldp     x13, x14, [x0, #96]
         ldp     x15, x16, [x0, #152]
-        ldp     w18, w0, [x0, #168]
+        ldp     w18, w0, [x0, #176]
         movi    v24.16b, #0xf0
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -912,7 +912,7 @@ bf16_out::nr4_r5:
         ldr     x18, [x0, #112]
         ldp     x14, x15, [x0, #96]
         ldp     x16, x17, [x0, #152]
-        ldp     w1, w0, [x0, #168]
+        ldp     w1, w0, [x0, #176]
         movi    v24.16b, #0xf0
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -1297,7 +1297,7 @@ bf16_out::nr4_r6:
         ldp     x12, x13, [x0, #32]
         ldp     x15, x16, [x0, #96]
         ldp     x17, x18, [x0, #152]
-        ldp     w2, w0, [x0, #168]
+        ldp     w2, w0, [x0, #176]
         movi    v24.16b, #0xf0
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -1745,7 +1745,7 @@ bf16_out::nr8_r1:
         ldr     x14, [x0, #112]
         ldp     x10, x11, [x0, #96]
         ldp     x12, x13, [x0, #152]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         movi    v24.16b, #0xf0
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -1916,7 +1916,7 @@ bf16_out::nr8_r2:
         ldp     x11, x12, [x0, #96]
         ldr     x15, [x0, #112]
         ldp     x13, x14, [x0, #152]
-        ldp     w16, w17, [x0, #168]
+        ldp     w16, w17, [x0, #176]
         movi    v24.16b, #0xf0
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -2217,7 +2217,7 @@ bf16_out::nr8h_r3:
         ldr     x16, [x0, #112]
         ldp     x12, x13, [x0, #96]
         ldp     x14, x15, [x0, #152]
-        ldp     w17, w18, [x0, #168]
+        ldp     w17, w18, [x0, #176]
         movi    v24.16b, #0xf0
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -2461,7 +2461,7 @@ bf16_out::nr8h_r4:
         ldr     x17, [x0, #112]
         ldp     x13, x14, [x0, #96]
         ldp     x15, x16, [x0, #152]
-        ldp     w18, w0, [x0, #168]
+        ldp     w18, w0, [x0, #176]
         movi    v24.16b, #0xf0
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -2777,7 +2777,7 @@ bf16_out::nr8h_r5:
         ldr     x18, [x0, #112]
         ldp     x14, x15, [x0, #96]
         ldp     x16, x17, [x0, #152]
-        ldp     w1, w0, [x0, #168]
+        ldp     w1, w0, [x0, #176]
         movi    v24.16b, #0xf0
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -3162,7 +3162,7 @@ bf16_out::nr8h_r6:
         ldp     x12, x13, [x0, #32]
         ldp     x15, x16, [x0, #96]
         ldp     x17, x18, [x0, #152]
-        ldp     w2, w0, [x0, #168]
+        ldp     w2, w0, [x0, #176]
         movi    v24.16b, #0xf0
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -3610,7 +3610,7 @@ f16_out::nr4_r1:
         ldr     x14, [x0, #112]
         ldp     x10, x11, [x0, #96]
         ldp     x12, x13, [x0, #152]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         movi    v24.16b, #0xf0
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -3721,7 +3721,7 @@ f16_out::nr4_r2:
         ldp     x11, x12, [x0, #96]
         ldr     x15, [x0, #112]
         ldp     x13, x14, [x0, #152]
-        ldp     w16, w17, [x0, #168]
+        ldp     w16, w17, [x0, #176]
         movi    v24.16b, #0xf0
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -3912,7 +3912,7 @@ f16_out::nr4_r3:
         ldr     x16, [x0, #112]
         ldp     x12, x13, [x0, #96]
         ldp     x14, x15, [x0, #152]
-        ldp     w17, w18, [x0, #168]
+        ldp     w17, w18, [x0, #176]
         movi    v24.16b, #0xf0
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -4156,7 +4156,7 @@ f16_out::nr4_r4:
         ldr     x17, [x0, #112]
         ldp     x13, x14, [x0, #96]
         ldp     x15, x16, [x0, #152]
-        ldp     w18, w0, [x0, #168]
+        ldp     w18, w0, [x0, #176]
         movi    v24.16b, #0xf0
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -4472,7 +4472,7 @@ f16_out::nr4_r5:
         ldr     x18, [x0, #112]
         ldp     x14, x15, [x0, #96]
         ldp     x16, x17, [x0, #152]
-        ldp     w1, w0, [x0, #168]
+        ldp     w1, w0, [x0, #176]
         movi    v24.16b, #0xf0
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -4857,7 +4857,7 @@ f16_out::nr4_r6:
         ldp     x12, x13, [x0, #32]
         ldp     x15, x16, [x0, #96]
         ldp     x17, x18, [x0, #152]
-        ldp     w2, w0, [x0, #168]
+        ldp     w2, w0, [x0, #176]
         movi    v24.16b, #0xf0
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -5305,7 +5305,7 @@ f16_out::nr8_r1:
         ldr     x14, [x0, #112]
         ldp     x10, x11, [x0, #96]
         ldp     x12, x13, [x0, #152]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         movi    v24.16b, #0xf0
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -5476,7 +5476,7 @@ f16_out::nr8_r2:
         ldp     x11, x12, [x0, #96]
         ldr     x15, [x0, #112]
         ldp     x13, x14, [x0, #152]
-        ldp     w16, w17, [x0, #168]
+        ldp     w16, w17, [x0, #176]
         movi    v24.16b, #0xf0
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -5777,7 +5777,7 @@ f16_out::nr8h_r3:
         ldr     x16, [x0, #112]
         ldp     x12, x13, [x0, #96]
         ldp     x14, x15, [x0, #152]
-        ldp     w17, w18, [x0, #168]
+        ldp     w17, w18, [x0, #176]
         movi    v24.16b, #0xf0
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -6021,7 +6021,7 @@ f16_out::nr8h_r4:
         ldr     x17, [x0, #112]
         ldp     x13, x14, [x0, #96]
         ldp     x15, x16, [x0, #152]
-        ldp     w18, w0, [x0, #168]
+        ldp     w18, w0, [x0, #176]
         movi    v24.16b, #0xf0
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -6337,7 +6337,7 @@ f16_out::nr8h_r5:
         ldr     x18, [x0, #112]
         ldp     x14, x15, [x0, #96]
         ldp     x16, x17, [x0, #152]
-        ldp     w1, w0, [x0, #168]
+        ldp     w1, w0, [x0, #176]
         movi    v24.16b, #0xf0
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -6722,7 +6722,7 @@ f16_out::nr8h_r6:
         ldp     x12, x13, [x0, #32]
         ldp     x15, x16, [x0, #96]
         ldp     x17, x18, [x0, #152]
-        ldp     w2, w0, [x0, #168]
+        ldp     w2, w0, [x0, #176]
         movi    v24.16b, #0xf0
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -7170,7 +7170,7 @@ f32_out::nr4_r1:
         ldr     x14, [x0, #112]
         ldp     x10, x11, [x0, #96]
         ldp     x12, x13, [x0, #152]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         movi    v24.16b, #0xf0
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -7277,7 +7277,7 @@ f32_out::nr4_r2:
         ldp     x11, x12, [x0, #96]
         ldr     x15, [x0, #112]
         ldp     x13, x14, [x0, #152]
-        ldp     w16, w17, [x0, #168]
+        ldp     w16, w17, [x0, #176]
         movi    v24.16b, #0xf0
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -7460,7 +7460,7 @@ f32_out::nr4_r3:
         ldr     x16, [x0, #112]
         ldp     x12, x13, [x0, #96]
         ldp     x14, x15, [x0, #152]
-        ldp     w17, w18, [x0, #168]
+        ldp     w17, w18, [x0, #176]
         movi    v24.16b, #0xf0
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -7692,7 +7692,7 @@ f32_out::nr4_r4:
         ldr     x17, [x0, #112]
         ldp     x13, x14, [x0, #96]
         ldp     x15, x16, [x0, #152]
-        ldp     w18, w0, [x0, #168]
+        ldp     w18, w0, [x0, #176]
         movi    v24.16b, #0xf0
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -7992,7 +7992,7 @@ f32_out::nr4_r5:
         ldr     x18, [x0, #112]
         ldp     x14, x15, [x0, #96]
         ldp     x16, x17, [x0, #152]
-        ldp     w1, w0, [x0, #168]
+        ldp     w1, w0, [x0, #176]
         movi    v24.16b, #0xf0
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -8357,7 +8357,7 @@ f32_out::nr4_r6:
         ldp     x12, x13, [x0, #32]
         ldp     x15, x16, [x0, #96]
         ldp     x17, x18, [x0, #152]
-        ldp     w2, w0, [x0, #168]
+        ldp     w2, w0, [x0, #176]
         movi    v24.16b, #0xf0
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -8781,7 +8781,7 @@ f32_out::nr8_r1:
         ldr     x14, [x0, #112]
         ldp     x10, x11, [x0, #96]
         ldp     x12, x13, [x0, #152]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         movi    v24.16b, #0xf0
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -8944,7 +8944,7 @@ f32_out::nr8_r2:
         ldp     x11, x12, [x0, #96]
         ldr     x15, [x0, #112]
         ldp     x13, x14, [x0, #152]
-        ldp     w16, w17, [x0, #168]
+        ldp     w16, w17, [x0, #176]
         movi    v24.16b, #0xf0
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -9229,7 +9229,7 @@ f32_out::nr8h_r3:
         ldr     x16, [x0, #112]
         ldp     x12, x13, [x0, #96]
         ldp     x14, x15, [x0, #152]
-        ldp     w17, w18, [x0, #168]
+        ldp     w17, w18, [x0, #176]
         movi    v24.16b, #0xf0
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -9461,7 +9461,7 @@ f32_out::nr8h_r4:
         ldr     x17, [x0, #112]
         ldp     x13, x14, [x0, #96]
         ldp     x15, x16, [x0, #152]
-        ldp     w18, w0, [x0, #168]
+        ldp     w18, w0, [x0, #176]
         movi    v24.16b, #0xf0
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -9761,7 +9761,7 @@ f32_out::nr8h_r5:
         ldr     x18, [x0, #112]
         ldp     x14, x15, [x0, #96]
         ldp     x16, x17, [x0, #152]
-        ldp     w1, w0, [x0, #168]
+        ldp     w1, w0, [x0, #176]
         movi    v24.16b, #0xf0
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -10126,7 +10126,7 @@ f32_out::nr8h_r6:
         ldp     x12, x13, [x0, #32]
         ldp     x15, x16, [x0, #96]
         ldp     x17, x18, [x0, #152]
-        ldp     w2, w0, [x0, #168]
+        ldp     w2, w0, [x0, #176]
         movi    v24.16b, #0xf0
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0

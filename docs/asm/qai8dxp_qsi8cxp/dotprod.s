@@ -7,26 +7,26 @@
 //   function                        insns  loop   sdot
 //   f16_out::tile4_12x4               259   114     96
 //   f16_out::tile4_16x4               336   150    128
-//   f16_out::tile4_1x16               231   100     64
-//   f16_out::tile4_1x4                 77    28     16
+//   f16_out::tile4_1x16               230   100     64
+//   f16_out::tile4_1x4                 76    28     16
 //   f16_out::tile4_4x4                104    42     32
 //   f16_out::tile4_8x4                181    78     64
 //   f16_out::tile8_12x4               259   114     96
 //   f16_out::tile8_16x4               336   150    128
-//   f16_out::tile8_1x16               231   100     64
-//   f16_out::tile8_1x4                 81    28     16
+//   f16_out::tile8_1x16               230   100     64
+//   f16_out::tile8_1x4                 80    28     16
 //   f16_out::tile8_4x4                104    42     32
 //   f16_out::tile8_8x4                181    78     64
 //   f32_out::tile4_12x4               247   114     96
 //   f32_out::tile4_16x4               320   150    128
-//   f32_out::tile4_1x16               228   100     64
-//   f32_out::tile4_1x4                 76    28     16
+//   f32_out::tile4_1x16               227   100     64
+//   f32_out::tile4_1x4                 75    28     16
 //   f32_out::tile4_4x4                100    42     32
 //   f32_out::tile4_8x4                173    78     64
 //   f32_out::tile8_12x4               247   114     96
 //   f32_out::tile8_16x4               320   150    128
-//   f32_out::tile8_1x16               228   100     64
-//   f32_out::tile8_1x4                 80    28     16
+//   f32_out::tile8_1x16               227   100     64
+//   f32_out::tile8_1x4                 79    28     16
 //   f32_out::tile8_4x4                100    42     32
 //   f32_out::tile8_8x4                173    78     64
 
@@ -43,7 +43,7 @@ f16_out::tile4_12x4:
         ldr     x14, [x0, #112]
         ldp     x12, x13, [x0, #96]
         ldp     x15, x16, [x0, #152]
-        ldp     w17, w18, [x0, #168]
+        ldp     w17, w18, [x0, #176]
         movi    v16.16b, #0x0
         movi    v17.16b, #0x0
         movi    v18.16b, #0x0
@@ -307,7 +307,7 @@ f16_out::tile4_16x4:
         ldr     x15, [x0, #112]
         ldp     x13, x14, [x0, #96]
         ldp     x16, x17, [x0, #152]
-        ldp     w18, w0, [x0, #168]
+        ldp     w18, w0, [x0, #176]
         movi    v16.16b, #0x0
         movi    v17.16b, #0x0
         movi    v18.16b, #0x0
@@ -636,7 +636,7 @@ f16_out::tile4_16x4:
         ret
 
 // qgemm::matmul::qai8dxp_qsi8cxp::dotprod::tiles::f16_out::tile4_1x16
-// 231 instructions; loop .L2: 100 instructions, 64 sdot
+// 230 instructions; loop .L2: 100 instructions, 64 sdot
 f16_out::tile4_1x16:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
@@ -646,12 +646,11 @@ f16_out::tile4_1x16:
         ldr     x10, [x0]
         ldr     x12, [x0, #112]
         ldr     x13, [x0, #152]
-        ldp     w14, w15, [x0, #168]
+        ldp     w14, w15, [x0, #176]
         add     x11, x8, x9
         lsl     x9, x9, #1
         add     x16, x8, x9
         add     x9, x11, x9
-        movi    v31.16b, #0xf0
         movi    v20.16b, #0x0
         movi    v21.16b, #0x0
         movi    v22.16b, #0x0
@@ -874,7 +873,7 @@ f16_out::tile4_1x16:
         ret
 
 // qgemm::matmul::qai8dxp_qsi8cxp::dotprod::tiles::f16_out::tile4_1x4
-// 77 instructions; loop .L2: 28 instructions, 16 sdot
+// 76 instructions; loop .L2: 28 instructions, 16 sdot
 f16_out::tile4_1x4:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
@@ -884,8 +883,7 @@ f16_out::tile4_1x4:
         ldr     x9, [x0, #64]
         ldr     x10, [x0, #112]
         ldr     x11, [x0, #152]
-        ldp     w12, w13, [x0, #168]
-        movi    v31.16b, #0xf0
+        ldp     w12, w13, [x0, #176]
         movi    v20.16b, #0x0
         movi    v21.16b, #0x0
         tbz     w10, #0, .L1
@@ -969,7 +967,7 @@ f16_out::tile4_4x4:
         ldr     x12, [x0, #112]
         ldp     x10, x11, [x0, #96]
         ldp     x13, x14, [x0, #152]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         movi    v16.16b, #0x0
         movi    v17.16b, #0x0
         movi    v18.16b, #0x0
@@ -1078,7 +1076,7 @@ f16_out::tile4_8x4:
         ldp     x11, x12, [x0, #96]
         ldr     x13, [x0, #112]
         ldp     x14, x15, [x0, #152]
-        ldp     w16, w17, [x0, #168]
+        ldp     w16, w17, [x0, #176]
         movi    v16.16b, #0x0
         movi    v17.16b, #0x0
         movi    v18.16b, #0x0
@@ -1265,7 +1263,7 @@ f16_out::tile8_12x4:
         ldr     x14, [x0, #112]
         ldp     x12, x13, [x0, #96]
         ldp     x15, x16, [x0, #152]
-        ldp     w17, w18, [x0, #168]
+        ldp     w17, w18, [x0, #176]
         movi    v16.16b, #0x0
         movi    v17.16b, #0x0
         movi    v18.16b, #0x0
@@ -1529,7 +1527,7 @@ f16_out::tile8_16x4:
         ldr     x15, [x0, #112]
         ldp     x13, x14, [x0, #96]
         ldp     x16, x17, [x0, #152]
-        ldp     w18, w0, [x0, #168]
+        ldp     w18, w0, [x0, #176]
         movi    v16.16b, #0x0
         movi    v17.16b, #0x0
         movi    v18.16b, #0x0
@@ -1858,7 +1856,7 @@ f16_out::tile8_16x4:
         ret
 
 // qgemm::matmul::qai8dxp_qsi8cxp::dotprod::tiles::f16_out::tile8_1x16
-// 231 instructions; loop .L2: 100 instructions, 64 sdot
+// 230 instructions; loop .L2: 100 instructions, 64 sdot
 f16_out::tile8_1x16:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
@@ -1868,12 +1866,11 @@ f16_out::tile8_1x16:
         ldr     x10, [x0]
         ldr     x12, [x0, #112]
         ldr     x13, [x0, #152]
-        ldp     w14, w15, [x0, #168]
+        ldp     w14, w15, [x0, #176]
         add     x11, x8, x9
         lsl     x9, x9, #1
         add     x16, x8, x9
         add     x9, x11, x9
-        movi    v31.16b, #0xf0
         movi    v20.16b, #0x0
         movi    v21.16b, #0x0
         movi    v22.16b, #0x0
@@ -2096,7 +2093,7 @@ f16_out::tile8_1x16:
         ret
 
 // qgemm::matmul::qai8dxp_qsi8cxp::dotprod::tiles::f16_out::tile8_1x4
-// 81 instructions; loop .L2: 28 instructions, 16 sdot
+// 80 instructions; loop .L2: 28 instructions, 16 sdot
 f16_out::tile8_1x4:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
@@ -2106,8 +2103,7 @@ f16_out::tile8_1x4:
         ldr     x9, [x0, #64]
         ldr     x10, [x0, #112]
         ldr     x11, [x0, #152]
-        ldp     w12, w13, [x0, #168]
-        movi    v31.16b, #0xf0
+        ldp     w12, w13, [x0, #176]
         movi    v20.16b, #0x0
         movi    v21.16b, #0x0
         movi    v22.16b, #0x0
@@ -2195,7 +2191,7 @@ f16_out::tile8_4x4:
         ldr     x12, [x0, #112]
         ldp     x10, x11, [x0, #96]
         ldp     x13, x14, [x0, #152]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         movi    v16.16b, #0x0
         movi    v17.16b, #0x0
         movi    v18.16b, #0x0
@@ -2304,7 +2300,7 @@ f16_out::tile8_8x4:
         ldp     x11, x12, [x0, #96]
         ldr     x13, [x0, #112]
         ldp     x14, x15, [x0, #152]
-        ldp     w16, w17, [x0, #168]
+        ldp     w16, w17, [x0, #176]
         movi    v16.16b, #0x0
         movi    v17.16b, #0x0
         movi    v18.16b, #0x0
@@ -2491,7 +2487,7 @@ f32_out::tile4_12x4:
         ldr     x14, [x0, #112]
         ldp     x12, x13, [x0, #96]
         ldp     x15, x16, [x0, #152]
-        ldp     w17, w18, [x0, #168]
+        ldp     w17, w18, [x0, #176]
         movi    v16.16b, #0x0
         movi    v17.16b, #0x0
         movi    v18.16b, #0x0
@@ -2743,7 +2739,7 @@ f32_out::tile4_16x4:
         ldr     x15, [x0, #112]
         ldp     x13, x14, [x0, #96]
         ldp     x16, x17, [x0, #152]
-        ldp     w18, w0, [x0, #168]
+        ldp     w18, w0, [x0, #176]
         movi    v16.16b, #0x0
         movi    v17.16b, #0x0
         movi    v18.16b, #0x0
@@ -3056,7 +3052,7 @@ f32_out::tile4_16x4:
         ret
 
 // qgemm::matmul::qai8dxp_qsi8cxp::dotprod::tiles::f32_out::tile4_1x16
-// 228 instructions; loop .L2: 100 instructions, 64 sdot
+// 227 instructions; loop .L2: 100 instructions, 64 sdot
 f32_out::tile4_1x16:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
@@ -3066,12 +3062,11 @@ f32_out::tile4_1x16:
         ldr     x10, [x0]
         ldr     x12, [x0, #112]
         ldr     x13, [x0, #152]
-        ldp     w14, w15, [x0, #168]
+        ldp     w14, w15, [x0, #176]
         add     x11, x8, x9
         lsl     x9, x9, #1
         add     x16, x8, x9
         add     x9, x11, x9
-        movi    v31.16b, #0xf0
         movi    v20.16b, #0x0
         movi    v21.16b, #0x0
         movi    v22.16b, #0x0
@@ -3291,7 +3286,7 @@ f32_out::tile4_1x16:
         ret
 
 // qgemm::matmul::qai8dxp_qsi8cxp::dotprod::tiles::f32_out::tile4_1x4
-// 76 instructions; loop .L2: 28 instructions, 16 sdot
+// 75 instructions; loop .L2: 28 instructions, 16 sdot
 f32_out::tile4_1x4:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
@@ -3301,8 +3296,7 @@ f32_out::tile4_1x4:
         ldr     x9, [x0, #64]
         ldr     x10, [x0, #112]
         ldr     x11, [x0, #152]
-        ldp     w12, w13, [x0, #168]
-        movi    v31.16b, #0xf0
+        ldp     w12, w13, [x0, #176]
         movi    v20.16b, #0x0
         movi    v21.16b, #0x0
         tbz     w10, #0, .L1
@@ -3385,7 +3379,7 @@ f32_out::tile4_4x4:
         ldr     x12, [x0, #112]
         ldp     x10, x11, [x0, #96]
         ldp     x13, x14, [x0, #152]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         movi    v16.16b, #0x0
         movi    v17.16b, #0x0
         movi    v18.16b, #0x0
@@ -3490,7 +3484,7 @@ f32_out::tile4_8x4:
         ldp     x11, x12, [x0, #96]
         ldr     x13, [x0, #112]
         ldp     x14, x15, [x0, #152]
-        ldp     w16, w17, [x0, #168]
+        ldp     w16, w17, [x0, #176]
         movi    v16.16b, #0x0
         movi    v17.16b, #0x0
         movi    v18.16b, #0x0
@@ -3669,7 +3663,7 @@ f32_out::tile8_12x4:
         ldr     x14, [x0, #112]
         ldp     x12, x13, [x0, #96]
         ldp     x15, x16, [x0, #152]
-        ldp     w17, w18, [x0, #168]
+        ldp     w17, w18, [x0, #176]
         movi    v16.16b, #0x0
         movi    v17.16b, #0x0
         movi    v18.16b, #0x0
@@ -3921,7 +3915,7 @@ f32_out::tile8_16x4:
         ldr     x15, [x0, #112]
         ldp     x13, x14, [x0, #96]
         ldp     x16, x17, [x0, #152]
-        ldp     w18, w0, [x0, #168]
+        ldp     w18, w0, [x0, #176]
         movi    v16.16b, #0x0
         movi    v17.16b, #0x0
         movi    v18.16b, #0x0
@@ -4234,7 +4228,7 @@ f32_out::tile8_16x4:
         ret
 
 // qgemm::matmul::qai8dxp_qsi8cxp::dotprod::tiles::f32_out::tile8_1x16
-// 228 instructions; loop .L2: 100 instructions, 64 sdot
+// 227 instructions; loop .L2: 100 instructions, 64 sdot
 f32_out::tile8_1x16:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
@@ -4244,12 +4238,11 @@ f32_out::tile8_1x16:
         ldr     x10, [x0]
         ldr     x12, [x0, #112]
         ldr     x13, [x0, #152]
-        ldp     w14, w15, [x0, #168]
+        ldp     w14, w15, [x0, #176]
         add     x11, x8, x9
         lsl     x9, x9, #1
         add     x16, x8, x9
         add     x9, x11, x9
-        movi    v31.16b, #0xf0
         movi    v20.16b, #0x0
         movi    v21.16b, #0x0
         movi    v22.16b, #0x0
@@ -4469,7 +4462,7 @@ f32_out::tile8_1x16:
         ret
 
 // qgemm::matmul::qai8dxp_qsi8cxp::dotprod::tiles::f32_out::tile8_1x4
-// 80 instructions; loop .L2: 28 instructions, 16 sdot
+// 79 instructions; loop .L2: 28 instructions, 16 sdot
 f32_out::tile8_1x4:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
@@ -4479,8 +4472,7 @@ f32_out::tile8_1x4:
         ldr     x9, [x0, #64]
         ldr     x10, [x0, #112]
         ldr     x11, [x0, #152]
-        ldp     w12, w13, [x0, #168]
-        movi    v31.16b, #0xf0
+        ldp     w12, w13, [x0, #176]
         movi    v20.16b, #0x0
         movi    v21.16b, #0x0
         movi    v22.16b, #0x0
@@ -4567,7 +4559,7 @@ f32_out::tile8_4x4:
         ldr     x12, [x0, #112]
         ldp     x10, x11, [x0, #96]
         ldp     x13, x14, [x0, #152]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         movi    v16.16b, #0x0
         movi    v17.16b, #0x0
         movi    v18.16b, #0x0
@@ -4672,7 +4664,7 @@ f32_out::tile8_8x4:
         ldp     x11, x12, [x0, #96]
         ldr     x13, [x0, #112]
         ldp     x14, x15, [x0, #152]
-        ldp     w16, w17, [x0, #168]
+        ldp     w16, w17, [x0, #176]
         movi    v16.16b, #0x0
         movi    v17.16b, #0x0
         movi    v18.16b, #0x0

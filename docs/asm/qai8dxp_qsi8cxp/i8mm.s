@@ -30,7 +30,7 @@ f16_out::r1:
         ldr     x14, [x0, #112]
         ldp     x10, x11, [x0, #96]
         ldp     x12, x13, [x0, #152]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
         movi    v2.4s, #0x0
@@ -130,7 +130,7 @@ f16_out::r2:
         ldp     x11, x12, [x0, #96]
         ldr     x15, [x0, #112]
         ldp     x13, x14, [x0, #152]
-        ldp     w16, w17, [x0, #168]
+        ldp     w16, w17, [x0, #176]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
         movi    v2.4s, #0x0
@@ -300,7 +300,7 @@ f16_out::r3:
         ldr     x16, [x0, #112]
         ldp     x12, x13, [x0, #96]
         ldp     x14, x15, [x0, #152]
-        ldp     w17, w18, [x0, #168]
+        ldp     w17, w18, [x0, #176]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
         movi    v2.4s, #0x0
@@ -539,7 +539,7 @@ f16_out::r4:
         ldr     x17, [x0, #112]
         ldp     x13, x14, [x0, #96]
         ldp     x15, x16, [x0, #152]
-        ldp     w18, w0, [x0, #168]
+        ldp     w18, w0, [x0, #176]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
         movi    v2.4s, #0x0
@@ -848,7 +848,7 @@ f16_out::r5:
         ldr     x18, [x0, #112]
         ldp     x14, x15, [x0, #96]
         ldp     x16, x17, [x0, #152]
-        ldp     w1, w0, [x0, #168]
+        ldp     w1, w0, [x0, #176]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
         movi    v2.4s, #0x0
@@ -1226,7 +1226,7 @@ f16_out::r6:
         ldp     x12, x13, [x0, #32]
         ldp     x15, x16, [x0, #96]
         ldp     x17, x18, [x0, #152]
-        ldp     w2, w0, [x0, #168]
+        ldp     w2, w0, [x0, #176]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
         movi    v2.4s, #0x0
@@ -1671,7 +1671,7 @@ f32_out::r1:
         ldr     x14, [x0, #112]
         ldp     x10, x11, [x0, #96]
         ldp     x12, x13, [x0, #152]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
         movi    v2.4s, #0x0
@@ -1767,7 +1767,7 @@ f32_out::r2:
         ldp     x11, x12, [x0, #96]
         ldr     x15, [x0, #112]
         ldp     x13, x14, [x0, #152]
-        ldp     w16, w17, [x0, #168]
+        ldp     w16, w17, [x0, #176]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
         movi    v2.4s, #0x0
@@ -1929,7 +1929,7 @@ f32_out::r3:
         ldr     x16, [x0, #112]
         ldp     x12, x13, [x0, #96]
         ldp     x14, x15, [x0, #152]
-        ldp     w17, w18, [x0, #168]
+        ldp     w17, w18, [x0, #176]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
         movi    v2.4s, #0x0
@@ -2156,7 +2156,7 @@ f32_out::r4:
         ldr     x17, [x0, #112]
         ldp     x13, x14, [x0, #96]
         ldp     x15, x16, [x0, #152]
-        ldp     w18, w0, [x0, #168]
+        ldp     w18, w0, [x0, #176]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
         movi    v2.4s, #0x0
@@ -2449,7 +2449,7 @@ f32_out::r5:
         ldr     x18, [x0, #112]
         ldp     x14, x15, [x0, #96]
         ldp     x16, x17, [x0, #152]
-        ldp     w1, w0, [x0, #168]
+        ldp     w1, w0, [x0, #176]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
         movi    v2.4s, #0x0
@@ -2807,7 +2807,7 @@ f32_out::r6:
         ldp     x12, x13, [x0, #32]
         ldp     x15, x16, [x0, #96]
         ldp     x17, x18, [x0, #152]
-        ldp     w2, w0, [x0, #168]
+        ldp     w2, w0, [x0, #176]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
         movi    v2.4s, #0x0

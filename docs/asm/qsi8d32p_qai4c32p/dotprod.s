@@ -43,7 +43,7 @@ f16_out::tile_1x16:
         ldp     x17, x16, [x0, #112]
         add     x11, x8, x9
         lsl     x9, x9, #1
-        ldp     w14, w15, [x0, #168]
+        ldp     w14, w15, [x0, #176]
         add     x18, x8, x9
         add     x9, x11, x9
         movi    v31.16b, #0xf0
@@ -203,7 +203,7 @@ f16_out::tile_1x16_bl32:
         ldr     x10, [x0]
         ldr     x12, [x0, #120]
         ldp     x13, x14, [x0, #144]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         add     x11, x8, x9
         lsl     x9, x9, #1
         add     x17, x8, x9
@@ -361,7 +361,7 @@ f16_out::tile_1x4:
         ldr     x9, [x0, #64]
         ldp     x10, x11, [x0, #144]
         ldp     x15, x14, [x0, #112]
-        ldp     w12, w13, [x0, #168]
+        ldp     w12, w13, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v24.16b, #0x0
 .L1:    // loop: 32 instructions, 8 sdot
@@ -423,7 +423,7 @@ f16_out::tile_1x4_bl32:
         ldr     x9, [x0, #64]
         ldr     x10, [x0, #120]
         ldp     x11, x12, [x0, #144]
-        ldp     w13, w14, [x0, #168]
+        ldp     w13, w14, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v24.16b, #0x0
 .L1:    // loop: 29 instructions, 8 sdot
@@ -482,7 +482,7 @@ f16_out::tile_1x8:
         ldp     x11, x12, [x0, #144]
         ldp     x16, x15, [x0, #112]
         add     x10, x9, x10
-        ldp     w13, w14, [x0, #168]
+        ldp     w13, w14, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v24.16b, #0x0
         movi    v25.16b, #0x0
@@ -576,7 +576,7 @@ f16_out::tile_1x8_bl32:
         ldr     x8, [x0]
         ldr     x11, [x0, #120]
         ldp     x12, x13, [x0, #144]
-        ldp     w14, w15, [x0, #168]
+        ldp     w14, w15, [x0, #176]
         add     x10, x9, x10
         movi    v31.16b, #0xf0
         movi    v24.16b, #0x0
@@ -670,7 +670,7 @@ f16_out::tile_4x4:
         ldp     x15, x14, [x0, #112]
         ldp     x16, x17, [x0, #144]
         ldp     x12, x13, [x0, #128]
-        ldp     w1, w2, [x0, #168]
+        ldp     w1, w2, [x0, #176]
         ldr     x0, [x0, #96]
         movi    v12.16b, #0xf0
         movi    v24.16b, #0x0
@@ -794,7 +794,7 @@ f16_out::tile_8x4:
         ldp     x16, x15, [x0, #112]
         ldp     x17, x18, [x0, #144]
         ldp     x13, x14, [x0, #128]
-        ldp     w2, w3, [x0, #168]
+        ldp     w2, w3, [x0, #176]
         ldr     x0, [x0, #96]
         movi    v12.16b, #0xf0
         movi    v24.16b, #0x0
@@ -996,7 +996,7 @@ f16_out::tile_kr8_1x16:
         ldp     x17, x16, [x0, #112]
         add     x11, x8, x9
         lsl     x9, x9, #1
-        ldp     w14, w15, [x0, #168]
+        ldp     w14, w15, [x0, #176]
         add     x18, x8, x9
         add     x9, x11, x9
         movi    v31.16b, #0xf0
@@ -1152,7 +1152,7 @@ f16_out::tile_kr8_1x16_bl32:
         ldr     x10, [x0]
         ldr     x12, [x0, #120]
         ldp     x13, x14, [x0, #144]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         add     x11, x8, x9
         lsl     x9, x9, #1
         add     x17, x8, x9
@@ -1306,7 +1306,7 @@ f16_out::tile_kr8_1x4:
         ldr     x9, [x0, #64]
         ldp     x10, x11, [x0, #144]
         ldp     x15, x14, [x0, #112]
-        ldp     w12, w13, [x0, #168]
+        ldp     w12, w13, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v24.16b, #0x0
 .L1:    // loop: 31 instructions, 8 sdot
@@ -1367,7 +1367,7 @@ f16_out::tile_kr8_1x4_bl32:
         ldr     x9, [x0, #64]
         ldr     x10, [x0, #120]
         ldp     x11, x12, [x0, #144]
-        ldp     w13, w14, [x0, #168]
+        ldp     w13, w14, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v24.16b, #0x0
 .L1:    // loop: 28 instructions, 8 sdot
@@ -1426,7 +1426,7 @@ f32_out::tile_1x16:
         ldp     x17, x16, [x0, #112]
         add     x11, x8, x9
         lsl     x9, x9, #1
-        ldp     w14, w15, [x0, #168]
+        ldp     w14, w15, [x0, #176]
         add     x18, x8, x9
         add     x9, x11, x9
         movi    v31.16b, #0xf0
@@ -1582,7 +1582,7 @@ f32_out::tile_1x16_bl32:
         ldr     x10, [x0]
         ldr     x12, [x0, #120]
         ldp     x13, x14, [x0, #144]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         add     x11, x8, x9
         lsl     x9, x9, #1
         add     x17, x8, x9
@@ -1736,7 +1736,7 @@ f32_out::tile_1x4:
         ldr     x9, [x0, #64]
         ldp     x10, x11, [x0, #144]
         ldp     x15, x14, [x0, #112]
-        ldp     w12, w13, [x0, #168]
+        ldp     w12, w13, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v24.16b, #0x0
 .L1:    // loop: 32 instructions, 8 sdot
@@ -1797,7 +1797,7 @@ f32_out::tile_1x4_bl32:
         ldr     x9, [x0, #64]
         ldr     x10, [x0, #120]
         ldp     x11, x12, [x0, #144]
-        ldp     w13, w14, [x0, #168]
+        ldp     w13, w14, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v24.16b, #0x0
 .L1:    // loop: 29 instructions, 8 sdot
@@ -1855,7 +1855,7 @@ f32_out::tile_1x8:
         ldp     x11, x12, [x0, #144]
         ldp     x16, x15, [x0, #112]
         add     x10, x9, x10
-        ldp     w13, w14, [x0, #168]
+        ldp     w13, w14, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v24.16b, #0x0
         movi    v25.16b, #0x0
@@ -1947,7 +1947,7 @@ f32_out::tile_1x8_bl32:
         ldr     x8, [x0]
         ldr     x11, [x0, #120]
         ldp     x12, x13, [x0, #144]
-        ldp     w14, w15, [x0, #168]
+        ldp     w14, w15, [x0, #176]
         add     x10, x9, x10
         movi    v31.16b, #0xf0
         movi    v24.16b, #0x0
@@ -2039,7 +2039,7 @@ f32_out::tile_4x4:
         ldp     x15, x14, [x0, #112]
         ldp     x16, x17, [x0, #144]
         ldp     x12, x13, [x0, #128]
-        ldp     w1, w2, [x0, #168]
+        ldp     w1, w2, [x0, #176]
         ldr     x0, [x0, #96]
         movi    v12.16b, #0xf0
         movi    v24.16b, #0x0
@@ -2159,7 +2159,7 @@ f32_out::tile_8x4:
         ldp     x16, x15, [x0, #112]
         ldp     x17, x18, [x0, #144]
         ldp     x13, x14, [x0, #128]
-        ldp     w2, w3, [x0, #168]
+        ldp     w2, w3, [x0, #176]
         ldr     x0, [x0, #96]
         movi    v12.16b, #0xf0
         movi    v24.16b, #0x0
@@ -2353,7 +2353,7 @@ f32_out::tile_kr8_1x16:
         ldp     x17, x16, [x0, #112]
         add     x11, x8, x9
         lsl     x9, x9, #1
-        ldp     w14, w15, [x0, #168]
+        ldp     w14, w15, [x0, #176]
         add     x18, x8, x9
         add     x9, x11, x9
         movi    v31.16b, #0xf0
@@ -2505,7 +2505,7 @@ f32_out::tile_kr8_1x16_bl32:
         ldr     x10, [x0]
         ldr     x12, [x0, #120]
         ldp     x13, x14, [x0, #144]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         add     x11, x8, x9
         lsl     x9, x9, #1
         add     x17, x8, x9
@@ -2655,7 +2655,7 @@ f32_out::tile_kr8_1x4:
         ldr     x9, [x0, #64]
         ldp     x10, x11, [x0, #144]
         ldp     x15, x14, [x0, #112]
-        ldp     w12, w13, [x0, #168]
+        ldp     w12, w13, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v24.16b, #0x0
 .L1:    // loop: 31 instructions, 8 sdot
@@ -2715,7 +2715,7 @@ f32_out::tile_kr8_1x4_bl32:
         ldr     x9, [x0, #64]
         ldr     x10, [x0, #120]
         ldp     x11, x12, [x0, #144]
-        ldp     w13, w14, [x0, #168]
+        ldp     w13, w14, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v24.16b, #0x0
 .L1:    // loop: 28 instructions, 8 sdot

@@ -44,7 +44,7 @@ f16_out::fast4_r1:
         ldp     x11, x10, [x0, #120]
         ldp     x12, x13, [x0, #152]
         ldp     x16, x17, [x0, #88]
-        ldp     w14, w15, [x0, #168]
+        ldp     w14, w15, [x0, #176]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
         movi    v2.4s, #0x0
@@ -160,7 +160,7 @@ f16_out::fast4_r2:
         ldp     x12, x11, [x0, #120]
         ldp     x13, x14, [x0, #152]
         ldp     x17, x18, [x0, #88]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         adrp    x0, qgemm::matmul::arch::asm::CONSTS
         add     x0, x0, :lo12:qgemm::matmul::arch::asm::CONSTS
         movi    v0.4s, #0x0
@@ -354,7 +354,7 @@ f16_out::fast4_r3:
         ldr     x11, [x0, #64]
         ldp     x13, x12, [x0, #120]
         ldp     x14, x15, [x0, #152]
-        ldp     w16, w17, [x0, #168]
+        ldp     w16, w17, [x0, #176]
         ldp     x18, x0, [x0, #88]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -621,7 +621,7 @@ f16_out::fast8_r1:
         ldp     x11, x10, [x0, #120]
         ldp     x12, x13, [x0, #152]
         ldp     x16, x17, [x0, #88]
-        ldp     w14, w15, [x0, #168]
+        ldp     w14, w15, [x0, #176]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
         movi    v2.4s, #0x0
@@ -737,7 +737,7 @@ f16_out::fast8_r2:
         ldp     x12, x11, [x0, #120]
         ldp     x13, x14, [x0, #152]
         ldp     x17, x18, [x0, #88]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         adrp    x0, qgemm::matmul::arch::asm::CONSTS
         add     x0, x0, :lo12:qgemm::matmul::arch::asm::CONSTS
         movi    v0.4s, #0x0
@@ -931,7 +931,7 @@ f16_out::fast8_r3:
         ldr     x11, [x0, #64]
         ldp     x13, x12, [x0, #120]
         ldp     x14, x15, [x0, #152]
-        ldp     w16, w17, [x0, #168]
+        ldp     w16, w17, [x0, #176]
         ldp     x18, x0, [x0, #88]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -1197,7 +1197,7 @@ f16_out::gen4_r1:
         ldp     x15, x10, [x0, #120]
         ldp     x11, x12, [x0, #152]
         ldp     x17, x18, [x0, #88]
-        ldp     w13, w14, [x0, #168]
+        ldp     w13, w14, [x0, #176]
         adrp    x0, qgemm::matmul::arch::asm::CONSTS
         add     x0, x0, :lo12:qgemm::matmul::arch::asm::CONSTS
         movi    v0.4s, #0x0
@@ -1322,7 +1322,7 @@ f16_out::gen4_r2:
         ldr     x17, [x0, #112]
         ldp     x16, x11, [x0, #120]
         ldp     x12, x13, [x0, #152]
-        ldp     w14, w15, [x0, #168]
+        ldp     w14, w15, [x0, #176]
         ldp     x18, x0, [x0, #88]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -1536,7 +1536,7 @@ f16_out::gen4_r3:
         ldp     x17, x12, [x0, #120]
         ldr     x18, [x0, #112]
         ldp     x13, x14, [x0, #152]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         ldp     x1, x0, [x0, #88]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -1837,7 +1837,7 @@ f16_out::gen8_r1:
         ldp     x15, x10, [x0, #120]
         ldp     x11, x12, [x0, #152]
         ldp     x17, x18, [x0, #88]
-        ldp     w13, w14, [x0, #168]
+        ldp     w13, w14, [x0, #176]
         adrp    x0, qgemm::matmul::arch::asm::CONSTS
         add     x0, x0, :lo12:qgemm::matmul::arch::asm::CONSTS
         movi    v0.4s, #0x0
@@ -1962,7 +1962,7 @@ f16_out::gen8_r2:
         ldr     x17, [x0, #112]
         ldp     x16, x11, [x0, #120]
         ldp     x12, x13, [x0, #152]
-        ldp     w14, w15, [x0, #168]
+        ldp     w14, w15, [x0, #176]
         ldp     x18, x0, [x0, #88]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -2176,7 +2176,7 @@ f16_out::gen8_r3:
         ldp     x17, x12, [x0, #120]
         ldr     x18, [x0, #112]
         ldp     x13, x14, [x0, #152]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         ldp     x1, x0, [x0, #88]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -2478,7 +2478,7 @@ f32_out::fast4_r1:
         ldp     x11, x10, [x0, #120]
         ldp     x12, x13, [x0, #152]
         ldp     x16, x17, [x0, #88]
-        ldp     w14, w15, [x0, #168]
+        ldp     w14, w15, [x0, #176]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
         movi    v2.4s, #0x0
@@ -2590,7 +2590,7 @@ f32_out::fast4_r2:
         ldp     x12, x11, [x0, #120]
         ldp     x13, x14, [x0, #152]
         ldp     x17, x18, [x0, #88]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         adrp    x0, qgemm::matmul::arch::asm::CONSTS
         add     x0, x0, :lo12:qgemm::matmul::arch::asm::CONSTS
         movi    v0.4s, #0x0
@@ -2776,7 +2776,7 @@ f32_out::fast4_r3:
         ldr     x11, [x0, #64]
         ldp     x13, x12, [x0, #120]
         ldp     x14, x15, [x0, #152]
-        ldp     w16, w17, [x0, #168]
+        ldp     w16, w17, [x0, #176]
         ldp     x18, x0, [x0, #88]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -3031,7 +3031,7 @@ f32_out::fast8_r1:
         ldp     x11, x10, [x0, #120]
         ldp     x12, x13, [x0, #152]
         ldp     x16, x17, [x0, #88]
-        ldp     w14, w15, [x0, #168]
+        ldp     w14, w15, [x0, #176]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
         movi    v2.4s, #0x0
@@ -3143,7 +3143,7 @@ f32_out::fast8_r2:
         ldp     x12, x11, [x0, #120]
         ldp     x13, x14, [x0, #152]
         ldp     x17, x18, [x0, #88]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         adrp    x0, qgemm::matmul::arch::asm::CONSTS
         add     x0, x0, :lo12:qgemm::matmul::arch::asm::CONSTS
         movi    v0.4s, #0x0
@@ -3329,7 +3329,7 @@ f32_out::fast8_r3:
         ldr     x11, [x0, #64]
         ldp     x13, x12, [x0, #120]
         ldp     x14, x15, [x0, #152]
-        ldp     w16, w17, [x0, #168]
+        ldp     w16, w17, [x0, #176]
         ldp     x18, x0, [x0, #88]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -3583,7 +3583,7 @@ f32_out::gen4_r1:
         ldp     x15, x10, [x0, #120]
         ldp     x11, x12, [x0, #152]
         ldp     x17, x18, [x0, #88]
-        ldp     w13, w14, [x0, #168]
+        ldp     w13, w14, [x0, #176]
         adrp    x0, qgemm::matmul::arch::asm::CONSTS
         add     x0, x0, :lo12:qgemm::matmul::arch::asm::CONSTS
         movi    v0.4s, #0x0
@@ -3704,7 +3704,7 @@ f32_out::gen4_r2:
         ldr     x17, [x0, #112]
         ldp     x16, x11, [x0, #120]
         ldp     x12, x13, [x0, #152]
-        ldp     w14, w15, [x0, #168]
+        ldp     w14, w15, [x0, #176]
         ldp     x18, x0, [x0, #88]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -3910,7 +3910,7 @@ f32_out::gen4_r3:
         ldp     x17, x12, [x0, #120]
         ldr     x18, [x0, #112]
         ldp     x13, x14, [x0, #152]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         ldp     x1, x0, [x0, #88]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -4199,7 +4199,7 @@ f32_out::gen8_r1:
         ldp     x15, x10, [x0, #120]
         ldp     x11, x12, [x0, #152]
         ldp     x17, x18, [x0, #88]
-        ldp     w13, w14, [x0, #168]
+        ldp     w13, w14, [x0, #176]
         adrp    x0, qgemm::matmul::arch::asm::CONSTS
         add     x0, x0, :lo12:qgemm::matmul::arch::asm::CONSTS
         movi    v0.4s, #0x0
@@ -4320,7 +4320,7 @@ f32_out::gen8_r2:
         ldr     x17, [x0, #112]
         ldp     x16, x11, [x0, #120]
         ldp     x12, x13, [x0, #152]
-        ldp     w14, w15, [x0, #168]
+        ldp     w14, w15, [x0, #176]
         ldp     x18, x0, [x0, #88]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -4526,7 +4526,7 @@ f32_out::gen8_r3:
         ldp     x17, x12, [x0, #120]
         ldr     x18, [x0, #112]
         ldp     x13, x14, [x0, #152]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         ldp     x1, x0, [x0, #88]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0

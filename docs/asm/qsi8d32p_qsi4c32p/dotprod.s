@@ -35,7 +35,7 @@ tile_1x16:
         ldp     x17, x16, [x0, #112]
         add     x11, x8, x9
         lsl     x9, x9, #1
-        ldp     w14, w15, [x0, #168]
+        ldp     w14, w15, [x0, #176]
         add     x18, x8, x9
         add     x9, x11, x9
         movi    v31.16b, #0xf0
@@ -187,7 +187,7 @@ tile_1x16_bl32:
         ldr     x10, [x0]
         ldr     x12, [x0, #120]
         ldp     x13, x14, [x0, #144]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         add     x11, x8, x9
         lsl     x9, x9, #1
         add     x17, x8, x9
@@ -334,7 +334,7 @@ tile_1x4:
         ldr     x9, [x0, #64]
         ldp     x10, x11, [x0, #144]
         ldp     x15, x14, [x0, #112]
-        ldp     w12, w13, [x0, #168]
+        ldp     w12, w13, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v24.16b, #0x0
 .L1:    // loop: 36 instructions, 8 sdot
@@ -397,7 +397,7 @@ tile_1x4_bl32:
         ldr     x9, [x0, #64]
         ldr     x10, [x0, #120]
         ldp     x11, x12, [x0, #144]
-        ldp     w13, w14, [x0, #168]
+        ldp     w13, w14, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v24.16b, #0x0
 .L1:    // loop: 30 instructions, 8 sdot
@@ -454,7 +454,7 @@ tile_1x8:
         ldp     x11, x12, [x0, #144]
         ldp     x16, x15, [x0, #112]
         add     x10, x9, x10
-        ldp     w13, w14, [x0, #168]
+        ldp     w13, w14, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v24.16b, #0x0
         movi    v25.16b, #0x0
@@ -546,7 +546,7 @@ tile_1x8_bl32:
         ldr     x8, [x0]
         ldr     x11, [x0, #120]
         ldp     x12, x13, [x0, #144]
-        ldp     w14, w15, [x0, #168]
+        ldp     w14, w15, [x0, #176]
         add     x10, x9, x10
         movi    v31.16b, #0xf0
         movi    v24.16b, #0x0
@@ -635,7 +635,7 @@ tile_4x4:
         ldp     x15, x14, [x0, #112]
         ldp     x16, x17, [x0, #144]
         ldp     x12, x13, [x0, #128]
-        ldp     w1, w0, [x0, #168]
+        ldp     w1, w0, [x0, #176]
         movi    v12.16b, #0xf0
         movi    v24.16b, #0x0
         movi    v25.16b, #0x0
@@ -749,7 +749,7 @@ tile_8x4:
         ldp     x16, x15, [x0, #112]
         ldp     x17, x18, [x0, #144]
         ldp     x13, x14, [x0, #128]
-        ldp     w2, w0, [x0, #168]
+        ldp     w2, w0, [x0, #176]
         movi    v12.16b, #0xf0
         movi    v24.16b, #0x0
         movi    v25.16b, #0x0
@@ -932,7 +932,7 @@ tile_kr8_1x16:
         ldp     x17, x16, [x0, #112]
         add     x11, x8, x9
         lsl     x9, x9, #1
-        ldp     w14, w15, [x0, #168]
+        ldp     w14, w15, [x0, #176]
         add     x18, x8, x9
         add     x9, x11, x9
         movi    v31.16b, #0xf0
@@ -1080,7 +1080,7 @@ tile_kr8_1x16_bl32:
         ldr     x10, [x0]
         ldr     x12, [x0, #120]
         ldp     x13, x14, [x0, #144]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         add     x11, x8, x9
         lsl     x9, x9, #1
         add     x17, x8, x9
@@ -1223,7 +1223,7 @@ tile_kr8_1x4:
         ldr     x9, [x0, #64]
         ldp     x10, x11, [x0, #144]
         ldp     x15, x14, [x0, #112]
-        ldp     w12, w13, [x0, #168]
+        ldp     w12, w13, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v24.16b, #0x0
 .L1:    // loop: 35 instructions, 8 sdot
@@ -1285,7 +1285,7 @@ tile_kr8_1x4_bl32:
         ldr     x9, [x0, #64]
         ldr     x10, [x0, #120]
         ldp     x11, x12, [x0, #144]
-        ldp     w13, w14, [x0, #168]
+        ldp     w13, w14, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v24.16b, #0x0
 .L1:    // loop: 29 instructions, 8 sdot
@@ -1341,7 +1341,7 @@ tile_nr8_1x16:
         ldp     x11, x12, [x0, #144]
         ldp     x16, x15, [x0, #112]
         add     x10, x9, x10
-        ldp     w13, w14, [x0, #168]
+        ldp     w13, w14, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v24.16b, #0x0
         movi    v25.16b, #0x0
@@ -1487,7 +1487,7 @@ tile_nr8_1x16_bl32:
         ldr     x8, [x0]
         ldr     x11, [x0, #120]
         ldp     x12, x13, [x0, #144]
-        ldp     w14, w15, [x0, #168]
+        ldp     w14, w15, [x0, #176]
         add     x10, x9, x10
         movi    v31.16b, #0xf0
         movi    v24.16b, #0x0
@@ -1627,7 +1627,7 @@ tile_nr8_1x8:
         ldr     x9, [x0, #64]
         ldp     x10, x11, [x0, #144]
         ldp     x15, x14, [x0, #112]
-        ldp     w12, w13, [x0, #168]
+        ldp     w12, w13, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v24.16b, #0x0
         movi    v25.16b, #0x0
@@ -1717,7 +1717,7 @@ tile_nr8_1x8_bl32:
         ldr     x9, [x0, #64]
         ldr     x10, [x0, #120]
         ldp     x11, x12, [x0, #144]
-        ldp     w13, w14, [x0, #168]
+        ldp     w13, w14, [x0, #176]
         movi    v31.16b, #0xf0
         movi    v24.16b, #0x0
         movi    v25.16b, #0x0

@@ -35,7 +35,7 @@ fast4_r1:
         ldr     x17, [x0, #48]
         ldp     x12, x11, [x0, #120]
         ldp     x13, x14, [x0, #152]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         adrp    x0, qgemm::matmul::arch::asm::CONSTS
         add     x0, x0, :lo12:qgemm::matmul::arch::asm::CONSTS
         movi    v0.4s, #0x0
@@ -146,7 +146,7 @@ fast4_r2:
         ldr     x18, [x0, #48]
         ldp     x13, x12, [x0, #120]
         ldp     x14, x15, [x0, #152]
-        ldp     w16, w17, [x0, #168]
+        ldp     w16, w17, [x0, #176]
         ldp     x0, x10, [x0, #56]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -324,7 +324,7 @@ fast4_r3:
         ldp     x14, x13, [x0, #120]
         ldr     x1, [x0, #48]
         ldp     x15, x16, [x0, #152]
-        ldp     w17, w18, [x0, #168]
+        ldp     w17, w18, [x0, #176]
         ldp     x0, x11, [x0, #56]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -569,7 +569,7 @@ fast4_r4:
         ldp     x15, x14, [x0, #120]
         ldp     x16, x17, [x0, #152]
         ldr     x2, [x0, #48]
-        ldp     w18, w1, [x0, #168]
+        ldp     w18, w1, [x0, #176]
         ldp     x0, x12, [x0, #56]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -879,7 +879,7 @@ fast8_r1:
         ldr     x17, [x0, #48]
         ldp     x12, x11, [x0, #120]
         ldp     x13, x14, [x0, #152]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         adrp    x0, qgemm::matmul::arch::asm::CONSTS
         add     x0, x0, :lo12:qgemm::matmul::arch::asm::CONSTS
         movi    v0.4s, #0x0
@@ -990,7 +990,7 @@ fast8_r2:
         ldr     x18, [x0, #48]
         ldp     x13, x12, [x0, #120]
         ldp     x14, x15, [x0, #152]
-        ldp     w16, w17, [x0, #168]
+        ldp     w16, w17, [x0, #176]
         ldp     x0, x10, [x0, #56]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -1168,7 +1168,7 @@ fast8_r3:
         ldp     x14, x13, [x0, #120]
         ldr     x1, [x0, #48]
         ldp     x15, x16, [x0, #152]
-        ldp     w17, w18, [x0, #168]
+        ldp     w17, w18, [x0, #176]
         ldp     x0, x11, [x0, #56]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -1413,7 +1413,7 @@ fast8_r4:
         ldp     x15, x14, [x0, #120]
         ldp     x16, x17, [x0, #152]
         ldr     x2, [x0, #48]
-        ldp     w18, w1, [x0, #168]
+        ldp     w18, w1, [x0, #176]
         ldp     x0, x12, [x0, #56]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -1724,7 +1724,7 @@ gen4_r1:
         ldp     x16, x11, [x0, #120]
         ldp     x12, x13, [x0, #152]
         ldr     x17, [x0, #112]
-        ldp     w14, w15, [x0, #168]
+        ldp     w14, w15, [x0, #176]
         ldr     x18, [x0, #48]
         ldp     x0, x9, [x0, #56]
         movi    v0.4s, #0x0
@@ -1841,7 +1841,7 @@ gen4_r2:
         ldp     x17, x12, [x0, #120]
         ldr     x1, [x0, #48]
         ldp     x13, x14, [x0, #152]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         ldp     x0, x10, [x0, #56]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -2041,7 +2041,7 @@ gen4_r3:
         ldr     x1, [x0, #112]
         ldp     x14, x15, [x0, #152]
         ldr     x2, [x0, #48]
-        ldp     w16, w17, [x0, #168]
+        ldp     w16, w17, [x0, #176]
         ldp     x0, x11, [x0, #56]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -2324,7 +2324,7 @@ gen4_r4:
         ldp     x15, x16, [x0, #152]
         ldr     x2, [x0, #112]
         ldr     x3, [x0, #48]
-        ldp     w17, w18, [x0, #168]
+        ldp     w17, w18, [x0, #176]
         ldp     x0, x12, [x0, #56]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -2686,7 +2686,7 @@ gen8_r1:
         ldp     x16, x11, [x0, #120]
         ldp     x12, x13, [x0, #152]
         ldr     x17, [x0, #112]
-        ldp     w14, w15, [x0, #168]
+        ldp     w14, w15, [x0, #176]
         ldr     x18, [x0, #48]
         ldp     x0, x9, [x0, #56]
         movi    v0.4s, #0x0
@@ -2803,7 +2803,7 @@ gen8_r2:
         ldp     x17, x12, [x0, #120]
         ldr     x1, [x0, #48]
         ldp     x13, x14, [x0, #152]
-        ldp     w15, w16, [x0, #168]
+        ldp     w15, w16, [x0, #176]
         ldp     x0, x10, [x0, #56]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -3003,7 +3003,7 @@ gen8_r3:
         ldr     x1, [x0, #112]
         ldp     x14, x15, [x0, #152]
         ldr     x2, [x0, #48]
-        ldp     w16, w17, [x0, #168]
+        ldp     w16, w17, [x0, #176]
         ldp     x0, x11, [x0, #56]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0
@@ -3286,7 +3286,7 @@ gen8_r4:
         ldp     x15, x16, [x0, #152]
         ldr     x2, [x0, #112]
         ldr     x3, [x0, #48]
-        ldp     w17, w18, [x0, #168]
+        ldp     w17, w18, [x0, #176]
         ldp     x0, x12, [x0, #56]
         movi    v0.4s, #0x0
         movi    v1.4s, #0x0

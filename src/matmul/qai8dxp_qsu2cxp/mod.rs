@@ -63,6 +63,7 @@
 //! # Ok::<(), qgemm::Error>(())
 //! ```
 
+pub mod dotprod;
 pub mod neon;
 pub(crate) mod scalar;
 
@@ -82,6 +83,17 @@ pub const PACKING_4X4: Packing = Packing::int8(4, 4, 4);
 /// The RHS packing `select` uses: `nr = 4, kr = 4, sr = 1`, the only one of the format, shared
 /// by the GEMV (`mr = 1`) and GEMM (`mr = 4`) kernels.
 pub const PREFERRED_RHS_PACKING: Packing = PACKING_4X4;
+
+/// The packed layout of a call for the asm tiers: per-channel, 2-bit codes, with the `TBL`
+/// tables of the call's look-up table.
+#[cfg(target_arch = "aarch64")]
+pub(crate) fn asm_layout<O>(
+    args: &crate::UncheckedArgs<O>,
+    strides: &crate::matmul::TileStrides,
+    packing: &Packing,
+) -> crate::matmul::arch::asm::Layout {
+    crate::matmul::arch::asm::Layout::per_channel(args, strides, packing, 2).with_lut(&args.lut)
+}
 
 /// A kernel of this family.
 pub type Kernel = crate::matmul::Kernel<Qai8dxpQsu2cxp>;
@@ -120,7 +132,7 @@ family_catalogue!(
     ],
     preferred: PREFERRED_RHS_PACKING,
     fallback: SCALAR_4X4,
-    tiers: [neon],
+    tiers: [dotprod, neon],
 );
 
 #[cfg(test)]

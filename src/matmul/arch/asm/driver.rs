@@ -52,6 +52,8 @@ pub(crate) struct Tile {
     /// Clamp bounds (f32 bits).
     pub(crate) lo: u32,
     pub(crate) hi: u32,
+    /// 2-bit weights: the 32 bytes of [`Layout::table`].
+    pub(crate) table: *const u8,
 }
 
 /// The asm of one output tile: the K loop plus the epilogue, storing the whole tile.
@@ -94,6 +96,10 @@ pub(crate) struct Layout {
     pub(crate) extras_at: usize,
     /// [`Tile::skip`].
     pub(crate) skip: usize,
+    /// 2-bit weights ([`Layout::with_lut`]): the call's look-up table as two 16-byte `TBL`
+    /// tables of int8, `table[i] = lut[i & 3]` and `table[16 + i] = lut[i >> 2]` for a 4-bit
+    /// index `i` holding two codes; zeros for the other families.
+    pub(crate) table: [u8; 32],
 }
 
 impl Layout {
@@ -118,7 +124,19 @@ impl Layout {
             scales_at: 0,
             extras_at: p.nr * 32 * groups * bits / 8,
             skip: 2 * p.nr,
+            table: [0; 32],
         }
+    }
+
+    /// The same layout with the `TBL` tables of look-up table `lut` ([`Layout::table`]), each
+    /// entry narrowed to int8 as the kernels of the 2-bit family use it.
+    #[inline]
+    pub(crate) fn with_lut(mut self, lut: &[i32; 4]) -> Layout {
+        for i in 0..16 {
+            self.table[i] = lut[i & 3] as u8;
+            self.table[16 + i] = lut[i >> 2] as u8;
+        }
+        self
     }
 
     /// The layout of a per-block family: RHS tiles of `k / bl` blocks of `nr * (bl/2 + 2)`
@@ -153,6 +171,7 @@ impl Layout {
             scales_at: if scales_first { 0 } else { data },
             extras_at: blocks * block_bytes,
             skip: 2 * p.nr,
+            table: [0; 32],
         })
     }
 }
@@ -180,6 +199,7 @@ impl Tile {
             out_stride: args.dst_stride_row,
             lo: args.clamp_min.to_bits(),
             hi: args.clamp_max.to_bits(),
+            table: layout.table.as_ptr(),
         }
     }
 }

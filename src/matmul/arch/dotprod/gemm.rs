@@ -97,19 +97,38 @@ macro_rules! gemm_group {
     };
 }
 
+/// The scaling step of one GEMM output row `f` (v`$a`), dq in lane `$i` of v`$dq`, v1 = the
+/// quad's scales. `scale_dq` (the per-channel families' order): `s = scale * dq` (in v14), then
+/// `f * s`; `then_dq` (the 2-bit GEMM packing, KleidiAI's order there): `(f * scale) * dq`.
+#[rustfmt::skip]
+macro_rules! gemm_scale {
+    (scale_dq, $a:literal, $dq:literal, $i:literal) => {
+        concat!(
+            "fmul v14.4s, v1.4s, v", $dq, ".s[", $i, "]\n",
+            "fmul v", $a, ".4s, v", $a, ".4s, v14.4s\n",
+        )
+    };
+    (then_dq, $a:literal, $dq:literal, $i:literal) => {
+        concat!(
+            "fmul v", $a, ".4s, v", $a, ".4s, v1.4s\n",
+            "fmul v", $a, ".4s, v", $a, ".4s, v", $dq, ".s[", $i, "]\n",
+        )
+    };
+}
+
 #[rustfmt::skip]
 /// GEMM epilogue of one output row (per-channel families, docs/formats.md, §Arithmetic) and its store (`{out}` advances by
 /// `{stride}`): accumulator v`$a`, the row's offset in lane `$i` of v`$off`, dq in lane
-/// `$i` of v`$dq`. Needs v0 = rsum, v1 = scale (int4: scale16), v2 = bias of the quad, v12/v13 = clamp.
+/// `$i` of v`$dq`, scaled in `$order` ([`gemm_scale!`]). Needs v0 = rsum, v1 = scale (int4:
+/// scale16), v2 = bias of the quad, v12/v13 = clamp.
 macro_rules! gemm_row {
-    ($out:ident, $a:literal, $off:literal, $dq:literal, $i:literal) => {
+    ($order:ident, $out:ident, $a:literal, $off:literal, $dq:literal, $i:literal) => {
         concat!(
             // iacc += rsum * offset; f = float(iacc)
             "mla v", $a, ".4s, v0.4s, v", $off, ".s[", $i, "]\n",
             "scvtf v", $a, ".4s, v", $a, ".4s\n",
-            // s = scale * dq; out = f * s + bias (two roundings)
-            "fmul v14.4s, v1.4s, v", $dq, ".s[", $i, "]\n",
-            "fmul v", $a, ".4s, v", $a, ".4s, v14.4s\n",
+            // out = f * scale * dq (in the family's order) + bias (each step rounded)
+            gemm_scale!($order, $a, $dq, $i),
             "fadd v", $a, ".4s, v", $a, ".4s, v2.4s\n",
             // clamp; convert to the output type (bf16: v3, v15 temporaries); store
             "fmax v", $a, ".4s, v", $a, ".4s, v12.4s\n",
@@ -123,14 +142,14 @@ macro_rules! gemm_row {
 /// the tile's extras after the K loop), then rows 0-3.
 #[rustfmt::skip]
 macro_rules! gemm_rows {
-    ($out:ident, [$l:ident, $x01:literal, $x23:literal,
+    ($order:ident, $out:ident, [$l:ident, $x01:literal, $x23:literal,
       [$a0:literal, $a1:literal, $a2:literal, $a3:literal]]) => {
         concat!(
             "ldp q", $x01, ", q", $x23, ", [{", stringify!($l), "}]\n",
-            gemm_row!($out, $a0, $x01, $x23, "0"),
-            gemm_row!($out, $a1, $x01, $x23, "1"),
-            gemm_row!($out, $a2, $x01, $x23, "2"),
-            gemm_row!($out, $a3, $x01, $x23, "3"),
+            gemm_row!($order, $out, $a0, $x01, $x23, "0"),
+            gemm_row!($order, $out, $a1, $x01, $x23, "1"),
+            gemm_row!($order, $out, $a2, $x01, $x23, "2"),
+            gemm_row!($order, $out, $a3, $x01, $x23, "3"),
         )
     };
 }
@@ -138,10 +157,14 @@ macro_rules! gemm_rows {
 /// Per-channel GEMM epilogue of one column quad: its `rsum`, `scale`, `bias` (`{x}` at the
 /// quad's `rsum`, the arrays `{xs}` bytes apart) into v0-v2, the clamp bounds into v12/v13,
 /// then per LHS tile `[pointer, offset register, dq register, [row accumulators]]` its rows
-/// ([`gemm_rows!`]), stored as output type `$out`. Uses v14 (and v3, v15 for bf16).
+/// ([`gemm_rows!`]), stored as output type `$out`. `then_dq; $out, ..` scales in the 2-bit
+/// GEMM order ([`gemm_scale!`]). Uses v14 (and v3, v15 for bf16).
 #[rustfmt::skip]
 macro_rules! gemm_epilogue {
     ($out:ident, $($tile:tt),+) => {
+        gemm_epilogue!(scale_dq; $out, $($tile),+)
+    };
+    ($order:ident; $out:ident, $($tile:tt),+) => {
         concat!(
             "ldr q0, [{x}]\n",
             "ldr q1, [{x}, {xs}]\n",
@@ -149,7 +172,7 @@ macro_rules! gemm_epilogue {
             "ldr q2, [{x}, {xs}]\n",
             "dup v12.4s, {lo:w}\n",
             "dup v13.4s, {hi:w}\n",
-            $(gemm_rows!($out, $tile),)+
+            $(gemm_rows!($order, $out, $tile),)+
         )
     };
 }

@@ -282,7 +282,7 @@ macro_rules! gemv_k_loop {
 }
 
 /// One per-channel GEMV tile function (mr = 1) over the RHS tiles `rhs` (operand = its first
-/// byte): the family's `init` text, zero the accumulators `zero`, the K loop over `{g}` groups
+/// byte; the 2-bit family also passes its `TBL` tables there, as `tab`): the family's `init` text, zero the accumulators `zero`, the K loop over `{g}` groups
 /// of `group` (LHS load, then load, unpack if int4, and `SDOT` per RHS tile), `fold` the accumulators into the pairs (or columns)
 /// the epilogue takes, the row parameters, `epilogue` per RHS tile, then the conversion to the
 /// output type `out` and the store of the `store` registers (4 columns each, in order; bf16
@@ -318,12 +318,12 @@ macro_rules! gemv_tile {
         pub(crate) unsafe fn $name($t: &Tile) {
             // SAFETY: dotprod is enabled by the caller's contract. The loads stay inside
             // the row (Kp + 8 bytes) and the listed RHS tiles (whole packed tiles,
-            // `rhs_stride` apart); the store writes the tiles' columns at `out`. Every
+            // `rhs_stride` apart; `tab`: the 32 bytes of `Tile::table`); the store writes the tiles' columns at `out`. Every
             // vector register written is in `clobbers`.
             unsafe {
                 asm_v!($clobbers;
-                    // 0xF0 mask; zero the accumulators
-                    "movi v31.16b, #0xf0",
+                    // the family's constants (int4: the 0xF0 mask); zero the accumulators
+                    $init,
                     zero_regs!($($z),+),
                     // K loop: LHS, then per RHS tile its group
                     gemv_k_loop!($group),

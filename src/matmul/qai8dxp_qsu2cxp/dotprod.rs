@@ -1,0 +1,283 @@
+//! dotprod tier of `qai8dxp_qsu2cxp`: hand-written `asm!` kernels built on `SDOT`
+//! (FEAT_DotProd).
+//!
+//! Unpack: the 16 code bytes of a 16-depth group hold 4 columns x 4 bytes, and bits `2s, 2s + 1`
+//! of byte `4i + d` are the code of column `i`, depth `4s + d`. `AND #0x0F` keeps the codes of
+//! chunks 0 and 1 (depths 0-3, 4-7) as a 4-bit index `u0 + 4 u1`, `USHR #4` those of chunks 2
+//! and 3. Two `TBL` tables built from the call's look-up table once per call
+//! ([`Layout::with_lut`](crate::matmul::arch::asm::Layout::with_lut): `lo[i] = lut[i & 3]`,
+//! `hi[i] = lut[i >> 2]`, int8) then give each chunk's weights in one `TBL`: 6 instructions
+//! unpack 64 weights into 4 registers of 4 columns x 4 depths, the form `SDOT` by element takes.
+//!
+//! * GEMV (`mr = 1`, [`PACKING_1X4`](super::PACKING_1X4)): the plain LHS row (v0: depths 0-15,
+//!   v1: 16-31 of a 32-deep group); `SDOT` by element multiplies chunk `s` by LHS depths
+//!   `4s..4s+4`. `1x4` takes one RHS tile, qgemm's own `1x16` four tiles per LHS load.
+//! * GEMM (`mr = 4`, [`PACKING_4X4`](super::PACKING_4X4); up to 4 LHS tiles = 16 rows x the 4
+//!   columns of an RHS tile): an LHS chunk register is 4 rows x 4 depths as stored, so each
+//!   unpacked RHS register feeds 4 `SDOT`s by element per LHS tile (16 for 16 rows).
+//!
+//! Epilogue (docs/formats.md, §Arithmetic: qai8dxp_qsu2cxp kernels; the shared per-channel
+//! macros of `matmul::arch::dotprod`): `MLA` of `rsum * offset`, `SCVTF`, then the packing's
+//! scaling order, KleidiAI's: GEMV `f * (scale * dq)`, GEMM `(f * scale) * dq`; `FADD` of the
+//! bias, `FMAX`/`FMIN` clamp. Bit-identical to the scalar tier.
+
+use super::Kernel;
+
+tier_module!(Dotprod, DOTPROD_1X16, DOTPROD_1X4, DOTPROD_16X4);
+
+#[cfg(target_arch = "aarch64")]
+mod aarch64 {
+    use super::super as fam;
+    use super::super::Kernel;
+    use super::tiles::f32_out::*;
+    use crate::matmul::arch::dotprod::{per_channel_gemm, per_channel_gemv};
+    use crate::matmul::qai8dxp_qsu2cxp::asm_layout;
+    use crate::matmul::{RawKernel, Tier, UncheckedArgs};
+
+    asm_catalogue! {
+        tier: Dotprod, feature: "FEAT_DotProd", dst: "f32", suffix: "_neon_dotprod";
+        PACKING_1X4, "qai8dxp1x4_qsu2cxp4x4bf32sf32_", [
+            /// GEMV over 4 RHS tiles at a time (1 x 16 outputs per step).
+            DOTPROD_1X16 matmul_1x16_unchecked (1, 16) => per_channel_gemv(asm_layout, 4, tile_1x16, tile_1x4),
+            /// GEMV over one RHS tile at a time.
+            DOTPROD_1X4 matmul_1x4_unchecked (1, 4) => per_channel_gemv(asm_layout, 1, tile_1x4, tile_1x4),
+        ];
+        PACKING_4X4, "qai8dxp4x4_qsu2cxp4x4bf32sf32_", [
+            /// GEMM, 16 rows (4 LHS tiles) x 4 columns per step.
+            DOTPROD_16X4 matmul_16x4_unchecked (16, 4) => per_channel_gemm(asm_layout, 16, &GEMM_TILES),
+        ];
+    }
+}
+
+/// The tile functions of the dotprod tier.
+#[cfg(target_arch = "aarch64")]
+mod tiles {
+    use crate::matmul::arch::dotprod::{Tile, TileFn};
+
+    /// The `TBL` tables (`{tab}`: `lo` into v`$lo`, `hi` into v`$hi`) and the 0x0F mask
+    /// (v`$m`), once per tile before the K loop.
+    #[rustfmt::skip]
+    macro_rules! tables {
+        ($lo:literal, $hi:literal, $m:literal) => {
+            concat!(
+                "ldp q", $lo, ", q", $hi, ", [{tab}]\n",
+                "movi v", $m, ".16b, #0x0f\n",
+            )
+        };
+    }
+
+    /// Unpack of 16 code bytes v`$x` (4 columns x 16 depths) into the weights of chunks 0-3
+    /// (v`$w0`..v`$w3`, 4 columns x 4 depths each), with the tables v`$lo`/v`$hi`, the mask
+    /// v`$m` and the temporary v`$t`; v`$x` ends up overwritten. `$w3` may be `$t` or `$x`.
+    #[rustfmt::skip]
+    macro_rules! unpack2 {
+        ($x:literal, $t:literal, [$w0:literal, $w1:literal, $w2:literal, $w3:literal],
+         $lo:literal, $hi:literal, $m:literal) => {
+            concat!(
+                // codes of chunks 0, 1 (index u0 + 4 u1) and of chunks 2, 3
+                "and v", $t, ".16b, v", $x, ".16b, v", $m, ".16b\n",
+                "ushr v", $x, ".16b, v", $x, ".16b, #4\n",
+                // look-up: weights of chunks 0-3
+                "tbl v", $w0, ".16b, {{v", $lo, ".16b}}, v", $t, ".16b\n",
+                "tbl v", $w1, ".16b, {{v", $hi, ".16b}}, v", $t, ".16b\n",
+                "tbl v", $w2, ".16b, {{v", $lo, ".16b}}, v", $x, ".16b\n",
+                "tbl v", $w3, ".16b, {{v", $hi, ".16b}}, v", $x, ".16b\n",
+            )
+        };
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // GEMV (mr = 1). Registers: v0/v1 LHS depths 0-15 / 16-31 of the group; per RHS tile v`x0`,
+    // v`x1` its codes of depths 0-15 / 16-31, v`t` and v`w0`-v`w3` the unpack; accumulators
+    // v20-v27 (two per RHS tile: even / odd chunks); tables v28/v29, mask v30. The shared
+    // per-channel epilogue (`gemv_epilogue!`) then uses v1-v9.
+    // -----------------------------------------------------------------------------------------
+
+    /// One 32-deep group of one RHS tile (operand `$r`, 32 code bytes a group), LHS in v0/v1:
+    /// load, unpack, 8 `SDOT`s by element; chunks 0, 2 into v`$a`, 1, 3 into v`$b`.
+    #[rustfmt::skip]
+    macro_rules! group2 {
+        ($r:ident, [$x0:literal, $x1:literal, $t:literal, $w0:literal, $w1:literal, $w2:literal, $w3:literal],
+         $a:literal, $b:literal) => {
+            concat!(
+                "ldp q", $x0, ", q", $x1, ", [{", stringify!($r), "}], #32\n",
+                unpack2!($x0, $t, [$w0, $w1, $w2, $w3], "28", "29", "30"),
+                "sdot v", $a, ".4s, v", $w0, ".16b, v0.4b[0]\n",
+                "sdot v", $b, ".4s, v", $w1, ".16b, v0.4b[1]\n",
+                "sdot v", $a, ".4s, v", $w2, ".16b, v0.4b[2]\n",
+                "sdot v", $b, ".4s, v", $w3, ".16b, v0.4b[3]\n",
+                unpack2!($x1, $t, [$w0, $w1, $w2, $w3], "28", "29", "30"),
+                "sdot v", $a, ".4s, v", $w0, ".16b, v1.4b[0]\n",
+                "sdot v", $b, ".4s, v", $w1, ".16b, v1.4b[1]\n",
+                "sdot v", $a, ".4s, v", $w2, ".16b, v1.4b[2]\n",
+                "sdot v", $b, ".4s, v", $w3, ".16b, v1.4b[3]\n",
+            )
+        };
+    }
+
+    /// The group's 32 LHS depths as stored, in v0 (depths 0-15) and v1 (16-31).
+    macro_rules! lhs32 {
+        () => {
+            "ldp q0, q1, [{lhs}], #32\n"
+        };
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // GEMM (mr = 4): up to 4 LHS tiles x the 4 columns of one RHS tile. Registers: v0 the codes
+    // of 16 depths, v12 the low-nibble index, then chunk 3; v1-v3 chunks 0-2; LHS tile t in
+    // v(4+2t), v(5+2t) (two chunks of 4 rows x 4 depths); accumulators v16-v31 (one per row);
+    // tables v13/v14, mask v15. The epilogue (`gemm_epilogue!`) then uses v0-v3, v12-v15.
+    // -----------------------------------------------------------------------------------------
+
+    /// `SDOT`s by element of RHS register `$w` with rows 0-3 of LHS register `$x` into the
+    /// row accumulators `$a`.
+    #[rustfmt::skip]
+    macro_rules! sdot_rows {
+        ($w:literal, $x:literal, [$a0:literal, $a1:literal, $a2:literal, $a3:literal]) => {
+            concat!(
+                "sdot v", $a0, ".4s, v", $w, ".16b, v", $x, ".4b[0]\n",
+                "sdot v", $a1, ".4s, v", $w, ".16b, v", $x, ".4b[1]\n",
+                "sdot v", $a2, ".4s, v", $w, ".16b, v", $x, ".4b[2]\n",
+                "sdot v", $a3, ".4s, v", $w, ".16b, v", $x, ".4b[3]\n",
+            )
+        };
+    }
+
+    /// 16 depths of every LHS tile: the RHS codes into v0 and their unpack into v1, v2, v3,
+    /// v12; per LHS tile its chunks 0-1, then 2-3, each pair followed by its 8 `SDOT`s.
+    #[rustfmt::skip]
+    macro_rules! gemm_step {
+        ($([$l:ident, $x01:literal, $x23:literal, $acc:tt]),+) => {
+            concat!(
+                "ldr q0, [{rhs}], #16\n",
+                unpack2!("0", "12", ["1", "2", "3", "12"], "13", "14", "15"),
+                $(
+                    "ldp q", $x01, ", q", $x23, ", [{", stringify!($l), "}], #32\n",
+                    sdot_rows!("1", $x01, $acc),
+                    sdot_rows!("2", $x23, $acc),
+                )+
+                $(
+                    "ldp q", $x01, ", q", $x23, ", [{", stringify!($l), "}], #32\n",
+                    sdot_rows!("3", $x01, $acc),
+                    sdot_rows!("12", $x23, $acc),
+                )+
+            )
+        };
+    }
+
+    /// GEMM tile functions over the listed LHS tiles `[pointer operand, index in Tile::lhs,
+    /// LHS registers, [row accumulators]]`: a 32-deep group is 2 steps of 16 depths.
+    #[rustfmt::skip]
+    macro_rules! gemm_tile {
+        ($name:ident, $rows:literal,
+         [$([$l:ident, $i:literal, $x01:literal, $x23:literal,
+             [$a0:literal, $a1:literal, $a2:literal, $a3:literal]]),+]) => {
+            #[doc = concat!("GEMM tile ", $rows, " x 4 (one RHS tile; see [`TileFn`]).")]
+            ///
+            /// # Safety
+            ///
+            /// As [`TileFn`]: the tile's LHS tiles, its RHS tile and extras, the 32 bytes of
+            /// `table`, and a writable output tile with `out_stride` bytes between rows.
+            #[target_feature(enable = "dotprod")]
+            pub(crate) unsafe fn $name(t: &Tile) {
+                // SAFETY: dotprod is enabled by the caller's contract. The K loop reads the
+                // `4 * k` data bytes of each listed LHS tile and the `k` code bytes of the RHS
+                // tile (`rhs`, 4 columns), nothing ahead; the tables are the layout's 32 bytes
+                // (`tab`). The epilogue reads the LHS tiles' extras where the loop leaves their
+                // pointers, and the RHS extras (`extras`, 3 x 16 bytes `extras_step` apart).
+                // The stores write the tile's rows at `out + i * out_stride`. Every register
+                // written is declared.
+                unsafe {
+                    asm_v!(all;
+                        tables!("13", "14", "15"),
+                        zero_regs!($($a0, $a1, $a2, $a3),+),
+                        // K loop, one 32-deep group (2 steps of 16 depths) per iteration
+                        "3:",
+                        gemm_step!($([$l, $x01, $x23, [$a0, $a1, $a2, $a3]]),+),
+                        gemm_step!($([$l, $x01, $x23, [$a0, $a1, $a2, $a3]]),+),
+                        "subs {g}, {g}, #1",
+                        "b.ne 3b",
+                        // epilogue: (f * scale) * dq, KleidiAI's GEMM order
+                        gemm_epilogue!(then_dq; f32, $([$l, $x01, $x23, [$a0, $a1, $a2, $a3]]),+),
+                        $($l = inout(reg) t.lhs[$i] => _,)+
+                        rhs = inout(reg) t.rhs => _,
+                        tab = in(reg) t.table,
+                        x = inout(reg) t.extras => _,
+                        xs = in(reg) t.extras_step,
+                        g = inout(reg) t.groups => _,
+                        out = inout(reg) t.out => _,
+                        stride = in(reg) t.out_stride,
+                        lo = in(reg) t.lo,
+                        hi = in(reg) t.hi,
+                    );
+                }
+            }
+        };
+    }
+
+    /// f32 outputs (the family's only output type).
+    pub(crate) mod f32_out {
+        use super::*;
+
+        gemv_tile! { tile_1x4(t), "`1 x 4` (one RHS tile)",
+            rhs: [rhs = t.rhs, tab = t.table],
+            init: tables!("28", "29", "30"), zero: ["20", "21"],
+            group: concat!(lhs32!(), group2!(rhs, ["2", "3", "8", "4", "5", "6", "7"], "20", "21")),
+            fold: "add v20.4s, v20.4s, v21.4s\n",
+            epilogue: gemv_epilogue!(4, "rhs", "v20"),
+            out: f32, store: ["20"],
+            clobbers: all,
+        }
+
+        gemv_tile! { tile_1x16(t), "`1 x 16` (4 consecutive RHS tiles sharing the LHS loads)",
+            rhs: [r0 = t.rhs, r1 = t.rhs.wrapping_add(t.rhs_stride),
+                  r2 = t.rhs.wrapping_add(2 * t.rhs_stride), r3 = t.rhs.wrapping_add(3 * t.rhs_stride),
+                  tab = t.table],
+            init: tables!("28", "29", "30"), zero: ["20", "21", "22", "23", "24", "25", "26", "27"],
+            group: concat!(
+                lhs32!(),
+                group2!(r0, ["2", "3", "8", "4", "5", "6", "7"], "20", "21"),
+                group2!(r1, ["9", "10", "15", "11", "12", "13", "14"], "22", "23"),
+                group2!(r2, ["2", "3", "8", "4", "5", "6", "7"], "24", "25"),
+                group2!(r3, ["9", "10", "15", "11", "12", "13", "14"], "26", "27"),
+            ),
+            fold: concat!(
+                "add v20.4s, v20.4s, v21.4s\n", "add v22.4s, v22.4s, v23.4s\n",
+                "add v24.4s, v24.4s, v25.4s\n", "add v26.4s, v26.4s, v27.4s\n",
+            ),
+            epilogue: concat!(
+                gemv_epilogue!(4, "r0", "v20"),
+                gemv_epilogue!(4, "r1", "v22"),
+                gemv_epilogue!(4, "r2", "v24"),
+                gemv_epilogue!(4, "r3", "v26"),
+            ),
+            out: f32, store: ["20", "22", "24", "26"],
+            clobbers: all,
+        }
+
+        gemm_tile! { tile_4x4, "4", [
+            [l0, 0, "4", "5", ["16", "17", "18", "19"]]
+        ]}
+
+        gemm_tile! { tile_8x4, "8", [
+            [l0, 0, "4", "5", ["16", "17", "18", "19"]],
+            [l1, 1, "6", "7", ["20", "21", "22", "23"]]
+        ]}
+
+        gemm_tile! { tile_12x4, "12", [
+            [l0, 0, "4", "5", ["16", "17", "18", "19"]],
+            [l1, 1, "6", "7", ["20", "21", "22", "23"]],
+            [l2, 2, "8", "9", ["24", "25", "26", "27"]]
+        ]}
+
+        gemm_tile! { tile_16x4, "16", [
+            [l0, 0, "4", "5", ["16", "17", "18", "19"]],
+            [l1, 1, "6", "7", ["20", "21", "22", "23"]],
+            [l2, 2, "8", "9", ["24", "25", "26", "27"]],
+            [l3, 3, "10", "11", ["28", "29", "30", "31"]]
+        ]}
+
+        /// The GEMM tiles for 1, 2, 3 and 4 LHS tiles.
+        pub(crate) const GEMM_TILES: [TileFn; 4] = [tile_4x4, tile_8x4, tile_12x4, tile_16x4];
+    }
+}
