@@ -534,6 +534,11 @@ mod qai8dxp_qsu2cxp {
             let steps: Vec<(usize, usize)> = dotprod::KERNELS.iter().map(|k| (k.m_step(), k.n_step())).collect();
             assert_eq!(steps, [(1, 16), (1, 4), (16, 4)]);
             assert_eq!(dotprod::DOTPROD_1X4.name(), "matmul_clamp_f32_qai8dxp1x4_qsu2cxp4x4bf32sf32_1x4_neon_dotprod");
+            // qgemm's own i8mm GEMM tiles on the GEMM packing.
+            use qgemm::qai8dxp_qsu2cxp::i8mm;
+            let steps: Vec<(usize, usize)> = i8mm::KERNELS.iter().map(|k| (k.m_step(), k.n_step())).collect();
+            assert_eq!(steps, [(16, 4), (8, 4), (4, 4)]);
+            assert!(i8mm::KERNELS.iter().all(|k| k.packing() == PACKING_4X4));
         }
         assert_eq!(fam::PREFERRED_RHS_PACKING, PACKING_4X4);
     }

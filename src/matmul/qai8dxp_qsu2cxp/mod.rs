@@ -64,6 +64,7 @@
 //! ```
 
 pub mod dotprod;
+pub mod i8mm;
 pub mod neon;
 pub(crate) mod scalar;
 
@@ -132,7 +133,6 @@ family_catalogue!(
     ],
     preferred: PREFERRED_RHS_PACKING,
     fallback: SCALAR_4X4,
-    tiers: [dotprod, neon],
 );
 
 #[cfg(test)]
