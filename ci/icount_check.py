@@ -29,7 +29,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = "aarch64-unknown-linux-gnu"
 FAMILIES = ["qai8dxp_qsi4cxp", "qai8dxp_qsi4c32p", "qsi8d32p_qsi4c32p", "qai8dxp_qsi8cxp", "f16_qai8dxp_qsi4cxp",
             "f16_qai8dxp_qsi8cxp", "bf16_qai8dxp_qsi4cxp", "bf16_qai8dxp_qsi4c32p", "qsi8d32p_qai4c32p",
-            "f16_qsi8d32p_qai4c32p"]
+            "f16_qsi8d32p_qai4c32p", "qai8dxp_qsu2cxp"]
 # The test binary of a family whose tests share another family's file (default: its own name).
 BINARY = {"f16_qsi8d32p_qai4c32p": "qsi8d32p_qai4c32p"}
 CLASSES = ("smmla", "sdot")
