@@ -48,6 +48,26 @@ pub(crate) fn check_call<S: Element>(
     packed_len: usize,
     tile_stride: usize,
 ) -> Result<usize> {
+    let first_slot = check_layout(mr, m, k, m_idx_start, lhs, lhs_stride, packed_len, tile_stride)?;
+    for i in 0..m {
+        check_finite_row(&lhs[i * lhs_stride..i * lhs_stride + k], i * lhs_stride)?;
+    }
+    Ok(first_slot)
+}
+
+/// [`check_call`] without the finiteness test (for a packer that tests it in its own first
+/// pass over the rows, before writing).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn check_layout<S: Element>(
+    mr: usize,
+    m: usize,
+    k: usize,
+    m_idx_start: usize,
+    lhs: &[S],
+    lhs_stride: usize,
+    packed_len: usize,
+    tile_stride: usize,
+) -> Result<usize> {
     if lhs_stride < k {
         return Err(Error::StrideTooSmall { stride: Stride::Lhs, given: lhs_stride, needed: k });
     }
@@ -62,15 +82,18 @@ pub(crate) fn check_call<S: Element>(
     if packed_len < needed_out {
         return Err(Error::BufferTooShort { buffer: Buffer::LhsPacked, given: packed_len, needed: needed_out });
     }
-    for i in 0..m {
-        let row = &lhs[i * lhs_stride..i * lhs_stride + k];
-        // A branch-free test per chunk (it vectorizes), the search only in a failing chunk.
-        for (c, chunk) in row.chunks(64).enumerate() {
-            if !chunk.iter().fold(true, |ok, x| ok & x.is_finite()) {
-                let j = c * 64 + chunk.iter().position(|x| !x.is_finite()).unwrap_or(0);
-                return Err(Error::NonFinite { buffer: Buffer::Lhs, index: i * lhs_stride + j });
-            }
+    Ok(first_slot)
+}
+
+/// [`Error::NonFinite`] at the first NaN or infinity of `row` (which starts at element `at` of
+/// the caller's source).
+pub(crate) fn check_finite_row<S: Element>(row: &[S], at: usize) -> Result<()> {
+    // A branch-free test per chunk (it vectorizes), the search only in a failing chunk.
+    for (c, chunk) in row.chunks(64).enumerate() {
+        if !chunk.iter().fold(true, |ok, x| ok & x.is_finite()) {
+            let j = c * 64 + chunk.iter().position(|x| !x.is_finite()).unwrap_or(0);
+            return Err(Error::NonFinite { buffer: Buffer::Lhs, index: at + j });
         }
     }
-    Ok(first_slot)
+    Ok(())
 }

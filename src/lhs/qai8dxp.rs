@@ -34,6 +34,10 @@ pub fn packed_offset(m_idx: usize, k: usize, packing: &Packing) -> Result<usize>
     super::tile_offset(m_idx, packing, |mr| tile_stride(k, mr))
 }
 
+/// Rows whose min and max the f32 packer keeps from its checking pass (8 bytes each on the
+/// stack); later rows are scanned again.
+const ROW_CACHE: usize = 64;
+
 /// Quantization parameters of one row (docs/formats.md, §Arithmetic: qai8dxp quantization).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct RowQuant {
@@ -101,19 +105,58 @@ pub fn quantize_pack(
     }
     let mr = packing.mr;
     let ts = tile_stride(k, mr)?;
-    // All or nothing: every check, including finiteness, before writing a byte.
-    let first_slot = super::check_call(mr, m, k, m_idx_start, lhs, lhs_stride, lhs_packed.len(), ts)?;
+    // All or nothing: every check, including finiteness, before writing a byte. The first pass
+    // takes each row's min and max (which show a NaN or an infinity) and keeps them for the
+    // first `ROW_CACHE` rows.
+    let first_slot = super::check_layout(mr, m, k, m_idx_start, lhs, lhs_stride, lhs_packed.len(), ts)?;
+    let mut cache = [(0f32, 0f32); ROW_CACHE];
+    for i in 0..m {
+        let row = &lhs[i * lhs_stride..i * lhs_stride + k];
+        let mm = match quant::min_max_finite(row) {
+            Some(mm) => mm,
+            None => {
+                super::check_finite_row(row, i * lhs_stride)?;
+                quant::min_max(row)
+            }
+        };
+        if let Some(c) = cache.get_mut(i) {
+            *c = mm;
+        }
+    }
 
     let kp = padded_k(k)?;
     let bd = packing.block_depth();
+    // Whole 32-value groups go through the 16-value NEON quantizer, the last partial group (and
+    // every group off aarch64) through the group quantizer.
+    // (chunks of 4 or 8 bytes, or one row per tile; other block depths take the group path).
+    let fast = cfg!(all(target_arch = "aarch64", target_feature = "neon")) && (mr == 1 || bd == 4 || bd == 8);
+    let whole = if fast { k / quant::GROUP } else { 0 };
     for i in 0..m {
         let row = &lhs[i * lhs_stride..i * lhs_stride + k];
-        let (vmin, vmax) = quant::min_max(row);
+        let (vmin, vmax) = cache.get(i).copied().unwrap_or_else(|| quant::min_max(row));
         let rq = row_quant(vmin, vmax);
         let slot_abs = first_slot + i;
         let tile = &mut lhs_packed[(slot_abs / mr) * ts..(slot_abs / mr + 1) * ts];
         let r = slot_abs % mr;
-        for g in 0..kp / quant::GROUP {
+        #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+        {
+            // One row per tile: the row's bytes are contiguous, whatever `bd`.
+            let (bd, step) = if mr == 1 { (4, 4) } else { (bd, mr * bd) };
+            let base = tile.as_mut_ptr().wrapping_add(r * bd);
+            let (x, blocks, mult, zp) = (row.as_ptr(), 2 * whole, rq.multiplier, rq.zero_point as i16);
+            // SAFETY: block `h < 2 * whole` reads the 16 values `row[16h..16h + 16]`
+            // (`16h + 16 <= 32 * whole <= k`) and writes chunks `t < 16 / bd` of depth
+            // `16h + bd t` at `base + (16h / bd + t) * mr * bd`: the row's `bd` bytes of that
+            // chunk, inside the tile's `mr * kp` data bytes. `zero_point` is in `[-128, 127]`.
+            unsafe {
+                match bd {
+                    4 => quant::neon::quantize_i8_chunks::<4>(x, blocks, mult, zp, base, step),
+                    8 => quant::neon::quantize_i8_chunks::<8>(x, blocks, mult, zp, base, step),
+                    _ => {} // `whole` is 0
+                }
+            }
+        }
+        for g in whole..kp / quant::GROUP {
             let part = &row[g * quant::GROUP..k.min((g + 1) * quant::GROUP)];
             let mut q = quant::quantize_group(part, rq.multiplier, rq.zero_point, -128, 127);
             // K padding repeats the last real value (only the last group can be partial).
@@ -301,7 +344,10 @@ pub fn quantize_pack_bf16(
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
     use super::*;
+    use std::vec;
+    use std::vec::Vec;
 
     #[test]
     fn spec_numeric_example() {
@@ -321,6 +367,66 @@ mod tests {
         let c = row_quant(0.7, 0.7);
         assert_eq!(c.zero_point, -128);
         assert_eq!(quantize(0.7, &c), 127);
+    }
+
+    /// The packing of docs/formats.md written out element by element, for comparison.
+    fn reference_pack(p: &Packing, m: usize, k: usize, start: usize, x: &[f32], stride: usize, out: &mut [u8]) {
+        let (mr, bd, kp) = (p.mr, p.block_depth(), k.div_ceil(32) * 32);
+        let ts = tile_stride(k, mr).unwrap();
+        for i in 0..m {
+            let row = &x[i * stride..i * stride + k];
+            let (lo, hi) = row.iter().fold((row[0], row[0]), |(a, b), &v| (a.min(v), b.max(v)));
+            let rq = row_quant(lo, hi);
+            let (slot, tile) = ((start % mr + i) % mr, (start % mr + i) / mr);
+            for j in 0..kp {
+                let q = quantize(row[j.min(k - 1)], &rq);
+                out[tile * ts + (j / bd) * mr * bd + slot * bd + j % bd] = q as u8;
+            }
+            write_u32(&mut out[tile * ts..], mr * kp + 4 * slot, (-rq.zero_point) as u32);
+            write_u32(&mut out[tile * ts..], mr * kp + 4 * mr + 4 * slot, rq.dq_scale.to_bits());
+        }
+    }
+
+    #[test]
+    fn every_block_depth_and_row_count_matches_the_reference() {
+        let mut s = 7u32;
+        let mut next = move || {
+            s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (s >> 8) as f32 / (1u32 << 24) as f32 * 6.0 - 2.5
+        };
+        // 70 rows pass the 64-row min/max cache; k covers whole groups, tails and one group.
+        for (m, k) in [(1, 32), (3, 100), (70, 64), (5, 4096), (2, 33), (66, 31)] {
+            let stride = k + 3;
+            let mut x: Vec<f32> = (0..m * stride).map(|_| next()).collect();
+            x[0] = 1.0e30; // a huge value: codes saturate nowhere else
+            for (mr, kr, sr) in
+                [(1, 4, 1), (1, 16, 2), (4, 4, 1), (4, 16, 2), (4, 8, 1), (2, 32, 1), (3, 2, 1), (4, 32, 2)]
+            {
+                let p = Packing { mr, nr: 4, kr, sr };
+                for start in [0, 1] {
+                    let size = tile_stride(k, mr).unwrap() * (start % mr + m).div_ceil(mr);
+                    let (mut got, mut want) = (vec![0x5au8; size], vec![0x5au8; size]);
+                    quantize_pack(&p, m, k, start, &x, stride, &mut got).unwrap();
+                    reference_pack(&p, m, k, start, &x, stride, &mut want);
+                    assert_eq!(got, want, "m {m} k {k} mr {mr} kr {kr} sr {sr} start {start}");
+                }
+            }
+            // A non-finite value anywhere (also in a row past the cache) is reported at its index
+            // and nothing is written.
+            for at in [0, m * stride - 4, (m - 1) * stride + k / 2] {
+                let mut bad = x.clone();
+                bad[at] = if at % 2 == 0 { f32::NAN } else { f32::INFINITY };
+                let p = Packing { mr: 4, nr: 4, kr: 4, sr: 1 };
+                let mut out = vec![0x5au8; tile_stride(k, 4).unwrap() * m.div_ceil(4)];
+                let e = quantize_pack(&p, m, k, 0, &bad, stride, &mut out);
+                if at % stride < k {
+                    assert_eq!(e, Err(Error::NonFinite { buffer: crate::error::Buffer::Lhs, index: at }));
+                    assert!(out.iter().all(|&b| b == 0x5a));
+                } else {
+                    assert_eq!(e, Ok(()), "a value between rows is not read");
+                }
+            }
+        }
     }
 
     #[test]

@@ -21,6 +21,19 @@ pub(crate) fn min_max(x: &[f32]) -> (f32, f32) {
     }
 }
 
+/// `(min, max)` of a non-empty slice, or `None` if a value is NaN or infinite.
+#[inline]
+pub(crate) fn min_max_finite(x: &[f32]) -> Option<(f32, f32)> {
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+    {
+        neon::min_max_finite(x)
+    }
+    #[cfg(not(all(target_arch = "aarch64", target_feature = "neon")))]
+    {
+        x.iter().all(|v| v.is_finite()).then(|| portable::min_max(x))
+    }
+}
+
 /// `max |x|` over a slice (0 for an empty slice).
 #[inline]
 pub(crate) fn abs_max(x: &[f32]) -> f32 {
@@ -141,7 +154,7 @@ pub(crate) mod portable {
 }
 
 #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
-mod neon {
+pub(crate) mod neon {
     use core::arch::aarch64::*;
 
     use super::{GROUP, Round, portable};
@@ -165,6 +178,88 @@ mod neon {
             }
         }
         (lo, hi)
+    }
+
+    /// `(min, max)` of a non-empty slice, 16 values per step; `None` if a value is not finite
+    /// (`FMIN`/`FMAX` and `FMINV`/`FMAXV` propagate NaN, an infinity is the min or the max).
+    pub(super) fn min_max_finite(x: &[f32]) -> Option<(f32, f32)> {
+        let chunks = x.chunks_exact(16);
+        let tail = chunks.remainder();
+        if !tail.iter().all(|v| v.is_finite()) {
+            return None;
+        }
+        let (mut lo, mut hi) = if tail.is_empty() { (x[0], x[0]) } else { portable::min_max(tail) };
+        if x.len() >= 16 {
+            // SAFETY: NEON is enabled for the whole target (cfg above); every load reads the 16
+            // values of a `chunks_exact(16)` chunk.
+            unsafe {
+                let (mut l0, mut h0) = (vdupq_n_f32(lo), vdupq_n_f32(hi));
+                let (mut l1, mut h1) = (l0, h0);
+                for c in chunks {
+                    let v = vld1q_f32_x4(c.as_ptr());
+                    l0 = vminq_f32(l0, vminq_f32(v.0, v.1));
+                    h0 = vmaxq_f32(h0, vmaxq_f32(v.0, v.1));
+                    l1 = vminq_f32(l1, vminq_f32(v.2, v.3));
+                    h1 = vmaxq_f32(h1, vmaxq_f32(v.2, v.3));
+                }
+                lo = vminvq_f32(vminq_f32(l0, l1));
+                hi = vmaxvq_f32(vmaxq_f32(h0, h1));
+            }
+        }
+        (lo.is_finite() && hi.is_finite()).then_some((lo, hi))
+    }
+
+    /// Quantizes the `16 * blocks` values at `x` as [`quantize_group`] does for `lo = -128,
+    /// hi = 127` (`FCVTAS` of `x * multiplier`, saturating narrowings to int16, `SQADD` of the
+    /// zero point, saturating narrowing to int8: equal to the int32 saturating add and clamp for
+    /// every input, since a sum past the int16 range is far past the int8 one) and stores value
+    /// `j` at `dst + (j / BD) * step + j % BD` (`BD` 4 or 8; `step == BD`: plain 16-byte
+    /// stores).
+    ///
+    /// # Safety
+    ///
+    /// `x` is readable for `16 * blocks` values; `dst + t * step` is writable for `BD` bytes for
+    /// every `t < 16 * blocks / BD`.
+    #[inline]
+    pub(crate) unsafe fn quantize_i8_chunks<const BD: usize>(
+        x: *const f32,
+        blocks: usize,
+        multiplier: f32,
+        zero_point: i16,
+        dst: *mut u8,
+        step: usize,
+    ) {
+        // SAFETY: NEON is enabled for the whole target; block `h < blocks` reads the 16 values
+        // at `x + 16h` and writes the `16 / BD` chunks from `dst + (16h / BD) * step`, the
+        // caller's contract.
+        unsafe {
+            let (vm, vz) = (vdupq_n_f32(multiplier), vdupq_n_s16(zero_point));
+            let q = |v: float32x4_t| vcvtaq_s32_f32(vmulq_f32(v, vm));
+            let advance = 16 / BD * step;
+            let (mut x, mut dst) = (x, dst);
+            for _ in 0..blocks {
+                let v = vld1q_f32_x4(x);
+                let ab = vqaddq_s16(vqmovn_high_s32(vqmovn_s32(q(v.0)), q(v.1)), vz);
+                let cd = vqaddq_s16(vqmovn_high_s32(vqmovn_s32(q(v.2)), q(v.3)), vz);
+                let b = vreinterpretq_u8_s8(vqmovn_high_s16(vqmovn_s16(ab), cd));
+                if step == BD {
+                    vst1q_u8(dst, b);
+                } else if BD == 4 {
+                    // Unaligned stores (the packed buffer has any alignment): `ST1` of one lane.
+                    let w = vreinterpretq_u32_u8(b);
+                    dst.cast::<u32>().write_unaligned(vgetq_lane_u32::<0>(w));
+                    dst.add(step).cast::<u32>().write_unaligned(vgetq_lane_u32::<1>(w));
+                    dst.add(2 * step).cast::<u32>().write_unaligned(vgetq_lane_u32::<2>(w));
+                    dst.add(3 * step).cast::<u32>().write_unaligned(vgetq_lane_u32::<3>(w));
+                } else {
+                    let d = vreinterpretq_u64_u8(b);
+                    dst.cast::<u64>().write_unaligned(vgetq_lane_u64::<0>(d));
+                    dst.add(step).cast::<u64>().write_unaligned(vgetq_lane_u64::<1>(d));
+                }
+                x = x.add(16);
+                dst = dst.add(advance);
+            }
+        }
     }
 
     pub(super) fn abs_max(x: &[f32]) -> f32 {
