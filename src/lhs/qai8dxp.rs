@@ -150,8 +150,8 @@ pub fn quantize_pack(
             // chunk, inside the tile's `mr * kp` data bytes. `zero_point` is in `[-128, 127]`.
             unsafe {
                 match bd {
-                    4 => quant::neon::quantize_i8_chunks::<4>(x, blocks, mult, zp, base, step),
-                    8 => quant::neon::quantize_i8_chunks::<8>(x, blocks, mult, zp, base, step),
+                    4 => quant::neon::quantize_i8_chunks::<4, false>(x, blocks, mult, zp, base, step),
+                    8 => quant::neon::quantize_i8_chunks::<8, false>(x, blocks, mult, zp, base, step),
                     _ => {} // `whole` is 0
                 }
             }

@@ -15,6 +15,7 @@
 
 use half::f16;
 
+use crate::arith::round_even;
 use crate::error::{Buffer, Error, Result};
 use crate::lhs::quant;
 use crate::packing::{Packing, check_blocks};
@@ -35,12 +36,35 @@ pub fn packed_offset(m_idx: usize, k: usize, bl: usize, packing: &Packing) -> Re
     super::tile_offset(m_idx, packing, |mr| tile_stride(k, bl, mr))
 }
 
+/// The smallest f32 that rounds to f16 infinity (halfway between 65504 and 65536, ties to
+/// even): a block scale `amax / 127` at or above it overflows.
+const F16_OVERFLOW: f32 = 65520.0;
+
 /// Quantization of one block: `(f16 scale, f32 reciprocal)` from its absolute maximum.
 #[inline]
 pub(crate) fn block_quant(amax: f32) -> (f16, f32) {
     let scale = amax / 127.0;
     let rep = if scale != 0.0 { 1.0 / scale } else { 0.0 };
-    (f16::from_f32(scale), rep)
+    let bits = if scale < F16_OVERFLOW { f16_bits_below_overflow(scale) } else { f16::from_f32(scale).to_bits() };
+    (f16::from_bits(bits), rep)
+}
+
+/// The f16 bits of `s`, finite in `[0, F16_OVERFLOW)`, rounded to nearest even (the bits of
+/// `f16::from_f32(s)`, with a few integer operations instead of the general conversion).
+#[inline]
+fn f16_bits_below_overflow(s: f32) -> u16 {
+    const F16_MIN_NORMAL: f32 = 6.103_515_6e-5; // 2^-14
+    if s >= F16_MIN_NORMAL {
+        // Drop 13 mantissa bits, ties to even (a carry moves into the exponent), then rebias
+        // the exponent from 127 to 15.
+        let b = s.to_bits();
+        let r = b + 0xFFF + ((b >> 13) & 1);
+        ((r >> 13) - (112 << 10)) as u16
+    } else {
+        // Subnormal f16: the mantissa is `s / 2^-24` rounded to even (exact scaling); 1024
+        // is the smallest normal's encoding.
+        round_even(s * 16_777_216.0) as u16
+    }
 }
 
 /// `round_away(x * rep)`, within `[-127, 127]` (a NaN product, `0 * inf` when the scale is
@@ -79,27 +103,85 @@ pub fn quantize_pack(
     let mr = packing.mr;
     let ts = tile_stride(k, bl, mr)?;
     // All or nothing: every check, including finiteness and the f16 range of every block
-    // scale, before writing a byte.
-    let first_slot = super::check_call(mr, m, k, m_idx_start, lhs, lhs_stride, lhs_packed.len(), ts)?;
+    // scale, before writing a byte. One pass over the blocks: a NaN or an infinity shows in the
+    // block's absolute maximum; the first non-finite value is reported before any scale overflow.
+    let first_slot = super::check_layout(mr, m, k, m_idx_start, lhs, lhs_stride, lhs_packed.len(), ts)?;
+    let mut overflow = None;
     for i in 0..m {
         let row = &lhs[i * lhs_stride..i * lhs_stride + k];
-        for (b, block) in row.chunks_exact(bl).enumerate() {
-            if block_quant(quant::abs_max(block)).0.is_infinite() {
-                return Err(Error::ScaleOverflow { buffer: Buffer::Lhs, index: i * lhs_stride + b * bl });
-            }
+        // The row's absolute maximum: NaN or infinite if a value is not finite, and at or past
+        // the overflow bound iff some block's is (the bound is monotonic in the maximum).
+        let amax = quant::abs_max_finite(row);
+        if !amax.is_finite() {
+            super::check_finite_row(row, i * lhs_stride)?;
+        } else if overflow.is_none() && amax / 127.0 >= F16_OVERFLOW {
+            let b = row.chunks_exact(bl).position(|block| quant::abs_max(block) / 127.0 >= F16_OVERFLOW);
+            overflow = Some(i * lhs_stride + b.unwrap_or(0) * bl);
         }
+    }
+    if let Some(index) = overflow {
+        return Err(Error::ScaleOverflow { buffer: Buffer::Lhs, index });
     }
 
     let bd = packing.block_depth();
+    // Whole blocks through the 16-value NEON quantizer when a row's chunks are 4 or 8 bytes (or
+    // a tile holds one row); otherwise, and off aarch64, through the group quantizer.
+    let fast = cfg!(all(target_arch = "aarch64", target_feature = "neon")) && (mr == 1 || bd == 4 || bd == 8);
     for i in 0..m {
         let row = &lhs[i * lhs_stride..i * lhs_stride + k];
         let slot_abs = first_slot + i;
         let tile = &mut lhs_packed[(slot_abs / mr) * ts..(slot_abs / mr + 1) * ts];
         let r = slot_abs % mr;
+        #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+        if fast && bl == 32 {
+            // One row per tile: the row's bytes are contiguous, whatever `bd`.
+            let (bd, step) = if mr == 1 { (4, 4) } else { (bd, mr * bd) };
+            let data = tile.as_mut_ptr().wrapping_add(2 * mr + r * bd);
+            let scales = tile.as_mut_ptr().wrapping_add(2 * r);
+            for b in 0..k / 32 {
+                let (x, gap) = (row[32 * b..].as_ptr(), b * mr * (bl + 2));
+                let (dst, scale_at) = (data.wrapping_add(gap), scales.wrapping_add(gap));
+                // SAFETY: block `b < k / 32` reads `row[32b..32b + 32]`; its group of the tile
+                // (`mr * 34` bytes at `gap`) holds the row's 2 scale bytes at `2r` and, after the
+                // `2 * mr` scale bytes, its chunks `t < 32 / bd` at `t * mr * bd + r * bd`.
+                unsafe {
+                    let (v, amax) = quant::neon::load_block32(x);
+                    let (scale, rep) = block_quant(amax);
+                    scale_at.cast::<[u8; 2]>().write_unaligned(scale.to_bits().to_le_bytes());
+                    match bd {
+                        4 => quant::neon::quantize_block32_sym::<4>(&v, rep, dst, step),
+                        8 => quant::neon::quantize_block32_sym::<8>(&v, rep, dst, step),
+                        _ => {} // `fast` is false
+                    }
+                }
+            }
+            continue;
+        }
         for (b, block) in row.chunks_exact(bl).enumerate() {
-            let (scale, rep) = block_quant(quant::abs_max(block));
+            let (scale, rep) = block_quant(quant::abs_max_finite(block));
             let group = &mut tile[b * mr * (bl + 2)..(b + 1) * mr * (bl + 2)];
             group[2 * r..2 * r + 2].copy_from_slice(&scale.to_bits().to_le_bytes());
+            if fast {
+                #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+                {
+                    // One row per tile: the row's bytes are contiguous, whatever `bd`.
+                    let (bd, step) = if mr == 1 { (4, 4) } else { (bd, mr * bd) };
+                    let base = group.as_mut_ptr().wrapping_add(2 * mr + r * bd);
+                    let (x, blocks) = (block.as_ptr(), bl / 16);
+                    // SAFETY: block `h < bl / 16` reads `block[16h..16h + 16]` and writes chunks
+                    // `t < 16 / bd` of depth `16h + bd t` at `base + (16h / bd + t) * mr * bd`: the
+                    // row's `bd` bytes of that chunk, inside the group's `mr * bl` data bytes after
+                    // its `2 * mr` scale bytes.
+                    unsafe {
+                        match bd {
+                            4 => quant::neon::quantize_i8_chunks::<4, true>(x, blocks, rep, 0, base, step),
+                            8 => quant::neon::quantize_i8_chunks::<8, true>(x, blocks, rep, 0, base, step),
+                            _ => {} // `fast` is false
+                        }
+                    }
+                }
+                continue;
+            }
             for (g, part) in block.chunks_exact(quant::GROUP).enumerate() {
                 let q = quant::quantize_group(part, rep, 0, -127, 127);
                 for (t, chunk) in q.chunks_exact(bd).enumerate() {
@@ -123,6 +205,80 @@ mod tests {
         let (s, rep) = block_quant(0.0);
         assert_eq!((s.to_bits(), rep), (0, 0.0));
         assert_eq!(quantize(0.0, rep), 0);
+    }
+
+    #[test]
+    fn every_block_depth_matches_the_reference_and_errors_keep_their_order() {
+        extern crate std;
+        use std::vec;
+        use std::vec::Vec;
+        let mut s = 11u32;
+        let mut next = move || {
+            s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (s >> 8) as f32 / (1u32 << 24) as f32 * 6.0 - 2.5
+        };
+        for (m, k, bl) in [(1, 32, 32), (3, 128, 64), (5, 4096, 32), (6, 96, 32)] {
+            let stride = k + 5;
+            let mut x: Vec<f32> = (0..m * stride).map(|_| next()).collect();
+            x[1] = 0.0;
+            x[33] = -1.0e-40; // subnormal block maximum in some shapes
+            for (mr, kr, sr) in [(1, 16, 2), (4, 16, 2), (4, 8, 1), (4, 4, 1), (2, 32, 2), (3, 2, 1)] {
+                let p = Packing { mr, nr: 4, kr, sr };
+                let bd = p.block_depth();
+                for start in [0, 1] {
+                    let ts = tile_stride(k, bl, mr).unwrap();
+                    let size = ts * (start % mr + m).div_ceil(mr);
+                    let (mut got, mut want) = (vec![0x5au8; size], vec![0x5au8; size]);
+                    quantize_pack(&p, m, k, bl, start, &x, stride, &mut got).unwrap();
+                    for i in 0..m {
+                        let (slot, t) = ((start % mr + i) % mr, (start % mr + i) / mr);
+                        for (b, block) in x[i * stride..i * stride + k].chunks_exact(bl).enumerate() {
+                            let amax = block.iter().fold(0f32, |a, v| a.max(v.abs()));
+                            let (scale, rep) = block_quant(amax);
+                            let g = t * ts + b * mr * (bl + 2);
+                            want[g + 2 * slot..g + 2 * slot + 2].copy_from_slice(&scale.to_bits().to_le_bytes());
+                            for (j, &v) in block.iter().enumerate() {
+                                want[g + 2 * mr + (j / bd) * mr * bd + slot * bd + j % bd] = quantize(v, rep) as u8;
+                            }
+                        }
+                    }
+                    assert_eq!(got, want, "m {m} k {k} bl {bl} mr {mr} kr {kr} sr {sr} start {start}");
+                }
+            }
+            // A scale overflow in an earlier row, a NaN in a later one: the NaN is reported.
+            let p = Packing { mr: 4, nr: 4, kr: 4, sr: 1 };
+            let mut out = vec![0x5au8; tile_stride(k, bl, 4).unwrap() * m.div_ceil(4)];
+            let mut bad = x.clone();
+            bad[2] = 1e7;
+            assert_eq!(
+                quantize_pack(&p, m, k, bl, 0, &bad, stride, &mut out),
+                Err(Error::ScaleOverflow { buffer: Buffer::Lhs, index: 0 })
+            );
+            let nan_at = (m - 1) * stride + k - 1;
+            bad[nan_at] = f32::NAN;
+            assert_eq!(
+                quantize_pack(&p, m, k, bl, 0, &bad, stride, &mut out),
+                Err(Error::NonFinite { buffer: Buffer::Lhs, index: nan_at })
+            );
+            assert!(out.iter().all(|&b| b == 0x5a));
+        }
+    }
+
+    #[test]
+    fn f16_conversion_below_overflow_is_the_general_one() {
+        let mut bits = 0u32;
+        while bits < F16_OVERFLOW.to_bits() {
+            let s = f32::from_bits(bits);
+            assert_eq!(f16_bits_below_overflow(s), f16::from_f32(s).to_bits(), "{s:e}");
+            // Every bit pattern near f16 rounding boundaries, a sparse walk elsewhere.
+            bits += if bits & 0x1fff < 4 || bits & 0x1fff > 0x1ffc || bits & 0xfff == 0 { 1 } else { 997 };
+        }
+    }
+
+    #[test]
+    fn f16_overflow_threshold() {
+        assert!(f16::from_f32(F16_OVERFLOW).is_infinite());
+        assert!(!f16::from_f32(f32::from_bits(F16_OVERFLOW.to_bits() - 1)).is_infinite());
     }
 
     #[test]

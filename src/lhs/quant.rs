@@ -34,6 +34,19 @@ pub(crate) fn min_max_finite(x: &[f32]) -> Option<(f32, f32)> {
     }
 }
 
+/// `max |x|` over a slice (0 for an empty slice), NaN or infinite if a value is not finite.
+#[inline]
+pub(crate) fn abs_max_finite(x: &[f32]) -> f32 {
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+    {
+        neon::abs_max_finite(x)
+    }
+    #[cfg(not(all(target_arch = "aarch64", target_feature = "neon")))]
+    {
+        if x.iter().all(|v| v.is_finite()) { portable::abs_max(x) } else { f32::NAN }
+    }
+}
+
 /// `max |x|` over a slice (0 for an empty slice).
 #[inline]
 pub(crate) fn abs_max(x: &[f32]) -> f32 {
@@ -210,18 +223,18 @@ pub(crate) mod neon {
     }
 
     /// Quantizes the `16 * blocks` values at `x` as [`quantize_group`] does for `lo = -128,
-    /// hi = 127` (`FCVTAS` of `x * multiplier`, saturating narrowings to int16, `SQADD` of the
-    /// zero point, saturating narrowing to int8: equal to the int32 saturating add and clamp for
-    /// every input, since a sum past the int16 range is far past the int8 one) and stores value
-    /// `j` at `dst + (j / BD) * step + j % BD` (`BD` 4 or 8; `step == BD`: plain 16-byte
-    /// stores).
+    /// hi = 127` (`SYM`: `lo = -127`, an `SMAX` more) (`FCVTAS` of `x * multiplier`, saturating
+    /// narrowings to int16, `SQADD` of the zero point, saturating narrowing to int8: equal to the
+    /// int32 saturating add and clamp for every input, since a sum past the int16 range is far
+    /// past the int8 one) and stores value `j` at `dst + (j / BD) * step + j % BD` (`BD` 4 or 8;
+    /// `step == BD`: plain 16-byte stores).
     ///
     /// # Safety
     ///
     /// `x` is readable for `16 * blocks` values; `dst + t * step` is writable for `BD` bytes for
     /// every `t < 16 * blocks / BD`.
     #[inline]
-    pub(crate) unsafe fn quantize_i8_chunks<const BD: usize>(
+    pub(crate) unsafe fn quantize_i8_chunks<const BD: usize, const SYM: bool>(
         x: *const f32,
         blocks: usize,
         multiplier: f32,
@@ -234,32 +247,117 @@ pub(crate) mod neon {
         // caller's contract.
         unsafe {
             let (vm, vz) = (vdupq_n_f32(multiplier), vdupq_n_s16(zero_point));
-            let q = |v: float32x4_t| vcvtaq_s32_f32(vmulq_f32(v, vm));
             let advance = 16 / BD * step;
             let (mut x, mut dst) = (x, dst);
             for _ in 0..blocks {
-                let v = vld1q_f32_x4(x);
-                let ab = vqaddq_s16(vqmovn_high_s32(vqmovn_s32(q(v.0)), q(v.1)), vz);
-                let cd = vqaddq_s16(vqmovn_high_s32(vqmovn_s32(q(v.2)), q(v.3)), vz);
-                let b = vreinterpretq_u8_s8(vqmovn_high_s16(vqmovn_s16(ab), cd));
-                if step == BD {
-                    vst1q_u8(dst, b);
-                } else if BD == 4 {
-                    // Unaligned stores (the packed buffer has any alignment): `ST1` of one lane.
-                    let w = vreinterpretq_u32_u8(b);
-                    dst.cast::<u32>().write_unaligned(vgetq_lane_u32::<0>(w));
-                    dst.add(step).cast::<u32>().write_unaligned(vgetq_lane_u32::<1>(w));
-                    dst.add(2 * step).cast::<u32>().write_unaligned(vgetq_lane_u32::<2>(w));
-                    dst.add(3 * step).cast::<u32>().write_unaligned(vgetq_lane_u32::<3>(w));
-                } else {
-                    let d = vreinterpretq_u64_u8(b);
-                    dst.cast::<u64>().write_unaligned(vgetq_lane_u64::<0>(d));
-                    dst.add(step).cast::<u64>().write_unaligned(vgetq_lane_u64::<1>(d));
-                }
+                store_chunks::<BD>(q16::<SYM>(vld1q_f32_x4(x), vm, vz), dst, step);
                 x = x.add(16);
                 dst = dst.add(advance);
             }
         }
+    }
+
+    /// 32 values at `x`, loaded once, and their absolute maximum (for
+    /// [`quantize_block32_sym`]).
+    ///
+    /// # Safety
+    ///
+    /// `x` is readable for 32 values.
+    #[inline(always)]
+    pub(crate) unsafe fn load_block32(x: *const f32) -> ([float32x4x4_t; 2], f32) {
+        // SAFETY: NEON is enabled for the whole target; the loads are the caller's contract.
+        unsafe {
+            let (a, b) = (vld1q_f32_x4(x), vld1q_f32_x4(x.add(16)));
+            let m4 = |v: float32x4x4_t| {
+                vmaxq_f32(vmaxq_f32(vabsq_f32(v.0), vabsq_f32(v.1)), vmaxq_f32(vabsq_f32(v.2), vabsq_f32(v.3)))
+            };
+            ([a, b], vmaxvq_f32(vmaxq_f32(m4(a), m4(b))))
+        }
+    }
+
+    /// A block of 32 values from [`load_block32`] quantized symmetrically as by
+    /// [`quantize_i8_chunks`] `::<BD, true>` with multiplier `rep` and zero point 0, stored from
+    /// `dst`.
+    ///
+    /// # Safety
+    ///
+    /// `dst + t * step` is writable for `BD` bytes for every `t < 32 / BD`.
+    #[inline(always)]
+    pub(crate) unsafe fn quantize_block32_sym<const BD: usize>(
+        v: &[float32x4x4_t; 2],
+        rep: f32,
+        dst: *mut u8,
+        step: usize,
+    ) {
+        // SAFETY: NEON is enabled for the whole target; the stores are the caller's contract
+        // (the second 16 values' chunks start `16 / BD` chunks on).
+        unsafe {
+            let (vm, vz) = (vdupq_n_f32(rep), vdupq_n_s16(0));
+            store_chunks::<BD>(q16::<true>(v[0], vm, vz), dst, step);
+            store_chunks::<BD>(q16::<true>(v[1], vm, vz), dst.add(16 / BD * step), step);
+        }
+    }
+
+    /// 16 values quantized to int8 (see [`quantize_i8_chunks`]).
+    #[inline(always)]
+    fn q16<const SYM: bool>(v: float32x4x4_t, vm: float32x4_t, vz: int16x8_t) -> uint8x16_t {
+        // SAFETY: NEON is enabled for the whole target; register operations only.
+        unsafe {
+            let q = |v: float32x4_t| vcvtaq_s32_f32(vmulq_f32(v, vm));
+            let ab = vqaddq_s16(vqmovn_high_s32(vqmovn_s32(q(v.0)), q(v.1)), vz);
+            let cd = vqaddq_s16(vqmovn_high_s32(vqmovn_s32(q(v.2)), q(v.3)), vz);
+            let q8 = vqmovn_high_s16(vqmovn_s16(ab), cd);
+            vreinterpretq_u8_s8(if SYM { vmaxq_s8(q8, vdupq_n_s8(-127)) } else { q8 })
+        }
+    }
+
+    /// Stores byte `j` of `b` at `dst + (j / BD) * step + j % BD` (`step == BD`: one 16-byte
+    /// store).
+    ///
+    /// # Safety
+    ///
+    /// `dst + t * step` is writable for `BD` bytes for every `t < 16 / BD`.
+    #[inline(always)]
+    unsafe fn store_chunks<const BD: usize>(b: uint8x16_t, dst: *mut u8, step: usize) {
+        // SAFETY: NEON is enabled for the whole target; the stores are the caller's contract.
+        unsafe {
+            if step == BD {
+                vst1q_u8(dst, b);
+            } else if BD == 4 {
+                // Unaligned stores (the packed buffer has any alignment): `ST1` of one lane.
+                let w = vreinterpretq_u32_u8(b);
+                dst.cast::<u32>().write_unaligned(vgetq_lane_u32::<0>(w));
+                dst.add(step).cast::<u32>().write_unaligned(vgetq_lane_u32::<1>(w));
+                dst.add(2 * step).cast::<u32>().write_unaligned(vgetq_lane_u32::<2>(w));
+                dst.add(3 * step).cast::<u32>().write_unaligned(vgetq_lane_u32::<3>(w));
+            } else {
+                let d = vreinterpretq_u64_u8(b);
+                dst.cast::<u64>().write_unaligned(vgetq_lane_u64::<0>(d));
+                dst.add(step).cast::<u64>().write_unaligned(vgetq_lane_u64::<1>(d));
+            }
+        }
+    }
+
+    /// `max |x|`, 16 values per step; NaN or infinite if a value is not finite (`FMAX` and
+    /// `FMAXV` propagate NaN).
+    pub(super) fn abs_max_finite(x: &[f32]) -> f32 {
+        let chunks = x.chunks_exact(16);
+        let tail = chunks.remainder();
+        if !tail.iter().all(|v| v.is_finite()) {
+            return f32::NAN;
+        }
+        let mut m = portable::abs_max(tail);
+        // SAFETY: NEON is enabled for the whole target; every load reads one 16-value chunk.
+        unsafe {
+            let (mut m0, mut m1) = (vdupq_n_f32(m), vdupq_n_f32(m));
+            for c in chunks {
+                let v = vld1q_f32_x4(c.as_ptr());
+                m0 = vmaxq_f32(m0, vmaxq_f32(vabsq_f32(v.0), vabsq_f32(v.1)));
+                m1 = vmaxq_f32(m1, vmaxq_f32(vabsq_f32(v.2), vabsq_f32(v.3)));
+            }
+            m = vmaxvq_f32(vmaxq_f32(m0, m1));
+        }
+        m
     }
 
     pub(super) fn abs_max(x: &[f32]) -> f32 {
