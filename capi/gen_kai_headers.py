@@ -170,6 +170,18 @@ FAMILIES = {
             "qsi8d32p4x8_qai4c32p4x8_8x4_neon_i8mm",
         ],
     },
+    "qai8dxp_qsu2cxp": {
+        "dst": "f32", "kai": "qai8dxp_qsu2cxp", **PER_CHANNEL, "run_tail": ("const int32_t* lut",),
+        "what": "2-bit weight codes through a 4-entry int32 look-up table (lut, NULL for {-2, -1, 0, 1}; entries"
+                " in [-64, 63]) with per-channel f32 scales (qsu2cxp) x int8 activations quantized per row (qai8dxp)",
+        "notes": {"qai8dxp1x4_qsu2cxp4x4bf32sf32_1x4_neon_dotprod":
+                  "KleidiAI declares m == 1 for this kernel (called with m > 1 it writes row 0 only);"
+                  " qgemm computes every row of any m (docs/c-api.md)."},
+        "kernels": [
+            "qai8dxp1x4_qsu2cxp4x4bf32sf32_1x4_neon_dotprod",
+            "qai8dxp4x4_qsu2cxp4x4bf32sf32_8x4_neon_dotprod",
+        ],
+    },
 }
 
 
@@ -198,7 +210,7 @@ def kernel_functions(fam):
         ("get_dst_offset", "size_t", ("size_t m_idx", "size_t n_idx", "size_t dst_stride"),
          "byte offset of output (m_idx, n_idx) with rows dst_stride bytes apart"),
         ("get_dst_size", "size_t", ("size_t m", "size_t n"), f"bytes of an m x n {dst} output"),
-        ("run_matmul", "void", f["run_head"] + run_common(dst),
+        ("run_matmul", "void", f["run_head"] + run_common(dst) + f.get("run_tail", ()),
          "computes the m x n rectangle of dst (clamped to [scalar_min, scalar_max])" if dst == "f32" else
          f"computes the m x n rectangle of dst as {dst} values (dst_stride_col = 2), clamped to"
          " [scalar_min, scalar_max] in f32 before the conversion"),
@@ -243,7 +255,12 @@ def kernel_header(fam, kernel):
     for fn, ret, ps, what in kernel_functions(fam):
         prefix = "kai_run_" if fn == "run_matmul" else f"kai_{fn}_"
         body += [f"/* {what[0].upper() + what[1:]}. */", decl(ret, prefix + name, ps), ""]
-    return path, header(guard_of(path), ["<stddef.h>"], body[:-1])
+    return path, header(guard_of(path), family_includes(fam), body[:-1])
+
+
+def family_includes(fam):
+    """<stdint.h> too where run_matmul takes an int32_t table."""
+    return ["<stddef.h>"] + (["<stdint.h>"] if "run_tail" in FAMILIES[fam] else [])
 
 
 def interface_header(fam):
@@ -258,7 +275,7 @@ def interface_header(fam):
     body += ["", f"struct {t}_ukernel {{"]
     body += [f"    {t}_{fn}_func_t {fn};" for fn, _, _, _ in kernel_functions(fam)]
     body += ["};"]
-    return path, header(guard_of(path), ["<stddef.h>"], body)
+    return path, header(guard_of(path), family_includes(fam), body)
 
 
 # ---- kai_common.h -----------------------------------------------------------------------
@@ -276,9 +293,10 @@ def common_header():
             "/* Element types: bits 8-15 hold the size in bytes. */", "enum kai_datatype {"]
     body += [f"    {n} = 0x{v:04x}," for n, v in DATATYPES[:-1]]
     body += [f"    {DATATYPES[-1][0]} = 0x{DATATYPES[-1][1]:04x}", "};", ""]
-    body += ["/* Parameters of rhs_pack_{nxk,kxn}_qsi4cxp_qs4cxs1s0, rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0 and",
-             " * rhs_pack_nxk_qai4c32p_qau4c32s0s1_f32_f32_f32_neon: lhs_zero_point must be 1; rhs_zero_point 8",
-             " * (unsigned nibbles) or 0 (signed, qsi4cxp only). */",
+    body += ["/* Parameters of rhs_pack_{nxk,kxn}_qsi4cxp_qs4cxs1s0, rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0,",
+             " * rhs_pack_nxk_qai4c32p_qau4c32s0s1_f32_f32_f32_neon and rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon:",
+             " * lhs_zero_point must be 1; rhs_zero_point 8 (unsigned nibbles), 0 (signed, qsi4cxp only) or 2 (the",
+             " * 2-bit codes of qsu2cxp). */",
              "struct kai_rhs_pack_qs4cxs1s0_param {", "    int8_t lhs_zero_point;", "    uint8_t rhs_zero_point;", "};", ""]
     for orient in ("nxk", "kxn"):
         body += [f"/* Parameters of rhs_pack_{orient}_qsi4c32p_qsu4c32s1s0: zero points 1 and 8, scale_dt kai_dt_bf16. */",
@@ -422,6 +440,16 @@ FORMATS = {
                              "const struct kai_rhs_pack_qs4cxs1s0_param* params"),
              "packs n channels; bias must be NULL (the format has none)"),
         ]),
+    "qsu2cxp": lambda name, orient: (
+        "Packs 2-bit weight codes (n rows of k/4 bytes, four codes per byte, the first depth in the low bits)"
+        " with per-channel f32 scales, bias and the row sums of a 4-entry int32 look-up table (qsu2cxp). The"
+        " table's entries must lie in [-64, 63] (KleidiAI narrows them to int8 silently; qgemm calls the error"
+        " hook).",
+        f"#ifndef kai_{name}_params\n#define kai_{name}_params kai_rhs_pack_qs4cxs1s0_param\n#endif",
+        RHS_COMMON + RHS_SIZES + [
+            ("run", "void", QS4CX_RUN + (f"const struct kai_{name}_params* params", "const int32_t* lut_arg"),
+             "packs n channels (params: zero points 1 and 2); bias may be NULL; lut_arg NULL for {-2, -1, 0, 1}"),
+        ]),
     "qsi8cxp": lambda name, orient: (
         f"Packs int8 weights ({ORIENT[orient]} values) with per-channel f32 scales and bias (qsi8cxp).", None,
         RHS_COMMON + RHS_SIZES + [
@@ -443,6 +471,7 @@ PACKERS = [
     ("rhs_pack_kxn_qsi4c32p_qsu4c32s1s0", "qsi4c32p", "kxn"),
     ("rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0", "qsi4c32pscalef16", "nxk"),
     ("rhs_pack_nxk_qai4c32p_qau4c32s0s1_f32_f32_f32_neon", "qai4c32p", "nxk"),
+    ("rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon", "qsu2cxp", "nxk"),
     ("rhs_pack_nxk_qsi8cxp_qsi8cx_neon", "qsi8cxp", "nxk"),
     ("rhs_pack_kxn_qsi8cxp_qsi8cx_neon", "qsi8cxp", "kxn"),
 ]

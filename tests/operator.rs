@@ -419,6 +419,7 @@ fn c_operator_digests() -> Vec<(&'static str, u64)> {
     use qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p;
     use qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp;
     use qgemm::qai8dxp_qsi8cxp::Qai8dxpQsi8cxp;
+    use qgemm::qai8dxp_qsu2cxp::Qai8dxpQsu2cxp;
     use qgemm::qsi8d32p_qai4c32p::Qsi8d32pQai4c32p;
     use qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p;
     use qgemm::rhs::qsi4c32p::BlockScales;
@@ -438,6 +439,7 @@ fn c_operator_digests() -> Vec<(&'static str, u64)> {
         Q4_0,
         Qsi8cxp,
         Qai4c32p,
+        Qsu2cxp,
     }
     /// `synthetic_problem`'s draws for one family (`rng` seeded `0x5eed0000 + code`).
     #[derive(Default)]
@@ -472,7 +474,11 @@ fn c_operator_digests() -> Vec<(&'static str, u64)> {
             }
             return p;
         }
-        let bytes = if rhs == Rhs::Qsi8cxp { n * k } else { n * k.div_ceil(2) };
+        let bytes = match rhs {
+            Rhs::Qsi8cxp => n * k,
+            Rhs::Qsu2cxp => n * (k / 4),
+            _ => n * k.div_ceil(2),
+        };
         p.w = (0..bytes).map(|_| r.next() as u8).collect();
         p.bias = (0..n).map(|_| r.uniform(-1.0, 1.0)).collect();
         if rhs == Rhs::Qsi4c32p {
@@ -545,6 +551,15 @@ fn c_operator_digests() -> Vec<(&'static str, u64)> {
     per_block!("bf16_qai8dxp_qsi4c32p", Bf16Qai8dxpQsi4c32p, 7, Act::Bf16, xb16);
     asymmetric!("qsi8d32p_qai4c32p", Qsi8d32pQai4c32p, 8, Act::F32, x32);
     asymmetric!("f16_qsi8d32p_qai4c32p", F16Qsi8d32pQai4c32p, 9, Act::F16, x16);
+    {
+        // The 2-bit family with the C test's table `{-3, -1, 1, 3}` (its `synthetic_lut`).
+        let p = problem(10, Act::F32, Rhs::Qsu2cxp);
+        let mut buf = vec![0u8; Linear::<Qai8dxpQsu2cxp>::packed_size(n, k).unwrap()];
+        let lut = [-3, -1, 1, 3];
+        let layer =
+            Linear::<Qai8dxpQsu2cxp>::pack(n, k, &p.w, k / 4, &p.scale, Some(&p.bias), Some(&lut), &mut buf).unwrap();
+        out.push(("qai8dxp_qsu2cxp", op_digest(&layer, &p.x32)));
+    }
     out
 }
 

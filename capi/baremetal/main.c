@@ -1,6 +1,6 @@
 /* Bare-metal C image: links libqgemm_capi.a (aarch64-unknown-none) with no libc, runs matmuls through
  * layer 2 (KleidiAI's API) and layer 1 (qgemm.h) (the int4 and int8 f32 families, each f16/bf16
- * family, and both asymmetric int4 families), checks them, and exits through semihosting with status
+ * family, both asymmetric int4 families and the 2-bit family with a look-up table), checks them, and exits through semihosting with status
  * 0 only if every check passed.
  * Startup (stack, FP/SIMD, MMU) is in start.S. */
 #include <stddef.h>
@@ -23,6 +23,9 @@
 #include "kai/ukernels/matmul/pack/kai_lhs_quant_pack_qsi8d32pscalef32_f16_neon.h"
 #include "kai/ukernels/matmul/pack/kai_lhs_quant_pack_qsi8d32pscalef32_f32_neon.h"
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qai4c32p_qau4c32s0s1_f32_f32_f32_neon.h"
+#include "kai/ukernels/matmul/matmul_clamp_f32_qai8dxp_qsu2cxp/kai_matmul_clamp_f32_qai8dxp1x4_qsu2cxp4x4bf32sf32_1x4_neon_dotprod.h"
+#include "kai/ukernels/matmul/matmul_clamp_f32_qai8dxp_qsu2cxp/kai_matmul_clamp_f32_qai8dxp4x4_qsu2cxp4x4bf32sf32_8x4_neon_dotprod.h"
+#include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon.h"
 #include "qgemm.h"
 #include "semihosting.h"
 
@@ -492,6 +495,90 @@ static void families_asymmetric(void) {
     }
 }
 
+/* ---- the 2-bit family (qsu2cxp weights through a look-up table, qai8dxp activations): both
+ * KleidiAI kernels through layer 2 with the table {-3, -1, 1, 3}, the GEMV one with m = 2 (qgemm
+ * computes every row), then layer 1 with the same packing and table. Every code 3 (weight 3) at
+ * scale 0.5: the rows of 1.0 and 0.25 give 96 and 24. */
+
+static uint8_t codes2[N * K / 4];
+static const int32_t lut2[4] = {-3, -1, 1, 3};
+
+static void family_2bit(void) {
+    sh_puts("  qai8dxp_qsu2cxp\n");
+    for (size_t i = 0; i < sizeof codes2; i++) codes2[i] = 0xff;
+    uint32_t features = 0;
+    check(qgemm_cpu_detect(&features) == QGEMM_OK, "2-bit family: qgemm_cpu_detect");
+    for (int gemv = 0; gemv < 2; gemv++) {
+        const qgemm_packing p = gemv ? PACKING(f32_qai8dxp1x4_qsu2cxp4x4bf32sf32_1x4_neon_dotprod)
+                                     : PACKING(f32_qai8dxp4x4_qsu2cxp4x4bf32sf32_8x4_neon_dotprod);
+        struct kai_rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon_params params = {.lhs_zero_point = 1,
+                                                                                .rhs_zero_point = 2};
+        kai_run_rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon(1, N, K, p.nr, p.kr, p.sr, codes2, NULL, scales, rhs_packed,
+                                                            0, &params, lut2);
+        kai_run_lhs_quant_pack_qai8dxp_f32(M, K, p.mr, p.kr, p.sr, 0, lhs, K * sizeof(float), lhs_packed);
+        if (gemv)
+            KAI(run, f32_qai8dxp1x4_qsu2cxp4x4bf32sf32_1x4_neon_dotprod)(M, N, K, lhs_packed, rhs_packed, dst2,
+                                                                          N * sizeof(float), sizeof(float), no_min,
+                                                                          no_max, lut2);
+        else
+            KAI(run, f32_qai8dxp4x4_qsu2cxp4x4bf32sf32_8x4_neon_dotprod)(M, N, K, lhs_packed, rhs_packed, dst2,
+                                                                          N * sizeof(float), sizeof(float), no_min,
+                                                                          no_max, lut2);
+        int ok = 1;
+        for (size_t i = 0; i < M * N; i++) ok &= near(dst2[i], i < N ? 96.0f : 24.0f);
+        check(ok, gemv ? "layer 2: rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon and the GEMV kai_* kernel with a table,"
+                         " m = 2 (every row) = hand result"
+                       : "layer 2: rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon and the GEMM kai_* kernel with a table"
+                         " = hand result");
+
+        qgemm_kernel kernel = {0, 0};
+        qgemm_kernel_info info;
+        size_t count = 0;
+        int found = 0;
+        check(qgemm_kernel_count(QGEMM_FAMILY_QAI8DXP_QSU2CXP, &count) == QGEMM_OK, "layer 1: qgemm_kernel_count");
+        for (size_t i = 0; i < count && !found; i++) {
+            bool yes = false;
+            if (qgemm_kernel_at(QGEMM_FAMILY_QAI8DXP_QSU2CXP, i, &kernel) == QGEMM_OK &&
+                qgemm_kernel_get_info(kernel, &info) == QGEMM_OK &&
+                qgemm_kernel_is_available(kernel, features, &yes) == QGEMM_OK && yes && info.packing.mr == p.mr &&
+                info.packing.nr == p.nr && info.packing.kr == p.kr && info.packing.sr == p.sr)
+                found = 1;
+        }
+        check(found, "layer 1: a kernel of the layer-2 packing");
+        if (!found) continue;
+        sh_puts("    layer 1 kernel: ");
+        sh_puts(info.name);
+        sh_puts("\n");
+        size_t l1 = 0, r1 = 0;
+        qgemm_status s = qgemm_lhs_qai8dxp_packed_size(&info.packing, M, K, &l1);
+        if (s == QGEMM_OK) s = qgemm_rhs_qsu2cxp_packed_size(&info.packing, N, K, &r1);
+        check(s == QGEMM_OK && l1 <= sizeof lhs_packed1 && r1 <= sizeof rhs_packed1, "layer 1: packed sizes fit");
+        if (s != QGEMM_OK || l1 > sizeof lhs_packed1 || r1 > sizeof rhs_packed1) continue;
+        const int32_t wide[4] = {-3, -1, 1, 64};
+        check(qgemm_rhs_qsu2cxp_pack(&info.packing, N, K, codes2, sizeof codes2, K / 4, scales, N, NULL, 0, wide,
+                                     rhs_packed1, r1) == QGEMM_ERROR_LUT_OUT_OF_RANGE,
+              "layer 1: qgemm_rhs_qsu2cxp_pack refuses a table entry of 64 (QGEMM_ERROR_LUT_OUT_OF_RANGE)");
+        s = qgemm_rhs_qsu2cxp_pack(&info.packing, N, K, codes2, sizeof codes2, K / 4, scales, N, NULL, 0, lut2,
+                                   rhs_packed1, r1);
+        check(s == QGEMM_OK, "layer 1: qgemm_rhs_qsu2cxp_pack");
+        s = qgemm_lhs_qai8dxp_quantize_pack(&info.packing, M, K, 0, lhs, M * K, K, lhs_packed1, l1);
+        check(s == QGEMM_OK, "layer 1: qgemm_lhs_qai8dxp_quantize_pack");
+        qgemm_matmul_args args = {.m = M, .n = N, .k = K, .dst_stride_row = N, .clamp_min = no_min,
+                                  .clamp_max = no_max};
+        check(qgemm_kernel_run_lut(kernel, features, lhs_packed1, l1, rhs_packed1, r1, dst1, M * N, &args, lut2) ==
+                  QGEMM_OK,
+              "layer 1: qgemm_kernel_run_lut");
+        int same = 1;
+        for (size_t i = 0; i < M * N; i++) {
+            uint32_t a, b;
+            __builtin_memcpy(&a, &dst1[i], 4);
+            __builtin_memcpy(&b, &dst2[i], 4);
+            same &= a == b;
+        }
+        check(same, "layer 1: output = layer 2 output, bit for bit");
+    }
+}
+
 int main(void) {
     sh_puts("baremetal-c: qgemm C API on bare metal\n");
     for (size_t i = 0; i < sizeof weights; i++) weights[i] = 0x99;
@@ -509,6 +596,7 @@ int main(void) {
     int8_family();
     families_16bit();
     families_asymmetric();
+    family_2bit();
     sh_puts(failures ? "baremetal-c: FAILED\n" : "baremetal-c: all checks passed\n");
     return failures ? 1 : 0;
 }

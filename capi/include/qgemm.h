@@ -46,6 +46,12 @@
 // `qsi8d32p_qai4c32p`.
 #define QGEMM_FAMILY_F16_QSI8D32P_QAI4C32P 9
 
+// `qai8dxp_qsu2cxp`: 2-bit weight codes through a 4-entry int32 look-up table (code `u` stands
+// for `lut[u]`, entries in `[-64, 63]`; default `{-2, -1, 0, 1}`) with per-channel f32 scales
+// (`qsu2cxp`) × int8 per-row activations (`qai8dxp`). Its kernels take the table:
+// `qgemm_kernel_run_lut`, `qgemm_linear_set_lut`.
+#define QGEMM_FAMILY_QAI8DXP_QSU2CXP 10
+
 // Tier of a kernel: portable Rust.
 #define QGEMM_TIER_SCALAR 0
 
@@ -135,6 +141,8 @@ typedef enum qgemm_status {
   // The kernel's output element type is not the one of the run function called
   // (`qgemm_kernel_run`: f32; `qgemm_kernel_run_u16`: f16 or bf16 bits).
   QGEMM_ERROR_WRONG_DST_TYPE = 16,
+  // An entry of a 2-bit look-up table (`QGEMM_FAMILY_QAI8DXP_QSU2CXP`) outside `[-64, 63]`.
+  QGEMM_ERROR_LUT_OUT_OF_RANGE = 17,
 } qgemm_status;
 
 // A kernel: its family (`QGEMM_FAMILY_*`) and its index in the family's catalogue
@@ -237,6 +245,10 @@ typedef struct qgemm_linear {
   const uint8_t *weights;
   // Bytes of `weights` the layer uses (`qgemm_linear_packed_size`).
   size_t weights_len;
+  // The look-up table of the 2-bit family's weight codes (`QGEMM_FAMILY_QAI8DXP_QSU2CXP`;
+  // code `u` stands for `lut[u]`): `{-2, -1, 0, 1}` from `qgemm_linear_from_packed`, another
+  // table with `qgemm_linear_set_lut`. Ignored by the other families.
+  int32_t lut[4];
 } qgemm_linear;
 
 // A prepared call of a layer (`qgemm_linear_prepare`): the activations quantized into
@@ -439,6 +451,29 @@ enum qgemm_status qgemm_kernel_run(struct qgemm_kernel kernel,
                                    float *dst,
                                    size_t dst_len,
                                    const struct qgemm_matmul_args *args);
+
+// As `qgemm_kernel_run`, with the 2-bit weights' look-up table `lut` (4 `int32_t`, code `u`
+// stands for `lut[u]`; every entry in `[-64, 63]`, else `QGEMM_ERROR_LUT_OUT_OF_RANGE`) for a
+// kernel of `QGEMM_FAMILY_QAI8DXP_QSU2CXP`: pass the table given to `qgemm_rhs_qsu2cxp_pack`
+// (the packed weights keep the codes; the kernels apply the table). `lut = NULL` is the default
+// table `{-2, -1, 0, 1}`, as `qgemm_kernel_run` uses. A table for a kernel of a family without
+// one: `QGEMM_ERROR_INVALID_ARGUMENT`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs, 4 elements for `lut`), as the module conventions
+// say.
+enum qgemm_status qgemm_kernel_run_lut(struct qgemm_kernel kernel,
+                                       uint32_t features,
+                                       const uint8_t *lhs_packed,
+                                       size_t lhs_packed_len,
+                                       const uint8_t *rhs_packed,
+                                       size_t rhs_packed_len,
+                                       float *dst,
+                                       size_t dst_len,
+                                       const struct qgemm_matmul_args *args,
+                                       const int32_t *lut);
 
 // As `qgemm_kernel_run`, for a kernel whose output is f16 or bf16: `dst`, `dst_len`
 // `uint16_t` elements receive the values' bit patterns. A kernel with f32 output:
@@ -846,6 +881,61 @@ enum qgemm_status qgemm_rhs_qai4c32p_pack(const struct qgemm_packing *packing,
                                           uint8_t *rhs_packed,
                                           size_t rhs_packed_len);
 
+// Writes the bytes of a `qsu2cxp` packed RHS (2-bit codes, `QGEMM_FAMILY_QAI8DXP_QSU2CXP`) of
+// `n` channels, depth `k`, to `*out`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_rhs_qsu2cxp_packed_size(const struct qgemm_packing *packing,
+                                                size_t n,
+                                                size_t k,
+                                                size_t *out);
+
+// Writes the byte offset of the `qsu2cxp` tile holding channel `n_idx` (a multiple of `nr`).
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_rhs_qsu2cxp_packed_offset(const struct qgemm_packing *packing,
+                                                  size_t n_idx,
+                                                  size_t k,
+                                                  size_t *out);
+
+// Packs `n` channels of 2-bit weight codes with per-channel f32 scales (`qsu2cxp`, KleidiAI's
+// `rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon`; packing `nr = 4`, `kr = 4`, `sr = 1`).
+//
+// * `rhs`, `rhs_len` bytes: `n` rows `rhs_stride` bytes apart (`>= k/4`), four codes per byte,
+//   the first depth in the lowest two bits; `k` a multiple of 32.
+// * `scale`, `scale_len` floats: `n`; `bias`, `bias_len`: `n` floats or `bias = NULL` (zeros).
+//   All finite.
+// * `lut`: 4 `int32_t`, code `u` stands for `lut[u]`, every entry in `[-64, 63]` (else
+//   `QGEMM_ERROR_LUT_OUT_OF_RANGE`; KleidiAI narrows to int8 silently), or `NULL` for the default
+//   `{-2, -1, 0, 1}`. The packed bytes hold the codes and a row sum of the table's values: give
+//   the same table to the kernels (`qgemm_kernel_run_lut`, `qgemm_linear_set_lut`).
+// * `rhs_packed`, `rhs_packed_len` bytes: at least `qgemm_rhs_qsu2cxp_packed_size`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs, 4 elements for `lut`), as the module conventions
+// say.
+enum qgemm_status qgemm_rhs_qsu2cxp_pack(const struct qgemm_packing *packing,
+                                         size_t n,
+                                         size_t k,
+                                         const uint8_t *rhs,
+                                         size_t rhs_len,
+                                         size_t rhs_stride,
+                                         const float *scale,
+                                         size_t scale_len,
+                                         const float *bias,
+                                         size_t bias_len,
+                                         const int32_t *lut,
+                                         uint8_t *rhs_packed,
+                                         size_t rhs_packed_len);
+
 // Writes the bytes of a `qsi8cxp` packed RHS of `n` channels, depth `k`, to `*out`.
 //
 // # Safety
@@ -930,6 +1020,21 @@ enum qgemm_status qgemm_linear_from_packed(uint32_t family,
                                            const uint8_t *weights,
                                            size_t weights_len,
                                            struct qgemm_linear *out);
+
+// Sets the look-up table of a `QGEMM_FAMILY_QAI8DXP_QSU2CXP` layer (the family whose kernels
+// take one) (`*layer`, filled by
+// `qgemm_linear_from_packed`, which gives it the default `{-2, -1, 0, 1}`) to `lut` (4
+// `int32_t`): the table its weights were packed with (`qgemm_rhs_qsu2cxp_pack`, KleidiAI's
+// `kai_run_rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon`). `lut = NULL` restores the default. An
+// entry outside `[-64, 63]`: `QGEMM_ERROR_LUT_OUT_OF_RANGE`; a layer of another family:
+// `QGEMM_ERROR_INVALID_ARGUMENT`; `*layer` unchanged on error.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs, 4 elements for `lut`), as the module conventions
+// say.
+enum qgemm_status qgemm_linear_set_lut(struct qgemm_linear *layer, const int32_t *lut);
 
 // Writes to `*out` the bytes of scratch `qgemm_linear_run` and `qgemm_linear_prepare` need for
 // `m` rows, on any CPU.

@@ -43,11 +43,12 @@ use qgemm::lhs::{qai8dxp, qsi8d32p, qsi8d32pscalef32};
 use qgemm::qai8dxp_qsi4c32p::{self, Qai8dxpQsi4c32p};
 use qgemm::qai8dxp_qsi4cxp::{self, Qai8dxpQsi4cxp};
 use qgemm::qai8dxp_qsi8cxp::{self, Qai8dxpQsi8cxp};
+use qgemm::qai8dxp_qsu2cxp::{self, Qai8dxpQsu2cxp};
 use qgemm::qsi8d32p_qai4c32p::{self, Qsi8d32pQai4c32p};
 use qgemm::qsi8d32p_qsi4c32p::{self, Qsi8d32pQsi4c32p};
 use qgemm::rhs::qsi4c32p::BlockScales;
 use qgemm::rhs::qsi8cxp::{self, Int8Source};
-use qgemm::rhs::{Int4Encoding, Int4Source, Layout, qai4c32p, qsi4c32p, qsi4c32pscalef16, qsi4cxp};
+use qgemm::rhs::{Int4Encoding, Int4Source, Layout, qai4c32p, qsi4c32p, qsi4c32pscalef16, qsi4cxp, qsu2cxp};
 use qgemm::{Clamp, CpuFeatures, Family, Kernel, MatmulArgs, Packing, Tier};
 
 use crate::status::qgemm_status;
@@ -275,6 +276,11 @@ pub const QGEMM_FAMILY_QSI8D32P_QAI4C32P: u32 = 8;
 /// `f16_qsi8d32p_qai4c32p`: f16 activations and outputs, the weights and arithmetic of
 /// `qsi8d32p_qai4c32p`.
 pub const QGEMM_FAMILY_F16_QSI8D32P_QAI4C32P: u32 = 9;
+/// `qai8dxp_qsu2cxp`: 2-bit weight codes through a 4-entry int32 look-up table (code `u` stands
+/// for `lut[u]`, entries in `[-64, 63]`; default `{-2, -1, 0, 1}`) with per-channel f32 scales
+/// (`qsu2cxp`) × int8 per-row activations (`qai8dxp`). Its kernels take the table:
+/// `qgemm_kernel_run_lut`, `qgemm_linear_set_lut`.
+pub const QGEMM_FAMILY_QAI8DXP_QSU2CXP: u32 = 10;
 
 /// The families of layer 1, one row each, in code order:
 ///
@@ -296,6 +302,7 @@ macro_rules! families {
             (QGEMM_FAMILY_BF16_QAI8DXP_QSI4C32P, "bf16_qai8dxp_qsi4c32p", Bf16Qai8dxpQsi4c32p, bf16_qai8dxp_qsi4c32p::select, qai8dxp, bf16)
             (QGEMM_FAMILY_QSI8D32P_QAI4C32P, "qsi8d32p_qai4c32p", Qsi8d32pQai4c32p, qsi8d32p_qai4c32p::select, qsi8d32pscalef32, f32)
             (QGEMM_FAMILY_F16_QSI8D32P_QAI4C32P, "f16_qsi8d32p_qai4c32p", F16Qsi8d32pQai4c32p, f16_qsi8d32p_qai4c32p::select, qsi8d32pscalef32, f16)
+            (QGEMM_FAMILY_QAI8DXP_QSU2CXP, "qai8dxp_qsu2cxp", Qai8dxpQsu2cxp, qai8dxp_qsu2cxp::select, qai8dxp, f32)
         }
     };
 }
@@ -763,17 +770,24 @@ unsafe fn run<F: CFamily<Out = <F as Family>::Dst>, T: CElem>(
     features: u32,
     bufs: RunBuffers<T>,
     args: *const qgemm_matmul_args,
+    lut: *const i32,
 ) -> Status {
     let dst = dst_as::<F::Dst, T>(bufs.dst.0)?;
     let cpu = self::features(features)?;
     // SAFETY: `args` is null or valid for a read (this function's contract).
     let a = unsafe { read_in(args) }?;
     let clamp = Clamp::new(a.clamp_min, a.clamp_max)?;
+    // SAFETY: `lut` is null or valid for 4 reads (this function's contract).
+    let (table, lut_span) = unsafe { lut_in(lut) }?;
+    if table.is_some() && !F::TAKES_LUT {
+        return Err(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT);
+    }
     let args = MatmulArgs::new(a.m, a.n, a.k)
         .with_block_len(a.bl)
         .with_rect(a.m_idx, a.n_idx, a.m, a.n)
         .with_dst_stride(a.dst_stride_row)
-        .with_clamp(clamp);
+        .with_clamp(clamp)
+        .with_lut(table.unwrap_or(qsu2cxp::DEFAULT_LUT));
     // SAFETY: `lhs` is null or valid for its length in reads (this function's contract).
     let (lhs, lhs_span) = unsafe { input(bufs.lhs.0, bufs.lhs.1) }?;
     // SAFETY: `rhs` is null or valid for its length in reads (this function's contract).
@@ -782,9 +796,25 @@ unsafe fn run<F: CFamily<Out = <F as Family>::Dst>, T: CElem>(
     // function's contract); `dst_as` gave a pointer to `F::Out` only where `F::Out` has the
     // size and alignment of `T`, so the same memory is that many `F::Out` elements, and every
     // bit pattern the kernel stores is a valid `T` for the caller.
-    let dst = unsafe { output(dst, bufs.dst.1, &[lhs_span, rhs_span]) }?;
+    let dst = unsafe { output(dst, bufs.dst.1, &[lhs_span, rhs_span, lut_span]) }?;
     kern.run(&cpu, lhs, rhs, dst, &args)?;
     Ok(())
+}
+
+/// A caller's 2-bit look-up table: null is `None` (the default table), else the 4 entries
+/// (checked by the kernels and packers that use them) and their byte range.
+///
+/// # Safety
+///
+/// `lut` is null or valid for 4 reads of `int32_t`.
+unsafe fn lut_in(lut: *const i32) -> Status<(Option<[i32; 4]>, Span)> {
+    if lut.is_null() {
+        return Ok((None, NO_SPAN));
+    }
+    // SAFETY: non-null, so valid for 4 reads (this function's contract); `input` checks the
+    // alignment.
+    let (v, span) = unsafe { input(lut, 4) }?;
+    Ok((Some([v[0], v[1], v[2], v[3]]), span))
 }
 
 /// Computes the rectangle `*args` describes with `kernel` on a CPU with `features`, for a
@@ -816,8 +846,39 @@ pub unsafe extern "C" fn qgemm_kernel_run(
     args: *const qgemm_matmul_args,
 ) -> qgemm_status {
     let bufs = RunBuffers { lhs: (lhs_packed, lhs_packed_len), rhs: (rhs_packed, rhs_packed_len), dst: (dst, dst_len) };
-    // SAFETY: the buffers and `args` as this function's contract says, which is `run`'s.
-    status(|| with_kernel!(kernel, k => unsafe { run(k, features, bufs, args) }))
+    // SAFETY: the buffers and `args` as this function's contract says, which is `run`'s (no table).
+    status(|| with_kernel!(kernel, k => unsafe { run(k, features, bufs, args, core::ptr::null()) }))
+}
+
+/// As `qgemm_kernel_run`, with the 2-bit weights' look-up table `lut` (4 `int32_t`, code `u`
+/// stands for `lut[u]`; every entry in `[-64, 63]`, else `QGEMM_ERROR_LUT_OUT_OF_RANGE`) for a
+/// kernel of `QGEMM_FAMILY_QAI8DXP_QSU2CXP`: pass the table given to `qgemm_rhs_qsu2cxp_pack`
+/// (the packed weights keep the codes; the kernels apply the table). `lut = NULL` is the default
+/// table `{-2, -1, 0, 1}`, as `qgemm_kernel_run` uses. A table for a kernel of a family without
+/// one: `QGEMM_ERROR_INVALID_ARGUMENT`.
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs, 4 elements for `lut`), as the module conventions
+/// say.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn qgemm_kernel_run_lut(
+    kernel: qgemm_kernel,
+    features: u32,
+    lhs_packed: *const u8,
+    lhs_packed_len: usize,
+    rhs_packed: *const u8,
+    rhs_packed_len: usize,
+    dst: *mut f32,
+    dst_len: usize,
+    args: *const qgemm_matmul_args,
+    lut: *const i32,
+) -> qgemm_status {
+    let bufs = RunBuffers { lhs: (lhs_packed, lhs_packed_len), rhs: (rhs_packed, rhs_packed_len), dst: (dst, dst_len) };
+    // SAFETY: the buffers, `args` and `lut` as this function's contract says, which is `run`'s.
+    status(|| with_kernel!(kernel, k => unsafe { run(k, features, bufs, args, lut) }))
 }
 
 /// As `qgemm_kernel_run`, for a kernel whose output is f16 or bf16: `dst`, `dst_len`
@@ -846,8 +907,8 @@ pub unsafe extern "C" fn qgemm_kernel_run_u16(
     args: *const qgemm_matmul_args,
 ) -> qgemm_status {
     let bufs = RunBuffers { lhs: (lhs_packed, lhs_packed_len), rhs: (rhs_packed, rhs_packed_len), dst: (dst, dst_len) };
-    // SAFETY: the buffers and `args` as this function's contract says, which is `run`'s.
-    status(|| with_kernel!(kernel, k => unsafe { run(k, features, bufs, args) }))
+    // SAFETY: the buffers and `args` as this function's contract says, which is `run`'s (no table).
+    status(|| with_kernel!(kernel, k => unsafe { run(k, features, bufs, args, core::ptr::null()) }))
 }
 
 // ---- LHS packers --------------------------------------------------------------------------
@@ -1348,7 +1409,7 @@ unsafe fn optional<'a>(p: *const f32, len: usize) -> Status<(Option<&'a [f32]>, 
 }
 
 /// The f32 scales (per channel, or per block for `qai4c32p`) and optional bias of the
-/// `qsi4cxp`, `qsi8cxp` and `qai4c32p` packers, and their byte ranges.
+/// `qsi4cxp`, `qsi8cxp`, `qai4c32p` and `qsu2cxp` packers, and their byte ranges.
 struct ChannelParams<'a> {
     scale: &'a [f32],
     bias: Option<&'a [f32]>,
@@ -1680,6 +1741,93 @@ pub unsafe extern "C" fn qgemm_rhs_qai4c32p_pack(
         // contract); `output` checks that it overlaps none of the inputs.
         let out = unsafe { output(rhs_packed, rhs_packed_len, &inputs) }?;
         Ok(qai4c32p::pack(&p, n, k, bl, src, rhs_stride, zero, c.scale, c.bias, out)?)
+    })
+}
+
+/// Writes the bytes of a `qsu2cxp` packed RHS (2-bit codes, `QGEMM_FAMILY_QAI8DXP_QSU2CXP`) of
+/// `n` channels, depth `k`, to `*out`.
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn qgemm_rhs_qsu2cxp_packed_size(
+    packing: *const qgemm_packing,
+    n: usize,
+    k: usize,
+    out: *mut usize,
+) -> qgemm_status {
+    // SAFETY: `packing` and `out` as this function's contract says.
+    unsafe { packing_query(packing, out, |p| qsu2cxp::packed_size(n, k, p)) }
+}
+
+/// Writes the byte offset of the `qsu2cxp` tile holding channel `n_idx` (a multiple of `nr`).
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn qgemm_rhs_qsu2cxp_packed_offset(
+    packing: *const qgemm_packing,
+    n_idx: usize,
+    k: usize,
+    out: *mut usize,
+) -> qgemm_status {
+    // SAFETY: `packing` and `out` as this function's contract says.
+    unsafe { packing_query(packing, out, |p| qsu2cxp::packed_offset(n_idx, k, p)) }
+}
+
+/// Packs `n` channels of 2-bit weight codes with per-channel f32 scales (`qsu2cxp`, KleidiAI's
+/// `rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon`; packing `nr = 4`, `kr = 4`, `sr = 1`).
+///
+/// * `rhs`, `rhs_len` bytes: `n` rows `rhs_stride` bytes apart (`>= k/4`), four codes per byte,
+///   the first depth in the lowest two bits; `k` a multiple of 32.
+/// * `scale`, `scale_len` floats: `n`; `bias`, `bias_len`: `n` floats or `bias = NULL` (zeros).
+///   All finite.
+/// * `lut`: 4 `int32_t`, code `u` stands for `lut[u]`, every entry in `[-64, 63]` (else
+///   `QGEMM_ERROR_LUT_OUT_OF_RANGE`; KleidiAI narrows to int8 silently), or `NULL` for the default
+///   `{-2, -1, 0, 1}`. The packed bytes hold the codes and a row sum of the table's values: give
+///   the same table to the kernels (`qgemm_kernel_run_lut`, `qgemm_linear_set_lut`).
+/// * `rhs_packed`, `rhs_packed_len` bytes: at least `qgemm_rhs_qsu2cxp_packed_size`.
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs, 4 elements for `lut`), as the module conventions
+/// say.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn qgemm_rhs_qsu2cxp_pack(
+    packing: *const qgemm_packing,
+    n: usize,
+    k: usize,
+    rhs: *const u8,
+    rhs_len: usize,
+    rhs_stride: usize,
+    scale: *const f32,
+    scale_len: usize,
+    bias: *const f32,
+    bias_len: usize,
+    lut: *const i32,
+    rhs_packed: *mut u8,
+    rhs_packed_len: usize,
+) -> qgemm_status {
+    status(|| {
+        // SAFETY: `packing` is null or valid for a read (this function's contract).
+        let p = unsafe { packing_in(packing) }?;
+        // SAFETY: `rhs` is null or valid for `rhs_len` reads (this function's contract).
+        let (src, src_span) = unsafe { input(rhs, rhs_len) }?;
+        // SAFETY: `scale` and `bias` as this function's contract says.
+        let c = unsafe { channel_params((scale, scale_len), (bias, bias_len)) }?;
+        // SAFETY: `lut` is null or valid for 4 reads (this function's contract).
+        let (table, lut_span) = unsafe { lut_in(lut) }?;
+        let inputs = [src_span, c.spans[0], c.spans[1], lut_span];
+        // SAFETY: `rhs_packed` is null or valid for `rhs_packed_len` writes (this function's
+        // contract); `output` checks that it overlaps none of the inputs.
+        let out = unsafe { output(rhs_packed, rhs_packed_len, &inputs) }?;
+        Ok(qsu2cxp::pack(&p, n, k, src, rhs_stride, c.scale, c.bias, table.as_ref(), out)?)
     })
 }
 

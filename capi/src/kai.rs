@@ -18,7 +18,7 @@
 use core::ffi::c_void;
 
 use qgemm::lhs::{qai8dxp, qsi8d32p, qsi8d32pscalef32};
-use qgemm::rhs::{qai4c32p, qsi4c32p, qsi4c32pscalef16, qsi4cxp, qsi8cxp};
+use qgemm::rhs::{qai4c32p, qsi4c32p, qsi4c32pscalef16, qsi4cxp, qsi8cxp, qsu2cxp};
 use qgemm::{Clamp, CpuFeatures, Family, Kernel, Packing, UncheckedArgs};
 
 use crate::hook::report;
@@ -27,13 +27,14 @@ use crate::hook::report;
 pub const KAI_DT_BF16: u32 = 0x0213;
 
 /// `struct kai_rhs_pack_qs4cxs1s0_param`: also the parameter struct of
-/// `rhs_pack_{nxk,kxn}_qsi4cxp_qs4cxs1s0`, `rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0` and
-/// `rhs_pack_nxk_qai4c32p_qau4c32s0s1_f32_f32_f32_neon`.
+/// `rhs_pack_{nxk,kxn}_qsi4cxp_qs4cxs1s0`, `rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0`,
+/// `rhs_pack_nxk_qai4c32p_qau4c32s0s1_f32_f32_f32_neon` and
+/// `rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon`.
 #[repr(C)]
 pub struct kai_rhs_pack_qs4cxs1s0_param {
     /// Must be 1.
     pub lhs_zero_point: i8,
-    /// 8: unsigned nibbles (value `u - 8`); 0: two's-complement nibbles.
+    /// 8: unsigned nibbles (value `u - 8`); 0: two's-complement nibbles; 2 for the 2-bit packer.
     pub rhs_zero_point: u8,
 }
 
@@ -147,7 +148,9 @@ impl KaiKernel {
     ///
     /// KleidiAI's contract for the buffers: `lhs` and `rhs` point at packed tiles of this
     /// packing, `k` and `bl` covering the `m x n` rectangle, and `dst` is writable for it with
-    /// `dst_stride_row` bytes between rows, not overlapping the packed buffers.
+    /// `dst_stride_row` bytes between rows, not overlapping the packed buffers; `lut` null (the
+    /// default table) or readable for 4 `int32_t` (the 2-bit kernels' table; the other families
+    /// pass null).
     #[allow(clippy::too_many_arguments)]
     unsafe fn run<F: Family>(
         &self,
@@ -158,6 +161,7 @@ impl KaiKernel {
         dst: *mut F::Dst,
         (dst_stride_row, dst_stride_col): (usize, usize),
         (clamp_min, clamp_max): (f32, f32),
+        lut: *const i32,
     ) {
         let e = self.dst_bytes;
         if m == 0 || n == 0 {
@@ -189,6 +193,17 @@ impl KaiKernel {
         // The family's checks of k and bl (bl % 32, k % bl) and of the size arithmetic.
         check!(f, (), F::lhs_tile_stride(k, bl, &self.packing));
         check!(f, (), F::rhs_tile_stride(k, bl, &self.packing));
+        // The 2-bit family's table: KleidiAI's default for null; entries outside [-64, 63] (which
+        // KleidiAI narrows to int8 silently) go to the hook.
+        let lut = if lut.is_null() {
+            qsu2cxp::DEFAULT_LUT
+        } else {
+            // SAFETY: the caller's contract: a non-null `lut` points at 4 `int32_t` (read
+            // unaligned: no alignment is assumed beyond KleidiAI's).
+            let t = unsafe { [0, 1, 2, 3].map(|i| lut.add(i).read_unaligned()) };
+            check!(f, (), qsu2cxp::check_lut(&t));
+            t
+        };
         let cpu = crate::cpu::layer2();
         let Some(kernel) = kernel_for::<F>(&self.packing, &cpu, m) else {
             fail!(f, (), "no qgemm kernel for this packing on this CPU");
@@ -204,7 +219,7 @@ impl KaiKernel {
             dst_stride_row,
             clamp_min: clamp.min(),
             clamp_max: clamp.max(),
-            lut: qgemm::rhs::qsu2cxp::DEFAULT_LUT,
+            lut,
         };
         // SAFETY: the kernel's tier is in `cpu` (`kernel_for`); m, n, k >= 1 and bl were
         // validated by the family; the clamp is valid; the stride is a multiple of the element
@@ -221,7 +236,7 @@ macro_rules! kai_kernel {
         family: $fam:ty, dst: $dst:ty,
         lhs_offset($($lp:ident),*) => $lhs:path,
         rhs_offset($($rp:ident),*) => $rhs:path,
-        run($m:ident, $n:ident, $k:ident $(, $bl:ident)?),
+        run($m:ident, $n:ident, $k:ident $(, $bl:ident)? $(; $lut:ident)?),
         ($name:ident, $isa:ident, $ms:expr, $ns:expr, $mr:expr, $nr:expr, $kr:expr, $sr:expr $(, $m1:ident)?)
     ) => {
         paste::paste! {
@@ -284,11 +299,14 @@ macro_rules! kai_kernel {
             pub unsafe extern "C-unwind" fn [<kai_run_ $name>](
                 $m: usize, $n: usize, $k: usize, $($bl: usize,)? lhs_packed: *const c_void, rhs_packed: *const c_void,
                 dst: *mut $dst, dst_stride_row: usize, dst_stride_col: usize, scalar_min: f32, scalar_max: f32,
+                $($lut: *const i32,)?
             ) {
-                // SAFETY: forwarded from the caller's contract (see `# Safety`).
+                // SAFETY: forwarded from the caller's contract (see `# Safety`; the 2-bit kernels'
+                // `lut` is null or points at 4 `int32_t`).
                 unsafe {
                     [<SPEC_ $name>].run::<$fam>(stringify!([<kai_run_ $name>]), ($m, $n, $k, kai_kernel!(@bl $($bl)?)),
-                        lhs_packed, rhs_packed, dst, (dst_stride_row, dst_stride_col), (scalar_min, scalar_max))
+                        lhs_packed, rhs_packed, dst, (dst_stride_row, dst_stride_col), (scalar_min, scalar_max),
+                        kai_kernel!(@lut $($lut)?))
                 }
             }
         }
@@ -296,6 +314,9 @@ macro_rules! kai_kernel {
     // `bl` of a `run` call: the argument, or 0 for a family without blocks.
     (@bl $bl:ident) => { $bl };
     (@bl) => { 0 };
+    // `lut` of a `run` call: the argument of the 2-bit kernels, or null (the default table).
+    (@lut $lut:ident) => { $lut };
+    (@lut) => { core::ptr::null() };
     (@m1 m_is_1) => { true };
     (@m1) => { false };
 }
@@ -493,6 +514,23 @@ kai_family! {
             (matmul_clamp_f16_qsi8d32p1x8_qai4c32p4x8_1x4_neon_dotprod, dotprod, 1, 4, 1, 4, 16, 2),
             (matmul_clamp_f16_qsi8d32p4x4_qai4c32p4x4_8x4_neon_dotprod, dotprod, 8, 4, 4, 4, 8, 2),
             (matmul_clamp_f16_qsi8d32p4x8_qai4c32p4x8_8x4_neon_i8mm, i8mm, 8, 4, 4, 4, 16, 2),
+        ]
+    }
+}
+
+kai_family! {
+    /// `matmul_clamp_f32_qai8dxp_qsu2cxp`: 2-bit weight codes through a look-up table
+    /// (`run_matmul` takes `const int32_t* lut`, null for KleidiAI's default `{-2, -1, 0, 1}`).
+    /// KleidiAI's GEMV kernel declares `m == 1` and writes only row 0 of a call with `m > 1`; this
+    /// one computes every row (no `m_is_1`).
+    pub mod qai8dxp_qsu2cxp {
+        family: qgemm::qai8dxp_qsu2cxp::Qai8dxpQsu2cxp, dst: f32,
+        lhs_offset(m_idx, k) => qai8dxp::packed_offset,
+        rhs_offset(n_idx, k) => qsu2cxp::packed_offset,
+        run(m, n, k; lut),
+        kernels: [
+            (matmul_clamp_f32_qai8dxp1x4_qsu2cxp4x4bf32sf32_1x4_neon_dotprod, dotprod, 1, 4, 1, 4, 4, 1),
+            (matmul_clamp_f32_qai8dxp4x4_qsu2cxp4x4bf32sf32_8x4_neon_dotprod, dotprod, 8, 4, 4, 4, 4, 1),
         ]
     }
 }

@@ -43,6 +43,8 @@ pub enum qgemm_status {
     /// The kernel's output element type is not the one of the run function called
     /// (`qgemm_kernel_run`: f32; `qgemm_kernel_run_u16`: f16 or bf16 bits).
     QGEMM_ERROR_WRONG_DST_TYPE = 16,
+    /// An entry of a 2-bit look-up table (`QGEMM_FAMILY_QAI8DXP_QSU2CXP`) outside `[-64, 63]`.
+    QGEMM_ERROR_LUT_OUT_OF_RANGE = 17,
 }
 
 impl From<Error> for qgemm_status {
@@ -59,6 +61,7 @@ impl From<Error> for qgemm_status {
             Error::ScaleOverflow { .. } => qgemm_status::QGEMM_ERROR_SCALE_OVERFLOW,
             Error::UnsupportedCpu { .. } => qgemm_status::QGEMM_ERROR_UNSUPPORTED_CPU,
             Error::SizeOverflow => qgemm_status::QGEMM_ERROR_SIZE_OVERFLOW,
+            Error::LutOutOfRange { .. } => qgemm_status::QGEMM_ERROR_LUT_OUT_OF_RANGE,
             // `Error` is non-exhaustive: a variant added later maps here until it gets its own.
             _ => qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT,
         }
@@ -87,6 +90,7 @@ pub extern "C" fn qgemm_status_message(status: i32) -> *const core::ffi::c_char 
         14 => c"a pointer is not aligned to its element type",
         15 => c"an output buffer overlaps an input buffer",
         16 => c"the kernel's output type is not the run function's (f32: qgemm_kernel_run, f16/bf16: qgemm_kernel_run_u16)",
+        17 => c"a look-up table entry is outside [-64, 63]",
         _ => c"unknown status",
     };
     text.as_ptr()

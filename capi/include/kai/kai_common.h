@@ -28,9 +28,10 @@ enum kai_datatype {
     kai_dt_bool = 0x0441
 };
 
-/* Parameters of rhs_pack_{nxk,kxn}_qsi4cxp_qs4cxs1s0, rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0 and
- * rhs_pack_nxk_qai4c32p_qau4c32s0s1_f32_f32_f32_neon: lhs_zero_point must be 1; rhs_zero_point 8
- * (unsigned nibbles) or 0 (signed, qsi4cxp only). */
+/* Parameters of rhs_pack_{nxk,kxn}_qsi4cxp_qs4cxs1s0, rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0,
+ * rhs_pack_nxk_qai4c32p_qau4c32s0s1_f32_f32_f32_neon and rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon:
+ * lhs_zero_point must be 1; rhs_zero_point 8 (unsigned nibbles), 0 (signed, qsi4cxp only) or 2 (the
+ * 2-bit codes of qsu2cxp). */
 struct kai_rhs_pack_qs4cxs1s0_param {
     int8_t lhs_zero_point;
     uint8_t rhs_zero_point;

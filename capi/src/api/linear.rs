@@ -15,6 +15,12 @@
 //!   and concurrently: the parts of one split write disjoint elements and the library takes no
 //!   reference to the whole output).
 //!
+//! * The 2-bit family (`QGEMM_FAMILY_QAI8DXP_QSU2CXP`): the layer carries the weights' look-up
+//!   table ([`qgemm_linear::lut`]): `qgemm_linear_from_packed` sets the default `{-2, -1, 0, 1}`,
+//!   `qgemm_linear_set_lut` the table the weights were packed with (validated: every entry in
+//!   `[-64, 63]`, else `QGEMM_ERROR_LUT_OUT_OF_RANGE`, checked again on every use). The other
+//!   families ignore the field.
+//!
 //! Activations and outputs are `float` for the f32 families and `uint16_t` bit patterns for the
 //! `F16_`/`BF16_` ones; the other function: `QGEMM_ERROR_WRONG_DST_TYPE`. A call struct whose
 //! kernel is not one of its layer's family, or does not consume its weights:
@@ -42,6 +48,10 @@ pub struct qgemm_linear {
     pub weights: *const u8,
     /// Bytes of `weights` the layer uses (`qgemm_linear_packed_size`).
     pub weights_len: usize,
+    /// The look-up table of the 2-bit family's weight codes (`QGEMM_FAMILY_QAI8DXP_QSU2CXP`;
+    /// code `u` stands for `lut[u]`): `{-2, -1, 0, 1}` from `qgemm_linear_from_packed`, another
+    /// table with `qgemm_linear_set_lut`. Ignored by the other families.
+    pub lut: [i32; 4],
 }
 
 /// A prepared call of a layer (`qgemm_linear_prepare`): the activations quantized into
@@ -83,10 +93,43 @@ pub struct qgemm_rect {
 }
 
 /// What the operator needs of a layer-1 family: its `op::Linear`, whose activations are of its
-/// output type (true of every row of [`families!`]).
-trait LinearFamily: CFamily<Out = <Self as Family>::Dst> + Operator<Src = <Self as Family>::Dst> {}
+/// output type (true of every row of [`families!`]), and how its layer takes a look-up table.
+trait LinearFamily: CFamily<Out = <Self as Family>::Dst> + Operator<Src = <Self as Family>::Dst> + LayerLut {}
 
-impl<F: CFamily<Out = <F as Family>::Dst> + Operator<Src = <F as Family>::Dst>> LinearFamily for F {}
+impl<F: CFamily<Out = <F as Family>::Dst> + Operator<Src = <F as Family>::Dst> + LayerLut> LinearFamily for F {}
+
+/// How a family's `Linear` takes the table of a [`qgemm_linear`]: the 2-bit family's
+/// `Linear::with_lut` (validated); the others ignore it.
+trait LayerLut: Operator + Sized {
+    /// `layer` with the table `lut`.
+    fn with_table(layer: Linear<'_, Self>, lut: [i32; 4]) -> Status<Linear<'_, Self>> {
+        let _ = lut;
+        Ok(layer)
+    }
+}
+
+/// The [`LayerLut`] impl of one row of [`families!`].
+macro_rules! layer_lut_impl {
+    (Qai8dxpQsu2cxp) => {
+        impl LayerLut for Qai8dxpQsu2cxp {
+            fn with_table(layer: Linear<'_, Self>, lut: [i32; 4]) -> Status<Linear<'_, Self>> {
+                Ok(layer.with_lut(lut)?)
+            }
+        }
+    };
+    ($fam:ident) => {
+        impl LayerLut for $fam {}
+    };
+}
+
+/// The [`LayerLut`] impls of the rows.
+macro_rules! layer_lut_impls {
+    (() $(($code:ident, $name:literal, $fam:ident, $select:path, $lhs:ident, $dst:ty))*) => {
+        $(layer_lut_impl!($fam);)*
+    };
+}
+
+families!(layer_lut_impls!());
 
 /// The `Linear` a C layer describes, and the byte range of its weights.
 ///
@@ -99,7 +142,7 @@ unsafe fn layer_of<'a, F: LinearFamily>(l: &qgemm_linear) -> Status<(Linear<'a, 
     }
     // SAFETY: this function's contract.
     let (w, span) = unsafe { input(l.weights, l.weights_len) }?;
-    Ok((Linear::<F>::from_packed(l.n, l.k, l.bl, w)?, span))
+    Ok((F::with_table(Linear::<F>::from_packed(l.n, l.k, l.bl, w)?, l.lut)?, span))
 }
 
 /// `x`, `len` activations of the C type `T` as the family's element type, if `T` is the type
@@ -365,7 +408,7 @@ unsafe fn run_part_family<F: LinearFamily, T: CElem>(
             dst_stride_row: n * size_of::<F::Dst>(),
             clamp_min: clamp.min(),
             clamp_max: clamp.max(),
-            lut: qgemm::rhs::qsu2cxp::DEFAULT_LUT,
+            lut: layer.lut(),
         };
         // SAFETY: `run_unchecked`'s contract: the CPU has the kernel's features (`call_of`
         // checked the call's feature bits, which the caller vouches for, as for every layer-1
@@ -435,11 +478,41 @@ pub unsafe extern "C" fn qgemm_linear_from_packed(
     weights_len: usize,
     out: *mut qgemm_linear,
 ) -> qgemm_status {
-    let l = qgemm_linear { family, n, k, bl, weights, weights_len };
+    let l = qgemm_linear { family, n, k, bl, weights, weights_len, lut: qgemm::rhs::qsu2cxp::DEFAULT_LUT };
     // SAFETY: `weights` is null or valid for `weights_len` reads (this function's contract).
     let used = match_family!(family, F => unsafe { layer_of::<F>(&l) }.map(|(layer, _)| layer.weights().len()));
     // SAFETY: `out` is null or valid for a write (this function's contract).
     unsafe { answer(used.map(|weights_len| qgemm_linear { weights_len, ..l }), out) }
+}
+
+/// Sets the look-up table of a `QGEMM_FAMILY_QAI8DXP_QSU2CXP` layer (the family whose kernels
+/// take one) (`*layer`, filled by
+/// `qgemm_linear_from_packed`, which gives it the default `{-2, -1, 0, 1}`) to `lut` (4
+/// `int32_t`): the table its weights were packed with (`qgemm_rhs_qsu2cxp_pack`, KleidiAI's
+/// `kai_run_rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon`). `lut = NULL` restores the default. An
+/// entry outside `[-64, 63]`: `QGEMM_ERROR_LUT_OUT_OF_RANGE`; a layer of another family:
+/// `QGEMM_ERROR_INVALID_ARGUMENT`; `*layer` unchanged on error.
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs, 4 elements for `lut`), as the module conventions
+/// say.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn qgemm_linear_set_lut(layer: *mut qgemm_linear, lut: *const i32) -> qgemm_status {
+    status(|| {
+        // SAFETY: `layer` is null or valid for a read (this function's contract).
+        let mut l = unsafe { read_in(layer.cast_const()) }?;
+        // Only a family whose kernels take a table (an unknown code: INVALID_ARGUMENT too).
+        match_family!(l.family, F => if F::TAKES_LUT { Ok(()) } else { Err(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT) })?;
+        // SAFETY: `lut` is null or valid for 4 reads (this function's contract).
+        let (table, _) = unsafe { lut_in(lut) }?;
+        let table = table.unwrap_or(qgemm::rhs::qsu2cxp::DEFAULT_LUT);
+        qgemm::rhs::qsu2cxp::check_lut(&table)?;
+        l.lut = table;
+        // SAFETY: `layer` is valid for a write (it was read above; this function's contract).
+        unsafe { put(layer, l) }
+    })
 }
 
 /// Writes to `*out` the bytes of scratch `qgemm_linear_run` and `qgemm_linear_prepare` need for

@@ -19,7 +19,7 @@ use qgemm::Element;
 use qgemm::lhs::{qai8dxp, qsi8d32p, qsi8d32pscalef32};
 use qgemm::rhs::qsi4c32p::BlockScales;
 use qgemm::rhs::qsi8cxp::{self, Int8Source};
-use qgemm::rhs::{Int4Encoding, Int4Source, Layout, qai4c32p, qsi4c32p, qsi4c32pscalef16, qsi4cxp};
+use qgemm::rhs::{Int4Encoding, Int4Source, Layout, qai4c32p, qsi4c32p, qsi4c32pscalef16, qsi4cxp, qsu2cxp};
 
 use super::{
     KAI_DT_BF16, kai_rhs_pack_qs4cxs1s0_param, kai_rhs_pack_qsi4c32p_qsu4c32s1s0_params, kai_rhs_pack_qsi8cx_params,
@@ -753,6 +753,75 @@ macro_rules! kai_packer {
         }
     };
 
+    // `rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon`: 2-bit codes (four per byte, first depth in
+    // the low bits), per-channel f32 scales, optional f32 bias, and a 4-entry int32 look-up table.
+    (qsu2cxp, $name:ident, NxK) => {
+        kai_packer!(@rhs_common $name, NxK, 4);
+        kai_packer!(@rhs_sizes $name, qsu2cxp);
+        paste::paste! {
+            #[doc = concat!("KleidiAI `kai_run_", stringify!($name), "`: packs `n` channels of 2-bit codes, per-channel f32 scales, an optional bias and the row sums of the table's values (`lut_arg`, null for `{-2, -1, 0, 1}`).")]
+            ///
+            /// # Safety
+            ///
+            /// KleidiAI's contract: `rhs` holds `n` rows of `k/4` bytes, `scale` `n` floats, `bias`
+            /// null or `n` floats, `rhs_packed` `get_rhs_packed_size(n, ...)` bytes, `params` a
+            /// readable struct, `lut_arg` null or 4 `int32_t`.
+            #[unsafe(no_mangle)]
+            #[allow(clippy::too_many_arguments)]
+            pub unsafe extern "C-unwind" fn [<kai_run_ $name>](
+                num_groups: usize,
+                n: usize,
+                k: usize,
+                nr: usize,
+                kr: usize,
+                sr: usize,
+                rhs: *const u8,
+                bias: *const f32,
+                scale: *const f32,
+                rhs_packed: *mut c_void,
+                extra_bytes: usize,
+                params: *const kai_rhs_pack_qs4cxs1s0_param,
+                lut_arg: *const i32,
+            ) {
+                let f = stringify!([<kai_run_ $name>]);
+                let Some(()) = check_groups(f, num_groups, extra_bytes) else { return };
+                // SAFETY: the caller's contract: null or a readable struct.
+                let Some(prm) = (unsafe { params.as_ref() }) else { fail!(f, (), "params is null") };
+                if prm.lhs_zero_point != 1 || prm.rhs_zero_point != 2 {
+                    fail!(f, (), "params zero points = ({}, {}), must be (1, 2)", prm.lhs_zero_point, prm.rhs_zero_point);
+                }
+                let lut = if lut_arg.is_null() {
+                    None
+                } else {
+                    // SAFETY: the caller's contract: a non-null `lut_arg` points at 4 `int32_t`
+                    // (read unaligned: no alignment is assumed beyond KleidiAI's).
+                    Some(unsafe { [0, 1, 2, 3].map(|i| lut_arg.add(i).read_unaligned()) })
+                };
+                let p = rhs_packing(nr, kr, sr);
+                let size = check!(f, (), qsu2cxp::packed_size(n, k, &p));
+                if n == 0 {
+                    fail!(f, (), "n = 0: must be at least 1");
+                }
+                if rhs.is_null() || scale.is_null() {
+                    fail!(f, (), "rhs or scale is null");
+                }
+                if !(scale as usize).is_multiple_of(align_of::<f32>()) || !(bias as usize).is_multiple_of(align_of::<f32>()) {
+                    fail!(f, (), "scale and bias must be 4-byte aligned (f32)");
+                }
+                let row = k / 4; // k is a non-zero multiple of 32 (packed_size checked it)
+                let Some(len) = mul(f, n, row) else { return };
+                // SAFETY: the caller's contract: `n` dense raw rows of `k/4` bytes.
+                let data = unsafe { slice::from_raw_parts(rhs, len) };
+                // SAFETY: the caller's contract: `n` scales, and `n` biases unless null; both
+                // addresses are 4-byte aligned (checked above).
+                let (scale, bias) = unsafe { (slice::from_raw_parts(scale, n), floats(bias, n)) };
+                // SAFETY: the caller's contract: the packed size.
+                let Some(out) = (unsafe { rhs_out(f, rhs_packed, size) }) else { return };
+                check!(f, (), qsu2cxp::pack(&p, n, k, data, row, scale, bias, lut.as_ref(), out));
+            }
+        }
+    };
+
     // `rhs_pack_{nxk,kxn}_qsi8cxp_qsi8cx_neon`: int8, per-channel f32 scales, optional bias.
     (qsi8cxp, $name:ident, $layout:ident) => {
         kai_packer!(@rhs_common $name, $layout, 1);
@@ -832,6 +901,7 @@ kai_packers! {
     rhs_pack_kxn_qsi4c32p_qsu4c32s1s0: qsi4c32p, KxN;
     rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0: qsi4c32pscalef16, NxK;
     rhs_pack_nxk_qai4c32p_qau4c32s0s1_f32_f32_f32_neon: qai4c32p, NxK;
+    rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon: qsu2cxp, NxK;
     rhs_pack_nxk_qsi8cxp_qsi8cx_neon: qsi8cxp, NxK;
     rhs_pack_kxn_qsi8cxp_qsi8cx_neon: qsi8cxp, KxN;
 }

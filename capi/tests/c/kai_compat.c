@@ -41,6 +41,7 @@
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0.h"
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsi4cxp_qs4cxs1s0.h"
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsi8cxp_qsi8cx_neon.h"
+#include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon.h"
 #include "kai_kernels.h"
 #include "test_util.h"
 
@@ -48,25 +49,29 @@
 
 /* The LHS packers (by format and input type) and the RHS packer formats the families use. */
 enum lhs_kind { LHS_F32, LHS_F16, LHS_BF16, LHS_QSI8D32P, LHS_SCALEF32_F32, LHS_SCALEF32_F16 };
-enum rhs_kind { RHS_QSI4CXP, RHS_QSI4C32P, RHS_Q4_0, RHS_QSI8CXP, RHS_QAI4C32P };
+enum rhs_kind { RHS_QSI4CXP, RHS_QSI4C32P, RHS_Q4_0, RHS_QSI8CXP, RHS_QAI4C32P, RHS_QSU2CXP };
 
 /* The families, one row each: the golden cases' family name (its table in kai_kernels.h is
  * <name>_kernels), KleidiAI's family name (interface struct kai_<that>_ukernel), bytes of an output
  * element, the LHS packer, the RHS packer, and whether get_lhs_packed_offset takes bl and whether
- * get_rhs_packed_offset and run_matmul do (BL) or not (NO_BL). A family is one row here. */
+ * get_rhs_packed_offset and run_matmul do (BL) or not (NO_BL), and whether run_matmul takes the 2-bit
+ * look-up table after scalar_max (LUT) or not (NO_LUT). A family is one row here. */
 #define FAMILIES(X)                                                                                               \
-    X(qai8dxp_qsi4cxp, matmul_clamp_f32_qai8dxp_qsi4cxp, 4, LHS_F32, RHS_QSI4CXP, NO_BL, NO_BL)                  \
-    X(qai8dxp_qsi4c32p, matmul_clamp_f32_qai8dxp_qsi4c32p, 4, LHS_F32, RHS_QSI4C32P, NO_BL, BL)                   \
-    X(qsi8d32p_qsi4c32p, matmul_clamp_f32_qsi8d32p_qsi4c32p, 4, LHS_QSI8D32P, RHS_Q4_0, BL, BL)                  \
-    X(qai8dxp_qsi8cxp, matmul_clamp_f32_qai8dxp_qsi8cxp, 4, LHS_F32, RHS_QSI8CXP, NO_BL, NO_BL)                  \
-    X(f16_qai8dxp_qsi4cxp, matmul_clamp_f16_qai8dxp_qsi4cxp, 2, LHS_F16, RHS_QSI4CXP, NO_BL, NO_BL)              \
-    X(f16_qai8dxp_qsi8cxp, matmul_clamp_f16_qai8dxp_qsi8cxp, 2, LHS_F16, RHS_QSI8CXP, NO_BL, NO_BL)              \
-    X(bf16_qai8dxp_qsi4cxp, matmul_clamp_bf16_qai8dxp_qsi4cxp, 2, LHS_BF16, RHS_QSI4CXP, NO_BL, NO_BL)           \
-    X(bf16_qai8dxp_qsi4c32p, matmul_clamp_bf16_qai8dxp_qsi4c32p, 2, LHS_BF16, RHS_QSI4C32P, NO_BL, BL)          \
-    X(qsi8d32p_qai4c32p, matmul_clamp_f32_qsi8d32p_qai4c32p, 4, LHS_SCALEF32_F32, RHS_QAI4C32P, BL, BL)         \
-    X(f16_qsi8d32p_qai4c32p, matmul_clamp_f16_qsi8d32p_qai4c32p, 2, LHS_SCALEF32_F16, RHS_QAI4C32P, BL, BL)
+    X(qai8dxp_qsi4cxp, matmul_clamp_f32_qai8dxp_qsi4cxp, 4, LHS_F32, RHS_QSI4CXP, NO_BL, NO_BL, NO_LUT)           \
+    X(qai8dxp_qsi4c32p, matmul_clamp_f32_qai8dxp_qsi4c32p, 4, LHS_F32, RHS_QSI4C32P, NO_BL, BL, NO_LUT)           \
+    X(qsi8d32p_qsi4c32p, matmul_clamp_f32_qsi8d32p_qsi4c32p, 4, LHS_QSI8D32P, RHS_Q4_0, BL, BL, NO_LUT)           \
+    X(qai8dxp_qsi8cxp, matmul_clamp_f32_qai8dxp_qsi8cxp, 4, LHS_F32, RHS_QSI8CXP, NO_BL, NO_BL, NO_LUT)           \
+    X(f16_qai8dxp_qsi4cxp, matmul_clamp_f16_qai8dxp_qsi4cxp, 2, LHS_F16, RHS_QSI4CXP, NO_BL, NO_BL, NO_LUT)       \
+    X(f16_qai8dxp_qsi8cxp, matmul_clamp_f16_qai8dxp_qsi8cxp, 2, LHS_F16, RHS_QSI8CXP, NO_BL, NO_BL, NO_LUT)       \
+    X(bf16_qai8dxp_qsi4cxp, matmul_clamp_bf16_qai8dxp_qsi4cxp, 2, LHS_BF16, RHS_QSI4CXP, NO_BL, NO_BL, NO_LUT)    \
+    X(bf16_qai8dxp_qsi4c32p, matmul_clamp_bf16_qai8dxp_qsi4c32p, 2, LHS_BF16, RHS_QSI4C32P, NO_BL, BL, NO_LUT)    \
+    X(qsi8d32p_qai4c32p, matmul_clamp_f32_qsi8d32p_qai4c32p, 4, LHS_SCALEF32_F32, RHS_QAI4C32P, BL, BL, NO_LUT)   \
+    X(f16_qsi8d32p_qai4c32p, matmul_clamp_f16_qsi8d32p_qai4c32p, 2, LHS_SCALEF32_F16, RHS_QAI4C32P, BL, BL, NO_LUT) \
+    X(qai8dxp_qsu2cxp, matmul_clamp_f32_qai8dxp_qsu2cxp, 4, LHS_F32, RHS_QSU2CXP, NO_BL, NO_BL, LUT)
 #define BL(x) , x
 #define NO_BL(x)
+#define LUT(x) , x
+#define NO_LUT(x)
 
 enum family {
 #define X(id, ...) F_##id,
@@ -82,7 +87,7 @@ static const struct family_info {
     enum rhs_kind rhs;
     size_t kernels;
 } family_info[N_FAMILIES] = {
-#define X(id, kf, esz, lhs, rhs, lb, rb) {#id, esz, lhs, rhs, COUNT(id##_kernels)},
+#define X(id, kf, esz, lhs, rhs, lb, rb, lt) {#id, esz, lhs, rhs, COUNT(id##_kernels)},
     FAMILIES(X)
 #undef X
 };
@@ -197,20 +202,20 @@ static size_t k_dst_size(const struct kernel* k, size_t m, size_t n) {
 
 /* The functions whose parameter lists differ: bl where the family's row says so. */
 static size_t k_lhs_off(const struct kernel* k, size_t m_idx, size_t kk, size_t bl) {
-#define X(id, kf, esz, lhs, rhs, lb, rb) case F_##id: return k->uk.id->get_lhs_packed_offset(m_idx, kk lb(bl));
+#define X(id, kf, esz, lhs, rhs, lb, rb, lt) case F_##id: return k->uk.id->get_lhs_packed_offset(m_idx, kk lb(bl));
     ON_FAMILY(k, X)
 #undef X
 }
 static size_t k_rhs_off(const struct kernel* k, size_t n_idx, size_t kk, size_t bl) {
-#define X(id, kf, esz, lhs, rhs, lb, rb) case F_##id: return k->uk.id->get_rhs_packed_offset(n_idx, kk rb(bl));
+#define X(id, kf, esz, lhs, rhs, lb, rb, lt) case F_##id: return k->uk.id->get_rhs_packed_offset(n_idx, kk rb(bl));
     ON_FAMILY(k, X)
 #undef X
 }
-/* run_matmul; dst_stride_col is the family's element size. */
+/* run_matmul; dst_stride_col is the family's element size; `lut` goes to the 2-bit family only. */
 static void k_run(const struct kernel* k, size_t m, size_t n, size_t kk, size_t bl, const void* lhs_p,
-                  const void* rhs_p, void* dst, size_t stride, float lo, float hi) {
-#define X(id, kf, esz, lhs, rhs, lb, rb)                                                                \
-    case F_##id: k->uk.id->run_matmul(m, n, kk rb(bl), lhs_p, rhs_p, dst, stride, esz, lo, hi); return;
+                  const void* rhs_p, void* dst, size_t stride, float lo, float hi, const int32_t* lut) {
+#define X(id, kf, esz, lhs, rhs, lb, rb, lt)                                                                \
+    case F_##id: k->uk.id->run_matmul(m, n, kk rb(bl), lhs_p, rhs_p, dst, stride, esz, lo, hi lt(lut)); return;
     ON_FAMILY(k, X)
 #undef X
 }
@@ -309,13 +314,14 @@ static void lhs_pack(enum lhs_kind l, size_t m, size_t k, size_t bl, size_t mr, 
 /* Runs the kernel over [0,m) x [0,n) split into tiles of tm x tn rows/columns (tm, tn multiples of
  * m_step, n_step), addressing each tile through the offset getters. */
 static void run_grid(const struct kernel* kn, size_t m, size_t n, size_t k, size_t bl, size_t tm, size_t tn,
-                     const uint8_t* lhs_p, const uint8_t* rhs_p, uint8_t* dst, size_t stride, float lo, float hi) {
+                     const uint8_t* lhs_p, const uint8_t* rhs_p, uint8_t* dst, size_t stride, float lo, float hi,
+                     const int32_t* lut) {
     for (size_t m0 = 0; m0 < m; m0 += tm) {
         for (size_t n0 = 0; n0 < n; n0 += tn) {
             size_t mm = m - m0 < tm ? m - m0 : tm, nn = n - n0 < tn ? n - n0 : tn;
             size_t off = k_dst_off(kn, m0, n0, stride);
             k_run(kn, mm, nn, k, bl, lhs_p + k_lhs_off(kn, m0, k, bl), rhs_p + k_rhs_off(kn, n0, k, bl), dst + off,
-                  stride, lo, hi);
+                  stride, lo, hi, lut);
         }
     }
 }
@@ -330,22 +336,33 @@ int main(void) {
     const int run_all = env != NULL && strcmp(env, "1") == 0;
     while (fgets(line, sizeof line, stdin) != NULL) {
         char fam[64], name[128], layout[8], rhs_f[512], scale_f[512], zero_f[512], bias_f[512], lhs_f[512],
-            lhsp_f[512], rhsp_f[512], dn_f[512], dt_f[512], cmin_n[16], cmax_n[16], cmin_t[16], cmax_t[16], isa[16];
+            lhsp_f[512], rhsp_f[512], dn_f[512], dt_f[512], cmin_n[16], cmax_n[16], cmin_t[16], cmax_t[16], isa[16],
+            lut_s[64];
         size_t m, n, k, bl, zp, rhs_stride, scale_stride, mr, nr, kr, sr, lhsp_size, lhsp_off_mr, rhsp_size,
             rhsp_tile, rhsp_off_nr, m_step, n_step, m1, lhs_off_ms, rhs_off_ns, dst_off, dst_size, corrupt;
         int got = sscanf(line,
                          "%63s %127s %zu %zu %zu %zu %7s %zu %511s %zu %511s %zu %511s %511s %511s %zu %zu %zu %zu %511s "
                          "%zu %zu %511s %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %511s %511s %15s %15s %15s %15s %zu "
-                         "%15s",
+                         "%15s %63s",
                          fam, name, &m, &n, &k, &bl, layout, &zp, rhs_f, &rhs_stride, scale_f, &scale_stride, zero_f,
                          bias_f, lhs_f, &mr, &nr, &kr, &sr, lhsp_f, &lhsp_size, &lhsp_off_mr, rhsp_f, &rhsp_size,
                          &rhsp_tile, &rhsp_off_nr, &m_step, &n_step, &m1, &lhs_off_ms, &rhs_off_ns, &dst_off,
-                         &dst_size, dn_f, dt_f, cmin_n, cmax_n, cmin_t, cmax_t, &corrupt, isa);
-        if (got != 41) {
+                         &dst_size, dn_f, dt_f, cmin_n, cmax_n, cmin_t, cmax_t, &corrupt, isa, lut_s);
+        if (got != 42) {
             fprintf(stderr, "bad plan line (%d fields): %s", got, line);
             return 2;
         }
         lines++;
+        /* The 2-bit family's look-up table: NULL (KleidiAI's default) or the case's 4 entries. */
+        int32_t lut_v[4];
+        const int32_t* lut = NULL;
+        if (strcmp(lut_s, "-") != 0) {
+            if (sscanf(lut_s, "%d,%d,%d,%d", &lut_v[0], &lut_v[1], &lut_v[2], &lut_v[3]) != 4) {
+                fprintf(stderr, "bad look-up table in the plan: %s\n", lut_s);
+                return 2;
+            }
+            lut = lut_v;
+        }
         const size_t failures_before = failures;
         snprintf(cur, sizeof cur, "%s %s m%zu n%zu k%zu bl%zu %s", fam, name, m, n, k, bl, layout);
         struct kernel kn;
@@ -488,6 +505,20 @@ int main(void) {
             CHECK_EQ("rhs raw offset at nr", kai_get_rhs_offset_rhs_pack_nxk_qai4c32p_qau4c32s0s1_f32_f32_f32_neon(nr, k / 2),
                      nr * (k / 2));
             free(zero);
+        } else if (fi->rhs == RHS_QSU2CXP) {
+            /* NxK only: n rows of k/4 bytes (four 2-bit codes each), per-channel f32 scales, the
+             * case's look-up table (NULL: the default) and zero points 1 and 2. */
+            struct kai_rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon_params params = {.lhs_zero_point = 1,
+                                                                                    .rhs_zero_point = 2};
+            rsz = kai_get_rhs_packed_size_rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon(n, k, nr, kr, sr);
+            rstride = kai_get_rhs_packed_stride_rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon(k, nr, kr, sr);
+            roff = kai_get_rhs_packed_offset_rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon(nr, k, nr, kr, sr);
+            rhsp = calloc(1, rsz + 1);
+            kai_run_rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon(1, n, k, nr, kr, sr, rhs, bias, scale, rhsp, 0, &params,
+                                                                lut);
+            CHECK_EQ("rhs raw offset at nr", kai_get_rhs_offset_rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon(nr, k / 4),
+                     nr * (k / 4));
+            CHECK_EQ("rhs n_step", kai_get_n_step_rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon(nr), nr);
         } else {
             struct kai_rhs_pack_qs4cxs1s0_param params = {.lhs_zero_point = 1, .rhs_zero_point = 8};
             rsz = kai_get_rhs_packed_size_rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0(n, k, nr, kr, bl);
@@ -521,11 +552,11 @@ int main(void) {
             for (int grid = 0; grid < 2; grid++) {
                 memset(buf, 0xA5, canary + m * stride + canary);
                 if (grid == 0 && !m1)
-                    k_run(&kn, m, n, k, bl, lhsp_want, rhsp_want, dst, stride, lo, hi);
+                    k_run(&kn, m, n, k, bl, lhsp_want, rhsp_want, dst, stride, lo, hi, lut);
                 else if (grid == 0)
-                    run_grid(&kn, m, n, k, bl, 1, n, lhsp_want, rhsp_want, dst, stride, lo, hi);
+                    run_grid(&kn, m, n, k, bl, 1, n, lhsp_want, rhsp_want, dst, stride, lo, hi, lut);
                 else
-                    run_grid(&kn, m, n, k, bl, ms, ns, lhsp_want, rhsp_want, dst, stride, lo, hi);
+                    run_grid(&kn, m, n, k, bl, ms, ns, lhsp_want, rhsp_want, dst, stride, lo, hi, lut);
                 int pad_ok = 1, canary_ok = 1;
                 for (size_t r = 0; r < m; r++) {
                     memcpy(got_rows + r * row, dst + r * stride, row);

@@ -27,6 +27,8 @@
 #include "kai/ukernels/matmul/matmul_clamp_f16_qsi8d32p_qai4c32p/kai_matmul_clamp_f16_qsi8d32p4x8_qai4c32p4x8_8x4_neon_i8mm.h"
 #include "kai/ukernels/matmul/matmul_clamp_f32_qsi8d32p_qai4c32p/kai_matmul_clamp_f32_qsi8d32p1x4_qai4c32p4x4_1x4_neon_dotprod.h"
 #include "kai/ukernels/matmul/matmul_clamp_f32_qsi8d32p_qai4c32p/kai_matmul_clamp_f32_qsi8d32p1x8_qai4c32p4x8_1x4_neon_dotprod.h"
+#include "kai/ukernels/matmul/matmul_clamp_f32_qai8dxp_qsu2cxp/kai_matmul_clamp_f32_qai8dxp1x4_qsu2cxp4x4bf32sf32_1x4_neon_dotprod.h"
+#include "kai/ukernels/matmul/matmul_clamp_f32_qai8dxp_qsu2cxp/kai_matmul_clamp_f32_qai8dxp4x4_qsu2cxp4x4bf32sf32_8x4_neon_dotprod.h"
 #include "kai/ukernels/matmul/pack/kai_lhs_quant_pack_qai8dxp_bf16_neon.h"
 #include "kai/ukernels/matmul/pack/kai_lhs_quant_pack_qai8dxp_f16_neon.h"
 #include "kai/ukernels/matmul/pack/kai_lhs_quant_pack_qai8dxp_f32.h"
@@ -36,6 +38,7 @@
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsi4c32p_qsu4c32s1s0.h"
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsi4cxp_qs4cxs1s0.h"
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsi8cxp_qsi8cx_neon.h"
+#include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon.h"
 #include "qgemm.h"
 
 static jmp_buf back;
@@ -163,6 +166,49 @@ static void gemv_every_row(void) {
         } else {
             printf("ok   %s with m = %d: every row computed, equal to one call per row\n", gemvs[g].name, GM);
         }
+    }
+}
+
+/* The GEMV name of matmul_clamp_f32_qai8dxp_qsu2cxp, called with m > 1 and a look-up table:
+ * KleidiAI declares m == 1 and writes row 0 only; qgemm computes every row (docs/c-api.md). A call
+ * with m = 5 must equal five calls with m = 1, bit for bit. */
+static void gemv_every_row_qsu2cxp(void) {
+    static const char* name = "matmul_clamp_f32_qai8dxp1x4_qsu2cxp4x4bf32sf32_1x4_neon_dotprod";
+    static uint8_t codes[GN * GK / 4], lp[1 << 12], rp[1 << 12];
+    static float x[GM * GK], scale[GN], whole[GM * GN], rows[GM * GN];
+    static const int32_t lut[4] = {-3, -1, 1, 3};
+    for (size_t i = 0; i < sizeof codes; i++) codes[i] = (uint8_t)(i * 37 + 11);
+    for (size_t i = 0; i < GM * GK; i++) x[i] = (float)((int)(i * 7 % 23) - 11) * 0.125f;
+    for (size_t i = 0; i < GN; i++) scale[i] = 0.0625f;
+    struct kai_rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon_params params = {.lhs_zero_point = 1, .rhs_zero_point = 2};
+    const float lo = -3.402823466e38f, hi = 3.402823466e38f;
+    const size_t mr = kai_get_mr_matmul_clamp_f32_qai8dxp1x4_qsu2cxp4x4bf32sf32_1x4_neon_dotprod(),
+                 nr = kai_get_nr_matmul_clamp_f32_qai8dxp1x4_qsu2cxp4x4bf32sf32_1x4_neon_dotprod(),
+                 kr = kai_get_kr_matmul_clamp_f32_qai8dxp1x4_qsu2cxp4x4bf32sf32_1x4_neon_dotprod(),
+                 sr = kai_get_sr_matmul_clamp_f32_qai8dxp1x4_qsu2cxp4x4bf32sf32_1x4_neon_dotprod();
+    if (kai_get_lhs_packed_size_lhs_quant_pack_qai8dxp_f32(GM, GK, mr, kr, sr) > sizeof lp ||
+        kai_get_rhs_packed_size_rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon(GN, GK, nr, kr, sr) > sizeof rp) {
+        fprintf(stderr, "FAIL %s: the test's packed buffers are too small\n", name);
+        failures++;
+        return;
+    }
+    kai_run_rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon(1, GN, GK, nr, kr, sr, codes, NULL, scale, rp, 0, &params, lut);
+    kai_run_lhs_quant_pack_qai8dxp_f32(GM, GK, mr, kr, sr, 0, x, GK * sizeof(float), lp);
+    for (size_t i = 0; i < GM * GN; i++) whole[i] = rows[i] = -1.0f;
+    kai_run_matmul_clamp_f32_qai8dxp1x4_qsu2cxp4x4bf32sf32_1x4_neon_dotprod(GM, GN, GK, lp, rp, whole,
+                                                                             GN * sizeof(float), sizeof(float), lo, hi,
+                                                                             lut);
+    for (size_t r = 0; r < GM; r++)
+        kai_run_matmul_clamp_f32_qai8dxp1x4_qsu2cxp4x4bf32sf32_1x4_neon_dotprod(
+            1, GN, GK, lp + kai_get_lhs_packed_offset_matmul_clamp_f32_qai8dxp1x4_qsu2cxp4x4bf32sf32_1x4_neon_dotprod(r, GK),
+            rp, rows + r * GN, GN * sizeof(float), sizeof(float), lo, hi, lut);
+    int written = 1;
+    for (size_t i = GN; i < GM * GN; i++) written &= whole[i] != -1.0f;
+    if (memcmp(whole, rows, sizeof whole) != 0 || !written) {
+        fprintf(stderr, "FAIL %s with m = %d: %s\n", name, GM, written ? "differs from one call per row" : "rows past 0 unwritten");
+        failures++;
+    } else {
+        printf("ok   %s with m = %d and a look-up table: every row computed, equal to one call per row\n", name, GM);
     }
 }
 
@@ -303,6 +349,31 @@ int main(int argc, char** argv) {
     EXPECT_HOOK("k % bl != 0 (matmul_clamp_f16_qsi8d32p4x8_qai4c32p4x8_8x4_neon_i8mm)",
                 kai_run_matmul_clamp_f16_qsi8d32p4x8_qai4c32p4x8_8x4_neon_i8mm(4, 4, 96, 64, lhs_p, rhs_p, dst, 8, 2, lo,
                                                                                 hi));
+    /* The 2-bit packer and kernels: a table outside [-64, 63] (KleidiAI narrows it to int8), zero
+     * points other than (1, 2), k not a multiple of 32. */
+    static const int32_t wide_lut[4] = {-2, -1, 0, 64}, low_lut[4] = {-65, -1, 0, 1};
+    struct kai_rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon_params u2_zp = {.lhs_zero_point = 1, .rhs_zero_point = 2},
+                                                                   u2_bad = {.lhs_zero_point = 1, .rhs_zero_point = 8};
+    memcpy(packed_copy, rhs_p, sizeof rhs_p);
+    EXPECT_HOOK("lut_arg[3] = 64 (rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon)",
+                kai_run_rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon(1, 4, 64, 4, 4, 1, raw, NULL, scale_f32, rhs_p, 0,
+                                                                    &u2_zp, wide_lut));
+    EXPECT_HOOK("rhs_zero_point = 8 (rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon)",
+                kai_run_rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon(1, 4, 64, 4, 4, 1, raw, NULL, scale_f32, rhs_p, 0,
+                                                                    &u2_bad, NULL));
+    EXPECT_HOOK("k = 48 (rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon)",
+                kai_run_rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon(1, 4, 48, 4, 4, 1, raw, NULL, scale_f32, rhs_p, 0,
+                                                                    &u2_zp, NULL));
+    if (memcmp(packed_copy, rhs_p, sizeof rhs_p) != 0) {
+        fprintf(stderr, "FAIL rejected qsu2cxp packer calls: the packer wrote\n");
+        failures++;
+    }
+    EXPECT_HOOK("lut[0] = -65 (matmul_clamp_f32_qai8dxp4x4_qsu2cxp4x4bf32sf32_8x4_neon_dotprod)",
+                kai_run_matmul_clamp_f32_qai8dxp4x4_qsu2cxp4x4bf32sf32_8x4_neon_dotprod(4, 4, 64, lhs_p, rhs_p, dst, 16, 4,
+                                                                                      lo, hi, low_lut));
+    EXPECT_HOOK("k = 48 (matmul_clamp_f32_qai8dxp1x4_qsu2cxp4x4bf32sf32_1x4_neon_dotprod)",
+                kai_run_matmul_clamp_f32_qai8dxp1x4_qsu2cxp4x4bf32sf32_1x4_neon_dotprod(1, 4, 48, lhs_p, rhs_p, dst, 16, 4,
+                                                                                      lo, hi, NULL));
     struct kai_rhs_pack_qsi8cx_params zp2 = {.lhs_zero_point = 2, .scale_multiplier = 1.0f};
     EXPECT_HOOK("lhs_zero_point = 2 (rhs_pack_nxk_qsi8cxp_qsi8cx_neon)",
                 kai_run_rhs_pack_nxk_qsi8cxp_qsi8cx_neon(1, 4, 32, 4, 8, 1, (const int8_t*)raw, NULL, scale_f32, rhs_p,
@@ -327,6 +398,9 @@ int main(int argc, char** argv) {
         kai_run_lhs_quant_pack_qsi8d32pscalef32_f16_neon(4, 32, 32, 4, 16, 2, 4, lhs_16, 32 * 2, lhs_p);
         kai_run_matmul_clamp_bf16_qai8dxp4x8_qsi4cxp8x8_8x8_neon_i8mm(4, 8, 32, lhs_p, rhs_p, dst, 16, 2, lo, hi);
         (void)kai_get_dst_offset_matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm(4, 4, 16);
+        static const int32_t edge_lut[4] = {-64, 0, 0, 63};
+        kai_run_rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon(1, 4, 64, 4, 4, 1, raw, NULL, scale_f32, rhs_p, 0, &u2_zp,
+                                                            edge_lut);
     }
     if (fired != before) {
         fprintf(stderr, "FAIL good calls: the hook fired (%s: %s)\n", last_function, last_reason);
@@ -336,6 +410,7 @@ int main(int argc, char** argv) {
     }
 
     gemv_every_row();
+    gemv_every_row_qsu2cxp();
 
     /* A handler that returns: the failing call returns without writing, a getter returns 0. */
     qgemm_kai_set_error_handler(count_and_return, NULL);

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Turn the golden manifests (tests/data/cases/*.json) into the line-based plan that
 kai_compat.c and qgemm_layer1.c read on stdin: one line per (case, kernel), the kernel named
-without its matmul_clamp_<f32|f16|bf16>_ prefix (the family says which). Deterministic (sorted cases).
+without its matmul_clamp_<f32|f16|bf16>_ prefix (the family says which); the last field is the
+2-bit family's look-up table ("a,b,c,d") or "-" (none: the default). Deterministic (sorted cases).
 
 Usage: kai_plan.py DATA_DIR [--corrupt]   (--corrupt flips one expected dst bit and one expected getter value, to prove the
 test can fail)."""
@@ -11,7 +12,7 @@ data = os.path.abspath(sys.argv[1])
 corrupt = "--corrupt" in sys.argv[2:]
 FAM = ("qai8dxp_qsi4cxp", "qai8dxp_qsi4c32p", "qsi8d32p_qsi4c32p", "qai8dxp_qsi8cxp", "f16_qai8dxp_qsi4cxp",
        "f16_qai8dxp_qsi8cxp", "bf16_qai8dxp_qsi4cxp", "bf16_qai8dxp_qsi4c32p", "qsi8d32p_qai4c32p",
-       "f16_qsi8d32p_qai4c32p")
+       "f16_qsi8d32p_qai4c32p", "qai8dxp_qsu2cxp")
 
 
 def path(rel):
@@ -26,6 +27,8 @@ for f in sorted(glob.glob(os.path.join(data, "cases", "*.json"))):
     inp = c["inputs"]
     rhs = inp["rhs"]
     zp = c["rhs_packer"]["params"].get("rhs_zero_point", 8)
+    lut = c["rhs_packer"]["params"].get("lut")  # the 2-bit family's look-up table, or None (default: "-")
+    lut = ",".join(str(v) for v in lut) if lut else "-"
     sc = inp["rhs_scale"]
     zero = inp.get("rhs_zero")  # the per-block offsets of the asymmetric formats (qai4c32p), else "-"
     prefix = "matmul_clamp_%s_" % c.get("dst_dtype", "f32")  # f32, f16 or bf16 output
@@ -49,7 +52,7 @@ for f in sorted(glob.glob(os.path.join(data, "cases", "*.json"))):
                 path(kk["dst"]["none"]), path(kk["dst"]["tight"]),
                 c["clamp"]["none"]["min"]["bits"], c["clamp"]["none"]["max"]["bits"],
                 c["clamp"]["tight"]["min"]["bits"], c["clamp"]["tight"]["max"]["bits"],
-                (len(lines) + 1 if corrupt and len(lines) < 2 else 0), kk["isa"],
+                (len(lines) + 1 if corrupt and len(lines) < 2 else 0), kk["isa"], lut,
             ]
             lines.append(" ".join(str(x) for x in fields))
 sys.stdout.write("\n".join(lines) + "\n")

@@ -41,7 +41,7 @@
 #include "test_util.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-#define N_STATUS 17
+#define N_STATUS 18
 
 static size_t checks, failures;
 static char cur[256];
@@ -77,7 +77,7 @@ static bool status_seen[N_STATUS];
 
 /* The LHS packers (by format and input type) and RHS packer formats of the families. */
 enum lhs_kind { LHS_F32, LHS_F16, LHS_BF16, LHS_QSI8D32P, LHS_SCALEF32_F32, LHS_SCALEF32_F16 };
-enum rhs_kind { RHS_QSI4CXP, RHS_QSI4C32P, RHS_Q4_0, RHS_QSI8CXP, RHS_QAI4C32P };
+enum rhs_kind { RHS_QSI4CXP, RHS_QSI4C32P, RHS_Q4_0, RHS_QSI8CXP, RHS_QAI4C32P, RHS_QSU2CXP };
 
 /* One row per family, indexed by family code: a family is one row here. */
 static const struct family {
@@ -97,6 +97,7 @@ static const struct family {
     {QGEMM_FAMILY_BF16_QAI8DXP_QSI4C32P, "bf16_qai8dxp_qsi4c32p", LHS_BF16, RHS_QSI4C32P, 2},
     {QGEMM_FAMILY_QSI8D32P_QAI4C32P, "qsi8d32p_qai4c32p", LHS_SCALEF32_F32, RHS_QAI4C32P, 4},
     {QGEMM_FAMILY_F16_QSI8D32P_QAI4C32P, "f16_qsi8d32p_qai4c32p", LHS_SCALEF32_F16, RHS_QAI4C32P, 2},
+    {QGEMM_FAMILY_QAI8DXP_QSU2CXP, "qai8dxp_qsu2cxp", LHS_F32, RHS_QSU2CXP, 4},
 };
 #define N_FAMILIES COUNT(families)
 
@@ -112,8 +113,13 @@ static bool blocked(const struct family* f) {
     return f->rhs == RHS_QSI4C32P || f->rhs == RHS_Q4_0 || f->rhs == RHS_QAI4C32P;
 }
 
-/* Whether the family's weights have one f32 scale per channel (qsi4cxp, qsi8cxp). */
-static bool per_channel(const struct family* f) { return f->rhs == RHS_QSI4CXP || f->rhs == RHS_QSI8CXP; }
+/* Whether the family's weights have one f32 scale per channel (qsi4cxp, qsi8cxp, qsu2cxp). */
+static bool per_channel(const struct family* f) {
+    return f->rhs == RHS_QSI4CXP || f->rhs == RHS_QSI8CXP || f->rhs == RHS_QSU2CXP;
+}
+
+/* The 2-bit family's synthetic look-up table (a non-default one; the Rust digests use it too). */
+static const int32_t synthetic_lut[4] = {-3, -1, 1, 3};
 
 /* Bytes of one activation: f32, or f16/bf16 bit patterns. */
 static size_t lhs_bytes(const struct family* f) {
@@ -135,7 +141,8 @@ struct problem {
     const struct family* fam;
     size_t m, n, k, bl;
     const void* lhs;             /* m x k, dense: floats, or f16/bf16 bits */
-    qgemm_int4_source rhs;       /* qsi4cxp / qsi4c32p weights; qai4c32p: the s0s1 codes in data, len, stride */
+    qgemm_int4_source rhs;       /* qsi4cxp / qsi4c32p weights; qai4c32p: the s0s1 codes in data, len, stride;
+                                    qsu2cxp: the 2-bit codes in data, len, stride */
     qgemm_int8_source rhs8;      /* qsi8cxp weights */
     const uint8_t* q4_0;         /* qsi4c32pscalef16: raw blocks */
     size_t q4_0_len, q4_0_stride;
@@ -145,6 +152,7 @@ struct problem {
     const float* zero;           /* qai4c32p: zero_len = n * k/bl offsets */
     size_t zero_len;
     const float* bias;           /* NULL: none */
+    const int32_t* lut;          /* qsu2cxp: the look-up table, NULL for the default */
 };
 
 /* Quantizes and packs rows [m_idx_start, m_idx_start + m) of the problem's LHS with its family's
@@ -187,6 +195,7 @@ static qgemm_status rhs_packed_offset(const struct problem* pr, const qgemm_pack
     case RHS_QSI8CXP: return qgemm_rhs_qsi8cxp_packed_offset(p, n_idx, pr->k, out);
     case RHS_QSI4C32P: return qgemm_rhs_qsi4c32p_packed_offset(p, n_idx, pr->k, pr->bl, out);
     case RHS_QAI4C32P: return qgemm_rhs_qai4c32p_packed_offset(p, n_idx, pr->k, pr->bl, out);
+    case RHS_QSU2CXP: return qgemm_rhs_qsu2cxp_packed_offset(p, n_idx, pr->k, out);
     default: return qgemm_rhs_qsi4c32pscalef16_packed_offset(p, n_idx, pr->k, pr->bl, out);
     }
 }
@@ -207,6 +216,7 @@ static bool pack(const struct problem* pr, const qgemm_packing* p, uint8_t** lhs
     case RHS_QSI8CXP: s = qgemm_rhs_qsi8cxp_packed_size(p, pr->n, pr->k, rhs_size); break;
     case RHS_QSI4C32P: s = qgemm_rhs_qsi4c32p_packed_size(p, pr->n, pr->k, pr->bl, rhs_size); break;
     case RHS_QAI4C32P: s = qgemm_rhs_qai4c32p_packed_size(p, pr->n, pr->k, pr->bl, rhs_size); break;
+    case RHS_QSU2CXP: s = qgemm_rhs_qsu2cxp_packed_size(p, pr->n, pr->k, rhs_size); break;
     default: s = qgemm_rhs_qsi4c32pscalef16_packed_size(p, pr->n, pr->k, pr->bl, rhs_size); break;
     }
     CHECK(s == QGEMM_OK, "rhs packed size: %s", qgemm_status_message(s));
@@ -234,6 +244,10 @@ static bool pack(const struct problem* pr, const qgemm_packing* p, uint8_t** lhs
                                     pr->zero_len, pr->scale, pr->scale_len, pr->bias, bias_len, *rhs_packed,
                                     *rhs_size);
         break;
+    case RHS_QSU2CXP:
+        s = qgemm_rhs_qsu2cxp_pack(p, pr->n, pr->k, pr->rhs.data, pr->rhs.len, pr->rhs.stride, pr->scale, pr->n,
+                                   pr->bias, bias_len, pr->lut, *rhs_packed, *rhs_size);
+        break;
     default:
         s = qgemm_rhs_qsi4c32pscalef16_pack(p, pr->n, pr->k, pr->bl, pr->q4_0, pr->q4_0_len, pr->q4_0_stride,
                                             *rhs_packed, *rhs_size);
@@ -243,9 +257,12 @@ static bool pack(const struct problem* pr, const qgemm_packing* p, uint8_t** lhs
     return s == QGEMM_OK;
 }
 
-/* The run function of the kernel's output type: `dst`, `dst_len` elements of f32 or uint16_t. */
-static qgemm_status run_any(qgemm_kernel kernel, uint32_t cpu, const struct family* f, const uint8_t* lp, size_t ls,
+/* The run function of the kernel's output type: `dst`, `dst_len` elements of f32 or uint16_t; the
+ * 2-bit family's with the problem's look-up table (qgemm_kernel_run_lut). */
+static qgemm_status run_any(qgemm_kernel kernel, uint32_t cpu, const struct problem* pr, const uint8_t* lp, size_t ls,
                             const uint8_t* rp, size_t rs, void* dst, size_t dst_len, const qgemm_matmul_args* a) {
+    const struct family* f = pr->fam;
+    if (f->rhs == RHS_QSU2CXP) return qgemm_kernel_run_lut(kernel, cpu, lp, ls, rp, rs, dst, dst_len, a, pr->lut);
     if (f->dst_bytes == 4) return qgemm_kernel_run(kernel, cpu, lp, ls, rp, rs, dst, dst_len, a);
     return qgemm_kernel_run_u16(kernel, cpu, lp, ls, rp, rs, dst, dst_len, a);
 }
@@ -255,7 +272,7 @@ static qgemm_status run_whole(qgemm_kernel kernel, uint32_t cpu, const struct pr
                               size_t ls, const uint8_t* rp, size_t rs, void* dst, float lo, float hi) {
     qgemm_matmul_args a = {.m = pr->m, .n = pr->n, .k = pr->k, .bl = pr->bl, .dst_stride_row = pr->n,
                            .clamp_min = lo, .clamp_max = hi};
-    return run_any(kernel, cpu, pr->fam, lp, ls, rp, rs, dst, pr->m * pr->n, &a);
+    return run_any(kernel, cpu, pr, lp, ls, rp, rs, dst, pr->m * pr->n, &a);
 }
 
 /* Runs `kernel` as a grid of its m_step x n_step rectangles into a padded output (row stride
@@ -276,7 +293,7 @@ static void run_grid(qgemm_kernel kernel, const qgemm_kernel_info* info, uint32_
             qgemm_matmul_args a = {.m = rows, .n = cols, .k = pr->k, .bl = pr->bl, .m_idx = m0, .n_idx = n0,
                                    .dst_stride_row = stride, .clamp_min = lo, .clamp_max = hi};
             /* dst_len exactly what the rectangle spans. */
-            OK(run_any(kernel, cpu, pr->fam, lp, ls, rp, rs, out + off * e, (rows - 1) * stride + cols, &a));
+            OK(run_any(kernel, cpu, pr, lp, ls, rp, rs, out + off * e, (rows - 1) * stride + cols, &a));
         }
     }
     bool pad_ok = true, canary_ok = true;
@@ -324,18 +341,19 @@ static void golden(uint32_t cpu) {
     bool corrupt = corrupt_env != NULL && strcmp(corrupt_env, "1") == 0;
     while (fgets(line, sizeof line, stdin) != NULL) {
         char fam[64], name[128], layout[8], rhs_f[512], scale_f[512], zero_f[512], bias_f[512], lhs_f[512],
-            lhsp_f[512], rhsp_f[512], dn_f[512], dt_f[512], cmin_n[16], cmax_n[16], cmin_t[16], cmax_t[16], isa[16];
+            lhsp_f[512], rhsp_f[512], dn_f[512], dt_f[512], cmin_n[16], cmax_n[16], cmin_t[16], cmax_t[16], isa[16],
+            lut_s[64];
         size_t m, n, k, bl, zp, rhs_stride, scale_stride, mr, nr, kr, sr, lhsp_size, lhsp_off_mr, rhsp_size,
             rhsp_tile, rhsp_off_nr, m_step, n_step, m1, lhs_off_ms, rhs_off_ns, dst_off, dst_size, corr;
         int got = sscanf(line,
                          "%63s %127s %zu %zu %zu %zu %7s %zu %511s %zu %511s %zu %511s %511s %511s %zu %zu %zu %zu %511s "
                          "%zu %zu %511s %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %511s %511s %15s %15s %15s %15s %zu "
-                         "%15s",
+                         "%15s %63s",
                          fam, name, &m, &n, &k, &bl, layout, &zp, rhs_f, &rhs_stride, scale_f, &scale_stride, zero_f,
                          bias_f, lhs_f, &mr, &nr, &kr, &sr, lhsp_f, &lhsp_size, &lhsp_off_mr, rhsp_f, &rhsp_size,
                          &rhsp_tile, &rhsp_off_nr, &m_step, &n_step, &m1, &lhs_off_ms, &rhs_off_ns, &dst_off,
-                         &dst_size, dn_f, dt_f, cmin_n, cmax_n, cmin_t, cmax_t, &corr, isa);
-        if (got != 41) {
+                         &dst_size, dn_f, dt_f, cmin_n, cmax_n, cmin_t, cmax_t, &corr, isa, lut_s);
+        if (got != 42) {
             fprintf(stderr, "bad plan line (%d fields): %s", got, line);
             exit(2);
         }
@@ -343,7 +361,7 @@ static void golden(uint32_t cpu) {
         (void)dst_size, (void)isa, (void)corr;
         /* One test per (case, packing): the plan has a line per KleidiAI kernel. */
         char key[4096];
-        snprintf(key, sizeof key, "%s %s %zu %zu %zu %zu", lhs_f, rhs_f, mr, nr, kr, sr);
+        snprintf(key, sizeof key, "%s %s %s %s %zu %zu %zu %zu", lhs_f, rhs_f, bias_f, lut_s, mr, nr, kr, sr);
         if (strcmp(key, last_key) == 0) continue;
         snprintf(last_key, sizeof last_key, "%s", key);
         cases++;
@@ -352,6 +370,12 @@ static void golden(uint32_t cpu) {
 
         size_t len;
         struct problem pr = {.fam = family_named(fam), .m = m, .n = n, .k = k, .bl = bl};
+        /* The 2-bit family's table: the case's, or NULL (the default). */
+        int32_t lut_v[4];
+        if (strcmp(lut_s, "-") != 0) {
+            CHECK(sscanf(lut_s, "%d,%d,%d,%d", &lut_v[0], &lut_v[1], &lut_v[2], &lut_v[3]) == 4, "lut %s", lut_s);
+            pr.lut = lut_v;
+        }
         const struct family* f = pr.fam;
         pr.lhs = read_file(lhs_f, &len);
         CHECK(len == m * k * lhs_bytes(f), "lhs file: %zu bytes", len);
@@ -516,7 +540,7 @@ static void synthetic_problem(const struct family* f, size_t m, size_t n, size_t
         for (size_t i = 0; i < n * k; i++) w[i] = (int8_t)(uint8_t)next_u32();
         pr->rhs8 = (qgemm_int8_source){w, n * k, QGEMM_LAYOUT_NXK, k};
     } else {
-        const size_t row = (k + 1) / 2;
+        const size_t row = f->rhs == RHS_QSU2CXP ? k / 4 : (k + 1) / 2;
         uint8_t* w = malloc(n * row);
         for (size_t i = 0; i < n * row; i++) w[i] = (uint8_t)next_u32();
         pr->rhs = (qgemm_int4_source){w, n * row, QGEMM_LAYOUT_NXK, row, QGEMM_INT4_ZERO_POINT_8};
@@ -524,6 +548,7 @@ static void synthetic_problem(const struct family* f, size_t m, size_t n, size_t
     float* bias = malloc(n * sizeof(float));
     for (size_t i = 0; i < n; i++) bias[i] = uniform(-1.0f, 1.0f);
     pr->bias = bias;
+    if (f->rhs == RHS_QSU2CXP) pr->lut = synthetic_lut;
     if (f->rhs == RHS_QAI4C32P) {
         /* The codes above (n rows of k/2 bytes, s0s1), then n * k/bl scales and offsets. */
         const size_t nb = k / bl;
@@ -1111,6 +1136,113 @@ static void statuses(uint32_t cpu) {
         }
         snprintf(cur, sizeof cur, "statuses");
     }
+    /* The 2-bit family: its packer's statuses, tables out of [-64, 63] (packer, run, layer), a table
+     * for a family without one. */
+    {
+        snprintf(cur, sizeof cur, "statuses: qsu2cxp");
+        const struct family* fu = family_named("qai8dxp_qsu2cxp");
+        struct problem pu;
+        synthetic_problem(fu, 4, 8, 64, 0, &pu);
+        qgemm_kernel ku = {99, 99};
+        qgemm_kernel_info iu;
+        OK(qgemm_select(fu->code, QGEMM_FEATURE_NEON, 4, &ku));
+        OK(qgemm_kernel_get_info(ku, &iu));
+        const qgemm_packing up = iu.packing, bad_kr = {4, 4, 8, 1};
+        size_t usz = 0, uoff = 0;
+        OK(qgemm_rhs_qsu2cxp_packed_size(&up, 8, 64, &usz));
+        OK(qgemm_rhs_qsu2cxp_packed_offset(&up, 4, 64, &uoff));
+        CHECK(usz == 2 * uoff && uoff == 4 * (64 / 4 + 12), "qsu2cxp sizes %zu, %zu", usz, uoff);
+        EXPECT(qgemm_rhs_qsu2cxp_packed_offset(&up, 2, 64, &out), QGEMM_ERROR_MISALIGNED_START);
+        EXPECT(qgemm_rhs_qsu2cxp_packed_size(&up, 8, 48, &out), QGEMM_ERROR_NOT_MULTIPLE);
+        EXPECT(qgemm_rhs_qsu2cxp_packed_size(&bad_kr, 8, 64, &out), QGEMM_ERROR_UNSUPPORTED);
+        CHECK(out == 777, "out written on failure");
+        uint8_t* r = calloc(usz, 1);
+        const uint8_t* w = pu.rhs.data;
+        const size_t wl = pu.rhs.len, ws = 64 / 4;
+        const int32_t high[4] = {-2, -1, 0, 64}, low[4] = {-65, -1, 0, 1}, edge[4] = {-64, 0, 0, 63};
+        EXPECT(qgemm_rhs_qsu2cxp_pack(&up, 8, 64, w, wl, ws, pu.scale, 8, NULL, 0, high, r, usz),
+               QGEMM_ERROR_LUT_OUT_OF_RANGE);
+        EXPECT(qgemm_rhs_qsu2cxp_pack(&up, 8, 64, w, wl, ws, pu.scale, 8, NULL, 0, low, r, usz),
+               QGEMM_ERROR_LUT_OUT_OF_RANGE);
+        EXPECT(qgemm_rhs_qsu2cxp_pack(&up, 8, 64, w, wl - 1, ws, pu.scale, 8, NULL, 0, NULL, r, usz),
+               QGEMM_ERROR_BUFFER_TOO_SHORT);
+        EXPECT(qgemm_rhs_qsu2cxp_pack(&up, 8, 64, w, wl, ws, pu.scale, 7, NULL, 0, NULL, r, usz),
+               QGEMM_ERROR_BUFFER_TOO_SHORT);
+        EXPECT(qgemm_rhs_qsu2cxp_pack(&up, 8, 64, w, wl, ws, pu.scale, 8, NULL, 0, NULL, r, usz - 1),
+               QGEMM_ERROR_BUFFER_TOO_SHORT);
+        EXPECT(qgemm_rhs_qsu2cxp_pack(&up, 8, 64, w, wl, ws - 1, pu.scale, 8, NULL, 0, NULL, r, usz),
+               QGEMM_ERROR_STRIDE_TOO_SMALL);
+        EXPECT(qgemm_rhs_qsu2cxp_pack(&bad_kr, 8, 64, w, wl, ws, pu.scale, 8, NULL, 0, NULL, r, usz),
+               QGEMM_ERROR_UNSUPPORTED);
+        EXPECT(qgemm_rhs_qsu2cxp_pack(NULL, 8, 64, w, wl, ws, pu.scale, 8, NULL, 0, NULL, r, usz),
+               QGEMM_ERROR_NULL_POINTER);
+        EXPECT(qgemm_rhs_qsu2cxp_pack(&up, 8, 64, w, wl, ws, pu.scale, 8, NULL, 0,
+                                      (const int32_t*)(const void*)((const char*)high + 2), r, usz),
+               QGEMM_ERROR_MISALIGNED_POINTER);
+        EXPECT(qgemm_rhs_qsu2cxp_pack(&up, 8, 64, w, wl, ws, pu.scale, 8, NULL, 0, NULL, (uint8_t*)(void*)pu.scale,
+                                      usz),
+               QGEMM_ERROR_BUFFERS_OVERLAP);
+        float* su = (float*)(void*)pu.scale;
+        const float keep = su[7];
+        su[7] = NAN;
+        EXPECT(qgemm_rhs_qsu2cxp_pack(&up, 8, 64, w, wl, ws, pu.scale, 8, NULL, 0, NULL, r, usz),
+               QGEMM_ERROR_NON_FINITE);
+        su[7] = keep;
+        bool untouched = true;
+        for (size_t i = 0; i < usz; i++) untouched &= r[i] == 0;
+        CHECK(untouched, "a failing qgemm_rhs_qsu2cxp_pack wrote the packed RHS");
+        OK(qgemm_rhs_qsu2cxp_pack(&up, 8, 64, w, wl, ws, pu.scale, 8, NULL, 0, edge, r, usz));
+        OK(qgemm_rhs_qsu2cxp_pack(&up, 8, 64, w, wl, ws, pu.scale, 8, pu.bias, 8, pu.lut, r, usz));
+
+        /* The run: a table out of range, a table for a family without one; NULL is the default. */
+        size_t uls = 0;
+        OK(qgemm_lhs_qai8dxp_packed_size(&up, 4, 64, &uls));
+        uint8_t* ul = calloc(uls, 1);
+        OK(qgemm_lhs_qai8dxp_quantize_pack(&up, 4, 64, 0, pu.lhs, 4 * 64, 64, ul, uls));
+        float ud[32];
+        for (int i = 0; i < 32; i++) ud[i] = 7.0f;
+        qgemm_matmul_args ua = {.m = 4, .n = 8, .k = 64, .dst_stride_row = 8, .clamp_min = -FLT_MAX,
+                                .clamp_max = FLT_MAX};
+        EXPECT(qgemm_kernel_run_lut(ku, cpu, ul, uls, r, usz, ud, 32, &ua, high), QGEMM_ERROR_LUT_OUT_OF_RANGE);
+        EXPECT(qgemm_kernel_run_lut(ku, cpu, ul, uls, r, usz, ud, 32, &ua,
+                                    (const int32_t*)(const void*)((const char*)high + 1)),
+               QGEMM_ERROR_MISALIGNED_POINTER);
+        EXPECT(qgemm_kernel_run_lut(cx_gemm, cpu, lp, ls, rp, rs, ud, 32, &a, pu.lut), QGEMM_ERROR_INVALID_ARGUMENT);
+        EXPECT(qgemm_kernel_run_lut(ku, cpu, ul, uls, r, usz, (float*)(void*)(ul + 4), 32, &ua, pu.lut),
+               QGEMM_ERROR_BUFFERS_OVERLAP);
+        bool kept = true;
+        for (int i = 0; i < 32; i++) kept &= ud[i] == 7.0f;
+        CHECK(kept, "a refused qgemm_kernel_run_lut wrote dst");
+        OK(qgemm_kernel_run_lut(ku, cpu, ul, uls, r, usz, ud, 32, &ua, pu.lut));
+        float ud2[32];
+        OK(qgemm_kernel_run_lut(ku, cpu, ul, uls, r, usz, ud2, 32, &ua, NULL));
+        OK(qgemm_kernel_run(ku, cpu, ul, uls, r, usz, ud, 32, &ua));
+        CHECK(memcmp(ud, ud2, sizeof ud) == 0, "qgemm_kernel_run != qgemm_kernel_run_lut with NULL");
+        OK(qgemm_kernel_run_lut(cx_gemm, cpu, lp, ls, rp, rs, ud, 32, &a, NULL));
+
+        /* The layer: set_lut validates, a bad table in the struct is refused on use. */
+        qgemm_linear l, keep_l;
+        OK(qgemm_linear_from_packed(fu->code, 8, 64, 0, r, usz, &l));
+        keep_l = l;
+        EXPECT(qgemm_linear_set_lut(&l, high), QGEMM_ERROR_LUT_OUT_OF_RANGE);
+        EXPECT(qgemm_linear_set_lut(NULL, pu.lut), QGEMM_ERROR_NULL_POINTER);
+        CHECK(memcmp(&l, &keep_l, sizeof l) == 0, "a failing qgemm_linear_set_lut wrote the layer");
+        qgemm_linear other = l;
+        other.family = QGEMM_FAMILY_QAI8DXP_QSI4CXP;
+        EXPECT(qgemm_linear_set_lut(&other, pu.lut), QGEMM_ERROR_INVALID_ARGUMENT);
+        OK(qgemm_linear_set_lut(&l, pu.lut));
+        CHECK(l.lut[0] == -3 && l.lut[3] == 3, "qgemm_linear_set_lut did not set the table");
+        qgemm_linear hand = l;
+        hand.lut[3] = 64;
+        EXPECT(qgemm_linear_scratch_size(&hand, 4, &out), QGEMM_ERROR_LUT_OUT_OF_RANGE);
+        OK(qgemm_linear_set_lut(&l, NULL));
+        CHECK(l.lut[0] == -2 && l.lut[1] == -1 && l.lut[2] == 0 && l.lut[3] == 1, "NULL: not the default table");
+        CHECK(out == 777, "out written on failure");
+        free(ul);
+        free(r);
+        free_problem(&pu);
+        snprintf(cur, sizeof cur, "statuses");
+    }
     EXPECT(qgemm_lhs_qai8dxp_quantize_pack(&p, 1, 64, 0, lhs, 64, 64, (uint8_t*)(void*)(lhs + 32), ls),
            QGEMM_ERROR_BUFFERS_OVERLAP);
     CHECK(out == 777, "out written on failure");
@@ -1221,6 +1353,12 @@ static void operator_(uint32_t cpu) {
         CHECK(size == rs, "qgemm_linear_packed_size %zu, packer's size %zu", size, rs);
         qgemm_linear layer;
         OK(qgemm_linear_from_packed(f->code, n, k, bl, rp, rs, &layer));
+        if (pr.lut) {
+            /* The 2-bit family: the default table until set, then the table the weights were packed with. */
+            CHECK(layer.lut[0] == -2 && layer.lut[1] == -1 && layer.lut[2] == 0 && layer.lut[3] == 1,
+                  "from_packed: not the default table");
+            OK(qgemm_linear_set_lut(&layer, pr.lut));
+        }
         uint64_t h = 0xcbf29ce484222325ull;
         for (size_t m = 1; m <= LINEAR_M; m++) {
             size_t ss = 0;
