@@ -8,8 +8,9 @@
 //! A case is drawn from its own 64-bit case seed (the sequence of case seeds comes from
 //! `--seed`): a family, one of its packings, a shape with tails (`m`, `n`, `k` rarely multiples
 //! of the tile; per-block families: `k = bl * blocks`, `bl` a multiple of 32, rarely above the
-//! SIMD tiers' 2^16 limit), raw weights (random, all -8, all +7, only extremes; NxK or KxN,
-//! signed or zero-point-8 nibbles, padded row strides), scales (normal, some zero, all zero,
+//! SIMD tiers' 2^16 limit; the 2-bit family: `k` a multiple of 32), raw weights (random, all
+//! -8, all +7, only extremes; NxK or KxN, signed or zero-point-8 nibbles, padded row strides;
+//! 2-bit codes with the default, a custom or a random look-up table), scales (normal, some zero, all zero,
 //! some subnormal), bias or none, activations (random of any magnitude, extreme, all-equal rows,
 //! zero rows, subnormal rows; padded row stride), a clamp and a padded output stride. The
 //! case packs with qgemm (the LHS in one call and again in two calls split at a random row:
@@ -35,7 +36,7 @@ mod splitmix;
 
 use families::{
     Bf16Qsi4c32p, Bf16Qsi4cxp, F16Qai4c32p, F16Qsi4cxp, F16Qsi8cxp, Fam, Q40, Qai4c32p, Qsi4c32p, Qsi4cxp, Qsi8cxp,
-    ScaleStyle, WeightStyle, canary, packings, to_src,
+    Qsu2cxp, ScaleStyle, WeightStyle, canary, depth, packings, to_src,
 };
 use qgemm::rhs::{Int4Encoding, Layout};
 use qgemm::{Clamp, CpuFeatures, Element, Family, Kernel, MatmulArgs, Packing, Tier};
@@ -138,6 +139,8 @@ struct Params {
     weights: WeightStyle,
     scales: ScaleStyle,
     bias: bool,
+    /// The 2-bit codes' look-up table (drawn with the weights; the default for the others).
+    lut: [i32; 4],
     rows: Vec<RowStyle>,
     lhs_stride: usize,
     lhs_split_at: usize,
@@ -220,7 +223,8 @@ fn case<X: Fam>(rng: &mut Rng, cpu: &CpuFeatures, stats: &mut Stats, verbose: bo
             2 => 1 + rng.below(600),
             _ => 1 + rng.below(160),
         };
-        (k, 0)
+        // The 2-bit family takes multiples of 32 only.
+        (depth::<X>(k), 0)
     };
     let layout = if rng.below(3) == 0 { Layout::KxN } else { Layout::NxK };
     let encoding = if rng.below(4) == 0 { Int4Encoding::Signed } else { Int4Encoding::ZeroPoint8 };
@@ -241,7 +245,7 @@ fn case<X: Fam>(rng: &mut Rng, cpu: &CpuFeatures, stats: &mut Stats, verbose: bo
     let lhs_split_at = rng.below(m + 1);
     let clamp = draw_clamp(rng);
     let dst_stride = n + pick(rng, &[0, 0, 1, 3, 8]);
-    let params = Params {
+    let mut params = Params {
         family: fam,
         packing: p,
         m,
@@ -253,14 +257,13 @@ fn case<X: Fam>(rng: &mut Rng, cpu: &CpuFeatures, stats: &mut Stats, verbose: bo
         weights,
         scales,
         bias,
+        lut: qgemm::rhs::qsu2cxp::DEFAULT_LUT,
         rows,
         lhs_stride,
         lhs_split_at,
         clamp,
         dst_stride,
     };
-    let fail = |what: String| Err(format!("{what}\nparameters: {params:#?}"));
-
     // Inputs.
     let max = if <X::F as Family>::BLOCKED { 8.0e6 } else { f32::MAX }.min(X::Src::MAX.to_f32());
     let mut x = vec![0f32; (m - 1) * lhs_stride + k];
@@ -271,6 +274,8 @@ fn case<X: Fam>(rng: &mut Rng, cpu: &CpuFeatures, stats: &mut Stats, verbose: bo
     let mut next = || rng.next_u64();
     let mut raw = X::random_rhs(&mut next, n, k, bl, layout, weights, scales, bias);
     raw.encoding = encoding;
+    params.lut = raw.lut;
+    let fail = |what: String| Err(format!("{what}\nparameters: {params:#?}"));
 
     // Packing: the LHS in one call, and in two calls split at row `lhs_split_at`.
     let lhs_size = X::lhs_packed_size(&p, m, k, bl).map_err(|e| format!("lhs size: {e}"))?;
@@ -298,7 +303,8 @@ fn case<X: Fam>(rng: &mut Rng, cpu: &CpuFeatures, stats: &mut Stats, verbose: bo
     let Ok(clamp_v) = Clamp::new(clamp.0, clamp.1) else {
         return fail("invalid clamp drawn".into());
     };
-    let args = MatmulArgs::new(m, n, k).with_block_len(bl).with_clamp(clamp_v).with_dst_stride(dst_stride);
+    let args =
+        MatmulArgs::new(m, n, k).with_block_len(bl).with_clamp(clamp_v).with_dst_stride(dst_stride).with_lut(raw.lut);
     let dst_len = (m - 1) * dst_stride + n;
     let kernels: Vec<&'static Kernel<X::F>> =
         <X::F as Family>::kernels().iter().copied().filter(|kn| kn.packing() == p && kn.is_available(cpu)).collect();
@@ -400,6 +406,7 @@ fn run_case(cs: u64, cpu: &CpuFeatures, family: &str, stats: &mut Stats, verbose
         <Bf16Qsi4c32p as Fam>::F::NAME,
         <Qai4c32p as Fam>::F::NAME,
         <F16Qai4c32p as Fam>::F::NAME,
+        <Qsu2cxp as Fam>::F::NAME,
     ];
     let which = rng.below(names.len());
     if !names[which].contains(family) {
@@ -415,7 +422,8 @@ fn run_case(cs: u64, cpu: &CpuFeatures, family: &str, stats: &mut Stats, verbose
         6 => case::<Bf16Qsi4cxp>(&mut rng, cpu, stats, verbose)?,
         7 => case::<Bf16Qsi4c32p>(&mut rng, cpu, stats, verbose)?,
         8 => case::<Qai4c32p>(&mut rng, cpu, stats, verbose)?,
-        _ => case::<F16Qai4c32p>(&mut rng, cpu, stats, verbose)?,
+        9 => case::<F16Qai4c32p>(&mut rng, cpu, stats, verbose)?,
+        _ => case::<Qsu2cxp>(&mut rng, cpu, stats, verbose)?,
     }
     Ok(true)
 }

@@ -119,7 +119,7 @@ mod aarch64 {
     use crate::common::Rng;
     use crate::families::{
         Bf16Qsi4c32p, Bf16Qsi4cxp, F16Qai4c32p, F16Qsi4cxp, F16Qsi8cxp, Fam, Q40, Qai4c32p, Qsi4c32p, Qsi4cxp, Qsi8cxp,
-        ScaleStyle, WeightStyle, packings, to_src,
+        Qsu2cxp, ScaleStyle, WeightStyle, cycle_lut, packings, to_src,
     };
     use qgemm::rhs::Layout;
     use qgemm::{Clamp, CpuFeatures, Element, Family, MatmulArgs, Tier};
@@ -303,13 +303,17 @@ mod aarch64 {
     }
 
     /// Every SIMD kernel of family `X` the CPU has, through the trampoline, on shapes with
-    /// tails, whole output and a sub-rectangle grid; returns the kernels run.
-    fn family<X: Fam>() -> Vec<&'static str> {
+    /// tails, whole output and a sub-rectangle grid; returns the kernels run and the look-up
+    /// tables the raw weights had.
+    fn family<X: Fam>() -> (Vec<&'static str>, Vec<[i32; 4]>) {
         let cpu = CpuFeatures::detect();
         let mut rng = Rng(0xca11);
-        let mut ran = Vec::new();
+        let (mut ran, mut luts) = (Vec::new(), Vec::new());
         let shapes: &[(usize, usize, usize, usize)] = if <X::F as Family>::BLOCKED {
             &[(1, 5, 64, 32), (27, 21, 128, 64)]
+        } else if <X::F as Family>::K_MULTIPLE > 1 {
+            // The 2-bit family: k a multiple of 32, an odd number of 32-groups.
+            &[(1, 5, 96, 0), (27, 21, 160, 0)]
         } else {
             &[(1, 5, 33, 0), (27, 21, 100, 0)]
         };
@@ -322,13 +326,17 @@ mod aarch64 {
             for &(m, n, k, bl) in shapes {
                 let x: Vec<X::Src> = to_src(&(0..m * k).map(|_| rng.f32(-2.0, 2.0)).collect::<Vec<_>>());
                 let mut next = || rng.next_u64();
-                let raw =
+                let mut raw =
                     X::random_rhs(&mut next, n, k, bl, Layout::NxK, WeightStyle::Random, ScaleStyle::Normal, true);
+                cycle_lut::<X>(&mut raw, luts.len());
+                luts.push(raw.lut);
                 let mut lhs = vec![0u8; X::lhs_packed_size(&p, m, k, bl).unwrap()];
                 X::pack_lhs(&p, m, k, bl, 0, &x, k, &mut lhs).unwrap();
                 let mut rhs = vec![0u8; X::rhs_packed_size(&p, n, k, bl).unwrap()];
                 X::pack_rhs(&p, n, k, bl, &raw.view(), &mut rhs).unwrap();
-                let args = MatmulArgs::new(m, n, k).with_block_len(bl).with_clamp(Clamp::new(-3.0, 3.0).unwrap());
+                let clamp = Clamp::new(-3.0, 3.0).unwrap();
+                // The kernels take the table the weights were packed with (2-bit family).
+                let args = MatmulArgs::new(m, n, k).with_block_len(bl).with_clamp(clamp).with_lut(raw.lut);
                 let mut want = vec![<X::F as Family>::Dst::default(); m * n];
                 scalar.run(&cpu, &lhs, &rhs, &mut want, &args).unwrap();
                 for kn in kernels.iter().filter(|kn| kn.tier() != Tier::Scalar && kn.is_available(&cpu)) {
@@ -378,12 +386,12 @@ mod aarch64 {
                 }
             }
         }
-        ran
+        (ran, luts)
     }
 
     fn report<X: Fam>() {
         let cpu = CpuFeatures::detect();
-        let ran = family::<X>();
+        let (ran, luts) = family::<X>();
         let simd: Vec<_> = <X::F as Family>::kernels().iter().filter(|kn| kn.tier() != Tier::Scalar).collect();
         println!("{}: {} of {} SIMD kernels checked (cpu {cpu})", X::F::NAME, ran.len(), simd.len());
         for kn in simd.iter().filter(|kn| !ran.contains(&kn.name())) {
@@ -391,6 +399,12 @@ mod aarch64 {
             println!("  not run (cpu lacks {lacks}): {}", kn.name());
         }
         assert_eq!(ran.len(), simd.iter().filter(|kn| kn.is_available(&cpu)).count());
+        // A family with a look-up table ran with the default one and with others.
+        if <X::F as Family>::TAKES_LUT {
+            println!("  look-up tables: {luts:?}");
+            let default = qgemm::rhs::qsu2cxp::DEFAULT_LUT;
+            assert!(luts.contains(&default) && luts.iter().any(|l| *l != default), "{luts:?}");
+        }
     }
 
     #[test]
@@ -441,5 +455,10 @@ mod aarch64 {
     #[test]
     fn callee_saved_f16_qsi8d32p_qai4c32p() {
         report::<F16Qai4c32p>();
+    }
+
+    #[test]
+    fn callee_saved_qai8dxp_qsu2cxp() {
+        report::<Qsu2cxp>();
     }
 }

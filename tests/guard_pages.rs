@@ -14,7 +14,10 @@
 //!   and RHS slices that end at the last byte it may read and a dst slice of exactly its
 //!   `(m - 1) * stride + n` elements;
 //! * shapes with tails: `m`, `n` not multiples of any tile, `k` not a multiple of 32 (per
-//!   channel), several blocks with the last one ending the row (per block).
+//!   channel; an odd number of 32-groups for the 2-bit family), several blocks with the last one
+//!   ending the row (per block);
+//! * the 2-bit family's raw weights carry a look-up table (the default or another one), which
+//!   the packer and every kernel call get.
 //!
 //! Every result is also compared with the scalar kernel on ordinary buffers, bit for bit.
 //! Linux only (mmap/mprotect); on other systems the test prints why it is skipped.
@@ -35,17 +38,21 @@ mod linux {
     use crate::common::guard::{Guarded, Place, page_size, set_label};
     use crate::families::{
         Bf16Qsi4c32p, Bf16Qsi4cxp, F16Qai4c32p, F16Qsi4cxp, F16Qsi8cxp, Fam, Q40, Qai4c32p, Qsi4c32p, Qsi4cxp, Qsi8cxp,
-        RhsRaw, ScaleStyle, WeightStyle, packings, to_src,
+        Qsu2cxp, RhsRaw, ScaleStyle, WeightStyle, cycle_lut, packings, to_src,
     };
     use qgemm::half::bf16;
     use qgemm::rhs::Layout;
+    use qgemm::rhs::qsu2cxp::DEFAULT_LUT;
     use qgemm::{Clamp, CpuFeatures, Element, Family, Kernel, MatmulArgs, Tier};
 
     /// Shapes `(m, n, k, bl)` with tails: m and n past every tile (m_step up to 24, n_step up to
-    /// 16), k with a partial 32-group or several blocks.
+    /// 16), k with a partial 32-group or several blocks (the 2-bit family, whose k is a multiple
+    /// of 32: one, three and five groups of 32).
     fn shapes<X: Fam>() -> Vec<(usize, usize, usize, usize)> {
         if <X::F as Family>::BLOCKED {
             vec![(1, 1, 32, 32), (5, 13, 96, 32), (27, 21, 128, 64)]
+        } else if <X::F as Family>::K_MULTIPLE > 1 {
+            vec![(1, 1, 32, 0), (5, 13, 96, 0), (27, 21, 160, 0)]
         } else {
             vec![(1, 1, 1, 0), (5, 13, 33, 0), (27, 21, 100, 0)]
         }
@@ -113,23 +120,28 @@ mod linux {
         gdst.as_slice().to_vec()
     }
 
-    /// The guard-page matrix of family `X`; returns (packer calls, kernel calls, kernels run).
-    fn family<X: Fam>() -> (usize, usize, Vec<&'static str>)
+    /// The guard-page matrix of family `X`; returns (packer calls, kernel calls, kernels run,
+    /// the look-up tables the raw weights had).
+    fn family<X: Fam>() -> (usize, usize, Vec<&'static str>, Vec<[i32; 4]>)
     where
         <X::F as Family>::Dst: Plain,
         X::Src: Plain,
     {
         let cpu = CpuFeatures::detect();
         let places = Places::new();
-        let (mut packer_calls, mut kernel_calls, mut ran) = (0, 0, Vec::new());
+        let (mut packer_calls, mut kernel_calls, mut ran, mut luts) = (0, 0, Vec::new(), Vec::new());
         let mut rng = Rng(0x6a7d);
+        let mut case = 0;
         for p in packings::<X>() {
             for (si, &(m, n, k, bl)) in shapes::<X>().iter().enumerate() {
                 // Ordinary buffers: inputs, packed operands and the scalar reference.
                 let x: Vec<X::Src> = to_src(&(0..m * k).map(|_| rng.f32(-3.0, 2.0)).collect::<Vec<_>>());
                 let layout = if si % 2 == 1 { Layout::KxN } else { Layout::NxK };
                 let mut next = || rng.next_u64();
-                let raw = X::random_rhs(&mut next, n, k, bl, layout, WeightStyle::Random, ScaleStyle::Normal, true);
+                let mut raw = X::random_rhs(&mut next, n, k, bl, layout, WeightStyle::Random, ScaleStyle::Normal, true);
+                cycle_lut::<X>(&mut raw, case);
+                case += 1;
+                luts.push(raw.lut);
                 let mut lhs = vec![0u8; X::lhs_packed_size(&p, m, k, bl).unwrap()];
                 X::pack_lhs(&p, m, k, bl, 0, &x, k, &mut lhs).unwrap();
                 let mut rhs = vec![0u8; X::rhs_packed_size(&p, n, k, bl).unwrap()];
@@ -139,7 +151,8 @@ mod linux {
                     .find(|kn| kn.tier() == Tier::Scalar && kn.packing() == p)
                     .expect("scalar kernel");
                 let clamp = Clamp::new(-5.0, 5.0).unwrap();
-                let base = MatmulArgs::new(m, n, k).with_block_len(bl).with_clamp(clamp);
+                // The kernels take the table the weights were packed with.
+                let base = MatmulArgs::new(m, n, k).with_block_len(bl).with_clamp(clamp).with_lut(raw.lut);
                 let mut want = vec![<X::F as Family>::Dst::default(); m * n];
                 scalar.run(&cpu, &lhs, &rhs, &mut want, &base).unwrap();
                 let tile = lhs.len() / m.div_ceil(p.mr);
@@ -241,7 +254,7 @@ mod linux {
             }
         }
         set_label("");
-        (packer_calls, kernel_calls, ran)
+        (packer_calls, kernel_calls, ran, luts)
     }
 
     fn report<X: Fam>()
@@ -249,7 +262,7 @@ mod linux {
         <X::F as Family>::Dst: Plain,
         X::Src: Plain,
     {
-        let (packers, kernels, ran) = family::<X>();
+        let (packers, kernels, ran, luts) = family::<X>();
         let cpu = CpuFeatures::detect();
         let all = <X::F as Family>::kernels();
         println!(
@@ -264,6 +277,14 @@ mod linux {
         }
         // Every kernel the CPU has ran.
         assert_eq!(ran.len(), all.iter().filter(|kn| kn.is_available(&cpu)).count());
+        // A family with a look-up table ran with the default one and with others (a kernel
+        // ignoring its table would differ from the scalar reference); the rest with the default.
+        if <X::F as Family>::TAKES_LUT {
+            println!("  look-up tables: {luts:?}");
+            assert!(luts.contains(&DEFAULT_LUT) && luts.iter().any(|l| *l != DEFAULT_LUT), "{luts:?}");
+        } else {
+            assert!(luts.iter().all(|l| *l == DEFAULT_LUT));
+        }
     }
 
     #[test]
@@ -314,6 +335,11 @@ mod linux {
     #[test]
     fn guard_pages_f16_qsi8d32p_qai4c32p() {
         report::<F16Qai4c32p>();
+    }
+
+    #[test]
+    fn guard_pages_qai8dxp_qsu2cxp() {
+        report::<Qsu2cxp>();
     }
 
     /// The helper itself: each placement gives a slice of the right length and alignment whose

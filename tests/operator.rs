@@ -13,12 +13,42 @@ mod families;
 use common::Rng;
 use families::{
     Bf16Qsi4c32p, Bf16Qsi4cxp, F16Qai4c32p, F16Qsi4cxp, F16Qsi8cxp, Fam, Q40, Qai4c32p, Qsi4c32p, Qsi4cxp, Qsi8cxp,
-    ScaleStyle, WeightStyle, to_src,
+    Qsu2cxp, ScaleStyle, WeightStyle, cycle_lut, to_src,
 };
 use qgemm::error::{Buffer, Dim, Param};
 use qgemm::op::{Linear, Operator};
+use qgemm::qai8dxp_qsu2cxp::Qai8dxpQsu2cxp;
 use qgemm::rhs::Layout;
+use qgemm::rhs::qsu2cxp::DEFAULT_LUT;
 use qgemm::{Clamp, CpuFeatures, Element, Error, Family, Feature, Kernel, MatmulArgs, Tier};
+
+/// A layer with the look-up table of its raw weights: `Linear::with_lut` for the 2-bit family;
+/// the other families have no table (theirs is the default, which their kernels ignore).
+trait WithTable: Operator {
+    fn with_table(layer: Linear<'_, Self>, lut: [i32; 4]) -> Linear<'_, Self> {
+        assert_eq!(lut, DEFAULT_LUT, "{}", Self::NAME);
+        layer
+    }
+}
+
+impl WithTable for qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp {}
+impl WithTable for qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p {}
+impl WithTable for qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p {}
+impl WithTable for qgemm::qai8dxp_qsi8cxp::Qai8dxpQsi8cxp {}
+impl WithTable for qgemm::f16_qai8dxp_qsi4cxp::F16Qai8dxpQsi4cxp {}
+impl WithTable for qgemm::f16_qai8dxp_qsi8cxp::F16Qai8dxpQsi8cxp {}
+impl WithTable for qgemm::bf16_qai8dxp_qsi4cxp::Bf16Qai8dxpQsi4cxp {}
+impl WithTable for qgemm::bf16_qai8dxp_qsi4c32p::Bf16Qai8dxpQsi4c32p {}
+impl WithTable for qgemm::qsi8d32p_qai4c32p::Qsi8d32pQai4c32p {}
+impl WithTable for qgemm::f16_qsi8d32p_qai4c32p::F16Qsi8d32pQai4c32p {}
+
+impl WithTable for Qai8dxpQsu2cxp {
+    fn with_table(layer: Linear<'_, Self>, lut: [i32; 4]) -> Linear<'_, Self> {
+        let layer = layer.with_lut(lut).unwrap();
+        assert_eq!(layer.lut(), lut);
+        layer
+    }
+}
 
 /// The CPUs to compare: the detected one and the same without i8mm, without dotprod, without
 /// NEON (each lower tier the machine has).
@@ -35,36 +65,37 @@ fn cpus() -> Vec<CpuFeatures> {
     v
 }
 
-/// Raw weights for `n x k`, packed with the operator's packing.
-fn packed<X: Fam>(rng: &mut Rng, n: usize, k: usize, bl: usize) -> Vec<u8>
+/// Raw weights for `n x k`, packed with the operator's packing, and their look-up table (the
+/// 2-bit family's; the default for the others).
+/// (`i`: the case number, which picks the table, `families::cycle_lut`).
+fn packed<X: Fam>(rng: &mut Rng, n: usize, k: usize, bl: usize, i: usize) -> (Vec<u8>, [i32; 4])
 where
     X::F: Operator,
 {
     let mut next = || rng.next_u64();
-    let raw = X::random_rhs(&mut next, n, k, bl, Layout::NxK, WeightStyle::Random, ScaleStyle::Normal, true);
+    let mut raw = X::random_rhs(&mut next, n, k, bl, Layout::NxK, WeightStyle::Random, ScaleStyle::Normal, true);
+    cycle_lut::<X>(&mut raw, i);
     let p = <X::F as Operator>::RHS_PACKING;
     let mut out = vec![0u8; X::rhs_packed_size(&p, n, k, bl).unwrap()];
     X::pack_rhs(&p, n, k, bl, &raw.view(), &mut out).unwrap();
-    out
+    (out, raw.lut)
 }
 
-/// `kernel` run by hand on activations packed by the family's packer: the reference output.
-#[allow(clippy::too_many_arguments)]
+/// `kernel` run by hand on activations packed by the family's packer, with the weights' table
+/// `lut`: the reference output.
 fn by_hand<X: Fam>(
     kernel: &Kernel<X::F>,
     cpu: &CpuFeatures,
     x: &[X::Src],
     w: &[u8],
-    m: usize,
-    n: usize,
-    k: usize,
-    bl: usize,
+    (m, n, k, bl): (usize, usize, usize, usize),
+    lut: [i32; 4],
 ) -> Vec<<X::F as Family>::Dst> {
     let p = kernel.packing();
     let mut lhs = vec![0u8; kernel.lhs_packed_size(m, k, bl).unwrap()];
     X::pack_lhs(&p, m, k, bl, 0, x, k, &mut lhs).unwrap();
     let mut out = vec![<X::F as Family>::Dst::default(); m * n];
-    kernel.run(cpu, &lhs, w, &mut out, &MatmulArgs::new(m, n, k).with_block_len(bl)).unwrap();
+    kernel.run(cpu, &lhs, w, &mut out, &MatmulArgs::new(m, n, k).with_block_len(bl).with_lut(lut)).unwrap();
     out
 }
 
@@ -74,15 +105,19 @@ fn bits<T: Element>(v: &[T]) -> Vec<u32> {
 
 fn family<X: Fam>()
 where
-    X::F: Operator<Src = X::Src>,
+    X::F: Operator<Src = X::Src> + WithTable,
 {
     let nan = <X::F as Family>::Dst::from_f32(f32::NAN);
     let bl = if <X::F as Family>::BLOCKED { 32 } else { 0 };
     let mut rng = Rng(0x0_9e7a);
-    let mut ran = 0;
-    for (m, n, k) in [(1, 13, 64), (1, 64, 96), (2, 40, 64), (5, 13, 128), (16, 64, 64), (33, 24, 96), (64, 36, 32)] {
-        let w = packed::<X>(&mut rng, n, k, bl);
-        let layer = Linear::<X::F>::from_packed(n, k, bl, &w).unwrap();
+    let (mut ran, mut luts) = (0, Vec::new());
+    // Every k a multiple of 32 (the 2-bit family's granule).
+    let shapes = [(1, 13, 64), (1, 64, 96), (2, 40, 64), (5, 13, 128), (16, 64, 64), (33, 24, 96), (64, 36, 32)];
+    for (i, (m, n, k)) in shapes.into_iter().enumerate() {
+        let (w, lut) = packed::<X>(&mut rng, n, k, bl, i);
+        luts.push(lut);
+        let layer = <X::F as WithTable>::with_table(Linear::<X::F>::from_packed(n, k, bl, &w).unwrap(), lut);
+        let shape = (m, n, k, bl);
         let x: Vec<X::Src> = to_src(&(0..m * k).map(|_| rng.f32(-2.0, 2.0)).collect::<Vec<_>>());
         let mut scratch = vec![0u8; layer.scratch_size(m).unwrap()];
         let mut want: Option<Vec<u32>> = None;
@@ -91,7 +126,7 @@ where
             layer.run(&cpu, m, &x, &mut y, &mut scratch).unwrap();
             let kernel = layer.kernel(&cpu, m).unwrap();
             assert_eq!(kernel.packing().mr == 1, m == 1, "{}", kernel.name());
-            assert_eq!(bits(&y), bits(&by_hand::<X>(kernel, &cpu, &x, &w, m, n, k, bl)), "{}", kernel.name());
+            assert_eq!(bits(&y), bits(&by_hand::<X>(kernel, &cpu, &x, &w, shape, lut)), "{}", kernel.name());
             // Every tier gives the same bits (here: the first CPU's).
             let got = bits(&y);
             assert_eq!(want.get_or_insert_with(|| got.clone()), &got, "{} m {m} n {n} k {k}", kernel.name());
@@ -119,7 +154,7 @@ where
                 layer.run_with(&list, &cpu, m, &x, &mut y_t, &mut s).unwrap();
                 // Bit-identical across tiers, and equal to the chosen kernel run by hand.
                 assert_eq!(bits(&y_t), got, "run_with({tier:?}) chose {}", chosen.name());
-                assert_eq!(bits(&y_t), bits(&by_hand::<X>(chosen, &cpu, &x, &w, m, n, k, bl)), "{}", chosen.name());
+                assert_eq!(bits(&y_t), bits(&by_hand::<X>(chosen, &cpu, &x, &w, shape, lut)), "{}", chosen.name());
             }
 
             // Any split, parts run in reverse order, equals one call; so do threads.
@@ -159,6 +194,12 @@ where
         }
     }
     println!("{}: {ran} operator runs compared", <X::F as Family>::NAME);
+    // The 2-bit family's layers had the default table and others (a layer or a part that
+    // dropped its table would differ from the kernel run by hand with it).
+    if <X::F as Family>::TAKES_LUT {
+        println!("look-up tables: {luts:?}");
+        assert!(luts.contains(&DEFAULT_LUT) && luts.iter().any(|l| *l != DEFAULT_LUT), "{luts:?}");
+    }
 }
 
 #[test]
@@ -209,6 +250,11 @@ fn qsi8d32p_qai4c32p_operator_matches_kernels_and_splits() {
 #[test]
 fn f16_qsi8d32p_qai4c32p_operator_matches_kernels_and_splits() {
     family::<F16Qai4c32p>();
+}
+
+#[test]
+fn qai8dxp_qsu2cxp_operator_matches_kernels_and_splits() {
+    family::<Qsu2cxp>();
 }
 
 #[test]
@@ -274,6 +320,171 @@ fn family_pack_functions_give_the_packers_bytes() {
     let layer = Linear::<Qsi8d32pQai4c32p>::pack(n, k, bl, &nib, k / 2, &zero, &bscale, Some(&bias), &mut a).unwrap();
     assert_eq!(layer.weights(), &b[..]);
     assert_eq!((layer.n(), layer.k(), layer.bl()), (n, k, bl));
+    // Every other family's layer has the default table.
+    assert_eq!(layer.lut(), DEFAULT_LUT);
+
+    // 2-bit codes (four per byte; the int4 bytes reused) with a table and with the default;
+    // the layer keeps the table it packed with.
+    use qgemm::rhs::qsu2cxp;
+    let p = <Qai8dxpQsu2cxp as Operator>::RHS_PACKING;
+    for lut in [Some([-3, -1, 1, 3]), None] {
+        let mut a = vec![0u8; Linear::<Qai8dxpQsu2cxp>::packed_size(n, k).unwrap()];
+        let mut b = a.clone();
+        qsu2cxp::pack(&p, n, k, &nib, k / 2, &scale, Some(&bias), lut.as_ref(), &mut b).unwrap();
+        let layer =
+            Linear::<Qai8dxpQsu2cxp>::pack(n, k, &nib, k / 2, &scale, Some(&bias), lut.as_ref(), &mut a).unwrap();
+        assert_eq!(layer.weights(), &b[..]);
+        assert_eq!((layer.n(), layer.k(), layer.bl()), (n, k, 0));
+        assert_eq!(layer.lut(), lut.unwrap_or(DEFAULT_LUT));
+    }
+}
+
+/// A 2-bit layer built from weights packed elsewhere (`from_packed`, then `with_lut`) equals
+/// the one `Linear::pack` builds with the same table, on every CPU tier and in parts; without
+/// `with_lut` (the default table) its outputs differ.
+#[test]
+fn qai8dxp_qsu2cxp_from_packed_with_lut_equals_pack_with_the_table() {
+    use qgemm::rhs::qsu2cxp;
+    type L<'a> = Linear<'a, Qai8dxpQsu2cxp>;
+    let (n, k) = (20, 96);
+    let mut rng = Rng(0x2b17);
+    let codes: Vec<u8> = (0..n * k / 4).map(|_| rng.next_u64() as u8).collect();
+    let scale: Vec<f32> = (0..n).map(|_| rng.f32(0.01, 0.1)).collect();
+    let bias: Vec<f32> = (0..n).map(|_| rng.f32(-1.0, 1.0)).collect();
+    let x: Vec<f32> = (0..16 * k).map(|_| rng.f32(-2.0, 2.0)).collect();
+    for lut in [[-3, -1, 1, 3], [-64, 63, 0, -1], [5, -7, 11, -13]] {
+        let size = L::packed_size(n, k).unwrap();
+        let mut a = vec![0u8; size];
+        let packed = L::pack(n, k, &codes, k / 4, &scale, Some(&bias), Some(&lut), &mut a).unwrap();
+        // Packed elsewhere: the RHS packer itself, with the operator's packing.
+        let mut b = vec![0u8; size];
+        qsu2cxp::pack(
+            &<Qai8dxpQsu2cxp as Operator>::RHS_PACKING,
+            n,
+            k,
+            &codes,
+            k / 4,
+            &scale,
+            Some(&bias),
+            Some(&lut),
+            &mut b,
+        )
+        .unwrap();
+        let plain = L::from_packed(n, k, 0, &b).unwrap();
+        assert_eq!(plain.lut(), DEFAULT_LUT);
+        let tabled = L::from_packed(n, k, 0, &b).unwrap().with_lut(lut).unwrap();
+        assert_eq!((tabled.lut(), packed.lut()), (lut, lut));
+        assert_eq!(tabled.weights(), packed.weights());
+        for cpu in cpus() {
+            for m in [1, 5, 16] {
+                let xm = &x[..m * k];
+                let mut s = vec![0u8; packed.scratch_size(m).unwrap()];
+                let mut want = vec![f32::NAN; m * n];
+                packed.run(&cpu, m, xm, &mut want, &mut s).unwrap();
+                let mut got = vec![f32::NAN; m * n];
+                tabled.run(&cpu, m, xm, &mut got, &mut s).unwrap();
+                assert_eq!(bits(&got), bits(&want), "{lut:?} m {m} cpu {cpu}");
+                // Parts of the layer built with `with_lut` carry its table too.
+                let mut parts_out = vec![f32::NAN; m * n];
+                let prepared = tabled.prepare(&cpu, m, xm, &mut s).unwrap();
+                for part in prepared.parts(&mut parts_out, 3).unwrap() {
+                    part.run();
+                }
+                assert_eq!(bits(&parts_out), bits(&want), "{lut:?} m {m} parts");
+                // The default table gives other outputs: the table is applied.
+                let mut dflt = vec![f32::NAN; m * n];
+                plain.run(&cpu, m, xm, &mut dflt, &mut s).unwrap();
+                assert_ne!(bits(&dflt), bits(&want), "{lut:?} m {m}: the default table gave the same outputs");
+            }
+        }
+    }
+}
+
+/// The 2-bit layer's own rejections: a depth that is not a multiple of 32, a block length, a
+/// table entry outside `[-64, 63]` (in `pack` and in `with_lut`), short or narrow weights and
+/// short buffers; a rejected `pack` writes nothing.
+#[test]
+fn qai8dxp_qsu2cxp_bad_calls_are_rejected() {
+    type L<'a> = Linear<'a, Qai8dxpQsu2cxp>;
+    let (n, k) = (8, 64);
+    let size = L::packed_size(n, k).unwrap();
+    assert_eq!(size, 2 * 4 * (k / 4 + 12));
+    let not32 = |value| Error::NotMultiple { dim: Dim::K, value, multiple_of: 32 };
+    assert_eq!(L::packed_size(n, 48).unwrap_err(), not32(48));
+    assert_eq!(L::packed_size(n, 0).unwrap_err(), Error::ZeroDim { dim: Dim::K });
+    assert_eq!(L::packed_size(usize::MAX, k).unwrap_err(), Error::SizeOverflow);
+    let w = vec![0u8; size];
+    assert_eq!(L::from_packed(n, 48, 0, &w).unwrap_err(), not32(48));
+    assert_eq!(L::from_packed(0, k, 0, &w).unwrap_err(), Error::ZeroDim { dim: Dim::N });
+    assert_eq!(L::from_packed(n, k, 32, &w).unwrap_err(), Error::Unsupported { param: Param::BlockLen, value: 32 });
+    assert_eq!(
+        L::from_packed(n, k, 0, &w[..size - 1]).unwrap_err(),
+        Error::BufferTooShort { buffer: Buffer::RhsPacked, given: size - 1, needed: size }
+    );
+
+    // Tables: every entry in [-64, 63]; the first one outside is reported.
+    let layer = L::from_packed(n, k, 0, &w).unwrap();
+    assert_eq!(layer.with_lut([-64, 63, 0, 0]).unwrap().lut(), [-64, 63, 0, 0]);
+    assert_eq!(layer.with_lut([0, 64, 0, -65]).unwrap_err(), Error::LutOutOfRange { index: 1, value: 64 });
+    assert_eq!(layer.with_lut([-65, 0, 0, 0]).unwrap_err(), Error::LutOutOfRange { index: 0, value: -65 });
+    assert_eq!(layer.with_lut([0, 0, 0, i32::MIN]).unwrap_err(), Error::LutOutOfRange { index: 3, value: i32::MIN });
+
+    let codes = vec![0x1bu8; n * k / 4];
+    let scale = vec![0.5f32; n];
+    let mut buf = vec![0xeeu8; size];
+    let untouched = |b: &[u8]| b.iter().all(|&v| v == 0xee);
+    let bad = [0, 0, 64, 0];
+    assert_eq!(
+        L::pack(n, k, &codes, k / 4, &scale, None, Some(&bad), &mut buf).unwrap_err(),
+        Error::LutOutOfRange { index: 2, value: 64 }
+    );
+    assert!(untouched(&buf));
+    assert_eq!(L::pack(n, 48, &codes, k / 4, &scale, None, None, &mut buf).unwrap_err(), not32(48));
+    assert!(matches!(
+        L::pack(n, k, &codes, k / 4 - 1, &scale, None, None, &mut buf),
+        Err(Error::StrideTooSmall { .. })
+    ));
+    assert!(matches!(
+        L::pack(n, k, &codes[1..], k / 4, &scale, None, None, &mut buf),
+        Err(Error::BufferTooShort { buffer: Buffer::Rhs, .. })
+    ));
+    assert!(L::pack(n, k, &codes, k / 4, &scale[1..], None, None, &mut buf).is_err());
+    assert!(L::pack(n, k, &codes, k / 4, &scale, Some(&[0.0; 3]), None, &mut buf).is_err());
+    assert!(matches!(
+        L::pack(n, k, &codes, k / 4, &scale, None, None, &mut buf[..size - 1]),
+        Err(Error::BufferTooShort { buffer: Buffer::RhsPacked, .. })
+    ));
+    assert!(untouched(&buf));
+
+    // Running: short activations, scratch and output, non-finite activations.
+    let lut = [-3, -1, 1, 3];
+    let layer = L::pack(n, k, &codes, k / 4, &scale, None, Some(&lut), &mut buf).unwrap();
+    assert_eq!(layer.lut(), lut);
+    let cpu = CpuFeatures::detect();
+    let m = 3;
+    let x = vec![0.5f32; m * k];
+    let mut scratch = vec![0u8; layer.scratch_size(m).unwrap()];
+    let mut y = vec![0f32; m * n];
+    assert_eq!(
+        layer.run(&cpu, m, &x[1..], &mut y, &mut scratch).unwrap_err(),
+        Error::BufferTooShort { buffer: Buffer::Lhs, given: m * k - 1, needed: m * k }
+    );
+    assert!(matches!(
+        layer.run(&cpu, m, &x, &mut y[1..], &mut scratch),
+        Err(Error::BufferTooShort { buffer: Buffer::Dst, .. })
+    ));
+    let used = layer.kernel(&cpu, m).unwrap().lhs_packed_size(m, k, 0).unwrap();
+    assert!(matches!(
+        layer.run(&cpu, m, &x, &mut y, &mut scratch[..used - 1]),
+        Err(Error::BufferTooShort { buffer: Buffer::LhsPacked, .. })
+    ));
+    let mut nan = x.clone();
+    nan[7] = f32::NAN;
+    assert!(matches!(layer.run(&cpu, m, &nan, &mut y, &mut scratch), Err(Error::NonFinite { .. })));
+    // Every code 0x1b = codes 3, 2, 1, 0 in turn: with {-3, -1, 1, 3} each group of four depths
+    // sums to 0, so the outputs are 0 (no bias).
+    layer.run(&cpu, m, &x, &mut y, &mut scratch).unwrap();
+    assert!(y.iter().all(|&v| v == 0.0), "{y:?}");
 }
 
 #[test]

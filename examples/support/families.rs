@@ -13,18 +13,19 @@ use qgemm::lhs::{qai8dxp, qsi8d32p, qsi8d32pscalef32};
 use qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p;
 use qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp;
 use qgemm::qai8dxp_qsi8cxp::Qai8dxpQsi8cxp;
+use qgemm::qai8dxp_qsu2cxp::Qai8dxpQsu2cxp;
 use qgemm::qsi8d32p_qai4c32p::Qsi8d32pQai4c32p;
 use qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p;
 use qgemm::rhs::qsi4c32p::BlockScales;
 use qgemm::rhs::qsi8cxp::{self, Int8Source};
-use qgemm::rhs::{Int4Encoding, Int4Source, Layout, qai4c32p, qsi4c32p, qsi4c32pscalef16, qsi4cxp};
+use qgemm::rhs::{Int4Encoding, Int4Source, Layout, qai4c32p, qsi4c32p, qsi4c32pscalef16, qsi4cxp, qsu2cxp};
 use qgemm::{Element, Family, Packing, Result};
 
 /// Raw RHS inputs of any family, borrowed; a family ignores the fields it does not use.
 #[derive(Clone, Copy)]
 pub struct RhsRaw<'a> {
-    /// int4 weights (`qsi4cxp`, `qsi4c32p`), int8 weights as bytes (`qsi8cxp`) or raw `Q4_0`
-    /// blocks (`qsi4c32pscalef16`).
+    /// int4 weights (`qsi4cxp`, `qsi4c32p`), int8 weights as bytes (`qsi8cxp`), raw `Q4_0`
+    /// blocks (`qsi4c32pscalef16`) or 2-bit codes, four per byte (`qsu2cxp`).
     pub data: &'a [u8],
     /// Orientation of the weights (NxK for `Q4_0` blocks).
     pub layout: Layout,
@@ -32,7 +33,7 @@ pub struct RhsRaw<'a> {
     pub stride: usize,
     /// Nibble encoding of the int4 weights.
     pub encoding: Int4Encoding,
-    /// Per-channel f32 scales (`qsi4cxp`, `qsi8cxp`), or per-block ones (`qai4c32p`, `n * k/bl`).
+    /// Per-channel f32 scales (`qsi4cxp`, `qsi8cxp`, `qsu2cxp`), or per-block ones (`qai4c32p`, `n * k/bl`).
     pub scale_f32: &'a [f32],
     /// Per-block f32 offsets (`qai4c32p`, `n * k/bl`).
     pub zero_f32: &'a [f32],
@@ -42,6 +43,10 @@ pub struct RhsRaw<'a> {
     pub scale_stride: usize,
     /// Optional f32 bias (not `Q4_0`).
     pub bias: Option<&'a [f32]>,
+    /// The look-up table of the 2-bit codes (`qsu2cxp`): given to the packer and, through
+    /// `MatmulArgs::with_lut`, to every kernel run on the packed weights. The other families
+    /// have [`qsu2cxp::DEFAULT_LUT`], which their kernels ignore.
+    pub lut: [i32; 4],
 }
 
 /// Owned raw RHS inputs ([`RhsRaw`] borrows them).
@@ -56,6 +61,7 @@ pub struct RhsOwned {
     pub scale_bf16: Vec<bf16>,
     pub scale_stride: usize,
     pub bias: Option<Vec<f32>>,
+    pub lut: [i32; 4],
 }
 
 impl RhsOwned {
@@ -71,6 +77,7 @@ impl RhsOwned {
             scale_bf16: &self.scale_bf16,
             scale_stride: self.scale_stride,
             bias: self.bias.as_deref(),
+            lut: self.lut,
         }
     }
 }
@@ -267,6 +274,8 @@ pub struct Bf16Qsi4c32p;
 pub struct Qai4c32p;
 /// Family `f16_qsi8d32p_qai4c32p`.
 pub struct F16Qai4c32p;
+/// Family `qai8dxp_qsu2cxp` (2-bit codes through a look-up table).
+pub struct Qsu2cxp;
 
 /// An asymmetric int4 family (`qai4c32p` weights, `qsi8d32pscalef32` activations of type `$src`
 /// from the packer `$packer`).
@@ -326,6 +335,7 @@ macro_rules! qai4c32p_fam {
                     scale_bf16: Vec::new(),
                     scale_stride: 0,
                     bias: random_bias(next, n, bias),
+                    lut: qsu2cxp::DEFAULT_LUT,
                 }
             }
         }
@@ -445,6 +455,7 @@ impl Fam for Qsi4cxp {
             scale_bf16: Vec::new(),
             scale_stride: 0,
             bias: random_bias(next, n, bias),
+            lut: qsu2cxp::DEFAULT_LUT,
         }
     }
 }
@@ -506,6 +517,7 @@ impl Fam for Qsi4c32p {
             scale_bf16,
             scale_stride,
             bias: random_bias(next, n, bias),
+            lut: qsu2cxp::DEFAULT_LUT,
         }
     }
 }
@@ -574,6 +586,7 @@ impl Fam for Q40 {
             scale_bf16: Vec::new(),
             scale_stride: 0,
             bias: None,
+            lut: qsu2cxp::DEFAULT_LUT,
         }
     }
 }
@@ -633,6 +646,102 @@ impl Fam for Qsi8cxp {
             scale_bf16: Vec::new(),
             scale_stride: 0,
             bias: random_bias(next, n, bias),
+            lut: qsu2cxp::DEFAULT_LUT,
+        }
+    }
+}
+
+/// The tables the 2-bit fixture draws from (besides a random one): the default `{-2, -1, 0, 1}`,
+/// KleidiAI's custom-table golden one, and one with both ends of the accepted range.
+pub const LUTS: [[i32; 4]; 3] = [qsu2cxp::DEFAULT_LUT, [-3, -1, 1, 3], [qsu2cxp::LUT_MIN, qsu2cxp::LUT_MAX, 0, -1]];
+
+/// A table for the 2-bit codes: one of [`LUTS`] or (one time in four) four random entries in
+/// `[LUT_MIN, LUT_MAX]`. Three draws in four are not the default, so a kernel that ignored
+/// the table it is given would differ from the scalar reference.
+fn draw_lut(next: &mut dyn FnMut() -> u64) -> [i32; 4] {
+    match (next() % 4) as usize {
+        3 => core::array::from_fn(|_| qsu2cxp::LUT_MIN + (next() % 128) as i32),
+        i => LUTS[i],
+    }
+}
+
+/// For the tests with a few fixed-seed cases: case `i` of a family with a table gets
+/// `LUTS[i % 4]`, every fourth case keeps its drawn one, so any three consecutive cases cover
+/// the default and two other tables. The other families keep the default.
+pub fn cycle_lut<X: Fam>(raw: &mut RhsOwned, i: usize) {
+    if <X::F as Family>::TAKES_LUT && i % 4 < LUTS.len() {
+        raw.lut = LUTS[i % 4];
+    }
+}
+
+/// One byte of four 2-bit codes drawn by `style` (codes 0 and 3 are the table's first and last
+/// entries, the extremes of the default table).
+fn code_byte(next: &mut dyn FnMut() -> u64, style: WeightStyle) -> u8 {
+    match style {
+        WeightStyle::Random => next() as u8,
+        WeightStyle::AllMin => 0x00,
+        WeightStyle::AllMax => 0xff,
+        WeightStyle::Extremes => (0..4).map(|i| if next() & 1 == 0 { 0 } else { 3 << (2 * i) }).sum(),
+    }
+}
+
+impl Fam for Qsu2cxp {
+    type F = Qai8dxpQsu2cxp;
+    type Src = f32;
+
+    fn lhs_packed_size(p: &Packing, m: usize, k: usize, _bl: usize) -> Result<usize> {
+        qai8dxp::packed_size(m, k, p)
+    }
+
+    fn pack_lhs(
+        p: &Packing,
+        m: usize,
+        k: usize,
+        _bl: usize,
+        m_start: usize,
+        x: &[f32],
+        stride: usize,
+        out: &mut [u8],
+    ) -> Result<()> {
+        qai8dxp::quantize_pack(p, m, k, m_start, x, stride, out)
+    }
+
+    fn rhs_packed_size(p: &Packing, n: usize, k: usize, _bl: usize) -> Result<usize> {
+        qsu2cxp::packed_size(n, k, p)
+    }
+
+    fn pack_rhs(p: &Packing, n: usize, k: usize, _bl: usize, raw: &RhsRaw<'_>, out: &mut [u8]) -> Result<()> {
+        qsu2cxp::pack(p, n, k, raw.data, raw.stride, raw.scale_f32, raw.bias, Some(&raw.lut), out)
+    }
+
+    /// NxK codes only (`layout` is ignored), `k / 4` bytes per row plus one spare byte at
+    /// random; per-channel f32 scales; a table from [`draw_lut`].
+    fn random_rhs(
+        next: &mut dyn FnMut() -> u64,
+        n: usize,
+        k: usize,
+        _bl: usize,
+        _layout: Layout,
+        weights: WeightStyle,
+        scales: ScaleStyle,
+        bias: bool,
+    ) -> RhsOwned {
+        let row_bytes = k / 4;
+        let stride = row_bytes + (next() % 2) as usize;
+        let data = (0..(n - 1) * stride + row_bytes).map(|_| code_byte(next, weights)).collect();
+        let scale_f32 = (0..n).map(|i| scale_value(next, i, scales, 1e-40)).collect();
+        let bias = random_bias(next, n, bias);
+        RhsOwned {
+            data,
+            layout: Layout::NxK,
+            stride,
+            encoding: Int4Encoding::ZeroPoint8,
+            scale_f32,
+            zero_f32: Vec::new(),
+            scale_bf16: Vec::new(),
+            scale_stride: 0,
+            bias,
+            lut: draw_lut(next),
         }
     }
 }
@@ -640,6 +749,12 @@ impl Fam for Qsi8cxp {
 /// Whether the family takes a block length.
 pub fn blocked<X: Fam>() -> bool {
     <X::F as Family>::BLOCKED
+}
+
+/// `k` rounded up to a depth family `X` accepts: a multiple of [`Family::K_MULTIPLE`] (32 for
+/// the 2-bit family, whose format has no K padding; 1 for the others).
+pub fn depth<X: Fam>(k: usize) -> usize {
+    k.next_multiple_of(<X::F as Family>::K_MULTIPLE)
 }
 
 /// Every packing some kernel of `X` consumes, in catalogue order.

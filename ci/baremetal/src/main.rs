@@ -14,7 +14,7 @@
 //! packing. Outputs (f32, f16 or bf16) are compared as bits.
 //!
 //! Then it starts the other three cores of `-smp 4` (PSCI `CPU_ON` over HVC, `multicore`) and,
-//! for each of the eight families, runs the parts of one `op::Linear` call (decode `m = 1` and
+//! for each family, runs the parts of one `op::Linear` call (decode `m = 1` and
 //! prefill `m = 6`) on the four cores, one part per core, and compares the assembled output bit
 //! for bit with the single-core `Prepared::run`.
 //!
@@ -42,11 +42,12 @@ use half::{bf16, f16};
 use qgemm::op::{Linear, Operator};
 use qgemm::rhs::qsi4c32p::BlockScales;
 use qgemm::rhs::qsi4c32pscalef16::raw_block_bytes;
+use qgemm::rhs::qsu2cxp::DEFAULT_LUT;
 use qgemm::rhs::{Int4Encoding, Int4Source};
 use qgemm::{
     Clamp, CpuFeatures, Element, Family, Kernel, MatmulArgs, Packing, Tier, bf16_qai8dxp_qsi4c32p,
     bf16_qai8dxp_qsi4cxp, f16_qai8dxp_qsi4cxp, f16_qai8dxp_qsi8cxp, f16_qsi8d32p_qai4c32p, qai8dxp_qsi4c32p,
-    qai8dxp_qsi4cxp, qai8dxp_qsi8cxp, qsi8d32p_qai4c32p, qsi8d32p_qsi4c32p,
+    qai8dxp_qsi4cxp, qai8dxp_qsi8cxp, qai8dxp_qsu2cxp, qsi8d32p_qai4c32p, qsi8d32p_qsi4c32p,
 };
 use semihosting::{eprintln, println};
 
@@ -214,6 +215,9 @@ struct Inputs {
     q4_0: [u8; MAX_N * MAX_K / 32 * Q4_0_BLOCK],
     /// Per-channel f32 bias.
     bias: [f32; MAX_N],
+    /// The look-up table of the 2-bit codes (which are the first `n * k / 4` bytes of
+    /// `nibbles`): given to the packer and to every kernel call ([`LUTS`]).
+    lut: [i32; 4],
 }
 
 const DST_LEN: usize = MAX_M * MAX_N + CANARY_LEN;
@@ -271,6 +275,7 @@ static mut BUFFERS: Buffers = Buffers {
         block_zeros: [0.0; MAX_N * MAX_NB],
         q4_0: [0; MAX_N * MAX_K / 32 * Q4_0_BLOCK],
         bias: [0.0; MAX_N],
+        lut: DEFAULT_LUT,
     },
     lhs_packed: [0; PACKED_CAP],
     rhs_packed: [0; PACKED_CAP],
@@ -282,8 +287,15 @@ static mut BUFFERS: Buffers = Buffers {
 mod splitmix;
 use splitmix::SplitMix64 as Rng;
 
+/// The 2-bit family's tables, the one of a shape picked by its seed (`seed % 3`): KleidiAI's
+/// custom-table golden one, the default, both ends of the accepted range. The kernel checks'
+/// seeds give each table to two of the six shapes; the multi-core seeds give the two non-default
+/// ones (a part that dropped the layer's table would differ from `Prepared::run`).
+const LUTS: [[i32; 4]; 3] = [[-3, -1, 1, 3], DEFAULT_LUT, [-64, 63, 0, -1]];
+
 /// Fills the raw inputs of `s` deterministically from `seed` (every format's inputs).
 fn fill_inputs(inp: &mut Inputs, s: &Shape, seed: u64) {
+    inp.lut = LUTS[(seed % 3) as usize];
     let mut rng = Rng(seed);
     for ((x, h), b) in inp.lhs[..s.m * s.k].iter_mut().zip(&mut inp.lhs_f16).zip(&mut inp.lhs_bf16) {
         *x = rng.f32(-3.0, 3.0);
@@ -430,6 +442,24 @@ qai4c32p_checked! {
     F16Qsi8d32pQai4c32p in f16_qsi8d32p_qai4c32p: quantize_pack_f16(lhs_f16);
 }
 
+/// The 2-bit family: the `qai8dxp` activations, the first `n * k / 4` bytes of the int4 input
+/// as codes (four per byte) with the per-channel scales, the bias and the shape's table.
+impl Checked for qai8dxp_qsu2cxp::Qai8dxpQsu2cxp {
+    fn pack_lhs(p: &Packing, s: &Shape, _bl: usize, inp: &Inputs, out: &mut [u8]) -> qgemm::Result<()> {
+        pack_qai8dxp(p, s, inp, out)
+    }
+
+    fn pack_rhs(p: &Packing, s: &Shape, _bl: usize, inp: &Inputs, out: &mut [u8]) -> qgemm::Result<()> {
+        let (n, k) = (s.n, s.k);
+        let (codes, scale, bias) = (&inp.nibbles[..n * k / 4], &inp.scales[..n], Some(&inp.bias[..n]));
+        qgemm::rhs::qsu2cxp::pack(p, n, k, codes, k / 4, scale, bias, Some(&inp.lut), out)
+    }
+
+    fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
+        qai8dxp_qsu2cxp::select(cpu, m)
+    }
+}
+
 /// The f16/bf16 families: their own LHS packer, the RHS packer of the f32 family with the same
 /// weights.
 macro_rules! half_checked {
@@ -516,7 +546,9 @@ fn pack_and_run<F: Checked>(
     t: &mut Tally,
 ) -> qgemm::Result<()> {
     let clamp = if s.tight_clamp { Clamp::new(-0.25, 0.3)? } else { Clamp::NONE };
-    let args = MatmulArgs::new(s.m, s.n, s.k).with_block_len(bl).with_clamp(clamp);
+    // The 2-bit family's kernels take the table its weights were packed with (the others
+    // ignore it).
+    let args = MatmulArgs::new(s.m, s.n, s.k).with_block_len(bl).with_clamp(clamp).with_lut(b.inp.lut);
     let mut c = Call { kernel, cpu, s, bl, args, b };
     let (r, used) = measured(call_pack_lhs::<F>, &mut c);
     r?;
@@ -609,6 +641,8 @@ fn check_family<F: Checked>(cpu: CpuFeatures, b: &mut Buffers, t: &mut Tally) {
         let (tier, name) = (kernel.tier().name(), kernel.name());
         let (mut bad, mut shapes) = (false, 0);
         for (i, s) in SHAPES.iter().enumerate() {
+            // `k` rounded up to the family's granule (the 2-bit family: 72 -> 96, 33 -> 64).
+            let s = &Shape { k: s.k.next_multiple_of(F::K_MULTIPLE), ..*s };
             let seed = 0x5eed_0000 + i as u64;
             let (m, n, k) = (s.m, s.n, s.k);
             match check_shape(kernel, scalar, cpu, *s, seed, b, t) {
@@ -724,6 +758,20 @@ macro_rules! layered_qsi4c32p {
 layered_qsi4c32p! {
     Qai8dxpQsi4c32p in qai8dxp_qsi4c32p: lhs;
     Bf16Qai8dxpQsi4c32p in bf16_qai8dxp_qsi4c32p: lhs_bf16;
+}
+
+/// `Layered` for the 2-bit family: `Linear::pack` with the shape's table, which the layer keeps
+/// and hands to `Prepared::run` and to every part.
+impl Layered for qai8dxp_qsu2cxp::Qai8dxpQsu2cxp {
+    fn layer<'w>(s: &Shape, _bl: usize, inp: &Inputs, buf: &'w mut [u8]) -> qgemm::Result<Linear<'w, Self>> {
+        let (n, k) = (s.n, s.k);
+        let (codes, scale, bias) = (&inp.nibbles[..n * k / 4], &inp.scales[..n], Some(&inp.bias[..n]));
+        Linear::<Self>::pack(n, k, codes, k / 4, scale, bias, Some(&inp.lut), buf)
+    }
+
+    fn x(inp: &Inputs) -> &[f32] {
+        &inp.lhs
+    }
 }
 
 /// `Layered` for the asymmetric int4 families (`qai4c32p` weights).
@@ -948,6 +996,7 @@ fn main(_x0: u64, _x1: u64, _x2: u64, _x3: u64) -> ! {
     check_family::<bf16_qai8dxp_qsi4c32p::Bf16Qai8dxpQsi4c32p>(cpu, b, &mut t);
     check_family::<qsi8d32p_qai4c32p::Qsi8d32pQai4c32p>(cpu, b, &mut t);
     check_family::<f16_qsi8d32p_qai4c32p::F16Qsi8d32pQai4c32p>(cpu, b, &mut t);
+    check_family::<qai8dxp_qsu2cxp::Qai8dxpQsu2cxp>(cpu, b, &mut t);
 
     println!("stack high-water per call (bytes below the caller's SP, measured by stack painting):");
     for (tier, (bytes, name)) in TIERS.iter().zip(t.run_stack) {
@@ -986,6 +1035,7 @@ fn main(_x0: u64, _x1: u64, _x2: u64, _x3: u64) -> ! {
             multicore_failed += multicore_family::<bf16_qai8dxp_qsi4c32p::Bf16Qai8dxpQsi4c32p>(cpu, b);
             multicore_failed += multicore_family::<qsi8d32p_qai4c32p::Qsi8d32pQai4c32p>(cpu, b);
             multicore_failed += multicore_family::<f16_qsi8d32p_qai4c32p::F16Qsi8d32pQai4c32p>(cpu, b);
+            multicore_failed += multicore_family::<qai8dxp_qsu2cxp::Qai8dxpQsu2cxp>(cpu, b);
             match multicore::stop() {
                 Ok(()) => defmt::info!("cores 1 to {=usize} powered off (PSCI CPU_OFF)", multicore::CORES - 1),
                 Err(e) => {
