@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Regenerates docs/performance.md from deterministic measurements (`cargo make perf`).
 
-  ci/perf.py [--tools DIR] [--quick] [--jobs N] [--reuse] [--families F,..] [--out docs/performance.md]
+  ci/perf.py [--tools DIR] [--quick] [--jobs N] [--reuse] [--families F,..] [--packers-only] [--out docs/performance.md]
 
 1. Builds examples/bench.rs for aarch64-unknown-linux-gnu (release).
 2. Runs every SIMD kernel (and the packers) of every family under the icount QEMU plugin
@@ -14,7 +14,8 @@
 
 `--reuse` rewrites the page from the last run's measurements (target/perf-measurements.json);
 `--families F,..` measures only those families (kernels, packers, their tile functions) and
-merges the rows into the last run's measurements before writing the page.
+merges the rows into the last run's measurements before writing the page; `--packers-only` does
+the same for the packers alone.
 
 The measuring tools are the repository's own (tools/README.md): tools/icount/icount.py with the
 QEMU plugin tools/icount/plugin.c (built into target/tools when missing or stale) and
@@ -429,6 +430,8 @@ def main():
     ap.add_argument("--reuse", action="store_true", help="rewrite the page from the last run's measurements")
     ap.add_argument("--families", help="measure only these families (comma-separated) and merge them into the "
                     "last run's measurements")
+    ap.add_argument("--packers-only", action="store_true", help="measure only the packers (of --families, or of "
+                    "every family) and merge them into the last run's measurements")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "performance.md"))
     a = ap.parse_args()
     if not a.reuse:
@@ -449,6 +452,13 @@ def main():
         if only and any(f not in FAMILIES for f in only):
             sys.exit(f"perf: --families takes {', '.join(FAMILIES)}")
         fams = only or FAMILIES
+        if a.packers_only:
+            old = json.load(open(cache))
+            order = {f: i for i, f in enumerate(FAMILIES)}
+            prow = sorted([r for r in old["prow"] if r["family"] not in fams] + measure_packers(a.tools, bench, a.quick, fams),
+                          key=lambda r: order.get(r["family"], len(order)))
+            write_cache_and_page(a, cache, bench, old["kernels"], old["krows"], prow, old["mrows"])
+            return
         krows = measure_kernels(a.tools, bench, [k for k in kernels if k["family"] in fams], a.quick, a.jobs)
         prow = measure_packers(a.tools, bench, a.quick, fams)
         fns = mca_functions(bench)
@@ -468,15 +478,23 @@ def main():
             mrows = sorted([r for r in old["mrows"] if not any(f"::{f}::" in r["fn"] for f in fams)] + mrows,
                            key=lambda r: r["fn"])
             kernels = [k for k in old["kernels"] if k["family"] not in fams] + [k for k in kernels if k["family"] in fams]
-        sel = run(["qemu-aarch64", "-cpu", "max", "-L", "/usr/aarch64-linux-gnu", bench, "--selected"]).stdout
-        selected = {}
-        for line in sel.splitlines():
-            f = line.split()
-            if len(f) == 3:
-                selected[(f[0], int(f[1]))] = f[2]
-        with open(cache, "w") as f:
-            json.dump(dict(kernels=kernels, krows=krows, prow=prow, mrows=mrows,
-                           selected=[[fam, m, k] for (fam, m), k in selected.items()]), f)
+        write_cache_and_page(a, cache, bench, kernels, krows, prow, mrows)
+        return
+    write(a.out, kernels, krows, prow, mrows, selected, a.quick)
+    print(f"wrote {a.out}", file=sys.stderr)
+
+
+def write_cache_and_page(a, cache, bench, kernels, krows, prow, mrows):
+    """The dispatcher's picks, then the measurements into the cache and the page."""
+    sel = run(["qemu-aarch64", "-cpu", "max", "-L", "/usr/aarch64-linux-gnu", bench, "--selected"]).stdout
+    selected = {}
+    for line in sel.splitlines():
+        f = line.split()
+        if len(f) == 3:
+            selected[(f[0], int(f[1]))] = f[2]
+    with open(cache, "w") as f:
+        json.dump(dict(kernels=kernels, krows=krows, prow=prow, mrows=mrows,
+                       selected=[[fam, m, k] for (fam, m), k in selected.items()]), f)
     write(a.out, kernels, krows, prow, mrows, selected, a.quick)
     print(f"wrote {a.out}", file=sys.stderr)
 
