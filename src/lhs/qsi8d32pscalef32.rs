@@ -150,28 +150,70 @@ fn pack_rows<S: Element>(
     // All or nothing: every check, including finiteness and the range of every block sum,
     // before writing a byte. Only f32 rows whose largest value is within a factor `256 * bl`
     // of `f32::MAX` can hold a block whose sum overflows: the others skip the per-block test.
-    let first_slot = super::check_call(mr, m, k, m_idx_start, lhs, lhs_stride, lhs_packed.len(), ts)?;
+    // f32 rows: one absolute-maximum pass per row shows a NaN or an infinity and the rows near
+    // the range; the first non-finite value is reported before any overflowing block.
+    let first_slot = super::check_layout(mr, m, k, m_idx_start, lhs, lhs_stride, lhs_packed.len(), ts)?;
     let limit = f32::MAX / (256.0 * bl as f32);
+    let mut overflow = None;
     for i in 0..m {
         let row = &lhs[i * lhs_stride..i * lhs_stride + k];
-        if S::as_f32(row).is_none_or(|x| quant::abs_max(x) < limit) {
+        let Some(x) = S::as_f32(row) else {
+            super::check_finite_row(row, i * lhs_stride)?;
             continue;
+        };
+        let amax = quant::abs_max_finite(x);
+        if !amax.is_finite() {
+            super::check_finite_row(row, i * lhs_stride)?;
+        } else if amax >= limit && overflow.is_none() {
+            overflow = row
+                .chunks_exact(bl)
+                .position(|block| block_sum_overflows(block, round))
+                .map(|b| i * lhs_stride + b * bl);
         }
-        for (b, block) in row.chunks_exact(bl).enumerate() {
-            if block_sum_overflows(block, round) {
-                return Err(Error::ScaleOverflow { buffer: Buffer::Lhs, index: i * lhs_stride + b * bl });
-            }
-        }
+    }
+    if let Some(index) = overflow {
+        return Err(Error::ScaleOverflow { buffer: Buffer::Lhs, index });
     }
 
     let bd = packing.block_depth();
     let group_bytes = mr * (bl + 8);
     let mut wide = [0f32; GROUP];
+    // f32 rows in blocks of 32 whose chunks are 4 or 8 bytes (or one row per tile): each block
+    // loaded once for its maximum, its codes and their sum (NEON).
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+    let fast = bl == 32 && round == Round::Even && (mr == 1 || bd == 4 || bd == 8);
     for i in 0..m {
         let row = &lhs[i * lhs_stride..i * lhs_stride + k];
         let slot_abs = first_slot + i;
         let tile = &mut lhs_packed[(slot_abs / mr) * ts..(slot_abs / mr + 1) * ts];
         let r = slot_abs % mr;
+        #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+        if let (true, Some(x)) = (fast, S::as_f32(row)) {
+            // One row per tile: the row's bytes are contiguous, whatever `bd`.
+            let (bd, step) = if mr == 1 { (4, 4) } else { (bd, mr * bd) };
+            for b in 0..k / 32 {
+                let group = &mut tile[b * group_bytes..(b + 1) * group_bytes];
+                let dst = group.as_mut_ptr().wrapping_add(r * bd);
+                // SAFETY: block `b < k / 32` reads `x[32b..32b + 32]`; its group (`mr * 40`
+                // bytes) holds the row's chunks `t < 32 / bd` at `t * mr * bd + r * bd`, inside
+                // its `mr * 32` data bytes.
+                let sum = unsafe {
+                    let (v, amax) = quant::neon::load_block32(x[32 * b..].as_ptr());
+                    let (mult, scale) = block_quant(amax);
+                    let sum = match bd {
+                        4 => quant::neon::quantize_block32_even_sum::<4>(&v, mult, dst, step),
+                        8 => quant::neon::quantize_block32_even_sum::<8>(&v, mult, dst, step),
+                        _ => 0, // `fast` is false
+                    };
+                    (sum, scale)
+                };
+                let (sum, scale) = sum;
+                let bsum = sum as f32 * scale;
+                group[mr * bl + 4 * r..mr * bl + 4 * r + 4].copy_from_slice(&bsum.to_le_bytes());
+                group[mr * bl + 4 * mr + 4 * r..mr * bl + 4 * mr + 4 * r + 4].copy_from_slice(&scale.to_le_bytes());
+            }
+            continue;
+        }
         for (b, block) in row.chunks_exact(bl).enumerate() {
             let (mult, scale) = block_quant(block_abs_max(block));
             let group = &mut tile[b * group_bytes..(b + 1) * group_bytes];
@@ -231,6 +273,72 @@ mod tests {
         quantize_pack_f16(&p, 1, 32, 32, 0, &xh, 32, &mut out).unwrap();
         assert_eq!((out[0], out[1]), (127, 3));
         assert_eq!(f32::from_le_bytes(out[32..36].try_into().unwrap()), 130.0);
+    }
+
+    #[test]
+    fn every_block_depth_matches_the_reference_and_errors_keep_their_order() {
+        extern crate std;
+        use crate::arith::round_even;
+        use std::vec;
+        use std::vec::Vec;
+        let mut s = 5u32;
+        let mut next = move || {
+            s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (s >> 8) as f32 / (1u32 << 24) as f32 * 6.0 - 2.5
+        };
+        for (m, k, bl) in [(1, 32, 32), (3, 128, 64), (5, 4096, 32), (6, 96, 32)] {
+            let stride = k + 5;
+            let mut x: Vec<f32> = (0..m * stride).map(|_| next()).collect();
+            x[2] = 127.0 * 2.5 / 2.5; // ties: 2.5 * mult lands on .5 in some blocks
+            let z = (m * stride).min(72);
+            x[z - 32..z].fill(0.0); // an all-zero block (or parts of two)
+            x[3] = 1.0e-38; // a tiny value beside normal ones
+            for (mr, kr, sr) in [(1, 8, 2), (1, 16, 2), (4, 8, 2), (4, 16, 2), (4, 4, 1), (2, 32, 2), (3, 2, 1)] {
+                let p = Packing { mr, nr: 4, kr, sr };
+                let bd = p.block_depth();
+                for start in [0, 1] {
+                    let ts = tile_stride(k, bl, mr).unwrap();
+                    let size = ts * (start % mr + m).div_ceil(mr);
+                    let (mut got, mut want) = (vec![0x5au8; size], vec![0x5au8; size]);
+                    quantize_pack(&p, m, k, bl, start, &x, stride, &mut got).unwrap();
+                    for i in 0..m {
+                        let (slot, t) = ((start % mr + i) % mr, (start % mr + i) / mr);
+                        for (b, block) in x[i * stride..i * stride + k].chunks_exact(bl).enumerate() {
+                            let amax = block.iter().fold(0f32, |a, v| a.max(v.abs()));
+                            let (mult, scale) = block_quant(amax);
+                            let g = t * ts + b * mr * (bl + 8);
+                            let mut sum = 0i32;
+                            for (j, &v) in block.iter().enumerate() {
+                                let q = (round_even(v * mult) as i32).clamp(-128, 127);
+                                sum += q;
+                                want[g + (j / bd) * mr * bd + slot * bd + j % bd] = q as u8;
+                            }
+                            let (bs, sc) = (g + mr * bl + 4 * slot, g + mr * bl + 4 * mr + 4 * slot);
+                            want[bs..bs + 4].copy_from_slice(&(sum as f32 * scale).to_le_bytes());
+                            want[sc..sc + 4].copy_from_slice(&scale.to_le_bytes());
+                        }
+                    }
+                    assert_eq!(got, want, "m {m} k {k} bl {bl} mr {mr} kr {kr} sr {sr} start {start}");
+                }
+            }
+            // A block sum overflow in an earlier row, a NaN in a later one: the NaN is reported,
+            // and nothing is written either way.
+            let p = Packing { mr: 4, nr: 4, kr: 4, sr: 1 };
+            let mut out = vec![0x5au8; tile_stride(k, bl, 4).unwrap() * m.div_ceil(4)];
+            let mut bad = x.clone();
+            bad[..bl].fill(f32::MAX);
+            assert_eq!(
+                quantize_pack(&p, m, k, bl, 0, &bad, stride, &mut out),
+                Err(Error::ScaleOverflow { buffer: Buffer::Lhs, index: 0 })
+            );
+            let nan_at = (m - 1) * stride + k - 1;
+            bad[nan_at] = f32::NAN;
+            assert_eq!(
+                quantize_pack(&p, m, k, bl, 0, &bad, stride, &mut out),
+                Err(Error::NonFinite { buffer: Buffer::Lhs, index: nan_at })
+            );
+            assert!(out.iter().all(|&b| b == 0x5a));
+        }
     }
 
     #[test]

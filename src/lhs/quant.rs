@@ -298,12 +298,46 @@ pub(crate) mod neon {
         }
     }
 
+    /// A block of 32 values from [`load_block32`] quantized with ties to even (`FCVTNS` of
+    /// `x * mult`, saturated to `[-128, 127]`), stored from `dst` as by [`quantize_i8_chunks`];
+    /// returns the sum of the 32 codes.
+    ///
+    /// # Safety
+    ///
+    /// `dst + t * step` is writable for `BD` bytes for every `t < 32 / BD`.
+    #[inline(always)]
+    pub(crate) unsafe fn quantize_block32_even_sum<const BD: usize>(
+        v: &[float32x4x4_t; 2],
+        mult: f32,
+        dst: *mut u8,
+        step: usize,
+    ) -> i32 {
+        // SAFETY: NEON is enabled for the whole target; the stores are the caller's contract
+        // (the second 16 values' chunks start `16 / BD` chunks on).
+        unsafe {
+            let (vm, vz) = (vdupq_n_f32(mult), vdupq_n_s16(0));
+            let (a, b) = (q16_round::<false, true>(v[0], vm, vz), q16_round::<false, true>(v[1], vm, vz));
+            store_chunks::<BD>(a, dst, step);
+            store_chunks::<BD>(b, dst.add(16 / BD * step), step);
+            i32::from(vaddlvq_s8(vreinterpretq_s8_u8(a))) + i32::from(vaddlvq_s8(vreinterpretq_s8_u8(b)))
+        }
+    }
+
     /// 16 values quantized to int8 (see [`quantize_i8_chunks`]).
     #[inline(always)]
     fn q16<const SYM: bool>(v: float32x4x4_t, vm: float32x4_t, vz: int16x8_t) -> uint8x16_t {
+        q16_round::<SYM, false>(v, vm, vz)
+    }
+
+    /// [`q16`] with `FCVTNS` (ties to even) instead of `FCVTAS` when `EVEN`.
+    #[inline(always)]
+    fn q16_round<const SYM: bool, const EVEN: bool>(v: float32x4x4_t, vm: float32x4_t, vz: int16x8_t) -> uint8x16_t {
         // SAFETY: NEON is enabled for the whole target; register operations only.
         unsafe {
-            let q = |v: float32x4_t| vcvtaq_s32_f32(vmulq_f32(v, vm));
+            let q = |v: float32x4_t| {
+                let p = vmulq_f32(v, vm);
+                if EVEN { vcvtnq_s32_f32(p) } else { vcvtaq_s32_f32(p) }
+            };
             let ab = vqaddq_s16(vqmovn_high_s32(vqmovn_s32(q(v.0)), q(v.1)), vz);
             let cd = vqaddq_s16(vqmovn_high_s32(vqmovn_s32(q(v.2)), q(v.3)), vz);
             let q8 = vqmovn_high_s16(vqmovn_s16(ab), cd);
