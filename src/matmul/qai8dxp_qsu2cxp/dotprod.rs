@@ -4,9 +4,9 @@
 //! Unpack: the 16 code bytes of a 16-depth group hold 4 columns x 4 bytes, and bits `2s, 2s + 1`
 //! of byte `4i + d` are the code of column `i`, depth `4s + d`. `AND #0x0F` keeps the codes of
 //! chunks 0 and 1 (depths 0-3, 4-7) as a 4-bit index `u0 + 4 u1`, `USHR #4` those of chunks 2
-//! and 3. Two `TBL` tables built from the call's look-up table once per call
-//! ([`Layout::with_lut`](crate::matmul::arch::asm::Layout::with_lut): `lo[i] = lut[i & 3]`,
-//! `hi[i] = lut[i >> 2]`, int8) then give each chunk's weights in one `TBL`: 6 instructions
+//! and 3. Two `TBL` tables built from the call's look-up table once per call (the asm
+//! driver's `Layout::with_lut`: `lo[i] = lut[i & 3]`, `hi[i] = lut[i >> 2]`, int8) then give
+//! each chunk's weights in one `TBL`: 6 instructions
 //! unpack 64 weights into 4 registers of 4 columns x 4 depths, the form `SDOT` by element takes.
 //!
 //! * GEMV (`mr = 1`, [`PACKING_1X4`](super::PACKING_1X4)): the plain LHS row (v0: depths 0-15,
