@@ -126,3 +126,55 @@ pub(crate) fn check_blocks(k: usize, bl: usize) -> Result<()> {
     }
     Ok(())
 }
+
+/// Stores byte `j` of `b` at `dst + (j / BD) * step + j % BD`: 16 packed bytes as chunks of
+/// `BD` bytes (4, 8 or 16), one chunk per row or column slot of a tile, `step` bytes apart;
+/// one 16-byte store when the chunks are contiguous (`step == BD`).
+///
+/// # Safety
+///
+/// `dst + t * step` is writable for `BD` bytes for every `t < 16 / BD`.
+#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+#[inline(always)]
+pub(crate) unsafe fn store_chunks<const BD: usize>(b: core::arch::aarch64::uint8x16_t, dst: *mut u8, step: usize) {
+    // SAFETY: the caller's contract; contiguous chunks are the 16 bytes at `dst`.
+    unsafe {
+        if step == BD {
+            core::arch::aarch64::vst1q_u8(dst, b);
+        } else {
+            store_chunks_strided::<BD>(b, dst, step);
+        }
+    }
+}
+
+/// [`store_chunks`] without the test for contiguous chunks (for callers whose `step` is never
+/// `BD` unless `BD == 16`). Unaligned stores: a packed buffer has any alignment.
+///
+/// # Safety
+///
+/// As [`store_chunks`].
+#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+#[inline(always)]
+pub(crate) unsafe fn store_chunks_strided<const BD: usize>(
+    b: core::arch::aarch64::uint8x16_t,
+    dst: *mut u8,
+    step: usize,
+) {
+    use core::arch::aarch64::*;
+    // SAFETY: NEON is enabled for the whole target; every store is one of the caller's chunks.
+    unsafe {
+        if BD == 16 {
+            vst1q_u8(dst, b);
+        } else if BD == 8 {
+            let d = vreinterpretq_u64_u8(b);
+            dst.cast::<u64>().write_unaligned(vgetq_lane_u64::<0>(d));
+            dst.add(step).cast::<u64>().write_unaligned(vgetq_lane_u64::<1>(d));
+        } else {
+            let w = vreinterpretq_u32_u8(b);
+            dst.cast::<u32>().write_unaligned(vgetq_lane_u32::<0>(w));
+            dst.add(step).cast::<u32>().write_unaligned(vgetq_lane_u32::<1>(w));
+            dst.add(2 * step).cast::<u32>().write_unaligned(vgetq_lane_u32::<2>(w));
+            dst.add(3 * step).cast::<u32>().write_unaligned(vgetq_lane_u32::<3>(w));
+        }
+    }
+}

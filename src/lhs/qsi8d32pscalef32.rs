@@ -197,7 +197,7 @@ fn pack_rows<S: Element>(
                 // SAFETY: block `b < k / 32` reads `x[32b..32b + 32]`; its group (`mr * 40`
                 // bytes) holds the row's chunks `t < 32 / bd` at `t * mr * bd + r * bd`, inside
                 // its `mr * 32` data bytes.
-                let sum = unsafe {
+                let (sum, scale) = unsafe {
                     let (v, amax) = quant::neon::load_block32(x[32 * b..].as_ptr());
                     let (mult, scale) = block_quant(amax);
                     let sum = match bd {
@@ -207,7 +207,6 @@ fn pack_rows<S: Element>(
                     };
                     (sum, scale)
                 };
-                let (sum, scale) = sum;
                 let bsum = sum as f32 * scale;
                 group[mr * bl + 4 * r..mr * bl + 4 * r + 4].copy_from_slice(&bsum.to_le_bytes());
                 group[mr * bl + 4 * mr + 4 * r..mr * bl + 4 * mr + 4 * r + 4].copy_from_slice(&scale.to_le_bytes());

@@ -171,6 +171,7 @@ pub(crate) mod neon {
     use core::arch::aarch64::*;
 
     use super::{GROUP, Round, portable};
+    use crate::packing::store_chunks;
 
     pub(super) fn min_max(x: &[f32]) -> (f32, f32) {
         let chunks = x.chunks_exact(4);
@@ -342,33 +343,6 @@ pub(crate) mod neon {
             let cd = vqaddq_s16(vqmovn_high_s32(vqmovn_s32(q(v.2)), q(v.3)), vz);
             let q8 = vqmovn_high_s16(vqmovn_s16(ab), cd);
             vreinterpretq_u8_s8(if SYM { vmaxq_s8(q8, vdupq_n_s8(-127)) } else { q8 })
-        }
-    }
-
-    /// Stores byte `j` of `b` at `dst + (j / BD) * step + j % BD` (`step == BD`: one 16-byte
-    /// store).
-    ///
-    /// # Safety
-    ///
-    /// `dst + t * step` is writable for `BD` bytes for every `t < 16 / BD`.
-    #[inline(always)]
-    unsafe fn store_chunks<const BD: usize>(b: uint8x16_t, dst: *mut u8, step: usize) {
-        // SAFETY: NEON is enabled for the whole target; the stores are the caller's contract.
-        unsafe {
-            if step == BD {
-                vst1q_u8(dst, b);
-            } else if BD == 4 {
-                // Unaligned stores (the packed buffer has any alignment): `ST1` of one lane.
-                let w = vreinterpretq_u32_u8(b);
-                dst.cast::<u32>().write_unaligned(vgetq_lane_u32::<0>(w));
-                dst.add(step).cast::<u32>().write_unaligned(vgetq_lane_u32::<1>(w));
-                dst.add(2 * step).cast::<u32>().write_unaligned(vgetq_lane_u32::<2>(w));
-                dst.add(3 * step).cast::<u32>().write_unaligned(vgetq_lane_u32::<3>(w));
-            } else {
-                let d = vreinterpretq_u64_u8(b);
-                dst.cast::<u64>().write_unaligned(vgetq_lane_u64::<0>(d));
-                dst.add(step).cast::<u64>().write_unaligned(vgetq_lane_u64::<1>(d));
-            }
         }
     }
 

@@ -177,19 +177,7 @@ mod neon {
                 let u = if SIGNED { veorq_u8(x, k88) } else { x };
                 let hi = vshrq_n_u8::<4>(u);
                 let packed = veorq_u8(vsliq_n_u8::<4>(vzip1q_u8(u, hi), vzip2q_u8(u, hi)), k88);
-                if BD == 16 {
-                    vst1q_u8(at, packed);
-                } else if BD == 8 {
-                    let d = vreinterpretq_u64_u8(packed);
-                    at.cast::<u64>().write_unaligned(vgetq_lane_u64::<0>(d));
-                    at.add(step).cast::<u64>().write_unaligned(vgetq_lane_u64::<1>(d));
-                } else {
-                    let w = vreinterpretq_u32_u8(packed);
-                    at.cast::<u32>().write_unaligned(vgetq_lane_u32::<0>(w));
-                    at.add(step).cast::<u32>().write_unaligned(vgetq_lane_u32::<1>(w));
-                    at.add(2 * step).cast::<u32>().write_unaligned(vgetq_lane_u32::<2>(w));
-                    at.add(3 * step).cast::<u32>().write_unaligned(vgetq_lane_u32::<3>(w));
-                }
+                crate::packing::store_chunks_strided::<BD>(packed, at, step);
                 (vpadalq_u8(acc.0, u), vpadalq_u8(acc.1, hi))
             };
             let (mut src, mut at) = (row, dst);
