@@ -27,6 +27,9 @@ pub trait Element: sealed::Sealed + Copy + Default + PartialEq + core::fmt::Debu
     const NAME: &'static str;
     /// The largest finite value.
     const MAX: Self;
+    /// Whether this is `bf16` (the packers' NEON widening: `SHLL #16` for bf16, `FCVTL` for f16).
+    #[doc(hidden)]
+    const BF16: bool = false;
     /// The value as f32 (exact).
     fn to_f32(self) -> f32;
     /// Neither infinite nor NaN.
@@ -143,6 +146,7 @@ impl Element for bf16 {
     const SIZE: usize = 2;
     const NAME: &'static str = "bf16";
     const MAX: bf16 = bf16::MAX;
+    const BF16: bool = true;
     #[inline]
     fn to_f32(self) -> f32 {
         // A NaN is quieted, as `BFCVT`'s inverse in the `half` crate and `FCVTL` for f16.

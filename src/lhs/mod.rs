@@ -33,30 +33,11 @@ pub(crate) fn tile_offset(
     (m_idx / packing.mr).checked_mul(tile_stride(packing.mr)?).ok_or(Error::SizeOverflow)
 }
 
-/// The checks every LHS packer makes before writing (`m >= 1`): the row stride, the length of
-/// the source (f32, f16 or bf16), the length of the packed output for the `ceil((m_idx_start % mr + m) / mr)`
-/// tiles the call touches, and that every value is finite. Returns the tile slot of the first
-/// row (`m_idx_start % mr`).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn check_call<S: Element>(
-    mr: usize,
-    m: usize,
-    k: usize,
-    m_idx_start: usize,
-    lhs: &[S],
-    lhs_stride: usize,
-    packed_len: usize,
-    tile_stride: usize,
-) -> Result<usize> {
-    let first_slot = check_layout(mr, m, k, m_idx_start, lhs, lhs_stride, packed_len, tile_stride)?;
-    for i in 0..m {
-        check_finite_row(&lhs[i * lhs_stride..i * lhs_stride + k], i * lhs_stride)?;
-    }
-    Ok(first_slot)
-}
-
-/// [`check_call`] without the finiteness test (for a packer that tests it in its own first
-/// pass over the rows, before writing).
+/// The layout checks every LHS packer makes before writing (`m >= 1`): the row stride, the
+/// length of the source (f32, f16 or bf16), the length of the packed output for the
+/// `ceil((m_idx_start % mr + m) / mr)` tiles the call touches. Returns the tile slot of the first
+/// row (`m_idx_start % mr`). Finiteness is each packer's own first pass over the rows (with
+/// [`check_finite_row`] for the error), before it writes.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn check_layout<S: Element>(
     mr: usize,

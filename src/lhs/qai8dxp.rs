@@ -150,8 +150,12 @@ pub fn quantize_pack(
             // chunk, inside the tile's `mr * kp` data bytes. `zero_point` is in `[-128, 127]`.
             unsafe {
                 match bd {
-                    4 => quant::neon::quantize_i8_chunks::<4, false>(x, blocks, mult, zp, base, step),
-                    8 => quant::neon::quantize_i8_chunks::<8, false>(x, blocks, mult, zp, base, step),
+                    4 => quant::neon::quantize_i8_chunks::<_, 4, false, { quant::neon::AWAY }>(
+                        x, blocks, mult, zp, base, step,
+                    ),
+                    8 => quant::neon::quantize_i8_chunks::<_, 8, false, { quant::neon::AWAY }>(
+                        x, blocks, mult, zp, base, step,
+                    ),
                     _ => {} // `whole` is 0
                 }
             }
@@ -225,31 +229,68 @@ fn pack_half<S: Element>(
         return Ok(());
     }
     let ts = tile_stride(k, mr)?;
-    super::check_call(mr, m, k, m_idx_start, lhs, lhs_stride, lhs_packed.len(), ts)?;
+    // All or nothing: the layout checks, then one min/max pass per row over the widened values
+    // (which shows a NaN or an infinity), kept for the first `ROW_CACHE` rows.
+    super::check_layout(mr, m, k, m_idx_start, lhs, lhs_stride, lhs_packed.len(), ts)?;
+    let mut cache = [(0f32, 0f32); ROW_CACHE];
+    for i in 0..m {
+        let row = &lhs[i * lhs_stride..i * lhs_stride + k];
+        let mm = match quant::min_max_finite_of(row) {
+            Some(mm) => mm,
+            None => {
+                super::check_finite_row(row, i * lhs_stride)?;
+                quant::portable::min_max_widened(row)
+            }
+        };
+        if let Some(c) = cache.get_mut(i) {
+            *c = mm;
+        }
+    }
     let rule = rule(m);
     let kp = padded_k(k)?;
     let bd = packing.block_depth();
     let mut wide = [0f32; quant::GROUP];
     for i in 0..m {
         let row = &lhs[i * lhs_stride..i * lhs_stride + k];
-        // Widened exactly, one group of 32 at a time (values checked finite above).
-        let (mut vmin, mut vmax) = (f32::INFINITY, f32::NEG_INFINITY);
-        for part in row.chunks(quant::GROUP) {
-            S::widen(part, &mut wide);
-            let (lo, hi) = quant::min_max(&wide[..part.len()]);
-            vmin = vmin.min(lo);
-            vmax = vmax.max(hi);
-        }
+        let (vmin, vmax) = cache
+            .get(i)
+            .copied()
+            .or_else(|| quant::min_max_finite_of(row))
+            .unwrap_or_else(|| quant::portable::min_max_widened(row));
         let rq = row_quant(vmin, vmax);
         let (first, split) = rule.row(i);
         let tile = &mut lhs_packed[(i / mr) * ts..(i / mr + 1) * ts];
         let r = i % mr;
-        for g in 0..kp / quant::GROUP {
+        // Whole groups rounded one way go through NEON in two runs, 16 values at a time straight
+        // into their chunks: groups `[0, g1)` lie below `split` (rounded by `first`), groups
+        // `[g2, whole)` at or past it (away). The group that straddles `split` and the last
+        // partial group take the group path (as does every group off aarch64).
+        let whole = if cfg!(all(target_arch = "aarch64", target_feature = "neon")) { k / quant::GROUP } else { 0 };
+        let g1 = (split / quant::GROUP).min(whole);
+        let g2 = split.div_ceil(quant::GROUP).clamp(g1, whole);
+        #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+        for (groups, round) in [(0..g1, first), (g2..whole, Round::Away)] {
+            if groups.is_empty() {
+                continue;
+            }
+            let start = groups.start * quant::GROUP;
+            // `bd` is 4 or 8; one row per tile: contiguous 4-byte chunks.
+            let (bd, step) = if mr == 1 { (4, 4) } else { (bd, mr * bd) };
+            let dst = tile.as_mut_ptr().wrapping_add((start / bd) * step + r * bd);
+            let (x, mult, zp) = (row[start..].as_ptr(), rq.multiplier, rq.zero_point as i16);
+            // SAFETY: reads the values `row[start..32 * groups.end]` (`32 * groups.end <= 32 *
+            // whole <= k`) and writes chunks `t < 32 * groups.len() / bd` of depth `start + bd t`
+            // at `dst + t * step`: the row's `bd` bytes of that chunk, inside the tile's
+            // `mr * kp` data bytes. The zero point is in `[-128, 127]`.
+            unsafe { quantize_run(x, 2 * groups.len(), round, bd, mult, zp, dst, step) };
+        }
+        for g in (g1..g2).chain(whole..kp / quant::GROUP) {
             let start = g * quant::GROUP;
+            let own = split.saturating_sub(start);
             // Never empty: `kp` is `k` rounded up to a multiple of the group.
             let part = &row[start..k.min(start + quant::GROUP)];
             S::widen(part, &mut wide);
-            let (mult, zp, own) = (rq.multiplier, rq.zero_point, split.saturating_sub(start));
+            let (mult, zp) = (rq.multiplier, rq.zero_point);
             let mut q = quant::quantize_group_split(&wide[..part.len()], mult, zp, -128, 127, first, own);
             // K padding: x[k - 1] again, rounded away, with the row's own zero point (only
             // the last group can be partial).
@@ -268,6 +309,39 @@ fn pack_half<S: Element>(
         write_u32(tile, mr * kp + 4 * mr + 4 * r, rq.dq_scale.to_bits());
     }
     Ok(())
+}
+
+/// `16 * blocks` values of one row of a half-precision packer quantized with rounding `round`,
+/// stored as [`quant::neon::quantize_i8_chunks`] does (`bd` 4 or 8).
+///
+/// # Safety
+///
+/// `x` is readable for `16 * blocks` values and `dst + t * step` writable for `bd` bytes,
+/// `t < 16 * blocks / bd`.
+#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+#[allow(clippy::too_many_arguments)]
+unsafe fn quantize_run<S: Element>(
+    x: *const S,
+    blocks: usize,
+    round: Round,
+    bd: usize,
+    mult: f32,
+    zp: i16,
+    dst: *mut u8,
+    step: usize,
+) {
+    use quant::neon::{AWAY, EVEN, ZERO, quantize_i8_chunks as q};
+    // SAFETY: the caller's contract.
+    unsafe {
+        match (bd, round) {
+            (4, Round::Away) => q::<S, 4, false, AWAY>(x, blocks, mult, zp, dst, step),
+            (4, Round::Even) => q::<S, 4, false, EVEN>(x, blocks, mult, zp, dst, step),
+            (4, Round::Zero) => q::<S, 4, false, ZERO>(x, blocks, mult, zp, dst, step),
+            (_, Round::Away) => q::<S, 8, false, AWAY>(x, blocks, mult, zp, dst, step),
+            (_, Round::Even) => q::<S, 8, false, EVEN>(x, blocks, mult, zp, dst, step),
+            (_, Round::Zero) => q::<S, 8, false, ZERO>(x, blocks, mult, zp, dst, step),
+        }
+    }
 }
 
 /// Quantizes and packs `m` rows of f16 activations (`lhs_quant_pack_qai8dxp_f16_neon`), for the
@@ -425,6 +499,98 @@ mod tests {
                 } else {
                     assert_eq!(e, Ok(()), "a value between rows is not read");
                 }
+            }
+        }
+    }
+
+    /// The f16/bf16 packers written out element by element: the row's min/max of the widened
+    /// values, each value rounded by the position rule, K padding `x[k - 1]` rounded away.
+    fn reference_pack_half<S: Element>(p: &Packing, m: usize, k: usize, x: &[S], stride: usize, rule: Rule) -> Vec<u8> {
+        let (mr, bd, kp) = (p.mr, p.block_depth(), k.div_ceil(32) * 32);
+        let ts = tile_stride(k, mr).unwrap();
+        let mut out = vec![0x5au8; ts * m.div_ceil(mr)];
+        for i in 0..m {
+            let row: Vec<f32> = x[i * stride..i * stride + k].iter().map(|v| v.to_f32()).collect();
+            let (lo, hi) = row.iter().fold((row[0], row[0]), |(a, b), &v| (a.min(v), b.max(v)));
+            let rq = row_quant(lo, hi);
+            let (first, split) = rule.row(i);
+            let (slot, tile) = (i % mr, i / mr);
+            for j in 0..kp {
+                let round = if j < split && j < k { first } else { Round::Away };
+                let q = round.apply(row[j.min(k - 1)] * rq.multiplier).saturating_add(rq.zero_point).clamp(-128, 127);
+                out[tile * ts + (j / bd) * mr * bd + slot * bd + j % bd] = q as u8;
+            }
+            write_u32(&mut out[tile * ts..], mr * kp + 4 * slot, (-rq.zero_point) as u32);
+            write_u32(&mut out[tile * ts..], mr * kp + 4 * mr + 4 * slot, rq.dq_scale.to_bits());
+        }
+        out
+    }
+
+    #[test]
+    fn half_packers_match_the_reference_rule() {
+        let mut s = 11u32;
+        let mut next = move || {
+            s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            s >> 8
+        };
+        // Rows of half-integers in [-127.5, 127.5] make `x * multiplier` a tie (multiplier 1),
+        // so ties to even, away and truncation all differ; other rows are random. 70 rows pass
+        // the 64-row min/max cache; k covers whole groups, tails of every length class.
+        for (m, k) in [(1, 32), (4, 64), (5, 100), (70, 40), (8, 4096), (3, 7), (9, 264), (4, 33)] {
+            let stride = k + 5;
+            let x: Vec<f32> = (0..m * stride)
+                .map(|e| {
+                    let r = next();
+                    if (e / stride) % 3 == 0 {
+                        let v = (r % 256) as f32 - 127.5;
+                        if e % stride == 0 {
+                            127.5
+                        } else if e % stride == 1 {
+                            -127.5
+                        } else {
+                            v
+                        }
+                    } else {
+                        (r as f32 / (1u32 << 24) as f32 - 0.4) * 30.0
+                    }
+                })
+                .collect();
+            let xh: Vec<f16> = x.iter().map(|&v| f16::from_f32(v)).collect();
+            let xb: Vec<bf16> = x.iter().map(|&v| bf16::from_f32(v)).collect();
+            for (mr, kr, sr) in [(1, 4, 1), (1, 8, 1), (4, 4, 1), (4, 8, 1), (4, 16, 2), (1, 16, 2)] {
+                let p = Packing { mr, nr: 4, kr, sr };
+                let bd = p.block_depth();
+                let size = tile_stride(k, mr).unwrap() * m.div_ceil(mr);
+                let mut got = vec![0x5au8; size];
+                let rule = Rule {
+                    even_below: (bd * (k / bd)).saturating_sub(8),
+                    grouped: if mr == 4 { 4 * (m / 4) } else { 0 },
+                    vec8: 8 * (k / 8),
+                };
+                quantize_pack_f16(&p, m, k, 0, &xh, stride, &mut got).unwrap();
+                assert_eq!(got, reference_pack_half(&p, m, k, &xh, stride, rule), "f16 m {m} k {k} mr {mr} kr {kr}");
+                if bd == 8 {
+                    let rule = Rule { even_below: 8 * (k / 8), grouped: 0, vec8: 8 * (k / 8) };
+                    got.fill(0x5a);
+                    quantize_pack_bf16(&p, m, k, 0, &xb, stride, &mut got).unwrap();
+                    assert_eq!(got, reference_pack_half(&p, m, k, &xb, stride, rule), "bf16 m {m} k {k} mr {mr}");
+                }
+            }
+            // A non-finite value (also in a row past the cache) is reported at its index and
+            // nothing is written.
+            for at in [0, (m - 1) * stride + k - 1, (m - 1) * stride + k / 2] {
+                let mut bad = xh.clone();
+                bad[at] = if at % 2 == 0 { f16::NAN } else { f16::NEG_INFINITY };
+                let p = Packing { mr: 4, nr: 4, kr: 8, sr: 1 };
+                let mut out = vec![0x5au8; tile_stride(k, 4).unwrap() * m.div_ceil(4)];
+                let e = quantize_pack_f16(&p, m, k, 0, &bad, stride, &mut out);
+                assert_eq!(e, Err(Error::NonFinite { buffer: crate::error::Buffer::Lhs, index: at }));
+                assert!(out.iter().all(|&b| b == 0x5a));
+                let mut bad = xb.clone();
+                bad[at] = if at % 2 == 0 { bf16::NAN } else { bf16::INFINITY };
+                let e = quantize_pack_bf16(&p, m, k, 0, &bad, stride, &mut out);
+                assert_eq!(e, Err(Error::NonFinite { buffer: crate::error::Buffer::Lhs, index: at }));
+                assert!(out.iter().all(|&b| b == 0x5a));
             }
         }
     }

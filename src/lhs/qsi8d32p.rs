@@ -138,21 +138,14 @@ pub fn quantize_pack(
             let (bd, step) = if mr == 1 { (4, 4) } else { (bd, mr * bd) };
             let data = tile.as_mut_ptr().wrapping_add(2 * mr + r * bd);
             let scales = tile.as_mut_ptr().wrapping_add(2 * r);
-            for b in 0..k / 32 {
-                let (x, gap) = (row[32 * b..].as_ptr(), b * mr * (bl + 2));
-                let (dst, scale_at) = (data.wrapping_add(gap), scales.wrapping_add(gap));
-                // SAFETY: block `b < k / 32` reads `row[32b..32b + 32]`; its group of the tile
-                // (`mr * 34` bytes at `gap`) holds the row's 2 scale bytes at `2r` and, after the
-                // `2 * mr` scale bytes, its chunks `t < 32 / bd` at `t * mr * bd + r * bd`.
-                unsafe {
-                    let (v, amax) = quant::neon::load_block32(x);
-                    let (scale, rep) = block_quant(amax);
-                    scale_at.cast::<[u8; 2]>().write_unaligned(scale.to_bits().to_le_bytes());
-                    match bd {
-                        4 => quant::neon::quantize_block32_sym::<4>(&v, rep, dst, step),
-                        8 => quant::neon::quantize_block32_sym::<8>(&v, rep, dst, step),
-                        _ => {} // `fast` is false
-                    }
+            let (x, blocks, gap) = (row.as_ptr(), k / 32, mr * (bl + 2));
+            // SAFETY: reads `row[..32 * blocks]` (`32 * blocks <= k`); block `b`'s group of the
+            // tile (`mr * 34` bytes at `b * gap`) holds the row's 2 scale bytes at `2r` and,
+            // after the `2 * mr` scale bytes, its chunks `t < 32 / bd` at `t * mr * bd + r * bd`.
+            unsafe {
+                match bd {
+                    4 => pack_row32::<4>(x, blocks, data, scales, gap, step),
+                    _ => pack_row32::<8>(x, blocks, data, scales, gap, step),
                 }
             }
             continue;
@@ -174,8 +167,12 @@ pub fn quantize_pack(
                     // its `2 * mr` scale bytes.
                     unsafe {
                         match bd {
-                            4 => quant::neon::quantize_i8_chunks::<4, true>(x, blocks, rep, 0, base, step),
-                            8 => quant::neon::quantize_i8_chunks::<8, true>(x, blocks, rep, 0, base, step),
+                            4 => quant::neon::quantize_i8_chunks::<_, 4, true, { quant::neon::AWAY }>(
+                                x, blocks, rep, 0, base, step,
+                            ),
+                            8 => quant::neon::quantize_i8_chunks::<_, 8, true, { quant::neon::AWAY }>(
+                                x, blocks, rep, 0, base, step,
+                            ),
                             _ => {} // `fast` is false
                         }
                     }
@@ -194,6 +191,36 @@ pub fn quantize_pack(
         }
     }
     Ok(())
+}
+
+/// The `bl = 32` row loop of [`quantize_pack`] on NEON: block `b` of the row (32 values at
+/// `x + 32b`) gets its f16 scale at `scales + b * gap` and its codes from `data + b * gap`, chunk
+/// `t` at `t * step`.
+///
+/// # Safety
+///
+/// `x` is readable for `32 * blocks` finite values whose scales are below the f16 overflow
+/// bound; for every `b < blocks`, `scales + b * gap` is writable for 2 bytes and
+/// `data + b * gap + t * step` for `BD` bytes, `t < 32 / BD`.
+#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+#[inline(always)]
+unsafe fn pack_row32<const BD: usize>(
+    x: *const f32,
+    blocks: usize,
+    data: *mut u8,
+    scales: *mut u8,
+    gap: usize,
+    step: usize,
+) {
+    // SAFETY: the caller's contract, block by block.
+    unsafe {
+        for b in 0..blocks {
+            let (v, amax) = quant::neon::load_block32(x.add(32 * b));
+            let (scale, rep) = block_quant(amax);
+            scales.add(b * gap).cast::<[u8; 2]>().write_unaligned(scale.to_bits().to_le_bytes());
+            quant::neon::quantize_block32_sym::<BD>(&v, rep, data.add(b * gap), step);
+        }
+    }
 }
 
 #[cfg(test)]

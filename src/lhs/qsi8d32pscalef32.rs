@@ -178,38 +178,36 @@ fn pack_rows<S: Element>(
     let bd = packing.block_depth();
     let group_bytes = mr * (bl + 8);
     let mut wide = [0f32; GROUP];
-    // f32 rows in blocks of 32 whose chunks are 4 or 8 bytes (or one row per tile): each block
-    // loaded once for its maximum, its codes and their sum (NEON).
+    // Rows in blocks of 32 whose chunks are 4 or 8 bytes (or one row per tile): each block
+    // loaded (f16 widened) once for its maximum, its codes and their sum (NEON).
     #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
-    let fast = bl == 32 && round == Round::Even && (mr == 1 || bd == 4 || bd == 8);
+    let fast = bl == 32 && (mr == 1 || bd == 4 || bd == 8);
     for i in 0..m {
         let row = &lhs[i * lhs_stride..i * lhs_stride + k];
         let slot_abs = first_slot + i;
         let tile = &mut lhs_packed[(slot_abs / mr) * ts..(slot_abs / mr + 1) * ts];
         let r = slot_abs % mr;
         #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
-        if let (true, Some(x)) = (fast, S::as_f32(row)) {
+        if fast {
+            use quant::neon::{AWAY, EVEN, ZERO};
             // One row per tile: the row's bytes are contiguous, whatever `bd`.
             let (bd, step) = if mr == 1 { (4, 4) } else { (bd, mr * bd) };
-            for b in 0..k / 32 {
-                let group = &mut tile[b * group_bytes..(b + 1) * group_bytes];
-                let dst = group.as_mut_ptr().wrapping_add(r * bd);
-                // SAFETY: block `b < k / 32` reads `x[32b..32b + 32]`; its group (`mr * 40`
-                // bytes) holds the row's chunks `t < 32 / bd` at `t * mr * bd + r * bd`, inside
-                // its `mr * 32` data bytes.
-                let (sum, scale) = unsafe {
-                    let (v, amax) = quant::neon::load_block32(x[32 * b..].as_ptr());
-                    let (mult, scale) = block_quant(amax);
-                    let sum = match bd {
-                        4 => quant::neon::quantize_block32_even_sum::<4>(&v, mult, dst, step),
-                        8 => quant::neon::quantize_block32_even_sum::<8>(&v, mult, dst, step),
-                        _ => 0, // `fast` is false
-                    };
-                    (sum, scale)
-                };
-                let bsum = sum as f32 * scale;
-                group[mr * bl + 4 * r..mr * bl + 4 * r + 4].copy_from_slice(&bsum.to_le_bytes());
-                group[mr * bl + 4 * mr + 4 * r..mr * bl + 4 * mr + 4 * r + 4].copy_from_slice(&scale.to_le_bytes());
+            let data = tile.as_mut_ptr().wrapping_add(r * bd);
+            let sums = tile.as_mut_ptr().wrapping_add(mr * bl + 4 * r);
+            let (x, blocks, gap, scales) = (row.as_ptr(), k / 32, group_bytes, 4 * mr);
+            // SAFETY: reads `row[..32 * blocks]` (`32 * blocks <= k`); block `b`'s group of the
+            // tile (`mr * 40` bytes at `b * gap`) holds the row's chunks `t < 32 / bd` at
+            // `t * mr * bd + r * bd`, inside its `mr * 32` data bytes, then its sum at
+            // `mr * 32 + 4r` and its scale `4 * mr` bytes on.
+            unsafe {
+                match (bd, round) {
+                    (4, Round::Even) => pack_row32::<S, 4, EVEN>(x, blocks, data, sums, gap, scales, step),
+                    (4, Round::Away) => pack_row32::<S, 4, AWAY>(x, blocks, data, sums, gap, scales, step),
+                    (4, Round::Zero) => pack_row32::<S, 4, ZERO>(x, blocks, data, sums, gap, scales, step),
+                    (_, Round::Even) => pack_row32::<S, 8, EVEN>(x, blocks, data, sums, gap, scales, step),
+                    (_, Round::Away) => pack_row32::<S, 8, AWAY>(x, blocks, data, sums, gap, scales, step),
+                    (_, Round::Zero) => pack_row32::<S, 8, ZERO>(x, blocks, data, sums, gap, scales, step),
+                }
             }
             continue;
         }
@@ -241,6 +239,40 @@ fn pack_rows<S: Element>(
         }
     }
     Ok(())
+}
+
+/// The `bl = 32` row loop of [`pack_rows`] on NEON: block `b` of the row (32 values at
+/// `x + 32b`, widened exactly) gets its codes from `data + b * gap` (chunk `t` at `t * step`),
+/// `x * mult` rounded by `MODE`, its f32 sum of dequantized values at `sums + b * gap` and its
+/// scale `scales` bytes after that.
+///
+/// # Safety
+///
+/// `x` is readable for `32 * blocks` finite values; for every `b < blocks`, `sums + b * gap` and
+/// `sums + b * gap + scales` are writable for 4 bytes and `data + b * gap + t * step` for `BD`
+/// bytes, `t < 32 / BD`.
+#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+#[inline(always)]
+unsafe fn pack_row32<S: Element, const BD: usize, const MODE: u8>(
+    x: *const S,
+    blocks: usize,
+    data: *mut u8,
+    sums: *mut u8,
+    gap: usize,
+    scales: usize,
+    step: usize,
+) {
+    // SAFETY: the caller's contract, block by block.
+    unsafe {
+        for b in 0..blocks {
+            let (v, amax) = quant::neon::load_block32(x.add(32 * b));
+            let (mult, scale) = block_quant(amax);
+            let sum = quant::neon::quantize_block32_sum::<BD, MODE>(&v, mult, data.add(b * gap), step);
+            let at = sums.add(b * gap);
+            at.cast::<[u8; 4]>().write_unaligned((sum as f32 * scale).to_le_bytes());
+            at.add(scales).cast::<[u8; 4]>().write_unaligned(scale.to_le_bytes());
+        }
+    }
 }
 
 #[cfg(test)]
@@ -277,7 +309,6 @@ mod tests {
     #[test]
     fn every_block_depth_matches_the_reference_and_errors_keep_their_order() {
         extern crate std;
-        use crate::arith::round_even;
         use std::vec;
         use std::vec::Vec;
         let mut s = 5u32;
@@ -295,29 +326,38 @@ mod tests {
             for (mr, kr, sr) in [(1, 8, 2), (1, 16, 2), (4, 8, 2), (4, 16, 2), (4, 4, 1), (2, 32, 2), (3, 2, 1)] {
                 let p = Packing { mr, nr: 4, kr, sr };
                 let bd = p.block_depth();
-                for start in [0, 1] {
-                    let ts = tile_stride(k, bl, mr).unwrap();
-                    let size = ts * (start % mr + m).div_ceil(mr);
-                    let (mut got, mut want) = (vec![0x5au8; size], vec![0x5au8; size]);
-                    quantize_pack(&p, m, k, bl, start, &x, stride, &mut got).unwrap();
-                    for i in 0..m {
-                        let (slot, t) = ((start % mr + i) % mr, (start % mr + i) / mr);
-                        for (b, block) in x[i * stride..i * stride + k].chunks_exact(bl).enumerate() {
-                            let amax = block.iter().fold(0f32, |a, v| a.max(v.abs()));
-                            let (mult, scale) = block_quant(amax);
-                            let g = t * ts + b * mr * (bl + 8);
-                            let mut sum = 0i32;
-                            for (j, &v) in block.iter().enumerate() {
-                                let q = (round_even(v * mult) as i32).clamp(-128, 127);
-                                sum += q;
-                                want[g + (j / bd) * mr * bd + slot * bd + j % bd] = q as u8;
-                            }
-                            let (bs, sc) = (g + mr * bl + 4 * slot, g + mr * bl + 4 * mr + 4 * slot);
-                            want[bs..bs + 4].copy_from_slice(&(sum as f32 * scale).to_le_bytes());
-                            want[sc..sc + 4].copy_from_slice(&scale.to_le_bytes());
+                // f32 rounds ties to even, f16 (widened exactly) away from zero.
+                let xh: Vec<f16> = x.iter().map(|&v| f16::from_f32(v)).collect();
+                let wide: Vec<f32> = xh.iter().map(|v| v.to_f32()).collect();
+                for (src, round) in [(&x, Round::Even), (&wide, Round::Away)] {
+                    for start in [0, 1] {
+                        let ts = tile_stride(k, bl, mr).unwrap();
+                        let size = ts * (start % mr + m).div_ceil(mr);
+                        let (mut got, mut want) = (vec![0x5au8; size], vec![0x5au8; size]);
+                        if round == Round::Even {
+                            quantize_pack(&p, m, k, bl, start, &x, stride, &mut got).unwrap();
+                        } else {
+                            quantize_pack_f16(&p, m, k, bl, start, &xh, stride, &mut got).unwrap();
                         }
+                        for i in 0..m {
+                            let (slot, t) = ((start % mr + i) % mr, (start % mr + i) / mr);
+                            for (b, block) in src[i * stride..i * stride + k].chunks_exact(bl).enumerate() {
+                                let amax = block.iter().fold(0f32, |a, v| a.max(v.abs()));
+                                let (mult, scale) = block_quant(amax);
+                                let g = t * ts + b * mr * (bl + 8);
+                                let mut sum = 0i32;
+                                for (j, &v) in block.iter().enumerate() {
+                                    let q = round.apply(v * mult).clamp(-128, 127);
+                                    sum += q;
+                                    want[g + (j / bd) * mr * bd + slot * bd + j % bd] = q as u8;
+                                }
+                                let (bs, sc) = (g + mr * bl + 4 * slot, g + mr * bl + 4 * mr + 4 * slot);
+                                want[bs..bs + 4].copy_from_slice(&(sum as f32 * scale).to_le_bytes());
+                                want[sc..sc + 4].copy_from_slice(&scale.to_le_bytes());
+                            }
+                        }
+                        assert_eq!(got, want, "m {m} k {k} bl {bl} mr {mr} kr {kr} sr {sr} start {start} {round:?}");
                     }
-                    assert_eq!(got, want, "m {m} k {k} bl {bl} mr {mr} kr {kr} sr {sr} start {start}");
                 }
             }
             // A block sum overflow in an earlier row, a NaN in a later one: the NaN is reported,

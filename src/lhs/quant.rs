@@ -4,6 +4,7 @@
 //! (`FCVTAS` / `roundf`), saturating add of the zero point, clamp.
 
 use crate::arith::{round_away_i32, round_even};
+use crate::element::Element;
 
 /// Values quantized per call of [`quantize_group`].
 pub(crate) const GROUP: usize = 32;
@@ -31,6 +32,22 @@ pub(crate) fn min_max_finite(x: &[f32]) -> Option<(f32, f32)> {
     #[cfg(not(all(target_arch = "aarch64", target_feature = "neon")))]
     {
         x.iter().all(|v| v.is_finite()).then(|| portable::min_max(x))
+    }
+}
+
+/// [`min_max_finite`] of any element type, each value widened exactly to f32 (f32 in place).
+#[inline]
+pub(crate) fn min_max_finite_of<S: Element>(x: &[S]) -> Option<(f32, f32)> {
+    if let Some(x) = S::as_f32(x) {
+        return min_max_finite(x);
+    }
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+    {
+        neon::min_max_finite_half(x)
+    }
+    #[cfg(not(all(target_arch = "aarch64", target_feature = "neon")))]
+    {
+        x.iter().all(|v| v.is_finite()).then(|| portable::min_max_widened(x))
     }
 }
 
@@ -130,6 +147,12 @@ pub(crate) fn quantize_one(x: f32, multiplier: f32, zero_point: i32, lo: i32, hi
 
 pub(crate) mod portable {
     use super::{GROUP, Round, quantize_one};
+    use crate::element::Element;
+
+    /// `(min, max)` of a non-empty slice of finite values of any element type, widened.
+    pub(crate) fn min_max_widened<S: Element>(x: &[S]) -> (f32, f32) {
+        x.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), v| (lo.min(v.to_f32()), hi.max(v.to_f32())))
+    }
 
     pub(crate) fn min_max(x: &[f32]) -> (f32, f32) {
         x.iter().fold((x[0], x[0]), |(lo, hi), &v| (lo.min(v), hi.max(v)))
@@ -171,7 +194,87 @@ pub(crate) mod neon {
     use core::arch::aarch64::*;
 
     use super::{GROUP, Round, portable};
+    use crate::element::Element;
     use crate::packing::store_chunks;
+
+    /// Rounding of `x * multiplier` in [`quantize_i8_chunks`] and [`quantize_block32_sum`]:
+    /// ties away from zero (`FCVTAS`).
+    pub(crate) const AWAY: u8 = 0;
+    /// Ties to even (`FCVTNS`).
+    pub(crate) const EVEN: u8 = 1;
+    /// Toward zero (`FCVTZS`).
+    pub(crate) const ZERO: u8 = 2;
+
+    /// 16 values at `x` widened exactly to f32: f32 loaded as is, f16 by `FCVTL`/`FCVTL2` (base
+    /// Armv8.0), bf16 by `SHLL #16` (exact for every value that is not a NaN).
+    ///
+    /// # Safety
+    ///
+    /// `x` is readable for 16 values.
+    #[inline(always)]
+    pub(crate) unsafe fn load16<S: Element>(x: *const S) -> float32x4x4_t {
+        // SAFETY: NEON is enabled for the whole target; the load of 16 values (64 or 32 bytes,
+        // no alignment needed) is the caller's contract. `S` is `f32`, or a `repr(transparent)`
+        // u16 when `SIZE == 2`.
+        unsafe {
+            if S::SIZE == 4 {
+                return vld1q_f32_x4(x.cast::<f32>());
+            }
+            let h = vld1q_u16_x2(x.cast::<u16>());
+            widen16::<S>(h.0, h.1)
+        }
+    }
+
+    /// 16 f16 or bf16 values (bit patterns in two registers) widened exactly to f32.
+    #[inline(always)]
+    fn widen16<S: Element>(lo: uint16x8_t, hi: uint16x8_t) -> float32x4x4_t {
+        // SAFETY: NEON is enabled for the whole target; register operations only.
+        unsafe {
+            let widen = |v: uint16x8_t| {
+                if S::BF16 {
+                    (
+                        vreinterpretq_f32_u32(vshll_n_u16::<16>(vget_low_u16(v))),
+                        vreinterpretq_f32_u32(vshll_high_n_u16::<16>(v)),
+                    )
+                } else {
+                    let f = vreinterpretq_f16_u16(v);
+                    (vcvt_f32_f16(vget_low_f16(f)), vcvt_high_f32_f16(f))
+                }
+            };
+            let ((a, b), (c, d)) = (widen(lo), widen(hi));
+            float32x4x4_t(a, b, c, d)
+        }
+    }
+
+    /// [`min_max_finite`] of f16 or bf16 values widened to f32, 16 per step.
+    pub(super) fn min_max_finite_half<S: Element>(x: &[S]) -> Option<(f32, f32)> {
+        let chunks = x.chunks_exact(16);
+        let tail = chunks.remainder();
+        if !tail.iter().all(|v| v.is_finite()) {
+            return None;
+        }
+        let (mut lo, mut hi) =
+            if tail.is_empty() { (x[0].to_f32(), x[0].to_f32()) } else { portable::min_max_widened(tail) };
+        if x.len() >= 16 {
+            // SAFETY: NEON is enabled for the whole target (cfg above); every load reads the 16
+            // values of a `chunks_exact(16)` chunk. A NaN widens to a NaN (`FCVTL`, or a NaN bit
+            // pattern shifted for bf16), an infinity to an infinity.
+            unsafe {
+                let (mut l0, mut h0) = (vdupq_n_f32(lo), vdupq_n_f32(hi));
+                let (mut l1, mut h1) = (l0, h0);
+                for c in chunks {
+                    let v = load16(c.as_ptr());
+                    l0 = vminq_f32(l0, vminq_f32(v.0, v.1));
+                    h0 = vmaxq_f32(h0, vmaxq_f32(v.0, v.1));
+                    l1 = vminq_f32(l1, vminq_f32(v.2, v.3));
+                    h1 = vmaxq_f32(h1, vmaxq_f32(v.2, v.3));
+                }
+                lo = vminvq_f32(vminq_f32(l0, l1));
+                hi = vmaxvq_f32(vmaxq_f32(h0, h1));
+            }
+        }
+        (lo.is_finite() && hi.is_finite()).then_some((lo, hi))
+    }
 
     pub(super) fn min_max(x: &[f32]) -> (f32, f32) {
         let chunks = x.chunks_exact(4);
@@ -223,20 +326,21 @@ pub(crate) mod neon {
         (lo.is_finite() && hi.is_finite()).then_some((lo, hi))
     }
 
-    /// Quantizes the `16 * blocks` values at `x` as [`quantize_group`] does for `lo = -128,
-    /// hi = 127` (`SYM`: `lo = -127`, an `SMAX` more) (`FCVTAS` of `x * multiplier`, saturating
-    /// narrowings to int16, `SQADD` of the zero point, saturating narrowing to int8: equal to the
-    /// int32 saturating add and clamp for every input, since a sum past the int16 range is far
-    /// past the int8 one) and stores value `j` at `dst + (j / BD) * step + j % BD` (`BD` 4 or 8;
-    /// `step == BD`: plain 16-byte stores).
+    /// Quantizes the `16 * blocks` values at `x` (f32, or f16/bf16 widened exactly) as
+    /// [`quantize_group`] does for `lo = -128, hi = 127` (`SYM`: `lo = -127`, an `SMAX` more),
+    /// `x * multiplier` rounded by `MODE` ([`AWAY`]: `FCVTAS`, [`EVEN`]: `FCVTNS`, [`ZERO`]:
+    /// `FCVTZS`; saturating narrowings to int16, `SQADD` of the zero point, saturating narrowing
+    /// to int8: equal to the int32 saturating add and clamp for every input, since a sum past the
+    /// int16 range is far past the int8 one), and stores value `j` at `dst + (j / BD) * step + j
+    /// % BD` (`BD` 4 or 8; `step == BD`: plain 16-byte stores).
     ///
     /// # Safety
     ///
     /// `x` is readable for `16 * blocks` values; `dst + t * step` is writable for `BD` bytes for
     /// every `t < 16 * blocks / BD`.
     #[inline]
-    pub(crate) unsafe fn quantize_i8_chunks<const BD: usize, const SYM: bool>(
-        x: *const f32,
+    pub(crate) unsafe fn quantize_i8_chunks<S: Element, const BD: usize, const SYM: bool, const MODE: u8>(
+        x: *const S,
         blocks: usize,
         multiplier: f32,
         zero_point: i16,
@@ -251,24 +355,41 @@ pub(crate) mod neon {
             let advance = 16 / BD * step;
             let (mut x, mut dst) = (x, dst);
             for _ in 0..blocks {
-                store_chunks::<BD>(q16::<SYM>(vld1q_f32_x4(x), vm, vz), dst, step);
+                store_chunks::<BD>(q16::<SYM, MODE, true>(load16(x), vm, vz), dst, step);
                 x = x.add(16);
                 dst = dst.add(advance);
             }
         }
     }
 
-    /// 32 values at `x`, loaded once, and their absolute maximum (for
-    /// [`quantize_block32_sym`]).
+    /// 32 values at `x`, loaded (and widened) once, and their absolute maximum (for
+    /// [`quantize_block32_sym`] and [`quantize_block32_sum`]). f16 and bf16 take the maximum of
+    /// the magnitude bits as integers (the same order for finite values) and widen only it.
     ///
     /// # Safety
     ///
-    /// `x` is readable for 32 values.
+    /// `x` is readable for 32 values, which are finite when `S` is f16 or bf16.
     #[inline(always)]
-    pub(crate) unsafe fn load_block32(x: *const f32) -> ([float32x4x4_t; 2], f32) {
+    pub(crate) unsafe fn load_block32<S: Element>(x: *const S) -> ([float32x4x4_t; 2], f32) {
         // SAFETY: NEON is enabled for the whole target; the loads are the caller's contract.
         unsafe {
-            let (a, b) = (vld1q_f32_x4(x), vld1q_f32_x4(x.add(16)));
+            if S::SIZE == 2 {
+                let h = vld1q_u16_x4(x.cast::<u16>());
+                let (a, b) = (widen16::<S>(h.0, h.1), widen16::<S>(h.2, h.3));
+                let mag = vdupq_n_u16(0x7fff);
+                let m = vmaxq_u16(
+                    vmaxq_u16(vandq_u16(h.0, mag), vandq_u16(h.1, mag)),
+                    vmaxq_u16(vandq_u16(h.2, mag), vandq_u16(h.3, mag)),
+                );
+                let bits = vmaxvq_u16(m);
+                let amax = if S::BF16 {
+                    f32::from_bits(u32::from(bits) << 16)
+                } else {
+                    vgetq_lane_f32::<0>(vcvt_f32_f16(vreinterpret_f16_u16(vdup_n_u16(bits))))
+                };
+                return ([a, b], amax);
+            }
+            let (a, b) = (load16(x), load16(x.add(16)));
             let m4 = |v: float32x4x4_t| {
                 vmaxq_f32(vmaxq_f32(vabsq_f32(v.0), vabsq_f32(v.1)), vmaxq_f32(vabsq_f32(v.2), vabsq_f32(v.3)))
             };
@@ -277,8 +398,8 @@ pub(crate) mod neon {
     }
 
     /// A block of 32 values from [`load_block32`] quantized symmetrically as by
-    /// [`quantize_i8_chunks`] `::<BD, true>` with multiplier `rep` and zero point 0, stored from
-    /// `dst`.
+    /// [`quantize_i8_chunks`] `::<_, BD, true, AWAY>` with multiplier `rep` and zero point 0,
+    /// stored from `dst`.
     ///
     /// # Safety
     ///
@@ -294,20 +415,22 @@ pub(crate) mod neon {
         // (the second 16 values' chunks start `16 / BD` chunks on).
         unsafe {
             let (vm, vz) = (vdupq_n_f32(rep), vdupq_n_s16(0));
-            store_chunks::<BD>(q16::<true>(v[0], vm, vz), dst, step);
-            store_chunks::<BD>(q16::<true>(v[1], vm, vz), dst.add(16 / BD * step), step);
+            store_chunks::<BD>(q16::<true, AWAY, false>(v[0], vm, vz), dst, step);
+            store_chunks::<BD>(q16::<true, AWAY, false>(v[1], vm, vz), dst.add(16 / BD * step), step);
         }
     }
 
-    /// A block of 32 values from [`load_block32`] quantized with ties to even (`FCVTNS` of
-    /// `x * mult`, saturated to `[-128, 127]`), stored from `dst` as by [`quantize_i8_chunks`];
-    /// returns the sum of the 32 codes.
+    /// A block of 32 values from [`load_block32`] quantized with zero point 0, `x * mult`
+    /// rounded by `MODE`, stored from `dst` as by [`quantize_i8_chunks`]; returns the sum of the
+    /// 32 codes. The codes are narrowed without saturation (`UZP1`), so every `x * mult` must
+    /// round into `[-128, 127]`: true for `mult = 127 / max |x|` rounded to f32 (then
+    /// `|x * mult| <= 127 (1 + 2^-23)^2`) and for `mult = 0`.
     ///
     /// # Safety
     ///
     /// `dst + t * step` is writable for `BD` bytes for every `t < 32 / BD`.
     #[inline(always)]
-    pub(crate) unsafe fn quantize_block32_even_sum<const BD: usize>(
+    pub(crate) unsafe fn quantize_block32_sum<const BD: usize, const MODE: u8>(
         v: &[float32x4x4_t; 2],
         mult: f32,
         dst: *mut u8,
@@ -316,31 +439,47 @@ pub(crate) mod neon {
         // SAFETY: NEON is enabled for the whole target; the stores are the caller's contract
         // (the second 16 values' chunks start `16 / BD` chunks on).
         unsafe {
-            let (vm, vz) = (vdupq_n_f32(mult), vdupq_n_s16(0));
-            let (a, b) = (q16_round::<false, true>(v[0], vm, vz), q16_round::<false, true>(v[1], vm, vz));
+            let vm = vdupq_n_f32(mult);
+            let q = |v: float32x4_t| {
+                let p = vmulq_f32(v, vm);
+                vreinterpretq_s16_s32(match MODE {
+                    EVEN => vcvtnq_s32_f32(p),
+                    ZERO => vcvtq_s32_f32(p),
+                    _ => vcvtaq_s32_f32(p),
+                })
+            };
+            let n16 = |v: float32x4x4_t| {
+                let (ab, cd) = (vuzp1q_s16(q(v.0), q(v.1)), vuzp1q_s16(q(v.2), q(v.3)));
+                vreinterpretq_u8_s8(vuzp1q_s8(vreinterpretq_s8_s16(ab), vreinterpretq_s8_s16(cd)))
+            };
+            let (a, b) = (n16(v[0]), n16(v[1]));
             store_chunks::<BD>(a, dst, step);
             store_chunks::<BD>(b, dst.add(16 / BD * step), step);
             i32::from(vaddlvq_s8(vreinterpretq_s8_u8(a))) + i32::from(vaddlvq_s8(vreinterpretq_s8_u8(b)))
         }
     }
 
-    /// 16 values quantized to int8 (see [`quantize_i8_chunks`]).
+    /// 16 values quantized to int8 (see [`quantize_i8_chunks`]); `ZP`: add the zero point `vz`
+    /// (else it is 0).
     #[inline(always)]
-    fn q16<const SYM: bool>(v: float32x4x4_t, vm: float32x4_t, vz: int16x8_t) -> uint8x16_t {
-        q16_round::<SYM, false>(v, vm, vz)
-    }
-
-    /// [`q16`] with `FCVTNS` (ties to even) instead of `FCVTAS` when `EVEN`.
-    #[inline(always)]
-    fn q16_round<const SYM: bool, const EVEN: bool>(v: float32x4x4_t, vm: float32x4_t, vz: int16x8_t) -> uint8x16_t {
+    fn q16<const SYM: bool, const MODE: u8, const ZP: bool>(
+        v: float32x4x4_t,
+        vm: float32x4_t,
+        vz: int16x8_t,
+    ) -> uint8x16_t {
         // SAFETY: NEON is enabled for the whole target; register operations only.
         unsafe {
             let q = |v: float32x4_t| {
                 let p = vmulq_f32(v, vm);
-                if EVEN { vcvtnq_s32_f32(p) } else { vcvtaq_s32_f32(p) }
+                match MODE {
+                    EVEN => vcvtnq_s32_f32(p),
+                    ZERO => vcvtq_s32_f32(p),
+                    _ => vcvtaq_s32_f32(p),
+                }
             };
-            let ab = vqaddq_s16(vqmovn_high_s32(vqmovn_s32(q(v.0)), q(v.1)), vz);
-            let cd = vqaddq_s16(vqmovn_high_s32(vqmovn_s32(q(v.2)), q(v.3)), vz);
+            let (ab, cd) = (vqmovn_high_s32(vqmovn_s32(q(v.0)), q(v.1)), vqmovn_high_s32(vqmovn_s32(q(v.2)), q(v.3)));
+            // No `SQADD` when the zero point is 0.
+            let (ab, cd) = if ZP { (vqaddq_s16(ab, vz), vqaddq_s16(cd, vz)) } else { (ab, cd) };
             let q8 = vqmovn_high_s16(vqmovn_s16(ab), cd);
             vreinterpretq_u8_s8(if SYM { vmaxq_s8(q8, vdupq_n_s8(-127)) } else { q8 })
         }
