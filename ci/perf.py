@@ -81,6 +81,27 @@ KAI_MEASURED = [
     ("qai8dxp_qsu2cxp", 128, "matmul_clamp_f32_qai8dxp4x4_qsu2cxp4x4bf32sf32_8x4_neon_dotprod", 0.0964),
 ]
 KAI_MARGIN = 0.90
+
+# Issue 24: ggml (llama.cpp's CPU backend, snapshot of 2026-08, its best aarch64 paths), measured
+# with the same method (qemu-aarch64 -cpu max icount, n = k = 4096, one thread) when the issue was
+# filed: work, ggml's path, its figure, unit, qgemm's target.
+PEERS = [
+    ("Q4_0 matmul, m = 1", "`q4_0_4x4` GEMV (dotprod build)", 0.2662, "insns/MAC", 0.2062),
+    ("Q4_0 matmul, m = 16", "`q4_0_4x8` GEMM (i8mm build)", 0.1018, "insns/MAC", 0.0916),
+    ("Q4_0 matmul, m = 128", "`q4_0_4x8` GEMM (i8mm build)", 0.1018, "insns/MAC", 0.0916),
+    ("activation quantization (every LHS packer, every m)", "`quantize_row_q8_0` (candle's NEON Q8_0: 2.29)",
+     3.88, "insns/input element", 3.5),
+    ("weight packing (every RHS packer)", "Q4_0 repacked once at load", 0.42, "insns/packed byte", 1.0),
+]
+# One family per RHS format for the model-load benchmark: format, the family whose packer is run.
+MODEL_FORMATS = [
+    ("qsi4cxp (int4 per channel)", "qai8dxp_qsi4cxp"),
+    ("qsi4c32p, bf16 scales", "qai8dxp_qsi4c32p"),
+    ("qsi4c32pscalef16 (Q4_0)", "qsi8d32p_qsi4c32p"),
+    ("qsi8cxp (int8 per channel)", "qai8dxp_qsi8cxp"),
+    ("qai4c32p (asymmetric int4)", "qsi8d32p_qai4c32p"),
+    ("qsu2cxp (2-bit)", "qai8dxp_qsu2cxp"),
+]
 KAI_REFERENCE_HOW = """Reference: each family's best KleidiAI kernel at each m, measured the same way: KleidiAI at commit
 `495f6524` (the snapshot `fetch github:ARM-software/kleidiai` gives, built in a temporary folder and
 never committed), every kernel and packer file compiled with `aarch64-linux-gnu-gcc -O3 -DNDEBUG
@@ -238,6 +259,20 @@ def measure_packers(tools, bench, quick, families):
     return rows
 
 
+def measure_model_load(tools, bench):
+    """Per RHS format: packing all 36 weight matrices of all-MiniLM-L6-v2 once (bench --model-load)."""
+    rows = []
+    for fmt, fam in MODEL_FORMATS:
+        res, out, cmd = icount(tools, bench, ["--model-load", "--family", fam])
+        m = re.search(r"\((\d+) matrices, (\d+) weights, (\d+) B\)", out)
+        if not m:
+            sys.exit(f"perf: bench --model-load --family {fam} printed no row")
+        insns, _, _, _ = totals(res, lambda n: n.startswith("qgemm::rhs::"))
+        rows.append(dict(format=fmt, family=fam, insns=insns, matrices=int(m.group(1)), weights=int(m.group(2)),
+                         bytes=int(m.group(3)), cmd=cmd))
+    return rows
+
+
 def mca_functions(bench):
     """Demangled names of the asm tile functions (tier modules, dotprod and i8mm)."""
     out = run(["aarch64-linux-gnu-nm", "-C", "--defined-only", bench]).stdout
@@ -278,7 +313,7 @@ def issue_pct(r, cpu):
     return 100.0 * ops / r["cycles"][cpu] / LIMIT[cpu]
 
 
-def write(out, kernels, krows, prow, mrows, selected, quick):
+def write(out, kernels, krows, prow, mrows, selected, quick, lrows=()):
     L = []
     w = L.append
     w("# Performance\n")
@@ -351,6 +386,7 @@ def write(out, kernels, krows, prow, mrows, selected, quick):
             w(f"| {fam} | {m} | `{kai}` | {ki:.4f} | <= {KAI_MARGIN * ki:.4f} | `{pick['name']}` | "
               f"{pick['per_mac']:.4f} | {ratio:.3f} | {'yes' if ratio <= KAI_MARGIN else 'no'} |")
         w("")
+    write_peers(w, krows, prow, selected)
     w(ANALYSIS)
     w("## Every SIMD kernel under icount\n")
     w("Command per row: `ci/perf.py` runs `tools/icount/icount.py --cpu max --sym qgemm:: --json FILE -- bench")
@@ -388,12 +424,28 @@ def write(out, kernels, krows, prow, mrows, selected, quick):
     w("Code outside those names is not counted: libc's `memcpy` and out-of-line copies of generic `core`")
     w("functions (a packer's hot loop must not call one: an out-of-line `Chain::fold` once hid 69 M instructions")
     w("per call of the `qsi4c32p` packer here).\n")
-    w("| family | packer | m | insns/call | packed bytes | insns/byte |")
-    w("|---|---|--:|--:|--:|--:|")
+    w("Per input element (LHS) = per call / (m k); per packed byte (RHS) is issue 24's unit for weights.\n")
+    w("| family | packer | m | insns/call | packed bytes | insns/byte | insns/input element |")
+    w("|---|---|--:|--:|--:|--:|--:|")
     for r in prow:
         m = "-" if r["m"] is None else str(r["m"])
-        w(f"| {r['family']} | {r['side']} | {m} | {r['per_call']:,.0f} | {r['bytes']:,} | {r['per_call'] / r['bytes']:.2f} |")
+        el = "-" if r["m"] is None else f"{r['per_call'] / (r['m'] * K):.2f}"
+        w(f"| {r['family']} | {r['side']} | {m} | {r['per_call']:,.0f} | {r['bytes']:,} | "
+          f"{r['per_call'] / r['bytes']:.2f} | {el} |")
     w("")
+    if lrows:
+        w("## Model load: packing all-MiniLM-L6-v2\n")
+        w("The cost of preparing a whole model's weights: the 36 linear layers of all-MiniLM-L6-v2 (per layer Q, K,")
+        w("V and the attention output 384 x 384, the FFN 1536 x 384 and 384 x 1536), each packed once in the format's")
+        w("preferred packing (the one `select` uses for m = 128) from random codes and scales of those shapes.")
+        w(f"Command per row: `{lrows[0]['cmd'].replace(lrows[0]['family'], 'F')}`; instructions of `qgemm::rhs::*`.")
+        w("For scale: ggml repacks Q4_0 at 0.235 insns per weight (issue 24's measurement).\n")
+        w("| format | packer of family | matrices | weights | packed bytes | insns | insns/weight | insns/packed byte |")
+        w("|---|---|--:|--:|--:|--:|--:|--:|")
+        for r in lrows:
+            w(f"| {r['format']} | {r['family']} | {r['matrices']} | {r['weights']:,} | {r['bytes']:,} | "
+              f"{r['insns']:,} | {r['insns'] / r['weights']:.3f} | {r['insns'] / r['bytes']:.3f} |")
+        w("")
     w("The f16 and bf16 families pack their weights with their f32 twin's RHS packer (same rows). Their LHS")
     w("packers read half the bytes of the f32 one but widen each group of 32 values twice (for the row's")
     w("min/max, then to quantize; f16 with `FCVTL`, bf16 by a shift), and round with the instruction")
@@ -413,6 +465,41 @@ def write(out, kernels, krows, prow, mrows, selected, quick):
     w("decode kernels' instruction efficiency matters mostly for weights resident in cache.")
     with open(out, "w") as f:
         f.write("\n".join(L) + "\n")
+
+
+def write_peers(w, krows, prow, selected):
+    """Issue 24's peers table: ggml's figures beside qgemm's, from this run's measurements."""
+    w("### Peers: ggml\n")
+    w("Reference: ggml (llama.cpp's CPU backend), the snapshot of 2026-08 and its best aarch64 paths, measured")
+    w("with the same method (`qemu-aarch64 -cpu max` instruction counts, n = k = 4096, one thread) when issue 24")
+    w("was filed; Q4_0 x Q8_0 is exactly the arithmetic of `qsi8d32p_qsi4c32p`. The qgemm figures come from")
+    w("the tables below (the dispatcher's pick for the matmuls; the worst packer for the packing rows).\n")
+    w("| work | ggml | ggml figure | unit | qgemm | qgemm figure | target | met |")
+    w("|---|---|--:|---|---|--:|--:|---|")
+    lhs = [r for r in prow if r["side"] == "lhs"]
+    rhs = [r for r in prow if r["side"] == "rhs"]
+    for work, path, ref, unit, target in PEERS:
+        if work.startswith("Q4_0"):
+            m = int(work.split("= ")[1])
+            rows = {r["name"]: r for r in krows if r["family"] == "qsi8d32p_qsi4c32p" and r["m"] == m}
+            pick = rows.get(selected.get(("qsi8d32p_qsi4c32p", m)))
+            if pick is None:
+                continue
+            who, val = f"`{pick['name']}`", pick["per_mac"]
+        elif unit == "insns/input element":
+            if not lhs:
+                continue
+            worst = max(lhs, key=lambda r: r["per_call"] / (r["m"] * K))
+            who, val = f"worst: {worst['family']} at m = {worst['m']}", worst["per_call"] / (worst["m"] * K)
+        else:
+            if not rhs:
+                continue
+            worst = max(rhs, key=lambda r: r["per_call"] / r["bytes"])
+            who, val = f"worst: {worst['family']}", worst["per_call"] / worst["bytes"]
+        fmt = "{:.4f}" if unit == "insns/MAC" else "{:.2f}"
+        w(f"| {work} | {path} | {fmt.format(ref)} | {unit} | {who} | {fmt.format(val)} | <= {fmt.format(target)} | "
+          f"{'yes' if val <= target else 'no'} |")
+    w("")
 
 
 def tile_pct(row, by_fn):
@@ -444,6 +531,7 @@ def main():
     if a.reuse:
         m = json.load(open(cache))
         kernels, krows, prow, mrows, selected = m["kernels"], m["krows"], m["prow"], m["mrows"], m["selected"]
+        lrows = m.get("lrows", [])
         selected = {(f, int(mm)): k for f, mm, k in selected}
     else:
         bench = build()
@@ -457,10 +545,12 @@ def main():
             order = {f: i for i, f in enumerate(FAMILIES)}
             prow = sorted([r for r in old["prow"] if r["family"] not in fams] + measure_packers(a.tools, bench, a.quick, fams),
                           key=lambda r: order.get(r["family"], len(order)))
-            write_cache_and_page(a, cache, bench, old["kernels"], old["krows"], prow, old["mrows"])
+            write_cache_and_page(a, cache, bench, old["kernels"], old["krows"], prow, old["mrows"],
+                                 measure_model_load(a.tools, bench))
             return
         krows = measure_kernels(a.tools, bench, [k for k in kernels if k["family"] in fams], a.quick, a.jobs)
         prow = measure_packers(a.tools, bench, a.quick, fams)
+        lrows = measure_model_load(a.tools, bench)
         fns = mca_functions(bench)
         if only:
             fns = [fn for fn in fns if any(f"::{f}::" in fn for f in fams)]
@@ -478,13 +568,13 @@ def main():
             mrows = sorted([r for r in old["mrows"] if not any(f"::{f}::" in r["fn"] for f in fams)] + mrows,
                            key=lambda r: r["fn"])
             kernels = [k for k in old["kernels"] if k["family"] not in fams] + [k for k in kernels if k["family"] in fams]
-        write_cache_and_page(a, cache, bench, kernels, krows, prow, mrows)
+        write_cache_and_page(a, cache, bench, kernels, krows, prow, mrows, lrows)
         return
-    write(a.out, kernels, krows, prow, mrows, selected, a.quick)
+    write(a.out, kernels, krows, prow, mrows, selected, a.quick, lrows)
     print(f"wrote {a.out}", file=sys.stderr)
 
 
-def write_cache_and_page(a, cache, bench, kernels, krows, prow, mrows):
+def write_cache_and_page(a, cache, bench, kernels, krows, prow, mrows, lrows):
     """The dispatcher's picks, then the measurements into the cache and the page."""
     sel = run(["qemu-aarch64", "-cpu", "max", "-L", "/usr/aarch64-linux-gnu", bench, "--selected"]).stdout
     selected = {}
@@ -493,9 +583,9 @@ def write_cache_and_page(a, cache, bench, kernels, krows, prow, mrows):
         if len(f) == 3:
             selected[(f[0], int(f[1]))] = f[2]
     with open(cache, "w") as f:
-        json.dump(dict(kernels=kernels, krows=krows, prow=prow, mrows=mrows,
+        json.dump(dict(kernels=kernels, krows=krows, prow=prow, mrows=mrows, lrows=lrows,
                        selected=[[fam, m, k] for (fam, m), k in selected.items()]), f)
-    write(a.out, kernels, krows, prow, mrows, selected, a.quick)
+    write(a.out, kernels, krows, prow, mrows, selected, a.quick, lrows)
     print(f"wrote {a.out}", file=sys.stderr)
 
 

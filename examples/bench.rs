@@ -4,6 +4,7 @@
 //! ```text
 //! bench [--quick] [--family SUBSTR] [--kernel SUBSTR] [--m LIST] [--n N] [--k K] [--bl BL]
 //!       [--iters N] [--scalar] [--no-kernels] [--no-packers] [--list] [--selected]
+//! bench --model-load [--family SUBSTR]
 //! ```
 //!
 //! `--family` and `--kernel` take a full name (that family or kernel only: `qai8dxp_qsi4cxp` is
@@ -16,6 +17,12 @@
 //! run it under `tools/icount/icount.py` for instruction counts (`cargo make perf` does), where
 //! every measured call goes through [`run_kernel`] and [`run_packer`], so the per-function counts
 //! of the kernel code divided by `1 + iters` are per-call figures.
+//!
+//! `--model-load` instead packs the weights of a whole all-MiniLM-L6-v2 (its 36 linear layers:
+//! per layer Q, K, V and the attention output 384 x 384, the FFN 1536 x 384 and 384 x 1536; n x k,
+//! random codes and scales of the right shapes) with each selected family's RHS packer at its
+//! preferred packing (the one `select` uses for m = 128), once per matrix and without a warm-up:
+//! the per-function counts of the packer are the cost of loading the model.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -41,6 +48,7 @@ struct Opts {
     packers: bool,
     list: bool,
     selected: bool,
+    model_load: bool,
 }
 
 fn parse() -> Opts {
@@ -57,6 +65,7 @@ fn parse() -> Opts {
         packers: true,
         list: false,
         selected: false,
+        model_load: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -80,6 +89,7 @@ fn parse() -> Opts {
             "--no-packers" => o.packers = false,
             "--list" => o.list = true,
             "--selected" => o.selected = true,
+            "--model-load" => o.model_load = true,
             "-h" | "--help" => usage(""),
             _ => usage(&format!("unknown argument {a}")),
         }
@@ -89,7 +99,7 @@ fn parse() -> Opts {
 
 fn usage(msg: &str) -> ! {
     eprintln!(
-        "{msg}\nusage: bench [--quick] [--family S] [--kernel S] [--m 1,16,128] [--n N] [--k K] [--bl BL] [--iters N] [--scalar] [--no-kernels] [--no-packers]"
+        "{msg}\nusage: bench [--quick] [--family S] [--kernel S] [--m 1,16,128] [--n N] [--k K] [--bl BL] [--iters N] [--scalar] [--no-kernels] [--no-packers] | --model-load [--family S]"
     );
     std::process::exit(2)
 }
@@ -329,10 +339,49 @@ const FAMILIES: [&str; 11] = [
     "qai8dxp_qsu2cxp",
 ];
 
+/// The linear layers of all-MiniLM-L6-v2, `(n, k, count)`: per layer Q, K, V and the attention
+/// output (384 x 384), the FFN up (1536 x 384) and down (384 x 1536) projections; 6 layers.
+const MINILM_L6: [(usize, usize, usize); 3] = [(384, 384, 24), (1536, 384, 6), (384, 1536, 6)];
+
+/// `--model-load`: packs every MiniLM weight matrix once with the family's RHS packer and prints
+/// one row (the weights, the packed bytes and the time of the whole load).
+fn model_load<F: Bench>(cpu: &CpuFeatures) {
+    let p = F::select(cpu, 128).packing();
+    let bl = if F::uses_bl() { 32 } else { 0 };
+    let (mut weights, mut bytes, mut ns) = (0usize, 0usize, 0f64);
+    for (n, k, count) in MINILM_L6 {
+        let inp = Inputs::new(F::NAME, 1, n, k, 32);
+        let cell = std::cell::RefCell::new(vec![0u8; F::select(cpu, 128).rhs_packed_size(n, k, bl).unwrap()]);
+        for _ in 0..count {
+            let t = Instant::now();
+            run_packer(&|| F::pack_rhs(&p, n, k, bl, &inp, black_box(&mut cell.borrow_mut()[..])));
+            ns += t.elapsed().as_nanos() as f64;
+            weights += n * k;
+            bytes += cell.borrow().len();
+        }
+    }
+    row(&[
+        F::NAME.into(),
+        format!("model load all-MiniLM-L6-v2 nr{} kr{} (36 matrices, {weights} weights, {bytes} B)", p.nr, p.kr),
+        "packer".into(),
+        "-".into(),
+        "-".into(),
+        "-".into(),
+        if bl == 0 { "-".into() } else { format!("{bl}") },
+        format!("{ns:.0}"),
+        "-".into(),
+        format!("{:.2}", bytes as f64 / ns),
+    ]);
+}
+
 fn bench_family<F: Bench>(o: &Opts, cpu: &CpuFeatures) {
     debug_assert!(FAMILIES.contains(&F::NAME));
     let wanted = if FAMILIES.contains(&o.family.as_str()) { F::NAME == o.family } else { F::NAME.contains(&o.family) };
     if !wanted {
+        return;
+    }
+    if o.model_load {
+        model_load::<F>(cpu);
         return;
     }
     if o.list {

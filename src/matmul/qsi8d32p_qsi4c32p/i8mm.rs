@@ -10,7 +10,7 @@
 //! `FCVTL`, `FMUL`: exact) and one `FMLA` per sum into the float accumulators. The `SMMLA` takes
 //! the RHS as first operand (lanes `[c0r0, c0r1, c1r0, c1r1]`), so that the row scales a sum
 //! needs, `(r0, r1, r0, r1)`, come from one `DUP` of two f16 from a general register (no SIMD
-//! pipe); the column scales `(c0, c0, c1, c1)` are built once per block and shared by the LHS
+//! pipe; one `LDP` loads both pairs of a tile); the column scales `(c0, c0, c1, c1)` are built once per block and shared by the LHS
 //! tiles. After the last block: clamp (docs/formats.md, §Arithmetic: qsi8d32p_qsi4c32p kernels).
 //!
 //! The tile kernels (`block_kernels!` in `matmul::arch::i8mm`) take up to 4 LHS tiles
@@ -50,14 +50,15 @@ mod aarch64 {
         };
     }
 
-    /// After the block of an LHS tile: its 4 f16 row scales (8 bytes before the block's data)
-    /// into `{sx}`, and the tile pointer to the next block's data.
+    /// After the block of an LHS tile: its 4 f16 row scales (8 bytes before the block's data),
+    /// rows 0 and 1 into `{sx}` and rows 2 and 3 into `{sy}`, and the tile pointer to the next
+    /// block's data.
     #[rustfmt::skip]
     macro_rules! next_block {
         ($a:ident) => {
             concat!(
                 "sub {h}, {", stringify!($a), "}, {ho}\n",
-                "ldur {sx}, [{h}, #-8]\n",
+                "ldp {sx:w}, {sy:w}, [{h}, #-8]\n",
                 "add {", stringify!($a), "}, {", stringify!($a), "}, {lskip}\n",
             )
         };
@@ -65,21 +66,22 @@ mod aarch64 {
 
     /// Folds the block sums v16-v19 of one LHS tile into its float accumulators:
     /// `acc = FMLA(acc, float(S), rhs scale * lhs scale)`, with the row scales
-    /// `(r0, r1, r0, r1)` and `(r2, r3, r2, r3)` by `DUP` from `{sx}` and `FCVTL` into v29, and
-    /// each product in v30 or v29.
+    /// `(r0, r1, r0, r1)` and `(r2, r3, r2, r3)` by `DUP` from `{sx}` / `{sy}` and `FCVTL` into
+    /// v29, and each product in v30 or v29.
     #[rustfmt::skip]
     macro_rules! fold_block {
         ($f00:tt, $f01:tt, $f10:tt, $f11:tt) => {
             concat!(
+                // rows 0, 1
                 "dup v29.2s, {sx:w}\n",
-                "lsr {sx}, {sx}, #32\n",
                 "fcvtl v29.4s, v29.4h\n",
                 $crate::matmul::arch::i8mm::scvtf_sums!(),
                 "fmul v30.4s, v29.4s, v28.4s\n",
                 "fmla ", $f00, ".4s, v16.4s, v30.4s\n",
                 "fmul v29.4s, v29.4s, v31.4s\n",
                 "fmla ", $f01, ".4s, v17.4s, v29.4s\n",
-                "dup v29.2s, {sx:w}\n",
+                // rows 2, 3
+                "dup v29.2s, {sy:w}\n",
                 "fcvtl v29.4s, v29.4h\n",
                 "fmul v30.4s, v29.4s, v28.4s\n",
                 "fmla ", $f10, ".4s, v18.4s, v30.4s\n",
@@ -118,6 +120,7 @@ mod aarch64 {
                 ho = in(reg) t.lhs_hi,
                 lskip = in(reg) t.lhs_skip,
                 sx = out(reg) _,
+                sy = out(reg) _,
             ],
         },
     }
