@@ -48,6 +48,9 @@ pub enum Buffer {
     Bias,
     /// The per-block weight offsets of an asymmetric format (`qai4c32p`).
     Zero,
+    /// The per-input-channel importance weights of a weight quantizer
+    /// ([`quant::Method::WeightedSearch`](crate::quant::Method::WeightedSearch)).
+    Importance,
     /// The f32 output.
     Dst,
 }
@@ -210,7 +213,7 @@ impl Buffer {
     pub const fn unit(self) -> &'static str {
         match self {
             Buffer::LhsPacked | Buffer::Rhs | Buffer::RhsPacked => "bytes",
-            Buffer::Lhs | Buffer::Scale | Buffer::Bias | Buffer::Zero | Buffer::Dst => "elements",
+            Buffer::Lhs | Buffer::Scale | Buffer::Bias | Buffer::Zero | Buffer::Importance | Buffer::Dst => "elements",
         }
     }
 }
@@ -225,6 +228,7 @@ impl fmt::Display for Buffer {
             Buffer::Scale => "scale",
             Buffer::Bias => "bias",
             Buffer::Zero => "zero",
+            Buffer::Importance => "importance",
             Buffer::Dst => "dst",
         })
     }

@@ -3,16 +3,65 @@
 //! scalar arithmetic (deterministic, the same bits on every target) and validates its input
 //! like the packers (typed errors, nothing written on a rejected call).
 //!
+//! * [`qsi4cxp`]: symmetric int4 per channel (f32 scales);
+//! * [`qsi4c32p`]: symmetric int4 per block of `bl` with bf16 scales;
+//! * [`q4_0`]: GGML `Q4_0` blocks (int4 per block with f16 scales), the input of
+//!   [`rhs::qsi4c32pscalef16::pack`](crate::rhs::qsi4c32pscalef16::pack);
+//! * [`qsi8cxp`]: symmetric int8 per channel (f32 scales);
 //! * [`qai4c32p`]: asymmetric int4 per block of `bl` (an f32 scale and an f32 offset per block),
 //!   the input of [`rhs::qai4c32p::pack`](crate::rhs::qai4c32p::pack);
 //! * [`qsu2cxp`]: 2-bit codes through a 4-entry table with an f32 scale per channel, the input
 //!   of [`rhs::qsu2cxp::pack`](crate::rhs::qsu2cxp::pack).
+//!
+//! The symmetric formats share the scale rules of [`Method`] (round to nearest, GGML's signed
+//! maximum, the error-minimizing search and its importance-weighted form) and take the weights
+//! as [`Weights`] (NxK or KxN).
 
+pub mod q4_0;
 pub mod qai4c32p;
+pub mod qsi4c32p;
+pub mod qsi4cxp;
+pub mod qsi8cxp;
 pub mod qsu2cxp;
+mod symmetric;
+
+pub use symmetric::{Method, Weights};
 
 use crate::element::Element;
 use crate::error::{Buffer, Error, Result, Stride};
+
+/// [`Error::BufferTooShort`] when an output buffer of `given` elements is shorter than `needed`.
+pub(crate) fn check_out(given: usize, needed: usize, buffer: Buffer) -> Result<()> {
+    if given < needed { Err(Error::BufferTooShort { buffer, given, needed }) } else { Ok(()) }
+}
+
+/// [`Error::ScaleOverflow`] at the first value of the first block of int4 codes whose scale would
+/// not be finite in the stored type (`round`): [`Method::RoundToNearest`]'s scale is
+/// `max |w| / 7`; the other methods' smallest candidate is `max |w| / 8`, and they never pick a
+/// non-finite one.
+pub(crate) fn check_block_scales<S: Element>(
+    method: &Method<'_>,
+    n: usize,
+    k: usize,
+    bl: usize,
+    w: &Weights<'_, S>,
+    round: impl Fn(f32) -> f32,
+) -> Result<()> {
+    for c in 0..n {
+        for b in 0..k / bl {
+            let amax = (0..bl).fold(0f32, |a, j| a.max(w.at(c, b * bl + j).abs()));
+            let levels = if *method == Method::RoundToNearest { 7.0 } else { 8.0 };
+            if !round(amax / levels).is_finite() {
+                let index = match w.layout {
+                    crate::rhs::Layout::NxK => c * w.stride + b * bl,
+                    crate::rhs::Layout::KxN => b * bl * w.stride + c,
+                };
+                return Err(Error::ScaleOverflow { buffer: Buffer::Rhs, index });
+            }
+        }
+    }
+    Ok(())
+}
 
 /// Checks an `n x k` weight matrix of `w_stride`-element rows (`>= k`): its length and that
 /// every value is finite ([`Error::NonFinite`] with the element index, [`Buffer::Rhs`]).

@@ -1,0 +1,63 @@
+//! GGML `Q4_0` blocks: symmetric int4 per block of `bl` depths with an f16 scale, written as the
+//! raw input of [`rhs::qsi4c32pscalef16::pack`](crate::rhs::qsi4c32pscalef16::pack): `n` rows of
+//! `k / bl` blocks, each an f16 scale followed by `bl / 2` bytes, byte `q` holding depth `q`
+//! (low nibble) and `q + bl / 2` (high nibble) as `code + 8`. With `bl = 32` these are GGML's
+//! `block_q4_0`; with [`Method::SignedMax`] they are byte for byte `quantize_row_q4_0_ref`'s.
+
+use half::f16;
+
+use super::symmetric::{Method, Weights, check_method, quantize_group};
+use crate::element::Element;
+use crate::error::{Buffer, Result};
+use crate::rhs::qsi4c32pscalef16::raw_block_bytes;
+
+/// Bytes of the raw blocks of `n x k` weights in blocks of `bl` (a multiple of 32 dividing
+/// `k`): `n * (k / bl) * (2 + bl / 2)` (the row stride the packer takes is
+/// `(k / bl) * (2 + bl / 2)`).
+pub fn size(n: usize, k: usize, bl: usize) -> Result<usize> {
+    let (codes, scales) = super::qsi4c32p::sizes(n, k, bl)?;
+    Ok(codes + 2 * scales)
+}
+
+/// Quantizes the `n x k` weights `w` (every value finite) per block of `bl` by `method` (the
+/// scales rounded to f16 before the codes are chosen, except [`Method::SignedMax`], which
+/// follows GGML) into `blocks` (at least [`size`] bytes). [`Error::ScaleOverflow`](crate::Error::ScaleOverflow)
+/// (index into `w`'s data of the block's first value) when a block's scale overflows f16.
+/// Nothing is written unless every check passes.
+pub fn quantize<S: Element>(
+    method: Method<'_>,
+    n: usize,
+    k: usize,
+    bl: usize,
+    w: &Weights<'_, S>,
+    blocks: &mut [u8],
+) -> Result<()> {
+    let bytes = size(n, k, bl)?;
+    w.check(n, k)?;
+    check_method(&method, k)?;
+    super::check_out(blocks.len(), bytes, Buffer::Rhs)?;
+    let round = |s: f32| f16::from_f32(s).to_f32();
+    super::check_block_scales(&method, n, k, bl, w, round)?;
+    let (nb, rb) = (k / bl, raw_block_bytes(bl));
+    for c in 0..n {
+        for b in 0..nb {
+            let blk = &mut blocks[(c * nb + b) * rb..(c * nb + b + 1) * rb];
+            let (head, data) = blk.split_at_mut(2);
+            data.fill(0);
+            let half = bl / 2;
+            let s = quantize_group(
+                &method,
+                bl,
+                b * bl,
+                |j| w.at(c, b * bl + j),
+                7,
+                round,
+                |j, q| {
+                    data[j % half] |= (((q + 8) as u8) & 0x0f) << (4 * (j / half));
+                },
+            );
+            head.copy_from_slice(&f16::from_f32(s.unwrap_or(0.0)).to_le_bytes());
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,63 @@
+//! Symmetric int4 per block of `bl` depths with bf16 scales (`qsi4c32p`): codes in `[-8, 7]`,
+//! written as the raw input of [`rhs::qsi4c32p::pack`](crate::rhs::qsi4c32p::pack): `n` rows of
+//! `k / 2` bytes of two's-complement nibbles (first depth of a pair in the low nibble,
+//! [`Int4Encoding::Signed`](crate::rhs::Int4Encoding::Signed)) and `n * k / bl` bf16 scales,
+//! `[c][b]` ([`BlockScales::dense`](crate::rhs::qsi4c32p::BlockScales::dense)).
+
+use half::bf16;
+
+use super::symmetric::{Method, Weights, check_method, quantize_group};
+use crate::element::Element;
+use crate::error::{Buffer, Error, Result};
+use crate::packing::check_blocks;
+use crate::rhs::check_nk;
+
+/// `(code bytes, scales)` for `n x k` weights in blocks of `bl` (a multiple of 32 dividing
+/// `k`): `n * k / 2` and `n * k / bl`.
+pub fn sizes(n: usize, k: usize, bl: usize) -> Result<(usize, usize)> {
+    check_nk(n, k)?;
+    check_blocks(k, bl)?;
+    Ok((n.checked_mul(k / 2).ok_or(Error::SizeOverflow)?, n * (k / bl)))
+}
+
+/// Quantizes the `n x k` weights `w` (every value finite) per block of `bl` by `method` (the
+/// scales rounded to bf16 before the codes are chosen) into `codes` and `scale` (sizes from
+/// [`sizes`]). [`Error::ScaleOverflow`] (index into `w`'s data of the block's first value) when
+/// a block's scale overflows bf16. Nothing is written unless every check passes.
+pub fn quantize<S: Element>(
+    method: Method<'_>,
+    n: usize,
+    k: usize,
+    bl: usize,
+    w: &Weights<'_, S>,
+    codes: &mut [u8],
+    scale: &mut [bf16],
+) -> Result<()> {
+    let (code_bytes, scales) = sizes(n, k, bl)?;
+    w.check(n, k)?;
+    check_method(&method, k)?;
+    super::check_out(codes.len(), code_bytes, Buffer::Rhs)?;
+    super::check_out(scale.len(), scales, Buffer::Scale)?;
+    let round = |s: f32| bf16::from_f32(s).to_f32();
+    super::check_block_scales(&method, n, k, bl, w, round)?;
+    let nb = k / bl;
+    for c in 0..n {
+        let out = &mut codes[c * (k / 2)..(c + 1) * (k / 2)];
+        for b in 0..nb {
+            out[b * bl / 2..(b + 1) * bl / 2].fill(0);
+            let s = quantize_group(
+                &method,
+                bl,
+                b * bl,
+                |j| w.at(c, b * bl + j),
+                7,
+                round,
+                |j, q| {
+                    out[(b * bl + j) / 2] |= ((q as u8) & 0x0f) << (4 * (j % 2));
+                },
+            );
+            scale[c * nb + b] = bf16::from_f32(s.unwrap_or(0.0));
+        }
+    }
+    Ok(())
+}
