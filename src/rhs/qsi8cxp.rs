@@ -120,12 +120,27 @@ pub fn pack(
     let (nr, bd) = (packing.nr, packing.block_depth());
     let kp = padded_k(k)?;
     let ts = tile_stride(k, nr)?;
+    // NxK channels (padding channels read row `n - 1`) with chunks of 4 to 32 bytes: NEON, 32
+    // depths a block; the depths past the last whole block and KxN take the element loop below.
+    let fast = cfg!(all(target_arch = "aarch64", target_feature = "neon"))
+        && rhs.layout == Layout::NxK
+        && matches!(bd, 4 | 8 | 16 | 32);
+    let whole = if fast { k / 32 } else { 0 };
     for c in 0..n.div_ceil(nr) * nr {
         let tile = &mut rhs_packed[(c / nr) * ts..(c / nr + 1) * ts];
         let i = c % nr;
         let src = c.min(n - 1);
         let mut sum = 0i32;
-        for j in 0..kp {
+        #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+        if whole > 0 {
+            let row = rhs.data[src * rhs.stride..][..32 * whole].as_ptr().cast::<u8>();
+            let dst = tile.as_mut_ptr().wrapping_add(i * bd);
+            // SAFETY: `row` is the `32 * whole` bytes just sliced. Depth `q < 32 * whole <= Kp`
+            // goes to `dst + (q / bd) * nr * bd + q % bd` = tile byte
+            // `(q / bd) * nr * bd + i * bd + q % bd < nr * Kp <= ts`, column `i`'s byte of `q`.
+            sum = unsafe { neon::pack_blocks(row, whole, dst, bd, nr * bd) };
+        }
+        for j in 32 * whole..kp {
             let v = if j < k { rhs.value(n, c, j) } else { 0 };
             sum = sum.wrapping_add(i32::from(v));
             tile[(j / bd) * nr * bd + i * bd + j % bd] = v as u8;
@@ -139,9 +154,137 @@ pub fn pack(
     Ok(())
 }
 
+/// The NEON block packer of NxK int8 rows.
+#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+mod neon {
+    use core::arch::aarch64::*;
+
+    /// Copies `blocks` 32-depth blocks of one NxK row at `row` into chunks of `bd` bytes
+    /// (4, 8, 16 or 32) `step` apart: depth `q` goes to `dst + (q / bd) * step + q % bd`.
+    /// Returns the sum of the values modulo 2^32.
+    ///
+    /// # Safety
+    ///
+    /// `row` is readable for `32 * blocks` bytes; `dst + t * step` is writable for `bd` bytes
+    /// for every `t < 32 * blocks / bd`.
+    pub(super) unsafe fn pack_blocks(row: *const u8, blocks: usize, dst: *mut u8, bd: usize, step: usize) -> i32 {
+        // SAFETY: forwarded from the caller's contract (`bd` is 4, 8, 16 or 32).
+        unsafe {
+            match bd {
+                32 => pack_blocks_bd::<32>(row, blocks, dst, step),
+                16 => pack_blocks_bd::<16>(row, blocks, dst, step),
+                8 => pack_blocks_bd::<8>(row, blocks, dst, step),
+                _ => pack_blocks_bd::<4>(row, blocks, dst, step),
+            }
+        }
+    }
+
+    /// [`pack_blocks`] for chunks of `BD` bytes.
+    ///
+    /// # Safety
+    ///
+    /// As [`pack_blocks`] with `bd = BD`.
+    #[inline(always)]
+    unsafe fn pack_blocks_bd<const BD: usize>(row: *const u8, blocks: usize, dst: *mut u8, step: usize) -> i32 {
+        // SAFETY: NEON is enabled for the whole target; the loads and stores are the caller's
+        // contract: block `b` reads `row + 32b .. + 32` and writes its chunks, the first 16
+        // depths at `at`, the next 16 at `at + half` (`BD = 32`: one chunk, its second half).
+        unsafe {
+            // Bytes from one block's chunks to the next's, and from its first 16 depths to the
+            // next 16.
+            let advance = if BD == 32 { step } else { 32 / BD * step };
+            let half = if BD == 32 { 16 } else { 16 / BD * step };
+            let store = |v: int8x16_t, at: *mut u8| {
+                let b = vreinterpretq_u8_s8(v);
+                if BD == 32 { vst1q_u8(at, b) } else { crate::packing::store_chunks_strided::<BD>(b, at, step) }
+            };
+            let (mut src, mut at) = (row, dst);
+            let mut total = 0i32;
+            let mut done = 0;
+            while done < blocks {
+                // `SADALP` into i16 lanes: at most 64 * 2 * 128 = 16384 in magnitude a batch.
+                let batch = (blocks - done).min(64);
+                let (mut a0, mut a1) = (vdupq_n_s16(0), vdupq_n_s16(0));
+                for _ in 0..batch {
+                    let x0 = vld1q_s8(src.cast::<i8>());
+                    let x1 = vld1q_s8(src.add(16).cast::<i8>());
+                    store(x0, at);
+                    store(x1, at.add(half));
+                    a0 = vpadalq_s8(a0, x0);
+                    a1 = vpadalq_s8(a1, x1);
+                    src = src.add(32);
+                    at = at.add(advance);
+                }
+                total = total.wrapping_add(vaddlvq_s16(a0)).wrapping_add(vaddlvq_s16(a1));
+                done += batch;
+            }
+            total
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    extern crate std;
     use super::*;
+    use std::vec;
+    use std::vec::Vec;
+
+    /// The packed bytes by the element formula of the module docs.
+    fn reference(p: &Packing, n: usize, k: usize, src: &Int8Source<'_>, scale: &[f32], bias: &[f32]) -> Vec<u8> {
+        let (nr, bd, kp) = (p.nr, p.kr, k.div_ceil(32) * 32);
+        let ts = nr * (kp + 12);
+        let mut want = vec![0u8; n.div_ceil(nr) * ts];
+        for c in 0..n.div_ceil(nr) * nr {
+            let (t, i, cc) = (c / nr * ts, c % nr, c.min(n - 1));
+            let mut sum = 0i64;
+            for j in 0..kp {
+                let v = if j < k { src.value(n, c, j) } else { 0 };
+                sum += i64::from(v);
+                want[t + (j / bd) * nr * bd + i * bd + j % bd] = v as u8;
+            }
+            let x = t + nr * kp;
+            want[x + 4 * i..x + 4 * i + 4].copy_from_slice(&(sum as i32).to_le_bytes());
+            want[x + 4 * nr + 4 * i..x + 4 * nr + 4 * i + 4].copy_from_slice(&scale[cc].to_le_bytes());
+            want[x + 8 * nr + 4 * i..x + 8 * nr + 4 * i + 4].copy_from_slice(&bias[cc].to_le_bytes());
+        }
+        want
+    }
+
+    #[test]
+    fn every_packing_matches_the_element_formula() {
+        let mut s = 7u32;
+        let mut next = move || {
+            s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (s >> 24) as u8
+        };
+        // Long rows of -128 and 127 cross the i16 batches of the NEON sums.
+        let shapes = [(5usize, 32usize), (8, 4096), (7, 100), (4, 64), (9, 31), (2, 8256), (3, 2080), (1, 1), (6, 33)];
+        for (case, (n, k)) in shapes.into_iter().enumerate() {
+            for layout in [Layout::NxK, Layout::KxN] {
+                let (rows, row) = if layout == Layout::NxK { (n, k) } else { (k, n) };
+                let stride = row + 5;
+                let data: Vec<i8> = (0..rows * stride)
+                    .map(|x| match case % 3 {
+                        0 => next() as i8,
+                        1 if x % 7 == 0 => 127,
+                        1 => -128,
+                        _ => [-128i8, 127, 0, -1, 1][usize::from(next()) % 5],
+                    })
+                    .collect();
+                let scale: Vec<f32> = (0..n).map(|c| [0.0, 1e-30, 3e30, -0.25][c % 4] + c as f32).collect();
+                let bias: Vec<f32> = (0..n).map(|c| c as f32 - 2.5).collect();
+                let src = Int8Source { data: &data, layout, stride };
+                for (nr, kr) in [(4, 4), (4, 8), (8, 16), (4, 32), (3, 8), (2, 2), (1, 1)] {
+                    let p = Packing::int8(1, nr, kr);
+                    let size = packed_size(n, k, &p).unwrap();
+                    let mut got = vec![0x5au8; size];
+                    pack(&p, n, k, &src, &scale, Some(&bias), &mut got).unwrap();
+                    assert_eq!(got, reference(&p, n, k, &src, &scale, &bias), "n {n} k {k} {layout:?} nr {nr} kr {kr}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn tile_layout_and_padding_channels() {

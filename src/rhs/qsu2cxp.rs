@@ -150,43 +150,221 @@ pub fn pack(
     let nr = packing.nr;
     let ts = tile_stride(k, nr)?;
     let data = nr * row_bytes;
-    for c in 0..n.div_ceil(nr) * nr {
-        let tile = &mut rhs_packed[(c / nr) * ts..(c / nr + 1) * ts];
-        let i = c % nr;
-        let (mut rsum, mut sc, mut b) = (0i32, 0.0f32, 0.0f32);
-        for g in 0..k / 16 {
-            let out = &mut tile[g * 4 * nr + 4 * i..g * 4 * nr + 4 * i + 4];
-            if c >= n {
-                out.fill(0xaa);
-                continue;
-            }
-            // Raw bytes 4g + s hold depths 16g + 4s + t (t = 0..3) at bits 2t; packed byte t
-            // holds depth 16g + 4s + t at bits 2s: a 4 x 4 transpose of 2-bit fields.
-            let raw = &rhs[c * rhs_stride + 4 * g..c * rhs_stride + 4 * g + 4];
-            for (t, o) in out.iter_mut().enumerate() {
-                let mut byte = 0u8;
-                for (s, &r) in raw.iter().enumerate() {
-                    let u = (r >> (2 * t)) & 3;
-                    rsum = rsum.wrapping_add(lut[usize::from(u)]);
-                    byte |= u << (2 * s);
+    // Whole tiles (no padding channel) take NEON for their first `64 * (k / 64)` depths; the
+    // last 32 depths when `k % 64 == 32` and the tile with padding channels take the group loop.
+    let steps = if cfg!(all(target_arch = "aarch64", target_feature = "neon")) { k / 64 } else { 0 };
+    // The table's sums over the two codes of a nibble: in `[-128, 126]` for entries in
+    // `[-64, 63]`.
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+    let pairs: [i8; 16] = core::array::from_fn(|x| (lut[x & 3] + lut[x >> 2]) as i8);
+    for tl in 0..n.div_ceil(nr) {
+        let tile = &mut rhs_packed[tl * ts..(tl + 1) * ts];
+        let fast = steps > 0 && (tl + 1) * nr <= n;
+        let g0 = if fast { 4 * steps } else { 0 };
+        #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+        let sums = if fast {
+            let rows: [*const u8; 4] =
+                core::array::from_fn(|i| rhs[(tl * nr + i) * rhs_stride..][..16 * steps].as_ptr());
+            // SAFETY: `rows[i]` is the first `16 * steps` bytes of channel `4 tl + i`'s row, just
+            // sliced; the tile's first `64 * steps <= nr * k / 4` bytes are its code bytes of
+            // groups `0 .. 4 * steps`.
+            unsafe { neon::pack_tile(rows, steps, tile.as_mut_ptr(), &pairs) }
+        } else {
+            [0; 4]
+        };
+        #[cfg(not(all(target_arch = "aarch64", target_feature = "neon")))]
+        let sums = [0i32; 4];
+        // `nr == 4` (`check_packing`): one sum per column.
+        for (i, &sum) in sums.iter().enumerate() {
+            let c = tl * nr + i;
+            let (mut rsum, mut sc, mut b) = (sum, 0.0f32, 0.0f32);
+            for g in g0..k / 16 {
+                let out = &mut tile[g * 4 * nr + 4 * i..g * 4 * nr + 4 * i + 4];
+                if c >= n {
+                    out.fill(0xaa);
+                    continue;
                 }
-                *o = byte;
+                // Raw bytes 4g + s hold depths 16g + 4s + t (t = 0..3) at bits 2t; packed byte t
+                // holds depth 16g + 4s + t at bits 2s: a 4 x 4 transpose of 2-bit fields.
+                let raw = &rhs[c * rhs_stride + 4 * g..c * rhs_stride + 4 * g + 4];
+                for (t, o) in out.iter_mut().enumerate() {
+                    let mut byte = 0u8;
+                    for (s, &r) in raw.iter().enumerate() {
+                        let u = (r >> (2 * t)) & 3;
+                        rsum = rsum.wrapping_add(lut[usize::from(u)]);
+                        byte |= u << (2 * s);
+                    }
+                    *o = byte;
+                }
             }
+            if c < n {
+                sc = scale[c];
+                b = bias.map_or(0.0, |b| b[c]);
+            }
+            write_u32(tile, data + 4 * i, rsum as u32);
+            write_u32(tile, data + 4 * nr + 4 * i, sc.to_bits());
+            write_u32(tile, data + 8 * nr + 4 * i, b.to_bits());
         }
-        if c < n {
-            sc = scale[c];
-            b = bias.map_or(0.0, |b| b[c]);
-        }
-        write_u32(tile, data + 4 * i, rsum as u32);
-        write_u32(tile, data + 4 * nr + 4 * i, sc.to_bits());
-        write_u32(tile, data + 8 * nr + 4 * i, b.to_bits());
     }
     Ok(())
 }
 
+/// The NEON tile packer: four channels at a time, 64 depths a step.
+#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+mod neon {
+    use core::arch::aarch64::*;
+
+    /// Packs `steps` steps of 64 depths (16 raw bytes of each of the 4 rows at `rows`) into the
+    /// code bytes at `dst` (64 bytes a step: groups `4s .. 4s + 4`) and returns each row's
+    /// `sum lut[u]` modulo 2^32, given `pairs[x] = lut[x & 3] + lut[x >> 2]` (the sum over the
+    /// two codes of a nibble `x`).
+    ///
+    /// In registers, for one step: `R_i` holds row `i`'s raw bytes `4m + s` (group `m`, depths
+    /// `16m + 4s + t` at bits `2t`). `TRN1`/`TRN2` of bytes then of halfwords give `B_s` with
+    /// `B_s[4m + i] = R_i[4m + s]`; the 4 x 4 transpose of the 2-bit fields `(s, t)` across
+    /// `B_0..B_3` is two exchanges, `s0 <-> t0` (`BSL` with `0x33` and shifts by 2) then
+    /// `s1 <-> t1` (`SLI`/`SRI #4`), giving `D_t` with packed byte `t` of column `i`, group `m`
+    /// in lane `4m + i`; `ST4` stores byte `4 * lane + t`: `16m + 4i + t`, the tile's layout.
+    /// Sums: `TBL` of each raw byte's two nibbles in `pairs`, `SADALP` into i16 lanes per row.
+    ///
+    /// # Safety
+    ///
+    /// Each `rows[i]` is readable for `16 * steps` bytes; `dst` is writable for `64 * steps`.
+    pub(super) unsafe fn pack_tile(rows: [*const u8; 4], steps: usize, dst: *mut u8, pairs: &[i8; 16]) -> [i32; 4] {
+        // SAFETY: NEON is enabled for the whole target; step `j` reads bytes `16j .. 16j + 16`
+        // of every row and writes bytes `64j .. 64j + 64` at `dst`, inside the caller's bounds.
+        unsafe {
+            let table = vld1q_s8(pairs.as_ptr());
+            let (m0f, m33) = (vdupq_n_u8(0x0f), vdupq_n_u8(0x33));
+            let [mut r0, mut r1, mut r2, mut r3] = rows;
+            let mut at = dst;
+            let mut sums = [0i32; 4];
+            // One row's register into its i16 sums: at most 2 * 256 per lane a step.
+            let sum = |acc: int16x8_t, x: uint8x16_t| {
+                let lo = vqtbl1q_s8(table, vandq_u8(x, m0f));
+                let hi = vqtbl1q_s8(table, vshrq_n_u8::<4>(x));
+                vpadalq_s8(vpadalq_s8(acc, lo), hi)
+            };
+            let h = vreinterpretq_u16_u8;
+            let b = vreinterpretq_u8_u16;
+            let mut done = 0;
+            while done < steps {
+                // At most 32 * 512 = 16384 in magnitude per i16 lane a batch.
+                let batch = (steps - done).min(32);
+                let zero = vdupq_n_s16(0);
+                let (mut a0, mut a1, mut a2, mut a3) = (zero, zero, zero, zero);
+                for _ in 0..batch {
+                    let (x0, x1, x2, x3) = (vld1q_u8(r0), vld1q_u8(r1), vld1q_u8(r2), vld1q_u8(r3));
+                    a0 = sum(a0, x0);
+                    a1 = sum(a1, x1);
+                    a2 = sum(a2, x2);
+                    a3 = sum(a3, x3);
+                    let (e01, o01) = (vtrn1q_u8(x0, x1), vtrn2q_u8(x0, x1));
+                    let (e23, o23) = (vtrn1q_u8(x2, x3), vtrn2q_u8(x2, x3));
+                    let b0 = b(vtrn1q_u16(h(e01), h(e23)));
+                    let b1 = b(vtrn1q_u16(h(o01), h(o23)));
+                    let b2 = b(vtrn2q_u16(h(e01), h(e23)));
+                    let b3 = b(vtrn2q_u16(h(o01), h(o23)));
+                    // `s0 <-> t0`: fields 1, 3 of `B_0`, `B_2` trade places with fields 0, 2 of
+                    // `B_1`, `B_3` (`C_r`, `r = 2 s1 + t0`, field `2 t1 + s0`).
+                    let c0 = vbslq_u8(m33, b0, vshlq_n_u8::<2>(b1));
+                    let c1 = vbslq_u8(m33, vshrq_n_u8::<2>(b0), b1);
+                    let c2 = vbslq_u8(m33, b2, vshlq_n_u8::<2>(b3));
+                    let c3 = vbslq_u8(m33, vshrq_n_u8::<2>(b2), b3);
+                    // `s1 <-> t1`: the high nibbles of `C_0`, `C_1` trade places with the low
+                    // ones of `C_2`, `C_3`.
+                    let d = uint8x16x4_t(
+                        vsliq_n_u8::<4>(c0, c2),
+                        vsliq_n_u8::<4>(c1, c3),
+                        vsriq_n_u8::<4>(c2, c0),
+                        vsriq_n_u8::<4>(c3, c1),
+                    );
+                    vst4q_u8(at, d);
+                    (r0, r1, r2, r3) = (r0.add(16), r1.add(16), r2.add(16), r3.add(16));
+                    at = at.add(64);
+                }
+                for (s, a) in sums.iter_mut().zip([a0, a1, a2, a3]) {
+                    *s = s.wrapping_add(vaddlvq_s16(a));
+                }
+                done += batch;
+            }
+            sums
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    extern crate std;
     use super::*;
+    use std::vec;
+    use std::vec::Vec;
+
+    /// The packed bytes by the element formula of the module docs.
+    fn reference(
+        n: usize,
+        k: usize,
+        rhs: &[u8],
+        stride: usize,
+        scale: &[f32],
+        bias: &[f32],
+        lut: &[i32; 4],
+    ) -> Vec<u8> {
+        let ts = 4 * (k / 4 + 12);
+        let mut want = vec![0u8; n.div_ceil(4) * ts];
+        for c in 0..n.div_ceil(4) * 4 {
+            let (t, i) = (c / 4 * ts, c % 4);
+            let x = t + k;
+            if c >= n {
+                for g in 0..k / 16 {
+                    want[t + 16 * g + 4 * i..t + 16 * g + 4 * i + 4].fill(0xaa);
+                }
+                continue;
+            }
+            let mut rsum = 0i64;
+            for j in 0..k {
+                let u = (rhs[c * stride + j / 4] >> (2 * (j % 4))) & 3;
+                rsum += i64::from(lut[usize::from(u)]);
+                want[t + 16 * (j / 16) + 4 * i + j % 4] |= u << (2 * (j % 16 / 4));
+            }
+            want[x + 4 * i..x + 4 * i + 4].copy_from_slice(&(rsum as i32).to_le_bytes());
+            want[x + 16 + 4 * i..x + 16 + 4 * i + 4].copy_from_slice(&scale[c].to_le_bytes());
+            want[x + 32 + 4 * i..x + 32 + 4 * i + 4].copy_from_slice(&bias[c].to_le_bytes());
+        }
+        want
+    }
+
+    #[test]
+    fn every_shape_and_table_matches_the_element_formula() {
+        let mut s = 11u32;
+        let mut next = move || {
+            s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (s >> 24) as u8
+        };
+        let p = Packing::int8(4, 4, 4);
+        // k = 4160: 65 NEON steps (two i16 batches and one more); 4128 adds a 32-depth tail.
+        let shapes = [(4usize, 32usize), (8, 4096), (7, 96), (4, 64), (9, 4128), (1, 128), (6, 4160), (12, 2080)];
+        let luts = [DEFAULT_LUT, [-64, 63, -64, 63], [63; 4], [-64; 4], [5, -37, 0, 61]];
+        for (case, (n, k)) in shapes.into_iter().enumerate() {
+            let stride = k / 4 + 3;
+            let rhs: Vec<u8> = (0..n * stride)
+                .map(|x| match case % 3 {
+                    0 => next(),
+                    1 if x % 5 == 0 => 0x00,
+                    1 => 0xff,
+                    _ => [0x00, 0xff, 0x55, 0xaa, 0xe4, 0x1b][usize::from(next()) % 6],
+                })
+                .collect();
+            let scale: Vec<f32> = (0..n).map(|c| [0.0, 1e-30, 3e30, -0.25][c % 4] + c as f32).collect();
+            let bias: Vec<f32> = (0..n).map(|c| c as f32 - 2.5).collect();
+            for lut in &luts {
+                let size = packed_size(n, k, &p).unwrap();
+                let mut got = vec![0x5au8; size];
+                pack(&p, n, k, &rhs, stride, &scale, Some(&bias), Some(lut), &mut got).unwrap();
+                assert_eq!(got, reference(n, k, &rhs, stride, &scale, &bias, lut), "n {n} k {k} lut {lut:?}");
+            }
+        }
+    }
 
     #[test]
     fn tile_layout_rsum_and_padding_channels() {
