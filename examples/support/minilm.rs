@@ -14,6 +14,7 @@ use qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p;
 use qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp;
 use qgemm::qai8dxp_qsi8cxp::Qai8dxpQsi8cxp;
 use qgemm::qsi8d32p_qai4c32p::Qsi8d32pQai4c32p;
+use qgemm::quant::{self, Method, Weights as QWeights};
 use qgemm::rhs::qsi4c32p::BlockScales;
 use qgemm::rhs::qsi8cxp::Int8Source;
 use qgemm::rhs::{Int4Encoding, Int4Source};
@@ -198,56 +199,6 @@ impl Variant {
     }
 }
 
-/// Symmetric quantization of `w` to the signed range `-levels - 1 ..= levels` (int4: levels 7,
-/// int8: 127), minimizing the squared error: for candidate scales `±amax / t`, `t` from
-/// `levels - 0.5` to `levels + 1` in steps of 0.25 (the negative ones let the largest value use the
-/// extra negative level), `q = round(w / s)` clamped, then the least-squares scale for that `q`
-/// (`sum w q / sum q^2`, rounded by `round_scale` to the storage type) and `q` again; the pair
-/// with the smallest `sum (w - s q)^2` wins. All-zero groups get scale 1.
-fn quantize(w: &[f32], levels: f32, round_scale: impl Fn(f32) -> f32) -> (f32, Vec<i8>) {
-    let amax = w.iter().fold(0f32, |a, v| a.max(v.abs()));
-    if amax == 0.0 {
-        return (1.0, vec![0; w.len()]);
-    }
-    let q_of = |s: f32| -> Vec<f32> { w.iter().map(|v| (v / s).round().clamp(-levels - 1.0, levels)).collect() };
-    let err = |s: f32, q: &[f32]| -> f64 { w.iter().zip(q).map(|(v, q)| f64::from(v - s * q).powi(2)).sum() };
-    let mut best: Option<(f64, f32, Vec<f32>)> = None;
-    for sign in [1.0f32, -1.0] {
-        for i in 0..=6 {
-            let t = levels - 0.5 + 0.25 * i as f32;
-            let mut s = round_scale(sign * amax / t);
-            let mut q = q_of(s);
-            let (num, den) = w.iter().zip(&q).fold((0f64, 0f64), |(a, b), (v, q)| {
-                (a + f64::from(*v) * f64::from(*q), b + f64::from(*q) * f64::from(*q))
-            });
-            if den > 0.0 {
-                let refined = round_scale((num / den) as f32);
-                if refined != 0.0 && refined.is_finite() {
-                    s = refined;
-                    q = q_of(s);
-                }
-            }
-            let e = err(s, &q);
-            if best.as_ref().is_none_or(|b| e < b.0) {
-                best = Some((e, s, q));
-            }
-        }
-    }
-    let (_, s, q) = best.expect("at least one candidate");
-    (s, q.iter().map(|&v| v as i8).collect())
-}
-
-/// Signed int4 values, two per byte (low nibble first), `k` per row.
-fn nibbles(rows: &[Vec<i8>], k: usize) -> Vec<u8> {
-    let mut out = vec![0u8; rows.len() * k.div_ceil(2)];
-    for (r, row) in rows.iter().enumerate() {
-        for (j, &v) in row.iter().enumerate() {
-            out[r * k.div_ceil(2) + j / 2] |= ((v as u8) & 0xf) << (4 * (j % 2));
-        }
-    }
-    out
-}
-
 /// A dense layer's weights packed for the operator layer of one family.
 pub enum Packed {
     Int4Block(Vec<u8>),
@@ -258,26 +209,21 @@ pub enum Packed {
     Int4BlockAsym(Vec<u8>),
 }
 
-/// int4 per-block quantization (bl = 32, bf16 scales) of `d`: the nibbles and the scales.
+/// int4 per-block quantization (bl = 32, bf16 scales) of `d` by the library's error-minimizing
+/// search: the signed nibbles and the scales.
 fn int4_block(d: &Dense, bl: usize) -> (Vec<u8>, Vec<bf16>) {
-    let mut q = Vec::new();
-    let mut scales = Vec::new();
-    for row in d.w.chunks_exact(d.k) {
-        let mut r = Vec::new();
-        for blk in row.chunks_exact(bl) {
-            let (s, v) = quantize(blk, 7.0, |s| bf16::from_f32(s).to_f32());
-            scales.push(bf16::from_f32(s));
-            r.extend(v);
-        }
-        q.push(r);
-    }
-    (nibbles(&q, d.k), scales)
+    let (code_bytes, scales) = quant::qsi4c32p::sizes(d.n, d.k, bl).unwrap();
+    let (mut codes, mut scale) = (vec![0u8; code_bytes], vec![bf16::ZERO; scales]);
+    quant::qsi4c32p::quantize(Method::Search, d.n, d.k, bl, &QWeights::nxk(&d.w, d.k), &mut codes, &mut scale).unwrap();
+    (codes, scale)
 }
 
-/// int8 per-channel quantization (f32 scales) of `d`: the values row by row and the scales.
+/// int8 per-channel quantization (f32 scales) of `d` by the library's search: the values row by
+/// row and the scales.
 fn int8_channel(d: &Dense) -> (Vec<i8>, Vec<f32>) {
-    let (scales, q): (Vec<f32>, Vec<Vec<i8>>) = d.w.chunks_exact(d.k).map(|r| quantize(r, 127.0, |s| s)).unzip();
-    (q.concat(), scales)
+    let (mut codes, mut scale) = (vec![0i8; d.n * d.k], vec![0f32; d.n]);
+    quant::qsi8cxp::quantize(Method::Search, d.n, d.k, &QWeights::nxk(&d.w, d.k), &mut codes, &mut scale).unwrap();
+    (codes, scale)
 }
 
 impl Packed {
@@ -307,9 +253,9 @@ impl Packed {
             Variant::Int4Block => Packed::Int4Block(int4_block!(Qai8dxpQsi4c32p)),
             Variant::Int4BlockBf16 => Packed::Int4BlockBf16(int4_block!(Bf16Qai8dxpQsi4c32p)),
             Variant::Int4Channel => {
-                let (scales, q): (Vec<f32>, Vec<Vec<i8>>) =
-                    d.w.chunks_exact(k).map(|r| quantize(r, 7.0, |s| s)).unzip();
-                let nib = nibbles(&q, k);
+                let (code_bytes, _) = quant::qsi4cxp::sizes(n, k).unwrap();
+                let (mut nib, mut scales) = (vec![0u8; code_bytes], vec![0f32; n]);
+                quant::qsi4cxp::quantize(Method::Search, n, k, &QWeights::nxk(&d.w, k), &mut nib, &mut scales).unwrap();
                 let src = Int4Source::nxk(&nib, k, Int4Encoding::Signed);
                 let mut buf = vec![0u8; Linear::<Qai8dxpQsi4cxp>::packed_size(n, k).unwrap()];
                 Linear::<Qai8dxpQsi4cxp>::pack(n, k, &src, &scales, Some(&d.b), &mut buf).unwrap();
