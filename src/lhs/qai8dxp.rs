@@ -235,7 +235,7 @@ fn pack_half<S: Element>(
     let mut cache = [(0f32, 0f32); ROW_CACHE];
     for i in 0..m {
         let row = &lhs[i * lhs_stride..i * lhs_stride + k];
-        let mm = match quant::min_max_finite_of(row) {
+        let mm = match quant::min_max_finite(row) {
             Some(mm) => mm,
             None => {
                 super::check_finite_row(row, i * lhs_stride)?;
@@ -255,7 +255,7 @@ fn pack_half<S: Element>(
         let (vmin, vmax) = cache
             .get(i)
             .copied()
-            .or_else(|| quant::min_max_finite_of(row))
+            .or_else(|| quant::min_max_finite(row))
             .unwrap_or_else(|| quant::portable::min_max_widened(row));
         let rq = row_quant(vmin, vmax);
         let (first, split) = rule.row(i);

@@ -22,28 +22,13 @@ pub(crate) fn min_max(x: &[f32]) -> (f32, f32) {
     }
 }
 
-/// `(min, max)` of a non-empty slice, or `None` if a value is NaN or infinite.
+/// `(min, max)` of a non-empty slice of any element type (each value widened exactly to f32), or
+/// `None` if a value is NaN or infinite.
 #[inline]
-pub(crate) fn min_max_finite(x: &[f32]) -> Option<(f32, f32)> {
+pub(crate) fn min_max_finite<S: Element>(x: &[S]) -> Option<(f32, f32)> {
     #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
     {
         neon::min_max_finite(x)
-    }
-    #[cfg(not(all(target_arch = "aarch64", target_feature = "neon")))]
-    {
-        x.iter().all(|v| v.is_finite()).then(|| portable::min_max(x))
-    }
-}
-
-/// [`min_max_finite`] of any element type, each value widened exactly to f32 (f32 in place).
-#[inline]
-pub(crate) fn min_max_finite_of<S: Element>(x: &[S]) -> Option<(f32, f32)> {
-    if let Some(x) = S::as_f32(x) {
-        return min_max_finite(x);
-    }
-    #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
-    {
-        neon::min_max_finite_half(x)
     }
     #[cfg(not(all(target_arch = "aarch64", target_feature = "neon")))]
     {
@@ -246,36 +231,6 @@ pub(crate) mod neon {
         }
     }
 
-    /// [`min_max_finite`] of f16 or bf16 values widened to f32, 16 per step.
-    pub(super) fn min_max_finite_half<S: Element>(x: &[S]) -> Option<(f32, f32)> {
-        let chunks = x.chunks_exact(16);
-        let tail = chunks.remainder();
-        if !tail.iter().all(|v| v.is_finite()) {
-            return None;
-        }
-        let (mut lo, mut hi) =
-            if tail.is_empty() { (x[0].to_f32(), x[0].to_f32()) } else { portable::min_max_widened(tail) };
-        if x.len() >= 16 {
-            // SAFETY: NEON is enabled for the whole target (cfg above); every load reads the 16
-            // values of a `chunks_exact(16)` chunk. A NaN widens to a NaN (`FCVTL`, or a NaN bit
-            // pattern shifted for bf16), an infinity to an infinity.
-            unsafe {
-                let (mut l0, mut h0) = (vdupq_n_f32(lo), vdupq_n_f32(hi));
-                let (mut l1, mut h1) = (l0, h0);
-                for c in chunks {
-                    let v = load16(c.as_ptr());
-                    l0 = vminq_f32(l0, vminq_f32(v.0, v.1));
-                    h0 = vmaxq_f32(h0, vmaxq_f32(v.0, v.1));
-                    l1 = vminq_f32(l1, vminq_f32(v.2, v.3));
-                    h1 = vmaxq_f32(h1, vmaxq_f32(v.2, v.3));
-                }
-                lo = vminvq_f32(vminq_f32(l0, l1));
-                hi = vmaxvq_f32(vmaxq_f32(h0, h1));
-            }
-        }
-        (lo.is_finite() && hi.is_finite()).then_some((lo, hi))
-    }
-
     pub(super) fn min_max(x: &[f32]) -> (f32, f32) {
         let chunks = x.chunks_exact(4);
         let (mut lo, mut hi) =
@@ -297,15 +252,17 @@ pub(crate) mod neon {
         (lo, hi)
     }
 
-    /// `(min, max)` of a non-empty slice, 16 values per step; `None` if a value is not finite
-    /// (`FMIN`/`FMAX` and `FMINV`/`FMAXV` propagate NaN, an infinity is the min or the max).
-    pub(super) fn min_max_finite(x: &[f32]) -> Option<(f32, f32)> {
+    /// `(min, max)` of a non-empty slice (f16 and bf16 widened exactly), 16 values per step;
+    /// `None` if a value is not finite (`FMIN`/`FMAX` and `FMINV`/`FMAXV` propagate NaN, an
+    /// infinity is the min or the max; a NaN or an infinity widens to one).
+    pub(super) fn min_max_finite<S: Element>(x: &[S]) -> Option<(f32, f32)> {
         let chunks = x.chunks_exact(16);
         let tail = chunks.remainder();
         if !tail.iter().all(|v| v.is_finite()) {
             return None;
         }
-        let (mut lo, mut hi) = if tail.is_empty() { (x[0], x[0]) } else { portable::min_max(tail) };
+        let (mut lo, mut hi) =
+            if tail.is_empty() { (x[0].to_f32(), x[0].to_f32()) } else { portable::min_max_widened(tail) };
         if x.len() >= 16 {
             // SAFETY: NEON is enabled for the whole target (cfg above); every load reads the 16
             // values of a `chunks_exact(16)` chunk.
@@ -313,7 +270,7 @@ pub(crate) mod neon {
                 let (mut l0, mut h0) = (vdupq_n_f32(lo), vdupq_n_f32(hi));
                 let (mut l1, mut h1) = (l0, h0);
                 for c in chunks {
-                    let v = vld1q_f32_x4(c.as_ptr());
+                    let v = load16(c.as_ptr());
                     l0 = vminq_f32(l0, vminq_f32(v.0, v.1));
                     h0 = vmaxq_f32(h0, vmaxq_f32(v.0, v.1));
                     l1 = vminq_f32(l1, vminq_f32(v.2, v.3));

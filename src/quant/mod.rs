@@ -35,6 +35,45 @@ pub(crate) fn check_out(given: usize, needed: usize, buffer: Buffer) -> Result<(
     if given < needed { Err(Error::BufferTooShort { buffer, given, needed }) } else { Ok(()) }
 }
 
+/// What [`quantize_int4_blocks`] produces for block `b` of channel `c`.
+pub(crate) enum BlockOut {
+    /// The code of the block's depth `j` (depth `b * bl + j` of the channel).
+    Code(usize, i8),
+    /// The block's stored scale, after its codes.
+    Scale(f32),
+}
+
+/// Quantizes every block of `bl` depths of every channel to int4 codes by `method`, the scale
+/// rounded by `round` (checked finite by [`check_block_scales`] first), calling
+/// `out(c, b, ..)` for each code and then the scale.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn quantize_int4_blocks<S: Element>(
+    method: &Method<'_>,
+    n: usize,
+    k: usize,
+    bl: usize,
+    w: &Weights<'_, S>,
+    round: impl Fn(f32) -> f32 + Copy,
+    mut out: impl FnMut(usize, usize, BlockOut),
+) {
+    for c in 0..n {
+        for b in 0..k / bl {
+            let s = symmetric::quantize_group(
+                method,
+                bl,
+                b * bl,
+                |j| w.at(c, b * bl + j),
+                7,
+                round,
+                |j, q| {
+                    out(c, b, BlockOut::Code(j, q));
+                },
+            );
+            out(c, b, BlockOut::Scale(s.unwrap_or(0.0)));
+        }
+    }
+}
+
 /// [`Error::ScaleOverflow`] at the first value of the first block of int4 codes whose scale would
 /// not be finite in the stored type (`round`): [`Method::RoundToNearest`]'s scale is
 /// `max |w| / 7`; the other methods' smallest candidate is `max |w| / 8`, and they never pick a

@@ -6,7 +6,8 @@
 
 use half::f16;
 
-use super::symmetric::{Method, Weights, check_method, quantize_group};
+use super::BlockOut;
+use super::symmetric::{Method, Weights, check_method};
 use crate::element::Element;
 use crate::error::{Buffer, Result};
 use crate::rhs::qsi4c32pscalef16::raw_block_bytes;
@@ -38,26 +39,14 @@ pub fn quantize<S: Element>(
     super::check_out(blocks.len(), bytes, Buffer::Rhs)?;
     let round = |s: f32| f16::from_f32(s).to_f32();
     super::check_block_scales(&method, n, k, bl, w, round)?;
-    let (nb, rb) = (k / bl, raw_block_bytes(bl));
-    for c in 0..n {
-        for b in 0..nb {
-            let blk = &mut blocks[(c * nb + b) * rb..(c * nb + b + 1) * rb];
-            let (head, data) = blk.split_at_mut(2);
-            data.fill(0);
-            let half = bl / 2;
-            let s = quantize_group(
-                &method,
-                bl,
-                b * bl,
-                |j| w.at(c, b * bl + j),
-                7,
-                round,
-                |j, q| {
-                    data[j % half] |= (((q + 8) as u8) & 0x0f) << (4 * (j / half));
-                },
-            );
-            head.copy_from_slice(&f16::from_f32(s.unwrap_or(0.0)).to_le_bytes());
+    let (nb, rb, half) = (k / bl, raw_block_bytes(bl), bl / 2);
+    blocks[..bytes].fill(0);
+    super::quantize_int4_blocks(&method, n, k, bl, w, round, |c, b, out| {
+        let at = (c * nb + b) * rb;
+        match out {
+            BlockOut::Code(j, q) => blocks[at + 2 + j % half] |= (((q + 8) as u8) & 0x0f) << (4 * (j / half)),
+            BlockOut::Scale(s) => blocks[at..at + 2].copy_from_slice(&f16::from_f32(s).to_le_bytes()),
         }
-    }
+    });
     Ok(())
 }

@@ -6,7 +6,8 @@
 
 use half::bf16;
 
-use super::symmetric::{Method, Weights, check_method, quantize_group};
+use super::BlockOut;
+use super::symmetric::{Method, Weights, check_method};
 use crate::element::Element;
 use crate::error::{Buffer, Error, Result};
 use crate::packing::check_blocks;
@@ -41,23 +42,10 @@ pub fn quantize<S: Element>(
     let round = |s: f32| bf16::from_f32(s).to_f32();
     super::check_block_scales(&method, n, k, bl, w, round)?;
     let nb = k / bl;
-    for c in 0..n {
-        let out = &mut codes[c * (k / 2)..(c + 1) * (k / 2)];
-        for b in 0..nb {
-            out[b * bl / 2..(b + 1) * bl / 2].fill(0);
-            let s = quantize_group(
-                &method,
-                bl,
-                b * bl,
-                |j| w.at(c, b * bl + j),
-                7,
-                round,
-                |j, q| {
-                    out[(b * bl + j) / 2] |= ((q as u8) & 0x0f) << (4 * (j % 2));
-                },
-            );
-            scale[c * nb + b] = bf16::from_f32(s.unwrap_or(0.0));
-        }
-    }
+    codes[..code_bytes].fill(0);
+    super::quantize_int4_blocks(&method, n, k, bl, w, round, |c, b, out| match out {
+        BlockOut::Code(j, q) => codes[c * (k / 2) + (b * bl + j) / 2] |= ((q as u8) & 0x0f) << (4 * (j % 2)),
+        BlockOut::Scale(s) => scale[c * nb + b] = bf16::from_f32(s),
+    });
     Ok(())
 }
