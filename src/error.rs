@@ -51,6 +51,10 @@ pub enum Buffer {
     /// The per-input-channel importance weights of a weight quantizer
     /// ([`quant::Method::WeightedSearch`](crate::quant::Method::WeightedSearch)).
     Importance,
+    /// The f64 storage of a [`quant::gptq::Hessian`](crate::quant::gptq::Hessian).
+    Hessian,
+    /// The f64 workspace of a [`quant::gptq`](crate::quant::gptq) quantizer.
+    Work,
     /// The f32 output.
     Dst,
 }
@@ -187,6 +191,29 @@ pub enum Error {
     },
     /// A size computation overflowed `usize`.
     SizeOverflow,
+    /// Two inputs of one call disagree on a dimension (a
+    /// [`quant::gptq::Hessian`](crate::quant::gptq::Hessian) accumulated for another `k` than the
+    /// weights').
+    DimMismatch {
+        /// Which dimension.
+        dim: Dim,
+        /// The value of the second input (the Hessian's `k`).
+        given: usize,
+        /// The value the call needs (the weights' `k`).
+        expected: usize,
+    },
+    /// The damping of [`quant::gptq`](crate::quant::gptq) is NaN, infinite or negative.
+    InvalidDamping {
+        /// The value given.
+        damp: f32,
+    },
+    /// A matrix that must be positive definite is not (numerically): the damped Hessian of
+    /// [`quant::gptq`](crate::quant::gptq), whose Cholesky factorization met a pivot that is not
+    /// positive (raise the damping, or give more calibration rows).
+    NotPositiveDefinite {
+        /// The row and column of the failing pivot (the input channel).
+        index: usize,
+    },
 }
 
 /// Shorthand for `core::result::Result<T, qgemm::Error>`.
@@ -213,7 +240,14 @@ impl Buffer {
     pub const fn unit(self) -> &'static str {
         match self {
             Buffer::LhsPacked | Buffer::Rhs | Buffer::RhsPacked => "bytes",
-            Buffer::Lhs | Buffer::Scale | Buffer::Bias | Buffer::Zero | Buffer::Importance | Buffer::Dst => "elements",
+            Buffer::Lhs
+            | Buffer::Scale
+            | Buffer::Bias
+            | Buffer::Zero
+            | Buffer::Importance
+            | Buffer::Hessian
+            | Buffer::Work
+            | Buffer::Dst => "elements",
         }
     }
 }
@@ -229,6 +263,8 @@ impl fmt::Display for Buffer {
             Buffer::Bias => "bias",
             Buffer::Zero => "zero",
             Buffer::Importance => "importance",
+            Buffer::Hessian => "hessian",
+            Buffer::Work => "work",
             Buffer::Dst => "dst",
         })
     }
@@ -293,6 +329,15 @@ impl fmt::Display for Error {
                 write!(f, "the CPU lacks {needs}, which this kernel needs")
             }
             Error::SizeOverflow => f.write_str("a buffer size overflows usize"),
+            Error::DimMismatch { dim, given, expected } => {
+                write!(f, "{dim} = {given} does not match the call's {dim} = {expected}")
+            }
+            Error::InvalidDamping { damp } => {
+                write!(f, "damping {damp:?} is not a finite non-negative number")
+            }
+            Error::NotPositiveDefinite { index } => {
+                write!(f, "the matrix is not positive definite (pivot {index})")
+            }
         }
     }
 }
@@ -315,5 +360,15 @@ mod tests {
         assert_eq!(e.to_string(), "invalid clamp range [2.0, 1.0]: a bound is NaN or min > max");
         let e = Error::LutOutOfRange { index: 2, value: 64 };
         assert_eq!(e.to_string(), "lut[2] = 64 is outside [-64, 63]");
+        let e = Error::BufferTooShort { buffer: Buffer::Work, given: 3, needed: 4 };
+        assert_eq!(e.to_string(), "work holds 3 elements, needs 4");
+        let e = Error::DimMismatch { dim: Dim::K, given: 64, expected: 32 };
+        assert_eq!(e.to_string(), "k = 64 does not match the call's k = 32");
+        assert_eq!(
+            Error::NotPositiveDefinite { index: 5 }.to_string(),
+            "the matrix is not positive definite (pivot 5)"
+        );
+        let e = Error::InvalidDamping { damp: -1.0 };
+        assert_eq!(e.to_string(), "damping -1.0 is not a finite non-negative number");
     }
 }

@@ -9,6 +9,7 @@ use qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p;
 use qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp;
 use qgemm::qai8dxp_qsi8cxp::Qai8dxpQsi8cxp;
 use qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p;
+use qgemm::quant::gptq::{self, Hessian};
 use qgemm::quant::{self, Method, Weights};
 use qgemm::rhs::qsi4c32p::BlockScales;
 use qgemm::rhs::qsi8cxp::Int8Source;
@@ -269,5 +270,112 @@ fn quantize_pack_run_is_within_the_error_bound() {
             b.iter().fold(0f32, |a, v| a.max(v.abs())) / 127.0 * (1.0 + 1.0 / 1024.0) / 2.0
         };
         check_bound("q4_0", m, n, k, &x, &w, &wq, block_step, &y);
+    }
+}
+
+/// `||X W^T - X Wq^T||_F` with `W` and `Wq` both `n x k`.
+fn output_error(x: &[f32], m: usize, k: usize, w: &[f32], wq: &[f32], n: usize) -> f64 {
+    let mut e = 0f64;
+    for i in 0..m {
+        for c in 0..n {
+            let mut d = 0f64;
+            for j in 0..k {
+                d += f64::from(x[i * k + j]) * (f64::from(w[c * k + j]) - f64::from(wq[c * k + j]));
+            }
+            e += d * d;
+        }
+    }
+    e.sqrt()
+}
+
+#[test]
+fn gptq_beats_the_plain_quantizers_on_correlated_activations() {
+    let mut rng = Rng(4);
+    for (m, n, k) in [(256, 16, 64), (300, 12, 128)] {
+        // x = A z: independent z of decaying variances (a few dominant directions, as in real
+        // activations) and a random mixing A, so the inputs are strongly correlated.
+        let a: Vec<f32> = (0..k * k).map(|_| rng.unit()).collect();
+        let z: Vec<f32> = (0..m * k).map(|e| rng.unit() / (1.0 + (e % k) as f32 / 8.0)).collect();
+        let x: Vec<f32> = (0..m * k)
+            .map(|e| {
+                let (i, j) = (e / k, e % k);
+                (0..k).map(|p| a[j * k + p] * z[i * k + p]).sum::<f32>() / (k as f32).sqrt()
+            })
+            .collect();
+        let w: Vec<f32> = (0..n * k).map(|_| rng.unit() * 0.1).collect();
+        let ww = Weights::nxk(&w, k);
+        let mut hb = vec![0f64; Hessian::buffer_len(k).unwrap()];
+        let mut h = Hessian::new(&mut hb, k).unwrap();
+        h.add(&x, m, k).unwrap();
+        let mut diag = vec![0f32; k];
+        h.diagonal(&mut diag).unwrap();
+        let mut work = vec![0f64; gptq::workspace_len(n, k).unwrap()];
+        let err = |wq: &[f32]| output_error(&x, m, k, &w, wq, n);
+
+        // int4 per channel.
+        let (mut codes, mut scale) = (vec![0u8; n * k / 2], vec![0f32; n]);
+        let deq = |codes: &[u8], scale: &[f32]| -> Vec<f32> {
+            (0..n * k).map(|e| f32::from(nibble(codes, e / k * k / 2, e % k)) * scale[e / k]).collect()
+        };
+        let mut plain = Vec::new();
+        for method in [Method::RoundToNearest, Method::Search, Method::WeightedSearch(&diag)] {
+            quant::qsi4cxp::quantize(method, n, k, &ww, &mut codes, &mut scale).unwrap();
+            plain.push(err(&deq(&codes, &scale)));
+        }
+        gptq::qsi4cxp(None, n, k, &ww, &h, 0.01, &mut work, &mut codes, &mut scale).unwrap();
+        let g = err(&deq(&codes, &scale));
+        gptq::qsi4cxp(Some(Method::RoundToNearest), n, k, &ww, &h, 0.01, &mut work, &mut codes, &mut scale).unwrap();
+        let g_rtn = err(&deq(&codes, &scale));
+        eprintln!("k {k} qsi4cxp: plain (rtn, search, weighted) {plain:?}, gptq {g} (with rtn scales {g_rtn})");
+        let best = plain.iter().fold(f64::INFINITY, |a, &b| a.min(b));
+        assert!(g < 0.75 * best && g_rtn < 0.75 * best, "k {k} qsi4cxp: gptq {g} / {g_rtn}, plain {plain:?}");
+
+        // int4 per block of 32, bf16 scales.
+        let bl = 32;
+        let mut bs = vec![bf16::ZERO; n * k / bl];
+        let deq = |codes: &[u8], bs: &[bf16]| -> Vec<f32> {
+            (0..n * k).map(|e| f32::from(nibble(codes, e / k * k / 2, e % k)) * bs[e / bl].to_f32()).collect()
+        };
+        let mut plain = Vec::new();
+        for method in [Method::RoundToNearest, Method::Search, Method::WeightedSearch(&diag)] {
+            quant::qsi4c32p::quantize(method, n, k, bl, &ww, &mut codes, &mut bs).unwrap();
+            plain.push(err(&deq(&codes, &bs)));
+        }
+        gptq::qsi4c32p(None, n, k, bl, &ww, &h, 0.01, &mut work, &mut codes, &mut bs).unwrap();
+        let g = err(&deq(&codes, &bs));
+        gptq::qsi4c32p(Some(Method::RoundToNearest), n, k, bl, &ww, &h, 0.01, &mut work, &mut codes, &mut bs).unwrap();
+        let g_rtn = err(&deq(&codes, &bs));
+        eprintln!("k {k} qsi4c32p: plain (rtn, search, weighted) {plain:?}, gptq {g} (with rtn scales {g_rtn})");
+        let best = plain.iter().fold(f64::INFINITY, |a, &b| a.min(b));
+        assert!(g < 0.75 * best && g_rtn < 0.75 * best, "k {k} qsi4c32p: gptq {g} / {g_rtn}, plain {plain:?}");
+
+        // Q4_0 (f16 blocks) and int8 per channel.
+        let mut blocks = vec![0u8; quant::q4_0::size(n, k, bl).unwrap()];
+        let deq = |blocks: &[u8]| -> Vec<f32> {
+            (0..n * k)
+                .map(|e| {
+                    let (c, j) = (e / k, e % k);
+                    let blk = &blocks[(c * k / bl + j / bl) * 18..];
+                    let jj = j % bl;
+                    let u = (blk[2 + jj % 16] >> (4 * (jj / 16))) & 0xf;
+                    (i32::from(u) - 8) as f32 * f16::from_le_bytes([blk[0], blk[1]]).to_f32()
+                })
+                .collect()
+        };
+        quant::q4_0::quantize(Method::SignedMax, n, k, bl, &ww, &mut blocks).unwrap();
+        let p = err(&deq(&blocks));
+        gptq::q4_0(Some(Method::SignedMax), n, k, bl, &ww, &h, 0.01, &mut work, &mut blocks).unwrap();
+        let g = err(&deq(&blocks));
+        eprintln!("k {k} q4_0 (signed max): plain {p}, gptq {g}");
+        assert!(g < 0.75 * p, "k {k} q4_0: gptq {g}, plain {p}");
+        let mut q8 = vec![0i8; n * k];
+        let deq =
+            |q8: &[i8], scale: &[f32]| -> Vec<f32> { (0..n * k).map(|e| f32::from(q8[e]) * scale[e / k]).collect() };
+        quant::qsi8cxp::quantize(Method::RoundToNearest, n, k, &ww, &mut q8, &mut scale).unwrap();
+        let p = err(&deq(&q8, &scale));
+        gptq::qsi8cxp(Some(Method::RoundToNearest), n, k, &ww, &h, 0.01, &mut work, &mut q8, &mut scale).unwrap();
+        let g = err(&deq(&q8, &scale));
+        eprintln!("k {k} qsi8cxp (rtn): plain {p}, gptq {g}");
+        assert!(g < 0.75 * p, "k {k} qsi8cxp: gptq {g}, plain {p}");
     }
 }

@@ -16,7 +16,13 @@
 //! The symmetric formats share the scale rules of [`Method`] (round to nearest, GGML's signed
 //! maximum, the error-minimizing search and its importance-weighted form) and take the weights
 //! as [`Weights`] (NxK or KxN).
+//!
+//! * [`gptq`]: the same symmetric formats ([`qsi4cxp`], [`qsi4c32p`], [`q4_0`], [`qsi8cxp`])
+//!   quantized by GPTQ, which feeds each depth's rounding error into the depths not yet
+//!   quantized through the inverse of `X^T X` over calibration activations `X` (accumulated by
+//!   [`gptq::Hessian`]), to keep the layer's outputs rather than its weights close.
 
+pub mod gptq;
 pub mod q4_0;
 pub mod qai4c32p;
 pub mod qsi4c32p;

@@ -115,19 +115,52 @@ fn code(w: f32, s: f32, levels: f32) -> f32 {
     if s == 0.0 { 0.0 } else { libm::roundf(w / s).clamp(-levels - 1.0, levels) }
 }
 
-/// Quantizes one group: `len` values `w(i)` (depth `j0 + i` of the matrix, for the importance
-/// weights) with largest code `levels`; `round_scale` rounds a scale to its stored type. Calls
-/// `put(i, code)` for every value and returns the stored scale (as f32), or `None` when the
-/// stored scale is not finite (the group's values are too large for the scale type).
-pub(crate) fn quantize_group(
+/// The scale of one group, as chosen by a [`Method`]: the stored scale and the rule that maps a
+/// weight to its code.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct GroupScale {
+    /// The scale in its stored type (widened to f32).
+    pub(crate) stored: f32,
+    levels: i32,
+    /// [`Method::SignedMax`]'s unrounded `d` and `1 / d` (GGML chooses the codes with those).
+    signed_max: Option<(f32, f32)>,
+}
+
+impl GroupScale {
+    /// `round(w / scale)` clamped to the codes, with `scale` (finite) as stored.
+    pub(crate) const fn nearest(scale: f32, levels: i32) -> Self {
+        GroupScale { stored: scale, levels, signed_max: None }
+    }
+
+    /// The code of `w` in this group.
+    #[inline]
+    pub(crate) fn code(&self, w: f32) -> i8 {
+        let l = self.levels as f32;
+        match self.signed_max {
+            // GGML: `MIN(15, (int8_t)(x * id + 8.5f))`, in f32; the sum is >= 0 (up to
+            // rounding), so the truncation is a floor.
+            Some((_, id)) if id.is_finite() => {
+                (((w * id + (l + 1.5)) as i32).clamp(0, 2 * self.levels + 1) - self.levels - 1) as i8
+            }
+            // `|d| < 2^-128`, where GGML's `x * id` is infinite or NaN: `round(x / d)` instead.
+            Some((d, _)) => code(w, d, l) as i8,
+            None => code(w, self.stored, l) as i8,
+        }
+    }
+}
+
+/// The scale `method` chooses for a group of `len` values `w(i)` (depth `j0 + i` of the matrix,
+/// for the importance weights) with largest code `levels`; `round_scale` rounds a scale to its
+/// stored type. `None` when the stored scale is not finite (the group's values are too large
+/// for the scale type).
+pub(crate) fn choose_scale(
     method: &Method<'_>,
     len: usize,
     j0: usize,
     w: impl Fn(usize) -> f32,
     levels: i32,
     round_scale: impl Fn(f32) -> f32,
-    mut put: impl FnMut(usize, i8),
-) -> Option<f32> {
+) -> Option<GroupScale> {
     let l = levels as f32;
     // The first value of largest magnitude (its sign matters to `SignedMax`).
     let (mut amax, mut m) = (0f32, 0f32);
@@ -138,53 +171,55 @@ pub(crate) fn quantize_group(
         }
     }
     let scale = match method {
-        Method::SignedMax => return signed_max(len, &w, m, levels, round_scale, put),
-        _ if amax == 0.0 => {
-            (0..len).for_each(|i| put(i, 0));
-            return Some(0.0);
+        // An all-zero group gets GGML's scale `0 / -8 = -0` and codes 0.
+        Method::SignedMax => {
+            let d = m / -(l + 1.0);
+            let id = if d != 0.0 { 1.0 / d } else { 0.0 };
+            let stored = round_scale(d);
+            return stored.is_finite().then_some(GroupScale { stored, levels, signed_max: Some((d, id)) });
         }
+        _ if amax == 0.0 => 0.0,
         Method::RoundToNearest => round_scale(amax / l),
         Method::Search => search(len, &w, |_| 1.0, l, &round_scale),
         Method::WeightedSearch(imp) => search(len, &w, |i| f64::from(imp[j0 + i]), l, &round_scale),
     };
-    if !scale.is_finite() {
-        return None;
-    }
-    for i in 0..len {
-        put(i, code(w(i), scale, l) as i8);
-    }
-    Some(scale)
+    scale.is_finite().then_some(GroupScale::nearest(scale, levels))
 }
 
-/// [`Method::SignedMax`] of a group whose first value of largest magnitude is `m` (an all-zero
-/// group gets GGML's scale `0 / -8 = -0` and codes 0).
-fn signed_max(
+/// [`Method::WeightedSearch`]'s scale with the importance of value `i` given by `imp(i)` (the
+/// same bits as `choose_scale(&Method::WeightedSearch(imp_slice), ..)` when
+/// `imp(i) == f64::from(imp_slice[j0 + i])`).
+pub(crate) fn choose_weighted_scale(
     len: usize,
-    w: &impl Fn(usize) -> f32,
-    m: f32,
+    w: impl Fn(usize) -> f32,
+    imp: impl Fn(usize) -> f64,
+    levels: i32,
+    round_scale: impl Fn(f32) -> f32,
+) -> Option<GroupScale> {
+    let amax = (0..len).fold(0f32, |a, i| a.max(w(i).abs()));
+    let scale = if amax == 0.0 { 0.0 } else { search(len, &w, imp, levels as f32, &round_scale) };
+    scale.is_finite().then_some(GroupScale::nearest(scale, levels))
+}
+
+/// Quantizes one group: `len` values `w(i)` (depth `j0 + i` of the matrix, for the importance
+/// weights) with largest code `levels`; `round_scale` rounds a scale to its stored type. Calls
+/// `put(i, code)` for every value and returns the stored scale (as f32), or `None` (and calls
+/// nothing) when the stored scale is not finite (the group's values are too large for the scale
+/// type).
+pub(crate) fn quantize_group(
+    method: &Method<'_>,
+    len: usize,
+    j0: usize,
+    w: impl Fn(usize) -> f32,
     levels: i32,
     round_scale: impl Fn(f32) -> f32,
     mut put: impl FnMut(usize, i8),
 ) -> Option<f32> {
-    let l = levels as f32;
-    let d = m / -(l + 1.0);
-    let id = if d != 0.0 { 1.0 / d } else { 0.0 };
-    let stored = round_scale(d);
-    if !stored.is_finite() {
-        return None;
-    }
+    let s = choose_scale(method, len, j0, &w, levels, round_scale)?;
     for i in 0..len {
-        let q = if id.is_finite() {
-            // GGML: `MIN(15, (int8_t)(x * id + 8.5f))`, in f32; the sum is >= 0 (up to
-            // rounding), so the truncation is a floor.
-            ((w(i) * id + (l + 1.5)) as i32).clamp(0, 2 * levels + 1) - levels - 1
-        } else {
-            // `|d| < 2^-128`, where GGML's `x * id` is infinite or NaN: `round(x / d)` instead.
-            code(w(i), d, l) as i32
-        };
-        put(i, q as i8);
+        put(i, s.code(w(i)));
     }
-    Some(stored)
+    Some(s.stored)
 }
 
 /// [`Method::Search`]'s scale, squared errors weighted by `imp(i)`.
