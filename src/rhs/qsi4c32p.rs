@@ -271,7 +271,10 @@ mod neon {
         // at `rows[j] + 16 * (b * bl/32 + g)` and scale `b` of each channel; it writes the
         // chunks `t < 16 / BD` of channels `i .. i + 4` (`4 * BD` contiguous bytes at
         // `(16g / BD + t) * nr * BD + i * BD`) and their four scales (8 bytes at
-        // `nr * bl/2 + 2i`) inside block `b`'s area: the caller's contract.
+        // `nr * bl/2 + 2i`) inside block `b`'s area: the caller's contract. The scale loads are
+        // from `&[bf16]` rows (2-byte aligned); the stores, `ST4` (single structure) included,
+        // take any address (a packed buffer has any alignment; docs/porting.md: `SCTLR_EL1.A`
+        // stays 0).
         unsafe {
             let k88 = vdupq_n_u8(0x88);
             let k15 = vdupq_n_u8(15);
