@@ -283,18 +283,44 @@ mod neon {
             let area = nr * (bl / 2 + 2);
             let chunk_row = nr * BD;
             let mut acc = vdupq_n_f32(0.0);
-            // Block by block: the channels' four scales into the lanes of `s`, then its groups.
-            let (mut rows, mut scales, mut dst) = (rows, scales, tile);
-            for _ in 0..nb {
+            // The scales first, four blocks at a time: `LD4` (single structure) of channel `j`'s
+            // scales `b .. b + 4` fills lane `j` of the four blocks' vectors, stored as the
+            // blocks' 8 scale bytes; the tail block by block.
+            let scale_at = tile.add(nr * bl / 2 + 2 * i);
+            let mut sp = scales;
+            let mut b = 0;
+            while b + 4 <= nb {
+                let z = vdup_n_u16(0);
+                let mut q = uint16x4x4_t(z, z, z, z);
+                q = vld4_lane_u16::<0>(sp[0].cast(), q);
+                q = vld4_lane_u16::<1>(sp[1].cast(), q);
+                q = vld4_lane_u16::<2>(sp[2].cast(), q);
+                q = vld4_lane_u16::<3>(sp[3].cast(), q);
+                for p in &mut sp {
+                    *p = p.add(4);
+                }
+                vst1_u8(scale_at.add(b * area), vreinterpret_u8_u16(q.0));
+                vst1_u8(scale_at.add((b + 1) * area), vreinterpret_u8_u16(q.1));
+                vst1_u8(scale_at.add((b + 2) * area), vreinterpret_u8_u16(q.2));
+                vst1_u8(scale_at.add((b + 3) * area), vreinterpret_u8_u16(q.3));
+                b += 4;
+            }
+            while b < nb {
                 let mut s = vdup_n_u16(0);
-                s = vld1_lane_u16::<0>(scales[0].cast(), s);
-                s = vld1_lane_u16::<1>(scales[1].cast(), s);
-                s = vld1_lane_u16::<2>(scales[2].cast(), s);
-                s = vld1_lane_u16::<3>(scales[3].cast(), s);
-                for p in &mut scales {
+                s = vld1_lane_u16::<0>(sp[0].cast(), s);
+                s = vld1_lane_u16::<1>(sp[1].cast(), s);
+                s = vld1_lane_u16::<2>(sp[2].cast(), s);
+                s = vld1_lane_u16::<3>(sp[3].cast(), s);
+                for p in &mut sp {
                     *p = p.add(1);
                 }
-                vst1_u8(dst.add(nr * bl / 2 + 2 * i), vreinterpret_u8_u16(s));
+                vst1_u8(scale_at.add(b * area), vreinterpret_u8_u16(s));
+                b += 1;
+            }
+            // Then block by block: its four scales back from the packed bytes, then its groups.
+            let (mut rows, mut dst) = (rows, tile);
+            for _ in 0..nb {
+                let s = vreinterpret_u16_u8(vld1_u8(dst.add(nr * bl / 2 + 2 * i)));
                 let d = vreinterpretq_f32_u32(vshll_n_u16::<16>(s));
                 for g in 0..groups {
                     let mut packed = [vdupq_n_u8(0); 4];
@@ -389,9 +415,16 @@ mod tests {
         // infinity, of both signs), negative, ordinary.
         let special = [0x0000u16, 0x8000, 0x0001, 0x7f7f, 0xff7f, 0x3f80, 0xbf80, 0x3c23, 0x0080];
         let extremes = [0x00u8, 0xff, 0x0f, 0xf0, 0x80, 0x7f, 0x88, 0x77];
-        for (n, k, bl) in
-            [(5usize, 32usize, 32usize), (8, 4096, 32), (7, 192, 64), (9, 288, 96), (13, 1024, 32), (3, 64, 64)]
-        {
+        for (n, k, bl) in [
+            (5usize, 32usize, 32usize),
+            (8, 4096, 32),
+            (7, 192, 64),
+            (9, 288, 96),
+            (13, 1024, 32),
+            (3, 64, 64),
+            (6, 224, 32),
+            (4, 640, 64),
+        ] {
             let nb = k / bl;
             for layout in [Layout::NxK, Layout::KxN] {
                 let (rows, row_bytes) = if layout == Layout::NxK { (n, k / 2) } else { (k, n.div_ceil(2)) };
