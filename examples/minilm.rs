@@ -2,7 +2,7 @@
 //! (`qgemm::op::Linear`), against the same model in f32 and against PyTorch.
 //!
 //!   cargo make minilm     (qemu-aarch64 -cpu max, then -cpu cortex-a53: the NEON tier)
-//!   cargo run --release --features std --target aarch64-unknown-linux-gnu --example minilm -- [--sentences N]
+//!   cargo run --release --features std --target aarch64-unknown-linux-gnu --example minilm -- [--sentences N] [--gptq]
 //!
 //! The model comes from the cache ci/fetch_minilm.sh fills (never from the network at run time).
 //! For the sentences of tests/data/minilm/sentences.txt it prints: the f32 Rust embeddings'
@@ -10,6 +10,13 @@
 //! int4 or int8 weights, f16 and bf16 activations) the cosine of each embedding to the f32 one and
 //! to PyTorch's (mean and minimum) and the agreement of the nearest neighbour with f32; and the time per sentence by part (QEMU time is not Arm time: compare parts, not
 //! machines).
+//!
+//! `--gptq` adds int4 per block of 32 quantized by GPTQ (`qgemm::quant::gptq`): the Hessian
+//! `X^T X` of every linear layer's input is accumulated over the f32 model's activations on the
+//! calibration sentences of tests/data/minilm/calibration.txt (disjoint from the evaluation
+//! sentences), and the table is printed for both sentence sets against the plain search. The
+//! quantization is scalar f64 arithmetic, slow under QEMU: run it on the host
+//! (`cargo run --release --features std --example minilm -- --gptq`; the bits are the same).
 
 #[path = "support/minilm.rs"]
 mod minilm;
@@ -19,12 +26,14 @@ use qgemm::CpuFeatures;
 
 fn main() {
     let mut limit = usize::MAX;
+    let mut gptq = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--sentences" => limit = args.next().and_then(|v| v.parse().ok()).expect("--sentences N"),
+            "--gptq" => gptq = true,
             _ => {
-                eprintln!("usage: minilm [--sentences N]");
+                eprintln!("usage: minilm [--sentences N] [--gptq]");
                 std::process::exit(2);
             }
         }
@@ -79,4 +88,52 @@ fn main() {
     for (variant, e, _) in &results {
         println!("  {:016x}  {}", minilm::digest(e), variant.name());
     }
+    if gptq {
+        run_gptq(&weights, &tok, cpu, &ids, f32_emb, &results[1].1);
+    }
+}
+
+/// `--gptq`: calibrates on tests/data/minilm/calibration.txt, quantizes every linear layer to
+/// int4 per block of 32 by GPTQ and prints both sentence sets' figures beside the plain search.
+fn run_gptq(
+    weights: &Weights,
+    tok: &tokenizers::Tokenizer,
+    cpu: CpuFeatures,
+    ids: &[Vec<u32>],
+    f32_emb: &[Vec<f32>],
+    search_emb: &[Vec<f32>],
+) {
+    use qgemm::quant::gptq::Hessian;
+    let calib: Vec<Vec<u32>> = minilm::calibration_sentences().iter().map(|s| minilm::tokenize(tok, s)).collect();
+    let ks: Vec<usize> = weights.dense().map(|d| d.k).collect();
+    let mut bufs: Vec<Vec<f64>> = ks.iter().map(|&k| vec![0f64; Hessian::buffer_len(k).unwrap()]).collect();
+    let mut hs: Vec<Hessian<'_>> = bufs.iter_mut().zip(&ks).map(|(b, &k)| Hessian::new(b, k).unwrap()).collect();
+    let mut t = minilm::Times::default();
+    let mut enc = Encoder::new(weights, Variant::F32, cpu);
+    let calib_f32: Vec<Vec<f32>> =
+        calib.iter().map(|s| enc.embed_tapped(s, &mut t, &mut |i, m, x| hs[i].add(x, m, ks[i]).unwrap())).collect();
+    let packed: Vec<minilm::Packed> = weights.dense().zip(&hs).map(|(d, h)| minilm::Packed::gptq(d, h)).collect();
+    let mut gptq_enc = Encoder::with_packed(weights, packed, cpu);
+    let mut search_enc = Encoder::new(weights, Variant::Int4Block, cpu);
+    let eval: Vec<Vec<f32>> = ids.iter().map(|s| gptq_enc.embed(s, &mut t)).collect();
+    let calib_gptq: Vec<Vec<f32>> = calib.iter().map(|s| gptq_enc.embed(s, &mut t)).collect();
+    let calib_search: Vec<Vec<f32>> = calib.iter().map(|s| search_enc.embed(s, &mut t)).collect();
+    let tokens: usize = calib.iter().map(Vec::len).sum();
+    println!(
+        "\nGPTQ: Hessians of the 36 layer inputs from {} calibration sentences ({tokens} tokens), damping 0.01",
+        calib.len()
+    );
+    println!("\n| int4 per block of 32 (bf16 scales) | sentences | cosine to f32: mean | min | top-1 = f32's |");
+    println!("|---|---|--:|--:|--:|");
+    let row = |name: &str, set: &str, e: &[Vec<f32>], base: &[Vec<f32>]| {
+        let (mean, min) = minilm::cos_stats(e, base);
+        let (nn, nn_f32) = (minilm::nearest(e), minilm::nearest(base));
+        let agree = nn.iter().zip(&nn_f32).filter(|(a, b)| a == b).count();
+        println!("| {name} | {set} | {mean:.5} | {min:.5} | {agree}/{} |", e.len());
+    };
+    row("search (`Method::Search`)", "evaluation", search_emb, f32_emb);
+    row("GPTQ (`quant::gptq::qsi4c32p`)", "evaluation", &eval, f32_emb);
+    row("search (`Method::Search`)", "calibration", &calib_search, &calib_f32);
+    row("GPTQ (`quant::gptq::qsi4c32p`)", "calibration", &calib_gptq, &calib_f32);
+    println!("  {:016x}  GPTQ int4 per-block (evaluation sentences)", minilm::digest(&eval));
 }

@@ -48,6 +48,14 @@ pub fn sentences() -> Vec<String> {
     std::fs::read_to_string(path).expect(path).lines().filter(|l| !l.trim().is_empty()).map(String::from).collect()
 }
 
+/// The calibration sentences of tests/data/minilm/calibration.txt (everyday English, disjoint
+/// from the evaluation sentences).
+#[allow(dead_code)] // examples/minilm.rs --gptq only
+pub fn calibration_sentences() -> Vec<String> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/minilm/calibration.txt");
+    std::fs::read_to_string(path).expect(path).lines().filter(|l| !l.trim().is_empty()).map(String::from).collect()
+}
+
 /// The PyTorch embeddings of the sentences (tests/data/minilm/reference_f32.bin, made by
 /// ci/minilm_reference.py): one row of 384 per sentence.
 pub fn pytorch_reference() -> Vec<Vec<f32>> {
@@ -276,6 +284,24 @@ impl Packed {
         }
     }
 
+    /// int4 per block of 32 with bf16 scales (`qai8dxp_qsi4c32p`), quantized by GPTQ
+    /// (`quant::gptq::qsi4c32p`, damping 0.01, block scales by the importance-weighted search)
+    /// with the layer's calibration Hessian.
+    #[allow(dead_code)] // examples/minilm.rs --gptq only
+    pub fn gptq(d: &Dense, h: &quant::gptq::Hessian<'_>) -> Packed {
+        let (n, k, bl) = (d.n, d.k, 32);
+        let (code_bytes, scales) = quant::qsi4c32p::sizes(n, k, bl).unwrap();
+        let (mut codes, mut scale) = (vec![0u8; code_bytes], vec![bf16::ZERO; scales]);
+        let mut work = vec![0f64; quant::gptq::workspace_len(n, k).unwrap()];
+        let w = QWeights::nxk(&d.w, k);
+        quant::gptq::qsi4c32p(None, n, k, bl, &w, h, 0.01, &mut work, &mut codes, &mut scale).unwrap();
+        let src = Int4Source::nxk(&codes, k, Int4Encoding::Signed);
+        let mut buf = vec![0u8; Linear::<Qai8dxpQsi4c32p>::packed_size(n, k, bl).unwrap()];
+        Linear::<Qai8dxpQsi4c32p>::pack(n, k, bl, &src, &BlockScales::dense(&scale, k / bl), Some(&d.b), &mut buf)
+            .unwrap();
+        Packed::Int4Block(buf)
+    }
+
     /// Runs the layer on `m` rows of `x` through the operator layer (for the f16 and bf16
     /// families: `x` rounded to the activation type, the outputs widened back to f32).
     fn run(&self, d: &Dense, cpu: &CpuFeatures, m: usize, x: &[f32], out: &mut [f32], scratch: &mut Vec<u8>) {
@@ -380,6 +406,9 @@ pub struct Times {
 }
 
 /// The encoder with one variant of its linear layers.
+/// A view of each linear layer's input: `(layer index, rows, activations)`.
+pub type Tap<'t> = &'t mut dyn FnMut(usize, usize, &[f32]);
+
 pub struct Encoder<'a> {
     w: &'a Weights,
     packed: Vec<Packed>,
@@ -404,7 +433,15 @@ impl<'a> Encoder<'a> {
         Encoder { w, packed, cpu, scratch: Vec::new() }
     }
 
-    fn linear(&mut self, layer: usize, i: usize, m: usize, x: &[f32], out: &mut [f32]) {
+    /// An encoder whose 36 linear layers run the given packed weights (in `Weights::dense`
+    /// order).
+    #[allow(dead_code)] // examples/minilm.rs --gptq only
+    pub fn with_packed(w: &'a Weights, packed: Vec<Packed>, cpu: CpuFeatures) -> Encoder<'a> {
+        Encoder { w, packed, cpu, scratch: Vec::new() }
+    }
+
+    fn linear(&mut self, layer: usize, i: usize, m: usize, x: &[f32], out: &mut [f32], tap: Tap<'_>) {
+        tap(6 * layer + i, m, x);
         let d = &self.w.layers[layer].dense[i];
         match self.packed.get(6 * layer + i) {
             Some(p) => p.run(d, &self.cpu, m, x, out, &mut self.scratch),
@@ -414,6 +451,12 @@ impl<'a> Encoder<'a> {
 
     /// The normalized sentence embedding of token ids `ids` (with the special tokens).
     pub fn embed(&mut self, ids: &[u32], t: &mut Times) -> Vec<f32> {
+        self.embed_tapped(ids, t, &mut |_, _, _| {})
+    }
+
+    /// [`Encoder::embed`], showing `tap` the input of every linear layer (`Weights::dense`
+    /// index, rows, the `rows x k` activations) before the layer runs.
+    pub fn embed_tapped(&mut self, ids: &[u32], t: &mut Times, tap: Tap<'_>) -> Vec<f32> {
         let l = ids.len();
         let mut clock = Instant::now();
         let mut lap = |slot: &mut Duration| {
@@ -438,9 +481,9 @@ impl<'a> Encoder<'a> {
         let scale = 1.0 / (HEAD_DIM as f32).sqrt();
         lap(&mut t.other);
         for layer in 0..LAYERS {
-            self.linear(layer, 0, l, &h, &mut q);
-            self.linear(layer, 1, l, &h, &mut k);
-            self.linear(layer, 2, l, &h, &mut v);
+            self.linear(layer, 0, l, &h, &mut q, tap);
+            self.linear(layer, 1, l, &h, &mut k, tap);
+            self.linear(layer, 2, l, &h, &mut v, tap);
             lap(&mut t.linear);
             for head in 0..HEADS {
                 let o = head * HEAD_DIM;
@@ -468,16 +511,16 @@ impl<'a> Encoder<'a> {
                 }
             }
             lap(&mut t.attention);
-            self.linear(layer, 3, l, &ctx, &mut proj);
+            self.linear(layer, 3, l, &ctx, &mut proj, tap);
             lap(&mut t.linear);
             h.iter_mut().zip(&proj).for_each(|(a, b)| *a += b);
             layer_norm(&mut h, &w.layers[layer].attn_norm);
             lap(&mut t.other);
-            self.linear(layer, 4, l, &h, &mut up);
+            self.linear(layer, 4, l, &h, &mut up, tap);
             lap(&mut t.linear);
             up.iter_mut().for_each(|x| *x = gelu(*x));
             lap(&mut t.other);
-            self.linear(layer, 5, l, &up, &mut proj);
+            self.linear(layer, 5, l, &up, &mut proj, tap);
             lap(&mut t.linear);
             h.iter_mut().zip(&proj).for_each(|(a, b)| *a += b);
             layer_norm(&mut h, &w.layers[layer].ffn_norm);
