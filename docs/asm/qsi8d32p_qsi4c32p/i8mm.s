@@ -5,25 +5,25 @@
 // when there are several) and the smmla in that loop.
 //
 //   function                        insns  loop  smmla
-//   fast4_r1                          105    61     16
-//   fast4_r2                          172   104     32
-//   fast4_r3                          240   147     48
-//   fast4_r4                          307   190     64
-//   fast8_r1                          105    61     16
-//   fast8_r2                          172   104     32
-//   fast8_r3                          240   147     48
-//   fast8_r4                          307   190     64
-//   gen4_r1                           110    33     16
+//   fast4_r1                          104    60     16
+//   fast4_r2                          170   102     32
+//   fast4_r3                          237   144     48
+//   fast4_r4                          303   186     64
+//   fast8_r1                          104    60     16
+//   fast8_r2                          170   102     32
+//   fast8_r3                          237   144     48
+//   fast8_r4                          303   186     64
+//   gen4_r1                           109    33     16
 //   gen4_r2                           191    33     16  (2 innermost loops)
-//   gen4_r3                           275    33     16  (3 innermost loops)
-//   gen4_r4                           356    33     16  (4 innermost loops)
-//   gen8_r1                           110    33     16
+//   gen4_r3                           272    33     16  (3 innermost loops)
+//   gen4_r4                           354    33     16  (4 innermost loops)
+//   gen8_r1                           109    33     16
 //   gen8_r2                           191    33     16  (2 innermost loops)
-//   gen8_r3                           275    33     16  (3 innermost loops)
-//   gen8_r4                           356    33     16  (4 innermost loops)
+//   gen8_r3                           272    33     16  (3 innermost loops)
+//   gen8_r4                           354    33     16  (4 innermost loops)
 
 // qgemm::matmul::qsi8d32p_qsi4c32p::i8mm::aarch64::fast4_r1
-// 105 instructions; loop .L1: 61 instructions, 16 smmla
+// 104 instructions; loop .L1: 60 instructions, 16 smmla
 fast4_r1:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
@@ -42,7 +42,7 @@ fast4_r1:
         movi    v1.4s, #0x0
         movi    v2.4s, #0x0
         movi    v3.4s, #0x0
-.L1:    // loop: 61 instructions, 16 smmla
+.L1:    // loop: 60 instructions, 16 smmla
             ld1     {v28.4h}, [x10], x11
             fcvtl   v28.4s, v28.4h
             zip2    v31.4s, v28.4s, v28.4s
@@ -83,10 +83,9 @@ fast4_r1:
             smmla   v18.4s, v26.16b, v30.16b
             smmla   v19.4s, v27.16b, v30.16b
             sub     x2, x8, x17
-            ldur    x3, [x2, #-8]
+            ldp     w3, w4, [x2, #-8]
             add     x8, x8, x18
             dup     v29.2s, w3
-            lsr     x3, x3, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -96,7 +95,7 @@ fast4_r1:
             fmla    v0.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v1.4s, v17.4s, v29.4s
-            dup     v29.2s, w3
+            dup     v29.2s, w4
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v2.4s, v18.4s, v30.4s
@@ -133,7 +132,7 @@ fast4_r1:
         ret
 
 // qgemm::matmul::qsi8d32p_qsi4c32p::i8mm::aarch64::fast4_r2
-// 172 instructions; loop .L1: 104 instructions, 32 smmla
+// 170 instructions; loop .L1: 102 instructions, 32 smmla
 fast4_r2:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
@@ -156,7 +155,7 @@ fast4_r2:
         movi    v5.4s, #0x0
         movi    v6.4s, #0x0
         movi    v7.4s, #0x0
-.L1:    // loop: 104 instructions, 32 smmla
+.L1:    // loop: 102 instructions, 32 smmla
             ld1     {v28.4h}, [x11], x12
             fcvtl   v28.4s, v28.4h
             zip2    v31.4s, v28.4s, v28.4s
@@ -197,10 +196,9 @@ fast4_r2:
             smmla   v18.4s, v26.16b, v30.16b
             smmla   v19.4s, v27.16b, v30.16b
             sub     x3, x8, x18
-            ldur    x4, [x3, #-8]
+            ldp     w4, w5, [x3, #-8]
             add     x8, x8, x0
             dup     v29.2s, w4
-            lsr     x4, x4, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -210,7 +208,7 @@ fast4_r2:
             fmla    v0.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v1.4s, v17.4s, v29.4s
-            dup     v29.2s, w4
+            dup     v29.2s, w5
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v2.4s, v18.4s, v30.4s
@@ -240,10 +238,9 @@ fast4_r2:
             smmla   v18.4s, v26.16b, v30.16b
             smmla   v19.4s, v27.16b, v30.16b
             sub     x3, x9, x18
-            ldur    x4, [x3, #-8]
+            ldp     w4, w5, [x3, #-8]
             add     x9, x9, x0
             dup     v29.2s, w4
-            lsr     x4, x4, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -253,7 +250,7 @@ fast4_r2:
             fmla    v4.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v5.4s, v17.4s, v29.4s
-            dup     v29.2s, w4
+            dup     v29.2s, w5
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v6.4s, v18.4s, v30.4s
@@ -310,7 +307,7 @@ fast4_r2:
         ret
 
 // qgemm::matmul::qsi8d32p_qsi4c32p::i8mm::aarch64::fast4_r3
-// 240 instructions; loop .L1: 147 instructions, 48 smmla
+// 237 instructions; loop .L1: 144 instructions, 48 smmla
 fast4_r3:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
@@ -338,7 +335,7 @@ fast4_r3:
         movi    v9.4s, #0x0
         movi    v10.4s, #0x0
         movi    v11.4s, #0x0
-.L1:    // loop: 147 instructions, 48 smmla
+.L1:    // loop: 144 instructions, 48 smmla
             ld1     {v28.4h}, [x12], x13
             fcvtl   v28.4s, v28.4h
             zip2    v31.4s, v28.4s, v28.4s
@@ -379,10 +376,9 @@ fast4_r3:
             smmla   v18.4s, v26.16b, v30.16b
             smmla   v19.4s, v27.16b, v30.16b
             sub     x4, x8, x1
-            ldur    x5, [x4, #-8]
+            ldp     w5, w6, [x4, #-8]
             add     x8, x8, x0
             dup     v29.2s, w5
-            lsr     x5, x5, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -392,7 +388,7 @@ fast4_r3:
             fmla    v0.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v1.4s, v17.4s, v29.4s
-            dup     v29.2s, w5
+            dup     v29.2s, w6
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v2.4s, v18.4s, v30.4s
@@ -422,10 +418,9 @@ fast4_r3:
             smmla   v18.4s, v26.16b, v30.16b
             smmla   v19.4s, v27.16b, v30.16b
             sub     x4, x9, x1
-            ldur    x5, [x4, #-8]
+            ldp     w5, w6, [x4, #-8]
             add     x9, x9, x0
             dup     v29.2s, w5
-            lsr     x5, x5, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -435,7 +430,7 @@ fast4_r3:
             fmla    v4.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v5.4s, v17.4s, v29.4s
-            dup     v29.2s, w5
+            dup     v29.2s, w6
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v6.4s, v18.4s, v30.4s
@@ -465,10 +460,9 @@ fast4_r3:
             smmla   v18.4s, v26.16b, v30.16b
             smmla   v19.4s, v27.16b, v30.16b
             sub     x4, x10, x1
-            ldur    x5, [x4, #-8]
+            ldp     w5, w6, [x4, #-8]
             add     x10, x10, x0
             dup     v29.2s, w5
-            lsr     x5, x5, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -478,7 +472,7 @@ fast4_r3:
             fmla    v8.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v9.4s, v17.4s, v29.4s
-            dup     v29.2s, w5
+            dup     v29.2s, w6
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v10.4s, v18.4s, v30.4s
@@ -555,7 +549,7 @@ fast4_r3:
         ret
 
 // qgemm::matmul::qsi8d32p_qsi4c32p::i8mm::aarch64::fast4_r4
-// 307 instructions; loop .L1: 190 instructions, 64 smmla
+// 303 instructions; loop .L1: 186 instructions, 64 smmla
 fast4_r4:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
@@ -587,7 +581,7 @@ fast4_r4:
         movi    v13.4s, #0x0
         movi    v14.4s, #0x0
         movi    v15.4s, #0x0
-.L1:    // loop: 190 instructions, 64 smmla
+.L1:    // loop: 186 instructions, 64 smmla
             ld1     {v28.4h}, [x13], x14
             fcvtl   v28.4s, v28.4h
             zip2    v31.4s, v28.4s, v28.4s
@@ -628,10 +622,9 @@ fast4_r4:
             smmla   v18.4s, v26.16b, v30.16b
             smmla   v19.4s, v27.16b, v30.16b
             sub     x5, x8, x2
-            ldur    x6, [x5, #-8]
+            ldp     w6, w7, [x5, #-8]
             add     x8, x8, x0
             dup     v29.2s, w6
-            lsr     x6, x6, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -641,7 +634,7 @@ fast4_r4:
             fmla    v0.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v1.4s, v17.4s, v29.4s
-            dup     v29.2s, w6
+            dup     v29.2s, w7
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v2.4s, v18.4s, v30.4s
@@ -671,10 +664,9 @@ fast4_r4:
             smmla   v18.4s, v26.16b, v30.16b
             smmla   v19.4s, v27.16b, v30.16b
             sub     x5, x9, x2
-            ldur    x6, [x5, #-8]
+            ldp     w6, w7, [x5, #-8]
             add     x9, x9, x0
             dup     v29.2s, w6
-            lsr     x6, x6, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -684,7 +676,7 @@ fast4_r4:
             fmla    v4.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v5.4s, v17.4s, v29.4s
-            dup     v29.2s, w6
+            dup     v29.2s, w7
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v6.4s, v18.4s, v30.4s
@@ -714,10 +706,9 @@ fast4_r4:
             smmla   v18.4s, v26.16b, v30.16b
             smmla   v19.4s, v27.16b, v30.16b
             sub     x5, x10, x2
-            ldur    x6, [x5, #-8]
+            ldp     w6, w7, [x5, #-8]
             add     x10, x10, x0
             dup     v29.2s, w6
-            lsr     x6, x6, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -727,7 +718,7 @@ fast4_r4:
             fmla    v8.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v9.4s, v17.4s, v29.4s
-            dup     v29.2s, w6
+            dup     v29.2s, w7
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v10.4s, v18.4s, v30.4s
@@ -757,10 +748,9 @@ fast4_r4:
             smmla   v18.4s, v26.16b, v30.16b
             smmla   v19.4s, v27.16b, v30.16b
             sub     x5, x11, x2
-            ldur    x6, [x5, #-8]
+            ldp     w6, w7, [x5, #-8]
             add     x11, x11, x0
             dup     v29.2s, w6
-            lsr     x6, x6, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -770,7 +760,7 @@ fast4_r4:
             fmla    v12.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v13.4s, v17.4s, v29.4s
-            dup     v29.2s, w6
+            dup     v29.2s, w7
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v14.4s, v18.4s, v30.4s
@@ -867,7 +857,7 @@ fast4_r4:
         ret
 
 // qgemm::matmul::qsi8d32p_qsi4c32p::i8mm::aarch64::fast8_r1
-// 105 instructions; loop .L1: 61 instructions, 16 smmla
+// 104 instructions; loop .L1: 60 instructions, 16 smmla
 fast8_r1:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
@@ -886,7 +876,7 @@ fast8_r1:
         movi    v1.4s, #0x0
         movi    v2.4s, #0x0
         movi    v3.4s, #0x0
-.L1:    // loop: 61 instructions, 16 smmla
+.L1:    // loop: 60 instructions, 16 smmla
             ld1     {v28.4h}, [x10], x11
             fcvtl   v28.4s, v28.4h
             zip2    v31.4s, v28.4s, v28.4s
@@ -927,10 +917,9 @@ fast8_r1:
             smmla   v18.4s, v26.16b, v30.16b
             smmla   v19.4s, v27.16b, v30.16b
             sub     x2, x8, x17
-            ldur    x3, [x2, #-8]
+            ldp     w3, w4, [x2, #-8]
             add     x8, x8, x18
             dup     v29.2s, w3
-            lsr     x3, x3, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -940,7 +929,7 @@ fast8_r1:
             fmla    v0.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v1.4s, v17.4s, v29.4s
-            dup     v29.2s, w3
+            dup     v29.2s, w4
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v2.4s, v18.4s, v30.4s
@@ -977,7 +966,7 @@ fast8_r1:
         ret
 
 // qgemm::matmul::qsi8d32p_qsi4c32p::i8mm::aarch64::fast8_r2
-// 172 instructions; loop .L1: 104 instructions, 32 smmla
+// 170 instructions; loop .L1: 102 instructions, 32 smmla
 fast8_r2:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
@@ -1000,7 +989,7 @@ fast8_r2:
         movi    v5.4s, #0x0
         movi    v6.4s, #0x0
         movi    v7.4s, #0x0
-.L1:    // loop: 104 instructions, 32 smmla
+.L1:    // loop: 102 instructions, 32 smmla
             ld1     {v28.4h}, [x11], x12
             fcvtl   v28.4s, v28.4h
             zip2    v31.4s, v28.4s, v28.4s
@@ -1041,10 +1030,9 @@ fast8_r2:
             smmla   v18.4s, v26.16b, v30.16b
             smmla   v19.4s, v27.16b, v30.16b
             sub     x3, x8, x18
-            ldur    x4, [x3, #-8]
+            ldp     w4, w5, [x3, #-8]
             add     x8, x8, x0
             dup     v29.2s, w4
-            lsr     x4, x4, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -1054,7 +1042,7 @@ fast8_r2:
             fmla    v0.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v1.4s, v17.4s, v29.4s
-            dup     v29.2s, w4
+            dup     v29.2s, w5
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v2.4s, v18.4s, v30.4s
@@ -1084,10 +1072,9 @@ fast8_r2:
             smmla   v18.4s, v26.16b, v30.16b
             smmla   v19.4s, v27.16b, v30.16b
             sub     x3, x9, x18
-            ldur    x4, [x3, #-8]
+            ldp     w4, w5, [x3, #-8]
             add     x9, x9, x0
             dup     v29.2s, w4
-            lsr     x4, x4, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -1097,7 +1084,7 @@ fast8_r2:
             fmla    v4.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v5.4s, v17.4s, v29.4s
-            dup     v29.2s, w4
+            dup     v29.2s, w5
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v6.4s, v18.4s, v30.4s
@@ -1154,7 +1141,7 @@ fast8_r2:
         ret
 
 // qgemm::matmul::qsi8d32p_qsi4c32p::i8mm::aarch64::fast8_r3
-// 240 instructions; loop .L1: 147 instructions, 48 smmla
+// 237 instructions; loop .L1: 144 instructions, 48 smmla
 fast8_r3:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
@@ -1182,7 +1169,7 @@ fast8_r3:
         movi    v9.4s, #0x0
         movi    v10.4s, #0x0
         movi    v11.4s, #0x0
-.L1:    // loop: 147 instructions, 48 smmla
+.L1:    // loop: 144 instructions, 48 smmla
             ld1     {v28.4h}, [x12], x13
             fcvtl   v28.4s, v28.4h
             zip2    v31.4s, v28.4s, v28.4s
@@ -1223,10 +1210,9 @@ fast8_r3:
             smmla   v18.4s, v26.16b, v30.16b
             smmla   v19.4s, v27.16b, v30.16b
             sub     x4, x8, x1
-            ldur    x5, [x4, #-8]
+            ldp     w5, w6, [x4, #-8]
             add     x8, x8, x0
             dup     v29.2s, w5
-            lsr     x5, x5, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -1236,7 +1222,7 @@ fast8_r3:
             fmla    v0.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v1.4s, v17.4s, v29.4s
-            dup     v29.2s, w5
+            dup     v29.2s, w6
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v2.4s, v18.4s, v30.4s
@@ -1266,10 +1252,9 @@ fast8_r3:
             smmla   v18.4s, v26.16b, v30.16b
             smmla   v19.4s, v27.16b, v30.16b
             sub     x4, x9, x1
-            ldur    x5, [x4, #-8]
+            ldp     w5, w6, [x4, #-8]
             add     x9, x9, x0
             dup     v29.2s, w5
-            lsr     x5, x5, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -1279,7 +1264,7 @@ fast8_r3:
             fmla    v4.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v5.4s, v17.4s, v29.4s
-            dup     v29.2s, w5
+            dup     v29.2s, w6
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v6.4s, v18.4s, v30.4s
@@ -1309,10 +1294,9 @@ fast8_r3:
             smmla   v18.4s, v26.16b, v30.16b
             smmla   v19.4s, v27.16b, v30.16b
             sub     x4, x10, x1
-            ldur    x5, [x4, #-8]
+            ldp     w5, w6, [x4, #-8]
             add     x10, x10, x0
             dup     v29.2s, w5
-            lsr     x5, x5, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -1322,7 +1306,7 @@ fast8_r3:
             fmla    v8.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v9.4s, v17.4s, v29.4s
-            dup     v29.2s, w5
+            dup     v29.2s, w6
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v10.4s, v18.4s, v30.4s
@@ -1399,7 +1383,7 @@ fast8_r3:
         ret
 
 // qgemm::matmul::qsi8d32p_qsi4c32p::i8mm::aarch64::fast8_r4
-// 307 instructions; loop .L1: 190 instructions, 64 smmla
+// 303 instructions; loop .L1: 186 instructions, 64 smmla
 fast8_r4:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
@@ -1431,7 +1415,7 @@ fast8_r4:
         movi    v13.4s, #0x0
         movi    v14.4s, #0x0
         movi    v15.4s, #0x0
-.L1:    // loop: 190 instructions, 64 smmla
+.L1:    // loop: 186 instructions, 64 smmla
             ld1     {v28.4h}, [x13], x14
             fcvtl   v28.4s, v28.4h
             zip2    v31.4s, v28.4s, v28.4s
@@ -1472,10 +1456,9 @@ fast8_r4:
             smmla   v18.4s, v26.16b, v30.16b
             smmla   v19.4s, v27.16b, v30.16b
             sub     x5, x8, x2
-            ldur    x6, [x5, #-8]
+            ldp     w6, w7, [x5, #-8]
             add     x8, x8, x0
             dup     v29.2s, w6
-            lsr     x6, x6, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -1485,7 +1468,7 @@ fast8_r4:
             fmla    v0.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v1.4s, v17.4s, v29.4s
-            dup     v29.2s, w6
+            dup     v29.2s, w7
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v2.4s, v18.4s, v30.4s
@@ -1515,10 +1498,9 @@ fast8_r4:
             smmla   v18.4s, v26.16b, v30.16b
             smmla   v19.4s, v27.16b, v30.16b
             sub     x5, x9, x2
-            ldur    x6, [x5, #-8]
+            ldp     w6, w7, [x5, #-8]
             add     x9, x9, x0
             dup     v29.2s, w6
-            lsr     x6, x6, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -1528,7 +1510,7 @@ fast8_r4:
             fmla    v4.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v5.4s, v17.4s, v29.4s
-            dup     v29.2s, w6
+            dup     v29.2s, w7
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v6.4s, v18.4s, v30.4s
@@ -1558,10 +1540,9 @@ fast8_r4:
             smmla   v18.4s, v26.16b, v30.16b
             smmla   v19.4s, v27.16b, v30.16b
             sub     x5, x10, x2
-            ldur    x6, [x5, #-8]
+            ldp     w6, w7, [x5, #-8]
             add     x10, x10, x0
             dup     v29.2s, w6
-            lsr     x6, x6, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -1571,7 +1552,7 @@ fast8_r4:
             fmla    v8.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v9.4s, v17.4s, v29.4s
-            dup     v29.2s, w6
+            dup     v29.2s, w7
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v10.4s, v18.4s, v30.4s
@@ -1601,10 +1582,9 @@ fast8_r4:
             smmla   v18.4s, v26.16b, v30.16b
             smmla   v19.4s, v27.16b, v30.16b
             sub     x5, x11, x2
-            ldur    x6, [x5, #-8]
+            ldp     w6, w7, [x5, #-8]
             add     x11, x11, x0
             dup     v29.2s, w6
-            lsr     x6, x6, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -1614,7 +1594,7 @@ fast8_r4:
             fmla    v12.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v13.4s, v17.4s, v29.4s
-            dup     v29.2s, w6
+            dup     v29.2s, w7
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v14.4s, v18.4s, v30.4s
@@ -1711,7 +1691,7 @@ fast8_r4:
         ret
 
 // qgemm::matmul::qsi8d32p_qsi4c32p::i8mm::aarch64::gen4_r1
-// 110 instructions; loop .L2: 33 instructions, 16 smmla
+// 109 instructions; loop .L2: 33 instructions, 16 smmla
 gen4_r1:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
@@ -1732,7 +1712,7 @@ gen4_r1:
         movi    v2.4s, #0x0
         movi    v3.4s, #0x0
         movi    v24.16b, #0xf0
-.L1:    // loop: 64 instructions, 16 smmla
+.L1:    // loop: 63 instructions, 16 smmla
             ld1     {v28.4h}, [x10], x11
             fcvtl   v28.4s, v28.4h
             zip2    v31.4s, v28.4s, v28.4s
@@ -1776,10 +1756,9 @@ gen4_r1:
                 subs    x4, x4, #0x1
                 b.ne    .L2                              // back to .L2
             sub     x5, x8, x18
-            ldur    x6, [x5, #-8]
+            ldp     w6, w7, [x5, #-8]
             add     x8, x8, x0
             dup     v29.2s, w6
-            lsr     x6, x6, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -1789,7 +1768,7 @@ gen4_r1:
             fmla    v0.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v1.4s, v17.4s, v29.4s
-            dup     v29.2s, w6
+            dup     v29.2s, w7
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v2.4s, v18.4s, v30.4s
@@ -1829,10 +1808,11 @@ gen4_r1:
 // qgemm::matmul::qsi8d32p_qsi4c32p::i8mm::aarch64::gen4_r2
 // 191 instructions; loop .L2: 33 instructions, 16 smmla; loop .L3: 33 instructions, 16 smmla
 gen4_r2:
-        stp     d15, d14, [sp, #-64]!
+        stp     d15, d14, [sp, #-80]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
         stp     d9, d8, [sp, #48]
+        str     x19, [sp, #64]
         ldp     x8, x9, [x0]
         adrp    x2, qgemm::matmul::arch::asm::CONSTS
         add     x2, x2, :lo12:qgemm::matmul::arch::asm::CONSTS
@@ -1852,7 +1832,7 @@ gen4_r2:
         movi    v6.4s, #0x0
         movi    v7.4s, #0x0
         movi    v24.16b, #0xf0
-.L1:    // loop: 121 instructions, 32 smmla
+.L1:    // loop: 119 instructions, 32 smmla
             ld1     {v28.4h}, [x11], x12
             fcvtl   v28.4s, v28.4h
             zip2    v31.4s, v28.4s, v28.4s
@@ -1896,10 +1876,9 @@ gen4_r2:
                 subs    x5, x5, #0x1
                 b.ne    .L2                              // back to .L2
             sub     x6, x8, x1
-            ldur    x7, [x6, #-8]
+            ldp     w7, w19, [x6, #-8]
             add     x8, x8, x0
             dup     v29.2s, w7
-            lsr     x7, x7, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -1909,7 +1888,7 @@ gen4_r2:
             fmla    v0.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v1.4s, v17.4s, v29.4s
-            dup     v29.2s, w7
+            dup     v29.2s, w19
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v2.4s, v18.4s, v30.4s
@@ -1954,10 +1933,9 @@ gen4_r2:
                 subs    x5, x5, #0x1
                 b.ne    .L3                              // back to .L3
             sub     x6, x9, x1
-            ldur    x7, [x6, #-8]
+            ldp     w7, w19, [x6, #-8]
             add     x9, x9, x0
             dup     v29.2s, w7
-            lsr     x7, x7, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -1967,7 +1945,7 @@ gen4_r2:
             fmla    v4.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v5.4s, v17.4s, v29.4s
-            dup     v29.2s, w7
+            dup     v29.2s, w19
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v6.4s, v18.4s, v30.4s
@@ -2019,19 +1997,20 @@ gen4_r2:
         st1     {v18.4s}, [x13]
         add     x13, x13, x14, lsl #1
         ldp     d9, d8, [sp, #48]
+        ldr     x19, [sp, #64]
         ldp     d11, d10, [sp, #32]
         ldp     d13, d12, [sp, #16]
-        ldp     d15, d14, [sp], #64
+        ldp     d15, d14, [sp], #80
         ret
 
 // qgemm::matmul::qsi8d32p_qsi4c32p::i8mm::aarch64::gen4_r3
-// 275 instructions; loop .L2: 33 instructions, 16 smmla; loop .L3: 33 instructions, 16 smmla; loop .L4: 33 instructions, 16 smmla
+// 272 instructions; loop .L2: 33 instructions, 16 smmla; loop .L3: 33 instructions, 16 smmla; loop .L4: 33 instructions, 16 smmla
 gen4_r3:
         stp     d15, d14, [sp, #-80]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
         stp     d9, d8, [sp, #48]
-        str     x19, [sp, #64]
+        stp     x20, x19, [sp, #64]
         ldp     x8, x9, [x0]
         adrp    x3, qgemm::matmul::arch::asm::CONSTS
         add     x3, x3, :lo12:qgemm::matmul::arch::asm::CONSTS
@@ -2056,7 +2035,7 @@ gen4_r3:
         movi    v10.4s, #0x0
         movi    v11.4s, #0x0
         movi    v24.16b, #0xf0
-.L1:    // loop: 178 instructions, 48 smmla
+.L1:    // loop: 175 instructions, 48 smmla
             ld1     {v28.4h}, [x12], x13
             fcvtl   v28.4s, v28.4h
             zip2    v31.4s, v28.4s, v28.4s
@@ -2100,10 +2079,9 @@ gen4_r3:
                 subs    x6, x6, #0x1
                 b.ne    .L2                              // back to .L2
             sub     x7, x8, x2
-            ldur    x19, [x7, #-8]
+            ldp     w19, w20, [x7, #-8]
             add     x8, x8, x0
             dup     v29.2s, w19
-            lsr     x19, x19, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -2113,7 +2091,7 @@ gen4_r3:
             fmla    v0.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v1.4s, v17.4s, v29.4s
-            dup     v29.2s, w19
+            dup     v29.2s, w20
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v2.4s, v18.4s, v30.4s
@@ -2158,10 +2136,9 @@ gen4_r3:
                 subs    x6, x6, #0x1
                 b.ne    .L3                              // back to .L3
             sub     x7, x9, x2
-            ldur    x19, [x7, #-8]
+            ldp     w19, w20, [x7, #-8]
             add     x9, x9, x0
             dup     v29.2s, w19
-            lsr     x19, x19, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -2171,7 +2148,7 @@ gen4_r3:
             fmla    v4.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v5.4s, v17.4s, v29.4s
-            dup     v29.2s, w19
+            dup     v29.2s, w20
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v6.4s, v18.4s, v30.4s
@@ -2216,10 +2193,9 @@ gen4_r3:
                 subs    x6, x6, #0x1
                 b.ne    .L4                              // back to .L4
             sub     x7, x10, x2
-            ldur    x19, [x7, #-8]
+            ldp     w19, w20, [x7, #-8]
             add     x10, x10, x0
             dup     v29.2s, w19
-            lsr     x19, x19, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -2229,7 +2205,7 @@ gen4_r3:
             fmla    v8.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v9.4s, v17.4s, v29.4s
-            dup     v29.2s, w19
+            dup     v29.2s, w20
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v10.4s, v18.4s, v30.4s
@@ -2300,21 +2276,22 @@ gen4_r3:
         st1     {v11.4s}, [x4], #16
         st1     {v18.4s}, [x14]
         add     x14, x14, x15, lsl #1
+        ldp     x20, x19, [sp, #64]
         ldp     d9, d8, [sp, #48]
-        ldr     x19, [sp, #64]
         ldp     d11, d10, [sp, #32]
         ldp     d13, d12, [sp, #16]
         ldp     d15, d14, [sp], #80
         ret
 
 // qgemm::matmul::qsi8d32p_qsi4c32p::i8mm::aarch64::gen4_r4
-// 356 instructions; loop .L2: 33 instructions, 16 smmla; loop .L3: 33 instructions, 16 smmla; loop .L4: 33 instructions, 16 smmla; loop .L5: 33 instructions, 16 smmla
+// 354 instructions; loop .L2: 33 instructions, 16 smmla; loop .L3: 33 instructions, 16 smmla; loop .L4: 33 instructions, 16 smmla; loop .L5: 33 instructions, 16 smmla
 gen4_r4:
-        stp     d15, d14, [sp, #-80]!
+        stp     d15, d14, [sp, #-96]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
         stp     d9, d8, [sp, #48]
-        stp     x20, x19, [sp, #64]
+        str     x21, [sp, #64]
+        stp     x20, x19, [sp, #80]
         ldp     x8, x9, [x0]
         adrp    x4, qgemm::matmul::arch::asm::CONSTS
         add     x4, x4, :lo12:qgemm::matmul::arch::asm::CONSTS
@@ -2343,7 +2320,7 @@ gen4_r4:
         movi    v14.4s, #0x0
         movi    v15.4s, #0x0
         movi    v24.16b, #0xf0
-.L1:    // loop: 235 instructions, 64 smmla
+.L1:    // loop: 231 instructions, 64 smmla
             ld1     {v28.4h}, [x13], x14
             fcvtl   v28.4s, v28.4h
             zip2    v31.4s, v28.4s, v28.4s
@@ -2387,10 +2364,9 @@ gen4_r4:
                 subs    x7, x7, #0x1
                 b.ne    .L2                              // back to .L2
             sub     x19, x8, x3
-            ldur    x20, [x19, #-8]
+            ldp     w20, w21, [x19, #-8]
             add     x8, x8, x0
             dup     v29.2s, w20
-            lsr     x20, x20, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -2400,7 +2376,7 @@ gen4_r4:
             fmla    v0.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v1.4s, v17.4s, v29.4s
-            dup     v29.2s, w20
+            dup     v29.2s, w21
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v2.4s, v18.4s, v30.4s
@@ -2445,10 +2421,9 @@ gen4_r4:
                 subs    x7, x7, #0x1
                 b.ne    .L3                              // back to .L3
             sub     x19, x9, x3
-            ldur    x20, [x19, #-8]
+            ldp     w20, w21, [x19, #-8]
             add     x9, x9, x0
             dup     v29.2s, w20
-            lsr     x20, x20, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -2458,7 +2433,7 @@ gen4_r4:
             fmla    v4.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v5.4s, v17.4s, v29.4s
-            dup     v29.2s, w20
+            dup     v29.2s, w21
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v6.4s, v18.4s, v30.4s
@@ -2503,10 +2478,9 @@ gen4_r4:
                 subs    x7, x7, #0x1
                 b.ne    .L4                              // back to .L4
             sub     x19, x10, x3
-            ldur    x20, [x19, #-8]
+            ldp     w20, w21, [x19, #-8]
             add     x10, x10, x0
             dup     v29.2s, w20
-            lsr     x20, x20, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -2516,7 +2490,7 @@ gen4_r4:
             fmla    v8.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v9.4s, v17.4s, v29.4s
-            dup     v29.2s, w20
+            dup     v29.2s, w21
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v10.4s, v18.4s, v30.4s
@@ -2561,10 +2535,9 @@ gen4_r4:
                 subs    x7, x7, #0x1
                 b.ne    .L5                              // back to .L5
             sub     x19, x11, x3
-            ldur    x20, [x19, #-8]
+            ldp     w20, w21, [x19, #-8]
             add     x11, x11, x0
             dup     v29.2s, w20
-            lsr     x20, x20, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -2574,7 +2547,7 @@ gen4_r4:
             fmla    v12.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v13.4s, v17.4s, v29.4s
-            dup     v29.2s, w20
+            dup     v29.2s, w21
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v14.4s, v18.4s, v30.4s
@@ -2665,15 +2638,16 @@ gen4_r4:
         st1     {v15.4s}, [x5], #16
         st1     {v18.4s}, [x15]
         add     x15, x15, x16, lsl #1
-        ldp     x20, x19, [sp, #64]
+        ldp     x20, x19, [sp, #80]
+        ldr     x21, [sp, #64]
         ldp     d9, d8, [sp, #48]
         ldp     d11, d10, [sp, #32]
         ldp     d13, d12, [sp, #16]
-        ldp     d15, d14, [sp], #80
+        ldp     d15, d14, [sp], #96
         ret
 
 // qgemm::matmul::qsi8d32p_qsi4c32p::i8mm::aarch64::gen8_r1
-// 110 instructions; loop .L2: 33 instructions, 16 smmla
+// 109 instructions; loop .L2: 33 instructions, 16 smmla
 gen8_r1:
         stp     d15, d14, [sp, #-64]!
         stp     d13, d12, [sp, #16]
@@ -2694,7 +2668,7 @@ gen8_r1:
         movi    v2.4s, #0x0
         movi    v3.4s, #0x0
         movi    v24.16b, #0xf0
-.L1:    // loop: 64 instructions, 16 smmla
+.L1:    // loop: 63 instructions, 16 smmla
             ld1     {v28.4h}, [x10], x11
             fcvtl   v28.4s, v28.4h
             zip2    v31.4s, v28.4s, v28.4s
@@ -2738,10 +2712,9 @@ gen8_r1:
                 subs    x4, x4, #0x1
                 b.ne    .L2                              // back to .L2
             sub     x5, x8, x18
-            ldur    x6, [x5, #-8]
+            ldp     w6, w7, [x5, #-8]
             add     x8, x8, x0
             dup     v29.2s, w6
-            lsr     x6, x6, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -2751,7 +2724,7 @@ gen8_r1:
             fmla    v0.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v1.4s, v17.4s, v29.4s
-            dup     v29.2s, w6
+            dup     v29.2s, w7
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v2.4s, v18.4s, v30.4s
@@ -2791,10 +2764,11 @@ gen8_r1:
 // qgemm::matmul::qsi8d32p_qsi4c32p::i8mm::aarch64::gen8_r2
 // 191 instructions; loop .L2: 33 instructions, 16 smmla; loop .L3: 33 instructions, 16 smmla
 gen8_r2:
-        stp     d15, d14, [sp, #-64]!
+        stp     d15, d14, [sp, #-80]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
         stp     d9, d8, [sp, #48]
+        str     x19, [sp, #64]
         ldp     x8, x9, [x0]
         adrp    x2, qgemm::matmul::arch::asm::CONSTS
         add     x2, x2, :lo12:qgemm::matmul::arch::asm::CONSTS
@@ -2814,7 +2788,7 @@ gen8_r2:
         movi    v6.4s, #0x0
         movi    v7.4s, #0x0
         movi    v24.16b, #0xf0
-.L1:    // loop: 121 instructions, 32 smmla
+.L1:    // loop: 119 instructions, 32 smmla
             ld1     {v28.4h}, [x11], x12
             fcvtl   v28.4s, v28.4h
             zip2    v31.4s, v28.4s, v28.4s
@@ -2858,10 +2832,9 @@ gen8_r2:
                 subs    x5, x5, #0x1
                 b.ne    .L2                              // back to .L2
             sub     x6, x8, x1
-            ldur    x7, [x6, #-8]
+            ldp     w7, w19, [x6, #-8]
             add     x8, x8, x0
             dup     v29.2s, w7
-            lsr     x7, x7, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -2871,7 +2844,7 @@ gen8_r2:
             fmla    v0.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v1.4s, v17.4s, v29.4s
-            dup     v29.2s, w7
+            dup     v29.2s, w19
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v2.4s, v18.4s, v30.4s
@@ -2916,10 +2889,9 @@ gen8_r2:
                 subs    x5, x5, #0x1
                 b.ne    .L3                              // back to .L3
             sub     x6, x9, x1
-            ldur    x7, [x6, #-8]
+            ldp     w7, w19, [x6, #-8]
             add     x9, x9, x0
             dup     v29.2s, w7
-            lsr     x7, x7, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -2929,7 +2901,7 @@ gen8_r2:
             fmla    v4.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v5.4s, v17.4s, v29.4s
-            dup     v29.2s, w7
+            dup     v29.2s, w19
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v6.4s, v18.4s, v30.4s
@@ -2981,19 +2953,20 @@ gen8_r2:
         st1     {v18.4s}, [x13]
         add     x13, x13, x14, lsl #1
         ldp     d9, d8, [sp, #48]
+        ldr     x19, [sp, #64]
         ldp     d11, d10, [sp, #32]
         ldp     d13, d12, [sp, #16]
-        ldp     d15, d14, [sp], #64
+        ldp     d15, d14, [sp], #80
         ret
 
 // qgemm::matmul::qsi8d32p_qsi4c32p::i8mm::aarch64::gen8_r3
-// 275 instructions; loop .L2: 33 instructions, 16 smmla; loop .L3: 33 instructions, 16 smmla; loop .L4: 33 instructions, 16 smmla
+// 272 instructions; loop .L2: 33 instructions, 16 smmla; loop .L3: 33 instructions, 16 smmla; loop .L4: 33 instructions, 16 smmla
 gen8_r3:
         stp     d15, d14, [sp, #-80]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
         stp     d9, d8, [sp, #48]
-        str     x19, [sp, #64]
+        stp     x20, x19, [sp, #64]
         ldp     x8, x9, [x0]
         adrp    x3, qgemm::matmul::arch::asm::CONSTS
         add     x3, x3, :lo12:qgemm::matmul::arch::asm::CONSTS
@@ -3018,7 +2991,7 @@ gen8_r3:
         movi    v10.4s, #0x0
         movi    v11.4s, #0x0
         movi    v24.16b, #0xf0
-.L1:    // loop: 178 instructions, 48 smmla
+.L1:    // loop: 175 instructions, 48 smmla
             ld1     {v28.4h}, [x12], x13
             fcvtl   v28.4s, v28.4h
             zip2    v31.4s, v28.4s, v28.4s
@@ -3062,10 +3035,9 @@ gen8_r3:
                 subs    x6, x6, #0x1
                 b.ne    .L2                              // back to .L2
             sub     x7, x8, x2
-            ldur    x19, [x7, #-8]
+            ldp     w19, w20, [x7, #-8]
             add     x8, x8, x0
             dup     v29.2s, w19
-            lsr     x19, x19, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -3075,7 +3047,7 @@ gen8_r3:
             fmla    v0.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v1.4s, v17.4s, v29.4s
-            dup     v29.2s, w19
+            dup     v29.2s, w20
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v2.4s, v18.4s, v30.4s
@@ -3120,10 +3092,9 @@ gen8_r3:
                 subs    x6, x6, #0x1
                 b.ne    .L3                              // back to .L3
             sub     x7, x9, x2
-            ldur    x19, [x7, #-8]
+            ldp     w19, w20, [x7, #-8]
             add     x9, x9, x0
             dup     v29.2s, w19
-            lsr     x19, x19, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -3133,7 +3104,7 @@ gen8_r3:
             fmla    v4.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v5.4s, v17.4s, v29.4s
-            dup     v29.2s, w19
+            dup     v29.2s, w20
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v6.4s, v18.4s, v30.4s
@@ -3178,10 +3149,9 @@ gen8_r3:
                 subs    x6, x6, #0x1
                 b.ne    .L4                              // back to .L4
             sub     x7, x10, x2
-            ldur    x19, [x7, #-8]
+            ldp     w19, w20, [x7, #-8]
             add     x10, x10, x0
             dup     v29.2s, w19
-            lsr     x19, x19, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -3191,7 +3161,7 @@ gen8_r3:
             fmla    v8.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v9.4s, v17.4s, v29.4s
-            dup     v29.2s, w19
+            dup     v29.2s, w20
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v10.4s, v18.4s, v30.4s
@@ -3262,21 +3232,22 @@ gen8_r3:
         st1     {v11.4s}, [x4], #16
         st1     {v18.4s}, [x14]
         add     x14, x14, x15, lsl #1
+        ldp     x20, x19, [sp, #64]
         ldp     d9, d8, [sp, #48]
-        ldr     x19, [sp, #64]
         ldp     d11, d10, [sp, #32]
         ldp     d13, d12, [sp, #16]
         ldp     d15, d14, [sp], #80
         ret
 
 // qgemm::matmul::qsi8d32p_qsi4c32p::i8mm::aarch64::gen8_r4
-// 356 instructions; loop .L2: 33 instructions, 16 smmla; loop .L3: 33 instructions, 16 smmla; loop .L4: 33 instructions, 16 smmla; loop .L5: 33 instructions, 16 smmla
+// 354 instructions; loop .L2: 33 instructions, 16 smmla; loop .L3: 33 instructions, 16 smmla; loop .L4: 33 instructions, 16 smmla; loop .L5: 33 instructions, 16 smmla
 gen8_r4:
-        stp     d15, d14, [sp, #-80]!
+        stp     d15, d14, [sp, #-96]!
         stp     d13, d12, [sp, #16]
         stp     d11, d10, [sp, #32]
         stp     d9, d8, [sp, #48]
-        stp     x20, x19, [sp, #64]
+        str     x21, [sp, #64]
+        stp     x20, x19, [sp, #80]
         ldp     x8, x9, [x0]
         adrp    x4, qgemm::matmul::arch::asm::CONSTS
         add     x4, x4, :lo12:qgemm::matmul::arch::asm::CONSTS
@@ -3305,7 +3276,7 @@ gen8_r4:
         movi    v14.4s, #0x0
         movi    v15.4s, #0x0
         movi    v24.16b, #0xf0
-.L1:    // loop: 235 instructions, 64 smmla
+.L1:    // loop: 231 instructions, 64 smmla
             ld1     {v28.4h}, [x13], x14
             fcvtl   v28.4s, v28.4h
             zip2    v31.4s, v28.4s, v28.4s
@@ -3349,10 +3320,9 @@ gen8_r4:
                 subs    x7, x7, #0x1
                 b.ne    .L2                              // back to .L2
             sub     x19, x8, x3
-            ldur    x20, [x19, #-8]
+            ldp     w20, w21, [x19, #-8]
             add     x8, x8, x0
             dup     v29.2s, w20
-            lsr     x20, x20, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -3362,7 +3332,7 @@ gen8_r4:
             fmla    v0.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v1.4s, v17.4s, v29.4s
-            dup     v29.2s, w20
+            dup     v29.2s, w21
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v2.4s, v18.4s, v30.4s
@@ -3407,10 +3377,9 @@ gen8_r4:
                 subs    x7, x7, #0x1
                 b.ne    .L3                              // back to .L3
             sub     x19, x9, x3
-            ldur    x20, [x19, #-8]
+            ldp     w20, w21, [x19, #-8]
             add     x9, x9, x0
             dup     v29.2s, w20
-            lsr     x20, x20, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -3420,7 +3389,7 @@ gen8_r4:
             fmla    v4.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v5.4s, v17.4s, v29.4s
-            dup     v29.2s, w20
+            dup     v29.2s, w21
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v6.4s, v18.4s, v30.4s
@@ -3465,10 +3434,9 @@ gen8_r4:
                 subs    x7, x7, #0x1
                 b.ne    .L4                              // back to .L4
             sub     x19, x10, x3
-            ldur    x20, [x19, #-8]
+            ldp     w20, w21, [x19, #-8]
             add     x10, x10, x0
             dup     v29.2s, w20
-            lsr     x20, x20, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -3478,7 +3446,7 @@ gen8_r4:
             fmla    v8.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v9.4s, v17.4s, v29.4s
-            dup     v29.2s, w20
+            dup     v29.2s, w21
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v10.4s, v18.4s, v30.4s
@@ -3523,10 +3491,9 @@ gen8_r4:
                 subs    x7, x7, #0x1
                 b.ne    .L5                              // back to .L5
             sub     x19, x11, x3
-            ldur    x20, [x19, #-8]
+            ldp     w20, w21, [x19, #-8]
             add     x11, x11, x0
             dup     v29.2s, w20
-            lsr     x20, x20, #32
             fcvtl   v29.4s, v29.4h
             scvtf   v16.4s, v16.4s, #4
             scvtf   v17.4s, v17.4s, #4
@@ -3536,7 +3503,7 @@ gen8_r4:
             fmla    v12.4s, v16.4s, v30.4s
             fmul    v29.4s, v29.4s, v31.4s
             fmla    v13.4s, v17.4s, v29.4s
-            dup     v29.2s, w20
+            dup     v29.2s, w21
             fcvtl   v29.4s, v29.4h
             fmul    v30.4s, v29.4s, v28.4s
             fmla    v14.4s, v18.4s, v30.4s
@@ -3627,9 +3594,10 @@ gen8_r4:
         st1     {v15.4s}, [x5], #16
         st1     {v18.4s}, [x15]
         add     x15, x15, x16, lsl #1
-        ldp     x20, x19, [sp, #64]
+        ldp     x20, x19, [sp, #80]
+        ldr     x21, [sp, #64]
         ldp     d9, d8, [sp, #48]
         ldp     d11, d10, [sp, #32]
         ldp     d13, d12, [sp, #16]
-        ldp     d15, d14, [sp], #80
+        ldp     d15, d14, [sp], #96
         ret
