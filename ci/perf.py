@@ -273,6 +273,23 @@ def measure_model_load(tools, bench):
     return rows
 
 
+# The weight quantizers (issue 25): format, method, n, k. GPTQ costs about k^3 / 3 for the
+# factor plus k^2 / 2 per channel, so per weight about k^2 / (3 n) + k / 2: it runs on a square
+# 512 x 512 matrix.
+QUANTIZERS = [(f, m, 256, 4096) for f in ("qsi4cxp", "qsi4c32p", "q4_0", "qsi8cxp") for m in ("rtn", "signedmax", "search")] + [
+    (f, "gptq", 512, 512) for f in ("qsi4c32p", "q4_0")]
+
+
+def measure_quantizers(tools, bench):
+    """Instructions per weight of each quantizer (bench --quantize), the Hessian's accumulation excluded."""
+    rows = []
+    for fmt, method, n, k in QUANTIZERS:
+        res, _, cmd = icount(tools, bench, ["--quantize", f"{fmt}:{method}", "--n", str(n), "--k", str(k)])
+        insns, _, _, _ = totals(res, lambda name: name.startswith("qgemm::quant::") and "Hessian" not in name)
+        rows.append(dict(format=fmt, method=method, n=n, k=k, insns=insns, cmd=cmd))
+    return rows
+
+
 def mca_functions(bench):
     """Demangled names of the asm tile functions (tier modules, dotprod and i8mm)."""
     out = run(["aarch64-linux-gnu-nm", "-C", "--defined-only", bench]).stdout
@@ -313,7 +330,7 @@ def issue_pct(r, cpu):
     return 100.0 * ops / r["cycles"][cpu] / LIMIT[cpu]
 
 
-def write(out, kernels, krows, prow, mrows, selected, quick, lrows=()):
+def write(out, kernels, krows, prow, mrows, selected, quick, lrows=(), qrows=()):
     L = []
     w = L.append
     w("# Performance\n")
@@ -446,6 +463,18 @@ def write(out, kernels, krows, prow, mrows, selected, quick, lrows=()):
             w(f"| {r['format']} | {r['family']} | {r['matrices']} | {r['weights']:,} | {r['bytes']:,} | "
               f"{r['insns']:,} | {r['insns'] / r['weights']:.3f} | {r['insns'] / r['bytes']:.3f} |")
         w("")
+    if qrows:
+        w("## Weight quantizers\n")
+        w("`qgemm::quant`: one call on n x k random f32 weights (uniform in [-1, 1), one outlier in 61), instructions of")
+        w("`qgemm::quant::*` (for GPTQ without the accumulation of the Hessian, whose cost is k^2 / 2 per activation")
+        w("row; GPTQ's figure includes the factorization of the damped Hessian, about k^3 / 3, shared by the n")
+        w("channels). Command per row: `tools/icount/icount.py --cpu max --sym qgemm:: --json FILE -- bench --quantize")
+        w("FORMAT:METHOD --n N --k K`. Issue 25's target: <= 10 insns per weight for round to nearest.\n")
+        w("| format | method | n | k | insns | insns/weight |")
+        w("|---|---|--:|--:|--:|--:|")
+        for r in qrows:
+            w(f"| {r['format']} | {r['method']} | {r['n']} | {r['k']} | {r['insns']:,} | {r['insns'] / (r['n'] * r['k']):.1f} |")
+        w("")
     w("The f16 and bf16 families pack their weights with their f32 twin's RHS packer (same rows). Their LHS")
     w("packers read half the bytes of the f32 one but widen each group of 32 values twice (for the row's")
     w("min/max, then to quantize; f16 with `FCVTL`, bf16 by a shift), and round with the instruction")
@@ -531,7 +560,7 @@ def main():
     if a.reuse:
         m = json.load(open(cache))
         kernels, krows, prow, mrows, selected = m["kernels"], m["krows"], m["prow"], m["mrows"], m["selected"]
-        lrows = m.get("lrows", [])
+        lrows, qrows = m.get("lrows", []), m.get("qrows", [])
         selected = {(f, int(mm)): k for f, mm, k in selected}
     else:
         bench = build()
@@ -546,11 +575,12 @@ def main():
             prow = sorted([r for r in old["prow"] if r["family"] not in fams] + measure_packers(a.tools, bench, a.quick, fams),
                           key=lambda r: order.get(r["family"], len(order)))
             write_cache_and_page(a, cache, bench, old["kernels"], old["krows"], prow, old["mrows"],
-                                 measure_model_load(a.tools, bench))
+                                 measure_model_load(a.tools, bench), measure_quantizers(a.tools, bench))
             return
         krows = measure_kernels(a.tools, bench, [k for k in kernels if k["family"] in fams], a.quick, a.jobs)
         prow = measure_packers(a.tools, bench, a.quick, fams)
         lrows = measure_model_load(a.tools, bench)
+        qrows = measure_quantizers(a.tools, bench)
         fns = mca_functions(bench)
         if only:
             fns = [fn for fn in fns if any(f"::{f}::" in fn for f in fams)]
@@ -568,13 +598,13 @@ def main():
             mrows = sorted([r for r in old["mrows"] if not any(f"::{f}::" in r["fn"] for f in fams)] + mrows,
                            key=lambda r: r["fn"])
             kernels = [k for k in old["kernels"] if k["family"] not in fams] + [k for k in kernels if k["family"] in fams]
-        write_cache_and_page(a, cache, bench, kernels, krows, prow, mrows, lrows)
+        write_cache_and_page(a, cache, bench, kernels, krows, prow, mrows, lrows, qrows)
         return
-    write(a.out, kernels, krows, prow, mrows, selected, a.quick, lrows)
+    write(a.out, kernels, krows, prow, mrows, selected, a.quick, lrows, qrows)
     print(f"wrote {a.out}", file=sys.stderr)
 
 
-def write_cache_and_page(a, cache, bench, kernels, krows, prow, mrows, lrows):
+def write_cache_and_page(a, cache, bench, kernels, krows, prow, mrows, lrows, qrows):
     """The dispatcher's picks, then the measurements into the cache and the page."""
     sel = run(["qemu-aarch64", "-cpu", "max", "-L", "/usr/aarch64-linux-gnu", bench, "--selected"]).stdout
     selected = {}
@@ -583,9 +613,9 @@ def write_cache_and_page(a, cache, bench, kernels, krows, prow, mrows, lrows):
         if len(f) == 3:
             selected[(f[0], int(f[1]))] = f[2]
     with open(cache, "w") as f:
-        json.dump(dict(kernels=kernels, krows=krows, prow=prow, mrows=mrows, lrows=lrows,
+        json.dump(dict(kernels=kernels, krows=krows, prow=prow, mrows=mrows, lrows=lrows, qrows=qrows,
                        selected=[[fam, m, k] for (fam, m), k in selected.items()]), f)
-    write(a.out, kernels, krows, prow, mrows, selected, a.quick, lrows)
+    write(a.out, kernels, krows, prow, mrows, selected, a.quick, lrows, qrows)
     print(f"wrote {a.out}", file=sys.stderr)
 
 

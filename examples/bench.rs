@@ -5,6 +5,7 @@
 //! bench [--quick] [--family SUBSTR] [--kernel SUBSTR] [--m LIST] [--n N] [--k K] [--bl BL]
 //!       [--iters N] [--scalar] [--no-kernels] [--no-packers] [--list] [--selected]
 //! bench --model-load [--family SUBSTR]
+//! bench --quantize FORMAT:METHOD [--n N] [--k K]
 //! ```
 //!
 //! `--family` and `--kernel` take a full name (that family or kernel only: `qai8dxp_qsi4cxp` is
@@ -23,6 +24,11 @@
 //! random codes and scales of the right shapes) with each selected family's RHS packer at its
 //! preferred packing (the one `select` uses for m = 128), once per matrix and without a warm-up:
 //! the per-function counts of the packer are the cost of loading the model.
+//!
+//! `--quantize FORMAT:METHOD` runs one weight quantizer of `qgemm::quant` once on `n x k` random
+//! f32 weights (uniform in [-1, 1) with one outlier in 61): FORMAT `qsi4cxp`, `qsi4c32p`, `q4_0`,
+//! `qsi8cxp` with METHOD `rtn`, `signedmax`, `search` or `gptq` (the Hessian of 2k random
+//! correlated activation rows first, outside the count; damping 0.01).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -49,6 +55,7 @@ struct Opts {
     list: bool,
     selected: bool,
     model_load: bool,
+    quantize: Option<String>,
 }
 
 fn parse() -> Opts {
@@ -66,6 +73,7 @@ fn parse() -> Opts {
         list: false,
         selected: false,
         model_load: false,
+        quantize: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -90,6 +98,7 @@ fn parse() -> Opts {
             "--list" => o.list = true,
             "--selected" => o.selected = true,
             "--model-load" => o.model_load = true,
+            "--quantize" => o.quantize = Some(val()),
             "-h" | "--help" => usage(""),
             _ => usage(&format!("unknown argument {a}")),
         }
@@ -310,6 +319,12 @@ fn run_packer(f: &dyn Fn()) {
     f();
 }
 
+/// One measured quantizer call.
+#[inline(never)]
+fn run_quantizer(f: &mut dyn FnMut()) {
+    f();
+}
+
 /// Warm-up plus `iters` timed calls; returns ns per call.
 fn time(iters: usize, f: &dyn Fn()) -> f64 {
     f();
@@ -506,9 +521,78 @@ fn every_family(o: &Opts, cpu: &CpuFeatures) {
     bench_family::<qgemm::qai8dxp_qsu2cxp::Qai8dxpQsu2cxp>(o, cpu);
 }
 
+/// `--quantize FORMAT:METHOD`: one quantizer call on `n x k` random weights, one row.
+fn quantize(spec: &str, n: usize, k: usize) {
+    use qgemm::quant::{self, Method, Weights, gptq};
+    let mut r = Rng(0x9a7e);
+    let w: Vec<f32> = (0..n * k).map(|i| (r.unit() * 2.0 - 1.0) * if i % 61 == 0 { 8.0 } else { 1.0 }).collect();
+    let ww = Weights::nxk(&w, k);
+    let (format, method) = spec.split_once(':').unwrap_or_else(|| usage("--quantize FORMAT:METHOD"));
+    let method_of = |m: &str| match m {
+        "rtn" => Method::RoundToNearest,
+        "signedmax" => Method::SignedMax,
+        "search" => Method::Search,
+        _ => usage("METHOD: rtn, signedmax, search, gptq"),
+    };
+    // GPTQ: the Hessian of 2k rows x = A z (z with decaying variances), outside the count.
+    let mut hbuf = Vec::new();
+    let hessian = (method == "gptq").then(|| {
+        hbuf = vec![0f64; gptq::Hessian::buffer_len(k).unwrap()];
+        let mut h = gptq::Hessian::new(&mut hbuf, k).unwrap();
+        let mix: Vec<f32> = (0..k * 8).map(|_| r.unit() - 0.5).collect();
+        let x: Vec<f32> = (0..2 * k)
+            .flat_map(|_| {
+                let z: Vec<f32> = (0..8).map(|i| (r.unit() - 0.5) / (1 + i) as f32).collect();
+                (0..k)
+                    .map(|j| (0..8).map(|i| mix[j * 8 + i] * z[i]).sum::<f32>() + 0.01 * (r.unit() - 0.5))
+                    .collect::<Vec<f32>>()
+            })
+            .collect();
+        h.add(&x, 2 * k, k).unwrap();
+        h
+    });
+    let mut work = vec![0f64; if hessian.is_some() { gptq::workspace_len(n, k).unwrap() } else { 0 }];
+    let bl = 32;
+    let (mut codes, mut scales, mut q8) = (vec![0u8; n * k], vec![0f32; n * k / bl], vec![0i8; n * k]);
+    let mut bf = vec![bf16::ZERO; n * k / bl];
+    let t = Instant::now();
+    run_quantizer(&mut || {
+        let (c, s, b, q, wk) = (&mut codes[..], &mut scales[..], &mut bf[..], &mut q8[..], &mut work[..]);
+        match (format, method, &hessian) {
+            ("qsi4cxp", "gptq", Some(h)) => gptq::qsi4cxp(None, n, k, &ww, h, 0.01, wk, c, s),
+            ("qsi4c32p", "gptq", Some(h)) => gptq::qsi4c32p(None, n, k, bl, &ww, h, 0.01, wk, c, b),
+            ("q4_0", "gptq", Some(h)) => gptq::q4_0(None, n, k, bl, &ww, h, 0.01, wk, c),
+            ("qsi8cxp", "gptq", Some(h)) => gptq::qsi8cxp(None, n, k, &ww, h, 0.01, wk, q, s),
+            ("qsi4cxp", m, _) => quant::qsi4cxp::quantize(method_of(m), n, k, &ww, c, s),
+            ("qsi4c32p", m, _) => quant::qsi4c32p::quantize(method_of(m), n, k, bl, &ww, c, b),
+            ("q4_0", m, _) => quant::q4_0::quantize(method_of(m), n, k, bl, &ww, c),
+            ("qsi8cxp", m, _) => quant::qsi8cxp::quantize(method_of(m), n, k, &ww, q, s),
+            _ => usage("FORMAT: qsi4cxp, qsi4c32p, q4_0, qsi8cxp"),
+        }
+        .unwrap();
+    });
+    let ns = t.elapsed().as_nanos() as f64;
+    row(&[
+        "quant".into(),
+        format!("quantize {format}:{method} ({} weights)", n * k),
+        "-".into(),
+        "-".into(),
+        format!("{n}"),
+        format!("{k}"),
+        format!("{bl}"),
+        format!("{ns:.0}"),
+        "-".into(),
+        "-".into(),
+    ]);
+}
+
 fn main() {
     let o = parse();
     let cpu = CpuFeatures::detect();
+    if let Some(spec) = &o.quantize {
+        quantize(spec, o.n, o.k);
+        return;
+    }
     if o.list || o.selected {
         // --list: one line per available kernel: family name tier mr nr kr sr m_step n_step.
         // --selected: one line per family and m: family m kernel-select-picks.

@@ -6,7 +6,16 @@
 /// like `FCVTAS` (NaN gives 0).
 #[inline]
 pub(crate) fn round_away_i32(x: f32) -> i32 {
-    libm::roundf(x) as i32
+    #[cfg(target_arch = "aarch64")]
+    {
+        // SAFETY: FCVTAS (scalar) is base Armv8.0 (FP is part of every aarch64 target); a
+        // register operation.
+        unsafe { core::arch::aarch64::vcvtas_s32_f32(x) }
+    }
+    #[cfg(not(target_arch = "aarch64"))]
+    {
+        libm::roundf(x) as i32
+    }
 }
 
 /// Nearest integer, ties to even (C `rintf`, AArch64 `FRINTN`), as f32.

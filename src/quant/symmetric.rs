@@ -110,9 +110,10 @@ pub(crate) fn check_method(method: &Method<'_>, k: usize) -> Result<()> {
 }
 
 /// `round(w / s)` (ties away from zero) clamped to `[-levels - 1, levels]`; 0 when `s` is 0.
-#[inline]
+#[inline(always)]
 fn code(w: f32, s: f32, levels: f32) -> f32 {
-    if s == 0.0 { 0.0 } else { libm::roundf(w / s).clamp(-levels - 1.0, levels) }
+    // `round_away_i32` saturates at the i32 range, far past the clamp.
+    if s == 0.0 { 0.0 } else { (crate::arith::round_away_i32(w / s) as f32).clamp(-levels - 1.0, levels) }
 }
 
 /// The scale of one group, as chosen by a [`Method`]: the stored scale and the rule that maps a
@@ -133,7 +134,7 @@ impl GroupScale {
     }
 
     /// The code of `w` in this group.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn code(&self, w: f32) -> i8 {
         let l = self.levels as f32;
         match self.signed_max {
