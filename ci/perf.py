@@ -285,7 +285,8 @@ def measure_quantizers(tools, bench):
     rows = []
     for fmt, method, n, k in QUANTIZERS:
         res, _, cmd = icount(tools, bench, ["--quantize", f"{fmt}:{method}", "--n", str(n), "--k", str(k)])
-        insns, _, _, _ = totals(res, lambda name: name.startswith("qgemm::quant::") and "Hessian" not in name)
+        # Everything of the library the call runs (the quantizers use `lhs` helpers too).
+        insns, _, _, _ = totals(res, lambda name: name.startswith("qgemm::") and "Hessian" not in name)
         rows.append(dict(format=fmt, method=method, n=n, k=k, insns=insns, cmd=cmd))
     return rows
 
@@ -466,7 +467,7 @@ def write(out, kernels, krows, prow, mrows, selected, quick, lrows=(), qrows=())
     if qrows:
         w("## Weight quantizers\n")
         w("`qgemm::quant`: one call on n x k random f32 weights (uniform in [-1, 1), one outlier in 61), instructions of")
-        w("`qgemm::quant::*` (for GPTQ without the accumulation of the Hessian, whose cost is k^2 / 2 per activation")
+        w("`qgemm::*` (for GPTQ without the accumulation of the Hessian, whose cost is k^2 / 2 per activation")
         w("row; GPTQ's figure includes the factorization of the damped Hessian, about k^3 / 3, shared by the n")
         w("channels). Command per row: `tools/icount/icount.py --cpu max --sym qgemm:: --json FILE -- bench --quantize")
         w("FORMAT:METHOD --n N --k K`. Issue 25's target: <= 10 insns per weight for round to nearest.\n")

@@ -6,7 +6,7 @@
 pub mod qai8dxp;
 pub mod qsi8d32p;
 pub mod qsi8d32pscalef32;
-mod quant;
+pub(crate) mod quant;
 
 use crate::element::Element;
 use crate::error::{Buffer, Dim, Error, Result, Stride};

@@ -52,7 +52,7 @@ pub(crate) fn block_quant(amax: f32) -> (f16, f32) {
 /// The f16 bits of `s`, finite in `[0, F16_OVERFLOW)`, rounded to nearest even (the bits of
 /// `f16::from_f32(s)`, with a few integer operations instead of the general conversion).
 #[inline]
-fn f16_bits_below_overflow(s: f32) -> u16 {
+pub(crate) fn f16_bits_below_overflow(s: f32) -> u16 {
     const F16_MIN_NORMAL: f32 = 6.103_515_6e-5; // 2^-14
     if s >= F16_MIN_NORMAL {
         // Drop 13 mantissa bits, ties to even (a carry moves into the exponent), then rebias

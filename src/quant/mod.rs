@@ -22,6 +22,7 @@
 //!   quantized through the inverse of `X^T X` over calibration activations `X` (accumulated by
 //!   [`gptq::Hessian`]), to keep the layer's outputs rather than its weights close.
 
+mod fast;
 pub mod gptq;
 pub mod q4_0;
 pub mod qai4c32p;
@@ -42,9 +43,11 @@ pub(crate) fn check_out(given: usize, needed: usize, buffer: Buffer) -> Result<(
 }
 
 /// What [`quantize_int4_blocks`] produces for block `b` of channel `c`.
-pub(crate) enum BlockOut {
+pub(crate) enum BlockOut<'q> {
     /// The code of the block's depth `j` (depth `b * bl + j` of the channel).
     Code(usize, i8),
+    /// The codes of the whole block, in depth order (instead of `bl` [`BlockOut::Code`]s).
+    Codes(&'q [i8]),
     /// The block's stored scale, after its codes.
     Scale(f32),
 }
@@ -60,10 +63,19 @@ pub(crate) fn quantize_int4_blocks<S: Element>(
     bl: usize,
     w: &Weights<'_, S>,
     round: impl Fn(f32) -> f32 + Copy,
-    mut out: impl FnMut(usize, usize, BlockOut),
+    mut out: impl FnMut(usize, usize, BlockOut<'_>),
 ) {
+    let mut codes = [0i8; fast::CHUNK];
     for c in 0..n {
         for b in 0..k / bl {
+            // Round to nearest on f32 NxK rows: NEON (blocks of up to `CHUNK` values).
+            if let Some(x) = fast::rtn_row(method, w, c, b * bl, bl).filter(|_| bl <= fast::CHUNK) {
+                let s = fast::rtn_scale(x, 7, round);
+                fast::rtn_codes(x, s, 7, &mut codes);
+                out(c, b, BlockOut::Codes(&codes[..bl]));
+                out(c, b, BlockOut::Scale(s));
+                continue;
+            }
             let s = symmetric::quantize_group(
                 method,
                 bl,
@@ -92,10 +104,20 @@ pub(crate) fn check_block_scales<S: Element>(
     w: &Weights<'_, S>,
     round: impl Fn(f32) -> f32,
 ) -> Result<()> {
+    let levels = if *method == Method::RoundToNearest { 7.0 } else { 8.0 };
     for c in 0..n {
+        // No block of a row can overflow when the row's largest value does not (f32 NxK rows:
+        // one 16-wide pass).
+        if let Some(x) = fast::rtn_row(&Method::RoundToNearest, w, c, 0, k)
+            && round(crate::lhs::quant::abs_max_finite(x) / levels).is_finite()
+        {
+            continue;
+        }
         for b in 0..k / bl {
-            let amax = (0..bl).fold(0f32, |a, j| a.max(w.at(c, b * bl + j).abs()));
-            let levels = if *method == Method::RoundToNearest { 7.0 } else { 8.0 };
+            let amax = match fast::rtn_row(&Method::RoundToNearest, w, c, b * bl, bl) {
+                Some(x) => crate::lhs::quant::abs_max_finite(x),
+                None => (0..bl).fold(0f32, |a, j| a.max(w.at(c, b * bl + j).abs())),
+            };
             if !round(amax / levels).is_finite() {
                 let index = match w.layout {
                     crate::rhs::Layout::NxK => c * w.stride + b * bl,

@@ -48,6 +48,22 @@ pub fn quantize<S: Element>(
     let row = k.div_ceil(2);
     for c in 0..n {
         let out = &mut codes[c * row..(c + 1) * row];
+        // Round to nearest on f32 NxK rows: NEON codes, a chunk at a time, then nibble pairs.
+        if let Some(x) = super::fast::rtn_row(&method, w, c, 0, k) {
+            let s = super::fast::rtn_scale(x, 7, |s| s);
+            let mut q = [0i8; super::fast::CHUNK];
+            for (t, part) in x.chunks(super::fast::CHUNK).enumerate() {
+                super::fast::rtn_codes(part, s, 7, &mut q);
+                let bytes = &mut out[t * super::fast::CHUNK / 2..][..part.len().div_ceil(2)];
+                super::fast::pack_pairs(&q[..part.len() / 2 * 2], bytes);
+                if part.len() % 2 == 1 {
+                    // The odd last depth of the row: the high nibble stays 0.
+                    bytes[part.len() / 2] = q[part.len() - 1] as u8 & 0x0f;
+                }
+            }
+            scale[c] = s;
+            continue;
+        }
         out.fill(0);
         // An f32 scale of finite weights is finite.
         scale[c] = quantize_group(

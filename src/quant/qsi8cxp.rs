@@ -31,6 +31,12 @@ pub fn quantize<S: Element>(
     super::check_out(scale.len(), scales, Buffer::Scale)?;
     for c in 0..n {
         let out = &mut codes[c * k..(c + 1) * k];
+        // Round to nearest on f32 NxK rows: NEON.
+        if let Some(x) = super::fast::rtn_row(&method, w, c, 0, k) {
+            scale[c] = super::fast::rtn_scale(x, 127, |s| s);
+            super::fast::rtn_codes(x, scale[c], 127, out);
+            continue;
+        }
         // An f32 scale of finite weights is finite.
         scale[c] = quantize_group(&method, k, 0, |j| w.at(c, j), 127, |s| s, |j, q| out[j] = q).unwrap_or(0.0);
     }
