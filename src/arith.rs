@@ -6,13 +6,12 @@
 /// like `FCVTAS` (NaN gives 0).
 #[inline]
 pub(crate) fn round_away_i32(x: f32) -> i32 {
-    #[cfg(target_arch = "aarch64")]
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
     {
-        // SAFETY: FCVTAS (scalar) is base Armv8.0 (FP is part of every aarch64 target); a
-        // register operation.
+        // SAFETY: the target has NEON and FP (cfg above); FCVTAS is a register operation.
         unsafe { core::arch::aarch64::vcvtas_s32_f32(x) }
     }
-    #[cfg(not(target_arch = "aarch64"))]
+    #[cfg(not(all(target_arch = "aarch64", target_feature = "neon")))]
     {
         libm::roundf(x) as i32
     }
