@@ -17,6 +17,39 @@ pub(crate) fn round_away_i32(x: f32) -> i32 {
     }
 }
 
+/// The bits of `half::f16::from_f32(s)` for a finite `s` (round to nearest even), by a few
+/// integer operations below the overflow bound (`|s| < 65520`) and `half` past it.
+// Out of line: inlined into the quantizers' closures it costs more than the call.
+#[inline(never)]
+pub(crate) fn f16_bits(s: f32) -> u16 {
+    let sign = ((s.to_bits() >> 16) & 0x8000) as u16;
+    sign | f16_bits_nonneg(s.abs())
+}
+
+/// [`f16_bits`] of a non-negative finite `s` (the packers' block scales).
+#[inline]
+pub(crate) fn f16_bits_nonneg(s: f32) -> u16 {
+    if s < 65520.0 { f16_bits_below_overflow(s) } else { half::f16::from_f32(s).to_bits() }
+}
+
+/// The f16 bits of `s`, finite in `[0, 65520)`, rounded to nearest even (the bits of
+/// `f16::from_f32(s)`, with a few integer operations instead of the general conversion).
+#[inline]
+fn f16_bits_below_overflow(s: f32) -> u16 {
+    const F16_MIN_NORMAL: f32 = 6.103_515_6e-5; // 2^-14
+    if s >= F16_MIN_NORMAL {
+        // Drop 13 mantissa bits, ties to even (a carry moves into the exponent), then rebias
+        // the exponent from 127 to 15.
+        let b = s.to_bits();
+        let r = b + 0xFFF + ((b >> 13) & 1);
+        ((r >> 13) - (112 << 10)) as u16
+    } else {
+        // Subnormal f16: the mantissa is `s / 2^-24` rounded to even (exact scaling); 1024
+        // is the smallest normal's encoding.
+        round_even(s * 16_777_216.0) as u16
+    }
+}
+
 /// Nearest integer, ties to even (C `rintf`, AArch64 `FRINTN`), as f32.
 #[inline]
 pub(crate) fn round_even(x: f32) -> f32 {

@@ -165,6 +165,43 @@ fn bad_input_is_rejected_before_anything_is_written() {
     assert!(blocks.iter().all(|&b| b == 0x5a));
 }
 
+#[test]
+fn every_symmetric_quantizer_checks_its_buffers_and_strides() {
+    use qgemm::error::Stride;
+    let (n, k, bl) = (3, 64, 32);
+    let w = vec![0.25f32; n * k];
+    let (ww, m) = (Weights::nxk(&w, k), Method::RoundToNearest);
+    let short_w = Weights::nxk(&w[..n * k - 1], k);
+    let narrow = Weights { data: &w[..], layout: qgemm::rhs::Layout::KxN, stride: n - 1 };
+    let (mut c4, mut c8, mut f) = (vec![0x5au8; n * k / 2], vec![0x5ai8; n * k], vec![7f32; n]);
+    let rhs_short = |given, needed| Err(Error::BufferTooShort { buffer: Buffer::Rhs, given, needed });
+    let scale_short = |given, needed| Err(Error::BufferTooShort { buffer: Buffer::Scale, given, needed });
+    let stride = Err(Error::StrideTooSmall { stride: Stride::Rhs, given: n - 1, needed: n });
+    // qsi4cxp
+    assert_eq!(quant::qsi4cxp::quantize(m, n, k, &short_w, &mut c4, &mut f), rhs_short(n * k - 1, n * k));
+    assert_eq!(quant::qsi4cxp::quantize(m, n, k, &narrow, &mut c4, &mut f), stride);
+    assert_eq!(quant::qsi4cxp::quantize(m, n, k, &ww, &mut c4[..95], &mut f), rhs_short(95, 96));
+    assert_eq!(quant::qsi4cxp::quantize(m, n, k, &ww, &mut c4, &mut f[..2]), scale_short(2, 3));
+    // qsi8cxp
+    assert_eq!(quant::qsi8cxp::quantize(m, n, k, &short_w, &mut c8, &mut f), rhs_short(n * k - 1, n * k));
+    assert_eq!(quant::qsi8cxp::quantize(m, n, k, &narrow, &mut c8, &mut f), stride);
+    assert_eq!(quant::qsi8cxp::quantize(m, n, k, &ww, &mut c8[..191], &mut f), rhs_short(191, 192));
+    assert_eq!(quant::qsi8cxp::quantize(m, n, k, &ww, &mut c8, &mut f[..2]), scale_short(2, 3));
+    // qsi4c32p
+    let mut bs = vec![bf16::ONE; n * k / bl];
+    assert_eq!(quant::qsi4c32p::quantize(m, n, k, bl, &short_w, &mut c4, &mut bs), rhs_short(n * k - 1, n * k));
+    assert_eq!(quant::qsi4c32p::quantize(m, n, k, bl, &narrow, &mut c4, &mut bs), stride);
+    assert_eq!(quant::qsi4c32p::quantize(m, n, k, bl, &ww, &mut c4[..95], &mut bs), rhs_short(95, 96));
+    assert_eq!(quant::qsi4c32p::quantize(m, n, k, bl, &ww, &mut c4, &mut bs[..5]), scale_short(5, 6));
+    assert!(matches!(quant::qsi4c32p::quantize(m, n, 48, bl, &ww, &mut c4, &mut bs), Err(Error::NotMultiple { .. })));
+    // Zero dimensions.
+    assert!(matches!(quant::qsi4cxp::quantize(m, 0, k, &ww, &mut c4, &mut f), Err(Error::ZeroDim { .. })));
+    assert!(matches!(quant::qsi8cxp::quantize(m, n, 0, &ww, &mut c8, &mut f), Err(Error::ZeroDim { .. })));
+    // Nothing was written by any rejected call.
+    assert!(c4.iter().all(|&v| v == 0x5a) && c8.iter().all(|&v| v == 0x5a));
+    assert!(f.iter().all(|&v| v == 7.0) && bs.iter().all(|&v| v == bf16::ONE));
+}
+
 /// `|y - y_f32| <= sum_j |x_j| * |w_cj - w^_cj| + sum_j |w^_cj| * dx_j + fp slack`, with `w^`
 /// the dequantized weights and `dx_j` the largest activation quantization error of `x_j`.
 #[allow(clippy::too_many_arguments)]

@@ -109,20 +109,7 @@ pub fn quantize_pack(
     // takes each row's min and max (which show a NaN or an infinity) and keeps them for the
     // first `ROW_CACHE` rows.
     let first_slot = super::check_layout(mr, m, k, m_idx_start, lhs, lhs_stride, lhs_packed.len(), ts)?;
-    let mut cache = [(0f32, 0f32); ROW_CACHE];
-    for i in 0..m {
-        let row = &lhs[i * lhs_stride..i * lhs_stride + k];
-        let mm = match quant::min_max_finite(row) {
-            Some(mm) => mm,
-            None => {
-                super::check_finite_row(row, i * lhs_stride)?;
-                quant::min_max(row)
-            }
-        };
-        if let Some(c) = cache.get_mut(i) {
-            *c = mm;
-        }
-    }
+    let cache = row_min_max(m, k, lhs, lhs_stride)?;
 
     let kp = padded_k(k)?;
     let bd = packing.block_depth();
@@ -133,7 +120,7 @@ pub fn quantize_pack(
     let whole = if fast { k / quant::GROUP } else { 0 };
     for i in 0..m {
         let row = &lhs[i * lhs_stride..i * lhs_stride + k];
-        let (vmin, vmax) = cache.get(i).copied().unwrap_or_else(|| quant::min_max(row));
+        let (vmin, vmax) = cached_min_max(&cache, i, row);
         let rq = row_quant(vmin, vmax);
         let slot_abs = first_slot + i;
         let tile = &mut lhs_packed[(slot_abs / mr) * ts..(slot_abs / mr + 1) * ts];
@@ -177,6 +164,36 @@ pub fn quantize_pack(
         write_u32(tile, mr * kp + 4 * mr + 4 * r, rq.dq_scale.to_bits());
     }
     Ok(())
+}
+
+/// The first pass of every `qai8dxp` packer, before anything is written: each row's min and max
+/// (widened to f32), whose NaN or infinity is reported by [`Error::NonFinite`] at its index; the
+/// first [`ROW_CACHE`] rows' are kept for the packing pass.
+fn row_min_max<S: Element>(m: usize, k: usize, lhs: &[S], lhs_stride: usize) -> Result<[(f32, f32); ROW_CACHE]> {
+    let mut cache = [(0f32, 0f32); ROW_CACHE];
+    for i in 0..m {
+        let row = &lhs[i * lhs_stride..i * lhs_stride + k];
+        let mm = match quant::min_max_finite(row) {
+            Some(mm) => mm,
+            None => {
+                super::check_finite_row(row, i * lhs_stride)?;
+                quant::portable::min_max_widened(row)
+            }
+        };
+        if let Some(c) = cache.get_mut(i) {
+            *c = mm;
+        }
+    }
+    Ok(cache)
+}
+
+/// Row `i`'s min and max: from the cache, else computed again (rows past [`ROW_CACHE`], finite).
+fn cached_min_max<S: Element>(cache: &[(f32, f32); ROW_CACHE], i: usize, row: &[S]) -> (f32, f32) {
+    cache
+        .get(i)
+        .copied()
+        .or_else(|| quant::min_max_finite(row))
+        .unwrap_or_else(|| quant::portable::min_max_widened(row))
 }
 
 /// The rounding rule of one packer call (docs/formats.md, §Arithmetic: qai8dxp from f16 and
@@ -232,31 +249,14 @@ fn pack_half<S: Element>(
     // All or nothing: the layout checks, then one min/max pass per row over the widened values
     // (which shows a NaN or an infinity), kept for the first `ROW_CACHE` rows.
     super::check_layout(mr, m, k, m_idx_start, lhs, lhs_stride, lhs_packed.len(), ts)?;
-    let mut cache = [(0f32, 0f32); ROW_CACHE];
-    for i in 0..m {
-        let row = &lhs[i * lhs_stride..i * lhs_stride + k];
-        let mm = match quant::min_max_finite(row) {
-            Some(mm) => mm,
-            None => {
-                super::check_finite_row(row, i * lhs_stride)?;
-                quant::portable::min_max_widened(row)
-            }
-        };
-        if let Some(c) = cache.get_mut(i) {
-            *c = mm;
-        }
-    }
+    let cache = row_min_max(m, k, lhs, lhs_stride)?;
     let rule = rule(m);
     let kp = padded_k(k)?;
     let bd = packing.block_depth();
     let mut wide = [0f32; quant::GROUP];
     for i in 0..m {
         let row = &lhs[i * lhs_stride..i * lhs_stride + k];
-        let (vmin, vmax) = cache
-            .get(i)
-            .copied()
-            .or_else(|| quant::min_max_finite(row))
-            .unwrap_or_else(|| quant::portable::min_max_widened(row));
+        let (vmin, vmax) = cached_min_max(&cache, i, row);
         let rq = row_quant(vmin, vmax);
         let (first, split) = rule.row(i);
         let tile = &mut lhs_packed[(i / mr) * ts..(i / mr + 1) * ts];

@@ -15,7 +15,6 @@
 
 use half::f16;
 
-use crate::arith::round_even;
 use crate::error::{Buffer, Error, Result};
 use crate::lhs::quant;
 use crate::packing::{Packing, check_blocks};
@@ -45,26 +44,7 @@ const F16_OVERFLOW: f32 = 65520.0;
 pub(crate) fn block_quant(amax: f32) -> (f16, f32) {
     let scale = amax / 127.0;
     let rep = if scale != 0.0 { 1.0 / scale } else { 0.0 };
-    let bits = if scale < F16_OVERFLOW { f16_bits_below_overflow(scale) } else { f16::from_f32(scale).to_bits() };
-    (f16::from_bits(bits), rep)
-}
-
-/// The f16 bits of `s`, finite in `[0, F16_OVERFLOW)`, rounded to nearest even (the bits of
-/// `f16::from_f32(s)`, with a few integer operations instead of the general conversion).
-#[inline]
-pub(crate) fn f16_bits_below_overflow(s: f32) -> u16 {
-    const F16_MIN_NORMAL: f32 = 6.103_515_6e-5; // 2^-14
-    if s >= F16_MIN_NORMAL {
-        // Drop 13 mantissa bits, ties to even (a carry moves into the exponent), then rebias
-        // the exponent from 127 to 15.
-        let b = s.to_bits();
-        let r = b + 0xFFF + ((b >> 13) & 1);
-        ((r >> 13) - (112 << 10)) as u16
-    } else {
-        // Subnormal f16: the mantissa is `s / 2^-24` rounded to even (exact scaling); 1024
-        // is the smallest normal's encoding.
-        round_even(s * 16_777_216.0) as u16
-    }
+    (f16::from_bits(crate::arith::f16_bits_nonneg(scale)), rep)
 }
 
 /// `round_away(x * rep)`, within `[-127, 127]` (a NaN product, `0 * inf` when the scale is
@@ -296,7 +276,7 @@ mod tests {
         let mut bits = 0u32;
         while bits < F16_OVERFLOW.to_bits() {
             let s = f32::from_bits(bits);
-            assert_eq!(f16_bits_below_overflow(s), f16::from_f32(s).to_bits(), "{s:e}");
+            assert_eq!(crate::arith::f16_bits(s), f16::from_f32(s).to_bits(), "{s:e}");
             // Every bit pattern near f16 rounding boundaries, a sparse walk elsewhere.
             bits += if bits & 0x1fff < 4 || bits & 0x1fff > 0x1ffc || bits & 0xfff == 0 { 1 } else { 997 };
         }

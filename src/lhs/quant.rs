@@ -9,19 +9,6 @@ use crate::element::Element;
 /// Values quantized per call of [`quantize_group`].
 pub(crate) const GROUP: usize = 32;
 
-/// `(min, max)` of a non-empty slice of finite values.
-#[inline]
-pub(crate) fn min_max(x: &[f32]) -> (f32, f32) {
-    #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
-    {
-        neon::min_max(x)
-    }
-    #[cfg(not(all(target_arch = "aarch64", target_feature = "neon")))]
-    {
-        portable::min_max(x)
-    }
-}
-
 /// `(min, max)` of a non-empty slice of any element type (each value widened exactly to f32), or
 /// `None` if a value is NaN or infinite.
 #[inline]
@@ -139,10 +126,6 @@ pub(crate) mod portable {
         x.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), v| (lo.min(v.to_f32()), hi.max(v.to_f32())))
     }
 
-    pub(crate) fn min_max(x: &[f32]) -> (f32, f32) {
-        x.iter().fold((x[0], x[0]), |(lo, hi), &v| (lo.min(v), hi.max(v)))
-    }
-
     pub(crate) fn abs_max(x: &[f32]) -> f32 {
         x.iter().fold(0.0f32, |a, v| a.max(v.abs()))
     }
@@ -229,27 +212,6 @@ pub(crate) mod neon {
             let ((a, b), (c, d)) = (widen(lo), widen(hi));
             float32x4x4_t(a, b, c, d)
         }
-    }
-
-    pub(super) fn min_max(x: &[f32]) -> (f32, f32) {
-        let chunks = x.chunks_exact(4);
-        let (mut lo, mut hi) =
-            portable::min_max(if chunks.remainder().is_empty() { &x[..1] } else { chunks.remainder() });
-        if x.len() >= 4 {
-            // SAFETY: NEON is enabled for the whole target (cfg above); every load reads 4
-            // values of a `chunks_exact(4)` chunk.
-            unsafe {
-                let (mut vlo, mut vhi) = (vdupq_n_f32(lo), vdupq_n_f32(hi));
-                for c in x.chunks_exact(4) {
-                    let v = vld1q_f32(c.as_ptr());
-                    vlo = vminq_f32(vlo, v);
-                    vhi = vmaxq_f32(vhi, v);
-                }
-                lo = vminvq_f32(vlo);
-                hi = vmaxvq_f32(vhi);
-            }
-        }
-        (lo, hi)
     }
 
     /// `(min, max)` of a non-empty slice (f16 and bf16 widened exactly), 16 values per step;
@@ -546,8 +508,8 @@ pub(crate) mod neon {
                     next()
                 }
             });
-            assert_eq!(min_max(&x), portable::min_max(&x));
-            assert_eq!(min_max(&x[..3]), portable::min_max(&x[..3]));
+            assert_eq!(min_max_finite(&x), Some(portable::min_max_widened(&x)));
+            assert_eq!(min_max_finite(&x[..3]), Some(portable::min_max_widened(&x[..3])));
             assert_eq!(abs_max(&x), portable::abs_max(&x));
             for (m, z, lo, hi) in
                 [(1.0, -1, -128, 127), (17.3, 5, -128, 127), (3.0e9, 0, -127, 127), (0.0, 127, -128, 127)]

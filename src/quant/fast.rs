@@ -143,17 +143,6 @@ pub(crate) fn pack_halves(q: &[i8], out: &mut [u8]) {
     }
 }
 
-/// The bits of `half::f16::from_f32(s)` for a finite `s` (round to nearest even), by a few
-/// integer operations below the overflow bound (`|s| < 65520`) and `half` past it.
-pub(crate) fn f16_bits(s: f32) -> u16 {
-    let (mag, sign) = (s.abs(), ((s.to_bits() >> 16) & 0x8000) as u16);
-    if mag < 65520.0 {
-        sign | crate::lhs::qsi8d32p::f16_bits_below_overflow(mag)
-    } else {
-        half::f16::from_f32(s).to_bits()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -185,7 +174,7 @@ mod tests {
         ]);
         values.extend((1..=2047).map(|m| m as f32 * 2.0f32.powi(-25)));
         for v in values {
-            assert_eq!(f16_bits(v), half::f16::from_f32(v).to_bits(), "{v:e}");
+            assert_eq!(crate::arith::f16_bits(v), half::f16::from_f32(v).to_bits(), "{v:e}");
         }
     }
 

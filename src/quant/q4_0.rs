@@ -37,7 +37,7 @@ pub fn quantize<S: Element>(
     w.check(n, k)?;
     check_method(&method, k)?;
     super::check_out(blocks.len(), bytes, Buffer::Rhs)?;
-    let round = |s: f32| Element::to_f32(f16::from_bits(super::fast::f16_bits(s)));
+    let round = |s: f32| Element::to_f32(f16::from_bits(crate::arith::f16_bits(s)));
     super::check_block_scales(&method, n, k, bl, w, round)?;
     let (nb, rb, half) = (k / bl, raw_block_bytes(bl), bl / 2);
     blocks[..bytes].fill(0);
@@ -46,7 +46,7 @@ pub fn quantize<S: Element>(
         match out {
             BlockOut::Code(j, q) => blocks[at + 2 + j % half] |= (((q + 8) as u8) & 0x0f) << (4 * (j / half)),
             BlockOut::Codes(q) => super::fast::pack_halves(q, &mut blocks[at + 2..at + 2 + half]),
-            BlockOut::Scale(s) => blocks[at..at + 2].copy_from_slice(&super::fast::f16_bits(s).to_le_bytes()),
+            BlockOut::Scale(s) => blocks[at..at + 2].copy_from_slice(&crate::arith::f16_bits(s).to_le_bytes()),
         }
     });
     Ok(())
