@@ -288,6 +288,13 @@ def measure_quantizers(tools, bench):
         # Everything of the library the call runs (the quantizers use `lhs` helpers too).
         insns, _, _, _ = totals(res, lambda name: name.startswith("qgemm::") and "Hessian" not in name)
         rows.append(dict(format=fmt, method=method, n=n, k=k, insns=insns, cmd=cmd))
+    # The run-time input scale (AWQ, `op::Linear::with_input_scale`): the activations' prepare
+    # step without and with it.
+    for m in (1, 16, 128):
+        for mode in ("--prepare", "--prepare-scaled"):
+            res, _, cmd = icount(tools, bench, [mode, "--m", str(m), "--k", "4096"])
+            insns, _, _, _ = totals(res, lambda name: name.startswith("qgemm::"))
+            rows.append(dict(kind="prepare", m=m, k=4096, scaled=mode == "--prepare-scaled", insns=insns // 2, cmd=cmd))
     return rows
 
 
@@ -474,8 +481,24 @@ def write(out, kernels, krows, prow, mrows, selected, quick, lrows=(), qrows=())
         w("| format | method | n | k | insns | insns/weight |")
         w("|---|---|--:|--:|--:|--:|")
         for r in qrows:
+            if r.get("kind") == "prepare":
+                continue
             w(f"| {r['format']} | {r['method']} | {r['n']} | {r['k']} | {r['insns']:,} | {r['insns'] / (r['n'] * r['k']):.1f} |")
         w("")
+        prep = {(r["m"], r["scaled"]): r for r in qrows if r.get("kind") == "prepare"}
+        if prep:
+            w("### Activation scale at run time (AWQ)\n")
+            w("`op::Linear::prepare` of m rows, k = 4096, `qai8dxp_qsi4c32p` (the activations' quantize-and-pack), without")
+            w("and with `Linear::with_input_scale`, which multiplies a tile of `mr` rows into a staging area at the")
+            w("end of the scratch before the packer runs on it. Instructions of `qgemm::*` for one call (after a warm-up")
+            w("call). Command: `tools/icount/icount.py --cpu max --sym qgemm:: --json FILE -- bench --prepare[-scaled] --m M --k 4096`.\n")
+            w("| m | insns/element | with input scale | added per element |")
+            w("|--:|--:|--:|--:|")
+            for m in sorted({m for m, _ in prep}):
+                if (m, False) in prep and (m, True) in prep:
+                    a, b = prep[(m, False)]["insns"] / (m * 4096), prep[(m, True)]["insns"] / (m * 4096)
+                    w(f"| {m} | {a:.2f} | {b:.2f} | {b - a:.2f} |")
+            w("")
     w("The f16 and bf16 families pack their weights with their f32 twin's RHS packer (same rows). Their LHS")
     w("packers read half the bytes of the f32 one but widen each group of 32 values twice (for the row's")
     w("min/max, then to quantize; f16 with `FCVTL`, bf16 by a shift), and round with the instruction")

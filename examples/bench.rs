@@ -56,6 +56,8 @@ struct Opts {
     selected: bool,
     model_load: bool,
     quantize: Option<String>,
+    /// `--prepare` (false) / `--prepare-scaled` (true).
+    prepare: Option<bool>,
 }
 
 fn parse() -> Opts {
@@ -74,6 +76,7 @@ fn parse() -> Opts {
         selected: false,
         model_load: false,
         quantize: None,
+        prepare: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -99,6 +102,8 @@ fn parse() -> Opts {
             "--selected" => o.selected = true,
             "--model-load" => o.model_load = true,
             "--quantize" => o.quantize = Some(val()),
+            "--prepare" => o.prepare = Some(false),
+            "--prepare-scaled" => o.prepare = Some(true),
             "-h" | "--help" => usage(""),
             _ => usage(&format!("unknown argument {a}")),
         }
@@ -108,7 +113,7 @@ fn parse() -> Opts {
 
 fn usage(msg: &str) -> ! {
     eprintln!(
-        "{msg}\nusage: bench [--quick] [--family S] [--kernel S] [--m 1,16,128] [--n N] [--k K] [--bl BL] [--iters N] [--scalar] [--no-kernels] [--no-packers] | --model-load [--family S]"
+        "{msg}\nusage: bench [--quick] [--family S] [--kernel S] [--m 1,16,128] [--n N] [--k K] [--bl BL] [--iters N] [--scalar] [--no-kernels] [--no-packers] | --model-load [--family S] | --quantize FORMAT:METHOD | --prepare[-scaled] [--m M] [--k K]"
     );
     std::process::exit(2)
 }
@@ -586,9 +591,51 @@ fn quantize(spec: &str, n: usize, k: usize) {
     ]);
 }
 
+/// `--prepare` / `--prepare-scaled`: one `op::Linear::prepare` of `m` rows of depth `k` for the
+/// `qai8dxp_qsi4c32p` operator (the activations' quantize-and-pack), without or with an input
+/// scale (`Linear::with_input_scale`), after a warm-up call.
+fn prepare(scaled: bool, m: usize, k: usize, cpu: &CpuFeatures) {
+    use qgemm::op::Linear;
+    use qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p;
+    let (n, bl) = (8, 32);
+    let mut r = Rng(0x5ca1e);
+    let w = vec![0u8; Linear::<Qai8dxpQsi4c32p>::packed_size(n, k, bl).unwrap()];
+    let layer = Linear::<Qai8dxpQsi4c32p>::from_packed(n, k, bl, &w).unwrap();
+    let scale: Vec<f32> = (0..k).map(|_| 0.5 + r.unit()).collect();
+    let layer = if scaled { layer.with_input_scale(&scale).unwrap() } else { layer };
+    let x: Vec<f32> = (0..m * k).map(|_| r.unit() * 2.0 - 1.0).collect();
+    let mut scratch = vec![0u8; layer.scratch_size(m).unwrap()];
+    let mut call = || {
+        layer.prepare(cpu, m, &x, &mut scratch).unwrap();
+    };
+    call();
+    let t = Instant::now();
+    run_quantizer(&mut call);
+    let ns = t.elapsed().as_nanos() as f64;
+    let what = if scaled { "prepare with input scale" } else { "prepare" };
+    row(&[
+        "op".into(),
+        format!("{what} (qai8dxp_qsi4c32p)"),
+        "-".into(),
+        format!("{m}"),
+        format!("{n}"),
+        format!("{k}"),
+        format!("{bl}"),
+        format!("{ns:.0}"),
+        "-".into(),
+        "-".into(),
+    ]);
+}
+
 fn main() {
     let o = parse();
     let cpu = CpuFeatures::detect();
+    if let Some(scaled) = o.prepare {
+        for &m in &o.ms {
+            prepare(scaled, m, o.k, &cpu);
+        }
+        return;
+    }
     if let Some(spec) = &o.quantize {
         quantize(spec, o.n, o.k);
         return;

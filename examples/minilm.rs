@@ -21,19 +21,34 @@
 #[path = "support/minilm.rs"]
 mod minilm;
 
+#[path = "support/calibrate.rs"]
+mod calibrate;
+
+use calibrate::{Format, Prep};
+
 use minilm::{Encoder, Times, Variant, Weights};
 use qgemm::CpuFeatures;
 
+/// The calibrated preparations to compare after the variants.
+enum Table {
+    None,
+    /// `--gptq`: int4 per block of 32 by the search, GPTQ and AWQ + GPTQ.
+    Gptq,
+    /// `--quant-table`: every method in every symmetric format.
+    All,
+}
+
 fn main() {
     let mut limit = usize::MAX;
-    let mut gptq = false;
+    let mut table = Table::None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--sentences" => limit = args.next().and_then(|v| v.parse().ok()).expect("--sentences N"),
-            "--gptq" => gptq = true,
+            "--gptq" => table = Table::Gptq,
+            "--quant-table" => table = Table::All,
             _ => {
-                eprintln!("usage: minilm [--sentences N] [--gptq]");
+                eprintln!("usage: minilm [--sentences N] [--gptq | --quant-table]");
                 std::process::exit(2);
             }
         }
@@ -88,20 +103,33 @@ fn main() {
     for (variant, e, _) in &results {
         println!("  {:016x}  {}", minilm::digest(e), variant.name());
     }
-    if gptq {
-        run_gptq(&weights, &tok, cpu, &ids, f32_emb, &results[1].1);
+    match table {
+        Table::None => {}
+        Table::Gptq => run_calibrated(
+            &weights,
+            &tok,
+            cpu,
+            &ids,
+            f32_emb,
+            &[Format::Int4Block],
+            &[Prep::Search, Prep::Gptq, Prep::AwqGptq],
+        ),
+        Table::All => run_calibrated(&weights, &tok, cpu, &ids, f32_emb, &Format::ALL, &Prep::ALL),
     }
 }
 
-/// `--gptq`: calibrates on tests/data/minilm/calibration.txt, quantizes every linear layer to
-/// int4 per block of 32 by GPTQ and prints both sentence sets' figures beside the plain search.
-fn run_gptq(
+/// `--gptq` / `--quant-table`: calibrates on tests/data/minilm/calibration.txt (the Hessian of
+/// every layer's input over the f32 model's activations), prepares all 36 layers with each
+/// method of `preps` in each format of `formats` and prints a table of both sentence sets'
+/// cosines to f32.
+fn run_calibrated(
     weights: &Weights,
     tok: &tokenizers::Tokenizer,
     cpu: CpuFeatures,
     ids: &[Vec<u32>],
     f32_emb: &[Vec<f32>],
-    search_emb: &[Vec<f32>],
+    formats: &[Format],
+    preps: &[Prep],
 ) {
     use qgemm::quant::gptq::Hessian;
     let calib: Vec<Vec<u32>> = minilm::calibration_sentences().iter().map(|s| minilm::tokenize(tok, s)).collect();
@@ -112,28 +140,52 @@ fn run_gptq(
     let mut enc = Encoder::new(weights, Variant::F32, cpu);
     let calib_f32: Vec<Vec<f32>> =
         calib.iter().map(|s| enc.embed_tapped(s, &mut t, &mut |i, m, x| hs[i].add(x, m, ks[i]).unwrap())).collect();
-    let packed: Vec<minilm::Packed> = weights.dense().zip(&hs).map(|(d, h)| minilm::Packed::gptq(d, h)).collect();
-    let mut gptq_enc = Encoder::with_packed(weights, packed, cpu);
-    let mut search_enc = Encoder::new(weights, Variant::Int4Block, cpu);
-    let eval: Vec<Vec<f32>> = ids.iter().map(|s| gptq_enc.embed(s, &mut t)).collect();
-    let calib_gptq: Vec<Vec<f32>> = calib.iter().map(|s| gptq_enc.embed(s, &mut t)).collect();
-    let calib_search: Vec<Vec<f32>> = calib.iter().map(|s| search_enc.embed(s, &mut t)).collect();
     let tokens: usize = calib.iter().map(Vec::len).sum();
     println!(
-        "\nGPTQ: Hessians of the 36 layer inputs from {} calibration sentences ({tokens} tokens), damping 0.01",
-        calib.len()
+        "\nCalibration: Hessians of the 36 layer inputs from {} sentences ({tokens} tokens); GPTQ damping 0.01; \
+         AWQ exponents {:?}",
+        calib.len(),
+        calibrate::AWQ_ALPHAS
     );
-    println!("\n| int4 per block of 32 (bf16 scales) | sentences | cosine to f32: mean | min | top-1 = f32's |");
-    println!("|---|---|--:|--:|--:|");
-    let row = |name: &str, set: &str, e: &[Vec<f32>], base: &[Vec<f32>]| {
+    println!("\n| format | method | eval mean | eval min | eval top-1 | calib mean | calib min | calib top-1 |");
+    println!("|---|---|--:|--:|--:|--:|--:|--:|");
+    let stats = |e: &[Vec<f32>], base: &[Vec<f32>]| {
         let (mean, min) = minilm::cos_stats(e, base);
         let (nn, nn_f32) = (minilm::nearest(e), minilm::nearest(base));
         let agree = nn.iter().zip(&nn_f32).filter(|(a, b)| a == b).count();
-        println!("| {name} | {set} | {mean:.5} | {min:.5} | {agree}/{} |", e.len());
+        format!("{mean:.5} | {min:.5} | {agree}/{}", e.len())
     };
-    row("search (`Method::Search`)", "evaluation", search_emb, f32_emb);
-    row("GPTQ (`quant::gptq::qsi4c32p`)", "evaluation", &eval, f32_emb);
-    row("search (`Method::Search`)", "calibration", &calib_search, &calib_f32);
-    row("GPTQ (`quant::gptq::qsi4c32p`)", "calibration", &calib_gptq, &calib_f32);
-    println!("  {:016x}  GPTQ int4 per-block (evaluation sentences)", minilm::digest(&eval));
+    let mut digests = Vec::new();
+    for &format in formats {
+        for &prep in preps {
+            let mut alphas = Vec::new();
+            let packed: Vec<minilm::Packed> = weights
+                .dense()
+                .zip(&hs)
+                .map(|(d, h)| {
+                    let (p, alpha) = calibrate::prepare(d, format, prep, h);
+                    alphas.extend(alpha);
+                    p
+                })
+                .collect();
+            let mut q = Encoder::with_packed(weights, packed, cpu);
+            let eval: Vec<Vec<f32>> = ids.iter().map(|s| q.embed(s, &mut t)).collect();
+            let cal: Vec<Vec<f32>> = calib.iter().map(|s| q.embed(s, &mut t)).collect();
+            println!(
+                "| {} | {} | {} | {} |",
+                format.name(),
+                prep.name(),
+                stats(&eval, f32_emb),
+                stats(&cal, &calib_f32)
+            );
+            if !alphas.is_empty() {
+                eprintln!("  AWQ exponents chosen per layer ({}): {alphas:?}", format.name());
+            }
+            digests.push((format!("{}, {}", format.name(), prep.name()), minilm::digest(&eval)));
+        }
+    }
+    println!("\nDigests of the evaluation embeddings:");
+    for (name, d) in digests {
+        println!("  {d:016x}  {name}");
+    }
 }

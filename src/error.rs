@@ -55,6 +55,9 @@ pub enum Buffer {
     Hessian,
     /// The f64 workspace of a [`quant::gptq`](crate::quant::gptq) quantizer.
     Work,
+    /// The per-input-channel activation multipliers of a layer
+    /// ([`op::Linear::with_input_scale`](crate::op::Linear::with_input_scale)).
+    InputScale,
     /// The f32 output.
     Dst,
 }
@@ -247,6 +250,7 @@ impl Buffer {
             | Buffer::Importance
             | Buffer::Hessian
             | Buffer::Work
+            | Buffer::InputScale
             | Buffer::Dst => "elements",
         }
     }
@@ -265,6 +269,7 @@ impl fmt::Display for Buffer {
             Buffer::Importance => "importance",
             Buffer::Hessian => "hessian",
             Buffer::Work => "work",
+            Buffer::InputScale => "input_scale",
             Buffer::Dst => "dst",
         })
     }

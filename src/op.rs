@@ -15,6 +15,11 @@
 //!   caller runs them on its own threads); with the `std` feature [`Prepared::run_parallel`]
 //!   runs them on `std::thread::scope` threads. Every output element is computed by the same
 //!   kernel whatever the split, so the results are bit-identical for any split.
+//! * Activation-aware scaling (AWQ): [`Linear::with_input_scale`] gives the layer one f32
+//!   multiplier per input channel, applied to the activations on every call before they are
+//!   quantized; the weights are quantized from `W / scale` ([`quant::divide_depths`](crate::quant::divide_depths)),
+//!   so the layer still computes `x W^T + b` with the heavily used channels' weights quantized
+//!   more finely.
 //!
 //! ```
 //! use qgemm::op::Linear;
@@ -78,13 +83,16 @@ pub trait Operator: Family {
     /// named `f16_...` / `bf16_...` (whose outputs, [`Family::Dst`], are of the same type).
     type Src: Element;
 
-    /// Quantizes and packs `m` rows of `x` (`x_stride` elements apart) for packing `p`.
+    /// Quantizes and packs `m` rows of `x` (`x_stride` elements apart) for packing `p`, the
+    /// first as row `m_idx_start` (a multiple of `mr`; `out` starts at its tile).
     #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
     fn quantize_pack(
         p: &Packing,
         m: usize,
         k: usize,
         bl: usize,
+        m_idx_start: usize,
         x: &[Self::Src],
         x_stride: usize,
         out: &mut [u8],
@@ -99,9 +107,9 @@ macro_rules! qai8dxp_operator {
             const RHS_PACKING: Packing = crate::$module::PREFERRED_RHS_PACKING;
             type Src = $src;
             fn quantize_pack(
-                p: &Packing, m: usize, k: usize, _bl: usize, x: &[$src], s: usize, out: &mut [u8],
+                p: &Packing, m: usize, k: usize, _bl: usize, at: usize, x: &[$src], s: usize, out: &mut [u8],
             ) -> Result<()> {
-                qai8dxp::$packer(p, m, k, 0, x, s, out)
+                qai8dxp::$packer(p, m, k, at, x, s, out)
             }
         }
     )+};
@@ -121,8 +129,18 @@ qai8dxp_operator!(
 impl Operator for Qsi8d32pQsi4c32p {
     const RHS_PACKING: Packing = crate::qsi8d32p_qsi4c32p::PREFERRED_RHS_PACKING;
     type Src = f32;
-    fn quantize_pack(p: &Packing, m: usize, k: usize, bl: usize, x: &[f32], s: usize, out: &mut [u8]) -> Result<()> {
-        qsi8d32p::quantize_pack(p, m, k, bl, 0, x, s, out)
+    #[allow(clippy::too_many_arguments)]
+    fn quantize_pack(
+        p: &Packing,
+        m: usize,
+        k: usize,
+        bl: usize,
+        at: usize,
+        x: &[f32],
+        s: usize,
+        out: &mut [u8],
+    ) -> Result<()> {
+        qsi8d32p::quantize_pack(p, m, k, bl, at, x, s, out)
     }
 }
 
@@ -134,9 +152,9 @@ macro_rules! qai4c32p_operator {
             const RHS_PACKING: Packing = crate::$module::PREFERRED_RHS_PACKING;
             type Src = $src;
             fn quantize_pack(
-                p: &Packing, m: usize, k: usize, bl: usize, x: &[$src], s: usize, out: &mut [u8],
+                p: &Packing, m: usize, k: usize, bl: usize, at: usize, x: &[$src], s: usize, out: &mut [u8],
             ) -> Result<()> {
-                qsi8d32pscalef32::$packer(p, m, k, bl, 0, x, s, out)
+                qsi8d32pscalef32::$packer(p, m, k, bl, at, x, s, out)
             }
         }
     )+};
@@ -157,6 +175,7 @@ pub struct Linear<'w, F: Operator> {
     k: usize,
     bl: usize,
     lut: [i32; 4],
+    input_scale: Option<&'w [f32]>,
     family: PhantomData<fn() -> F>,
 }
 
@@ -176,6 +195,7 @@ impl<F: Operator> core::fmt::Debug for Linear<'_, F> {
             .field("k", &self.k)
             .field("bl", &self.bl)
             .field("lut", &self.lut)
+            .field("input_scale", &self.input_scale.is_some())
             .finish()
     }
 }
@@ -226,7 +246,15 @@ impl<'w, F: Operator> Linear<'w, F> {
         if weights.len() < size {
             return Err(Error::BufferTooShort { buffer: Buffer::RhsPacked, given: weights.len(), needed: size });
         }
-        Ok(Linear { weights: &weights[..size], n, k, bl, lut: qsu2cxp::DEFAULT_LUT, family: PhantomData })
+        Ok(Linear {
+            weights: &weights[..size],
+            n,
+            k,
+            bl,
+            lut: qsu2cxp::DEFAULT_LUT,
+            input_scale: None,
+            family: PhantomData,
+        })
     }
 
     /// The look-up table the kernels apply to the weight codes: the one given to
@@ -234,6 +262,35 @@ impl<'w, F: Operator> Linear<'w, F> {
     /// other family, which ignores it) [`qsu2cxp::DEFAULT_LUT`].
     pub const fn lut(&self) -> [i32; 4] {
         self.lut
+    }
+
+    /// The same layer with per-input-channel activation multipliers (activation-aware
+    /// scaling, AWQ): every call quantizes `x[i][j] * scale[j]` instead of `x[i][j]`, the product
+    /// taken in f32 and rounded to the activation type ([`Operator::Src`]: exact for f32, to
+    /// nearest even for f16 and bf16), so the layer computes `(x diag(scale)) W^T + b`. The
+    /// weights must have been quantized from `W[c][j] / scale[j]` (for example by
+    /// [`quant::divide_depths`](crate::quant::divide_depths)) to keep `x W^T + b`: a channel the
+    /// activations use heavily then gets its weights enlarged and quantized more finely.
+    ///
+    /// `scale` holds `k` finite values ([`Error::BufferTooShort`] / [`Error::NonFinite`] on
+    /// [`Buffer::InputScale`]). The activations are multiplied into a staging area at the end of
+    /// the scratch, one tile of `mr` rows at a time ([`Linear::scratch_size`] counts it); a
+    /// product that overflows is reported as [`Error::NonFinite`] at its activation's index.
+    pub fn with_input_scale(mut self, scale: &'w [f32]) -> Result<Self> {
+        let k = self.k;
+        if scale.len() < k {
+            return Err(Error::BufferTooShort { buffer: Buffer::InputScale, given: scale.len(), needed: k });
+        }
+        if let Some(index) = scale[..k].iter().position(|v| !v.is_finite()) {
+            return Err(Error::NonFinite { buffer: Buffer::InputScale, index });
+        }
+        self.input_scale = Some(&scale[..k]);
+        Ok(self)
+    }
+
+    /// The activation multipliers given to [`Linear::with_input_scale`], if any.
+    pub const fn input_scale(&self) -> Option<&'w [f32]> {
+        self.input_scale
     }
 
     /// Output channels.
@@ -306,9 +363,21 @@ impl<'w, F: Operator> Linear<'w, F> {
     pub fn scratch_size_with(&self, kernels: &[&'static Kernel<F>], m: usize) -> Result<usize> {
         let mut size = 0;
         for k in kernels.iter().filter(|k| k.packing().same_rhs(&F::RHS_PACKING)) {
-            size = size.max(k.lhs_packed_size(m, self.k, self.bl)?);
+            let packed = k.lhs_packed_size(m, self.k, self.bl)?;
+            size = size.max(packed.checked_add(self.stage_size(&k.packing(), m)?).ok_or(Error::SizeOverflow)?);
         }
         Ok(size)
+    }
+
+    /// Bytes of the staging area of a call of `m` rows with packing `p`: none without an input
+    /// scale, else one tile of `min(m, mr)` scaled rows (and the slack to align it).
+    fn stage_size(&self, p: &Packing, m: usize) -> Result<usize> {
+        if self.input_scale.is_none() || m == 0 {
+            return Ok(0);
+        }
+        let values = p.mr.min(m).checked_mul(self.k).ok_or(Error::SizeOverflow)?;
+        let bytes = values.checked_mul(F::Src::SIZE).and_then(|b| b.checked_add(F::Src::SIZE - 1));
+        bytes.ok_or(Error::SizeOverflow)
     }
 
     /// [`Linear::prepare`] with the kernel chosen among `kernels` ([`Linear::kernel_from`]).
@@ -357,18 +426,73 @@ impl<'w, F: Operator> Linear<'w, F> {
             return Err(Error::BufferTooShort { buffer: Buffer::Lhs, given: x.len(), needed });
         }
         let size = kernel.lhs_packed_size(m, self.k, self.bl)?;
-        if scratch.len() < size {
-            return Err(Error::BufferTooShort { buffer: Buffer::LhsPacked, given: scratch.len(), needed: size });
+        let total = size.checked_add(self.stage_size(&p, m)?).ok_or(Error::SizeOverflow)?;
+        if scratch.len() < total {
+            return Err(Error::BufferTooShort { buffer: Buffer::LhsPacked, given: scratch.len(), needed: total });
         }
-        let lhs = &mut scratch[..size];
-        F::quantize_pack(&p, m, self.k, self.bl, &x[..needed], self.k, lhs)?;
+        let (lhs, stage) = scratch[..total].split_at_mut(size);
+        match self.input_scale {
+            None => F::quantize_pack(&p, m, self.k, self.bl, 0, &x[..needed], self.k, lhs)?,
+            Some(scale) => self.pack_scaled(kernel, m, &x[..needed], scale, lhs, stage)?,
+        }
         Ok(Prepared { layer: *self, kernel, cpu: *cpu, m, lhs, clamp: Clamp::NONE })
+    }
+
+    /// Packs the `m` dense rows `x` multiplied by `scale` (one per depth) for `kernel`, one tile
+    /// of `mr` rows at a time through `stage` (at least [`Linear::stage_size`] bytes): each
+    /// tile's products go to `stage`, then the family's packer packs them as rows `t..` of the
+    /// call (the same bytes as one call over all the scaled rows).
+    fn pack_scaled(
+        &self,
+        kernel: &'static Kernel<F>,
+        m: usize,
+        x: &[F::Src],
+        scale: &[f32],
+        lhs: &mut [u8],
+        stage: &mut [u8],
+    ) -> Result<()> {
+        let (p, k) = (kernel.packing(), self.k);
+        let rows = p.mr.min(m);
+        // SAFETY: `F::Src` is f32, `half::f16` or `half::bf16` (`Element` is sealed): plain
+        // values of 4 or 2 bytes for which every bit pattern is valid and that need no drop,
+        // so viewing the aligned middle of the byte buffer as them is sound.
+        let (_, stage, _) = unsafe { stage.align_to_mut::<F::Src>() };
+        let given = stage.len();
+        let stage = stage.get_mut(..rows * k).ok_or(Error::BufferTooShort {
+            buffer: Buffer::LhsPacked,
+            given,
+            needed: rows * k,
+        })?;
+        for t in (0..m).step_by(p.mr) {
+            let r = p.mr.min(m - t);
+            for (dst, src) in stage.chunks_exact_mut(k).zip(x[t * k..(t + r) * k].chunks_exact(k)) {
+                scale_row(src, scale, dst);
+            }
+            let at = kernel.lhs_packed_offset(t, k, self.bl)?;
+            F::quantize_pack(&p, r, k, self.bl, t, &stage[..r * k], k, &mut lhs[at..]).map_err(|e| match e {
+                // The index into the activations, not into the staging rows.
+                Error::NonFinite { buffer: Buffer::Lhs, index } => {
+                    Error::NonFinite { buffer: Buffer::Lhs, index: index + t * k }
+                }
+                e => e,
+            })?;
+        }
+        Ok(())
     }
 
     /// `out = x W^T + b` for `m` rows: quantizes `x` (`m x k`, dense rows) into `scratch`
     /// ([`Linear::scratch_size`] bytes) and writes the `m x n` output `out` (dense rows).
     pub fn run(&self, cpu: &CpuFeatures, m: usize, x: &[F::Src], out: &mut [F::Dst], scratch: &mut [u8]) -> Result<()> {
         self.prepare(cpu, m, x, scratch)?.run(out)
+    }
+}
+
+/// `out[j] = x[j] * scale[j]` in f32, rounded to the element type (all three slices of one
+/// length).
+#[inline]
+fn scale_row<S: Element>(x: &[S], scale: &[f32], out: &mut [S]) {
+    for ((o, &v), &s) in out.iter_mut().zip(x).zip(scale) {
+        *o = S::from_f32(v.to_f32() * s);
     }
 }
 

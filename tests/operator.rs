@@ -161,6 +161,42 @@ where
                 assert_eq!(bits(&y_t), bits(&by_hand::<X>(chosen, &cpu, &x, &w, shape, lut)), "{}", chosen.name());
             }
 
+            // An input scale (AWQ) gives the bits of the same layer run on `x * scale` rounded to
+            // the activation type, on every tier (the staging goes tile by tile: m = 5 and 33
+            // end in a partial tile).
+            let scale: Vec<f32> = (0..k).map(|j| if j % 3 == 0 { 0.5 } else { rng.f32(0.2, 3.0) }).collect();
+            let scaled_x: Vec<X::Src> =
+                x.iter().enumerate().map(|(i, v)| X::Src::from_f32(v.to_f32() * scale[i % k])).collect();
+            let scaled = layer.with_input_scale(&scale).unwrap();
+            assert_eq!(scaled.input_scale(), Some(&scale[..]));
+            for tier in [Tier::Scalar, Tier::Neon, Tier::Dotprod, Tier::I8mm] {
+                let all = <X::F as Family>::kernels();
+                let list: Vec<&'static Kernel<X::F>> = all.iter().copied().filter(|k| k.tier() == tier).collect();
+                if layer.kernel_from(&list, &cpu, m).is_err() {
+                    continue;
+                }
+                let need = scaled.scratch_size_with(&list, m).unwrap();
+                assert!(need > layer.scratch_size_with(&list, m).unwrap());
+                assert!(need <= scaled.scratch_size(m).unwrap());
+                let mut s = vec![0u8; need];
+                let (mut y_s, mut y_ref) = (vec![nan; m * n], vec![nan; m * n]);
+                scaled.run_with(&list, &cpu, m, &x, &mut y_s, &mut s).unwrap();
+                layer.run_with(&list, &cpu, m, &scaled_x, &mut y_ref, &mut s).unwrap();
+                assert_eq!(bits(&y_s), bits(&y_ref), "input scale, {tier:?} m {m} n {n} k {k}");
+                // The call needs the packed activations and the staging area: one byte less
+                // is an error, not a smaller stage.
+                let Err(Error::BufferTooShort { buffer: Buffer::LhsPacked, needed, .. }) =
+                    scaled.run_with(&list, &cpu, m, &x, &mut y_s, &mut [])
+                else {
+                    panic!("no scratch accepted")
+                };
+                let chosen = layer.kernel_from(&list, &cpu, m).unwrap();
+                assert!(needed >= chosen.lhs_packed_size(m, k, bl).unwrap() + m.min(chosen.packing().mr) * k);
+                let e = scaled.run_with(&list, &cpu, m, &x, &mut y_s, &mut s[..needed - 1]).unwrap_err();
+                assert!(matches!(e, Error::BufferTooShort { buffer: Buffer::LhsPacked, .. }), "{e:?}");
+                scaled.run_with(&list, &cpu, m, &x, &mut y_s, &mut s[..needed]).unwrap();
+            }
+
             // Any split, parts run in reverse order, equals one call; so do threads.
             let mut scratch2 = scratch.clone();
             let prepared = layer.prepare(&cpu, m, &x, &mut scratch2).unwrap();
@@ -551,6 +587,35 @@ fn bad_calls_are_rejected() {
         assert!(kernel.lhs_packed_size(m, k, 0).unwrap() <= need, "{}", kernel.name());
     }
     assert_eq!(layer.kernel(&CpuFeatures::NONE, 1).unwrap().tier(), Tier::Scalar);
+
+    // Input scales: `k` finite values; a product that overflows is the activation's error.
+    let mut scale = vec![2.0f32; k];
+    assert_eq!(
+        layer.with_input_scale(&scale[..k - 1]).unwrap_err(),
+        Error::BufferTooShort { buffer: Buffer::InputScale, given: k - 1, needed: k }
+    );
+    scale[7] = f32::INFINITY;
+    assert_eq!(layer.with_input_scale(&scale).unwrap_err(), Error::NonFinite { buffer: Buffer::InputScale, index: 7 });
+    scale[7] = 2.0;
+    scale[9] = f32::MAX;
+    let scaled = layer.with_input_scale(&scale).unwrap();
+    let mut s_scratch = vec![0u8; scaled.scratch_size(m).unwrap()];
+    assert!(s_scratch.len() > need);
+    // Row 8, depth 9 overflows: past the first tile for every `mr` (the index counts in `x`,
+    // not in the staging rows).
+    let m9 = 9;
+    let mut big = vec![0.5f32; m9 * k];
+    big[8 * k + 9] = 4.0;
+    let mut y9 = vec![0f32; m9 * n];
+    let mut s9 = vec![0u8; scaled.scratch_size(m9).unwrap()];
+    assert_eq!(
+        scaled.run(&cpu, m9, &big, &mut y9, &mut s9).unwrap_err(),
+        Error::NonFinite { buffer: Buffer::Lhs, index: 8 * k + 9 }
+    );
+    big[8 * k + 9] = 0.25;
+    scaled.run(&cpu, m9, &big, &mut y9, &mut s9).unwrap();
+    assert!(matches!(scaled.run(&cpu, m, &x, &mut y, &mut scratch), Err(Error::BufferTooShort { .. })));
+    scaled.run(&cpu, m, &x, &mut y, &mut s_scratch).unwrap();
 
     // Named kernels: none, none of this packing, or none the CPU runs.
     let all = <Qai8dxpQsi4cxp as Family>::kernels();

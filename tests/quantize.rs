@@ -13,7 +13,7 @@ use qgemm::quant::gptq::{self, Hessian};
 use qgemm::quant::{self, Method, Weights};
 use qgemm::rhs::qsi4c32p::BlockScales;
 use qgemm::rhs::qsi8cxp::Int8Source;
-use qgemm::rhs::{Int4Encoding, Int4Source};
+use qgemm::rhs::{Int4Encoding, Int4Source, Layout};
 use qgemm::{CpuFeatures, Error, error::Buffer};
 
 struct Rng(u64);
@@ -415,4 +415,111 @@ fn gptq_beats_the_plain_quantizers_on_correlated_activations() {
         eprintln!("k {k} qsi8cxp (rtn): plain {p}, gptq {g}");
         assert!(g < 0.75 * p, "k {k} qsi8cxp: gptq {g}, plain {p}");
     }
+}
+
+#[test]
+fn divide_depths_checks_and_divides_both_layouts() {
+    let mut rng = Rng(5);
+    let (n, k) = (6, 40);
+    let w = weights(&mut rng, n, k);
+    let scale: Vec<f32> = (0..k).map(|j| 0.25 + j as f32 / 8.0).collect();
+    let (mut a, mut b) = (w.clone(), transpose(&w, n, k));
+    quant::divide_depths(n, k, &mut a, Layout::NxK, k, &scale).unwrap();
+    quant::divide_depths(n, k, &mut b, Layout::KxN, n, &scale).unwrap();
+    for c in 0..n {
+        for j in 0..k {
+            assert_eq!(a[c * k + j], w[c * k + j] / scale[j]);
+            assert_eq!(b[j * n + c], a[c * k + j]);
+        }
+    }
+    let mut bad = scale.clone();
+    bad[3] = 0.0;
+    let before = a.clone();
+    let e = quant::divide_depths(n, k, &mut a, Layout::NxK, k, &bad).unwrap_err();
+    assert_eq!(e, Error::NonFinite { buffer: Buffer::InputScale, index: 3 });
+    bad[3] = f32::NAN;
+    assert_eq!(quant::divide_depths(n, k, &mut a, Layout::NxK, k, &bad).unwrap_err(), e);
+    assert_eq!(
+        quant::divide_depths(n, k, &mut a, Layout::NxK, k, &scale[..k - 1]).unwrap_err(),
+        Error::BufferTooShort { buffer: Buffer::InputScale, given: k - 1, needed: k }
+    );
+    assert!(matches!(
+        quant::divide_depths(n, k, &mut a[1..], Layout::NxK, k, &scale),
+        Err(Error::BufferTooShort { .. })
+    ));
+    assert!(matches!(
+        quant::divide_depths(n, k, &mut a, Layout::NxK, k - 1, &scale),
+        Err(Error::StrideTooSmall { .. })
+    ));
+    assert!(matches!(quant::divide_depths(0, k, &mut a, Layout::NxK, k, &scale), Err(Error::ZeroDim { .. })));
+    assert_eq!(a, before, "a rejected call wrote");
+}
+
+/// GPTQ and AWQ through the kernels: weights quantized by GPTQ (with and without an input scale
+/// folded in), packed and run by `Linear` (with the scale at run time) stay within the error
+/// bound of both quantizations, and on activations with outlier channels both beat round to
+/// nearest on the layer's output.
+#[test]
+fn gptq_and_input_scale_round_trip_through_the_kernels() {
+    let cpu = CpuFeatures::detect();
+    let mut rng = Rng(6);
+    let (m, n, k, bl) = (96, 16, 128, 32);
+    // Every 17th input channel is an outlier, 20 times larger.
+    let x: Vec<f32> = (0..m * k).map(|e| rng.unit() * if e % k % 17 == 0 { 20.0 } else { 1.0 }).collect();
+    let w: Vec<f32> = (0..n * k).map(|_| rng.unit() * 0.2).collect();
+    let exact: Vec<f64> =
+        (0..m * n).map(|e| (0..k).map(|j| f64::from(x[e / n * k + j]) * f64::from(w[e % n * k + j])).sum()).collect();
+    let out_err = |y: &[f32]| y.iter().zip(&exact).map(|(&a, b)| (f64::from(a) - b).powi(2)).sum::<f64>().sqrt();
+    let row_step = |x: &[f32], i: usize| {
+        let r = &x[i * k..(i + 1) * k];
+        (r.iter().fold(0f32, |a, &v| a.max(v)) - r.iter().fold(0f32, |a, &v| a.min(v))) / 255.0
+    };
+    let deq = |codes: &[u8], bs: &[bf16]| -> Vec<f32> {
+        (0..n * k).map(|e| f32::from(nibble(codes, e / k * k / 2, e % k)) * bs[e / bl].to_f32()).collect()
+    };
+    // Quantizes `w` (int4 per block, bf16) by GPTQ over the activations `xs` (`None`: plain
+    // round to nearest), packs it and runs the layer on `x` with `input_scale`.
+    let run = |w: &[f32], xs: Option<&[f32]>, input_scale: Option<&[f32]>| -> (Vec<f32>, Vec<f32>) {
+        let (mut codes, mut bs) = (vec![0u8; n * k / 2], vec![bf16::ZERO; n * k / bl]);
+        let ww = Weights::nxk(w, k);
+        match xs {
+            None => quant::qsi4c32p::quantize(Method::RoundToNearest, n, k, bl, &ww, &mut codes, &mut bs).unwrap(),
+            Some(xs) => {
+                let mut hb = vec![0f64; Hessian::buffer_len(k).unwrap()];
+                let mut h = Hessian::new(&mut hb, k).unwrap();
+                h.add(xs, m, k).unwrap();
+                let mut work = vec![0f64; gptq::workspace_len(n, k).unwrap()];
+                gptq::qsi4c32p(None, n, k, bl, &ww, &h, 0.01, &mut work, &mut codes, &mut bs).unwrap();
+            }
+        }
+        let mut buf = vec![0u8; Linear::<Qai8dxpQsi4c32p>::packed_size(n, k, bl).unwrap()];
+        let src = Int4Source::nxk(&codes, k, Int4Encoding::Signed);
+        let mut l =
+            Linear::<Qai8dxpQsi4c32p>::pack(n, k, bl, &src, &BlockScales::dense(&bs, k / bl), None, &mut buf).unwrap();
+        if let Some(s) = input_scale {
+            l = l.with_input_scale(s).unwrap();
+        }
+        let mut s = vec![0u8; l.scratch_size(m).unwrap()];
+        let mut y = vec![0f32; m * n];
+        l.run(&cpu, m, &x, &mut y, &mut s).unwrap();
+        (y, deq(&codes, &bs))
+    };
+
+    let (y_rtn, wq) = run(&w, None, None);
+    check_bound("rtn", m, n, k, &x, &w, &wq, |i, _| row_step(&x, i), &y_rtn);
+    let (y_gptq, wq) = run(&w, Some(&x), None);
+    check_bound("gptq", m, n, k, &x, &w, &wq, |i, _| row_step(&x, i), &y_gptq);
+
+    // AWQ: activations multiplied by `mult_j = mean|x_j|^-1/2` at run time, weights divided by it.
+    let mean: Vec<f32> = (0..k).map(|j| (0..m).map(|i| x[i * k + j].abs()).sum::<f32>() / m as f32).collect();
+    let mult: Vec<f32> = mean.iter().map(|a| 1.0 / a.sqrt()).collect();
+    let xs: Vec<f32> = x.iter().enumerate().map(|(e, v)| v * mult[e % k]).collect();
+    let mut ws = w.clone();
+    quant::divide_depths(n, k, &mut ws, Layout::NxK, k, &mult).unwrap();
+    let (y_awq, wq) = run(&ws, Some(&xs), Some(&mult));
+    check_bound("awq + gptq", m, n, k, &xs, &ws, &wq, |i, _| row_step(&xs, i), &y_awq);
+
+    let (e_rtn, e_gptq, e_awq) = (out_err(&y_rtn), out_err(&y_gptq), out_err(&y_awq));
+    eprintln!("output error: rtn {e_rtn}, gptq {e_gptq}, awq + gptq {e_awq}");
+    assert!(e_gptq < 0.8 * e_rtn && e_awq < 0.8 * e_rtn, "rtn {e_rtn}, gptq {e_gptq}, awq + gptq {e_awq}");
 }

@@ -14,6 +14,7 @@ use qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p;
 use qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp;
 use qgemm::qai8dxp_qsi8cxp::Qai8dxpQsi8cxp;
 use qgemm::qsi8d32p_qai4c32p::Qsi8d32pQai4c32p;
+use qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p;
 use qgemm::quant::{self, Method, Weights as QWeights};
 use qgemm::rhs::qsi4c32p::BlockScales;
 use qgemm::rhs::qsi8cxp::Int8Source;
@@ -215,6 +216,14 @@ pub enum Packed {
     Int8ChannelF16(Vec<u8>),
     Int4BlockBf16(Vec<u8>),
     Int4BlockAsym(Vec<u8>),
+    /// GGML `Q4_0` blocks with `qsi8d32p` activations (`qsi8d32p_qsi4c32p`, no packed bias:
+    /// the bias is added after the layer).
+    #[allow(dead_code)] // examples/minilm.rs --quant-table only
+    Q4_0(Vec<u8>),
+    /// Weights quantized from `W / s` run with the activation multipliers `s`
+    /// (`Linear::with_input_scale`, AWQ).
+    #[allow(dead_code)] // examples/minilm.rs --gptq only
+    Scaled(Box<Packed>, Vec<f32>),
 }
 
 /// int4 per-block quantization (bl = 32, bf16 scales) of `d` by the library's error-minimizing
@@ -284,27 +293,24 @@ impl Packed {
         }
     }
 
-    /// int4 per block of 32 with bf16 scales (`qai8dxp_qsi4c32p`), quantized by GPTQ
-    /// (`quant::gptq::qsi4c32p`, damping 0.01, block scales by the importance-weighted search)
-    /// with the layer's calibration Hessian.
-    #[allow(dead_code)] // examples/minilm.rs --gptq only
-    pub fn gptq(d: &Dense, h: &quant::gptq::Hessian<'_>) -> Packed {
-        let (n, k, bl) = (d.n, d.k, 32);
-        let (code_bytes, scales) = quant::qsi4c32p::sizes(n, k, bl).unwrap();
-        let (mut codes, mut scale) = (vec![0u8; code_bytes], vec![bf16::ZERO; scales]);
-        let mut work = vec![0f64; quant::gptq::workspace_len(n, k).unwrap()];
-        let w = QWeights::nxk(&d.w, k);
-        quant::gptq::qsi4c32p(None, n, k, bl, &w, h, 0.01, &mut work, &mut codes, &mut scale).unwrap();
-        let src = Int4Source::nxk(&codes, k, Int4Encoding::Signed);
-        let mut buf = vec![0u8; Linear::<Qai8dxpQsi4c32p>::packed_size(n, k, bl).unwrap()];
-        Linear::<Qai8dxpQsi4c32p>::pack(n, k, bl, &src, &BlockScales::dense(&scale, k / bl), Some(&d.b), &mut buf)
-            .unwrap();
-        Packed::Int4Block(buf)
-    }
-
     /// Runs the layer on `m` rows of `x` through the operator layer (for the f16 and bf16
     /// families: `x` rounded to the activation type, the outputs widened back to f32).
     fn run(&self, d: &Dense, cpu: &CpuFeatures, m: usize, x: &[f32], out: &mut [f32], scratch: &mut Vec<u8>) {
+        self.run_scaled(d, None, cpu, m, x, out, scratch)
+    }
+
+    /// [`Packed::run`] with the activation multipliers `input_scale`.
+    #[allow(clippy::too_many_arguments)]
+    fn run_scaled(
+        &self,
+        d: &Dense,
+        input_scale: Option<&[f32]>,
+        cpu: &CpuFeatures,
+        m: usize,
+        x: &[f32],
+        out: &mut [f32],
+        scratch: &mut Vec<u8>,
+    ) {
         fn go<F: Operator<Src = f32> + qgemm::Family<Dst = f32>>(
             l: Linear<'_, F>,
             cpu: &CpuFeatures,
@@ -339,25 +345,29 @@ impl Packed {
             }
         }
         let (n, k) = (d.n, d.k);
+        macro_rules! layer {
+            ($family:ty, $bl:expr, $w:expr) => {{
+                let l = Linear::<$family>::from_packed(n, k, $bl, $w).unwrap();
+                match input_scale {
+                    Some(s) => l.with_input_scale(s).unwrap(),
+                    None => l,
+                }
+            }};
+        }
         match self {
-            Packed::Int4Block(w) => {
-                go(Linear::<Qai8dxpQsi4c32p>::from_packed(n, k, 32, w).unwrap(), cpu, m, x, out, scratch)
+            Packed::Scaled(inner, s) => inner.run_scaled(d, Some(s), cpu, m, x, out, scratch),
+            Packed::Q4_0(w) => {
+                go(layer!(Qsi8d32pQsi4c32p, 32, w), cpu, m, x, out, scratch);
+                for row in out.chunks_exact_mut(n) {
+                    row.iter_mut().zip(&d.b).for_each(|(y, b)| *y += b);
+                }
             }
-            Packed::Int4Channel(w) => {
-                go(Linear::<Qai8dxpQsi4cxp>::from_packed(n, k, 0, w).unwrap(), cpu, m, x, out, scratch)
-            }
-            Packed::Int8Channel(w) => {
-                go(Linear::<Qai8dxpQsi8cxp>::from_packed(n, k, 0, w).unwrap(), cpu, m, x, out, scratch)
-            }
-            Packed::Int8ChannelF16(w) => {
-                go_half(Linear::<F16Qai8dxpQsi8cxp>::from_packed(n, k, 0, w).unwrap(), cpu, m, x, out, scratch)
-            }
-            Packed::Int4BlockBf16(w) => {
-                go_half(Linear::<Bf16Qai8dxpQsi4c32p>::from_packed(n, k, 32, w).unwrap(), cpu, m, x, out, scratch)
-            }
-            Packed::Int4BlockAsym(w) => {
-                go(Linear::<Qsi8d32pQai4c32p>::from_packed(n, k, 32, w).unwrap(), cpu, m, x, out, scratch)
-            }
+            Packed::Int4Block(w) => go(layer!(Qai8dxpQsi4c32p, 32, w), cpu, m, x, out, scratch),
+            Packed::Int4Channel(w) => go(layer!(Qai8dxpQsi4cxp, 0, w), cpu, m, x, out, scratch),
+            Packed::Int8Channel(w) => go(layer!(Qai8dxpQsi8cxp, 0, w), cpu, m, x, out, scratch),
+            Packed::Int8ChannelF16(w) => go_half(layer!(F16Qai8dxpQsi8cxp, 0, w), cpu, m, x, out, scratch),
+            Packed::Int4BlockBf16(w) => go_half(layer!(Bf16Qai8dxpQsi4c32p, 32, w), cpu, m, x, out, scratch),
+            Packed::Int4BlockAsym(w) => go(layer!(Qsi8d32pQai4c32p, 32, w), cpu, m, x, out, scratch),
         }
     }
 }

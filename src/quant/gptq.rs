@@ -184,6 +184,39 @@ impl<'a> Hessian<'a> {
         Ok(())
     }
 
+    /// A copy of this Hessian in `buf` (at least [`Hessian::buffer_len`] elements,
+    /// [`Buffer::Hessian`]): to try several input scales ([`Hessian::scale_inputs`]) on one
+    /// calibration.
+    pub fn copy_to<'b>(&self, buf: &'b mut [f64]) -> Result<Hessian<'b>> {
+        check_out(buf.len(), self.h.len(), Buffer::Hessian)?;
+        let h = &mut buf[..self.h.len()];
+        h.copy_from_slice(self.h);
+        Ok(Hessian { h, k: self.k, rows: self.rows })
+    }
+
+    /// Turns `H = X^T X` into the Hessian of the activations multiplied by `scale` (one per
+    /// input feature, as [`op::Linear::with_input_scale`](crate::op::Linear::with_input_scale)
+    /// multiplies them): `H[i][j] * scale[i] * scale[j]` in f64, which equals accumulating the
+    /// scaled rows up to rounding. For GPTQ of weights divided by `scale`
+    /// ([`quant::divide_depths`](crate::quant::divide_depths)), without a second calibration
+    /// pass. `scale`: `k` finite values ([`Error::BufferTooShort`] / [`Error::NonFinite`] on
+    /// [`Buffer::InputScale`]; nothing changed on an error).
+    pub fn scale_inputs(&mut self, scale: &[f32]) -> Result<()> {
+        let k = self.k;
+        check_out(scale.len(), k, Buffer::InputScale)?;
+        if let Some(index) = scale[..k].iter().position(|v| !v.is_finite()) {
+            return Err(Error::NonFinite { buffer: Buffer::InputScale, index });
+        }
+        for i in 0..k {
+            let si = f64::from(scale[i]);
+            let s = self.row_start(i);
+            for (h, &sj) in self.h[s..s + k - i].iter_mut().zip(&scale[i..k]) {
+                *h *= si * f64::from(sj);
+            }
+        }
+        Ok(())
+    }
+
     /// `H[j][j]` (the sum of the squares of input `j` over the rows) as f32 (saturated at
     /// `f32::MAX`).
     #[inline]
@@ -599,6 +632,33 @@ mod tests {
         h2.add(&[], 0, 0).unwrap();
         assert_eq!(h2.rows(), m);
         assert_eq!(h2.h.to_vec(), one);
+    }
+
+    #[test]
+    fn scaled_copy_is_the_hessian_of_the_scaled_rows() {
+        let mut rng = Rng(13);
+        let (m, k) = (29, 17);
+        let x = rng.vec(m * k);
+        // Powers of two: the scaled rows' products are exact, so both ways agree to the bit.
+        let scale: Vec<f32> = (0..k).map(|j| [0.25f32, 2.0, 1.0, 8.0][j % 4]).collect();
+        let xs: Vec<f32> = x.iter().enumerate().map(|(e, v)| v * scale[e % k]).collect();
+        let mut buf = vec![0f64; Hessian::buffer_len(k).unwrap()];
+        let mut h = Hessian::new(&mut buf, k).unwrap();
+        h.add(&x, m, k).unwrap();
+        let mut bs = vec![0f64; Hessian::buffer_len(k).unwrap()];
+        let mut hs = Hessian::new(&mut bs, k).unwrap();
+        hs.add(&xs, m, k).unwrap();
+        let mut bc = vec![0f64; Hessian::buffer_len(k).unwrap()];
+        assert!(matches!(h.copy_to(&mut bc[1..]), Err(Error::BufferTooShort { buffer: Buffer::Hessian, .. })));
+        let mut c = h.copy_to(&mut bc).unwrap();
+        assert_eq!((c.k(), c.rows(), c.h.to_vec()), (k, m, h.h.to_vec()));
+        let mut bad = scale.clone();
+        bad[4] = f32::NAN;
+        assert_eq!(c.scale_inputs(&bad).unwrap_err(), Error::NonFinite { buffer: Buffer::InputScale, index: 4 });
+        assert!(matches!(c.scale_inputs(&scale[..k - 1]), Err(Error::BufferTooShort { .. })));
+        assert_eq!(c.h.to_vec(), h.h.to_vec(), "a rejected call changed the Hessian");
+        c.scale_inputs(&scale).unwrap();
+        assert_eq!(c.h.to_vec(), hs.h.to_vec());
     }
 
     #[test]

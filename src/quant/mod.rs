@@ -17,6 +17,10 @@
 //! maximum, the error-minimizing search and its importance-weighted form) and take the weights
 //! as [`Weights`] (NxK or KxN).
 //!
+//! * [`divide_depths`]: folds the inverse of an activation-aware (AWQ) input scale into f32
+//!   weights before quantization, for a layer run with
+//!   [`op::Linear::with_input_scale`](crate::op::Linear::with_input_scale).
+//!
 //! * [`gptq`]: the same symmetric formats ([`qsi4cxp`], [`qsi4c32p`], [`q4_0`], [`qsi8cxp`])
 //!   quantized by GPTQ, which feeds each depth's rounding error into the depths not yet
 //!   quantized through the inverse of `X^T X` over calibration activations `X` (accumulated by
@@ -36,6 +40,45 @@ pub use symmetric::{Method, Weights};
 
 use crate::element::Element;
 use crate::error::{Buffer, Error, Result, Stride};
+
+/// Divides depth `j` of every channel of the `n x k` f32 weights `w` (`layout`, rows `stride`
+/// elements apart) by `scale[j]`, in place: the weights to quantize for a layer whose
+/// activations are multiplied by `scale` at run time
+/// ([`op::Linear::with_input_scale`](crate::op::Linear::with_input_scale)), so that
+/// `(x diag(scale)) (W diag(scale)^-1)^T = x W^T`. `scale` holds `k` values whose reciprocals are
+/// finite ([`Error::NonFinite`] on [`Buffer::InputScale`] for a non-finite or zero value); a
+/// quotient that overflows is left for the quantizer to reject. Nothing is written on an error.
+pub fn divide_depths(
+    n: usize,
+    k: usize,
+    w: &mut [f32],
+    layout: crate::rhs::Layout,
+    stride: usize,
+    scale: &[f32],
+) -> Result<()> {
+    crate::rhs::check_nk(n, k)?;
+    let (rows, cols) = match layout {
+        crate::rhs::Layout::NxK => (n, k),
+        crate::rhs::Layout::KxN => (k, n),
+    };
+    if stride < cols {
+        return Err(Error::StrideTooSmall { stride: Stride::Rhs, given: stride, needed: cols });
+    }
+    let needed = (rows - 1).checked_mul(stride).and_then(|v| v.checked_add(cols)).ok_or(Error::SizeOverflow)?;
+    check_out(w.len(), needed, Buffer::Rhs)?;
+    check_out(scale.len(), k, Buffer::InputScale)?;
+    if let Some(index) = scale[..k].iter().position(|v| !v.is_finite() || *v == 0.0) {
+        return Err(Error::NonFinite { buffer: Buffer::InputScale, index });
+    }
+    for r in 0..rows {
+        let row = &mut w[r * stride..r * stride + cols];
+        match layout {
+            crate::rhs::Layout::NxK => row.iter_mut().zip(&scale[..k]).for_each(|(v, s)| *v /= s),
+            crate::rhs::Layout::KxN => row.iter_mut().for_each(|v| *v /= scale[r]),
+        }
+    }
+    Ok(())
+}
 
 /// [`Error::BufferTooShort`] when an output buffer of `given` elements is shorter than `needed`.
 pub(crate) fn check_out(given: usize, needed: usize, buffer: Buffer) -> Result<()> {
