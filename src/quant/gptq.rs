@@ -86,7 +86,7 @@
 
 use half::{bf16, f16};
 
-use super::symmetric::{GroupScale, Method, Weights, check_method, choose_scale, choose_weighted_scale};
+use super::symmetric::{GroupScale, Method, Weights, check_call, choose_scale, choose_weighted_scale};
 use super::{check_block_scales, check_out};
 use crate::element::Element;
 use crate::error::{Buffer, Dim, Error, Result, Stride};
@@ -416,12 +416,7 @@ pub fn qsi4cxp<S: Element>(
     scale: &mut [f32],
 ) -> Result<()> {
     let (code_bytes, scales) = super::qsi4cxp::sizes(n, k)?;
-    w.check(n, k)?;
-    if let Some(m) = &method {
-        check_method(m, k)?;
-    }
-    check_out(codes.len(), code_bytes, Buffer::Rhs)?;
-    check_out(scale.len(), scales, Buffer::Scale)?;
+    check_call(method.as_ref(), n, k, w, (codes.len(), code_bytes), Some((scale.len(), scales)))?;
     struct Out<'o> {
         codes: &'o mut [u8],
         scale: &'o mut [f32],
@@ -457,12 +452,7 @@ pub fn qsi8cxp<S: Element>(
     scale: &mut [f32],
 ) -> Result<()> {
     let (code_len, scales) = super::qsi8cxp::sizes(n, k)?;
-    w.check(n, k)?;
-    if let Some(m) = &method {
-        check_method(m, k)?;
-    }
-    check_out(codes.len(), code_len, Buffer::Rhs)?;
-    check_out(scale.len(), scales, Buffer::Scale)?;
+    check_call(method.as_ref(), n, k, w, (codes.len(), code_len), Some((scale.len(), scales)))?;
     struct Out<'o> {
         codes: &'o mut [i8],
         scale: &'o mut [f32],
@@ -499,12 +489,7 @@ pub fn qsi4c32p<S: Element>(
     scale: &mut [bf16],
 ) -> Result<()> {
     let (code_bytes, scales) = super::qsi4c32p::sizes(n, k, bl)?;
-    w.check(n, k)?;
-    if let Some(m) = &method {
-        check_method(m, k)?;
-    }
-    check_out(codes.len(), code_bytes, Buffer::Rhs)?;
-    check_out(scale.len(), scales, Buffer::Scale)?;
+    check_call(method.as_ref(), n, k, w, (codes.len(), code_bytes), Some((scale.len(), scales)))?;
     let round = |s: f32| bf16::from_f32(s).to_f32();
     check_block_scales(method.as_ref().unwrap_or(&Method::Search), n, k, bl, w, round)?;
     struct Out<'o> {
@@ -544,11 +529,7 @@ pub fn q4_0<S: Element>(
     blocks: &mut [u8],
 ) -> Result<()> {
     let bytes = super::q4_0::size(n, k, bl)?;
-    w.check(n, k)?;
-    if let Some(m) = &method {
-        check_method(m, k)?;
-    }
-    check_out(blocks.len(), bytes, Buffer::Rhs)?;
+    check_call(method.as_ref(), n, k, w, (blocks.len(), bytes), None)?;
     let round = |s: f32| f16::from_f32(s).to_f32();
     check_block_scales(method.as_ref().unwrap_or(&Method::Search), n, k, bl, w, round)?;
     struct Out<'o> {

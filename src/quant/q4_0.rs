@@ -7,9 +7,9 @@
 use half::f16;
 
 use super::BlockOut;
-use super::symmetric::{Method, Weights, check_method};
+use super::symmetric::{Method, Weights, check_call};
 use crate::element::Element;
-use crate::error::{Buffer, Result};
+use crate::error::Result;
 use crate::rhs::qsi4c32pscalef16::raw_block_bytes;
 
 /// Bytes of the raw blocks of `n x k` weights in blocks of `bl` (a multiple of 32 dividing
@@ -34,9 +34,7 @@ pub fn quantize<S: Element>(
     blocks: &mut [u8],
 ) -> Result<()> {
     let bytes = size(n, k, bl)?;
-    w.check(n, k)?;
-    check_method(&method, k)?;
-    super::check_out(blocks.len(), bytes, Buffer::Rhs)?;
+    check_call(Some(&method), n, k, w, (blocks.len(), bytes), None)?;
     let round = |s: f32| Element::to_f32(f16::from_bits(crate::arith::f16_bits(s)));
     super::check_block_scales(&method, n, k, bl, w, round)?;
     let (nb, rb, half) = (k / bl, raw_block_bytes(bl), bl / 2);

@@ -7,9 +7,9 @@
 use half::bf16;
 
 use super::BlockOut;
-use super::symmetric::{Method, Weights, check_method};
+use super::symmetric::{Method, Weights, check_call};
 use crate::element::Element;
-use crate::error::{Buffer, Error, Result};
+use crate::error::{Error, Result};
 use crate::packing::check_blocks;
 use crate::rhs::check_nk;
 
@@ -36,10 +36,7 @@ pub fn quantize<S: Element>(
     scale: &mut [bf16],
 ) -> Result<()> {
     let (code_bytes, scales) = sizes(n, k, bl)?;
-    w.check(n, k)?;
-    check_method(&method, k)?;
-    super::check_out(codes.len(), code_bytes, Buffer::Rhs)?;
-    super::check_out(scale.len(), scales, Buffer::Scale)?;
+    check_call(Some(&method), n, k, w, (codes.len(), code_bytes), Some((scale.len(), scales)))?;
     let round = |s: f32| bf16::from_f32(s).to_f32();
     let nb = k / bl;
     codes[..code_bytes].fill(0);

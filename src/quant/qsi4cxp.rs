@@ -18,9 +18,9 @@
 //! # Ok::<(), qgemm::Error>(())
 //! ```
 
-use super::symmetric::{Method, Weights, check_method, quantize_group};
+use super::symmetric::{Method, Weights, check_call, quantize_group};
 use crate::element::Element;
-use crate::error::{Buffer, Error, Result};
+use crate::error::{Error, Result};
 use crate::rhs::check_nk;
 
 /// `(code bytes, scales)` for `n x k` weights: `n * ceil(k / 2)` and `n`.
@@ -41,10 +41,7 @@ pub fn quantize<S: Element>(
     scale: &mut [f32],
 ) -> Result<()> {
     let (code_bytes, scales) = sizes(n, k)?;
-    w.check(n, k)?;
-    check_method(&method, k)?;
-    super::check_out(codes.len(), code_bytes, Buffer::Rhs)?;
-    super::check_out(scale.len(), scales, Buffer::Scale)?;
+    check_call(Some(&method), n, k, w, (codes.len(), code_bytes), Some((scale.len(), scales)))?;
     let row = k.div_ceil(2);
     for c in 0..n {
         let out = &mut codes[c * row..(c + 1) * row];

@@ -2,9 +2,9 @@
 //! `[-128, 127]` and one f32 scale, written as the raw input of
 //! [`rhs::qsi8cxp::pack`](crate::rhs::qsi8cxp::pack) (`n` rows of `k` int8 values, `n` scales).
 
-use super::symmetric::{Method, Weights, check_method, quantize_group};
+use super::symmetric::{Method, Weights, check_call, quantize_group};
 use crate::element::Element;
-use crate::error::{Buffer, Error, Result};
+use crate::error::{Error, Result};
 use crate::rhs::check_nk;
 
 /// `(codes, scales)` for `n x k` weights: `n * k` and `n`.
@@ -25,10 +25,7 @@ pub fn quantize<S: Element>(
     scale: &mut [f32],
 ) -> Result<()> {
     let (code_len, scales) = sizes(n, k)?;
-    w.check(n, k)?;
-    check_method(&method, k)?;
-    super::check_out(codes.len(), code_len, Buffer::Rhs)?;
-    super::check_out(scale.len(), scales, Buffer::Scale)?;
+    check_call(Some(&method), n, k, w, (codes.len(), code_len), Some((scale.len(), scales)))?;
     for c in 0..n {
         let out = &mut codes[c * k..(c + 1) * k];
         // Round to nearest on f32 NxK rows: NEON.

@@ -111,6 +111,29 @@ pub(crate) fn check_method(method: &Method<'_>, k: usize) -> Result<()> {
     Ok(())
 }
 
+/// The checks every symmetric quantizer (plain or GPTQ) makes before writing, in order: the
+/// weights ([`Weights::check`]), the method's own input ([`check_method`]; `None`: GPTQ's
+/// default), the codes `(given, needed)` ([`Buffer::Rhs`]) and the scales
+/// ([`Buffer::Scale`]; `None` for Q4_0, whose scales are inside its blocks).
+pub(crate) fn check_call<S: Element>(
+    method: Option<&Method<'_>>,
+    n: usize,
+    k: usize,
+    w: &Weights<'_, S>,
+    codes: (usize, usize),
+    scales: Option<(usize, usize)>,
+) -> Result<()> {
+    w.check(n, k)?;
+    if let Some(m) = method {
+        check_method(m, k)?;
+    }
+    super::check_out(codes.0, codes.1, Buffer::Rhs)?;
+    if let Some((given, needed)) = scales {
+        super::check_out(given, needed, Buffer::Scale)?;
+    }
+    Ok(())
+}
+
 /// `round(w / s)` (ties away from zero) clamped to `[-levels - 1, levels]`; 0 when `s` is 0.
 #[inline(always)]
 fn code(w: f32, s: f32, levels: f32) -> f32 {
