@@ -206,8 +206,8 @@ pub(crate) fn choose_scale(
         }
         _ if amax == 0.0 => 0.0,
         Method::RoundToNearest => round_scale(amax / l),
-        Method::Search => search(len, &w, |_| 1.0, l, &round_scale),
-        Method::WeightedSearch(imp) => search(len, &w, |i| f64::from(imp[j0 + i]), l, &round_scale),
+        Method::Search => search(len, &w, |_| 1.0, l, amax, &round_scale),
+        Method::WeightedSearch(imp) => search(len, &w, |i| f64::from(imp[j0 + i]), l, amax, &round_scale),
     };
     scale.is_finite().then_some(GroupScale::nearest(scale, levels))
 }
@@ -223,7 +223,7 @@ pub(crate) fn choose_weighted_scale(
     round_scale: impl Fn(f32) -> f32,
 ) -> Option<GroupScale> {
     let amax = (0..len).fold(0f32, |a, i| a.max(w(i).abs()));
-    let scale = if amax == 0.0 { 0.0 } else { search(len, &w, imp, levels as f32, &round_scale) };
+    let scale = if amax == 0.0 { 0.0 } else { search(len, &w, imp, levels as f32, amax, &round_scale) };
     scale.is_finite().then_some(GroupScale::nearest(scale, levels))
 }
 
@@ -248,15 +248,16 @@ pub(crate) fn quantize_group(
     Some(s.stored)
 }
 
-/// [`Method::Search`]'s scale, squared errors weighted by `imp(i)`.
+/// [`Method::Search`]'s scale, squared errors weighted by `imp(i)`, for a group whose largest
+/// magnitude is `amax`.
 fn search(
     len: usize,
     w: &impl Fn(usize) -> f32,
     imp: impl Fn(usize) -> f64,
     l: f32,
+    amax: f32,
     round_scale: &impl Fn(f32) -> f32,
 ) -> f32 {
-    let amax = (0..len).fold(0f32, |a, i| a.max(w(i).abs()));
     let mut best: Option<(f64, f32)> = None;
     for sign in [1.0f32, -1.0] {
         for step in 0..=6 {
