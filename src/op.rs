@@ -97,12 +97,37 @@ pub trait Operator: Family {
         x_stride: usize,
         out: &mut [u8],
     ) -> Result<()>;
+
+    /// Whether the activation packer multiplies by an input scale in its own passes
+    /// ([`Operator::quantize_pack_scaled`]); else [`Linear::with_input_scale`] stages the scaled
+    /// rows in the scratch.
+    #[doc(hidden)]
+    const FUSED_INPUT_SCALE: bool = false;
+
+    /// [`Operator::quantize_pack`] of `x[i][j] * scale[j]` (only called when
+    /// [`Operator::FUSED_INPUT_SCALE`]).
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    fn quantize_pack_scaled(
+        p: &Packing,
+        m: usize,
+        k: usize,
+        bl: usize,
+        x: &[Self::Src],
+        x_stride: usize,
+        scale: &[f32],
+        out: &mut [u8],
+    ) -> Result<()> {
+        let _ = (m, k, bl, x, x_stride, scale, out);
+        Err(Error::Unsupported { param: Param::Mr, value: p.mr })
+    }
 }
 
 /// `Operator` for a family whose activations are `qai8dxp` (per-row int8, no blocks), of type
 /// `$src` quantized by `qai8dxp::$packer`.
+/// (`fused`: the f32 packer, which also multiplies by an input scale in its own passes.)
 macro_rules! qai8dxp_operator {
-    ($($family:ident in $module:ident: $src:ty => $packer:ident),+ $(,)?) => {$(
+    ($($family:ident in $module:ident: $src:ty => $packer:ident $(, $fused:ident)?);+ $(;)?) => {$(
         impl Operator for $family {
             const RHS_PACKING: Packing = crate::$module::PREFERRED_RHS_PACKING;
             type Src = $src;
@@ -111,19 +136,28 @@ macro_rules! qai8dxp_operator {
             ) -> Result<()> {
                 qai8dxp::$packer(p, m, k, at, x, s, out)
             }
+            $(qai8dxp_operator!(@$fused);)?
         }
     )+};
+    (@fused) => {
+        const FUSED_INPUT_SCALE: bool = true;
+        fn quantize_pack_scaled(
+            p: &Packing, m: usize, k: usize, _bl: usize, x: &[f32], s: usize, scale: &[f32], out: &mut [u8],
+        ) -> Result<()> {
+            qai8dxp::quantize_pack_scaled(p, m, k, 0, x, s, scale, out)
+        }
+    };
 }
 
 qai8dxp_operator!(
-    Qai8dxpQsi4cxp in qai8dxp_qsi4cxp: f32 => quantize_pack,
-    Qai8dxpQsi4c32p in qai8dxp_qsi4c32p: f32 => quantize_pack,
-    Qai8dxpQsi8cxp in qai8dxp_qsi8cxp: f32 => quantize_pack,
-    F16Qai8dxpQsi4cxp in f16_qai8dxp_qsi4cxp: f16 => quantize_pack_f16,
-    F16Qai8dxpQsi8cxp in f16_qai8dxp_qsi8cxp: f16 => quantize_pack_f16,
-    Bf16Qai8dxpQsi4cxp in bf16_qai8dxp_qsi4cxp: bf16 => quantize_pack_bf16,
-    Bf16Qai8dxpQsi4c32p in bf16_qai8dxp_qsi4c32p: bf16 => quantize_pack_bf16,
-    Qai8dxpQsu2cxp in qai8dxp_qsu2cxp: f32 => quantize_pack,
+    Qai8dxpQsi4cxp in qai8dxp_qsi4cxp: f32 => quantize_pack, fused;
+    Qai8dxpQsi4c32p in qai8dxp_qsi4c32p: f32 => quantize_pack, fused;
+    Qai8dxpQsi8cxp in qai8dxp_qsi8cxp: f32 => quantize_pack, fused;
+    F16Qai8dxpQsi4cxp in f16_qai8dxp_qsi4cxp: f16 => quantize_pack_f16;
+    F16Qai8dxpQsi8cxp in f16_qai8dxp_qsi8cxp: f16 => quantize_pack_f16;
+    Bf16Qai8dxpQsi4cxp in bf16_qai8dxp_qsi4cxp: bf16 => quantize_pack_bf16;
+    Bf16Qai8dxpQsi4c32p in bf16_qai8dxp_qsi4c32p: bf16 => quantize_pack_bf16;
+    Qai8dxpQsu2cxp in qai8dxp_qsu2cxp: f32 => quantize_pack, fused;
 );
 
 impl Operator for Qsi8d32pQsi4c32p {
@@ -273,9 +307,13 @@ impl<'w, F: Operator> Linear<'w, F> {
     /// activations use heavily then gets its weights enlarged and quantized more finely.
     ///
     /// `scale` holds `k` finite values ([`Error::BufferTooShort`] / [`Error::NonFinite`] on
-    /// [`Buffer::InputScale`]). The activations are multiplied into a staging area at the end of
-    /// the scratch, one tile of `mr` rows at a time ([`Linear::scratch_size`] counts it); a
-    /// product that overflows is reported as [`Error::NonFinite`] at its activation's index.
+    /// [`Buffer::InputScale`]). The f32 `qai8dxp` families (`qai8dxp_qsi4cxp`,
+    /// `qai8dxp_qsi4c32p`, `qai8dxp_qsi8cxp`, `qai8dxp_qsu2cxp`) multiply in their activation
+    /// packer's own passes ([`qai8dxp::quantize_pack_scaled`]: one `FMUL` per 4 values in the
+    /// min/max pass and one in the quantizing pass, no extra memory); the other families
+    /// multiply one tile of `mr` rows at a time into a staging area at the end of the scratch
+    /// ([`Linear::scratch_size`] counts it) and pack that. A product that is not finite is
+    /// reported as [`Error::NonFinite`] at its activation's index.
     pub fn with_input_scale(mut self, scale: &'w [f32]) -> Result<Self> {
         let k = self.k;
         if scale.len() < k {
@@ -372,7 +410,7 @@ impl<'w, F: Operator> Linear<'w, F> {
     /// Bytes of the staging area of a call of `m` rows with packing `p`: none without an input
     /// scale, else one tile of `min(m, mr)` scaled rows (and the slack to align it).
     fn stage_size(&self, p: &Packing, m: usize) -> Result<usize> {
-        if self.input_scale.is_none() || m == 0 {
+        if self.input_scale.is_none() || m == 0 || F::FUSED_INPUT_SCALE {
             return Ok(0);
         }
         let values = p.mr.min(m).checked_mul(self.k).ok_or(Error::SizeOverflow)?;
@@ -433,6 +471,9 @@ impl<'w, F: Operator> Linear<'w, F> {
         let (lhs, stage) = scratch[..total].split_at_mut(size);
         match self.input_scale {
             None => F::quantize_pack(&p, m, self.k, self.bl, 0, &x[..needed], self.k, lhs)?,
+            Some(scale) if F::FUSED_INPUT_SCALE => {
+                F::quantize_pack_scaled(&p, m, self.k, self.bl, &x[..needed], self.k, scale, lhs)?
+            }
             Some(scale) => self.pack_scaled(kernel, m, &x[..needed], scale, lhs, stage)?,
         }
         Ok(Prepared { layer: *self, kernel, cpu: *cpu, m, lhs, clamp: Clamp::NONE })

@@ -176,7 +176,9 @@ where
                     continue;
                 }
                 let need = scaled.scratch_size_with(&list, m).unwrap();
-                assert!(need > layer.scratch_size_with(&list, m).unwrap());
+                // A staging area unless the family's packer multiplies in its own passes.
+                let fused = <X::F as Operator>::FUSED_INPUT_SCALE;
+                assert_eq!(need > layer.scratch_size_with(&list, m).unwrap(), !fused);
                 assert!(need <= scaled.scratch_size(m).unwrap());
                 let mut s = vec![0u8; need];
                 let (mut y_s, mut y_ref) = (vec![nan; m * n], vec![nan; m * n]);
@@ -191,7 +193,8 @@ where
                     panic!("no scratch accepted")
                 };
                 let chosen = layer.kernel_from(&list, &cpu, m).unwrap();
-                assert!(needed >= chosen.lhs_packed_size(m, k, bl).unwrap() + m.min(chosen.packing().mr) * k);
+                let stage = if fused { 0 } else { m.min(chosen.packing().mr) * k };
+                assert!(needed >= chosen.lhs_packed_size(m, k, bl).unwrap() + stage);
                 let e = scaled.run_with(&list, &cpu, m, &x, &mut y_s, &mut s[..needed - 1]).unwrap_err();
                 assert!(matches!(e, Error::BufferTooShort { buffer: Buffer::LhsPacked, .. }), "{e:?}");
                 scaled.run_with(&list, &cpu, m, &x, &mut y_s, &mut s[..needed]).unwrap();
@@ -600,7 +603,9 @@ fn bad_calls_are_rejected() {
     scale[9] = f32::MAX;
     let scaled = layer.with_input_scale(&scale).unwrap();
     let mut s_scratch = vec![0u8; scaled.scratch_size(m).unwrap()];
-    assert!(s_scratch.len() > need);
+    // This family's packer multiplies in its own passes: no staging area.
+    assert!(<Qai8dxpQsi4cxp as Operator>::FUSED_INPUT_SCALE);
+    assert_eq!(s_scratch.len(), need);
     // Row 8, depth 9 overflows: past the first tile for every `mr` (the index counts in `x`,
     // not in the staging rows).
     let m9 = 9;
@@ -614,8 +619,34 @@ fn bad_calls_are_rejected() {
     );
     big[8 * k + 9] = 0.25;
     scaled.run(&cpu, m9, &big, &mut y9, &mut s9).unwrap();
-    assert!(matches!(scaled.run(&cpu, m, &x, &mut y, &mut scratch), Err(Error::BufferTooShort { .. })));
     scaled.run(&cpu, m, &x, &mut y, &mut s_scratch).unwrap();
+    // The same through a staging family (f16 activations).
+    {
+        use qgemm::f16_qai8dxp_qsi4cxp::F16Qai8dxpQsi4cxp;
+        use qgemm::half::f16;
+        assert!(!<F16Qai8dxpQsi4cxp as Operator>::FUSED_INPUT_SCALE);
+        let layer = Linear::<F16Qai8dxpQsi4cxp>::from_packed(n, k, 0, &w).unwrap();
+        // f16 products overflow past 65504: 0.5 * 30000 does not, 4 * 30000 does.
+        let mut scale_h = vec![2.0f32; k];
+        scale_h[9] = 30000.0;
+        let scaled = layer.with_input_scale(&scale_h).unwrap();
+        let mut bigh: Vec<f16> = big.iter().map(|&v| f16::from_f32(v)).collect();
+        bigh[8 * k + 9] = f16::from_f32(4.0);
+        let mut yh = vec![f16::ZERO; m9 * n];
+        let mut s = vec![0u8; scaled.scratch_size(m9).unwrap()];
+        assert!(s.len() > layer.scratch_size(m9).unwrap());
+        assert_eq!(
+            scaled.run(&cpu, m9, &bigh, &mut yh, &mut s).unwrap_err(),
+            Error::NonFinite { buffer: Buffer::Lhs, index: 8 * k + 9 }
+        );
+        let short = layer.scratch_size(m9).unwrap();
+        bigh[8 * k + 9] = f16::ZERO;
+        assert!(matches!(
+            scaled.run(&cpu, m9, &bigh, &mut yh, &mut s[..short]),
+            Err(Error::BufferTooShort { buffer: Buffer::LhsPacked, .. })
+        ));
+        scaled.run(&cpu, m9, &bigh, &mut yh, &mut s).unwrap();
+    }
 
     // Named kernels: none, none of this packing, or none the CPU runs.
     let all = <Qai8dxpQsi4cxp as Family>::kernels();

@@ -14,7 +14,7 @@ use half::{bf16, f16};
 
 use crate::arith::{round_even, write_u32};
 use crate::element::Element;
-use crate::error::{Dim, Error, Param, Result};
+use crate::error::{Buffer, Dim, Error, Param, Result};
 use crate::lhs::quant::{self, Round};
 use crate::packing::{Packing, padded_k};
 
@@ -96,6 +96,50 @@ pub fn quantize_pack(
     lhs_stride: usize,
     lhs_packed: &mut [u8],
 ) -> Result<()> {
+    pack_f32(packing, m, k, m_idx_start, lhs, lhs_stride, None, lhs_packed)
+}
+
+/// [`quantize_pack`] of the activations multiplied by one f32 value per depth,
+/// `lhs[i][j] * scale[j]` (one f32 multiply, the activation-aware scaling of
+/// [`op::Linear::with_input_scale`](crate::op::Linear::with_input_scale)), in the packer's own
+/// passes: the same bytes as [`quantize_pack`] on the products, without storing them.
+///
+/// `scale`: `k` finite values ([`Error::BufferTooShort`] / [`Error::NonFinite`] on
+/// [`Buffer::InputScale`]); a product that is not finite (a NaN activation or an overflow) is
+/// [`Error::NonFinite`] on [`Buffer::Lhs`] at the activation's index. Nothing is written on an
+/// error.
+#[allow(clippy::too_many_arguments)]
+pub fn quantize_pack_scaled(
+    packing: &Packing,
+    m: usize,
+    k: usize,
+    m_idx_start: usize,
+    lhs: &[f32],
+    lhs_stride: usize,
+    scale: &[f32],
+    lhs_packed: &mut [u8],
+) -> Result<()> {
+    if scale.len() < k {
+        return Err(Error::BufferTooShort { buffer: Buffer::InputScale, given: scale.len(), needed: k });
+    }
+    if let Some(index) = scale[..k].iter().position(|v| !v.is_finite()) {
+        return Err(Error::NonFinite { buffer: Buffer::InputScale, index });
+    }
+    pack_f32(packing, m, k, m_idx_start, lhs, lhs_stride, Some(&scale[..k]), lhs_packed)
+}
+
+/// [`quantize_pack`], of `lhs[i][j] * scale[j]` when `scale` is given (`k` values).
+#[allow(clippy::too_many_arguments)]
+fn pack_f32(
+    packing: &Packing,
+    m: usize,
+    k: usize,
+    m_idx_start: usize,
+    lhs: &[f32],
+    lhs_stride: usize,
+    scale: Option<&[f32]>,
+    lhs_packed: &mut [u8],
+) -> Result<()> {
     packing.check_lhs()?;
     if k == 0 {
         return Err(Error::ZeroDim { dim: Dim::K });
@@ -109,7 +153,10 @@ pub fn quantize_pack(
     // takes each row's min and max (which show a NaN or an infinity) and keeps them for the
     // first `ROW_CACHE` rows.
     let first_slot = super::check_layout(mr, m, k, m_idx_start, lhs, lhs_stride, lhs_packed.len(), ts)?;
-    let cache = row_min_max(m, k, lhs, lhs_stride)?;
+    let cache = match scale {
+        None => row_min_max(m, k, lhs, lhs_stride)?,
+        Some(s) => row_min_max_scaled(m, k, lhs, lhs_stride, s)?,
+    };
 
     let kp = padded_k(k)?;
     let bd = packing.block_depth();
@@ -118,9 +165,14 @@ pub fn quantize_pack(
     // (chunks of 4 or 8 bytes, or one row per tile; other block depths take the group path).
     let fast = cfg!(all(target_arch = "aarch64", target_feature = "neon")) && (mr == 1 || bd == 4 || bd == 8);
     let whole = if fast { k / quant::GROUP } else { 0 };
+    let mut scaled = [0f32; quant::GROUP];
     for i in 0..m {
         let row = &lhs[i * lhs_stride..i * lhs_stride + k];
-        let (vmin, vmax) = cached_min_max(&cache, i, row);
+        let (vmin, vmax) = match scale {
+            None => cached_min_max(&cache, i, row),
+            // Finite (the first pass checked every product).
+            Some(s) => cache.get(i).copied().or_else(|| quant::min_max_finite_scaled(row, s)).unwrap_or((0.0, 0.0)),
+        };
         let rq = row_quant(vmin, vmax);
         let slot_abs = first_slot + i;
         let tile = &mut lhs_packed[(slot_abs / mr) * ts..(slot_abs / mr + 1) * ts];
@@ -135,20 +187,29 @@ pub fn quantize_pack(
             // (`16h + 16 <= 32 * whole <= k`) and writes chunks `t < 16 / bd` of depth
             // `16h + bd t` at `base + (16h / bd + t) * mr * bd`: the row's `bd` bytes of that
             // chunk, inside the tile's `mr * kp` data bytes. `zero_point` is in `[-128, 127]`.
+            // With a scale, the same 16 values of `s` (`k` long) are read.
             unsafe {
-                match bd {
-                    4 => quant::neon::quantize_i8_chunks::<_, 4, false, { quant::neon::AWAY }>(
-                        x, blocks, mult, zp, base, step,
-                    ),
-                    8 => quant::neon::quantize_i8_chunks::<_, 8, false, { quant::neon::AWAY }>(
-                        x, blocks, mult, zp, base, step,
-                    ),
+                use quant::neon::{AWAY, quantize_i8_chunks as q, quantize_i8_chunks_scaled as qs};
+                match (bd, scale) {
+                    (4, None) => q::<_, 4, false, AWAY>(x, blocks, mult, zp, base, step),
+                    (8, None) => q::<_, 8, false, AWAY>(x, blocks, mult, zp, base, step),
+                    (4, Some(s)) => qs::<4>(x, s.as_ptr(), blocks, mult, zp, base, step),
+                    (8, Some(s)) => qs::<8>(x, s.as_ptr(), blocks, mult, zp, base, step),
                     _ => {} // `whole` is 0
                 }
             }
         }
         for g in whole..kp / quant::GROUP {
-            let part = &row[g * quant::GROUP..k.min((g + 1) * quant::GROUP)];
+            let (start, end) = (g * quant::GROUP, k.min((g + 1) * quant::GROUP));
+            let part = match scale {
+                None => &row[start..end],
+                Some(s) => {
+                    for ((o, &v), &f) in scaled.iter_mut().zip(&row[start..end]).zip(&s[start..end]) {
+                        *o = v * f;
+                    }
+                    &scaled[..end - start]
+                }
+            };
             let mut q = quant::quantize_group(part, rq.multiplier, rq.zero_point, -128, 127);
             // K padding repeats the last real value (only the last group can be partial).
             let last = q[part.len() - 1];
@@ -179,6 +240,29 @@ fn row_min_max<S: Element>(m: usize, k: usize, lhs: &[S], lhs_stride: usize) -> 
                 super::check_finite_row(row, i * lhs_stride)?;
                 quant::portable::min_max_widened(row)
             }
+        };
+        if let Some(c) = cache.get_mut(i) {
+            *c = mm;
+        }
+    }
+    Ok(cache)
+}
+
+/// [`row_min_max`] of the products `x[j] * scale[j]` of f32 rows: a product that is not finite
+/// is [`Error::NonFinite`] at its activation's index.
+fn row_min_max_scaled(
+    m: usize,
+    k: usize,
+    lhs: &[f32],
+    lhs_stride: usize,
+    scale: &[f32],
+) -> Result<[(f32, f32); ROW_CACHE]> {
+    let mut cache = [(0f32, 0f32); ROW_CACHE];
+    for i in 0..m {
+        let row = &lhs[i * lhs_stride..i * lhs_stride + k];
+        let Some(mm) = quant::min_max_finite_scaled(row, scale) else {
+            let j = row.iter().zip(scale).position(|(v, s)| !(v * s).is_finite()).unwrap_or(0);
+            return Err(Error::NonFinite { buffer: Buffer::Lhs, index: i * lhs_stride + j });
         };
         if let Some(c) = cache.get_mut(i) {
             *c = mm;
@@ -505,6 +589,50 @@ mod tests {
 
     /// The f16/bf16 packers written out element by element: the row's min/max of the widened
     /// values, each value rounded by the position rule, K padding `x[k - 1]` rounded away.
+    #[test]
+    fn scaled_packer_is_the_packer_on_the_products() {
+        // Every block depth and `mr`, k tails (a partial group, no whole group, whole groups
+        // only), more rows than the min/max cache, a start inside a tile.
+        let mut seed = 0x5eed_u32;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed
+        };
+        for (mr, kr, sr) in [(1, 16, 2), (4, 16, 2), (4, 8, 2), (8, 8, 1), (4, 4, 1)] {
+            let p = Packing { mr, nr: 4, kr, sr };
+            for (m, k, start) in [(3, 64, 0), (5, 83, 1), (2, 7, 0), (ROW_CACHE + 3, 40, 2)] {
+                let stride = k + 3;
+                let x: Vec<f32> = (0..m * stride).map(|_| (next() % 2001) as f32 / 100.0 - 10.0).collect();
+                let scale: Vec<f32> = (0..k).map(|j| if j % 5 == 0 { 0.5 } else { 0.1 + (next() % 300) as f32 / 97.0 }).collect();
+                let products: Vec<f32> = x.iter().enumerate().map(|(e, v)| v * scale[(e % stride).min(k - 1)]).collect();
+                let size = (start % mr + m).div_ceil(mr) * tile_stride(k, mr).unwrap();
+                let (mut a, mut b) = (vec![0x5au8; size], vec![0x5au8; size]);
+                quantize_pack(&p, m, k, start, &products, stride, &mut a).unwrap();
+                quantize_pack_scaled(&p, m, k, start, &x, stride, &scale, &mut b).unwrap();
+                assert_eq!(a, b, "mr {mr} kr {kr} sr {sr} m {m} k {k} start {start}");
+                // Errors: the scale, then a product that overflows (at its activation), and
+                // nothing written.
+                let mut bad = scale.clone();
+                bad[k - 1] = f32::NAN;
+                let e = quantize_pack_scaled(&p, m, k, start, &x, stride, &bad, &mut b).unwrap_err();
+                assert_eq!(e, Error::NonFinite { buffer: Buffer::InputScale, index: k - 1 });
+                let e = quantize_pack_scaled(&p, m, k, start, &x, stride, &scale[..k - 1], &mut b).unwrap_err();
+                assert!(matches!(e, Error::BufferTooShort { buffer: Buffer::InputScale, .. }));
+                bad[k - 1] = f32::MAX;
+                let mut xo = x.clone();
+                for i in 0..m {
+                    xo[i * stride + k - 1] = if i == m - 1 { 3.0 } else { 0.5 };
+                }
+                b.fill(0x5a);
+                let e = quantize_pack_scaled(&p, m, k, start, &xo, stride, &bad, &mut b).unwrap_err();
+                assert_eq!(e, Error::NonFinite { buffer: Buffer::Lhs, index: (m - 1) * stride + k - 1 });
+                assert!(b.iter().all(|&v| v == 0x5a));
+            }
+        }
+    }
+
     fn reference_pack_half<S: Element>(p: &Packing, m: usize, k: usize, x: &[S], stride: usize, rule: Rule) -> Vec<u8> {
         let (mr, bd, kp) = (p.mr, p.block_depth(), k.div_ceil(32) * 32);
         let ts = tile_stride(k, mr).unwrap();

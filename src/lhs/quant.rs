@@ -23,6 +23,20 @@ pub(crate) fn min_max_finite<S: Element>(x: &[S]) -> Option<(f32, f32)> {
     }
 }
 
+/// `(min, max)` of the products `x[j] * scale[j]` (f32, one rounding each) of two slices of one
+/// non-zero length, or `None` if a product is NaN or infinite.
+#[inline]
+pub(crate) fn min_max_finite_scaled(x: &[f32], scale: &[f32]) -> Option<(f32, f32)> {
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+    {
+        neon::min_max_finite_scaled(x, scale)
+    }
+    #[cfg(not(all(target_arch = "aarch64", target_feature = "neon")))]
+    {
+        portable::min_max_scaled(x, scale)
+    }
+}
+
 /// `max |x|` over a slice (0 for an empty slice), NaN or infinite if a value is not finite.
 #[inline]
 pub(crate) fn abs_max_finite(x: &[f32]) -> f32 {
@@ -128,6 +142,19 @@ pub(crate) mod portable {
 
     pub(crate) fn abs_max(x: &[f32]) -> f32 {
         x.iter().fold(0.0f32, |a, v| a.max(v.abs()))
+    }
+
+    /// `(min, max)` of `x[j] * scale[j]`, `None` if a product is not finite.
+    pub(crate) fn min_max_scaled(x: &[f32], scale: &[f32]) -> Option<(f32, f32)> {
+        let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
+        for (&v, &s) in x.iter().zip(scale) {
+            let p = v * s;
+            if !p.is_finite() {
+                return None;
+            }
+            (lo, hi) = (lo.min(p), hi.max(p));
+        }
+        Some((lo, hi))
     }
 
     #[cfg_attr(all(target_arch = "aarch64", target_feature = "neon"), allow(dead_code))]
@@ -243,6 +270,73 @@ pub(crate) mod neon {
             }
         }
         (lo.is_finite() && hi.is_finite()).then_some((lo, hi))
+    }
+
+    /// [`min_max_finite`] of the products `x[j] * scale[j]` (slices of one non-zero length):
+    /// one `FMUL` per 4 values in the same pass.
+    pub(super) fn min_max_finite_scaled(x: &[f32], scale: &[f32]) -> Option<(f32, f32)> {
+        let n = x.len().min(scale.len());
+        let whole = n / 16 * 16;
+        let (mut lo, mut hi) = portable::min_max_scaled(&x[whole..n], &scale[whole..n])?;
+        if whole > 0 {
+            // SAFETY: NEON is enabled for the whole target (cfg above); chunk `c < whole / 16`
+            // reads `x[16c..16c + 16]` and `scale[16c..16c + 16]`, inside both slices.
+            unsafe {
+                let (mut l0, mut h0) = (vdupq_n_f32(lo), vdupq_n_f32(hi));
+                let (mut l1, mut h1) = (l0, h0);
+                for c in 0..whole / 16 {
+                    let v = mul16(load16(x.as_ptr().add(16 * c)), load16(scale.as_ptr().add(16 * c)));
+                    l0 = vminq_f32(l0, vminq_f32(v.0, v.1));
+                    h0 = vmaxq_f32(h0, vmaxq_f32(v.0, v.1));
+                    l1 = vminq_f32(l1, vminq_f32(v.2, v.3));
+                    h1 = vmaxq_f32(h1, vmaxq_f32(v.2, v.3));
+                }
+                lo = vminvq_f32(vminq_f32(l0, l1));
+                hi = vmaxvq_f32(vmaxq_f32(h0, h1));
+            }
+        }
+        (lo.is_finite() && hi.is_finite()).then_some((lo, hi))
+    }
+
+    /// The lane-wise products of two groups of 16 values.
+    #[inline(always)]
+    fn mul16(a: float32x4x4_t, b: float32x4x4_t) -> float32x4x4_t {
+        // SAFETY: NEON is enabled for the whole target; register operations only.
+        unsafe { float32x4x4_t(vmulq_f32(a.0, b.0), vmulq_f32(a.1, b.1), vmulq_f32(a.2, b.2), vmulq_f32(a.3, b.3)) }
+    }
+
+    /// [`quantize_i8_chunks`] `::<f32, BD, false, AWAY>` of the products `x[j] * scale[j]`
+    /// (one `FMUL` per 4 values before the quantizer's own).
+    ///
+    /// # Safety
+    ///
+    /// `x` and `scale` are readable for `16 * blocks` values; `dst + t * step` is writable for
+    /// `BD` bytes for every `t < 16 * blocks / BD`.
+    #[inline]
+    pub(crate) unsafe fn quantize_i8_chunks_scaled<const BD: usize>(
+        x: *const f32,
+        scale: *const f32,
+        blocks: usize,
+        multiplier: f32,
+        zero_point: i16,
+        dst: *mut u8,
+        step: usize,
+    ) {
+        // SAFETY: NEON is enabled for the whole target; block `h < blocks` reads the 16 values
+        // at `x + 16h` and `scale + 16h` and writes the `16 / BD` chunks from
+        // `dst + (16h / BD) * step`, the caller's contract.
+        unsafe {
+            let (vm, vz) = (vdupq_n_f32(multiplier), vdupq_n_s16(zero_point));
+            let advance = 16 / BD * step;
+            let (mut x, mut scale, mut dst) = (x, scale, dst);
+            for _ in 0..blocks {
+                let v = mul16(load16(x), load16(scale));
+                store_chunks::<BD>(q16::<false, AWAY, true>(v, vm, vz), dst, step);
+                x = x.add(16);
+                scale = scale.add(16);
+                dst = dst.add(advance);
+            }
+        }
     }
 
     /// Quantizes the `16 * blocks` values at `x` (f32, or f16/bf16 widened exactly) as
