@@ -55,6 +55,10 @@ pub enum Buffer {
     Hessian,
     /// The f64 workspace of a [`quant::gptq`](crate::quant::gptq) quantizer.
     Work,
+    /// The byte workspace of
+    /// [`op::QuantizePack::quantize_pack_weights`](crate::op::QuantizePack::quantize_pack_weights) (the codes and
+    /// scales between the quantizer and the packer).
+    Workspace,
     /// The f32 output.
     Dst,
 }
@@ -89,6 +93,9 @@ pub enum Param {
     Sr,
     /// The block length: given to a per-channel family, or not a multiple of 32.
     BlockLen,
+    /// A bias given to a family whose packing has none (`qsi8d32p_qsi4c32p`); the value is the
+    /// bias's length.
+    Bias,
 }
 
 /// Everything that can go wrong in a call into `qgemm`.
@@ -239,7 +246,7 @@ impl Buffer {
     /// output and bias; f32 or bf16 scales).
     pub const fn unit(self) -> &'static str {
         match self {
-            Buffer::LhsPacked | Buffer::Rhs | Buffer::RhsPacked => "bytes",
+            Buffer::LhsPacked | Buffer::Rhs | Buffer::RhsPacked | Buffer::Workspace => "bytes",
             Buffer::Lhs
             | Buffer::Scale
             | Buffer::Bias
@@ -265,6 +272,7 @@ impl fmt::Display for Buffer {
             Buffer::Importance => "importance",
             Buffer::Hessian => "hessian",
             Buffer::Work => "work",
+            Buffer::Workspace => "workspace",
             Buffer::Dst => "dst",
         })
     }
@@ -289,6 +297,7 @@ impl fmt::Display for Param {
             Param::Kr => "kr",
             Param::Sr => "sr",
             Param::BlockLen => "bl",
+            Param::Bias => "bias",
         })
     }
 }

@@ -16,6 +16,11 @@
 //!   runs them on `std::thread::scope` threads. Every output element is computed by the same
 //!   kernel whatever the split, so the results are bit-identical for any split.
 //!
+//! * From float weights in one call: each family's `Linear::quantize_pack` (and
+//!   [`QuantizePack`], for code generic over the families) quantizes by
+//!   [`quant`](crate::quant) into a caller workspace and packs (module `quantize`'s table gives
+//!   each family's format and method).
+//!
 //! ```
 //! use qgemm::op::Linear;
 //! use qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp;
@@ -63,6 +68,10 @@ use crate::rhs::qsi4c32p::BlockScales;
 use crate::rhs::qsi8cxp::Int8Source;
 use crate::rhs::{Int4Source, qai4c32p, qsi4c32p, qsi4c32pscalef16, qsi4cxp, qsi8cxp, qsu2cxp};
 use crate::{CpuFeatures, Packing};
+
+mod quantize;
+
+pub use quantize::QuantizePack;
 
 /// Most rectangles [`Prepared::parts`] cuts an output into.
 pub const MAX_PARTS: usize = 64;
