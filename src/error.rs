@@ -377,6 +377,10 @@ mod tests {
             Error::NotPositiveDefinite { index: 5 }.to_string(),
             "the matrix is not positive definite (pivot 5)"
         );
+        let e = Error::BufferTooShort { buffer: Buffer::Workspace, given: 3, needed: 4 };
+        assert_eq!(e.to_string(), "workspace holds 3 bytes, needs 4");
+        let e = Error::Unsupported { param: Param::Bias, value: 8 };
+        assert_eq!(e.to_string(), "unsupported bias (8) for this kernel or packer");
         let e = Error::InvalidDamping { damp: -1.0 };
         assert_eq!(e.to_string(), "damping -1.0 is not a finite non-negative number");
     }
