@@ -58,6 +58,10 @@ pub enum Buffer {
     /// The per-input-channel activation multipliers of a layer
     /// ([`op::Linear::with_input_scale`](crate::op::Linear::with_input_scale)).
     InputScale,
+    /// The byte workspace of
+    /// [`op::QuantizePack::quantize_pack_weights`](crate::op::QuantizePack::quantize_pack_weights) (the codes and
+    /// scales between the quantizer and the packer).
+    Workspace,
     /// The f32 output.
     Dst,
 }
@@ -92,6 +96,9 @@ pub enum Param {
     Sr,
     /// The block length: given to a per-channel family, or not a multiple of 32.
     BlockLen,
+    /// A bias given to a family whose packing has none (`qsi8d32p_qsi4c32p`); the value is the
+    /// bias's length.
+    Bias,
 }
 
 /// Everything that can go wrong in a call into `qgemm`.
@@ -242,7 +249,7 @@ impl Buffer {
     /// output and bias; f32 or bf16 scales).
     pub const fn unit(self) -> &'static str {
         match self {
-            Buffer::LhsPacked | Buffer::Rhs | Buffer::RhsPacked => "bytes",
+            Buffer::LhsPacked | Buffer::Rhs | Buffer::RhsPacked | Buffer::Workspace => "bytes",
             Buffer::Lhs
             | Buffer::Scale
             | Buffer::Bias
@@ -270,6 +277,7 @@ impl fmt::Display for Buffer {
             Buffer::Hessian => "hessian",
             Buffer::Work => "work",
             Buffer::InputScale => "input_scale",
+            Buffer::Workspace => "workspace",
             Buffer::Dst => "dst",
         })
     }
@@ -294,6 +302,7 @@ impl fmt::Display for Param {
             Param::Kr => "kr",
             Param::Sr => "sr",
             Param::BlockLen => "bl",
+            Param::Bias => "bias",
         })
     }
 }
@@ -373,6 +382,10 @@ mod tests {
             Error::NotPositiveDefinite { index: 5 }.to_string(),
             "the matrix is not positive definite (pivot 5)"
         );
+        let e = Error::BufferTooShort { buffer: Buffer::Workspace, given: 3, needed: 4 };
+        assert_eq!(e.to_string(), "workspace holds 3 bytes, needs 4");
+        let e = Error::Unsupported { param: Param::Bias, value: 8 };
+        assert_eq!(e.to_string(), "unsupported bias (8) for this kernel or packer");
         let e = Error::InvalidDamping { damp: -1.0 };
         assert_eq!(e.to_string(), "damping -1.0 is not a finite non-negative number");
     }

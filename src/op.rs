@@ -21,6 +21,11 @@
 //!   so the layer still computes `x W^T + b` with the heavily used channels' weights quantized
 //!   more finely.
 //!
+//! * From float weights in one call: each family's `Linear::quantize_pack` (and
+//!   [`QuantizePack`], for code generic over the families) quantizes by
+//!   [`quant`](crate::quant) into a caller workspace and packs (module `quantize`'s table gives
+//!   each family's format and method).
+//!
 //! ```
 //! use qgemm::op::Linear;
 //! use qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp;
@@ -68,6 +73,10 @@ use crate::rhs::qsi4c32p::BlockScales;
 use crate::rhs::qsi8cxp::Int8Source;
 use crate::rhs::{Int4Source, qai4c32p, qsi4c32p, qsi4c32pscalef16, qsi4cxp, qsi8cxp, qsu2cxp};
 use crate::{CpuFeatures, Packing};
+
+mod quantize;
+
+pub use quantize::QuantizePack;
 
 /// Most rectangles [`Prepared::parts`] cuts an output into.
 pub const MAX_PARTS: usize = 64;

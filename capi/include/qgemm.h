@@ -79,6 +79,29 @@
 // Int4 nibble: unsigned `u` with zero point 8, value `u - 8`.
 #define QGEMM_INT4_ZERO_POINT_8 1
 
+// Symmetric formats: `scale = max |w| / L` (rounded to the stored type), codes rounded to
+// nearest (`qgemm::quant::Method::RoundToNearest`).
+#define QGEMM_QUANT_ROUND_TO_NEAREST 0
+
+// Symmetric formats: GGML's `Q4_0` rule, the signed largest value over `-(L + 1)`
+// (`Method::SignedMax`).
+#define QGEMM_QUANT_SIGNED_MAX 1
+
+// Symmetric formats: the error-minimizing scale search (`Method::Search`).
+#define QGEMM_QUANT_SEARCH 2
+
+// Symmetric formats: the search weighted by per-depth importance (`k` non-negative values,
+// e.g. the diagonal of `X^T X` over calibration activations) (`Method::WeightedSearch`).
+#define QGEMM_QUANT_WEIGHTED_SEARCH 3
+
+// Asymmetric int4 (`qai4c32p`): GGML `Q4_1`'s block range in 15 steps
+// (`qai4c32p::Method::MinMax`).
+#define QGEMM_QUANT_MIN_MAX 0
+
+// Asymmetric int4 (`qai4c32p`): the range rule, then the least-squares scale and offset
+// (`qai4c32p::Method::Fitted`).
+#define QGEMM_QUANT_FITTED 1
+
 // FEAT_AdvSIMD (NEON): the NEON tier.
 #define QGEMM_FEATURE_NEON (1 << 0)
 
@@ -1035,6 +1058,57 @@ enum qgemm_status qgemm_linear_from_packed(uint32_t family,
 // (one element for out pointers and structs, 4 elements for `lut`), as the module conventions
 // say.
 enum qgemm_status qgemm_linear_set_lut(struct qgemm_linear *layer, const int32_t *lut);
+
+// Writes to `*out` the bytes of workspace `qgemm_linear_quantize_pack` needs for a layer of
+// `family` with `n` channels of depth `k` (`bl`: the block length of the per-block families, 0
+// for the others): the codes and scales between the quantizer and the packer.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_linear_quantize_workspace_size(uint32_t family,
+                                                       size_t n,
+                                                       size_t k,
+                                                       size_t bl,
+                                                       size_t *out);
+
+// Quantizes `float` weights and packs them for a layer of `family`, filling `*out` (the layer
+// over `buf`): `weights` (`weights_len` floats) holds the `n x k` matrix in `layout`
+// (`QGEMM_LAYOUT_NXK`: `n` rows of `k`; `QGEMM_LAYOUT_KXN`: `k` rows of `n`), rows `stride`
+// floats apart; `bl` as in `qgemm_linear_packed_size`. `method`: a `QGEMM_QUANT_*` code, the
+// symmetric ones (`ROUND_TO_NEAREST`, `SIGNED_MAX`, `SEARCH`, `WEIGHTED_SEARCH`) for the int4 and
+// int8 families, `QGEMM_QUANT_MIN_MAX` or `QGEMM_QUANT_FITTED` for the `QSI8D32P_QAI4C32P`
+// ones, ignored by `QAI8DXP_QSU2CXP` (default table). `importance` (`importance_len >= k`
+// floats, non-negative) only with `QGEMM_QUANT_WEIGHTED_SEARCH`, else NULL. `bias`: `n` floats
+// or NULL (NULL for `QSI8D32P_QSI4C32P`, which has none: `QGEMM_ERROR_UNSUPPORTED`).
+// `workspace`: at least `qgemm_linear_quantize_workspace_size` bytes, any alignment, contents
+// unspecified afterwards; `buf`: at least `qgemm_linear_packed_size` bytes, which must stay
+// valid and unchanged while the layer is used. NaN or infinite weights:
+// `QGEMM_ERROR_NON_FINITE`. Nothing is written to `buf` or `*out` unless every check passes.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_linear_quantize_pack(uint32_t family,
+                                             const float *weights,
+                                             size_t weights_len,
+                                             uint32_t layout,
+                                             size_t stride,
+                                             size_t n,
+                                             size_t k,
+                                             size_t bl,
+                                             uint32_t method,
+                                             const float *importance,
+                                             size_t importance_len,
+                                             const float *bias,
+                                             size_t bias_len,
+                                             uint8_t *workspace,
+                                             size_t workspace_len,
+                                             uint8_t *buf,
+                                             size_t buf_len,
+                                             struct qgemm_linear *out);
 
 // Writes to `*out` the bytes of scratch `qgemm_linear_run` and `qgemm_linear_prepare` need for
 // `m` rows, on any CPU.

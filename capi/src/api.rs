@@ -1909,4 +1909,6 @@ pub unsafe extern "C" fn qgemm_rhs_qsi8cxp_pack(
 // ---- the operator -------------------------------------------------------------------------
 
 mod linear;
+mod quant_method;
 pub use linear::{qgemm_linear, qgemm_linear_call, qgemm_rect};
+pub use quant_method::*;

@@ -605,8 +605,10 @@ mod tests {
             for (m, k, start) in [(3, 64, 0), (5, 83, 1), (2, 7, 0), (ROW_CACHE + 3, 40, 2)] {
                 let stride = k + 3;
                 let x: Vec<f32> = (0..m * stride).map(|_| (next() % 2001) as f32 / 100.0 - 10.0).collect();
-                let scale: Vec<f32> = (0..k).map(|j| if j % 5 == 0 { 0.5 } else { 0.1 + (next() % 300) as f32 / 97.0 }).collect();
-                let products: Vec<f32> = x.iter().enumerate().map(|(e, v)| v * scale[(e % stride).min(k - 1)]).collect();
+                let scale: Vec<f32> =
+                    (0..k).map(|j| if j % 5 == 0 { 0.5 } else { 0.1 + (next() % 300) as f32 / 97.0 }).collect();
+                let products: Vec<f32> =
+                    x.iter().enumerate().map(|(e, v)| v * scale[(e % stride).min(k - 1)]).collect();
                 let size = (start % mr + m).div_ceil(mr) * tile_stride(k, mr).unwrap();
                 let (mut a, mut b) = (vec![0x5au8; size], vec![0x5au8; size]);
                 quantize_pack(&p, m, k, start, &products, stride, &mut a).unwrap();

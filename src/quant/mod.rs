@@ -25,6 +25,9 @@
 //!   quantized by GPTQ, which feeds each depth's rounding error into the depths not yet
 //!   quantized through the inverse of `X^T X` over calibration activations `X` (accumulated by
 //!   [`gptq::Hessian`]), to keep the layer's outputs rather than its weights close.
+//!
+//! From float weights to a layer in one call (quantize into a caller workspace, then pack):
+//! each family's `op::Linear::quantize_pack` ([`op::QuantizePack`](crate::op::QuantizePack)).
 
 mod fast;
 pub mod gptq;

@@ -52,11 +52,8 @@ pub fn quantize<S: Element>(
     scale: &mut [f32],
 ) -> Result<()> {
     let (code_bytes, _) = sizes(n, k)?;
+    check_table(lut)?;
     let lut = lut.unwrap_or(&DEFAULT_LUT);
-    check_lut(lut)?;
-    if lut.iter().all(|&e| e == 0) {
-        return Err(Error::LutOutOfRange { index: 0, value: 0 });
-    }
     super::check_weights(n, k, w, w_stride)?;
     if codes.len() < code_bytes {
         return Err(Error::BufferTooShort { buffer: Buffer::Rhs, given: codes.len(), needed: code_bytes });
@@ -74,6 +71,16 @@ pub fn quantize<S: Element>(
         for (j, v) in row.iter().enumerate() {
             out[j / 4] |= code(f64::from(v.to_f32()), f64::from(s), &levels) << (2 * (j % 4));
         }
+    }
+    Ok(())
+}
+
+/// The table's checks: every entry in `[-64, 63]`, not all zero ([`Error::LutOutOfRange`]).
+pub(crate) fn check_table(lut: Option<&[i32; 4]>) -> Result<()> {
+    let lut = lut.unwrap_or(&DEFAULT_LUT);
+    check_lut(lut)?;
+    if lut.iter().all(|&e| e == 0) {
+        return Err(Error::LutOutOfRange { index: 0, value: 0 });
     }
     Ok(())
 }

@@ -21,13 +21,19 @@
 //!   `[-64, 63]`, else `QGEMM_ERROR_LUT_OUT_OF_RANGE`, checked again on every use). The other
 //!   families ignore the field.
 //!
+//! * From float weights: `qgemm_linear_quantize_pack` quantizes `float` weights (NxK or KxN,
+//!   any row stride) by a `QGEMM_QUANT_*` method into the caller's workspace
+//!   (`qgemm_linear_quantize_workspace_size` bytes) and packs them into the caller's buffer (the
+//!   Rust `QuantizePack::quantize_pack_weights`), filling the layer.
+//!
 //! Activations and outputs are `float` for the f32 families and `uint16_t` bit patterns for the
 //! `F16_`/`BF16_` ones; the other function: `QGEMM_ERROR_WRONG_DST_TYPE`. A call struct whose
 //! kernel is not one of its layer's family, or does not consume its weights:
 //! `QGEMM_ERROR_INVALID_ARGUMENT`.
 
 use qgemm::UncheckedArgs;
-use qgemm::op::{Linear, MAX_PARTS, Operator};
+use qgemm::op::{Linear, MAX_PARTS, Operator, QuantizePack};
+use qgemm::quant::Weights;
 
 use super::*;
 
@@ -130,6 +136,57 @@ macro_rules! layer_lut_impls {
 }
 
 families!(layer_lut_impls!());
+
+/// How a family's weights take a C quantization method (`QGEMM_QUANT_*` code and importance):
+/// the symmetric codes, the asymmetric ones for `qai4c32p`, none for the 2-bit family (the
+/// method is ignored, the default table used; importance must be null).
+trait CQuantMethod: QuantizePack {
+    /// The method of `code` with `importance` (non-null only for the weighted search).
+    fn method(code: u32, importance: Option<&[f32]>) -> Status<Self::Method<'_>>;
+}
+
+/// The [`CQuantMethod`] impl of one row of [`families!`].
+macro_rules! quant_method_impl {
+    (Qai8dxpQsu2cxp) => {
+        impl CQuantMethod for Qai8dxpQsu2cxp {
+            fn method(_code: u32, importance: Option<&[f32]>) -> Status<Self::Method<'_>> {
+                match importance {
+                    None => Ok(None),
+                    Some(_) => Err(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT),
+                }
+            }
+        }
+    };
+    (Qsi8d32pQai4c32p) => {
+        quant_method_impl!(@asymmetric Qsi8d32pQai4c32p);
+    };
+    (F16Qsi8d32pQai4c32p) => {
+        quant_method_impl!(@asymmetric F16Qsi8d32pQai4c32p);
+    };
+    (@asymmetric $fam:ident) => {
+        impl CQuantMethod for $fam {
+            fn method(code: u32, importance: Option<&[f32]>) -> Status<Self::Method<'_>> {
+                super::quant_method::asymmetric(code, importance)
+            }
+        }
+    };
+    ($fam:ident) => {
+        impl CQuantMethod for $fam {
+            fn method(code: u32, importance: Option<&[f32]>) -> Status<Self::Method<'_>> {
+                super::quant_method::symmetric(code, importance)
+            }
+        }
+    };
+}
+
+/// The [`CQuantMethod`] impls of the rows.
+macro_rules! quant_method_impls {
+    (() $(($code:ident, $name:literal, $fam:ident, $select:path, $lhs:ident, $dst:ty))*) => {
+        $(quant_method_impl!($fam);)*
+    };
+}
+
+families!(quant_method_impls!());
 
 /// The `Linear` a C layer describes, and the byte range of its weights.
 ///
@@ -513,6 +570,130 @@ pub unsafe extern "C" fn qgemm_linear_set_lut(layer: *mut qgemm_linear, lut: *co
         // SAFETY: `layer` is valid for a write (it was read above; this function's contract).
         unsafe { put(layer, l) }
     })
+}
+
+/// The body of `qgemm_linear_quantize_pack` for the family `F`: the filled layer.
+///
+/// # Safety
+///
+/// Every pointer is null or valid for the reads or writes of the length given with it, as the
+/// module conventions say.
+#[allow(clippy::too_many_arguments)]
+unsafe fn quantize_pack_family<F: LinearFamily + CQuantMethod>(
+    (weights, weights_len): (*const f32, usize),
+    (layout, stride): (u32, usize),
+    (n, k, bl): (usize, usize, usize),
+    method: u32,
+    (importance, importance_len): (*const f32, usize),
+    (bias, bias_len): (*const f32, usize),
+    (workspace, workspace_len): (*mut u8, usize),
+    (buf, buf_len): (*mut u8, usize),
+) -> Status<qgemm_linear> {
+    // SAFETY: `weights` is null or valid for `weights_len` reads (this function's contract).
+    let (data, w_span) = unsafe { input(weights, weights_len) }?;
+    let w = Weights { data, layout: super::layout(layout)?, stride };
+    // SAFETY: `importance` is null or valid for `importance_len` reads (this function's contract).
+    let (importance, i_span) = unsafe { optional(importance, importance_len) }?;
+    let method = F::method(method, importance)?;
+    // SAFETY: `bias` is null or valid for `bias_len` reads (this function's contract).
+    let (bias, b_span) = unsafe { optional(bias, bias_len) }?;
+    let ws_span = span(workspace, workspace_len)?;
+    // SAFETY: `workspace` is null or valid for `workspace_len` writes (this function's
+    // contract); `output` checks it overlaps none of the inputs.
+    let workspace = unsafe { output(workspace, workspace_len, &[w_span, i_span, b_span]) }?;
+    // SAFETY: `buf` is null or valid for `buf_len` writes (this function's contract); `output`
+    // checks it overlaps neither the inputs nor the workspace.
+    let buf = unsafe { output(buf, buf_len, &[w_span, i_span, b_span, ws_span]) }?;
+    let layer = F::quantize_pack_weights(&w, n, k, bl, method, bias, workspace, buf)?;
+    let used = layer.weights();
+    Ok(qgemm_linear { family: F::CODE, n, k, bl, weights: used.as_ptr(), weights_len: used.len(), lut: layer.lut() })
+}
+
+/// Writes to `*out` the bytes of workspace `qgemm_linear_quantize_pack` needs for a layer of
+/// `family` with `n` channels of depth `k` (`bl`: the block length of the per-block families, 0
+/// for the others): the codes and scales between the quantizer and the packer.
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn qgemm_linear_quantize_workspace_size(
+    family: u32,
+    n: usize,
+    k: usize,
+    bl: usize,
+    out: *mut usize,
+) -> qgemm_status {
+    let size = match_family!(family, F => F::quantize_workspace_size(n, k, bl).map_err(qgemm_status::from));
+    // SAFETY: `out` is null or valid for a write (this function's contract).
+    unsafe { answer(size, out) }
+}
+
+/// Quantizes `float` weights and packs them for a layer of `family`, filling `*out` (the layer
+/// over `buf`): `weights` (`weights_len` floats) holds the `n x k` matrix in `layout`
+/// (`QGEMM_LAYOUT_NXK`: `n` rows of `k`; `QGEMM_LAYOUT_KXN`: `k` rows of `n`), rows `stride`
+/// floats apart; `bl` as in `qgemm_linear_packed_size`. `method`: a `QGEMM_QUANT_*` code, the
+/// symmetric ones (`ROUND_TO_NEAREST`, `SIGNED_MAX`, `SEARCH`, `WEIGHTED_SEARCH`) for the int4 and
+/// int8 families, `QGEMM_QUANT_MIN_MAX` or `QGEMM_QUANT_FITTED` for the `QSI8D32P_QAI4C32P`
+/// ones, ignored by `QAI8DXP_QSU2CXP` (default table). `importance` (`importance_len >= k`
+/// floats, non-negative) only with `QGEMM_QUANT_WEIGHTED_SEARCH`, else NULL. `bias`: `n` floats
+/// or NULL (NULL for `QSI8D32P_QSI4C32P`, which has none: `QGEMM_ERROR_UNSUPPORTED`).
+/// `workspace`: at least `qgemm_linear_quantize_workspace_size` bytes, any alignment, contents
+/// unspecified afterwards; `buf`: at least `qgemm_linear_packed_size` bytes, which must stay
+/// valid and unchanged while the layer is used. NaN or infinite weights:
+/// `QGEMM_ERROR_NON_FINITE`. Nothing is written to `buf` or `*out` unless every check passes.
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn qgemm_linear_quantize_pack(
+    family: u32,
+    weights: *const f32,
+    weights_len: usize,
+    layout: u32,
+    stride: usize,
+    n: usize,
+    k: usize,
+    bl: usize,
+    method: u32,
+    importance: *const f32,
+    importance_len: usize,
+    bias: *const f32,
+    bias_len: usize,
+    workspace: *mut u8,
+    workspace_len: usize,
+    buf: *mut u8,
+    buf_len: usize,
+    out: *mut qgemm_linear,
+) -> qgemm_status {
+    // `out` first: nothing is packed for a call that cannot return its layer.
+    if out.is_null() {
+        return qgemm_status::QGEMM_ERROR_NULL_POINTER;
+    }
+    if !out.is_aligned() {
+        return qgemm_status::QGEMM_ERROR_MISALIGNED_POINTER;
+    }
+    let layer = match_family!(family, F => {
+        // SAFETY: the pointers as this function's contract says, which is the body's.
+        unsafe {
+            quantize_pack_family::<F>(
+                (weights, weights_len),
+                (layout, stride),
+                (n, k, bl),
+                method,
+                (importance, importance_len),
+                (bias, bias_len),
+                (workspace, workspace_len),
+                (buf, buf_len),
+            )
+        }
+    });
+    // SAFETY: `out` is null or valid for a write (this function's contract).
+    unsafe { answer(layer, out) }
 }
 
 /// Writes to `*out` the bytes of scratch `qgemm_linear_run` and `qgemm_linear_prepare` need for

@@ -15,6 +15,8 @@
 #   kai_hook_throw layer 2, C++: a hook that throws; the exception reaches the caller's catch
 #   qgemm_layer1   layer 1: every kernel, packer, query and error status of qgemm.h, and the operator
 #                  (qgemm_linear_*) against the Rust operator's digests (capi/tests/data/linear_digests.txt)
+#   linear_quantize layer 1: qgemm_linear_quantize_pack of every family from float weights (NxK and KxN, every
+#                  method), run against a C f32 matmul within the format's tolerance, and its error statuses
 #   readme_example the README's layer-2 C example (readme_example.py extracts it), run
 #   rust_std       the library and a Rust `std` static library (capi/tests/rust-std/staticlib) in one
 #                  C program (rust_std.c), linked in both orders, run; and a Rust `std` program using
@@ -24,7 +26,8 @@
 #                  linked and run
 # Each test must be able to fail: `run.sh --self-check` also runs kai_compat on a plan with one
 # corrupted expected bit, qgemm_layer1 with QGEMM_LAYER1_CORRUPT=1 (one golden bit flipped) and
-# QGEMM_LAYER1_CORRUPT=linear (one bit of the operator's output flipped), and
+# QGEMM_LAYER1_CORRUPT=linear (one bit of the operator's output flipped), linear_quantize
+# with QGEMM_QPACK_CORRUPT=1 (its f32 reference off by 10%), and
 # check_symbols with one declaration removed and one invented (and with a libc `write` declared in
 # qgemm.h), and requires each to fail.
 set -euo pipefail
@@ -98,6 +101,7 @@ build readme_example "$out/readme_example.c"
 if [[ $only_kai != 1 ]]; then
     build kai_hook "$here/kai_hook.c"
     build qgemm_layer1 "$here/qgemm_layer1.c"
+    build linear_quantize "$here/linear_quantize.c" -lm
     # Every kai/ header, for the header test.
     (cd "$inc" && find kai -name '*.h' | LC_ALL=C sort | sed 's/.*/#include "&"/') >"$out/kai_all.h"
     build headers_c "$here/headers.c" -I"$out"
@@ -165,6 +169,7 @@ for cpu in "${cpus[@]}"; do
     fi
     run "$cpu" "$out/kai_hook_throw" || failed+=("kai_hook_throw@$cpu")
     run "$cpu" "$out/qgemm_layer1" "$cpu" <"$out/kai_plan.txt" || failed+=("qgemm_layer1@$cpu")
+    run "$cpu" "$out/linear_quantize" || failed+=("linear_quantize@$cpu")
     if ((rust_std)); then
         for order in capi_first rust_first; do
             if run "$cpu" "$out/rust_std_$order" >"$out/rust_std.log" 2>&1 &&
@@ -194,6 +199,12 @@ for cpu in "${cpus[@]}"; do
             failed+=("qgemm_layer1-operator-self-check@$cpu")
         else
             echo "self-check: qgemm_layer1 rejects a corrupted operator output: $(grep -m1 operator "$out/layer1_corrupt.log")"
+        fi
+        if QGEMM_QPACK_CORRUPT=1 run "$cpu" "$out/linear_quantize" >/dev/null 2>"$out/qpack_corrupt.log"; then
+            echo "run.sh: linear_quantize passed with a corrupted f32 reference" >&2
+            failed+=("linear_quantize-self-check@$cpu")
+        else
+            echo "self-check: linear_quantize rejects a corrupted f32 reference: $(head -n 1 "$out/qpack_corrupt.log")"
         fi
     fi
 done
