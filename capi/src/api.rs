@@ -1910,3 +1910,8 @@ pub unsafe extern "C" fn qgemm_rhs_qsi8cxp_pack(
 
 mod linear;
 pub use linear::{qgemm_linear, qgemm_linear_call, qgemm_rect};
+
+// ---- weight quantization ------------------------------------------------------------------
+
+mod quant;
+pub use quant::{qgemm_quant_hessian, qgemm_weights};
