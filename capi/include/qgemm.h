@@ -79,28 +79,38 @@
 // Int4 nibble: unsigned `u` with zero point 8, value `u - 8`.
 #define QGEMM_INT4_ZERO_POINT_8 1
 
-// Symmetric formats: `scale = max |w| / L` (rounded to the stored type), codes rounded to
-// nearest (`qgemm::quant::Method::RoundToNearest`).
+// Weights of `float` elements.
+#define QGEMM_WEIGHTS_F32 0
+
+// Weights of f16 elements (`uint16_t` bit patterns).
+#define QGEMM_WEIGHTS_F16 1
+
+// Weights of bf16 elements (`uint16_t` bit patterns).
+#define QGEMM_WEIGHTS_BF16 2
+
+// Scale rule: `scale = max |w| / L` (`L` = 7 for int4, 127 for int8; rounded to the stored
+// type), `code = round(w / scale)` (ties away from zero) clamped to `[-L - 1, L]`.
 #define QGEMM_QUANT_ROUND_TO_NEAREST 0
 
-// Symmetric formats: GGML's `Q4_0` rule, the signed largest value over `-(L + 1)`
-// (`Method::SignedMax`).
+// Scale rule: GGML's `Q4_0` rule (`d = m / -(L + 1)`, `m` the group's first value of largest
+// magnitude); `qgemm_quant_q4_0` with it gives `quantize_row_q4_0_ref`'s bytes.
 #define QGEMM_QUANT_SIGNED_MAX 1
 
-// Symmetric formats: the error-minimizing scale search (`Method::Search`).
+// Scale rule: the error-minimizing search over candidate scales.
 #define QGEMM_QUANT_SEARCH 2
 
-// Symmetric formats: the search weighted by per-depth importance (`k` non-negative values,
-// e.g. the diagonal of `X^T X` over calibration activations) (`Method::WeightedSearch`).
+// Scale rule: the search with the squared error of depth `j` weighted by `importance[j]`.
 #define QGEMM_QUANT_WEIGHTED_SEARCH 3
 
-// Asymmetric int4 (`qai4c32p`): GGML `Q4_1`'s block range in 15 steps
-// (`qai4c32p::Method::MinMax`).
-#define QGEMM_QUANT_MIN_MAX 0
+// Scale rule of `qgemm_quant_gptq_*` only: the weighted search with the Hessian's diagonal as
+// the importance (GPTQ's default).
+#define QGEMM_QUANT_HESSIAN_WEIGHTED_SEARCH 4
 
-// Asymmetric int4 (`qai4c32p`): the range rule, then the least-squares scale and offset
-// (`qai4c32p::Method::Fitted`).
-#define QGEMM_QUANT_FITTED 1
+// `qai4c32p` rule: the block's `[min, max]` in 15 steps (GGML `Q4_1`).
+#define QGEMM_QUANT_QAI4C32P_MIN_MAX 0
+
+// `qai4c32p` rule: min-max, then the least-squares scale and offset for those codes.
+#define QGEMM_QUANT_QAI4C32P_FITTED 1
 
 // FEAT_AdvSIMD (NEON): the NEON tier.
 #define QGEMM_FEATURE_NEON (1 << 0)
@@ -141,13 +151,15 @@ typedef enum qgemm_status {
   QGEMM_ERROR_STRIDE_TOO_SMALL = 4,
   // A buffer is shorter than the call needs.
   QGEMM_ERROR_BUFFER_TOO_SHORT = 5,
-  // Packing parameters (`mr`, `nr`, `kr`, `sr`) or a block length the format does not support.
+  // Packing parameters (`mr`, `nr`, `kr`, `sr`), a block length or a weight layout the format
+  // does not support.
   QGEMM_ERROR_UNSUPPORTED = 6,
   // Clamp bounds with `min > max` or a NaN.
   QGEMM_ERROR_INVALID_CLAMP = 7,
-  // NaN or infinity in an input (activations, scales, offsets, bias).
+  // NaN or infinity in an input (activations, weights, importance, scales, offsets, bias).
   QGEMM_ERROR_NON_FINITE = 8,
-  // A quantization scale does not fit its storage type (f16).
+  // A quantization scale does not fit its storage type (f16: a weight block too large for
+  // `Q4_0`).
   QGEMM_ERROR_SCALE_OVERFLOW = 9,
   // The kernel needs a CPU feature the given feature set lacks.
   QGEMM_ERROR_UNSUPPORTED_CPU = 10,
@@ -166,6 +178,14 @@ typedef enum qgemm_status {
   QGEMM_ERROR_WRONG_DST_TYPE = 16,
   // An entry of a 2-bit look-up table (`QGEMM_FAMILY_QAI8DXP_QSU2CXP`) outside `[-64, 63]`.
   QGEMM_ERROR_LUT_OUT_OF_RANGE = 17,
+  // Two inputs of one call disagree on a dimension (a GPTQ Hessian of another `k` than the
+  // weights').
+  QGEMM_ERROR_DIM_MISMATCH = 18,
+  // The GPTQ damping is negative, NaN or infinite.
+  QGEMM_ERROR_INVALID_DAMPING = 19,
+  // The damped GPTQ Hessian is not positive definite (raise the damping or add calibration
+  // rows).
+  QGEMM_ERROR_NOT_POSITIVE_DEFINITE = 20,
 } qgemm_status;
 
 // A kernel: its family (`QGEMM_FAMILY_*`) and its index in the family's catalogue
@@ -307,6 +327,35 @@ typedef struct qgemm_rect {
   // Columns.
   size_t n;
 } qgemm_rect;
+
+// A float weight matrix of `n` output channels by `k` depths.
+typedef struct qgemm_weights {
+  // The values: `float` (`QGEMM_WEIGHTS_F32`) or `uint16_t` (`_F16`, `_BF16`), aligned to
+  // their type.
+  const void *data;
+  // Elements at `data`.
+  size_t len;
+  // `QGEMM_WEIGHTS_F32`, `QGEMM_WEIGHTS_F16` or `QGEMM_WEIGHTS_BF16`.
+  uint32_t elem;
+  // `QGEMM_LAYOUT_NXK` (channel `c` is row `c`) or `QGEMM_LAYOUT_KXN` (depth `j` is row `j`).
+  uint32_t layout;
+  // Row stride in elements: at least `k` (NxK) or `n` (KxN).
+  size_t stride;
+} qgemm_weights;
+
+// The accumulator of `H = X^T X` for GPTQ: plain data over the caller's storage, filled by
+// `qgemm_quant_hessian_init` and updated by `qgemm_quant_hessian_add` (checked on every use).
+// `data` must stay valid, and change only through those calls, while the Hessian is used.
+typedef struct qgemm_quant_hessian {
+  // The packed upper triangle of `H` (`qgemm_quant_hessian_len(k)` doubles used).
+  double *data;
+  // Doubles at `data`.
+  size_t len;
+  // Input features (depth of the layer).
+  size_t k;
+  // Activation rows accumulated so far.
+  size_t rows;
+} qgemm_quant_hessian;
 
 // A layer-2 error handler: `function` and `reason` are NUL-terminated and valid during the
 // call only; `user_data` is the pointer given to [`qgemm_kai_set_error_handler`].
@@ -1078,7 +1127,7 @@ enum qgemm_status qgemm_linear_quantize_workspace_size(uint32_t family,
 // (`QGEMM_LAYOUT_NXK`: `n` rows of `k`; `QGEMM_LAYOUT_KXN`: `k` rows of `n`), rows `stride`
 // floats apart; `bl` as in `qgemm_linear_packed_size`. `method`: a `QGEMM_QUANT_*` code, the
 // symmetric ones (`ROUND_TO_NEAREST`, `SIGNED_MAX`, `SEARCH`, `WEIGHTED_SEARCH`) for the int4 and
-// int8 families, `QGEMM_QUANT_MIN_MAX` or `QGEMM_QUANT_FITTED` for the `QSI8D32P_QAI4C32P`
+// int8 families, `QGEMM_QUANT_QAI4C32P_MIN_MAX` or `QGEMM_QUANT_QAI4C32P_FITTED` for the `QSI8D32P_QAI4C32P`
 // ones, ignored by `QAI8DXP_QSU2CXP` (default table). `importance` (`importance_len >= k`
 // floats, non-negative) only with `QGEMM_QUANT_WEIGHTED_SEARCH`, else NULL. `bias`: `n` floats
 // or NULL (NULL for `QSI8D32P_QSI4C32P`, which has none: `QGEMM_ERROR_UNSUPPORTED`).
@@ -1240,6 +1289,360 @@ enum qgemm_status qgemm_linear_run_part_u16(const struct qgemm_linear_call *call
                                             struct qgemm_rect rect,
                                             uint16_t *y,
                                             size_t y_len);
+
+// Writes the sizes of the `qsi4cxp` quantizer's outputs for `n x k` weights: `*codes_len =
+// n * ceil(k/2)` bytes, `*scale_len = n` floats.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for a write of one element, as the module
+// conventions say.
+enum qgemm_status qgemm_quant_qsi4cxp_sizes(size_t n,
+                                            size_t k,
+                                            size_t *codes_len,
+                                            size_t *scale_len);
+
+// Writes the sizes of the `qsi4c32p` quantizer's outputs for `n x k` weights in blocks of `bl`
+// (a multiple of 32 dividing `k`): `*codes_len = n * k/2` bytes, `*scale_len = n * k/bl` bf16
+// scales (`uint16_t`).
+//
+// # Safety
+//
+// Every pointer argument is null or valid for a write of one element, as the module
+// conventions say.
+enum qgemm_status qgemm_quant_qsi4c32p_sizes(size_t n,
+                                             size_t k,
+                                             size_t bl,
+                                             size_t *codes_len,
+                                             size_t *scale_len);
+
+// Writes the bytes of the `Q4_0` blocks of `n x k` weights in blocks of `bl`:
+// `n * (k/bl) * (2 + bl/2)` (the row stride `qgemm_rhs_qsi4c32pscalef16_pack` takes is
+// `(k/bl) * (2 + bl/2)`).
+//
+// # Safety
+//
+// `out` is null or valid for a write of one element, as the module conventions say.
+enum qgemm_status qgemm_quant_q4_0_size(size_t n, size_t k, size_t bl, size_t *out);
+
+// Writes the sizes of the `qsi8cxp` quantizer's outputs: `*codes_len = n * k` int8 codes,
+// `*scale_len = n` floats.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for a write of one element, as the module
+// conventions say.
+enum qgemm_status qgemm_quant_qsi8cxp_sizes(size_t n,
+                                            size_t k,
+                                            size_t *codes_len,
+                                            size_t *scale_len);
+
+// Writes the sizes of the `qai4c32p` quantizer's outputs: `*codes_len = n * k/2` bytes,
+// `*params_len = n * k/bl` floats for each of `zero` and `scale`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for a write of one element, as the module
+// conventions say.
+enum qgemm_status qgemm_quant_qai4c32p_sizes(size_t n,
+                                             size_t k,
+                                             size_t bl,
+                                             size_t *codes_len,
+                                             size_t *params_len);
+
+// Writes the sizes of the `qsu2cxp` quantizer's outputs (`k` a multiple of 4):
+// `*codes_len = n * k/4` bytes, `*scale_len = n` floats.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for a write of one element, as the module
+// conventions say.
+enum qgemm_status qgemm_quant_qsu2cxp_sizes(size_t n,
+                                            size_t k,
+                                            size_t *codes_len,
+                                            size_t *scale_len);
+
+// Quantizes `n x k` weights per channel to symmetric int4 (`qsi4cxp`), the raw input of
+// `qgemm_rhs_qsi4cxp_pack` (`QGEMM_LAYOUT_NXK`, `QGEMM_INT4_SIGNED`, stride `ceil(k/2)`).
+//
+// * `weights`: every value finite (`QGEMM_ERROR_NON_FINITE`).
+// * `method`: `QGEMM_QUANT_*`; `importance`, `importance_len` floats: `k` non-negative finite
+//   values for `QGEMM_QUANT_WEIGHTED_SEARCH`, `NULL` otherwise.
+// * `codes`, `codes_len` bytes and `scale`, `scale_len` floats: `qgemm_quant_qsi4cxp_sizes`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for structs), as the module conventions say.
+enum qgemm_status qgemm_quant_qsi4cxp(size_t n,
+                                      size_t k,
+                                      const struct qgemm_weights *weights,
+                                      uint32_t method,
+                                      const float *importance,
+                                      size_t importance_len,
+                                      uint8_t *codes,
+                                      size_t codes_len,
+                                      float *scale,
+                                      size_t scale_len);
+
+// Quantizes `n x k` weights per block of `bl` depths (a multiple of 32 dividing `k`) to
+// symmetric int4 with bf16 scales (`qsi4c32p`), the raw input of `qgemm_rhs_qsi4c32p_pack`
+// (`QGEMM_LAYOUT_NXK`, `QGEMM_INT4_SIGNED`, stride `k/2`; scales dense, stride `k/bl`).
+// Arguments as `qgemm_quant_qsi4cxp`; `scale`, `scale_len`: bf16 bit patterns.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for structs), as the module conventions say.
+enum qgemm_status qgemm_quant_qsi4c32p(size_t n,
+                                       size_t k,
+                                       size_t bl,
+                                       const struct qgemm_weights *weights,
+                                       uint32_t method,
+                                       const float *importance,
+                                       size_t importance_len,
+                                       uint8_t *codes,
+                                       size_t codes_len,
+                                       uint16_t *scale,
+                                       size_t scale_len);
+
+// Quantizes `n x k` weights per block of `bl` depths to GGML `Q4_0` blocks (f16 scale, then
+// `bl/2` bytes of `code + 8`, depth `q` in the low nibble of byte `q` and `q + bl/2` in its high
+// one), the input of `qgemm_rhs_qsi4c32pscalef16_pack`. With `QGEMM_QUANT_SIGNED_MAX` and
+// `bl = 32`: `quantize_row_q4_0_ref`'s bytes. A block whose scale overflows f16:
+// `QGEMM_ERROR_SCALE_OVERFLOW`. Other arguments as `qgemm_quant_qsi4cxp`; `blocks`,
+// `blocks_len` bytes: `qgemm_quant_q4_0_size`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for structs), as the module conventions say.
+enum qgemm_status qgemm_quant_q4_0(size_t n,
+                                   size_t k,
+                                   size_t bl,
+                                   const struct qgemm_weights *weights,
+                                   uint32_t method,
+                                   const float *importance,
+                                   size_t importance_len,
+                                   uint8_t *blocks,
+                                   size_t blocks_len);
+
+// Quantizes `n x k` weights per channel to symmetric int8 (`qsi8cxp`), the raw input of
+// `qgemm_rhs_qsi8cxp_pack` (`QGEMM_LAYOUT_NXK`, stride `k`). Arguments as
+// `qgemm_quant_qsi4cxp`; `codes`, `codes_len`: `n * k` int8 codes.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for structs), as the module conventions say.
+enum qgemm_status qgemm_quant_qsi8cxp(size_t n,
+                                      size_t k,
+                                      const struct qgemm_weights *weights,
+                                      uint32_t method,
+                                      const float *importance,
+                                      size_t importance_len,
+                                      int8_t *codes,
+                                      size_t codes_len,
+                                      float *scale,
+                                      size_t scale_len);
+
+// Quantizes NxK weights (`QGEMM_LAYOUT_KXN`: `QGEMM_ERROR_UNSUPPORTED`) per block of `bl`
+// depths to asymmetric int4 (`qai4c32p`), the raw input of `qgemm_rhs_qai4c32p_pack`: `codes`
+// (`n` rows of `k/2` bytes, s0s1 order, unsigned `u`), `zero` and `scale` (`n * k/bl` floats
+// each, dense), `w ~ (u - 8) * scale + zero`. `method`: `QGEMM_QUANT_QAI4C32P_*`. Sizes:
+// `qgemm_quant_qai4c32p_sizes`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for structs), as the module conventions say.
+enum qgemm_status qgemm_quant_qai4c32p(size_t n,
+                                       size_t k,
+                                       size_t bl,
+                                       const struct qgemm_weights *weights,
+                                       uint32_t method,
+                                       uint8_t *codes,
+                                       size_t codes_len,
+                                       float *zero,
+                                       size_t zero_len,
+                                       float *scale,
+                                       size_t scale_len);
+
+// Quantizes NxK weights (`QGEMM_LAYOUT_KXN`: `QGEMM_ERROR_UNSUPPORTED`) per channel to 2-bit
+// codes through the table `lut` (`qsu2cxp`), the raw input of `qgemm_rhs_qsu2cxp_pack` (`k` a
+// multiple of 4; of 32 for the packer): `codes` (`n` rows of `k/4` bytes, the first depth in
+// the lowest bits) and `scale` (`n` floats), `w ~ scale * lut[u]`. `lut`: 4 `int32_t` in
+// `[-64, 63]`, not all zero (`QGEMM_ERROR_LUT_OUT_OF_RANGE`), or `NULL` for `{-2, -1, 0, 1}`;
+// pack and run with the same table. Sizes: `qgemm_quant_qsu2cxp_sizes`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for structs, 4 for `lut`), as the module conventions say.
+enum qgemm_status qgemm_quant_qsu2cxp(size_t n,
+                                      size_t k,
+                                      const struct qgemm_weights *weights,
+                                      const int32_t *lut,
+                                      uint8_t *codes,
+                                      size_t codes_len,
+                                      float *scale,
+                                      size_t scale_len);
+
+// Writes the doubles a Hessian of `k` input features needs: `k * (k + 1) / 2`.
+//
+// # Safety
+//
+// `out` is null or valid for a write of one element, as the module conventions say.
+enum qgemm_status qgemm_quant_hessian_len(size_t k, size_t *out);
+
+// Starts an empty Hessian of `k` input features in `data` (`data_len` doubles, at least
+// `qgemm_quant_hessian_len(k)`; those are zeroed) and fills `*hessian`. `hessian` must not
+// overlap `data`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the writes of the length given with it (one
+// element for `hessian`), as the module conventions say.
+enum qgemm_status qgemm_quant_hessian_init(struct qgemm_quant_hessian *hessian,
+                                           double *data,
+                                           size_t data_len,
+                                           size_t k);
+
+// Adds `m` activation rows of `k` floats to `*hessian` (`x`, `x_len` floats, row `r` at
+// `x[r * x_stride]`, `x_stride >= k`; every value finite, else `QGEMM_ERROR_NON_FINITE`) and
+// updates `hessian->rows`. `m == 0` adds nothing. The rows may come in any number of calls: the
+// sums are the same.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for `hessian`, `hessian->len` reads and writes for `hessian->data`), as the
+// module conventions say.
+enum qgemm_status qgemm_quant_hessian_add(struct qgemm_quant_hessian *hessian,
+                                          const float *x,
+                                          size_t x_len,
+                                          size_t m,
+                                          size_t x_stride);
+
+// Writes the diagonal of `*hessian` (the sums of squares of each input feature, as floats
+// saturated at `FLT_MAX`) into `out`, `out_len` floats (at least `k`): the `importance` of
+// `QGEMM_QUANT_WEIGHTED_SEARCH`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for `hessian`, `hessian->len` reads and writes for `hessian->data`), as the
+// module conventions say.
+enum qgemm_status qgemm_quant_hessian_diagonal(const struct qgemm_quant_hessian *hessian,
+                                               float *out,
+                                               size_t out_len);
+
+// Writes the doubles of the GPTQ workspace for `n x k` weights: `k * k + k`.
+//
+// # Safety
+//
+// `out` is null or valid for a write of one element, as the module conventions say.
+enum qgemm_status qgemm_quant_gptq_workspace_len(size_t n, size_t k, size_t *out);
+
+// Quantizes `n x k` weights like `qgemm_quant_qsi4cxp` (same outputs), by GPTQ:
+//
+// * `hessian`: accumulated over calibration activations of this `k` (another `k`:
+//   `QGEMM_ERROR_DIM_MISMATCH`; no rows: `QGEMM_ERROR_ZERO_DIM`).
+// * `method`: `QGEMM_QUANT_HESSIAN_WEIGHTED_SEARCH` (the default rule) or any `QGEMM_QUANT_*`
+//   (`importance` as in `qgemm_quant_qsi4cxp`).
+// * `damp` (typically 0.01): `damp * mean(diag H)` is added to the diagonal; negative or not
+//   finite: `QGEMM_ERROR_INVALID_DAMPING`. A Hessian that is still singular:
+//   `QGEMM_ERROR_NOT_POSITIVE_DEFINITE` (raise `damp` or add rows).
+// * `work`, `work_len` doubles: `qgemm_quant_gptq_workspace_len`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for structs, `hessian->len` reads and writes for `hessian->data`), as the
+// module conventions say.
+enum qgemm_status qgemm_quant_gptq_qsi4cxp(size_t n,
+                                           size_t k,
+                                           const struct qgemm_weights *weights,
+                                           uint32_t method,
+                                           const float *importance,
+                                           size_t importance_len,
+                                           const struct qgemm_quant_hessian *hessian,
+                                           float damp,
+                                           double *work,
+                                           size_t work_len,
+                                           uint8_t *codes,
+                                           size_t codes_len,
+                                           float *scale,
+                                           size_t scale_len);
+
+// Quantizes like `qgemm_quant_qsi4c32p` (same outputs), by GPTQ; the GPTQ arguments as
+// `qgemm_quant_gptq_qsi4cxp`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for structs, `hessian->len` reads and writes for `hessian->data`), as the
+// module conventions say.
+enum qgemm_status qgemm_quant_gptq_qsi4c32p(size_t n,
+                                            size_t k,
+                                            size_t bl,
+                                            const struct qgemm_weights *weights,
+                                            uint32_t method,
+                                            const float *importance,
+                                            size_t importance_len,
+                                            const struct qgemm_quant_hessian *hessian,
+                                            float damp,
+                                            double *work,
+                                            size_t work_len,
+                                            uint8_t *codes,
+                                            size_t codes_len,
+                                            uint16_t *scale,
+                                            size_t scale_len);
+
+// Quantizes like `qgemm_quant_q4_0` (same blocks), by GPTQ; the GPTQ arguments as
+// `qgemm_quant_gptq_qsi4cxp`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for structs, `hessian->len` reads and writes for `hessian->data`), as the
+// module conventions say.
+enum qgemm_status qgemm_quant_gptq_q4_0(size_t n,
+                                        size_t k,
+                                        size_t bl,
+                                        const struct qgemm_weights *weights,
+                                        uint32_t method,
+                                        const float *importance,
+                                        size_t importance_len,
+                                        const struct qgemm_quant_hessian *hessian,
+                                        float damp,
+                                        double *work,
+                                        size_t work_len,
+                                        uint8_t *blocks,
+                                        size_t blocks_len);
+
+// Quantizes like `qgemm_quant_qsi8cxp` (same outputs), by GPTQ; the GPTQ arguments as
+// `qgemm_quant_gptq_qsi4cxp`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for structs, `hessian->len` reads and writes for `hessian->data`), as the
+// module conventions say.
+enum qgemm_status qgemm_quant_gptq_qsi8cxp(size_t n,
+                                           size_t k,
+                                           const struct qgemm_weights *weights,
+                                           uint32_t method,
+                                           const float *importance,
+                                           size_t importance_len,
+                                           const struct qgemm_quant_hessian *hessian,
+                                           float damp,
+                                           double *work,
+                                           size_t work_len,
+                                           int8_t *codes,
+                                           size_t codes_len,
+                                           float *scale,
+                                           size_t scale_len);
 
 // Writes the running CPU's features to `*out`: from `getauxval(AT_HWCAP/AT_HWCAP2)` on Linux
 // (no ID-register read), from the ID registers on bare metal (call at EL1 or higher).

@@ -1911,4 +1911,8 @@ pub unsafe extern "C" fn qgemm_rhs_qsi8cxp_pack(
 mod linear;
 mod quant_method;
 pub use linear::{qgemm_linear, qgemm_linear_call, qgemm_rect};
-pub use quant_method::*;
+
+// ---- weight quantization ------------------------------------------------------------------
+
+mod quant;
+pub use quant::{qgemm_quant_hessian, qgemm_weights};

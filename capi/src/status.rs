@@ -20,13 +20,15 @@ pub enum qgemm_status {
     QGEMM_ERROR_STRIDE_TOO_SMALL = 4,
     /// A buffer is shorter than the call needs.
     QGEMM_ERROR_BUFFER_TOO_SHORT = 5,
-    /// Packing parameters (`mr`, `nr`, `kr`, `sr`) or a block length the format does not support.
+    /// Packing parameters (`mr`, `nr`, `kr`, `sr`), a block length or a weight layout the format
+    /// does not support.
     QGEMM_ERROR_UNSUPPORTED = 6,
     /// Clamp bounds with `min > max` or a NaN.
     QGEMM_ERROR_INVALID_CLAMP = 7,
-    /// NaN or infinity in an input (activations, scales, offsets, bias).
+    /// NaN or infinity in an input (activations, weights, importance, scales, offsets, bias).
     QGEMM_ERROR_NON_FINITE = 8,
-    /// A quantization scale does not fit its storage type (f16).
+    /// A quantization scale does not fit its storage type (f16: a weight block too large for
+    /// `Q4_0`).
     QGEMM_ERROR_SCALE_OVERFLOW = 9,
     /// The kernel needs a CPU feature the given feature set lacks.
     QGEMM_ERROR_UNSUPPORTED_CPU = 10,
@@ -45,6 +47,14 @@ pub enum qgemm_status {
     QGEMM_ERROR_WRONG_DST_TYPE = 16,
     /// An entry of a 2-bit look-up table (`QGEMM_FAMILY_QAI8DXP_QSU2CXP`) outside `[-64, 63]`.
     QGEMM_ERROR_LUT_OUT_OF_RANGE = 17,
+    /// Two inputs of one call disagree on a dimension (a GPTQ Hessian of another `k` than the
+    /// weights').
+    QGEMM_ERROR_DIM_MISMATCH = 18,
+    /// The GPTQ damping is negative, NaN or infinite.
+    QGEMM_ERROR_INVALID_DAMPING = 19,
+    /// The damped GPTQ Hessian is not positive definite (raise the damping or add calibration
+    /// rows).
+    QGEMM_ERROR_NOT_POSITIVE_DEFINITE = 20,
 }
 
 impl From<Error> for qgemm_status {
@@ -62,6 +72,9 @@ impl From<Error> for qgemm_status {
             Error::UnsupportedCpu { .. } => qgemm_status::QGEMM_ERROR_UNSUPPORTED_CPU,
             Error::SizeOverflow => qgemm_status::QGEMM_ERROR_SIZE_OVERFLOW,
             Error::LutOutOfRange { .. } => qgemm_status::QGEMM_ERROR_LUT_OUT_OF_RANGE,
+            Error::DimMismatch { .. } => qgemm_status::QGEMM_ERROR_DIM_MISMATCH,
+            Error::InvalidDamping { .. } => qgemm_status::QGEMM_ERROR_INVALID_DAMPING,
+            Error::NotPositiveDefinite { .. } => qgemm_status::QGEMM_ERROR_NOT_POSITIVE_DEFINITE,
             // `Error` is non-exhaustive: a variant added later maps here until it gets its own.
             _ => qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT,
         }
@@ -91,6 +104,9 @@ pub extern "C" fn qgemm_status_message(status: i32) -> *const core::ffi::c_char 
         15 => c"an output buffer overlaps an input buffer",
         16 => c"the kernel's output type is not the run function's (f32: qgemm_kernel_run, f16/bf16: qgemm_kernel_run_u16)",
         17 => c"a look-up table entry is outside [-64, 63]",
+        18 => c"two inputs disagree on a dimension (a Hessian of another k)",
+        19 => c"the damping is negative, NaN or infinite",
+        20 => c"the damped Hessian is not positive definite (raise the damping or add rows)",
         _ => c"unknown status",
     };
     text.as_ptr()

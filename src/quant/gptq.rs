@@ -126,6 +126,18 @@ impl<'a> Hessian<'a> {
         Ok(Hessian { h, k, rows: 0 })
     }
 
+    /// A Hessian of `k` input features over `rows` activation rows already accumulated in `buf`
+    /// (at least [`Hessian::buffer_len`] elements, [`Buffer::Hessian`]), which is not zeroed:
+    /// resumes a Hessian whose storage, `k` and [`Hessian::rows`] the caller kept between calls
+    /// (the C API keeps them in a plain struct). Any contents are safe to use; contents no
+    /// [`Hessian`] of this `k` produced give meaningless GPTQ results or
+    /// [`Error::NotPositiveDefinite`].
+    pub fn from_parts(buf: &'a mut [f64], k: usize, rows: usize) -> Result<Self> {
+        let len = Self::buffer_len(k)?;
+        check_out(buf.len(), len, Buffer::Hessian)?;
+        Ok(Hessian { h: &mut buf[..len], k, rows })
+    }
+
     /// The number of input features.
     pub const fn k(&self) -> usize {
         self.k
@@ -640,6 +652,28 @@ mod tests {
         assert_eq!(c.h.to_vec(), h.h.to_vec(), "a rejected call changed the Hessian");
         c.scale_inputs(&scale).unwrap();
         assert_eq!(c.h.to_vec(), hs.h.to_vec());
+    }
+
+    #[test]
+    fn from_parts_resumes_a_hessian() {
+        let mut rng = Rng(15);
+        let (m, k) = (9, 6);
+        let x = rng.vec(m * k);
+        let mut whole = Vec::new();
+        let want = hessian_of(&mut whole, &x, m, k).h.to_vec();
+        let mut buf = vec![3.0f64; Hessian::buffer_len(k).unwrap() + 1];
+        let mut h = Hessian::new(&mut buf, k).unwrap();
+        h.add(&x, 4, k).unwrap();
+        let rows = h.rows();
+        // Resumed from the storage, `k` and the row count: not zeroed, the same sums.
+        let mut h = Hessian::from_parts(&mut buf, k, rows).unwrap();
+        assert_eq!((h.k(), h.rows()), (k, 4));
+        h.add(&x[4 * k..], m - 4, k).unwrap();
+        assert_eq!((h.rows(), h.h.to_vec()), (m, want));
+        let short = Hessian::buffer_len(k).unwrap() - 1;
+        let e = Hessian::from_parts(&mut buf[..short], k, 1).map(|_| ());
+        assert_eq!(e, Err(Error::BufferTooShort { buffer: Buffer::Hessian, given: short, needed: short + 1 }));
+        assert_eq!(Hessian::from_parts(&mut buf, 0, 1).map(|_| ()), Err(Error::ZeroDim { dim: Dim::K }));
     }
 
     #[test]

@@ -635,7 +635,7 @@ pub unsafe extern "C" fn qgemm_linear_quantize_workspace_size(
 /// (`QGEMM_LAYOUT_NXK`: `n` rows of `k`; `QGEMM_LAYOUT_KXN`: `k` rows of `n`), rows `stride`
 /// floats apart; `bl` as in `qgemm_linear_packed_size`. `method`: a `QGEMM_QUANT_*` code, the
 /// symmetric ones (`ROUND_TO_NEAREST`, `SIGNED_MAX`, `SEARCH`, `WEIGHTED_SEARCH`) for the int4 and
-/// int8 families, `QGEMM_QUANT_MIN_MAX` or `QGEMM_QUANT_FITTED` for the `QSI8D32P_QAI4C32P`
+/// int8 families, `QGEMM_QUANT_QAI4C32P_MIN_MAX` or `QGEMM_QUANT_QAI4C32P_FITTED` for the `QSI8D32P_QAI4C32P`
 /// ones, ignored by `QAI8DXP_QSU2CXP` (default table). `importance` (`importance_len >= k`
 /// floats, non-negative) only with `QGEMM_QUANT_WEIGHTED_SEARCH`, else NULL. `bias`: `n` floats
 /// or NULL (NULL for `QSI8D32P_QSI4C32P`, which has none: `QGEMM_ERROR_UNSUPPORTED`).

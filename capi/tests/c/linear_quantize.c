@@ -105,8 +105,8 @@ static float f16_value(uint16_t h) {
 static size_t methods(enum kind kind, uint32_t* out) {
     switch (kind) {
     case ASYM4:
-        out[0] = QGEMM_QUANT_MIN_MAX;
-        out[1] = QGEMM_QUANT_FITTED;
+        out[0] = QGEMM_QUANT_QAI4C32P_MIN_MAX;
+        out[1] = QGEMM_QUANT_QAI4C32P_FITTED;
         return 2;
     case BIT2:
         out[0] = 0;

@@ -13,7 +13,8 @@
  *    check them against the reference arithmetic), and every unavailable one must refuse with
  *    QGEMM_ERROR_UNSUPPORTED_CPU.
  * 3. CPU features (detect, HWCAP decoding, target), selection (select, select_for).
- * 4. Every qgemm_status value from a real failing call, with outputs left unwritten, and
+ * 4. Every qgemm_status value up to QGEMM_ERROR_LUT_OUT_OF_RANGE from a real failing call (quant.c
+ *    produces the quantizers' and GPTQ's), with outputs left unwritten, and
  *    qgemm_status_message for every value.
  * 5. The operator (qgemm_linear_*): each family's layer packed once, run for m = 1..64; the
  *    outputs' digest must be the Rust operator's (QGEMM_LINEAR_DIGESTS: the shared golden

@@ -17,6 +17,9 @@
 #                  (qgemm_linear_*) against the Rust operator's digests (capi/tests/data/linear_digests.txt)
 #   linear_quantize layer 1: qgemm_linear_quantize_pack of every family from float weights (NxK and KxN, every
 #                  method), run against a C f32 matmul within the format's tolerance, and its error statuses
+#   quant          layer 1: the weight quantizers (qgemm_quant_*) of every format against their
+#                  definitions recomputed in C, quantize -> pack -> qgemm_linear_run against the f32
+#                  matmul, GPTQ (Hessian, H = I gives the plain bytes) and every error status
 #   readme_example the README's layer-2 C example (readme_example.py extracts it), run
 #   rust_std       the library and a Rust `std` static library (capi/tests/rust-std/staticlib) in one
 #                  C program (rust_std.c), linked in both orders, run; and a Rust `std` program using
@@ -28,6 +31,8 @@
 # corrupted expected bit, qgemm_layer1 with QGEMM_LAYER1_CORRUPT=1 (one golden bit flipped) and
 # QGEMM_LAYER1_CORRUPT=linear (one bit of the operator's output flipped), linear_quantize
 # with QGEMM_QPACK_CORRUPT=1 (its f32 reference off by 10%), and
+# QGEMM_LAYER1_CORRUPT=linear (one bit of the operator's output flipped), quant with
+# QGEMM_QUANT_CORRUPT=1 (one code bit flipped) and QGEMM_QUANT_CORRUPT=linear (packed weights garbled), and
 # check_symbols with one declaration removed and one invented (and with a libc `write` declared in
 # qgemm.h), and requires each to fail.
 set -euo pipefail
@@ -102,6 +107,7 @@ if [[ $only_kai != 1 ]]; then
     build kai_hook "$here/kai_hook.c"
     build qgemm_layer1 "$here/qgemm_layer1.c"
     build linear_quantize "$here/linear_quantize.c" -lm
+    build quant "$here/quant.c"
     # Every kai/ header, for the header test.
     (cd "$inc" && find kai -name '*.h' | LC_ALL=C sort | sed 's/.*/#include "&"/') >"$out/kai_all.h"
     build headers_c "$here/headers.c" -I"$out"
@@ -170,6 +176,7 @@ for cpu in "${cpus[@]}"; do
     run "$cpu" "$out/kai_hook_throw" || failed+=("kai_hook_throw@$cpu")
     run "$cpu" "$out/qgemm_layer1" "$cpu" <"$out/kai_plan.txt" || failed+=("qgemm_layer1@$cpu")
     run "$cpu" "$out/linear_quantize" || failed+=("linear_quantize@$cpu")
+    run "$cpu" "$out/quant" || failed+=("quant@$cpu")
     if ((rust_std)); then
         for order in capi_first rust_first; do
             if run "$cpu" "$out/rust_std_$order" >"$out/rust_std.log" 2>&1 &&
@@ -193,6 +200,14 @@ for cpu in "${cpus[@]}"; do
         else
             echo "self-check: qgemm_layer1 rejects a corrupted golden dst: $(head -n 1 "$out/layer1_corrupt.log")"
         fi
+        for corrupt in 1 linear; do
+            if QGEMM_QUANT_CORRUPT=$corrupt run "$cpu" "$out/quant" >/dev/null 2>"$out/quant_corrupt.log"; then
+                echo "run.sh: quant passed with QGEMM_QUANT_CORRUPT=$corrupt" >&2
+                failed+=("quant-self-check-$corrupt@$cpu")
+            else
+                echo "self-check: quant fails with QGEMM_QUANT_CORRUPT=$corrupt: $(head -n 1 "$out/quant_corrupt.log")"
+            fi
+        done
         if QGEMM_LAYER1_CORRUPT=linear run "$cpu" "$out/qgemm_layer1" "$cpu" <"$out/kai_plan.txt" \
             >/dev/null 2>"$out/layer1_corrupt.log"; then
             echo "run.sh: qgemm_layer1 passed with a corrupted operator output" >&2
