@@ -292,6 +292,12 @@ typedef struct qgemm_linear {
   // code `u` stands for `lut[u]`): `{-2, -1, 0, 1}` from `qgemm_linear_from_packed`, another
   // table with `qgemm_linear_set_lut`. Ignored by the other families.
   int32_t lut[4];
+  // The per-input-channel activation multipliers (AWQ; `Linear::with_input_scale`): `NULL`
+  // (none) from `qgemm_linear_from_packed` and `qgemm_linear_quantize_pack`, `k` floats
+  // with `qgemm_linear_set_input_scale`. Must stay valid and unchanged while the layer is used.
+  const float *input_scale;
+  // Floats at `input_scale` (0 when it is `NULL`).
+  size_t input_scale_len;
 } qgemm_linear;
 
 // A prepared call of a layer (`qgemm_linear_prepare`): the activations quantized into
@@ -1108,6 +1114,25 @@ enum qgemm_status qgemm_linear_from_packed(uint32_t family,
 // say.
 enum qgemm_status qgemm_linear_set_lut(struct qgemm_linear *layer, const int32_t *lut);
 
+// Sets the activation multipliers of `*layer` (any family; AWQ, `op::Linear::with_input_scale`)
+// to the `scale_len` floats at `scale` (at least the layer's `k`, every one finite): every run
+// and prepare then quantizes `x[i][j] * scale[j]` (product in f32, rounded to the activation
+// type), so the weights must have been quantized from `W[c][j] / scale[j]`
+// (`qgemm_quant_divide_depths`). `scale = NULL` removes them. Short:
+// `QGEMM_ERROR_BUFFER_TOO_SHORT`; a value not finite: `QGEMM_ERROR_NON_FINITE`; `*layer`
+// unchanged on error. The floats are not copied: they must stay valid and unchanged while the
+// layer is used (outputs and scratch may not overlap them: `QGEMM_ERROR_BUFFERS_OVERLAP`).
+// The f32 `QAI8DXP` families multiply inside the activation packer; the others stage a tile of
+// scaled rows in the scratch (`qgemm_linear_scratch_size` counts it).
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_linear_set_input_scale(struct qgemm_linear *layer,
+                                               const float *scale,
+                                               size_t scale_len);
+
 // Writes to `*out` the bytes of workspace `qgemm_linear_quantize_pack` needs for a layer of
 // `family` with `n` channels of depth `k` (`bl`: the block length of the per-block families, 0
 // for the others): the codes and scales between the quantizer and the packer.
@@ -1536,6 +1561,41 @@ enum qgemm_status qgemm_quant_hessian_add(struct qgemm_quant_hessian *hessian,
 enum qgemm_status qgemm_quant_hessian_diagonal(const struct qgemm_quant_hessian *hessian,
                                                float *out,
                                                size_t out_len);
+
+// Turns `*hessian` (`X^T X`) into the Hessian of the activations multiplied by `scale` (`k`
+// finite floats, `scale_len` given; AWQ's multipliers, `qgemm_linear_set_input_scale`):
+// `H[i][j] * scale[i] * scale[j]` in double precision, equal to accumulating the scaled rows up
+// to rounding. Copy the `data` first (`memcpy`) to try several scales on one calibration.
+// Short or non-finite `scale`: `QGEMM_ERROR_BUFFER_TOO_SHORT` / `QGEMM_ERROR_NON_FINITE`,
+// nothing changed.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for `hessian`, `hessian->len` reads and writes for `hessian->data`), as the
+// module conventions say.
+enum qgemm_status qgemm_quant_hessian_scale_inputs(const struct qgemm_quant_hessian *hessian,
+                                                   const float *scale,
+                                                   size_t scale_len);
+
+// Divides depth `j` of every channel of the `n x k` float weights at `w` (`w_len` floats,
+// `layout` `QGEMM_LAYOUT_NXK` or `QGEMM_LAYOUT_KXN`, rows `stride` floats apart) by `scale[j]`
+// in place (`scale_len` floats, at least `k`, each finite and non-zero, else
+// `QGEMM_ERROR_NON_FINITE`): the weights to quantize for a layer run with
+// `qgemm_linear_set_input_scale(scale)` (AWQ). Nothing is written on an error.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it,
+// as the module conventions say.
+enum qgemm_status qgemm_quant_divide_depths(size_t n,
+                                            size_t k,
+                                            float *w,
+                                            size_t w_len,
+                                            uint32_t layout,
+                                            size_t stride,
+                                            const float *scale,
+                                            size_t scale_len);
 
 // Writes the doubles of the GPTQ workspace for `n x k` weights: `k * k + k`.
 //

@@ -58,6 +58,12 @@ pub struct qgemm_linear {
     /// code `u` stands for `lut[u]`): `{-2, -1, 0, 1}` from `qgemm_linear_from_packed`, another
     /// table with `qgemm_linear_set_lut`. Ignored by the other families.
     pub lut: [i32; 4],
+    /// The per-input-channel activation multipliers (AWQ; `Linear::with_input_scale`): `NULL`
+    /// (none) from `qgemm_linear_from_packed` and `qgemm_linear_quantize_pack`, `k` floats
+    /// with `qgemm_linear_set_input_scale`. Must stay valid and unchanged while the layer is used.
+    pub input_scale: *const f32,
+    /// Floats at `input_scale` (0 when it is `NULL`).
+    pub input_scale_len: usize,
 }
 
 /// A prepared call of a layer (`qgemm_linear_prepare`): the activations quantized into
@@ -192,14 +198,21 @@ families!(quant_method_impls!());
 ///
 /// # Safety
 ///
-/// `l.weights` is null or valid for `l.weights_len` reads that nothing writes during the call.
-unsafe fn layer_of<'a, F: LinearFamily>(l: &qgemm_linear) -> Status<(Linear<'a, F>, Span)> {
+/// `l.weights` is null or valid for `l.weights_len` reads, and `l.input_scale` null or valid for
+/// `l.input_scale_len` reads, that nothing writes during the call.
+unsafe fn layer_of<'a, F: LinearFamily>(l: &qgemm_linear) -> Status<(Linear<'a, F>, [Span; 2])> {
     if l.family != F::CODE {
         return Err(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT);
     }
     // SAFETY: this function's contract.
     let (w, span) = unsafe { input(l.weights, l.weights_len) }?;
-    Ok((F::with_table(Linear::<F>::from_packed(l.n, l.k, l.bl, w)?, l.lut)?, span))
+    let layer = F::with_table(Linear::<F>::from_packed(l.n, l.k, l.bl, w)?, l.lut)?;
+    if l.input_scale.is_null() {
+        return Ok((layer, [span, NO_SPAN]));
+    }
+    // SAFETY: this function's contract.
+    let (scale, scale_span) = unsafe { input(l.input_scale, l.input_scale_len) }?;
+    Ok((layer.with_input_scale(scale)?, [span, scale_span]))
 }
 
 /// `x`, `len` activations of the C type `T` as the family's element type, if `T` is the type
@@ -219,7 +232,7 @@ unsafe fn activations<'a, F: LinearFamily, T: CElem>(x: *const T, len: usize) ->
 ///
 /// # Safety
 ///
-/// `layer` is null or valid for a read, its weights as [`layer_of`] says; `x`, `y` and
+/// `layer` is null or valid for a read, its weights and input scale as [`layer_of`] says; `x`, `y` and
 /// `scratch` are null or valid for reads (`x`) or writes of their lengths.
 #[allow(clippy::too_many_arguments)]
 unsafe fn run_body<T: CElem>(
@@ -255,13 +268,14 @@ unsafe fn run_family<F: LinearFamily, T: CElem>(
     // SAFETY: `x` is null or valid for `x_len` reads (this function's contract).
     let (x, x_span) = unsafe { activations::<F, T>(x, x_len) }?;
     let scratch_span = span(scratch, scratch_len)?;
+    let [w_span, s_span] = w_span;
     // SAFETY: `scratch` is null or valid for `scratch_len` writes (this function's contract);
-    // `output` checks it overlaps neither the weights nor `x`.
-    let scratch = unsafe { output(scratch, scratch_len, &[w_span, x_span]) }?;
+    // `output` checks it overlaps neither the weights, the input scale nor `x`.
+    let scratch = unsafe { output(scratch, scratch_len, &[w_span, s_span, x_span]) }?;
     let y = dst_as::<F::Dst, T>(y)?;
     // SAFETY: `y` is null or valid for `y_len` writes of `T`, which are `y_len` `F::Dst`
     // (`dst_as`); `output` checks it overlaps none of the other buffers.
-    let y = unsafe { output(y, y_len, &[w_span, x_span, scratch_span]) }?;
+    let y = unsafe { output(y, y_len, &[w_span, s_span, x_span, scratch_span]) }?;
     Ok(layer.run(cpu, m, x, y, scratch)?)
 }
 
@@ -305,9 +319,10 @@ unsafe fn prepare_family<F: LinearFamily, T: CElem>(
     let (layer, w_span) = unsafe { layer_of::<F>(l) }?;
     // SAFETY: `x` is null or valid for `x_len` reads (this function's contract).
     let (x, x_span) = unsafe { activations::<F, T>(x, x_len) }?;
+    let [w_span, s_span] = w_span;
     // SAFETY: `scratch` is null or valid for `scratch_len` writes (this function's contract);
-    // `output` checks it overlaps neither the weights nor `x`.
-    let scratch = unsafe { output(scratch, scratch_len, &[w_span, x_span]) }?;
+    // `output` checks it overlaps neither the weights, the input scale nor `x`.
+    let scratch = unsafe { output(scratch, scratch_len, &[w_span, s_span, x_span]) }?;
     let lhs = scratch.as_ptr();
     let kernel = layer.prepare(cpu, m, x, scratch)?.kernel();
     Ok((handle(kernel)?, lhs, kernel.lhs_packed_size(m, layer.k(), layer.bl())?))
@@ -318,7 +333,7 @@ struct Call<'a, F: LinearFamily> {
     layer: Linear<'a, F>,
     kernel: &'static Kernel<F>,
     lhs: &'a [u8],
-    spans: [Span; 2],
+    spans: [Span; 3],
 }
 
 /// Checks a C call struct: the layer, a kernel of its family that consumes its weights and runs
@@ -350,7 +365,7 @@ unsafe fn call_of<'a, F: LinearFamily>(c: &qgemm_linear_call) -> Status<Call<'a,
         let e = qgemm::Error::BufferTooShort { buffer: qgemm::error::Buffer::LhsPacked, given: lhs.len(), needed };
         return Err(e.into());
     }
-    Ok(Call { layer, kernel, lhs: &lhs[..needed], spans: [w_span, lhs_span] })
+    Ok(Call { layer, kernel, lhs: &lhs[..needed], spans: [w_span[0], w_span[1], lhs_span] })
 }
 
 /// The call's `n` and its kernel's steps, after [`call_of`]'s checks.
@@ -535,7 +550,17 @@ pub unsafe extern "C" fn qgemm_linear_from_packed(
     weights_len: usize,
     out: *mut qgemm_linear,
 ) -> qgemm_status {
-    let l = qgemm_linear { family, n, k, bl, weights, weights_len, lut: qgemm::rhs::qsu2cxp::DEFAULT_LUT };
+    let l = qgemm_linear {
+        family,
+        n,
+        k,
+        bl,
+        weights,
+        weights_len,
+        lut: qgemm::rhs::qsu2cxp::DEFAULT_LUT,
+        input_scale: core::ptr::null(),
+        input_scale_len: 0,
+    };
     // SAFETY: `weights` is null or valid for `weights_len` reads (this function's contract).
     let used = match_family!(family, F => unsafe { layer_of::<F>(&l) }.map(|(layer, _)| layer.weights().len()));
     // SAFETY: `out` is null or valid for a write (this function's contract).
@@ -567,6 +592,42 @@ pub unsafe extern "C" fn qgemm_linear_set_lut(layer: *mut qgemm_linear, lut: *co
         let table = table.unwrap_or(qgemm::rhs::qsu2cxp::DEFAULT_LUT);
         qgemm::rhs::qsu2cxp::check_lut(&table)?;
         l.lut = table;
+        // SAFETY: `layer` is valid for a write (it was read above; this function's contract).
+        unsafe { put(layer, l) }
+    })
+}
+
+/// Sets the activation multipliers of `*layer` (any family; AWQ, `op::Linear::with_input_scale`)
+/// to the `scale_len` floats at `scale` (at least the layer's `k`, every one finite): every run
+/// and prepare then quantizes `x[i][j] * scale[j]` (product in f32, rounded to the activation
+/// type), so the weights must have been quantized from `W[c][j] / scale[j]`
+/// (`qgemm_quant_divide_depths`). `scale = NULL` removes them. Short:
+/// `QGEMM_ERROR_BUFFER_TOO_SHORT`; a value not finite: `QGEMM_ERROR_NON_FINITE`; `*layer`
+/// unchanged on error. The floats are not copied: they must stay valid and unchanged while the
+/// layer is used (outputs and scratch may not overlap them: `QGEMM_ERROR_BUFFERS_OVERLAP`).
+/// The f32 `QAI8DXP` families multiply inside the activation packer; the others stage a tile of
+/// scaled rows in the scratch (`qgemm_linear_scratch_size` counts it).
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn qgemm_linear_set_input_scale(
+    layer: *mut qgemm_linear,
+    scale: *const f32,
+    scale_len: usize,
+) -> qgemm_status {
+    status(|| {
+        // SAFETY: `layer` is null or valid for a read (this function's contract).
+        let mut l = unsafe { read_in(layer.cast_const()) }?;
+        let (input_scale, input_scale_len) = if scale.is_null() { (core::ptr::null(), 0) } else { (scale, scale_len) };
+        l.input_scale = input_scale;
+        l.input_scale_len = input_scale_len;
+        // Validated as every use will: the weights, then the scale.
+        // SAFETY: the layer's weights and `scale` are null or valid for their lengths (this
+        // function's contract).
+        match_family!(l.family, F => unsafe { layer_of::<F>(&l) }.map(|_| ()))?;
         // SAFETY: `layer` is valid for a write (it was read above; this function's contract).
         unsafe { put(layer, l) }
     })
@@ -606,7 +667,17 @@ unsafe fn quantize_pack_family<F: LinearFamily + CQuantMethod>(
     let buf = unsafe { output(buf, buf_len, &[w_span, i_span, b_span, ws_span]) }?;
     let layer = F::quantize_pack_weights(&w, n, k, bl, method, bias, workspace, buf)?;
     let used = layer.weights();
-    Ok(qgemm_linear { family: F::CODE, n, k, bl, weights: used.as_ptr(), weights_len: used.len(), lut: layer.lut() })
+    Ok(qgemm_linear {
+        family: F::CODE,
+        n,
+        k,
+        bl,
+        weights: used.as_ptr(),
+        weights_len: used.len(),
+        lut: layer.lut(),
+        input_scale: core::ptr::null(),
+        input_scale_len: 0,
+    })
 }
 
 /// Writes to `*out` the bytes of workspace `qgemm_linear_quantize_pack` needs for a layer of

@@ -717,6 +717,70 @@ pub unsafe extern "C" fn qgemm_quant_hessian_diagonal(
     })
 }
 
+/// Turns `*hessian` (`X^T X`) into the Hessian of the activations multiplied by `scale` (`k`
+/// finite floats, `scale_len` given; AWQ's multipliers, `qgemm_linear_set_input_scale`):
+/// `H[i][j] * scale[i] * scale[j]` in double precision, equal to accumulating the scaled rows up
+/// to rounding. Copy the `data` first (`memcpy`) to try several scales on one calibration.
+/// Short or non-finite `scale`: `QGEMM_ERROR_BUFFER_TOO_SHORT` / `QGEMM_ERROR_NON_FINITE`,
+/// nothing changed.
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for `hessian`, `hessian->len` reads and writes for `hessian->data`), as the
+/// module conventions say.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn qgemm_quant_hessian_scale_inputs(
+    hessian: *const qgemm_quant_hessian,
+    scale: *const f32,
+    scale_len: usize,
+) -> qgemm_status {
+    status(|| {
+        // SAFETY: `hessian` is null or valid for a read (this function's contract).
+        let h = unsafe { read_in(hessian) }?;
+        let h_span = span(hessian, 1)?;
+        // SAFETY: `scale` is null or valid for `scale_len` reads (this function's contract).
+        let (scale, s_span) = unsafe { input(scale, scale_len) }?;
+        // SAFETY: `h.data` is null or valid for `h.len` reads and writes (this function's
+        // contract); `hessian_of` checks it overlaps neither `scale` nor `*hessian`.
+        let (mut rust, _) = unsafe { hessian_of(&h, &[s_span, h_span]) }?;
+        Ok(rust.scale_inputs(scale)?)
+    })
+}
+
+/// Divides depth `j` of every channel of the `n x k` float weights at `w` (`w_len` floats,
+/// `layout` `QGEMM_LAYOUT_NXK` or `QGEMM_LAYOUT_KXN`, rows `stride` floats apart) by `scale[j]`
+/// in place (`scale_len` floats, at least `k`, each finite and non-zero, else
+/// `QGEMM_ERROR_NON_FINITE`): the weights to quantize for a layer run with
+/// `qgemm_linear_set_input_scale(scale)` (AWQ). Nothing is written on an error.
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it,
+/// as the module conventions say.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn qgemm_quant_divide_depths(
+    n: usize,
+    k: usize,
+    w: *mut f32,
+    w_len: usize,
+    layout: u32,
+    stride: usize,
+    scale: *const f32,
+    scale_len: usize,
+) -> qgemm_status {
+    status(|| {
+        let layout = super::layout(layout)?;
+        // SAFETY: `scale` is null or valid for `scale_len` reads (this function's contract).
+        let (scale, s_span) = unsafe { input(scale, scale_len) }?;
+        // SAFETY: `w` is null or valid for `w_len` reads and writes (this function's contract);
+        // `output` checks it does not overlap `scale`.
+        let w = unsafe { output(w, w_len, &[s_span]) }?;
+        Ok(quant::divide_depths(n, k, w, layout, stride, scale)?)
+    })
+}
+
 /// Writes the doubles of the GPTQ workspace for `n x k` weights: `k * k + k`.
 ///
 /// # Safety

@@ -6,8 +6,9 @@
  * the family has one), NxK and KxN with a padded stride (the same packed bytes), runs the layer on
  * a few rows and compares every output with a C f32 matmul within the format's tolerance
  * (|y - y_f32| <= tol * max|w_c| * sum|x| + output rounding); then the error statuses, with the
- * packed buffer and the layer left unwritten. QGEMM_QPACK_CORRUPT=1 perturbs the f32 reference by
- * 10% (run.sh --self-check: the test must fail). Exit 0 only if every check passed. */
+ * packed buffer and the layer left unwritten. Then AWQ (awq_test): the input scale in C.
+ * QGEMM_QPACK_CORRUPT=1 perturbs the f32 reference by 10% and one bit of the AWQ reference
+ * (run.sh --self-check: the test must fail). Exit 0 only if every check passed. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -285,6 +286,117 @@ static void family_test(const struct family* f, uint32_t features, bool corrupt)
     free(buf_t);
 }
 
+/* AWQ: weights divided by the input scale (qgemm_quant_divide_depths), the layer run with the
+ * scale (qgemm_linear_set_input_scale) gives the bits of the same layer without it run on the
+ * scaled activations, for a family that multiplies in its packer (qai8dxp_qsi4c32p) and one that
+ * stages the scaled rows (qsi8d32p_qai4c32p); the Hessian of the scaled rows
+ * (qgemm_quant_hessian_scale_inputs); the error statuses. */
+static void awq_test(uint32_t features, bool corrupt) {
+    static const struct {
+        uint32_t code;
+        const char* name;
+        uint32_t method;
+    } fams[] = {{QGEMM_FAMILY_QAI8DXP_QSI4C32P, "qai8dxp_qsi4c32p", QGEMM_QUANT_SEARCH},
+                {QGEMM_FAMILY_QSI8D32P_QAI4C32P, "qsi8d32p_qai4c32p", QGEMM_QUANT_QAI4C32P_FITTED}};
+    enum { MA = 9 }; /* more rows than a tile: the staged family goes tile by tile */
+    float w[N * K], w2[N * K], x[MA * K], xs[MA * K], s[K], bad[K];
+    for (size_t i = 0; i < N * K; i++) w[i] = unit();
+    for (size_t j = 0; j < K; j++) s[j] = 0.5f + (float)(j % 7) * 0.375f;
+    for (size_t i = 0; i < MA * K; i++) {
+        x[i] = unit() * ((i % K) % 9 == 0 ? 8.0f : 1.0f);
+        xs[i] = x[i] * s[i % K];
+    }
+    snprintf(cur, sizeof cur, "divide_depths");
+    memcpy(w2, w, sizeof w);
+    memcpy(bad, s, sizeof s);
+    bad[5] = 0.0f;
+    EXPECT(qgemm_quant_divide_depths(N, K, w2, N * K, QGEMM_LAYOUT_NXK, K, bad, K), QGEMM_ERROR_NON_FINITE);
+    EXPECT(qgemm_quant_divide_depths(N, K, w2, N * K, QGEMM_LAYOUT_NXK, K, s, K - 1), QGEMM_ERROR_BUFFER_TOO_SHORT);
+    EXPECT(qgemm_quant_divide_depths(N, K, w2, N * K, QGEMM_LAYOUT_NXK, K, (const float*)w2, K),
+           QGEMM_ERROR_BUFFERS_OVERLAP);
+    CHECK(memcmp(w2, w, sizeof w) == 0, "a failing call wrote the weights");
+    OK(qgemm_quant_divide_depths(N, K, w2, N * K, QGEMM_LAYOUT_NXK, K, s, K));
+    bool divided = true;
+    for (size_t i = 0; i < N * K; i++) divided &= w2[i] == w[i] / s[i % K];
+    CHECK(divided, "w / s");
+
+    for (size_t f = 0; f < 2; f++) {
+        snprintf(cur, sizeof cur, "%s input scale", fams[f].name);
+        const uint32_t code = fams[f].code;
+        size_t ws_len = 0, size = 0;
+        OK(qgemm_linear_quantize_workspace_size(code, N, K, BL, &ws_len));
+        OK(qgemm_linear_packed_size(code, N, K, BL, &size));
+        uint8_t* ws = malloc(ws_len);
+        uint8_t* buf = malloc(size);
+        qgemm_linear l, plain;
+        OK(qgemm_linear_quantize_pack(code, w2, N * K, QGEMM_LAYOUT_NXK, K, N, K, BL, fams[f].method, NULL, 0, NULL, 0,
+                                      ws, ws_len, buf, size, &l));
+        CHECK(l.input_scale == NULL && l.input_scale_len == 0, "no scale after quantize_pack");
+        plain = l;
+        qgemm_linear keep = l;
+        EXPECT(qgemm_linear_set_input_scale(&l, s, K - 1), QGEMM_ERROR_BUFFER_TOO_SHORT);
+        memcpy(bad, s, sizeof s);
+        bad[3] = NAN;
+        EXPECT(qgemm_linear_set_input_scale(&l, bad, K), QGEMM_ERROR_NON_FINITE);
+        CHECK(memcmp(&l, &keep, sizeof l) == 0, "a failing call changed the layer");
+        OK(qgemm_linear_set_input_scale(&l, s, K));
+        CHECK(l.input_scale == s && l.input_scale_len == K, "scale fields");
+        size_t ss = 0, ss_plain = 0;
+        OK(qgemm_linear_scratch_size(&l, MA, &ss));
+        OK(qgemm_linear_scratch_size(&plain, MA, &ss_plain));
+        CHECK(f == 0 ? ss == ss_plain : ss > ss_plain, "scratch %zu, without the scale %zu", ss, ss_plain);
+        uint8_t* scratch = malloc(ss);
+        float y[MA * N], y0[MA * N];
+        OK(qgemm_linear_run(&l, features, MA, x, MA * K, y, MA * N, scratch, ss));
+        OK(qgemm_linear_run(&plain, features, MA, xs, MA * K, y0, MA * N, scratch, ss));
+        if (corrupt) y0[0] = bits_f32(f32_bits(y0[0]) ^ 1);
+        CHECK(memcmp(y, y0, sizeof y) == 0, "scaled layer != plain layer on scaled activations");
+        /* Output over the scale; scratch one byte short (the staged family). */
+        EXPECT(qgemm_linear_run(&l, features, 1, x, K, (float*)s, N, scratch, ss), QGEMM_ERROR_BUFFERS_OVERLAP);
+        if (f == 1) EXPECT(qgemm_linear_run(&l, features, MA, x, MA * K, y, MA * N, scratch, ss_plain),
+                           QGEMM_ERROR_BUFFER_TOO_SHORT);
+        /* The scaled layer stays close to the f32 layer of the original weights. */
+        double worst = 0, mag = 0;
+        for (size_t i = 0; i < MA * N; i++) {
+            double ref = 0;
+            for (size_t j = 0; j < K; j++) ref += (double)x[i / N * K + j] * w[i % N * K + j];
+            worst = fmax(worst, fabs(y[i] - ref));
+            mag = fmax(mag, fabs(ref));
+        }
+        CHECK(worst <= 0.1 * mag, "AWQ layer error %g of %g", worst, mag);
+        OK(qgemm_linear_set_input_scale(&l, NULL, 0));
+        CHECK(memcmp(&l, &plain, sizeof l) == 0, "NULL removes the scale");
+        printf("%-22s input scale: bit-identical to the plain layer on scaled rows, error %.3g of %.3g\n",
+               fams[f].name, worst, mag);
+        free(scratch);
+        free(ws);
+        free(buf);
+    }
+
+    /* The Hessian of scaled rows, by powers of two (exact both ways). */
+    snprintf(cur, sizeof cur, "hessian_scale_inputs");
+    size_t hl = 0;
+    OK(qgemm_quant_hessian_len(K, &hl));
+    double* d1 = malloc(hl * sizeof(double));
+    double* d2 = malloc(hl * sizeof(double));
+    float p2[K], xp[MA * K];
+    for (size_t j = 0; j < K; j++) p2[j] = j % 3 == 0 ? 0.5f : j % 3 == 1 ? 2.0f : 1.0f;
+    for (size_t i = 0; i < MA * K; i++) xp[i] = x[i] * p2[i % K];
+    qgemm_quant_hessian h1, h2;
+    OK(qgemm_quant_hessian_init(&h1, d1, hl, K));
+    OK(qgemm_quant_hessian_init(&h2, d2, hl, K));
+    OK(qgemm_quant_hessian_add(&h1, x, MA * K, MA, K));
+    OK(qgemm_quant_hessian_add(&h2, xp, MA * K, MA, K));
+    p2[7] = INFINITY;
+    EXPECT(qgemm_quant_hessian_scale_inputs(&h1, p2, K), QGEMM_ERROR_NON_FINITE);
+    p2[7] = 2.0f;
+    EXPECT(qgemm_quant_hessian_scale_inputs(&h1, (const float*)d1, K), QGEMM_ERROR_BUFFERS_OVERLAP);
+    OK(qgemm_quant_hessian_scale_inputs(&h1, p2, K));
+    CHECK(memcmp(d1, d2, hl * sizeof(double)) == 0, "scaled Hessian != Hessian of the scaled rows");
+    free(d1);
+    free(d2);
+}
+
 int main(void) {
     const bool corrupt = getenv("QGEMM_QPACK_CORRUPT") != NULL;
     uint32_t features = 0;
@@ -293,6 +405,7 @@ int main(void) {
         return 1;
     }
     for (size_t i = 0; i < sizeof families / sizeof families[0]; i++) family_test(&families[i], features, corrupt);
+    awq_test(features, corrupt);
     printf("linear_quantize: %d checks, %d failures\n", checks, failures);
     return failures ? 1 : 0;
 }
