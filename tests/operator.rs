@@ -604,7 +604,7 @@ fn bad_calls_are_rejected() {
     let scaled = layer.with_input_scale(&scale).unwrap();
     let mut s_scratch = vec![0u8; scaled.scratch_size(m).unwrap()];
     // This family's packer multiplies in its own passes: no staging area.
-    assert!(<Qai8dxpQsi4cxp as Operator>::FUSED_INPUT_SCALE);
+    const { assert!(<Qai8dxpQsi4cxp as Operator>::FUSED_INPUT_SCALE) };
     assert_eq!(s_scratch.len(), need);
     // Row 8, depth 9 overflows: past the first tile for every `mr` (the index counts in `x`,
     // not in the staging rows).
@@ -624,7 +624,7 @@ fn bad_calls_are_rejected() {
     {
         use qgemm::f16_qai8dxp_qsi4cxp::F16Qai8dxpQsi4cxp;
         use qgemm::half::f16;
-        assert!(!<F16Qai8dxpQsi4cxp as Operator>::FUSED_INPUT_SCALE);
+        const { assert!(!<F16Qai8dxpQsi4cxp as Operator>::FUSED_INPUT_SCALE) };
         let layer = Linear::<F16Qai8dxpQsi4cxp>::from_packed(n, k, 0, &w).unwrap();
         // f16 products overflow past 65504: 0.5 * 30000 does not, 4 * 30000 does.
         let mut scale_h = vec![2.0f32; k];
