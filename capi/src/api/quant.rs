@@ -351,6 +351,47 @@ pub unsafe extern "C" fn qgemm_quant_qsu2cxp_sizes(
 
 // ---- the plain quantizers -----------------------------------------------------------------
 
+/// The inputs of a plain symmetric quantizer: the weights, the rule and the byte ranges of both.
+///
+/// # Safety
+///
+/// `weights` is null or a readable struct whose `data` is null or valid for `len` reads, and
+/// `importance` null or valid for `importance_len` reads, that nothing writes during the call.
+unsafe fn plain_in<'a>(
+    weights: *const qgemm_weights,
+    (method, importance, importance_len): (u32, *const f32, usize),
+) -> Status<(AnyWeights<'a>, Method<'a>, [Span; 2])> {
+    // SAFETY: this function's contract.
+    let (w, w_span) = unsafe { weights_in(weights) }?;
+    // SAFETY: this function's contract.
+    let (m, imp_span) = unsafe { plain_method_in(method, importance, importance_len) }?;
+    Ok((w, m, [w_span, imp_span]))
+}
+
+/// The codes and the scales of a quantizer (pointer and length each), checked to overlap none
+/// of `inputs` (byte ranges) nor each other.
+///
+/// # Safety
+///
+/// Both pointers are null or valid for their lengths' writes that nothing else accesses during
+/// the call, except through the buffers `inputs` describes.
+unsafe fn codes_and_scales<'a, C, S>(
+    (codes, codes_len): (*mut C, usize),
+    (scale, scale_len): (*mut S, usize),
+    inputs: &[Span],
+) -> Status<(&'a mut [C], &'a mut [S])> {
+    // SAFETY: this function's contract; `output_span` checks the codes overlap no input.
+    let (c, (c0, c1)) = unsafe { output_span(codes, codes_len, inputs) }?;
+    let (s0, s1) = span(scale, scale_len)?;
+    if s0 < c1 && c0 < s1 {
+        return Err(qgemm_status::QGEMM_ERROR_BUFFERS_OVERLAP);
+    }
+    // SAFETY: this function's contract; disjoint from the codes (above) and, as `output`
+    // checks, from every input.
+    let s = unsafe { output(scale, scale_len, inputs) }?;
+    Ok((c, s))
+}
+
 /// Quantizes `n x k` weights per channel to symmetric int4 (`qsi4cxp`), the raw input of
 /// `qgemm_rhs_qsi4cxp_pack` (`QGEMM_LAYOUT_NXK`, `QGEMM_INT4_SIGNED`, stride `ceil(k/2)`).
 ///
@@ -378,17 +419,10 @@ pub unsafe extern "C" fn qgemm_quant_qsi4cxp(
     scale_len: usize,
 ) -> qgemm_status {
     status(|| {
-        // SAFETY: `weights` is null or a readable struct whose `data` is null or valid for
-        // `len` reads (this function's contract).
-        let (w, w_span) = unsafe { weights_in(weights) }?;
-        // SAFETY: `importance` is null or valid for `importance_len` reads (this function's
-        // contract).
-        let (m, imp_span) = unsafe { plain_method_in(method, importance, importance_len) }?;
-        // SAFETY: `codes` and `scale` are null or valid for their lengths' writes (this
-        // function's contract); `output_span` checks they overlap no input nor each other.
-        let (c, c_span) = unsafe { output_span(codes, codes_len, &[w_span, imp_span]) }?;
+        // SAFETY: the pointer arguments as this function's contract says.
+        let (w, m, inputs) = unsafe { plain_in(weights, (method, importance, importance_len)) }?;
         // SAFETY: as above.
-        let s = unsafe { output(scale, scale_len, &[w_span, imp_span, c_span]) }?;
+        let (c, s) = unsafe { codes_and_scales((codes, codes_len), (scale, scale_len), &inputs) }?;
         Ok(with_weights!(w, |w| quant::qsi4cxp::quantize(m, n, k, &w, c, s))?)
     })
 }
@@ -418,19 +452,12 @@ pub unsafe extern "C" fn qgemm_quant_qsi4c32p(
     scale_len: usize,
 ) -> qgemm_status {
     status(|| {
-        // SAFETY: `weights` is null or a readable struct whose `data` is null or valid for
-        // `len` reads (this function's contract).
-        let (w, w_span) = unsafe { weights_in(weights) }?;
-        // SAFETY: `importance` is null or valid for `importance_len` reads (this function's
-        // contract).
-        let (m, imp_span) = unsafe { plain_method_in(method, importance, importance_len) }?;
-        // SAFETY: `codes` is null or valid for `codes_len` writes (this function's contract);
-        // `output_span` checks it overlaps no input.
-        let (c, c_span) = unsafe { output_span(codes, codes_len, &[w_span, imp_span]) }?;
-        // SAFETY: `scale` is null or valid for `scale_len` writes of `uint16_t` (this
-        // function's contract); `bf16` is a `repr(transparent)` `u16`; `output` checks it
-        // overlaps no input nor `codes`.
-        let s = unsafe { output(scale.cast::<bf16>(), scale_len, &[w_span, imp_span, c_span]) }?;
+        // SAFETY: the pointer arguments as this function's contract says.
+        let (w, m, inputs) = unsafe { plain_in(weights, (method, importance, importance_len)) }?;
+        // SAFETY: as above; `bf16` is a `repr(transparent)` `u16`.
+        let scale = (scale.cast::<bf16>(), scale_len);
+        // SAFETY: as above.
+        let (c, s) = unsafe { codes_and_scales((codes, codes_len), scale, &inputs) }?;
         Ok(with_weights!(w, |w| quant::qsi4c32p::quantize(m, n, k, bl, &w, c, s))?)
     })
 }
@@ -460,15 +487,11 @@ pub unsafe extern "C" fn qgemm_quant_q4_0(
     blocks_len: usize,
 ) -> qgemm_status {
     status(|| {
-        // SAFETY: `weights` is null or a readable struct whose `data` is null or valid for
-        // `len` reads (this function's contract).
-        let (w, w_span) = unsafe { weights_in(weights) }?;
-        // SAFETY: `importance` is null or valid for `importance_len` reads (this function's
-        // contract).
-        let (m, imp_span) = unsafe { plain_method_in(method, importance, importance_len) }?;
+        // SAFETY: the pointer arguments as this function's contract says.
+        let (w, m, inputs) = unsafe { plain_in(weights, (method, importance, importance_len)) }?;
         // SAFETY: `blocks` is null or valid for `blocks_len` writes (this function's
         // contract); `output` checks it overlaps no input.
-        let b = unsafe { output(blocks, blocks_len, &[w_span, imp_span]) }?;
+        let b = unsafe { output(blocks, blocks_len, &inputs) }?;
         Ok(with_weights!(w, |w| quant::q4_0::quantize(m, n, k, bl, &w, b))?)
     })
 }
@@ -496,17 +519,10 @@ pub unsafe extern "C" fn qgemm_quant_qsi8cxp(
     scale_len: usize,
 ) -> qgemm_status {
     status(|| {
-        // SAFETY: `weights` is null or a readable struct whose `data` is null or valid for
-        // `len` reads (this function's contract).
-        let (w, w_span) = unsafe { weights_in(weights) }?;
-        // SAFETY: `importance` is null or valid for `importance_len` reads (this function's
-        // contract).
-        let (m, imp_span) = unsafe { plain_method_in(method, importance, importance_len) }?;
-        // SAFETY: `codes` and `scale` are null or valid for their lengths' writes (this
-        // function's contract); `output_span` checks they overlap no input nor each other.
-        let (c, c_span) = unsafe { output_span(codes, codes_len, &[w_span, imp_span]) }?;
+        // SAFETY: the pointer arguments as this function's contract says.
+        let (w, m, inputs) = unsafe { plain_in(weights, (method, importance, importance_len)) }?;
         // SAFETY: as above.
-        let s = unsafe { output(scale, scale_len, &[w_span, imp_span, c_span]) }?;
+        let (c, s) = unsafe { codes_and_scales((codes, codes_len), (scale, scale_len), &inputs) }?;
         Ok(with_weights!(w, |w| quant::qsi8cxp::quantize(m, n, k, &w, c, s))?)
     })
 }
@@ -873,11 +889,8 @@ pub unsafe extern "C" fn qgemm_quant_gptq_qsi4cxp(
         // SAFETY: the pointer arguments as this function's contract says.
         let g = unsafe { gptq_in(weights, rule, hessian, work, work_len) }?;
         // SAFETY: `codes` and `scale` are null or valid for their lengths' writes (this
-        // function's contract); `output_span` checks they overlap no input nor each other.
-        let (c, c_span) = unsafe { output_span(codes, codes_len, &g.spans) }?;
-        let [a, b, d, e, f] = g.spans;
-        // SAFETY: as above.
-        let s = unsafe { output(scale, scale_len, &[a, b, d, e, f, c_span]) }?;
+        // function's contract).
+        let (c, s) = unsafe { codes_and_scales((codes, codes_len), (scale, scale_len), &g.spans) }?;
         let (m, h, work) = (g.method, &g.hessian, g.work);
         Ok(with_weights!(g.w, |w| gptq::qsi4cxp(m, n, k, &w, h, damp, work, c, s))?)
     })
@@ -914,14 +927,9 @@ pub unsafe extern "C" fn qgemm_quant_gptq_qsi4c32p(
         let rule = (method, importance, importance_len);
         // SAFETY: the pointer arguments as this function's contract says.
         let g = unsafe { gptq_in(weights, rule, hessian, work, work_len) }?;
-        // SAFETY: `codes` is null or valid for `codes_len` writes (this function's contract);
-        // `output_span` checks it overlaps no input.
-        let (c, c_span) = unsafe { output_span(codes, codes_len, &g.spans) }?;
-        let [a, b, d, e, f] = g.spans;
-        // SAFETY: `scale` is null or valid for `scale_len` writes of `uint16_t` (this
-        // function's contract); `bf16` is a `repr(transparent)` `u16`; `output` checks it
-        // overlaps no input nor `codes`.
-        let s = unsafe { output(scale.cast::<bf16>(), scale_len, &[a, b, d, e, f, c_span]) }?;
+        // SAFETY: `codes` and `scale` are null or valid for their lengths' writes (this
+        // function's contract) (`bf16` is a `repr(transparent)` `u16`).
+        let (c, s) = unsafe { codes_and_scales((codes, codes_len), (scale.cast::<bf16>(), scale_len), &g.spans) }?;
         let (m, h, work) = (g.method, &g.hessian, g.work);
         Ok(with_weights!(g.w, |w| gptq::qsi4c32p(m, n, k, bl, &w, h, damp, work, c, s))?)
     })
@@ -995,11 +1003,8 @@ pub unsafe extern "C" fn qgemm_quant_gptq_qsi8cxp(
         // SAFETY: the pointer arguments as this function's contract says.
         let g = unsafe { gptq_in(weights, rule, hessian, work, work_len) }?;
         // SAFETY: `codes` and `scale` are null or valid for their lengths' writes (this
-        // function's contract); `output_span` checks they overlap no input nor each other.
-        let (c, c_span) = unsafe { output_span(codes, codes_len, &g.spans) }?;
-        let [a, b, d, e, f] = g.spans;
-        // SAFETY: as above.
-        let s = unsafe { output(scale, scale_len, &[a, b, d, e, f, c_span]) }?;
+        // function's contract).
+        let (c, s) = unsafe { codes_and_scales((codes, codes_len), (scale, scale_len), &g.spans) }?;
         let (m, h, work) = (g.method, &g.hessian, g.work);
         Ok(with_weights!(g.w, |w| gptq::qsi8cxp(m, n, k, &w, h, damp, work, c, s))?)
     })

@@ -18,30 +18,7 @@
 
 #include "qgemm.h"
 
-static int failures, checks;
-static char cur[96];
-
-#define CHECK(cond, ...)                                                    \
-    do {                                                                    \
-        checks++;                                                           \
-        if (!(cond)) {                                                      \
-            failures++;                                                     \
-            fprintf(stderr, "FAIL %s (line %d): ", cur, __LINE__);          \
-            fprintf(stderr, __VA_ARGS__);                                   \
-            fprintf(stderr, "\n");                                          \
-        }                                                                   \
-    } while (0)
-#define OK(call)                                                                          \
-    do {                                                                                  \
-        qgemm_status s_ = (call);                                                         \
-        CHECK(s_ == QGEMM_OK, "%s -> %d (%s)", #call, (int)s_, qgemm_status_message(s_)); \
-    } while (0)
-#define EXPECT(call, want)                                                                           \
-    do {                                                                                             \
-        qgemm_status s_ = (call);                                                                    \
-        CHECK(s_ == (want), "%s -> %d (%s), expected %d", #call, (int)s_, qgemm_status_message(s_), \
-              (int)(want));                                                                          \
-    } while (0)
+#include "checks.h"
 
 enum kind { INT4, INT8, ASYM4, BIT2 };
 
@@ -412,6 +389,6 @@ int main(void) {
     }
     for (size_t i = 0; i < sizeof families / sizeof families[0]; i++) family_test(&families[i], features, corrupt);
     awq_test(features, corrupt);
-    printf("linear_quantize: %d checks, %d failures\n", checks, failures);
+    printf("linear_quantize: %zu checks, %zu failures\n", checks, failures);
     return failures ? 1 : 0;
 }

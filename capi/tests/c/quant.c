@@ -34,30 +34,7 @@
 
 #include "qgemm.h"
 
-static size_t checks, failures;
-static char cur[128];
-
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        checks++;                                                          \
-        if (!(cond)) {                                                     \
-            failures++;                                                    \
-            fprintf(stderr, "FAIL %s (line %d): ", cur, __LINE__);         \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fputc('\n', stderr);                                           \
-        }                                                                  \
-    } while (0)
-#define OK(call)                                                                                       \
-    do {                                                                                               \
-        qgemm_status s_ = (call);                                                                      \
-        CHECK(s_ == QGEMM_OK, "%s -> %d (%s)", #call, (int)s_, qgemm_status_message(s_));              \
-    } while (0)
-#define EXPECT(call, want)                                                                             \
-    do {                                                                                               \
-        qgemm_status s_ = (call);                                                                      \
-        CHECK(s_ == (want), "%s -> %d (%s), expected %d", #call, (int)s_, qgemm_status_message(s_),   \
-              (int)(want));                                                                            \
-    } while (0)
+#include "checks.h"
 
 enum { N = 20, K = 64, BL = 32, M = 5 };
 
