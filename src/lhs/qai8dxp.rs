@@ -96,7 +96,7 @@ pub fn quantize_pack(
     lhs_stride: usize,
     lhs_packed: &mut [u8],
 ) -> Result<()> {
-    pack_f32(packing, m, k, m_idx_start, lhs, lhs_stride, None, lhs_packed)
+    pack_f32::<false>(packing, m, k, m_idx_start, lhs, lhs_stride, &[], lhs_packed)
 }
 
 /// [`quantize_pack`] of the activations multiplied by one f32 value per depth,
@@ -125,19 +125,20 @@ pub fn quantize_pack_scaled(
     if let Some(index) = scale[..k].iter().position(|v| !v.is_finite()) {
         return Err(Error::NonFinite { buffer: Buffer::InputScale, index });
     }
-    pack_f32(packing, m, k, m_idx_start, lhs, lhs_stride, Some(&scale[..k]), lhs_packed)
+    pack_f32::<true>(packing, m, k, m_idx_start, lhs, lhs_stride, &scale[..k], lhs_packed)
 }
 
-/// [`quantize_pack`], of `lhs[i][j] * scale[j]` when `scale` is given (`k` values).
+/// [`quantize_pack`], of `lhs[i][j] * scale[j]` when `SCALED` (`scale`: `k` values; unused
+/// otherwise, so the plain packer compiles without the multiplications).
 #[allow(clippy::too_many_arguments)]
-fn pack_f32(
+fn pack_f32<const SCALED: bool>(
     packing: &Packing,
     m: usize,
     k: usize,
     m_idx_start: usize,
     lhs: &[f32],
     lhs_stride: usize,
-    scale: Option<&[f32]>,
+    scale: &[f32],
     lhs_packed: &mut [u8],
 ) -> Result<()> {
     packing.check_lhs()?;
@@ -153,10 +154,8 @@ fn pack_f32(
     // takes each row's min and max (which show a NaN or an infinity) and keeps them for the
     // first `ROW_CACHE` rows.
     let first_slot = super::check_layout(mr, m, k, m_idx_start, lhs, lhs_stride, lhs_packed.len(), ts)?;
-    let cache = match scale {
-        None => row_min_max(m, k, lhs, lhs_stride)?,
-        Some(s) => row_min_max_scaled(m, k, lhs, lhs_stride, s)?,
-    };
+    let cache =
+        if SCALED { row_min_max_scaled(m, k, lhs, lhs_stride, scale)? } else { row_min_max(m, k, lhs, lhs_stride)? };
 
     let kp = padded_k(k)?;
     let bd = packing.block_depth();
@@ -168,10 +167,11 @@ fn pack_f32(
     let mut scaled = [0f32; quant::GROUP];
     for i in 0..m {
         let row = &lhs[i * lhs_stride..i * lhs_stride + k];
-        let (vmin, vmax) = match scale {
-            None => cached_min_max(&cache, i, row),
+        let (vmin, vmax) = if SCALED {
             // Finite (the first pass checked every product).
-            Some(s) => cache.get(i).copied().or_else(|| quant::min_max_finite_scaled(row, s)).unwrap_or((0.0, 0.0)),
+            cache.get(i).copied().or_else(|| quant::min_max_finite_scaled(row, scale)).unwrap_or((0.0, 0.0))
+        } else {
+            cached_min_max(&cache, i, row)
         };
         let rq = row_quant(vmin, vmax);
         let slot_abs = first_slot + i;
@@ -187,28 +187,27 @@ fn pack_f32(
             // (`16h + 16 <= 32 * whole <= k`) and writes chunks `t < 16 / bd` of depth
             // `16h + bd t` at `base + (16h / bd + t) * mr * bd`: the row's `bd` bytes of that
             // chunk, inside the tile's `mr * kp` data bytes. `zero_point` is in `[-128, 127]`.
-            // With a scale, the same 16 values of `s` (`k` long) are read.
+            // `SCALED`: the same 16 values of `scale` (`k` long) are read.
             unsafe {
                 use quant::neon::{AWAY, quantize_i8_chunks as q, quantize_i8_chunks_scaled as qs};
-                match (bd, scale) {
-                    (4, None) => q::<_, 4, false, AWAY>(x, blocks, mult, zp, base, step),
-                    (8, None) => q::<_, 8, false, AWAY>(x, blocks, mult, zp, base, step),
-                    (4, Some(s)) => qs::<4>(x, s.as_ptr(), blocks, mult, zp, base, step),
-                    (8, Some(s)) => qs::<8>(x, s.as_ptr(), blocks, mult, zp, base, step),
+                match (bd, SCALED) {
+                    (4, false) => q::<_, 4, false, AWAY>(x, blocks, mult, zp, base, step),
+                    (8, false) => q::<_, 8, false, AWAY>(x, blocks, mult, zp, base, step),
+                    (4, true) => qs::<4>(x, scale.as_ptr(), blocks, mult, zp, base, step),
+                    (8, true) => qs::<8>(x, scale.as_ptr(), blocks, mult, zp, base, step),
                     _ => {} // `whole` is 0
                 }
             }
         }
         for g in whole..kp / quant::GROUP {
             let (start, end) = (g * quant::GROUP, k.min((g + 1) * quant::GROUP));
-            let part = match scale {
-                None => &row[start..end],
-                Some(s) => {
-                    for ((o, &v), &f) in scaled.iter_mut().zip(&row[start..end]).zip(&s[start..end]) {
-                        *o = v * f;
-                    }
-                    &scaled[..end - start]
+            let part = if SCALED {
+                for ((o, &v), &f) in scaled.iter_mut().zip(&row[start..end]).zip(&scale[start..end]) {
+                    *o = v * f;
                 }
+                &scaled[..end - start]
+            } else {
+                &row[start..end]
             };
             let mut q = quant::quantize_group(part, rq.multiplier, rq.zero_point, -128, 127);
             // K padding repeats the last real value (only the last group can be partial).
