@@ -2,7 +2,7 @@
 //! (`qgemm::op::Linear`), against the same model in f32 and against PyTorch.
 //!
 //!   cargo make minilm     (qemu-aarch64 -cpu max, then -cpu cortex-a53: the NEON tier)
-//!   cargo run --release --features std --target aarch64-unknown-linux-gnu --example minilm -- [--sentences N] [--gptq]
+//!   cargo run --release --features std --target aarch64-unknown-linux-gnu --example minilm -- [--sentences N] [--gptq | --quant-table]
 //!
 //! The model comes from the cache ci/fetch_minilm.sh fills (never from the network at run time).
 //! For the sentences of tests/data/minilm/sentences.txt it prints: the f32 Rust embeddings'
@@ -11,12 +11,18 @@
 //! to PyTorch's (mean and minimum) and the agreement of the nearest neighbour with f32; and the time per sentence by part (QEMU time is not Arm time: compare parts, not
 //! machines).
 //!
-//! `--gptq` adds int4 per block of 32 quantized by GPTQ (`qgemm::quant::gptq`): the Hessian
-//! `X^T X` of every linear layer's input is accumulated over the f32 model's activations on the
-//! calibration sentences of tests/data/minilm/calibration.txt (disjoint from the evaluation
-//! sentences), and the table is printed for both sentence sets against the plain search. The
-//! quantization is scalar f64 arithmetic, slow under QEMU: run it on the host
-//! (`cargo run --release --features std --example minilm -- --gptq`; the bits are the same).
+//! `--gptq` adds int4 per block of 32 prepared with calibration (examples/support/calibrate.rs):
+//! the Hessian `X^T X` of every linear layer's input is accumulated over the f32 model's
+//! activations on the calibration sentences of tests/data/minilm/calibration.txt (disjoint from
+//! the evaluation sentences), then the layers are quantized by the plain search, by GPTQ
+//! (`qgemm::quant::gptq`) and by AWQ + GPTQ (per-layer activation multipliers run by
+//! `Linear::with_input_scale`, their inverse folded into the weights by `quant::divide_depths`),
+//! and a table of both sentence sets' cosines is printed. `--quant-table` prints the same for
+//! every method of `qgemm::quant` (round to nearest, signed max, search, weighted search, GPTQ,
+//! AWQ + GPTQ) in each symmetric format (int4 per channel, int4 per block, Q4_0, int8 per
+//! channel): docs/model.md's table. The quantization is scalar f64 arithmetic, slow under QEMU:
+//! run these on the host (`cargo run --release --features std --example minilm -- --gptq`; the
+//! bits are the same).
 
 #[path = "support/minilm.rs"]
 mod minilm;
