@@ -122,10 +122,30 @@ pub fn quantize_pack_scaled(
     if scale.len() < k {
         return Err(Error::BufferTooShort { buffer: Buffer::InputScale, given: scale.len(), needed: k });
     }
-    if let Some(index) = scale[..k].iter().position(|v| !v.is_finite()) {
+    // A branch-free test (it vectorizes), the search only when it fails.
+    if !scale[..k].iter().fold(true, |ok, v| ok & v.is_finite()) {
+        let index = scale.iter().position(|v| !v.is_finite()).unwrap_or(0);
         return Err(Error::NonFinite { buffer: Buffer::InputScale, index });
     }
     pack_f32::<true>(packing, m, k, m_idx_start, lhs, lhs_stride, &scale[..k], lhs_packed)
+}
+
+/// [`quantize_pack_scaled`] of a `scale` already checked (`k` finite values: the operator's,
+/// checked by [`Linear::with_input_scale`](crate::op::Linear::with_input_scale)).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn quantize_pack_prescaled(
+    packing: &Packing,
+    m: usize,
+    k: usize,
+    lhs: &[f32],
+    lhs_stride: usize,
+    scale: &[f32],
+    lhs_packed: &mut [u8],
+) -> Result<()> {
+    if scale.len() < k {
+        return Err(Error::BufferTooShort { buffer: Buffer::InputScale, given: scale.len(), needed: k });
+    }
+    pack_f32::<true>(packing, m, k, 0, lhs, lhs_stride, &scale[..k], lhs_packed)
 }
 
 /// [`quantize_pack`], of `lhs[i][j] * scale[j]` when `SCALED` (`scale`: `k` values; unused
