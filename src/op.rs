@@ -153,7 +153,7 @@ macro_rules! qai8dxp_operator {
         fn quantize_pack_scaled(
             p: &Packing, m: usize, k: usize, _bl: usize, x: &[f32], s: usize, scale: &[f32], out: &mut [u8],
         ) -> Result<()> {
-            qai8dxp::quantize_pack_prescaled(p, m, k, x, s, scale, out)
+            qai8dxp::quantize_pack_prescaled(p, m, k, 0, x, s, scale, out)
         }
     };
 }

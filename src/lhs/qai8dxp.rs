@@ -119,33 +119,34 @@ pub fn quantize_pack_scaled(
     scale: &[f32],
     lhs_packed: &mut [u8],
 ) -> Result<()> {
-    if scale.len() < k {
-        return Err(Error::BufferTooShort { buffer: Buffer::InputScale, given: scale.len(), needed: k });
-    }
-    // A branch-free test (it vectorizes), the search only when it fails.
-    if !scale[..k].iter().fold(true, |ok, v| ok & v.is_finite()) {
-        let index = scale.iter().position(|v| !v.is_finite()).unwrap_or(0);
+    // A branch-free test (it vectorizes), the search only when it fails; a short `scale` is the
+    // error of the call below.
+    if let Some(s) = scale.get(..k)
+        && !s.iter().fold(true, |ok, v| ok & v.is_finite())
+    {
+        let index = s.iter().position(|v| !v.is_finite()).unwrap_or(0);
         return Err(Error::NonFinite { buffer: Buffer::InputScale, index });
     }
-    pack_f32::<true>(packing, m, k, m_idx_start, lhs, lhs_stride, &scale[..k], lhs_packed)
+    quantize_pack_prescaled(packing, m, k, m_idx_start, lhs, lhs_stride, scale, lhs_packed)
 }
 
-/// [`quantize_pack_scaled`] of a `scale` already checked (`k` finite values: the operator's,
-/// checked by [`Linear::with_input_scale`](crate::op::Linear::with_input_scale)).
+/// [`quantize_pack_scaled`] of a `scale` whose values are already checked finite (the
+/// operator's, by [`Linear::with_input_scale`](crate::op::Linear::with_input_scale)); its
+/// length is checked here.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn quantize_pack_prescaled(
     packing: &Packing,
     m: usize,
     k: usize,
+    m_idx_start: usize,
     lhs: &[f32],
     lhs_stride: usize,
     scale: &[f32],
     lhs_packed: &mut [u8],
 ) -> Result<()> {
-    if scale.len() < k {
-        return Err(Error::BufferTooShort { buffer: Buffer::InputScale, given: scale.len(), needed: k });
-    }
-    pack_f32::<true>(packing, m, k, 0, lhs, lhs_stride, &scale[..k], lhs_packed)
+    let scale =
+        scale.get(..k).ok_or(Error::BufferTooShort { buffer: Buffer::InputScale, given: scale.len(), needed: k })?;
+    pack_f32::<true>(packing, m, k, m_idx_start, lhs, lhs_stride, scale, lhs_packed)
 }
 
 /// [`quantize_pack`], of `lhs[i][j] * scale[j]` when `SCALED` (`scale`: `k` values; unused
