@@ -16,18 +16,9 @@ use qgemm::rhs::qsi8cxp::Int8Source;
 use qgemm::rhs::{Int4Encoding, Int4Source, Layout};
 use qgemm::{CpuFeatures, Error, error::Buffer};
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u32 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (self.0 >> 33) as u32
-    }
-    /// Uniform in [-1, 1).
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 8) as f32 / (1u32 << 22) as f32 - 1.0
-    }
-}
+#[path = "common/lcg.rs"]
+mod lcg;
+use lcg::Rng;
 
 /// Random weights with per-channel magnitudes over 4 decades, a few outliers, zero channels and
 /// subnormals.

@@ -26,18 +26,9 @@ use qgemm::qai8dxp_qsu2cxp::Qai8dxpQsu2cxp;
 use qgemm::qsi8d32p_qai4c32p::Qsi8d32pQai4c32p;
 use qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p;
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u32 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (self.0 >> 33) as u32
-    }
-    /// Uniform in [-1, 1).
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 8) as f32 / (1u32 << 22) as f32 - 1.0
-    }
-}
+#[path = "common/lcg.rs"]
+mod lcg;
+use lcg::Rng;
 
 const N: usize = 13;
 const K: usize = 128;

@@ -291,6 +291,9 @@ static void awq_test(uint32_t features, bool corrupt) {
     EXPECT(qgemm_quant_divide_depths(N, K, w2, N * K, QGEMM_LAYOUT_NXK, K, s, K - 1), QGEMM_ERROR_BUFFER_TOO_SHORT);
     EXPECT(qgemm_quant_divide_depths(N, K, w2, N * K, QGEMM_LAYOUT_NXK, K, (const float*)w2, K),
            QGEMM_ERROR_BUFFERS_OVERLAP);
+    EXPECT(qgemm_quant_divide_depths(N, K, NULL, N * K, QGEMM_LAYOUT_NXK, K, s, K), QGEMM_ERROR_NULL_POINTER);
+    EXPECT(qgemm_quant_divide_depths(N, K, w2, N * K, QGEMM_LAYOUT_NXK, K, NULL, K), QGEMM_ERROR_NULL_POINTER);
+    EXPECT(qgemm_quant_divide_depths(N, K, w2, N * K, 7, K, s, K), QGEMM_ERROR_INVALID_ARGUMENT);
     CHECK(memcmp(w2, w, sizeof w) == 0, "a failing call wrote the weights");
     OK(qgemm_quant_divide_depths(N, K, w2, N * K, QGEMM_LAYOUT_NXK, K, s, K));
     bool divided = true;
@@ -311,6 +314,7 @@ static void awq_test(uint32_t features, bool corrupt) {
         CHECK(l.input_scale == NULL && l.input_scale_len == 0, "no scale after quantize_pack");
         plain = l;
         qgemm_linear keep = l;
+        EXPECT(qgemm_linear_set_input_scale(NULL, s, K), QGEMM_ERROR_NULL_POINTER);
         EXPECT(qgemm_linear_set_input_scale(&l, s, K - 1), QGEMM_ERROR_BUFFER_TOO_SHORT);
         memcpy(bad, s, sizeof s);
         bad[3] = NAN;
@@ -370,6 +374,9 @@ static void awq_test(uint32_t features, bool corrupt) {
     OK(qgemm_quant_hessian_init(&h2, d2, hl, K));
     OK(qgemm_quant_hessian_add(&h1, x, MA * K, MA, K));
     OK(qgemm_quant_hessian_add(&h2, xp, MA * K, MA, K));
+    EXPECT(qgemm_quant_hessian_scale_inputs(NULL, p2, K), QGEMM_ERROR_NULL_POINTER);
+    EXPECT(qgemm_quant_hessian_scale_inputs(&h1, NULL, K), QGEMM_ERROR_NULL_POINTER);
+    EXPECT(qgemm_quant_hessian_scale_inputs(&h1, p2, K - 1), QGEMM_ERROR_BUFFER_TOO_SHORT);
     p2[7] = INFINITY;
     EXPECT(qgemm_quant_hessian_scale_inputs(&h1, p2, K), QGEMM_ERROR_NON_FINITE);
     p2[7] = 2.0f;
