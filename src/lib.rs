@@ -36,6 +36,10 @@
 //! * [`qai8dxp_qsu2cxp`]: 2-bit weights (codes mapped through a 4-entry look-up table, default
 //!   `{-2, -1, 0, 1}`, with a per-channel f32 scale) × int8 per-row activations.
 //!
+//! * the float families ([`float`]): [`f32_f32_f32p`] and [`f16_f16_f16p`] (`FMLA` on unpacked
+//!   f32/f16 activations), [`f32_bf16p_bf16p`] and [`f16_bf16p_bf16p`] (`BFMMLA`/`BFDOT` on
+//!   activations and weights packed as bf16), for attention products and unquantized layers.
+//!
 //! Activation and output element types implement [`Element`]; the operator layer
 //! ([`op::Linear`]) packs weights once and runs any family with slices of those types.
 //!
@@ -61,6 +65,7 @@ mod arith;
 pub mod cpu;
 pub mod element;
 pub mod error;
+pub mod float;
 pub mod lhs;
 pub mod matmul;
 pub mod op;
@@ -71,6 +76,7 @@ pub mod rhs;
 pub use cpu::{CpuFeatures, Feature};
 pub use element::Element;
 pub use error::{Error, Result};
+pub use float::{FloatKernel, f16_bf16p_bf16p, f16_f16_f16p, f32_bf16p_bf16p, f32_f32_f32p};
 /// The `half` crate, whose `bf16` and `f16` types the per-block packers take.
 pub use half;
 pub use matmul::{Clamp, Family, Kernel, MatmulArgs, Packing, Tier, UncheckedArgs};

@@ -3,6 +3,7 @@
 //! Activations are quantized and packed on every call, with the `mr, kr, sr` of the kernel that
 //! will consume them ([`Kernel::packing`](crate::Kernel::packing)).
 
+pub mod bf16p;
 pub mod qai8dxp;
 pub mod qsi8d32p;
 pub mod qsi8d32pscalef32;

@@ -68,6 +68,9 @@ pub struct MatmulArgs {
     pub n_idx: usize,
     /// Distance between output rows, in output elements (`>= n`).
     pub dst_stride_row: usize,
+    /// Distance between LHS rows, in elements (`>= k`), for the float kernels that read the LHS
+    /// unpacked ([`float`](crate::float)); the other kernels ignore it. Default `k`.
+    pub lhs_stride_row: usize,
     /// Output clamp.
     pub clamp: Clamp,
     /// The 4-entry look-up table of the 2-bit weight family
@@ -83,7 +86,18 @@ impl MatmulArgs {
     /// The whole `m x n` output, dense rows, no clamp, no block length, the default look-up
     /// table.
     pub const fn new(m: usize, n: usize, k: usize) -> MatmulArgs {
-        MatmulArgs { m, n, k, bl: 0, m_idx: 0, n_idx: 0, dst_stride_row: n, clamp: Clamp::NONE, lut: DEFAULT_LUT }
+        MatmulArgs {
+            m,
+            n,
+            k,
+            bl: 0,
+            m_idx: 0,
+            n_idx: 0,
+            dst_stride_row: n,
+            lhs_stride_row: k,
+            clamp: Clamp::NONE,
+            lut: DEFAULT_LUT,
+        }
     }
 
     /// Sets the block length (per-block families).
@@ -107,6 +121,13 @@ impl MatmulArgs {
     #[must_use]
     pub const fn with_dst_stride(mut self, dst_stride_row: usize) -> MatmulArgs {
         self.dst_stride_row = dst_stride_row;
+        self
+    }
+
+    /// Sets the LHS row stride of the unpacked-LHS float kernels, in elements.
+    #[must_use]
+    pub const fn with_lhs_stride(mut self, lhs_stride_row: usize) -> MatmulArgs {
+        self.lhs_stride_row = lhs_stride_row;
         self
     }
 

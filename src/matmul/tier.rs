@@ -17,6 +17,12 @@ pub enum Tier {
     Dotprod,
     /// Hand-written `asm!` with `SMMLA` (FEAT_I8MM).
     I8mm,
+    /// Half-precision arithmetic (FEAT_FP16): the `FMLA` kernels of
+    /// [`f16_f16_f16p`](crate::f16_f16_f16p).
+    Fp16,
+    /// BFloat16 arithmetic (FEAT_BF16): the `BFMMLA`/`BFDOT` kernels of the bf16 float
+    /// families.
+    Bf16,
 }
 
 impl Tier {
@@ -27,6 +33,8 @@ impl Tier {
             Tier::Neon => Some(Feature::Neon),
             Tier::Dotprod => Some(Feature::Dotprod),
             Tier::I8mm => Some(Feature::I8mm),
+            Tier::Fp16 => Some(Feature::Fp16),
+            Tier::Bf16 => Some(Feature::Bf16),
         }
     }
 
@@ -39,13 +47,15 @@ impl Tier {
         }
     }
 
-    /// Lower-case name (`"scalar"`, `"neon"`, `"dotprod"`, `"i8mm"`).
+    /// Lower-case name (`"scalar"`, `"neon"`, `"dotprod"`, `"i8mm"`, `"fp16"`, `"bf16"`).
     pub const fn name(self) -> &'static str {
         match self {
             Tier::Scalar => "scalar",
             Tier::Neon => "neon",
             Tier::Dotprod => "dotprod",
             Tier::I8mm => "i8mm",
+            Tier::Fp16 => "fp16",
+            Tier::Bf16 => "bf16",
         }
     }
 }

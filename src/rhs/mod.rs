@@ -3,6 +3,10 @@
 //! Weights are packed once per weight matrix, with the `nr, kr, sr` of the kernel that will
 //! consume them ([`Kernel::packing`](crate::Kernel::packing)).
 
+pub mod bf16p12;
+pub mod f16p;
+pub mod f32p;
+mod float;
 pub mod qai4c32p;
 pub mod qsi4c32p;
 pub mod qsi4c32pscalef16;
@@ -11,6 +15,8 @@ pub mod qsi8cxp;
 pub mod qsu2cxp;
 
 use crate::error::{Buffer, Dim, Error, Result, Stride};
+
+pub use float::FloatSource;
 
 /// Orientation of a raw weight matrix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -353,7 +353,7 @@ pub fn required_tiers() -> Vec<Tier> {
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(|name| {
-            [Tier::Scalar, Tier::Neon, Tier::Dotprod, Tier::I8mm]
+            [Tier::Scalar, Tier::Neon, Tier::Dotprod, Tier::I8mm, Tier::Fp16, Tier::Bf16]
                 .into_iter()
                 .find(|t| t.name() == name)
                 .unwrap_or_else(|| panic!("QGEMM_REQUIRE_TIERS: unknown tier {name:?}"))

@@ -1,0 +1,22 @@
+//! Family `f16_f16_f16p`: f16 activations read unpacked × f16 weights packed with their f16
+//! bias ([`F16P32`], [`F16P16`]), f16 output with clamp (float.md §2, §5). Each output is a
+//! chain of half-precision fused multiply-adds from the bias, in increasing depth, each rounded
+//! once to f16 (KleidiAI's FEAT_FP16 `FMLA` kernels); the clamp bounds are rounded to f16.
+//! Cores without FEAT_FP16 run the scalar tier, which models that arithmetic exactly.
+
+pub mod fp16;
+pub(crate) mod scalar;
+
+use half::f16;
+
+use crate::rhs::f16p::{F16P16, F16P32};
+
+crate::float::float_family!(
+    F16F16F16p, "f16_f16_f16p", lhs: f16, dst: f16, lhs_packed: false,
+    tiers: [fp16],
+    scalar: [
+        (SCALAR_6X32, "matmul_clamp_f16_f16_f16p32x1b_6x32_scalar", (6, 32), None, F16P32, scalar::matmul_unchecked),
+        (SCALAR_6X16, "matmul_clamp_f16_f16_f16p16x1biasf16_6x16_scalar", (6, 16), None, F16P16, scalar::matmul_unchecked),
+    ],
+    preferred: (None, F16P32),
+);

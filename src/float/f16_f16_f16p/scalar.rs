@@ -1,0 +1,20 @@
+//! Portable scalar tier of `f16_f16_f16p`: the FMA kernel of
+//! [`f32_f32_f32p`'s scalar tier](crate::float::f32_f32_f32p) with half-precision `FMLA`
+//! modelled exactly (each step rounded once to f16), so cores without FEAT_FP16 get the bits of
+//! the FP16 tier.
+
+use half::f16;
+
+use crate::float::arith::fma_f16;
+use crate::float::f32_f32_f32p::scalar::fma_unchecked;
+use crate::float::{FloatArgs, Tiles};
+
+/// The scalar kernel of `f16_f16_f16p` (any `kr = 1` f16 format).
+///
+/// # Safety
+///
+/// See [`fma_unchecked`].
+pub(crate) unsafe fn matmul_unchecked(t: &Tiles, a: &FloatArgs<f16, f16>) {
+    // SAFETY: forwarded.
+    unsafe { fma_unchecked(t, a, fma_f16) }
+}

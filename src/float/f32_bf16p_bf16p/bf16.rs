@@ -1,0 +1,6 @@
+//! SIMD tier (not yet written): no kernels.
+
+use super::Kernel;
+
+/// This tier's kernels, best first.
+pub const KERNELS: &[&Kernel] = &[];

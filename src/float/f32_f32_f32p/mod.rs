@@ -1,0 +1,40 @@
+//! Family `f32_f32_f32p`: f32 activations read unpacked × f32 weights packed with their f32
+//! bias ([`F32P16`], [`F32P8`]), f32 output with clamp (float.md §2, §5). Each output is
+//! `fma(x[k-1], w[k-1], ... fma(x[0], w[0], bias))`, one fused multiply-add per depth in
+//! increasing order: the bits of KleidiAI's `FMLA` kernels on every tier.
+//!
+//! ```
+//! use qgemm::f32_f32_f32p as fam;
+//! use qgemm::rhs::{f32p, FloatSource};
+//! use qgemm::{CpuFeatures, MatmulArgs};
+//!
+//! let (m, n, k) = (2, 3, 4);
+//! let cpu = CpuFeatures::from_target();
+//! let kernel = fam::select(&cpu);
+//! let w = [0.5f32; 3 * 4]; // n x k
+//! let bias = [1.0f32, 2.0, 3.0];
+//! let mut rhs = [0u8; 16 * (4 + 4 * 4)];
+//! let size = kernel.rhs_format().packed_size(n, k)?;
+//! f32p::pack(&kernel.rhs_format(), n, k, &FloatSource::nxk(&w, k), Some(&bias), &mut rhs[..size])?;
+//!
+//! let x = [1.0f32; 2 * 4];
+//! let mut y = [0f32; 2 * 3];
+//! kernel.run(&cpu, &x, &rhs, &mut y, &MatmulArgs::new(m, n, k))?;
+//! assert_eq!(y, [3.0, 4.0, 5.0, 3.0, 4.0, 5.0]);
+//! # Ok::<(), qgemm::Error>(())
+//! ```
+
+pub mod neon;
+pub(crate) mod scalar;
+
+use crate::rhs::f32p::{F32P8, F32P16};
+
+crate::float::float_family!(
+    F32F32F32p, "f32_f32_f32p", lhs: f32, dst: f32, lhs_packed: false,
+    tiers: [neon],
+    scalar: [
+        (SCALAR_6X16, "matmul_clamp_f32_f32_f32p16x1b_6x16_scalar", (6, 16), None, F32P16, scalar::matmul_unchecked),
+        (SCALAR_6X8, "matmul_clamp_f32_f32_f32p8x1biasf32_6x8_scalar", (6, 8), None, F32P8, scalar::matmul_unchecked),
+    ],
+    preferred: (None, F32P16),
+);

@@ -1,0 +1,30 @@
+//! RHS formats `f32p16` and `f32p8` (float.md §3.1): f32 weights copied bit for bit in tiles of
+//! 16 or 8 columns, each led by its f32 biases. Consumed by [`f32_f32_f32p`](crate::f32_f32_f32p).
+
+use crate::error::Result;
+use crate::float::RhsFormat;
+use crate::rhs::float::{FloatSource, pack_copy};
+
+/// Tiles of 16 columns (KleidiAI `x32p16x1b`, the 6x16 kernels).
+pub const F32P16: RhsFormat = RhsFormat { name: "f32p16", nr: 16, kr: 1, value_size: 4, bias_size: 4 };
+/// Tiles of 8 columns (KleidiAI `f32p8x1biasf32`, the 6x8 kernel).
+pub const F32P8: RhsFormat = RhsFormat { name: "f32p8", nr: 8, kr: 1, value_size: 4, bias_size: 4 };
+
+/// Packs `n` columns of depth `k` into `out` (at least `format.packed_size(n, k)` bytes), for
+/// [`F32P16`] or [`F32P8`] (KleidiAI `rhs_pack_kxn_x32p16x1b_x32_x32_neon`,
+/// `rhs_pack_nxk_x32p16x1bx32_x32_x32_neon`, `rhs_pack_kxn_f32p8x1biasf32_f32_f32_neon`, with
+/// either input layout).
+///
+/// Values and biases are copied as bit patterns (`-0`, subnormals, infinities and NaNs survive);
+/// a `None` bias packs zeros. Padding columns and their bias slots are written 0 (KleidiAI
+/// leaves some of those slots unwritten, float.md §3.2).
+pub fn pack(
+    format: &RhsFormat,
+    n: usize,
+    k: usize,
+    src: &FloatSource<'_, f32>,
+    bias: Option<&[f32]>,
+    out: &mut [u8],
+) -> Result<()> {
+    pack_copy(format, n, k, src, bias, out)
+}

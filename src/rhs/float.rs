@@ -1,0 +1,131 @@
+//! Raw float weights and the shared copy packer of the float formats (float.md §3).
+
+use crate::element::Element;
+use crate::error::{Buffer, Error, Param, Result, Stride};
+use crate::float::RhsFormat;
+use crate::rhs::{Layout, check_nk};
+
+/// Raw f32 or f16 weights of an `n x k` matrix (`B[k][n]` in float.md's terms).
+///
+/// NxK: column (output channel) `c` at `data[c * stride..][..k]`. KxN: depth `j` at
+/// `data[j * stride..][..n]`. `stride` is in elements.
+#[derive(Debug, Clone, Copy)]
+pub struct FloatSource<'a, T> {
+    /// The values.
+    pub data: &'a [T],
+    /// Orientation.
+    pub layout: Layout,
+    /// Row stride in elements: at least `k` (NxK) or `n` (KxN).
+    pub stride: usize,
+}
+
+impl<'a, T: Element> FloatSource<'a, T> {
+    /// Dense NxK weights: `n` rows of `k` values.
+    pub const fn nxk(data: &'a [T], k: usize) -> Self {
+        FloatSource { data, layout: Layout::NxK, stride: k }
+    }
+
+    /// Dense KxN weights: `k` rows of `n` values.
+    pub const fn kxn(data: &'a [T], n: usize) -> Self {
+        FloatSource { data, layout: Layout::KxN, stride: n }
+    }
+
+    /// Checks the stride and the length of `data` for `n` columns of depth `k` (both `>= 1`).
+    pub(crate) fn check(&self, n: usize, k: usize) -> Result<()> {
+        let (rows, row) = match self.layout {
+            Layout::NxK => (n, k),
+            Layout::KxN => (k, n),
+        };
+        if self.stride < row {
+            let (given, needed) = (self.stride.saturating_mul(T::SIZE), row.saturating_mul(T::SIZE));
+            return Err(Error::StrideTooSmall { stride: Stride::Rhs, given, needed });
+        }
+        let needed = (rows - 1).checked_mul(self.stride).and_then(|v| v.checked_add(row));
+        let needed = needed.ok_or(Error::SizeOverflow)?;
+        if self.data.len() < needed {
+            return Err(Error::BufferTooShort { buffer: Buffer::Rhs, given: self.data.len(), needed });
+        }
+        Ok(())
+    }
+
+    /// `B[j][c]` (the caller has checked the source for `c < n`, `j < k`).
+    #[inline]
+    pub(crate) fn at(&self, c: usize, j: usize) -> T {
+        match self.layout {
+            Layout::NxK => self.data[c * self.stride + j],
+            Layout::KxN => self.data[j * self.stride + c],
+        }
+    }
+}
+
+/// The common checks of a float RHS packer: `n, k >= 1`, the source, a bias of at least `n`
+/// values, the format's sizes against `out`. Returns the packed size.
+pub(crate) fn check_pack<T: Element, B: Element>(
+    format: &RhsFormat,
+    n: usize,
+    k: usize,
+    src: &FloatSource<'_, T>,
+    bias: Option<&[B]>,
+    out: &[u8],
+) -> Result<usize> {
+    if format.nr == 0 || format.nr > 64 {
+        return Err(Error::Unsupported { param: Param::Nr, value: format.nr });
+    }
+    check_nk(n, k)?;
+    src.check(n, k)?;
+    if let Some(b) = bias
+        && b.len() < n
+    {
+        return Err(Error::BufferTooShort { buffer: Buffer::Bias, given: b.len(), needed: n });
+    }
+    let size = format.packed_size(n, k)?;
+    if out.len() < size {
+        return Err(Error::BufferTooShort { buffer: Buffer::RhsPacked, given: out.len(), needed: size });
+    }
+    Ok(size)
+}
+
+/// Writes the little-endian bits of `v` at `out[at..]`.
+#[inline]
+pub(crate) fn put<T: Element>(out: &mut [u8], at: usize, v: T) {
+    let b = v.to_bits32().to_le_bytes();
+    out[at..at + T::SIZE].copy_from_slice(&b[..T::SIZE]);
+}
+
+/// Packs a `kr = 1` copy format (`f32p16`, `f32p8`, `f16p32`, `f16p16`, float.md §3.1):
+/// biases and values copied bit for bit, padding columns and their bias slots 0.
+pub(crate) fn pack_copy<T: Element>(
+    format: &RhsFormat,
+    n: usize,
+    k: usize,
+    src: &FloatSource<'_, T>,
+    bias: Option<&[T]>,
+    out: &mut [u8],
+) -> Result<()> {
+    if format.kr != 1 || format.value_size != T::SIZE || format.bias_size != T::SIZE {
+        return Err(Error::Unsupported { param: Param::Kr, value: format.kr });
+    }
+    let size = check_pack(format, n, k, src, bias, out)?;
+    let out = &mut out[..size];
+    let nr = format.nr;
+    let ts = format.tile_stride(k)?;
+    for (t, tile) in out.chunks_exact_mut(ts).enumerate() {
+        let (head, data) = tile.split_at_mut(nr * T::SIZE);
+        for cc in 0..nr {
+            let c = t * nr + cc;
+            let b = match bias {
+                Some(b) if c < n => b[c],
+                _ => T::default(),
+            };
+            put(head, cc * T::SIZE, b);
+        }
+        for (j, row) in data.chunks_exact_mut(nr * T::SIZE).enumerate() {
+            for cc in 0..nr {
+                let c = t * nr + cc;
+                let v = if c < n { src.at(c, j) } else { T::default() };
+                put(row, cc * T::SIZE, v);
+            }
+        }
+    }
+    Ok(())
+}
