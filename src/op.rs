@@ -74,8 +74,10 @@ use crate::rhs::qsi8cxp::Int8Source;
 use crate::rhs::{Int4Source, qai4c32p, qsi4c32p, qsi4c32pscalef16, qsi4cxp, qsi8cxp, qsu2cxp};
 use crate::{CpuFeatures, Packing};
 
+mod float;
 mod quantize;
 
+pub use float::{FloatLinear, FloatOperator, FloatPart, FloatPrepared};
 pub use quantize::QuantizePack;
 
 /// Most rectangles [`Prepared::parts`] cuts an output into.

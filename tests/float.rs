@@ -516,3 +516,81 @@ fn bfdot_kernel_computes_every_row() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// The operator: FloatLinear.
+// ---------------------------------------------------------------------------------------------
+
+/// `FloatLinear` of family `F` gives the bits of its kernel run directly on the same packed
+/// operands, whole, in parts and on threads, for several `m`.
+fn linear_matches_kernel<F>(n: usize, k: usize, seed: u64)
+where
+    F: qgemm::op::FloatOperator,
+    F::Dst: Bits,
+{
+    use qgemm::op::FloatLinear;
+    let cpu = cpu();
+    let mut rng = Rng(seed);
+    let w: Vec<F::Src> = values(&mut rng, n * k);
+    let bias: Vec<F::Bias> = values(&mut rng, n);
+    let mut packed = vec![0u8; FloatLinear::<F>::packed_size(n, k).unwrap()];
+    let layer = FloatLinear::<F>::pack(n, k, &FloatSource::nxk(&w, k), Some(&bias), &mut packed).unwrap();
+    let clamp = Clamp::new(-0.25, 0.5).unwrap();
+    for m in [1, 7, 13] {
+        let x: Vec<F::Src> = values(&mut rng, m * k);
+        let mut scratch = vec![0u8; layer.scratch_size(m).unwrap()];
+        let mut whole = vec![F::Dst::from_f32(f32::NAN); m * n];
+        let call = layer.prepare(&cpu, m, &x, &mut scratch).unwrap().with_clamp(clamp);
+        call.run(&mut whole).unwrap();
+        // The scalar kernel of the same formats, on the same operands.
+        let scalar = F::kernels()
+            .iter()
+            .find(|kn| kn.tier() == Tier::Scalar && kn.rhs_format() == F::RHS && kn.lhs_format() == F::LHS)
+            .unwrap();
+        let mut scratch2 = vec![0u8; layer.scratch_size(m).unwrap()];
+        let reference = layer.prepare_with(scalar, &cpu, m, &x, &mut scratch2).unwrap().with_clamp(clamp);
+        let mut want = vec![F::Dst::default(); m * n];
+        reference.run(&mut want).unwrap();
+        let same = |a: &[F::Dst], b: &[F::Dst]| a.iter().zip(b).all(|(x, y)| x.bits() == y.bits());
+        assert!(same(&whole, &want), "{} m={m}: {} differs from scalar", F::NAME, call.kernel().name());
+        for parts in [2, 3, 5] {
+            let mut out = vec![F::Dst::from_f32(f32::NAN); m * n];
+            for p in call.parts(&mut out, parts).unwrap() {
+                p.run();
+            }
+            assert!(same(&out, &whole), "{} m={m}: {parts} parts", F::NAME);
+        }
+        let mut out = vec![F::Dst::from_f32(f32::NAN); m * n];
+        call.run_parallel(&mut out, 2).unwrap();
+        assert!(same(&out, &whole), "{} m={m}: threads", F::NAME);
+        // Typed errors.
+        assert!(matches!(layer.prepare(&cpu, m, &x[..m * k - 1], &mut scratch), Err(Error::BufferTooShort { .. })));
+        if !scratch.is_empty() {
+            let short = scratch.len() - 1;
+            assert!(matches!(layer.prepare(&cpu, m, &x, &mut scratch[..short]), Err(Error::BufferTooShort { .. })));
+        }
+        let call = layer.prepare(&cpu, m, &x, &mut scratch).unwrap();
+        assert!(matches!(call.run(&mut whole[..m * n - 1]), Err(Error::BufferTooShort { .. })));
+    }
+    let weights = layer.weights();
+    assert!(matches!(
+        FloatLinear::<F>::from_packed(n, k, &weights[..weights.len() - 1]),
+        Err(Error::BufferTooShort { .. })
+    ));
+    assert_eq!(FloatLinear::<F>::from_packed(n, k, weights).unwrap().weights(), weights);
+    assert!(matches!(FloatLinear::<F>::packed_size(0, k), Err(Error::ZeroDim { .. })));
+    // A kernel of other formats is refused.
+    if let Some(other) = F::kernels().iter().find(|kn| kn.rhs_format() != F::RHS || kn.lhs_format() != F::LHS) {
+        let x: Vec<F::Src> = values(&mut rng, k);
+        let mut scratch = vec![0u8; 4096];
+        assert!(matches!(layer.prepare_with(other, &cpu, 1, &x, &mut scratch), Err(Error::Unsupported { .. })));
+    }
+}
+
+#[test]
+fn float_linear_matches_its_kernels() {
+    linear_matches_kernel::<f32_f32_f32p::F32F32F32p>(37, 29, 1);
+    linear_matches_kernel::<f16_f16_f16p::F16F16F16p>(70, 9, 2);
+    linear_matches_kernel::<f32_bf16p_bf16p::F32Bf16pBf16p>(25, 33, 3);
+    linear_matches_kernel::<f16_bf16p_bf16p::F16Bf16pBf16p>(13, 6, 4);
+}

@@ -6,7 +6,7 @@
 pub mod bf16p12;
 pub mod f16p;
 pub mod f32p;
-mod float;
+pub(crate) mod float;
 pub mod qai4c32p;
 pub mod qsi4c32p;
 pub mod qsi4c32pscalef16;
