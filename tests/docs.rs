@@ -6,6 +6,7 @@
 
 use std::fmt::Write as _;
 
+use qgemm::float::{FloatFamily, FloatKernel};
 use qgemm::{CpuFeatures, Family, Feature, Kernel, Tier};
 
 /// The CPU classes the dispatch table describes.
@@ -13,13 +14,14 @@ fn cpu_classes() -> Vec<(&'static str, CpuFeatures)> {
     // SAFETY: these sets are only passed to `select`, never used to run a kernel.
     let (neon, dot, mm, mm_bf16) = unsafe {
         let neon = CpuFeatures::NONE.with(Feature::Neon);
-        let mm = neon.with(Feature::Dotprod).with(Feature::I8mm);
-        (neon, neon.with(Feature::Dotprod), mm, mm.with(Feature::Bf16))
+        let dot = neon.with(Feature::Dotprod).with(Feature::Fp16);
+        let mm = dot.with(Feature::I8mm);
+        (neon, dot, mm, mm.with(Feature::Bf16))
     };
     vec![
         ("no SIMD (x86 host)", CpuFeatures::NONE),
         ("NEON only (Cortex-A53/A72)", neon),
-        ("+dotprod (Cortex-A76, N1)", dot),
+        ("+dotprod +fp16 (Cortex-A76, N1)", dot),
         ("+i8mm, no BF16", mm),
         ("+i8mm +bf16 (Neoverse V1/N2/V2)", mm_bf16),
     ]
@@ -66,6 +68,30 @@ fn family_tables<F: Family>(out: &mut String, select: fn(&CpuFeatures, usize) ->
     writeln!(out).unwrap();
 }
 
+fn float_tables<F: FloatFamily>(out: &mut String, select: fn(&CpuFeatures) -> &'static FloatKernel<F>) {
+    writeln!(out, "### `{}`\n", F::NAME).unwrap();
+    writeln!(out, "| kernel | tier | m_step x n_step | LHS | RHS | use |").unwrap();
+    writeln!(out, "|---|---|--:|---|---|---|").unwrap();
+    for k in F::kernels() {
+        let lhs = k.lhs_format().map_or("unpacked rows", |f| f.name);
+        let usage = match (k.tier(), k.m_step()) {
+            (_, 1) => "one row per step, any m (BFDOT)",
+            (Tier::Scalar, _) => "reference, any m",
+            _ => "any m",
+        };
+        let (ms, ns) = (k.m_step(), k.n_step());
+        writeln!(out, "| `{}` | {} | {ms}x{ns} | `{lhs}` | `{}` | {usage} |", k.name(), k.tier(), k.rhs_format().name)
+            .unwrap();
+    }
+    writeln!(out, "\nWhat `{}::select` picks (for every m):\n", F::NAME).unwrap();
+    writeln!(out, "| CPU | kernel |").unwrap();
+    writeln!(out, "|---|---|").unwrap();
+    for (class, cpu) in cpu_classes() {
+        writeln!(out, "| {class} | `{}` |", select(&cpu).name()).unwrap();
+    }
+    writeln!(out).unwrap();
+}
+
 fn generated() -> String {
     let mut s = String::new();
     family_tables::<qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp>(&mut s, qgemm::qai8dxp_qsi4cxp::select);
@@ -79,6 +105,10 @@ fn generated() -> String {
     family_tables::<qgemm::qsi8d32p_qai4c32p::Qsi8d32pQai4c32p>(&mut s, qgemm::qsi8d32p_qai4c32p::select);
     family_tables::<qgemm::f16_qsi8d32p_qai4c32p::F16Qsi8d32pQai4c32p>(&mut s, qgemm::f16_qsi8d32p_qai4c32p::select);
     family_tables::<qgemm::qai8dxp_qsu2cxp::Qai8dxpQsu2cxp>(&mut s, qgemm::qai8dxp_qsu2cxp::select);
+    float_tables::<qgemm::f32_f32_f32p::F32F32F32p>(&mut s, qgemm::f32_f32_f32p::select);
+    float_tables::<qgemm::f16_f16_f16p::F16F16F16p>(&mut s, qgemm::f16_f16_f16p::select);
+    float_tables::<qgemm::f32_bf16p_bf16p::F32Bf16pBf16p>(&mut s, qgemm::f32_bf16p_bf16p::select);
+    float_tables::<qgemm::f16_bf16p_bf16p::F16Bf16pBf16p>(&mut s, qgemm::f16_bf16p_bf16p::select);
     s
 }
 

@@ -345,6 +345,218 @@ mod linux {
     /// The helper itself: each placement gives a slice of the right length and alignment whose
     /// guarded edge is where it should be (in-bounds accesses only; the faulting side was
     /// checked by hand, see docs/testing.md).
+    // -----------------------------------------------------------------------------------------
+    // The float families: unpacked or packed LHS, packed RHS with bias, every kernel the CPU has.
+    // -----------------------------------------------------------------------------------------
+    use qgemm::float::{FloatFamily, FloatKernel, LhsFormat, RhsFormat};
+    use qgemm::half::f16;
+    use qgemm::lhs::bf16p;
+    use qgemm::rhs::{FloatSource, bf16p12, f16p, f32p};
+
+    /// Runs every available kernel of `F` on `formats` over the whole output and over a 2x2
+    /// grid, each run with guarded slices of exactly the LHS (unpacked: up to the rectangle's
+    /// last row; packed: its last tile), the RHS tiles up to the rectangle's last column and the
+    /// output elements it may write; compares with the scalar kernel. Returns the runs.
+    #[allow(clippy::too_many_arguments)]
+    fn float_kernels<F: FloatFamily>(
+        (m, n, k): (usize, usize, usize),
+        lhs: &[F::Lhs],
+        lhs_stride: usize,
+        rhs: &[u8],
+        formats: (Option<LhsFormat>, RhsFormat),
+        dot: bool,
+        run: &mut usize,
+        ran: &mut Vec<&'static str>,
+    ) where
+        F::Lhs: Plain,
+        F::Dst: Plain,
+    {
+        let cpu = CpuFeatures::detect();
+        let places = Places::new();
+        let ks: Vec<&FloatKernel<F>> = F::kernels()
+            .iter()
+            .copied()
+            .filter(|kn| (kn.lhs_format(), kn.rhs_format()) == formats && kn.name().contains("1x36") == dot)
+            .collect();
+        let scalar = ks.iter().find(|kn| kn.tier() == Tier::Scalar).unwrap();
+        let base = MatmulArgs::new(m, n, k).with_lhs_stride(lhs_stride).with_clamp(Clamp::new(-0.5, 0.5).unwrap());
+        let mut want = vec![F::Dst::default(); m * n];
+        scalar.run(&cpu, lhs, rhs, &mut want, &base).unwrap();
+        let bits = |v: &[F::Dst]| v.iter().map(|x| x.to_bits32()).collect::<Vec<_>>();
+        for kn in ks.into_iter().filter(|kn| kn.is_available(&cpu)) {
+            ran.push(kn.name());
+            let (ms, ns) = (kn.m_step(), kn.n_step());
+            let (m0, n0) = ((m - 1) / ms * ms, (n - 1) / ns * ns);
+            let mut rects = vec![(0, 0, m, n, n), (0, 0, m, n, n + 5)];
+            for (mi, mm) in [(0, m0), (m0, m - m0)] {
+                for (ni, nn) in [(0, n0), (n0, n - n0)] {
+                    if mm > 0 && nn > 0 {
+                        rects.push((mi, ni, mm, nn, n));
+                    }
+                }
+            }
+            for (mi, ni, mm, nn, stride) in rects {
+                let (bp, fp, hp) = places.at(*run % places.runs());
+                *run += 1;
+                set_label(&format!("{} m_idx {mi} n_idx {ni} {mm}x{nn} stride {stride}", kn.name()));
+                let lhs_end = match formats.0 {
+                    Some(f) => {
+                        f.packed_offset(mi / f.mr * f.mr, k).unwrap() + f.packed_size(mm + mi % f.mr, k).unwrap()
+                    }
+                    None => (mi + mm - 1) * lhs_stride + k,
+                };
+                let lp = if std::mem::size_of::<F::Lhs>() == 1 {
+                    bp
+                } else if std::mem::size_of::<F::Lhs>() == 4 {
+                    fp
+                } else {
+                    hp
+                };
+                let op = if std::mem::size_of::<F::Dst>() == 4 { fp } else { hp };
+                let glhs = Guarded::from_slice(&lhs[..lhs_end], lp);
+                let rhs_end = formats.1.packed_offset(ni, k).unwrap() + formats.1.packed_size(nn, k).unwrap();
+                let grhs = Guarded::from_slice(&rhs[..rhs_end], bp);
+                let mut gdst = Guarded::<F::Dst>::new((mm - 1) * stride + nn, op);
+                let a = base.with_rect(mi, ni, mm, nn).with_dst_stride(stride);
+                kn.run(&cpu, glhs.as_slice(), grhs.as_slice(), gdst.as_mut_slice(), &a)
+                    .unwrap_or_else(|e| panic!("{}: {e}", kn.name()));
+                for r in 0..mm {
+                    let got = &gdst.as_slice()[r * stride..][..nn];
+                    let exp = &want[(mi + r) * n + ni..][..nn];
+                    assert_eq!(bits(got), bits(exp), "{}: rect ({mi}, {ni}) {mm}x{nn}, row {r}", kn.name());
+                }
+            }
+        }
+    }
+
+    fn float_values<T: Element>(rng: &mut Rng, len: usize) -> Vec<T> {
+        (0..len).map(|_| T::from_f32(rng.f32(-1.0, 1.0))).collect()
+    }
+
+    #[test]
+    fn guard_pages_float_families() {
+        let mut rng = Rng(0x6A4D);
+        let places = Places::new();
+        let (mut packs, mut runs, mut ran) = (0usize, 0usize, Vec::new());
+        for (m, n, k) in [(1, 1, 1), (5, 13, 33), (27, 37, 100)] {
+            let (bp, fp, hp) = places.at(packs % places.runs());
+            packs += 1;
+            set_label(&format!("float packers {m}x{n}x{k}"));
+            // f32: NxK and KxN sources, both formats, guarded source, bias and output.
+            let x: Vec<f32> = float_values(&mut rng, m * k);
+            let w: Vec<f32> = float_values(&mut rng, n * k);
+            let bias: Vec<f32> = float_values(&mut rng, n);
+            let (gw, gb) = (Guarded::from_slice(&w, fp), Guarded::from_slice(&bias, fp));
+            for fmt in [f32p::F32P16, f32p::F32P8] {
+                for src in [FloatSource::nxk(gw.as_slice(), k), FloatSource::kxn(gw.as_slice(), n)] {
+                    let mut out = Guarded::<u8>::new(fmt.packed_size(n, k).unwrap(), bp);
+                    f32p::pack(&fmt, n, k, &src, Some(gb.as_slice()), out.as_mut_slice()).unwrap();
+                    let rhs = out.as_slice().to_vec();
+                    let fam = (None, fmt);
+                    float_kernels::<qgemm::f32_f32_f32p::F32F32F32p>(
+                        (m, n, k),
+                        &x,
+                        k,
+                        &rhs,
+                        fam,
+                        false,
+                        &mut runs,
+                        &mut ran,
+                    );
+                }
+            }
+            // f16.
+            let x: Vec<f16> = float_values(&mut rng, m * k);
+            let w: Vec<f16> = float_values(&mut rng, n * k);
+            let bias: Vec<f16> = float_values(&mut rng, n);
+            let (gw, gb) = (Guarded::from_slice(&w, hp), Guarded::from_slice(&bias, hp));
+            for fmt in [f16p::F16P32, f16p::F16P16] {
+                let mut out = Guarded::<u8>::new(fmt.packed_size(n, k).unwrap(), bp);
+                f16p::pack(&fmt, n, k, &FloatSource::kxn(gw.as_slice(), n), Some(gb.as_slice()), out.as_mut_slice())
+                    .unwrap();
+                let rhs = out.as_slice().to_vec();
+                float_kernels::<qgemm::f16_f16_f16p::F16F16F16p>(
+                    (m, n, k),
+                    &x,
+                    k,
+                    &rhs,
+                    (None, fmt),
+                    false,
+                    &mut runs,
+                    &mut ran,
+                );
+            }
+            // bf16, f32 output: both LHS formats, f32 and f16 weights.
+            let x: Vec<f32> = float_values(&mut rng, m * k);
+            let gx = Guarded::from_slice(&x, fp);
+            let w: Vec<f32> = float_values(&mut rng, n * k);
+            let bias: Vec<f32> = float_values(&mut rng, n);
+            let (gw, gb) = (Guarded::from_slice(&w, fp), Guarded::from_slice(&bias, fp));
+            let fmt = bf16p12::BF16P12_B32;
+            let mut out = Guarded::<u8>::new(fmt.packed_size(n, k).unwrap(), bp);
+            bf16p12::pack_b32(n, k, &FloatSource::nxk(gw.as_slice(), k), Some(gb.as_slice()), out.as_mut_slice())
+                .unwrap();
+            let rhs = out.as_slice().to_vec();
+            let w16: Vec<f16> = float_values(&mut rng, n * k);
+            let gw16 = Guarded::from_slice(&w16, hp);
+            bf16p12::pack_b32(n, k, &FloatSource::kxn(gw16.as_slice(), n), None, out.as_mut_slice()).unwrap();
+            for (lf, dot) in [(bf16p::BF16P8X4, false), (bf16p::BF16P1X4, true)] {
+                let mut lhs = Guarded::<u8>::new(lf.packed_size(m, k).unwrap(), bp);
+                bf16p::pack(&lf, m, k, gx.as_slice(), k, lhs.as_mut_slice()).unwrap();
+                let lhs = lhs.as_slice().to_vec();
+                let fam = (Some(lf), fmt);
+                float_kernels::<qgemm::f32_bf16p_bf16p::F32Bf16pBf16p>(
+                    (m, n, k),
+                    &lhs,
+                    0,
+                    &rhs,
+                    fam,
+                    dot,
+                    &mut runs,
+                    &mut ran,
+                );
+            }
+            // bf16, f16 output.
+            let x: Vec<f16> = float_values(&mut rng, m * k);
+            let gx = Guarded::from_slice(&x, hp);
+            let bias: Vec<f16> = float_values(&mut rng, n);
+            let gb = Guarded::from_slice(&bias, hp);
+            let fmt = bf16p12::BF16P12_B16;
+            let mut out = Guarded::<u8>::new(fmt.packed_size(n, k).unwrap(), bp);
+            bf16p12::pack_b16(n, k, &FloatSource::nxk(gw16.as_slice(), k), Some(gb.as_slice()), out.as_mut_slice())
+                .unwrap();
+            let rhs = out.as_slice().to_vec();
+            let lf = bf16p::BF16P8X4;
+            let mut lhs = Guarded::<u8>::new(lf.packed_size(m, k).unwrap(), bp);
+            bf16p::pack(&lf, m, k, gx.as_slice(), k, lhs.as_mut_slice()).unwrap();
+            let lhs = lhs.as_slice().to_vec();
+            float_kernels::<qgemm::f16_bf16p_bf16p::F16Bf16pBf16p>(
+                (m, n, k),
+                &lhs,
+                0,
+                &rhs,
+                (Some(lf), fmt),
+                false,
+                &mut runs,
+                &mut ran,
+            );
+        }
+        ran.sort_unstable();
+        ran.dedup();
+        println!("guard_pages float: {packs} packer rounds, {runs} kernel runs; kernels: {ran:?}");
+        let cpu = CpuFeatures::detect();
+        for t in crate::common::required_tiers() {
+            let exists = [
+                qgemm::f32_f32_f32p::KERNELS.iter().map(|k| k.tier()).collect::<Vec<_>>(),
+                qgemm::f16_f16_f16p::KERNELS.iter().map(|k| k.tier()).collect(),
+                qgemm::f32_bf16p_bf16p::KERNELS.iter().map(|k| k.tier()).collect(),
+            ]
+            .concat()
+            .contains(&t);
+            assert!(!exists || t.is_available(&cpu), "QGEMM_REQUIRE_TIERS names {t}, which this CPU lacks");
+        }
+    }
+
     #[test]
     fn guard_helper_places_slices_at_the_guard() {
         let page = page_size();
