@@ -407,6 +407,119 @@ mod aarch64 {
         }
     }
 
+
+    // The float families.
+    use qgemm::float::{FloatFamily, FloatKernel};
+    use qgemm::half::f16;
+    use qgemm::lhs::bf16p;
+    use qgemm::rhs::{FloatSource, bf16p12, f16p, f32p};
+
+    /// Every SIMD kernel of float family `F` among `ks` the CPU has, through the trampoline on
+    /// the whole output and a grid cut at the last tile; compared with `scalar`. Returns the
+    /// kernels run.
+    fn float_family<F: FloatFamily>(
+        (m, n, k): (usize, usize, usize),
+        lhs: &[F::Lhs],
+        rhs: &[u8],
+        scalar: &FloatKernel<F>,
+        ks: &[&'static FloatKernel<F>],
+        seed: &mut u64,
+    ) -> Vec<&'static str> {
+        let cpu = CpuFeatures::detect();
+        let args = MatmulArgs::new(m, n, k).with_clamp(Clamp::new(-3.0, 3.0).unwrap());
+        let mut want = vec![F::Dst::default(); m * n];
+        scalar.run(&cpu, lhs, rhs, &mut want, &args).unwrap();
+        let mut ran = Vec::new();
+        for kn in ks.iter().filter(|kn| kn.tier() != Tier::Scalar && kn.is_available(&cpu)) {
+            let cut = |len: usize, step: usize| (len - 1) / step * step;
+            let (mc, nc) = (cut(m, kn.m_step()), cut(n, kn.n_step()));
+            let mut rects = vec![(0, 0, m, n)];
+            for (mi, mm) in [(0, mc), (mc, m - mc)] {
+                for (ni, nn) in [(0, nc), (nc, n - nc)] {
+                    if mm > 0 && nn > 0 {
+                        rects.push((mi, ni, mm, nn));
+                    }
+                }
+            }
+            let nan = F::Dst::from_f32(f32::NAN);
+            for (i, &(mi, ni, mm, nn)) in rects.iter().enumerate() {
+                let mut got = if i == 0 { vec![nan; m * n] } else { want.clone() };
+                let a = args.with_rect(mi, ni, mm, nn);
+                let off = kn.dst_offset(mi, ni, n).unwrap();
+                let mut result = Ok(());
+                let mut call = || result = kn.run(&cpu, lhs, rhs, &mut got[off..], &a);
+                *seed += 1;
+                let frame = call_with(shim, &mut call, *seed);
+                result.unwrap_or_else(|e| panic!("{}: {e}", kn.name()));
+                let bad = changed(&frame);
+                assert!(bad.is_empty(), "{} {:?}: callee-saved registers changed: {bad:x?}", kn.name(), (mi, ni, mm, nn));
+                assert!(got.iter().zip(&want).all(|(g, w)| g.to_bits32() == w.to_bits32()), "{}", kn.name());
+            }
+            ran.push(kn.name());
+        }
+        ran
+    }
+
+    fn vals<T: Element>(rng: &mut Rng, len: usize) -> Vec<T> {
+        (0..len).map(|_| T::from_f32(rng.f32(-2.0, 2.0))).collect()
+    }
+
+    #[test]
+    fn callee_saved_float_families() {
+        use qgemm::{f16_bf16p_bf16p as h16, f16_f16_f16p as h, f32_bf16p_bf16p as b16, f32_f32_f32p as f};
+        let cpu = CpuFeatures::detect();
+        let mut rng = Rng(0xf1ca);
+        let mut seed = 500;
+        let mut ran = Vec::new();
+        for (m, n, k) in [(1, 5, 33), (27, 37, 100)] {
+            let x: Vec<f32> = vals(&mut rng, m * k);
+            let w: Vec<f32> = vals(&mut rng, n * k);
+            for fmt in [f32p::F32P16, f32p::F32P8] {
+                let mut rhs = vec![0u8; fmt.packed_size(n, k).unwrap()];
+                f32p::pack(&fmt, n, k, &FloatSource::nxk(&w, k), None, &mut rhs).unwrap();
+                let ks: Vec<_> = f::KERNELS.iter().copied().filter(|kn| kn.rhs_format() == fmt).collect();
+                let scalar = ks.iter().find(|kn| kn.tier() == Tier::Scalar).unwrap();
+                ran.extend(float_family((m, n, k), &x, &rhs, scalar, &ks, &mut seed));
+            }
+            let x16: Vec<f16> = vals(&mut rng, m * k);
+            let w16: Vec<f16> = vals(&mut rng, n * k);
+            for fmt in [f16p::F16P32, f16p::F16P16] {
+                let mut rhs = vec![0u8; fmt.packed_size(n, k).unwrap()];
+                f16p::pack(&fmt, n, k, &FloatSource::nxk(&w16, k), None, &mut rhs).unwrap();
+                let ks: Vec<_> = h::KERNELS.iter().copied().filter(|kn| kn.rhs_format() == fmt).collect();
+                let scalar = ks.iter().find(|kn| kn.tier() == Tier::Scalar).unwrap();
+                ran.extend(float_family((m, n, k), &x16, &rhs, scalar, &ks, &mut seed));
+            }
+            let mut rhs = vec![0u8; bf16p12::BF16P12_B32.packed_size(n, k).unwrap()];
+            bf16p12::pack_b32(n, k, &FloatSource::nxk(&w, k), None, &mut rhs).unwrap();
+            for lf in [bf16p::BF16P8X4, bf16p::BF16P1X4] {
+                let mut lhs = vec![0u8; lf.packed_size(m, k).unwrap()];
+                bf16p::pack(&lf, m, k, &x, k, &mut lhs).unwrap();
+                let ks: Vec<_> = b16::KERNELS.iter().copied().filter(|kn| kn.lhs_format() == Some(lf)).collect();
+                let scalar = ks.iter().find(|kn| kn.tier() == Tier::Scalar).unwrap();
+                ran.extend(float_family((m, n, k), &lhs, &rhs, scalar, &ks, &mut seed));
+            }
+            let mut rhs = vec![0u8; bf16p12::BF16P12_B16.packed_size(n, k).unwrap()];
+            bf16p12::pack_b16(n, k, &FloatSource::nxk(&w16, k), None, &mut rhs).unwrap();
+            let mut lhs = vec![0u8; bf16p::BF16P8X4.packed_size(m, k).unwrap()];
+            bf16p::pack(&bf16p::BF16P8X4, m, k, &x16, k, &mut lhs).unwrap();
+            let ks: Vec<_> = h16::KERNELS.to_vec();
+            let scalar = ks.iter().find(|kn| kn.tier() == Tier::Scalar).unwrap();
+            ran.extend(float_family((m, n, k), &lhs, &rhs, scalar, &ks, &mut seed));
+        }
+        ran.sort_unstable();
+        ran.dedup();
+        let simd: Vec<(&str, bool)> = [
+            f::KERNELS.iter().map(|k| (k.name(), k.tier() != Tier::Scalar && k.is_available(&cpu))).collect::<Vec<_>>(),
+            h::KERNELS.iter().map(|k| (k.name(), k.tier() != Tier::Scalar && k.is_available(&cpu))).collect(),
+            b16::KERNELS.iter().map(|k| (k.name(), k.tier() != Tier::Scalar && k.is_available(&cpu))).collect(),
+            h16::KERNELS.iter().map(|k| (k.name(), k.tier() != Tier::Scalar && k.is_available(&cpu))).collect(),
+        ]
+        .concat();
+        println!("float families: {} SIMD kernels checked (cpu {cpu}): {ran:?}", ran.len());
+        assert_eq!(ran.len(), simd.iter().filter(|(_, avail)| *avail).count());
+    }
+
     #[test]
     fn callee_saved_qai8dxp_qsi4cxp() {
         report::<Qsi4cxp>();
