@@ -34,8 +34,10 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use half::{bf16, f16};
+use qgemm::float::{FloatFamily, FloatKernel, LhsFormat, RhsFormat};
 use qgemm::lhs::{qai8dxp, qsi8d32p, qsi8d32pscalef32};
-use qgemm::op::Operator;
+use qgemm::op::{FloatLinear, FloatOperator, Operator};
+use qgemm::rhs::FloatSource;
 use qgemm::rhs::qsi4c32p::BlockScales;
 use qgemm::rhs::qsi8cxp::{self, Int8Source};
 use qgemm::rhs::{Int4Encoding, Int4Source, qai4c32p, qsi4c32p, qsi4c32pscalef16, qsi4cxp, qsu2cxp};
@@ -526,6 +528,134 @@ fn every_family(o: &Opts, cpu: &CpuFeatures) {
     bench_family::<qgemm::qai8dxp_qsu2cxp::Qai8dxpQsu2cxp>(o, cpu);
 }
 
+/// The float families, benchmarked like the others: the activations (packed for the bf16
+/// families, outside the timed call) and the weights packed in the kernel's formats.
+const FLOAT_FAMILIES: [&str; 4] = ["f32_f32_f32p", "f16_f16_f16p", "f32_bf16p_bf16p", "f16_bf16p_bf16p"];
+
+/// One measured float kernel call (never inlined).
+#[inline(never)]
+fn run_float_kernel<F: FloatFamily>(
+    kernel: &FloatKernel<F>,
+    cpu: &CpuFeatures,
+    lhs: &[F::Lhs],
+    rhs: &[u8],
+    dst: &mut [F::Dst],
+    args: &MatmulArgs,
+) {
+    kernel.run(cpu, black_box(lhs), black_box(rhs), dst, args).unwrap();
+}
+
+/// The weights of `n x k` (NxK, f32 values `w`) packed in `fmt`, with a bias.
+fn pack_float_rhs<F: FloatOperator>(fmt: &RhsFormat, n: usize, k: usize, w: &[f32], bias: &[f32]) -> Vec<u8> {
+    let mut out = vec![0u8; fmt.packed_size(n, k).unwrap()];
+    let w: Vec<F::Src> = w.iter().map(|&v| F::Src::from_f32(v)).collect();
+    let b: Vec<F::Bias> = bias.iter().map(|&v| F::Bias::from_f32(v)).collect();
+    let src = FloatSource::nxk(&w, k);
+    assert_eq!(*fmt, F::RHS, "the operator packs its own format only");
+    FloatLinear::<F>::pack(n, k, &src, Some(&b), &mut out).unwrap();
+    out
+}
+
+fn bench_float_family<F: FloatOperator>(
+    o: &Opts,
+    cpu: &CpuFeatures,
+    lhs_of: fn(Option<LhsFormat>, usize, usize, &[f32]) -> Vec<F::Lhs>,
+) {
+    let wanted =
+        if FLOAT_FAMILIES.contains(&o.family.as_str()) { F::NAME == o.family } else { F::NAME.contains(&o.family) };
+    if !wanted || o.model_load {
+        return;
+    }
+    if o.list {
+        for k in F::kernels().iter().filter(|k| k.is_available(cpu)) {
+            let l = k.lhs_format().map_or("-", |f| f.name);
+            println!(
+                "{} {} {} {} {} {} {}",
+                F::NAME,
+                k.name(),
+                k.tier(),
+                l,
+                k.rhs_format().name,
+                k.m_step(),
+                k.n_step()
+            );
+        }
+        return;
+    }
+    if o.selected {
+        for &m in &o.ms {
+            let best = F::kernels()
+                .iter()
+                .find(|k| k.is_available(cpu) && k.rhs_format() == F::RHS && k.lhs_format() == F::LHS);
+            println!("{} {m} {}", F::NAME, best.expect("a scalar kernel at least").name());
+        }
+        return;
+    }
+    if !o.kernels {
+        return;
+    }
+    let (n, k) = (o.n, o.k);
+    let m_max = o.ms.iter().copied().max().unwrap_or(1);
+    let mut r = Rng(0x5eed);
+    let x: Vec<f32> = (0..m_max * k).map(|_| r.unit() * 4.0 - 2.0).collect();
+    let w: Vec<f32> = (0..n * k).map(|_| r.unit() * 2.0 - 1.0).collect();
+    let bias: Vec<f32> = (0..n).map(|_| r.unit() - 0.5).collect();
+    let exact = F::kernels().iter().any(|kn| kn.name() == o.kernel);
+    let pick = |name: &str| if exact { name == o.kernel } else { name.contains(&o.kernel) };
+    // Only the operator's RHS format has a packer here; kernels of other formats are skipped.
+    let rhs = pack_float_rhs::<F>(&F::RHS, n, k, &w, &bias);
+    for kernel in F::kernels().iter().filter(|kn| kn.is_available(cpu) && pick(kn.name()) && kn.rhs_format() == F::RHS)
+    {
+        if kernel.tier() == Tier::Scalar && !o.scalar {
+            continue;
+        }
+        for &m in &o.ms {
+            let lhs = lhs_of(kernel.lhs_format(), m, k, &x[..m * k]);
+            let mut dst = vec![F::Dst::default(); m * n];
+            let args = MatmulArgs::new(m, n, k);
+            let dst_cell = std::cell::RefCell::new(&mut dst);
+            let ns =
+                time(o.iters, &|| run_float_kernel(kernel, cpu, &lhs, &rhs, &mut dst_cell.borrow_mut()[..], &args));
+            let macs = (m * n * k) as f64;
+            row(&[
+                F::NAME.into(),
+                kernel.name().into(),
+                kernel.tier().name().into(),
+                format!("{m}"),
+                format!("{n}"),
+                format!("{k}"),
+                "-".into(),
+                format!("{ns:.0}"),
+                format!("{:.2}", 2.0 * macs / ns),
+                format!("{:.2}", rhs.len() as f64 / ns),
+            ]);
+        }
+    }
+}
+
+/// The unpacked activations of an f32/f16 family.
+fn rows<T: Element>(_f: Option<LhsFormat>, _m: usize, _k: usize, x: &[f32]) -> Vec<T> {
+    x.iter().map(|&v| T::from_f32(v)).collect()
+}
+
+/// The activations packed as bf16 in `f` (from f32 or f16 values of type `T`).
+fn bf16_packed<T: Element>(f: Option<LhsFormat>, m: usize, k: usize, x: &[f32]) -> Vec<u8> {
+    let f = f.expect("a packed-LHS kernel");
+    let x: Vec<T> = x.iter().map(|&v| T::from_f32(v)).collect();
+    let mut out = vec![0u8; f.packed_size(m, k).unwrap()];
+    qgemm::lhs::bf16p::pack(&f, m, k, &x, k, &mut out).unwrap();
+    out
+}
+
+/// Runs [`bench_float_family`] for the four float families.
+fn every_float_family(o: &Opts, cpu: &CpuFeatures) {
+    use qgemm::{f16_bf16p_bf16p as h16, f16_f16_f16p as h, f32_bf16p_bf16p as b16, f32_f32_f32p as f};
+    bench_float_family::<f::F32F32F32p>(o, cpu, rows::<f32>);
+    bench_float_family::<h::F16F16F16p>(o, cpu, rows::<f16>);
+    bench_float_family::<b16::F32Bf16pBf16p>(o, cpu, bf16_packed::<f32>);
+    bench_float_family::<h16::F16Bf16pBf16p>(o, cpu, bf16_packed::<f16>);
+}
+
 /// `--quantize FORMAT:METHOD`: one quantizer call on `n x k` random weights, one row.
 fn quantize(spec: &str, n: usize, k: usize) {
     use qgemm::quant::{self, Method, Weights, gptq};
@@ -644,6 +774,11 @@ fn main() {
         // --list: one line per available kernel: family name tier mr nr kr sr m_step n_step.
         // --selected: one line per family and m: family m kernel-select-picks.
         every_family(&o, &cpu);
+        // The float families list in their own format; only when asked for by `--family`
+        // (ci/perf.py reads the quantized families' lines).
+        if !o.family.is_empty() {
+            every_float_family(&o, &cpu);
+        }
         return;
     }
     println!("qgemm bench: cpu features {cpu}; n = {}, k = {}, {} timed calls after 1 warm-up", o.n, o.k, o.iters);
@@ -652,4 +787,5 @@ fn main() {
         .map(String::from));
     row(&["---", "---", "---", "--:", "--:", "--:", "--:", "--:", "--:", "--:"].map(String::from));
     every_family(&o, &cpu);
+    every_float_family(&o, &cpu);
 }
