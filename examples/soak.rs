@@ -18,6 +18,11 @@
 //! kernel of the packing over the whole output and over a random grid of sub-rectangles, and
 //! requires the same bits everywhere (the output row padding must stay untouched).
 //!
+//! The float families (`f32_f32_f32p`, `f16_f16_f16p`, `f32_bf16p_bf16p`, `f16_bf16p_bf16p`) draw
+//! a format pair of the catalogue, a shape with tails, NxK or KxN weights of a drawn magnitude
+//! with zeros of both signs, subnormal, tiny and huge values, a bias or none, padded strides and
+//! a clamp, and compare every available kernel of the formats with the scalar one the same way.
+//!
 //! The run stops at the first difference and prints a reproducer: the case seed and its
 //! parameters; `--case-seed` replays exactly that case. Without a budget it runs 10 s; with
 //! both `--seconds` and `--cases` it stops at the first reached. At the end it prints the cases
@@ -38,7 +43,10 @@ use families::{
     Bf16Qsi4c32p, Bf16Qsi4cxp, F16Qai4c32p, F16Qsi4cxp, F16Qsi8cxp, Fam, Q40, Qai4c32p, Qsi4c32p, Qsi4cxp, Qsi8cxp,
     Qsu2cxp, ScaleStyle, WeightStyle, canary, depth, packings, to_src,
 };
-use qgemm::rhs::{Int4Encoding, Layout};
+use qgemm::float::{FloatFamily, LhsFormat, RhsFormat};
+use qgemm::half::f16;
+use qgemm::op::FloatOperator;
+use qgemm::rhs::{FloatSource, Int4Encoding, Layout, bf16p12, f16p, f32p};
 use qgemm::{Clamp, CpuFeatures, Element, Family, Kernel, MatmulArgs, Packing, Tier};
 use splitmix::SplitMix64 as Rng;
 
@@ -393,6 +401,138 @@ fn case<X: Fam>(rng: &mut Rng, cpu: &CpuFeatures, stats: &mut Stats, verbose: bo
 }
 
 /// Runs the case of seed `cs` (its family is its first draw).
+
+/// One value of a float-family input: random of a drawn magnitude, or an edge (zeros of both
+/// signs, subnormal, tiny, huge).
+fn float_value(rng: &mut Rng, scale: f32) -> f32 {
+    match rng.below(16) {
+        0 => 0.0,
+        1 => -0.0,
+        2 => rng.f32(-1.0, 1.0) * 1e-40,
+        3 => rng.f32(-1.0, 1.0) * 1e-30,
+        4 => rng.f32(-1.0, 1.0) * 1e30,
+        _ => rng.f32(-scale, scale),
+    }
+}
+
+/// Draws and runs one case of float family `F` (`F::Src` activations and weights): a kernel
+/// format pair of the catalogue, a shape with tails, KxN or NxK weights with or without bias,
+/// padded strides, a clamp; every available kernel of the formats against the scalar one, over
+/// the whole output and a random grid.
+fn float_case<F: FloatOperator>(
+    rng: &mut Rng,
+    cpu: &CpuFeatures,
+    stats: &mut Stats,
+    lhs_of: fn(Option<LhsFormat>, usize, usize, &[F::Src], usize) -> (Vec<F::Lhs>, usize),
+) -> Result<(), String> {
+    let scalars: Vec<_> = F::kernels().iter().filter(|k| k.tier() == Tier::Scalar).collect();
+    let scalar = pick(rng, &scalars);
+    let (lf, rf) = (scalar.lhs_format(), scalar.rhs_format());
+    let (m, n, k) = (1 + rng.below(40), 1 + rng.below(90), 1 + rng.below(300));
+    let scale = 10f32.powf(rng.f32(-2.0, 2.0));
+    let kxn = rng.below(2) == 0;
+    let w: Vec<F::Src> = (0..n * k).map(|_| F::Src::from_f32(float_value(rng, scale))).collect();
+    let bias: Option<Vec<F::Bias>> =
+        (rng.below(4) != 0).then(|| (0..n).map(|_| F::Bias::from_f32(float_value(rng, scale))).collect());
+    let src = if kxn { FloatSource::kxn(&w, n) } else { FloatSource::nxk(&w, k) };
+    let mut rhs = vec![0u8; rf.packed_size(n, k).map_err(|e| e.to_string())?];
+    pack_float_rhs::<F>(&rf, n, k, &src, bias.as_deref(), &mut rhs).map_err(|e| e.to_string())?;
+    let stride = k + rng.below(3);
+    let x: Vec<F::Src> = (0..m * stride).map(|_| F::Src::from_f32(float_value(rng, scale))).collect();
+    let (lhs, lhs_stride) = lhs_of(lf, m, k, &x, stride);
+    let (lo, hi) = draw_clamp(rng);
+    let clamp = Clamp::new(lo, hi).map_err(|e| e.to_string())?;
+    let dst_stride = n + rng.below(3);
+    let args = MatmulArgs::new(m, n, k).with_lhs_stride(lhs_stride).with_clamp(clamp).with_dst_stride(dst_stride);
+    let canary = F::Dst::from_f32(7.0);
+    let len = (m - 1) * dst_stride + n;
+    let mut want = vec![canary; len];
+    let dot = scalar.name().contains("1x36");
+    scalar.run(cpu, &lhs, &rhs, &mut want, &args).map_err(|e| e.to_string())?;
+    stats.ran(scalar.name(), Tier::Scalar, 1);
+    let same = |a: &[F::Dst], b: &[F::Dst]| a.iter().zip(b).all(|(x, y)| x.to_bits32() == y.to_bits32());
+    let report = |what: &str, name: &str| {
+        format!(
+            "{}: {name} differs from {} ({what}): m {m} n {n} k {k} kxn {kxn} stride {stride} clamp ({lo}, {hi})",
+            F::NAME,
+            scalar.name()
+        )
+    };
+    for kn in F::kernels().iter().filter(|kn| {
+        kn.tier() != Tier::Scalar
+            && kn.is_available(cpu)
+            && (kn.lhs_format(), kn.rhs_format()) == (lf, rf)
+            && kn.name().contains("1x36") == dot
+    }) {
+        let mut got = vec![canary; len];
+        kn.run(cpu, &lhs, &rhs, &mut got, &args).map_err(|e| e.to_string())?;
+        if !same(&got, &want) {
+            return Err(report("whole output", kn.name()));
+        }
+        // A random grid of sub-rectangles on the kernel's steps.
+        let (ms, ns) = (kn.m_step(), kn.n_step());
+        let m0 = rng.below(m.div_ceil(ms)) * ms;
+        let n0 = rng.below(n.div_ceil(ns)) * ns;
+        let mut grid = vec![canary; len];
+        let mut calls = 1;
+        for (mi, mm) in [(0, m0), (m0, m - m0)] {
+            for (ni, nn) in [(0, n0), (n0, n - n0)] {
+                if mm == 0 || nn == 0 {
+                    continue;
+                }
+                let off = kn.dst_offset(mi, ni, dst_stride).map_err(|e| e.to_string())?;
+                kn.run(cpu, &lhs, &rhs, &mut grid[off..], &args.with_rect(mi, ni, mm, nn))
+                    .map_err(|e| e.to_string())?;
+                calls += 1;
+            }
+        }
+        if !same(&grid, &want) {
+            return Err(report("grid", kn.name()));
+        }
+        stats.ran(kn.name(), kn.tier(), calls);
+    }
+    *stats.per_family.entry(F::NAME).or_default() += 1;
+    stats.cases += 1;
+    Ok(())
+}
+
+/// Packs `src` in `rf` (any format of family `F`).
+fn pack_float_rhs<F: FloatOperator>(
+    rf: &RhsFormat,
+    n: usize,
+    k: usize,
+    src: &FloatSource<'_, F::Src>,
+    bias: Option<&[F::Bias]>,
+    out: &mut [u8],
+) -> qgemm::Result<()> {
+    // The bias and value types decide the packer; the copy formats have two of each.
+    let b32 = |b: Option<&[F::Bias]>| b.map(|b| b.iter().map(|v| v.to_f32()).collect::<Vec<f32>>());
+    let b16 = |b: Option<&[F::Bias]>| b.map(|b| b.iter().map(|v| f16::from_f32(v.to_f32())).collect::<Vec<f16>>());
+    let w32: Vec<f32> = src.data.iter().map(|v| v.to_f32()).collect();
+    let w16: Vec<f16> = src.data.iter().map(|v| f16::from_f32(v.to_f32())).collect();
+    let s32 = FloatSource { data: &w32[..], layout: src.layout, stride: src.stride };
+    let s16 = FloatSource { data: &w16[..], layout: src.layout, stride: src.stride };
+    match rf.name {
+        "f32p16" | "f32p8" => f32p::pack(rf, n, k, &s32, b32(bias).as_deref(), out),
+        "f16p32" | "f16p16" => f16p::pack(rf, n, k, &s16, b16(bias).as_deref(), out),
+        "bf16p12_b32" => bf16p12::pack_b32(n, k, src, b32(bias).as_deref(), out),
+        _ => bf16p12::pack_b16(n, k, &s16, b16(bias).as_deref(), out),
+    }
+}
+
+/// Unpacked activations: the rows themselves with their stride.
+fn float_rows<T: Element>(_: Option<LhsFormat>, _m: usize, _k: usize, x: &[T], stride: usize) -> (Vec<T>, usize) {
+    (x.to_vec(), stride)
+}
+
+/// Activations packed as bf16.
+fn float_packed<T: Element>(lf: Option<LhsFormat>, m: usize, k: usize, x: &[T], stride: usize) -> (Vec<u8>, usize) {
+    let lf = lf.expect("a packed-LHS kernel");
+    let mut out = vec![0u8; lf.packed_size(m, k).unwrap()];
+    qgemm::lhs::bf16p::pack(&lf, m, k, x, stride, &mut out).unwrap();
+    (out, 0)
+}
+
 fn run_case(cs: u64, cpu: &CpuFeatures, family: &str, stats: &mut Stats, verbose: bool) -> Result<bool, String> {
     let mut rng = Rng(cs);
     let names = [
@@ -407,6 +547,10 @@ fn run_case(cs: u64, cpu: &CpuFeatures, family: &str, stats: &mut Stats, verbose
         <Qai4c32p as Fam>::F::NAME,
         <F16Qai4c32p as Fam>::F::NAME,
         <Qsu2cxp as Fam>::F::NAME,
+        qgemm::f32_f32_f32p::F32F32F32p::NAME,
+        qgemm::f16_f16_f16p::F16F16F16p::NAME,
+        qgemm::f32_bf16p_bf16p::F32Bf16pBf16p::NAME,
+        qgemm::f16_bf16p_bf16p::F16Bf16pBf16p::NAME,
     ];
     let which = rng.below(names.len());
     if !names[which].contains(family) {
@@ -423,7 +567,11 @@ fn run_case(cs: u64, cpu: &CpuFeatures, family: &str, stats: &mut Stats, verbose
         7 => case::<Bf16Qsi4c32p>(&mut rng, cpu, stats, verbose)?,
         8 => case::<Qai4c32p>(&mut rng, cpu, stats, verbose)?,
         9 => case::<F16Qai4c32p>(&mut rng, cpu, stats, verbose)?,
-        _ => case::<Qsu2cxp>(&mut rng, cpu, stats, verbose)?,
+        10 => case::<Qsu2cxp>(&mut rng, cpu, stats, verbose)?,
+        11 => float_case::<qgemm::f32_f32_f32p::F32F32F32p>(&mut rng, cpu, stats, float_rows::<f32>)?,
+        12 => float_case::<qgemm::f16_f16_f16p::F16F16F16p>(&mut rng, cpu, stats, float_rows::<f16>)?,
+        13 => float_case::<qgemm::f32_bf16p_bf16p::F32Bf16pBf16p>(&mut rng, cpu, stats, float_packed::<f32>)?,
+        _ => float_case::<qgemm::f16_bf16p_bf16p::F16Bf16pBf16p>(&mut rng, cpu, stats, float_packed::<f16>)?,
     }
     Ok(true)
 }
