@@ -292,7 +292,7 @@ fn values<T: Element>(rng: &mut Rng, len: usize) -> Vec<T> {
     (0..len).map(|_| T::from_f32(value(rng))).collect()
 }
 
-const SHAPES: [(usize, usize, usize); 10] = [
+const SHAPES: [(usize, usize, usize); 12] = [
     (1, 1, 1),
     (1, 37, 67),
     (2, 17, 3),
@@ -303,6 +303,8 @@ const SHAPES: [(usize, usize, usize); 10] = [
     (13, 50, 100),
     (17, 12, 8),
     (25, 70, 20),
+    (3, 24, 7),
+    (16, 72, 12),
 ];
 
 /// Runs every available kernel of `F` on `formats` and compares with the scalar kernel of the

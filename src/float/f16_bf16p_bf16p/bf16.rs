@@ -1,6 +1,71 @@
-//! SIMD tier (not yet written): no kernels.
+//! BF16 tier of `f16_bf16p_bf16p`: the `BFMMLA` 8x12 kernel of
+//! [`f32_bf16p_bf16p`'s BF16 tier](crate::float::f32_bf16p_bf16p::bf16) with f16 biases
+//! (widened exactly with `FCVTL`), the clamp in f32 with the f32 bounds and the result rounded
+//! to f16 with `FCVTN` (float.md §6.2, §7).
 
 use super::Kernel;
 
 /// This tier's kernels, best first.
+#[cfg(target_arch = "aarch64")]
+pub const KERNELS: &[&Kernel] = &[&BF16_8X12];
+
+/// This tier's kernels: none on this architecture.
+#[cfg(not(target_arch = "aarch64"))]
 pub const KERNELS: &[&Kernel] = &[];
+
+#[cfg(target_arch = "aarch64")]
+pub use aarch64::*;
+
+#[cfg(target_arch = "aarch64")]
+mod aarch64 {
+    use half::f16;
+
+    use super::Kernel;
+    use crate::float::f32_bf16p_bf16p::bf16::{mmla_8x12_entry, mmla_8x12_tile};
+    use crate::lhs::bf16p::BF16P8X4;
+    use crate::matmul::Tier;
+    use crate::rhs::bf16p12::BF16P12_B16;
+
+    /// `BFMMLA` kernel, 8 rows x 12 columns per step.
+    pub static BF16_8X12: Kernel = Kernel::new(
+        "matmul_clamp_f16_bf16p8x4_bf16p12x4b_8x12_neon_mmla",
+        Tier::Bf16,
+        (8, 12),
+        Some(BF16P8X4),
+        BF16P12_B16,
+        mmla_8x12_unchecked,
+    );
+
+    mmla_8x12_tile! {
+        /// The f16 `BFMMLA` tile: f16 biases, f16 outputs.
+        fn mmla_8x12_tile_f16(f16);
+        bias = [
+            // 12 f16 biases (24 bytes), widened exactly to f32.
+            "ldr q28, [{b}], #16",
+            "ldr d30, [{b}], #8",
+            "fcvtl2 v29.4s, v28.8h",
+            "fcvtl v28.4s, v28.4h",
+            "fcvtl v30.4s, v30.4h",
+        ];
+        store = [
+            // Round the clamped row to f16 (FCVTN, nearest even) and store its 24 bytes.
+            "fcvtn v26.4h, v26.4s",
+            "fcvtn2 v26.8h, v27.4s",
+            "fcvtn v27.4h, v28.4s",
+            "str q26, [{d}]",
+            "str d27, [{d}, #16]",
+            "add {d}, {d}, {stride}",
+            "fcvtn v29.4h, v29.4s",
+            "fcvtn2 v29.8h, v30.4s",
+            "fcvtn v30.4h, v31.4s",
+            "str q29, [{d}]",
+            "str d30, [{d}, #16]",
+            "add {d}, {d}, {stride}",
+        ];
+    }
+
+    mmla_8x12_entry! {
+        /// Raw entry of [`BF16_8X12`].
+        fn mmla_8x12_unchecked(f16) => mmla_8x12_tile_f16
+    }
+}
