@@ -407,7 +407,6 @@ mod aarch64 {
         }
     }
 
-
     // The float families.
     use qgemm::float::{FloatFamily, FloatKernel};
     use qgemm::half::f16;
@@ -452,7 +451,12 @@ mod aarch64 {
                 let frame = call_with(shim, &mut call, *seed);
                 result.unwrap_or_else(|e| panic!("{}: {e}", kn.name()));
                 let bad = changed(&frame);
-                assert!(bad.is_empty(), "{} {:?}: callee-saved registers changed: {bad:x?}", kn.name(), (mi, ni, mm, nn));
+                assert!(
+                    bad.is_empty(),
+                    "{} {:?}: callee-saved registers changed: {bad:x?}",
+                    kn.name(),
+                    (mi, ni, mm, nn)
+                );
                 assert!(got.iter().zip(&want).all(|(g, w)| g.to_bits32() == w.to_bits32()), "{}", kn.name());
             }
             ran.push(kn.name());
