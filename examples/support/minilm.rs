@@ -6,8 +6,10 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use qgemm::MatmulArgs;
 use qgemm::bf16_qai8dxp_qsi4c32p::Bf16Qai8dxpQsi4c32p;
 use qgemm::f16_qai8dxp_qsi8cxp::F16Qai8dxpQsi8cxp;
+use qgemm::f32_f32_f32p;
 use qgemm::half::bf16;
 use qgemm::op::{Linear, Operator};
 use qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p;
@@ -18,6 +20,7 @@ use qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p;
 use qgemm::quant::{self, Method, Weights as QWeights};
 use qgemm::rhs::qsi4c32p::BlockScales;
 use qgemm::rhs::qsi8cxp::Int8Source;
+use qgemm::rhs::{FloatSource, Layout, f32p};
 use qgemm::rhs::{Int4Encoding, Int4Source};
 use qgemm::{CpuFeatures, Element};
 
@@ -424,6 +427,8 @@ pub struct Encoder<'a> {
     packed: Vec<Packed>,
     cpu: CpuFeatures,
     scratch: Vec<u8>,
+    /// One attention head's packed K or V.
+    head_pack: Vec<u8>,
 }
 
 impl<'a> Encoder<'a> {
@@ -440,14 +445,14 @@ impl<'a> Encoder<'a> {
         } else {
             w.dense().enumerate().map(|(i, d)| Packed::new(d, family(i))).collect()
         };
-        Encoder { w, packed, cpu, scratch: Vec::new() }
+        Encoder { w, packed, cpu, scratch: Vec::new(), head_pack: Vec::new() }
     }
 
     /// An encoder whose 36 linear layers run the given packed weights (in `Weights::dense`
     /// order).
     #[allow(dead_code)] // examples/minilm.rs --gptq only
     pub fn with_packed(w: &'a Weights, packed: Vec<Packed>, cpu: CpuFeatures) -> Encoder<'a> {
-        Encoder { w, packed, cpu, scratch: Vec::new() }
+        Encoder { w, packed, cpu, scratch: Vec::new(), head_pack: Vec::new() }
     }
 
     fn linear(&mut self, layer: usize, i: usize, m: usize, x: &[f32], out: &mut [f32], tap: Tap<'_>) {
@@ -457,6 +462,43 @@ impl<'a> Encoder<'a> {
             Some(p) => p.run(d, &self.cpu, m, x, out, &mut self.scratch),
             None => dense_f32(d, m, x, out),
         }
+    }
+
+    /// One attention head (columns `o .. o + HEAD_DIM` of `q`, `k`, `v`, `ctx`, rows `HIDDEN`
+    /// apart) over `l` tokens, with both products through qgemm's f32 family: `scores = Q Kᵀ`
+    /// (K packed as an `l x HEAD_DIM` NxK matrix), a softmax per row, `ctx = scores V` (V packed
+    /// KxN), each written in place through the kernels' strides.
+    #[allow(clippy::too_many_arguments)]
+    fn attention_head(
+        &mut self,
+        o: usize,
+        l: usize,
+        q: &[f32],
+        k: &[f32],
+        v: &[f32],
+        ctx: &mut [f32],
+        scores: &mut [f32],
+    ) {
+        let kernel = f32_f32_f32p::select(&self.cpu);
+        let fmt = kernel.rhs_format();
+        let keys = FloatSource { data: &k[o..], layout: Layout::NxK, stride: HIDDEN };
+        self.head_pack.resize(fmt.packed_size(l, HEAD_DIM).expect("size"), 0);
+        f32p::pack(&fmt, l, HEAD_DIM, &keys, None, &mut self.head_pack).expect("pack K");
+        let args = MatmulArgs::new(l, l, HEAD_DIM).with_lhs_stride(HIDDEN);
+        kernel.run(&self.cpu, &q[o..], &self.head_pack, scores, &args).expect("Q K^T");
+        let scale = 1.0 / (HEAD_DIM as f32).sqrt();
+        for row in scores.chunks_exact_mut(l) {
+            row.iter_mut().for_each(|s| *s *= scale);
+            let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            row.iter_mut().for_each(|s| *s = (*s - max).exp());
+            let sum: f32 = row.iter().sum();
+            row.iter_mut().for_each(|s| *s /= sum);
+        }
+        let values = FloatSource { data: &v[o..], layout: Layout::KxN, stride: HIDDEN };
+        self.head_pack.resize(fmt.packed_size(HEAD_DIM, l).expect("size"), 0);
+        f32p::pack(&fmt, HEAD_DIM, l, &values, None, &mut self.head_pack).expect("pack V");
+        let args = MatmulArgs::new(l, HEAD_DIM, l).with_dst_stride(HIDDEN);
+        kernel.run(&self.cpu, scores, &self.head_pack, &mut ctx[o..], &args).expect("P V");
     }
 
     /// The normalized sentence embedding of token ids `ids` (with the special tokens).
@@ -487,8 +529,7 @@ impl<'a> Encoder<'a> {
         let (mut q, mut k, mut v) = (vec![0f32; l * HIDDEN], vec![0f32; l * HIDDEN], vec![0f32; l * HIDDEN]);
         let (mut ctx, mut proj) = (vec![0f32; l * HIDDEN], vec![0f32; l * HIDDEN]);
         let mut up = vec![0f32; l * FFN];
-        let mut scores = vec![0f32; l];
-        let scale = 1.0 / (HEAD_DIM as f32).sqrt();
+        let mut scores = vec![0f32; l * l];
         lap(&mut t.other);
         for layer in 0..LAYERS {
             self.linear(layer, 0, l, &h, &mut q, tap);
@@ -496,29 +537,7 @@ impl<'a> Encoder<'a> {
             self.linear(layer, 2, l, &h, &mut v, tap);
             lap(&mut t.linear);
             for head in 0..HEADS {
-                let o = head * HEAD_DIM;
-                for i in 0..l {
-                    let qi = &q[i * HIDDEN + o..i * HIDDEN + o + HEAD_DIM];
-                    let mut max = f32::NEG_INFINITY;
-                    for (j, s) in scores.iter_mut().enumerate() {
-                        let kj = &k[j * HIDDEN + o..j * HIDDEN + o + HEAD_DIM];
-                        *s = qi.iter().zip(kj).map(|(a, b)| a * b).sum::<f32>() * scale;
-                        max = max.max(*s);
-                    }
-                    let mut sum = 0.0;
-                    for s in scores.iter_mut() {
-                        *s = (*s - max).exp();
-                        sum += *s;
-                    }
-                    let c = &mut ctx[i * HIDDEN + o..i * HIDDEN + o + HEAD_DIM];
-                    c.fill(0.0);
-                    for (j, s) in scores.iter().enumerate() {
-                        let p = s / sum;
-                        for (cd, vd) in c.iter_mut().zip(&v[j * HIDDEN + o..j * HIDDEN + o + HEAD_DIM]) {
-                            *cd += p * vd;
-                        }
-                    }
-                }
+                self.attention_head(head * HEAD_DIM, l, &q, &k, &v, &mut ctx, &mut scores);
             }
             lap(&mut t.attention);
             self.linear(layer, 3, l, &ctx, &mut proj, tap);
