@@ -82,6 +82,37 @@ KAI_MEASURED = [
 ]
 KAI_MARGIN = 0.90
 
+# Issue 23: the float families against KleidiAI's best kernel of each family at each m, measured by the
+# same method (FLOAT_KAI_HOW): family, m, KleidiAI kernel, its insns/MAC. Target: at least 10% fewer.
+FLOAT_FAMILIES = ["f32_f32_f32p", "f16_f16_f16p", "f32_bf16p_bf16p", "f16_bf16p_bf16p"]
+FLOAT_KAI = [
+    ("f32_f32_f32p", 1, "matmul_clamp_f32_f32_f32p16x1b_6x16_neon_mla", 0.6100),
+    ("f32_f32_f32p", 16, "matmul_clamp_f32_f32_f32p16x1b_6x16_neon_mla", 0.3558),
+    ("f32_f32_f32p", 128, "matmul_clamp_f32_f32_f32p16x1b_6x16_neon_mla", 0.3509),
+    ("f16_f16_f16p", 1, "matmul_clamp_f16_f16_f16p32x1b_6x32_neon_mla", 0.2777),
+    ("f16_f16_f16p", 16, "matmul_clamp_f16_f16_f16p32x1b_6x32_neon_mla", 0.1633),
+    ("f16_f16_f16p", 128, "matmul_clamp_f16_f16_f16p32x1b_6x32_neon_mla", 0.1611),
+    ("f32_bf16p_bf16p", 1, "matmul_clamp_f32_bf16p1x4_bf16p12x4b_1x36_neon_dot", 0.3411),
+    ("f32_bf16p_bf16p", 16, "matmul_clamp_f32_bf16p8x4_bf16p12x4b_8x12_neon_mmla", 0.1021),
+    ("f32_bf16p_bf16p", 128, "matmul_clamp_f32_bf16p8x4_bf16p12x4b_8x12_neon_mmla", 0.1021),
+    ("f16_bf16p_bf16p", 1, "matmul_clamp_f16_bf16p8x4_bf16p12x4b_8x12_neon_mmla", 0.8176),
+    ("f16_bf16p_bf16p", 16, "matmul_clamp_f16_bf16p8x4_bf16p12x4b_8x12_neon_mmla", 0.1022),
+    ("f16_bf16p_bf16p", 128, "matmul_clamp_f16_bf16p8x4_bf16p12x4b_8x12_neon_mmla", 0.1022),
+]
+FLOAT_KAI_HOW = """Reference: KleidiAI at commit `495f6524` (the snapshot `fetch github:ARM-software/kleidiai` gives), built in
+a temporary folder and never committed: the 9 float kernels and their packers compiled with `aarch64-linux-gnu-gcc
+-O3 -DNDEBUG -march=armv8.2-a+dotprod+i8mm+fp16+bf16` and linked statically with a small driver that packs random
+inputs (KxN weights with bias) with KleidiAI's packers and calls the kernel over the whole m x n output (the 1x36
+BFDOT kernel, which takes m = 1, once per row), counted with `tools/icount --cpu max` over the kernel's functions
+(`kai_run_matmul_*`, the asm `kai_kernel_matmul_*` and, for the `6x8x4`/`6x16x8` kernels whose asm is named
+`kai_matmul_*_impl` and split by exported `label_*` symbols, those too): insns/MAC = instructions / (m n k), n = k =
+4096. Each family's best KleidiAI kernel at each m: f32 `6x16` (0.6100 / 0.3558 / 0.3509 at m = 1 / 16 / 128; its
+`6x8x4` 0.7198 / 0.4145 / 0.4087), f16 `6x32` (0.2777 / 0.1633 / 0.1611; `6x16x8` 0.3052 / 0.1780 / 0.1755), f32
+from bf16: the `1x36` BFDOT at m = 1 (0.3411; its `8x12` BFMMLA 0.8172 there) and the BFMMLA at m = 16 and 128
+(0.1021), f16 from bf16 the BFMMLA (0.8176 / 0.1022 / 0.1022). Target: at least 10% fewer insns/MAC than that best
+kernel, for the kernel qgemm's dispatcher picks (`select`, the same kernel for every m).
+"""
+
 # Issue 24: ggml (llama.cpp's CPU backend, snapshot of 2026-08, its best aarch64 paths), measured
 # with the same method (qemu-aarch64 -cpu max icount, n = k = 4096, one thread) when the issue was
 # filed: work, ggml's path, its figure, unit, qgemm's target.
@@ -242,6 +273,38 @@ def measure_kernels(tools, bench, kernels, quick, jobs):
         return list(pool.map(one, runs))
 
 
+def float_code(name):
+    """Ranges that belong to a float kernel call: the qgemm::float code and the bench's wrapper."""
+    return name.startswith("qgemm::float::") or name.startswith("<qgemm::float::") or "bench::run_float_kernel" in name
+
+
+def measure_float(tools, bench, quick, jobs):
+    """Every SIMD kernel of the float families at m = 1, 16, 128 (n = k = 4096), and the dispatcher's picks."""
+    runs, picks = [], {}
+    for fam in FLOAT_FAMILIES:
+        out = run(["qemu-aarch64", "-cpu", "max", "-L", "/usr/aarch64-linux-gnu", bench, "--list", "--family", fam]).stdout
+        for line in out.splitlines():
+            f = line.split()
+            if len(f) == 7 and f[0] == fam and f[2] != "scalar":
+                for m in ((1, 16) if quick else (1, 16, 128)):
+                    runs.append(dict(family=fam, name=f[1], tier=f[2], lhs=f[3], rhs=f[4], m=m))
+        out = run(["qemu-aarch64", "-cpu", "max", "-L", "/usr/aarch64-linux-gnu", bench, "--selected", "--family", fam]).stdout
+        for line in out.splitlines():
+            f = line.split()
+            if len(f) == 3 and f[0] == fam:
+                picks[f"{fam}/{f[1]}"] = f[2]
+
+    def one(r):
+        args = ["--family", r["family"], "--kernel", r["name"], "--m", str(r["m"]), "--n", str(N), "--k", str(K),
+                "--iters", "1"]
+        res, _, cmd = icount(tools, bench, args)
+        insns = sum(x["insns"] for n, x in res["ranges"].items() if float_code(n))
+        return dict(r, per_call=insns / 2, per_mac=insns / 2 / (r["m"] * N * K), cmd=cmd)
+
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        return dict(rows=list(pool.map(one, runs)), picks=picks)
+
+
 def measure_packers(tools, bench, quick, families):
     """Per family: the LHS packer for each m and the RHS packer, at the packings `select` uses."""
     rows = []
@@ -338,7 +401,7 @@ def issue_pct(r, cpu):
     return 100.0 * ops / r["cycles"][cpu] / LIMIT[cpu]
 
 
-def write(out, kernels, krows, prow, mrows, selected, quick, lrows=(), qrows=()):
+def write(out, kernels, krows, prow, mrows, selected, quick, lrows=(), qrows=(), frows=None):
     L = []
     w = L.append
     w("# Performance\n")
@@ -410,6 +473,28 @@ def write(out, kernels, krows, prow, mrows, selected, quick, lrows=(), qrows=())
             ratio = pick["per_mac"] / ki
             w(f"| {fam} | {m} | `{kai}` | {ki:.4f} | <= {KAI_MARGIN * ki:.4f} | `{pick['name']}` | "
               f"{pick['per_mac']:.4f} | {ratio:.3f} | {'yes' if ratio <= KAI_MARGIN else 'no'} |")
+        w("")
+    if frows:
+        w("### Float families against KleidiAI\n")
+        w(FLOAT_KAI_HOW)
+        w("| family | m | KleidiAI's best kernel | its insns/MAC | target | qgemm kernel (dispatcher's pick) | insns/MAC | ratio | met (<= 0.90) |")
+        w("|---|--:|---|--:|--:|---|--:|--:|---|")
+        for fam, m, kai, ki in FLOAT_KAI:
+            rows = {r["name"]: r for r in frows["rows"] if r["family"] == fam and r["m"] == m}
+            pick = rows.get(frows["picks"].get(f"{fam}/{m}"))
+            if pick is None:
+                continue
+            ratio = pick["per_mac"] / ki
+            w(f"| {fam} | {m} | `{kai}` | {ki:.4f} | <= {KAI_MARGIN * ki:.4f} | `{pick['name']}` | "
+              f"{pick['per_mac']:.4f} | {ratio:.3f} | {'yes' if ratio <= KAI_MARGIN else 'no'} |")
+        w("\nEvery SIMD kernel of the float families (`ci/perf.py --float`: `tools/icount/icount.py --cpu max --sym")
+        w(f"qgemm:: --json FILE -- bench --family F --kernel NAME --m M --n {N} --k {K} --iters 1`, the instructions of")
+        w("`qgemm::float::*` and the bench's `run_float_kernel` over the 2 calls, halved):\n")
+        w("| family | kernel | tier | LHS | RHS | m | insns/call | insns/MAC |")
+        w("|---|---|---|---|---|--:|--:|--:|")
+        for r in frows["rows"]:
+            w(f"| {r['family']} | `{r['name']}` | {r['tier']} | `{r['lhs']}` | `{r['rhs']}` | {r['m']} | "
+              f"{r['per_call']:.0f} | {r['per_mac']:.4f} |")
         w("")
     write_peers(w, krows, prow, selected)
     w(ANALYSIS)
@@ -574,6 +659,8 @@ def main():
                     "last run's measurements")
     ap.add_argument("--packers-only", action="store_true", help="measure only the packers (of --families, or of "
                     "every family) and merge them into the last run's measurements")
+    ap.add_argument("--float", action="store_true", help="measure only the float families and merge them into the "
+                    "last run's measurements")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "performance.md"))
     a = ap.parse_args()
     if not a.reuse:
@@ -586,7 +673,7 @@ def main():
     if a.reuse:
         m = json.load(open(cache))
         kernels, krows, prow, mrows, selected = m["kernels"], m["krows"], m["prow"], m["mrows"], m["selected"]
-        lrows, qrows = m.get("lrows", []), m.get("qrows", [])
+        lrows, qrows, frows = m.get("lrows", []), m.get("qrows", []), m.get("frows")
         selected = {(f, int(mm)): k for f, mm, k in selected}
     else:
         bench = build()
@@ -595,18 +682,24 @@ def main():
         if only and any(f not in FAMILIES for f in only):
             sys.exit(f"perf: --families takes {', '.join(FAMILIES)}")
         fams = only or FAMILIES
+        if a.float:
+            old = json.load(open(cache))
+            write_cache_and_page(a, cache, bench, old["kernels"], old["krows"], old["prow"], old["mrows"],
+                                 old.get("lrows", []), old.get("qrows", []), measure_float(a.tools, bench, a.quick, a.jobs))
+            return
         if a.packers_only:
             old = json.load(open(cache))
             order = {f: i for i, f in enumerate(FAMILIES)}
             prow = sorted([r for r in old["prow"] if r["family"] not in fams] + measure_packers(a.tools, bench, a.quick, fams),
                           key=lambda r: order.get(r["family"], len(order)))
             write_cache_and_page(a, cache, bench, old["kernels"], old["krows"], prow, old["mrows"],
-                                 measure_model_load(a.tools, bench), measure_quantizers(a.tools, bench))
+                                 measure_model_load(a.tools, bench), measure_quantizers(a.tools, bench), old.get("frows"))
             return
         krows = measure_kernels(a.tools, bench, [k for k in kernels if k["family"] in fams], a.quick, a.jobs)
         prow = measure_packers(a.tools, bench, a.quick, fams)
         lrows = measure_model_load(a.tools, bench)
         qrows = measure_quantizers(a.tools, bench)
+        frows = measure_float(a.tools, bench, a.quick, a.jobs) if not only else json.load(open(cache)).get("frows")
         fns = mca_functions(bench)
         if only:
             fns = [fn for fn in fns if any(f"::{f}::" in fn for f in fams)]
@@ -624,13 +717,13 @@ def main():
             mrows = sorted([r for r in old["mrows"] if not any(f"::{f}::" in r["fn"] for f in fams)] + mrows,
                            key=lambda r: r["fn"])
             kernels = [k for k in old["kernels"] if k["family"] not in fams] + [k for k in kernels if k["family"] in fams]
-        write_cache_and_page(a, cache, bench, kernels, krows, prow, mrows, lrows, qrows)
+        write_cache_and_page(a, cache, bench, kernels, krows, prow, mrows, lrows, qrows, frows)
         return
-    write(a.out, kernels, krows, prow, mrows, selected, a.quick, lrows, qrows)
+    write(a.out, kernels, krows, prow, mrows, selected, a.quick, lrows, qrows, frows)
     print(f"wrote {a.out}", file=sys.stderr)
 
 
-def write_cache_and_page(a, cache, bench, kernels, krows, prow, mrows, lrows, qrows):
+def write_cache_and_page(a, cache, bench, kernels, krows, prow, mrows, lrows, qrows, frows=None):
     """The dispatcher's picks, then the measurements into the cache and the page."""
     sel = run(["qemu-aarch64", "-cpu", "max", "-L", "/usr/aarch64-linux-gnu", bench, "--selected"]).stdout
     selected = {}
@@ -639,9 +732,9 @@ def write_cache_and_page(a, cache, bench, kernels, krows, prow, mrows, lrows, qr
         if len(f) == 3:
             selected[(f[0], int(f[1]))] = f[2]
     with open(cache, "w") as f:
-        json.dump(dict(kernels=kernels, krows=krows, prow=prow, mrows=mrows, lrows=lrows, qrows=qrows,
+        json.dump(dict(kernels=kernels, krows=krows, prow=prow, mrows=mrows, lrows=lrows, qrows=qrows, frows=frows,
                        selected=[[fam, m, k] for (fam, m), k in selected.items()]), f)
-    write(a.out, kernels, krows, prow, mrows, selected, a.quick, lrows, qrows)
+    write(a.out, kernels, krows, prow, mrows, selected, a.quick, lrows, qrows, frows)
     print(f"wrote {a.out}", file=sys.stderr)
 
 
