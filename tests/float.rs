@@ -294,6 +294,8 @@ fn values<T: Element>(rng: &mut Rng, len: usize) -> Vec<T> {
 
 const SHAPES: [(usize, usize, usize); 12] = [
     (1, 1, 1),
+    (4, 24, 9),
+    (16, 48, 12),
     (1, 37, 67),
     (2, 17, 3),
     (5, 9, 259),
