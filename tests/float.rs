@@ -292,8 +292,13 @@ fn values<T: Element>(rng: &mut Rng, len: usize) -> Vec<T> {
     (0..len).map(|_| T::from_f32(value(rng))).collect()
 }
 
-const SHAPES: [(usize, usize, usize); 12] = [
+const SHAPES: [(usize, usize, usize); 17] = [
     (1, 1, 1),
+    (1, 150, 9),
+    (2, 130, 11),
+    (3, 140, 10),
+    (5, 80, 6),
+    (4, 24, 9),
     (1, 37, 67),
     (2, 17, 3),
     (5, 9, 259),

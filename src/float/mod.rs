@@ -16,6 +16,7 @@
 //! bf16 families ([`lhs::bf16p`](crate::lhs::bf16p)), run a [`FloatKernel`].
 
 pub(crate) mod arith;
+pub(crate) mod fma;
 mod kernel;
 
 pub mod f16_bf16p_bf16p;
