@@ -556,11 +556,7 @@ fn pack_float_rhs<F: FloatOperator>(fmt: &RhsFormat, n: usize, k: usize, w: &[f3
     out
 }
 
-fn bench_float_family<F: FloatOperator>(
-    o: &Opts,
-    cpu: &CpuFeatures,
-    lhs_of: fn(Option<LhsFormat>, usize, usize, &[f32]) -> Vec<F::Lhs>,
-) {
+fn bench_float_family<F: FloatOperator>(o: &Opts, cpu: &CpuFeatures, lhs_of: LhsOf<F>) {
     let wanted =
         if FLOAT_FAMILIES.contains(&o.family.as_str()) { F::NAME == o.family } else { F::NAME.contains(&o.family) };
     if !wanted || o.model_load {
@@ -632,6 +628,9 @@ fn bench_float_family<F: FloatOperator>(
         }
     }
 }
+
+/// Builds the activations a kernel of LHS format `lf` reads from `m x k` f32 values.
+type LhsOf<F> = fn(Option<LhsFormat>, usize, usize, &[f32]) -> Vec<<F as FloatFamily>::Lhs>;
 
 /// The unpacked activations of an f32/f16 family.
 fn rows<T: Element>(_f: Option<LhsFormat>, _m: usize, _k: usize, x: &[f32]) -> Vec<T> {

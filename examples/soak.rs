@@ -400,8 +400,6 @@ fn case<X: Fam>(rng: &mut Rng, cpu: &CpuFeatures, stats: &mut Stats, verbose: bo
     Ok(())
 }
 
-/// Runs the case of seed `cs` (its family is its first draw).
-
 /// One value of a float-family input: random of a drawn magnitude, or an edge (zeros of both
 /// signs, subnormal, tiny, huge).
 fn float_value(rng: &mut Rng, scale: f32) -> f32 {
@@ -423,7 +421,7 @@ fn float_case<F: FloatOperator>(
     rng: &mut Rng,
     cpu: &CpuFeatures,
     stats: &mut Stats,
-    lhs_of: fn(Option<LhsFormat>, usize, usize, &[F::Src], usize) -> (Vec<F::Lhs>, usize),
+    lhs_of: LhsOf<F>,
 ) -> Result<(), String> {
     let scalars: Vec<_> = F::kernels().iter().filter(|k| k.tier() == Tier::Scalar).collect();
     let scalar = pick(rng, &scalars);
@@ -496,6 +494,11 @@ fn float_case<F: FloatOperator>(
     Ok(())
 }
 
+/// Builds the activations a kernel of LHS format `lf` reads from `m` rows of `k` values `stride`
+/// apart: `(values, lhs_stride for MatmulArgs)`.
+type LhsOf<F> =
+    fn(Option<LhsFormat>, usize, usize, &[<F as FloatOperator>::Src], usize) -> (Vec<<F as FloatFamily>::Lhs>, usize);
+
 /// Packs `src` in `rf` (any format of family `F`).
 fn pack_float_rhs<F: FloatOperator>(
     rf: &RhsFormat,
@@ -533,6 +536,7 @@ fn float_packed<T: Element>(lf: Option<LhsFormat>, m: usize, k: usize, x: &[T], 
     (out, 0)
 }
 
+/// Runs the case of seed `cs` (its family is its first draw).
 fn run_case(cs: u64, cpu: &CpuFeatures, family: &str, stats: &mut Stats, verbose: bool) -> Result<bool, String> {
     let mut rng = Rng(cs);
     let names = [
