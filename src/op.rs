@@ -790,18 +790,23 @@ impl<'w, 's, F: Operator> Prepared<'w, 's, F> {
     /// calling thread runs one of them), into `out` (the whole `m x n` output).
     #[cfg(feature = "std")]
     pub fn run_parallel(&self, out: &mut [F::Dst], threads: usize) -> Result<()> {
-        let mut parts = self.parts(out, threads)?;
-        let first = parts.pop();
-        std::thread::scope(|s| {
-            for part in parts {
-                s.spawn(move || part.run());
-            }
-            if let Some(part) = first {
-                part.run();
-            }
-        });
+        run_scoped(self.parts(out, threads)?, Part::run);
         Ok(())
     }
+}
+
+/// Runs `parts` on `std::thread::scope` threads, one each, the last on the calling thread.
+#[cfg(feature = "std")]
+pub(crate) fn run_scoped<P: Send>(mut parts: heapless::Vec<P, MAX_PARTS>, run: fn(P)) {
+    let first = parts.pop();
+    std::thread::scope(|s| {
+        for part in parts {
+            s.spawn(move || run(part));
+        }
+        if let Some(part) = first {
+            run(part);
+        }
+    });
 }
 
 /// One rectangle of a [`Prepared`] call, ready to run on any thread ([`Prepared::parts`]).

@@ -27,35 +27,6 @@ pub mod f32_f32_f32p;
 pub use kernel::{FloatArgs, FloatFamily, FloatKernel, LhsFormat, RhsFormat};
 pub(crate) use kernel::{Tiles, available, sealed, select_for};
 
-/// Concatenates a family's per-tier kernel lists at compile time (`N` the total length).
-pub(crate) const fn concat<F: FloatFamily, const N: usize>(
-    parts: &[&[&'static FloatKernel<F>]],
-) -> [&'static FloatKernel<F>; N] {
-    let first = parts[parts.len() - 1][0];
-    let mut out = [first; N];
-    let (mut i, mut at) = (0, 0);
-    while i < parts.len() {
-        let mut j = 0;
-        while j < parts[i].len() {
-            out[at] = parts[i][j];
-            at += 1;
-            j += 1;
-        }
-        i += 1;
-    }
-    out
-}
-
-/// The total length of per-tier kernel lists.
-pub(crate) const fn total<F: FloatFamily>(parts: &[&[&'static FloatKernel<F>]]) -> usize {
-    let (mut i, mut n) = (0, 0);
-    while i < parts.len() {
-        n += parts[i].len();
-        i += 1;
-    }
-    n
-}
-
 /// A float family's marker type, `FloatFamily` impl, scalar kernels, `KERNELS` (the SIMD tier
 /// modules' lists first) and dispatch (`available`, `select`, `select_for`).
 macro_rules! float_family {
@@ -94,7 +65,8 @@ macro_rules! float_family {
         const TIERS: &[&[&Kernel]] = &[$($tier::KERNELS,)* &[$(&$ident),+]];
 
         /// Every kernel of the family on this target, best first.
-        pub static KERNELS: &[&Kernel] = &crate::float::concat::<_, { crate::float::total(TIERS) }>(TIERS);
+        pub static KERNELS: &[&Kernel] =
+            &crate::matmul::concat_kernels::<_, { crate::matmul::total_len(TIERS) }>(TIERS);
 
         /// The kernels usable on `cpu`, best first.
         pub fn available(cpu: &crate::CpuFeatures) -> impl Iterator<Item = &'static Kernel> + '_ {

@@ -295,8 +295,9 @@ pub fn select_from<F: Family>(
     best
 }
 
-/// Total length of a family's per-tier kernel lists (a const helper for the catalogues).
-pub(crate) const fn total_len<F: Family>(parts: &[&[&'static Kernel<F>]]) -> usize {
+/// Total length of a family's per-tier kernel lists (a const helper for the catalogues, also
+/// of the float families).
+pub(crate) const fn total_len<T>(parts: &[&[T]]) -> usize {
     let mut total = 0;
     let mut i = 0;
     while i < parts.len() {
@@ -306,11 +307,9 @@ pub(crate) const fn total_len<F: Family>(parts: &[&[&'static Kernel<F>]]) -> usi
     total
 }
 
-/// Concatenates a family's per-tier kernel lists into one catalogue at compile time.
-/// `N` must be [`total_len`] of `parts` (a mismatch fails const evaluation).
-pub(crate) const fn concat_kernels<F: Family, const N: usize>(
-    parts: &[&[&'static Kernel<F>]],
-) -> [&'static Kernel<F>; N] {
+/// Concatenates a family's per-tier kernel lists into one catalogue at compile time (also the
+/// float families'). `N` must be [`total_len`] of `parts` (a mismatch fails const evaluation).
+pub(crate) const fn concat_kernels<T: Copy, const N: usize>(parts: &[&[T]]) -> [T; N] {
     let first = parts[parts.len() - 1][0];
     let mut out = [first; N];
     let (mut i, mut at) = (0, 0);

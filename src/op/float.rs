@@ -329,16 +329,7 @@ impl<F: FloatOperator> FloatPrepared<'_, '_, F> {
     /// Runs the call on up to `threads` `std::thread::scope` threads into `out`.
     #[cfg(feature = "std")]
     pub fn run_parallel(&self, out: &mut [F::Dst], threads: usize) -> Result<()> {
-        let mut parts = self.parts(out, threads)?;
-        let first = parts.pop();
-        std::thread::scope(|s| {
-            for part in parts {
-                s.spawn(move || part.run());
-            }
-            if let Some(part) = first {
-                part.run();
-            }
-        });
+        crate::op::run_scoped(self.parts(out, threads)?, FloatPart::run);
         Ok(())
     }
 }
