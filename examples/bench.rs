@@ -36,7 +36,7 @@ use std::time::Instant;
 use half::{bf16, f16};
 use qgemm::float::{FloatFamily, FloatKernel, LhsFormat, RhsFormat};
 use qgemm::lhs::{qai8dxp, qsi8d32p, qsi8d32pscalef32};
-use qgemm::op::{FloatLinear, FloatOperator, Operator};
+use qgemm::op::{FloatOperator, Operator};
 use qgemm::rhs::FloatSource;
 use qgemm::rhs::qsi4c32p::BlockScales;
 use qgemm::rhs::qsi8cxp::{self, Int8Source};
@@ -545,14 +545,20 @@ fn run_float_kernel<F: FloatFamily>(
     kernel.run(cpu, black_box(lhs), black_box(rhs), dst, args).unwrap();
 }
 
-/// The weights of `n x k` (NxK, f32 values `w`) packed in `fmt`, with a bias.
-fn pack_float_rhs<F: FloatOperator>(fmt: &RhsFormat, n: usize, k: usize, w: &[f32], bias: &[f32]) -> Vec<u8> {
+/// The weights of `n x k` (NxK, f32 values `w`) packed in `fmt` (any format of the float
+/// families), with a bias.
+fn pack_float_rhs(fmt: &RhsFormat, n: usize, k: usize, w: &[f32], bias: &[f32]) -> Vec<u8> {
+    use qgemm::rhs::{bf16p12, f16p, f32p};
     let mut out = vec![0u8; fmt.packed_size(n, k).unwrap()];
-    let w: Vec<F::Src> = w.iter().map(|&v| F::Src::from_f32(v)).collect();
-    let b: Vec<F::Bias> = bias.iter().map(|&v| F::Bias::from_f32(v)).collect();
-    let src = FloatSource::nxk(&w, k);
-    assert_eq!(*fmt, F::RHS, "the operator packs its own format only");
-    FloatLinear::<F>::pack(n, k, &src, Some(&b), &mut out).unwrap();
+    let w16: Vec<f16> = w.iter().map(|&v| f16::from_f32(v)).collect();
+    let b16: Vec<f16> = bias.iter().map(|&v| f16::from_f32(v)).collect();
+    match fmt.name {
+        "f32p16" | "f32p8" => f32p::pack(fmt, n, k, &FloatSource::nxk(w, k), Some(bias), &mut out),
+        "f16p32" | "f16p16" => f16p::pack(fmt, n, k, &FloatSource::nxk(&w16, k), Some(&b16), &mut out),
+        "bf16p12_b32" => bf16p12::pack_b32(n, k, &FloatSource::nxk(w, k), Some(bias), &mut out),
+        _ => bf16p12::pack_b16(n, k, &FloatSource::nxk(&w16, k), Some(&b16), &mut out),
+    }
+    .unwrap();
     out
 }
 
@@ -598,13 +604,11 @@ fn bench_float_family<F: FloatOperator>(o: &Opts, cpu: &CpuFeatures, lhs_of: Lhs
     let bias: Vec<f32> = (0..n).map(|_| r.unit() - 0.5).collect();
     let exact = F::kernels().iter().any(|kn| kn.name() == o.kernel);
     let pick = |name: &str| if exact { name == o.kernel } else { name.contains(&o.kernel) };
-    // Only the operator's RHS format has a packer here; kernels of other formats are skipped.
-    let rhs = pack_float_rhs::<F>(&F::RHS, n, k, &w, &bias);
-    for kernel in F::kernels().iter().filter(|kn| kn.is_available(cpu) && pick(kn.name()) && kn.rhs_format() == F::RHS)
-    {
+    for kernel in F::kernels().iter().filter(|kn| kn.is_available(cpu) && pick(kn.name())) {
         if kernel.tier() == Tier::Scalar && !o.scalar {
             continue;
         }
+        let rhs = pack_float_rhs(&kernel.rhs_format(), n, k, &w, &bias);
         for &m in &o.ms {
             let lhs = lhs_of(kernel.lhs_format(), m, k, &x[..m * k]);
             let mut dst = vec![F::Dst::default(); m * n];
