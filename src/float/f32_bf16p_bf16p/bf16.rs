@@ -86,6 +86,7 @@ macro_rules! mmla_tile {
         /// `2 P` rows `dst + i * stride` bytes.
         #[target_feature(enable = "bf16")]
         #[inline(never)]
+        #[allow(clippy::too_many_arguments)]
         pub(crate) unsafe fn $name(
             lhs: *const u8,
             rhs: *const u8,
