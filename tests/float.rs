@@ -292,7 +292,7 @@ fn values<T: Element>(rng: &mut Rng, len: usize) -> Vec<T> {
     (0..len).map(|_| T::from_f32(value(rng))).collect()
 }
 
-const SHAPES: [(usize, usize, usize); 17] = [
+const SHAPES: [(usize, usize, usize); 21] = [
     (1, 1, 1),
     (1, 150, 9),
     (2, 130, 11),
@@ -310,6 +310,12 @@ const SHAPES: [(usize, usize, usize); 17] = [
     (25, 70, 20),
     (3, 24, 7),
     (16, 72, 12),
+    // Short row blocks of the BFMMLA kernels: 1, 2 and 4 rows on 48 + 48 + 12, 48 + 48 and
+    // 24 + 24 + 12 columns; 3 rows (after a full block) on 24 + 24 + 12 with a column tail.
+    (1, 100, 5),
+    (2, 96, 13),
+    (4, 60, 9),
+    (11, 53, 17),
 ];
 
 /// Runs every available kernel of `F` on `formats` and compares with the scalar kernel of the

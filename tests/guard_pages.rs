@@ -438,7 +438,7 @@ mod linux {
         let mut rng = Rng(0x6A4D);
         let places = Places::new();
         let (mut packs, mut runs, mut ran) = (0usize, 0usize, Vec::new());
-        for (m, n, k) in [(1, 1, 1), (5, 13, 33), (27, 37, 100)] {
+        for (m, n, k) in [(1, 1, 1), (5, 13, 33), (27, 37, 100), (1, 37, 9)] {
             let (bp, fp, hp) = places.at(packs % places.runs());
             packs += 1;
             set_label(&format!("float packers {m}x{n}x{k}"));

@@ -21,7 +21,7 @@ mod aarch64 {
     use half::f16;
 
     use super::Kernel;
-    use crate::float::f32_bf16p_bf16p::bf16::{mmla_8x12_entry, mmla_8x12_tile};
+    use crate::float::f32_bf16p_bf16p::bf16::{mmla_entry, mmla_tiles};
     use crate::lhs::bf16p::BF16P8X4;
     use crate::matmul::Tier;
     use crate::rhs::bf16p12::BF16P12_B16;
@@ -36,36 +36,35 @@ mod aarch64 {
         mmla_8x12_unchecked,
     );
 
-    mmla_8x12_tile! {
-        /// The f16 `BFMMLA` tile: f16 biases, f16 outputs.
-        fn mmla_8x12_tile_f16(f16);
-        bias = [
-            // 12 f16 biases (24 bytes), widened exactly to f32.
-            "ldr q28, [{b}], #16",
-            "ldr d30, [{b}], #8",
-            "fcvtl2 v29.4s, v28.8h",
-            "fcvtl v28.4s, v28.4h",
+    mmla_tiles! {
+        f16;
+        // 12 f16 biases (24 bytes), widened exactly to f32.
+        bias = concat!(
+            "ldr q28, [{b}], #16\n",
+            "ldr d30, [{b}], #8\n",
+            "fcvtl2 v29.4s, v28.8h\n",
+            "fcvtl v28.4s, v28.4h\n",
             "fcvtl v30.4s, v30.4h",
-        ];
-        store = [
-            // Round the clamped row to f16 (FCVTN, nearest even) and store its 24 bytes.
-            "fcvtn v26.4h, v26.4s",
-            "fcvtn2 v26.8h, v27.4s",
-            "fcvtn v27.4h, v28.4s",
-            "str q26, [{d}]",
-            "str d27, [{d}, #16]",
+        );
+        // Round the clamped row to f16 (FCVTN, nearest even) and store its 24 bytes.
+        store = concat!(
+            "fcvtn v26.4h, v26.4s\n",
+            "fcvtn2 v26.8h, v27.4s\n",
+            "fcvtn v27.4h, v28.4s\n",
+            "str q26, [{d}]\n",
+            "str d27, [{d}, #16]\n",
+            "add {d}, {d}, {stride}\n",
+            "fcvtn v29.4h, v29.4s\n",
+            "fcvtn2 v29.8h, v30.4s\n",
+            "fcvtn v30.4h, v31.4s\n",
+            "str q29, [{d}]\n",
+            "str d30, [{d}, #16]\n",
             "add {d}, {d}, {stride}",
-            "fcvtn v29.4h, v29.4s",
-            "fcvtn2 v29.8h, v30.4s",
-            "fcvtn v30.4h, v31.4s",
-            "str q29, [{d}]",
-            "str d30, [{d}, #16]",
-            "add {d}, {d}, {stride}",
-        ];
+        );
     }
 
-    mmla_8x12_entry! {
+    mmla_entry! {
         /// Raw entry of [`BF16_8X12`].
-        fn mmla_8x12_unchecked(f16) => mmla_8x12_tile_f16
+        fn mmla_8x12_unchecked(f16)
     }
 }

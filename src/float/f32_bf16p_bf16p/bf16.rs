@@ -18,12 +18,24 @@
 //!   columns (IEEE f32 addition). The 1x36 tile keeps 18 accumulators (3 RHS tiles of 12
 //!   columns); the 1x12 and 1x24 tiles serve the column tail.
 //!
+//! * Short row blocks (`r < 8` rows, e.g. `m = 1` in decode) run the same `BFMMLA` sequence on
+//!   only their `P = ceil(r / 2)` row pairs (the first `16 P` bytes of each LHS block), on more
+//!   RHS tiles per step so the K loop keeps up to 24 accumulators: 2x48 (`P = 1`, 4 RHS
+//!   tiles), 4x24 (`P = 2`), 6x12, 8x12; narrower variants (2x24, 2x12, 4x12) take the last
+//!   RHS tiles. Every output is the same `BFMMLA` chain from its bias in every variant, so a
+//!   row's result does not depend on `m`.
+//!
 //! Partial tiles (rows past `m`, columns past `n`) are computed whole from the full packed
 //! tiles into a stack scratch tile, and the valid part is copied.
 //!
 //! llvm-mca (Neoverse V1) of the K loops: 8x12, 31 instructions and 6.1 cycles per block of 384
 //! MACs, bound by the 24 `BFMMLA` on the 4 vector pipes; 1x36, 30 instructions and 6.5 cycles
-//! per block of 144 MACs, bound by the RHS loads.
+//! per block of 144 MACs, bound by the RHS loads. 2x48: 39 instructions per block of 24
+//! `BFMMLA`.
+//!
+//! Instructions per MAC (QEMU instruction count, n = k = 4096, whole call): m = 1, 0.205 (was
+//! 0.650 with the whole 8-row tile; the BFDOT 1x36 kernel of KleidiAI runs 0.341); m = 2,
+//! 0.102; m = 3, 0.116; m = 5, 0.109; m = 16 and 128, 0.0813 (f16 output: +0.0002).
 
 use super::Kernel;
 
@@ -38,144 +50,142 @@ pub const KERNELS: &[&Kernel] = &[];
 #[cfg(target_arch = "aarch64")]
 pub use aarch64::*;
 
-/// Defines the `BFMMLA` 8x12 tile function of a bf16 family: `bias` loads the 12 biases of the
-/// RHS tile at `{b}` as f32 into v28-v30 and advances `{b}` to the first depth block; `store`
-/// writes one output row from the clamped f32 v26-v28 (row `2p`) then one from v29-v31 (row
-/// `2p + 1`) at `{d}`, advancing `{d}` by `{stride}` bytes after each.
+/// Defines one `BFMMLA` tile function of a bf16 family: `2 P` rows (the first `P` row pairs of
+/// each 64-byte LHS block) x `12 T` columns (`T` RHS tiles). `bias` (one template string) loads
+/// the 12 biases of the RHS tile at `{b}` as f32 into v28-v30 and advances `{b}` to the first
+/// depth block; `store` (one template string) writes one output row from the clamped f32
+/// v26-v28 (row `2p`) then one from v29-v31 (row `2p + 1`) at `{d}`, advancing `{d}` by
+/// `{stride}` bytes after each. `tiles` lists, per RHS tile, its pointer operand, its index in
+/// `rhs` and, per row pair, the LHS register (v24-v27) and the 6 accumulators.
 #[cfg(target_arch = "aarch64")]
-macro_rules! mmla_8x12_tile {
+macro_rules! mmla_tile {
     (
         $(#[$meta:meta])*
         fn $name:ident($out:ty);
-        bias = [$($bias:literal),+ $(,)?];
-        store = [$($store:literal),+ $(,)?] $(;)?
+        bias = $bias:expr;
+        store = $store:expr;
+        lhs = $lhs:expr;
+        tiles = [$(
+            ($b:ident, $i:tt, [$([$l:literal: $c0:literal, $c1:literal, $c2:literal,
+                $c3:literal, $c4:literal, $c5:literal]),+ $(,)?])
+        ),+ $(,)?] $(;)?
     ) => {
         $(#[$meta])*
         ///
-        /// Computes the 8x12 tile of the packed LHS tile `lhs` (`blocks` depth blocks of 64 bytes)
-        /// and the packed RHS tile `rhs` (12 biases, then `blocks` blocks of 96 bytes), clamps it
-        /// to `[lo, hi]` (f32 bit patterns: `FMIN` against `hi`, then `FMAX` against `lo`) and
-        /// writes its 8 rows of 12 outputs at `dst`, `stride` bytes apart.
+        /// Computes the tile of the first row pairs of the packed LHS tile `lhs` (`blocks`
+        /// depth blocks of 64 bytes, of which it reads the first 16 bytes per row pair) and the
+        /// packed RHS tiles `T` at `rhs`, `rhs_tile` bytes apart (12 biases, then `blocks` blocks of
+        /// 96 bytes each),
+        /// clamps it to `[lo, hi]` (f32 bit patterns: `FMIN` against `hi`, then `FMAX` against
+        /// `lo`) and writes its rows of `12 T` outputs at `dst`, `stride` bytes apart.
         ///
         /// # Safety
         ///
-        /// The CPU has FEAT_BF16; `blocks >= 1`; `lhs` and `rhs` are readable for a whole tile
-        /// of `blocks` blocks each; `dst` is writable for 12 outputs at each of the 8 rows
-        /// `dst + i * stride` bytes.
+        /// The CPU has FEAT_BF16; `blocks >= 1`; `lhs` and the `T` RHS tiles are readable for
+        /// a whole tile of `blocks` blocks each; `dst` is writable for `12 T` outputs at each of the
+        /// `2 P` rows `dst + i * stride` bytes.
         #[target_feature(enable = "bf16")]
         #[inline(never)]
+        #[allow(clippy::too_many_arguments)]
         pub(crate) unsafe fn $name(
             lhs: *const u8,
             rhs: *const u8,
+            rhs_tile: usize,
             blocks: usize,
             dst: *mut $out,
             stride: usize,
             lo: u32,
             hi: u32,
         ) {
-            // SAFETY: FEAT_BF16 is present (caller); the block reads `blocks` LHS blocks from
-            // `lhs`, the biases and `blocks` RHS blocks from `rhs`, which the caller made
-            // readable, and writes 8 rows of 12 outputs at `dst`, `stride` bytes apart, which it
-            // made writable. Every vector register is declared clobbered.
+            // SAFETY: FEAT_BF16 is present (caller); the block reads the first row pairs of
+            // `blocks` LHS blocks from `lhs`, the biases and `blocks` RHS blocks from each of
+            // the `T` RHS tiles, which the caller made readable, and writes `2 P` rows of `12 T`
+            // outputs at `dst`, `stride` bytes apart, which it made writable. Every vector
+            // register is declared clobbered.
             unsafe {
+                // The RHS tiles (only the first `T` are used, the others are not computed).
+                let rhs = [
+                    rhs,
+                    rhs.wrapping_add(rhs_tile),
+                    rhs.wrapping_add(2 * rhs_tile),
+                    rhs.wrapping_add(3 * rhs_tile),
+                ];
                 core::arch::asm!(
-                    // Biases (f32) into v28-v30, then every 2x2 block starts as
-                    // [b(2c), b(2c+1), b(2c), b(2c+1)].
-                    $($bias,)+
-                    "dup v0.2d, v28.d[0]",
-                    "dup v1.2d, v28.d[1]",
-                    "dup v2.2d, v29.d[0]",
-                    "dup v3.2d, v29.d[1]",
-                    "dup v4.2d, v30.d[0]",
-                    "dup v5.2d, v30.d[1]",
-                    "mov v6.16b, v0.16b", "mov v7.16b, v1.16b", "mov v8.16b, v2.16b",
-                    "mov v9.16b, v3.16b", "mov v10.16b, v4.16b", "mov v11.16b, v5.16b",
-                    "mov v12.16b, v0.16b", "mov v13.16b, v1.16b", "mov v14.16b, v2.16b",
-                    "mov v15.16b, v3.16b", "mov v16.16b, v4.16b", "mov v17.16b, v5.16b",
-                    "mov v18.16b, v0.16b", "mov v19.16b, v1.16b", "mov v20.16b, v2.16b",
-                    "mov v21.16b, v3.16b", "mov v22.16b, v4.16b", "mov v23.16b, v5.16b",
+                    $(
+                        // Biases (f32) of RHS tile `i` into v28-v30, then every 2x2 block
+                        // starts as [b(2c), b(2c+1), b(2c), b(2c+1)].
+                        concat!("mov {b}, {", stringify!($b), "}"),
+                        $bias,
+                        concat!("mov {", stringify!($b), "}, {b}"),
+                        $(
+                            concat!("dup ", $c0, ".2d, v28.d[0]"),
+                            concat!("dup ", $c1, ".2d, v28.d[1]"),
+                            concat!("dup ", $c2, ".2d, v29.d[0]"),
+                            concat!("dup ", $c3, ".2d, v29.d[1]"),
+                            concat!("dup ", $c4, ".2d, v30.d[0]"),
+                            concat!("dup ", $c5, ".2d, v30.d[1]"),
+                        )+
+                    )+
                     // K loop: one block of 4 depths per iteration.
                     "2:",
-                    // Load: LHS row pairs 0-1, 2-3, 4-5, 6-7; RHS column pairs 0-1, 2-3.
-                    "ldp q24, q25, [{a}], #32",
-                    "ldp q26, q27, [{a}], #32",
-                    "ldp q28, q29, [{b}], #32",
-                    // Multiply: column pairs 0 and 1, every row pair.
-                    "bfmmla v0.4s, v24.8h, v28.8h",
-                    "bfmmla v6.4s, v25.8h, v28.8h",
-                    "bfmmla v12.4s, v26.8h, v28.8h",
-                    "bfmmla v18.4s, v27.8h, v28.8h",
-                    "bfmmla v1.4s, v24.8h, v29.8h",
-                    "bfmmla v7.4s, v25.8h, v29.8h",
-                    "bfmmla v13.4s, v26.8h, v29.8h",
-                    "bfmmla v19.4s, v27.8h, v29.8h",
-                    // Load: RHS column pairs 4-5, 6-7; multiply: column pairs 2 and 3.
-                    "ldp q30, q31, [{b}], #32",
-                    "bfmmla v2.4s, v24.8h, v30.8h",
-                    "bfmmla v8.4s, v25.8h, v30.8h",
-                    "bfmmla v14.4s, v26.8h, v30.8h",
-                    "bfmmla v20.4s, v27.8h, v30.8h",
-                    "bfmmla v3.4s, v24.8h, v31.8h",
-                    "bfmmla v9.4s, v25.8h, v31.8h",
-                    "bfmmla v15.4s, v26.8h, v31.8h",
-                    "bfmmla v21.4s, v27.8h, v31.8h",
-                    // Load: RHS column pairs 8-9, 10-11; multiply: column pairs 4 and 5.
-                    "ldp q28, q29, [{b}], #32",
-                    "bfmmla v4.4s, v24.8h, v28.8h",
-                    "bfmmla v10.4s, v25.8h, v28.8h",
-                    "bfmmla v16.4s, v26.8h, v28.8h",
-                    "bfmmla v22.4s, v27.8h, v28.8h",
-                    "bfmmla v5.4s, v24.8h, v29.8h",
-                    "bfmmla v11.4s, v25.8h, v29.8h",
-                    "bfmmla v17.4s, v26.8h, v29.8h",
-                    "bfmmla v23.4s, v27.8h, v29.8h",
+                    // Load: the LHS row pairs that matter; {a} advances by the whole block.
+                    $lhs,
+                    $(
+                        // Load: the tile's RHS column pairs, two at a time; multiply: each
+                        // column pair with every row pair.
+                        concat!("ldp q28, q29, [{", stringify!($b), "}], #32"),
+                        $(concat!("bfmmla ", $c0, ".4s, ", $l, ".8h, v28.8h"),)+
+                        $(concat!("bfmmla ", $c1, ".4s, ", $l, ".8h, v29.8h"),)+
+                        concat!("ldp q30, q31, [{", stringify!($b), "}], #32"),
+                        $(concat!("bfmmla ", $c2, ".4s, ", $l, ".8h, v30.8h"),)+
+                        $(concat!("bfmmla ", $c3, ".4s, ", $l, ".8h, v31.8h"),)+
+                        concat!("ldp q28, q29, [{", stringify!($b), "}], #32"),
+                        $(concat!("bfmmla ", $c4, ".4s, ", $l, ".8h, v28.8h"),)+
+                        $(concat!("bfmmla ", $c5, ".4s, ", $l, ".8h, v29.8h"),)+
+                    )+
                     "subs {q}, {q}, #1",
                     "b.ne 2b",
                     // Clamp: FMIN against the upper bound, then FMAX against the lower one.
                     "dup v24.4s, {hi:w}",
                     "dup v25.4s, {lo:w}",
-                    "fmin v0.4s, v0.4s, v24.4s", "fmin v1.4s, v1.4s, v24.4s",
-                    "fmin v2.4s, v2.4s, v24.4s", "fmin v3.4s, v3.4s, v24.4s",
-                    "fmin v4.4s, v4.4s, v24.4s", "fmin v5.4s, v5.4s, v24.4s",
-                    "fmin v6.4s, v6.4s, v24.4s", "fmin v7.4s, v7.4s, v24.4s",
-                    "fmin v8.4s, v8.4s, v24.4s", "fmin v9.4s, v9.4s, v24.4s",
-                    "fmin v10.4s, v10.4s, v24.4s", "fmin v11.4s, v11.4s, v24.4s",
-                    "fmin v12.4s, v12.4s, v24.4s", "fmin v13.4s, v13.4s, v24.4s",
-                    "fmin v14.4s, v14.4s, v24.4s", "fmin v15.4s, v15.4s, v24.4s",
-                    "fmin v16.4s, v16.4s, v24.4s", "fmin v17.4s, v17.4s, v24.4s",
-                    "fmin v18.4s, v18.4s, v24.4s", "fmin v19.4s, v19.4s, v24.4s",
-                    "fmin v20.4s, v20.4s, v24.4s", "fmin v21.4s, v21.4s, v24.4s",
-                    "fmin v22.4s, v22.4s, v24.4s", "fmin v23.4s, v23.4s, v24.4s",
-                    "fmax v0.4s, v0.4s, v25.4s", "fmax v1.4s, v1.4s, v25.4s",
-                    "fmax v2.4s, v2.4s, v25.4s", "fmax v3.4s, v3.4s, v25.4s",
-                    "fmax v4.4s, v4.4s, v25.4s", "fmax v5.4s, v5.4s, v25.4s",
-                    "fmax v6.4s, v6.4s, v25.4s", "fmax v7.4s, v7.4s, v25.4s",
-                    "fmax v8.4s, v8.4s, v25.4s", "fmax v9.4s, v9.4s, v25.4s",
-                    "fmax v10.4s, v10.4s, v25.4s", "fmax v11.4s, v11.4s, v25.4s",
-                    "fmax v12.4s, v12.4s, v25.4s", "fmax v13.4s, v13.4s, v25.4s",
-                    "fmax v14.4s, v14.4s, v25.4s", "fmax v15.4s, v15.4s, v25.4s",
-                    "fmax v16.4s, v16.4s, v25.4s", "fmax v17.4s, v17.4s, v25.4s",
-                    "fmax v18.4s, v18.4s, v25.4s", "fmax v19.4s, v19.4s, v25.4s",
-                    "fmax v20.4s, v20.4s, v25.4s", "fmax v21.4s, v21.4s, v25.4s",
-                    "fmax v22.4s, v22.4s, v25.4s", "fmax v23.4s, v23.4s, v25.4s",
-                    // Unscramble and store, row pair by row pair: row 2p takes the low halves
-                    // of its 6 blocks (ZIP1 .2D), row 2p + 1 the high halves (ZIP2 .2D).
-                    "zip1 v26.2d, v0.2d, v1.2d", "zip1 v27.2d, v2.2d, v3.2d", "zip1 v28.2d, v4.2d, v5.2d",
-                    "zip2 v29.2d, v0.2d, v1.2d", "zip2 v30.2d, v2.2d, v3.2d", "zip2 v31.2d, v4.2d, v5.2d",
-                    $($store,)+
-                    "zip1 v26.2d, v6.2d, v7.2d", "zip1 v27.2d, v8.2d, v9.2d", "zip1 v28.2d, v10.2d, v11.2d",
-                    "zip2 v29.2d, v6.2d, v7.2d", "zip2 v30.2d, v8.2d, v9.2d", "zip2 v31.2d, v10.2d, v11.2d",
-                    $($store,)+
-                    "zip1 v26.2d, v12.2d, v13.2d", "zip1 v27.2d, v14.2d, v15.2d", "zip1 v28.2d, v16.2d, v17.2d",
-                    "zip2 v29.2d, v12.2d, v13.2d", "zip2 v30.2d, v14.2d, v15.2d", "zip2 v31.2d, v16.2d, v17.2d",
-                    $($store,)+
-                    "zip1 v26.2d, v18.2d, v19.2d", "zip1 v27.2d, v20.2d, v21.2d", "zip1 v28.2d, v22.2d, v23.2d",
-                    "zip2 v29.2d, v18.2d, v19.2d", "zip2 v30.2d, v20.2d, v21.2d", "zip2 v31.2d, v22.2d, v23.2d",
-                    $($store,)+
+                    $($(
+                        concat!("fmin ", $c0, ".4s, ", $c0, ".4s, v24.4s"),
+                        concat!("fmin ", $c1, ".4s, ", $c1, ".4s, v24.4s"),
+                        concat!("fmin ", $c2, ".4s, ", $c2, ".4s, v24.4s"),
+                        concat!("fmin ", $c3, ".4s, ", $c3, ".4s, v24.4s"),
+                        concat!("fmin ", $c4, ".4s, ", $c4, ".4s, v24.4s"),
+                        concat!("fmin ", $c5, ".4s, ", $c5, ".4s, v24.4s"),
+                        concat!("fmax ", $c0, ".4s, ", $c0, ".4s, v25.4s"),
+                        concat!("fmax ", $c1, ".4s, ", $c1, ".4s, v25.4s"),
+                        concat!("fmax ", $c2, ".4s, ", $c2, ".4s, v25.4s"),
+                        concat!("fmax ", $c3, ".4s, ", $c3, ".4s, v25.4s"),
+                        concat!("fmax ", $c4, ".4s, ", $c4, ".4s, v25.4s"),
+                        concat!("fmax ", $c5, ".4s, ", $c5, ".4s, v25.4s"),
+                    )+)+
+                    $(
+                        // Unscramble and store tile `i`'s 12 columns of every row, row pair
+                        // by row pair: row 2p takes the low halves of its 6 blocks (ZIP1
+                        // .2D), row 2p + 1 the high halves (ZIP2 .2D); the next tile's
+                        // columns start `{tb}` bytes on.
+                        "mov {d}, {base}",
+                        $(
+                            concat!("zip1 v26.2d, ", $c0, ".2d, ", $c1, ".2d"),
+                            concat!("zip1 v27.2d, ", $c2, ".2d, ", $c3, ".2d"),
+                            concat!("zip1 v28.2d, ", $c4, ".2d, ", $c5, ".2d"),
+                            concat!("zip2 v29.2d, ", $c0, ".2d, ", $c1, ".2d"),
+                            concat!("zip2 v30.2d, ", $c2, ".2d, ", $c3, ".2d"),
+                            concat!("zip2 v31.2d, ", $c4, ".2d, ", $c5, ".2d"),
+                            $store,
+                        )+
+                        "add {base}, {base}, {tb}",
+                    )+
                     a = inout(reg) lhs => _,
-                    b = inout(reg) rhs => _,
+                    $($b = inout(reg) rhs[$i] => _,)+
+                    b = out(reg) _,
                     q = inout(reg) blocks => _,
-                    d = inout(reg) dst => _,
+                    base = inout(reg) dst => _,
+                    d = out(reg) _,
+                    tb = in(reg) 12 * core::mem::size_of::<$out>(),
                     stride = in(reg) stride,
                     lo = in(reg) lo,
                     hi = in(reg) hi,
@@ -193,15 +203,112 @@ macro_rules! mmla_8x12_tile {
         }
     };
 }
-#[cfg(target_arch = "aarch64")]
-pub(crate) use mmla_8x12_tile;
 
-/// Defines the raw entry of an 8x12 `BFMMLA` kernel over its tile function `$tile` with outputs
-/// of type `$out`: every (8-row, 12-column) tile of the rectangle, partial ones through a stack
-/// scratch tile.
+/// Defines every `BFMMLA` tile function of a bf16 family (`bias` and `store` as in
+/// `mmla_tile!`): `mmla_8x12` (4 row pairs x 1 RHS tile), `mmla_6x12` (3 x 1), `mmla_4x24`
+/// (2 x 2), `mmla_4x12` (2 x 1), `mmla_2x48` (1 x 4), `mmla_2x24` (1 x 2) and `mmla_2x12`
+/// (1 x 1). Each keeps at most 24 accumulators, so the short row blocks still issue up to 24
+/// `BFMMLA` per depth block.
 #[cfg(target_arch = "aarch64")]
-macro_rules! mmla_8x12_entry {
-    ($(#[$meta:meta])* fn $name:ident($out:ty) => $tile:path) => {
+macro_rules! mmla_tiles {
+    ($out:ty; bias = $bias:expr; store = $store:expr $(;)?) => {
+        $crate::float::f32_bf16p_bf16p::bf16::mmla_tile! {
+            /// The 8x12 tile: 4 row pairs, 1 RHS tile.
+            fn mmla_8x12($out);
+            bias = $bias;
+            store = $store;
+            lhs = concat!("ldp q24, q25, [{a}], #32\n", "ldp q26, q27, [{a}], #32");
+            tiles = [(b0, 0, [
+                ["v24": "v0", "v1", "v2", "v3", "v4", "v5"],
+                ["v25": "v6", "v7", "v8", "v9", "v10", "v11"],
+                ["v26": "v12", "v13", "v14", "v15", "v16", "v17"],
+                ["v27": "v18", "v19", "v20", "v21", "v22", "v23"],
+            ])];
+        }
+        $crate::float::f32_bf16p_bf16p::bf16::mmla_tile! {
+            /// The 6x12 tile: 3 row pairs, 1 RHS tile.
+            fn mmla_6x12($out);
+            bias = $bias;
+            store = $store;
+            lhs = concat!("ldp q24, q25, [{a}]\n", "ldr q26, [{a}, #32]\n", "add {a}, {a}, #64");
+            tiles = [(b0, 0, [
+                ["v24": "v0", "v1", "v2", "v3", "v4", "v5"],
+                ["v25": "v6", "v7", "v8", "v9", "v10", "v11"],
+                ["v26": "v12", "v13", "v14", "v15", "v16", "v17"],
+            ])];
+        }
+        $crate::float::f32_bf16p_bf16p::bf16::mmla_tile! {
+            /// The 4x24 tile: 2 row pairs, 2 RHS tiles.
+            fn mmla_4x24($out);
+            bias = $bias;
+            store = $store;
+            lhs = "ldp q24, q25, [{a}], #64";
+            tiles = [
+                (b0, 0, [
+                    ["v24": "v0", "v1", "v2", "v3", "v4", "v5"],
+                    ["v25": "v6", "v7", "v8", "v9", "v10", "v11"],
+                ]),
+                (b1, 1, [
+                    ["v24": "v12", "v13", "v14", "v15", "v16", "v17"],
+                    ["v25": "v18", "v19", "v20", "v21", "v22", "v23"],
+                ]),
+            ];
+        }
+        $crate::float::f32_bf16p_bf16p::bf16::mmla_tile! {
+            /// The 4x12 tile: 2 row pairs, 1 RHS tile.
+            fn mmla_4x12($out);
+            bias = $bias;
+            store = $store;
+            lhs = "ldp q24, q25, [{a}], #64";
+            tiles = [(b0, 0, [
+                ["v24": "v0", "v1", "v2", "v3", "v4", "v5"],
+                ["v25": "v6", "v7", "v8", "v9", "v10", "v11"],
+            ])];
+        }
+        $crate::float::f32_bf16p_bf16p::bf16::mmla_tile! {
+            /// The 2x48 tile: 1 row pair, 4 RHS tiles.
+            fn mmla_2x48($out);
+            bias = $bias;
+            store = $store;
+            lhs = "ldr q24, [{a}], #64";
+            tiles = [
+                (b0, 0, [["v24": "v0", "v1", "v2", "v3", "v4", "v5"]]),
+                (b1, 1, [["v24": "v6", "v7", "v8", "v9", "v10", "v11"]]),
+                (b2, 2, [["v24": "v12", "v13", "v14", "v15", "v16", "v17"]]),
+                (b3, 3, [["v24": "v18", "v19", "v20", "v21", "v22", "v23"]]),
+            ];
+        }
+        $crate::float::f32_bf16p_bf16p::bf16::mmla_tile! {
+            /// The 2x24 tile: 1 row pair, 2 RHS tiles.
+            fn mmla_2x24($out);
+            bias = $bias;
+            store = $store;
+            lhs = "ldr q24, [{a}], #64";
+            tiles = [
+                (b0, 0, [["v24": "v0", "v1", "v2", "v3", "v4", "v5"]]),
+                (b1, 1, [["v24": "v6", "v7", "v8", "v9", "v10", "v11"]]),
+            ];
+        }
+        $crate::float::f32_bf16p_bf16p::bf16::mmla_tile! {
+            /// The 2x12 tile: 1 row pair, 1 RHS tile.
+            fn mmla_2x12($out);
+            bias = $bias;
+            store = $store;
+            lhs = "ldr q24, [{a}], #64";
+            tiles = [(b0, 0, [["v24": "v0", "v1", "v2", "v3", "v4", "v5"]])];
+        }
+    };
+}
+
+/// Defines the raw entry of a `BFMMLA` kernel (8-row LHS tiles, 12-column RHS tiles) over the
+/// tile functions of `mmla_tiles!` in scope, with outputs of type `$out`. A row block of 8 rows
+/// runs the 8x12 tile; a shorter one of `r` rows runs only its `P = ceil(r / 2)` row pairs, on
+/// up to 4 (`P = 1`), 2 (`P = 2`) or 1 (`P >= 3`) RHS tiles per step, fewer at the column end.
+/// Every output is the same `BFMMLA` sequence over all depth blocks from its bias, whatever the
+/// tile. Partial tiles go through a stack scratch tile.
+#[cfg(target_arch = "aarch64")]
+macro_rules! mmla_entry {
+    ($(#[$meta:meta])* fn $name:ident($out:ty)) => {
         $(#[$meta])*
         ///
         /// # Safety
@@ -209,30 +316,78 @@ macro_rules! mmla_8x12_entry {
         /// [`FloatKernel::run_unchecked`](crate::float::FloatKernel::run_unchecked)'s contract
         /// with `t` the tiles of a `bf16p8x4` LHS and a `bf16p12x4` RHS, and FEAT_BF16.
         pub(crate) unsafe fn $name(t: &crate::float::Tiles, a: &crate::float::FloatArgs<u8, $out>) {
+            type TileFn = unsafe fn(*const u8, *const u8, usize, usize, *mut $out, usize, u32, u32);
             let blocks = a.k.div_ceil(4);
             let (lo, hi) = (a.clamp_min.to_bits(), a.clamp_max.to_bits());
+            let n_tiles = a.n.div_ceil(12);
             for rt in 0..a.m.div_ceil(8) {
                 let rows = (a.m - rt * 8).min(8);
+                let pairs = rows.div_ceil(2);
+                let (widest, wide): (usize, TileFn) = match pairs {
+                    1 => (4, mmla_2x48),
+                    2 => (2, mmla_4x24),
+                    3 => (1, mmla_6x12),
+                    _ => (1, mmla_8x12),
+                };
                 let lhs = a.lhs.wrapping_add(rt * t.lhs_tile);
                 let dst_row = a.dst.wrapping_byte_add(rt * 8 * a.dst_stride_row);
-                for ct in 0..a.n.div_ceil(12) {
-                    let cols = (a.n - ct * 12).min(12);
+                let mut ct = 0;
+                if rows == 2 * pairs {
+                    // Whole steps of the widest variant, straight into the rectangle.
+                    while 12 * (ct + widest) <= a.n {
+                        // SAFETY: FEAT_BF16 (caller); LHS tile `rt < ceil(m / 8)` is a whole
+                        // tile of `blocks` blocks, of which the variant reads the first `pairs`
+                        // row pairs; it reads the RHS tiles `ct .. ct + widest <= n / 12`,
+                        // whole tiles in the caller's buffer; the `rows` x `12 widest` outputs
+                        // at `dst_row + 12 ct` are inside the rectangle.
+                        unsafe {
+                            wide(
+                                lhs,
+                                a.rhs_packed.wrapping_add(ct * t.rhs_tile),
+                                t.rhs_tile,
+                                blocks,
+                                dst_row.wrapping_add(ct * 12),
+                                a.dst_stride_row,
+                                lo,
+                                hi,
+                            )
+                        };
+                        ct += widest;
+                    }
+                }
+                // The rest (row or column tails): any variant, partial tiles through `tmp`.
+                while ct < n_tiles {
+                    // The widest variant (a power of two of RHS tiles) that fits the tiles left.
+                    let tiles = 1usize << widest.min(n_tiles - ct).ilog2();
+                    let tile: TileFn = match (pairs, tiles) {
+                        (1, 4) => mmla_2x48,
+                        (1, 2) => mmla_2x24,
+                        (1, _) => mmla_2x12,
+                        (2, 2) => mmla_4x24,
+                        (2, _) => mmla_4x12,
+                        (3, _) => mmla_6x12,
+                        _ => mmla_8x12,
+                    };
+                    let cols = (a.n - ct * 12).min(12 * tiles);
                     let rhs = a.rhs_packed.wrapping_add(ct * t.rhs_tile);
                     let dst = dst_row.wrapping_add(ct * 12);
-                    if rows == 8 && cols == 12 {
-                        // SAFETY: FEAT_BF16 (caller); LHS tile `rt < ceil(m / 8)` and RHS tile
-                        // `ct < ceil(n / 12)` are whole tiles of `blocks` blocks in the
-                        // caller's buffers; the 8 x 12 outputs at `dst` are inside the
-                        // rectangle.
-                        unsafe { $tile(lhs, rhs, blocks, dst, a.dst_stride_row, lo, hi) };
+                    if rows == 2 * pairs && cols == 12 * tiles {
+                        // SAFETY: FEAT_BF16 (caller); LHS tile `rt < ceil(m / 8)` is a whole
+                        // tile of `blocks` blocks, of which the variant reads the first `pairs`
+                        // row pairs; it reads the RHS tiles `ct .. ct + tiles <= ceil(n / 12)`,
+                        // whole tiles in the caller's buffer; the `rows` x `cols` outputs at
+                        // `dst` are inside the rectangle.
+                        unsafe { tile(lhs, rhs, t.rhs_tile, blocks, dst, a.dst_stride_row, lo, hi) };
                     } else {
                         let mut tmp = [<$out as crate::element::Element>::from_f32(0.0); 8 * 12];
-                        // SAFETY: as above for the inputs; `tmp` holds 8 rows of 12 outputs,
-                        // `12 * size` bytes apart.
+                        let width = 12 * tiles;
+                        // SAFETY: as above for the inputs; `tmp` holds the `2 * pairs` rows of
+                        // `width` outputs, `width * size` bytes apart (`2 pairs x width <= 96`
+                        // for every variant).
                         unsafe {
-                            $tile(lhs, rhs, blocks, tmp.as_mut_ptr(), 12 * core::mem::size_of::<$out>(), lo, hi)
+                            tile(lhs, rhs, t.rhs_tile, blocks, tmp.as_mut_ptr(), width * core::mem::size_of::<$out>(), lo, hi)
                         };
-                        for (r, src) in tmp.chunks_exact(12).take(rows).enumerate() {
+                        for (r, src) in tmp.chunks_exact(width).take(rows).enumerate() {
                             // SAFETY: row `8 rt + r < m`, columns `12 ct .. 12 ct + cols <= n`:
                             // inside the rectangle the caller made writable, which does not
                             // overlap `tmp`.
@@ -245,13 +400,14 @@ macro_rules! mmla_8x12_entry {
                             };
                         }
                     }
+                    ct += tiles;
                 }
             }
         }
     };
 }
 #[cfg(target_arch = "aarch64")]
-pub(crate) use mmla_8x12_entry;
+pub(crate) use {mmla_entry, mmla_tile, mmla_tiles};
 
 #[cfg(target_arch = "aarch64")]
 mod aarch64 {
@@ -281,22 +437,18 @@ mod aarch64 {
         dot_1x36_unchecked,
     );
 
-    super::mmla_8x12_tile! {
-        /// The f32 `BFMMLA` tile: f32 biases, f32 outputs.
-        fn mmla_8x12_tile_f32(f32);
-        bias = [
-            "ldp q28, q29, [{b}], #32",
-            "ldr q30, [{b}], #16",
-        ];
-        store = [
-            "st1 {{v26.4s, v27.4s, v28.4s}}, [{d}], {stride}",
+    super::mmla_tiles! {
+        f32;
+        bias = concat!("ldp q28, q29, [{b}], #32\n", "ldr q30, [{b}], #16");
+        store = concat!(
+            "st1 {{v26.4s, v27.4s, v28.4s}}, [{d}], {stride}\n",
             "st1 {{v29.4s, v30.4s, v31.4s}}, [{d}], {stride}",
-        ];
+        );
     }
 
-    super::mmla_8x12_entry! {
+    super::mmla_entry! {
         /// Raw entry of [`BF16_8X12`].
-        fn mmla_8x12_unchecked(f32) => mmla_8x12_tile_f32
+        fn mmla_8x12_unchecked(f32)
     }
 
     /// Defines a `BFDOT` tile function of 1 row x `12 T` columns: `tiles` lists, per RHS tile,
