@@ -278,10 +278,11 @@ def float_code(name):
     return name.startswith("qgemm::float::") or name.startswith("<qgemm::float::") or "bench::run_float_kernel" in name
 
 
-def measure_float(tools, bench, quick, jobs):
-    """Every SIMD kernel of the float families at m = 1, 16, 128 (n = k = 4096), and the dispatcher's picks."""
+def measure_float(tools, bench, quick, jobs, only=None, old=None):
+    """Every SIMD kernel of the float families at m = 1, 16, 128 (n = k = 4096), and the dispatcher's picks;
+    with `only`, those families' rows replace theirs in `old` (the last run's)."""
     runs, picks = [], {}
-    for fam in FLOAT_FAMILIES:
+    for fam in (only or FLOAT_FAMILIES):
         out = run(["qemu-aarch64", "-cpu", "max", "-L", "/usr/aarch64-linux-gnu", bench, "--list", "--family", fam]).stdout
         for line in out.splitlines():
             f = line.split()
@@ -302,7 +303,12 @@ def measure_float(tools, bench, quick, jobs):
         return dict(r, per_call=insns / 2, per_mac=insns / 2 / (r["m"] * N * K), cmd=cmd)
 
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        return dict(rows=list(pool.map(one, runs)), picks=picks)
+        rows = list(pool.map(one, runs))
+    if only and old:
+        order = {f: i for i, f in enumerate(FLOAT_FAMILIES)}
+        rows = sorted([r for r in old["rows"] if r["family"] not in only] + rows, key=lambda r: order[r["family"]])
+        picks = {**{k: v for k, v in old["picks"].items() if k.split("/")[0] not in only}, **picks}
+    return dict(rows=rows, picks=picks)
 
 
 def measure_packers(tools, bench, quick, families):
@@ -659,8 +665,8 @@ def main():
                     "last run's measurements")
     ap.add_argument("--packers-only", action="store_true", help="measure only the packers (of --families, or of "
                     "every family) and merge them into the last run's measurements")
-    ap.add_argument("--float", action="store_true", help="measure only the float families and merge them into the "
-                    "last run's measurements")
+    ap.add_argument("--float", action="store_true", help="measure only the float families (or those of --families) "
+                    "and merge them into the last run's measurements")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "performance.md"))
     a = ap.parse_args()
     if not a.reuse:
@@ -684,8 +690,12 @@ def main():
         fams = only or FAMILIES
         if a.float:
             old = json.load(open(cache))
+            only = a.families.split(",") if a.families else None
+            if only and any(f not in FLOAT_FAMILIES for f in only):
+                sys.exit(f"perf: --float --families takes {', '.join(FLOAT_FAMILIES)}")
+            frows = measure_float(a.tools, bench, a.quick, a.jobs, only, old.get("frows"))
             write_cache_and_page(a, cache, bench, old["kernels"], old["krows"], old["prow"], old["mrows"],
-                                 old.get("lrows", []), old.get("qrows", []), measure_float(a.tools, bench, a.quick, a.jobs))
+                                 old.get("lrows", []), old.get("qrows", []), frows)
             return
         if a.packers_only:
             old = json.load(open(cache))
