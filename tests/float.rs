@@ -607,3 +607,17 @@ fn float_linear_matches_its_kernels() {
     linear_matches_kernel::<f32_bf16p_bf16p::F32Bf16pBf16p>(25, 33, 3);
     linear_matches_kernel::<f16_bf16p_bf16p::F16Bf16pBf16p>(13, 6, 4);
 }
+
+/// Sizes near `usize::MAX` are `SizeOverflow`, never a panic or a wrapped index.
+#[test]
+fn huge_strides_and_starts_are_size_overflow() {
+    let cpu = qgemm::CpuFeatures::NONE;
+    let kn = &f32_f32_f32p::SCALAR_6X16;
+    let (x, rhs, mut dst) = (vec![0f32; 64], vec![0u8; 4096], vec![0f32; 64]);
+    let huge = MatmulArgs::new(6, 1, 4).with_lhs_stride(usize::MAX / 2);
+    assert!(matches!(kn.run(&cpu, &x, &rhs, &mut dst, &huge), Err(Error::SizeOverflow)));
+    let far = MatmulArgs::new(1, 1, 4).with_rect(usize::MAX / 6 * 6, 0, 1, 1).with_lhs_stride(4);
+    assert!(matches!(kn.run(&cpu, &x, &rhs, &mut dst, &far), Err(Error::SizeOverflow)));
+    assert!(matches!(F32P16.packed_size(usize::MAX, 4), Err(Error::SizeOverflow)));
+    assert!(matches!(BF16P8X4.packed_size(8, usize::MAX), Err(Error::SizeOverflow)));
+}

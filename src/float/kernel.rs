@@ -328,7 +328,8 @@ impl<F: FloatFamily> FloatKernel<F> {
                 return Err(Error::StrideTooSmall { stride: Stride::Lhs, given: stride, needed: k });
             }
             let start = args.m_idx.checked_mul(stride).ok_or(overflow)?;
-            let needed = (m - 1).checked_mul(stride).and_then(|v| v.checked_add(start + k)).ok_or(overflow)?;
+            let needed = (m - 1).checked_mul(stride).and_then(|v| v.checked_add(start)).and_then(|v| v.checked_add(k));
+            let needed = needed.ok_or(overflow)?;
             if lhs.len() < needed {
                 return Err(Error::BufferTooShort { buffer: Buffer::Lhs, given: lhs.len(), needed });
             }
