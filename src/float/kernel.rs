@@ -110,7 +110,8 @@ pub trait FloatFamily: sealed::Sealed + Sized + 'static {
     type Lhs: Copy + 'static;
     /// Output element type.
     type Dst: Element;
-    /// The LHS format, `None` when the kernels read the rows unpacked.
+    /// Whether the kernels read a packed bf16 LHS (bytes) rather than the f32/f16 rows
+    /// themselves.
     const LHS_PACKED: bool;
 
     /// The family's kernels, best first.
@@ -393,8 +394,8 @@ impl<F: FloatFamily> FloatKernel<F> {
     }
 }
 
-/// The best kernel of `F` that runs on `cpu` and consumes `rhs`; every format has a scalar
-/// kernel, so there always is one (the family's last kernel otherwise, never reached).
+/// The best kernel of `F` that runs on `cpu` and consumes `rhs` and `lhs`; every format pair has
+/// a scalar kernel, so there always is one (the family's last kernel otherwise, never reached).
 pub(crate) fn select_for<F: FloatFamily>(
     cpu: &CpuFeatures,
     rhs: &RhsFormat,
