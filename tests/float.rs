@@ -493,6 +493,23 @@ fn bad_calls_are_typed_errors() {
     assert!(matches!(bf16p::pack(&BF16P8X4, m, k, &x, k - 1, &mut lhs), Err(Error::StrideTooSmall { .. })));
     assert!(matches!(bf16p::pack(&BF16P8X4, m, k, &x, k, &mut lhs[..1]), Err(Error::BufferTooShort { .. })));
     assert!(matches!(bf16p::pack(&BF16P8X4, 0, k, &x, k, &mut lhs), Err(Error::ZeroDim { .. })));
+    // The bf16 and f16 packers share the checks: short outputs, short bias, bad formats.
+    let w16 = vec![qgemm::half::f16::ONE; n * k];
+    let mut b = vec![0u8; bf16p12::BF16P12_B32.packed_size(n, k).unwrap()];
+    let short = b.len() - 1;
+    assert!(matches!(
+        bf16p12::pack_b32(n, k, &FloatSource::nxk(&w, k), None, &mut b[..short]),
+        Err(Error::BufferTooShort { .. })
+    ));
+    assert!(matches!(
+        bf16p12::pack_b16(n, k, &FloatSource::kxn(&w16, n), Some(&[qgemm::half::f16::ONE; 2]), &mut b),
+        Err(Error::BufferTooShort { .. })
+    ));
+    assert!(matches!(bf16p12::pack_b32(0, k, &FloatSource::nxk(&w, k), None, &mut b), Err(Error::ZeroDim { .. })));
+    let bad_stride = FloatSource { data: &w16[..], layout: Layout::KxN, stride: n - 1 };
+    assert!(matches!(f16p::pack(&F16P32, n, k, &bad_stride, None, &mut b), Err(Error::StrideTooSmall { .. })));
+    let no_rows = LhsFormat { mr: 0, ..BF16P8X4 };
+    assert!(matches!(bf16p::pack(&no_rows, m, k, &x, k, &mut lhs), Err(Error::Unsupported { .. })));
     // A kernel whose feature is missing refuses to run.
     let none = qgemm::CpuFeatures::NONE;
     for kn in f32_bf16p_bf16p::KERNELS.iter().filter(|kn| kn.tier() != Tier::Scalar) {
