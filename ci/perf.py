@@ -382,14 +382,58 @@ def mca_functions(bench):
     return sorted(names)
 
 
-def mca(tools, bench, fn):
+def float_mca_functions(bench):
+    """Demangled names of the float families' asm tile functions (FMLA, BFMMLA, BFDOT loops)."""
+    out = run(["aarch64-linux-gnu-nm", "-C", "--defined-only", bench]).stdout
+    names = set()
+    for line in out.splitlines():
+        f = line.split(None, 2)
+        if len(f) == 3 and f[1] in "tT":
+            n = re.sub(r"::h[0-9a-f]{16}$", "", f[2])
+            if re.match(r"qgemm::float::\w+::(neon|fp16|bf16)::aarch64::", n) and not re.search(r"_unchecked$|::run_\w+$", n):
+                names.add(n)
+    return sorted(names)
+
+
+# Float hot-loop instructions and the MACs of one: FMLA by element on .4s (f32) or .8h (f16) lanes, BFMMLA (a
+# 2x4 by 4x2 bf16 product into 2x2 f32), BFDOT (.4s: 4 lanes of 2-term dot products).
+FLOAT_OPS = ("fmla", "bfmmla", "bfdot")
+
+
+def float_macs(asm):
+    """MACs of one iteration of hot-loop text `asm` (the lines mca.py --show-asm prints)."""
+    macs = 0
+    for l in asm:
+        f = l.split()
+        if f[0] == "fmla":
+            macs += 8 if ".8h" in l else 4
+        elif f[0] == "bfmmla":
+            macs += 16
+        elif f[0] == "bfdot":
+            macs += 8
+    return macs
+
+
+def measure_float_mca(tools, bench):
+    """llvm-mca rows of every float asm tile function."""
+    rows = []
+    for fn in float_mca_functions(bench):
+        r = mca(tools, bench, fn, FLOAT_OPS)
+        if r:
+            rows.append(r)
+    if not rows:
+        sys.exit("perf: the mca tool gave no figure for any float tile function (llvm-mca-19: cargo make setup)")
+    return rows
+
+
+def mca(tools, bench, fn, ops=tuple(MACS)):
     cmd = tool(tools, "mca") + ["--cpu", ",".join(CPUS), "--show-asm", bench, re.escape(fn) + "$"]
     try:
         out = run(cmd).stdout
     except subprocess.CalledProcessError:
         return None
     asm = [l.strip() for l in out.splitlines() if re.match(r"^\s*[a-z][a-z0-9.]*\s", l)]
-    counts = {c: sum(1 for l in asm if l.split()[0] == c) for c in MACS}
+    counts = {c: sum(1 for l in asm if l.split()[0] == c) for c in ops}
     if not any(counts.values()):
         return None
     cyc = {}
@@ -399,12 +443,66 @@ def mca(tools, bench, fn):
         if f and f[0] in CPUS and len(f) >= 5:
             insns = int(f[2])
             cyc[f[0]] = float(f[3])
-    return dict(fn=fn, insns=insns, counts=counts, cycles=cyc)
+    return dict(fn=fn, insns=insns, counts=counts, cycles=cyc, macs=float_macs(asm) if ops == FLOAT_OPS else None)
 
 
 def issue_pct(r, cpu):
     ops = sum(r["counts"].values())
     return 100.0 * ops / r["cycles"][cpu] / LIMIT[cpu]
+
+
+FLOAT_MCA_HEADING = "### Float families: FMLA, BFMMLA and BFDOT issue share"
+
+
+def float_mca_section(rows):
+    """The float hot-loop table (lines), from `measure_float_mca` rows."""
+    L = [FLOAT_MCA_HEADING + "\n"]
+    w = L.append
+    w("Command per row: `ci/perf.py --float-mca` runs `tools/mca.py --cpu neoverse-n2,neoverse-v1,neoverse-v2 --show-asm")
+    w("bench '<function>$'` on every asm tile function of the float families (default loop choice as above: the K")
+    w("loop). Physical limit: Neoverse V1 and V2 issue FMLA (vector, by element), BFMMLA and BFDOT on their four 128-bit")
+    w("FP/ASIMD pipes, at most 4 per cycle; Neoverse N2 has two such pipes, 2 per cycle (llvm-mca-19's models agree: a")
+    w("stream of 16 independent instructions of each kind has a block reciprocal throughput of 4 cycles on V1 and V2, 8")
+    w("on N2). Issue share = (FMLA + BFMMLA + BFDOT per iteration / cycles per iteration) / limit. MACs/cycle on V1")
+    w("counts 4 per f32 FMLA (`.4s`), 8 per f16 FMLA (`.8h`), 16 per BFMMLA and 8 per BFDOT; the physical maximum is")
+    w("16 (f32 FMLA), 32 (f16 FMLA), 64 (BFMMLA) and 32 (BFDOT). The 6-row FMLA loops (`r6`) and the 8x12 BFMMLA loop")
+    w("(`mmla_8x12`) are the tiles of m >= 6 and m >= 8; the shorter ones serve row tails and small m (`rNxT`: N rows")
+    w("by T RHS tiles, `wide` the 16-column f32 / 32-column f16 tile, `narrow` the 8 / 16-column one). With fewer than")
+    w("16 accumulators (4 pipes x FMLA's 4-cycle latency) a V1 loop is bound by that latency: each accumulator takes")
+    w("one FMLA per depth, so 4 depths cost at least 16 cycles (`r1` to `r3` of the wide tile); V2's model forwards")
+    w("accumulators sooner (half the cycles there). m = 1 runs `r1x4` / `r1x8` (one row, 4 or 8 RHS tiles: 16 accumulators).")
+    main = {"f32_f32_f32p::neon::aarch64::wide::r6": "f32 FMLA 6x16", "f16_f16_f16p::fp16::aarch64::wide::r6":
+            "f16 FMLA 6x32", "f32_bf16p_bf16p::bf16::aarch64::mmla_8x12": "BFMMLA 8x12",
+            "f32_bf16p_bf16p::bf16::aarch64::dot_1x36_tile": "BFDOT 1x36"}
+    by = {r["fn"].replace("qgemm::float::", ""): r for r in rows}
+    got = [(label, by[fn]) for fn, label in main.items() if fn in by and "neoverse-v1" in by[fn]["cycles"]]
+    if got:
+        w("The main loops on Neoverse V1, as a share of the 4-per-cycle limit: " + ", ".join(
+            f"{label} {issue_pct(r, 'neoverse-v1'):.1f}%" for label, r in got) + ".")
+    w("")
+    w("| tile function | insns/iter | FMLA | BFMMLA | BFDOT | cycles N2 / V1 / V2 | issue share N2 / V1 / V2 | MACs/cycle V1 |")
+    w("|---|--:|--:|--:|--:|---|---|--:|")
+    for r in rows:
+        cyc = " / ".join(f"{r['cycles'].get(c, float('nan')):.2f}" for c in CPUS)
+        pct = " / ".join(f"{issue_pct(r, c):.1f}%" for c in CPUS if c in r["cycles"])
+        mpc = r["macs"] / r["cycles"]["neoverse-v1"] if "neoverse-v1" in r["cycles"] else float("nan")
+        c = r["counts"]
+        w(f"| `{r['fn'].replace('qgemm::float::', '')}` | {r['insns']} | {c['fmla']} | {c['bfmmla']} | {c['bfdot']} | "
+          f"{cyc} | {pct} | {mpc:.1f} |")
+    w("")
+    return L
+
+
+def splice_float_mca(out, rows):
+    """Replaces (or adds, before "## Packers under icount") the float hot-loop section of page `out`."""
+    text = open(out).read().split("\n")
+    new = "\n".join(float_mca_section(rows)).split("\n")
+    if FLOAT_MCA_HEADING in text:
+        start = text.index(FLOAT_MCA_HEADING)
+        end = next(i for i in range(start + 1, len(text)) if text[i].startswith("#"))
+    else:
+        start = end = text.index("## Packers under icount")
+    open(out, "w").write("\n".join(text[:start] + new + text[end:]))
 
 
 def write(out, kernels, krows, prow, mrows, selected, quick, lrows=(), qrows=(), frows=None):
@@ -532,6 +630,8 @@ def write(out, kernels, krows, prow, mrows, selected, quick, lrows=(), qrows=(),
         w(f"| `{r['fn'].replace('qgemm::matmul::', '')}` | {r['insns']} | {r['counts']['smmla']} | "
           f"{r['counts']['sdot']} | {cyc} | {pct} |")
     w("")
+    if frows and frows.get("mca"):
+        L.extend(float_mca_section(frows["mca"]))
     w("## Packers under icount\n")
     w("Command per family and m: `tools/icount/icount.py --cpu max --sym qgemm:: --json FILE -- bench --family F")
     w(f"--m M --n {N} --k {K} --bl {BL} --iters 1 --no-kernels`: the LHS quantize-and-pack of m rows at the `mr` of the kernel")
@@ -667,6 +767,8 @@ def main():
                     "every family) and merge them into the last run's measurements")
     ap.add_argument("--float", action="store_true", help="measure only the float families (or those of --families) "
                     "and merge them into the last run's measurements")
+    ap.add_argument("--float-mca", action="store_true", help="measure only the float families' hot loops with "
+                    "llvm-mca and replace their section of the page (and of the cache, if there is one)")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "performance.md"))
     a = ap.parse_args()
     if not a.reuse:
@@ -688,12 +790,23 @@ def main():
         if only and any(f not in FAMILIES for f in only):
             sys.exit(f"perf: --families takes {', '.join(FAMILIES)}")
         fams = only or FAMILIES
+        if a.float_mca:
+            rows = measure_float_mca(a.tools, bench)
+            if os.path.exists(cache):
+                old = json.load(open(cache))
+                if old.get("frows"):
+                    old["frows"]["mca"] = rows
+                    json.dump(old, open(cache, "w"))
+            splice_float_mca(a.out, rows)
+            print(f"wrote {a.out}", file=sys.stderr)
+            return
         if a.float:
             old = json.load(open(cache))
             only = a.families.split(",") if a.families else None
             if only and any(f not in FLOAT_FAMILIES for f in only):
                 sys.exit(f"perf: --float --families takes {', '.join(FLOAT_FAMILIES)}")
             frows = measure_float(a.tools, bench, a.quick, a.jobs, only, old.get("frows"))
+            frows["mca"] = measure_float_mca(a.tools, bench)
             write_cache_and_page(a, cache, bench, old["kernels"], old["krows"], old["prow"], old["mrows"],
                                  old.get("lrows", []), old.get("qrows", []), frows)
             return
@@ -710,6 +823,8 @@ def main():
         lrows = measure_model_load(a.tools, bench)
         qrows = measure_quantizers(a.tools, bench)
         frows = measure_float(a.tools, bench, a.quick, a.jobs) if not only else json.load(open(cache)).get("frows")
+        if frows is not None:
+            frows["mca"] = measure_float_mca(a.tools, bench)
         fns = mca_functions(bench)
         if only:
             fns = [fn for fn in fns if any(f"::{f}::" in fn for f in fams)]
