@@ -11,10 +11,11 @@
 //! `main` detects the CPU with `CpuFeatures::from_id_registers`, packs fixed deterministic
 //! inputs on the device into static buffers (no allocator), runs every kernel of every family
 //! on several shapes and compares each one bit for bit with the scalar kernel of the same
-//! packing. Outputs (f32, f16 or bf16) are compared as bits.
+//! packing. Outputs (f32, f16 or bf16) are compared as bits. The float families (`float`) run
+//! each kernel against the scalar kernel of its packed formats the same way.
 //!
 //! Then it starts the other three cores of `-smp 4` (PSCI `CPU_ON` over HVC, `multicore`) and,
-//! for each family, runs the parts of one `op::Linear` call (decode `m = 1` and
+//! for each family, runs the parts of one `op::Linear` (or `op::FloatLinear`) call (decode `m = 1` and
 //! prefill `m = 6`) on the four cores, one part per core, and compares the assembled output bit
 //! for bit with the single-core `Prepared::run`.
 //!
@@ -34,6 +35,7 @@ use core::arch::asm;
 use core::hint::black_box;
 use core::panic::PanicInfo;
 
+mod float;
 mod log;
 mod multicore;
 
@@ -46,8 +48,9 @@ use qgemm::rhs::qsu2cxp::DEFAULT_LUT;
 use qgemm::rhs::{Int4Encoding, Int4Source};
 use qgemm::{
     Clamp, CpuFeatures, Element, Family, Kernel, MatmulArgs, Packing, Tier, bf16_qai8dxp_qsi4c32p,
-    bf16_qai8dxp_qsi4cxp, f16_qai8dxp_qsi4cxp, f16_qai8dxp_qsi8cxp, f16_qsi8d32p_qai4c32p, qai8dxp_qsi4c32p,
-    qai8dxp_qsi4cxp, qai8dxp_qsi8cxp, qai8dxp_qsu2cxp, qsi8d32p_qai4c32p, qsi8d32p_qsi4c32p,
+    bf16_qai8dxp_qsi4cxp, f16_bf16p_bf16p, f16_f16_f16p, f16_qai8dxp_qsi4cxp, f16_qai8dxp_qsi8cxp,
+    f16_qsi8d32p_qai4c32p, f32_bf16p_bf16p, f32_f32_f32p, qai8dxp_qsi4c32p, qai8dxp_qsi4cxp, qai8dxp_qsi8cxp,
+    qai8dxp_qsu2cxp, qsi8d32p_qai4c32p, qsi8d32p_qsi4c32p,
 };
 use semihosting::{eprintln, println};
 
@@ -191,7 +194,10 @@ const Q4_0_BLOCK: usize = 18;
 /// f16 and bf16 outputs).
 const CANARY: u32 = 0x7fa5_a5a5;
 const CANARY_LEN: usize = 16;
-const PACKED_CAP: usize = 32 * 1024;
+/// Bytes of each packed buffer: the float formats are the largest (`f32p16`: 32 columns of
+/// `4 + 4 * 256` bytes for the 16 x 32 x 256 shape, 128 of `4 + 4 * 64` for the float multi-core
+/// calls).
+const PACKED_CAP: usize = 48 * 1024;
 
 /// The raw inputs of one shape. Every family reads the part its format needs.
 struct Inputs {
@@ -258,6 +264,8 @@ struct Buffers {
     lhs_packed: [u8; PACKED_CAP],
     rhs_packed: [u8; PACKED_CAP],
     dst: Outputs,
+    /// The float families' activations, weights and bias.
+    float: float::FloatInputs,
     /// The scalar kernel's output bits.
     reference: [u32; MAX_M * MAX_N],
 }
@@ -280,6 +288,7 @@ static mut BUFFERS: Buffers = Buffers {
     lhs_packed: [0; PACKED_CAP],
     rhs_packed: [0; PACKED_CAP],
     dst: Outputs { f32: [0.0; DST_LEN], f16: [f16::ZERO; DST_LEN], bf16: [bf16::ZERO; DST_LEN] },
+    float: float::FloatInputs::ZERO,
     reference: [0; MAX_M * MAX_N],
 };
 
@@ -488,7 +497,7 @@ half_checked! {
 }
 
 /// The tiers, in the order of [`Tally::run_stack`].
-const TIERS: [Tier; 4] = [Tier::Scalar, Tier::Neon, Tier::Dotprod, Tier::I8mm];
+const TIERS: [Tier; 6] = [Tier::Scalar, Tier::Neon, Tier::Dotprod, Tier::I8mm, Tier::Fp16, Tier::Bf16];
 
 /// Totals over all families.
 #[derive(Default)]
@@ -497,9 +506,9 @@ struct Tally {
     ran: usize,
     skipped: usize,
     failed: usize,
-    /// Largest stack use of one `Kernel::run` call per tier (scalar, neon, dotprod, i8mm),
+    /// Largest stack use of one `Kernel::run` or `FloatKernel::run` call per tier ([`TIERS`]),
     /// and the kernel that used it.
-    run_stack: [(usize, &'static str); 4],
+    run_stack: [(usize, &'static str); 6],
     /// Largest stack use of one LHS packer call.
     lhs_pack_stack: usize,
     /// Largest stack use of one RHS packer call.
@@ -997,6 +1006,10 @@ fn main(_x0: u64, _x1: u64, _x2: u64, _x3: u64) -> ! {
     check_family::<qsi8d32p_qai4c32p::Qsi8d32pQai4c32p>(cpu, b, &mut t);
     check_family::<f16_qsi8d32p_qai4c32p::F16Qsi8d32pQai4c32p>(cpu, b, &mut t);
     check_family::<qai8dxp_qsu2cxp::Qai8dxpQsu2cxp>(cpu, b, &mut t);
+    float::check_family::<f32_f32_f32p::F32F32F32p>(cpu, b, &mut t);
+    float::check_family::<f16_f16_f16p::F16F16F16p>(cpu, b, &mut t);
+    float::check_family::<f32_bf16p_bf16p::F32Bf16pBf16p>(cpu, b, &mut t);
+    float::check_family::<f16_bf16p_bf16p::F16Bf16pBf16p>(cpu, b, &mut t);
 
     println!("stack high-water per call (bytes below the caller's SP, measured by stack painting):");
     for (tier, (bytes, name)) in TIERS.iter().zip(t.run_stack) {
@@ -1036,6 +1049,10 @@ fn main(_x0: u64, _x1: u64, _x2: u64, _x3: u64) -> ! {
             multicore_failed += multicore_family::<qsi8d32p_qai4c32p::Qsi8d32pQai4c32p>(cpu, b);
             multicore_failed += multicore_family::<f16_qsi8d32p_qai4c32p::F16Qsi8d32pQai4c32p>(cpu, b);
             multicore_failed += multicore_family::<qai8dxp_qsu2cxp::Qai8dxpQsu2cxp>(cpu, b);
+            multicore_failed += float::multicore_family::<f32_f32_f32p::F32F32F32p>(cpu, b);
+            multicore_failed += float::multicore_family::<f16_f16_f16p::F16F16F16p>(cpu, b);
+            multicore_failed += float::multicore_family::<f32_bf16p_bf16p::F32Bf16pBf16p>(cpu, b);
+            multicore_failed += float::multicore_family::<f16_bf16p_bf16p::F16Bf16pBf16p>(cpu, b);
             match multicore::stop() {
                 Ok(()) => defmt::info!("cores 1 to {=usize} powered off (PSCI CPU_OFF)", multicore::CORES - 1),
                 Err(e) => {

@@ -29,7 +29,7 @@ use core::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, Ordering};
 
 use aarch64_rt::{Stack, start_core};
 use qgemm::CpuFeatures;
-use qgemm::op::{Operator, Part};
+use qgemm::op::{FloatOperator, FloatPart, Operator, Part};
 use smccc::Hvc;
 use smccc::psci::{self, AffinityState, LowestAffinityLevel};
 
@@ -61,9 +61,9 @@ const OTHER_FEATURES: u32 = 2;
 struct Slot {
     /// `IDLE`, `READY` (set by the boot core), `DONE` (by the secondary), `QUIT`, `QUITTING`.
     state: AtomicU32,
-    /// The `Option<Part<F>>` to run (type-erased), written before `READY`.
+    /// The `Option<P>` (a [`CorePart`]) to run (type-erased), written before `READY`.
     job: AtomicPtr<()>,
-    /// `run_part::<F>` for that part's family, as a data pointer.
+    /// `run_part::<P>` for that part type, as a data pointer.
     func: AtomicPtr<()>,
     /// `MPIDR_EL1` of the core that ran the last part, written before `DONE`.
     ran_on: AtomicU64,
@@ -146,8 +146,8 @@ fn worker(core: usize, boot_cpu: CpuFeatures) -> ! {
             READY => {
                 let func = slot.func.load(Ordering::Relaxed);
                 let job = slot.job.load(Ordering::Relaxed);
-                // SAFETY: `run_on_cores` stored `run_part::<F>` (an `unsafe fn(*mut ())`) in
-                // `func` and the address of an `Option<Part<F>>` of the same `F` in `job`
+                // SAFETY: `run_on_cores` stored `run_part::<P>` (an `unsafe fn(*mut ())`) in
+                // `func` and the address of an `Option<P>` of the same part type `P` in `job`
                 // before its Release store of READY, which our Acquire load saw; it touches
                 // neither until we store DONE, and keeps them alive until then.
                 unsafe {
@@ -174,13 +174,32 @@ fn worker(core: usize, boot_cpu: CpuFeatures) -> ! {
 ///
 /// # Safety
 ///
-/// `job` points at an `Option<Part<'_, F>>` that stays alive and untouched by anything else
+/// `job` points at an `Option<P>` that stays alive and untouched by anything else
 /// until this returns.
-unsafe fn run_part<F: Operator>(job: *mut ()) {
-    // SAFETY: the caller's contract: a live, exclusively ours `Option<Part<F>>`.
-    let part = unsafe { &mut *job.cast::<Option<Part<'_, F>>>() };
+unsafe fn run_part<P: CorePart>(job: *mut ()) {
+    // SAFETY: the caller's contract: a live, exclusively ours `Option<P>`.
+    let part = unsafe { &mut *job.cast::<Option<P>>() };
     if let Some(part) = part.take() {
-        part.run();
+        part.run_here();
+    }
+}
+
+/// One part of an operator call, run by whichever core takes it: `op::Part` (the quantized
+/// families' `Linear`) and `op::FloatPart` (`FloatLinear`).
+pub trait CorePart {
+    /// Computes the part on the calling core.
+    fn run_here(self);
+}
+
+impl<F: Operator> CorePart for Part<'_, F> {
+    fn run_here(self) {
+        self.run();
+    }
+}
+
+impl<F: FloatOperator> CorePart for FloatPart<'_, F> {
+    fn run_here(self) {
+        self.run();
     }
 }
 
@@ -219,13 +238,13 @@ pub fn start(boot_cpu: CpuFeatures) -> Result<psci::Version, &'static str> {
 
 /// Runs part `i` of `parts` on core `i` (the boot core runs part 0) and returns each part's
 /// core (`MPIDR_EL1`). `parts` must hold exactly [`CORES`] parts.
-pub fn run_on_cores<'o, F: Operator>(parts: impl IntoIterator<Item = Part<'o, F>>) -> [u64; CORES] {
+pub fn run_on_cores<P: CorePart>(parts: impl IntoIterator<Item = P>) -> [u64; CORES] {
     let mut it = parts.into_iter();
     // Owned by this frame until every secondary has stored DONE (the waits below never give
     // up: a timeout ends the run through `fatal`).
-    let mut jobs: [Option<Part<'o, F>>; CORES] = core::array::from_fn(|_| it.next());
+    let mut jobs: [Option<P>; CORES] = core::array::from_fn(|_| it.next());
     assert!(jobs.iter().all(Option::is_some) && it.next().is_none(), "one part per core");
-    let func = run_part::<F> as unsafe fn(*mut ()) as *mut ();
+    let func = run_part::<P> as unsafe fn(*mut ()) as *mut ();
     for (core, slot) in SLOTS.iter().enumerate().skip(1) {
         slot.job.store((&raw mut jobs[core]).cast(), Ordering::Relaxed);
         slot.func.store(func, Ordering::Relaxed);
@@ -236,7 +255,7 @@ pub fn run_on_cores<'o, F: Operator>(parts: impl IntoIterator<Item = Part<'o, F>
     signal();
     // The boot core's own part.
     if let Some(part) = jobs[0].take() {
-        part.run();
+        part.run_here();
     }
     let mut ran_on = [mpidr(); CORES];
     for (core, slot) in SLOTS.iter().enumerate().skip(1) {

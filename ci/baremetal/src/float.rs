@@ -1,0 +1,388 @@
+//! The float families (`qgemm::float`) on bare metal: every kernel against the scalar kernel of
+//! its formats (the same packed RHS and LHS, hence the same arithmetic) on [`SHAPES`], and one
+//! `op::FloatLinear` call per family in parts on four cores.
+//!
+//! Inputs mix ordinary values with the edges the float arithmetic must get right on every core:
+//! zeros of both signs, values that are bf16/f16 denormals (flushed by BFDOT/BFMMLA, kept by
+//! FMLA), and values large enough to overflow f16 (infinities, and NaN from `inf * 0`).
+
+use half::f16;
+use qgemm::error::Param;
+use qgemm::float::{FloatFamily, FloatKernel, LhsFormat, RhsFormat};
+use qgemm::op::{FloatLinear, FloatOperator, Rect};
+use qgemm::rhs::{FloatSource, bf16p12, f16p, f32p};
+use qgemm::{
+    Clamp, CpuFeatures, Element, MatmulArgs, Tier, f16_bf16p_bf16p, f16_f16_f16p, f32_bf16p_bf16p, f32_f32_f32p,
+};
+use semihosting::println;
+
+use crate::{
+    Buffers, CANARY, CANARY_LEN, MAX_K, MAX_M, MAX_N, McError, Out, Rng, SHAPES, Shape, TIERS, Tally, measured,
+    multicore, shape,
+};
+
+/// The multi-core calls: decode and prefill on 128 columns, so that the widest RHS tile (32
+/// columns of `f16p32`) still gives one part per core.
+const MULTICORE_SHAPES: [Shape; 2] = [shape(1, 128, 64, 0, false), shape(6, 128, 64, 0, true)];
+/// Most columns of a float shape (the multi-core calls').
+const MAX_FLOAT_N: usize = 128;
+
+/// The raw inputs of the float families: activations and weights in f32 and rounded to f16.
+pub struct FloatInputs {
+    /// `m x k` activations, dense rows.
+    x32: [f32; MAX_M * MAX_K],
+    x16: [f16; MAX_M * MAX_K],
+    /// `n x k` weights, NxK, dense rows (`n * k` is at most `MAX_N * MAX_K` in every shape).
+    w32: [f32; MAX_N * MAX_K],
+    w16: [f16; MAX_N * MAX_K],
+    /// Per-channel bias.
+    bias32: [f32; MAX_FLOAT_N],
+    bias16: [f16; MAX_FLOAT_N],
+}
+
+impl FloatInputs {
+    pub const ZERO: FloatInputs = FloatInputs {
+        x32: [0.0; MAX_M * MAX_K],
+        x16: [f16::ZERO; MAX_M * MAX_K],
+        w32: [0.0; MAX_N * MAX_K],
+        w16: [f16::ZERO; MAX_N * MAX_K],
+        bias32: [0.0; MAX_FLOAT_N],
+        bias16: [f16::ZERO; MAX_FLOAT_N],
+    };
+}
+
+/// One input value: mostly uniform in (-1, 1), one in 32 each a zero of either sign, a tiny
+/// value (a bf16/f16 denormal or zero) or a huge one (an f16 infinity).
+fn value(rng: &mut Rng) -> f32 {
+    let u = (rng.next_u64() >> 32) as u32;
+    let x = (u >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0;
+    match u & 31 {
+        0 => 0.0,
+        1 => -0.0,
+        2 => x * 1e-30,
+        3 => x * 1e20,
+        _ => x,
+    }
+}
+
+fn fill(fi: &mut FloatInputs, s: &Shape, seed: u64) {
+    let mut rng = Rng(seed);
+    for (x, h) in fi.x32[..s.m * s.k].iter_mut().zip(&mut fi.x16) {
+        *x = value(&mut rng);
+        *h = f16::from_f32(*x);
+    }
+    for (w, h) in fi.w32[..s.n * s.k].iter_mut().zip(&mut fi.w16) {
+        *w = value(&mut rng);
+        *h = f16::from_f32(*w);
+    }
+    for (b, h) in fi.bias32[..s.n].iter_mut().zip(&mut fi.bias16) {
+        *b = rng.f32(-1.0, 1.0);
+        *h = f16::from_f32(*b);
+    }
+}
+
+/// Activations, weights and bias of a family, in its source and bias types.
+type Sources<'a, S, B> = (&'a [S], &'a [S], &'a [B]);
+
+/// What the check needs from a float family: its inputs and packers.
+pub trait FloatChecked: FloatOperator<Dst: Out> {
+    /// The activations, weights (NxK) and bias in the family's source types.
+    fn inputs(fi: &FloatInputs) -> Sources<'_, Self::Src, Self::Bias>;
+    /// The kernel's LHS for `m x k` rows `x`: `x` itself, or packed in `lhs` into `scratch`.
+    fn lhs<'a>(
+        lhs: Option<LhsFormat>,
+        m: usize,
+        k: usize,
+        x: &'a [Self::Src],
+        scratch: &'a mut [u8],
+    ) -> qgemm::Result<&'a [Self::Lhs]>;
+    /// The family's `select`: the best kernel on `cpu` of its preferred formats.
+    fn select(cpu: &CpuFeatures) -> &'static FloatKernel<Self>;
+    /// Packs `n x k` weights `w` with `bias` into `rhs` (a format of this family).
+    fn pack_rhs(
+        rhs: &RhsFormat,
+        n: usize,
+        k: usize,
+        w: &FloatSource<'_, Self::Src>,
+        bias: &[Self::Bias],
+        out: &mut [u8],
+    ) -> qgemm::Result<()>;
+}
+
+macro_rules! unpacked {
+    ($module:ident::$fam:ident, $x:ident, $w:ident, $b:ident, $packer:path) => {
+        impl FloatChecked for $module::$fam {
+            fn select(cpu: &CpuFeatures) -> &'static FloatKernel<Self> {
+                $module::select(cpu)
+            }
+
+            fn inputs(fi: &FloatInputs) -> Sources<'_, Self::Src, Self::Bias> {
+                (&fi.$x, &fi.$w, &fi.$b)
+            }
+
+            fn lhs<'a>(
+                _: Option<LhsFormat>,
+                _m: usize,
+                _k: usize,
+                x: &'a [Self::Src],
+                _: &'a mut [u8],
+            ) -> qgemm::Result<&'a [Self::Lhs]> {
+                Ok(x)
+            }
+
+            fn pack_rhs(
+                rhs: &RhsFormat,
+                n: usize,
+                k: usize,
+                w: &FloatSource<'_, Self::Src>,
+                bias: &[Self::Bias],
+                out: &mut [u8],
+            ) -> qgemm::Result<()> {
+                $packer(rhs, n, k, w, Some(bias), out)
+            }
+        }
+    };
+}
+
+unpacked!(f32_f32_f32p::F32F32F32p, x32, w32, bias32, f32p::pack);
+unpacked!(f16_f16_f16p::F16F16F16p, x16, w16, bias16, f16p::pack);
+
+macro_rules! packed {
+    ($module:ident::$fam:ident, $x:ident, $w:ident, $b:ident, $packer:path) => {
+        impl FloatChecked for $module::$fam {
+            fn select(cpu: &CpuFeatures) -> &'static FloatKernel<Self> {
+                $module::select(cpu)
+            }
+
+            fn inputs(fi: &FloatInputs) -> Sources<'_, Self::Src, Self::Bias> {
+                (&fi.$x, &fi.$w, &fi.$b)
+            }
+
+            fn lhs<'a>(
+                lhs: Option<LhsFormat>,
+                m: usize,
+                k: usize,
+                x: &'a [Self::Src],
+                scratch: &'a mut [u8],
+            ) -> qgemm::Result<&'a [Self::Lhs]> {
+                let f = lhs.ok_or(qgemm::Error::Unsupported { param: Param::Mr, value: 0 })?;
+                qgemm::lhs::bf16p::pack(&f, m, k, x, k, scratch)?;
+                Ok(&scratch[..f.packed_size(m, k)?])
+            }
+
+            fn pack_rhs(
+                _: &RhsFormat,
+                n: usize,
+                k: usize,
+                w: &FloatSource<'_, Self::Src>,
+                bias: &[Self::Bias],
+                out: &mut [u8],
+            ) -> qgemm::Result<()> {
+                $packer(n, k, w, Some(bias), out)
+            }
+        }
+    };
+}
+
+packed!(f32_bf16p_bf16p::F32Bf16pBf16p, x32, w32, bias32, bf16p12::pack_b32);
+packed!(f16_bf16p_bf16p::F16Bf16pBf16p, x16, w16, bias16, bf16p12::pack_b16);
+
+/// Arguments of one measured kernel call (plain `fn` pointers cannot capture).
+struct FloatCall<'a, F: FloatFamily> {
+    kernel: &'a FloatKernel<F>,
+    cpu: CpuFeatures,
+    lhs: &'a [F::Lhs],
+    rhs: &'a [u8],
+    dst: &'a mut [F::Dst],
+    args: MatmulArgs,
+}
+
+fn call_run<F: FloatFamily>(c: &mut FloatCall<'_, F>) -> qgemm::Result<()> {
+    c.kernel.run(&c.cpu, c.lhs, c.rhs, c.dst, &c.args)
+}
+
+/// What one kernel did on one shape.
+enum Outcome {
+    Agree,
+    /// Index of the first differing element, got bits, want bits.
+    Differ(usize, u32, u32),
+    /// The output canary past `m * n` was overwritten.
+    Overrun,
+}
+
+/// Runs `kernel` and `scalar` (same formats) on `s` and compares the outputs bit for bit.
+fn check_shape<F: FloatChecked>(
+    kernel: &'static FloatKernel<F>,
+    scalar: &'static FloatKernel<F>,
+    cpu: CpuFeatures,
+    s: &Shape,
+    seed: u64,
+    b: &mut Buffers,
+    t: &mut Tally,
+) -> Result<Outcome, qgemm::Error> {
+    let (m, n, k) = (s.m, s.n, s.k);
+    let mn = m * n;
+    fill(&mut b.float, s, seed);
+    let (x, w, bias) = F::inputs(&b.float);
+    F::pack_rhs(&kernel.rhs_format(), n, k, &FloatSource::nxk(&w[..n * k], k), &bias[..n], &mut b.rhs_packed)?;
+    let lhs = F::lhs(kernel.lhs_format(), m, k, &x[..m * k], &mut b.lhs_packed)?;
+    let clamp = if s.tight_clamp { Clamp::new(-0.25, 0.3)? } else { Clamp::NONE };
+    let args = MatmulArgs::new(m, n, k).with_clamp(clamp);
+    let dst = F::Dst::buffer(&mut b.dst);
+    scalar.run(&cpu, lhs, &b.rhs_packed, &mut dst[..mn], &args)?;
+    for (r, v) in b.reference[..mn].iter_mut().zip(dst.iter()) {
+        *r = v.to_bits32();
+    }
+    dst.fill(F::Dst::from_bits32(CANARY));
+    let mut c = FloatCall { kernel, cpu, lhs, rhs: &b.rhs_packed, dst: &mut dst[..mn + CANARY_LEN], args };
+    let (r, used) = measured(call_run::<F>, &mut c);
+    r?;
+    let slot = &mut t.run_stack[TIERS.iter().position(|&x| x == kernel.tier()).unwrap_or(0)];
+    if used > slot.0 {
+        *slot = (used, kernel.name());
+    }
+    let canary = F::Dst::from_bits32(CANARY).to_bits32();
+    if dst[mn..mn + CANARY_LEN].iter().any(|v| v.to_bits32() != canary) {
+        return Ok(Outcome::Overrun);
+    }
+    Ok(match (0..mn).find(|&i| dst[i].to_bits32() != b.reference[i]) {
+        Some(i) => Outcome::Differ(i, dst[i].to_bits32(), b.reference[i]),
+        None => Outcome::Agree,
+    })
+}
+
+/// Runs every kernel of float family `F` on every shape against the scalar kernel of its
+/// formats, and checks `select`.
+pub fn check_family<F: FloatChecked>(cpu: CpuFeatures, b: &mut Buffers, t: &mut Tally) {
+    println!("family {}: {} kernels", F::NAME, F::kernels().len());
+    let before = (t.ran, t.skipped, t.failed);
+    for &kernel in F::kernels() {
+        t.kernels += 1;
+        let (tier, name) = (kernel.tier().name(), kernel.name());
+        if !kernel.is_available(&cpu) {
+            t.skipped += 1;
+            let needs = kernel.missing_feature(&cpu).map_or("?", |f| f.name());
+            println!("  skipped  {tier:8} {name} (CPU lacks {needs})");
+            continue;
+        }
+        let scalar = F::kernels().iter().copied().find(|s| {
+            s.tier() == Tier::Scalar && s.lhs_format() == kernel.lhs_format() && s.rhs_format() == kernel.rhs_format()
+        });
+        let Some(scalar) = scalar else {
+            t.failed += 1;
+            println!("  FAIL     {tier:8} {name}: no scalar kernel with its formats");
+            continue;
+        };
+        t.ran += 1;
+        let mut bad = false;
+        for (i, s) in SHAPES.iter().enumerate() {
+            let (m, n, k) = (s.m, s.n, s.k);
+            match check_shape(kernel, scalar, cpu, s, 0xf10a_0000 + i as u64, b, t) {
+                Ok(Outcome::Agree) => continue,
+                Ok(Outcome::Differ(at, got, want)) => println!(
+                    "  FAIL     {tier:8} {name} m={m} n={n} k={k}: element {at} = {got:#010x}, scalar {want:#010x}"
+                ),
+                Ok(Outcome::Overrun) => println!("  FAIL     {tier:8} {name} m={m} n={n} k={k}: wrote past the output"),
+                Err(e) => println!("  FAIL     {tier:8} {name} m={m} n={n} k={k}: {e}"),
+            }
+            bad = true;
+        }
+        if bad {
+            t.failed += 1;
+        } else if kernel.tier() == Tier::Scalar {
+            println!("  ran      {tier:8} {name} ({} shapes; reference of its formats)", SHAPES.len());
+        } else {
+            println!("  agree    {tier:8} {name} ({} shapes, bit-exact vs {})", SHAPES.len(), scalar.name());
+        }
+    }
+    // `select` must pick a kernel the CPU has, of the best tier among the available kernels of
+    // the family's preferred formats (those of `FloatLinear`).
+    let k = F::select(&cpu);
+    let best = F::kernels()
+        .iter()
+        .filter(|c| c.is_available(&cpu) && c.rhs_format() == F::RHS && c.lhs_format() == F::LHS)
+        .map(|c| c.tier())
+        .max();
+    let ok = k.is_available(&cpu) && best == Some(k.tier());
+    if !ok {
+        t.failed += 1;
+    }
+    let verdict = if ok { "" } else { "  FAIL: not the best available tier" };
+    println!("  select -> {} [{}]{verdict}", k.name(), k.tier().name());
+    let (ran, skipped, failed) = (t.ran - before.0, t.skipped - before.1, t.failed - before.2);
+    defmt::info!(
+        "family {=str}: {=usize} kernels, {=usize} ran, {=usize} skipped, {=usize} failed",
+        F::NAME,
+        F::kernels().len(),
+        ran,
+        skipped,
+        failed
+    );
+}
+
+/// One `FloatLinear` call of `F` on `s` in [`multicore::CORES`] parts, part `i` on core `i`,
+/// against the same call on this core.
+fn multicore_call<F: FloatChecked>(cpu: CpuFeatures, s: &Shape, seed: u64, b: &mut Buffers) -> Result<(), McError> {
+    fill(&mut b.float, s, seed);
+    let (m, n, k, mn) = (s.m, s.n, s.k, s.m * s.n);
+    let (x, w, bias) = F::inputs(&b.float);
+    let layer = FloatLinear::<F>::pack(n, k, &FloatSource::nxk(&w[..n * k], k), Some(&bias[..n]), &mut b.rhs_packed)?;
+    let clamp = if s.tight_clamp { Clamp::new(-0.25, 0.3)? } else { Clamp::NONE };
+    let call = layer.prepare(&cpu, m, &x[..m * k], &mut b.lhs_packed)?.with_clamp(clamp);
+    let dst = F::Dst::buffer(&mut b.dst);
+    call.run(&mut dst[..mn])?;
+    for (r, v) in b.reference[..mn].iter_mut().zip(dst.iter()) {
+        *r = v.to_bits32();
+    }
+    dst.fill(F::Dst::from_bits32(CANARY));
+    let parts = call.parts(&mut dst[..mn], multicore::CORES)?;
+    if parts.len() != multicore::CORES {
+        return Err(McError::Parts(parts.len()));
+    }
+    let rects: [Rect; multicore::CORES] = core::array::from_fn(|i| parts[i].rect());
+    let ran_on = multicore::run_on_cores(parts);
+    for (part, &mpidr) in ran_on.iter().enumerate() {
+        if mpidr != part as u64 {
+            return Err(McError::WrongCore(part, mpidr));
+        }
+    }
+    let canary = F::Dst::from_bits32(CANARY).to_bits32();
+    if dst[mn..mn + CANARY_LEN].iter().any(|v| v.to_bits32() != canary) {
+        return Err(McError::Overrun);
+    }
+    if let Some(i) = (0..mn).find(|&i| dst[i].to_bits32() != b.reference[i]) {
+        return Err(McError::Differ(i, dst[i].to_bits32(), b.reference[i]));
+    }
+    let kernel = call.kernel().name();
+    println!(
+        "multicore {} m={m}: {} cores parts={} ok, bit-identical to run ({kernel})",
+        F::NAME,
+        multicore::CORES,
+        rects.len()
+    );
+    defmt::info!(
+        "multicore {=str} m={=usize}: {=usize} cores parts={=usize} ok, bit-identical to run ({=str})",
+        F::NAME,
+        m,
+        multicore::CORES,
+        rects.len(),
+        kernel
+    );
+    for (part, r) in rects.iter().enumerate() {
+        defmt::info!("  part {=usize} on core {=usize}: {}", part, part, r);
+    }
+    Ok(())
+}
+
+/// [`multicore_call`] on every shape of [`MULTICORE_SHAPES`]; returns the number of failed calls.
+pub fn multicore_family<F: FloatChecked>(cpu: CpuFeatures, b: &mut Buffers) -> usize {
+    let mut failed = 0;
+    for (i, s) in MULTICORE_SHAPES.iter().enumerate() {
+        if let Err(e) = multicore_call::<F>(cpu, s, 0xf1c0_0000 + i as u64, b) {
+            println!("multicore {} m={}: FAIL: {e}", F::NAME, s.m);
+            defmt::error!("multicore {=str} m={=usize}: FAIL: {}", F::NAME, s.m, e);
+            failed += 1;
+        }
+    }
+    failed
+}
