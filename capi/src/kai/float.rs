@@ -365,6 +365,9 @@ fn raw_offset(f: &str, fmt: &RhsFormat, n_idx: usize, per_column: usize) -> usiz
     mul(f, n_idx, per_column).unwrap_or(0)
 }
 
+/// A qgemm float RHS packer: `(n, k, source, bias, out)`.
+type FloatPack<T, B> = fn(usize, usize, &FloatSource<'_, T>, Option<&[B]>, &mut [u8]) -> qgemm::Result<()>;
+
 /// The body of every float RHS packer's `run`: checks KleidiAI's assertions and the strides,
 /// builds the slices KleidiAI's contract implies, and runs `pack`.
 ///
@@ -382,7 +385,7 @@ unsafe fn rhs_pack<T: Element, B: Element>(
     (num_groups, n, k, nr, kr, sr): (usize, usize, usize, usize, usize, usize),
     (rhs_stride, rhs, bias): (usize, *const c_void, *const c_void),
     (scale, rhs_packed, extra_bytes, params): (*const c_void, *mut c_void, usize, *const c_void),
-    pack: fn(usize, usize, &FloatSource<'_, T>, Option<&[B]>, &mut [u8]) -> qgemm::Result<()>,
+    pack: FloatPack<T, B>,
 ) {
     if num_groups != 1 || extra_bytes != 0 {
         fail!(f, (), "num_groups = {num_groups}, extra_bytes = {extra_bytes}: must be 1 and 0");
