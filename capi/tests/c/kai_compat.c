@@ -15,6 +15,13 @@
  *     sub-rectangles addressed through the kernel's offset getters, exactly as a KleidiAI user
  *     splits work between threads.
  * The families are one table (FAMILIES below); their kernels are kai_kernels.h's tables.
+ * The float families (FLOAT_FAMILIES, lines of kai_plan.py --float) are checked the same way, with
+ * their packers given per packing: the RHS packed into a 0xA5-filled buffer compared with the golden
+ * bytes where float.md specifies them; elsewhere (bytes KleidiAI leaves unwritten or fills with a
+ * register's leftover) qgemm must have written 0 (KAI_COMPAT_KLEIDIAI=1 skips that, for a run
+ * against KleidiAI); the 1x36 kernel and its 1x4 LHS packer one row per call, as KleidiAI requires;
+ * a kernel with FEAT_FP16 or FEAT_BF16 instructions runs only where HWCAP has them (or with
+ * KAI_COMPAT_RUN_ALL=1).
  * As a KleidiAI user does, a kernel runs only where the CPU has its ISA (HWCAP_ASIMDDP for dotprod,
  * HWCAP2_I8MM for i8mm); elsewhere its getters and packers are still checked. KAI_COMPAT_RUN_ALL=1
  * runs every kernel on any CPU (for a library that falls back to portable code).
