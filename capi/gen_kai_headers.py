@@ -39,9 +39,9 @@ BANNER = ("/* qgemm: KleidiAI-compatible declarations (link against libqgemm_cap
 DST_C = {"f32": "float*", "f16": "void*", "bf16": "void*"}
 
 
-def run_common(dst):
-    return ("const void* lhs_packed", "const void* rhs_packed", f"{DST_C[dst]} dst", "size_t dst_stride_row",
-            "size_t dst_stride_col", "float scalar_min", "float scalar_max")
+def run_common(dst, dst_c=None, lhs=("const void* lhs_packed",)):
+    return lhs + ("const void* rhs_packed", f"{dst_c or DST_C[dst]} dst", "size_t dst_stride_row",
+                  "size_t dst_stride_col", "float scalar_min", "float scalar_max")
 
 
 PER_CHANNEL = {"lhs_offset": ("size_t m_idx", "size_t k"), "rhs_offset": ("size_t n_idx", "size_t k"),
@@ -182,6 +182,52 @@ FAMILIES = {
             "qai8dxp4x4_qsu2cxp4x4bf32sf32_8x4_neon_dotprod",
         ],
     },
+    # The float families (float.md). "unpacked": the kernels read f32/f16 rows (get_lhs_offset,
+    # run_matmul(..., lhs, lhs_stride, ...), no get_mr); "fields" renames a struct member where
+    # KleidiAI's interface struct does; "dst_c": run_matmul's dst type (void* in these families).
+    "f32_f32_f32p": {
+        "dst": "f32", "kai": "f32_f32p", **PER_CHANNEL, "unpacked": True, "dst_c": "void*",
+        "what": "f32 weights packed with their f32 bias (f32p16, f32p8) x f32 activation rows read unpacked",
+        "kernels": [
+            "f32_f32p16x1b_6x16_neon_mla",
+            "f32_f32p16x1b_6x16_neon_mla_cortexa55",
+            "f32_f32p8x1biasf32_6x8x4_neon_mla",
+        ],
+    },
+    "f16_f16_f16p": {
+        "dst": "f16", "kai": "f16_f16p", **PER_CHANNEL, "unpacked": True, "dst_c": "void*",
+        "fields": {"get_lhs_offset": "get_lhs_packed_offset"},
+        "run_what": "computes the m x n rectangle of dst as f16 values (dst_stride_col = 2), clamped to"
+                    " [scalar_min, scalar_max] rounded to f16",
+        "what": "f16 weights packed with their f16 bias (f16p32, f16p16) x f16 activation rows read unpacked"
+                " (a FEAT_FP16 kernel: on a CPU without FP16 qgemm runs a scalar kernel with the same bits)",
+        "kernels": [
+            "f16_f16p32x1b_6x32_neon_mla",
+            "f16_f16p32x1b_6x32_neon_mla_cortexa55",
+            "f16_f16p16x1biasf16_6x16x8_neon_mla",
+        ],
+    },
+    "f32_bf16p_bf16p": {
+        "dst": "f32", "kai": "bf16p_bf16p", **PER_CHANNEL, "dst_c": "void*",
+        "what": "bf16 weights with f32 bias (bf16p12x4b) x activations packed as bf16 (bf16p1x4, bf16p8x4)"
+                " (a FEAT_BF16 kernel: on a CPU without BF16 qgemm runs a scalar kernel with the same bits)",
+        "notes": {"bf16p1x4_bf16p12x4b_1x36_neon_dot":
+                  "KleidiAI requires m == 1 for this kernel (called with m > 1 it writes row 0 only) and"
+                  " get_lhs_packed_offset(0, k); qgemm computes every row of any m, row i read at"
+                  " get_lhs_packed_offset(i, k) and written at i * dst_stride_row (docs/c-api.md)."},
+        "kernels": [
+            "bf16p1x4_bf16p12x4b_1x36_neon_dot",
+            "bf16p8x4_bf16p12x4b_8x12_neon_mmla",
+        ],
+    },
+    "f16_bf16p_bf16p": {
+        "dst": "f16", "kai": "bf16p_bf16p", **PER_CHANNEL, "dst_c": "void*",
+        "what": "bf16 weights with f16 bias (bf16p12x4b) x activations packed as bf16 (bf16p8x4)"
+                " (a FEAT_BF16 kernel: on a CPU without BF16 qgemm runs a scalar kernel with the same bits)",
+        "kernels": [
+            "bf16p8x4_bf16p12x4b_8x12_neon_mmla",
+        ],
+    },
 }
 
 
@@ -194,26 +240,39 @@ def kernel_name(fam, kernel):
     """KleidiAI's name of a kernel: matmul_clamp_<dst>_ + the kernel's entry."""
     return f"matmul_clamp_{FAMILIES[fam]['dst']}_{kernel}"
 
-# (suffix, return type, parameters, comment): the eleven functions of a matmul kernel.
+# (suffix, return type, parameters, comment): the eleven functions of a matmul kernel (ten for the
+# kernels that read the LHS unpacked: no get_mr, get_lhs_offset instead of get_lhs_packed_offset).
 def kernel_functions(fam):
     f = FAMILIES[fam]
     dst = f["dst"]
+    unpacked = f.get("unpacked", False)
+    run_what = f.get("run_what") or (
+        "computes the m x n rectangle of dst (clamped to [scalar_min, scalar_max])" if dst == "f32" else
+        f"computes the m x n rectangle of dst as {dst} values (dst_stride_col = 2), clamped to"
+        " [scalar_min, scalar_max] in f32 before the conversion")
+    if unpacked:
+        lhs_fn = [("get_lhs_offset", "size_t", ("size_t m_idx", "size_t lhs_stride"),
+                   "byte offset of LHS row m_idx with rows lhs_stride bytes apart")]
+        run = f["run_head"] + run_common(dst, f.get("dst_c"), ("const void* lhs", "size_t lhs_stride"))
+        run_what += "; lhs: m rows of k values, lhs_stride bytes apart"
+    else:
+        lhs_fn = [("get_lhs_packed_offset", "size_t", f["lhs_offset"], "byte offset of the packed LHS tile holding row m_idx")]
+        run = f["run_head"] + run_common(dst, f.get("dst_c")) + f.get("run_tail", ())
     return [
         ("get_m_step", "size_t", ("void",), "rows of one kernel iteration: sub-rectangles start at multiples of it"),
         ("get_n_step", "size_t", ("void",), "columns of one kernel iteration: sub-rectangles start at multiples of it"),
+    ] + ([] if unpacked else [
         ("get_mr", "size_t", ("void",), "rows per packed LHS tile (pass to the LHS packer)"),
+    ]) + [
         ("get_nr", "size_t", ("void",), "channels per packed RHS tile (pass to the RHS packer)"),
         ("get_kr", "size_t", ("void",), "depth per inner step (pass to both packers)"),
         ("get_sr", "size_t", ("void",), "split ratio (pass to both packers)"),
-        ("get_lhs_packed_offset", "size_t", f["lhs_offset"], "byte offset of the packed LHS tile holding row m_idx"),
+    ] + lhs_fn + [
         ("get_rhs_packed_offset", "size_t", f["rhs_offset"], "byte offset of the packed RHS tile holding channel n_idx"),
         ("get_dst_offset", "size_t", ("size_t m_idx", "size_t n_idx", "size_t dst_stride"),
          "byte offset of output (m_idx, n_idx) with rows dst_stride bytes apart"),
         ("get_dst_size", "size_t", ("size_t m", "size_t n"), f"bytes of an m x n {dst} output"),
-        ("run_matmul", "void", f["run_head"] + run_common(dst) + f.get("run_tail", ()),
-         "computes the m x n rectangle of dst (clamped to [scalar_min, scalar_max])" if dst == "f32" else
-         f"computes the m x n rectangle of dst as {dst} values (dst_stride_col = 2), clamped to"
-         " [scalar_min, scalar_max] in f32 before the conversion"),
+        ("run_matmul", "void", run, run_what),
     ]
 
 
@@ -267,13 +326,14 @@ def interface_header(fam):
     path = f"{family_dir(fam)}/kai_{kai_family(fam)}_interface.h"
     t = f"kai_{kai_family(fam)}"
     body = [f"/* The interface of every {kai_family(fam)} kernel: one function-pointer type per"
-            " function and the struct that holds a kernel's eleven functions. */", ""]
+            f" function and the struct that holds a kernel's {('ten', 'eleven')[len(kernel_functions(fam)) - 10]} functions. */", ""]
     for fn, ret, ps, _ in kernel_functions(fam):
         p = params(ps)
         sig = "(void);" if p == "void" else f"({p};"
         body.append(f"typedef {ret} (*{t}_{fn}_func_t){sig}")
     body += ["", f"struct {t}_ukernel {{"]
-    body += [f"    {t}_{fn}_func_t {fn};" for fn, _, _, _ in kernel_functions(fam)]
+    fields = FAMILIES[fam].get("fields", {})
+    body += [f"    {t}_{fn}_func_t {fields.get(fn, fn)};" for fn, _, _, _ in kernel_functions(fam)]
     body += ["};"]
     return path, header(guard_of(path), family_includes(fam), body)
 
@@ -457,6 +517,92 @@ FORMATS = {
         ]),
 }
 
+
+
+# ---- the float packers (float.md 2.3): no parameter struct; scale and params must be NULL --------
+
+FLOAT_RHS_RUN = ("size_t num_groups", "size_t n", "size_t k", "size_t nr", "size_t kr", "size_t sr",
+                 "size_t rhs_stride", "const void* rhs", "const void* bias", "const void* scale", "void* rhs_packed",
+                 "size_t extra_bytes", "const void* params")
+ELEM = {"f32": 4, "f16": 2}
+
+
+def float_rhs(what, src, bias, stride, nr_kr=False):
+    """A float RHS packer's format: `src` the raw element type, `bias` "f32"/"f16" (a "!" suffix:
+    required), `stride` None, "tile" or "column" (the NxK packers' per-column stride)."""
+    required = bias.endswith("!")
+    bias = bias.rstrip("!")
+
+    def fmt(name, orient, stride=stride):
+        sizes = ("size_t nr", "size_t kr") if nr_kr else ()
+        raw = (("get_rhs_offset", "size_t", ("size_t n_idx", "size_t rhs_stride"),
+                "byte offset of channel n_idx (a multiple of nr) in the raw weights: n_idx * rhs_stride")
+               if orient == "nxk" else
+               ("get_rhs_offset", "size_t", ("size_t n_idx",),
+                f"byte offset of channel n_idx (a multiple of nr) in a raw row: n_idx * {ELEM[src]}"))
+        fns = [("get_n_step", "size_t", ("void",), "channels per packing step: nr"), raw,
+               ("get_bias_offset", "size_t", ("size_t n_idx",), f"byte offset of channel n_idx's bias: n_idx * {ELEM[bias]}")]
+        if stride == "tile":
+            fns.append(("get_rhs_packed_stride", "size_t", ("size_t k",), "bytes of one packed tile of nr channels"))
+        elif stride == "column":
+            fns.append(("get_rhs_packed_stride", "size_t", ("size_t k",),
+                        "bytes of one packed channel (its bias and k values), not of a tile: use get_rhs_packed_offset"))
+        fns += [
+            ("get_rhs_packed_offset", "size_t", ("size_t n_idx", "size_t k") + sizes,
+             "byte offset of the packed tile holding channel n_idx (a multiple of nr)"),
+            ("get_rhs_packed_size", "size_t", ("size_t n", "size_t k") + sizes, "bytes of the packed RHS of n channels"),
+            ("run", "void", FLOAT_RHS_RUN,
+             f"packs n channels ({ORIENT[orient]} {src} values, rows rhs_stride bytes apart) and their {bias} bias"
+             + (" (required)" if required else " (NULL: zeros)") + "; nr, kr, sr must be the packer's"
+             " (sr = 1); num_groups 1, scale and params NULL, extra_bytes 0"),
+        ]
+        return (what, None, fns)
+    return fmt
+
+
+def float_lhs(what, src):
+    def fmt(name, orient):
+        return (what, None, lhs_functions(False, src) + [
+            ("run", "void", ("size_t m", "size_t k", "size_t mr", "size_t kr", "size_t sr", "size_t m_idx_start",
+                             "const void* lhs", "size_t lhs_stride", "void* lhs_packed"),
+             f"packs m rows of {src} values; lhs points at the first row to pack, lhs_stride in bytes (unused"
+             " for m = 1); mr, kr = 4, sr = 1 must be the packer's; m_idx_start must be 0"),
+        ])
+    return fmt
+
+
+FORMATS.update({
+    "f32p16": float_rhs("Packs f32 weights and f32 bias into tiles of 16 channels (f32p16), values copied bit for bit.",
+                        "f32", "f32", None),
+    "f32p8": float_rhs("Packs f32 weights and f32 bias into tiles of 8 channels (f32p8), values copied bit for bit;"
+                       " the bias slots of padding channels are written 0.", "f32", "f32!", None),
+    "f16p32": float_rhs("Packs f16 weights and f16 bias into tiles of 32 channels (f16p32), values copied bit for"
+                        " bit; padding channels are written 0.", "f16", "f16", None),
+    "f16p16": float_rhs("Packs f16 weights and f16 bias into tiles of 16 channels (f16p16), values copied bit for"
+                        " bit; the bias slots of padding channels are written 0.", "f16", "f16!", None),
+    "bf16p12_b32_f32": float_rhs("Converts f32 weights to bf16 (nearest even) and packs them with their f32 bias"
+                                 " into tiles of 12 channels and blocks of 4 depths (bf16p12x4biasf32); padding"
+                                 " bytes are written 0. No FEAT_BF16 needed.", "f32", "f32", None, nr_kr=True),
+    "bf16p12_b32_f16": float_rhs("Converts f16 weights to bf16 (nearest even) and packs them with an f32 bias"
+                                 " into tiles of 12 channels and blocks of 4 depths (bf16p12x4biasf32); padding"
+                                 " bytes are written 0. No FEAT_BF16 needed.", "f16", "f32", None),
+    "bf16p12_b16": float_rhs("Converts f16 weights to bf16 (nearest even) and packs them with their f16 bias"
+                             " into tiles of 12 channels and blocks of 4 depths (bf16p12x4biasf16); padding bytes"
+                             " are written 0. No FEAT_BF16 needed.", "f16", "f16", None),
+    "bf16p1x4": float_lhs("Converts f32 activations to bf16 and packs them one row per tile (bf16p1x4), for the"
+                          " 1x36 BFDOT kernel: the first 4 * floor(k / 4) values of a row rounded to nearest even,"
+                          " the last k % 4 truncated (as KleidiAI built with GCC; a Clang build rounds them,"
+                          " docs/c-api.md), padding depths 0. KleidiAI requires m == 1 and packs row 0 only"
+                          " otherwise; qgemm packs every row of any m (row i at get_lhs_packed_offset(i, ...)). No"
+                          " FEAT_BF16 needed.", "f32"),
+    "bf16p8x4_f32": float_lhs("Converts f32 activations to bf16 (nearest even) and packs them in tiles of 8 rows"
+                              " (bf16p8x4); padding depths 0, rows past m copy the tile's first row. No FEAT_BF16"
+                              " needed.", "f32"),
+    "bf16p8x4_f16": float_lhs("Converts f16 activations to bf16 (nearest even) and packs them in tiles of 8 rows"
+                              " (bf16p8x4); padding depths 0, rows past m copy the tile's first row. No FEAT_BF16"
+                              " needed.", "f16"),
+})
+
 # One row per packer: (KleidiAI name, format, layout of the raw input or None).
 PACKERS = [
     ("lhs_quant_pack_qai8dxp_f32", "qai8dxp", None),
@@ -474,11 +620,24 @@ PACKERS = [
     ("rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon", "qsu2cxp", "nxk"),
     ("rhs_pack_nxk_qsi8cxp_qsi8cx_neon", "qsi8cxp", "nxk"),
     ("rhs_pack_kxn_qsi8cxp_qsi8cx_neon", "qsi8cxp", "kxn"),
+    ("rhs_pack_kxn_x32p16x1b_x32_x32_neon", "f32p16:tile", "kxn"),
+    ("rhs_pack_nxk_x32p16x1bx32_x32_x32_neon", "f32p16:column", "nxk"),
+    ("rhs_pack_kxn_f32p8x1biasf32_f32_f32_neon", "f32p8", "kxn"),
+    ("rhs_pack_kxn_x16p32x1b_x16_x16_neon", "f16p32:tile", "kxn"),
+    ("rhs_pack_nxk_x16p32x1bx16_x16_x16_neon", "f16p32:column", "nxk"),
+    ("rhs_pack_kxn_f16p16x1biasf16_f16_f16_neon", "f16p16", "kxn"),
+    ("rhs_quant_pack_kxn_bf16p12x4biasf32_f32_neon", "bf16p12_b32_f32", "kxn"),
+    ("rhs_pack_kxn_bf16p12x4biasf32_f16_neon", "bf16p12_b32_f16", "kxn"),
+    ("rhs_pack_kxn_bf16p12x4biasf16_f16_neon", "bf16p12_b16:tile", "kxn"),
+    ("lhs_quant_pack_bf16p1x4_f32_neon", "bf16p1x4", None),
+    ("lhs_quant_pack_bf16p8x4_f32_neon", "bf16p8x4_f32", None),
+    ("lhs_pack_bf16p8x4_f16_neon", "bf16p8x4_f16", None),
 ]
 
 
 def packer_header(name, fmt, orient):
-    what, alias, fns = FORMATS[fmt](name, orient)
+    fmt, _, stride = fmt.partition(":")  # float packers: "<format>:tile" or ":column" has a stride getter
+    what, alias, fns = FORMATS[fmt](name, orient, stride) if stride else FORMATS[fmt](name, orient)
     path = f"{PACK}/kai_{name}.h"
     rhs = name.startswith("rhs_")
     body = [f"/* KleidiAI packer {name}. {what} */", ""]

@@ -536,3 +536,5 @@ kai_family! {
 }
 
 pub mod pack;
+
+pub mod float;

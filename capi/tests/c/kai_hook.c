@@ -39,6 +39,14 @@
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsi4cxp_qs4cxs1s0.h"
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsi8cxp_qsi8cx_neon.h"
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon.h"
+#include "kai/ukernels/matmul/matmul_clamp_f16_f16_f16p/kai_matmul_clamp_f16_f16_f16p32x1b_6x32_neon_mla.h"
+#include "kai/ukernels/matmul/matmul_clamp_f32_bf16p_bf16p/kai_matmul_clamp_f32_bf16p1x4_bf16p12x4b_1x36_neon_dot.h"
+#include "kai/ukernels/matmul/matmul_clamp_f32_f32_f32p/kai_matmul_clamp_f32_f32_f32p16x1b_6x16_neon_mla.h"
+#include "kai/ukernels/matmul/pack/kai_lhs_pack_bf16p8x4_f16_neon.h"
+#include "kai/ukernels/matmul/pack/kai_lhs_quant_pack_bf16p1x4_f32_neon.h"
+#include "kai/ukernels/matmul/pack/kai_rhs_pack_kxn_f32p8x1biasf32_f32_f32_neon.h"
+#include "kai/ukernels/matmul/pack/kai_rhs_pack_kxn_x32p16x1b_x32_x32_neon.h"
+#include "kai/ukernels/matmul/pack/kai_rhs_quant_pack_kxn_bf16p12x4biasf32_f32_neon.h"
 #include "qgemm.h"
 
 static jmp_buf back;
@@ -209,6 +217,66 @@ static void gemv_every_row_qsu2cxp(void) {
         failures++;
     } else {
         printf("ok   %s with m = %d and a look-up table: every row computed, equal to one call per row\n", name, GM);
+    }
+}
+
+/* The 1x36 BFDOT kernel and the bf16p1x4 LHS packer, called with m > 1: KleidiAI requires m == 1
+ * and processes row 0 only; qgemm processes every row (docs/c-api.md). Packing m = 5 rows in one
+ * call must equal five calls of one row (row i at i * get_lhs_packed_size(1, ...)), and a kernel
+ * call with m = 5 five calls of one row, bit for bit, every row written. */
+#define FM 5
+#define FN 40
+#define FK 7
+static void bf16_every_row(void) {
+    static const char* name = "matmul_clamp_f32_bf16p1x4_bf16p12x4b_1x36_neon_dot";
+    static float x[FM * FK], w[FK * FN], bias[FN], whole[FM * FN], rows[FM * FN];
+    static uint8_t lp_whole[1 << 10], lp_rows[1 << 10], rp[1 << 12];
+    for (size_t i = 0; i < FM * FK; i++) x[i] = (float)((int)(i * 7 % 23) - 11) * 0.1234567f;
+    for (size_t i = 0; i < FK * FN; i++) w[i] = (float)((int)(i * 5 % 19) - 9) * 0.0987654f;
+    for (size_t i = 0; i < FN; i++) bias[i] = (float)i * 0.01f;
+    const size_t mr = kai_get_mr_matmul_clamp_f32_bf16p1x4_bf16p12x4b_1x36_neon_dot(),
+                 nr = kai_get_nr_matmul_clamp_f32_bf16p1x4_bf16p12x4b_1x36_neon_dot(),
+                 kr = kai_get_kr_matmul_clamp_f32_bf16p1x4_bf16p12x4b_1x36_neon_dot(),
+                 sr = kai_get_sr_matmul_clamp_f32_bf16p1x4_bf16p12x4b_1x36_neon_dot();
+    const size_t row = kai_get_lhs_packed_size_lhs_quant_pack_bf16p1x4_f32_neon(1, FK, mr, kr, sr);
+    if (kai_get_lhs_packed_size_lhs_quant_pack_bf16p1x4_f32_neon(FM, FK, mr, kr, sr) > sizeof lp_whole ||
+        kai_get_rhs_packed_size_rhs_quant_pack_kxn_bf16p12x4biasf32_f32_neon(FN, FK, nr, kr) > sizeof rp) {
+        fprintf(stderr, "FAIL %s: the test's packed buffers are too small\n", name);
+        failures++;
+        return;
+    }
+    kai_run_rhs_quant_pack_kxn_bf16p12x4biasf32_f32_neon(1, FN, FK, nr, kr, sr, FN * sizeof(float), w, bias, NULL, rp, 0,
+                                                          NULL);
+    memset(lp_whole, 0xA5, sizeof lp_whole);
+    memset(lp_rows, 0xA5, sizeof lp_rows);
+    kai_run_lhs_quant_pack_bf16p1x4_f32_neon(FM, FK, mr, kr, sr, 0, x, FK * sizeof(float), lp_whole);
+    for (size_t r = 0; r < FM; r++)
+        kai_run_lhs_quant_pack_bf16p1x4_f32_neon(1, FK, mr, kr, sr, 0, x + r * FK, FK * sizeof(float), lp_rows + r * row);
+    if (memcmp(lp_whole, lp_rows, sizeof lp_whole) != 0) {
+        fprintf(stderr, "FAIL lhs_quant_pack_bf16p1x4_f32_neon with m = %d: differs from one call per row\n", FM);
+        failures++;
+    } else {
+        printf("ok   lhs_quant_pack_bf16p1x4_f32_neon with m = %d: every row packed, equal to one call per row\n", FM);
+    }
+    const float lo = -3.402823466e38f, hi = 3.402823466e38f;
+    for (size_t i = 0; i < FM * FN; i++) whole[i] = rows[i] = -1.0f;
+    kai_run_matmul_clamp_f32_bf16p1x4_bf16p12x4b_1x36_neon_dot(FM, FN, FK, lp_rows, rp, whole, FN * sizeof(float),
+                                                               sizeof(float), lo, hi);
+    for (size_t r = 0; r < FM; r++)
+        for (size_t n0 = 0; n0 < FN; n0 += kai_get_n_step_matmul_clamp_f32_bf16p1x4_bf16p12x4b_1x36_neon_dot()) {
+            const size_t nn = FN - n0 < 36 ? FN - n0 : 36;
+            kai_run_matmul_clamp_f32_bf16p1x4_bf16p12x4b_1x36_neon_dot(
+                1, nn, FK, lp_rows + r * row,
+                rp + kai_get_rhs_packed_offset_matmul_clamp_f32_bf16p1x4_bf16p12x4b_1x36_neon_dot(n0, FK),
+                rows + r * FN + n0, FN * sizeof(float), sizeof(float), lo, hi);
+        }
+    int written = 1;
+    for (size_t i = FN; i < FM * FN; i++) written &= whole[i] != -1.0f;
+    if (memcmp(whole, rows, sizeof whole) != 0 || !written) {
+        fprintf(stderr, "FAIL %s with m = %d: %s\n", name, FM, written ? "differs from one call per row" : "rows past 0 unwritten");
+        failures++;
+    } else {
+        printf("ok   %s with m = %d: every row computed, equal to one call per row\n", name, FM);
     }
 }
 
@@ -383,6 +451,52 @@ int main(int argc, char** argv) {
                 kai_run_rhs_pack_nxk_qsi8cxp_qsi8cx_neon(1, 4, 32, 4, 8, 2, (const int8_t*)raw, NULL, scale_f32, rhs_p,
                                                          0, &zp1));
 
+    /* The float families: kernels (an unaligned LHS stride, dst_stride_col, a NaN bound, k = 0),
+     * packers (a missing required bias, scale not NULL, a wrong nr, m_idx_start, mr) and getters
+     * (an offset off the step). The packed buffers must stay untouched. */
+    static float w_f32[16 * 16], b_f32[16];
+    static uint16_t x_f16[8 * 16];
+    memcpy(packed_copy, rhs_p, sizeof rhs_p);
+    EXPECT_HOOK("dst_stride_col = 8 (matmul_clamp_f32_f32_f32p16x1b_6x16_neon_mla)",
+                kai_run_matmul_clamp_f32_f32_f32p16x1b_6x16_neon_mla(2, 16, 16, lhs_f32, 64, rhs_p, dst, 64, 8, lo, hi));
+    EXPECT_HOOK("lhs_stride = 33 (matmul_clamp_f16_f16_f16p32x1b_6x32_neon_mla: a multiple of 2)",
+                kai_run_matmul_clamp_f16_f16_f16p32x1b_6x32_neon_mla(2, 32, 16, x_f16, 33, rhs_p, dst, 64, 2, lo, hi));
+    EXPECT_HOOK("scalar_max = NaN (matmul_clamp_f32_bf16p1x4_bf16p12x4b_1x36_neon_dot)",
+                kai_run_matmul_clamp_f32_bf16p1x4_bf16p12x4b_1x36_neon_dot(1, 12, 8, lhs_p, rhs_p, dst, 48, 4, lo, NAN));
+    EXPECT_HOOK("k = 0 (matmul_clamp_f32_f32_f32p16x1b_6x16_neon_mla)",
+                kai_run_matmul_clamp_f32_f32_f32p16x1b_6x16_neon_mla(2, 16, 0, lhs_f32, 64, rhs_p, dst, 64, 4, lo, hi));
+    EXPECT_HOOK("bias = NULL (rhs_pack_kxn_f32p8x1biasf32_f32_f32_neon: required)",
+                kai_run_rhs_pack_kxn_f32p8x1biasf32_f32_f32_neon(1, 8, 16, 8, 1, 1, 8 * 4, w_f32, NULL, NULL, rhs_p, 0,
+                                                                 NULL));
+    EXPECT_HOOK("scale != NULL (rhs_pack_kxn_x32p16x1b_x32_x32_neon)",
+                kai_run_rhs_pack_kxn_x32p16x1b_x32_x32_neon(1, 16, 16, 16, 1, 1, 16 * 4, w_f32, b_f32, scale_f32, rhs_p,
+                                                            0, NULL));
+    EXPECT_HOOK("nr = 8 (rhs_pack_kxn_x32p16x1b_x32_x32_neon: 16)",
+                kai_run_rhs_pack_kxn_x32p16x1b_x32_x32_neon(1, 16, 16, 8, 1, 1, 16 * 4, w_f32, b_f32, NULL, rhs_p, 0,
+                                                            NULL));
+    EXPECT_HOOK("rhs_stride = 60 < 4n (rhs_quant_pack_kxn_bf16p12x4biasf32_f32_neon)",
+                kai_run_rhs_quant_pack_kxn_bf16p12x4biasf32_f32_neon(1, 16, 16, 12, 4, 1, 60, w_f32, b_f32, NULL, rhs_p,
+                                                                     0, NULL));
+    if (memcmp(packed_copy, rhs_p, sizeof rhs_p) != 0) {
+        fprintf(stderr, "FAIL rejected float RHS packer calls: the packer wrote\n");
+        failures++;
+    }
+    memcpy(packed_copy, lhs_p, sizeof lhs_p);
+    EXPECT_HOOK("m_idx_start = 8 (lhs_pack_bf16p8x4_f16_neon: must be 0)",
+                kai_run_lhs_pack_bf16p8x4_f16_neon(8, 16, 8, 4, 1, 8, x_f16, 32, lhs_p));
+    EXPECT_HOOK("mr = 8 (lhs_quant_pack_bf16p1x4_f32_neon: 1)",
+                kai_run_lhs_quant_pack_bf16p1x4_f32_neon(1, 16, 8, 4, 1, 0, lhs_f32, 64, lhs_p));
+    if (memcmp(packed_copy, lhs_p, sizeof lhs_p) != 0) {
+        fprintf(stderr, "FAIL rejected bf16 LHS packer calls: the packer wrote\n");
+        failures++;
+    }
+    EXPECT_HOOK("get_rhs_offset at n_idx = 3 (rhs_pack_kxn_x32p16x1b_x32_x32_neon: a multiple of 16)",
+                (void)kai_get_rhs_offset_rhs_pack_kxn_x32p16x1b_x32_x32_neon(3));
+    EXPECT_HOOK("get_rhs_packed_size with nr = 16 (rhs_quant_pack_kxn_bf16p12x4biasf32_f32_neon: 12)",
+                (void)kai_get_rhs_packed_size_rhs_quant_pack_kxn_bf16p12x4biasf32_f32_neon(16, 16, 16, 4));
+    EXPECT_HOOK("get_lhs_offset at m_idx = 2 (matmul_clamp_f32_f32_f32p16x1b_6x16_neon_mla: m_step 6)",
+                (void)kai_get_lhs_offset_matmul_clamp_f32_f32_f32p16x1b_6x16_neon_mla(2, 64));
+
     /* Good calls do not fire the hook. */
     int before = fired;
     if (setjmp(back) == 0) {
@@ -401,6 +515,9 @@ int main(int argc, char** argv) {
         static const int32_t edge_lut[4] = {-64, 0, 0, 63};
         kai_run_rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon(1, 4, 64, 4, 4, 1, raw, NULL, scale_f32, rhs_p, 0, &u2_zp,
                                                             edge_lut);
+        kai_run_rhs_pack_kxn_x32p16x1b_x32_x32_neon(1, 16, 16, 16, 1, 1, 16 * 4, w_f32, NULL, NULL, rhs_p, 0, NULL);
+        kai_run_matmul_clamp_f32_f32_f32p16x1b_6x16_neon_mla(2, 16, 16, lhs_f32, 64, rhs_p, dst, 64, 4, lo, hi);
+        kai_run_lhs_pack_bf16p8x4_f16_neon(8, 16, 8, 4, 1, 0, x_f16, 32, lhs_p);
     }
     if (fired != before) {
         fprintf(stderr, "FAIL good calls: the hook fired (%s: %s)\n", last_function, last_reason);
@@ -411,6 +528,7 @@ int main(int argc, char** argv) {
 
     gemv_every_row();
     gemv_every_row_qsu2cxp();
+    bf16_every_row();
 
     /* A handler that returns: the failing call returns without writing, a getter returns 0. */
     qgemm_kai_set_error_handler(count_and_return, NULL);

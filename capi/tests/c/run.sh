@@ -10,7 +10,8 @@
 # Tests:
 #   check_symbols  the archive's kai_* and qgemm_* symbols equal the functions the headers declare
 #                  (check_symbols.py; also on the bare-metal archive when it is built)
-#   kai_compat     layer 2: every (golden case, KleidiAI kernel) against the golden bits
+#   kai_compat     layer 2: every (golden case, KleidiAI kernel) against the golden bits, the float
+#                  families' cases included (kai_plan.py --float)
 #   kai_hook       layer 2: a custom error hook fires on bad calls; the default hook aborts (134)
 #   kai_hook_throw layer 2, C++: a hook that throws; the exception reaches the caller's catch
 #   qgemm_layer1   layer 1: every kernel, packer, query and error status of qgemm.h, and the operator
@@ -28,7 +29,7 @@
 #                  <signal.h> with _GNU_SOURCE, ...), compiled as C11 and as C++17 (aarch64-linux-gnu-g++),
 #                  linked and run
 # Each test must be able to fail: `run.sh --self-check` also runs kai_compat on a plan with one
-# corrupted expected bit, qgemm_layer1 with QGEMM_LAYER1_CORRUPT=1 (one golden bit flipped) and
+# corrupted expected bit (once in the quantized lines, once in the float lines), qgemm_layer1 with QGEMM_LAYER1_CORRUPT=1 (one golden bit flipped) and
 # QGEMM_LAYER1_CORRUPT=linear (one bit of the operator's output flipped), linear_quantize
 # with QGEMM_QPACK_CORRUPT=1 (its f32 reference off by 10%), and
 # QGEMM_LAYER1_CORRUPT=linear (one bit of the operator's output flipped), quant with
@@ -134,6 +135,12 @@ if [[ -z ${QGEMM_CAPI_LIB:-} && $only_kai != 1 ]]; then
 fi
 python3 "$here/kai_plan.py" "$data" >"$out/kai_plan.txt"
 python3 "$here/kai_plan.py" "$data" --corrupt >"$out/kai_plan_corrupt.txt"
+# kai_compat also reads the float families' lines (their own format: kai_plan.py --float).
+python3 "$here/kai_plan.py" "$data" --float >"$out/kai_plan_float.txt"
+python3 "$here/kai_plan.py" "$data" --float --corrupt >"$out/kai_plan_float_corrupt.txt"
+cat "$out/kai_plan.txt" "$out/kai_plan_float.txt" >"$out/kai_compat_plan.txt"
+cat "$out/kai_plan_corrupt.txt" "$out/kai_plan_float.txt" >"$out/kai_compat_plan_corrupt.txt"
+cat "$out/kai_plan.txt" "$out/kai_plan_float_corrupt.txt" >"$out/kai_compat_plan_float_corrupt.txt"
 
 run() { # cpu binary args...
     local cpu=$1
@@ -145,21 +152,23 @@ export QGEMM_LINEAR_DIGESTS=$root/capi/tests/data/linear_digests.txt
 
 for cpu in "${cpus[@]}"; do
     echo "=== qemu-aarch64 -cpu $cpu"
-    run "$cpu" "$out/kai_compat" <"$out/kai_plan.txt" || failed+=("kai_compat@$cpu")
+    run "$cpu" "$out/kai_compat" <"$out/kai_compat_plan.txt" || failed+=("kai_compat@$cpu")
     run "$cpu" "$out/readme_example" || failed+=("readme_example@$cpu")
     if [[ $cpu != max ]]; then
         # qgemm runs a KleidiAI dotprod/i8mm name on a lower tier where the CPU lacks the ISA
         # (KleidiAI would fault): every line must still give KleidiAI's bits.
         echo "--- kai_compat with KAI_COMPAT_RUN_ALL=1 (kernels whose ISA this CPU lacks run on a lower tier)"
-        KAI_COMPAT_RUN_ALL=1 run "$cpu" "$out/kai_compat" <"$out/kai_plan.txt" || failed+=("kai_compat-run-all@$cpu")
+        KAI_COMPAT_RUN_ALL=1 run "$cpu" "$out/kai_compat" <"$out/kai_compat_plan.txt" || failed+=("kai_compat-run-all@$cpu")
     fi
     if ((self_check)); then
-        if run "$cpu" "$out/kai_compat" <"$out/kai_plan_corrupt.txt" 2>"$out/corrupt.log" >/dev/null; then
-            echo "run.sh: kai_compat passed a plan with corrupted expectations" >&2
-            failed+=("kai_compat-self-check@$cpu")
-        else
-            echo "self-check: kai_compat rejects corrupted expectations (dst bit, getter): $(head -n 1 "$out/corrupt.log")"
-        fi
+        for which in "" _float; do
+            if run "$cpu" "$out/kai_compat" <"$out/kai_compat_plan${which}_corrupt.txt" 2>"$out/corrupt.log" >/dev/null; then
+                echo "run.sh: kai_compat passed a plan with corrupted expectations ($which)" >&2
+                failed+=("kai_compat-self-check$which@$cpu")
+            else
+                echo "self-check: kai_compat rejects corrupted expectations${which:+ (float lines)} (dst bit, getter): $(head -n 1 "$out/corrupt.log")"
+            fi
+        done
     fi
     [[ $only_kai == 1 ]] && continue
     # The hook test: custom handler (must see the bad calls and exit 0)...
