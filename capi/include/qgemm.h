@@ -2004,7 +2004,9 @@ enum qgemm_status qgemm_float_linear_scratch_size(const struct qgemm_float_linea
 // `y = x W^T + b` for `m` rows of a layer of an f32 float family: `x` (`x_len` floats, `m x k`
 // dense), `y` (`y_len` floats, `m x n` dense), `scratch` (`qgemm_float_linear_scratch_size`
 // bytes; NULL with 0 where that is 0); the kernel is the best of the layer's formats on
-// `features`; no clamp. `m = 0` writes nothing.
+// `features`; clamp `[-FLT_MAX, FLT_MAX]` (the Rust `Clamp::NONE`: finite results pass
+// unchanged, an infinite one saturates; `qgemm_float_linear_prepare` takes any clamp). `m = 0`
+// writes nothing.
 //
 // # Safety
 //
