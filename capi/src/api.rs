@@ -1925,7 +1925,9 @@ pub use linear::{qgemm_linear, qgemm_linear_call, qgemm_rect};
 // ---- the float families -------------------------------------------------------------------
 
 mod float;
-pub use float::{qgemm_float_args, qgemm_float_kernel, qgemm_float_kernel_info, qgemm_float_linear, qgemm_float_linear_call};
+pub use float::{
+    qgemm_float_args, qgemm_float_kernel, qgemm_float_kernel_info, qgemm_float_linear, qgemm_float_linear_call,
+};
 
 // ---- weight quantization ------------------------------------------------------------------
 

@@ -31,8 +31,8 @@ use qgemm::lhs::bf16p;
 use qgemm::op::{FloatLinear, FloatOperator};
 use qgemm::rhs::{FloatSource, bf16p12, f16p, f32p};
 
-use super::*;
 use super::linear::qgemm_rect;
+use super::*;
 
 // ---- codes --------------------------------------------------------------------------------
 
@@ -338,7 +338,11 @@ pub unsafe extern "C" fn qgemm_float_kernel_count(family: u32, out: *mut usize) 
 /// Every pointer argument is null or valid for the reads or writes of the length given with it
 /// (one element for out pointers and structs), as the module conventions say.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn qgemm_float_kernel_at(family: u32, index: usize, out: *mut qgemm_float_kernel) -> qgemm_status {
+pub unsafe extern "C" fn qgemm_float_kernel_at(
+    family: u32,
+    index: usize,
+    out: *mut qgemm_float_kernel,
+) -> qgemm_status {
     let kernel = match_float!(family, F => match u32::try_from(index) {
         Ok(i) if index < F::kernels().len() => Ok(qgemm_float_kernel { family, index: i }),
         _ => Err(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT),
@@ -390,9 +394,8 @@ pub unsafe extern "C" fn qgemm_float_kernel_is_available(
 /// (one element for out pointers and structs), as the module conventions say.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn qgemm_float_select(family: u32, features: u32, out: *mut qgemm_float_kernel) -> qgemm_status {
-    let kernel = self::features(features).and_then(|cpu| {
-        match_float!(family, F => float_handle(preferred::<F>(&cpu)?))
-    });
+    let kernel =
+        self::features(features).and_then(|cpu| match_float!(family, F => float_handle(preferred::<F>(&cpu)?)));
     // SAFETY: `out` is null or valid for a write (this function's contract).
     unsafe { answer(kernel, out) }
 }
@@ -1209,7 +1212,12 @@ pub unsafe extern "C" fn qgemm_float_linear_rhs_format(family: u32, out: *mut u3
 /// Every pointer argument is null or valid for the reads or writes of the length given with it
 /// (one element for out pointers and structs), as the module conventions say.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn qgemm_float_linear_packed_size(family: u32, n: usize, k: usize, out: *mut usize) -> qgemm_status {
+pub unsafe extern "C" fn qgemm_float_linear_packed_size(
+    family: u32,
+    n: usize,
+    k: usize,
+    out: *mut usize,
+) -> qgemm_status {
     let size = match_float!(family, F => FloatLinear::<F>::packed_size(n, k).map_err(qgemm_status::from));
     // SAFETY: `out` is null or valid for a write (this function's contract).
     unsafe { answer(size, out) }
@@ -1526,9 +1534,10 @@ unsafe fn float_prepare_body<T: CElem>(
     let l = unsafe { read_in(layer) }?;
     let cpu = self::features(features)?;
     Clamp::new(clamp_min, clamp_max)?;
-    // SAFETY: forwarded (this function's contract).
-    let (kernel, lhs, lhs_len) =
-        match_float!(l.family, F => unsafe { float_prepare_family::<F, T>(&l, &cpu, m, x, scratch) })?;
+    let (kernel, lhs, lhs_len) = match_float!(l.family, F => {
+        // SAFETY: forwarded (this function's contract).
+        unsafe { float_prepare_family::<F, T>(&l, &cpu, m, x, scratch) }
+    })?;
     Ok(qgemm_float_linear_call { layer: l, kernel, features, m, lhs, lhs_len, clamp_min, clamp_max })
 }
 
@@ -1559,7 +1568,8 @@ pub unsafe extern "C" fn qgemm_float_linear_prepare(
     out: *mut qgemm_float_linear_call,
 ) -> qgemm_status {
     // SAFETY: the arguments as this function's contract says, which is the body's.
-    let call = unsafe { float_prepare_body(layer, features, m, (x, x_len), (scratch, scratch_len), (clamp_min, clamp_max)) };
+    let call =
+        unsafe { float_prepare_body(layer, features, m, (x, x_len), (scratch, scratch_len), (clamp_min, clamp_max)) };
     // SAFETY: `out` is null or valid for a write (this function's contract).
     unsafe { answer(call, out) }
 }
@@ -1587,7 +1597,8 @@ pub unsafe extern "C" fn qgemm_float_linear_prepare_u16(
     out: *mut qgemm_float_linear_call,
 ) -> qgemm_status {
     // SAFETY: the arguments as this function's contract says, which is the body's.
-    let call = unsafe { float_prepare_body(layer, features, m, (x, x_len), (scratch, scratch_len), (clamp_min, clamp_max)) };
+    let call =
+        unsafe { float_prepare_body(layer, features, m, (x, x_len), (scratch, scratch_len), (clamp_min, clamp_max)) };
     // SAFETY: `out` is null or valid for a write (this function's contract).
     unsafe { answer(call, out) }
 }
@@ -1659,8 +1670,8 @@ pub unsafe extern "C" fn qgemm_float_linear_split(
     let body = || {
         // SAFETY: `call` is null or valid for a read (this function's contract).
         let c = unsafe { read_in(call) }?;
-        // SAFETY: the call's buffers as this function's contract says.
         let (n, m_step, n_step) = match_float!(c.layer.family, F => {
+            // SAFETY: the call's buffers as this function's contract says.
             let fc = unsafe { float_call_of::<F>(&c) }?;
             Ok((fc.layer.n(), fc.kernel.m_step(), fc.kernel.n_step()))
         })?;
