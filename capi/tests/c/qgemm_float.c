@@ -12,13 +12,15 @@
  * 2. Selection: qgemm_float_select and _select_for on every format pair, tiers.
  * 3. The operator (qgemm_float_linear_*) on the golden cases of its formats: weights packed from the
  *    raw weights (or adopted with _from_packed), prepare with each golden clamp, split into 1, 3
- *    and 64 parts run with _run_part, against the golden output; _run against prepare + one part.
+ *    and 64 parts run with _run_part, and 4 parts on pthreads at once, against the golden output;
+ *    _run against prepare + one part.
  * 4. Every status the float functions produce (each one at least once).
  *
  * QGEMM_FLOAT_CORRUPT=1 flips one bit of the first golden output in memory, QGEMM_FLOAT_CORRUPT=linear
  * one bit of the operator's first expected output: the test must then fail (run.sh --self-check). */
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -285,6 +287,23 @@ static void golden_line(char** f, uint32_t cpu) {
 
 /* ---- 3. the operator -------------------------------------------------------------------------- */
 
+/* One thread's part of a call. */
+typedef struct {
+    const qgemm_float_linear_call* call;
+    qgemm_rect rect;
+    void* y;
+    size_t y_len;
+    bool u16;
+    qgemm_status status;
+} part_job;
+
+static void* run_part_thread(void* arg) {
+    part_job* j = arg;
+    j->status = j->u16 ? qgemm_float_linear_run_part_u16(j->call, j->rect, j->y, j->y_len)
+                       : qgemm_float_linear_run_part(j->call, j->rect, j->y, j->y_len);
+    return NULL;
+}
+
 static void operator_case(int fam, size_t m, size_t n, size_t k, char** f, uint32_t cpu, const void* w, size_t w_len,
                           bool w_f16, uint32_t layout, size_t w_stride, const void* bias, size_t bias_len,
                           const void* x, size_t x_len, const uint8_t* ours_rhs, size_t rhs_len,
@@ -344,6 +363,31 @@ static void operator_case(int fam, size_t m, size_t n, size_t k, char** f, uint3
             CHECK(bad == 0, "operator, clamp %d, %zu parts: %zu of %zu outputs differ from the golden", c, parts[p], bad,
                   m * n);
         }
+    }
+    /* Four parts on four threads at once into one output, tight clamp. */
+    {
+        qgemm_float_linear_call call;
+        qgemm_rect rects[4];
+        size_t count = 0;
+        pthread_t threads[4];
+        part_job jobs[4];
+        memset(y, 0xA5, m * n * esz);
+        if (u16)
+            OK(qgemm_float_linear_prepare_u16(&layer, cpu, m, x, x_len, scratch, ssize, clamps[1][0], clamps[1][1],
+                                              &call));
+        else
+            OK(qgemm_float_linear_prepare(&layer, cpu, m, x, x_len, scratch, ssize, clamps[1][0], clamps[1][1], &call));
+        OK(qgemm_float_linear_split(&call, 4, rects, 4, &count));
+        for (size_t t = 0; t < count; t++) {
+            jobs[t] = (part_job){&call, rects[t], y, m * n, u16, QGEMM_ERROR_INVALID_ARGUMENT};
+            CHECK(pthread_create(&threads[t], NULL, run_part_thread, &jobs[t]) == 0, "pthread_create");
+        }
+        for (size_t t = 0; t < count; t++) {
+            pthread_join(threads[t], NULL);
+            CHECK(jobs[t].status == QGEMM_OK, "thread %zu: status %d", t, (int)jobs[t].status);
+        }
+        CHECK(memcmp(y, golden[1], m * n * esz) == 0, "%zu parts on threads differ from the golden (tight clamp)",
+              count);
     }
     /* run (the Rust Clamp::NONE, [-FLT_MAX, FLT_MAX]) = prepare(-FLT_MAX, FLT_MAX) + one part. */
     qgemm_float_linear_call call;
