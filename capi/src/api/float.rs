@@ -615,16 +615,17 @@ pub unsafe extern "C" fn qgemm_rhs_f32p16_packed_offset(n_idx: usize, k: usize, 
     unsafe { answer_size(f32p::F32P16.packed_offset(n_idx, k), out) }
 }
 
-/// Packs `n` channels of depth `k` into `f32p16` (tiles of 16 channels, f32 values and biases copied bit for bit): `rhs` (`rhs_len` values) holds the
-/// `n x k` weights in `layout` (`QGEMM_LAYOUT_NXK`: `n` rows of `k`; `QGEMM_LAYOUT_KXN`: `k` rows
-/// of `n`), rows `rhs_stride` values apart; `bias`: `n` values or NULL (zeros); `rhs_packed`: at
-/// least `qgemm_rhs_f32p16_packed_size` bytes, every one of which is written (padding 0). KleidiAI:
+/// Packs `n` channels of depth `k` into `f32p16` (tiles of 16 channels, f32 values and biases
+/// copied bit for bit): `rhs` (`rhs_len` values) holds the `n x k` weights in `layout`
+/// (`QGEMM_LAYOUT_NXK`: `n` rows of `k`; `QGEMM_LAYOUT_KXN`: `k` rows of `n`), rows `rhs_stride`
+/// values apart; `bias`: `n` values or NULL (zeros); `rhs_packed`: at least
+/// `qgemm_rhs_f32p16_packed_size` bytes, every one of which is written (padding 0). KleidiAI:
 /// `rhs_pack_kxn_x32p16x1b_x32_x32_neon`, `rhs_pack_nxk_x32p16x1bx32_x32_x32_neon`.
 ///
 /// # Safety
 ///
-/// Every pointer argument is null or valid for the reads or writes of the length given with it,
-/// as the module conventions say.
+/// Every pointer argument is null or valid for the reads or writes of the length given with it, as
+/// the module conventions say.
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn qgemm_rhs_f32p16_pack(
@@ -673,16 +674,17 @@ pub unsafe extern "C" fn qgemm_rhs_f32p8_packed_offset(n_idx: usize, k: usize, o
     unsafe { answer_size(f32p::F32P8.packed_offset(n_idx, k), out) }
 }
 
-/// Packs `n` channels of depth `k` into `f32p8` (tiles of 8 channels, f32 values and biases copied bit for bit): `rhs` (`rhs_len` values) holds the
-/// `n x k` weights in `layout` (`QGEMM_LAYOUT_NXK`: `n` rows of `k`; `QGEMM_LAYOUT_KXN`: `k` rows
-/// of `n`), rows `rhs_stride` values apart; `bias`: `n` values or NULL (zeros); `rhs_packed`: at
-/// least `qgemm_rhs_f32p8_packed_size` bytes, every one of which is written (padding 0). KleidiAI:
+/// Packs `n` channels of depth `k` into `f32p8` (tiles of 8 channels, f32 values and biases copied
+/// bit for bit): `rhs` (`rhs_len` values) holds the `n x k` weights in `layout`
+/// (`QGEMM_LAYOUT_NXK`: `n` rows of `k`; `QGEMM_LAYOUT_KXN`: `k` rows of `n`), rows `rhs_stride`
+/// values apart; `bias`: `n` values or NULL (zeros); `rhs_packed`: at least
+/// `qgemm_rhs_f32p8_packed_size` bytes, every one of which is written (padding 0). KleidiAI:
 /// `rhs_pack_kxn_f32p8x1biasf32_f32_f32_neon`.
 ///
 /// # Safety
 ///
-/// Every pointer argument is null or valid for the reads or writes of the length given with it,
-/// as the module conventions say.
+/// Every pointer argument is null or valid for the reads or writes of the length given with it, as
+/// the module conventions say.
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn qgemm_rhs_f32p8_pack(
@@ -731,16 +733,17 @@ pub unsafe extern "C" fn qgemm_rhs_f16p32_packed_offset(n_idx: usize, k: usize, 
     unsafe { answer_size(f16p::F16P32.packed_offset(n_idx, k), out) }
 }
 
-/// Packs `n` channels of depth `k` into `f16p32` (tiles of 32 channels, f16 values and biases copied bit for bit): `rhs` (`rhs_len` values) holds the
-/// `n x k` weights in `layout` (`QGEMM_LAYOUT_NXK`: `n` rows of `k`; `QGEMM_LAYOUT_KXN`: `k` rows
-/// of `n`), rows `rhs_stride` values apart; `bias`: `n` values or NULL (zeros); `rhs_packed`: at
-/// least `qgemm_rhs_f16p32_packed_size` bytes, every one of which is written (padding 0). KleidiAI:
+/// Packs `n` channels of depth `k` into `f16p32` (tiles of 32 channels, f16 values and biases
+/// copied bit for bit): `rhs` (`rhs_len` values) holds the `n x k` weights in `layout`
+/// (`QGEMM_LAYOUT_NXK`: `n` rows of `k`; `QGEMM_LAYOUT_KXN`: `k` rows of `n`), rows `rhs_stride`
+/// values apart; `bias`: `n` values or NULL (zeros); `rhs_packed`: at least
+/// `qgemm_rhs_f16p32_packed_size` bytes, every one of which is written (padding 0). KleidiAI:
 /// `rhs_pack_kxn_x16p32x1b_x16_x16_neon`, `rhs_pack_nxk_x16p32x1bx16_x16_x16_neon`.
 ///
 /// # Safety
 ///
-/// Every pointer argument is null or valid for the reads or writes of the length given with it,
-/// as the module conventions say.
+/// Every pointer argument is null or valid for the reads or writes of the length given with it, as
+/// the module conventions say.
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn qgemm_rhs_f16p32_pack(
@@ -789,16 +792,17 @@ pub unsafe extern "C" fn qgemm_rhs_f16p16_packed_offset(n_idx: usize, k: usize, 
     unsafe { answer_size(f16p::F16P16.packed_offset(n_idx, k), out) }
 }
 
-/// Packs `n` channels of depth `k` into `f16p16` (tiles of 16 channels, f16 values and biases copied bit for bit): `rhs` (`rhs_len` values) holds the
-/// `n x k` weights in `layout` (`QGEMM_LAYOUT_NXK`: `n` rows of `k`; `QGEMM_LAYOUT_KXN`: `k` rows
-/// of `n`), rows `rhs_stride` values apart; `bias`: `n` values or NULL (zeros); `rhs_packed`: at
-/// least `qgemm_rhs_f16p16_packed_size` bytes, every one of which is written (padding 0). KleidiAI:
+/// Packs `n` channels of depth `k` into `f16p16` (tiles of 16 channels, f16 values and biases
+/// copied bit for bit): `rhs` (`rhs_len` values) holds the `n x k` weights in `layout`
+/// (`QGEMM_LAYOUT_NXK`: `n` rows of `k`; `QGEMM_LAYOUT_KXN`: `k` rows of `n`), rows `rhs_stride`
+/// values apart; `bias`: `n` values or NULL (zeros); `rhs_packed`: at least
+/// `qgemm_rhs_f16p16_packed_size` bytes, every one of which is written (padding 0). KleidiAI:
 /// `rhs_pack_kxn_f16p16x1biasf16_f16_f16_neon`.
 ///
 /// # Safety
 ///
-/// Every pointer argument is null or valid for the reads or writes of the length given with it,
-/// as the module conventions say.
+/// Every pointer argument is null or valid for the reads or writes of the length given with it, as
+/// the module conventions say.
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn qgemm_rhs_f16p16_pack(
@@ -835,8 +839,8 @@ pub unsafe extern "C" fn qgemm_rhs_bf16p12_b32_packed_size(n: usize, k: usize, o
     unsafe { answer_size(bf16p12::BF16P12_B32.packed_size(n, k), out) }
 }
 
-/// Writes to `*out` the byte offset, in weights packed in `bf16p12_b32`, of the tile holding channel
-/// `n_idx` (a multiple of the format's tile width).
+/// Writes to `*out` the byte offset, in weights packed in `bf16p12_b32`, of the tile holding
+/// channel `n_idx` (a multiple of the format's tile width).
 ///
 /// # Safety
 ///
@@ -847,16 +851,17 @@ pub unsafe extern "C" fn qgemm_rhs_bf16p12_b32_packed_offset(n_idx: usize, k: us
     unsafe { answer_size(bf16p12::BF16P12_B32.packed_offset(n_idx, k), out) }
 }
 
-/// Packs `n` channels of depth `k` into `bf16p12_b32` (f32 weights rounded to bf16, to nearest even; f32 biases): `rhs` (`rhs_len` values) holds the
-/// `n x k` weights in `layout` (`QGEMM_LAYOUT_NXK`: `n` rows of `k`; `QGEMM_LAYOUT_KXN`: `k` rows
-/// of `n`), rows `rhs_stride` values apart; `bias`: `n` values or NULL (zeros); `rhs_packed`: at
-/// least `qgemm_rhs_bf16p12_b32_packed_size` bytes, every one of which is written (padding 0). KleidiAI:
+/// Packs `n` channels of depth `k` into `bf16p12_b32` (f32 weights rounded to bf16, to nearest
+/// even; f32 biases): `rhs` (`rhs_len` values) holds the `n x k` weights in `layout`
+/// (`QGEMM_LAYOUT_NXK`: `n` rows of `k`; `QGEMM_LAYOUT_KXN`: `k` rows of `n`), rows `rhs_stride`
+/// values apart; `bias`: `n` values or NULL (zeros); `rhs_packed`: at least
+/// `qgemm_rhs_bf16p12_b32_packed_size` bytes, every one of which is written (padding 0). KleidiAI:
 /// `rhs_quant_pack_kxn_bf16p12x4biasf32_f32_neon`.
 ///
 /// # Safety
 ///
-/// Every pointer argument is null or valid for the reads or writes of the length given with it,
-/// as the module conventions say.
+/// Every pointer argument is null or valid for the reads or writes of the length given with it, as
+/// the module conventions say.
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn qgemm_rhs_bf16p12_b32_pack(
@@ -882,11 +887,9 @@ pub unsafe extern "C" fn qgemm_rhs_bf16p12_b32_pack(
     }
 }
 
-/// Packs `n` channels of depth `k` into `bf16p12_b32` (f32 weights rounded to bf16, to nearest even; f32 biases) from f16 weights (`uint16_t` bits, widened exactly, then rounded; KleidiAI `rhs_pack_kxn_bf16p12x4biasf32_f16_neon`): `rhs` (`rhs_len` values) holds the
-/// `n x k` weights in `layout` (`QGEMM_LAYOUT_NXK`: `n` rows of `k`; `QGEMM_LAYOUT_KXN`: `k` rows
-/// of `n`), rows `rhs_stride` values apart; `bias`: `n` values or NULL (zeros); `rhs_packed`: at
-/// least `qgemm_rhs_bf16p12_b32_packed_size` bytes, every one of which is written (padding 0). KleidiAI:
-/// `rhs_quant_pack_kxn_bf16p12x4biasf32_f32_neon`.
+/// As `qgemm_rhs_bf16p12_b32_pack`, from f16 weights: `rhs` holds `uint16_t` bit patterns
+/// (widened exactly, then rounded to bf16 to nearest even); `bias` stays `n` floats or NULL.
+/// KleidiAI: `rhs_pack_kxn_bf16p12x4biasf32_f16_neon`.
 ///
 /// # Safety
 ///
@@ -928,8 +931,8 @@ pub unsafe extern "C" fn qgemm_rhs_bf16p12_b16_packed_size(n: usize, k: usize, o
     unsafe { answer_size(bf16p12::BF16P12_B16.packed_size(n, k), out) }
 }
 
-/// Writes to `*out` the byte offset, in weights packed in `bf16p12_b16`, of the tile holding channel
-/// `n_idx` (a multiple of the format's tile width).
+/// Writes to `*out` the byte offset, in weights packed in `bf16p12_b16`, of the tile holding
+/// channel `n_idx` (a multiple of the format's tile width).
 ///
 /// # Safety
 ///
@@ -940,16 +943,16 @@ pub unsafe extern "C" fn qgemm_rhs_bf16p12_b16_packed_offset(n_idx: usize, k: us
     unsafe { answer_size(bf16p12::BF16P12_B16.packed_offset(n_idx, k), out) }
 }
 
-/// Packs `n` channels of depth `k` into `bf16p12_b16` (f16 weights rounded to bf16; f16 biases): `rhs` (`rhs_len` values) holds the
-/// `n x k` weights in `layout` (`QGEMM_LAYOUT_NXK`: `n` rows of `k`; `QGEMM_LAYOUT_KXN`: `k` rows
-/// of `n`), rows `rhs_stride` values apart; `bias`: `n` values or NULL (zeros); `rhs_packed`: at
-/// least `qgemm_rhs_bf16p12_b16_packed_size` bytes, every one of which is written (padding 0). KleidiAI:
-/// `rhs_pack_kxn_bf16p12x4biasf16_f16_neon`.
+/// Packs `n` channels of depth `k` into `bf16p12_b16` (f16 weights rounded to bf16; f16 biases):
+/// `rhs` (`rhs_len` values) holds the `n x k` weights in `layout` (`QGEMM_LAYOUT_NXK`: `n` rows of
+/// `k`; `QGEMM_LAYOUT_KXN`: `k` rows of `n`), rows `rhs_stride` values apart; `bias`: `n` values or
+/// NULL (zeros); `rhs_packed`: at least `qgemm_rhs_bf16p12_b16_packed_size` bytes, every one of
+/// which is written (padding 0). KleidiAI: `rhs_pack_kxn_bf16p12x4biasf16_f16_neon`.
 ///
 /// # Safety
 ///
-/// Every pointer argument is null or valid for the reads or writes of the length given with it,
-/// as the module conventions say.
+/// Every pointer argument is null or valid for the reads or writes of the length given with it, as
+/// the module conventions say.
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn qgemm_rhs_bf16p12_b16_pack(
@@ -1007,8 +1010,8 @@ pub unsafe extern "C" fn qgemm_lhs_bf16p1x4_packed_size(m: usize, k: usize, out:
     unsafe { answer_size(bf16p::BF16P1X4.packed_size(m, k), out) }
 }
 
-/// Writes to `*out` the byte offset, in an LHS packed in `bf16p1x4`, of the tile holding row `m_idx`
-/// (a multiple of the format's rows per tile).
+/// Writes to `*out` the byte offset, in an LHS packed in `bf16p1x4`, of the tile holding row
+/// `m_idx` (a multiple of the format's rows per tile).
 ///
 /// # Safety
 ///
@@ -1019,16 +1022,18 @@ pub unsafe extern "C" fn qgemm_lhs_bf16p1x4_packed_offset(m_idx: usize, k: usize
     unsafe { answer_size(bf16p::BF16P1X4.packed_offset(m_idx, k), out) }
 }
 
-/// Packs `m` rows of depth `k` of f32 activations (`lhs`, `lhs_len` floats, row `i` at
-/// `lhs[i * lhs_stride]`, `lhs_stride >= k`) into `bf16p1x4` (one row per tile; the last `k % 4` values of a row truncated to bf16, the others rounded to nearest even, as KleidiAI's `lhs_quant_pack_bf16p1x4_f32_neon` built with GCC): `lhs_packed`, at least
+/// Packs `m` rows of depth `k` of f32 activations (`lhs`, `lhs_len` floats, row `i` at `lhs[i *
+/// lhs_stride]`, `lhs_stride >= k`) into `bf16p1x4` (one row per tile; the last `k % 4` values of a
+/// row truncated to bf16, the others rounded to nearest even, as KleidiAI's
+/// `lhs_quant_pack_bf16p1x4_f32_neon` built with GCC): `lhs_packed`, at least
 /// `qgemm_lhs_bf16p1x4_packed_size` bytes, every one of which is written. Rows are the matrix rows
 /// from a tile start: to pack rows from `m0` (a multiple of the rows per tile) separately, pass
 /// `lhs + m0 * lhs_stride` and `lhs_packed + qgemm_lhs_bf16p1x4_packed_offset(m0)`.
 ///
 /// # Safety
 ///
-/// Every pointer argument is null or valid for the reads or writes of the length given with it,
-/// as the module conventions say.
+/// Every pointer argument is null or valid for the reads or writes of the length given with it, as
+/// the module conventions say.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn qgemm_lhs_bf16p1x4_pack(
     m: usize,
@@ -1074,8 +1079,8 @@ pub unsafe extern "C" fn qgemm_lhs_bf16p8x4_packed_size(m: usize, k: usize, out:
     unsafe { answer_size(bf16p::BF16P8X4.packed_size(m, k), out) }
 }
 
-/// Writes to `*out` the byte offset, in an LHS packed in `bf16p8x4`, of the tile holding row `m_idx`
-/// (a multiple of the format's rows per tile).
+/// Writes to `*out` the byte offset, in an LHS packed in `bf16p8x4`, of the tile holding row
+/// `m_idx` (a multiple of the format's rows per tile).
 ///
 /// # Safety
 ///
@@ -1086,16 +1091,18 @@ pub unsafe extern "C" fn qgemm_lhs_bf16p8x4_packed_offset(m_idx: usize, k: usize
     unsafe { answer_size(bf16p::BF16P8X4.packed_offset(m_idx, k), out) }
 }
 
-/// Packs `m` rows of depth `k` of f32 activations (`lhs`, `lhs_len` floats, row `i` at
-/// `lhs[i * lhs_stride]`, `lhs_stride >= k`) into `bf16p8x4` (eight rows per tile, rounded to nearest even; rows past `m` in the last tile repeat its first row (KleidiAI `lhs_quant_pack_bf16p8x4_f32_neon`, `lhs_pack_bf16p8x4_f16_neon`)): `lhs_packed`, at least
+/// Packs `m` rows of depth `k` of f32 activations (`lhs`, `lhs_len` floats, row `i` at `lhs[i *
+/// lhs_stride]`, `lhs_stride >= k`) into `bf16p8x4` (eight rows per tile, rounded to nearest even;
+/// rows past `m` in the last tile repeat its first row (KleidiAI
+/// `lhs_quant_pack_bf16p8x4_f32_neon`, `lhs_pack_bf16p8x4_f16_neon`)): `lhs_packed`, at least
 /// `qgemm_lhs_bf16p8x4_packed_size` bytes, every one of which is written. Rows are the matrix rows
 /// from a tile start: to pack rows from `m0` (a multiple of the rows per tile) separately, pass
 /// `lhs + m0 * lhs_stride` and `lhs_packed + qgemm_lhs_bf16p8x4_packed_offset(m0)`.
 ///
 /// # Safety
 ///
-/// Every pointer argument is null or valid for the reads or writes of the length given with it,
-/// as the module conventions say.
+/// Every pointer argument is null or valid for the reads or writes of the length given with it, as
+/// the module conventions say.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn qgemm_lhs_bf16p8x4_pack(
     m: usize,
