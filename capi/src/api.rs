@@ -29,6 +29,9 @@
 //! code by hand. Adding a family is a `QGEMM_FAMILY_*` constant (cbindgen does not expand
 //! macros, so the C constants are written out) and a row; a family with a new RHS format also
 //! needs its `qgemm_rhs_<format>_*` functions (their C signatures differ by format).
+//!
+//! The float families (`qgemm::float`, not `Family`s) have their own table, `float_families!`,
+//! and functions (`qgemm_float_*`) in `api/float.rs`.
 
 use core::ffi::c_char;
 use core::mem::{align_of, size_of};
