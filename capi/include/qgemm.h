@@ -64,6 +64,16 @@
 // Tier of a kernel: `SMMLA` assembly (FEAT_I8MM).
 #define QGEMM_TIER_I8MM 3
 
+// Tier of a kernel: half-precision arithmetic (FEAT_FP16; the float families' f16 `FMLA`).
+#define QGEMM_TIER_FP16 4
+
+// Tier of a kernel: BFloat16 arithmetic (FEAT_BF16; the float families' `BFMMLA`, `BFDOT`).
+#define QGEMM_TIER_BF16 5
+
+// Tier of a kernel: one this version of the header does not name (the Rust `Tier` is
+// non-exhaustive; a newer core's tier reports as this until the header names it).
+#define QGEMM_TIER_UNKNOWN 255
+
 // Bytes of `qgemm_kernel_info::name`, NUL included.
 #define QGEMM_KERNEL_NAME_MAX 96
 
@@ -78,6 +88,52 @@
 
 // Int4 nibble: unsigned `u` with zero point 8, value `u - 8`.
 #define QGEMM_INT4_ZERO_POINT_8 1
+
+// `f32_f32_f32p`: f32 activations read unpacked (row stride), f32 weights packed with their f32
+// bias (`QGEMM_FLOAT_RHS_F32P16`, `F32P8`), f32 output.
+#define QGEMM_FLOAT_FAMILY_F32_F32_F32P 0
+
+// `f16_f16_f16p`: f16 activations read unpacked, f16 weights packed with their f16 bias
+// (`QGEMM_FLOAT_RHS_F16P32`, `F16P16`), f16 output.
+#define QGEMM_FLOAT_FAMILY_F16_F16_F16P 1
+
+// `f32_bf16p_bf16p`: activations packed to bf16 (`QGEMM_FLOAT_LHS_BF16P8X4`, `BF16P1X4`),
+// weights to bf16 with f32 bias (`QGEMM_FLOAT_RHS_BF16P12_B32`), f32 output.
+#define QGEMM_FLOAT_FAMILY_F32_BF16P_BF16P 2
+
+// `f16_bf16p_bf16p`: activations packed to bf16 (`QGEMM_FLOAT_LHS_BF16P8X4`), weights to bf16
+// with f16 bias (`QGEMM_FLOAT_RHS_BF16P12_B16`), f16 output.
+#define QGEMM_FLOAT_FAMILY_F16_BF16P_BF16P 3
+
+// RHS format `f32p16`: f32 values in tiles of 16 channels, each led by 16 f32 biases.
+#define QGEMM_FLOAT_RHS_F32P16 0
+
+// RHS format `f32p8`: f32 values in tiles of 8 channels, each led by 8 f32 biases.
+#define QGEMM_FLOAT_RHS_F32P8 1
+
+// RHS format `f16p32`: f16 values in tiles of 32 channels, each led by 32 f16 biases.
+#define QGEMM_FLOAT_RHS_F16P32 2
+
+// RHS format `f16p16`: f16 values in tiles of 16 channels, each led by 16 f16 biases.
+#define QGEMM_FLOAT_RHS_F16P16 3
+
+// RHS format `bf16p12_b32`: bf16 values in tiles of 12 channels and blocks of 4 depths, f32
+// biases.
+#define QGEMM_FLOAT_RHS_BF16P12_B32 4
+
+// RHS format `bf16p12_b16`: bf16 values in tiles of 12 channels and blocks of 4 depths, f16
+// biases.
+#define QGEMM_FLOAT_RHS_BF16P12_B16 5
+
+// LHS "format" of the kernels that read the f32/f16 activation rows themselves (unpacked).
+#define QGEMM_FLOAT_LHS_NONE 0
+
+// LHS format `bf16p1x4`: one row per tile, blocks of 4 depths, bf16 (the last `k % 4` values of
+// a row truncated).
+#define QGEMM_FLOAT_LHS_BF16P1X4 1
+
+// LHS format `bf16p8x4`: eight rows per tile, blocks of 4 depths, bf16.
+#define QGEMM_FLOAT_LHS_BF16P8X4 2
 
 // Weights of `float` elements.
 #define QGEMM_WEIGHTS_F32 0
@@ -333,6 +389,94 @@ typedef struct qgemm_rect {
   // Columns.
   size_t n;
 } qgemm_rect;
+
+// A float kernel: its family (`QGEMM_FLOAT_FAMILY_*`) and its index in the family's catalogue
+// (`qgemm_float_kernel_at`). Plain data, checked on every use.
+typedef struct qgemm_float_kernel {
+  // `QGEMM_FLOAT_FAMILY_*`.
+  uint32_t family;
+  // Index in the family's catalogue.
+  uint32_t index;
+} qgemm_float_kernel;
+
+// What a float kernel is.
+typedef struct qgemm_float_kernel_info {
+  // NUL-terminated name, KleidiAI style (`matmul_clamp_f32_f32_f32p16x1b_6x16_neon_mla`).
+  char name[QGEMM_KERNEL_NAME_MAX];
+  // `QGEMM_TIER_*`.
+  uint32_t tier;
+  // Output rows per iteration: sub-rectangles start at multiples of it.
+  size_t m_step;
+  // Output columns per iteration: sub-rectangles start at multiples of it.
+  size_t n_step;
+  // `QGEMM_FLOAT_LHS_*`: the packed LHS it reads (`QGEMM_FLOAT_LHS_NONE`: the rows unpacked).
+  uint32_t lhs_format;
+  // `QGEMM_FLOAT_RHS_*`: the packed weights it reads.
+  uint32_t rhs_format;
+} qgemm_float_kernel_info;
+
+// The rectangle a float run computes (the Rust `MatmulArgs` of a float kernel).
+typedef struct qgemm_float_args {
+  // Rows of the rectangle.
+  size_t m;
+  // Columns (output channels) of the rectangle.
+  size_t n;
+  // Depth, as given to the packers.
+  size_t k;
+  // First row: a multiple of the kernel's `m_step`.
+  size_t m_idx;
+  // First column: a multiple of the kernel's `n_step`.
+  size_t n_idx;
+  // Unpacked LHS (`QGEMM_FLOAT_LHS_NONE`): distance between activation rows, in elements
+  // (`>= k`). Ignored for a packed LHS.
+  size_t lhs_stride_row;
+  // Distance between output rows, in output elements (`>= n`).
+  size_t dst_stride_row;
+  // Clamp lower bound (`-FLT_MAX` or `-INFINITY` for none).
+  float clamp_min;
+  // Clamp upper bound.
+  float clamp_max;
+} qgemm_float_args;
+
+// A float linear layer (`y = x W^T + b`, the Rust `op::FloatLinear`): plain data, filled by
+// `qgemm_float_linear_pack` or `qgemm_float_linear_from_packed` and checked on every use.
+// `weights` must stay valid and unchanged while the layer is used.
+typedef struct qgemm_float_linear {
+  // `QGEMM_FLOAT_FAMILY_*`.
+  uint32_t family;
+  // Output channels.
+  size_t n;
+  // Depth.
+  size_t k;
+  // The packed weights (the family's `qgemm_float_linear_rhs_format`).
+  const uint8_t *weights;
+  // Bytes of `weights` the layer uses (`qgemm_float_linear_packed_size`).
+  size_t weights_len;
+} qgemm_float_linear;
+
+// A prepared call of a float layer (`qgemm_float_linear_prepare`): the kernel chosen on
+// `features`, the activations as the kernel reads them and the clamp. Plain data, checked on
+// every use.
+typedef struct qgemm_float_linear_call {
+  // The layer.
+  struct qgemm_float_linear layer;
+  // The kernel the parts run.
+  struct qgemm_float_kernel kernel;
+  // `QGEMM_FEATURE_*` bits of the CPUs the parts run on.
+  uint32_t features;
+  // Rows of the call.
+  size_t m;
+  // The activations as the kernel reads them: the caller's `x` (`F32_F32_F32P`,
+  // `F16_F16_F16P`) or the bf16 packing of it in the caller's scratch (the bf16 families).
+  // Must stay valid and unchanged until the last part has run.
+  const void *lhs;
+  // Elements at `lhs` (of the kernel's LHS type: `float`, `uint16_t` or bytes).
+  size_t lhs_len;
+  // Clamp lower bound (`-INFINITY` for none).
+  float clamp_min;
+  // Clamp upper bound (`INFINITY` for none).
+  float clamp_max;
+} qgemm_float_linear_call;
 
 // A float weight matrix of `n` output channels by `k` depths.
 typedef struct qgemm_weights {
@@ -1314,6 +1458,681 @@ enum qgemm_status qgemm_linear_run_part_u16(const struct qgemm_linear_call *call
                                             struct qgemm_rect rect,
                                             uint16_t *y,
                                             size_t y_len);
+
+// Writes the number of kernels in float `family`'s catalogue to `*out`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_float_kernel_count(uint32_t family, size_t *out);
+
+// Writes the handle of kernel `index` (`< qgemm_float_kernel_count`) of float `family` to `*out`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_float_kernel_at(uint32_t family,
+                                        size_t index,
+                                        struct qgemm_float_kernel *out);
+
+// Writes what `kernel` is (name, tier, steps, formats) to `*out`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_float_kernel_get_info(struct qgemm_float_kernel kernel,
+                                              struct qgemm_float_kernel_info *out);
+
+// Writes whether `kernel` may run on a CPU with `features` to `*out`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_float_kernel_is_available(struct qgemm_float_kernel kernel,
+                                                  uint32_t features,
+                                                  bool *out);
+
+// Writes the best kernel of float `family` on a CPU with `features` for the family's preferred
+// formats (the operator's: `f32p16`, `f16p32`, `bf16p8x4` + `bf16p12_*`) to `*out`; the scalar
+// kernel when no SIMD tier runs.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_float_select(uint32_t family,
+                                     uint32_t features,
+                                     struct qgemm_float_kernel *out);
+
+// Writes the best kernel of float `family` on a CPU with `features` that reads the LHS format
+// `lhs_format` (`QGEMM_FLOAT_LHS_*`) and the RHS format `rhs_format` (`QGEMM_FLOAT_RHS_*`) to
+// `*out`. `QGEMM_ERROR_UNSUPPORTED` if no kernel of the family reads that pair (every pair a
+// kernel reads has a scalar kernel, so a supported pair always gives one).
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_float_select_for(uint32_t family,
+                                         uint32_t features,
+                                         uint32_t lhs_format,
+                                         uint32_t rhs_format,
+                                         struct qgemm_float_kernel *out);
+
+// Writes to `*out` the element offset in `dst` of output `(m_idx, n_idx)` with rows
+// `dst_stride_row` elements apart (starts must be multiples of the kernel's steps).
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_float_kernel_dst_offset(struct qgemm_float_kernel kernel,
+                                                size_t m_idx,
+                                                size_t n_idx,
+                                                size_t dst_stride_row,
+                                                size_t *out);
+
+// Runs `kernel` on the rectangle `*args` describes, f32 output (`QGEMM_FLOAT_FAMILY_F32_*`):
+//
+// * `lhs`, `lhs_len` elements of the kernel's LHS type: for `QGEMM_FLOAT_LHS_NONE` the
+//   activations themselves (`float` for `F32_F32_F32P`, `uint16_t` f16 bits for
+//   `F16_F16_F16P`), row `i` at element `i * args->lhs_stride_row`, from row 0; for a packed
+//   LHS the bytes of the whole packed LHS (row 0 onward) in the kernel's LHS format. Aligned to
+//   its element type.
+// * `rhs_packed`, `rhs_packed_len` bytes: the whole packed weights in the kernel's RHS format.
+// * `dst`, `dst_len` floats: from output element `(m_idx, n_idx)`, holding
+//   `(m - 1) * dst_stride_row + n` elements; exactly the `m x n` rectangle is written.
+//
+// A kernel with f16 output: `QGEMM_ERROR_WRONG_DST_TYPE` (use `qgemm_float_kernel_run_u16`).
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (`lhs`: `lhs_len` elements of the kernel's LHS type), as the module conventions say.
+enum qgemm_status qgemm_float_kernel_run(struct qgemm_float_kernel kernel,
+                                         uint32_t features,
+                                         const void *lhs,
+                                         size_t lhs_len,
+                                         const uint8_t *rhs_packed,
+                                         size_t rhs_packed_len,
+                                         float *dst,
+                                         size_t dst_len,
+                                         const struct qgemm_float_args *args);
+
+// As `qgemm_float_kernel_run`, for the kernels with f16 output (`QGEMM_FLOAT_FAMILY_F16_*`):
+// `dst` receives `uint16_t` bit patterns.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (`lhs`: `lhs_len` elements of the kernel's LHS type), as the module conventions say.
+enum qgemm_status qgemm_float_kernel_run_u16(struct qgemm_float_kernel kernel,
+                                             uint32_t features,
+                                             const void *lhs,
+                                             size_t lhs_len,
+                                             const uint8_t *rhs_packed,
+                                             size_t rhs_packed_len,
+                                             uint16_t *dst,
+                                             size_t dst_len,
+                                             const struct qgemm_float_args *args);
+
+// Writes to `*out` the bytes of weights packed in `f32p16` for `n` channels of depth `k`.
+//
+// # Safety
+//
+// `out` is null or valid for a write.
+enum qgemm_status qgemm_rhs_f32p16_packed_size(size_t n, size_t k, size_t *out);
+
+// Writes to `*out` the byte offset, in weights packed in `f32p16`, of the tile holding channel
+// `n_idx` (a multiple of the format's tile width).
+//
+// # Safety
+//
+// `out` is null or valid for a write.
+enum qgemm_status qgemm_rhs_f32p16_packed_offset(size_t n_idx, size_t k, size_t *out);
+
+// Packs `n` channels of depth `k` into `f32p16` (tiles of 16 channels, f32 values and biases
+// copied bit for bit): `rhs` (`rhs_len` values) holds the `n x k` weights in `layout`
+// (`QGEMM_LAYOUT_NXK`: `n` rows of `k`; `QGEMM_LAYOUT_KXN`: `k` rows of `n`), rows `rhs_stride`
+// values apart; `bias`: `n` values or NULL (zeros); `rhs_packed`: at least
+// `qgemm_rhs_f32p16_packed_size` bytes, every one of which is written (padding 0). KleidiAI:
+// `rhs_pack_kxn_x32p16x1b_x32_x32_neon`, `rhs_pack_nxk_x32p16x1bx32_x32_x32_neon`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it, as
+// the module conventions say.
+enum qgemm_status qgemm_rhs_f32p16_pack(size_t n,
+                                        size_t k,
+                                        const float *rhs,
+                                        size_t rhs_len,
+                                        uint32_t layout,
+                                        size_t rhs_stride,
+                                        const float *bias,
+                                        size_t bias_len,
+                                        uint8_t *rhs_packed,
+                                        size_t rhs_packed_len);
+
+// Writes to `*out` the bytes of weights packed in `f32p8` for `n` channels of depth `k`.
+//
+// # Safety
+//
+// `out` is null or valid for a write.
+enum qgemm_status qgemm_rhs_f32p8_packed_size(size_t n, size_t k, size_t *out);
+
+// Writes to `*out` the byte offset, in weights packed in `f32p8`, of the tile holding channel
+// `n_idx` (a multiple of the format's tile width).
+//
+// # Safety
+//
+// `out` is null or valid for a write.
+enum qgemm_status qgemm_rhs_f32p8_packed_offset(size_t n_idx, size_t k, size_t *out);
+
+// Packs `n` channels of depth `k` into `f32p8` (tiles of 8 channels, f32 values and biases copied
+// bit for bit): `rhs` (`rhs_len` values) holds the `n x k` weights in `layout`
+// (`QGEMM_LAYOUT_NXK`: `n` rows of `k`; `QGEMM_LAYOUT_KXN`: `k` rows of `n`), rows `rhs_stride`
+// values apart; `bias`: `n` values or NULL (zeros); `rhs_packed`: at least
+// `qgemm_rhs_f32p8_packed_size` bytes, every one of which is written (padding 0). KleidiAI:
+// `rhs_pack_kxn_f32p8x1biasf32_f32_f32_neon`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it, as
+// the module conventions say.
+enum qgemm_status qgemm_rhs_f32p8_pack(size_t n,
+                                       size_t k,
+                                       const float *rhs,
+                                       size_t rhs_len,
+                                       uint32_t layout,
+                                       size_t rhs_stride,
+                                       const float *bias,
+                                       size_t bias_len,
+                                       uint8_t *rhs_packed,
+                                       size_t rhs_packed_len);
+
+// Writes to `*out` the bytes of weights packed in `f16p32` for `n` channels of depth `k`.
+//
+// # Safety
+//
+// `out` is null or valid for a write.
+enum qgemm_status qgemm_rhs_f16p32_packed_size(size_t n, size_t k, size_t *out);
+
+// Writes to `*out` the byte offset, in weights packed in `f16p32`, of the tile holding channel
+// `n_idx` (a multiple of the format's tile width).
+//
+// # Safety
+//
+// `out` is null or valid for a write.
+enum qgemm_status qgemm_rhs_f16p32_packed_offset(size_t n_idx, size_t k, size_t *out);
+
+// Packs `n` channels of depth `k` into `f16p32` (tiles of 32 channels, f16 values and biases
+// copied bit for bit): `rhs` (`rhs_len` values) holds the `n x k` weights in `layout`
+// (`QGEMM_LAYOUT_NXK`: `n` rows of `k`; `QGEMM_LAYOUT_KXN`: `k` rows of `n`), rows `rhs_stride`
+// values apart; `bias`: `n` values or NULL (zeros); `rhs_packed`: at least
+// `qgemm_rhs_f16p32_packed_size` bytes, every one of which is written (padding 0). KleidiAI:
+// `rhs_pack_kxn_x16p32x1b_x16_x16_neon`, `rhs_pack_nxk_x16p32x1bx16_x16_x16_neon`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it, as
+// the module conventions say.
+enum qgemm_status qgemm_rhs_f16p32_pack(size_t n,
+                                        size_t k,
+                                        const uint16_t *rhs,
+                                        size_t rhs_len,
+                                        uint32_t layout,
+                                        size_t rhs_stride,
+                                        const uint16_t *bias,
+                                        size_t bias_len,
+                                        uint8_t *rhs_packed,
+                                        size_t rhs_packed_len);
+
+// Writes to `*out` the bytes of weights packed in `f16p16` for `n` channels of depth `k`.
+//
+// # Safety
+//
+// `out` is null or valid for a write.
+enum qgemm_status qgemm_rhs_f16p16_packed_size(size_t n, size_t k, size_t *out);
+
+// Writes to `*out` the byte offset, in weights packed in `f16p16`, of the tile holding channel
+// `n_idx` (a multiple of the format's tile width).
+//
+// # Safety
+//
+// `out` is null or valid for a write.
+enum qgemm_status qgemm_rhs_f16p16_packed_offset(size_t n_idx, size_t k, size_t *out);
+
+// Packs `n` channels of depth `k` into `f16p16` (tiles of 16 channels, f16 values and biases
+// copied bit for bit): `rhs` (`rhs_len` values) holds the `n x k` weights in `layout`
+// (`QGEMM_LAYOUT_NXK`: `n` rows of `k`; `QGEMM_LAYOUT_KXN`: `k` rows of `n`), rows `rhs_stride`
+// values apart; `bias`: `n` values or NULL (zeros); `rhs_packed`: at least
+// `qgemm_rhs_f16p16_packed_size` bytes, every one of which is written (padding 0). KleidiAI:
+// `rhs_pack_kxn_f16p16x1biasf16_f16_f16_neon`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it, as
+// the module conventions say.
+enum qgemm_status qgemm_rhs_f16p16_pack(size_t n,
+                                        size_t k,
+                                        const uint16_t *rhs,
+                                        size_t rhs_len,
+                                        uint32_t layout,
+                                        size_t rhs_stride,
+                                        const uint16_t *bias,
+                                        size_t bias_len,
+                                        uint8_t *rhs_packed,
+                                        size_t rhs_packed_len);
+
+// Writes to `*out` the bytes of weights packed in `bf16p12_b32` for `n` channels of depth `k`.
+//
+// # Safety
+//
+// `out` is null or valid for a write.
+enum qgemm_status qgemm_rhs_bf16p12_b32_packed_size(size_t n, size_t k, size_t *out);
+
+// Writes to `*out` the byte offset, in weights packed in `bf16p12_b32`, of the tile holding
+// channel `n_idx` (a multiple of the format's tile width).
+//
+// # Safety
+//
+// `out` is null or valid for a write.
+enum qgemm_status qgemm_rhs_bf16p12_b32_packed_offset(size_t n_idx, size_t k, size_t *out);
+
+// Packs `n` channels of depth `k` into `bf16p12_b32` (f32 weights rounded to bf16, to nearest
+// even; f32 biases): `rhs` (`rhs_len` values) holds the `n x k` weights in `layout`
+// (`QGEMM_LAYOUT_NXK`: `n` rows of `k`; `QGEMM_LAYOUT_KXN`: `k` rows of `n`), rows `rhs_stride`
+// values apart; `bias`: `n` values or NULL (zeros); `rhs_packed`: at least
+// `qgemm_rhs_bf16p12_b32_packed_size` bytes, every one of which is written (padding 0). KleidiAI:
+// `rhs_quant_pack_kxn_bf16p12x4biasf32_f32_neon`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it, as
+// the module conventions say.
+enum qgemm_status qgemm_rhs_bf16p12_b32_pack(size_t n,
+                                             size_t k,
+                                             const float *rhs,
+                                             size_t rhs_len,
+                                             uint32_t layout,
+                                             size_t rhs_stride,
+                                             const float *bias,
+                                             size_t bias_len,
+                                             uint8_t *rhs_packed,
+                                             size_t rhs_packed_len);
+
+// As `qgemm_rhs_bf16p12_b32_pack`, from f16 weights: `rhs` holds `uint16_t` bit patterns
+// (widened exactly, then rounded to bf16 to nearest even); `bias` stays `n` floats or NULL.
+// KleidiAI: `rhs_pack_kxn_bf16p12x4biasf32_f16_neon`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it,
+// as the module conventions say.
+enum qgemm_status qgemm_rhs_bf16p12_b32_pack_f16(size_t n,
+                                                 size_t k,
+                                                 const uint16_t *rhs,
+                                                 size_t rhs_len,
+                                                 uint32_t layout,
+                                                 size_t rhs_stride,
+                                                 const float *bias,
+                                                 size_t bias_len,
+                                                 uint8_t *rhs_packed,
+                                                 size_t rhs_packed_len);
+
+// Writes to `*out` the bytes of weights packed in `bf16p12_b16` for `n` channels of depth `k`.
+//
+// # Safety
+//
+// `out` is null or valid for a write.
+enum qgemm_status qgemm_rhs_bf16p12_b16_packed_size(size_t n, size_t k, size_t *out);
+
+// Writes to `*out` the byte offset, in weights packed in `bf16p12_b16`, of the tile holding
+// channel `n_idx` (a multiple of the format's tile width).
+//
+// # Safety
+//
+// `out` is null or valid for a write.
+enum qgemm_status qgemm_rhs_bf16p12_b16_packed_offset(size_t n_idx, size_t k, size_t *out);
+
+// Packs `n` channels of depth `k` into `bf16p12_b16` (f16 weights rounded to bf16; f16 biases):
+// `rhs` (`rhs_len` values) holds the `n x k` weights in `layout` (`QGEMM_LAYOUT_NXK`: `n` rows of
+// `k`; `QGEMM_LAYOUT_KXN`: `k` rows of `n`), rows `rhs_stride` values apart; `bias`: `n` values or
+// NULL (zeros); `rhs_packed`: at least `qgemm_rhs_bf16p12_b16_packed_size` bytes, every one of
+// which is written (padding 0). KleidiAI: `rhs_pack_kxn_bf16p12x4biasf16_f16_neon`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it, as
+// the module conventions say.
+enum qgemm_status qgemm_rhs_bf16p12_b16_pack(size_t n,
+                                             size_t k,
+                                             const uint16_t *rhs,
+                                             size_t rhs_len,
+                                             uint32_t layout,
+                                             size_t rhs_stride,
+                                             const uint16_t *bias,
+                                             size_t bias_len,
+                                             uint8_t *rhs_packed,
+                                             size_t rhs_packed_len);
+
+// Writes to `*out` the bytes of `m` rows of depth `k` packed in `bf16p1x4`.
+//
+// # Safety
+//
+// `out` is null or valid for a write.
+enum qgemm_status qgemm_lhs_bf16p1x4_packed_size(size_t m, size_t k, size_t *out);
+
+// Writes to `*out` the byte offset, in an LHS packed in `bf16p1x4`, of the tile holding row
+// `m_idx` (a multiple of the format's rows per tile).
+//
+// # Safety
+//
+// `out` is null or valid for a write.
+enum qgemm_status qgemm_lhs_bf16p1x4_packed_offset(size_t m_idx, size_t k, size_t *out);
+
+// Packs `m` rows of depth `k` of f32 activations (`lhs`, `lhs_len` floats, row `i` at `lhs[i *
+// lhs_stride]`, `lhs_stride >= k`) into `bf16p1x4` (one row per tile; the last `k % 4` values of a
+// row truncated to bf16, the others rounded to nearest even, as KleidiAI's
+// `lhs_quant_pack_bf16p1x4_f32_neon` built with GCC): `lhs_packed`, at least
+// `qgemm_lhs_bf16p1x4_packed_size` bytes, every one of which is written. Rows are the matrix rows
+// from a tile start: to pack rows from `m0` (a multiple of the rows per tile) separately, pass
+// `lhs + m0 * lhs_stride` and `lhs_packed + qgemm_lhs_bf16p1x4_packed_offset(m0)`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it, as
+// the module conventions say.
+enum qgemm_status qgemm_lhs_bf16p1x4_pack(size_t m,
+                                          size_t k,
+                                          const float *lhs,
+                                          size_t lhs_len,
+                                          size_t lhs_stride,
+                                          uint8_t *lhs_packed,
+                                          size_t lhs_packed_len);
+
+// As `qgemm_lhs_bf16p1x4_pack`, from f16 activations (`uint16_t` bit patterns, widened exactly).
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it,
+// as the module conventions say.
+enum qgemm_status qgemm_lhs_bf16p1x4_pack_f16(size_t m,
+                                              size_t k,
+                                              const uint16_t *lhs,
+                                              size_t lhs_len,
+                                              size_t lhs_stride,
+                                              uint8_t *lhs_packed,
+                                              size_t lhs_packed_len);
+
+// Writes to `*out` the bytes of `m` rows of depth `k` packed in `bf16p8x4`.
+//
+// # Safety
+//
+// `out` is null or valid for a write.
+enum qgemm_status qgemm_lhs_bf16p8x4_packed_size(size_t m, size_t k, size_t *out);
+
+// Writes to `*out` the byte offset, in an LHS packed in `bf16p8x4`, of the tile holding row
+// `m_idx` (a multiple of the format's rows per tile).
+//
+// # Safety
+//
+// `out` is null or valid for a write.
+enum qgemm_status qgemm_lhs_bf16p8x4_packed_offset(size_t m_idx, size_t k, size_t *out);
+
+// Packs `m` rows of depth `k` of f32 activations (`lhs`, `lhs_len` floats, row `i` at `lhs[i *
+// lhs_stride]`, `lhs_stride >= k`) into `bf16p8x4` (eight rows per tile, rounded to nearest even;
+// rows past `m` in the last tile repeat its first row (KleidiAI
+// `lhs_quant_pack_bf16p8x4_f32_neon`, `lhs_pack_bf16p8x4_f16_neon`)): `lhs_packed`, at least
+// `qgemm_lhs_bf16p8x4_packed_size` bytes, every one of which is written. Rows are the matrix rows
+// from a tile start: to pack rows from `m0` (a multiple of the rows per tile) separately, pass
+// `lhs + m0 * lhs_stride` and `lhs_packed + qgemm_lhs_bf16p8x4_packed_offset(m0)`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it, as
+// the module conventions say.
+enum qgemm_status qgemm_lhs_bf16p8x4_pack(size_t m,
+                                          size_t k,
+                                          const float *lhs,
+                                          size_t lhs_len,
+                                          size_t lhs_stride,
+                                          uint8_t *lhs_packed,
+                                          size_t lhs_packed_len);
+
+// As `qgemm_lhs_bf16p8x4_pack`, from f16 activations (`uint16_t` bit patterns, widened exactly).
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it,
+// as the module conventions say.
+enum qgemm_status qgemm_lhs_bf16p8x4_pack_f16(size_t m,
+                                              size_t k,
+                                              const uint16_t *lhs,
+                                              size_t lhs_len,
+                                              size_t lhs_stride,
+                                              uint8_t *lhs_packed,
+                                              size_t lhs_packed_len);
+
+// Writes to `*out` the RHS format (`QGEMM_FLOAT_RHS_*`) the operator packs float `family`'s
+// weights in (the family's preferred one): `qgemm_rhs_<format>_pack` of that format, or
+// KleidiAI's packer of it, gives weights `qgemm_float_linear_from_packed` takes.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_float_linear_rhs_format(uint32_t family, uint32_t *out);
+
+// Writes to `*out` the bytes of float `family`'s packed weights for `n` channels of depth `k`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_float_linear_packed_size(uint32_t family, size_t n, size_t k, size_t *out);
+
+// Packs the weights of a layer of an f32 float family (`QGEMM_FLOAT_FAMILY_F32_*`) into `buf`
+// and fills `*out` (the layer over `buf`): `w` (`w_len` floats) holds the `n x k` weights in
+// `layout` (`QGEMM_LAYOUT_NXK` or `QGEMM_LAYOUT_KXN`), rows `stride` floats apart; `bias`: `n`
+// floats or NULL (zeros); `buf`: at least `qgemm_float_linear_packed_size` bytes, which must
+// stay valid and unchanged while the layer is used. An f16 family:
+// `QGEMM_ERROR_WRONG_DST_TYPE` (use `qgemm_float_linear_pack_u16`).
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_float_linear_pack(uint32_t family,
+                                          const float *w,
+                                          size_t w_len,
+                                          uint32_t layout,
+                                          size_t stride,
+                                          size_t n,
+                                          size_t k,
+                                          const float *bias,
+                                          size_t bias_len,
+                                          uint8_t *buf,
+                                          size_t buf_len,
+                                          struct qgemm_float_linear *out);
+
+// As `qgemm_float_linear_pack`, for the f16 float families (`QGEMM_FLOAT_FAMILY_F16_*`): `w`
+// and `bias` hold `uint16_t` f16 bit patterns.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_float_linear_pack_u16(uint32_t family,
+                                              const uint16_t *w,
+                                              size_t w_len,
+                                              uint32_t layout,
+                                              size_t stride,
+                                              size_t n,
+                                              size_t k,
+                                              const uint16_t *bias,
+                                              size_t bias_len,
+                                              uint8_t *buf,
+                                              size_t buf_len,
+                                              struct qgemm_float_linear *out);
+
+// Fills `*out` with a layer of float `family` over weights packed earlier in its
+// `qgemm_float_linear_rhs_format` (by `qgemm_rhs_<format>_pack`, `qgemm_float_linear_pack` or
+// KleidiAI's packer): `weights`, `weights_len` bytes, at least `qgemm_float_linear_packed_size`.
+// The bytes are trusted to be such a packing.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_float_linear_from_packed(uint32_t family,
+                                                 size_t n,
+                                                 size_t k,
+                                                 const uint8_t *weights,
+                                                 size_t weights_len,
+                                                 struct qgemm_float_linear *out);
+
+// Writes to `*out` the bytes of scratch `qgemm_float_linear_run` and `_prepare` need for `m`
+// rows: 0 for `F32_F32_F32P` and `F16_F16_F16P` (they read the activations in place), the bf16
+// packing of the activations for the bf16 families.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_float_linear_scratch_size(const struct qgemm_float_linear *layer,
+                                                  size_t m,
+                                                  size_t *out);
+
+// `y = x W^T + b` for `m` rows of a layer of an f32 float family: `x` (`x_len` floats, `m x k`
+// dense), `y` (`y_len` floats, `m x n` dense), `scratch` (`qgemm_float_linear_scratch_size`
+// bytes; NULL with 0 where that is 0); the kernel is the best of the layer's formats on
+// `features`; clamp `[-FLT_MAX, FLT_MAX]` (the Rust `Clamp::NONE`: finite results pass
+// unchanged, an infinite one saturates; `qgemm_float_linear_prepare` takes any clamp). `m = 0`
+// writes nothing.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say; the layer's
+// weights stay valid and unchanged.
+enum qgemm_status qgemm_float_linear_run(const struct qgemm_float_linear *layer,
+                                         uint32_t features,
+                                         size_t m,
+                                         const float *x,
+                                         size_t x_len,
+                                         float *y,
+                                         size_t y_len,
+                                         uint8_t *scratch,
+                                         size_t scratch_len);
+
+// As `qgemm_float_linear_run`, for the f16 float families: `x` and `y` hold `uint16_t` bit
+// patterns.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say; the layer's
+// weights stay valid and unchanged.
+enum qgemm_status qgemm_float_linear_run_u16(const struct qgemm_float_linear *layer,
+                                             uint32_t features,
+                                             size_t m,
+                                             const uint16_t *x,
+                                             size_t x_len,
+                                             uint16_t *y,
+                                             size_t y_len,
+                                             uint8_t *scratch,
+                                             size_t scratch_len);
+
+// Prepares a call on `m` rows of f32 activations (`x`, `x_len` floats, `m x k` dense) of a
+// layer of an f32 float family and fills `*out`: the kernel on `features`, the activations
+// (the bf16 family packs them into `scratch`, `qgemm_float_linear_scratch_size` bytes; the
+// unpacked family reads `x` itself: `x`, or `scratch`, must stay unchanged until the last
+// part has run), and the clamp (`clamp_min <= clamp_max`, no NaN; `-INFINITY, INFINITY` for
+// none). Run its parts with `qgemm_float_linear_split` and `qgemm_float_linear_run_part`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say; the layer's
+// weights stay valid and unchanged.
+enum qgemm_status qgemm_float_linear_prepare(const struct qgemm_float_linear *layer,
+                                             uint32_t features,
+                                             size_t m,
+                                             const float *x,
+                                             size_t x_len,
+                                             uint8_t *scratch,
+                                             size_t scratch_len,
+                                             float clamp_min,
+                                             float clamp_max,
+                                             struct qgemm_float_linear_call *out);
+
+// As `qgemm_float_linear_prepare`, for the f16 float families: `x` holds `uint16_t` bit
+// patterns.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say; the layer's
+// weights stay valid and unchanged.
+enum qgemm_status qgemm_float_linear_prepare_u16(const struct qgemm_float_linear *layer,
+                                                 uint32_t features,
+                                                 size_t m,
+                                                 const uint16_t *x,
+                                                 size_t x_len,
+                                                 uint8_t *scratch,
+                                                 size_t scratch_len,
+                                                 float clamp_min,
+                                                 float clamp_max,
+                                                 struct qgemm_float_linear_call *out);
+
+// Cuts the call's `m x n` output into at most `parts` rectangles (0 counts as 1, more than 64
+// as 64) on the kernel's steps (the Rust `FloatPrepared::split`): writes them to `rects`
+// (`rects_len` elements; 64 always suffice) and their number to `*count`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_float_linear_split(const struct qgemm_float_linear_call *call,
+                                           size_t parts,
+                                           struct qgemm_rect *rects,
+                                           size_t rects_len,
+                                           size_t *count);
+
+// Computes the rectangle `rect` (one of `qgemm_float_linear_split`'s, or any rectangle inside
+// the output whose start is a multiple of the kernel's steps) of an f32 float call's output
+// into `y`: the whole `m x n` output (`y_len >= m * n` floats, dense), of which only `rect` is
+// written. Threads may run the rectangles of one split at the same time on the same `y`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say, except that other
+// threads may write `y` outside `rect` meanwhile; the call's weights and `lhs` stay valid and
+// unchanged.
+enum qgemm_status qgemm_float_linear_run_part(const struct qgemm_float_linear_call *call,
+                                              struct qgemm_rect rect,
+                                              float *y,
+                                              size_t y_len);
+
+// As `qgemm_float_linear_run_part`, for the f16 float families: `y` holds `uint16_t` bit
+// patterns.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say, except that other
+// threads may write `y` outside `rect` meanwhile; the call's weights and `lhs` stay valid and
+// unchanged.
+enum qgemm_status qgemm_float_linear_run_part_u16(const struct qgemm_float_linear_call *call,
+                                                  struct qgemm_rect rect,
+                                                  uint16_t *y,
+                                                  size_t y_len);
 
 // Writes the sizes of the `qsi4cxp` quantizer's outputs for `n x k` weights: `*codes_len =
 // n * ceil(k/2)` bytes, `*scale_len = n` floats.

@@ -29,6 +29,9 @@
 //! code by hand. Adding a family is a `QGEMM_FAMILY_*` constant (cbindgen does not expand
 //! macros, so the C constants are written out) and a row; a family with a new RHS format also
 //! needs its `qgemm_rhs_<format>_*` functions (their C signatures differ by format).
+//!
+//! The float families (`qgemm::float`, not `Family`s) have their own table, `float_families!`,
+//! and functions (`qgemm_float_*`) in `api/float.rs`.
 
 use core::ffi::c_char;
 use core::mem::{align_of, size_of};
@@ -402,6 +405,13 @@ pub const QGEMM_TIER_NEON: u32 = 1;
 pub const QGEMM_TIER_DOTPROD: u32 = 2;
 /// Tier of a kernel: `SMMLA` assembly (FEAT_I8MM).
 pub const QGEMM_TIER_I8MM: u32 = 3;
+/// Tier of a kernel: half-precision arithmetic (FEAT_FP16; the float families' f16 `FMLA`).
+pub const QGEMM_TIER_FP16: u32 = 4;
+/// Tier of a kernel: BFloat16 arithmetic (FEAT_BF16; the float families' `BFMMLA`, `BFDOT`).
+pub const QGEMM_TIER_BF16: u32 = 5;
+/// Tier of a kernel: one this version of the header does not name (the Rust `Tier` is
+/// non-exhaustive; a newer core's tier reports as this until the header names it).
+pub const QGEMM_TIER_UNKNOWN: u32 = 255;
 
 /// A kernel: its family (`QGEMM_FAMILY_*`) and its index in the family's catalogue
 /// (`qgemm_kernel_at`). Plain data, checked on every use.
@@ -478,8 +488,11 @@ fn tier_code(t: Tier) -> u32 {
         Tier::Neon => QGEMM_TIER_NEON,
         Tier::Dotprod => QGEMM_TIER_DOTPROD,
         Tier::I8mm => QGEMM_TIER_I8MM,
-        // `Tier` is non-exhaustive; a future tier reports as the most capable one.
-        _ => QGEMM_TIER_I8MM,
+        Tier::Fp16 => QGEMM_TIER_FP16,
+        Tier::Bf16 => QGEMM_TIER_BF16,
+        // `Tier` is non-exhaustive (a match in another crate needs this arm): every tier the
+        // core has is named above; one added later reports as unknown, not as another tier.
+        _ => QGEMM_TIER_UNKNOWN,
     }
 }
 
@@ -1911,6 +1924,13 @@ pub unsafe extern "C" fn qgemm_rhs_qsi8cxp_pack(
 mod linear;
 mod quant_method;
 pub use linear::{qgemm_linear, qgemm_linear_call, qgemm_rect};
+
+// ---- the float families -------------------------------------------------------------------
+
+mod float;
+pub use float::{
+    qgemm_float_args, qgemm_float_kernel, qgemm_float_kernel_info, qgemm_float_linear, qgemm_float_linear_call,
+};
 
 // ---- weight quantization ------------------------------------------------------------------
 

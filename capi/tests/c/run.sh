@@ -16,6 +16,9 @@
 #   kai_hook_throw layer 2, C++: a hook that throws; the exception reaches the caller's catch
 #   qgemm_layer1   layer 1: every kernel, packer, query and error status of qgemm.h, and the operator
 #                  (qgemm_linear_*) against the Rust operator's digests (capi/tests/data/linear_digests.txt)
+#   qgemm_float    layer 1, float families: every float golden case (float_plan.py) through every available
+#                  kernel of its family (qgemm_float_*), the qgemm_rhs_/qgemm_lhs_ float packers against
+#                  KleidiAI's bytes, the operator (qgemm_float_linear_*) against the golden outputs, every status
 #   linear_quantize layer 1: qgemm_linear_quantize_pack of every family from float weights (NxK and KxN, every
 #                  method), run against a C f32 matmul within the format's tolerance, and its error statuses
 #   quant          layer 1: the weight quantizers (qgemm_quant_*) of every format against their
@@ -29,10 +32,11 @@
 #                  <signal.h> with _GNU_SOURCE, ...), compiled as C11 and as C++17 (aarch64-linux-gnu-g++),
 #                  linked and run
 # Each test must be able to fail: `run.sh --self-check` also runs kai_compat on a plan with one
-# corrupted expected bit (once in the quantized lines, once in the float lines), qgemm_layer1 with QGEMM_LAYER1_CORRUPT=1 (one golden bit flipped) and
-# QGEMM_LAYER1_CORRUPT=linear (one bit of the operator's output flipped), linear_quantize
-# with QGEMM_QPACK_CORRUPT=1 (its f32 reference off by 10%), and
-# QGEMM_LAYER1_CORRUPT=linear (one bit of the operator's output flipped), quant with
+# corrupted expected bit (once in the quantized lines, once in the float lines), qgemm_layer1 with
+# QGEMM_LAYER1_CORRUPT=1 (one golden bit flipped) and QGEMM_LAYER1_CORRUPT=linear (one bit of the
+# operator's output flipped), qgemm_float with QGEMM_FLOAT_CORRUPT=1 (one golden bit flipped) and
+# QGEMM_FLOAT_CORRUPT=linear (one bit of the float operator's expected output flipped),
+# linear_quantize with QGEMM_QPACK_CORRUPT=1 (its f32 reference off by 10%), quant with
 # QGEMM_QUANT_CORRUPT=1 (one code bit flipped) and QGEMM_QUANT_CORRUPT=linear (packed weights garbled), and
 # check_symbols with one declaration removed and one invented (and with a libc `write` declared in
 # qgemm.h), and requires each to fail.
@@ -107,6 +111,7 @@ build readme_example "$out/readme_example.c"
 if [[ $only_kai != 1 ]]; then
     build kai_hook "$here/kai_hook.c"
     build qgemm_layer1 "$here/qgemm_layer1.c"
+    build qgemm_float "$here/qgemm_float.c"
     build linear_quantize "$here/linear_quantize.c" -lm
     build quant "$here/quant.c"
     # Every kai/ header, for the header test.
@@ -141,6 +146,7 @@ python3 "$here/kai_plan.py" "$data" --float --corrupt >"$out/kai_plan_float_corr
 cat "$out/kai_plan.txt" "$out/kai_plan_float.txt" >"$out/kai_compat_plan.txt"
 cat "$out/kai_plan_corrupt.txt" "$out/kai_plan_float.txt" >"$out/kai_compat_plan_corrupt.txt"
 cat "$out/kai_plan.txt" "$out/kai_plan_float_corrupt.txt" >"$out/kai_compat_plan_float_corrupt.txt"
+python3 "$here/float_plan.py" "$data" >"$out/float_plan.txt"
 
 run() { # cpu binary args...
     local cpu=$1
@@ -184,6 +190,7 @@ for cpu in "${cpus[@]}"; do
     fi
     run "$cpu" "$out/kai_hook_throw" || failed+=("kai_hook_throw@$cpu")
     run "$cpu" "$out/qgemm_layer1" "$cpu" <"$out/kai_plan.txt" || failed+=("qgemm_layer1@$cpu")
+    run "$cpu" "$out/qgemm_float" "$cpu" <"$out/float_plan.txt" || failed+=("qgemm_float@$cpu")
     run "$cpu" "$out/linear_quantize" || failed+=("linear_quantize@$cpu")
     run "$cpu" "$out/quant" || failed+=("quant@$cpu")
     if ((rust_std)); then
@@ -224,6 +231,15 @@ for cpu in "${cpus[@]}"; do
         else
             echo "self-check: qgemm_layer1 rejects a corrupted operator output: $(grep -m1 operator "$out/layer1_corrupt.log")"
         fi
+        for corrupt in 1 linear; do
+            if QGEMM_FLOAT_CORRUPT=$corrupt run "$cpu" "$out/qgemm_float" "$cpu" <"$out/float_plan.txt" \
+                >/dev/null 2>"$out/float_corrupt.log"; then
+                echo "run.sh: qgemm_float passed with QGEMM_FLOAT_CORRUPT=$corrupt" >&2
+                failed+=("qgemm_float-self-check-$corrupt@$cpu")
+            else
+                echo "self-check: qgemm_float fails with QGEMM_FLOAT_CORRUPT=$corrupt: $(head -n 1 "$out/float_corrupt.log")"
+            fi
+        done
         if QGEMM_QPACK_CORRUPT=1 run "$cpu" "$out/linear_quantize" >/dev/null 2>"$out/qpack_corrupt.log"; then
             echo "run.sh: linear_quantize passed with a corrupted f32 reference" >&2
             failed+=("linear_quantize-self-check@$cpu")

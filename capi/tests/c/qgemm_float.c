@@ -1,0 +1,730 @@
+/* Layer 1 for the float families (qgemm_float_*, qgemm_rhs_<float format>_*, qgemm_lhs_bf16p*_*):
+ *
+ *   float_plan.py DATA | qgemm_float <cpu>      (<cpu>: the QEMU model, for the report only)
+ *
+ * 1. Golden cases, bit for bit: for every (golden case, packing, KleidiAI kernel) of the plan, the
+ *    RHS packed by qgemm_rhs_<format>_pack equals KleidiAI's on the bytes the spec specifies, the
+ *    LHS packed by qgemm_lhs_<format>_pack(_f16) equals KleidiAI's, sizes and offsets equal the
+ *    manifest's, and every available kernel of the family that reads those formats (BFDOT and
+ *    BFMMLA told apart by name, as tests/float.rs does) gives the golden output with each clamp,
+ *    whole and as a 2x2 grid of sub-rectangles into a padded output (padding untouched). Every
+ *    available kernel must have run at least once.
+ * 2. Selection: qgemm_float_select and _select_for on every format pair, tiers.
+ * 3. The operator (qgemm_float_linear_*) on the golden cases of its formats: weights packed from the
+ *    raw weights (or adopted with _from_packed), prepare with each golden clamp, split into 1, 3
+ *    and 64 parts run with _run_part, and 4 parts on pthreads at once, against the golden output;
+ *    _run against prepare + one part.
+ * 4. Every status the float functions produce (each one at least once).
+ *
+ * QGEMM_FLOAT_CORRUPT=1 flips one bit of the first golden output in memory, QGEMM_FLOAT_CORRUPT=linear
+ * one bit of the operator's first expected output: the test must then fail (run.sh --self-check). */
+#include <float.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t seen;
+#define EXPECT_SEEN(status) (seen |= 1u << (unsigned)(status))
+#include "checks.h"
+#include "qgemm.h"
+#include "test_util.h"
+
+enum { NF = 4, MAXK = 64, NFIELDS = 37 };
+static const char* const FAMILY[NF] = {"f32_f32_f32p", "f16_f16_f16p", "f32_bf16p_bf16p", "f16_bf16p_bf16p"};
+static const bool F16_OUT[NF] = {false, true, false, true};
+static const char* const RHS_NAME[6] = {"f32p16", "f32p8", "f16p32", "f16p16", "bf16p12_b32", "bf16p12_b16"};
+static const size_t RHS_NR[6] = {16, 8, 32, 16, 12, 12};
+static const char* const LHS_NAME[3] = {"none", "bf16p1x4", "bf16p8x4"};
+static const size_t LHS_MR[3] = {1, 1, 8};
+static size_t runs[NF][MAXK];
+static int corrupt_golden, corrupt_linear;
+
+static int lookup(const char* const* names, int count, const char* s) {
+    for (int i = 0; i < count; i++)
+        if (strcmp(names[i], s) == 0) return i;
+    fprintf(stderr, "unknown name %s\n", s);
+    exit(2);
+}
+
+/* ---- the per-format functions, by format code ------------------------------------------------- */
+
+static qgemm_status rhs_size(uint32_t f, size_t n, size_t k, size_t* out) {
+    switch (f) {
+    case QGEMM_FLOAT_RHS_F32P16: return qgemm_rhs_f32p16_packed_size(n, k, out);
+    case QGEMM_FLOAT_RHS_F32P8: return qgemm_rhs_f32p8_packed_size(n, k, out);
+    case QGEMM_FLOAT_RHS_F16P32: return qgemm_rhs_f16p32_packed_size(n, k, out);
+    case QGEMM_FLOAT_RHS_F16P16: return qgemm_rhs_f16p16_packed_size(n, k, out);
+    case QGEMM_FLOAT_RHS_BF16P12_B32: return qgemm_rhs_bf16p12_b32_packed_size(n, k, out);
+    default: return qgemm_rhs_bf16p12_b16_packed_size(n, k, out);
+    }
+}
+
+static qgemm_status rhs_offset(uint32_t f, size_t n_idx, size_t k, size_t* out) {
+    switch (f) {
+    case QGEMM_FLOAT_RHS_F32P16: return qgemm_rhs_f32p16_packed_offset(n_idx, k, out);
+    case QGEMM_FLOAT_RHS_F32P8: return qgemm_rhs_f32p8_packed_offset(n_idx, k, out);
+    case QGEMM_FLOAT_RHS_F16P32: return qgemm_rhs_f16p32_packed_offset(n_idx, k, out);
+    case QGEMM_FLOAT_RHS_F16P16: return qgemm_rhs_f16p16_packed_offset(n_idx, k, out);
+    case QGEMM_FLOAT_RHS_BF16P12_B32: return qgemm_rhs_bf16p12_b32_packed_offset(n_idx, k, out);
+    default: return qgemm_rhs_bf16p12_b16_packed_offset(n_idx, k, out);
+    }
+}
+
+/* Packs raw weights (`w`: f32 or f16 bits per `w_f16`, `w_len` values) and bias (f32 or f16 bits per
+ * `b_f16`, or NULL). */
+static qgemm_status rhs_pack(uint32_t f, size_t n, size_t k, const void* w, size_t w_len, bool w_f16, uint32_t layout,
+                             size_t stride, const void* b, size_t b_len, uint8_t* out, size_t out_len) {
+    switch (f) {
+    case QGEMM_FLOAT_RHS_F32P16:
+        return qgemm_rhs_f32p16_pack(n, k, w, w_len, layout, stride, b, b_len, out, out_len);
+    case QGEMM_FLOAT_RHS_F32P8: return qgemm_rhs_f32p8_pack(n, k, w, w_len, layout, stride, b, b_len, out, out_len);
+    case QGEMM_FLOAT_RHS_F16P32:
+        return qgemm_rhs_f16p32_pack(n, k, w, w_len, layout, stride, b, b_len, out, out_len);
+    case QGEMM_FLOAT_RHS_F16P16:
+        return qgemm_rhs_f16p16_pack(n, k, w, w_len, layout, stride, b, b_len, out, out_len);
+    case QGEMM_FLOAT_RHS_BF16P12_B32:
+        return w_f16 ? qgemm_rhs_bf16p12_b32_pack_f16(n, k, w, w_len, layout, stride, b, b_len, out, out_len)
+                     : qgemm_rhs_bf16p12_b32_pack(n, k, w, w_len, layout, stride, b, b_len, out, out_len);
+    default: return qgemm_rhs_bf16p12_b16_pack(n, k, w, w_len, layout, stride, b, b_len, out, out_len);
+    }
+}
+
+static qgemm_status lhs_size(uint32_t f, size_t m, size_t k, size_t* out) {
+    return f == QGEMM_FLOAT_LHS_BF16P1X4 ? qgemm_lhs_bf16p1x4_packed_size(m, k, out)
+                                         : qgemm_lhs_bf16p8x4_packed_size(m, k, out);
+}
+
+static qgemm_status lhs_offset(uint32_t f, size_t m_idx, size_t k, size_t* out) {
+    return f == QGEMM_FLOAT_LHS_BF16P1X4 ? qgemm_lhs_bf16p1x4_packed_offset(m_idx, k, out)
+                                         : qgemm_lhs_bf16p8x4_packed_offset(m_idx, k, out);
+}
+
+static qgemm_status lhs_pack(uint32_t f, size_t m, size_t k, const void* x, size_t x_len, bool f16, size_t stride,
+                             uint8_t* out, size_t out_len) {
+    if (f == QGEMM_FLOAT_LHS_BF16P1X4)
+        return f16 ? qgemm_lhs_bf16p1x4_pack_f16(m, k, x, x_len, stride, out, out_len)
+                   : qgemm_lhs_bf16p1x4_pack(m, k, x, x_len, stride, out, out_len);
+    return f16 ? qgemm_lhs_bf16p8x4_pack_f16(m, k, x, x_len, stride, out, out_len)
+               : qgemm_lhs_bf16p8x4_pack(m, k, x, x_len, stride, out, out_len);
+}
+
+static qgemm_status run_kernel(qgemm_float_kernel kern, uint32_t cpu, bool f16_out, const void* lhs, size_t lhs_len,
+                               const uint8_t* rhs, size_t rhs_len, void* dst, size_t dst_len,
+                               const qgemm_float_args* a) {
+    return f16_out ? qgemm_float_kernel_run_u16(kern, cpu, lhs, lhs_len, rhs, rhs_len, dst, dst_len, a)
+                   : qgemm_float_kernel_run(kern, cpu, lhs, lhs_len, rhs, rhs_len, dst, dst_len, a);
+}
+
+/* ---- 1. golden cases -------------------------------------------------------------------------- */
+
+static bool in_ranges(const char* ranges, size_t at) {
+    if (strcmp(ranges, "-") == 0) return false;
+    const char* p = ranges;
+    while (*p) {
+        char* e;
+        size_t a = strtoul(p, &e, 10), b = strtoul(e + 1, &e, 10);
+        if (a <= at && at < b) return true;
+        p = *e == ',' ? e + 1 : e;
+    }
+    return false;
+}
+
+/* Bytes that differ outside `ranges`. */
+static size_t masked_diff(const uint8_t* a, const uint8_t* b, size_t len, const char* ranges) {
+    size_t bad = 0;
+    for (size_t i = 0; i < len; i++)
+        if (a[i] != b[i] && !in_ranges(ranges, i)) bad++;
+    return bad;
+}
+
+static size_t golden_lines, golden_runs, operator_cases;
+static char last_operator[1024];
+
+static void operator_case(int fam, size_t m, size_t n, size_t k, char** f, uint32_t cpu, const void* w, size_t w_len,
+                          bool w_f16, uint32_t layout, size_t w_stride, const void* bias, size_t bias_len,
+                          const void* x, size_t x_len, const uint8_t* ours_rhs, size_t rhs_len,
+                          uint8_t* const golden[3], const float clamps[3][2]);
+
+static void golden_line(char** f, uint32_t cpu) {
+    const int fam = lookup(FAMILY, NF, f[0]);
+    const size_t m = strtoul(f[1], NULL, 10), n = strtoul(f[2], NULL, 10), k = strtoul(f[3], NULL, 10);
+    const uint32_t layout = strcmp(f[4], "nxk") == 0 ? QGEMM_LAYOUT_NXK : QGEMM_LAYOUT_KXN;
+    const bool w_f16 = strcmp(f[5], "f16") == 0, b_f16 = strcmp(f[8], "f16") == 0, x_f16 = strcmp(f[10], "f16") == 0;
+    const size_t wsz = w_f16 ? 2 : 4, bsz = b_f16 ? 2 : 4, xsz = x_f16 ? 2 : 4, esz = F16_OUT[fam] ? 2 : 4;
+    size_t w_bytes, b_bytes = 0, x_bytes, len;
+    void* w = read_file(f[6], &w_bytes);
+    void* bias = strcmp(f[9], "-") == 0 ? NULL : read_file(f[9], &b_bytes);
+    void* x = read_file(f[11], &x_bytes);
+    const size_t w_stride = strtoul(f[7], NULL, 10) / wsz, x_stride = strtoul(f[12], NULL, 10) / xsz;
+    const uint32_t rf = (uint32_t)lookup(RHS_NAME, 6, f[13]), lf = (uint32_t)lookup(LHS_NAME, 3, f[19]);
+    const size_t rsize = strtoul(f[15], NULL, 10), tile = strtoul(f[16], NULL, 10), off_nr = strtoul(f[17], NULL, 10);
+    const bool dot = strcmp(f[24], "1") == 0;
+    const size_t g_ms = strtoul(f[25], NULL, 10), g_dst_off = strtoul(f[27], NULL, 10);
+    float clamps[3][2];
+    for (int c = 0; c < 3; c++)
+        for (int j = 0; j < 2; j++) clamps[c][j] = bits_to_f32(f[31 + 2 * c + j]);
+    snprintf(cur, sizeof cur, "golden %s m%zu n%zu k%zu %s %s/%s (%s)", f[0], m, n, k, f[4], f[19], f[13], f[23]);
+    golden_lines++;
+
+    /* The packed RHS: sizes, offsets, bytes. */
+    size_t size = 0, off = 0;
+    OK(rhs_size(rf, n, k, &size));
+    CHECK(size == rsize, "RHS packed size %zu, KleidiAI's %zu", size, rsize);
+    OK(rhs_offset(rf, RHS_NR[rf], k, &off));
+    CHECK(off == off_nr && off == tile, "RHS offset at nr %zu, KleidiAI's %zu (tile %zu)", off, off_nr, tile);
+    uint8_t* rhs = malloc(size + 1);
+    memset(rhs, 0xA5, size + 1);
+    OK(rhs_pack(rf, n, k, w, w_bytes / wsz, w_f16, layout, w_stride, bias, b_bytes / bsz, rhs, size));
+    uint8_t* g_rhs = read_file(f[14], &len);
+    CHECK(len == size && masked_diff(rhs, g_rhs, size, f[18]) == 0, "packed RHS: %zu bytes differ",
+          masked_diff(rhs, g_rhs, size, f[18]));
+    CHECK(rhs[size] == 0xA5, "the RHS packer wrote past its size");
+
+    /* The packed LHS. */
+    uint8_t* lhs = NULL;
+    size_t lhs_bytes = 0;
+    if (lf != QGEMM_FLOAT_LHS_NONE) {
+        OK(lhs_size(lf, m, k, &lhs_bytes));
+        CHECK(lhs_bytes == strtoul(f[21], NULL, 10), "LHS packed size %zu, KleidiAI's %s", lhs_bytes, f[21]);
+        if (strtoul(f[22], NULL, 10) != 0) {
+            OK(lhs_offset(lf, LHS_MR[lf], k, &off));
+            CHECK(off == strtoul(f[22], NULL, 10), "LHS offset at mr %zu, KleidiAI's %s", off, f[22]);
+        }
+        lhs = malloc(lhs_bytes + 1);
+        memset(lhs, 0xA5, lhs_bytes + 1);
+        OK(lhs_pack(lf, m, k, x, x_bytes / xsz, x_f16, x_stride, lhs, lhs_bytes));
+        uint8_t* g_lhs = read_file(f[20], &len);
+        CHECK(len == lhs_bytes && memcmp(lhs, g_lhs, lhs_bytes) == 0, "packed LHS differs");
+        CHECK(lhs[lhs_bytes] == 0xA5, "the LHS packer wrote past its size");
+        free(g_lhs);
+    }
+    const void* run_lhs = lhs ? (const void*)lhs : x;
+    const size_t run_lhs_len = lhs ? lhs_bytes : x_bytes / xsz;
+
+    /* The golden outputs and their clamps: none (+-FLT_MAX), tight, relu. */
+    uint8_t* golden[3];
+    for (int c = 0; c < 3; c++) {
+        golden[c] = read_file(f[28 + c], &len);
+        CHECK(len == m * n * esz, "golden dst size %zu", len);
+    }
+    if (corrupt_golden == 1 && golden_lines == 1) golden[0][0] ^= 1;
+
+    size_t count = 0;
+    OK(qgemm_float_kernel_count((uint32_t)fam, &count));
+    for (size_t i = 0; i < count && i < MAXK; i++) {
+        qgemm_float_kernel kern;
+        qgemm_float_kernel_info info;
+        bool avail = false;
+        OK(qgemm_float_kernel_at((uint32_t)fam, i, &kern));
+        OK(qgemm_float_kernel_get_info(kern, &info));
+        if (info.lhs_format != lf || info.rhs_format != rf || (strstr(info.name, "1x36") != NULL) != dot) continue;
+        OK(qgemm_float_kernel_is_available(kern, cpu, &avail));
+        if (!avail) continue;
+        snprintf(cur, sizeof cur, "golden %s m%zu n%zu k%zu %s %s/%s: %s", f[0], m, n, k, f[4], f[19], f[13], info.name);
+        runs[fam][i]++;
+        golden_runs++;
+        if (info.m_step == g_ms) {
+            OK(qgemm_float_kernel_dst_offset(kern, info.m_step, info.n_step, n, &off));
+            CHECK(off * esz == g_dst_off, "dst offset at steps %zu bytes, KleidiAI's %zu", off * esz, g_dst_off);
+        }
+        uint8_t* dst = malloc(m * n * esz);
+        for (int c = 0; c < 3; c++) {
+            memset(dst, 0xA5, m * n * esz);
+            qgemm_float_args a = {m, n, k, 0, 0, x_stride, n, clamps[c][0], clamps[c][1]};
+            OK(run_kernel(kern, cpu, F16_OUT[fam], run_lhs, run_lhs_len, rhs, size, dst, m * n, &a));
+            size_t bad = 0;
+            for (size_t e = 0; e < m * n; e++) bad += memcmp(dst + e * esz, golden[c] + e * esz, esz) != 0;
+            CHECK(bad == 0, "clamp %d: %zu of %zu outputs differ", c, bad, m * n);
+        }
+        /* A 2x2 grid of sub-rectangles into a padded output (row stride n + 3). */
+        const size_t ms = info.m_step, ns = info.n_step, stride = n + 3, total = m * stride;
+        const size_t m0 = (m / 2) / ms * ms, n0 = (n / 2) / ns * ns;
+        uint8_t* grid = malloc(total * esz);
+        memset(grid, 0xA5, total * esz);
+        const size_t rect[4][4] = {{0, 0, m0, n0}, {0, n0, m0, n - n0}, {m0, 0, m - m0, n0}, {m0, n0, m - m0, n - n0}};
+        for (int r = 0; r < 4; r++) {
+            if (rect[r][2] == 0 || rect[r][3] == 0) continue;
+            OK(qgemm_float_kernel_dst_offset(kern, rect[r][0], rect[r][1], stride, &off));
+            qgemm_float_args a = {rect[r][2], rect[r][3], k, rect[r][0], rect[r][1], x_stride, stride,
+                                  clamps[0][0], clamps[0][1]};
+            OK(run_kernel(kern, cpu, F16_OUT[fam], run_lhs, run_lhs_len, rhs, size, grid + off * esz, total - off, &a));
+        }
+        size_t bad = 0, pad = 0;
+        for (size_t row = 0; row < m; row++) {
+            bad += memcmp(grid + row * stride * esz, golden[0] + row * n * esz, n * esz) != 0;
+            for (size_t b = n * esz; b < stride * esz; b++) pad += grid[row * stride * esz + b] != 0xA5;
+        }
+        CHECK(bad == 0 && pad == 0, "2x2 grid: %zu rows differ, %zu padding bytes written", bad, pad);
+        free(grid);
+        free(dst);
+    }
+
+    /* The operator, once per (case, packing) of its formats: f32p16 / f16p32 unpacked, bf16p8x4 +
+     * bf16p12_b* with BFMMLA; activations of the family's type. */
+    uint32_t op_rf = 99;
+    OK(qgemm_float_linear_rhs_format((uint32_t)fam, &op_rf));
+    const uint32_t op_lf = fam >= 2 ? QGEMM_FLOAT_LHS_BF16P8X4 : QGEMM_FLOAT_LHS_NONE;
+    char key[1024];
+    snprintf(key, sizeof key, "%s %s", f[11], f[14]);
+    if (rf == op_rf && lf == op_lf && !dot && x_f16 == F16_OUT[fam] && strcmp(key, last_operator) != 0) {
+        snprintf(last_operator, sizeof last_operator, "%s", key);
+        CHECK(x_stride == k, "the golden activations are not dense");
+        operator_case(fam, m, n, k, f, cpu, w, w_bytes / wsz, w_f16, layout, w_stride, bias, b_bytes / bsz, x,
+                      x_bytes / xsz, rhs, size, golden, (const float(*)[2])clamps);
+    }
+    for (int c = 0; c < 3; c++) free(golden[c]);
+    free(lhs);
+    free(g_rhs);
+    free(rhs);
+    free(x);
+    free(bias);
+    free(w);
+}
+
+/* ---- 3. the operator -------------------------------------------------------------------------- */
+
+/* One thread's part of a call. */
+typedef struct {
+    const qgemm_float_linear_call* call;
+    qgemm_rect rect;
+    void* y;
+    size_t y_len;
+    bool u16;
+    qgemm_status status;
+} part_job;
+
+static void* run_part_thread(void* arg) {
+    part_job* j = arg;
+    j->status = j->u16 ? qgemm_float_linear_run_part_u16(j->call, j->rect, j->y, j->y_len)
+                       : qgemm_float_linear_run_part(j->call, j->rect, j->y, j->y_len);
+    return NULL;
+}
+
+static void operator_case(int fam, size_t m, size_t n, size_t k, char** f, uint32_t cpu, const void* w, size_t w_len,
+                          bool w_f16, uint32_t layout, size_t w_stride, const void* bias, size_t bias_len,
+                          const void* x, size_t x_len, const uint8_t* ours_rhs, size_t rhs_len,
+                          uint8_t* const golden[3], const float clamps[3][2]) {
+    const bool u16 = F16_OUT[fam];
+    const size_t esz = u16 ? 2 : 4;
+    snprintf(cur, sizeof cur, "operator %s m%zu n%zu k%zu %s", f[0], m, n, k, f[4]);
+    operator_cases++;
+    size_t wsize = 0, ssize = 0;
+    OK(qgemm_float_linear_packed_size((uint32_t)fam, n, k, &wsize));
+    CHECK(wsize == rhs_len, "packed size %zu, the format's %zu", wsize, rhs_len);
+    uint8_t* buf = malloc(wsize);
+    qgemm_float_linear layer;
+    if (w_f16 == u16) {
+        /* From the raw weights (either layout) and bias: the format packer's bytes. */
+        if (u16)
+            OK(qgemm_float_linear_pack_u16((uint32_t)fam, w, w_len, layout, w_stride, n, k, bias, bias_len, buf, wsize,
+                                           &layer));
+        else
+            OK(qgemm_float_linear_pack((uint32_t)fam, w, w_len, layout, w_stride, n, k, bias, bias_len, buf, wsize,
+                                       &layer));
+        CHECK(layer.weights == buf && layer.weights_len == wsize && memcmp(buf, ours_rhs, wsize) == 0,
+              "the operator's packed weights are not the format packer's");
+    } else {
+        /* f16 weights of an f32 family: adopt the packer's bytes. */
+        memcpy(buf, ours_rhs, wsize);
+        OK(qgemm_float_linear_from_packed((uint32_t)fam, n, k, buf, wsize, &layer));
+    }
+    OK(qgemm_float_linear_scratch_size(&layer, m, &ssize));
+    uint8_t* scratch = ssize ? malloc(ssize) : NULL;
+    uint8_t* y = malloc(m * n * esz);
+    uint8_t* expect = malloc(m * n * esz);
+    static const size_t parts[3] = {1, 3, 64};
+    for (int c = 0; c < 3; c++) {
+        memcpy(expect, golden[c], m * n * esz);
+        if (corrupt_linear && operator_cases == 1 && c == 0) expect[0] ^= 1;
+        qgemm_float_linear_call call;
+        if (u16)
+            OK(qgemm_float_linear_prepare_u16(&layer, cpu, m, x, x_len, scratch, ssize, clamps[c][0], clamps[c][1],
+                                              &call));
+        else
+            OK(qgemm_float_linear_prepare(&layer, cpu, m, x, x_len, scratch, ssize, clamps[c][0], clamps[c][1], &call));
+        for (int p = 0; p < 3; p++) {
+            qgemm_rect rects[64];
+            size_t count = 0;
+            memset(y, 0xA5, m * n * esz);
+            OK(qgemm_float_linear_split(&call, parts[p], rects, 64, &count));
+            CHECK(count >= 1 && count <= parts[p], "%zu parts for %zu", count, parts[p]);
+            for (size_t r = 0; r < count; r++) {
+                if (u16)
+                    OK(qgemm_float_linear_run_part_u16(&call, rects[r], (uint16_t*)y, m * n));
+                else
+                    OK(qgemm_float_linear_run_part(&call, rects[r], (float*)y, m * n));
+            }
+            size_t bad = 0;
+            for (size_t e = 0; e < m * n; e++) bad += memcmp(y + e * esz, expect + e * esz, esz) != 0;
+            CHECK(bad == 0, "operator, clamp %d, %zu parts: %zu of %zu outputs differ from the golden", c, parts[p], bad,
+                  m * n);
+        }
+    }
+    /* Four parts on four threads at once into one output, tight clamp. */
+    {
+        qgemm_float_linear_call call;
+        qgemm_rect rects[4];
+        size_t count = 0;
+        pthread_t threads[4];
+        part_job jobs[4];
+        memset(y, 0xA5, m * n * esz);
+        if (u16)
+            OK(qgemm_float_linear_prepare_u16(&layer, cpu, m, x, x_len, scratch, ssize, clamps[1][0], clamps[1][1],
+                                              &call));
+        else
+            OK(qgemm_float_linear_prepare(&layer, cpu, m, x, x_len, scratch, ssize, clamps[1][0], clamps[1][1], &call));
+        OK(qgemm_float_linear_split(&call, 4, rects, 4, &count));
+        for (size_t t = 0; t < count; t++) {
+            jobs[t] = (part_job){&call, rects[t], y, m * n, u16, QGEMM_ERROR_INVALID_ARGUMENT};
+            CHECK(pthread_create(&threads[t], NULL, run_part_thread, &jobs[t]) == 0, "pthread_create");
+        }
+        for (size_t t = 0; t < count; t++) {
+            pthread_join(threads[t], NULL);
+            CHECK(jobs[t].status == QGEMM_OK, "thread %zu: status %d", t, (int)jobs[t].status);
+        }
+        CHECK(memcmp(y, golden[1], m * n * esz) == 0, "%zu parts on threads differ from the golden (tight clamp)",
+              count);
+    }
+    /* run (the Rust Clamp::NONE, [-FLT_MAX, FLT_MAX]) = prepare(-FLT_MAX, FLT_MAX) + one part. */
+    qgemm_float_linear_call call;
+    qgemm_rect rect;
+    size_t count;
+    memset(y, 0xA5, m * n * esz);
+    memset(expect, 0x5A, m * n * esz);
+    if (u16) {
+        OK(qgemm_float_linear_run_u16(&layer, cpu, m, x, x_len, (uint16_t*)y, m * n, scratch, ssize));
+        OK(qgemm_float_linear_prepare_u16(&layer, cpu, m, x, x_len, scratch, ssize, -FLT_MAX, FLT_MAX, &call));
+        OK(qgemm_float_linear_split(&call, 1, &rect, 1, &count));
+        OK(qgemm_float_linear_run_part_u16(&call, rect, (uint16_t*)expect, m * n));
+    } else {
+        OK(qgemm_float_linear_run(&layer, cpu, m, x, x_len, (float*)y, m * n, scratch, ssize));
+        OK(qgemm_float_linear_prepare(&layer, cpu, m, x, x_len, scratch, ssize, -FLT_MAX, FLT_MAX, &call));
+        OK(qgemm_float_linear_split(&call, 1, &rect, 1, &count));
+        OK(qgemm_float_linear_run_part(&call, rect, (float*)expect, m * n));
+    }
+    CHECK(memcmp(y, expect, m * n * esz) == 0, "qgemm_float_linear_run differs from prepare + run_part");
+    free(expect);
+    free(y);
+    free(scratch);
+    free(buf);
+}
+
+static void golden(uint32_t cpu) {
+    char line[8192];
+    while (fgets(line, sizeof line, stdin)) {
+        char* f[NFIELDS];
+        int got = 0;
+        for (char* t = strtok(line, " \n"); t && got < NFIELDS; t = strtok(NULL, " \n")) f[got++] = t;
+        if (got != NFIELDS) {
+            fprintf(stderr, "bad plan line (%d fields)\n", got);
+            exit(2);
+        }
+        golden_line(f, cpu);
+    }
+    snprintf(cur, sizeof cur, "golden coverage");
+    CHECK(golden_lines > 0, "empty plan");
+    for (int fam = 0; fam < NF; fam++) {
+        size_t count = 0;
+        OK(qgemm_float_kernel_count((uint32_t)fam, &count));
+        CHECK(count > 0 && count <= MAXK, "%s: %zu kernels", FAMILY[fam], count);
+        for (size_t i = 0; i < count && i < MAXK; i++) {
+            qgemm_float_kernel kern;
+            qgemm_float_kernel_info info;
+            bool avail = false;
+            OK(qgemm_float_kernel_at((uint32_t)fam, i, &kern));
+            OK(qgemm_float_kernel_get_info(kern, &info));
+            OK(qgemm_float_kernel_is_available(kern, cpu, &avail));
+            CHECK(!avail || runs[fam][i] > 0, "%s: available kernel %s never ran on a golden case", FAMILY[fam],
+                  info.name);
+            if (avail) printf("  %-58s tier %u: %zu golden runs\n", info.name, info.tier, runs[fam][i]);
+        }
+    }
+    printf("golden: %zu (case, packing, KleidiAI kernel) lines, %zu kernel runs (3 clamps + 2x2 grid each), %zu "
+           "operator cases\n",
+           golden_lines, golden_runs, operator_cases);
+}
+
+/* ---- 2. selection ----------------------------------------------------------------------------- */
+
+static void selection(uint32_t cpu) {
+    for (int fam = 0; fam < NF; fam++) {
+        snprintf(cur, sizeof cur, "selection %s", FAMILY[fam]);
+        qgemm_float_kernel kern;
+        qgemm_float_kernel_info info;
+        bool avail = false;
+        uint32_t op_rf = 99;
+        OK(qgemm_float_linear_rhs_format((uint32_t)fam, &op_rf));
+        OK(qgemm_float_select((uint32_t)fam, cpu, &kern));
+        OK(qgemm_float_kernel_get_info(kern, &info));
+        OK(qgemm_float_kernel_is_available(kern, cpu, &avail));
+        CHECK(avail && info.rhs_format == op_rf && info.lhs_format == (fam >= 2 ? QGEMM_FLOAT_LHS_BF16P8X4 : 0),
+              "select gave %s (formats %u/%u)", info.name, info.lhs_format, info.rhs_format);
+        CHECK(kern.family == (uint32_t)fam, "handle family %u", kern.family);
+        CHECK(info.tier <= QGEMM_TIER_BF16, "tier %u", info.tier);
+        if (fam == 1 && (cpu & QGEMM_FEATURE_FP16)) CHECK(info.tier == QGEMM_TIER_FP16, "f16 tier %u", info.tier);
+        if (fam >= 2 && (cpu & QGEMM_FEATURE_BF16)) CHECK(info.tier == QGEMM_TIER_BF16, "bf16 tier %u", info.tier);
+        if (!(cpu & QGEMM_FEATURE_NEON)) CHECK(info.tier == QGEMM_TIER_SCALAR, "tier %u without NEON", info.tier);
+        /* Scalar only: the family's last kernel when nothing else runs. */
+        OK(qgemm_float_select((uint32_t)fam, 0, &kern));
+        OK(qgemm_float_kernel_get_info(kern, &info));
+        CHECK(info.tier == QGEMM_TIER_SCALAR, "select without features: tier %u", info.tier);
+        size_t count = 0;
+        OK(qgemm_float_kernel_count((uint32_t)fam, &count));
+        for (uint32_t lf = 0; lf < 3; lf++)
+            for (uint32_t rf = 0; rf < 6; rf++) {
+                bool exists = false;
+                for (size_t i = 0; i < count; i++) {
+                    qgemm_float_kernel h;
+                    qgemm_float_kernel_info in;
+                    OK(qgemm_float_kernel_at((uint32_t)fam, i, &h));
+                    OK(qgemm_float_kernel_get_info(h, &in));
+                    exists |= in.lhs_format == lf && in.rhs_format == rf;
+                }
+                qgemm_status s = qgemm_float_select_for((uint32_t)fam, cpu, lf, rf, &kern);
+                if (!exists) {
+                    EXPECT(s, QGEMM_ERROR_UNSUPPORTED);
+                    continue;
+                }
+                CHECK(s == QGEMM_OK, "select_for %s/%s -> %d", LHS_NAME[lf], RHS_NAME[rf], (int)s);
+                OK(qgemm_float_kernel_get_info(kern, &info));
+                OK(qgemm_float_kernel_is_available(kern, cpu, &avail));
+                CHECK(avail && info.lhs_format == lf && info.rhs_format == rf, "select_for %s/%s gave %s",
+                      LHS_NAME[lf], RHS_NAME[rf], info.name);
+            }
+    }
+}
+
+/* ---- 4. statuses ------------------------------------------------------------------------------ */
+
+static void statuses(uint32_t cpu) {
+    snprintf(cur, sizeof cur, "statuses");
+    const size_t m = 2, n = 5, k = 3;
+    float w[15], b[5], x[6], y[16];
+    uint16_t wh[15], xh[6], yh[16];
+    for (int i = 0; i < 15; i++) w[i] = (float)(i % 7) - 3.0f, wh[i] = 0x3C00;
+    for (int i = 0; i < 5; i++) b[i] = 0.5f;
+    for (int i = 0; i < 6; i++) x[i] = 1.0f, xh[i] = 0x3C00;
+    size_t size = 0, off = 0, count = 0;
+    OK(qgemm_rhs_f32p16_packed_size(n, k, &size));
+    uint8_t* rhs = malloc(size + 8);
+    uint8_t* rhs16 = malloc(2048);
+    uint8_t lhs[256];
+    qgemm_float_kernel kern, k16;
+    qgemm_float_kernel_info info;
+    bool avail;
+
+    /* Null pointers, bad codes. */
+    EXPECT(qgemm_float_kernel_count(0, NULL), QGEMM_ERROR_NULL_POINTER);
+    EXPECT(qgemm_float_kernel_count(NF, &count), QGEMM_ERROR_INVALID_ARGUMENT);
+    EXPECT(qgemm_float_kernel_at(0, 999, &kern), QGEMM_ERROR_INVALID_ARGUMENT);
+    EXPECT(qgemm_float_kernel_get_info((qgemm_float_kernel){0, 999}, &info), QGEMM_ERROR_INVALID_ARGUMENT);
+    EXPECT(qgemm_float_kernel_get_info((qgemm_float_kernel){7, 0}, &info), QGEMM_ERROR_INVALID_ARGUMENT);
+    EXPECT(qgemm_float_kernel_is_available((qgemm_float_kernel){0, 0}, 1u << 31, &avail), QGEMM_ERROR_INVALID_ARGUMENT);
+    EXPECT(qgemm_float_select(0, 1u << 31, &kern), QGEMM_ERROR_INVALID_ARGUMENT);
+    EXPECT(qgemm_float_select_for(0, cpu, 3, 0, &kern), QGEMM_ERROR_INVALID_ARGUMENT);
+    EXPECT(qgemm_float_select_for(0, cpu, 0, 6, &kern), QGEMM_ERROR_INVALID_ARGUMENT);
+    EXPECT(qgemm_float_select_for(QGEMM_FLOAT_FAMILY_F32_F32_F32P, cpu, QGEMM_FLOAT_LHS_NONE, QGEMM_FLOAT_RHS_BF16P12_B32,
+                                  &kern),
+           QGEMM_ERROR_UNSUPPORTED);
+    uint32_t code = 0;
+    EXPECT(qgemm_float_linear_rhs_format(4, &code), QGEMM_ERROR_INVALID_ARGUMENT);
+
+    /* Packers. */
+    EXPECT(qgemm_rhs_f32p16_pack(n, k, NULL, 15, QGEMM_LAYOUT_NXK, k, b, 5, rhs, size), QGEMM_ERROR_NULL_POINTER);
+    EXPECT(qgemm_rhs_f32p16_pack(n, k, w, 15, 2, k, b, 5, rhs, size), QGEMM_ERROR_INVALID_ARGUMENT);
+    EXPECT(qgemm_rhs_f32p16_pack(0, k, w, 15, QGEMM_LAYOUT_NXK, k, b, 5, rhs, size), QGEMM_ERROR_ZERO_DIM);
+    EXPECT(qgemm_rhs_f32p16_pack(n, k, w, 15, QGEMM_LAYOUT_NXK, k - 1, b, 5, rhs, size), QGEMM_ERROR_STRIDE_TOO_SMALL);
+    EXPECT(qgemm_rhs_f32p16_pack(n, k, w, 14, QGEMM_LAYOUT_NXK, k, b, 5, rhs, size), QGEMM_ERROR_BUFFER_TOO_SHORT);
+    EXPECT(qgemm_rhs_f32p16_pack(n, k, w, 15, QGEMM_LAYOUT_NXK, k, b, 4, rhs, size), QGEMM_ERROR_BUFFER_TOO_SHORT);
+    EXPECT(qgemm_rhs_f32p16_pack(n, k, w, 15, QGEMM_LAYOUT_NXK, k, b, 5, rhs, size - 1), QGEMM_ERROR_BUFFER_TOO_SHORT);
+    EXPECT(qgemm_rhs_f32p16_pack(n, k, (const float*)((const char*)w + 1), 14, QGEMM_LAYOUT_NXK, k, b, 5, rhs, size),
+           QGEMM_ERROR_MISALIGNED_POINTER);
+    EXPECT(qgemm_rhs_f32p16_pack(n, k, (const float*)rhs, 15, QGEMM_LAYOUT_NXK, k, b, 5, rhs, size),
+           QGEMM_ERROR_BUFFERS_OVERLAP);
+    EXPECT(qgemm_rhs_f32p16_packed_size(n, 0, &size), QGEMM_ERROR_ZERO_DIM);
+    EXPECT(qgemm_rhs_f32p16_packed_size(SIZE_MAX, SIZE_MAX / 2, &off), QGEMM_ERROR_SIZE_OVERFLOW);
+    EXPECT(qgemm_rhs_f32p16_packed_offset(3, k, &off), QGEMM_ERROR_MISALIGNED_START);
+    EXPECT(qgemm_rhs_bf16p12_b16_packed_offset(6, k, &off), QGEMM_ERROR_MISALIGNED_START);
+    EXPECT(qgemm_rhs_f16p32_pack(n, k, (const uint16_t*)((const char*)wh + 1), 14, QGEMM_LAYOUT_NXK, k, NULL, 0, rhs16,
+                                 2048),
+           QGEMM_ERROR_MISALIGNED_POINTER);
+    EXPECT(qgemm_lhs_bf16p8x4_packed_offset(3, k, &off), QGEMM_ERROR_MISALIGNED_START);
+    EXPECT(qgemm_lhs_bf16p8x4_packed_size(SIZE_MAX, SIZE_MAX, &off), QGEMM_ERROR_SIZE_OVERFLOW);
+    EXPECT(qgemm_lhs_bf16p8x4_pack(0, k, x, 6, k, lhs, sizeof lhs), QGEMM_ERROR_ZERO_DIM);
+    EXPECT(qgemm_lhs_bf16p8x4_pack(m, k, x, 6, k - 1, lhs, sizeof lhs), QGEMM_ERROR_STRIDE_TOO_SMALL);
+    EXPECT(qgemm_lhs_bf16p8x4_pack(m, k, x, 6, k, lhs, 8), QGEMM_ERROR_BUFFER_TOO_SHORT);
+    EXPECT(qgemm_lhs_bf16p1x4_pack_f16(m, k, (const uint16_t*)((const char*)xh + 1), 5, k, lhs, sizeof lhs),
+           QGEMM_ERROR_MISALIGNED_POINTER);
+    EXPECT(qgemm_lhs_bf16p1x4_pack(m, k, x, 6, k, (uint8_t*)x, 24), QGEMM_ERROR_BUFFERS_OVERLAP);
+    EXPECT(qgemm_lhs_bf16p1x4_pack(m, k, x, 6, k, NULL, 0), QGEMM_ERROR_NULL_POINTER);
+
+    /* Runs. */
+    OK(qgemm_rhs_f32p16_pack(n, k, w, 15, QGEMM_LAYOUT_NXK, k, b, 5, rhs, size));
+    OK(qgemm_float_select_for(QGEMM_FLOAT_FAMILY_F32_F32_F32P, 0, QGEMM_FLOAT_LHS_NONE, QGEMM_FLOAT_RHS_F32P16, &kern));
+    qgemm_float_args a = {m, n, k, 0, 0, k, n, -INFINITY, INFINITY};
+    OK(qgemm_float_kernel_run(kern, cpu, x, 6, rhs, size, y, 10, &a));
+    CHECK(y[0] == 0.5f + 1.0f * (-3.0f - 2.0f - 1.0f), "y[0] = %g", (double)y[0]);
+    EXPECT(qgemm_float_kernel_run_u16(kern, cpu, x, 6, rhs, size, yh, 10, &a), QGEMM_ERROR_WRONG_DST_TYPE);
+    EXPECT(qgemm_float_kernel_run(kern, cpu, x, 6, rhs, size, NULL, 10, &a), QGEMM_ERROR_NULL_POINTER);
+    EXPECT(qgemm_float_kernel_run(kern, cpu, x, 6, rhs, size, y, 10, NULL), QGEMM_ERROR_NULL_POINTER);
+    EXPECT(qgemm_float_kernel_run(kern, cpu, x, 6, rhs, size, (float*)((char*)y + 2), 10, &a),
+           QGEMM_ERROR_MISALIGNED_POINTER);
+    EXPECT(qgemm_float_kernel_run(kern, cpu, (const char*)x + 2, 5, rhs, size, y, 10, &a),
+           QGEMM_ERROR_MISALIGNED_POINTER);
+    EXPECT(qgemm_float_kernel_run(kern, cpu, x, 6, rhs, size, (float*)rhs, 10, &a), QGEMM_ERROR_BUFFERS_OVERLAP);
+    EXPECT(qgemm_float_kernel_run(kern, cpu, x, 6, rhs, size, (float*)x, 6, &a), QGEMM_ERROR_BUFFERS_OVERLAP);
+    EXPECT(qgemm_float_kernel_run(kern, cpu, x, 6, rhs, size, y, 9, &a), QGEMM_ERROR_BUFFER_TOO_SHORT);
+    EXPECT(qgemm_float_kernel_run(kern, cpu, x, 5, rhs, size, y, 10, &a), QGEMM_ERROR_BUFFER_TOO_SHORT);
+    EXPECT(qgemm_float_kernel_run(kern, cpu, x, 6, rhs, size - 1, y, 10, &a), QGEMM_ERROR_BUFFER_TOO_SHORT);
+    EXPECT(qgemm_float_kernel_run(kern, 1u << 31, x, 6, rhs, size, y, 10, &a), QGEMM_ERROR_INVALID_ARGUMENT);
+    EXPECT(qgemm_float_kernel_run((qgemm_float_kernel){0, 999}, cpu, x, 6, rhs, size, y, 10, &a),
+           QGEMM_ERROR_INVALID_ARGUMENT);
+    qgemm_float_args bad = a;
+    bad.lhs_stride_row = k - 1;
+    EXPECT(qgemm_float_kernel_run(kern, cpu, x, 6, rhs, size, y, 10, &bad), QGEMM_ERROR_STRIDE_TOO_SMALL);
+    bad = a, bad.dst_stride_row = n - 1;
+    EXPECT(qgemm_float_kernel_run(kern, cpu, x, 6, rhs, size, y, 10, &bad), QGEMM_ERROR_STRIDE_TOO_SMALL);
+    bad = a, bad.k = 0;
+    EXPECT(qgemm_float_kernel_run(kern, cpu, x, 6, rhs, size, y, 10, &bad), QGEMM_ERROR_ZERO_DIM);
+    bad = a, bad.m_idx = 1, bad.m = 1;
+    EXPECT(qgemm_float_kernel_run(kern, cpu, x, 6, rhs, size, y, 10, &bad), QGEMM_ERROR_MISALIGNED_START);
+    bad = a, bad.clamp_min = 1.0f, bad.clamp_max = -1.0f;
+    EXPECT(qgemm_float_kernel_run(kern, cpu, x, 6, rhs, size, y, 10, &bad), QGEMM_ERROR_INVALID_CLAMP);
+    bad = a, bad.clamp_min = NAN;
+    EXPECT(qgemm_float_kernel_run(kern, cpu, x, 6, rhs, size, y, 10, &bad), QGEMM_ERROR_INVALID_CLAMP);
+    EXPECT(qgemm_float_kernel_dst_offset(kern, 1, 0, n, &off), QGEMM_ERROR_MISALIGNED_START);
+    /* A kernel of a tier the features lack: the f16 family's FMLA kernel on NEON-only bits. */
+    OK(qgemm_float_kernel_count(QGEMM_FLOAT_FAMILY_F16_F16_F16P, &count));
+    bool found = false;
+    for (size_t i = 0; i < count && !found; i++) {
+        OK(qgemm_float_kernel_at(QGEMM_FLOAT_FAMILY_F16_F16_F16P, i, &k16));
+        OK(qgemm_float_kernel_get_info(k16, &info));
+        found = info.tier == QGEMM_TIER_FP16;
+    }
+    CHECK(found, "no FP16 kernel in the f16 family");
+    size_t size16 = 0;
+    OK(qgemm_rhs_f16p32_packed_size(n, k, &size16));
+    uint32_t f16rf = info.rhs_format;
+    OK(rhs_size(f16rf, n, k, &size16));
+    OK(rhs_pack(f16rf, n, k, wh, 15, true, QGEMM_LAYOUT_NXK, k, NULL, 0, rhs16, size16));
+    EXPECT(qgemm_float_kernel_run_u16(k16, QGEMM_FEATURE_NEON, xh, 6, rhs16, size16, yh, 10, &a),
+           QGEMM_ERROR_UNSUPPORTED_CPU);
+    EXPECT(qgemm_float_kernel_run(k16, cpu, xh, 6, rhs16, size16, y, 10, &a), QGEMM_ERROR_WRONG_DST_TYPE);
+
+    /* The operator. */
+    qgemm_float_linear layer, l16;
+    size_t ws = 0, ss = 0;
+    OK(qgemm_float_linear_packed_size(QGEMM_FLOAT_FAMILY_F32_F32_F32P, n, k, &ws));
+    EXPECT(qgemm_float_linear_packed_size(QGEMM_FLOAT_FAMILY_F32_F32_F32P, 0, k, &off), QGEMM_ERROR_ZERO_DIM);
+    EXPECT(qgemm_float_linear_packed_size(9, n, k, &off), QGEMM_ERROR_INVALID_ARGUMENT);
+    uint8_t* wbuf = malloc(ws);
+    EXPECT(qgemm_float_linear_pack(QGEMM_FLOAT_FAMILY_F32_F32_F32P, w, 15, QGEMM_LAYOUT_NXK, k, n, k, b, 5, wbuf, ws,
+                                   NULL),
+           QGEMM_ERROR_NULL_POINTER);
+    EXPECT(qgemm_float_linear_pack_u16(QGEMM_FLOAT_FAMILY_F32_F32_F32P, wh, 15, QGEMM_LAYOUT_NXK, k, n, k, NULL, 0, wbuf,
+                                       ws, &layer),
+           QGEMM_ERROR_WRONG_DST_TYPE);
+    EXPECT(qgemm_float_linear_pack(QGEMM_FLOAT_FAMILY_F32_F32_F32P, w, 15, QGEMM_LAYOUT_NXK, k, n, k, b, 5, wbuf,
+                                   ws - 1, &layer),
+           QGEMM_ERROR_BUFFER_TOO_SHORT);
+    OK(qgemm_float_linear_pack(QGEMM_FLOAT_FAMILY_F32_F32_F32P, w, 15, QGEMM_LAYOUT_NXK, k, n, k, b, 5, wbuf, ws,
+                               &layer));
+    EXPECT(qgemm_float_linear_from_packed(QGEMM_FLOAT_FAMILY_F32_F32_F32P, n, k, wbuf, ws - 1, &l16),
+           QGEMM_ERROR_BUFFER_TOO_SHORT);
+    EXPECT(qgemm_float_linear_from_packed(QGEMM_FLOAT_FAMILY_F32_F32_F32P, n, k, NULL, ws, &l16),
+           QGEMM_ERROR_NULL_POINTER);
+    OK(qgemm_float_linear_scratch_size(&layer, m, &ss));
+    CHECK(ss == 0, "scratch of the unpacked family: %zu", ss);
+    memset(y, 0, sizeof y);
+    OK(qgemm_float_linear_run(&layer, cpu, m, x, 6, y, 10, NULL, 0));
+    CHECK(y[0] == 0.5f - 6.0f, "operator y[0] = %g", (double)y[0]);
+    OK(qgemm_float_linear_run(&layer, cpu, 0, x, 0, y, 0, NULL, 0));
+    EXPECT(qgemm_float_linear_run_u16(&layer, cpu, m, xh, 6, yh, 10, NULL, 0), QGEMM_ERROR_WRONG_DST_TYPE);
+    EXPECT(qgemm_float_linear_run(&layer, cpu, m, x, 5, y, 10, NULL, 0), QGEMM_ERROR_BUFFER_TOO_SHORT);
+    EXPECT(qgemm_float_linear_run(&layer, cpu, m, x, 6, y, 9, NULL, 0), QGEMM_ERROR_BUFFER_TOO_SHORT);
+    EXPECT(qgemm_float_linear_run(&layer, cpu, m, x, 6, (float*)x, 6, NULL, 0), QGEMM_ERROR_BUFFERS_OVERLAP);
+    EXPECT(qgemm_float_linear_run(NULL, cpu, m, x, 6, y, 10, NULL, 0), QGEMM_ERROR_NULL_POINTER);
+    qgemm_float_linear broken = layer;
+    broken.family = 9;
+    EXPECT(qgemm_float_linear_run(&broken, cpu, m, x, 6, y, 10, NULL, 0), QGEMM_ERROR_INVALID_ARGUMENT);
+    broken = layer, broken.weights_len = ws - 1;
+    EXPECT(qgemm_float_linear_run(&broken, cpu, m, x, 6, y, 10, NULL, 0), QGEMM_ERROR_BUFFER_TOO_SHORT);
+    qgemm_float_linear_call call, c2;
+    EXPECT(qgemm_float_linear_prepare(&layer, cpu, m, x, 6, NULL, 0, 1.0f, 0.0f, &call), QGEMM_ERROR_INVALID_CLAMP);
+    OK(qgemm_float_linear_prepare(&layer, cpu, m, x, 6, NULL, 0, -INFINITY, INFINITY, &call));
+    qgemm_rect rects[64];
+    EXPECT(qgemm_float_linear_split(&call, 1, rects, 0, &count), QGEMM_ERROR_BUFFER_TOO_SHORT);
+    OK(qgemm_float_linear_split(&call, 1, rects, 64, &count));
+    OK(qgemm_float_linear_run_part(&call, rects[0], y, 10));
+    EXPECT(qgemm_float_linear_run_part_u16(&call, rects[0], yh, 10), QGEMM_ERROR_WRONG_DST_TYPE);
+    EXPECT(qgemm_float_linear_run_part(&call, rects[0], y, 9), QGEMM_ERROR_BUFFER_TOO_SHORT);
+    EXPECT(qgemm_float_linear_run_part(&call, rects[0], (float*)x, 6), QGEMM_ERROR_BUFFERS_OVERLAP);
+    EXPECT(qgemm_float_linear_run_part(&call, (qgemm_rect){0, 0, m + 1, n}, y, 10), QGEMM_ERROR_INVALID_ARGUMENT);
+    EXPECT(qgemm_float_linear_run_part(&call, (qgemm_rect){1, 0, 1, n}, y, 10), QGEMM_ERROR_MISALIGNED_START);
+    c2 = call, c2.kernel.index = 999;
+    EXPECT(qgemm_float_linear_run_part(&c2, rects[0], y, 10), QGEMM_ERROR_INVALID_ARGUMENT);
+    c2 = call, c2.kernel.family = QGEMM_FLOAT_FAMILY_F16_F16_F16P;
+    EXPECT(qgemm_float_linear_run_part(&c2, rects[0], y, 10), QGEMM_ERROR_INVALID_ARGUMENT);
+    /* A kernel of the family that reads another format (f32p8). */
+    OK(qgemm_float_select_for(QGEMM_FLOAT_FAMILY_F32_F32_F32P, 0, QGEMM_FLOAT_LHS_NONE, QGEMM_FLOAT_RHS_F32P8, &c2.kernel));
+    c2.kernel.family = call.kernel.family;
+    EXPECT(qgemm_float_linear_run_part(&c2, rects[0], y, 10), QGEMM_ERROR_INVALID_ARGUMENT);
+    c2 = call, c2.lhs_len = 5;
+    EXPECT(qgemm_float_linear_run_part(&c2, rects[0], y, 10), QGEMM_ERROR_BUFFER_TOO_SHORT);
+    c2 = call, c2.clamp_min = NAN;
+    EXPECT(qgemm_float_linear_run_part(&c2, rects[0], y, 10), QGEMM_ERROR_INVALID_CLAMP);
+    OK(qgemm_float_kernel_get_info(call.kernel, &info));
+    if (info.tier != QGEMM_TIER_SCALAR) {
+        c2 = call, c2.features = 0;
+        EXPECT(qgemm_float_linear_run_part(&c2, rects[0], y, 10), QGEMM_ERROR_UNSUPPORTED_CPU);
+    }
+    /* A bf16 family: scratch needed. */
+    size_t ws16 = 0;
+    OK(qgemm_float_linear_packed_size(QGEMM_FLOAT_FAMILY_F16_BF16P_BF16P, n, k, &ws16));
+    uint8_t* wbuf16 = malloc(ws16);
+    OK(qgemm_float_linear_pack_u16(QGEMM_FLOAT_FAMILY_F16_BF16P_BF16P, wh, 15, QGEMM_LAYOUT_NXK, k, n, k, NULL, 0, wbuf16,
+                                   ws16, &l16));
+    OK(qgemm_float_linear_scratch_size(&l16, m, &ss));
+    CHECK(ss == 8 * 4 * 2, "bf16p8x4 scratch for 2 rows of depth 3: %zu", ss);
+    EXPECT(qgemm_float_linear_run_u16(&l16, cpu, m, xh, 6, yh, 10, lhs, ss - 1), QGEMM_ERROR_BUFFER_TOO_SHORT);
+    EXPECT(qgemm_float_linear_run_u16(&l16, cpu, m, xh, 6, yh, 10, (uint8_t*)yh, ss), QGEMM_ERROR_BUFFERS_OVERLAP);
+    EXPECT(qgemm_float_linear_run(&l16, cpu, m, x, 6, y, 10, lhs, ss), QGEMM_ERROR_WRONG_DST_TYPE);
+    OK(qgemm_float_linear_run_u16(&l16, cpu, m, xh, 6, yh, 10, lhs, ss));
+    CHECK(yh[0] == 0x4200, "f16_bf16p_bf16p: 3 x 1 x 1 = %#x", yh[0]);
+
+    static const qgemm_status want[] = {
+        QGEMM_ERROR_ZERO_DIM,          QGEMM_ERROR_MISALIGNED_START,  QGEMM_ERROR_STRIDE_TOO_SMALL,
+        QGEMM_ERROR_BUFFER_TOO_SHORT,  QGEMM_ERROR_UNSUPPORTED,       QGEMM_ERROR_INVALID_CLAMP,
+        QGEMM_ERROR_UNSUPPORTED_CPU,   QGEMM_ERROR_SIZE_OVERFLOW,     QGEMM_ERROR_NULL_POINTER,
+        QGEMM_ERROR_INVALID_ARGUMENT,  QGEMM_ERROR_MISALIGNED_POINTER, QGEMM_ERROR_BUFFERS_OVERLAP,
+        QGEMM_ERROR_WRONG_DST_TYPE};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        CHECK(seen & (1u << want[i]), "status %d (%s) never produced", (int)want[i], qgemm_status_message(want[i]));
+    free(wbuf16);
+    free(wbuf);
+    free(rhs16);
+    free(rhs);
+}
+
+int main(int argc, char** argv) {
+    if (argc != 2) {
+        fprintf(stderr, "usage: float_plan.py DATA | qgemm_float <cpu model>\n");
+        return 2;
+    }
+    (void)f16_lhs_borrowed_zero_points; /* test_util.h's, for the quantized families */
+    const char* c = getenv("QGEMM_FLOAT_CORRUPT");
+    corrupt_golden = c && strcmp(c, "1") == 0;
+    corrupt_linear = c && strcmp(c, "linear") == 0;
+    uint32_t cpu = 0;
+    OK(qgemm_cpu_detect(&cpu));
+    printf("qgemm_float (%s): features %#x\n", argv[1], cpu);
+    selection(cpu);
+    golden(cpu);
+    statuses(cpu);
+    printf("qgemm_float (%s): %zu checks, %zu failures\n", argv[1], checks, failures);
+    return failures == 0 ? 0 : 1;
+}
