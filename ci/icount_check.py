@@ -13,7 +13,11 @@ functions that contain BFCVTN (their i8mm tiles' conversion; QEMU 7.2's disassem
 BFCVTN itself, so the functions are found with objdump and counted whole); under cortex-a76
 (dotprod, no i8mm, no BF16) SDOT > 0 and SMMLA = 0 and nothing in a BFCVTN function; under
 cortex-a53 none of the three (the test still passes: dispatch chose the NEON and scalar tiers,
-no SIGILL). Exits 0 only if all holds. It never skips: when the plugin cannot be built (no host
+no SIGILL). The float families (tests/float.rs, `golden_vectors_in_every_tier`) likewise: the
+instructions executed in functions that contain a half-precision FMLA (`fmla v.8h`, the FEAT_FP16
+tier) and in functions that contain BFMMLA or BFDOT (the FEAT_BF16 tier), found with objdump: under
+max both > 0, under cortex-a76 (FP16, no BF16) the first > 0 and the second 0, under cortex-a53
+both 0. Exits 0 only if all holds. It never skips: when the plugin cannot be built (no host
 C compiler or headers; `cargo make setup` installs gcc and libc6-dev) the check fails.
 `--tools DIR` runs another copy of the tools (DIR/icount/icount.py, or DIR/icount).
 """
@@ -63,6 +67,75 @@ def bfcvtn_functions(exe):
         elif current and re.search(r"\tbfcvtn2?\s", line):
             names.add(current)
     return names
+
+
+def functions_with(exe, pattern):
+    """Demangled names (hash stripped) of the functions of `exe` with an instruction matching `pattern`."""
+    out = subprocess.run(["aarch64-linux-gnu-objdump", "-d", "--no-show-raw-insn", "-C", exe],
+                         check=True, text=True, capture_output=True).stdout
+    names, current = set(), None
+    for line in out.splitlines():
+        m = re.match(r"^[0-9a-f]+ <(.*)>:$", line)
+        if m:
+            current = re.sub(r"::h[0-9a-f]{16}$", "", m.group(1))
+        elif current and re.search(pattern, line):
+            names.add(current)
+    return names
+
+
+def float_binary():
+    out = subprocess.run(["cargo", "test", "--no-run", "--features", "std", "--target", TARGET, "--message-format=json",
+                          "--test", "float"], cwd=ROOT, check=True, text=True, capture_output=True).stdout
+    for line in out.splitlines():
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            continue
+        if msg.get("reason") == "compiler-artifact" and msg.get("executable") and msg["target"]["name"] == "float":
+            return msg["executable"]
+    return None
+
+
+def count_float(icount, cpu, exe, groups):
+    """Instructions executed under `cpu` in each set of functions of `groups` by the float golden test."""
+    with tempfile.TemporaryDirectory() as d:
+        js = os.path.join(d, "o.json")
+        cmd = icount + ["--cpu", cpu, "--sym", "qgemm::float::", "--top", "0", "--json", js, "--", exe,
+                        "golden_vectors_in_every_tier", "--exact", "--test-threads=1"]
+        r = subprocess.run(cmd, text=True, capture_output=True, env=dict(os.environ, QEMU_CPU=cpu))
+        if r.returncode != 0:
+            print(r.stdout[-2000:], r.stderr[-2000:], file=sys.stderr)
+            return None, " ".join(cmd)
+        ranges = json.load(open(js)).get("ranges", {})
+        per = [sum(v["insns"] for name, v in ranges.items() if re.sub(r" @0x[0-9a-f]+$", "", name) in g)
+               for g in groups]
+        return per, " ".join(cmd[:-4] + ["<tests/float binary>"] + cmd[-3:])
+
+
+def check_float(icount):
+    """The float families' FP16 and BF16 tiers: where they must run and where they must not."""
+    exe = float_binary()
+    if exe is None:
+        print("float: no test binary: FAILED")
+        return False
+    fp16 = functions_with(exe, r"\tfmla\s+v\d+\.8h")
+    bf16 = functions_with(exe, r"\tbf(mmla|dot)\s")
+    if not fp16 or not bf16:
+        print(f"float: no function with {'an f16 FMLA' if not fp16 else 'BFMMLA/BFDOT'} in the test binary: FAILED")
+        return False
+    ok, cmd = True, ""
+    print(f"{'family':<22} {'cpu':<11} {'in FP16 fns':>12} {'in BF16 fns':>12}  verdict")
+    for cpu, want_fp16, want_bf16 in (("max", True, True), ("cortex-a76", True, False), ("cortex-a53", False, False)):
+        counts, cmd = count_float(icount, cpu, exe, (fp16, bf16))
+        if counts is None:
+            print(f"{'float (4 families)':<22} {cpu:<11} {'-':>12} {'-':>12}  FAILED (test failed or crashed): {cmd}")
+            ok = False
+            continue
+        good = (counts[0] > 0) == want_fp16 and (counts[1] > 0) == want_bf16
+        ok &= good
+        print(f"{'float (4 families)':<22} {cpu:<11} {counts[0]:>12,} {counts[1]:>12,}  {'ok' if good else 'FAILED'}")
+    print(f"command: {cmd}")
+    return ok
 
 
 def icount_tool(tools):
@@ -130,6 +203,7 @@ def main():
             print(f"{fam:<22} {cpu:<11} {smmla:>12,} {sdot:>12,} {bfcvtn:>14,}  {'ok' if good else 'FAILED'}")
     print(f"command: tools/icount/icount.py --cpu CPU --global --sym qgemm::matmul:: --classes {','.join(CLASSES)} -- "
           "<family test binary> <family>::golden_outputs_in_every_tier --exact --test-threads=1")
+    ok &= check_float(icount)
     return 0 if ok else 1
 
 
