@@ -1,6 +1,7 @@
 /* Bare-metal C image: links libqgemm_capi.a (aarch64-unknown-none) with no libc, runs matmuls through
  * layer 2 (KleidiAI's API) and layer 1 (qgemm.h) (the int4 and int8 f32 families, each f16/bf16
- * family, both asymmetric int4 families and the 2-bit family with a look-up table), checks them, and exits through semihosting with status
+ * family, both asymmetric int4 families, the 2-bit family with a look-up table, and the f32 FMLA and bf16
+ * BFMMLA float families), checks them, and exits through semihosting with status
  * 0 only if every check passed.
  * Startup (stack, FP/SIMD, MMU) is in start.S. */
 #include <stddef.h>
@@ -26,6 +27,11 @@
 #include "kai/ukernels/matmul/matmul_clamp_f32_qai8dxp_qsu2cxp/kai_matmul_clamp_f32_qai8dxp1x4_qsu2cxp4x4bf32sf32_1x4_neon_dotprod.h"
 #include "kai/ukernels/matmul/matmul_clamp_f32_qai8dxp_qsu2cxp/kai_matmul_clamp_f32_qai8dxp4x4_qsu2cxp4x4bf32sf32_8x4_neon_dotprod.h"
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon.h"
+#include "kai/ukernels/matmul/matmul_clamp_f32_bf16p_bf16p/kai_matmul_clamp_f32_bf16p8x4_bf16p12x4b_8x12_neon_mmla.h"
+#include "kai/ukernels/matmul/matmul_clamp_f32_f32_f32p/kai_matmul_clamp_f32_f32_f32p16x1b_6x16_neon_mla.h"
+#include "kai/ukernels/matmul/pack/kai_lhs_quant_pack_bf16p8x4_f32_neon.h"
+#include "kai/ukernels/matmul/pack/kai_rhs_pack_kxn_x32p16x1b_x32_x32_neon.h"
+#include "kai/ukernels/matmul/pack/kai_rhs_quant_pack_kxn_bf16p12x4biasf32_f32_neon.h"
 #include "qgemm.h"
 #include "semihosting.h"
 
@@ -76,9 +82,9 @@ static uint64_t id_aa64isar0(void) {
  * 64 * 1 * 1 * 0.5 = 32 up to the activation quantization error. A second row of 0.25 gives 8. */
 static uint8_t weights[N * K / 2];
 static float scales[N], lhs[M * K];
-static uint8_t lhs_packed[4096], rhs_packed[4096];
+static uint8_t lhs_packed[4096], rhs_packed[8192]; /* 8 KiB: the f32p16 weights of the float check (16 x 260 B) */
 static float dst2[M * N], dst1[M * N];
-static uint8_t lhs_packed1[4096], rhs_packed1[4096];
+static uint8_t lhs_packed1[4096], rhs_packed1[8192];
 
 static int near(float a, float b) { return a - b < 0.05f && b - a < 0.05f; }
 
@@ -579,6 +585,85 @@ static void family_2bit(void) {
     }
 }
 
+/* The float families: f32 FMLA (f32_f32_f32p) and bf16 BFMMLA (f32_bf16p_bf16p), KxN weights all
+ * 0.5 with bias 1.0, activations row 0 of 1.0 and row 1 of 0.25: every sum is exact in f32 and in
+ * bf16 (1 + 64 * 0.5 = 33, 1 + 64 * 0.125 = 9). Layer 2 runs KleidiAI's packers and kernel names
+ * (the BF16 name falls back to the scalar emulation without FEAT_BF16: same bits); layer 1 runs
+ * the same families through qgemm_float_linear_* and must give the same bits. */
+static float wf[K * N], biasf[N];
+static float dstf2[M * N], dstf1[M * N];
+
+static int float_hand_result(const float* y) {
+    int ok = 1;
+    for (size_t i = 0; i < M * N; i++) ok &= y[i] == (i < N ? 33.0f : 9.0f);
+    return ok;
+}
+
+static int same_bits(const float* a, const float* b, size_t len) {
+    int same = 1;
+    for (size_t i = 0; i < len; i++) {
+        uint32_t x, y;
+        __builtin_memcpy(&x, &a[i], 4);
+        __builtin_memcpy(&y, &b[i], 4);
+        same &= x == y;
+    }
+    return same;
+}
+
+static void float_layer1(uint32_t family, const char* what) {
+    uint32_t features = 0;
+    check(qgemm_cpu_detect(&features) == QGEMM_OK, "float layer 1: qgemm_cpu_detect");
+    size_t wsz = 0, ssz = 0;
+    qgemm_float_linear layer;
+    qgemm_status s = qgemm_float_linear_packed_size(family, N, K, &wsz);
+    check(s == QGEMM_OK && wsz <= sizeof rhs_packed1, "float layer 1: qgemm_float_linear_packed_size fits");
+    if (s != QGEMM_OK || wsz > sizeof rhs_packed1) return;
+    s = qgemm_float_linear_pack(family, wf, K * N, QGEMM_LAYOUT_KXN, N, N, K, biasf, N, rhs_packed1, wsz, &layer);
+    check(s == QGEMM_OK, "float layer 1: qgemm_float_linear_pack (KxN, bias)");
+    s = qgemm_float_linear_scratch_size(&layer, M, &ssz);
+    check(s == QGEMM_OK && ssz <= sizeof lhs_packed1, "float layer 1: qgemm_float_linear_scratch_size fits");
+    if (s != QGEMM_OK || ssz > sizeof lhs_packed1) return;
+    check(qgemm_float_linear_run(&layer, features, M, lhs, M * K, dstf1, M * N - 1, lhs_packed1, ssz) ==
+              QGEMM_ERROR_BUFFER_TOO_SHORT,
+          "float layer 1: an output one element short is QGEMM_ERROR_BUFFER_TOO_SHORT");
+    check(qgemm_float_linear_run(&layer, features, M, lhs, M * K, dstf1, M * N, lhs_packed1, ssz) == QGEMM_OK,
+          "float layer 1: qgemm_float_linear_run");
+    sh_puts("    ");
+    sh_puts(what);
+    sh_puts("\n");
+    check(same_bits(dstf1, dstf2, M * N), "float layer 1: output = layer 2 output, bit for bit");
+}
+
+static void float_families(void) {
+    for (size_t i = 0; i < K * N; i++) wf[i] = 0.5f;
+    for (size_t i = 0; i < N; i++) biasf[i] = 1.0f;
+    /* f32 FMLA: the LHS rows are read in place. */
+    size_t rsz = kai_get_rhs_packed_size_rhs_pack_kxn_x32p16x1b_x32_x32_neon(N, K);
+    check(rsz <= sizeof rhs_packed, "float layer 2: f32p16 packed size fits");
+    if (rsz > sizeof rhs_packed) return;
+    kai_run_rhs_pack_kxn_x32p16x1b_x32_x32_neon(1, N, K, kai_get_nr_matmul_clamp_f32_f32_f32p16x1b_6x16_neon_mla(),
+                                                 1, 1, N * sizeof(float), wf, biasf, NULL, rhs_packed, 0, NULL);
+    kai_run_matmul_clamp_f32_f32_f32p16x1b_6x16_neon_mla(M, N, K, lhs, K * sizeof(float), rhs_packed, dstf2,
+                                                          N * sizeof(float), sizeof(float), no_min, no_max);
+    check(float_hand_result(dstf2), "float layer 2: kai_* f32_f32_f32p16x1b_6x16_neon_mla = hand result");
+    float_layer1(QGEMM_FLOAT_FAMILY_F32_F32_F32P, "layer 1: f32_f32_f32p");
+    /* bf16 BFMMLA: both operands converted to bf16 and packed. */
+    const size_t mr = kai_get_mr_matmul_clamp_f32_bf16p8x4_bf16p12x4b_8x12_neon_mmla();
+    const size_t nr = kai_get_nr_matmul_clamp_f32_bf16p8x4_bf16p12x4b_8x12_neon_mmla();
+    const size_t kr = kai_get_kr_matmul_clamp_f32_bf16p8x4_bf16p12x4b_8x12_neon_mmla();
+    const size_t lsz = kai_get_lhs_packed_size_lhs_quant_pack_bf16p8x4_f32_neon(M, K, mr, kr, 1);
+    rsz = kai_get_rhs_packed_size_rhs_quant_pack_kxn_bf16p12x4biasf32_f32_neon(N, K, nr, kr);
+    check(lsz <= sizeof lhs_packed && rsz <= sizeof rhs_packed, "float layer 2: bf16 packed sizes fit");
+    if (lsz > sizeof lhs_packed || rsz > sizeof rhs_packed) return;
+    kai_run_lhs_quant_pack_bf16p8x4_f32_neon(M, K, mr, kr, 1, 0, lhs, K * sizeof(float), lhs_packed);
+    kai_run_rhs_quant_pack_kxn_bf16p12x4biasf32_f32_neon(1, N, K, nr, kr, 1, N * sizeof(float), wf, biasf, NULL,
+                                                          rhs_packed, 0, NULL);
+    kai_run_matmul_clamp_f32_bf16p8x4_bf16p12x4b_8x12_neon_mmla(M, N, K, lhs_packed, rhs_packed, dstf2,
+                                                                 N * sizeof(float), sizeof(float), no_min, no_max);
+    check(float_hand_result(dstf2), "float layer 2: kai_* f32_bf16p8x4_bf16p12x4b_8x12_neon_mmla = hand result");
+    float_layer1(QGEMM_FLOAT_FAMILY_F32_BF16P_BF16P, "layer 1: f32_bf16p_bf16p");
+}
+
 int main(void) {
     sh_puts("baremetal-c: qgemm C API on bare metal\n");
     for (size_t i = 0; i < sizeof weights; i++) weights[i] = 0x99;
@@ -597,6 +682,7 @@ int main(void) {
     families_16bit();
     families_asymmetric();
     family_2bit();
+    float_families();
     sh_puts(failures ? "baremetal-c: FAILED\n" : "baremetal-c: all checks passed\n");
     return failures ? 1 : 0;
 }
