@@ -367,32 +367,31 @@ def measure_quantizers(tools, bench):
     return rows
 
 
-def mca_functions(bench):
-    """Demangled names of the asm tile functions (tier modules, dotprod and i8mm)."""
+def tile_functions(bench, keep):
+    """Demangled names (hash stripped) of the functions of `bench` for which `keep(name)` holds."""
     out = run(["aarch64-linux-gnu-nm", "-C", "--defined-only", bench]).stdout
     names = set()
     for line in out.splitlines():
         f = line.split(None, 2)
         if len(f) == 3 and f[1] in "tT":
             n = re.sub(r"::h[0-9a-f]{16}$", "", f[2])
-            # qsi8d32p_qsi4c32p keeps its tiles in `aarch64`, the others per output type in
-            # `tiles::<type>_out` (shared by a family and its f16/bf16 twins).
-            if re.match(r"qgemm::matmul::\w+::(dotprod|i8mm)::(aarch64|tiles::\w+_out)::", n) and "_unchecked" not in n:
+            if keep(n):
                 names.add(n)
     return sorted(names)
+
+
+def mca_functions(bench):
+    """Demangled names of the asm tile functions (tier modules, dotprod and i8mm)."""
+    # qsi8d32p_qsi4c32p keeps its tiles in `aarch64`, the others per output type in
+    # `tiles::<type>_out` (shared by a family and its f16/bf16 twins).
+    return tile_functions(bench, lambda n: re.match(r"qgemm::matmul::\w+::(dotprod|i8mm)::(aarch64|tiles::\w+_out)::", n)
+                          and "_unchecked" not in n)
 
 
 def float_mca_functions(bench):
     """Demangled names of the float families' asm tile functions (FMLA, BFMMLA, BFDOT loops)."""
-    out = run(["aarch64-linux-gnu-nm", "-C", "--defined-only", bench]).stdout
-    names = set()
-    for line in out.splitlines():
-        f = line.split(None, 2)
-        if len(f) == 3 and f[1] in "tT":
-            n = re.sub(r"::h[0-9a-f]{16}$", "", f[2])
-            if re.match(r"qgemm::float::\w+::(neon|fp16|bf16)::aarch64::", n) and not re.search(r"_unchecked$|::run_\w+$", n):
-                names.add(n)
-    return sorted(names)
+    return tile_functions(bench, lambda n: re.match(r"qgemm::float::\w+::(neon|fp16|bf16)::aarch64::", n)
+                          and not re.search(r"_unchecked$|::run_\w+$", n))
 
 
 # Float hot-loop instructions and the MACs of one: FMLA by element on .4s (f32) or .8h (f16) lanes, BFMMLA (a

@@ -109,8 +109,12 @@ pub trait FloatChecked: FloatOperator<Dst: Out> {
     ) -> qgemm::Result<()>;
 }
 
-macro_rules! unpacked {
-    ($module:ident::$fam:ident, $x:ident, $w:ident, $b:ident, $packer:path) => {
+/// `FloatChecked` for a family: its inputs (fields of [`FloatInputs`]), how its kernels' LHS is
+/// made from the rows and how weights are packed into one of its RHS formats.
+macro_rules! float_checked {
+    ($module:ident::$fam:ident, $x:ident, $w:ident, $b:ident,
+     lhs: |$lf:pat_param, $m:pat_param, $k:pat_param, $rows:ident, $scratch:pat_param| $lhs:expr,
+     rhs: |$rf:pat_param, $n:ident, $kk:ident, $src:ident, $bias:ident, $out:ident| $rhs:expr $(,)?) => {
         impl FloatChecked for $module::$fam {
             fn select(cpu: &CpuFeatures) -> &'static FloatKernel<Self> {
                 $module::select(cpu)
@@ -121,71 +125,54 @@ macro_rules! unpacked {
             }
 
             fn lhs<'a>(
-                _: Option<LhsFormat>,
-                _m: usize,
-                _k: usize,
-                x: &'a [Self::Src],
-                _: &'a mut [u8],
+                $lf: Option<LhsFormat>,
+                $m: usize,
+                $k: usize,
+                $rows: &'a [Self::Src],
+                $scratch: &'a mut [u8],
             ) -> qgemm::Result<&'a [Self::Lhs]> {
-                Ok(x)
+                $lhs
             }
 
             fn pack_rhs(
-                rhs: &RhsFormat,
-                n: usize,
-                k: usize,
-                w: &FloatSource<'_, Self::Src>,
-                bias: &[Self::Bias],
-                out: &mut [u8],
+                $rf: &RhsFormat,
+                $n: usize,
+                $kk: usize,
+                $src: &FloatSource<'_, Self::Src>,
+                $bias: &[Self::Bias],
+                $out: &mut [u8],
             ) -> qgemm::Result<()> {
-                $packer(rhs, n, k, w, Some(bias), out)
+                $rhs
             }
         }
     };
 }
 
-unpacked!(f32_f32_f32p::F32F32F32p, x32, w32, bias32, f32p::pack);
-unpacked!(f16_f16_f16p::F16F16F16p, x16, w16, bias16, f16p::pack);
-
-macro_rules! packed {
-    ($module:ident::$fam:ident, $x:ident, $w:ident, $b:ident, $packer:path) => {
-        impl FloatChecked for $module::$fam {
-            fn select(cpu: &CpuFeatures) -> &'static FloatKernel<Self> {
-                $module::select(cpu)
-            }
-
-            fn inputs(fi: &FloatInputs) -> Sources<'_, Self::Src, Self::Bias> {
-                (&fi.$x, &fi.$w, &fi.$b)
-            }
-
-            fn lhs<'a>(
-                lhs: Option<LhsFormat>,
-                m: usize,
-                k: usize,
-                x: &'a [Self::Src],
-                scratch: &'a mut [u8],
-            ) -> qgemm::Result<&'a [Self::Lhs]> {
-                let f = lhs.ok_or(qgemm::Error::Unsupported { param: Param::Mr, value: 0 })?;
-                qgemm::lhs::bf16p::pack(&f, m, k, x, k, scratch)?;
-                Ok(&scratch[..f.packed_size(m, k)?])
-            }
-
-            fn pack_rhs(
-                _: &RhsFormat,
-                n: usize,
-                k: usize,
-                w: &FloatSource<'_, Self::Src>,
-                bias: &[Self::Bias],
-                out: &mut [u8],
-            ) -> qgemm::Result<()> {
-                $packer(n, k, w, Some(bias), out)
-            }
-        }
-    };
+/// The bf16 LHS of `rows` in format `lf` (a packed-LHS kernel's), packed into `scratch`.
+fn bf16_lhs<'a, T: Element>(
+    lf: Option<LhsFormat>,
+    m: usize,
+    k: usize,
+    rows: &[T],
+    scratch: &'a mut [u8],
+) -> qgemm::Result<&'a [u8]> {
+    let f = lf.ok_or(qgemm::Error::Unsupported { param: Param::Mr, value: 0 })?;
+    qgemm::lhs::bf16p::pack(&f, m, k, rows, k, scratch)?;
+    Ok(&scratch[..f.packed_size(m, k)?])
 }
 
-packed!(f32_bf16p_bf16p::F32Bf16pBf16p, x32, w32, bias32, bf16p12::pack_b32);
-packed!(f16_bf16p_bf16p::F16Bf16pBf16p, x16, w16, bias16, bf16p12::pack_b16);
+float_checked!(f32_f32_f32p::F32F32F32p, x32, w32, bias32,
+    lhs: |_, _, _, rows, _| Ok(rows),
+    rhs: |rf, n, k, src, bias, out| f32p::pack(rf, n, k, src, Some(bias), out));
+float_checked!(f16_f16_f16p::F16F16F16p, x16, w16, bias16,
+    lhs: |_, _, _, rows, _| Ok(rows),
+    rhs: |rf, n, k, src, bias, out| f16p::pack(rf, n, k, src, Some(bias), out));
+float_checked!(f32_bf16p_bf16p::F32Bf16pBf16p, x32, w32, bias32,
+    lhs: |lf, m, k, rows, scratch| bf16_lhs(lf, m, k, rows, scratch),
+    rhs: |_, n, k, src, bias, out| bf16p12::pack_b32(n, k, src, Some(bias), out));
+float_checked!(f16_bf16p_bf16p::F16Bf16pBf16p, x16, w16, bias16,
+    lhs: |lf, m, k, rows, scratch| bf16_lhs(lf, m, k, rows, scratch),
+    rhs: |_, n, k, src, bias, out| bf16p12::pack_b16(n, k, src, Some(bias), out));
 
 /// Arguments of one measured kernel call (plain `fn` pointers cannot capture).
 struct FloatCall<'a, F: FloatFamily> {
@@ -340,38 +327,8 @@ fn multicore_call<F: FloatChecked>(cpu: CpuFeatures, s: &Shape, seed: u64, b: &m
         return Err(McError::Parts(parts.len()));
     }
     let rects: [Rect; multicore::CORES] = core::array::from_fn(|i| parts[i].rect());
-    let ran_on = multicore::run_on_cores(parts);
-    for (part, &mpidr) in ran_on.iter().enumerate() {
-        if mpidr != part as u64 {
-            return Err(McError::WrongCore(part, mpidr));
-        }
-    }
-    let canary = F::Dst::from_bits32(CANARY).to_bits32();
-    if dst[mn..mn + CANARY_LEN].iter().any(|v| v.to_bits32() != canary) {
-        return Err(McError::Overrun);
-    }
-    if let Some(i) = (0..mn).find(|&i| dst[i].to_bits32() != b.reference[i]) {
-        return Err(McError::Differ(i, dst[i].to_bits32(), b.reference[i]));
-    }
-    let kernel = call.kernel().name();
-    println!(
-        "multicore {} m={m}: {} cores parts={} ok, bit-identical to run ({kernel})",
-        F::NAME,
-        multicore::CORES,
-        rects.len()
-    );
-    defmt::info!(
-        "multicore {=str} m={=usize}: {=usize} cores parts={=usize} ok, bit-identical to run ({=str})",
-        F::NAME,
-        m,
-        multicore::CORES,
-        rects.len(),
-        kernel
-    );
-    for (part, r) in rects.iter().enumerate() {
-        defmt::info!("  part {=usize} on core {=usize}: {}", part, part, r);
-    }
-    Ok(())
+    crate::check_cores(multicore::run_on_cores(parts))?;
+    crate::check_assembled(F::NAME, m, call.kernel().name(), &rects, dst, &b.reference[..mn])
 }
 
 /// [`multicore_call`] on every shape of [`MULTICORE_SHAPES`]; returns the number of failed calls.

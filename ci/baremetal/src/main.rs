@@ -900,29 +900,45 @@ fn multicore_call<F: Layered>(cpu: CpuFeatures, s: &Shape, seed: u64, b: &mut Bu
         return Err(McError::Parts(parts.len()));
     }
     let rects: [qgemm::op::Rect; multicore::CORES] = core::array::from_fn(|i| parts[i].rect());
-    let ran_on = multicore::run_on_cores(parts);
-    for (part, &mpidr) in ran_on.iter().enumerate() {
-        if mpidr != part as u64 {
-            return Err(McError::WrongCore(part, mpidr));
-        }
+    check_cores(multicore::run_on_cores(parts))?;
+    check_assembled(F::NAME, m, call.kernel().name(), &rects, dst, &b.reference[..mn])
+}
+
+/// Checks that part `i` ran on core `i` (`ran_on`: the MPIDR each part recorded).
+fn check_cores(ran_on: [u64; multicore::CORES]) -> Result<(), McError> {
+    match ran_on.iter().enumerate().find(|&(part, &mpidr)| mpidr != part as u64) {
+        Some((part, &mpidr)) => Err(McError::WrongCore(part, mpidr)),
+        None => Ok(()),
     }
-    let canary = F::Dst::from_bits32(CANARY).to_bits32();
+}
+
+/// Checks the output `dst` that the parts `rects` of one call of family `name` assembled: the
+/// canary after `reference.len()` elements intact, the elements before it bit-identical to
+/// `reference` (the same call on one core). Then logs the call and its parts.
+fn check_assembled<D: Out>(
+    name: &str,
+    m: usize,
+    kernel: &str,
+    rects: &[qgemm::op::Rect],
+    dst: &[D],
+    reference: &[u32],
+) -> Result<(), McError> {
+    let mn = reference.len();
+    let canary = D::from_bits32(CANARY).to_bits32();
     if dst[mn..mn + CANARY_LEN].iter().any(|v| v.to_bits32() != canary) {
         return Err(McError::Overrun);
     }
-    if let Some(i) = (0..mn).find(|&i| dst[i].to_bits32() != b.reference[i]) {
-        return Err(McError::Differ(i, dst[i].to_bits32(), b.reference[i]));
+    if let Some(i) = (0..mn).find(|&i| dst[i].to_bits32() != reference[i]) {
+        return Err(McError::Differ(i, dst[i].to_bits32(), reference[i]));
     }
-    let kernel = call.kernel().name();
     println!(
-        "multicore {} m={m}: {} cores parts={} ok, bit-identical to run ({kernel})",
-        F::NAME,
+        "multicore {name} m={m}: {} cores parts={} ok, bit-identical to run ({kernel})",
         multicore::CORES,
         rects.len()
     );
     defmt::info!(
         "multicore {=str} m={=usize}: {=usize} cores parts={=usize} ok, bit-identical to run ({=str})",
-        F::NAME,
+        name,
         m,
         multicore::CORES,
         rects.len(),
