@@ -120,6 +120,8 @@ fn usage(msg: &str) -> ! {
     std::process::exit(2)
 }
 
+#[path = "support/float_pack.rs"]
+mod float_pack;
 #[path = "support/splitmix.rs"]
 mod splitmix;
 use splitmix::SplitMix64 as Rng;
@@ -548,17 +550,8 @@ fn run_float_kernel<F: FloatFamily>(
 /// The weights of `n x k` (NxK, f32 values `w`) packed in `fmt` (any format of the float
 /// families), with a bias.
 fn pack_float_rhs(fmt: &RhsFormat, n: usize, k: usize, w: &[f32], bias: &[f32]) -> Vec<u8> {
-    use qgemm::rhs::{bf16p12, f16p, f32p};
     let mut out = vec![0u8; fmt.packed_size(n, k).unwrap()];
-    let w16: Vec<f16> = w.iter().map(|&v| f16::from_f32(v)).collect();
-    let b16: Vec<f16> = bias.iter().map(|&v| f16::from_f32(v)).collect();
-    match fmt.name {
-        "f32p16" | "f32p8" => f32p::pack(fmt, n, k, &FloatSource::nxk(w, k), Some(bias), &mut out),
-        "f16p32" | "f16p16" => f16p::pack(fmt, n, k, &FloatSource::nxk(&w16, k), Some(&b16), &mut out),
-        "bf16p12_b32" => bf16p12::pack_b32(n, k, &FloatSource::nxk(w, k), Some(bias), &mut out),
-        _ => bf16p12::pack_b16(n, k, &FloatSource::nxk(&w16, k), Some(&b16), &mut out),
-    }
-    .unwrap();
+    float_pack::pack_float_rhs(fmt, n, k, &FloatSource::nxk(w, k), Some(bias), &mut out).unwrap();
     out
 }
 

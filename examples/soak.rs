@@ -36,6 +36,8 @@ use std::time::Instant;
 #[path = "support/families.rs"]
 #[allow(dead_code)]
 mod families;
+#[path = "support/float_pack.rs"]
+mod float_pack;
 #[path = "support/splitmix.rs"]
 mod splitmix;
 
@@ -43,10 +45,10 @@ use families::{
     Bf16Qsi4c32p, Bf16Qsi4cxp, F16Qai4c32p, F16Qsi4cxp, F16Qsi8cxp, Fam, Q40, Qai4c32p, Qsi4c32p, Qsi4cxp, Qsi8cxp,
     Qsu2cxp, ScaleStyle, WeightStyle, canary, depth, packings, to_src,
 };
-use qgemm::float::{FloatFamily, LhsFormat, RhsFormat};
+use qgemm::float::{FloatFamily, LhsFormat};
 use qgemm::half::f16;
 use qgemm::op::FloatOperator;
-use qgemm::rhs::{FloatSource, Int4Encoding, Layout, bf16p12, f16p, f32p};
+use qgemm::rhs::{FloatSource, Int4Encoding, Layout};
 use qgemm::{Clamp, CpuFeatures, Element, Family, Kernel, MatmulArgs, Packing, Tier};
 use splitmix::SplitMix64 as Rng;
 
@@ -434,7 +436,7 @@ fn float_case<F: FloatOperator>(
         (rng.below(4) != 0).then(|| (0..n).map(|_| F::Bias::from_f32(float_value(rng, scale))).collect());
     let src = if kxn { FloatSource::kxn(&w, n) } else { FloatSource::nxk(&w, k) };
     let mut rhs = vec![0u8; rf.packed_size(n, k).map_err(|e| e.to_string())?];
-    pack_float_rhs::<F>(&rf, n, k, &src, bias.as_deref(), &mut rhs).map_err(|e| e.to_string())?;
+    float_pack::pack_float_rhs(&rf, n, k, &src, bias.as_deref(), &mut rhs).map_err(|e| e.to_string())?;
     let stride = k + rng.below(3);
     let x: Vec<F::Src> = (0..m * stride).map(|_| F::Src::from_f32(float_value(rng, scale))).collect();
     let (lhs, lhs_stride) = lhs_of(lf, m, k, &x, stride);
@@ -498,30 +500,6 @@ fn float_case<F: FloatOperator>(
 /// apart: `(values, lhs_stride for MatmulArgs)`.
 type LhsOf<F> =
     fn(Option<LhsFormat>, usize, usize, &[<F as FloatOperator>::Src], usize) -> (Vec<<F as FloatFamily>::Lhs>, usize);
-
-/// Packs `src` in `rf` (any format of family `F`).
-fn pack_float_rhs<F: FloatOperator>(
-    rf: &RhsFormat,
-    n: usize,
-    k: usize,
-    src: &FloatSource<'_, F::Src>,
-    bias: Option<&[F::Bias]>,
-    out: &mut [u8],
-) -> qgemm::Result<()> {
-    // The bias and value types decide the packer; the copy formats have two of each.
-    let b32 = |b: Option<&[F::Bias]>| b.map(|b| b.iter().map(|v| v.to_f32()).collect::<Vec<f32>>());
-    let b16 = |b: Option<&[F::Bias]>| b.map(|b| b.iter().map(|v| f16::from_f32(v.to_f32())).collect::<Vec<f16>>());
-    let w32: Vec<f32> = src.data.iter().map(|v| v.to_f32()).collect();
-    let w16: Vec<f16> = src.data.iter().map(|v| f16::from_f32(v.to_f32())).collect();
-    let s32 = FloatSource { data: &w32[..], layout: src.layout, stride: src.stride };
-    let s16 = FloatSource { data: &w16[..], layout: src.layout, stride: src.stride };
-    match rf.name {
-        "f32p16" | "f32p8" => f32p::pack(rf, n, k, &s32, b32(bias).as_deref(), out),
-        "f16p32" | "f16p16" => f16p::pack(rf, n, k, &s16, b16(bias).as_deref(), out),
-        "bf16p12_b32" => bf16p12::pack_b32(n, k, src, b32(bias).as_deref(), out),
-        _ => bf16p12::pack_b16(n, k, &s16, b16(bias).as_deref(), out),
-    }
-}
 
 /// Unpacked activations: the rows themselves with their stride.
 fn float_rows<T: Element>(_: Option<LhsFormat>, _m: usize, _k: usize, x: &[T], stride: usize) -> (Vec<T>, usize) {
