@@ -470,6 +470,9 @@ def float_mca_section(rows):
     w("16 accumulators (4 pipes x FMLA's 4-cycle latency) a V1 loop is bound by that latency: each accumulator takes")
     w("one FMLA per depth, so 4 depths cost at least 16 cycles (`r1` to `r3` of the wide tile); V2's model forwards")
     w("accumulators sooner (half the cycles there). m = 1 runs `r1x4` / `r1x8` (one row, 4 or 8 RHS tiles: 16 accumulators).")
+    w("The 1x36 BFDOT loop is bound by its loads, not by BFDOT: nine `LDP` of Q registers bring 288 bytes of packed")
+    w("RHS per iteration, each byte used once at m = 1, and the model's load pipes are its busiest resource")
+    w("(`tools/mca.py --full`: 6.3 cycles of load-pipe pressure per iteration on V1).")
     main = {"f32_f32_f32p::neon::aarch64::wide::r6": "f32 FMLA 6x16", "f16_f16_f16p::fp16::aarch64::wide::r6":
             "f16 FMLA 6x32", "f32_bf16p_bf16p::bf16::aarch64::mmla_8x12": "BFMMLA 8x12",
             "f32_bf16p_bf16p::bf16::aarch64::dot_1x36_tile": "BFDOT 1x36"}
