@@ -259,12 +259,12 @@ fn float_handle<F: CFloat>(kernel: &'static FloatKernel<F>) -> Status<qgemm_floa
     Ok(qgemm_float_kernel { family: F::CODE, index: index as u32 })
 }
 
-/// The best kernel of `F` on `cpu` for the operator's formats (the family's `select`); every
-/// format pair has a scalar kernel, the family's last.
+/// The best kernel of `F` on `cpu` for the operator's formats (the family's `select`). Every
+/// format pair has a scalar kernel, which every CPU runs, so there always is one.
 fn preferred<F: CFloat>(cpu: &CpuFeatures) -> Status<&'static FloatKernel<F>> {
     let ks = F::kernels();
     let best = ks.iter().copied().find(|k| k.rhs_format() == F::RHS && k.lhs_format() == F::LHS && k.is_available(cpu));
-    best.or(ks.last().copied()).ok_or(qgemm_status::QGEMM_ERROR_UNSUPPORTED)
+    best.ok_or(qgemm_status::QGEMM_ERROR_UNSUPPORTED)
 }
 
 fn float_info<F: FloatFamily>(k: &FloatKernel<F>) -> qgemm_float_kernel_info {
@@ -1674,21 +1674,25 @@ pub unsafe extern "C" fn qgemm_float_linear_split(
     rects_len: usize,
     count: *mut usize,
 ) -> qgemm_status {
+    if count.is_null() {
+        // Checked first: nothing is written unless the whole call succeeds.
+        return qgemm_status::QGEMM_ERROR_NULL_POINTER;
+    }
     let body = || {
         // SAFETY: `call` is null or valid for a read (this function's contract).
         let c = unsafe { read_in(call) }?;
-        let (n, m_step, n_step) = match_float!(c.layer.family, F => {
+        let (n, m_step, n_step, spans) = match_float!(c.layer.family, F => {
             // SAFETY: the call's buffers as this function's contract says.
             let fc = unsafe { float_call_of::<F>(&c) }?;
-            Ok((fc.layer.n(), fc.kernel.m_step(), fc.kernel.n_step()))
+            Ok((fc.layer.n(), fc.kernel.m_step(), fc.kernel.n_step(), fc.spans))
         })?;
         let list = qgemm::op::split(c.m, n, m_step, n_step, parts)?;
         if rects_len < list.len() {
             return Err(qgemm_status::QGEMM_ERROR_BUFFER_TOO_SHORT);
         }
-        // SAFETY: `rects` is null or valid for `rects_len` writes (this function's contract),
-        // and no input of this call is a `qgemm_rect` array.
-        let out = unsafe { output(rects, rects_len, &[]) }?;
+        // SAFETY: `rects` is null or valid for `rects_len` writes (this function's contract);
+        // `output` refuses it if it overlaps the call's weights or activations.
+        let out = unsafe { output(rects, rects_len, &spans) }?;
         for (o, r) in out.iter_mut().zip(&list) {
             *o = qgemm_rect { m_idx: r.m_idx, n_idx: r.n_idx, m: r.m, n: r.n };
         }

@@ -373,10 +373,10 @@ unsafe fn call_of<'a, F: LinearFamily>(c: &qgemm_linear_call) -> Status<Call<'a,
 /// # Safety
 ///
 /// As [`call_of`].
-unsafe fn steps<F: LinearFamily>(c: &qgemm_linear_call) -> Status<(usize, usize, usize)> {
+unsafe fn steps<F: LinearFamily>(c: &qgemm_linear_call) -> Status<(usize, usize, usize, [Span; 3])> {
     // SAFETY: this function's contract.
     let call = unsafe { call_of::<F>(c) }?;
-    Ok((call.layer.n(), call.kernel.m_step(), call.kernel.n_step()))
+    Ok((call.layer.n(), call.kernel.m_step(), call.kernel.n_step(), call.spans))
 }
 
 /// The body of `qgemm_linear_split`.
@@ -394,14 +394,14 @@ unsafe fn split_body(
     // SAFETY: `call` is null or valid for a read (this function's contract).
     let c = unsafe { read_in(call) }?;
     // SAFETY: the call's buffers as this function's contract says.
-    let (n, m_step, n_step) = match_family!(c.layer.family, F => unsafe { steps::<F>(&c) })?;
+    let (n, m_step, n_step, spans) = match_family!(c.layer.family, F => unsafe { steps::<F>(&c) })?;
     let list = qgemm::op::split(c.m, n, m_step, n_step, parts)?;
     if rects_len < list.len() {
         return Err(qgemm_status::QGEMM_ERROR_BUFFER_TOO_SHORT);
     }
-    // SAFETY: `rects` is null or valid for `rects_len` writes (this function's contract), and
-    // no input of this call is a `qgemm_rect` array.
-    let out = unsafe { output(rects, rects_len, &[]) }?;
+    // SAFETY: `rects` is null or valid for `rects_len` writes (this function's contract);
+    // `output` refuses it if it overlaps the call's weights or activations.
+    let out = unsafe { output(rects, rects_len, &spans) }?;
     for (o, r) in out.iter_mut().zip(&list) {
         *o = qgemm_rect { m_idx: r.m_idx, n_idx: r.n_idx, m: r.m, n: r.n };
     }
@@ -914,6 +914,10 @@ pub unsafe extern "C" fn qgemm_linear_split(
     rects_len: usize,
     count: *mut usize,
 ) -> qgemm_status {
+    if count.is_null() {
+        // Checked first: nothing is written unless the whole call succeeds.
+        return qgemm_status::QGEMM_ERROR_NULL_POINTER;
+    }
     // SAFETY: the arguments as this function's contract says, which is `split_body`'s.
     let n = unsafe { split_body(call, parts, rects, rects_len) };
     // SAFETY: `count` is null or valid for a write (this function's contract).

@@ -110,13 +110,21 @@ impl KaiFloat {
         if dst_stride_col != e {
             fail!(f, (), "dst_stride_col = {dst_stride_col}, must be the output element size, {e}");
         }
-        if !dst_stride_row.is_multiple_of(e) || n.checked_mul(e).is_none_or(|row| dst_stride_row < row) {
-            fail!(
-                f,
-                (),
-                "dst_stride_row = {dst_stride_row} bytes: must be a multiple of {e} and >= {e} * n = {e} * {n}"
-            );
-        }
+        // One row: the row strides are not read (KleidiAI's 1x36 kernel ignores `dst_stride_row`,
+        // the unpacked ones only use both to step to the next row).
+        let Some(row_bytes) = n.checked_mul(e) else { fail!(f, (), "n * {e} overflows size_t") };
+        let dst_stride_row = if m == 1 {
+            row_bytes
+        } else {
+            if !dst_stride_row.is_multiple_of(e) || dst_stride_row < row_bytes {
+                fail!(
+                    f,
+                    (),
+                    "dst_stride_row = {dst_stride_row} bytes: must be a multiple of {e} and >= {e} * n = {e} * {n}"
+                );
+            }
+            dst_stride_row
+        };
         if !(dst as usize).is_multiple_of(e) {
             fail!(f, (), "dst is not {e}-byte aligned");
         }
@@ -132,10 +140,19 @@ impl KaiFloat {
             }
             None => {
                 let le = core::mem::size_of::<F::Lhs>();
-                if !lhs_stride.is_multiple_of(le) || !(lhs as usize).is_multiple_of(le) {
-                    fail!(f, (), "lhs_stride = {lhs_stride} and the lhs address must be multiples of {le}");
+                if !(lhs as usize).is_multiple_of(le) {
+                    fail!(f, (), "the lhs address must be a multiple of {le}");
                 }
-                lhs_stride
+                if m == 1 {
+                    // Not read (there is no next row): a dense row's.
+                    let Some(row) = k.checked_mul(le) else { fail!(f, (), "k * {le} overflows size_t") };
+                    row
+                } else {
+                    if !lhs_stride.is_multiple_of(le) {
+                        fail!(f, (), "lhs_stride = {lhs_stride} must be a multiple of {le}");
+                    }
+                    lhs_stride
+                }
             }
         };
         let cpu = crate::cpu::layer2();
@@ -419,9 +436,10 @@ unsafe fn rhs_pack<T: Element, B: Element>(
     if stride < row {
         fail!(f, (), "rhs_stride = {rhs_stride} bytes is less than a row of {row} values of {e} bytes");
     }
-    let Some(len) = mul(f, rows - 1, stride).and_then(|v| v.checked_add(row)) else { return };
+    let Some(len) = elements(f, rows - 1, stride, row, e) else { return };
+    let Some(_) = elements(f, n, 1, 0, be).and(elements(f, size, 1, 0, 1)) else { return };
     // SAFETY: the caller's contract: `rows` rows of `row` values, `stride` values apart; the
-    // address is aligned for `T` (checked above).
+    // address is aligned for `T` (checked above); `len * e` bytes fit an `isize` (`elements`).
     let data = unsafe { slice::from_raw_parts(rhs.cast::<T>(), len) };
     let src = FloatSource { data, layout, stride };
     // SAFETY: the caller's contract: null or `n` values of `B`; aligned (checked above).
@@ -470,12 +488,25 @@ unsafe fn lhs_pack<T: Element>(
         }
         lhs_stride / e
     };
-    let Some(len) = mul(f, m - 1, stride).and_then(|v| v.checked_add(k)) else { return };
-    // SAFETY: the caller's contract: `m` rows of `k` values, `stride` values apart; aligned.
+    let Some(len) = elements(f, m - 1, stride, k, e) else { return };
+    let Some(_) = elements(f, size, 1, 0, 1) else { return };
+    // SAFETY: the caller's contract: `m` rows of `k` values, `stride` values apart; aligned;
+    // `len * e` bytes fit an `isize` (`elements`).
     let rows = unsafe { slice::from_raw_parts(lhs.cast::<T>(), len) };
     // SAFETY: the caller's contract: the packed size.
     let out = unsafe { slice::from_raw_parts_mut(lhs_packed.cast::<u8>(), size) };
     check!(f, (), bf16p::pack(fmt, m, k, rows, stride, out));
+}
+
+/// `a * b + c` elements of `size` bytes, or the hook: the count must not overflow `size_t` and
+/// its bytes must fit an `isize` (the most a slice, hence any real buffer, can hold).
+fn elements(f: &str, a: usize, b: usize, c: usize, size: usize) -> Option<usize> {
+    let v = a.checked_mul(b).and_then(|v| v.checked_add(c));
+    let v = v.filter(|&v| v.checked_mul(size).is_some_and(|bytes| bytes <= isize::MAX as usize));
+    if v.is_none() {
+        report(f, format_args!("a buffer size overflows (more than isize::MAX bytes)"));
+    }
+    v
 }
 
 /// `mr`, `kr`, `sr` of an LHS packer call against the format's (KleidiAI asserts them).

@@ -46,6 +46,7 @@
 #include "kai/ukernels/matmul/pack/kai_lhs_quant_pack_bf16p1x4_f32_neon.h"
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_kxn_f32p8x1biasf32_f32_f32_neon.h"
 #include "kai/ukernels/matmul/pack/kai_rhs_pack_kxn_x32p16x1b_x32_x32_neon.h"
+#include "kai/ukernels/matmul/pack/kai_rhs_pack_nxk_x32p16x1bx32_x32_x32_neon.h"
 #include "kai/ukernels/matmul/pack/kai_rhs_quant_pack_kxn_bf16p12x4biasf32_f32_neon.h"
 #include "qgemm.h"
 
@@ -270,6 +271,20 @@ static void bf16_every_row(void) {
                 rp + kai_get_rhs_packed_offset_matmul_clamp_f32_bf16p1x4_bf16p12x4b_1x36_neon_dot(n0, FK),
                 rows + r * FN + n0, FN * sizeof(float), sizeof(float), lo, hi);
         }
+    /* One row: KleidiAI's 1x36 kernel ignores dst_stride_row, so 0 is accepted (no hook) and
+     * gives row 0's bits. */
+    static float one[FN];
+    int before = fired;
+    if (setjmp(back) == 0)
+        kai_run_matmul_clamp_f32_bf16p1x4_bf16p12x4b_1x36_neon_dot(1, FN, FK, lp_rows, rp, one, 0, sizeof(float), lo,
+                                                                   hi);
+    if (fired != before || memcmp(one, rows, sizeof one) != 0) {
+        fprintf(stderr, "FAIL %s with m = 1, dst_stride_row = 0: %s\n", name,
+                fired != before ? "the hook fired" : "differs from row 0");
+        failures++;
+    } else {
+        printf("ok   %s with m = 1, dst_stride_row = 0 (ignored, as by KleidiAI): row 0's bits\n", name);
+    }
     int written = 1;
     for (size_t i = FN; i < FM * FN; i++) written &= whole[i] != -1.0f;
     if (memcmp(whole, rows, sizeof whole) != 0 || !written) {
@@ -477,6 +492,14 @@ int main(int argc, char** argv) {
     EXPECT_HOOK("rhs_stride = 60 < 4n (rhs_quant_pack_kxn_bf16p12x4biasf32_f32_neon)",
                 kai_run_rhs_quant_pack_kxn_bf16p12x4biasf32_f32_neon(1, 16, 16, 12, 4, 1, 60, w_f32, b_f32, NULL, rhs_p,
                                                                      0, NULL));
+    /* Row strides whose buffer size overflows: 5 * (0xCC..CC / 4) + 1 values wrap size_t; 2 * 2^60
+     * + 1 f32 values are more than isize::MAX bytes (no real buffer, no slice can hold them). */
+    EXPECT_HOOK("rhs_stride whose rows overflow size_t (rhs_pack_nxk_x32p16x1bx32_x32_x32_neon)",
+                kai_run_rhs_pack_nxk_x32p16x1bx32_x32_x32_neon(1, 6, 1, 16, 1, 1, (size_t)0xCCCCCCCCCCCCCCCCull, w_f32,
+                                                               NULL, NULL, rhs_p, 0, NULL));
+    EXPECT_HOOK("rhs_stride whose rows exceed isize::MAX bytes (rhs_pack_nxk_x32p16x1bx32_x32_x32_neon)",
+                kai_run_rhs_pack_nxk_x32p16x1bx32_x32_x32_neon(1, 3, 1, 16, 1, 1, (size_t)1 << 62, w_f32, NULL, NULL,
+                                                               rhs_p, 0, NULL));
     if (memcmp(packed_copy, rhs_p, sizeof rhs_p) != 0) {
         fprintf(stderr, "FAIL rejected float RHS packer calls: the packer wrote\n");
         failures++;
@@ -486,6 +509,8 @@ int main(int argc, char** argv) {
                 kai_run_lhs_pack_bf16p8x4_f16_neon(8, 16, 8, 4, 1, 8, x_f16, 32, lhs_p));
     EXPECT_HOOK("mr = 8 (lhs_quant_pack_bf16p1x4_f32_neon: 1)",
                 kai_run_lhs_quant_pack_bf16p1x4_f32_neon(1, 16, 8, 4, 1, 0, lhs_f32, 64, lhs_p));
+    EXPECT_HOOK("lhs_stride whose rows overflow size_t (lhs_pack_bf16p8x4_f16_neon)",
+                kai_run_lhs_pack_bf16p8x4_f16_neon(6, 1, 8, 4, 1, 0, x_f16, (size_t)0xCCCCCCCCCCCCCCCCull, lhs_p));
     if (memcmp(packed_copy, lhs_p, sizeof lhs_p) != 0) {
         fprintf(stderr, "FAIL rejected bf16 LHS packer calls: the packer wrote\n");
         failures++;
@@ -517,6 +542,8 @@ int main(int argc, char** argv) {
                                                             edge_lut);
         kai_run_rhs_pack_kxn_x32p16x1b_x32_x32_neon(1, 16, 16, 16, 1, 1, 16 * 4, w_f32, NULL, NULL, rhs_p, 0, NULL);
         kai_run_matmul_clamp_f32_f32_f32p16x1b_6x16_neon_mla(2, 16, 16, lhs_f32, 64, rhs_p, dst, 64, 4, lo, hi);
+        /* One row: the row strides are not read (0 is fine, as in KleidiAI). */
+        kai_run_matmul_clamp_f32_f32_f32p16x1b_6x16_neon_mla(1, 16, 16, lhs_f32, 0, rhs_p, dst, 0, 4, lo, hi);
         kai_run_lhs_pack_bf16p8x4_f16_neon(8, 16, 8, 4, 1, 0, x_f16, 32, lhs_p);
     }
     if (fired != before) {

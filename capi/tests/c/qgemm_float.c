@@ -658,6 +658,16 @@ static void statuses(uint32_t cpu) {
     OK(qgemm_float_linear_prepare(&layer, cpu, m, x, 6, NULL, 0, -INFINITY, INFINITY, &call));
     qgemm_rect rects[64];
     EXPECT(qgemm_float_linear_split(&call, 1, rects, 0, &count), QGEMM_ERROR_BUFFER_TOO_SHORT);
+    /* rects inside the layer's weights: refused, the weights untouched; no count pointer: refused
+     * before anything is written. */
+    unsigned char wsave[256];
+    memcpy(wsave, wbuf, ws < sizeof wsave ? ws : sizeof wsave);
+    qgemm_rect* in_weights = (qgemm_rect*)(((uintptr_t)wbuf + 7) & ~(uintptr_t)7);
+    EXPECT(qgemm_float_linear_split(&call, 1, in_weights, 1, &count), QGEMM_ERROR_BUFFERS_OVERLAP);
+    CHECK(memcmp(wsave, wbuf, ws < sizeof wsave ? ws : sizeof wsave) == 0, "split into the weights wrote them");
+    rects[0] = (qgemm_rect){7, 7, 7, 7};
+    EXPECT(qgemm_float_linear_split(&call, 1, rects, 64, NULL), QGEMM_ERROR_NULL_POINTER);
+    CHECK(rects[0].m_idx == 7 && rects[0].m == 7, "split without a count pointer wrote rects");
     OK(qgemm_float_linear_split(&call, 1, rects, 64, &count));
     OK(qgemm_float_linear_run_part(&call, rects[0], y, 10));
     EXPECT(qgemm_float_linear_run_part_u16(&call, rects[0], yh, 10), QGEMM_ERROR_WRONG_DST_TYPE);

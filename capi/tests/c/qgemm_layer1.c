@@ -1470,6 +1470,18 @@ static void operator_statuses(uint32_t cpu) {
     OK(qgemm_linear_split(&call, 0, rects, 64, &count)); /* 0 parts: one, as in Rust */
     CHECK(count == 1 && memcmp(&rects[0], &whole, sizeof whole) == 0, "split into 0 parts: %zu rectangles", count);
     EXPECT(qgemm_linear_split(&call, 4, rects, 0, &count), QGEMM_ERROR_BUFFER_TOO_SHORT);
+    /* rects inside the call's packed activations: refused, nothing written; no count pointer:
+     * refused before anything is written. */
+    if (ss >= 64) {
+        uint8_t save[64];
+        memcpy(save, scratch, sizeof save);
+        qgemm_rect* in_lhs = (qgemm_rect*)(((uintptr_t)scratch + 7) & ~(uintptr_t)7);
+        EXPECT(qgemm_linear_split(&call, 1, in_lhs, 1, &count), QGEMM_ERROR_BUFFERS_OVERLAP);
+        CHECK(memcmp(save, scratch, sizeof save) == 0, "split into the packed activations wrote them");
+    }
+    rects[0] = (qgemm_rect){7, 7, 7, 7};
+    EXPECT(qgemm_linear_split(&call, 1, rects, 64, NULL), QGEMM_ERROR_NULL_POINTER);
+    CHECK(rects[0].m_idx == 7 && rects[0].m == 7, "split without a count pointer wrote rects");
     qgemm_kernel_info info;
     OK(qgemm_kernel_get_info(call.kernel, &info));
     if (info.n_step > 1) {
