@@ -355,6 +355,8 @@ int main(int argc, char** argv) {
     }
     lhs_f32[37] = NAN;
     memcpy(packed_copy, lhs_p, sizeof lhs_p);
+    EXPECT_HOOK("lhs_stride whose rows exceed isize::MAX bytes (lhs_quant_pack_qai8dxp_f32)",
+                kai_run_lhs_quant_pack_qai8dxp_f32(3, 32, 4, 16, 2, 0, lhs_f32, (size_t)1 << 62, lhs_p));
     EXPECT_HOOK("NaN activation (lhs_quant_pack_qai8dxp_f32)",
                 kai_run_lhs_quant_pack_qai8dxp_f32(4, 32, 4, 16, 2, 0, lhs_f32, 32 * sizeof(float), lhs_p));
     EXPECT_HOOK("NaN activation (lhs_quant_pack_qsi8d32pscalef32_f32_neon)",
