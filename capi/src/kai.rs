@@ -96,6 +96,18 @@ fn mul(f: &str, a: usize, b: usize) -> Option<usize> {
     v
 }
 
+/// `a * b + c` elements of `size` bytes, or the hook and `None`: the count must not overflow
+/// `size_t` and its bytes must fit an `isize` (the most a slice, hence any real buffer, holds).
+/// The length of every strided raw buffer a packer views.
+pub(crate) fn elements(f: &str, a: usize, b: usize, c: usize, size: usize) -> Option<usize> {
+    let v = a.checked_mul(b).and_then(|v| v.checked_add(c));
+    let v = v.filter(|&v| v.checked_mul(size).is_some_and(|bytes| bytes <= isize::MAX as usize));
+    if v.is_none() {
+        report(f, format_args!("a buffer size overflows (more than isize::MAX bytes)"));
+    }
+    v
+}
+
 /// The qgemm kernel a KleidiAI name runs for an `m`-row rectangle: among the kernels of family
 /// `F` with exactly `packing` that `cpu` supports, those of the highest tier; of these the first
 /// in catalogue order (best first) whose `m_step` does not exceed `m`, else the one with the

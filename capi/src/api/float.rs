@@ -31,7 +31,7 @@ use qgemm::lhs::bf16p;
 use qgemm::op::{FloatLinear, FloatOperator};
 use qgemm::rhs::{FloatSource, bf16p12, f16p, f32p};
 
-use super::linear::qgemm_rect;
+use super::linear::{check_part, qgemm_rect};
 use super::*;
 
 // ---- codes --------------------------------------------------------------------------------
@@ -1721,20 +1721,7 @@ unsafe fn float_run_part_family<F: CFloat, T: CElem>(
     let (layer, kernel) = (&call.layer, call.kernel);
     let (m, n, k) = (c.m, layer.n(), layer.k());
     let y = dst_as::<F::Dst, T>(y)?;
-    let (start, end) = span(y, y_len)?;
-    if call.spans.iter().any(|&(s, e)| start < e && s < end) {
-        return Err(qgemm_status::QGEMM_ERROR_BUFFERS_OVERLAP);
-    }
-    let needed = m.checked_mul(n).ok_or(qgemm_status::QGEMM_ERROR_SIZE_OVERFLOW)?;
-    if y_len < needed {
-        let e = qgemm::Error::BufferTooShort { buffer: qgemm::error::Buffer::Dst, given: y_len, needed };
-        return Err(e.into());
-    }
-    // The rectangle lies inside the m x n output and starts on the kernel's steps.
-    let inside = |idx: usize, len: usize, total: usize| idx.checked_add(len).is_some_and(|end| end <= total);
-    if !inside(rect.m_idx, rect.m, m) || !inside(rect.n_idx, rect.n, n) {
-        return Err(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT);
-    }
+    check_part(y, y_len, &call.spans, (m, n), &rect)?;
     let dst_offset = kernel.dst_offset(rect.m_idx, rect.n_idx, n)?;
     if rect.m == 0 || rect.n == 0 {
         return Ok(());

@@ -408,6 +408,33 @@ unsafe fn split_body(
     Ok(list.len())
 }
 
+/// The checks of a part's output, shared by the quantized and the float operators: `y`
+/// (`y_len` elements) overlaps none of the call's input `spans` and holds the whole `m x n`
+/// output, and `rect` lies inside it (its start on the kernel's steps is checked by the
+/// kernel's `dst_offset`).
+pub(super) fn check_part<D>(
+    y: *mut D,
+    y_len: usize,
+    spans: &[Span],
+    (m, n): (usize, usize),
+    rect: &qgemm_rect,
+) -> Status {
+    let (start, end) = span(y, y_len)?;
+    if spans.iter().any(|&(s, e)| start < e && s < end) {
+        return Err(qgemm_status::QGEMM_ERROR_BUFFERS_OVERLAP);
+    }
+    let needed = m.checked_mul(n).ok_or(qgemm_status::QGEMM_ERROR_SIZE_OVERFLOW)?;
+    if y_len < needed {
+        let e = qgemm::Error::BufferTooShort { buffer: qgemm::error::Buffer::Dst, given: y_len, needed };
+        return Err(e.into());
+    }
+    let inside = |idx: usize, len: usize, total: usize| idx.checked_add(len).is_some_and(|end| end <= total);
+    if !inside(rect.m_idx, rect.m, m) || !inside(rect.n_idx, rect.n, n) {
+        return Err(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT);
+    }
+    Ok(())
+}
+
 /// The body of `qgemm_linear_run_part` and `_u16`: one rectangle of the call's output, written
 /// through raw pointers (other threads may be writing the other rectangles of `y`).
 ///
@@ -440,20 +467,7 @@ unsafe fn run_part_family<F: LinearFamily, T: CElem>(
         let (layer, kernel) = (&call.layer, call.kernel);
         let (m, n, k, bl) = (c.m, layer.n(), layer.k(), layer.bl());
         let y = dst_as::<F::Dst, T>(y)?;
-        let (start, end) = span(y, y_len)?;
-        if call.spans.iter().any(|&(s, e)| start < e && s < end) {
-            return Err(qgemm_status::QGEMM_ERROR_BUFFERS_OVERLAP);
-        }
-        let needed = m.checked_mul(n).ok_or(qgemm_status::QGEMM_ERROR_SIZE_OVERFLOW)?;
-        if y_len < needed {
-            let e = qgemm::Error::BufferTooShort { buffer: qgemm::error::Buffer::Dst, given: y_len, needed };
-            return Err(e.into());
-        }
-        // The rectangle lies inside the m x n output and starts on the kernel's steps.
-        let inside = |idx: usize, len: usize, total: usize| idx.checked_add(len).is_some_and(|end| end <= total);
-        if !inside(rect.m_idx, rect.m, m) || !inside(rect.n_idx, rect.n, n) {
-            return Err(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT);
-        }
+        check_part(y, y_len, &call.spans, (m, n), &rect)?;
         let dst_offset = kernel.dst_offset(rect.m_idx, rect.n_idx, n)?;
         if rect.m == 0 || rect.n == 0 {
             return Ok(());

@@ -25,7 +25,7 @@ use qgemm::rhs::f32p::{self, F32P8, F32P16};
 use qgemm::rhs::{FloatSource, Layout};
 use qgemm::{Clamp, Element, Packing};
 
-use super::{KaiKernel, mul};
+use super::{KaiKernel, elements, mul};
 use crate::hook::report;
 
 /// A KleidiAI float kernel name: its catalogue constants and the formats it reads.
@@ -442,9 +442,10 @@ unsafe fn rhs_pack<T: Element, B: Element>(
     // address is aligned for `T` (checked above); `len * e` bytes fit an `isize` (`elements`).
     let data = unsafe { slice::from_raw_parts(rhs.cast::<T>(), len) };
     let src = FloatSource { data, layout, stride };
-    // SAFETY: the caller's contract: null or `n` values of `B`; aligned (checked above).
+    // SAFETY: the caller's contract: null or `n` values of `B`; aligned (checked above); `n * be`
+    // bytes fit an `isize` (`elements`).
     let bias = (!bias.is_null()).then(|| unsafe { slice::from_raw_parts(bias.cast::<B>(), n) });
-    // SAFETY: the caller's contract: the packed size.
+    // SAFETY: the caller's contract: the packed size, whose bytes fit an `isize` (`elements`).
     let out = unsafe { slice::from_raw_parts_mut(rhs_packed.cast::<u8>(), size) };
     check!(f, (), pack(n, k, &src, bias, out));
 }
@@ -493,20 +494,9 @@ unsafe fn lhs_pack<T: Element>(
     // SAFETY: the caller's contract: `m` rows of `k` values, `stride` values apart; aligned;
     // `len * e` bytes fit an `isize` (`elements`).
     let rows = unsafe { slice::from_raw_parts(lhs.cast::<T>(), len) };
-    // SAFETY: the caller's contract: the packed size.
+    // SAFETY: the caller's contract: the packed size, whose bytes fit an `isize` (`elements`).
     let out = unsafe { slice::from_raw_parts_mut(lhs_packed.cast::<u8>(), size) };
     check!(f, (), bf16p::pack(fmt, m, k, rows, stride, out));
-}
-
-/// `a * b + c` elements of `size` bytes, or the hook: the count must not overflow `size_t` and
-/// its bytes must fit an `isize` (the most a slice, hence any real buffer, can hold).
-fn elements(f: &str, a: usize, b: usize, c: usize, size: usize) -> Option<usize> {
-    let v = a.checked_mul(b).and_then(|v| v.checked_add(c));
-    let v = v.filter(|&v| v.checked_mul(size).is_some_and(|bytes| bytes <= isize::MAX as usize));
-    if v.is_none() {
-        report(f, format_args!("a buffer size overflows (more than isize::MAX bytes)"));
-    }
-    v
 }
 
 /// `mr`, `kr`, `sr` of an LHS packer call against the format's (KleidiAI asserts them).

@@ -22,21 +22,10 @@ use qgemm::rhs::qsi8cxp::{self, Int8Source};
 use qgemm::rhs::{Int4Encoding, Int4Source, Layout, qai4c32p, qsi4c32p, qsi4c32pscalef16, qsi4cxp, qsu2cxp};
 
 use super::{
-    KAI_DT_BF16, kai_rhs_pack_qs4cxs1s0_param, kai_rhs_pack_qsi4c32p_qsu4c32s1s0_params, kai_rhs_pack_qsi8cx_params,
-    lhs_packing, mul, rhs_packing,
+    KAI_DT_BF16, elements, kai_rhs_pack_qs4cxs1s0_param, kai_rhs_pack_qsi4c32p_qsu4c32s1s0_params,
+    kai_rhs_pack_qsi8cx_params, lhs_packing, mul, rhs_packing,
 };
 use crate::hook::report;
-
-/// `Some(a * b + c)`, a count of elements of `size` bytes, or the hook and `None` when it
-/// overflows `size_t` or its bytes exceed `isize::MAX` (no buffer, hence no slice, is larger).
-fn mul_add(f: &str, a: usize, b: usize, c: usize, size: usize) -> Option<usize> {
-    let v = a.checked_mul(b).and_then(|v| v.checked_add(c));
-    let v = v.filter(|&v| v.checked_mul(size).is_some_and(|bytes| bytes <= isize::MAX as usize));
-    if v.is_none() {
-        report(f, format_args!("size overflows size_t (or exceeds isize::MAX bytes)"));
-    }
-    v
-}
 
 // ---- LHS packers --------------------------------------------------------------------------
 
@@ -64,9 +53,9 @@ unsafe fn lhs_rows<'a, T: Element>(
     if stride < k {
         fail!(f, None, "lhs_stride = {lhs_stride} bytes is less than a row of k = {k} values of {e} bytes");
     }
-    let len = mul_add(f, m - 1, stride, k, e)?;
+    let len = elements(f, m - 1, stride, k, e)?;
     // SAFETY: the caller's contract: `m` rows of `k` values, `stride` values apart; the
-    // address is aligned for `T` (checked above); `len * e` bytes fit an `isize` (`mul_add`).
+    // address is aligned for `T` (checked above); `len * e` bytes fit an `isize` (`elements`).
     Some((unsafe { slice::from_raw_parts(lhs, len) }, stride))
 }
 
@@ -584,13 +573,13 @@ macro_rules! kai_packer {
                 if rhs_stride < row_bytes {
                     fail!(f, (), "rhs_stride = {rhs_stride} is less than a row of {row_bytes} bytes");
                 }
-                let Some(len) = mul_add(f, rows - 1, rhs_stride, row_bytes, 1) else { return };
+                let Some(len) = elements(f, rows - 1, rhs_stride, row_bytes, 1) else { return };
                 // SAFETY: the caller's contract: `rows` raw rows `rhs_stride` bytes apart.
                 let data = unsafe { slice::from_raw_parts(rhs, len) };
                 let src = Int4Source { data, layout: Layout::$layout, stride: rhs_stride, encoding: Int4Encoding::ZeroPoint8 };
                 let per_channel = k / bl; // bl was validated by packed_size
                 let scale_elems = scale_stride / 2;
-                let Some(scale_len) = mul_add(f, n - 1, scale_elems, per_channel, 2) else { return };
+                let Some(scale_len) = elements(f, n - 1, scale_elems, per_channel, 2) else { return };
                 // SAFETY: the caller's contract: `n` rows of `k/bl` bf16 scales, `scale_stride` bytes
                 // apart; the address is 2-byte aligned (checked above) and bf16 is a plain u16.
                 let values = unsafe { slice::from_raw_parts(scale.cast::<bf16>(), scale_len) };

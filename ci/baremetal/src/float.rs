@@ -296,15 +296,7 @@ pub fn check_family<F: FloatChecked>(cpu: CpuFeatures, b: &mut Buffers, t: &mut 
     }
     let verdict = if ok { "" } else { "  FAIL: not the best available tier" };
     println!("  select -> {} [{}]{verdict}", k.name(), k.tier().name());
-    let (ran, skipped, failed) = (t.ran - before.0, t.skipped - before.1, t.failed - before.2);
-    defmt::info!(
-        "family {=str}: {=usize} kernels, {=usize} ran, {=usize} skipped, {=usize} failed",
-        F::NAME,
-        F::kernels().len(),
-        ran,
-        skipped,
-        failed
-    );
+    crate::log_family(F::NAME, F::kernels().len(), before, t);
 }
 
 /// One `FloatLinear` call of `F` on `s` in [`multicore::CORES`] parts, part `i` on core `i`,

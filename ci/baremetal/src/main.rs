@@ -697,11 +697,17 @@ fn check_family<F: Checked>(cpu: CpuFeatures, b: &mut Buffers, t: &mut Tally) {
         let verdict = if ok { "" } else { "  FAIL: not the best available tier" };
         println!("  select(m={m:2}) -> {} [{}]{verdict}", k.name(), k.tier().name());
     }
+    log_family(F::NAME, F::kernels().len(), before, t);
+}
+
+/// The defmt summary line of one family: its kernels, and what of `t` changed since `before`
+/// (`ran`, `skipped`, `failed` when the family started).
+fn log_family(name: &str, kernels: usize, before: (usize, usize, usize), t: &Tally) {
     let (ran, skipped, failed) = (t.ran - before.0, t.skipped - before.1, t.failed - before.2);
     defmt::info!(
         "family {=str}: {=usize} kernels, {=usize} ran, {=usize} skipped, {=usize} failed",
-        F::NAME,
-        F::kernels().len(),
+        name,
+        kernels,
         ran,
         skipped,
         failed
