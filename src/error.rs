@@ -199,6 +199,18 @@ pub enum Error {
         /// The missing feature.
         needs: Feature,
     },
+    /// The kernel's tile scales with SME's streaming vector length, and the given
+    /// [`CpuFeatures`](crate::CpuFeatures) has none
+    /// ([`CpuFeatures::svl_bytes`](crate::CpuFeatures::svl_bytes)).
+    VectorLengthUnknown,
+    /// Weights packed in one layout were given to a kernel that reads another (an
+    /// [`op::Linear`](crate::op::Linear) records the packing of its weights).
+    PackingMismatch {
+        /// The packing of the weights.
+        weights: crate::packing::RhsPacking,
+        /// The packing the kernel reads.
+        kernel: crate::packing::RhsPacking,
+    },
     /// A size computation overflowed `usize`.
     SizeOverflow,
     /// Two inputs of one call disagree on a dimension (a
@@ -341,6 +353,12 @@ impl fmt::Display for Error {
             }
             Error::UnsupportedCpu { needs } => {
                 write!(f, "the CPU lacks {needs}, which this kernel needs")
+            }
+            Error::VectorLengthUnknown => {
+                f.write_str("the kernel's tile scales with the streaming vector length, which is unknown")
+            }
+            Error::PackingMismatch { weights, kernel } => {
+                write!(f, "the weights are packed as {weights}, the kernel reads {kernel}")
             }
             Error::SizeOverflow => f.write_str("a buffer size overflows usize"),
             Error::DimMismatch { dim, given, expected } => {

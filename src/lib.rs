@@ -12,8 +12,10 @@
 //! 3. run a [`Kernel`] of the family on the packed operands.
 //!
 //! Kernels come in ISA tiers ([`Tier`]): portable scalar, NEON intrinsics, `SDOT` (dotprod) and
-//! `SMMLA` (i8mm) assembly. A family's `select` picks the best one for the [`CpuFeatures`] you
-//! pass, and a kernel refuses to run on a CPU that lacks its tier.
+//! `SMMLA` (i8mm) assembly, FP16 and BF16. A family's catalogue lists [`Descriptor`]s; its
+//! `select` picks the best one for the [`CpuFeatures`] you pass and resolves it for that CPU
+//! (tile shapes may scale with the vector length), and a descriptor refuses to resolve for a CPU
+//! that lacks a feature it requires.
 //!
 //! Families:
 //!
@@ -65,21 +67,25 @@ mod arith;
 pub mod cpu;
 pub mod element;
 pub mod error;
-pub mod float;
 pub mod lhs;
+#[macro_use]
 pub mod matmul;
+pub mod float;
 pub mod op;
 mod packing;
 pub mod quant;
 pub mod rhs;
 
-pub use cpu::{CpuFeatures, Feature};
+pub use cpu::{CpuFeatures, Feature, FeatureSet};
 pub use element::Element;
 pub use error::{Error, Result};
-pub use float::{FloatKernel, f16_bf16p_bf16p, f16_f16_f16p, f32_bf16p_bf16p, f32_f32_f32p};
+pub use float::{f16_bf16p_bf16p, f16_f16_f16p, f32_bf16p_bf16p, f32_f32_f32p};
 /// The `half` crate, whose `bf16` and `f16` types the per-block packers take.
 pub use half;
-pub use matmul::{Clamp, Family, Kernel, MatmulArgs, Packing, Tier, UncheckedArgs};
+pub use matmul::{
+    Clamp, Descriptor, Extent, Family, Kernel, LhsFormat, LhsPacking, LhsStride, Lut, MatmulArgs, Packing, Params,
+    RhsFormat, RhsPacking, Shape, Tier, UncheckedArgs,
+};
 pub use matmul::{
     bf16_qai8dxp_qsi4c32p, bf16_qai8dxp_qsi4cxp, f16_qai8dxp_qsi4cxp, f16_qai8dxp_qsi8cxp, f16_qsi8d32p_qai4c32p,
     qai8dxp_qsi4c32p, qai8dxp_qsi4cxp, qai8dxp_qsi8cxp, qai8dxp_qsu2cxp, qsi8d32p_qai4c32p, qsi8d32p_qsi4c32p,

@@ -1,15 +1,20 @@
-//! Operator layer: a linear layer (`y = x W^T + b`, clamped) over any family, with the
-//! kernel choice, the activation quantization and the buffer sizes done for you. `no_std`, no
-//! allocation: the caller provides the packed-weight buffer and a scratch buffer.
+//! Operator layer: a linear layer (`y = x W^T + b`, clamped) over any family, quantized or
+//! float, with the kernel choice, the activation packing and the buffer sizes done for you.
+//! `no_std`, no allocation: the caller provides the packed-weight buffer and a scratch buffer.
 //!
-//! * [`Linear`] holds weights packed once, in the family's preferred RHS packing, which both
-//!   the decode (`m = 1`) and the prefill (`m > 1`) kernels of every tier consume. The value
-//!   remembers the family (its type), `n`, `k` and `bl`, so packed weights can only reach
-//!   kernels of their own packing.
-//! * [`Linear::run`] quantizes and packs `m` rows of activations into the scratch buffer
-//!   ([`Linear::scratch_size`]), picks the best kernel for `m` on the CPU and computes the
+//! * [`Linear`] holds weights packed once, by default in the family's
+//!   [`PREFERRED_RHS`](crate::Family::PREFERRED_RHS) packing, which both the decode (`m = 1`)
+//!   and the prefill (`m > 1`) kernels of every tier read. The value remembers the family (its
+//!   type), `n`, `k`, `bl`, the packing of its weights ([`Linear::packing`]) and the family's
+//!   parameters, so packed weights only reach kernels that read their packing: a kernel or a
+//!   CPU that cannot is refused with a typed error ([`Error::PackingMismatch`],
+//!   [`Error::UnsupportedCpu`]).
+//! * [`Linear::run`] packs `m` rows of activations into the scratch buffer
+//!   ([`Linear::scratch_size`]; quantized per row or block, or converted to bf16; the families
+//!   that read f32/f16 rows in place need none), picks the best kernel for `m` on the CPU (the
+//!   one selection policy, [`select_from`](crate::matmul::select_from)) and computes the
 //!   `m x n` output.
-//! * For threads: [`Linear::prepare`] does the quantization once and returns a [`Prepared`]
+//! * For threads: [`Linear::prepare`] packs the activations once and returns a [`Prepared`]
 //!   call; [`Prepared::parts`] cuts the output into at most `p` rectangles aligned to the
 //!   kernel's steps with balanced work, each a [`Part`] that any thread can run (an RTOS
 //!   caller runs them on its own threads); with the `std` feature [`Prepared::run_parallel`]
@@ -17,14 +22,20 @@
 //!   kernel whatever the split, so the results are bit-identical for any split.
 //! * Activation-aware scaling (AWQ): [`Linear::with_input_scale`] gives the layer one f32
 //!   multiplier per input channel, applied to the activations on every call before they are
-//!   quantized; the weights are quantized from `W / scale` ([`quant::divide_depths`](crate::quant::divide_depths)),
+//!   packed; the weights are quantized from `W / scale` ([`quant::divide_depths`](crate::quant::divide_depths)),
 //!   so the layer still computes `x W^T + b` with the heavily used channels' weights quantized
 //!   more finely.
-//!
-//! * From float weights in one call: each family's `Linear::quantize_pack` (and
+//! * From float weights in one call: each quantized family's `Linear::quantize_pack` (and
 //!   [`QuantizePack`], for code generic over the families) quantizes by
 //!   [`quant`](crate::quant) into a caller workspace and packs (module `quantize`'s table gives
 //!   each family's format and method).
+//!
+//! A row's result does not depend on `m` (the batch it runs in) in any family but one: the
+//! 2-bit family `qai8dxp_qsu2cxp`, whose GEMV kernels (chosen for `m = 1`) scale in
+//! KleidiAI's GEMV order and whose GEMM kernels in its GEMM order, so one row's outputs differ
+//! in the last bits between a call of 1 row and a call of several
+//! ([`qai8dxp_qsu2cxp`](crate::qai8dxp_qsu2cxp)); name one packing's kernels with
+//! [`Linear::run_with`] to fix the order.
 //!
 //! ```
 //! use qgemm::op::Linear;
@@ -62,7 +73,7 @@ use crate::f16_qai8dxp_qsi4cxp::F16Qai8dxpQsi4cxp;
 use crate::f16_qai8dxp_qsi8cxp::F16Qai8dxpQsi8cxp;
 use crate::f16_qsi8d32p_qai4c32p::F16Qsi8d32pQai4c32p;
 use crate::lhs::{qai8dxp, qsi8d32p, qsi8d32pscalef32};
-use crate::matmul::{Clamp, Family, Kernel, UncheckedArgs};
+use crate::matmul::{Clamp, Descriptor, Family, Kernel, Lut, Params, UncheckedArgs};
 use crate::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p;
 use crate::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp;
 use crate::qai8dxp_qsi8cxp::Qai8dxpQsi8cxp;
@@ -72,33 +83,31 @@ use crate::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p;
 use crate::rhs::qsi4c32p::BlockScales;
 use crate::rhs::qsi8cxp::Int8Source;
 use crate::rhs::{Int4Source, qai4c32p, qsi4c32p, qsi4c32pscalef16, qsi4cxp, qsi8cxp, qsu2cxp};
-use crate::{CpuFeatures, Packing};
+use crate::{CpuFeatures, Packing, RhsPacking};
 
 mod float;
 mod quantize;
 
-pub use float::{FloatLinear, FloatOperator, FloatPart, FloatPrepared};
 pub use quantize::QuantizePack;
 
 /// Most rectangles [`Prepared::parts`] cuts an output into.
 pub const MAX_PARTS: usize = 64;
 
-/// A family the operator layer runs: its preferred weight packing and its activation packer.
-/// Implemented by every family of the crate (and only by them).
+/// A family the operator layer runs: its activation type and how the activations reach the
+/// kernels (packed by the family's LHS packer, or read in place). Implemented by every family
+/// of the crate (and only by them).
 pub trait Operator: Family {
-    /// The RHS packing [`Linear`] packs weights with (the family's `PREFERRED_RHS_PACKING`),
-    /// consumed by its GEMV and GEMM kernels.
-    const RHS_PACKING: Packing;
-
     /// The activation element type: `f32`, or [`half::f16`] / [`half::bf16`] for the families
     /// named `f16_...` / `bf16_...` (whose outputs, [`Family::Dst`], are of the same type).
     type Src: Element;
 
-    /// Quantizes and packs `m` rows of `x` (`x_stride` elements apart) for packing `p`, the
-    /// first as row `m_idx_start` (a multiple of `mr`; `out` starts at its tile).
+    /// Packs `m` rows of `x` (`x_stride` elements apart) for packing `p`, the first as row
+    /// `m_idx_start` (a multiple of `mr`; `out` starts at its tile): quantized (`qai8dxp`,
+    /// `qsi8d32p*`) or converted to bf16 (`bf16p`). Never called for the families whose kernels
+    /// read the rows in place ([`Operator::rows`]).
     #[doc(hidden)]
     #[allow(clippy::too_many_arguments)]
-    fn quantize_pack(
+    fn pack_lhs(
         p: &Packing,
         m: usize,
         k: usize,
@@ -110,16 +119,16 @@ pub trait Operator: Family {
     ) -> Result<()>;
 
     /// Whether the activation packer multiplies by an input scale in its own passes
-    /// ([`Operator::quantize_pack_scaled`]); else [`Linear::with_input_scale`] stages the scaled
+    /// ([`Operator::pack_lhs_scaled`]); else [`Linear::with_input_scale`] stages the scaled
     /// rows in the scratch.
     #[doc(hidden)]
     const FUSED_INPUT_SCALE: bool = false;
 
-    /// [`Operator::quantize_pack`] of `x[i][j] * scale[j]` (only called when
+    /// [`Operator::pack_lhs`] of `x[i][j] * scale[j]` (only called when
     /// [`Operator::FUSED_INPUT_SCALE`]).
     #[doc(hidden)]
     #[allow(clippy::too_many_arguments)]
-    fn quantize_pack_scaled(
+    fn pack_lhs_scaled(
         p: &Packing,
         m: usize,
         k: usize,
@@ -132,27 +141,39 @@ pub trait Operator: Family {
         let _ = (m, k, bl, x, x_stride, scale, out);
         Err(Error::Unsupported { param: Param::Mr, value: p.mr })
     }
+
+    /// What the kernels read as LHS: the packed bytes `packed` (packed LHS), or the dense rows
+    /// `rows` themselves (families that read them in place, whose [`Family::Lhs`] is
+    /// [`Operator::Src`]).
+    #[doc(hidden)]
+    fn lhs<'a>(rows: &'a [Self::Src], packed: &'a [u8]) -> &'a [Self::Lhs];
+
+    /// Whether the kernels read the activation rows in place (no packing, no scratch).
+    #[doc(hidden)]
+    const ROWS: bool = false;
 }
 
 /// `Operator` for a family whose activations are `qai8dxp` (per-row int8, no blocks), of type
 /// `$src` quantized by `qai8dxp::$packer`.
 /// (`fused`: the f32 packer, which also multiplies by an input scale in its own passes.)
 macro_rules! qai8dxp_operator {
-    ($($family:ident in $module:ident: $src:ty => $packer:ident $(, $fused:ident)?);+ $(;)?) => {$(
+    ($($family:ident: $src:ty => $packer:ident $(, $fused:ident)?);+ $(;)?) => {$(
         impl Operator for $family {
-            const RHS_PACKING: Packing = crate::$module::PREFERRED_RHS_PACKING;
             type Src = $src;
-            fn quantize_pack(
+            fn pack_lhs(
                 p: &Packing, m: usize, k: usize, _bl: usize, at: usize, x: &[$src], s: usize, out: &mut [u8],
             ) -> Result<()> {
                 qai8dxp::$packer(p, m, k, at, x, s, out)
+            }
+            fn lhs<'a>(_rows: &'a [$src], packed: &'a [u8]) -> &'a [u8] {
+                packed
             }
             $(qai8dxp_operator!(@$fused);)?
         }
     )+};
     (@fused) => {
         const FUSED_INPUT_SCALE: bool = true;
-        fn quantize_pack_scaled(
+        fn pack_lhs_scaled(
             p: &Packing, m: usize, k: usize, _bl: usize, x: &[f32], s: usize, scale: &[f32], out: &mut [u8],
         ) -> Result<()> {
             qai8dxp::quantize_pack_prescaled(p, m, k, 0, x, s, scale, out)
@@ -161,21 +182,20 @@ macro_rules! qai8dxp_operator {
 }
 
 qai8dxp_operator!(
-    Qai8dxpQsi4cxp in qai8dxp_qsi4cxp: f32 => quantize_pack, fused;
-    Qai8dxpQsi4c32p in qai8dxp_qsi4c32p: f32 => quantize_pack, fused;
-    Qai8dxpQsi8cxp in qai8dxp_qsi8cxp: f32 => quantize_pack, fused;
-    F16Qai8dxpQsi4cxp in f16_qai8dxp_qsi4cxp: f16 => quantize_pack_f16;
-    F16Qai8dxpQsi8cxp in f16_qai8dxp_qsi8cxp: f16 => quantize_pack_f16;
-    Bf16Qai8dxpQsi4cxp in bf16_qai8dxp_qsi4cxp: bf16 => quantize_pack_bf16;
-    Bf16Qai8dxpQsi4c32p in bf16_qai8dxp_qsi4c32p: bf16 => quantize_pack_bf16;
-    Qai8dxpQsu2cxp in qai8dxp_qsu2cxp: f32 => quantize_pack, fused;
+    Qai8dxpQsi4cxp: f32 => quantize_pack, fused;
+    Qai8dxpQsi4c32p: f32 => quantize_pack, fused;
+    Qai8dxpQsi8cxp: f32 => quantize_pack, fused;
+    F16Qai8dxpQsi4cxp: f16 => quantize_pack_f16;
+    F16Qai8dxpQsi8cxp: f16 => quantize_pack_f16;
+    Bf16Qai8dxpQsi4cxp: bf16 => quantize_pack_bf16;
+    Bf16Qai8dxpQsi4c32p: bf16 => quantize_pack_bf16;
+    Qai8dxpQsu2cxp: f32 => quantize_pack, fused;
 );
 
 impl Operator for Qsi8d32pQsi4c32p {
-    const RHS_PACKING: Packing = crate::qsi8d32p_qsi4c32p::PREFERRED_RHS_PACKING;
     type Src = f32;
     #[allow(clippy::too_many_arguments)]
-    fn quantize_pack(
+    fn pack_lhs(
         p: &Packing,
         m: usize,
         k: usize,
@@ -187,39 +207,45 @@ impl Operator for Qsi8d32pQsi4c32p {
     ) -> Result<()> {
         qsi8d32p::quantize_pack(p, m, k, bl, at, x, s, out)
     }
+    fn lhs<'a>(_rows: &'a [f32], packed: &'a [u8]) -> &'a [u8] {
+        packed
+    }
 }
 
 /// `Operator` for the asymmetric int4 families (`qsi8d32pscalef32` activations of type `$src`
 /// quantized by `qsi8d32pscalef32::$packer`).
 macro_rules! qai4c32p_operator {
-    ($($family:ident in $module:ident: $src:ty => $packer:ident),+ $(,)?) => {$(
+    ($($family:ident: $src:ty => $packer:ident),+ $(,)?) => {$(
         impl Operator for $family {
-            const RHS_PACKING: Packing = crate::$module::PREFERRED_RHS_PACKING;
             type Src = $src;
-            fn quantize_pack(
+            fn pack_lhs(
                 p: &Packing, m: usize, k: usize, bl: usize, at: usize, x: &[$src], s: usize, out: &mut [u8],
             ) -> Result<()> {
                 qsi8d32pscalef32::$packer(p, m, k, bl, at, x, s, out)
+            }
+            fn lhs<'a>(_rows: &'a [$src], packed: &'a [u8]) -> &'a [u8] {
+                packed
             }
         }
     )+};
 }
 
 qai4c32p_operator!(
-    Qsi8d32pQai4c32p in qsi8d32p_qai4c32p: f32 => quantize_pack,
-    F16Qsi8d32pQai4c32p in f16_qsi8d32p_qai4c32p: f16 => quantize_pack_f16,
+    Qsi8d32pQai4c32p: f32 => quantize_pack,
+    F16Qsi8d32pQai4c32p: f16 => quantize_pack_f16,
 );
 
 /// A linear layer of family `F`: `n` output channels over depth `k` (`bl`: the block length of
-/// the per-block families, 0 otherwise), with its weights packed in `F::RHS_PACKING` in a buffer
-/// the caller owns. The 2-bit family's layer also carries its look-up table
-/// ([`Linear::lut`]).
+/// the per-block families, 0 otherwise), with its weights packed in [`Linear::packing`] in a
+/// buffer the caller owns, and the family's parameters ([`Linear::params`]: the 2-bit family's
+/// look-up table; `()` for most).
 pub struct Linear<'w, F: Operator> {
     weights: &'w [u8],
     n: usize,
     k: usize,
     bl: usize,
-    lut: [i32; 4],
+    packing: RhsPacking,
+    params: F::Params,
     input_scale: Option<&'w [f32]>,
     family: PhantomData<fn() -> F>,
 }
@@ -239,7 +265,8 @@ impl<F: Operator> core::fmt::Debug for Linear<'_, F> {
             .field("n", &self.n)
             .field("k", &self.k)
             .field("bl", &self.bl)
-            .field("lut", &self.lut)
+            .field("packing", &self.packing)
+            .field("params", &self.params)
             .field("input_scale", &self.input_scale.is_some())
             .finish()
     }
@@ -259,35 +286,73 @@ pub struct Rect {
     pub n: usize,
 }
 
+/// Whether descriptor `d` reads weights packed as `rhs` on some CPU (a fixed `nr` equal to
+/// `rhs.nr`, or one scaling with the vector length that equals it at some length).
+fn reads<F: Family>(d: &Descriptor<F>, rhs: &RhsPacking) -> bool {
+    let s = d.shape();
+    if s.rhs != rhs.format || s.kr != rhs.kr || s.sr != rhs.sr {
+        return false;
+    }
+    match s.nr {
+        crate::Extent::Fixed(nr) => nr == rhs.nr,
+        crate::Extent::Vl { times, lane_bytes } => {
+            let mut svl = 16;
+            while svl <= crate::cpu::MAX_SVL_BYTES {
+                if lane_bytes > 0 && times * (svl / lane_bytes) == rhs.nr {
+                    return true;
+                }
+                svl *= 2;
+            }
+            false
+        }
+    }
+}
+
 impl<'w, F: Operator> Linear<'w, F> {
-    /// Bytes of packed weights for `n` channels of depth `k` (`bl` for the per-block families),
-    /// after the checks every kernel of the packing makes of `k` and `bl`.
+    /// Bytes of packed weights for `n` channels of depth `k` (`bl` for the per-block families)
+    /// in the family's preferred packing, after the checks every kernel makes of `k` and `bl`.
     fn size(n: usize, k: usize, bl: usize) -> Result<usize> {
+        Self::size_in(&F::PREFERRED_RHS, n, k, bl)
+    }
+
+    /// [`Linear::size`] in packing `packing`.
+    fn size_in(packing: &RhsPacking, n: usize, k: usize, bl: usize) -> Result<usize> {
         if n == 0 {
             return Err(Error::ZeroDim { dim: Dim::N });
         }
-        // From the family and its packing, not from a kernel of the catalogue: a firmware that
+        // From the family and the packing, not from a kernel of the catalogue: a firmware that
         // runs named kernels ([`Linear::run_with`]) must not link the others through here.
         crate::matmul::check_depth::<F>(k, bl)?;
-        // The activations' tiles of this depth have a size too.
-        F::lhs_tile_stride(k, bl, &F::RHS_PACKING)?;
-        let tile = F::rhs_tile_stride(k, bl, &F::RHS_PACKING)?;
-        n.div_ceil(F::RHS_PACKING.nr).checked_mul(tile).ok_or(Error::SizeOverflow)
+        packing.packed_size(n, k, bl)
     }
 
     /// Bytes of packed weights for `n` channels of depth `k` (`bl`: the block length of the
-    /// per-block families, 0 for the others): each family's `packed_size`, for code generic
-    /// over the families (the C layer).
+    /// per-block families, 0 for the others) in the family's preferred packing: each family's
+    /// `packed_size`, for code generic over the families (the C layer).
     pub fn weights_size(n: usize, k: usize, bl: usize) -> Result<usize> {
         Self::size(n, k, bl)
     }
 
     /// Wraps weights packed earlier (by the `pack` function of this family's `Linear`, or by
-    /// KleidiAI's packer with the same packing) for `n` channels of depth `k` (`bl` for the
-    /// per-block families, else 0). Checks the shape and the length; the bytes are trusted to
-    /// be such a packing (any bytes are memory-safe, wrong ones give wrong numbers).
+    /// KleidiAI's packer with the same packing) in the family's preferred packing
+    /// ([`Family::PREFERRED_RHS`]) for `n` channels of depth `k` (`bl` for the per-block
+    /// families, else 0). Checks the shape and the length; the bytes are trusted to be such a
+    /// packing (any bytes are memory-safe, wrong ones give wrong numbers).
     pub fn from_packed(n: usize, k: usize, bl: usize, weights: &'w [u8]) -> Result<Self> {
-        let size = Self::size(n, k, bl)?;
+        Self::from_packed_in(F::PREFERRED_RHS, n, k, bl, weights)
+    }
+
+    /// [`Linear::from_packed`] for weights packed in `packing`, which must be one a kernel of
+    /// the family reads (on some CPU; [`Error::PackingMismatch`] otherwise). The layer's kernels
+    /// are then those of that packing.
+    pub fn from_packed_in(packing: RhsPacking, n: usize, k: usize, bl: usize, weights: &'w [u8]) -> Result<Self> {
+        if let Some(first) = F::kernels().first()
+            && !F::kernels().iter().any(|d| reads(d, &packing))
+        {
+            let kernel = first.packing_on(&CpuFeatures::NONE).map_or(F::PREFERRED_RHS, |p| p.rhs(first.shape().rhs));
+            return Err(Error::PackingMismatch { weights: packing, kernel });
+        }
+        let size = Self::size_in(&packing, n, k, bl)?;
         if weights.len() < size {
             return Err(Error::BufferTooShort { buffer: Buffer::RhsPacked, given: weights.len(), needed: size });
         }
@@ -296,21 +361,27 @@ impl<'w, F: Operator> Linear<'w, F> {
             n,
             k,
             bl,
-            lut: qsu2cxp::DEFAULT_LUT,
+            packing,
+            params: F::Params::DEFAULT,
             input_scale: None,
             family: PhantomData,
         })
     }
 
-    /// The look-up table the kernels apply to the weight codes: the one given to
-    /// `Linear::<Qai8dxpQsu2cxp>::pack` or [`with_lut`](Linear::with_lut), else (and for every
-    /// other family, which ignores it) [`qsu2cxp::DEFAULT_LUT`].
-    pub const fn lut(&self) -> [i32; 4] {
-        self.lut
+    /// The packing the weights are in: only kernels with this
+    /// [`rhs_packing`](Kernel::rhs_packing) run the layer.
+    pub const fn packing(&self) -> RhsPacking {
+        self.packing
+    }
+
+    /// The family's parameters every call uses ([`Params::DEFAULT`] unless a family-specific
+    /// constructor set them: the 2-bit family's look-up table).
+    pub const fn params(&self) -> F::Params {
+        self.params
     }
 
     /// The same layer with per-input-channel activation multipliers (activation-aware
-    /// scaling, AWQ): every call quantizes `x[i][j] * scale[j]` instead of `x[i][j]`, the product
+    /// scaling, AWQ): every call packs `x[i][j] * scale[j]` instead of `x[i][j]`, the product
     /// taken in f32 and rounded to the activation type ([`Operator::Src`]: exact for f32, to
     /// nearest even for f16 and bf16), so the layer computes `(x diag(scale)) W^T + b`. The
     /// weights must have been quantized from `W[c][j] / scale[j]` (for example by
@@ -321,10 +392,11 @@ impl<'w, F: Operator> Linear<'w, F> {
     /// [`Buffer::InputScale`]). The f32 `qai8dxp` families (`qai8dxp_qsi4cxp`,
     /// `qai8dxp_qsi4c32p`, `qai8dxp_qsi8cxp`, `qai8dxp_qsu2cxp`) multiply in their activation
     /// packer's own passes ([`qai8dxp::quantize_pack_scaled`]: one `FMUL` per 4 values in the
-    /// min/max pass and one in the quantizing pass, no extra memory); the other families
-    /// multiply one tile of `mr` rows at a time into a staging area at the end of the scratch
-    /// ([`Linear::scratch_size`] counts it) and pack that. A product that is not finite is
-    /// reported as [`Error::NonFinite`] at its activation's index.
+    /// min/max pass and one in the quantizing pass, no extra memory); the other packed-LHS
+    /// families multiply one tile of `mr` rows at a time into a staging area at the end of the
+    /// scratch and pack that; the families that read the rows in place multiply all `m` rows
+    /// into the scratch and read those ([`Linear::scratch_size`] counts either). A product that
+    /// is not finite is reported as [`Error::NonFinite`] at its activation's index.
     pub fn with_input_scale(mut self, scale: &'w [f32]) -> Result<Self> {
         let k = self.k;
         if scale.len() < k {
@@ -362,83 +434,99 @@ impl<'w, F: Operator> Linear<'w, F> {
         self.weights
     }
 
-    /// The error for a family without kernels of its own `RHS_PACKING`: never returned (every
-    /// family's scalar tier serves its preferred packing on every target).
-    const NO_KERNEL: Error = Error::Unsupported { param: Param::Nr, value: F::RHS_PACKING.nr };
+    /// The kernel [`Linear::run`] uses for `m` rows on `cpu`: the best one of the family that
+    /// reads the layer's packing ([`select_from`](crate::matmul::select_from): a GEMV kernel for
+    /// `m = 1`, a GEMM kernel otherwise, of the highest tier `cpu` has).
+    pub fn kernel(&self, cpu: &CpuFeatures, m: usize) -> Result<Kernel<F>> {
+        self.kernel_from(F::kernels(), cpu, m)
+    }
 
-    /// The kernel [`Linear::run`] uses for `m` rows on `cpu`: a GEMV kernel for `m = 1`, a
-    /// GEMM kernel otherwise, of the highest tier `cpu` has.
-    pub fn kernel(&self, cpu: &CpuFeatures, m: usize) -> Result<&'static Kernel<F>> {
-        crate::matmul::select_for::<F>(cpu, m, &F::RHS_PACKING).ok_or(Self::NO_KERNEL)
+    /// [`Linear::kernel`] among `kernels` only: the best of them for `m` rows on `cpu` that
+    /// reads these weights. [`Error::UnsupportedCpu`] (or [`Error::VectorLengthUnknown`]) when
+    /// `cpu` runs none of those that read them, [`Error::PackingMismatch`] when none reads the
+    /// layer's packing.
+    pub fn kernel_from(&self, kernels: &[&'static Descriptor<F>], cpu: &CpuFeatures, m: usize) -> Result<Kernel<F>> {
+        if let Some(kernel) = crate::matmul::select_from(kernels, cpu, m, Some(&self.packing), F::PREFERRED_LHS.as_ref())
+        {
+            return Ok(kernel);
+        }
+        match kernels.iter().find(|d| reads(d, &self.packing)) {
+            Some(d) => Err(match d.resolve(cpu) {
+                // It resolves, so another packing than the layer's at this vector length.
+                Ok(k) => Error::PackingMismatch { weights: self.packing, kernel: k.rhs_packing() },
+                Err(e) => e,
+            }),
+            None => {
+                let kernel = kernels
+                    .first()
+                    .and_then(|d| d.packing_on(cpu).map(|p| p.rhs(d.shape().rhs)))
+                    .unwrap_or(self.packing);
+                Err(Error::PackingMismatch { weights: self.packing, kernel })
+            }
+        }
     }
 
     /// Bytes of scratch [`Linear::run`] and [`Linear::prepare`] need for `m` rows, on any CPU
-    /// (the largest packed-activation size among the kernels these weights serve).
+    /// (the largest packed-activation size among the kernels these weights serve; 0 for the
+    /// families that read the rows in place, unless an input scale is set).
     pub fn scratch_size(&self, m: usize) -> Result<usize> {
         self.scratch_size_with(F::kernels(), m)
     }
 
-    /// Quantizes and packs the `m x k` activations `x` (dense rows) into `scratch` for the
-    /// kernel chosen for `m` on `cpu`, ready to run on any split of the output. `m == 0` is an
-    /// empty call (its runs write nothing), as in the kernels.
-    pub fn prepare<'s>(
-        &self,
-        cpu: &CpuFeatures,
-        m: usize,
-        x: &[F::Src],
-        scratch: &'s mut [u8],
-    ) -> Result<Prepared<'w, 's, F>> {
-        self.prepare_on(self.kernel(cpu, m)?, cpu, m, x, scratch)
-    }
-
-    /// [`Linear::kernel`] among `kernels` only: the best of them for `m` rows on `cpu` that
-    /// consumes these weights. [`Error::UnsupportedCpu`] when `cpu` runs none of those (with the
-    /// feature the first of them needs), [`Error::Unsupported`] (`Nr`) when none consumes this
-    /// packing.
-    pub fn kernel_from(
-        &self,
-        kernels: &[&'static Kernel<F>],
-        cpu: &CpuFeatures,
-        m: usize,
-    ) -> Result<&'static Kernel<F>> {
-        if let Some(kernel) = crate::matmul::select_from(kernels, cpu, m, &F::RHS_PACKING) {
-            return Ok(kernel);
-        }
-        let serving = kernels.iter().find(|k| k.packing().same_rhs(&F::RHS_PACKING)).ok_or(Self::NO_KERNEL)?;
-        Err(serving.missing_feature(cpu).map_or(Self::NO_KERNEL, |needs| Error::UnsupportedCpu { needs }))
-    }
-
-    /// [`Linear::scratch_size`] for the kernels of `kernels` that consume these weights.
-    pub fn scratch_size_with(&self, kernels: &[&'static Kernel<F>], m: usize) -> Result<usize> {
+    /// [`Linear::scratch_size`] for the kernels of `kernels` that read these weights.
+    pub fn scratch_size_with(&self, kernels: &[&'static Descriptor<F>], m: usize) -> Result<usize> {
         let mut size = 0;
-        for k in kernels.iter().filter(|k| k.packing().same_rhs(&F::RHS_PACKING)) {
-            let packed = k.lhs_packed_size(m, self.k, self.bl)?;
-            size = size.max(packed.checked_add(self.stage_size(&k.packing(), m)?).ok_or(Error::SizeOverflow)?);
+        for d in kernels.iter().filter(|d| reads(d, &self.packing)) {
+            let s = d.shape();
+            let p = Packing { mr: s.mr.max(), nr: self.packing.nr, kr: s.kr, sr: s.sr };
+            let lhs = p.lhs(s.lhs);
+            if F::PREFERRED_LHS.is_some_and(|l| l.format == lhs.format && l.mr != lhs.mr) {
+                continue;
+            }
+            crate::matmul::check_depth::<F>(self.k, self.bl)?;
+            let packed = if m == 0 { 0 } else { lhs.packed_size(m, self.k, self.bl)? };
+            size = size.max(packed.checked_add(self.stage_size(&p, m)?).ok_or(Error::SizeOverflow)?);
         }
         Ok(size)
     }
 
     /// Bytes of the staging area of a call of `m` rows with packing `p`: none without an input
-    /// scale, else one tile of `min(m, mr)` scaled rows (and the slack to align it).
+    /// scale; else one tile of `min(m, mr)` scaled rows (packed LHS) or all `m` rows (rows read
+    /// in place), and the slack to align it.
     fn stage_size(&self, p: &Packing, m: usize) -> Result<usize> {
         if self.input_scale.is_none() || m == 0 || F::FUSED_INPUT_SCALE {
             return Ok(0);
         }
-        let values = p.mr.min(m).checked_mul(self.k).ok_or(Error::SizeOverflow)?;
+        let rows = if F::ROWS { m } else { p.mr.min(m) };
+        let values = rows.checked_mul(self.k).ok_or(Error::SizeOverflow)?;
         let bytes = values.checked_mul(F::Src::SIZE).and_then(|b| b.checked_add(F::Src::SIZE - 1));
         bytes.ok_or(Error::SizeOverflow)
+    }
+
+    /// Packs the `m x k` activations `x` (dense rows) into `scratch` for the kernel chosen for
+    /// `m` on `cpu` (the families that read the rows in place use `x` itself, or its scaled
+    /// copy in `scratch`), ready to run on any split of the output. `m == 0` is an empty call
+    /// (its runs write nothing), as in the kernels.
+    pub fn prepare<'s>(
+        &self,
+        cpu: &CpuFeatures,
+        m: usize,
+        x: &'s [F::Src],
+        scratch: &'s mut [u8],
+    ) -> Result<Prepared<'w, 's, F>> {
+        self.prepare_on(self.kernel(cpu, m)?, m, x, scratch)
     }
 
     /// [`Linear::prepare`] with the kernel chosen among `kernels` ([`Linear::kernel_from`]).
     pub fn prepare_with<'s>(
         &self,
-        kernels: &[&'static Kernel<F>],
+        kernels: &[&'static Descriptor<F>],
         cpu: &CpuFeatures,
         m: usize,
-        x: &[F::Src],
+        x: &'s [F::Src],
         scratch: &'s mut [u8],
     ) -> Result<Prepared<'w, 's, F>> {
-        self.prepare_on(self.kernel_from(kernels, cpu, m)?, cpu, m, x, scratch)
+        self.prepare_on(self.kernel_from(kernels, cpu, m)?, m, x, scratch)
     }
 
     /// [`Linear::run`] with the kernel chosen among `kernels` ([`Linear::kernel_from`]), e.g. one
@@ -450,7 +538,7 @@ impl<'w, F: Operator> Linear<'w, F> {
     /// (docs/porting.md, "Firmware size").
     pub fn run_with(
         &self,
-        kernels: &[&'static Kernel<F>],
+        kernels: &[&'static Descriptor<F>],
         cpu: &CpuFeatures,
         m: usize,
         x: &[F::Src],
@@ -460,34 +548,61 @@ impl<'w, F: Operator> Linear<'w, F> {
         self.prepare_with(kernels, cpu, m, x, scratch)?.run(out)
     }
 
-    /// `prepare` with `kernel`, which consumes these weights (`same_rhs`).
+    /// `prepare` with `kernel`, which reads these weights.
     fn prepare_on<'s>(
         &self,
-        kernel: &'static Kernel<F>,
-        cpu: &CpuFeatures,
+        kernel: Kernel<F>,
         m: usize,
-        x: &[F::Src],
+        x: &'s [F::Src],
         scratch: &'s mut [u8],
     ) -> Result<Prepared<'w, 's, F>> {
+        if kernel.rhs_packing() != self.packing {
+            return Err(Error::PackingMismatch { weights: self.packing, kernel: kernel.rhs_packing() });
+        }
         let p = kernel.packing();
         let needed = m.checked_mul(self.k).ok_or(Error::SizeOverflow)?;
         if x.len() < needed {
             return Err(Error::BufferTooShort { buffer: Buffer::Lhs, given: x.len(), needed });
         }
+        let x = &x[..needed];
         let size = kernel.lhs_packed_size(m, self.k, self.bl)?;
         let total = size.checked_add(self.stage_size(&p, m)?).ok_or(Error::SizeOverflow)?;
         if scratch.len() < total {
             return Err(Error::BufferTooShort { buffer: Buffer::LhsPacked, given: scratch.len(), needed: total });
         }
         let (lhs, stage) = scratch[..total].split_at_mut(size);
-        match self.input_scale {
-            None => F::quantize_pack(&p, m, self.k, self.bl, 0, &x[..needed], self.k, lhs)?,
-            Some(scale) if F::FUSED_INPUT_SCALE => {
-                F::quantize_pack_scaled(&p, m, self.k, self.bl, &x[..needed], self.k, scale, lhs)?
+        let lhs: &'s [F::Lhs] = if m == 0 {
+            F::lhs(&[], &[])
+        } else if F::ROWS {
+            match self.input_scale {
+                None => F::lhs(x, &[]),
+                Some(scale) => {
+                    let rows = Self::stage(stage, m * self.k)?;
+                    for (dst, src) in rows.chunks_exact_mut(self.k).zip(x.chunks_exact(self.k)) {
+                        scale_row(src, scale, dst);
+                    }
+                    F::lhs(rows, &[])
+                }
             }
-            Some(scale) => self.pack_scaled(kernel, m, &x[..needed], scale, lhs, stage)?,
-        }
-        Ok(Prepared { layer: *self, kernel, cpu: *cpu, m, lhs, clamp: Clamp::NONE })
+        } else {
+            match self.input_scale {
+                None => F::pack_lhs(&p, m, self.k, self.bl, 0, x, self.k, lhs)?,
+                Some(scale) if F::FUSED_INPUT_SCALE => F::pack_lhs_scaled(&p, m, self.k, self.bl, x, self.k, scale, lhs)?,
+                Some(scale) => self.pack_scaled(&kernel, m, x, scale, lhs, stage)?,
+            }
+            F::lhs(&[], lhs)
+        };
+        Ok(Prepared { layer: *self, kernel, m, lhs, clamp: Clamp::NONE })
+    }
+
+    /// The first `len` activation values of the aligned middle of `stage`.
+    fn stage(stage: &mut [u8], len: usize) -> Result<&mut [F::Src]> {
+        // SAFETY: `F::Src` is f32, `half::f16` or `half::bf16` (`Element` is sealed): plain
+        // values of 4 or 2 bytes for which every bit pattern is valid and that need no drop,
+        // so viewing the aligned middle of the byte buffer as them is sound.
+        let (_, stage, _) = unsafe { stage.align_to_mut::<F::Src>() };
+        let given = stage.len();
+        stage.get_mut(..len).ok_or(Error::BufferTooShort { buffer: Buffer::LhsPacked, given, needed: len })
     }
 
     /// Packs the `m` dense rows `x` multiplied by `scale` (one per depth) for `kernel`, one tile
@@ -496,7 +611,7 @@ impl<'w, F: Operator> Linear<'w, F> {
     /// call (the same bytes as one call over all the scaled rows).
     fn pack_scaled(
         &self,
-        kernel: &'static Kernel<F>,
+        kernel: &Kernel<F>,
         m: usize,
         x: &[F::Src],
         scale: &[f32],
@@ -504,24 +619,14 @@ impl<'w, F: Operator> Linear<'w, F> {
         stage: &mut [u8],
     ) -> Result<()> {
         let (p, k) = (kernel.packing(), self.k);
-        let rows = p.mr.min(m);
-        // SAFETY: `F::Src` is f32, `half::f16` or `half::bf16` (`Element` is sealed): plain
-        // values of 4 or 2 bytes for which every bit pattern is valid and that need no drop,
-        // so viewing the aligned middle of the byte buffer as them is sound.
-        let (_, stage, _) = unsafe { stage.align_to_mut::<F::Src>() };
-        let given = stage.len();
-        let stage = stage.get_mut(..rows * k).ok_or(Error::BufferTooShort {
-            buffer: Buffer::LhsPacked,
-            given,
-            needed: rows * k,
-        })?;
+        let stage = Self::stage(stage, p.mr.min(m) * k)?;
         for t in (0..m).step_by(p.mr) {
             let r = p.mr.min(m - t);
             for (dst, src) in stage.chunks_exact_mut(k).zip(x[t * k..(t + r) * k].chunks_exact(k)) {
                 scale_row(src, scale, dst);
             }
             let at = kernel.lhs_packed_offset(t, k, self.bl)?;
-            F::quantize_pack(&p, r, k, self.bl, t, &stage[..r * k], k, &mut lhs[at..]).map_err(|e| match e {
+            F::pack_lhs(&p, r, k, self.bl, t, &stage[..r * k], k, &mut lhs[at..]).map_err(|e| match e {
                 // The index into the activations, not into the staging rows.
                 Error::NonFinite { buffer: Buffer::Lhs, index } => {
                     Error::NonFinite { buffer: Buffer::Lhs, index: index + t * k }
@@ -532,10 +637,164 @@ impl<'w, F: Operator> Linear<'w, F> {
         Ok(())
     }
 
-    /// `out = x W^T + b` for `m` rows: quantizes `x` (`m x k`, dense rows) into `scratch`
+    /// `out = x W^T + b` for `m` rows: packs `x` (`m x k`, dense rows) into `scratch`
     /// ([`Linear::scratch_size`] bytes) and writes the `m x n` output `out` (dense rows).
     pub fn run(&self, cpu: &CpuFeatures, m: usize, x: &[F::Src], out: &mut [F::Dst], scratch: &mut [u8]) -> Result<()> {
         self.prepare(cpu, m, x, scratch)?.run(out)
+    }
+}
+
+/// A prepared call of a [`Linear`] layer: the activations are packed (in the caller's scratch)
+/// or read in place, the kernel is chosen; run it whole ([`Prepared::run`]) or in parts.
+#[derive(Debug)]
+pub struct Prepared<'w, 's, F: Operator> {
+    layer: Linear<'w, F>,
+    kernel: Kernel<F>,
+    m: usize,
+    lhs: &'s [F::Lhs],
+    clamp: Clamp,
+}
+
+impl<'w, 's, F: Operator> Prepared<'w, 's, F> {
+    /// The same call with an output clamp (default: none).
+    #[must_use]
+    pub fn with_clamp(mut self, clamp: Clamp) -> Self {
+        self.clamp = clamp;
+        self
+    }
+
+    /// The kernel this call runs.
+    pub fn kernel(&self) -> Kernel<F> {
+        self.kernel
+    }
+
+    /// Rows of the call.
+    pub fn m(&self) -> usize {
+        self.m
+    }
+
+    /// Writes the whole `m x n` output (dense rows) into `out`.
+    pub fn run(&self, out: &mut [F::Dst]) -> Result<()> {
+        let (m, n) = (self.m, self.layer.n);
+        let args = crate::MatmulArgs::new(m, n, self.layer.k)
+            .with_block_len(self.layer.bl)
+            .with_clamp(self.clamp)
+            .with_params(self.layer.params);
+        self.kernel.run(self.lhs, self.layer.weights, out, &args)
+    }
+
+    /// Cuts the `m x n` output into at most `parts` (`1..=MAX_PARTS`) rectangles with starts on
+    /// the kernel's `m_step` and `n_step` and about equal numbers of steps: a grid of `pr` row
+    /// bands by `pc` column bands (`pr * pc <= parts`) chosen to make the largest rectangle as
+    /// small as possible, then the fewest rectangles. Every output element is in exactly one.
+    /// [`Error::SizeOverflow`] as [`split`].
+    pub fn split(&self, parts: usize) -> Result<heapless::Vec<Rect, MAX_PARTS>> {
+        split(self.m, self.layer.n, self.kernel.m_step(), self.kernel.n_step(), parts)
+    }
+
+    /// The rectangles of [`Prepared::split`] as [`Part`]s writing into `out` (the whole
+    /// `m x n` output, dense rows). Each part is `Send` and runs once; the parts write disjoint
+    /// elements, so they may run concurrently on any threads, in any order.
+    pub fn parts<'o>(&'o self, out: &'o mut [F::Dst], parts: usize) -> Result<heapless::Vec<Part<'o, F>, MAX_PARTS>> {
+        let (m, n, k, bl) = (self.m, self.layer.n, self.layer.k, self.layer.bl);
+        let needed = m.checked_mul(n).ok_or(Error::SizeOverflow)?;
+        if out.len() < needed {
+            return Err(Error::BufferTooShort { buffer: Buffer::Dst, given: out.len(), needed });
+        }
+        let params = self.layer.params.check(k)?;
+        let p = self.kernel.packing();
+        // Elements of `lhs` from one LHS tile (packed) or row (read in place) to the next.
+        let lhs_step = match params.lhs_stride() {
+            None => self.kernel.lhs_packing().tile_stride(k, bl)?,
+            Some(stride) => stride,
+        };
+        let rhs_tile = self.kernel.rhs_packing().tile_stride(k, bl)?;
+        let dst = out.as_mut_ptr();
+        let mut v = heapless::Vec::new();
+        for r in self.split(parts)? {
+            // In bounds: `r` lies inside `m x n` and starts on tile boundaries (`m_step` is a
+            // multiple of `mr`, `n_step` of `nr`), so these offsets are inside the LHS tiles
+            // (or rows) `prepare` packed (or was given), the weights and `out`.
+            let args = UncheckedArgs {
+                m: r.m,
+                n: r.n,
+                k,
+                bl,
+                lhs: self.lhs[r.m_idx / p.mr * lhs_step..].as_ptr().cast(),
+                rhs_packed: self.layer.weights[r.n_idx / p.nr * rhs_tile..].as_ptr(),
+                dst: dst.wrapping_add(r.m_idx * n + r.n_idx),
+                dst_stride_row: F::Dst::SIZE * n,
+                clamp_min: self.clamp.min(),
+                clamp_max: self.clamp.max(),
+                params,
+            };
+            // `split` returns at most MAX_PARTS rectangles.
+            let _ = v.push(Part { kernel: self.kernel, rect: r, args, output: PhantomData });
+        }
+        Ok(v)
+    }
+
+    /// Runs the call on up to `threads` `std::thread::scope` threads, one [`Part`] each (the
+    /// calling thread runs one of them), into `out` (the whole `m x n` output).
+    #[cfg(feature = "std")]
+    pub fn run_parallel(&self, out: &mut [F::Dst], threads: usize) -> Result<()> {
+        run_scoped(self.parts(out, threads)?, Part::run);
+        Ok(())
+    }
+}
+
+/// Runs `parts` on `std::thread::scope` threads, one each, the last on the calling thread.
+#[cfg(feature = "std")]
+fn run_scoped<P: Send>(mut parts: heapless::Vec<P, MAX_PARTS>, run: fn(P)) {
+    let first = parts.pop();
+    std::thread::scope(|s| {
+        for part in parts {
+            s.spawn(move || run(part));
+        }
+        if let Some(part) = first {
+            run(part);
+        }
+    });
+}
+
+/// One rectangle of a [`Prepared`] call, ready to run on any thread ([`Prepared::parts`]).
+pub struct Part<'o, F: Operator> {
+    kernel: Kernel<F>,
+    rect: Rect,
+    args: UncheckedArgs<F::Dst, F::Params>,
+    output: PhantomData<&'o mut [F::Dst]>,
+}
+
+// SAFETY: a `Part` is the only handle to its rectangle of the output (the parts of one call
+// are disjoint and `Prepared::parts` borrows the output mutably for their lifetime) and reads
+// only the activations and the packed weights, which nothing writes while the parts live
+// (shared borrows). Moving it to another thread therefore shares nothing mutable.
+unsafe impl<F: Operator> Send for Part<'_, F> {}
+
+impl<F: Operator> Part<'_, F> {
+    /// The output rectangle this part writes.
+    pub fn rect(&self) -> Rect {
+        self.rect
+    }
+
+    /// Computes the rectangle.
+    pub fn run(self) {
+        // SAFETY: the kernel was resolved for the call's `CpuFeatures`, which can only hold
+        // features the CPU has; `m, n, k >= 1` (`split` makes no empty rectangle) and `bl`
+        // passed the family's checks; the parameters passed `Params::check`; the pointers were
+        // derived in `Prepared::parts` from the activations (packed tiles or rows of `k`
+        // elements `stride` apart), the packed weights and the output, at the rectangle's
+        // tiles, which hold `ceil(m/mr)` / `ceil(n/nr)` whole tiles (or the `m` rows) from
+        // there; the output rectangle (rows `n` elements, `F::Dst::SIZE * n` bytes, apart) lies
+        // inside `out`, is written by this part only, and does not overlap the inputs (separate
+        // borrows); the clamp is valid.
+        unsafe { self.kernel.run_unchecked(&self.args) }
+    }
+}
+
+impl<F: Operator> core::fmt::Debug for Part<'_, F> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Part").field("kernel", &self.kernel.name()).field("rect", &self.rect).finish()
     }
 }
 
@@ -660,6 +919,12 @@ macro_rules! linear_pack_qai4c32p {
 
 linear_pack_qai4c32p!(Qsi8d32pQai4c32p, F16Qsi8d32pQai4c32p);
 
+/// The 2-bit family's layer. Its bits depend on `m`: a call of one row runs a GEMV kernel,
+/// which scales in KleidiAI's GEMV order, a call of several rows a GEMM kernel, in KleidiAI's
+/// GEMM order ([`qai8dxp_qsu2cxp`](crate::qai8dxp_qsu2cxp)); one row's outputs then differ in
+/// the last bits (up to about 1,000 ulp where the bias cancels) between the two. For results
+/// independent of `m`, run the kernels of one packing ([`Linear::run_with`] with
+/// `qai8dxp_qsu2cxp::dotprod::KERNELS` filtered to the GEMM ones, or a GEMM kernel named).
 impl<'w> Linear<'w, Qai8dxpQsu2cxp> {
     /// Bytes of packed weights for `n` channels of depth `k` (a multiple of 32).
     pub fn packed_size(n: usize, k: usize) -> Result<usize> {
@@ -689,163 +954,20 @@ impl<'w> Linear<'w, Qai8dxpQsu2cxp> {
     /// KleidiAI's packer, with a table other than the default); every entry must lie in
     /// `[-64, 63]` ([`Error::LutOutOfRange`]).
     pub fn with_lut(mut self, lut: [i32; 4]) -> Result<Self> {
-        qsu2cxp::check_lut(&lut)?;
-        self.lut = lut;
+        self.params = Lut(lut).check(self.k)?;
         Ok(self)
+    }
+
+    /// The look-up table the kernels apply to the weight codes: the one given to
+    /// [`pack`](Self::pack) or [`with_lut`](Self::with_lut), else [`qsu2cxp::DEFAULT_LUT`].
+    pub const fn lut(&self) -> [i32; 4] {
+        self.params.0
     }
 }
 
 impl<F: Operator> Linear<'_, F> {
-    /// The RHS packing (the LHS side, `mr`, does not matter to an RHS packer).
-    const RHS: Packing = F::RHS_PACKING;
-}
-
-/// A prepared call of a [`Linear`] layer: the activations are quantized and packed (in the
-/// caller's scratch), the kernel is chosen; run it whole ([`Prepared::run`]) or in parts.
-#[derive(Debug)]
-pub struct Prepared<'w, 's, F: Operator> {
-    layer: Linear<'w, F>,
-    kernel: &'static Kernel<F>,
-    cpu: CpuFeatures,
-    m: usize,
-    lhs: &'s [u8],
-    clamp: Clamp,
-}
-
-impl<'w, 's, F: Operator> Prepared<'w, 's, F> {
-    /// The same call with an output clamp (default: none).
-    #[must_use]
-    pub fn with_clamp(mut self, clamp: Clamp) -> Self {
-        self.clamp = clamp;
-        self
-    }
-
-    /// The kernel this call runs.
-    pub fn kernel(&self) -> &'static Kernel<F> {
-        self.kernel
-    }
-
-    /// Rows of the call.
-    pub fn m(&self) -> usize {
-        self.m
-    }
-
-    /// Writes the whole `m x n` output (dense rows) into `out`.
-    pub fn run(&self, out: &mut [F::Dst]) -> Result<()> {
-        let (m, n) = (self.m, self.layer.n);
-        let args = crate::MatmulArgs::new(m, n, self.layer.k)
-            .with_block_len(self.layer.bl)
-            .with_clamp(self.clamp)
-            .with_lut(self.layer.lut);
-        self.kernel.run(&self.cpu, self.lhs, self.layer.weights, out, &args)
-    }
-
-    /// Cuts the `m x n` output into at most `parts` (`1..=MAX_PARTS`) rectangles with starts on
-    /// the kernel's `m_step` and `n_step` and about equal numbers of steps: a grid of `pr` row
-    /// bands by `pc` column bands (`pr * pc <= parts`) chosen to make the largest rectangle as
-    /// small as possible, then the fewest rectangles. Every output element is in exactly one.
-    /// [`Error::SizeOverflow`] as [`split`].
-    pub fn split(&self, parts: usize) -> Result<heapless::Vec<Rect, MAX_PARTS>> {
-        split(self.m, self.layer.n, self.kernel.m_step(), self.kernel.n_step(), parts)
-    }
-
-    /// The rectangles of [`Prepared::split`] as [`Part`]s writing into `out` (the whole
-    /// `m x n` output, dense rows). Each part is `Send` and runs once; the parts write disjoint
-    /// elements, so they may run concurrently on any threads, in any order.
-    pub fn parts<'o>(&'o self, out: &'o mut [F::Dst], parts: usize) -> Result<heapless::Vec<Part<'o, F>, MAX_PARTS>> {
-        let (m, n) = (self.m, self.layer.n);
-        let needed = m.checked_mul(n).ok_or(Error::SizeOverflow)?;
-        if out.len() < needed {
-            return Err(Error::BufferTooShort { buffer: Buffer::Dst, given: out.len(), needed });
-        }
-        let p = self.kernel.packing();
-        let lhs_tile = F::lhs_tile_stride(self.layer.k, self.layer.bl, &p)?;
-        let rhs_tile = F::rhs_tile_stride(self.layer.k, self.layer.bl, &p)?;
-        let dst = out.as_mut_ptr();
-        let mut v = heapless::Vec::new();
-        for r in self.split(parts)? {
-            // In bounds: `r` lies inside `m x n` and starts on tile boundaries (`m_step` is a
-            // multiple of `mr`, `n_step` of `nr`), so these offsets are inside the LHS tiles
-            // `prepare` packed, the weights and `out`.
-            let args = UncheckedArgs {
-                m: r.m,
-                n: r.n,
-                k: self.layer.k,
-                bl: self.layer.bl,
-                lhs_packed: self.lhs[r.m_idx / p.mr * lhs_tile..].as_ptr(),
-                rhs_packed: self.layer.weights[r.n_idx / p.nr * rhs_tile..].as_ptr(),
-                dst: dst.wrapping_add(r.m_idx * n + r.n_idx),
-                dst_stride_row: F::Dst::SIZE * n,
-                clamp_min: self.clamp.min(),
-                clamp_max: self.clamp.max(),
-                lut: self.layer.lut,
-            };
-            // `split` returns at most MAX_PARTS rectangles.
-            let _ = v.push(Part { kernel: self.kernel, rect: r, args, output: PhantomData });
-        }
-        Ok(v)
-    }
-
-    /// Runs the call on up to `threads` `std::thread::scope` threads, one [`Part`] each (the
-    /// calling thread runs one of them), into `out` (the whole `m x n` output).
-    #[cfg(feature = "std")]
-    pub fn run_parallel(&self, out: &mut [F::Dst], threads: usize) -> Result<()> {
-        run_scoped(self.parts(out, threads)?, Part::run);
-        Ok(())
-    }
-}
-
-/// Runs `parts` on `std::thread::scope` threads, one each, the last on the calling thread.
-#[cfg(feature = "std")]
-pub(crate) fn run_scoped<P: Send>(mut parts: heapless::Vec<P, MAX_PARTS>, run: fn(P)) {
-    let first = parts.pop();
-    std::thread::scope(|s| {
-        for part in parts {
-            s.spawn(move || run(part));
-        }
-        if let Some(part) = first {
-            run(part);
-        }
-    });
-}
-
-/// One rectangle of a [`Prepared`] call, ready to run on any thread ([`Prepared::parts`]).
-pub struct Part<'o, F: Operator> {
-    kernel: &'static Kernel<F>,
-    rect: Rect,
-    args: UncheckedArgs<F::Dst>,
-    output: PhantomData<&'o mut [F::Dst]>,
-}
-
-// SAFETY: a `Part` is the only handle to its rectangle of the output (the parts of one call
-// are disjoint and `Prepared::parts` borrows the output mutably for their lifetime) and reads
-// only the packed buffers, which nothing writes while the parts live (shared borrows). Moving
-// it to another thread therefore shares nothing mutable.
-unsafe impl<F: Operator> Send for Part<'_, F> {}
-
-impl<F: Operator> Part<'_, F> {
-    /// The output rectangle this part writes.
-    pub fn rect(&self) -> Rect {
-        self.rect
-    }
-
-    /// Computes the rectangle.
-    pub fn run(self) {
-        // SAFETY: the kernel was selected for the call's `CpuFeatures`, which can only hold
-        // features the CPU has; `m, n, k >= 1` (`split` makes no empty rectangle) and `bl`
-        // passed the family's checks; the pointers were derived in `Prepared::parts` from
-        // the packed activations, the packed weights and the output, at the rectangle's
-        // tiles, which hold `ceil(m/mr)` / `ceil(n/nr)` whole tiles from there; the output
-        // rectangle (rows `4n` bytes apart) lies inside `out`, is written by this part only,
-        // and does not overlap the packed buffers (separate borrows); the clamp is valid.
-        unsafe { self.kernel.run_unchecked(&self.args) }
-    }
-}
-
-impl<F: Operator> core::fmt::Debug for Part<'_, F> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Part").field("kernel", &self.kernel.name()).field("rect", &self.rect).finish()
-    }
+    /// The preferred RHS packing's parameters (for the packers, which ignore `mr`).
+    const RHS: Packing = F::PREFERRED_RHS.packing();
 }
 
 /// `len` steps in `bands` near-equal contiguous ranges: range `i` as `(first step, steps)`.

@@ -73,23 +73,25 @@ pub(crate) struct FmaKernels {
 ///
 /// # Safety
 ///
-/// [`FloatKernel::run_unchecked`](crate::float::FloatKernel::run_unchecked)'s contract, for a
-/// kernel whose formats have `t.nr` columns per tile of `t.rhs_tile` bytes, with `nr` elements
-/// of `T` at most 64 bytes, and `kernels` the tile kernels of that width.
+/// [`Kernel::run_unchecked`](crate::Kernel::run_unchecked)'s contract, for a kernel whose
+/// formats have `p.nr` columns per tile of `s.rhs` bytes, with `nr` elements of `T` at most 64
+/// bytes, and `kernels` the tile kernels of that width.
 #[cfg(target_arch = "aarch64")]
 pub(crate) unsafe fn drive<T: crate::element::Element>(
-    t: &crate::float::Tiles,
-    a: &crate::float::FloatArgs<T, T>,
+    p: &crate::Packing,
+    a: &crate::matmul::UncheckedArgs<T, crate::matmul::LhsStride>,
+    s: &crate::matmul::TileStrides,
     lanes: usize,
     kernels: &FmaKernels,
 ) {
+    let t = crate::float::Tiles::new(p, s);
     /// Bytes of one scratch row.
     const ROW: usize = 64;
     let (m, n, nr) = (a.m, a.n, t.nr);
     let width = nr * T::SIZE;
     debug_assert!(width <= ROW);
     let mut scratch = [0u8; MR * ROW];
-    let lhs = a.lhs.cast::<u8>();
+    let (lhs, lhs_stride) = (a.lhs, a.params.0 * T::SIZE);
     let dst = a.dst.cast::<u8>();
     let mut tile = FmaTile {
         lhs: [lhs; MR],
@@ -107,7 +109,7 @@ pub(crate) unsafe fn drive<T: crate::element::Element>(
         for (i, p) in tile.lhs.iter_mut().enumerate() {
             // SAFETY: row `r0 + min(i, rows - 1) < m`: an LHS row the caller made readable (a
             // kernel of `rows` rows reads only the first `rows` entries).
-            *p = unsafe { lhs.add((r0 + i.min(rows - 1)) * a.lhs_stride_row) };
+            *p = unsafe { lhs.add((r0 + i.min(rows - 1)) * lhs_stride) };
         }
         let (multi, g) = kernels.multi[rows - 1];
         let mut c = 0; // RHS tile index
@@ -307,18 +309,17 @@ macro_rules! fma_tier {
 
         /// This tier's kernels, best first.
         #[cfg(target_arch = "aarch64")]
-        pub const KERNELS: &[&Kernel] = &[&$wide, &$narrow];
+        pub const KERNELS: &[&Descriptor] = &[&$wide, &$narrow];
 
         /// This tier's kernels: none on this architecture.
         #[cfg(not(target_arch = "aarch64"))]
-        pub const KERNELS: &[&Kernel] = &[];
+        pub const KERNELS: &[&Descriptor] = &[];
 
         #[cfg(target_arch = "aarch64")]
         mod aarch64 {
-            use super::Kernel;
+            use super::Descriptor;
             use $crate::float::fma::{FmaKernels, MR, drive};
-            use $crate::float::{FloatArgs, Tiles};
-            use $crate::matmul::Tier;
+            use $crate::matmul::{LhsStride, Packing, Tier, TileStrides, UncheckedArgs};
 
             /// Tile kernels of 4 accumulator registers per row and RHS tile (16 f32, 32 f16).
             mod wide {
@@ -600,29 +601,28 @@ macro_rules! fma_tier {
 
             /// # Safety
             ///
-            /// [`FloatKernel::run_unchecked`](crate::float::FloatKernel::run_unchecked).
-            unsafe fn run_wide(t: &Tiles, a: &FloatArgs<$elem, $elem>) {
+            /// [`Kernel::run_unchecked`](crate::Kernel::run_unchecked).
+            unsafe fn run_wide(p: &Packing, a: &UncheckedArgs<$elem, LhsStride>, s: &TileStrides) {
                 // SAFETY: forwarded; the catalogue entry's format has 4 registers of columns
                 // (64 bytes), the width of the `wide` kernels.
-                unsafe { drive(t, a, $lanes_n, &WIDE) }
+                unsafe { drive(p, a, s, $lanes_n, &WIDE) }
             }
 
             /// # Safety
             ///
-            /// [`FloatKernel::run_unchecked`](crate::float::FloatKernel::run_unchecked).
-            unsafe fn run_narrow(t: &Tiles, a: &FloatArgs<$elem, $elem>) {
+            /// [`Kernel::run_unchecked`](crate::Kernel::run_unchecked).
+            unsafe fn run_narrow(p: &Packing, a: &UncheckedArgs<$elem, LhsStride>, s: &TileStrides) {
                 // SAFETY: forwarded; the catalogue entry's format has 2 registers of columns
                 // (32 bytes), the width of the `narrow` kernels.
-                unsafe { drive(t, a, $lanes_n, &NARROW) }
+                unsafe { drive(p, a, s, $lanes_n, &NARROW) }
             }
 
             #[doc = concat!("`", $wname, "`.")]
-            pub static $wide: Kernel =
-                Kernel::new($wname, Tier::$wtier, (MR, 64 / size_of::<$elem>()), None, $wfmt, run_wide);
+            pub static $wide: Descriptor = super::super::kernel($wname, Tier::$wtier, (MR, 64 / size_of::<$elem>()), $wfmt, run_wide);
 
             #[doc = concat!("`", $nname, "`.")]
-            pub static $narrow: Kernel =
-                Kernel::new($nname, Tier::$ntier, (MR, 32 / size_of::<$elem>()), None, $nfmt, run_narrow);
+            pub static $narrow: Descriptor =
+                super::super::kernel($nname, Tier::$ntier, (MR, 32 / size_of::<$elem>()), $nfmt, run_narrow);
         }
     };
 }

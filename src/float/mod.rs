@@ -13,121 +13,94 @@
 //! or A76 computes the bits a core with FEAT_FP16 and FEAT_BF16 computes. A call takes the same
 //! steps as the quantized families: pack the weights once ([`rhs::f32p`](crate::rhs::f32p),
 //! [`rhs::f16p`](crate::rhs::f16p), [`rhs::bf16p12`](crate::rhs::bf16p12)), pack the LHS for the
-//! bf16 families ([`lhs::bf16p`](crate::lhs::bf16p)), run a [`FloatKernel`].
+//! bf16 families ([`lhs::bf16p`](crate::lhs::bf16p)), run a [`Kernel`](crate::Kernel).
+//!
+//! They are families like the quantized ones ([`Family`](crate::Family), [`Descriptor`](crate::Descriptor),
+//! [`Kernel`](crate::Kernel), [`op::Linear`](crate::op::Linear)): the families that read the f32/f16
+//! activation rows in place take their row stride as their parameter
+//! ([`LhsStride`](crate::matmul::LhsStride)).
 
 pub(crate) mod arith;
 pub(crate) mod fma;
-mod kernel;
 
 pub mod f16_bf16p_bf16p;
 pub mod f16_f16_f16p;
 pub mod f32_bf16p_bf16p;
 pub mod f32_f32_f32p;
 
-pub use kernel::{FloatArgs, FloatFamily, FloatKernel, LhsFormat, RhsFormat};
-pub(crate) use kernel::{Tiles, available, sealed, select_for};
+use crate::matmul::TileStrides;
+use crate::packing::Packing;
 
-/// A float family's marker type, `FloatFamily` impl, scalar kernels, `KERNELS` (the SIMD tier
-/// modules' lists first) and dispatch (`available`, `select`, `select_for`).
+/// The tile shapes a float tier's driver steps with: the resolved packing's `mr`, `nr` and the
+/// call's tile strides.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Tiles {
+    /// LHS rows per tile (1 for rows read in place).
+    pub(crate) mr: usize,
+    /// Bytes per packed LHS tile (0 for rows read in place).
+    pub(crate) lhs_tile: usize,
+    /// RHS columns per tile.
+    pub(crate) nr: usize,
+    /// Bytes per packed RHS tile.
+    pub(crate) rhs_tile: usize,
+}
+
+impl Tiles {
+    /// The tiles of a call with packing `p` and tile strides `s`.
+    pub(crate) const fn new(p: &Packing, s: &TileStrides) -> Tiles {
+        Tiles { mr: p.mr, lhs_tile: s.lhs, nr: p.nr, rhs_tile: s.rhs }
+    }
+}
+
+/// A float family: its marker type, `Kernel`/`Descriptor` aliases, packings (`sr = 1`), the
+/// `Family` impl (`lhs`: what `run` reads as LHS; `params`: `LhsStride` for rows read in place,
+/// `()` for a packed LHS), its scalar kernels and `KERNELS` (the SIMD tier modules' lists
+/// first) and the dispatch functions (`available`, `select`, `select_for`) of every family.
 macro_rules! float_family {
     (
-        $fam:ident, $name:literal, lhs: $lhs:ty, dst: $dst:ty, lhs_packed: $packed:literal,
+        $fam:ident, $name:literal, lhs: $lhs:ty, dst: $dst:ty, params: $params:ty,
+        formats: ($lf:ident, $rf:ident), preferred_lhs: $plhs:expr,
+        packings: [$($(#[$pdoc:meta])* $pname:ident = ($mr:expr, $nr:expr, $kr:expr)),+ $(,)?],
+        preferred: $ppk:ident,
         tiers: [$($tier:ident),*],
-        scalar: [$($(#[$doc:meta])* ($ident:ident, $kname:literal, $steps:expr, $lfmt:expr, $rfmt:expr, $raw:path)),+ $(,)?],
-        preferred: ($plhs:expr, $prhs:expr) $(,)?
+        scalar: [$($(#[$doc:meta])* ($ident:ident, $kname:literal, $steps:expr, $p:ident, $raw:path)),+ $(,)?],
+        fallback: $fallback:ident $(,)?
     ) => {
         /// Marker type of the family.
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         pub struct $fam;
 
-        impl crate::float::sealed::Sealed for $fam {}
+        /// A kernel of this family, resolved for a CPU.
+        pub type Kernel = crate::matmul::Kernel<$fam>;
+        /// A catalogue entry of this family.
+        pub type Descriptor = crate::matmul::Descriptor<$fam>;
 
-        impl crate::float::FloatFamily for $fam {
+        $(
+            $(#[$pdoc])*
+            pub const $pname: crate::Packing = crate::Packing { mr: $mr, nr: $nr, kr: $kr, sr: 1 };
+        )+
+
+        /// The RHS packing `select` and the operator use.
+        pub const PREFERRED_RHS: crate::RhsPacking = $ppk.rhs(crate::RhsFormat::$rf);
+
+        impl crate::matmul::sealed::Sealed for $fam {}
+
+        impl crate::Family for $fam {
             const NAME: &'static str = $name;
+            const BLOCKED: bool = false;
             type Lhs = $lhs;
             type Dst = $dst;
-            const LHS_PACKED: bool = $packed;
-            fn kernels() -> &'static [&'static Kernel] {
+            type Params = $params;
+            const PREFERRED_RHS: crate::RhsPacking = PREFERRED_RHS;
+            const PREFERRED_LHS: Option<crate::LhsPacking> = $plhs;
+
+            fn kernels() -> &'static [&'static Descriptor] {
                 KERNELS
             }
         }
 
-        /// A kernel of this family.
-        pub type Kernel = crate::float::FloatKernel<$fam>;
-
-        $(
-            $(#[$doc])*
-            #[doc = concat!("Scalar kernel `", $kname, "` (portable, exact model of the SIMD tiers).")]
-            pub static $ident: Kernel = Kernel::new($kname, crate::matmul::Tier::Scalar, $steps, $lfmt, $rfmt, $raw);
-        )+
-
-        /// Each tier's list (empty where the target lacks the tier), best tier first.
-        const TIERS: &[&[&Kernel]] = &[$($tier::KERNELS,)* &[$(&$ident),+]];
-
-        /// Every kernel of the family on this target, best first.
-        pub static KERNELS: &[&Kernel] =
-            &crate::matmul::concat_kernels::<_, { crate::matmul::total_len(TIERS) }>(TIERS);
-
-        /// The kernels usable on `cpu`, best first.
-        pub fn available(cpu: &crate::CpuFeatures) -> impl Iterator<Item = &'static Kernel> + '_ {
-            crate::float::available::<$fam>(cpu)
-        }
-
-        /// The best kernel on `cpu` for the family's preferred formats ([`PREFERRED_LHS`],
-        /// [`PREFERRED_RHS`]); the scalar kernel when no SIMD tier runs.
-        pub fn select(cpu: &crate::CpuFeatures) -> &'static Kernel {
-            crate::float::select_for::<$fam>(cpu, &PREFERRED_RHS, PREFERRED_LHS)
-        }
-
-        /// The best kernel on `cpu` that consumes `rhs` and `lhs` (`None` for an unpacked LHS),
-        /// or `None` if no kernel of the family does.
-        pub fn select_for(
-            cpu: &crate::CpuFeatures,
-            lhs: Option<crate::float::LhsFormat>,
-            rhs: &crate::float::RhsFormat,
-        ) -> Option<&'static Kernel> {
-            KERNELS.iter().copied().find(|k| k.rhs_format() == *rhs && k.lhs_format() == lhs && k.is_available(cpu))
-        }
-
-        /// The LHS format [`select`] uses.
-        pub const PREFERRED_LHS: Option<crate::float::LhsFormat> = $plhs;
-        /// The RHS format [`select`] uses.
-        pub const PREFERRED_RHS: crate::float::RhsFormat = $prhs;
+        family_catalogue!(@common $fam, ($lf, $rf), fallback: $fallback, tiers: [$($tier),*],
+            scalar: [$($(#[$doc])* ($ident, $kname, $steps, $p, $raw)),+]);
     };
 }
 pub(crate) use float_family;
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::matmul::Tier;
-
-    fn check<F: FloatFamily>() {
-        let ks = F::kernels();
-        for (i, a) in ks.iter().enumerate() {
-            assert!(ks[i + 1..].iter().all(|b| b.name() != a.name()), "{} twice", a.name());
-            assert!(a.name().contains(F::NAME.split('_').next().unwrap_or("")), "{}", a.name());
-            assert_eq!(a.n_step() % a.rhs_format().nr, 0, "{}", a.name());
-            assert_eq!(a.lhs_format().is_some(), F::LHS_PACKED, "{}", a.name());
-            if let Some(l) = a.lhs_format() {
-                assert_eq!(a.m_step() % l.mr, 0, "{}", a.name());
-            }
-            // Every format pair has a scalar kernel, so any packed buffer runs on any CPU.
-            assert!(
-                ks.iter().any(|s| s.tier() == Tier::Scalar
-                    && s.rhs_format() == a.rhs_format()
-                    && s.lhs_format() == a.lhs_format()),
-                "{}",
-                a.name()
-            );
-        }
-    }
-
-    #[test]
-    fn catalogues_are_consistent() {
-        check::<f32_f32_f32p::F32F32F32p>();
-        check::<f16_f16_f16p::F16F16F16p>();
-        check::<f32_bf16p_bf16p::F32Bf16pBf16p>();
-        check::<f16_bf16p_bf16p::F16Bf16pBf16p>();
-    }
-}

@@ -2,8 +2,8 @@
 //! and kernel selection.
 
 use crate::cpu::CpuFeatures;
-use crate::matmul::{Family, Kernel};
-use crate::packing::Packing;
+use crate::matmul::{Descriptor, Family, Kernel};
+use crate::packing::{LhsPacking, RhsPacking};
 
 /// The items every SIMD tier module has: `KERNELS` (the listed kernels on aarch64, none
 /// elsewhere) and the re-export of its `aarch64` module. A tier's availability is
@@ -19,11 +19,11 @@ macro_rules! tier_module {
         /// This tier's kernels, best first: a list for
         /// [`Linear::run_with`](crate::op::Linear::run_with) that keeps only this tier's code.
         #[cfg(target_arch = "aarch64")]
-        pub const KERNELS: &[&Kernel] = &[$(&$kernel),+];
+        pub const KERNELS: &[&Descriptor] = &[$(&$kernel),+];
 
         /// This tier's kernels: none on this architecture.
         #[cfg(not(target_arch = "aarch64"))]
-        pub const KERNELS: &[&Kernel] = &[];
+        pub const KERNELS: &[&Descriptor] = &[];
     };
 }
 
@@ -91,19 +91,23 @@ macro_rules! asm_catalogue {
                 "and `ceil(n/nr)` RHS tiles of this packing and `k`, whose tile strides `strides` ",
                 "are; `dst` is writable for the `m x n` output and does not overlap them."
             )]
-            pub(crate) unsafe fn $func(args: &UncheckedArgs<fam::Dst>, strides: &$crate::matmul::TileStrides) {
+            pub(crate) unsafe fn $func(
+                _packing: &$crate::Packing,
+                args: &UncheckedArgs<fam::Dst, fam::Params>,
+                strides: &$crate::matmul::TileStrides,
+            ) {
                 // SAFETY: forwarded from the caller's contract (with the call's tile strides),
-                // with the kernel's own packing.
+                // with the kernel's own packing (the resolved packing of a fixed shape).
                 unsafe { $driver(args, strides, &fam::$packing, $($arg),*) }
             }
 
             #[doc = concat!("`matmul_clamp_", $dst, "_", $prefix, $ms, "x", $ns, $suffix, "`.")]
-            pub static $stat: Kernel = asm_catalogue!(@needs fam::kernel(
+            pub static $stat: Descriptor = asm_catalogue!(@needs fam::kernel(
                 concat!("matmul_clamp_", $dst, "_", $prefix, $ms, "x", $ns, $suffix),
                 Tier::$tier,
                 ($ms, $ns),
                 fam::$packing,
-                RawKernel::Fixed($func),
+                $func,
             ), $also);
         )+)+
     };
@@ -112,82 +116,68 @@ macro_rules! asm_catalogue {
 /// [`family_catalogue!`] over a packing subset (see [`subset_tier_module!`]): the scalar kernels
 /// of both lists for `all`, of the first for `kr16`.
 macro_rules! subset_family_catalogue {
-    ($fam:ident, $dst_name:literal, all, [$($a:tt),+], [$($b:tt),+], fallback: $fallback:ident) => {
-        family_catalogue!(
-            $fam,
-            dst: $dst_name,
-            scalar: [$($a,)+ $($b),+],
-            preferred: PREFERRED_RHS_PACKING,
-            fallback: $fallback,
-        );
+    ($fam:ident, $dst_name:literal, $formats:tt, all, [$($a:tt),+], [$($b:tt),+], fallback: $fallback:ident) => {
+        family_catalogue!($fam, dst: $dst_name, formats: $formats, scalar: [$($a,)+ $($b),+], fallback: $fallback);
     };
-    ($fam:ident, $dst_name:literal, kr16, [$($a:tt),+], $b:tt, fallback: $fallback:ident) => {
-        family_catalogue!(
-            $fam,
-            dst: $dst_name,
-            scalar: [$($a),+],
-            preferred: PREFERRED_RHS_PACKING,
-            fallback: $fallback,
-        );
+    ($fam:ident, $dst_name:literal, $formats:tt, kr16, [$($a:tt),+], $b:tt, fallback: $fallback:ident) => {
+        family_catalogue!($fam, dst: $dst_name, formats: $formats, scalar: [$($a),+], fallback: $fallback);
     };
 }
 
-/// The `Kernel` alias and the `Family` impl of marker `$fam` (family `$name`, outputs of type
-/// `$dst`) for a family with `qai8dxp` activations and RHS format `$rhs` (its `tile_stride`;
-/// `$check` the `Packing` check of its RHS), `per_channel` or `per_block` (then `bl` must
-/// divide `k` in multiples of 32).
+/// The `Kernel`/`Descriptor` aliases and the `Family` impl of marker `$fam` (family `$name`,
+/// outputs of type `$dst`) for a family with `qai8dxp` activations, `per_channel` or
+/// `per_block` (then `bl` must divide `k` in multiples of 32). The family module defines
+/// `PREFERRED_RHS`.
 macro_rules! qai8dxp_family_impl {
-    ($fam:ident, $name:literal, $dst:ty, $rhs:ident, $check:ident, $kind:ident) => {
-        /// A kernel of this family.
+    ($fam:ident, $name:literal, $dst:ty, $kind:ident) => {
+        /// A kernel of this family, resolved for a CPU.
         pub type Kernel = $crate::matmul::Kernel<$fam>;
+        /// A catalogue entry of this family.
+        pub type Descriptor = $crate::matmul::Descriptor<$fam>;
 
         impl $crate::matmul::sealed::Sealed for $fam {}
 
         impl $crate::Family for $fam {
             const NAME: &'static str = $name;
             const BLOCKED: bool = qai8dxp_family_impl!(@blocked $kind);
+            type Lhs = u8;
             type Dst = $dst;
+            type Params = ();
+            const PREFERRED_RHS: $crate::RhsPacking = PREFERRED_RHS;
 
-            fn kernels() -> &'static [&'static Kernel] {
+            fn kernels() -> &'static [&'static Descriptor] {
                 KERNELS
-            }
-
-            fn lhs_tile_stride(k: usize, bl: usize, packing: &$crate::Packing) -> $crate::Result<usize> {
-                packing.check_lhs()?;
-                qai8dxp_family_impl!(@check_blocks $kind, k, bl);
-                $crate::lhs::qai8dxp::tile_stride(k, packing.mr)
-            }
-
-            fn rhs_tile_stride(k: usize, bl: usize, packing: &$crate::Packing) -> $crate::Result<usize> {
-                packing.$check()?;
-                qai8dxp_family_impl!(@rhs $kind, $rhs, k, bl, packing.nr)
             }
         }
     };
     (@blocked per_channel) => { false };
     (@blocked per_block) => { true };
-    (@check_blocks per_channel, $k:ident, $bl:ident) => { let _ = ($k, $bl); };
-    (@check_blocks per_block, $k:ident, $bl:ident) => { $crate::packing::check_blocks($k, $bl)?; };
-    (@rhs per_channel, $rhs:ident, $k:ident, $bl:ident, $nr:expr) => {{
-        let _ = $bl;
-        $crate::rhs::$rhs::tile_stride($k, $nr)
-    }};
-    (@rhs per_block, $rhs:ident, $k:ident, $bl:ident, $nr:expr) => { $crate::rhs::$rhs::tile_stride($k, $bl, $nr) };
 }
 
 /// The catalogue part every family module shares: the `kernel` constructor the tier modules
-/// use, one scalar kernel per packing (`(IDENT, "name", PACKING)`, named
-/// `matmul_clamp_<dst>_<name>_scalar`), `KERNELS` assembled from
-/// the tiers (i8mm, dotprod, neon, scalar; `tiers: [..]` names the tier modules of a family that
-/// has fewer), and the dispatch functions, with `$preferred` the RHS packing `select` uses and
-/// `$fallback` its scalar kernel.
+/// use (descriptors of the family's formats `formats: (LhsFormat, RhsFormat)`, fixed shapes),
+/// one scalar kernel per packing (`(IDENT, "name", PACKING)`, named
+/// `matmul_clamp_<dst>_<name>_scalar`), `KERNELS` assembled from the tiers (i8mm, dotprod, neon,
+/// scalar; `tiers: [..]` names the tier modules of a family that has fewer), and the dispatch
+/// functions, with `$fallback` the scalar kernel of the family's `PREFERRED_RHS`.
 macro_rules! family_catalogue {
-    ($fam:ty, dst: $dst:literal, scalar: $scalar:tt, preferred: $preferred:expr, fallback: $fallback:ident $(,)?) => {
-        family_catalogue!($fam, dst: $dst, scalar: $scalar, preferred: $preferred, fallback: $fallback,
+    ($fam:ty, dst: $dst:literal, formats: $formats:tt, scalar: $scalar:tt, fallback: $fallback:ident $(,)?) => {
+        family_catalogue!($fam, dst: $dst, formats: $formats, scalar: $scalar, fallback: $fallback,
                           tiers: [i8mm, dotprod, neon]);
     };
-    ($fam:ty, dst: $dst:literal, scalar: [$(($ident:ident, $name:literal, $p:expr)),+ $(,)?],
-     preferred: $preferred:expr, fallback: $fallback:ident, tiers: [$($tier:ident),*] $(,)?) => {
+    ($fam:ty, dst: $dst:literal, formats: ($lf:ident, $rf:ident), scalar: [$(($ident:ident, $name:literal, $p:expr)),+ $(,)?],
+     fallback: $fallback:ident, tiers: [$($tier:ident),*] $(,)?) => {
+        family_catalogue!(@common $fam, ($lf, $rf), fallback: $fallback, tiers: [$($tier),*],
+            scalar: [$(($ident, concat!("matmul_clamp_", $dst, "_", $name, "_scalar"), ($p.mr, $p.nr), $p, scalar::matmul_unchecked)),+]);
+    };
+    // The shared part: `scalar` rows `(IDENT, "full name", (m_step, n_step), PACKING, entry)`.
+    (@common $fam:ty, ($lf:ident, $rf:ident), fallback: $fallback:ident, tiers: [$($tier:ident),*],
+     scalar: [$($(#[$doc:meta])* ($ident:ident, $full:expr, $steps:expr, $p:expr, $raw:path)),+ $(,)?]) => {
+        /// The LHS format of the family's kernels.
+        pub const LHS_FORMAT: crate::LhsFormat = crate::LhsFormat::$lf;
+        /// The RHS (weight) format of the family's kernels.
+        pub const RHS_FORMAT: crate::RhsFormat = crate::RhsFormat::$rf;
+
         /// A catalogue entry of this family (used by the tier modules).
         #[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))]
         const fn kernel(
@@ -195,57 +185,55 @@ macro_rules! family_catalogue {
             tier: crate::matmul::Tier,
             steps: (usize, usize),
             packing: crate::Packing,
-            raw: crate::matmul::RawKernel<Dst>,
-        ) -> Kernel {
-            Kernel::new(name, tier, steps, packing, raw)
+            raw: crate::matmul::RawFn<$fam>,
+        ) -> Descriptor {
+            Descriptor::new(name, tier, crate::Shape::fixed(LHS_FORMAT, RHS_FORMAT, steps, packing), raw)
         }
 
         /// The family's output element type ([`Family::Dst`](crate::Family::Dst)).
+        #[allow(dead_code)]
         pub(crate) type Dst = <$fam as crate::Family>::Dst;
+        /// The family's parameters ([`Family::Params`](crate::Family::Params)).
+        #[allow(dead_code)]
+        pub(crate) type Params = <$fam as crate::Family>::Params;
 
         $(
-            #[doc = concat!("Scalar kernel `matmul_clamp_", $dst, "_", $name, "_scalar` (portable reference).")]
-            pub static $ident: Kernel = Kernel::new(
-                concat!("matmul_clamp_", $dst, "_", $name, "_scalar"),
-                crate::matmul::Tier::Scalar,
-                ($p.mr, $p.nr),
-                $p,
-                crate::matmul::RawKernel::Generic(scalar::matmul_unchecked),
-            );
+            $(#[$doc])*
+            #[doc = concat!("Scalar kernel `", $full, "` (portable reference).")]
+            pub static $ident: Descriptor = kernel($full, crate::matmul::Tier::Scalar, $steps, $p, $raw);
         )+
 
         /// Each tier's list (empty where the target lacks the tier), best tier first.
-        const TIERS: &[&[&Kernel]] = &[$($tier::KERNELS,)* &[$(&$ident),+]];
+        const TIERS: &[&[&Descriptor]] = &[$($tier::KERNELS,)* &[$(&$ident),+]];
 
         /// Every kernel of the family on this target: the higher tiers first.
-        pub static KERNELS: &[&Kernel] =
+        pub static KERNELS: &[&Descriptor] =
             &crate::matmul::concat_kernels::<_, { crate::matmul::total_len(TIERS) }>(TIERS);
 
-        family_dispatch!($fam, $preferred, $fallback);
+        family_dispatch!($fam, $fallback);
     };
 }
 
 /// The dispatch functions every family module exports (`available`, `select_for`, `select`),
-/// for family marker `$fam` whose preferred RHS packing is `$preferred` and whose scalar kernel
-/// `$fallback` consumes it.
+/// for family marker `$fam` whose scalar kernel `$fallback` consumes its `PREFERRED_RHS`.
 macro_rules! family_dispatch {
-    ($fam:ty, $preferred:expr, $fallback:expr) => {
-        /// The kernels usable on `cpu`, best first.
-        pub fn available(cpu: &crate::CpuFeatures) -> heapless::Vec<&'static Kernel, { crate::matmul::MAX_KERNELS }> {
+    ($fam:ty, $fallback:expr) => {
+        /// The kernels usable on `cpu`, best first, resolved for it.
+        pub fn available(cpu: &crate::CpuFeatures) -> heapless::Vec<Kernel, { crate::matmul::MAX_KERNELS }> {
             crate::matmul::available::<$fam>(cpu)
         }
 
-        /// The best kernel on `cpu` for `m` rows among those that consume RHS weights packed
-        /// with `rhs`'s `(nr, kr, sr)`, or `None` if no kernel uses that packing
-        /// ([`select_for`](crate::matmul::select_for)).
-        pub fn select_for(cpu: &crate::CpuFeatures, m: usize, rhs: &crate::Packing) -> Option<&'static Kernel> {
+        /// The best kernel on `cpu` for `m` rows among those that read weights packed as `rhs`
+        /// (and, where the family fixes one, its `PREFERRED_LHS`), or `None` if no kernel
+        /// reads that packing ([`select_from`](crate::matmul::select_from)).
+        pub fn select_for(cpu: &crate::CpuFeatures, m: usize, rhs: &crate::RhsPacking) -> Option<Kernel> {
             crate::matmul::select_for::<$fam>(cpu, m, rhs)
         }
 
-        /// The best kernel on `cpu` for `m` rows with the family's preferred RHS packing.
-        pub fn select(cpu: &crate::CpuFeatures, m: usize) -> &'static Kernel {
+        /// The best kernel on `cpu` for `m` rows with the family's `PREFERRED_RHS` packing.
+        pub fn select(cpu: &crate::CpuFeatures, m: usize) -> Kernel {
             // The scalar tier covers the preferred packing on every target.
-            select_for(cpu, m, &$preferred).unwrap_or(&$fallback)
+            select_for(cpu, m, &<$fam as crate::Family>::PREFERRED_RHS).unwrap_or($fallback.portable())
         }
     };
 }
@@ -254,39 +242,49 @@ macro_rules! family_dispatch {
 /// each family checks it).
 pub const MAX_KERNELS: usize = 64;
 
-/// The kernels of a family usable on `cpu`, in catalogue order (best first).
-pub fn available<F: Family>(cpu: &CpuFeatures) -> heapless::Vec<&'static Kernel<F>, MAX_KERNELS> {
+/// The kernels of a family usable on `cpu`, in catalogue order (best first), resolved for it.
+pub fn available<F: Family>(cpu: &CpuFeatures) -> heapless::Vec<Kernel<F>, MAX_KERNELS> {
     let mut out = heapless::Vec::new();
-    for k in F::kernels().iter().filter(|k| k.is_available(cpu)) {
+    for k in F::kernels().iter().filter_map(|d| d.resolve(cpu).ok()) {
         // Every catalogue holds at most MAX_KERNELS kernels, so this never fails.
-        let _ = out.push(*k);
+        let _ = out.push(k);
     }
     out
 }
 
-/// The best kernel of family `F` on `cpu` for `m` rows among those that consume RHS weights
-/// packed with `rhs`'s `(nr, kr, sr)` (its `mr` is ignored).
-///
-/// For `m <= 1` a GEMV kernel (`mr = 1`) is preferred, otherwise a GEMM kernel (`mr > 1`); then
-/// the highest available tier; then catalogue order.
-pub fn select_for<F: Family>(cpu: &CpuFeatures, m: usize, rhs: &Packing) -> Option<&'static Kernel<F>> {
-    select_from(F::kernels(), cpu, m, rhs)
+/// The best kernel of family `F` on `cpu` for `m` rows among those that read weights packed as
+/// `rhs` ([`select_from`] over the family's catalogue, with its `PREFERRED_LHS`).
+pub fn select_for<F: Family>(cpu: &CpuFeatures, m: usize, rhs: &RhsPacking) -> Option<Kernel<F>> {
+    select_from(F::kernels(), cpu, m, Some(rhs), F::PREFERRED_LHS.as_ref())
 }
 
-/// [`select_for`] among the kernels of `list` only (e.g. one tier's `KERNELS`, or kernels named
-/// one by one): code that never touches the family's catalogue links only these kernels.
+/// The selection policy, the one every caller uses (the families' `select`, the operator and
+/// both C layers): among the kernels of `list` that run on `cpu` (resolved for it) and read
+/// `rhs` and `lhs` (where given; the LHS's `mr` included), the best for `m` rows:
+///
+/// 1. for `m <= 1` a GEMV kernel (`mr = 1`) is preferred, otherwise a GEMM kernel (`mr > 1`);
+/// 2. then the highest tier;
+/// 3. then the first in `list` (catalogue order, best first).
+///
+/// Code that names its kernels (`list`: one tier's `KERNELS`, or kernels one by one) and never
+/// touches the family's catalogue links only those kernels.
 pub fn select_from<F: Family>(
-    list: &[&'static Kernel<F>],
+    list: &[&'static Descriptor<F>],
     cpu: &CpuFeatures,
     m: usize,
-    rhs: &Packing,
-) -> Option<&'static Kernel<F>> {
-    let fit = |p: &Packing| (m <= 1) == (p.mr == 1);
-    let mut best: Option<&'static Kernel<F>> = None;
-    for &k in list.iter().filter(|k| k.is_available(cpu) && k.packing.same_rhs(rhs)) {
-        let better = match best {
+    rhs: Option<&RhsPacking>,
+    lhs: Option<&LhsPacking>,
+) -> Option<Kernel<F>> {
+    let fit = |k: &Kernel<F>| (m <= 1) == (k.packing().mr == 1);
+    let mut best: Option<Kernel<F>> = None;
+    for d in list {
+        let Ok(k) = d.resolve(cpu) else { continue };
+        if rhs.is_some_and(|r| k.rhs_packing() != *r) || lhs.is_some_and(|l| k.lhs_packing() != *l) {
+            continue;
+        }
+        let better = match &best {
             None => true,
-            Some(b) => (fit(&k.packing), k.tier) > (fit(&b.packing), b.tier),
+            Some(b) => (fit(&k), k.tier()) > (fit(b), b.tier()),
         };
         if better {
             best = Some(k);
@@ -295,8 +293,7 @@ pub fn select_from<F: Family>(
     best
 }
 
-/// Total length of a family's per-tier kernel lists (a const helper for the catalogues, also
-/// of the float families).
+/// Total length of a family's per-tier kernel lists (a const helper for the catalogues).
 pub(crate) const fn total_len<T>(parts: &[&[T]]) -> usize {
     let mut total = 0;
     let mut i = 0;
@@ -307,8 +304,8 @@ pub(crate) const fn total_len<T>(parts: &[&[T]]) -> usize {
     total
 }
 
-/// Concatenates a family's per-tier kernel lists into one catalogue at compile time (also the
-/// float families'). `N` must be [`total_len`] of `parts` (a mismatch fails const evaluation).
+/// Concatenates a family's per-tier kernel lists into one catalogue at compile time. `N` must
+/// be [`total_len`] of `parts` (a mismatch fails const evaluation).
 pub(crate) const fn concat_kernels<T: Copy, const N: usize>(parts: &[&[T]]) -> [T; N] {
     let first = parts[parts.len() - 1][0];
     let mut out = [first; N];

@@ -1,119 +1,102 @@
-//! Families, kernels and the validated run path.
+//! Families, kernel descriptors, resolved kernels and the validated run path: one model for
+//! every family, quantized or float.
 
 use core::fmt;
 use core::marker::PhantomData;
 
-use crate::cpu::{CpuFeatures, Feature};
+use crate::cpu::{CpuFeatures, Feature, FeatureSet};
 use crate::element::Element;
 use crate::error::{Buffer, Dim, Error, Param, Result, Stride};
-use crate::matmul::{MatmulArgs, Tier, UncheckedArgs};
-use crate::packing::Packing;
+use crate::matmul::{MatmulArgs, Params, Tier, UncheckedArgs};
+use crate::packing::{LhsPacking, Packing, RhsPacking, Shape};
 
 /// The byte strides of the packed LHS and RHS tiles of one call: the single source every tier
-/// uses to step from tile to tile. [`Kernel::run`] computes it once, with the family's checked
-/// formulas ([`Family::lhs_tile_stride`], [`Family::rhs_tile_stride`], the packers' own), checks
+/// uses to step from tile to tile. [`Kernel::run`] computes it once, with the formats' checked
+/// formulas ([`LhsPacking::tile_stride`], [`RhsPacking::tile_stride`], the packers' own), checks
 /// the buffers against it, and hands it to the tier; no tier has a stride formula of its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct TileStrides {
-    /// Bytes of one packed LHS tile (`mr` rows).
+    /// Bytes of one packed LHS tile (`mr` rows; 0 for an LHS read in place).
     pub(crate) lhs: usize,
     /// Bytes of one packed RHS tile (`nr` columns).
     pub(crate) rhs: usize,
 }
 
-/// A tier's raw entry point: the raw arguments (outputs of type `O`) and the call's
-/// [`TileStrides`].
-pub(crate) enum RawKernel<O> {
-    /// Fixed packing (SIMD kernels, aarch64 only).
-    #[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))]
-    Fixed(unsafe fn(&UncheckedArgs<O>, &TileStrides)),
-    /// Any packing (the scalar reference).
-    Generic(unsafe fn(&Packing, &UncheckedArgs<O>, &TileStrides)),
-}
-
-impl<O> Clone for RawKernel<O> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<O> Copy for RawKernel<O> {}
+/// A kernel's raw entry point, the one calling convention of every tier: the resolved packing,
+/// the raw arguments and the call's [`TileStrides`].
+pub(crate) type RawFn<F> =
+    unsafe fn(&Packing, &UncheckedArgs<<F as Family>::Dst, <F as Family>::Params>, &TileStrides);
 
 pub(crate) mod sealed {
     pub trait Sealed {}
 }
 
-/// A pair of packed operand formats (a kernel family). Implemented by the marker types of the
-/// family modules; not implementable outside the crate.
+/// A kernel family: a pair of operand formats and the arithmetic that combines them.
+/// Implemented by the marker types of the family modules (quantized and float alike); not
+/// implementable outside the crate.
 pub trait Family: sealed::Sealed + Sized + 'static {
-    /// Family name, KleidiAI's spelling (`"qai8dxp_qsi4cxp"`).
+    /// Family name, KleidiAI's spelling (`"qai8dxp_qsi4cxp"`, `"f32_f32_f32p"`).
     const NAME: &'static str;
     /// Whether `run` takes a block length (`bl`).
     const BLOCKED: bool;
     /// `k` must be a multiple of this: 32 for `qai8dxp_qsu2cxp`, 1 for the other families
     /// (whose per-channel formats pad `k`, and whose per-block ones need `k % bl == 0`).
     const K_MULTIPLE: usize = 1;
-    /// Whether the kernels take a look-up table ([`MatmulArgs::lut`]), which [`Kernel::run`]
-    /// then checks: `qai8dxp_qsu2cxp`.
-    const TAKES_LUT: bool = false;
-    /// The output element type: `f32`, or [`half::f16`] / [`half::bf16`] for the families
-    /// named `f16_...` / `bf16_...`.
+    /// What [`Kernel::run`] reads as LHS: `u8` (the bytes of a packed LHS), or the f32/f16
+    /// activations themselves for the families that read the rows in place.
+    type Lhs: Copy + Send + Sync + 'static;
+    /// The output element type: `f32`, or [`half::f16`] / [`half::bf16`].
     type Dst: Element;
+    /// The family's parameters ([`Params`]): `()`, [`Lut`](crate::matmul::Lut) or
+    /// [`LhsStride`](crate::matmul::LhsStride).
+    type Params: Params;
+    /// The weight packing [`select`](crate::matmul::select_from) and the operator use by
+    /// default: one that the family's decode and prefill kernels of every tier read.
+    const PREFERRED_RHS: RhsPacking;
+    /// The LHS packing `select` is restricted to (`None`: any). The bf16 float families fix
+    /// `bf16p8x4`, so that a row's result does not depend on `m` (docs/kernels.md).
+    const PREFERRED_LHS: Option<LhsPacking> = None;
 
     /// The family's kernel catalogue, best first within each packing.
-    fn kernels() -> &'static [&'static Kernel<Self>];
-
-    /// Bytes of one packed LHS tile.
-    fn lhs_tile_stride(k: usize, bl: usize, packing: &Packing) -> Result<usize>;
-
-    /// Bytes of one packed RHS tile.
-    fn rhs_tile_stride(k: usize, bl: usize, packing: &Packing) -> Result<usize>;
+    fn kernels() -> &'static [&'static Descriptor<Self>];
 }
 
-/// One micro-kernel: a tile, an ISA tier and the packing it consumes.
+/// One micro-kernel as the catalogue describes it: a name, an ISA tier, the features it
+/// requires, its tile [`Shape`] (fixed, or scaled by the vector length) and its entry point.
 ///
-/// Kernels are stateless `'static` descriptors taken from a family's catalogue
-/// (`qgemm::qai8dxp_qsi4cxp::KERNELS`, `select`, `available`).
-pub struct Kernel<F: Family> {
+/// Descriptors are stateless `'static` values from a family's catalogue
+/// (`qgemm::qai8dxp_qsi4cxp::KERNELS`, each tier module's statics). To run one, resolve it for
+/// a CPU ([`Descriptor::resolve`]), or let the family's `select` do it.
+pub struct Descriptor<F: Family> {
     pub(crate) name: &'static str,
     pub(crate) tier: Tier,
-    pub(crate) m_step: usize,
-    pub(crate) n_step: usize,
-    pub(crate) packing: Packing,
-    pub(crate) extra: Option<Feature>,
-    pub(crate) raw: RawKernel<F::Dst>,
+    pub(crate) requires: FeatureSet,
+    pub(crate) shape: Shape,
+    pub(crate) raw: RawFn<F>,
     pub(crate) family: PhantomData<fn() -> F>,
 }
 
-impl<F: Family> fmt::Debug for Kernel<F> {
+impl<F: Family> fmt::Debug for Descriptor<F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Kernel")
+        f.debug_struct("Descriptor")
             .field("name", &self.name)
             .field("tier", &self.tier)
-            .field("m_step", &self.m_step)
-            .field("n_step", &self.n_step)
-            .field("packing", &self.packing)
-            .field("extra_feature", &self.extra)
+            .field("requires", &self.requires)
+            .field("shape", &self.shape)
             .finish()
     }
 }
 
-impl<F: Family> Kernel<F> {
-    /// A catalogue entry (used by the family modules).
-    pub(crate) const fn new(
-        name: &'static str,
-        tier: Tier,
-        (m_step, n_step): (usize, usize),
-        packing: Packing,
-        raw: RawKernel<F::Dst>,
-    ) -> Kernel<F> {
-        Kernel { name, tier, m_step, n_step, packing, extra: None, raw, family: PhantomData }
+impl<F: Family> Descriptor<F> {
+    /// A catalogue entry of the family's default formats: requires its tier's features.
+    pub(crate) const fn new(name: &'static str, tier: Tier, shape: Shape, raw: RawFn<F>) -> Descriptor<F> {
+        Descriptor { name, tier, requires: tier.features(), shape, raw, family: PhantomData }
     }
 
-    /// The same kernel needing `feature` beyond its tier's (a catalogue constructor).
+    /// The same kernel also requiring `feature` (a catalogue constructor).
     #[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))]
-    pub(crate) const fn needing(mut self, feature: Feature) -> Kernel<F> {
-        self.extra = Some(feature);
+    pub(crate) const fn needing(mut self, feature: Feature) -> Descriptor<F> {
+        self.requires = self.requires.and(feature);
         self
     }
 
@@ -127,6 +110,123 @@ impl<F: Family> Kernel<F> {
         self.tier
     }
 
+    /// Every feature the kernel needs: its tier's, and for some kernels one more (FEAT_BF16
+    /// for the i8mm kernels of the `bf16_` families, which round their outputs with `BFCVTN`).
+    pub const fn requires(&self) -> FeatureSet {
+        self.requires
+    }
+
+    /// The tile shape and formats, before resolution.
+    pub const fn shape(&self) -> Shape {
+        self.shape
+    }
+
+    /// The first feature the kernel needs that `cpu` lacks (in [`Feature::ALL`] order), or
+    /// `None` when it may run.
+    pub const fn missing_feature(&self, cpu: &CpuFeatures) -> Option<Feature> {
+        self.requires.first_missing_in(cpu.features())
+    }
+
+    /// Whether the kernel runs on `cpu`: it has every required feature and, for a shape scaled
+    /// by the vector length, a known streaming vector length.
+    pub const fn is_available(&self, cpu: &CpuFeatures) -> bool {
+        self.missing_feature(cpu).is_none() && self.shape.resolve(cpu).is_some()
+    }
+
+    /// The kernel's steps and packing on `cpu` (what [`Descriptor::resolve`] gives, without
+    /// the feature check: for sizing buffers of a kernel another CPU runs). `None` for a shape
+    /// scaled by the vector length when `cpu` has none.
+    pub const fn packing_on(&self, cpu: &CpuFeatures) -> Option<Packing> {
+        match self.shape.resolve(cpu) {
+            Some((_, _, p)) => Some(p),
+            None => None,
+        }
+    }
+
+    /// The kernel resolved for `cpu`: its steps and packing on this CPU, ready to run.
+    /// [`Error::UnsupportedCpu`] when `cpu` lacks a required feature,
+    /// [`Error::VectorLengthUnknown`] for a shape scaled by a vector length `cpu` does not know.
+    pub fn resolve(&'static self, cpu: &CpuFeatures) -> Result<Kernel<F>> {
+        if let Some(needs) = self.missing_feature(cpu) {
+            return Err(Error::UnsupportedCpu { needs });
+        }
+        let Some((m_step, n_step, packing)) = self.shape.resolve(cpu) else {
+            return Err(Error::VectorLengthUnknown);
+        };
+        Ok(Kernel { desc: self, m_step, n_step, packing })
+    }
+
+    /// A descriptor of fixed shape that requires no feature (the scalar tier) as a kernel: it
+    /// runs on every CPU. The catalogue test checks every scalar descriptor is one.
+    pub(crate) const fn portable(&'static self) -> Kernel<F> {
+        let (m_step, n_step, packing) = match self.shape.resolve(&CpuFeatures::NONE) {
+            Some(r) => r,
+            None => (1, 1, Packing { mr: 1, nr: 1, kr: 1, sr: 1 }),
+        };
+        Kernel { desc: self, m_step, n_step, packing }
+    }
+}
+
+/// A kernel resolved for a CPU: a [`Descriptor`] with its steps and packing on that CPU. Only
+/// [`Descriptor::resolve`] and the families' `select`/`available` make one, after checking the
+/// CPU has the kernel's features, so holding one means it may run. Copy it freely.
+pub struct Kernel<F: Family> {
+    desc: &'static Descriptor<F>,
+    m_step: usize,
+    n_step: usize,
+    packing: Packing,
+}
+
+impl<F: Family> Clone for Kernel<F> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<F: Family> Copy for Kernel<F> {}
+
+impl<F: Family> PartialEq for Kernel<F> {
+    fn eq(&self, other: &Self) -> bool {
+        core::ptr::eq(self.desc, other.desc)
+            && (self.m_step, self.n_step, self.packing) == (other.m_step, other.n_step, other.packing)
+    }
+}
+
+impl<F: Family> Eq for Kernel<F> {}
+
+impl<F: Family> fmt::Debug for Kernel<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Kernel")
+            .field("name", &self.desc.name)
+            .field("tier", &self.desc.tier)
+            .field("m_step", &self.m_step)
+            .field("n_step", &self.n_step)
+            .field("packing", &self.packing)
+            .finish()
+    }
+}
+
+impl<F: Family> Kernel<F> {
+    /// The catalogue entry.
+    pub const fn descriptor(&self) -> &'static Descriptor<F> {
+        self.desc
+    }
+
+    /// Full name, KleidiAI style (`matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_8x8_neon_i8mm`).
+    pub const fn name(&self) -> &'static str {
+        self.desc.name
+    }
+
+    /// ISA tier.
+    pub const fn tier(&self) -> Tier {
+        self.desc.tier
+    }
+
+    /// Every feature the kernel needs ([`Descriptor::requires`]).
+    pub const fn requires(&self) -> FeatureSet {
+        self.desc.requires
+    }
+
     /// Output rows per kernel iteration; sub-rectangles start at multiples of it.
     pub const fn m_step(&self) -> usize {
         self.m_step
@@ -137,58 +237,37 @@ impl<F: Family> Kernel<F> {
         self.n_step
     }
 
-    /// The packing both operands must be packed with.
+    /// The packing parameters both operands must be packed with.
     pub const fn packing(&self) -> Packing {
         self.packing
     }
 
-    /// A feature the kernel needs beyond its tier's: FEAT_BF16 for the i8mm kernels of the
-    /// `bf16_` families, which round their outputs with `BFCVTN` (every other tier rounds to
-    /// bf16 with integer operations and needs nothing more). `None` for every other kernel.
-    pub const fn extra_feature(&self) -> Option<Feature> {
-        self.extra
+    /// The weight layout the kernel reads: its format and parameters. Weights packed in it
+    /// serve exactly the kernels with an equal `rhs_packing`.
+    pub const fn rhs_packing(&self) -> RhsPacking {
+        self.packing.rhs(self.desc.shape.rhs)
     }
 
-    /// The first feature the kernel needs that `cpu` lacks (NEON, then the tier's, then
-    /// [`Kernel::extra_feature`]), or `None` when it may run.
-    pub const fn missing_feature(&self, cpu: &CpuFeatures) -> Option<Feature> {
-        let Some(tier) = self.tier.required_feature() else {
-            return None;
-        };
-        if !cpu.has(Feature::Neon) {
-            return Some(Feature::Neon);
-        }
-        if !cpu.has(tier) {
-            return Some(tier);
-        }
-        match self.extra {
-            Some(f) if !cpu.has(f) => Some(f),
-            _ => None,
-        }
+    /// The activation layout the kernel reads (`mr = 1` rows for an LHS read in place).
+    pub const fn lhs_packing(&self) -> LhsPacking {
+        self.packing.lhs(self.desc.shape.lhs)
     }
 
-    /// Whether the kernel may run on `cpu` (its tier and [`Kernel::extra_feature`]).
-    pub const fn is_available(&self, cpu: &CpuFeatures) -> bool {
-        self.missing_feature(cpu).is_none()
-    }
-
-    /// The tile strides of a call with depth `k` and block length `bl` (the family's checked
+    /// The tile strides of a call with depth `k` and block length `bl` (the formats' checked
     /// formulas, the single source of every tier's tile stepping).
     pub(crate) fn strides(&self, k: usize, bl: usize) -> Result<TileStrides> {
-        Ok(TileStrides {
-            lhs: F::lhs_tile_stride(k, bl, &self.packing)?,
-            rhs: F::rhs_tile_stride(k, bl, &self.packing)?,
-        })
+        Ok(TileStrides { lhs: self.lhs_packing().tile_stride(k, bl)?, rhs: self.rhs_packing().tile_stride(k, bl)? })
     }
 
     /// Byte offset, in the packed LHS, of the tile holding row `m_idx` (a multiple of `mr`).
-    /// Rejects a `k` or `bl` that [`Kernel::run`] rejects, with the same error.
+    /// Rejects a `k` or `bl` that [`Kernel::run`] rejects, with the same error. For an LHS read
+    /// in place: 0 (the rows are addressed by their stride).
     pub fn lhs_packed_offset(&self, m_idx: usize, k: usize, bl: usize) -> Result<usize> {
         self.check_depth(k, bl)?;
         if !m_idx.is_multiple_of(self.packing.mr) {
             return Err(Error::MisalignedStart { dim: Dim::MIdx, value: m_idx, step: self.packing.mr });
         }
-        let ts = F::lhs_tile_stride(k, bl, &self.packing)?;
+        let ts = self.lhs_packing().tile_stride(k, bl)?;
         (m_idx / self.packing.mr).checked_mul(ts).ok_or(Error::SizeOverflow)
     }
 
@@ -197,15 +276,16 @@ impl<F: Family> Kernel<F> {
     pub fn rhs_packed_offset(&self, n_idx: usize, k: usize, bl: usize) -> Result<usize> {
         self.check_depth(k, bl)?;
         self.packing.check_n_start(n_idx)?;
-        let ts = F::rhs_tile_stride(k, bl, &self.packing)?;
+        let ts = self.rhs_packing().tile_stride(k, bl)?;
         (n_idx / self.packing.nr).checked_mul(ts).ok_or(Error::SizeOverflow)
     }
 
-    /// Bytes of the packed LHS for `m` rows. Rejects a `k` or `bl` that [`Kernel::run`]
-    /// rejects (for a per-channel family any `bl` but 0), with the same error.
+    /// Bytes of the packed LHS for `m` rows (0 for an LHS read in place). Rejects a `k` or
+    /// `bl` that [`Kernel::run`] rejects (for a per-channel family any `bl` but 0), with the
+    /// same error.
     pub fn lhs_packed_size(&self, m: usize, k: usize, bl: usize) -> Result<usize> {
         self.check_depth(k, bl)?;
-        let ts = F::lhs_tile_stride(k, bl, &self.packing)?;
+        let ts = self.lhs_packing().tile_stride(k, bl)?;
         m.div_ceil(self.packing.mr).checked_mul(ts).ok_or(Error::SizeOverflow)
     }
 
@@ -213,7 +293,7 @@ impl<F: Family> Kernel<F> {
     /// rejects (for a per-channel family any `bl` but 0), with the same error.
     pub fn rhs_packed_size(&self, n: usize, k: usize, bl: usize) -> Result<usize> {
         self.check_depth(k, bl)?;
-        let ts = F::rhs_tile_stride(k, bl, &self.packing)?;
+        let ts = self.rhs_packing().tile_stride(k, bl)?;
         n.div_ceil(self.packing.nr).checked_mul(ts).ok_or(Error::SizeOverflow)
     }
 
@@ -246,33 +326,23 @@ impl<F: Family> Kernel<F> {
 
     /// Computes the rectangle `args` describes.
     ///
-    /// * `lhs_packed`: the whole packed LHS (row 0 onward), packed with [`Kernel::packing`].
+    /// * `lhs`: a packed LHS ([`Family::Lhs`] `u8`): the whole packed LHS (row 0 onward), packed
+    ///   with [`Kernel::packing`]. Rows read in place (f32, f16): the whole LHS from row 0, row
+    ///   `i` at element `i * stride` ([`LhsStride`](crate::matmul::LhsStride), default `k`).
     /// * `rhs_packed`: the whole packed RHS (column 0 onward), packed with [`Kernel::packing`].
     /// * `dst`: starts at output element `(m_idx, n_idx)` (see [`Kernel::dst_offset`]) and holds
     ///   `(m - 1) * dst_stride_row + n` elements of the family's output type
     ///   ([`Family::Dst`]). Exactly the `m x n` rectangle is written.
     ///
     /// `m == 0` or `n == 0` is a no-op. Any grid of legal sub-rectangles gives the same bits
-    /// as one call over the whole output. For a family that takes a look-up table
-    /// ([`Family::TAKES_LUT`]) every entry of [`MatmulArgs::lut`] must lie in `[-64, 63]`
-    /// ([`Error::LutOutOfRange`]); the other families ignore it.
-    pub fn run(
-        &self,
-        cpu: &CpuFeatures,
-        lhs_packed: &[u8],
-        rhs_packed: &[u8],
-        dst: &mut [F::Dst],
-        args: &MatmulArgs,
-    ) -> Result<()> {
-        if let Some(needs) = self.missing_feature(cpu) {
-            return Err(Error::UnsupportedCpu { needs });
-        }
+    /// as one call over the whole output. The family's parameters are checked
+    /// ([`Params::check`]: a [`Lut`](crate::matmul::Lut) entry outside `[-64, 63]` is
+    /// [`Error::LutOutOfRange`], an LHS stride below `k` [`Error::StrideTooSmall`]).
+    pub fn run(&self, lhs: &[F::Lhs], rhs_packed: &[u8], dst: &mut [F::Dst], args: &MatmulArgs<F::Params>) -> Result<()> {
         self.check_depth(args.k, args.bl)?;
-        if F::TAKES_LUT {
-            crate::rhs::qsu2cxp::check_lut(&args.lut)?;
-        }
+        let params = args.params.check(args.k)?;
         self.check_starts(args.m_idx, args.n_idx)?;
-        let (m, n) = (args.m, args.n);
+        let (m, n, k) = (args.m, args.n, args.k);
         if m == 0 || n == 0 {
             return Ok(());
         }
@@ -281,7 +351,7 @@ impl<F: Family> Kernel<F> {
         }
         // The call's tile strides, computed once: every offset and size below and every tier
         // step from tile to tile with these.
-        let strides = self.strides(args.k, args.bl)?;
+        let strides = self.strides(k, args.bl)?;
         let (mr, nr) = (self.packing.mr, self.packing.nr);
         if !args.m_idx.is_multiple_of(mr) {
             return Err(Error::MisalignedStart { dim: Dim::MIdx, value: args.m_idx, step: mr });
@@ -293,14 +363,17 @@ impl<F: Family> Kernel<F> {
                 .and_then(|t| t.checked_mul(stride))
                 .ok_or(Error::SizeOverflow)
         };
-        let lhs_start = tiles(args.m_idx, 0, mr, strides.lhs)?;
-        let lhs_needed = tiles(args.m_idx, m, mr, strides.lhs)?;
-        if lhs_packed.len() < lhs_needed {
-            return Err(Error::BufferTooShort {
-                buffer: Buffer::LhsPacked,
-                given: lhs_packed.len(),
-                needed: lhs_needed,
-            });
+        // The LHS, in elements of `F::Lhs`: packed tiles (bytes), or rows `stride` apart.
+        let (lhs_start, lhs_needed, lhs_buffer) = match params.lhs_stride() {
+            None => (tiles(args.m_idx, 0, mr, strides.lhs)?, tiles(args.m_idx, m, mr, strides.lhs)?, Buffer::LhsPacked),
+            Some(stride) => {
+                let start = args.m_idx.checked_mul(stride).ok_or(Error::SizeOverflow)?;
+                let end = (m - 1).checked_mul(stride).and_then(|v| v.checked_add(start)).and_then(|v| v.checked_add(k));
+                (start, end.ok_or(Error::SizeOverflow)?, Buffer::Lhs)
+            }
+        };
+        if lhs.len() < lhs_needed {
+            return Err(Error::BufferTooShort { buffer: lhs_buffer, given: lhs.len(), needed: lhs_needed });
         }
         let rhs_start = tiles(args.n_idx, 0, nr, strides.rhs)?;
         let rhs_needed = tiles(args.n_idx, n, nr, strides.rhs)?;
@@ -320,48 +393,54 @@ impl<F: Family> Kernel<F> {
         let raw = UncheckedArgs {
             m,
             n,
-            k: args.k,
+            k,
             bl: args.bl,
-            lhs_packed: lhs_packed[lhs_start..].as_ptr(),
+            lhs: lhs[lhs_start..].as_ptr().cast(),
             rhs_packed: rhs_packed[rhs_start..].as_ptr(),
             dst: dst.as_mut_ptr(),
             dst_stride_row: dst_stride_bytes,
             clamp_min: args.clamp.min(),
             clamp_max: args.clamp.max(),
-            lut: args.lut,
+            params,
         };
-        // SAFETY: the tier's feature is present (checked above). The LHS slice from `lhs_start`
-        // holds `ceil(m/mr)` whole tiles, the RHS slice from `rhs_start` `ceil(n/nr)` whole
-        // tiles, and `dst` holds `(m-1)*stride + n` elements: exactly what `run_unchecked`
-        // reads and writes, with the `strides` the checks used. `k`, `bl`, `m`, `n` (and the
-        // table, where the family takes one) were validated and the clamp is a valid `Clamp`.
+        // SAFETY: the kernel was resolved for a CPU with its features (a `Kernel` exists only
+        // then). The LHS slice from `lhs_start` holds `ceil(m/mr)` whole tiles, or the `m`
+        // rows of `k` elements `stride` apart; the RHS slice from `rhs_start` `ceil(n/nr)` whole
+        // tiles; `dst` holds `(m-1)*stride + n` elements and, being a `&mut`, overlaps neither
+        // input: exactly what `run_unchecked` reads and writes, with the `strides` the checks
+        // used. `k`, `bl`, `m`, `n` and the parameters were validated and the clamp is a valid
+        // `Clamp`.
         unsafe { self.call(&raw, &strides) }
         Ok(())
     }
 
-    /// Runs the kernel on raw pointers without checking the buffers (KleidiAI's `run_matmul`).
-    /// It computes the tile strides from `k` and `bl` with the family's checked formulas, as
-    /// [`Kernel::run`] does; a `k`/`bl` those reject (outside the contract below) makes the
-    /// call a no-op instead of a guess.
+    /// Runs the kernel on raw pointers without checking the buffers (KleidiAI's `run_matmul`,
+    /// with any `m`). It computes the tile strides from `k` and `bl` with the family's checked
+    /// formulas, as [`Kernel::run`] does; a `k`/`bl` those reject (outside the contract below)
+    /// makes the call a no-op instead of a guess.
     ///
     /// # Safety
     ///
-    /// * The CPU implements the kernel's tier ([`Kernel::is_available`]).
     /// * `m, n, k >= 1`, `k` a multiple of [`Family::K_MULTIPLE`]; for per-block families `bl`
     ///   is a multiple of 32 that divides `k`, for the others `bl == 0`.
-    /// * `lhs_packed` is valid for reads of `ceil(m / mr)` packed LHS tiles and `rhs_packed` of
-    ///   `ceil(n / nr)` packed RHS tiles ([`Kernel::lhs_packed_size`],
-    ///   [`Kernel::rhs_packed_size`]), both packed with [`Kernel::packing`] and this `k` (`bl`).
+    /// * A packed LHS: `lhs` is valid for reads of `ceil(m / mr)` packed LHS tiles
+    ///   ([`Kernel::lhs_packed_size`]) packed with [`Kernel::packing`] and this `k` (`bl`).
+    ///   Rows read in place: of `k` elements at each of the `m` rows `lhs + i * stride`
+    ///   elements (`params.0 >= k`).
+    /// * `rhs_packed` is valid for reads of `ceil(n / nr)` packed RHS tiles
+    ///   ([`Kernel::rhs_packed_size`]) packed with [`Kernel::packing`] and this `k` (`bl`).
     /// * `dst` is valid for writes of `n` output elements ([`Family::Dst`]) at each of the `m`
     ///   rows `dst + i * dst_stride_row` bytes (`dst_stride_row` a multiple of the element size
-    ///   and `>= n` elements), and those elements do not overlap the packed buffers.
+    ///   and `>= n` elements), and those elements do not overlap the inputs.
     /// * `clamp_min <= clamp_max`, neither NaN.
+    /// * Where the kernel's shape scales with the vector length, the calling thread's streaming
+    ///   vector length is the one the kernel was resolved with.
     ///
-    /// The look-up table ([`UncheckedArgs::lut`]) is not checked: its entries are narrowed to
-    /// int8, as KleidiAI's kernels do.
-    pub unsafe fn run_unchecked(&self, args: &UncheckedArgs<F::Dst>) {
+    /// A [`Lut`](crate::matmul::Lut) is not checked: its entries are narrowed to int8, as
+    /// KleidiAI's kernels do.
+    pub unsafe fn run_unchecked(&self, args: &UncheckedArgs<F::Dst, F::Params>) {
         // Buffers of these tiles exist (caller's contract), so the strides cannot overflow.
-        let Ok(strides) = self.strides(args.k, args.bl) else {
+        let Ok(strides) = self.check_depth(args.k, args.bl).and_then(|()| self.strides(args.k, args.bl)) else {
             return;
         };
         // SAFETY: forwarded from the caller's contract, with the family's strides for `k`, `bl`.
@@ -374,13 +453,10 @@ impl<F: Family> Kernel<F> {
     ///
     /// [`Kernel::run_unchecked`]'s contract, and `strides` is [`Kernel::strides`] of `args.k`,
     /// `args.bl`.
-    unsafe fn call(&self, args: &UncheckedArgs<F::Dst>, strides: &TileStrides) {
-        match self.raw {
-            // SAFETY: forwarded from the caller's contract.
-            RawKernel::Fixed(f) => unsafe { f(args, strides) },
-            // SAFETY: forwarded from the caller's contract; the packing is the kernel's own.
-            RawKernel::Generic(f) => unsafe { f(&self.packing, args, strides) },
-        }
+    unsafe fn call(&self, args: &UncheckedArgs<F::Dst, F::Params>, strides: &TileStrides) {
+        // SAFETY: forwarded from the caller's contract; the packing is the kernel's own, and the
+        // kernel was resolved for a CPU with its features.
+        unsafe { (self.desc.raw)(&self.packing, args, strides) }
     }
 }
 

@@ -1,10 +1,15 @@
-//! Matmul micro-kernels: the types every family shares and the validated run path.
+//! Matmul micro-kernels: the one kernel model every family shares, quantized or float, and the
+//! validated run path.
 //!
-//! A family (e.g. [`qai8dxp_qsi4cxp`]) is a pair of packed operand formats. It has a catalogue of
-//! [`Kernel`]s, one per (tile, ISA tier); each kernel fixes the [`Packing`] both operands must be
-//! packed with and the output tile `m_step x n_step` it works in. [`Kernel::run`] validates
-//! everything and then calls the tier's `unsafe` entry, which takes raw pointers
-//! ([`UncheckedArgs`]) exactly like KleidiAI's `run_matmul`.
+//! A family (e.g. [`qai8dxp_qsi4cxp`], [`f32_f32_f32p`](crate::f32_f32_f32p)) is a pair of
+//! operand formats and an arithmetic. Its catalogue lists [`Descriptor`]s, one per (tile, ISA
+//! tier): each names the features it requires and its tile [`Shape`](crate::Shape) (fixed, or
+//! a multiple of the streaming vector length). Resolved for a CPU ([`Descriptor::resolve`], or
+//! the family's `select`) a descriptor becomes a [`Kernel`], whose [`Packing`] both operands
+//! must be packed with and whose `m_step x n_step` grid its sub-rectangles start on.
+//! [`Kernel::run`] validates everything and then calls the tier's `unsafe` entry, which takes
+//! raw pointers ([`UncheckedArgs`]) exactly like KleidiAI's `run_matmul`. Family-specific
+//! inputs travel as the family's [`Params`] ([`Lut`], [`LhsStride`]), never in shared fields.
 
 #[macro_use]
 mod catalogue;
@@ -26,12 +31,12 @@ pub mod qai8dxp_qsu2cxp;
 pub mod qsi8d32p_qai4c32p;
 pub mod qsi8d32p_qsi4c32p;
 
-pub use crate::packing::Packing;
-pub use args::{Clamp, MatmulArgs, UncheckedArgs};
+pub use crate::packing::{Extent, LhsFormat, LhsPacking, Packing, RhsFormat, RhsPacking, Shape};
+pub use args::{Clamp, LhsStride, Lut, MatmulArgs, Params, UncheckedArgs};
 pub use catalogue::{MAX_KERNELS, available, select_for, select_from};
 pub(crate) use catalogue::{concat_kernels, total_len};
-pub use kernel::{Family, Kernel};
-pub(crate) use kernel::{RawKernel, TileStrides, check_depth, sealed};
+pub use kernel::{Descriptor, Family, Kernel};
+pub(crate) use kernel::{RawFn, TileStrides, check_depth, sealed};
 pub use tier::Tier;
 
 /// Longest quantization block the SIMD tiers of the per-block families take: the asm tiers sum
@@ -45,17 +50,43 @@ mod tests {
     use super::*;
     use crate::error::Error;
 
-    fn check_catalogue<F: Family>() {
+    /// The catalogue's invariants, for every family (also the float ones).
+    pub(crate) fn check_catalogue<F: Family>() {
         let ks = F::kernels();
         assert!(ks.len() <= MAX_KERNELS, "{}: {} kernels", F::NAME, ks.len());
+        let unpacked = <F::Params as Params>::DEFAULT.lhs_stride().is_some();
+        assert_eq!(unpacked, core::mem::size_of::<F::Lhs>() > 1, "{}: LHS element", F::NAME);
         for (i, a) in ks.iter().enumerate() {
             assert!(ks[i + 1..].iter().all(|b| b.name() != a.name()), "{} twice", a.name());
-            assert_eq!(a.m_step() % a.packing().mr, 0, "{}", a.name());
-            assert_eq!(a.n_step() % a.packing().nr, 0, "{}", a.name());
+            let s = a.shape();
+            assert_eq!(s.lhs.is_packed(), !unpacked, "{}", a.name());
+            assert!(a.requires().contains(a.tier().features()), "{}", a.name());
+            // Steps are whole tiles at the largest vector length too.
+            let (ms, ns, mr, nr) = (s.m_step.max(), s.n_step.max(), s.mr.max(), s.nr.max());
+            assert!(ms % mr == 0 && ns % nr == 0, "{}: steps", a.name());
+            assert!(mr <= crate::packing::MAX_TILE && nr <= crate::packing::MAX_TILE, "{}", a.name());
             assert!(a.name().contains(F::NAME.split('_').next().unwrap_or("")), "{}", a.name());
-            // Every packing has a scalar kernel, so any packed buffer runs on any CPU.
-            assert!(ks.iter().any(|s| s.tier() == Tier::Scalar && s.packing() == a.packing()), "{}", a.name());
+            if a.tier() == Tier::Scalar {
+                assert!(s.is_fixed() && a.requires() == crate::cpu::FeatureSet::EMPTY, "{}", a.name());
+            }
+            // Every fixed packing has a scalar kernel, so any packed buffer runs on any CPU.
+            if s.is_fixed() {
+                let p = a.packing_on(&crate::CpuFeatures::NONE).unwrap();
+                assert!(
+                    ks.iter().any(|b| b.tier() == Tier::Scalar
+                        && b.shape().lhs == s.lhs
+                        && b.shape().rhs == s.rhs
+                        && b.packing_on(&crate::CpuFeatures::NONE) == Some(p)),
+                    "{}",
+                    a.name()
+                );
+            }
         }
+        // The preferred packing has a portable kernel (`select` never fails).
+        let cpu = crate::CpuFeatures::NONE;
+        let k = select_for::<F>(&cpu, 1, &F::PREFERRED_RHS).expect("a scalar kernel of PREFERRED_RHS");
+        assert_eq!(k.tier(), Tier::Scalar);
+        assert!(select_for::<F>(&cpu, 16, &F::PREFERRED_RHS).is_some());
     }
 
     #[test]
@@ -79,5 +110,9 @@ mod tests {
         check_catalogue::<qsi8d32p_qai4c32p::Qsi8d32pQai4c32p>();
         check_catalogue::<f16_qsi8d32p_qai4c32p::F16Qsi8d32pQai4c32p>();
         check_catalogue::<qai8dxp_qsu2cxp::Qai8dxpQsu2cxp>();
+        check_catalogue::<crate::f32_f32_f32p::F32F32F32p>();
+        check_catalogue::<crate::f16_f16_f16p::F16F16F16p>();
+        check_catalogue::<crate::f32_bf16p_bf16p::F32Bf16pBf16p>();
+        check_catalogue::<crate::f16_bf16p_bf16p::F16Bf16pBf16p>();
     }
 }

@@ -2,9 +2,12 @@
 
 use core::fmt;
 
-use crate::cpu::{CpuFeatures, Feature};
+use crate::cpu::{CpuFeatures, Feature, FeatureSet};
 
-/// ISA tier of a kernel.
+/// ISA tier of a kernel: the instruction set its inner loop is written in. A kernel's
+/// requirements are its tier's features plus any it adds
+/// ([`Descriptor::requires`](crate::matmul::Descriptor::requires)). Tiers are ordered from the
+/// most portable to the fastest; [`select`](crate::matmul::select_from) prefers later ones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
@@ -26,7 +29,23 @@ pub enum Tier {
 }
 
 impl Tier {
-    /// The CPU feature the tier needs, `None` for the scalar tier.
+    /// Every tier, in order (the loops over tiers in the tests, the bare-metal image and the CI
+    /// scripts take this list, through [`Tier::name`]).
+    pub const ALL: [Tier; 6] = [Tier::Scalar, Tier::Neon, Tier::Dotprod, Tier::I8mm, Tier::Fp16, Tier::Bf16];
+
+    /// The features every kernel of the tier needs (NEON and the tier's own; none for scalar).
+    pub const fn features(self) -> FeatureSet {
+        match self {
+            Tier::Scalar => FeatureSet::EMPTY,
+            Tier::Neon => FeatureSet::of(&[Feature::Neon]),
+            Tier::Dotprod => FeatureSet::of(&[Feature::Neon, Feature::Dotprod]),
+            Tier::I8mm => FeatureSet::of(&[Feature::Neon, Feature::I8mm]),
+            Tier::Fp16 => FeatureSet::of(&[Feature::Neon, Feature::Fp16]),
+            Tier::Bf16 => FeatureSet::of(&[Feature::Neon, Feature::Bf16]),
+        }
+    }
+
+    /// The tier's own feature (what distinguishes it), `None` for the scalar tier.
     pub const fn required_feature(self) -> Option<Feature> {
         match self {
             Tier::Scalar => None,
@@ -38,13 +57,10 @@ impl Tier {
         }
     }
 
-    /// Whether kernels of this tier may run on `cpu` (the SIMD tiers also need NEON).
+    /// Whether kernels of this tier may run on `cpu` (the tier's features; a kernel may need
+    /// more).
     pub const fn is_available(self, cpu: &CpuFeatures) -> bool {
-        match self.required_feature() {
-            None => true,
-            Some(Feature::Neon) => cpu.has(Feature::Neon),
-            Some(f) => cpu.has(Feature::Neon) && cpu.has(f),
-        }
+        cpu.features().contains(self.features())
     }
 
     /// Lower-case name (`"scalar"`, `"neon"`, `"dotprod"`, `"i8mm"`, `"fp16"`, `"bf16"`).
@@ -57,6 +73,11 @@ impl Tier {
             Tier::Fp16 => "fp16",
             Tier::Bf16 => "bf16",
         }
+    }
+
+    /// The tier named `name` ([`Tier::name`]).
+    pub fn from_name(name: &str) -> Option<Tier> {
+        Tier::ALL.into_iter().find(|t| t.name() == name)
     }
 }
 

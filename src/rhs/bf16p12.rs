@@ -7,18 +7,18 @@ use half::f16;
 
 use crate::element::Element;
 use crate::error::Result;
-use crate::float::RhsFormat;
+use crate::packing::{RhsFormat, RhsPacking};
 use crate::float::arith::bf16_rne;
 use crate::rhs::float::{FloatSource, check_pack, put};
 
 /// Tiles of 12 columns, f32 biases (KleidiAI `bf16p12x4biasf32`).
-pub const BF16P12_B32: RhsFormat = RhsFormat { name: "bf16p12_b32", nr: 12, kr: 4, value_size: 2, bias_size: 4 };
+pub const BF16P12_B32: RhsPacking = RhsPacking::float(RhsFormat::Bf16pB32, 12, 4);
 /// Tiles of 12 columns, f16 biases (KleidiAI `bf16p12x4biasf16`).
-pub const BF16P12_B16: RhsFormat = RhsFormat { name: "bf16p12_b16", nr: 12, kr: 4, value_size: 2, bias_size: 2 };
+pub const BF16P12_B16: RhsPacking = RhsPacking::float(RhsFormat::Bf16pB16, 12, 4);
 
 /// Packs f32 or f16 weights (any [`Element`]) with f32 biases into [`BF16P12_B32`]
 /// (KleidiAI `rhs_quant_pack_kxn_bf16p12x4biasf32_f32_neon`, `rhs_pack_kxn_bf16p12x4biasf32_f16_neon`;
-/// either input layout). `out` holds at least `BF16P12_B32.packed_size(n, k)` bytes.
+/// either input layout). `out` holds at least `BF16P12_B32.packed_size(n, k, 0)` bytes.
 ///
 /// Values are rounded to bf16 to nearest even (f16 widened exactly first); the depths from `k`
 /// to `roundup(k, 4)` repeat depth 0 of their column (as KleidiAI does; the LHS is zero there);
@@ -42,7 +42,7 @@ pub fn pack_b16(n: usize, k: usize, src: &FloatSource<'_, f16>, bias: Option<&[f
 }
 
 fn pack_bf16<T: Element, B: Element>(
-    format: &RhsFormat,
+    format: &RhsPacking,
     n: usize,
     k: usize,
     src: &FloatSource<'_, T>,
@@ -52,7 +52,7 @@ fn pack_bf16<T: Element, B: Element>(
     let size = check_pack(format, n, k, src, bias, out)?;
     let out = &mut out[..size];
     let nr = format.nr;
-    let ts = format.tile_stride(k)?;
+    let ts = format.tile_stride(k, 0)?;
     for (t, tile) in out.chunks_exact_mut(ts).enumerate() {
         let (head, data) = tile.split_at_mut(nr * B::SIZE);
         for cc in 0..nr {

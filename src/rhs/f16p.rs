@@ -4,15 +4,15 @@
 use half::f16;
 
 use crate::error::Result;
-use crate::float::RhsFormat;
+use crate::packing::{RhsFormat, RhsPacking};
 use crate::rhs::float::{FloatSource, pack_copy};
 
 /// Tiles of 32 columns (KleidiAI `x16p32x1b`, the 6x32 kernels).
-pub const F16P32: RhsFormat = RhsFormat { name: "f16p32", nr: 32, kr: 1, value_size: 2, bias_size: 2 };
+pub const F16P32: RhsPacking = RhsPacking::float(RhsFormat::F16p, 32, 1);
 /// Tiles of 16 columns (KleidiAI `f16p16x1biasf16`, the 6x16 kernel).
-pub const F16P16: RhsFormat = RhsFormat { name: "f16p16", nr: 16, kr: 1, value_size: 2, bias_size: 2 };
+pub const F16P16: RhsPacking = RhsPacking::float(RhsFormat::F16p, 16, 1);
 
-/// Packs `n` columns of depth `k` into `out` (at least `format.packed_size(n, k)` bytes), for
+/// Packs `n` columns of depth `k` into `out` (at least `format.packed_size(n, k, 0)` bytes), for
 /// [`F16P32`] or [`F16P16`] (KleidiAI `rhs_pack_kxn_x16p32x1b_x16_x16_neon`,
 /// `rhs_pack_nxk_x16p32x1bx16_x16_x16_neon`, `rhs_pack_kxn_f16p16x1biasf16_f16_f16_neon`, with
 /// either input layout).
@@ -21,7 +21,7 @@ pub const F16P16: RhsFormat = RhsFormat { name: "f16p16", nr: 16, kr: 1, value_s
 /// their bias slots are written 0 (KleidiAI's NxK packer leaves a register's leftover in the
 /// padding values, float.md §3.2).
 pub fn pack(
-    format: &RhsFormat,
+    format: &RhsPacking,
     n: usize,
     k: usize,
     src: &FloatSource<'_, f16>,

@@ -1,8 +1,8 @@
 //! Raw float weights and the shared copy packer of the float formats (float.md §3).
 
 use crate::element::Element;
-use crate::error::{Buffer, Error, Param, Result, Stride};
-use crate::float::RhsFormat;
+use crate::error::{Buffer, Dim, Error, Param, Result, Stride};
+use crate::packing::{MAX_TILE, RhsPacking};
 use crate::rhs::{Layout, check_nk};
 
 /// Raw f32 or f16 weights of an `n x k` matrix (`B[k][n]` in float.md's terms).
@@ -58,27 +58,54 @@ impl<'a, T: Element> FloatSource<'a, T> {
     }
 }
 
+/// Bytes of one tile of a float format: `nr * (bias_size + roundup(k, kr) * value_size)`
+/// (float.md §3); `k >= 1`, `nr` in `1..=MAX_TILE`, `kr` 1 or 4, `sr` 1.
+pub(crate) fn tile_stride(p: &RhsPacking, k: usize) -> Result<usize> {
+    let Some((value, bias)) = p.format.float_sizes() else {
+        return Err(Error::Unsupported { param: Param::Kr, value: p.kr });
+    };
+    if k == 0 {
+        return Err(Error::ZeroDim { dim: Dim::K });
+    }
+    if p.nr == 0 || p.nr > MAX_TILE {
+        return Err(Error::Unsupported { param: Param::Nr, value: p.nr });
+    }
+    if p.sr != 1 {
+        return Err(Error::Unsupported { param: Param::Sr, value: p.sr });
+    }
+    let kr_ok = if value == 4 || p.format == crate::packing::RhsFormat::F16p { p.kr == 1 } else { p.kr == 4 };
+    if !kr_ok {
+        return Err(Error::Unsupported { param: Param::Kr, value: p.kr });
+    }
+    k.div_ceil(p.kr)
+        .checked_mul(p.kr * value)
+        .and_then(|v| v.checked_add(bias))
+        .and_then(|v| v.checked_mul(p.nr))
+        .ok_or(Error::SizeOverflow)
+}
+
 /// The common checks of a float RHS packer: `n, k >= 1`, the source, a bias of at least `n`
 /// values, the format's sizes against `out`. Returns the packed size.
 pub(crate) fn check_pack<T: Element, B: Element>(
-    format: &RhsFormat,
+    format: &RhsPacking,
     n: usize,
     k: usize,
     src: &FloatSource<'_, T>,
     bias: Option<&[B]>,
     out: &[u8],
 ) -> Result<usize> {
-    if format.nr == 0 || format.nr > 64 {
+    if format.nr == 0 || format.nr > MAX_TILE {
         return Err(Error::Unsupported { param: Param::Nr, value: format.nr });
     }
     check_nk(n, k)?;
+    format.tile_stride(k, 0)?;
     src.check(n, k)?;
     if let Some(b) = bias
         && b.len() < n
     {
         return Err(Error::BufferTooShort { buffer: Buffer::Bias, given: b.len(), needed: n });
     }
-    let size = format.packed_size(n, k)?;
+    let size = format.packed_size(n, k, 0)?;
     if out.len() < size {
         return Err(Error::BufferTooShort { buffer: Buffer::RhsPacked, given: out.len(), needed: size });
     }
@@ -95,20 +122,20 @@ pub(crate) fn put<T: Element>(out: &mut [u8], at: usize, v: T) {
 /// Packs a `kr = 1` copy format (`f32p16`, `f32p8`, `f16p32`, `f16p16`, float.md §3.1):
 /// biases and values copied bit for bit, padding columns and their bias slots 0.
 pub(crate) fn pack_copy<T: Element>(
-    format: &RhsFormat,
+    format: &RhsPacking,
     n: usize,
     k: usize,
     src: &FloatSource<'_, T>,
     bias: Option<&[T]>,
     out: &mut [u8],
 ) -> Result<()> {
-    if format.kr != 1 || format.value_size != T::SIZE || format.bias_size != T::SIZE {
+    if format.kr != 1 || format.format.float_sizes() != Some((T::SIZE, T::SIZE)) {
         return Err(Error::Unsupported { param: Param::Kr, value: format.kr });
     }
     let size = check_pack(format, n, k, src, bias, out)?;
     let out = &mut out[..size];
     let nr = format.nr;
-    let ts = format.tile_stride(k)?;
+    let ts = format.tile_stride(k, 0)?;
     for (t, tile) in out.chunks_exact_mut(ts).enumerate() {
         let (head, data) = tile.split_at_mut(nr * T::SIZE);
         for cc in 0..nr {

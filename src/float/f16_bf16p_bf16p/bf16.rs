@@ -3,15 +3,15 @@
 //! (widened exactly with `FCVTL`), the clamp in f32 with the f32 bounds and the result rounded
 //! to f16 with `FCVTN` (float.md §6.2, §7).
 
-use super::Kernel;
+use super::Descriptor;
 
 /// This tier's kernels, best first.
 #[cfg(target_arch = "aarch64")]
-pub const KERNELS: &[&Kernel] = &[&BF16_8X12];
+pub const KERNELS: &[&Descriptor] = &[&BF16_8X12];
 
 /// This tier's kernels: none on this architecture.
 #[cfg(not(target_arch = "aarch64"))]
-pub const KERNELS: &[&Kernel] = &[];
+pub const KERNELS: &[&Descriptor] = &[];
 
 #[cfg(target_arch = "aarch64")]
 pub use aarch64::*;
@@ -20,19 +20,17 @@ pub use aarch64::*;
 mod aarch64 {
     use half::f16;
 
-    use super::Kernel;
+    use super::Descriptor;
+    use crate::float::f16_bf16p_bf16p::{PACKING_8X12, kernel};
     use crate::float::f32_bf16p_bf16p::bf16::{mmla_entry, mmla_tiles};
-    use crate::lhs::bf16p::BF16P8X4;
     use crate::matmul::Tier;
-    use crate::rhs::bf16p12::BF16P12_B16;
 
     /// `BFMMLA` kernel, 8 rows x 12 columns per step.
-    pub static BF16_8X12: Kernel = Kernel::new(
+    pub static BF16_8X12: Descriptor = kernel(
         "matmul_clamp_f16_bf16p8x4_bf16p12x4b_8x12_neon_mmla",
         Tier::Bf16,
         (8, 12),
-        Some(BF16P8X4),
-        BF16P12_B16,
+        PACKING_8X12,
         mmla_8x12_unchecked,
     );
 

@@ -5,14 +5,14 @@
 use half::f16;
 
 use crate::float::f32_bf16p_bf16p::scalar::{Bf16Op, bf16_unchecked};
-use crate::float::{FloatArgs, Tiles};
+use crate::matmul::{Packing, TileStrides, UncheckedArgs};
 
 /// The scalar kernel of `f16_bf16p_bf16p` (any tile).
 ///
 /// # Safety
 ///
 /// See [`bf16_unchecked`] (f16 biases).
-pub(crate) unsafe fn matmul_unchecked(t: &Tiles, a: &FloatArgs<u8, f16>) {
+pub(crate) unsafe fn matmul_unchecked(p: &Packing, a: &UncheckedArgs<f16>, s: &TileStrides) {
     // SAFETY: forwarded.
-    unsafe { bf16_unchecked::<f16, f16>(t, a, Bf16Op::Mmla) }
+    unsafe { bf16_unchecked::<f16, f16>(p, a, s, Bf16Op::Mmla) }
 }

@@ -5,7 +5,7 @@
 //! become ±infinity) and the clamp runs in f16. See `float::fma` (crate-private) for the
 //! registers and the tile driver; the bits are the scalar tier's (float.md §5, §7).
 
-use super::Kernel;
+use super::Descriptor;
 
 crate::float::fma::fma_tier! {
     elem: half::f16, lanes_n: 8,
@@ -19,6 +19,6 @@ crate::float::fma::fma_tier! {
             "dup v6.8h, v6.h[0]", "dup v7.8h, v7.h[0]",
         ],
     },
-    wide: (FP16_6X32, "matmul_clamp_f16_f16_f16p32x1b_6x32_neon_mla", Fp16, crate::rhs::f16p::F16P32),
-    narrow: (FP16_6X16, "matmul_clamp_f16_f16_f16p16x1biasf16_6x16x8_neon_mla", Fp16, crate::rhs::f16p::F16P16),
+    wide: (FP16_6X32, "matmul_clamp_f16_f16_f16p32x1b_6x32_neon_mla", Fp16, crate::float::f16_f16_f16p::PACKING_1X32),
+    narrow: (FP16_6X16, "matmul_clamp_f16_f16_f16p16x1biasf16_6x16x8_neon_mla", Fp16, crate::float::f16_f16_f16p::PACKING_1X16),
 }

@@ -7,14 +7,14 @@ use half::f16;
 
 use crate::float::arith::fma_f16;
 use crate::float::f32_f32_f32p::scalar::fma_unchecked;
-use crate::float::{FloatArgs, Tiles};
+use crate::matmul::{LhsStride, Packing, TileStrides, UncheckedArgs};
 
 /// The scalar kernel of `f16_f16_f16p` (any `kr = 1` f16 format).
 ///
 /// # Safety
 ///
 /// See [`fma_unchecked`].
-pub(crate) unsafe fn matmul_unchecked(t: &Tiles, a: &FloatArgs<f16, f16>) {
+pub(crate) unsafe fn matmul_unchecked(p: &Packing, a: &UncheckedArgs<f16, LhsStride>, s: &TileStrides) {
     // SAFETY: forwarded.
-    unsafe { fma_unchecked(t, a, fma_f16) }
+    unsafe { fma_unchecked(p, a, s, fma_f16) }
 }

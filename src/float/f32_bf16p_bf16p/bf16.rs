@@ -37,15 +37,15 @@
 //! 0.650 with the whole 8-row tile; the BFDOT 1x36 kernel of KleidiAI runs 0.341); m = 2,
 //! 0.102; m = 3, 0.116; m = 5, 0.109; m = 16 and 128, 0.0813 (f16 output: +0.0002).
 
-use super::Kernel;
+use super::Descriptor;
 
 /// This tier's kernels, best first.
 #[cfg(target_arch = "aarch64")]
-pub const KERNELS: &[&Kernel] = &[&BF16_8X12, &BF16_1X36];
+pub const KERNELS: &[&Descriptor] = &[&BF16_8X12, &BF16_1X36];
 
 /// This tier's kernels: none on this architecture.
 #[cfg(not(target_arch = "aarch64"))]
-pub const KERNELS: &[&Kernel] = &[];
+pub const KERNELS: &[&Descriptor] = &[];
 
 #[cfg(target_arch = "aarch64")]
 pub use aarch64::*;
@@ -313,9 +313,14 @@ macro_rules! mmla_entry {
         ///
         /// # Safety
         ///
-        /// [`FloatKernel::run_unchecked`](crate::float::FloatKernel::run_unchecked)'s contract
-        /// with `t` the tiles of a `bf16p8x4` LHS and a `bf16p12x4` RHS, and FEAT_BF16.
-        pub(crate) unsafe fn $name(t: &crate::float::Tiles, a: &crate::float::FloatArgs<u8, $out>) {
+        /// [`Kernel::run_unchecked`](crate::Kernel::run_unchecked)'s contract with `p` a
+        /// `bf16p8x4` LHS and a `bf16p12x4` RHS packing, `s` its tile strides, and FEAT_BF16.
+        pub(crate) unsafe fn $name(
+            p: &crate::Packing,
+            a: &crate::matmul::UncheckedArgs<$out>,
+            s: &crate::matmul::TileStrides,
+        ) {
+            let t = crate::float::Tiles::new(p, s);
             type TileFn = unsafe fn(*const u8, *const u8, usize, usize, *mut $out, usize, u32, u32);
             let blocks = a.k.div_ceil(4);
             let (lo, hi) = (a.clamp_min.to_bits(), a.clamp_max.to_bits());
@@ -411,29 +416,26 @@ pub(crate) use {mmla_entry, mmla_tile, mmla_tiles};
 
 #[cfg(target_arch = "aarch64")]
 mod aarch64 {
-    use super::Kernel;
-    use crate::float::{FloatArgs, Tiles};
-    use crate::lhs::bf16p::{BF16P1X4, BF16P8X4};
-    use crate::matmul::Tier;
-    use crate::rhs::bf16p12::BF16P12_B32;
+    use super::Descriptor;
+    use crate::float::Tiles;
+    use crate::float::f32_bf16p_bf16p::{PACKING_1X12, PACKING_8X12, kernel};
+    use crate::matmul::{Packing, Tier, TileStrides, UncheckedArgs};
 
     /// `BFMMLA` kernel, 8 rows x 12 columns per step.
-    pub static BF16_8X12: Kernel = Kernel::new(
+    pub static BF16_8X12: Descriptor = kernel(
         "matmul_clamp_f32_bf16p8x4_bf16p12x4b_8x12_neon_mmla",
         Tier::Bf16,
         (8, 12),
-        Some(BF16P8X4),
-        BF16P12_B32,
+        PACKING_8X12,
         mmla_8x12_unchecked,
     );
 
     /// `BFDOT` kernel, 1 row x 36 columns per step (any `m`: one row at a time).
-    pub static BF16_1X36: Kernel = Kernel::new(
+    pub static BF16_1X36: Descriptor = kernel(
         "matmul_clamp_f32_bf16p1x4_bf16p12x4b_1x36_neon_dot",
         Tier::Bf16,
         (1, 36),
-        Some(BF16P1X4),
-        BF16P12_B32,
+        PACKING_1X12,
         dot_1x36_unchecked,
     );
 
@@ -569,10 +571,11 @@ mod aarch64 {
     ///
     /// # Safety
     ///
-    /// [`FloatKernel::run_unchecked`](crate::float::FloatKernel::run_unchecked)'s contract
-    /// with `t` the tiles of a `bf16p1x4` LHS and a `bf16p12x4` RHS with f32 biases, and
+    /// [`Kernel::run_unchecked`](crate::Kernel::run_unchecked)'s contract with `p` a
+    /// `bf16p1x4` LHS and a `bf16p12x4` RHS packing with f32 biases, `s` its tile strides, and
     /// FEAT_BF16.
-    unsafe fn dot_1x36_unchecked(t: &Tiles, a: &FloatArgs<u8, f32>) {
+    unsafe fn dot_1x36_unchecked(p: &Packing, a: &UncheckedArgs<f32>, s: &TileStrides) {
+        let t = Tiles::new(p, s);
         let blocks = a.k.div_ceil(4);
         let (lo, hi) = (a.clamp_min.to_bits(), a.clamp_max.to_bits());
         for r in 0..a.m {

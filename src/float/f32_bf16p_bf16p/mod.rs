@@ -34,15 +34,26 @@
 pub mod bf16;
 pub(crate) mod scalar;
 
-use crate::lhs::bf16p::{BF16P1X4, BF16P8X4};
+#[cfg(doc)]
+use crate::lhs::bf16p::BF16P1X4;
+use crate::lhs::bf16p::BF16P8X4;
+#[cfg(doc)]
 use crate::rhs::bf16p12::BF16P12_B32;
 
 crate::float::float_family!(
-    F32Bf16pBf16p, "f32_bf16p_bf16p", lhs: u8, dst: f32, lhs_packed: true,
+    F32Bf16pBf16p, "f32_bf16p_bf16p", lhs: u8, dst: f32, params: (),
+    formats: (Bf16p, Bf16pB32), preferred_lhs: Some(BF16P8X4),
+    packings: [
+        /// [`BF16P8X4`] activations, [`BF16P12_B32`] weights: the 8x12 `BFMMLA` kernels.
+        PACKING_8X12 = (8, 12, 4),
+        /// [`BF16P1X4`] activations, [`BF16P12_B32`] weights: the 1x36 `BFDOT` kernels.
+        PACKING_1X12 = (1, 12, 4),
+    ],
+    preferred: PACKING_8X12,
     tiers: [bf16],
     scalar: [
-        (SCALAR_8X12, "matmul_clamp_f32_bf16p8x4_bf16p12x4b_8x12_scalar", (8, 12), Some(BF16P8X4), BF16P12_B32, scalar::mmla_unchecked),
-        (SCALAR_1X36, "matmul_clamp_f32_bf16p1x4_bf16p12x4b_1x36_scalar", (1, 36), Some(BF16P1X4), BF16P12_B32, scalar::dot_unchecked),
+        (SCALAR_8X12, "matmul_clamp_f32_bf16p8x4_bf16p12x4b_8x12_scalar", (8, 12), PACKING_8X12, scalar::mmla_unchecked),
+        (SCALAR_1X36, "matmul_clamp_f32_bf16p1x4_bf16p12x4b_1x36_scalar", (1, 36), PACKING_1X12, scalar::dot_unchecked),
     ],
-    preferred: (Some(BF16P8X4), BF16P12_B32),
+    fallback: SCALAR_8X12,
 );

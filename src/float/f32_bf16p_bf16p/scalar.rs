@@ -4,7 +4,8 @@
 
 use crate::element::Element;
 use crate::float::arith::{bf_dot_add, bf16_value, clamp_float};
-use crate::float::{FloatArgs, Tiles};
+use crate::float::Tiles;
+use crate::matmul::{Packing, TileStrides, UncheckedArgs};
 
 /// Reads the packed operands of one call.
 struct Operands<'a> {
@@ -55,9 +56,15 @@ pub(crate) enum Bf16Op {
 ///
 /// # Safety
 ///
-/// [`FloatKernel::run_unchecked`](crate::float::FloatKernel::run_unchecked)'s contract for a
-/// kernel with a `bf16p<t.mr>x4` LHS and a `bf16p<t.nr>x4` RHS with biases of `B`.
-pub(crate) unsafe fn bf16_unchecked<B: Element, O: Element>(t: &Tiles, a: &FloatArgs<u8, O>, op: Bf16Op) {
+/// [`Kernel::run_unchecked`](crate::Kernel::run_unchecked)'s contract for a kernel with a
+/// `bf16p<p.mr>x4` LHS and a `bf16p<p.nr>x4` RHS with biases of `B`.
+pub(crate) unsafe fn bf16_unchecked<B: Element, O: Element>(
+    p: &Packing,
+    a: &UncheckedArgs<O>,
+    s: &TileStrides,
+    op: Bf16Op,
+) {
+    let t = &Tiles::new(p, s);
     let (m, n, k) = (a.m, a.n, a.k);
     // SAFETY: the caller guarantees `ceil(m / mr)` LHS and `ceil(n / nr)` RHS tiles, readable
     // and not written during the call.
@@ -95,9 +102,9 @@ pub(crate) unsafe fn bf16_unchecked<B: Element, O: Element>(t: &Tiles, a: &Float
 /// # Safety
 ///
 /// See [`bf16_unchecked`] (f32 biases).
-pub(crate) unsafe fn mmla_unchecked(t: &Tiles, a: &FloatArgs<u8, f32>) {
+pub(crate) unsafe fn mmla_unchecked(p: &Packing, a: &UncheckedArgs<f32>, s: &TileStrides) {
     // SAFETY: forwarded.
-    unsafe { bf16_unchecked::<f32, f32>(t, a, Bf16Op::Mmla) }
+    unsafe { bf16_unchecked::<f32, f32>(p, a, s, Bf16Op::Mmla) }
 }
 
 /// The scalar `BFDOT` kernel of `f32_bf16p_bf16p` (any tile, any `m`).
@@ -105,7 +112,7 @@ pub(crate) unsafe fn mmla_unchecked(t: &Tiles, a: &FloatArgs<u8, f32>) {
 /// # Safety
 ///
 /// See [`bf16_unchecked`] (f32 biases).
-pub(crate) unsafe fn dot_unchecked(t: &Tiles, a: &FloatArgs<u8, f32>) {
+pub(crate) unsafe fn dot_unchecked(p: &Packing, a: &UncheckedArgs<f32>, s: &TileStrides) {
     // SAFETY: forwarded.
-    unsafe { bf16_unchecked::<f32, f32>(t, a, Bf16Op::Dot) }
+    unsafe { bf16_unchecked::<f32, f32>(p, a, s, Bf16Op::Dot) }
 }

@@ -27,14 +27,23 @@
 pub mod neon;
 pub(crate) mod scalar;
 
+#[cfg(doc)]
 use crate::rhs::f32p::{F32P8, F32P16};
 
 crate::float::float_family!(
-    F32F32F32p, "f32_f32_f32p", lhs: f32, dst: f32, lhs_packed: false,
+    F32F32F32p, "f32_f32_f32p", lhs: f32, dst: f32, params: crate::matmul::LhsStride,
+    formats: (F32, F32p), preferred_lhs: None,
+    packings: [
+        /// f32 rows read in place, [`F32P16`] weights (tiles of 16 columns): the 6x16 kernels.
+        PACKING_1X16 = (1, 16, 1),
+        /// f32 rows read in place, [`F32P8`] weights (tiles of 8 columns): the 6x8 kernels.
+        PACKING_1X8 = (1, 8, 1),
+    ],
+    preferred: PACKING_1X16,
     tiers: [neon],
     scalar: [
-        (SCALAR_6X16, "matmul_clamp_f32_f32_f32p16x1b_6x16_scalar", (6, 16), None, F32P16, scalar::matmul_unchecked),
-        (SCALAR_6X8, "matmul_clamp_f32_f32_f32p8x1biasf32_6x8_scalar", (6, 8), None, F32P8, scalar::matmul_unchecked),
+        (SCALAR_6X16, "matmul_clamp_f32_f32_f32p16x1b_6x16_scalar", (6, 16), PACKING_1X16, scalar::matmul_unchecked),
+        (SCALAR_6X8, "matmul_clamp_f32_f32_f32p8x1biasf32_6x8_scalar", (6, 8), PACKING_1X8, scalar::matmul_unchecked),
     ],
-    preferred: (None, F32P16),
+    fallback: SCALAR_6X16,
 );

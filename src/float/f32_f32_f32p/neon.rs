@@ -3,7 +3,7 @@
 //! 4 depths per main-loop iteration (one `LDR q` per LHS row). See `float::fma` (crate-private)
 //! for the registers and the tile driver; the bits are the scalar tier's (float.md §5, §7).
 
-use super::Kernel;
+use super::Descriptor;
 
 crate::float::fma::fma_tier! {
     elem: f32, lanes_n: 4,
@@ -12,6 +12,6 @@ crate::float::fma::fma_tier! {
         // The f32 bounds as they are.
         bounds: ["dup v6.4s, {lo:w}", "dup v7.4s, {hi:w}"],
     },
-    wide: (NEON_6X16, "matmul_clamp_f32_f32_f32p16x1b_6x16_neon_mla", Neon, crate::rhs::f32p::F32P16),
-    narrow: (NEON_6X8, "matmul_clamp_f32_f32_f32p8x1biasf32_6x8x4_neon_mla", Neon, crate::rhs::f32p::F32P8),
+    wide: (NEON_6X16, "matmul_clamp_f32_f32_f32p16x1b_6x16_neon_mla", Neon, crate::float::f32_f32_f32p::PACKING_1X16),
+    narrow: (NEON_6X8, "matmul_clamp_f32_f32_f32p8x1biasf32_6x8x4_neon_mla", Neon, crate::float::f32_f32_f32p::PACKING_1X8),
 }

@@ -5,25 +5,32 @@
 
 use crate::element::Element;
 use crate::float::arith::{clamp_float, fma_f32};
-use crate::float::{FloatArgs, Tiles};
+use crate::float::Tiles;
+use crate::matmul::{LhsStride, Packing, TileStrides, UncheckedArgs};
 
 /// The FMA kernel over element type `T` for any tile: `step(a, b, acc)` is one rounded
 /// multiply-add, and the clamp bounds are first rounded to `T` (float.md §7).
 ///
 /// # Safety
 ///
-/// [`FloatKernel::run_unchecked`](crate::float::FloatKernel::run_unchecked)'s contract for a
-/// kernel with an unpacked LHS of `T` and a `kr = 1` RHS format of `T` with `t.nr` columns per
-/// tile of `t.rhs_tile` bytes.
-pub(crate) unsafe fn fma_unchecked<T: Element>(t: &Tiles, a: &FloatArgs<T, T>, step: fn(T, T, T) -> T) {
+/// [`Kernel::run_unchecked`](crate::Kernel::run_unchecked)'s contract for a kernel with an
+/// unpacked LHS of `T` and a `kr = 1` RHS format of `T` with `p.nr` columns per tile of
+/// `s.rhs` bytes.
+pub(crate) unsafe fn fma_unchecked<T: Element>(
+    p: &Packing,
+    a: &UncheckedArgs<T, LhsStride>,
+    s: &TileStrides,
+    step: fn(T, T, T) -> T,
+) {
+    let t = Tiles::new(p, s);
     let (m, n, k, nr) = (a.m, a.n, a.k, t.nr);
     // SAFETY: the caller guarantees `ceil(n / nr)` readable RHS tiles, not written meanwhile.
     let rhs = unsafe { core::slice::from_raw_parts(a.rhs_packed, n.div_ceil(nr) * t.rhs_tile) };
     let value = |at: usize| T::from_bits32(u32::from_le_bytes(word(rhs, at, T::SIZE)));
     let (lo, hi) = (T::from_f32(a.clamp_min).to_f32(), T::from_f32(a.clamp_max).to_f32());
     for r in 0..m {
-        // SAFETY: row `r < m` holds `k` readable elements at this byte offset (caller).
-        let x = unsafe { core::slice::from_raw_parts(a.lhs.byte_add(r * a.lhs_stride_row), k) };
+        // SAFETY: row `r < m` holds `k` readable elements `r * stride` elements on (caller).
+        let x = unsafe { core::slice::from_raw_parts(a.lhs.cast::<T>().add(r * a.params.0), k) };
         for c in 0..n {
             let (tile, cc) = ((c / nr) * t.rhs_tile, c % nr);
             let mut acc = value(tile + cc * T::SIZE);
@@ -51,7 +58,7 @@ fn word(buf: &[u8], at: usize, size: usize) -> [u8; 4] {
 /// # Safety
 ///
 /// See [`fma_unchecked`].
-pub(crate) unsafe fn matmul_unchecked(t: &Tiles, a: &FloatArgs<f32, f32>) {
+pub(crate) unsafe fn matmul_unchecked(p: &Packing, a: &UncheckedArgs<f32, LhsStride>, s: &TileStrides) {
     // SAFETY: forwarded.
-    unsafe { fma_unchecked(t, a, fma_f32) }
+    unsafe { fma_unchecked(p, a, s, fma_f32) }
 }

@@ -648,25 +648,30 @@ unsafe fn blocks_of<
 /// A family's part of the NEON kernels: one K pass with its epilogue (the tile strides come
 /// from the call's [`TileStrides`], the family's single source).
 pub(crate) trait Scheme {
+    /// The family's parameters ([`Family::Params`](crate::Family::Params)), handed to every pass.
+    type Params: Copy;
+
     /// The unclamped results of rows `0..MR` and columns `p.col0 .. p.col0 + 4 * NB` of a tile.
     ///
     /// # Safety
     ///
     /// `p.lhs` and `p.rhs` are whole packed tiles (`MR` rows, `NR` columns, block depth `BD`)
     /// for `p.k` and `p.bl`; `p.col0 + 4 * NB <= NR`.
-    unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(p: Pass) -> Values<MR, NB>;
+    unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(
+        p: Pass<Self::Params>,
+    ) -> Values<MR, NB>;
 }
 
 /// One K pass of a tile: its packed LHS and RHS tiles, the pass's first column, the depth, the
-/// block length and the call's look-up table (used by the 2-bit family only).
+/// block length and the family's parameters of the call.
 #[derive(Clone, Copy)]
-pub(crate) struct Pass {
+pub(crate) struct Pass<P> {
     pub(crate) lhs: *const u8,
     pub(crate) rhs: *const u8,
     pub(crate) col0: usize,
     pub(crate) k: usize,
     pub(crate) bl: usize,
-    pub(crate) lut: [i32; 4],
+    pub(crate) params: P,
 }
 
 /// The generic micro-kernel: `MR x NR` tiles of scheme `S`, block depth `BD` (8 or 4), `NB`
@@ -688,7 +693,7 @@ pub(crate) unsafe fn matmul<
     const BD: usize,
     const NB: usize,
 >(
-    args: &UncheckedArgs<O>,
+    args: &UncheckedArgs<O, S::Params>,
     strides: &TileStrides,
 ) {
     // The caller's buffers hold tiles of these strides, so no product below overflows.
@@ -699,10 +704,10 @@ pub(crate) unsafe fn matmul<
         let rhs = args.rhs_packed.wrapping_add(nt * rts);
         for mt in 0..args.m.div_ceil(MR) {
             let rows = (args.m - mt * MR).min(MR);
-            let lhs = args.lhs_packed.wrapping_add(mt * lts);
+            let lhs = args.lhs.wrapping_add(mt * lts);
             let dst = args.dst.wrapping_byte_add(mt * MR * args.dst_stride_row).wrapping_add(nt * NR);
             for col0 in (0..cols).step_by(4 * NB) {
-                let pass = Pass { lhs, rhs, col0, k: args.k, bl: args.bl, lut: args.lut };
+                let pass = Pass { lhs, rhs, col0, k: args.k, bl: args.bl, params: args.params };
                 // SAFETY: tile `mt < ceil(m/MR)` of the LHS and `nt < ceil(n/NR)` of the RHS are
                 // readable (caller's contract) and `col0 + 4 * NB <= NR` (`NR` is a multiple of
                 // `4 * NB`, `col0 < cols <= NR`).
@@ -804,7 +809,7 @@ pub(crate) const fn supports(p: Packing) -> bool {
 /// Declares the NEON kernels of the invoking family module: per entry
 /// `(IDENT, entry_fn, "name", PACKING_X)` (named `matmul_clamp_<dst>_<name>_neon`) an `unsafe fn entry_fn` running [`matmul`] for
 /// scheme `$scheme` with the packing's `mr`, `nr`, `bd` and [`blocks_per_pass`], and a
-/// `static IDENT: Kernel` with `m_step = mr`, `n_step = nr`; then `KERNELS`, the entries in the
+/// `static IDENT: Descriptor` with `m_step = mr`, `n_step = nr`; then `KERNELS`, the entries in the
 /// order given (best first). `bl` states the block-length part of the contract.
 macro_rules! neon_kernels {
     (
@@ -825,12 +830,16 @@ macro_rules! neon_kernels {
             /// The contract of [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for this
             /// kernel: the CPU has NEON, `m, n, k >= 1`,
             #[doc = concat!($bl, ",")]
-            /// `lhs_packed`/`rhs_packed` hold `ceil(m/mr)` / `ceil(n/nr)` tiles packed with this
+            /// `lhs`/`rhs_packed` hold `ceil(m/mr)` / `ceil(n/nr)` tiles packed with this
             /// packing and `k` (whose tile strides `strides` are), `dst` is writable for `m` rows
             /// of `n` outputs at `dst_stride_row` bytes and does not overlap them,
             /// `clamp_min <= clamp_max`.
             #[target_feature(enable = "neon")]
-            pub(crate) unsafe fn $entry(args: &$crate::matmul::UncheckedArgs<fam::Dst>, strides: &$crate::matmul::TileStrides) {
+            pub(crate) unsafe fn $entry(
+                _packing: &$crate::Packing,
+                args: &$crate::matmul::UncheckedArgs<fam::Dst, fam::Params>,
+                strides: &$crate::matmul::TileStrides,
+            ) {
                 use $crate::matmul::arch::neon::{blocks_per_pass, matmul};
                 const P: $crate::Packing = fam::$p;
                 // SAFETY: forwarded from the caller's contract, for the kernel's own packing
@@ -843,12 +852,12 @@ macro_rules! neon_kernels {
             }
 
             #[doc = concat!("NEON kernel `", concat!("matmul_clamp_", $dst, "_", $name, "_neon"), "`.")]
-            pub static $ident: Kernel = fam::kernel(
+            pub static $ident: Descriptor = fam::kernel(
                 concat!("matmul_clamp_", $dst, "_", $name, "_neon"),
                 $crate::matmul::Tier::Neon,
                 (fam::$p.mr, fam::$p.nr),
                 fam::$p,
-                $crate::matmul::RawKernel::Fixed($entry),
+                $entry,
             );
         )*
     };

@@ -44,7 +44,7 @@ use crate::matmul::qai8dxp_qsi4cxp::qsi4cxp_catalogue;
 
 pub use crate::matmul::qai8dxp_qsi4cxp::{
     PACKING_1X4, PACKING_1X4_KR8, PACKING_1X8, PACKING_4X4, PACKING_4X4_KR8, PACKING_4X8, PACKING_4X8_KR8,
-    PREFERRED_RHS_PACKING,
+    PREFERRED_RHS,
 };
 
 /// Marker type of the family.

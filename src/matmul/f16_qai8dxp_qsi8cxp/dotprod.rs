@@ -2,6 +2,6 @@
 //! (every packing and tile), converting the clamped results to f16 before the stores
 //! (`FCVTN`).
 
-use super::Kernel;
+use super::Descriptor;
 
 crate::matmul::qai8dxp_qsi8cxp::dotprod::qsi8cxp_dotprod_kernels!("f16", f16_out);

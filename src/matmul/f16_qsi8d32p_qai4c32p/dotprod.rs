@@ -2,6 +2,6 @@
 //! [`qsi8d32p_qai4c32p`](crate::qsi8d32p_qai4c32p) (every packing and tile), converting the
 //! clamped results to f16 before the stores (`FCVTN`).
 
-use super::Kernel;
+use super::Descriptor;
 
 crate::matmul::qsi8d32p_qai4c32p::dotprod::qai4c32p_dotprod_kernels!("f16", f16_out);

@@ -26,7 +26,7 @@
 //!   quad per `asm!` block (8 integer + 8 f32 accumulators), so dotprod-only CPUs prefill the
 //!   weights packed for the i8mm kernels.
 
-use super::Kernel;
+use super::Descriptor;
 
 /// The dotprod kernels of the `qai8dxp x qsi4c32p` arithmetic with outputs of type `$dst`
 /// (`"f32"`, `"bf16"`), on the tile functions of [`tiles`]`::$out`: every family of this
@@ -40,7 +40,7 @@ macro_rules! qsi4c32p_dotprod_kernels {
         #[cfg(target_arch = "aarch64")]
         mod aarch64 {
             use super::super as fam;
-            use super::super::Kernel;
+            use super::super::Descriptor;
             use crate::matmul::arch::dotprod::{BlockedFamily, blocked_gemm, blocked_gemv};
             use crate::matmul::qai8dxp_qsi4c32p::{asm_layout, scalar};
 
@@ -48,7 +48,7 @@ macro_rules! qsi4c32p_dotprod_kernels {
             const FAMILY: BlockedFamily<fam::Dst> = BlockedFamily { layout: asm_layout, scalar: scalar::matmul_unchecked };
 
             use crate::matmul::qai8dxp_qsi4c32p::dotprod::tiles::$out::*;
-            use crate::matmul::{RawKernel, Tier, UncheckedArgs};
+            use crate::matmul::{Tier, UncheckedArgs};
 
             asm_catalogue! {
                 tier: Dotprod, feature: "FEAT_DotProd", dst: $dst, suffix: "_neon_dotprod" $(, also: $extra)?;

@@ -17,7 +17,7 @@
 //! `bl = 32` the RHS group is unpacked once per block and shared by the 4 LHS tiles; other block
 //! lengths reload and unpack it per tile. On `nr = 8` a call covers 4 of the 8 columns.
 
-use super::Kernel;
+use super::Descriptor;
 
 /// The i8mm kernels of the `qai8dxp x qsi4c32p` arithmetic with outputs of type `$dst`
 /// (`"f32"`, `"bf16"`), on the tile kernels of [`tiles`]`::$out`: every family of this arithmetic
@@ -30,9 +30,9 @@ macro_rules! qsi4c32p_i8mm_kernels {
         #[cfg(target_arch = "aarch64")]
         mod aarch64 {
             use super::super as fam;
-            use super::super::Kernel;
+            use super::super::Descriptor;
             use crate::matmul::qai8dxp_qsi4c32p::i8mm::tiles::$out::run;
-            use crate::matmul::{RawKernel, Tier, UncheckedArgs};
+            use crate::matmul::{Tier, UncheckedArgs};
 
             block_catalogue! {
                 run;

@@ -42,15 +42,15 @@ pub const PACKING_4X8_KR8: Packing = Packing::int4(4, 8, 8);
 
 /// The RHS packing `select` uses: `nr = 8, kr = 16, sr = 2`, shared by the GEMV (`mr = 1`) and
 /// GEMM (`mr = 4`) kernels.
-pub const PREFERRED_RHS_PACKING: Packing = PACKING_4X8;
+pub const PREFERRED_RHS: crate::RhsPacking = PACKING_4X8.rhs(crate::RhsFormat::Qsi4c32p);
 
 /// Where the asm tiers find the data in this family's packed tiles for one call (docs/formats.md,
 /// §LHS and §RHS): RHS tiles of `k / bl` blocks (data, then bf16 scales), then `rsum` and
 /// `bias`. `None` for a `bl` outside the kernels' contract.
 #[cfg(target_arch = "aarch64")]
 #[inline]
-pub(crate) fn asm_layout<O>(
-    args: &crate::UncheckedArgs<O>,
+pub(crate) fn asm_layout<O, P>(
+    args: &crate::UncheckedArgs<O, P>,
     strides: &crate::matmul::TileStrides,
     packing: &Packing,
 ) -> Option<crate::matmul::arch::asm::Layout> {
@@ -64,10 +64,11 @@ pub(crate) fn asm_layout<O>(
 /// `kr = 8` packings, which the bf16 LHS packer does not take).
 macro_rules! qsi4c32p_catalogue {
     ($fam:ident, $name:literal, $dst:ty, $dst_name:literal, $packings:ident) => {
-        qai8dxp_family_impl!($fam, $name, $dst, qsi4c32p, check_rhs_int4, per_block);
+        qai8dxp_family_impl!($fam, $name, $dst, per_block);
         subset_family_catalogue!(
             $fam,
             $dst_name,
+            (Qai8dxp, Qsi4c32p),
             $packings,
             [(SCALAR_1X4, "qai8dxp1x8_qsi4c32p4x8_1x4", PACKING_1X4), (SCALAR_1X8, "qai8dxp1x8_qsi4c32p8x8_1x8", PACKING_1X8), (SCALAR_4X4, "qai8dxp4x8_qsi4c32p4x8_4x4", PACKING_4X4), (SCALAR_4X8, "qai8dxp4x8_qsi4c32p8x8_4x8", PACKING_4X8)],
             [(SCALAR_1X4_KR8, "qai8dxp1x4_qsi4c32p4x4_1x4", PACKING_1X4_KR8), (SCALAR_1X8_KR8, "qai8dxp1x4_qsi4c32p8x4_1x8", PACKING_1X8_KR8), (SCALAR_4X4_KR8, "qai8dxp4x4_qsi4c32p4x4_4x4", PACKING_4X4_KR8), (SCALAR_4X8_KR8, "qai8dxp4x4_qsi4c32p8x4_4x8", PACKING_4X8_KR8)],

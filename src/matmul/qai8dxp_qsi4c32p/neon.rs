@@ -11,7 +11,7 @@
 //! `acc = FMLA(acc, rsum, float(offset))`, `acc = FMUL(acc, dq)`, `acc = FADD(acc, bias)`, then
 //! the shared clamp.
 
-use super::Kernel;
+use super::Descriptor;
 
 /// The NEON kernels of the `qai8dxp x qsi4c32p` arithmetic with outputs of type `$dst`
 /// (`"f32"`, `"bf16"`), on [`scheme::Bf16Blocks`]: every family of this arithmetic
@@ -28,7 +28,7 @@ macro_rules! qsi4c32p_neon_kernels {
         #[cfg(target_arch = "aarch64")]
         mod aarch64 {
             use super::super as fam;
-            use super::super::Kernel;
+            use super::super::Descriptor;
             use crate::matmul::arch::neon::neon_kernels;
             use crate::matmul::qai8dxp_qsi4c32p::neon::scheme::Bf16Blocks;
 
@@ -72,9 +72,11 @@ pub(crate) mod scheme {
     pub(crate) struct Bf16Blocks;
 
     impl Scheme for Bf16Blocks {
+        type Params = ();
+
         #[target_feature(enable = "neon")]
         #[inline]
-        unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(p: Pass) -> Values<MR, NB> {
+        unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(p: Pass<Self::Params>) -> Values<MR, NB> {
             let (lhs, rhs, col0, k, bl) = (p.lhs, p.rhs, p.col0, p.k, p.bl);
             let (blocks, rhs_block) = (k / bl, NR * (bl / 2 + 2));
             let at = |b: usize, g: usize| {

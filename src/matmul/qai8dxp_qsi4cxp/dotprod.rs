@@ -29,7 +29,7 @@
 //! The epilogue follows docs/formats.md, §Arithmetic: qai8dxp_qsi4cxp kernels step by step: `MLA` of `rsum * offset`, `SCVTF`,
 //! `s = scale16 * dq`, `FMUL`, `FADD` of the bias, `FMAX`/`FMIN` clamp.
 
-use super::Kernel;
+use super::Descriptor;
 
 /// The dotprod kernels of the `qai8dxp x qsi4cxp` arithmetic with outputs of type `$dst`
 /// (`"f32"`, `"f16"`, `"bf16"`), on the tile functions of [`tiles`]`::$out`: every family of this
@@ -43,11 +43,11 @@ macro_rules! qsi4cxp_dotprod_kernels {
         #[cfg(target_arch = "aarch64")]
         mod aarch64 {
             use super::super as fam;
-            use super::super::Kernel;
+            use super::super::Descriptor;
             use crate::matmul::arch::dotprod::{per_channel_gemm, per_channel_gemv};
             use crate::matmul::qai8dxp_qsi4cxp::asm_layout;
             use crate::matmul::qai8dxp_qsi4cxp::dotprod::tiles::$out::*;
-            use crate::matmul::{RawKernel, Tier, UncheckedArgs};
+            use crate::matmul::{Tier, UncheckedArgs};
 
             asm_catalogue! {
                 tier: Dotprod, feature: "FEAT_DotProd", dst: $dst, suffix: "_neon_dotprod";

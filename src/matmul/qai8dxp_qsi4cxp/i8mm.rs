@@ -33,7 +33,7 @@
 //! the tile kernel of the row tiles that remain (never a tile past `ceil(m / 4)`). Partial tiles
 //! are computed whole into a stack scratch tile and copied.
 
-use super::Kernel;
+use super::Descriptor;
 
 /// The i8mm kernels of the `qai8dxp x qsi4cxp` arithmetic with outputs of type `$dst`
 /// (`"f32"`, `"f16"`, `"bf16"`), on the tile kernels of [`tiles`]`::$out`: every family of this arithmetic
@@ -46,9 +46,9 @@ macro_rules! qsi4cxp_i8mm_kernels {
         #[cfg(target_arch = "aarch64")]
         mod aarch64 {
             use super::super as fam;
-            use super::super::Kernel;
+            use super::super::Descriptor;
             use crate::matmul::qai8dxp_qsi4cxp::i8mm::tiles::$out::run;
-            use crate::matmul::{RawKernel, Tier, UncheckedArgs};
+            use crate::matmul::{Tier, UncheckedArgs};
 
             asm_catalogue! {
                 tier: I8mm, feature: $feature, dst: $dst, suffix: "_neon_i8mm" $(, also: $extra)?;

@@ -15,7 +15,7 @@
 //! (32 vector registers), so a 4x8 tile runs two passes over the same LHS tile; every RHS byte
 //! is still loaded and unpacked once per tile.
 
-use super::Kernel;
+use super::Descriptor;
 
 /// The NEON kernels of the `qai8dxp x qsi4cxp` arithmetic with outputs of type `$dst`
 /// (`"f32"`, `"f16"`, `"bf16"`), on [`scheme::PerChannel`]: every family of this arithmetic
@@ -32,7 +32,7 @@ macro_rules! qsi4cxp_neon_kernels {
         #[cfg(target_arch = "aarch64")]
         mod aarch64 {
             use super::super as fam;
-            use super::super::Kernel;
+            use super::super::Descriptor;
             use crate::matmul::arch::neon::neon_kernels;
             use crate::matmul::qai8dxp_qsi4cxp::neon::scheme::PerChannel;
 
@@ -73,9 +73,11 @@ pub(crate) mod scheme {
     pub(crate) struct PerChannel;
 
     impl Scheme for PerChannel {
+        type Params = ();
+
         #[target_feature(enable = "neon")]
         #[inline]
-        unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(p: Pass) -> Values<MR, NB> {
+        unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(p: Pass<Self::Params>) -> Values<MR, NB> {
             let (lhs, rhs, col0, k) = (p.lhs, p.rhs, p.col0, p.k);
             let groups = k.div_ceil(GROUP);
             let at = |g: usize| {

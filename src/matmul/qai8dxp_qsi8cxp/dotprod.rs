@@ -22,7 +22,7 @@
 //! `FMAX`/`FMIN` clamp (the per-channel epilogue macros of `matmul::arch::dotprod`, shared with
 //! `qai8dxp_qsi4cxp`).
 
-use super::Kernel;
+use super::Descriptor;
 
 /// The dotprod kernels of the `qai8dxp x qsi8cxp` arithmetic with outputs of type `$dst`
 /// (`"f32"`, `"f16"`), on the tile functions of [`tiles`]`::$out`: every family of this
@@ -35,11 +35,11 @@ macro_rules! qsi8cxp_dotprod_kernels {
         #[cfg(target_arch = "aarch64")]
         mod aarch64 {
             use super::super as fam;
-            use super::super::Kernel;
+            use super::super::Descriptor;
             use crate::matmul::arch::dotprod::{per_channel_gemm, per_channel_gemv};
             use crate::matmul::qai8dxp_qsi8cxp::asm_layout;
             use crate::matmul::qai8dxp_qsi8cxp::dotprod::tiles::$out::*;
-            use crate::matmul::{RawKernel, Tier, UncheckedArgs};
+            use crate::matmul::{Tier, UncheckedArgs};
 
             asm_catalogue! {
                 tier: Dotprod, feature: "FEAT_DotProd", dst: $dst, suffix: "_neon_dotprod" $(, also: $extra)?;

@@ -18,7 +18,7 @@
 //! 2x2 blocks into rows, the per-channel output math, clamp, stores) is shared with
 //! `qai8dxp_qsi4cxp` (`matmul::arch::i8mm`).
 
-use super::Kernel;
+use super::Descriptor;
 
 /// The i8mm kernels of the `qai8dxp x qsi8cxp` arithmetic with outputs of type `$dst`
 /// (`"f32"`, `"f16"`), on the tile kernels of [`tiles`]`::$out`: every family of this arithmetic
@@ -31,9 +31,9 @@ macro_rules! qsi8cxp_i8mm_kernels {
         #[cfg(target_arch = "aarch64")]
         mod aarch64 {
             use super::super as fam;
-            use super::super::Kernel;
+            use super::super::Descriptor;
             use crate::matmul::qai8dxp_qsi8cxp::i8mm::tiles::$out::run;
-            use crate::matmul::{RawKernel, Tier, UncheckedArgs};
+            use crate::matmul::{Tier, UncheckedArgs};
 
             asm_catalogue! {
                 tier: I8mm, feature: $feature, dst: $dst, suffix: "_neon_i8mm" $(, also: $extra)?;

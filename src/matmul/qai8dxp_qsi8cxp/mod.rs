@@ -58,15 +58,15 @@ pub const PACKING_4X4: Packing = Packing::int8(4, 4, 8);
 
 /// The RHS packing `select` uses: `nr = 4, kr = 8, sr = 1`, shared by the decode (`mr = 1`)
 /// and prefill (`mr = 4`) kernels of every tier, so one packed weight matrix serves both.
-pub const PREFERRED_RHS_PACKING: Packing = PACKING_4X4;
+pub const PREFERRED_RHS: crate::RhsPacking = PACKING_4X4.rhs(crate::RhsFormat::Qsi8cxp);
 
 /// Where the asm tiers find the data in this family's packed tiles for one call (docs/formats.md,
 /// §LHS and §RHS `qsi8cxp`): `Kp` data bytes per LHS row, RHS tiles of `nr * Kp` data bytes,
 /// then `rsum`, `scale` and `bias`.
 #[cfg(target_arch = "aarch64")]
 #[inline]
-pub(crate) fn asm_layout<O>(
-    args: &crate::UncheckedArgs<O>,
+pub(crate) fn asm_layout<O, P>(
+    args: &crate::UncheckedArgs<O, P>,
     strides: &crate::matmul::TileStrides,
     packing: &Packing,
 ) -> crate::matmul::arch::asm::Layout {
@@ -79,17 +79,17 @@ pub(crate) fn asm_layout<O>(
 /// the arithmetic declares itself with this one table.
 macro_rules! qsi8cxp_catalogue {
     ($fam:ident, $name:literal, $dst:ty, $dst_name:literal) => {
-        qai8dxp_family_impl!($fam, $name, $dst, qsi8cxp, check_rhs_int8, per_channel);
+        qai8dxp_family_impl!($fam, $name, $dst, per_channel);
         family_catalogue!(
             $fam,
             dst: $dst_name,
+            formats: (Qai8dxp, Qsi8cxp),
             scalar: [
                 (SCALAR_1X4, "qai8dxp1x8_qsi8cxp4x8_1x4", PACKING_1X4),
                 (SCALAR_4X4, "qai8dxp4x8_qsi8cxp4x8_4x4", PACKING_4X4),
                 (SCALAR_1X4_KR4, "qai8dxp1x4_qsi8cxp4x4_1x4", PACKING_1X4_KR4),
                 (SCALAR_4X4_KR4, "qai8dxp4x4_qsi8cxp4x4_4x4", PACKING_4X4_KR4),
             ],
-            preferred: PREFERRED_RHS_PACKING,
             fallback: SCALAR_4X4,
         );
     };

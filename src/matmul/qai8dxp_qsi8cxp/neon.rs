@@ -9,7 +9,7 @@
 //! (`MLA`), `f = SCVTF(iacc)`, `s = FMUL(scale, dq)`, `out = FADD(FMUL(f, s), bias)`, then the
 //! shared clamp `FMIN(FMAX(out, min), max)`.
 
-use super::Kernel;
+use super::Descriptor;
 
 /// The NEON kernels of the `qai8dxp x qsi8cxp` arithmetic with outputs of type `$dst`
 /// (`"f32"`, `"f16"`), on [`scheme::PerChannelInt8`]: every family of this arithmetic
@@ -21,7 +21,7 @@ macro_rules! qsi8cxp_neon_kernels {
         #[cfg(target_arch = "aarch64")]
         mod aarch64 {
             use super::super as fam;
-            use super::super::Kernel;
+            use super::super::Descriptor;
             use crate::matmul::arch::neon::neon_kernels;
             use crate::matmul::qai8dxp_qsi8cxp::neon::scheme::PerChannelInt8;
 
@@ -51,9 +51,11 @@ pub(crate) mod scheme {
     pub(crate) struct PerChannelInt8;
 
     impl Scheme for PerChannelInt8 {
+        type Params = ();
+
         #[target_feature(enable = "neon")]
         #[inline]
-        unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(p: Pass) -> Values<MR, NB> {
+        unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(p: Pass<Self::Params>) -> Values<MR, NB> {
             let kp = p.k.div_ceil(32) * 32;
             // SAFETY: the `Kp / BD` chunks of whole tiles (caller's contract), from the pass's
             // first column (`BD` bytes per column in a chunk).

@@ -21,18 +21,18 @@
 //! scaling order, KleidiAI's: GEMV `f * (scale * dq)`, GEMM `(f * scale) * dq`; `FADD` of the
 //! bias, `FMAX`/`FMIN` clamp. Bit-identical to the scalar tier.
 
-use super::Kernel;
+use super::Descriptor;
 
 tier_module!(Dotprod, DOTPROD_1X16, DOTPROD_1X4, DOTPROD_16X4);
 
 #[cfg(target_arch = "aarch64")]
 mod aarch64 {
     use super::super as fam;
-    use super::super::Kernel;
+    use super::super::Descriptor;
     use super::tiles::f32_out::*;
     use crate::matmul::arch::dotprod::{per_channel_gemm, per_channel_gemv};
     use crate::matmul::qai8dxp_qsu2cxp::asm_layout;
-    use crate::matmul::{RawKernel, Tier, UncheckedArgs};
+    use crate::matmul::{Tier, UncheckedArgs};
 
     asm_catalogue! {
         tier: Dotprod, feature: "FEAT_DotProd", dst: "f32", suffix: "_neon_dotprod";
@@ -201,7 +201,7 @@ mod tiles {
                         gemm_epilogue!(then_dq; f32, $([$l, $x01, $x23, [$a0, $a1, $a2, $a3]]),+),
                         $($l = inout(reg) t.lhs[$i] => _,)+
                         rhs = inout(reg) t.rhs => _,
-                        tab = in(reg) t.table,
+                        tab = in(reg) t.consts,
                         x = inout(reg) t.extras => _,
                         xs = in(reg) t.extras_step,
                         g = inout(reg) t.groups => _,
@@ -220,7 +220,7 @@ mod tiles {
         use super::*;
 
         gemv_tile! { tile_1x4(t), "`1 x 4` (one RHS tile)",
-            rhs: [rhs = t.rhs, tab = t.table],
+            rhs: [rhs = t.rhs, tab = t.consts],
             init: tables!("28", "29", "30"), zero: ["20", "21"],
             group: concat!(lhs32!(), group2!(rhs, ["2", "3", "8", "4", "5", "6", "7"], "20", "21")),
             fold: "add v20.4s, v20.4s, v21.4s\n",
@@ -232,7 +232,7 @@ mod tiles {
         gemv_tile! { tile_1x16(t), "`1 x 16` (4 consecutive RHS tiles sharing the LHS loads)",
             rhs: [r0 = t.rhs, r1 = t.rhs.wrapping_add(t.rhs_stride),
                   r2 = t.rhs.wrapping_add(2 * t.rhs_stride), r3 = t.rhs.wrapping_add(3 * t.rhs_stride),
-                  tab = t.table],
+                  tab = t.consts],
             init: tables!("28", "29", "30"), zero: ["20", "21", "22", "23", "24", "25", "26", "27"],
             group: concat!(
                 lhs32!(),

@@ -19,16 +19,16 @@
 //! `matmul::arch::i8mm`, with this family's GEMM scaling order `(f * scale) * dq` (KleidiAI's
 //! `8x4` kernel's), bit-identical to the scalar tier.
 
-use super::Kernel;
+use super::Descriptor;
 
 tier_module!(I8mm, I8MM_16X4, I8MM_8X4, I8MM_4X4);
 
 #[cfg(target_arch = "aarch64")]
 mod aarch64 {
     use super::super as fam;
-    use super::super::Kernel;
+    use super::super::Descriptor;
     use super::tiles::f32_out::run;
-    use crate::matmul::{RawKernel, Tier, UncheckedArgs};
+    use crate::matmul::{Tier, UncheckedArgs};
 
     asm_catalogue! {
         tier: I8mm, feature: "FEAT_I8MM", dst: "f32", suffix: "_neon_i8mm";
@@ -146,7 +146,7 @@ pub(crate) mod tiles {
                                         [$($c23),+], [("v25", "v26", "v27")], ["v24"]),)+
                             $($a = inout(reg) t.lhs[$i] => _,)+
                             b = inout(reg) t.rhs => _,
-                            tab = in(reg) t.table,
+                            tab = in(reg) t.consts,
                             e = inout(reg) t.extras => _,
                             es = in(reg) t.extras_step,
                             d = inout(reg) t.out => _,
@@ -190,7 +190,12 @@ pub(crate) mod tiles {
         /// [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for `packing` (the family's
         /// [`PACKING_4X4`](fam::PACKING_4X4)), `strides` its tile strides.
         #[inline(always)]
-        pub(crate) unsafe fn run(args: &UncheckedArgs<f32>, strides: &TileStrides, packing: &Packing, tiles: usize) {
+        pub(crate) unsafe fn run(
+            args: &UncheckedArgs<f32, crate::matmul::Lut>,
+            strides: &TileStrides,
+            packing: &Packing,
+            tiles: usize,
+        ) {
             let layout = fam::asm_layout(args, strides, packing);
             // SAFETY: forwarded from the caller; the layout is the family's for this `k`, packing
             // and table, which the kernels read; each computes the 4 columns of one RHS tile.

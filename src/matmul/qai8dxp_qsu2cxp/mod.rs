@@ -83,21 +83,37 @@ pub const PACKING_4X4: Packing = Packing::int8(4, 4, 4);
 
 /// The RHS packing `select` uses: `nr = 4, kr = 4, sr = 1`, the only one of the format, shared
 /// by the GEMV (`mr = 1`) and GEMM (`mr = 4`) kernels.
-pub const PREFERRED_RHS_PACKING: Packing = PACKING_4X4;
+pub const PREFERRED_RHS: crate::RhsPacking = PACKING_4X4.rhs(crate::RhsFormat::Qsu2cxp);
 
 /// The packed layout of a call for the asm tiers: per-channel, 2-bit codes, with the `TBL`
 /// tables of the call's look-up table.
 #[cfg(target_arch = "aarch64")]
 pub(crate) fn asm_layout<O>(
-    args: &crate::UncheckedArgs<O>,
+    args: &crate::UncheckedArgs<O, crate::matmul::Lut>,
     strides: &crate::matmul::TileStrides,
     packing: &Packing,
 ) -> crate::matmul::arch::asm::Layout {
-    crate::matmul::arch::asm::Layout::per_channel(args, strides, packing, 2).with_lut(&args.lut)
+    crate::matmul::arch::asm::Layout::per_channel(args, strides, packing, 2).with_consts(tbl_tables(&args.params))
 }
 
-/// A kernel of this family.
+/// The look-up table as the asm tiers' two 16-byte `TBL` tables of int8 (the 32 bytes of
+/// [`Layout::consts`](crate::matmul::arch::asm::Layout)): `t[i] = lut[i & 3]` and
+/// `t[16 + i] = lut[i >> 2]` for a 4-bit index `i` holding two codes, each entry narrowed to
+/// int8 as the kernels use it.
+#[cfg(target_arch = "aarch64")]
+fn tbl_tables(lut: &crate::matmul::Lut) -> [u8; 32] {
+    let mut t = [0u8; 32];
+    for i in 0..16 {
+        t[i] = lut.0[i & 3] as u8;
+        t[16 + i] = lut.0[i >> 2] as u8;
+    }
+    t
+}
+
+/// A kernel of this family, resolved for a CPU.
 pub type Kernel = crate::matmul::Kernel<Qai8dxpQsu2cxp>;
+/// A catalogue entry of this family.
+pub type Descriptor = crate::matmul::Descriptor<Qai8dxpQsu2cxp>;
 
 impl crate::matmul::sealed::Sealed for Qai8dxpQsu2cxp {}
 
@@ -105,33 +121,24 @@ impl crate::Family for Qai8dxpQsu2cxp {
     const NAME: &'static str = "qai8dxp_qsu2cxp";
     const BLOCKED: bool = false;
     const K_MULTIPLE: usize = 32;
-    const TAKES_LUT: bool = true;
+    type Lhs = u8;
     type Dst = f32;
+    type Params = crate::matmul::Lut;
+    const PREFERRED_RHS: crate::RhsPacking = PREFERRED_RHS;
 
-    fn kernels() -> &'static [&'static Kernel] {
+    fn kernels() -> &'static [&'static Descriptor] {
         KERNELS
-    }
-
-    fn lhs_tile_stride(k: usize, _bl: usize, packing: &Packing) -> crate::Result<usize> {
-        packing.check_lhs()?;
-        crate::rhs::qsu2cxp::check_depth(k)?;
-        crate::lhs::qai8dxp::tile_stride(k, packing.mr)
-    }
-
-    fn rhs_tile_stride(k: usize, _bl: usize, packing: &Packing) -> crate::Result<usize> {
-        crate::rhs::qsu2cxp::check_packing(packing)?;
-        crate::rhs::qsu2cxp::tile_stride(k, packing.nr)
     }
 }
 
 family_catalogue!(
     Qai8dxpQsu2cxp,
     dst: "f32",
+    formats: (Qai8dxp, Qsu2cxp),
     scalar: [
         (SCALAR_4X4, "qai8dxp4x4_qsu2cxp4x4bf32sf32_4x4", PACKING_4X4),
         (SCALAR_1X4, "qai8dxp1x4_qsu2cxp4x4bf32sf32_1x4", PACKING_1X4),
     ],
-    preferred: PREFERRED_RHS_PACKING,
     fallback: SCALAR_4X4,
 );
 

@@ -15,14 +15,14 @@
 //! GEMM packing (`mr = 4`): `out = FADD(FMUL(FMUL(f, scale), dq), bias)` (KleidiAI's two
 //! orders); then the shared clamp `FMIN(FMAX(out, min), max)`.
 
-use super::Kernel;
+use super::Descriptor;
 
 tier_module!(Neon, NEON_4X4, NEON_1X4);
 
 #[cfg(target_arch = "aarch64")]
 mod aarch64 {
     use super::super as fam;
-    use super::super::Kernel;
+    use super::super::Descriptor;
     use super::scheme::TwoBit;
     use crate::matmul::arch::neon::neon_kernels;
 
@@ -46,15 +46,17 @@ mod scheme {
     pub(crate) struct TwoBit;
 
     impl Scheme for TwoBit {
+        type Params = crate::matmul::Lut;
+
         #[target_feature(enable = "neon")]
         #[inline]
-        unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(p: Pass) -> Values<MR, NB> {
+        unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(p: Pass<Self::Params>) -> Values<MR, NB> {
             const { assert!((MR == 1 || MR == 4) && BD == 4 && NR == 4) };
             let k = p.k;
             // The table narrowed to int8 (KleidiAI's kernels narrow it the same way), in the
             // first 4 bytes of a TBL register; the other indices never occur (codes are 0..=3).
             let mut bytes = [0i8; 16];
-            for (b, &v) in bytes.iter_mut().zip(&p.lut) {
+            for (b, &v) in bytes.iter_mut().zip(&p.params.0) {
                 *b = v as i8;
             }
             // SAFETY: a local array of 16 bytes.

@@ -27,7 +27,11 @@ use crate::matmul::{Packing, TileStrides, UncheckedArgs};
 /// for a kernel with this `packing` (valid pointers to `ceil(m/mr)` LHS tiles, `ceil(n/nr)` RHS
 /// tiles and `m` output rows of `n` elements; `m, n >= 1`; `k >= 1` a multiple of 32), and
 /// `strides` are the family's tile strides for this `k` and `packing`.
-pub(crate) unsafe fn matmul_unchecked<O: Element>(packing: &Packing, args: &UncheckedArgs<O>, strides: &TileStrides) {
+pub(crate) unsafe fn matmul_unchecked<O: Element>(
+    packing: &Packing,
+    args: &UncheckedArgs<O, crate::matmul::Lut>,
+    strides: &TileStrides,
+) {
     let Packing { mr, nr, .. } = *packing;
     let bd = packing.block_depth();
     let (m, n, k) = (args.m, args.n, args.k);
@@ -35,7 +39,7 @@ pub(crate) unsafe fn matmul_unchecked<O: Element>(packing: &Packing, args: &Unch
     // SAFETY: the caller guarantees `ceil(m/mr)` readable LHS tiles and `ceil(n/nr)` RHS tiles
     // of these strides, which nothing writes during the call.
     let (lhs, rhs) = unsafe { args.packed(packing, lts, rts) };
-    let lut = args.lut.map(|v| i32::from(v as i8));
+    let lut = args.params.0.map(|v| i32::from(v as i8));
     for r in 0..m {
         let lt = &lhs[(r / mr) * lts..(r / mr + 1) * lts];
         let slot = r % mr;

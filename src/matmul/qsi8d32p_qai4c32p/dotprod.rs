@@ -25,7 +25,7 @@
 //! * GEMM on [`PACKING_4X4`](super::PACKING_4X4): 8x4, 4x4 (up to 2 LHS tiles x the tile's
 //!   4 columns per `asm!` block). The `kr = 8` GEMM packing runs the NEON tier.
 
-use super::Kernel;
+use super::Descriptor;
 
 /// The dotprod kernels of the `qsi8d32p x qai4c32p` arithmetic with outputs of type `$dst`
 /// (`"f32"`, `"f16"`), on the tile functions of [`tiles`]`::$out`: both families of the
@@ -46,7 +46,7 @@ macro_rules! qai4c32p_dotprod_kernels {
         #[cfg(target_arch = "aarch64")]
         mod aarch64 {
             use super::super as fam;
-            use super::super::Kernel;
+            use super::super::Descriptor;
             use crate::matmul::arch::dotprod::{BlockedFamily, blocked_gemm, blocked_gemv};
             use crate::matmul::qsi8d32p_qai4c32p::{asm_layout, scalar};
 
@@ -54,7 +54,7 @@ macro_rules! qai4c32p_dotprod_kernels {
             const FAMILY: BlockedFamily<fam::Dst> = BlockedFamily { layout: asm_layout, scalar: scalar::matmul_unchecked };
 
             use crate::matmul::qsi8d32p_qai4c32p::dotprod::tiles::$out::*;
-            use crate::matmul::{RawKernel, Tier, UncheckedArgs};
+            use crate::matmul::{Tier, UncheckedArgs};
 
             asm_catalogue! {
                 tier: Dotprod, feature: "FEAT_DotProd", dst: $dst, suffix: "_neon_dotprod";

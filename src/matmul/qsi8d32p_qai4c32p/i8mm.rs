@@ -20,7 +20,7 @@
 //! With `bl = 32` the RHS group is unpacked once per block and shared by the LHS tiles; other
 //! block lengths reload and unpack it per tile.
 
-use super::Kernel;
+use super::Descriptor;
 
 /// The i8mm kernels of the `qsi8d32p x qai4c32p` arithmetic with outputs of type `$dst`
 /// (`"f32"`, `"f16"`), on the tile kernels of [`tiles`]`::$out`: both families of the arithmetic
@@ -32,9 +32,9 @@ macro_rules! qai4c32p_i8mm_kernels {
         #[cfg(target_arch = "aarch64")]
         mod aarch64 {
             use super::super as fam;
-            use super::super::Kernel;
+            use super::super::Descriptor;
             use crate::matmul::qsi8d32p_qai4c32p::i8mm::tiles::$out::run;
-            use crate::matmul::{RawKernel, Tier, UncheckedArgs};
+            use crate::matmul::{Tier, UncheckedArgs};
 
             asm_catalogue! {
                 tier: I8mm, feature: "FEAT_I8MM", dst: $dst, suffix: "_neon_i8mm";

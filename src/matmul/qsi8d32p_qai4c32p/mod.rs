@@ -63,7 +63,7 @@ pub const PACKING_4X4_KR8: Packing = Packing::int4(4, 4, 8);
 
 /// The RHS packing `select` uses: `nr = 4, kr = 16, sr = 2`, shared by the GEMV (`mr = 1`) and
 /// GEMM (`mr = 4`) kernels.
-pub const PREFERRED_RHS_PACKING: Packing = PACKING_4X4;
+pub const PREFERRED_RHS: crate::RhsPacking = PACKING_4X4.rhs(crate::RhsFormat::Qai4c32p);
 
 /// Where the asm tiers find the data in this family's packed tiles for one call (docs/formats.md,
 /// §LHS `qsi8d32pscalef32` and §RHS `qai4c32p`): per block, LHS tiles hold the `mr * bl` data
@@ -72,8 +72,8 @@ pub const PREFERRED_RHS_PACKING: Packing = PACKING_4X4;
 /// `bl` outside the kernels' contract.
 #[cfg(target_arch = "aarch64")]
 #[inline]
-pub(crate) fn asm_layout<O>(
-    args: &crate::UncheckedArgs<O>,
+pub(crate) fn asm_layout<O, P>(
+    args: &crate::UncheckedArgs<O, P>,
     strides: &crate::matmul::TileStrides,
     packing: &Packing,
 ) -> Option<crate::matmul::arch::asm::Layout> {
@@ -90,41 +90,36 @@ pub(crate) fn asm_layout<O>(
 /// arithmetic declare themselves with this one table.
 macro_rules! qai4c32p_catalogue {
     ($fam:ident, $name:literal, $dst:ty, $dst_name:literal) => {
-        /// A kernel of this family.
+        /// A kernel of this family, resolved for a CPU.
         pub type Kernel = $crate::matmul::Kernel<$fam>;
+        /// A catalogue entry of this family.
+        pub type Descriptor = $crate::matmul::Descriptor<$fam>;
 
         impl $crate::matmul::sealed::Sealed for $fam {}
 
         impl $crate::Family for $fam {
             const NAME: &'static str = $name;
             const BLOCKED: bool = true;
+            type Lhs = u8;
             type Dst = $dst;
+            type Params = ();
+            const PREFERRED_RHS: $crate::RhsPacking = PREFERRED_RHS;
 
-            fn kernels() -> &'static [&'static Kernel] {
+            fn kernels() -> &'static [&'static Descriptor] {
                 KERNELS
-            }
-
-            fn lhs_tile_stride(k: usize, bl: usize, packing: &$crate::Packing) -> $crate::Result<usize> {
-                packing.check_lhs()?;
-                $crate::lhs::qsi8d32pscalef32::tile_stride(k, bl, packing.mr)
-            }
-
-            fn rhs_tile_stride(k: usize, bl: usize, packing: &$crate::Packing) -> $crate::Result<usize> {
-                packing.check_rhs_int4()?;
-                $crate::rhs::qai4c32p::tile_stride(k, bl, packing.nr)
             }
         }
 
         family_catalogue!(
             $fam,
             dst: $dst_name,
+            formats: (Qsi8d32pscalef32, Qai4c32p),
             scalar: [
                 (SCALAR_1X4, "qsi8d32p1x8_qai4c32p4x8_1x4", PACKING_1X4),
                 (SCALAR_4X4, "qsi8d32p4x8_qai4c32p4x8_4x4", PACKING_4X4),
                 (SCALAR_1X4_KR8, "qsi8d32p1x4_qai4c32p4x4_1x4", PACKING_1X4_KR8),
                 (SCALAR_4X4_KR8, "qsi8d32p4x4_qai4c32p4x4_4x4", PACKING_4X4_KR8),
             ],
-            preferred: PREFERRED_RHS_PACKING,
             fallback: SCALAR_4X4,
         );
     };

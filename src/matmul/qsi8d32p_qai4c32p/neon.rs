@@ -14,7 +14,7 @@
 //! `acc = FMLA(acc, SCVTF(S_b << 4), FMUL(scale16, lhs scale))`; then `FADD` of the bias and the
 //! shared clamp.
 
-use super::Kernel;
+use super::Descriptor;
 
 /// The NEON kernels of the `qsi8d32p x qai4c32p` arithmetic with outputs of type `$dst`
 /// (`"f32"`, `"f16"`), on [`scheme::AsymBlocks`]: both families of this arithmetic declare their
@@ -26,7 +26,7 @@ macro_rules! qai4c32p_neon_kernels {
         #[cfg(target_arch = "aarch64")]
         mod aarch64 {
             use super::super as fam;
-            use super::super::Kernel;
+            use super::super::Descriptor;
             use crate::matmul::arch::neon::neon_kernels;
             use crate::matmul::qsi8d32p_qai4c32p::neon::scheme::AsymBlocks;
 
@@ -81,9 +81,11 @@ pub(crate) mod scheme {
     pub(crate) struct AsymBlocks;
 
     impl Scheme for AsymBlocks {
+        type Params = ();
+
         #[target_feature(enable = "neon")]
         #[inline]
-        unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(p: Pass) -> Values<MR, NB> {
+        unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(p: Pass<Self::Params>) -> Values<MR, NB> {
             let (lhs, rhs, col0, k, bl) = (p.lhs, p.rhs, p.col0, p.k, p.bl);
             let (blocks, lhs_block, rhs_block) = (k / bl, MR * (bl + 8), NR * (bl / 2 + 8));
             let at = |b: usize, g: usize| {

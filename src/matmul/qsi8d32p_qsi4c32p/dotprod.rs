@@ -26,7 +26,7 @@
 //!   [`PACKING_4X8`](super::PACKING_4X8) (8x8, 4x8): up to 2 LHS tiles (8 rows) x one column
 //!   quad per `asm!` block.
 
-use super::Kernel;
+use super::Descriptor;
 
 tier_module!(
     Dotprod,
@@ -46,9 +46,9 @@ tier_module!(
 #[cfg(target_arch = "aarch64")]
 mod aarch64 {
     use super::super as fam;
-    use super::super::{Kernel, asm_layout, scalar};
+    use super::super::{Descriptor, asm_layout, scalar};
     use crate::matmul::arch::dotprod::{BlockedFamily, Tile, blocked_gemm, blocked_gemv};
-    use crate::matmul::{RawKernel, Tier, UncheckedArgs};
+    use crate::matmul::{Tier, UncheckedArgs};
 
     /// The family as the shared drivers see it.
     const FAMILY: BlockedFamily<fam::Dst> = BlockedFamily { layout: asm_layout, scalar: scalar::matmul_unchecked };

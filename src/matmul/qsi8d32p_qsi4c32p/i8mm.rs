@@ -18,15 +18,15 @@
 //! the 4 LHS tiles; other block lengths reload and unpack it per tile. On `nr = 8` a call covers
 //! 4 of the 8 columns.
 
-use super::Kernel;
+use super::Descriptor;
 
 tier_module!(I8mm, I8MM_16X4, I8MM_8X4, I8MM_4X4, I8MM_16X8, I8MM_8X8, I8MM_4X8);
 
 #[cfg(target_arch = "aarch64")]
 mod aarch64 {
     use super::super as fam;
-    use super::Kernel;
-    use crate::matmul::{RawKernel, Tier, UncheckedArgs};
+    use super::Descriptor;
+    use crate::matmul::{Tier, UncheckedArgs};
 
     /// The block's 4 f16 column scales (at `{s}`, which moves to the next block) as the f32
     /// vectors `(c0, c0, c1, c1)` in v28 and `(c2, c2, c3, c3)` in v31.

@@ -13,37 +13,29 @@ pub mod i8mm;
 pub mod neon;
 pub(crate) mod scalar;
 
-use crate::error::Result;
-use crate::lhs::qsi8d32p;
 use crate::matmul::{self, Family, Packing, sealed};
-use crate::rhs::qsi4c32pscalef16;
 
 /// Marker type of the family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Qsi8d32pQsi4c32p;
 
-/// A kernel of this family.
+/// A kernel of this family, resolved for a CPU.
 pub type Kernel = matmul::Kernel<Qsi8d32pQsi4c32p>;
+/// A catalogue entry of this family.
+pub type Descriptor = matmul::Descriptor<Qsi8d32pQsi4c32p>;
 
 impl sealed::Sealed for Qsi8d32pQsi4c32p {}
 
 impl Family for Qsi8d32pQsi4c32p {
     const NAME: &'static str = "qsi8d32p_qsi4c32p";
     const BLOCKED: bool = true;
+    type Lhs = u8;
     type Dst = f32;
+    type Params = ();
+    const PREFERRED_RHS: crate::RhsPacking = PREFERRED_RHS;
 
-    fn kernels() -> &'static [&'static Kernel] {
+    fn kernels() -> &'static [&'static Descriptor] {
         KERNELS
-    }
-
-    fn lhs_tile_stride(k: usize, bl: usize, packing: &Packing) -> Result<usize> {
-        packing.check_lhs()?;
-        qsi8d32p::tile_stride(k, bl, packing.mr)
-    }
-
-    fn rhs_tile_stride(k: usize, bl: usize, packing: &Packing) -> Result<usize> {
-        packing.check_rhs_int4()?;
-        qsi4c32pscalef16::tile_stride(k, bl, packing.nr)
     }
 }
 
@@ -62,7 +54,7 @@ pub const PACKING_4X4_KR8: Packing = Packing::int4(4, 4, 8);
 
 /// The RHS packing `select` uses: `nr = 4, kr = 16, sr = 2`, KleidiAI's layout, shared by the
 /// GEMV and GEMM kernels.
-pub const PREFERRED_RHS_PACKING: Packing = PACKING_4X4;
+pub const PREFERRED_RHS: crate::RhsPacking = PACKING_4X4.rhs(crate::RhsFormat::Qsi4c32pscalef16);
 
 /// Where the asm tiers find the data in this family's packed tiles for one call (docs/formats.md,
 /// §LHS and §RHS): per block, LHS tiles hold the `mr` f16 row scales, then the data (`mr * bl`
@@ -70,8 +62,8 @@ pub const PREFERRED_RHS_PACKING: Packing = PACKING_4X4;
 /// extras. `None` for a `bl` outside the kernels' contract.
 #[cfg(target_arch = "aarch64")]
 #[inline]
-pub(crate) fn asm_layout<O>(
-    args: &crate::UncheckedArgs<O>,
+pub(crate) fn asm_layout<O, P>(
+    args: &crate::UncheckedArgs<O, P>,
     strides: &crate::matmul::TileStrides,
     packing: &Packing,
 ) -> Option<crate::matmul::arch::asm::Layout> {
@@ -90,6 +82,7 @@ macro_rules! q4_0_catalogue {
         family_catalogue!(
             $fam,
             dst: $dst,
+            formats: (Qsi8d32p, Qsi4c32pscalef16),
             scalar: [
                 (SCALAR_1X4, "qsi8d32p1x8_qsi4c32p4x8_1x4", PACKING_1X4),
                 (SCALAR_4X4, "qsi8d32p4x8_qsi4c32p4x8_4x4", PACKING_4X4),
@@ -98,7 +91,6 @@ macro_rules! q4_0_catalogue {
                 (SCALAR_1X4_KR8, "qsi8d32p1x4_qsi4c32p4x4_1x4", PACKING_1X4_KR8),
                 (SCALAR_4X4_KR8, "qsi8d32p4x4_qsi4c32p4x4_4x4", PACKING_4X4_KR8),
             ],
-            preferred: PREFERRED_RHS_PACKING,
             fallback: SCALAR_4X4,
         );
     };

@@ -15,7 +15,7 @@
 //! `acc = FMLA(acc, SCVTF(S_b), s)` per block from `+0.0`; then the shared clamp. No bias, no
 //! zero-point term.
 
-use super::Kernel;
+use super::Descriptor;
 
 /// The NEON kernels of the `qsi8d32p x qsi4c32p` arithmetic with outputs of type `$dst`
 /// (`"f32"`), on [`scheme::F16Blocks`]: every family of this arithmetic
@@ -27,7 +27,7 @@ macro_rules! q4_0_neon_kernels {
         #[cfg(target_arch = "aarch64")]
         mod aarch64 {
             use super::super as fam;
-            use super::super::Kernel;
+            use super::super::Descriptor;
             use crate::matmul::arch::neon::neon_kernels;
             use crate::matmul::qsi8d32p_qsi4c32p::neon::scheme::F16Blocks;
 
@@ -85,9 +85,11 @@ pub(crate) mod scheme {
     pub(crate) struct F16Blocks;
 
     impl Scheme for F16Blocks {
+        type Params = ();
+
         #[target_feature(enable = "neon")]
         #[inline]
-        unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(p: Pass) -> Values<MR, NB> {
+        unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(p: Pass<Self::Params>) -> Values<MR, NB> {
             let (lhs, rhs, col0, k, bl) = (p.lhs, p.rhs, p.col0, p.k, p.bl);
             let (lhs_block, rhs_block) = (MR * (bl + 2), NR * (bl / 2 + 2));
             let at = |b: usize, g: usize| {

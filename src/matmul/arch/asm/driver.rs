@@ -52,8 +52,8 @@ pub(crate) struct Tile {
     /// Clamp bounds (f32 bits).
     pub(crate) lo: u32,
     pub(crate) hi: u32,
-    /// 2-bit weights: the 32 bytes of [`Layout::table`].
-    pub(crate) table: *const u8,
+    /// The 32 bytes of the family's constants ([`Layout::consts`]).
+    pub(crate) consts: *const u8,
 }
 
 /// The asm of one output tile: the K loop plus the epilogue, storing the whole tile.
@@ -96,10 +96,10 @@ pub(crate) struct Layout {
     pub(crate) extras_at: usize,
     /// [`Tile::skip`].
     pub(crate) skip: usize,
-    /// 2-bit weights ([`Layout::with_lut`]): the call's look-up table as two 16-byte `TBL`
-    /// tables of int8, `table[i] = lut[i & 3]` and `table[16 + i] = lut[i >> 2]` for a 4-bit
-    /// index `i` holding two codes; zeros for the other families.
-    pub(crate) table: [u8; 32],
+    /// 32 bytes of constants the family derives from its parameters for the call
+    /// ([`Layout::with_consts`]; the 2-bit family's `TBL` tables of its look-up table), zeros
+    /// for the families without parameters.
+    pub(crate) consts: [u8; 32],
 }
 
 impl Layout {
@@ -107,7 +107,7 @@ impl Layout {
     /// 32-deep groups (`Kp`), RHS tiles of `nr * Kp * bits / 8` data bytes, then the per-column
     /// extras (`rsum`, `scale`, `bias`).
     #[inline]
-    pub(crate) fn per_channel<O>(args: &UncheckedArgs<O>, strides: &TileStrides, p: &Packing, bits: usize) -> Layout {
+    pub(crate) fn per_channel<O, P>(args: &UncheckedArgs<O, P>, strides: &TileStrides, p: &Packing, bits: usize) -> Layout {
         let groups = args.k.div_ceil(32);
         Layout {
             nr: p.nr,
@@ -124,18 +124,14 @@ impl Layout {
             scales_at: 0,
             extras_at: p.nr * 32 * groups * bits / 8,
             skip: 2 * p.nr,
-            table: [0; 32],
+            consts: [0; 32],
         }
     }
 
-    /// The same layout with the `TBL` tables of look-up table `lut` ([`Layout::table`]), each
-    /// entry narrowed to int8 as the kernels of the 2-bit family use it.
+    /// The same layout with the family's constants `consts` ([`Layout::consts`]).
     #[inline]
-    pub(crate) fn with_lut(mut self, lut: &[i32; 4]) -> Layout {
-        for i in 0..16 {
-            self.table[i] = lut[i & 3] as u8;
-            self.table[16 + i] = lut[i >> 2] as u8;
-        }
+    pub(crate) fn with_consts(mut self, consts: [u8; 32]) -> Layout {
+        self.consts = consts;
         self
     }
 
@@ -144,8 +140,8 @@ impl Layout {
     /// the per-column extras if the format has them. `None` unless `bl` is a multiple of 32
     /// that divides `k` (the kernels' contract; nothing runs otherwise).
     #[inline]
-    pub(crate) fn blocked<O>(
-        args: &UncheckedArgs<O>,
+    pub(crate) fn blocked<O, P>(
+        args: &UncheckedArgs<O, P>,
         strides: &TileStrides,
         p: &Packing,
         scales_first: bool,
@@ -171,7 +167,7 @@ impl Layout {
             scales_at: if scales_first { 0 } else { data },
             extras_at: blocks * block_bytes,
             skip: 2 * p.nr,
-            table: [0; 32],
+            consts: [0; 32],
         })
     }
 }
@@ -179,9 +175,9 @@ impl Layout {
 impl Tile {
     /// The arguments every tile of the call `args` in `layout` shares; the drivers set the
     /// pointers and the output per tile.
-    fn new<O: Element>(args: &UncheckedArgs<O>, layout: &Layout) -> Tile {
+    fn new<O: Element, P>(args: &UncheckedArgs<O, P>, layout: &Layout) -> Tile {
         Tile {
-            lhs: [args.lhs_packed; MAX_TILES],
+            lhs: [args.lhs; MAX_TILES],
             lhs_hi: layout.lhs_hi,
             lhs_skip: layout.lhs_skip,
             rhs: args.rhs_packed,
@@ -199,7 +195,7 @@ impl Tile {
             out_stride: args.dst_stride_row,
             lo: args.clamp_min.to_bits(),
             hi: args.clamp_max.to_bits(),
-            table: layout.table.as_ptr(),
+            consts: layout.consts.as_ptr(),
         }
     }
 }
@@ -213,8 +209,8 @@ impl Tile {
 /// The contract of [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for a packing with
 /// `mr = 1`; `layout` describes that packing and `args`; `wide` and `narrow` are tile
 /// functions of the packing whose tier the CPU has; `layout.nr * tiles <= 16`.
-pub(crate) unsafe fn gemv<O: Element>(
-    args: &UncheckedArgs<O>,
+pub(crate) unsafe fn gemv<O: Element, P>(
+    args: &UncheckedArgs<O, P>,
     layout: &Layout,
     tiles: usize,
     wide: TileFn,
@@ -233,7 +229,7 @@ pub(crate) unsafe fn gemv<O: Element>(
         t.out_stride = O::SIZE * width;
         for r in 0..args.m {
             let out = args.dst.wrapping_byte_add(r * args.dst_stride_row).wrapping_add(n0);
-            t.lhs[0] = args.lhs_packed.wrapping_add(r * layout.lhs_stride);
+            t.lhs[0] = args.lhs.wrapping_add(r * layout.lhs_stride);
             t.out = if cols < width { tmp.as_mut_ptr() } else { out }.cast();
             // SAFETY: the caller guarantees the tier and `ceil(n/nr)` RHS tiles; `f` reads row
             // `r < m` and the `width / nr` RHS tiles from `n0 / nr`: a wide step only runs
@@ -260,7 +256,7 @@ pub(crate) unsafe fn gemv<O: Element>(
 /// `mr = 4`; `layout` describes that packing and `args`; `kernels[i]` is a tile kernel of the
 /// packing whose tier the CPU has, for `i + 1` LHS tiles (`<= MAX_TILES`) and at most 8
 /// columns, a divisor of `nr`.
-pub(crate) unsafe fn gemm<O: Element>(args: &UncheckedArgs<O>, layout: &Layout, kernels: &[TileKernel]) {
+pub(crate) unsafe fn gemm<O: Element, P>(args: &UncheckedArgs<O, P>, layout: &Layout, kernels: &[TileKernel]) {
     let (m, n, nr) = (args.m, args.n, layout.nr);
     let mut scratch = [O::default(); 4 * MAX_TILES * 8];
     let mut t = Tile::new(args, layout);
@@ -271,7 +267,7 @@ pub(crate) unsafe fn gemm<O: Element>(args: &UncheckedArgs<O>, layout: &Layout, 
         let (kernel, cols) = kernels[tiles - 1];
         for (i, p) in t.lhs.iter_mut().enumerate() {
             let tile = tile0 + i.min(tiles - 1);
-            *p = args.lhs_packed.wrapping_add(tile * layout.lhs_stride + layout.lhs_data);
+            *p = args.lhs.wrapping_add(tile * layout.lhs_stride + layout.lhs_data);
         }
         let row0 = 4 * tile0;
         let rows = (4 * tiles).min(m - row0);

@@ -58,6 +58,7 @@ pub(crate) struct BlockedFamily<O> {
     /// The family's scalar kernel (for `bl > MAX_BL`).
     pub(crate) scalar: unsafe fn(&Packing, &UncheckedArgs<O>, &TileStrides),
 }
+// (The per-block families take no parameters: `UncheckedArgs<O>` is `UncheckedArgs<O, ()>`.)
 
 /// Per-block GEMV ([`gemv`]) on packing `p`: `wide[0]`/`narrow[0]` are the tile functions for
 /// `bl = 32` (one group per block), `wide[1]`/`narrow[1]` those for any `bl`.
@@ -121,11 +122,11 @@ pub(crate) unsafe fn blocked_gemm<O: Element>(
 /// packing `p` of the family whose layout `layout` gives, `strides` its tile strides; `wide`
 /// and `narrow` are tile functions of that packing, `nr * tiles <= 16`.
 #[inline(always)]
-pub(crate) unsafe fn per_channel_gemv<O: Element>(
-    args: &UncheckedArgs<O>,
+pub(crate) unsafe fn per_channel_gemv<O: Element, P>(
+    args: &UncheckedArgs<O, P>,
     strides: &TileStrides,
     p: &Packing,
-    layout: impl Fn(&UncheckedArgs<O>, &TileStrides, &Packing) -> Layout,
+    layout: impl Fn(&UncheckedArgs<O, P>, &TileStrides, &Packing) -> Layout,
     tiles: usize,
     wide: TileFn,
     narrow: TileFn,
@@ -143,11 +144,11 @@ pub(crate) unsafe fn per_channel_gemv<O: Element>(
 /// packing `p` of the family whose layout `layout` gives, `strides` its tile strides; `tiles`
 /// are that packing's tile functions for 1, 2, ... LHS tiles, `m_step <= 4 * tiles.len()`.
 #[inline(always)]
-pub(crate) unsafe fn per_channel_gemm<O: Element>(
-    args: &UncheckedArgs<O>,
+pub(crate) unsafe fn per_channel_gemm<O: Element, P>(
+    args: &UncheckedArgs<O, P>,
     strides: &TileStrides,
     p: &Packing,
-    layout: impl Fn(&UncheckedArgs<O>, &TileStrides, &Packing) -> Layout,
+    layout: impl Fn(&UncheckedArgs<O, P>, &TileStrides, &Packing) -> Layout,
     m_step: usize,
     tiles: &[TileFn],
 ) {
