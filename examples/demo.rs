@@ -319,7 +319,7 @@ fn run<F: DemoFamily>(
     let lhs = F::pack_activations(&p, m, layer.k, x)?;
     let mut dst = vec![F::Dst::default(); m * layer.n];
     let args = MatmulArgs::new(m, layer.n, layer.k).with_block_len(F::block_len());
-    kernel.run(cpu, &lhs, &rhs, &mut dst, &args)?;
+    kernel.run(&lhs, &rhs, &mut dst, &args)?;
     Ok(dst.iter().map(|v| v.to_f32()).collect())
 }
 

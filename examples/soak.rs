@@ -325,7 +325,7 @@ fn case<X: Fam>(rng: &mut Rng, cpu: &CpuFeatures, stats: &mut Stats, verbose: bo
     // The reference: the scalar kernel over the whole output.
     let canary = canary::<<X::F as Family>::Dst>();
     let mut want = vec![canary; dst_len];
-    if let Err(e) = scalar.run(cpu, &lhs, &rhs, &mut want, &args) {
+    if let Err(e) = scalar.run(&lhs, &rhs, &mut want, &args) {
         return fail(format!("{}: {e}", scalar.name()));
     }
     for r in 0..m {
@@ -357,7 +357,7 @@ fn case<X: Fam>(rng: &mut Rng, cpu: &CpuFeatures, stats: &mut Stats, verbose: bo
         let mut kcalls = u64::from(kn.tier() == Tier::Scalar);
         if kn.tier() != Tier::Scalar {
             let mut got = vec![canary; dst_len];
-            if let Err(e) = kn.run(cpu, &lhs, &rhs, &mut got, &args) {
+            if let Err(e) = kn.run(&lhs, &rhs, &mut got, &args) {
                 return fail(format!("{}: {e}", kn.name()));
             }
             kcalls += 1;
@@ -383,7 +383,7 @@ fn case<X: Fam>(rng: &mut Rng, cpu: &CpuFeatures, stats: &mut Stats, verbose: bo
                     Ok(o) => o,
                     Err(e) => return fail(format!("{}: dst_offset: {e}", kn.name())),
                 };
-                if let Err(e) = kn.run(cpu, &lhs, &rhs, &mut got[off..], &a) {
+                if let Err(e) = kn.run(&lhs, &rhs, &mut got[off..], &a) {
                     return fail(format!("{}: rectangle {:?}: {e}", kn.name(), (mw, nw)));
                 }
                 kcalls += 1;
@@ -448,7 +448,7 @@ fn float_case<F: FloatOperator>(
     let len = (m - 1) * dst_stride + n;
     let mut want = vec![canary; len];
     let dot = scalar.name().contains("1x36");
-    scalar.run(cpu, &lhs, &rhs, &mut want, &args).map_err(|e| e.to_string())?;
+    scalar.run(&lhs, &rhs, &mut want, &args).map_err(|e| e.to_string())?;
     stats.ran(scalar.name(), Tier::Scalar, 1);
     let same = |a: &[F::Dst], b: &[F::Dst]| a.iter().zip(b).all(|(x, y)| x.to_bits32() == y.to_bits32());
     let report = |what: &str, name: &str| {
@@ -465,7 +465,7 @@ fn float_case<F: FloatOperator>(
             && kn.name().contains("1x36") == dot
     }) {
         let mut got = vec![canary; len];
-        kn.run(cpu, &lhs, &rhs, &mut got, &args).map_err(|e| e.to_string())?;
+        kn.run(&lhs, &rhs, &mut got, &args).map_err(|e| e.to_string())?;
         if !same(&got, &want) {
             return Err(report("whole output", kn.name()));
         }
@@ -481,7 +481,7 @@ fn float_case<F: FloatOperator>(
                     continue;
                 }
                 let off = kn.dst_offset(mi, ni, dst_stride).map_err(|e| e.to_string())?;
-                kn.run(cpu, &lhs, &rhs, &mut grid[off..], &args.with_rect(mi, ni, mm, nn))
+                kn.run(&lhs, &rhs, &mut grid[off..], &args.with_rect(mi, ni, mm, nn))
                     .map_err(|e| e.to_string())?;
                 calls += 1;
             }

@@ -338,7 +338,7 @@ mod aarch64 {
                 // The kernels take the table the weights were packed with (2-bit family).
                 let args = MatmulArgs::new(m, n, k).with_block_len(bl).with_clamp(clamp).with_lut(raw.lut);
                 let mut want = vec![<X::F as Family>::Dst::default(); m * n];
-                scalar.run(&cpu, &lhs, &rhs, &mut want, &args).unwrap();
+                scalar.run(&lhs, &rhs, &mut want, &args).unwrap();
                 for kn in kernels.iter().filter(|kn| kn.tier() != Tier::Scalar && kn.is_available(&cpu)) {
                     // Whole output, then the grid cut at the last tile.
                     let cut = |len: usize, step: usize| (len - 1) / step * step;
@@ -357,7 +357,7 @@ mod aarch64 {
                         let a = args.with_rect(mi, ni, mm, nn);
                         let off = kn.dst_offset(mi, ni, n).unwrap();
                         let mut result = Ok(());
-                        let mut call = || result = kn.run(&cpu, &lhs, &rhs, &mut got[off..], &a);
+                        let mut call = || result = kn.run(&lhs, &rhs, &mut got[off..], &a);
                         seed += 1;
                         let frame = call_with(shim, &mut call, seed);
                         result.unwrap_or_else(|e| panic!("{}: {e}", kn.name()));

@@ -456,21 +456,21 @@ fn bad_calls_are_typed_errors() {
     f32p::pack(&F32P16, n, k, &FloatSource::nxk(&w, k), None, &mut rhs).unwrap();
     let mut dst = vec![0f32; m * n];
     let args = MatmulArgs::new(m, n, k);
-    assert!(matches!(kn.run(&cpu, &x[..m * k - 1], &rhs, &mut dst, &args), Err(Error::BufferTooShort { .. })));
-    assert!(matches!(kn.run(&cpu, &x, &rhs[..rhs.len() - 1], &mut dst, &args), Err(Error::BufferTooShort { .. })));
-    assert!(matches!(kn.run(&cpu, &x, &rhs, &mut dst[..m * n - 1], &args), Err(Error::BufferTooShort { .. })));
+    assert!(matches!(kn.run(&x[..m * k - 1], &rhs, &mut dst, &args), Err(Error::BufferTooShort { .. })));
+    assert!(matches!(kn.run(&x, &rhs[..rhs.len() - 1], &mut dst, &args), Err(Error::BufferTooShort { .. })));
+    assert!(matches!(kn.run(&x, &rhs, &mut dst[..m * n - 1], &args), Err(Error::BufferTooShort { .. })));
     assert!(matches!(
-        kn.run(&cpu, &x, &rhs, &mut dst, &args.with_lhs_stride(k - 1)),
+        kn.run(&x, &rhs, &mut dst, &args.with_lhs_stride(k - 1)),
         Err(Error::StrideTooSmall { .. })
     ));
     assert!(matches!(
-        kn.run(&cpu, &x, &rhs, &mut dst, &args.with_dst_stride(n - 1)),
+        kn.run(&x, &rhs, &mut dst, &args.with_dst_stride(n - 1)),
         Err(Error::StrideTooSmall { .. })
     ));
-    assert!(matches!(kn.run(&cpu, &x, &rhs, &mut dst, &MatmulArgs::new(m, n, 0)), Err(Error::ZeroDim { .. })));
-    assert!(matches!(kn.run(&cpu, &x, &rhs, &mut dst, &args.with_block_len(32)), Err(Error::Unsupported { .. })));
+    assert!(matches!(kn.run(&x, &rhs, &mut dst, &MatmulArgs::new(m, n, 0)), Err(Error::ZeroDim { .. })));
+    assert!(matches!(kn.run(&x, &rhs, &mut dst, &args.with_block_len(32)), Err(Error::Unsupported { .. })));
     let misaligned = args.with_rect(1, 0, 2, n);
-    assert!(matches!(kn.run(&cpu, &x, &rhs, &mut dst, &misaligned), Err(Error::MisalignedStart { .. })));
+    assert!(matches!(kn.run(&x, &rhs, &mut dst, &misaligned), Err(Error::MisalignedStart { .. })));
     // Packers.
     let mut small = vec![0u8; rhs.len() - 1];
     assert!(matches!(
@@ -532,11 +532,11 @@ fn bfdot_kernel_computes_every_row() {
     bf16p::pack(&BF16P1X4, m, k, &x, k, &mut lhs).unwrap();
     for kn in f32_bf16p_bf16p::available(&cpu).filter(|kn| kn.lhs_format() == Some(BF16P1X4)) {
         let mut all = vec![f32::NAN; m * n];
-        kn.run(&cpu, &lhs, &rhs, &mut all, &MatmulArgs::new(m, n, k)).unwrap();
+        kn.run(&lhs, &rhs, &mut all, &MatmulArgs::new(m, n, k)).unwrap();
         let row = BF16P1X4.packed_size(1, k).unwrap();
         for r in 0..m {
             let mut one = vec![f32::NAN; n];
-            kn.run(&cpu, &lhs[r * row..], &rhs, &mut one, &MatmulArgs::new(1, n, k)).unwrap();
+            kn.run(&lhs[r * row..], &rhs, &mut one, &MatmulArgs::new(1, n, k)).unwrap();
             assert_eq!(
                 one.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
                 all[r * n..][..n].iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
@@ -632,9 +632,9 @@ fn huge_strides_and_starts_are_size_overflow() {
     let kn = &f32_f32_f32p::SCALAR_6X16;
     let (x, rhs, mut dst) = (vec![0f32; 64], vec![0u8; 4096], vec![0f32; 64]);
     let huge = MatmulArgs::new(6, 1, 4).with_lhs_stride(usize::MAX / 2);
-    assert!(matches!(kn.run(&cpu, &x, &rhs, &mut dst, &huge), Err(Error::SizeOverflow)));
+    assert!(matches!(kn.run(&x, &rhs, &mut dst, &huge), Err(Error::SizeOverflow)));
     let far = MatmulArgs::new(1, 1, 4).with_rect(usize::MAX / 6 * 6, 0, 1, 1).with_lhs_stride(4);
-    assert!(matches!(kn.run(&cpu, &x, &rhs, &mut dst, &far), Err(Error::SizeOverflow)));
+    assert!(matches!(kn.run(&x, &rhs, &mut dst, &far), Err(Error::SizeOverflow)));
     assert!(matches!(F32P16.packed_size(usize::MAX, 4), Err(Error::SizeOverflow)));
     assert!(matches!(BF16P8X4.packed_size(8, usize::MAX), Err(Error::SizeOverflow)));
 }

@@ -154,7 +154,7 @@ mod linux {
                 // The kernels take the table the weights were packed with.
                 let base = MatmulArgs::new(m, n, k).with_block_len(bl).with_clamp(clamp).with_lut(raw.lut);
                 let mut want = vec![<X::F as Family>::Dst::default(); m * n];
-                scalar.run(&cpu, &lhs, &rhs, &mut want, &base).unwrap();
+                scalar.run(&lhs, &rhs, &mut want, &base).unwrap();
                 let tile = lhs.len() / m.div_ceil(p.mr);
 
                 for run in 0..places.runs() {

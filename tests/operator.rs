@@ -95,7 +95,7 @@ fn by_hand<X: Fam>(
     let mut lhs = vec![0u8; kernel.lhs_packed_size(m, k, bl).unwrap()];
     X::pack_lhs(&p, m, k, bl, 0, x, k, &mut lhs).unwrap();
     let mut out = vec![<X::F as Family>::Dst::default(); m * n];
-    kernel.run(cpu, &lhs, w, &mut out, &MatmulArgs::new(m, n, k).with_block_len(bl).with_lut(lut)).unwrap();
+    kernel.run(&lhs, w, &mut out, &MatmulArgs::new(m, n, k).with_block_len(bl).with_lut(lut)).unwrap();
     out
 }
 

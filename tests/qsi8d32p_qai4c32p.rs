@@ -155,11 +155,11 @@ mod qsi8d32p_qai4c32p {
             qsi8d32pscalef32::quantize_pack(&p, m, k, bl, 0, &x, k, &mut lhs).unwrap();
             for kernel in qgemm::qsi8d32p_qai4c32p::available(&cpu).iter().filter(|kn| kn.packing() == p) {
                 let mut all = vec![f32::NAN; m * n];
-                kernel.run(&cpu, &lhs, &rhs, &mut all, &MatmulArgs::new(m, n, k).with_block_len(bl)).unwrap();
+                kernel.run(&lhs, &rhs, &mut all, &MatmulArgs::new(m, n, k).with_block_len(bl)).unwrap();
                 for r in 0..m {
                     let one = &lhs[r * (lhs.len() / m)..(r + 1) * (lhs.len() / m)];
                     let mut row = vec![0f32; n];
-                    kernel.run(&cpu, one, &rhs, &mut row, &MatmulArgs::new(1, n, k).with_block_len(bl)).unwrap();
+                    kernel.run(one, &rhs, &mut row, &MatmulArgs::new(1, n, k).with_block_len(bl)).unwrap();
                     assert_eq!(&all[r * n..(r + 1) * n], &row[..], "{} row {r}", kernel.name());
                 }
             }

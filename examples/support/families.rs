@@ -19,7 +19,7 @@ use qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p;
 use qgemm::rhs::qsi4c32p::BlockScales;
 use qgemm::rhs::qsi8cxp::{self, Int8Source};
 use qgemm::rhs::{Int4Encoding, Int4Source, Layout, qai4c32p, qsi4c32p, qsi4c32pscalef16, qsi4cxp, qsu2cxp};
-use qgemm::{Element, Family, Packing, Result};
+use qgemm::{Element, Family, Packing, Params, Result};
 
 /// Raw RHS inputs of any family, borrowed; a family ignores the fields it does not use.
 #[derive(Clone, Copy)]
@@ -108,10 +108,28 @@ pub enum WeightStyle {
     Extremes,
 }
 
+/// The family parameters of a run on weights packed from raw inputs with look-up table
+/// `lut`: the 2-bit family's [`Lut`](qgemm::Lut) (the table its kernels apply), nothing for
+/// the other families.
+pub trait FromLut: Sized {
+    /// The parameters for table `lut`.
+    fn from_lut(lut: [i32; 4]) -> Self;
+}
+
+impl FromLut for () {
+    fn from_lut(_lut: [i32; 4]) {}
+}
+
+impl FromLut for qgemm::Lut {
+    fn from_lut(lut: [i32; 4]) -> qgemm::Lut {
+        qgemm::Lut(lut)
+    }
+}
+
 /// A family the soak and the guard tests can pack and run.
 pub trait Fam {
     /// The qgemm family marker.
-    type F: Family;
+    type F: Family<Lhs = u8, Params: FromLut>;
     /// The activation element type of the family's LHS packer.
     type Src: Element;
 
@@ -669,7 +687,8 @@ fn draw_lut(next: &mut dyn FnMut() -> u64) -> [i32; 4] {
 /// `LUTS[i % 4]`, every fourth case keeps its drawn one, so any three consecutive cases cover
 /// the default and two other tables. The other families keep the default.
 pub fn cycle_lut<X: Fam>(raw: &mut RhsOwned, i: usize) {
-    if <X::F as Family>::TAKES_LUT && i % 4 < LUTS.len() {
+    let takes_lut = <<X::F as Family>::Params as FromLut>::from_lut(LUTS[1]) != <X::F as Family>::Params::DEFAULT;
+    if takes_lut && i % 4 < LUTS.len() {
         raw.lut = LUTS[i % 4];
     }
 }
@@ -761,9 +780,15 @@ pub fn depth<X: Fam>(k: usize) -> usize {
 pub fn packings<X: Fam>() -> Vec<Packing> {
     let mut v: Vec<Packing> = Vec::new();
     for k in <X::F as Family>::kernels() {
-        if !v.contains(&k.packing()) {
-            v.push(k.packing());
+        let p = k.packing_on(&qgemm::CpuFeatures::NONE).expect("a fixed shape");
+        if !v.contains(&p) {
+            v.push(p);
         }
     }
     v
+}
+
+/// The run arguments of family `F` with the parameters of table `lut` ([`FromLut`]).
+pub fn args_with_lut<F: Family<Params: FromLut>>(args: qgemm::MatmulArgs<F::Params>, lut: [i32; 4]) -> qgemm::MatmulArgs<F::Params> {
+    args.with_params(<F::Params as FromLut>::from_lut(lut))
 }

@@ -485,7 +485,7 @@ impl<'a> Encoder<'a> {
         self.head_pack.resize(fmt.packed_size(l, HEAD_DIM).expect("size"), 0);
         f32p::pack(&fmt, l, HEAD_DIM, &keys, None, &mut self.head_pack).expect("pack K");
         let args = MatmulArgs::new(l, l, HEAD_DIM).with_lhs_stride(HIDDEN);
-        kernel.run(&self.cpu, &q[o..], &self.head_pack, scores, &args).expect("Q K^T");
+        kernel.run(&q[o..], &self.head_pack, scores, &args).expect("Q K^T");
         let scale = 1.0 / (HEAD_DIM as f32).sqrt();
         for row in scores.chunks_exact_mut(l) {
             row.iter_mut().for_each(|s| *s *= scale);

@@ -173,8 +173,8 @@ macro_rules! f16_family_tests {
                 let rhs = case.bytes(&pj["rhs_packed"]["file"]);
                 let kernel = common::suite::scalar_kernel::<Fx>(&p);
                 let args = qgemm::MatmulArgs::new(m, n, k);
-                let ours = common::run_guarded(kernel, &ours, &rhs, &args);
-                let theirs = common::run_guarded(kernel, &theirs, &rhs, &args);
+                let ours = common::run_guarded(&kernel, &ours, &rhs, &args);
+                let theirs = common::run_guarded(&kernel, &theirs, &rhs, &args);
                 let (mut err_ours, mut err_theirs) = (0f64, 0f64);
                 for r in 0..m {
                     let exact: Vec<f64> = (0..n)

@@ -13,7 +13,10 @@ pub mod rhs;
 use std::path::{Path, PathBuf};
 
 use qgemm::rhs::Layout;
-use qgemm::{CpuFeatures, Element, Family, Kernel, MatmulArgs, Tier};
+use qgemm::{CpuFeatures, Element, Family, Kernel, MatmulArgs, Packing, Tier};
+
+/// The run arguments of family `F` (its parameters included).
+pub type Args<F> = MatmulArgs<<F as Family>::Params>;
 use serde_json::Value;
 
 /// The CPU the tests run on, as the library detects it.
@@ -237,14 +240,10 @@ pub fn assert_bits_eq<T: Element>(got: &[T], want: &[T], what: &str) {
 
 /// Runs `kernel` over the whole `m x n` output into a canary-guarded buffer with a padded row
 /// stride, checks that nothing outside the rectangle changed, and returns the dense result.
-pub fn run_guarded<F: Family>(
-    kernel: &Kernel<F>,
-    lhs_packed: &[u8],
-    rhs_packed: &[u8],
-    args: &MatmulArgs,
-) -> Vec<F::Dst>
+pub fn run_guarded<F: Family>(kernel: &Kernel<F>, lhs_packed: &[F::Lhs], rhs_packed: &[u8], args: &Args<F>) -> Vec<F::Dst>
 where
     F::Dst: Bits,
+    F::Lhs: Canaried,
 {
     let (m, n) = (args.m, args.n);
     let stride = n + 3;
@@ -252,16 +251,17 @@ where
     let mut dst = Canary::new((m - 1) * stride + n, fill);
     // The packed operands sit between canaries too: a kernel must not write them (and a read
     // past them would see the canary bytes, which would change the result).
-    let mut lhs = Canary::new(lhs_packed.len(), 0xa5u8);
+    let mut lhs = Canary::new(lhs_packed.len(), F::Lhs::canary_fill());
     lhs.inner().copy_from_slice(lhs_packed);
     let mut rhs = Canary::new(rhs_packed.len(), 0x5au8);
     rhs.inner().copy_from_slice(rhs_packed);
     let a = args.with_dst_stride(stride);
-    kernel.run(&cpu(), lhs.get(), rhs.get(), dst.inner(), &a).unwrap_or_else(|e| panic!("{}: {e}", kernel.name()));
+    kernel.run(lhs.get(), rhs.get(), dst.inner(), &a).unwrap_or_else(|e| panic!("{}: {e}", kernel.name()));
     dst.check(kernel.name());
     lhs.check(kernel.name());
     rhs.check(kernel.name());
-    assert!(lhs.get() == lhs_packed && rhs.get() == rhs_packed, "{}: wrote a packed operand", kernel.name());
+    let same = lhs.get().iter().zip(lhs_packed).all(|(a, b)| a.same(b));
+    assert!(same && rhs.get() == rhs_packed, "{}: wrote a packed operand", kernel.name());
     let full = dst.get();
     let mut out = Vec::with_capacity(m * n);
     for r in 0..m {
@@ -281,9 +281,9 @@ where
 /// a threaded caller splits work; returns the dense result.
 pub fn run_split<F: Family>(
     kernel: &Kernel<F>,
-    lhs_packed: &[u8],
+    lhs_packed: &[F::Lhs],
     rhs_packed: &[u8],
-    args: &MatmulArgs,
+    args: &Args<F>,
     m_cut: usize,
     n_cut: usize,
 ) -> Vec<F::Dst>
@@ -301,7 +301,7 @@ where
             }
             let off = kernel.dst_offset(m_idx, n_idx, n).unwrap();
             let a = args.with_rect(m_idx, n_idx, mm, nn).with_dst_stride(n);
-            kernel.run(&cpu(), lhs_packed, rhs_packed, &mut dst.inner()[off..], &a).unwrap();
+            kernel.run(lhs_packed, rhs_packed, &mut dst.inner()[off..], &a).unwrap();
         }
     }
     dst.check(kernel.name());
@@ -312,15 +312,22 @@ where
 #[derive(Default)]
 pub struct TierReport {
     pub ran: Vec<&'static str>,
-    /// Kernels the CPU cannot run: name, tier, and the feature it lacks.
-    pub skipped: Vec<(&'static str, Tier, qgemm::Feature)>,
+    /// Kernels the CPU cannot run: name, tier, and why (the feature it lacks).
+    pub skipped: Vec<(&'static str, Tier, String)>,
 }
 
 impl TierReport {
-    /// Records a kernel the CPU cannot run (once).
-    pub fn skip(&mut self, name: &'static str, tier: Tier, need: qgemm::Feature) {
+    /// Records a kernel the CPU cannot run (once), with the error its resolution gave.
+    pub fn skip(&mut self, name: &'static str, tier: Tier, why: qgemm::Error) {
         if !self.skipped.iter().any(|(n, _, _)| *n == name) {
-            self.skipped.push((name, tier, need));
+            self.skipped.push((name, tier, why.to_string()));
+        }
+    }
+
+    /// Records a kernel that ran (once).
+    pub fn ran(&mut self, name: &'static str) {
+        if !self.ran.contains(&name) {
+            self.ran.push(name);
         }
     }
 
@@ -328,8 +335,8 @@ impl TierReport {
     /// names was skipped ([`required_tiers`]).
     pub fn print(&self, what: &str) {
         println!("{what}: ran {} kernels", self.ran.len());
-        for (name, _, need) in &self.skipped {
-            println!("  skipped {name}: CPU lacks {need}");
+        for (name, _, why) in &self.skipped {
+            println!("  skipped {name}: {why}");
         }
         let required = required_tiers();
         let missed: Vec<_> = self.skipped.iter().filter(|(_, t, _)| required.contains(t)).collect();
@@ -353,10 +360,7 @@ pub fn required_tiers() -> Vec<Tier> {
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(|name| {
-            [Tier::Scalar, Tier::Neon, Tier::Dotprod, Tier::I8mm, Tier::Fp16, Tier::Bf16]
-                .into_iter()
-                .find(|t| t.name() == name)
-                .unwrap_or_else(|| panic!("QGEMM_REQUIRE_TIERS: unknown tier {name:?}"))
+            Tier::from_name(name).unwrap_or_else(|| panic!("QGEMM_REQUIRE_TIERS: unknown tier {name:?}"))
         })
         .collect()
 }
@@ -365,31 +369,90 @@ pub fn required_tiers() -> Vec<Tier> {
 /// (when the CPU has its tier) on the same packed operands as the scalar kernel of that
 /// packing and requires identical bits, in one call and split into sub-rectangles.
 pub fn check_tiers_against_scalar<F: Family>(
-    packing: &qgemm::Packing,
-    lhs_packed: &[u8],
+    packing: &Packing,
+    lhs_packed: &[F::Lhs],
     rhs_packed: &[u8],
-    args: &MatmulArgs,
+    args: &Args<F>,
     report: &mut TierReport,
 ) where
     F::Dst: Bits,
+    F::Lhs: Canaried,
 {
-    let cpu = cpu();
-    let scalar = F::kernels()
-        .iter()
-        .find(|k| k.tier() == Tier::Scalar && k.packing() == *packing)
-        .unwrap_or_else(|| panic!("no scalar kernel for {packing:?}"));
-    let want = run_guarded(*scalar, lhs_packed, rhs_packed, args);
-    for k in F::kernels().iter().filter(|k| k.packing() == *packing && k.tier() != Tier::Scalar) {
-        if let Some(need) = k.missing_feature(&cpu) {
-            report.skip(k.name(), k.tier(), need);
-            continue;
-        }
+    let want = run_guarded(&scalar_of::<F>(packing), lhs_packed, rhs_packed, args);
+    for k in kernels_of::<F>(packing, report).into_iter().filter(|k| k.tier() != Tier::Scalar) {
         let what = format!("{} m={} n={} k={}", k.name(), args.m, args.n, args.k);
-        assert_bits_eq(&run_guarded(*k, lhs_packed, rhs_packed, args), &want, &what);
+        assert_bits_eq(&run_guarded(&k, lhs_packed, rhs_packed, args), &want, &what);
         let (mc, nc) = (args.m / 2, args.n / 2);
-        assert_bits_eq(&run_split(*k, lhs_packed, rhs_packed, args, mc, nc), &want, &format!("{what} split"));
-        if !report.ran.contains(&k.name()) {
-            report.ran.push(k.name());
+        assert_bits_eq(&run_split(&k, lhs_packed, rhs_packed, args, mc, nc), &want, &format!("{what} split"));
+        report.ran(k.name());
+    }
+}
+
+/// Every feature and a 512-bit streaming vector length: for resolving descriptors to query their
+/// sizes and offsets (which do not depend on the CPU), never to run them.
+pub fn any_cpu() -> CpuFeatures {
+    let all = qgemm::Feature::ALL.iter().fold(CpuFeatures::NONE, |c, &f| {
+        // SAFETY: kernels resolved with this set are only asked for sizes and offsets, never
+        // run (every caller's contract).
+        unsafe { c.with(f) }
+    });
+    // SAFETY: as above.
+    unsafe { all.with_svl(64) }.unwrap()
+}
+
+/// A descriptor resolved for [`any_cpu`]: for its steps, packing and size queries, never to run.
+pub fn info<F: Family>(d: &'static qgemm::Descriptor<F>) -> Kernel<F> {
+    d.resolve(&any_cpu()).unwrap()
+}
+
+/// The packing of a descriptor of fixed shape (every catalogue kernel's, resolved on no CPU).
+pub fn packing_of_desc<F: Family>(d: &qgemm::Descriptor<F>) -> Packing {
+    d.packing_on(&CpuFeatures::NONE).unwrap_or_else(|| panic!("{}: not a fixed shape", d.name()))
+}
+
+/// The scalar kernel of family `F` with `packing`.
+pub fn scalar_of<F: Family>(packing: &Packing) -> Kernel<F> {
+    F::kernels()
+        .iter()
+        .find(|d| d.tier() == Tier::Scalar && d.packing_on(&CpuFeatures::NONE) == Some(*packing))
+        .unwrap_or_else(|| panic!("no scalar kernel for {packing:?}"))
+        .resolve(&CpuFeatures::NONE)
+        .unwrap()
+}
+
+/// The kernels of family `F` with `packing` that this CPU runs (resolved); the others are
+/// recorded as skipped in `report`.
+pub fn kernels_of<F: Family>(packing: &Packing, report: &mut TierReport) -> Vec<Kernel<F>> {
+    let cpu = cpu();
+    let mut out = Vec::new();
+    for d in F::kernels().iter().filter(|d| d.packing_on(&CpuFeatures::NONE) == Some(*packing)) {
+        match d.resolve(&cpu) {
+            Ok(k) => out.push(k),
+            Err(e) => report.skip(d.name(), d.tier(), e),
         }
+    }
+    out
+}
+
+/// Canary fill values of the LHS element types.
+pub trait Canaried: Bits {
+    fn canary_fill() -> Self;
+}
+
+impl Canaried for u8 {
+    fn canary_fill() -> u8 {
+        0xa5
+    }
+}
+
+impl Canaried for f32 {
+    fn canary_fill() -> f32 {
+        f32::from_bits(0x7fa5_a5a5)
+    }
+}
+
+impl Canaried for half::f16 {
+    fn canary_fill() -> half::f16 {
+        half::f16::from_bits(0x7da5)
     }
 }

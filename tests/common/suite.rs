@@ -5,6 +5,9 @@
 
 use qgemm::error::{Buffer, Dim, Param, Stride};
 use qgemm::{Clamp, CpuFeatures, Element, Error, Family, Feature, Kernel, MatmulArgs, Packing, Result, Tier};
+
+/// The run arguments of fixture `X`'s family.
+pub type XArgs<X> = Args<<X as Fixture>::F>;
 use serde_json::Value;
 
 use super::*;
@@ -12,7 +15,7 @@ use super::*;
 /// What the generic suite needs to know about one family.
 pub trait Fixture: Sized {
     /// The family; its outputs ([`Family::Dst`]) are compared by bits.
-    type F: Family<Dst: Bits>;
+    type F: Family<Dst: Bits, Lhs = u8>;
     /// The activation type the family's LHS packer takes (`f32`, `f16` or `bf16`). The suite
     /// draws activations as f32 and rounds them to it.
     type Src: Element;
@@ -78,7 +81,7 @@ pub trait Fixture: Sized {
 
     /// The run arguments of a golden case: `args` plus what the case's packer parameters imply
     /// for the kernels (the look-up table of the 2-bit family).
-    fn golden_args(_case: &Case, args: MatmulArgs) -> MatmulArgs {
+    fn golden_args(_case: &Case, args: XArgs<Self>) -> XArgs<Self> {
         args
     }
 }
@@ -99,19 +102,17 @@ pub fn lhs_size<X: Fixture>(p: &Packing, m: usize, k: usize, bl: usize) -> usize
 }
 
 /// The scalar kernel of `p`.
-pub fn scalar_kernel<X: Fixture>(p: &Packing) -> &'static Kernel<X::F> {
-    X::F::kernels()
-        .iter()
-        .find(|k| k.tier() == Tier::Scalar && k.packing() == *p)
-        .unwrap_or_else(|| panic!("no scalar kernel for {p:?}"))
+pub fn scalar_kernel<X: Fixture>(p: &Packing) -> Kernel<X::F> {
+    scalar_of::<X::F>(p)
 }
 
 /// Every packing some kernel of the family consumes.
 pub fn all_packings<X: Fixture>() -> Vec<Packing> {
     let mut v: Vec<Packing> = Vec::new();
-    for k in X::F::kernels() {
-        if !v.contains(&k.packing()) {
-            v.push(k.packing());
+    for d in X::F::kernels() {
+        let p = packing_of_desc(*d);
+        if !v.contains(&p) {
+            v.push(p);
         }
     }
     v
@@ -200,24 +201,18 @@ pub fn golden_outputs_in_every_tier<X: Fixture>() {
             };
             // Every KleidiAI kernel of one packing wrote the same bits (docs/formats.md, §Arithmetic: RHS packer sums).
             let gk = &pj["kernels"][0];
-            for kernel in X::F::kernels().iter().filter(|kn| kn.packing() == p) {
-                if let Some(need) = kernel.missing_feature(&cpu) {
-                    report.skip(kernel.name(), kernel.tier(), need);
-                    continue;
-                }
+            for kernel in kernels_of::<X::F>(&p, &mut report) {
                 for which in ["none", "tight"] {
                     let (lo, hi) = case.clamp(which);
                     let args = MatmulArgs::new(m, n, k).with_block_len(bl).with_clamp(Clamp::new(lo, hi).unwrap());
                     let args = X::golden_args(&case, args);
                     let want: Vec<<X::F as Family>::Dst> = case.values(&gk["dst"][which]);
                     let what = format!("{} {} [{which}]", case.id, kernel.name());
-                    assert_bits_eq(&run_guarded(*kernel, &lhs, &rhs, &args), &want, &what);
-                    let split = run_split(*kernel, &lhs, &rhs, &args, m / 2, n / 2);
+                    assert_bits_eq(&run_guarded(&kernel, &lhs, &rhs, &args), &want, &what);
+                    let split = run_split(&kernel, &lhs, &rhs, &args, m / 2, n / 2);
                     assert_bits_eq(&split, &want, &format!("{what} split 2x2"));
                 }
-                if !report.ran.contains(&kernel.name()) {
-                    report.ran.push(kernel.name());
-                }
+                report.ran(kernel.name());
             }
         }
     }
@@ -238,7 +233,8 @@ pub fn golden_kernel_offsets<X: Fixture>() {
             for gk in pj["kernels"].as_array().unwrap() {
                 let g = |f: &str| gk[f].as_u64().unwrap() as usize;
                 let (ms, ns) = (g("m_step"), g("n_step"));
-                for kernel in X::F::kernels().iter().filter(|kn| kn.packing() == p) {
+                for d in X::F::kernels().iter().filter(|d| packing_of_desc(*d) == p) {
+                    let kernel = d.resolve(&any_cpu()).unwrap();
                     assert_eq!(kernel.lhs_packed_offset(ms, k, bl).unwrap(), g("lhs_packed_offset_at_m_step"));
                     assert_eq!(kernel.rhs_packed_offset(ns, k, bl).unwrap(), g("rhs_packed_offset_at_n_step"));
                     if ms % kernel.m_step() == 0 && ns % kernel.n_step() == 0 {
@@ -349,7 +345,7 @@ pub fn edge_inputs_equal_in_every_tier<X: Fixture>(with_max: bool) -> EdgeRuns<X
             let (lhs, rhs) = random_problem::<X>(&mut rng, &p, (m, n, k, bl), Some(&x));
             let args = MatmulArgs::new(m, n, k).with_block_len(bl);
             check_tiers_against_scalar::<X::F>(&p, &lhs, &rhs, &args, &mut report);
-            let dst = run_guarded(scalar_kernel::<X>(&p), &lhs, &rhs, &args);
+            let dst = run_guarded(&scalar_kernel::<X>(&p), &lhs, &rhs, &args);
             assert!(dst.iter().all(|v| !v.to_f32().is_nan()), "{p:?}: NaN output");
             out.push((p, bl, dst, rhs));
         }
@@ -406,8 +402,8 @@ pub fn huge_block_len_agrees_in_every_tier<X: Fixture>() {
             let rhs = X::pack_filled_rhs(&p, n, k, bl, 0x00);
             let args = MatmulArgs::new(m, n, k).with_block_len(bl);
             check_tiers_against_scalar::<X::F>(&p, &lhs, &rhs, &args, &mut report);
-            for kernel in X::F::kernels().iter().filter(|kn| kn.packing() == p && kn.is_available(&cpu())) {
-                let out = run_guarded(*kernel, &lhs, &rhs, &args);
+            for kernel in kernels_of::<X::F>(&p, &mut TierReport::default()) {
+                let out = run_guarded(&kernel, &lhs, &rhs, &args);
                 for (i, v) in out.iter().map(|v| v.to_f32()).enumerate() {
                     let want_positive = (i / n) % 2 == 0;
                     assert!(
@@ -450,7 +446,7 @@ pub fn non_finite_packed_values_give_the_same_bits_in_every_tier<X: Fixture>() {
         let clamp = Clamp::new(f32::NEG_INFINITY, f32::INFINITY).unwrap();
         let args = MatmulArgs::new(m, n, k).with_block_len(bl).with_clamp(clamp);
         check_tiers_against_scalar::<X::F>(&p, &lhs, &rhs, &args, &mut report);
-        let out = run_guarded(scalar_kernel::<X>(&p), &lhs, &rhs, &args);
+        let out = run_guarded(&scalar_kernel::<X>(&p), &lhs, &rhs, &args);
         assert!(out.iter().any(|v| v.to_f32().is_nan()), "{p:?}: no NaN result");
         assert!(out.iter().any(|v| v.to_f32().is_infinite()), "{p:?}: no infinite result");
     }
@@ -485,11 +481,11 @@ pub fn clamp_ranges<X: Fixture>() {
         let k = if bl == 0 { 64 } else { 2 * bl };
         let (lhs, rhs) = random_problem::<X>(&mut rng, &p, (m, n, k, bl), None);
         let scalar = scalar_kernel::<X>(&p);
-        let free = run_guarded(scalar, &lhs, &rhs, &MatmulArgs::new(m, n, k).with_block_len(bl));
+        let free = run_guarded(&scalar, &lhs, &rhs, &MatmulArgs::new(m, n, k).with_block_len(bl));
         for (lo, hi) in [(-f32::MAX, f32::MAX), (-0.25, 0.25), (0.0, 0.0), (0.1, 0.1000001), (f32::NEG_INFINITY, 0.0)] {
             let args = MatmulArgs::new(m, n, k).with_block_len(bl).with_clamp(Clamp::new(lo, hi).unwrap());
             check_tiers_against_scalar::<X::F>(&p, &lhs, &rhs, &args, &mut report);
-            let clamped = run_guarded(scalar, &lhs, &rhs, &args);
+            let clamped = run_guarded(&scalar, &lhs, &rhs, &args);
             // 16-bit outputs: clamping in f32 and then rounding equals rounding and then clamping
             // with the rounded bounds (docs/formats.md, §Clamp).
             let round = |v: f32| <X::F as Family>::Dst::from_f32(v).to_f32();
@@ -508,14 +504,13 @@ pub fn clamp_ranges<X: Fixture>() {
 pub fn packed_operands_at_odd_addresses<X: Fixture>() {
     let (m, n) = (7, 13);
     let mut rng = Rng(31);
-    let cpu = cpu();
     for p in all_packings::<X>() {
         let bl = X::BLS[0];
         let k = if bl == 0 { depth::<X>(70) } else { 2 * bl };
         let (lhs, rhs) = random_problem::<X>(&mut rng, &p, (m, n, k, bl), None);
         let args = MatmulArgs::new(m, n, k).with_block_len(bl);
-        for kernel in X::F::kernels().iter().filter(|kn| kn.packing() == p && kn.is_available(&cpu)) {
-            let want = run_guarded(*kernel, &lhs, &rhs, &args);
+        for kernel in kernels_of::<X::F>(&p, &mut TierReport::default()) {
+            let want = run_guarded(&kernel, &lhs, &rhs, &args);
             for shift in [1usize, 3, 7] {
                 // u64 storage: the copies start `shift` bytes past an 8-byte boundary.
                 let mut lhs_buf = vec![0u64; (lhs.len() + shift).div_ceil(8)];
@@ -534,7 +529,7 @@ pub fn packed_operands_at_odd_addresses<X: Fixture>() {
                 assert_eq!(lhs_odd.as_ptr() as usize % 8, shift);
                 // Straight from the odd addresses (`run_guarded` would copy them).
                 let mut got = vec![canary::<<X::F as Family>::Dst>(); m * n];
-                kernel.run(&cpu, lhs_odd, rhs_odd, &mut got, &args).unwrap();
+                kernel.run(lhs_odd, rhs_odd, &mut got, &args).unwrap();
                 assert_bits_eq(&got, &want, &format!("{} operands at +{shift}", kernel.name()));
             }
         }
@@ -544,19 +539,18 @@ pub fn packed_operands_at_odd_addresses<X: Fixture>() {
 pub fn split_execution_matches_one_call<X: Fixture>() {
     let (m, n) = (21, 40);
     let mut rng = Rng(9);
-    let cpu = cpu();
     for p in all_packings::<X>() {
         let bl = X::BLS[0];
         let k = if bl == 0 { 96 } else { 3 * bl };
         let (lhs, rhs) = random_problem::<X>(&mut rng, &p, (m, n, k, bl), None);
         let args = MatmulArgs::new(m, n, k).with_block_len(bl);
-        for kernel in X::F::kernels().iter().filter(|kn| kn.packing() == p && kn.is_available(&cpu)) {
-            let whole = run_guarded(*kernel, &lhs, &rhs, &args);
+        for kernel in kernels_of::<X::F>(&p, &mut TierReport::default()) {
+            let whole = run_guarded(&kernel, &lhs, &rhs, &args);
             for mc in (0..=m).step_by(kernel.m_step()) {
-                assert_bits_eq(&run_split(*kernel, &lhs, &rhs, &args, mc, n / 2), &whole, kernel.name());
+                assert_bits_eq(&run_split(&kernel, &lhs, &rhs, &args, mc, n / 2), &whole, kernel.name());
             }
             for nc in (0..=n).step_by(kernel.n_step()) {
-                assert_bits_eq(&run_split(*kernel, &lhs, &rhs, &args, m / 2, nc), &whole, kernel.name());
+                assert_bits_eq(&run_split(&kernel, &lhs, &rhs, &args, m / 2, nc), &whole, kernel.name());
             }
             // Tile by tile, as fine a grid as the kernel allows.
             let mut dst = Canary::new(m * n, canary::<<X::F as Family>::Dst>());
@@ -565,7 +559,7 @@ pub fn split_execution_matches_one_call<X: Fixture>() {
                     let (mm, nn) = (kernel.m_step().min(m - m_idx), kernel.n_step().min(n - n_idx));
                     let off = kernel.dst_offset(m_idx, n_idx, n).unwrap();
                     let a = args.with_rect(m_idx, n_idx, mm, nn);
-                    kernel.run(&cpu, &lhs, &rhs, &mut dst.inner()[off..], &a).unwrap();
+                    kernel.run(&lhs, &rhs, &mut dst.inner()[off..], &a).unwrap();
                 }
             }
             dst.check(kernel.name());
@@ -576,23 +570,29 @@ pub fn split_execution_matches_one_call<X: Fixture>() {
 
 /// A small problem on the scalar kernel of the preferred packing: `(kernel, lhs, rhs, args)`
 /// with m = 5, n = 12 (dst needs 60 elements).
-pub fn small<X: Fixture>() -> (&'static Kernel<X::F>, Vec<u8>, Vec<u8>, MatmulArgs) {
-    let kernel = X::F::kernels().iter().rev().find(|k| k.tier() == Tier::Scalar && k.packing().mr > 1).unwrap();
+pub fn small<X: Fixture>() -> (Kernel<X::F>, Vec<u8>, Vec<u8>, XArgs<X>) {
+    let kernel = X::F::kernels()
+        .iter()
+        .rev()
+        .find(|k| k.tier() == Tier::Scalar && packing_of_desc(*k).mr > 1)
+        .unwrap()
+        .resolve(&CpuFeatures::NONE)
+        .unwrap();
     let bl = *X::BLS.last().unwrap();
     let (m, n, k) = (5, 12, if bl == 0 { depth::<X>(40) } else { bl });
     let (lhs, rhs) = random_problem::<X>(&mut Rng(1), &kernel.packing(), (m, n, k, bl), None);
     (kernel, lhs, rhs, MatmulArgs::new(m, n, k).with_block_len(bl))
 }
 
-pub fn run_err<F: Family>(kernel: &Kernel<F>, lhs: &[u8], rhs: &[u8], dst_len: usize, args: &MatmulArgs) -> Error {
+pub fn run_err<F: Family>(kernel: &Kernel<F>, lhs: &[F::Lhs], rhs: &[u8], dst_len: usize, args: &Args<F>) -> Error {
     let mut dst = vec![F::Dst::default(); dst_len];
-    kernel.run(&CpuFeatures::NONE, lhs, rhs, &mut dst, args).unwrap_err()
+    kernel.run(lhs, rhs, &mut dst, args).unwrap_err()
 }
 
 pub fn rejects_k_zero<X: Fixture>() {
     let (kr, lhs, rhs, a) = small::<X>();
     assert_eq!(
-        run_err(kr, &lhs, &rhs, 60, &MatmulArgs::new(a.m, a.n, 0).with_block_len(a.bl)),
+        run_err(&kr, &lhs, &rhs, 60, &MatmulArgs::new(a.m, a.n, 0).with_block_len(a.bl)),
         Error::ZeroDim { dim: Dim::K }
     );
 }
@@ -600,13 +600,13 @@ pub fn rejects_k_zero<X: Fixture>() {
 pub fn rejects_bad_block_len<X: Fixture>() {
     let (kr, lhs, rhs, a) = small::<X>();
     if X::BLS == [0] {
-        let e = run_err(kr, &lhs, &rhs, 60, &a.with_block_len(32));
+        let e = run_err(&kr, &lhs, &rhs, 60, &a.with_block_len(32));
         assert_eq!(e, Error::Unsupported { param: Param::BlockLen, value: 32 });
     } else {
-        assert_eq!(run_err(kr, &lhs, &rhs, 60, &a.with_block_len(0)), Error::ZeroDim { dim: Dim::BlockLen });
-        let e = run_err(kr, &lhs, &rhs, 60, &a.with_block_len(48));
+        assert_eq!(run_err(&kr, &lhs, &rhs, 60, &a.with_block_len(0)), Error::ZeroDim { dim: Dim::BlockLen });
+        let e = run_err(&kr, &lhs, &rhs, 60, &a.with_block_len(48));
         assert_eq!(e, Error::NotMultiple { dim: Dim::BlockLen, value: 48, multiple_of: 32 });
-        let e = run_err(kr, &lhs, &rhs, 60, &MatmulArgs::new(a.m, a.n, a.k + 32).with_block_len(64));
+        let e = run_err(&kr, &lhs, &rhs, 60, &MatmulArgs::new(a.m, a.n, a.k + 32).with_block_len(64));
         assert!(matches!(e, Error::NotMultiple { dim: Dim::K, .. }), "{e}");
     }
 }
@@ -625,10 +625,11 @@ pub fn size_queries_reject_what_run_rejects<X: Fixture>() {
         bad.extend([(a.k + 1, 0), (a.k + 1, 32)]);
     }
     for &(k, bl) in &bad {
-        let want = run_err(kr, &lhs, &rhs, 60, &MatmulArgs::new(a.m, a.n, k).with_block_len(bl));
+        let want = run_err(&kr, &lhs, &rhs, 60, &MatmulArgs::new(a.m, a.n, k).with_block_len(bl));
         assert!(!matches!(want, Error::BufferTooShort { .. }), "k {k} bl {bl}: run got as far as {want}");
-        for kernel in X::F::kernels() {
-            let name = kernel.name();
+        for d in X::F::kernels() {
+            let kernel = d.resolve(&any_cpu()).unwrap();
+            let name = d.name();
             assert_eq!(kernel.lhs_packed_size(4, k, bl), Err(want), "{name} lhs_packed_size k {k} bl {bl}");
             assert_eq!(kernel.rhs_packed_size(4, k, bl), Err(want), "{name} rhs_packed_size k {k} bl {bl}");
             assert_eq!(kernel.lhs_packed_offset(0, k, bl), Err(want), "{name} lhs_packed_offset k {k} bl {bl}");
@@ -639,13 +640,13 @@ pub fn size_queries_reject_what_run_rejects<X: Fixture>() {
 
 pub fn rejects_misaligned_m_idx<X: Fixture>() {
     let (kr, lhs, rhs, a) = small::<X>();
-    let e = run_err(kr, &lhs, &rhs, 60, &a.with_rect(2, 0, 3, 12));
+    let e = run_err(&kr, &lhs, &rhs, 60, &a.with_rect(2, 0, 3, 12));
     assert_eq!(e, Error::MisalignedStart { dim: Dim::MIdx, value: 2, step: kr.m_step() });
 }
 
 pub fn rejects_misaligned_n_idx<X: Fixture>() {
     let (kr, lhs, rhs, a) = small::<X>();
-    let e = run_err(kr, &lhs, &rhs, 60, &a.with_rect(0, 2, 5, 8));
+    let e = run_err(&kr, &lhs, &rhs, 60, &a.with_rect(0, 2, 5, 8));
     assert_eq!(e, Error::MisalignedStart { dim: Dim::NIdx, value: 2, step: kr.n_step() });
 }
 
@@ -659,25 +660,25 @@ pub fn offsets_reject_misaligned_starts<X: Fixture>() {
 
 pub fn rejects_small_dst_stride<X: Fixture>() {
     let (kr, lhs, rhs, a) = small::<X>();
-    let e = run_err(kr, &lhs, &rhs, 60, &a.with_dst_stride(11));
+    let e = run_err(&kr, &lhs, &rhs, 60, &a.with_dst_stride(11));
     assert_eq!(e, Error::StrideTooSmall { stride: Stride::Dst, given: 11, needed: 12 });
 }
 
 pub fn rejects_short_lhs_packed<X: Fixture>() {
     let (kr, lhs, rhs, a) = small::<X>();
-    let e = run_err(kr, &lhs[..lhs.len() - 1], &rhs, 60, &a);
+    let e = run_err(&kr, &lhs[..lhs.len() - 1], &rhs, 60, &a);
     assert_eq!(e, Error::BufferTooShort { buffer: Buffer::LhsPacked, given: lhs.len() - 1, needed: lhs.len() });
 }
 
 pub fn rejects_short_rhs_packed<X: Fixture>() {
     let (kr, lhs, rhs, a) = small::<X>();
-    let e = run_err(kr, &lhs, &rhs[..rhs.len() - 1], 60, &a);
+    let e = run_err(&kr, &lhs, &rhs[..rhs.len() - 1], 60, &a);
     assert_eq!(e, Error::BufferTooShort { buffer: Buffer::RhsPacked, given: rhs.len() - 1, needed: rhs.len() });
 }
 
 pub fn rejects_short_dst<X: Fixture>() {
     let (kr, lhs, rhs, a) = small::<X>();
-    assert_eq!(run_err(kr, &lhs, &rhs, 59, &a), Error::BufferTooShort { buffer: Buffer::Dst, given: 59, needed: 60 });
+    assert_eq!(run_err(&kr, &lhs, &rhs, 59, &a), Error::BufferTooShort { buffer: Buffer::Dst, given: 59, needed: 60 });
 }
 
 /// The packers write exactly their packed size: nothing outside (canaries), every byte of
@@ -719,9 +720,9 @@ pub fn rejects_rectangle_past_the_packed_buffers<X: Fixture>() {
     let (kr, lhs, rhs, a) = small::<X>();
     let (ms, ns) = (kr.m_step(), kr.n_step());
     // A rectangle starting at the last row tile and reaching past the packed rows.
-    let e = run_err(kr, &lhs, &rhs, 1000, &a.with_rect(ms, 0, 8 + ms, 12));
+    let e = run_err(&kr, &lhs, &rhs, 1000, &a.with_rect(ms, 0, 8 + ms, 12));
     assert!(matches!(e, Error::BufferTooShort { buffer: Buffer::LhsPacked, .. }), "{e}");
-    let e = run_err(kr, &lhs, &rhs, 1000, &a.with_rect(0, ns, 5, 12 + ns).with_dst_stride(64));
+    let e = run_err(&kr, &lhs, &rhs, 1000, &a.with_rect(0, ns, 5, 12 + ns).with_dst_stride(64));
     assert!(matches!(e, Error::BufferTooShort { buffer: Buffer::RhsPacked, .. }), "{e}");
 }
 
@@ -729,8 +730,8 @@ pub fn empty_rectangle_is_a_no_op<X: Fixture>() {
     let (kr, lhs, rhs, a) = small::<X>();
     let fill = <X::F as Family>::Dst::from_f32(1.5);
     let mut dst = vec![fill; 4];
-    kr.run(&CpuFeatures::NONE, &lhs, &rhs, &mut dst, &a.with_rect(0, 0, 0, 12)).unwrap();
-    kr.run(&CpuFeatures::NONE, &lhs, &rhs, &mut dst, &a.with_rect(0, 0, 5, 0)).unwrap();
+    kr.run(&lhs, &rhs, &mut dst, &a.with_rect(0, 0, 0, 12)).unwrap();
+    kr.run(&lhs, &rhs, &mut dst, &a.with_rect(0, 0, 5, 0)).unwrap();
     assert_eq!(dst, [fill; 4]);
 }
 
@@ -738,47 +739,38 @@ pub fn rejects_sizes_that_overflow<X: Fixture>() {
     let (kr, lhs, rhs, a) = small::<X>();
     assert_eq!(kr.lhs_packed_size(usize::MAX, a.k, a.bl), Err(Error::SizeOverflow));
     assert_eq!(kr.rhs_packed_size(usize::MAX, a.k, a.bl), Err(Error::SizeOverflow));
-    assert_eq!(run_err(kr, &lhs, &rhs, 60, &a.with_dst_stride(usize::MAX)), Error::SizeOverflow);
+    assert_eq!(run_err(&kr, &lhs, &rhs, 60, &a.with_dst_stride(usize::MAX)), Error::SizeOverflow);
 }
 
 pub fn rejects_kernel_on_cpu_without_its_tier<X: Fixture>() {
-    for kernel in X::F::kernels().iter().filter(|k| k.tier() != Tier::Scalar) {
-        let p = kernel.packing();
-        let bl = X::BLS[0];
-        let (m, n, k) = (4, 8, if bl == 0 { 32 } else { bl });
-        let (lhs, rhs) = random_problem::<X>(&mut Rng(2), &p, (m, n, k, bl), None);
-        let args = MatmulArgs::new(m, n, k).with_block_len(bl);
-        let mut dst = vec![<X::F as Family>::Dst::default(); m * n];
-        let e = kernel.run(&CpuFeatures::NONE, &lhs, &rhs, &mut dst, &args).unwrap_err();
-        assert_eq!(e, Error::UnsupportedCpu { needs: Feature::Neon }, "{}", kernel.name());
+    for d in X::F::kernels().iter().filter(|k| k.tier() != Tier::Scalar) {
+        assert_eq!(d.resolve(&CpuFeatures::NONE).unwrap_err(), Error::UnsupportedCpu { needs: Feature::Neon }, "{}", d.name());
         let only_neon = cpu().without(Feature::Dotprod).without(Feature::I8mm);
-        if let Some(f) = kernel.tier().required_feature().filter(|f| *f != Feature::Neon)
+        if let Some(f) = d.tier().required_feature().filter(|f| *f != Feature::Neon)
             && only_neon.has(Feature::Neon)
         {
-            let e = kernel.run(&only_neon, &lhs, &rhs, &mut dst, &args).unwrap_err();
-            assert_eq!(e, Error::UnsupportedCpu { needs: f });
+            assert_eq!(d.resolve(&only_neon).unwrap_err(), Error::UnsupportedCpu { needs: f }, "{}", d.name());
         }
         // A kernel that needs a feature beyond its tier's (BFCVTN: FEAT_BF16) refuses a CPU that
         // has the tier but not that feature.
-        if let Some(extra) = kernel.extra_feature() {
+        for extra in d.requires().iter().filter(|f| !d.tier().features().has(*f)) {
             let without = cpu().without(extra);
-            if without.has(Feature::Neon) && kernel.tier().required_feature().is_some_and(|f| without.has(f)) {
-                let e = kernel.run(&without, &lhs, &rhs, &mut dst, &args).unwrap_err();
-                assert_eq!(e, Error::UnsupportedCpu { needs: extra }, "{}", kernel.name());
+            if without.features().contains(d.tier().features()) {
+                assert_eq!(d.resolve(&without).unwrap_err(), Error::UnsupportedCpu { needs: extra }, "{}", d.name());
             }
         }
     }
 }
 
-pub fn select_follows_the_cpu<X: Fixture>(select: fn(&CpuFeatures, usize) -> &'static Kernel<X::F>) {
+pub fn select_follows_the_cpu<X: Fixture>(select: fn(&CpuFeatures, usize) -> Kernel<X::F>) {
     let cpu = cpu();
     let decode = select(&cpu, 1);
     let prefill = select(&cpu, 64);
-    assert!(decode.is_available(&cpu) && prefill.is_available(&cpu));
+    assert!(decode.descriptor().is_available(&cpu) && prefill.descriptor().is_available(&cpu));
     assert_eq!(decode.packing().mr, 1);
     assert!(prefill.packing().mr > 1);
     // Same RHS packing: one packed weight matrix serves both.
-    assert_eq!((decode.packing().nr, decode.packing().kr), (prefill.packing().nr, prefill.packing().kr));
+    assert_eq!(decode.rhs_packing(), prefill.rhs_packing());
     println!("cpu {cpu}: decode {}, prefill {}", decode.name(), prefill.name());
     let best = X::F::kernels().iter().filter(|k| k.is_available(&cpu)).map(|k| k.tier()).max().unwrap();
     assert_eq!(prefill.tier(), best);
