@@ -102,7 +102,7 @@ impl Int4Weights {
 }
 
 /// What the demo needs from a family beyond [`Family`].
-trait DemoFamily: Family {
+trait DemoFamily: Family<Lhs = u8, Params = ()> {
     /// One-line description of the operand formats.
     const WHAT: &'static str;
     /// How the weights are quantized.
@@ -110,7 +110,7 @@ trait DemoFamily: Family {
     /// Whether the packed weights carry a bias.
     const HAS_BIAS: bool;
     /// The family's `select`.
-    fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self>;
+    fn select(cpu: &CpuFeatures, m: usize) -> Kernel<Self>;
     /// Block length (0 for per-channel families).
     fn block_len() -> usize;
     /// Quantizes the f32 weights as the format stores them.
@@ -133,7 +133,7 @@ impl DemoFamily for qai8dxp_qsi4cxp::Qai8dxpQsi4cxp {
     const WEIGHT_QUANT: &'static str = "int4 per output channel, symmetric, scale = absmax / 7";
     const HAS_BIAS: bool = true;
 
-    fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
+    fn select(cpu: &CpuFeatures, m: usize) -> Kernel<Self> {
         qai8dxp_qsi4cxp::select(cpu, m)
     }
 
@@ -166,7 +166,7 @@ impl DemoFamily for qai8dxp_qsi4c32p::Qai8dxpQsi4c32p {
     const WEIGHT_QUANT: &'static str = "int4 per block of 32, symmetric, scale = bf16(absmax / 7)";
     const HAS_BIAS: bool = true;
 
-    fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
+    fn select(cpu: &CpuFeatures, m: usize) -> Kernel<Self> {
         qai8dxp_qsi4c32p::select(cpu, m)
     }
 
@@ -201,7 +201,7 @@ impl DemoFamily for qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p {
     const WEIGHT_QUANT: &'static str = "Q4_0 blocks of 32, symmetric, scale = f16(absmax / 7)";
     const HAS_BIAS: bool = false;
 
-    fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
+    fn select(cpu: &CpuFeatures, m: usize) -> Kernel<Self> {
         qsi8d32p_qsi4c32p::select(cpu, m)
     }
 
@@ -251,7 +251,7 @@ macro_rules! half_demo {
             const WEIGHT_QUANT: &'static str = <$twin as DemoFamily>::WEIGHT_QUANT;
             const HAS_BIAS: bool = <$twin as DemoFamily>::HAS_BIAS;
 
-            fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
+            fn select(cpu: &CpuFeatures, m: usize) -> Kernel<Self> {
                 $select(cpu, m)
             }
 
@@ -308,7 +308,6 @@ half_demo!(
 /// Packs both operands for `kernel` and runs it over the whole `m x n` output.
 fn run<F: DemoFamily>(
     kernel: &Kernel<F>,
-    cpu: &CpuFeatures,
     layer: &Layer,
     w: &Int4Weights,
     m: usize,
@@ -347,8 +346,9 @@ fn errors(got: &[f32], want: &[f32]) -> (f32, f32, f32) {
 }
 
 /// The scalar kernel of `F` that consumes packing `p`.
-fn scalar_for<F: Family>(p: &Packing) -> Option<&'static Kernel<F>> {
-    F::kernels().iter().copied().find(|k| k.tier() == Tier::Scalar && k.packing() == *p)
+fn scalar_for<F: Family>(p: &Packing) -> Option<Kernel<F>> {
+    let none = CpuFeatures::NONE;
+    F::kernels().iter().find(|k| k.tier() == Tier::Scalar && k.packing_on(&none) == Some(*p))?.resolve(&none).ok()
 }
 
 /// The whole demo for one family. Returns whether every kernel agreed with its scalar kernel.
@@ -372,7 +372,7 @@ fn demo<F: DemoFamily>(cpu: &CpuFeatures, seed: u64) -> qgemm::Result<bool> {
     // What `select` picks, and how far its result is from f32 matmuls.
     for (what, m, x) in [("decode ", 1, x_decode), ("prefill", M_PREFILL, &x_prefill[..])] {
         let kernel = F::select(cpu, m);
-        let got = run(kernel, cpu, &layer, &w, m, x)?;
+        let got = run(&kernel, &layer, &w, m, x)?;
         println!("{what} m = {m:2}: select -> {} [{}]", kernel.name(), kernel.tier());
         for (against, weights) in [("f32 matmul", &layer.weights), ("f32 matmul, dequantized W", &w.dequantized)] {
             let (max_abs, max_rel, fro) = errors(&got, &reference(&layer, weights, m, x));
@@ -390,12 +390,15 @@ fn demo<F: DemoFamily>(cpu: &CpuFeatures, seed: u64) -> qgemm::Result<bool> {
     // Every kernel against the scalar kernel of its packing, on both calls.
     println!("kernels vs the scalar kernel of the same packing (m = 1 and m = {M_PREFILL}):");
     let mut all_agree = true;
-    for &kernel in F::kernels() {
-        let (tier, name) = (kernel.tier().name(), kernel.name());
-        if let Some(needs) = kernel.missing_feature(cpu) {
-            println!("  {tier:8} {name}  skipped: CPU lacks {needs}");
-            continue;
-        }
+    for d in F::kernels() {
+        let (tier, name) = (d.tier().name(), d.name());
+        let kernel = match d.resolve(cpu) {
+            Ok(k) => k,
+            Err(e) => {
+                println!("  {tier:8} {name}  skipped: {e}");
+                continue;
+            }
+        };
         if kernel.tier() == Tier::Scalar {
             println!("  {tier:8} {name}  (reference)");
             continue;
@@ -407,8 +410,8 @@ fn demo<F: DemoFamily>(cpu: &CpuFeatures, seed: u64) -> qgemm::Result<bool> {
         };
         let (mut differing, mut total) = (0, 0);
         for (m, x) in [(1, x_decode), (M_PREFILL, &x_prefill[..])] {
-            let got = run(kernel, cpu, &layer, &w, m, x)?;
-            let want = run(scalar, cpu, &layer, &w, m, x)?;
+            let got = run(&kernel, &layer, &w, m, x)?;
+            let want = run(&scalar, &layer, &w, m, x)?;
             differing += got.iter().zip(&want).filter(|(g, w)| g.to_bits() != w.to_bits()).count();
             total += got.len();
         }

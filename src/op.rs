@@ -444,7 +444,7 @@ impl<'w, F: Operator> Linear<'w, F> {
     /// [`Linear::kernel`] among `kernels` only: the best of them for `m` rows on `cpu` that
     /// reads these weights. [`Error::UnsupportedCpu`] (or [`Error::VectorLengthUnknown`]) when
     /// `cpu` runs none of those that read them, [`Error::PackingMismatch`] when none reads the
-    /// layer's packing.
+    /// layer's packing ([`Error::Unsupported`] for an empty list).
     pub fn kernel_from(&self, kernels: &[&'static Descriptor<F>], cpu: &CpuFeatures, m: usize) -> Result<Kernel<F>> {
         if let Some(kernel) = crate::matmul::select_from(kernels, cpu, m, Some(&self.packing), F::PREFERRED_LHS.as_ref())
         {
@@ -456,13 +456,11 @@ impl<'w, F: Operator> Linear<'w, F> {
                 Ok(k) => Error::PackingMismatch { weights: self.packing, kernel: k.rhs_packing() },
                 Err(e) => e,
             }),
-            None => {
-                let kernel = kernels
-                    .first()
-                    .and_then(|d| d.packing_on(cpu).map(|p| p.rhs(d.shape().rhs)))
-                    .unwrap_or(self.packing);
-                Err(Error::PackingMismatch { weights: self.packing, kernel })
-            }
+            None => match kernels.first().and_then(|d| d.packing_on(cpu).map(|p| p.rhs(d.shape().rhs))) {
+                Some(kernel) => Err(Error::PackingMismatch { weights: self.packing, kernel }),
+                // No kernel at all.
+                None => Err(Error::Unsupported { param: Param::Nr, value: self.packing.nr }),
+            },
         }
     }
 

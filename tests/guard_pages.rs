@@ -38,7 +38,7 @@ mod linux {
     use crate::common::guard::{Guarded, Place, page_size, set_label};
     use crate::families::{
         Bf16Qsi4c32p, Bf16Qsi4cxp, F16Qai4c32p, F16Qsi4cxp, F16Qsi8cxp, Fam, Q40, Qai4c32p, Qsi4c32p, Qsi4cxp, Qsi8cxp,
-        Qsu2cxp, RhsRaw, ScaleStyle, WeightStyle, cycle_lut, packings, to_src,
+        Qsu2cxp, RhsRaw, ScaleStyle, WeightStyle, args_with_lut, cycle_lut, packings, to_src,
     };
     use qgemm::half::bf16;
     use qgemm::rhs::Layout;
@@ -96,12 +96,11 @@ mod linux {
     /// guarded copies of exactly the packed bytes the rectangle may read, writing into a
     /// guarded slice of exactly the elements it may write; returns them.
     #[allow(clippy::too_many_arguments)]
-    fn run_rect<F: Family>(
+    fn run_rect<F: Family<Lhs = u8>>(
         kn: &Kernel<F>,
-        cpu: &CpuFeatures,
         lhs: &[u8],
         rhs: &[u8],
-        base: &MatmulArgs,
+        base: &MatmulArgs<F::Params>,
         (k, bl): (usize, usize),
         r: Rect,
         (bp, fp): (Place, Place),
@@ -115,7 +114,7 @@ mod linux {
         let grhs = Guarded::from_slice(&rhs[..rhs_end], bp);
         let mut gdst = Guarded::<F::Dst>::new((r.m - 1) * r.stride + r.n, fp);
         let a = base.with_rect(r.m_idx, r.n_idx, r.m, r.n).with_dst_stride(r.stride);
-        kn.run(cpu, glhs.as_slice(), grhs.as_slice(), gdst.as_mut_slice(), &a)
+        kn.run(glhs.as_slice(), grhs.as_slice(), gdst.as_mut_slice(), &a)
             .unwrap_or_else(|e| panic!("{}: {e}", kn.name()));
         gdst.as_slice().to_vec()
     }
@@ -146,13 +145,11 @@ mod linux {
                 X::pack_lhs(&p, m, k, bl, 0, &x, k, &mut lhs).unwrap();
                 let mut rhs = vec![0u8; X::rhs_packed_size(&p, n, k, bl).unwrap()];
                 X::pack_rhs(&p, n, k, bl, &raw.view(), &mut rhs).unwrap();
-                let scalar = <X::F as Family>::kernels()
-                    .iter()
-                    .find(|kn| kn.tier() == Tier::Scalar && kn.packing() == p)
-                    .expect("scalar kernel");
+                let scalar = crate::common::scalar_of::<X::F>(&p);
                 let clamp = Clamp::new(-5.0, 5.0).unwrap();
                 // The kernels take the table the weights were packed with.
-                let base = MatmulArgs::new(m, n, k).with_block_len(bl).with_clamp(clamp).with_lut(raw.lut);
+                let base =
+                    args_with_lut::<X::F>(MatmulArgs::new(m, n, k).with_block_len(bl).with_clamp(clamp), raw.lut);
                 let mut want = vec![<X::F as Family>::Dst::default(); m * n];
                 scalar.run(&lhs, &rhs, &mut want, &base).unwrap();
                 let tile = lhs.len() / m.div_ceil(p.mr);
@@ -202,7 +199,10 @@ mod linux {
                     packer_calls += 1;
 
                     // Every kernel of the packing the CPU has: whole output, then a grid.
-                    for kn in <X::F as Family>::kernels().iter().filter(|kn| kn.packing() == p && kn.is_available(&cpu))
+                    for kn in <X::F as Family>::kernels()
+                        .iter()
+                        .filter(|kn| crate::common::packing_of_desc(*kn) == p)
+                        .filter_map(|kn| kn.resolve(&cpu).ok())
                     {
                         let what = format!("{} {what}", kn.name());
                         set_label(&what);
@@ -210,7 +210,7 @@ mod linux {
                             let stride = n + pad;
                             let r = Rect { m_idx: 0, n_idx: 0, m, n, stride };
                             let got =
-                                run_rect(*kn, &cpu, glhs.as_slice(), grhs.as_slice(), &base, (k, bl), r, (bp, fp));
+                                run_rect(&kn, glhs.as_slice(), grhs.as_slice(), &base, (k, bl), r, (bp, fp));
                             kernel_calls += 1;
                             for r in 0..m {
                                 let (g, w) = (&got[r * stride..r * stride + n], &want[r * n..(r + 1) * n]);
@@ -233,7 +233,7 @@ mod linux {
                                 }
                                 let r = Rect { m_idx: mi, n_idx: ni, m: mm, n: nn, stride: n };
                                 set_label(&format!("{what} rectangle ({mi}, {ni}) {mm}x{nn}"));
-                                let part = run_rect(*kn, &cpu, &lhs, &rhs, &base, (k, bl), r, (bp, fp));
+                                let part = run_rect(&kn, &lhs, &rhs, &base, (k, bl), r, (bp, fp));
                                 kernel_calls += 1;
                                 for r in 0..mm {
                                     let at = (mi + r) * n + ni;
@@ -279,7 +279,8 @@ mod linux {
         assert_eq!(ran.len(), all.iter().filter(|kn| kn.is_available(&cpu)).count());
         // A family with a look-up table ran with the default one and with others (a kernel
         // ignoring its table would differ from the scalar reference); the rest with the default.
-        if <X::F as Family>::TAKES_LUT {
+        let takes_lut = args_with_lut::<X::F>(MatmulArgs::new(1, 1, 32), [-3, -1, 1, 3]) != MatmulArgs::new(1, 1, 32);
+        if takes_lut {
             println!("  look-up tables: {luts:?}");
             assert!(luts.contains(&DEFAULT_LUT) && luts.iter().any(|l| *l != DEFAULT_LUT), "{luts:?}");
         } else {

@@ -13,14 +13,14 @@ mod families;
 use common::Rng;
 use families::{
     Bf16Qsi4c32p, Bf16Qsi4cxp, F16Qai4c32p, F16Qsi4cxp, F16Qsi8cxp, Fam, Q40, Qai4c32p, Qsi4c32p, Qsi4cxp, Qsi8cxp,
-    Qsu2cxp, ScaleStyle, WeightStyle, cycle_lut, to_src,
+    Qsu2cxp, ScaleStyle, WeightStyle, args_with_lut, cycle_lut, to_src,
 };
 use qgemm::error::{Buffer, Dim, Param};
 use qgemm::op::{Linear, Operator};
 use qgemm::qai8dxp_qsu2cxp::Qai8dxpQsu2cxp;
 use qgemm::rhs::Layout;
 use qgemm::rhs::qsu2cxp::DEFAULT_LUT;
-use qgemm::{Clamp, CpuFeatures, Element, Error, Family, Feature, Kernel, MatmulArgs, Tier};
+use qgemm::{Clamp, CpuFeatures, Descriptor, Element, Error, Family, Feature, Kernel, MatmulArgs, Tier};
 
 /// A layer with the look-up table of its raw weights: `Linear::with_lut` for the 2-bit family;
 /// the other families have no table (theirs is the default, which their kernels ignore).
@@ -75,7 +75,7 @@ where
     let mut next = || rng.next_u64();
     let mut raw = X::random_rhs(&mut next, n, k, bl, Layout::NxK, WeightStyle::Random, ScaleStyle::Normal, true);
     cycle_lut::<X>(&mut raw, i);
-    let p = <X::F as Operator>::RHS_PACKING;
+    let p = <X::F as Family>::PREFERRED_RHS.packing();
     let mut out = vec![0u8; X::rhs_packed_size(&p, n, k, bl).unwrap()];
     X::pack_rhs(&p, n, k, bl, &raw.view(), &mut out).unwrap();
     (out, raw.lut)
@@ -85,7 +85,6 @@ where
 /// `lut`: the reference output.
 fn by_hand<X: Fam>(
     kernel: &Kernel<X::F>,
-    cpu: &CpuFeatures,
     x: &[X::Src],
     w: &[u8],
     (m, n, k, bl): (usize, usize, usize, usize),
@@ -95,7 +94,7 @@ fn by_hand<X: Fam>(
     let mut lhs = vec![0u8; kernel.lhs_packed_size(m, k, bl).unwrap()];
     X::pack_lhs(&p, m, k, bl, 0, x, k, &mut lhs).unwrap();
     let mut out = vec![<X::F as Family>::Dst::default(); m * n];
-    kernel.run(&lhs, w, &mut out, &MatmulArgs::new(m, n, k).with_block_len(bl).with_lut(lut)).unwrap();
+    kernel.run(&lhs, w, &mut out, &args_with_lut::<X::F>(MatmulArgs::new(m, n, k).with_block_len(bl), lut)).unwrap();
     out
 }
 
@@ -126,7 +125,7 @@ where
             layer.run(&cpu, m, &x, &mut y, &mut scratch).unwrap();
             let kernel = layer.kernel(&cpu, m).unwrap();
             assert_eq!(kernel.packing().mr == 1, m == 1, "{}", kernel.name());
-            assert_eq!(bits(&y), bits(&by_hand::<X>(kernel, &cpu, &x, &w, shape, lut)), "{}", kernel.name());
+            assert_eq!(bits(&y), bits(&by_hand::<X>(&kernel, &x, &w, shape, lut)), "{}", kernel.name());
             // Every tier gives the same bits (here: the first CPU's).
             let got = bits(&y);
             assert_eq!(want.get_or_insert_with(|| got.clone()), &got, "{} m {m} n {n} k {k}", kernel.name());
@@ -140,7 +139,7 @@ where
             layer.run_with(all, &cpu, m, &x, &mut y_all, &mut scratch).unwrap();
             assert_eq!(bits(&y_all), got, "run_with(KERNELS)");
             for tier in [Tier::Scalar, Tier::Neon, Tier::Dotprod, Tier::I8mm] {
-                let list: Vec<&'static Kernel<X::F>> = all.iter().copied().filter(|k| k.tier() == tier).collect();
+                let list: Vec<&'static Descriptor<X::F>> = all.iter().copied().filter(|k| k.tier() == tier).collect();
                 let Ok(chosen) = layer.kernel_from(&list, &cpu, m) else {
                     // Only a tier the CPU lacks has nothing to offer.
                     assert!(list.iter().all(|k| !k.is_available(&cpu)), "{tier:?}");
@@ -155,10 +154,11 @@ where
                 // Bit-identical across tiers, and equal to the chosen kernel run by hand. (The
                 // 2-bit family's GEMV and GEMM packings scale in KleidiAI's two orders: a tier
                 // without a GEMV kernel, i8mm, differs in the last bits at m = 1.)
-                if chosen.packing() == kernel.packing() || !<X::F as Family>::TAKES_LUT {
+                let takes_lut = args_with_lut::<X::F>(MatmulArgs::new(1, 1, 32), [-3, -1, 1, 3]) != MatmulArgs::new(1, 1, 32);
+                if chosen.packing() == kernel.packing() || !takes_lut {
                     assert_eq!(bits(&y_t), got, "run_with({tier:?}) chose {}", chosen.name());
                 }
-                assert_eq!(bits(&y_t), bits(&by_hand::<X>(chosen, &cpu, &x, &w, shape, lut)), "{}", chosen.name());
+                assert_eq!(bits(&y_t), bits(&by_hand::<X>(&chosen, &x, &w, shape, lut)), "{}", chosen.name());
             }
 
             // An input scale (AWQ) gives the bits of the same layer run on `x * scale` rounded to
@@ -171,7 +171,7 @@ where
             assert_eq!(scaled.input_scale(), Some(&scale[..]));
             for tier in [Tier::Scalar, Tier::Neon, Tier::Dotprod, Tier::I8mm] {
                 let all = <X::F as Family>::kernels();
-                let list: Vec<&'static Kernel<X::F>> = all.iter().copied().filter(|k| k.tier() == tier).collect();
+                let list: Vec<&'static Descriptor<X::F>> = all.iter().copied().filter(|k| k.tier() == tier).collect();
                 if layer.kernel_from(&list, &cpu, m).is_err() {
                     continue;
                 }
@@ -239,7 +239,8 @@ where
     println!("{}: {ran} operator runs compared", <X::F as Family>::NAME);
     // The 2-bit family's layers had the default table and others (a layer or a part that
     // dropped its table would differ from the kernel run by hand with it).
-    if <X::F as Family>::TAKES_LUT {
+    let takes_lut = args_with_lut::<X::F>(MatmulArgs::new(1, 1, 32), [-3, -1, 1, 3]) != MatmulArgs::new(1, 1, 32);
+    if takes_lut {
         println!("look-up tables: {luts:?}");
         assert!(luts.contains(&DEFAULT_LUT) && luts.iter().any(|l| *l != DEFAULT_LUT), "{luts:?}");
     }
@@ -318,7 +319,7 @@ fn family_pack_functions_give_the_packers_bytes() {
     let scale: Vec<f32> = (0..n).map(|_| rng.f32(0.01, 0.1)).collect();
     let bias: Vec<f32> = (0..n).map(|_| rng.f32(-1.0, 1.0)).collect();
 
-    let p = <Qai8dxpQsi4cxp as Operator>::RHS_PACKING;
+    let p = <Qai8dxpQsi4cxp as Family>::PREFERRED_RHS.packing();
     let mut a = vec![0u8; Linear::<Qai8dxpQsi4cxp>::packed_size(n, k).unwrap()];
     let mut b = a.clone();
     qsi4cxp::pack(&p, n, k, &src, &scale, Some(&bias), &mut b).unwrap();
@@ -326,7 +327,7 @@ fn family_pack_functions_give_the_packers_bytes() {
 
     let bs: Vec<bf16> = (0..n * k / bl).map(|_| bf16::from_f32(rng.f32(0.01, 0.1))).collect();
     let sc = BlockScales::dense(&bs, k / bl);
-    let p = <Qai8dxpQsi4c32p as Operator>::RHS_PACKING;
+    let p = <Qai8dxpQsi4c32p as Family>::PREFERRED_RHS.packing();
     let mut a = vec![0u8; Linear::<Qai8dxpQsi4c32p>::packed_size(n, k, bl).unwrap()];
     let mut b = a.clone();
     qsi4c32p::pack(&p, n, k, bl, &src, &sc, None, &mut b).unwrap();
@@ -337,14 +338,14 @@ fn family_pack_functions_give_the_packers_bytes() {
     for (i, byte) in q4.iter_mut().enumerate() {
         *byte = if i % (2 + bl / 2) < 2 { [0x00, 0x2c][i % 2] } else { rng.next_u64() as u8 };
     }
-    let p = <Qsi8d32pQsi4c32p as Operator>::RHS_PACKING;
+    let p = <Qsi8d32pQsi4c32p as Family>::PREFERRED_RHS.packing();
     let mut a = vec![0u8; Linear::<Qsi8d32pQsi4c32p>::packed_size(n, k, bl).unwrap()];
     let mut b = a.clone();
     qsi4c32pscalef16::pack(&p, n, k, bl, &q4, row, &mut b).unwrap();
     assert_eq!(Linear::<Qsi8d32pQsi4c32p>::pack(n, k, bl, &q4, row, &mut a).unwrap().weights(), &b[..]);
 
     let w8: Vec<i8> = (0..n * k).map(|_| rng.next_u64() as i8).collect();
-    let p = <Qai8dxpQsi8cxp as Operator>::RHS_PACKING;
+    let p = <Qai8dxpQsi8cxp as Family>::PREFERRED_RHS.packing();
     let mut a = vec![0u8; Linear::<Qai8dxpQsi8cxp>::packed_size(n, k).unwrap()];
     let mut b = a.clone();
     qsi8cxp::pack(&p, n, k, &Int8Source::nxk(&w8, k), &scale, None, &mut b).unwrap();
@@ -356,20 +357,20 @@ fn family_pack_functions_give_the_packers_bytes() {
     use qgemm::rhs::qai4c32p;
     let zero: Vec<f32> = (0..n * k / bl).map(|_| rng.f32(-0.1, 0.1)).collect();
     let bscale: Vec<f32> = (0..n * k / bl).map(|_| rng.f32(0.01, 0.1)).collect();
-    let p = <Qsi8d32pQai4c32p as Operator>::RHS_PACKING;
+    let p = <Qsi8d32pQai4c32p as Family>::PREFERRED_RHS.packing();
     let mut a = vec![0u8; Linear::<Qsi8d32pQai4c32p>::packed_size(n, k, bl).unwrap()];
     let mut b = a.clone();
     qai4c32p::pack(&p, n, k, bl, &nib, k / 2, &zero, &bscale, Some(&bias), &mut b).unwrap();
     let layer = Linear::<Qsi8d32pQai4c32p>::pack(n, k, bl, &nib, k / 2, &zero, &bscale, Some(&bias), &mut a).unwrap();
     assert_eq!(layer.weights(), &b[..]);
     assert_eq!((layer.n(), layer.k(), layer.bl()), (n, k, bl));
-    // Every other family's layer has the default table.
-    assert_eq!(layer.lut(), DEFAULT_LUT);
+    // Every other family's layer has no table: its parameters are `()`.
+    let () = layer.params();
 
     // 2-bit codes (four per byte; the int4 bytes reused) with a table and with the default;
     // the layer keeps the table it packed with.
     use qgemm::rhs::qsu2cxp;
-    let p = <Qai8dxpQsu2cxp as Operator>::RHS_PACKING;
+    let p = <Qai8dxpQsu2cxp as Family>::PREFERRED_RHS.packing();
     for lut in [Some([-3, -1, 1, 3]), None] {
         let mut a = vec![0u8; Linear::<Qai8dxpQsu2cxp>::packed_size(n, k).unwrap()];
         let mut b = a.clone();
@@ -402,7 +403,7 @@ fn qai8dxp_qsu2cxp_from_packed_with_lut_equals_pack_with_the_table() {
         // Packed elsewhere: the RHS packer itself, with the operator's packing.
         let mut b = vec![0u8; size];
         qsu2cxp::pack(
-            &<Qai8dxpQsu2cxp as Operator>::RHS_PACKING,
+            &<Qai8dxpQsu2cxp as Family>::PREFERRED_RHS.packing(),
             n,
             k,
             &codes,
@@ -584,8 +585,10 @@ fn bad_calls_are_rejected() {
     let prepared = layer.prepare(&cpu, m, &x, &mut scratch).unwrap();
     assert!(matches!(prepared.parts(&mut y[..m * n - 1], 2), Err(Error::BufferTooShort { buffer: Buffer::Dst, .. })));
     // The scratch size covers every kernel of the packing on every CPU.
-    for kernel in
-        <Qai8dxpQsi4cxp as Family>::kernels().iter().filter(|kn| kn.packing().nr == 8 && kn.packing().kr == 16)
+    for kernel in <Qai8dxpQsi4cxp as Family>::kernels()
+        .iter()
+        .map(|d| common::info(d))
+        .filter(|kn| kn.packing().nr == 8 && kn.packing().kr == 16)
     {
         assert!(kernel.lhs_packed_size(m, k, 0).unwrap() <= need, "{}", kernel.name());
     }
@@ -650,15 +653,24 @@ fn bad_calls_are_rejected() {
 
     // Named kernels: none, none of this packing, or none the CPU runs.
     let all = <Qai8dxpQsi4cxp as Family>::kernels();
-    let nr4: Vec<&'static Kernel<Qai8dxpQsi4cxp>> = all.iter().copied().filter(|kn| kn.packing().nr == 4).collect();
-    let nr8_i8mm: Vec<&'static Kernel<Qai8dxpQsi4cxp>> = all
+    let nr4: Vec<&'static Descriptor<Qai8dxpQsi4cxp>> =
+        all.iter().copied().filter(|kn| common::packing_of_desc(*kn).nr == 4).collect();
+    let nr8_i8mm: Vec<&'static Descriptor<Qai8dxpQsi4cxp>> = all
         .iter()
         .copied()
-        .filter(|kn| kn.packing().nr == 8 && kn.packing().kr == 16 && kn.tier() == Tier::I8mm)
+        .filter(|kn| {
+            let p = common::packing_of_desc(*kn);
+            p.nr == 8 && p.kr == 16 && kn.tier() == Tier::I8mm
+        })
         .collect();
-    let wrong_packing = Error::Unsupported { param: Param::Nr, value: 8 };
-    assert_eq!(layer.run_with(&[], &cpu, m, &x, &mut y, &mut scratch).unwrap_err(), wrong_packing);
-    assert_eq!(layer.run_with(&nr4, &cpu, m, &x, &mut y, &mut scratch).unwrap_err(), wrong_packing);
+    let no_kernel = Error::Unsupported { param: Param::Nr, value: 8 };
+    assert_eq!(layer.run_with(&[], &cpu, m, &x, &mut y, &mut scratch).unwrap_err(), no_kernel);
+    // Kernels of another packing: a typed mismatch naming both packings.
+    let Error::PackingMismatch { weights, kernel } = layer.run_with(&nr4, &cpu, m, &x, &mut y, &mut scratch).unwrap_err()
+    else {
+        panic!("nr = 4 kernels accepted nr = 8 weights")
+    };
+    assert_eq!((weights, kernel.nr), (layer.packing(), 4));
     assert_eq!(layer.scratch_size_with(&nr4, m).unwrap(), 0);
     if cfg!(target_arch = "aarch64") {
         assert!(!nr8_i8mm.is_empty());

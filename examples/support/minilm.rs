@@ -479,10 +479,10 @@ impl<'a> Encoder<'a> {
         ctx: &mut [f32],
         scores: &mut [f32],
     ) {
-        let kernel = f32_f32_f32p::select(&self.cpu);
-        let fmt = kernel.rhs_format();
+        let kernel = f32_f32_f32p::select(&self.cpu, l);
+        let fmt = kernel.rhs_packing();
         let keys = FloatSource { data: &k[o..], layout: Layout::NxK, stride: HIDDEN };
-        self.head_pack.resize(fmt.packed_size(l, HEAD_DIM).expect("size"), 0);
+        self.head_pack.resize(fmt.packed_size(l, HEAD_DIM, 0).expect("size"), 0);
         f32p::pack(&fmt, l, HEAD_DIM, &keys, None, &mut self.head_pack).expect("pack K");
         let args = MatmulArgs::new(l, l, HEAD_DIM).with_lhs_stride(HIDDEN);
         kernel.run(&q[o..], &self.head_pack, scores, &args).expect("Q K^T");
@@ -495,10 +495,10 @@ impl<'a> Encoder<'a> {
             row.iter_mut().for_each(|s| *s /= sum);
         }
         let values = FloatSource { data: &v[o..], layout: Layout::KxN, stride: HIDDEN };
-        self.head_pack.resize(fmt.packed_size(HEAD_DIM, l).expect("size"), 0);
+        self.head_pack.resize(fmt.packed_size(HEAD_DIM, l, 0).expect("size"), 0);
         f32p::pack(&fmt, HEAD_DIM, l, &values, None, &mut self.head_pack).expect("pack V");
         let args = MatmulArgs::new(l, HEAD_DIM, l).with_dst_stride(HIDDEN);
-        kernel.run(&self.cpu, scores, &self.head_pack, &mut ctx[o..], &args).expect("P V");
+        kernel.run(scores, &self.head_pack, &mut ctx[o..], &args).expect("P V");
     }
 
     /// The normalized sentence embedding of token ids `ids` (with the special tokens).
