@@ -119,7 +119,7 @@ mod aarch64 {
     use crate::common::Rng;
     use crate::families::{
         Bf16Qsi4c32p, Bf16Qsi4cxp, F16Qai4c32p, F16Qsi4cxp, F16Qsi8cxp, Fam, Q40, Qai4c32p, Qsi4c32p, Qsi4cxp, Qsi8cxp,
-        Qsu2cxp, ScaleStyle, WeightStyle, cycle_lut, packings, to_src,
+        Qsu2cxp, ScaleStyle, WeightStyle, args_with_lut, cycle_lut, packings, to_src,
     };
     use qgemm::rhs::Layout;
     use qgemm::{Clamp, CpuFeatures, Element, Family, MatmulArgs, Tier};
@@ -319,7 +319,11 @@ mod aarch64 {
         };
         let mut seed = 100;
         for p in packings::<X>() {
-            let kernels: Vec<_> = <X::F as Family>::kernels().iter().filter(|kn| kn.packing() == p).collect();
+            let kernels: Vec<_> = <X::F as Family>::kernels()
+                .iter()
+                .filter(|kn| kn.packing_on(&CpuFeatures::NONE) == Some(p))
+                .filter_map(|kn| kn.resolve(&cpu).ok())
+                .collect();
             let Some(scalar) = kernels.iter().find(|kn| kn.tier() == Tier::Scalar) else {
                 panic!("no scalar kernel for {p:?}");
             };
@@ -336,10 +340,11 @@ mod aarch64 {
                 X::pack_rhs(&p, n, k, bl, &raw.view(), &mut rhs).unwrap();
                 let clamp = Clamp::new(-3.0, 3.0).unwrap();
                 // The kernels take the table the weights were packed with (2-bit family).
-                let args = MatmulArgs::new(m, n, k).with_block_len(bl).with_clamp(clamp).with_lut(raw.lut);
+                let args =
+                    args_with_lut::<X::F>(MatmulArgs::new(m, n, k).with_block_len(bl).with_clamp(clamp), raw.lut);
                 let mut want = vec![<X::F as Family>::Dst::default(); m * n];
                 scalar.run(&lhs, &rhs, &mut want, &args).unwrap();
-                for kn in kernels.iter().filter(|kn| kn.tier() != Tier::Scalar && kn.is_available(&cpu)) {
+                for kn in kernels.iter().filter(|kn| kn.tier() != Tier::Scalar) {
                     // Whole output, then the grid cut at the last tile.
                     let cut = |len: usize, step: usize| (len - 1) / step * step;
                     let (mc, nc) = (cut(m, kn.m_step()), cut(n, kn.n_step()));
@@ -400,7 +405,8 @@ mod aarch64 {
         }
         assert_eq!(ran.len(), simd.iter().filter(|kn| kn.is_available(&cpu)).count());
         // A family with a look-up table ran with the default one and with others.
-        if <X::F as Family>::TAKES_LUT {
+        let takes_lut = args_with_lut::<X::F>(MatmulArgs::new(1, 1, 32), [-3, -1, 1, 3]) != MatmulArgs::new(1, 1, 32);
+        if takes_lut {
             println!("  look-up tables: {luts:?}");
             let default = qgemm::rhs::qsu2cxp::DEFAULT_LUT;
             assert!(luts.contains(&default) && luts.iter().any(|l| *l != default), "{luts:?}");
