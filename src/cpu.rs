@@ -720,7 +720,7 @@ pub(crate) mod id_regs {
             // SME1 only: no SME2, and the SMFR0 feature bits need SME.
             let r = IdRegs { pfr1: 1 << 24, ..IdRegs::default() };
             assert!(r.features().has(Feature::Sme) && !r.features().has(Feature::Sme2));
-            let r = IdRegs { smfr0: !0, ..IdRegs::default() };
+            let r = IdRegs { pfr0: 0x00ff_0000, smfr0: !0, ..IdRegs::default() };
             assert_eq!(r.features(), CpuFeatures::NONE);
         }
     }

@@ -68,6 +68,8 @@ pub(crate) type TileKernel = (TileFn, usize);
 /// Where a family's data sit in its packed tiles for one call (`k`, `bl`, the packing), in
 /// bytes: the family module computes it once (`asm_layout`) for both asm tiers.
 pub(crate) struct Layout {
+    /// Rows per LHS tile.
+    pub(crate) mr: usize,
     /// Columns per RHS tile.
     pub(crate) nr: usize,
     /// Bytes of a column's chunk in an interleaved RHS group (`kr / sr`).
@@ -110,6 +112,7 @@ impl Layout {
     pub(crate) fn per_channel<O, P>(args: &UncheckedArgs<O, P>, strides: &TileStrides, p: &Packing, bits: usize) -> Layout {
         let groups = args.k.div_ceil(32);
         Layout {
+            mr: p.mr,
             nr: p.nr,
             bd: p.block_depth(),
             lhs_stride: strides.lhs,
@@ -153,6 +156,7 @@ impl Layout {
         let (blocks, data) = (k / bl, p.nr * bl / 2);
         let block_bytes = data + 2 * p.nr;
         Some(Layout {
+            mr: p.mr,
             nr: p.nr,
             bd: p.block_depth(),
             lhs_stride: strides.lhs,
@@ -208,7 +212,8 @@ impl Tile {
 ///
 /// The contract of [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for a packing with
 /// `mr = 1`; `layout` describes that packing and `args`; `wide` and `narrow` are tile
-/// functions of the packing whose tier the CPU has; `layout.nr * tiles <= 16`.
+/// functions of the packing whose tier the CPU has (a step of more than 16 columns, or a
+/// packing with `mr != 1`, computes nothing).
 pub(crate) unsafe fn gemv<O: Element, P>(
     args: &UncheckedArgs<O, P>,
     layout: &Layout,
@@ -218,8 +223,15 @@ pub(crate) unsafe fn gemv<O: Element, P>(
 ) {
     let nr = layout.nr;
     let step = nr * tiles;
+    // What decides the memory read and written: one-row LHS tiles, and a step that fits the
+    // scratch row (the tests run every catalogue kernel against the scalar one, so a table
+    // breaking this fails them).
+    if layout.mr != 1 || tiles == 0 || step > GEMV_MAX_COLS {
+        debug_assert!(false, "a GEMV step the driver cannot run");
+        return;
+    }
     let wide_end = args.n - args.n % step;
-    let mut tmp = [O::default(); 16];
+    let mut tmp = [O::default(); GEMV_MAX_COLS];
     let mut t = Tile::new(args, layout);
     let mut n0 = 0;
     while n0 < args.n {
@@ -235,7 +247,8 @@ pub(crate) unsafe fn gemv<O: Element, P>(
             // `r < m` and the `width / nr` RHS tiles from `n0 / nr`: a wide step only runs
             // below `wide_end`, where all its tiles exist, and a narrow one reads one tile that
             // holds column `n0 < n`. It writes one row of `width` columns: to `dst` when all
-            // of them are in the rectangle, else to `tmp` (16 elements).
+            // of them are in the rectangle, else to `tmp` (`GEMV_MAX_COLS >= width` elements,
+            // checked above).
             unsafe { f(&t) };
             if cols < width {
                 // SAFETY: `cols` columns of row `r` from `n0` lie inside the rectangle.
@@ -246,21 +259,52 @@ pub(crate) unsafe fn gemv<O: Element, P>(
     }
 }
 
+/// Most columns of one GEMV step (`nr * tiles`, the scratch row's width).
+const GEMV_MAX_COLS: usize = 16;
+
+/// Rows of one packed LHS tile of the asm tiers' GEMM tile functions.
+pub(crate) const GEMM_MR: usize = 4;
+
+/// Most columns one GEMM tile function computes (the scratch tile's width).
+pub(crate) const MAX_COLS: usize = 8;
+
+/// Most column steps of one RHS tile: `nr / cols` for `nr` up to [`MAX_TILE`] and `cols` of 4.
+///
+/// [`MAX_TILE`]: crate::packing::MAX_TILE
+const MAX_STEPS: usize = crate::packing::MAX_TILE / 4;
+
+/// Whether the GEMM driver can run tile functions of `cols` columns on `nr`-column RHS tiles
+/// with `mr`-row LHS tiles: what decides the memory it reads. `cols` must divide `nr` (a step
+/// never straddles two RHS tiles) in at most [`MAX_STEPS`] steps, fit the scratch tile, and
+/// the LHS tiles must have the tile functions' [`GEMM_MR`] rows.
+pub(crate) const fn gemm_fits(mr: usize, nr: usize, cols: usize) -> bool {
+    mr == GEMM_MR && cols > 0 && cols <= MAX_COLS && nr.is_multiple_of(cols) && nr / cols <= MAX_STEPS
+}
+
 /// GEMM driver (`mr = 4`): the rows in steps of `kernels.len()` LHS tiles (then one step of
 /// the tiles that remain), each step over all columns with `kernels[t - 1]` for `t` LHS tiles,
-/// which computes `4t` rows x its column count. Partial tiles go through a scratch tile.
+/// which computes `4t` rows x its column count. Partial tiles go through a scratch tile. A
+/// table that breaks [`gemm_fits`] for the layout (or holds more than [`MAX_TILES`] entries)
+/// computes nothing (every catalogue table is run against the scalar kernel by the tests, so
+/// such a table fails them).
 ///
 /// # Safety
 ///
 /// The contract of [`Kernel::run_unchecked`](crate::Kernel::run_unchecked) for a packing with
 /// `mr = 4`; `layout` describes that packing and `args`; `kernels[i]` is a tile kernel of the
-/// packing whose tier the CPU has, for `i + 1` LHS tiles (`<= MAX_TILES`) and at most 8
-/// columns, a divisor of `nr`.
+/// packing whose tier the CPU has, for `i + 1` LHS tiles.
 pub(crate) unsafe fn gemm<O: Element, P>(args: &UncheckedArgs<O, P>, layout: &Layout, kernels: &[TileKernel]) {
     let (m, n, nr) = (args.m, args.n, layout.nr);
-    let mut scratch = [O::default(); 4 * MAX_TILES * 8];
+    if kernels.is_empty()
+        || kernels.len() > MAX_TILES
+        || !kernels.iter().all(|&(_, cols)| gemm_fits(layout.mr, nr, cols))
+    {
+        debug_assert!(false, "a GEMM tile table the driver cannot run");
+        return;
+    }
+    let mut scratch = [O::default(); GEMM_MR * MAX_TILES * MAX_COLS];
     let mut t = Tile::new(args, layout);
-    let m_tiles = m.div_ceil(4);
+    let m_tiles = m.div_ceil(GEMM_MR);
     let mut tile0 = 0;
     while tile0 < m_tiles {
         let tiles = kernels.len().min(m_tiles - tile0);
@@ -269,22 +313,23 @@ pub(crate) unsafe fn gemm<O: Element, P>(args: &UncheckedArgs<O, P>, layout: &La
             let tile = tile0 + i.min(tiles - 1);
             *p = args.lhs.wrapping_add(tile * layout.lhs_stride + layout.lhs_data);
         }
-        let row0 = 4 * tile0;
-        let rows = (4 * tiles).min(m - row0);
+        let row0 = GEMM_MR * tile0;
+        let rows = (GEMM_MR * tiles).min(m - row0);
         // Column `col` is column `col % nr` of RHS tile `col / nr`: its data start `bd` bytes
         // per column into each chunk, its scales 2 bytes and its per-column constants 4 bytes
         // per column into each array. `steps[s]` holds those offsets from the RHS tile's start
         // for the `s`-th step of `cols` columns in the tile (a step never straddles two RHS
-        // tiles: `cols` divides `nr`, and `nr / cols <= 4`).
-        let mut offsets = [[0usize; 3]; 4];
-        for (s, o) in offsets.iter_mut().enumerate() {
+        // tiles: `cols` divides `nr`, checked above with `nr / cols <= MAX_STEPS`).
+        let mut offsets = [[0usize; 3]; MAX_STEPS];
+        let steps = &mut offsets[..nr / cols];
+        for (s, o) in steps.iter_mut().enumerate() {
             let c = s * cols;
             *o = [layout.data_at + c * layout.bd, layout.scales_at + 2 * c, layout.extras_at + 4 * c];
         }
-        let steps = &offsets[..(nr / cols).clamp(1, 4)];
+        let steps = &*steps;
         // Steps below `whole_end` write a whole tile straight to `dst`; the rest (the last
         // partial column step, or every step when the rows are partial) go through `scratch`.
-        let whole_end = if rows == 4 * tiles { n - n % cols } else { 0 };
+        let whole_end = if rows == GEMM_MR * tiles { n - n % cols } else { 0 };
         let mut rhs_tile = args.rhs_packed;
         let mut out = args.dst.wrapping_byte_add(row0 * args.dst_stride_row);
         let mut col = 0;
@@ -313,12 +358,12 @@ pub(crate) unsafe fn gemm<O: Element, P>(args: &UncheckedArgs<O, P>, layout: &La
         t.out_stride = O::SIZE * cols;
         while col < n {
             let rhs_tile = args.rhs_packed.wrapping_add(col / nr * layout.rhs_stride);
-            let o = steps[(col % nr / cols).min(steps.len() - 1)];
+            let o = steps[col % nr / cols];
             t.rhs = rhs_tile.wrapping_add(o[0]);
             t.scales = rhs_tile.wrapping_add(o[1]);
             t.extras = rhs_tile.wrapping_add(o[2]);
             // SAFETY: as above, but the kernel writes inside `scratch`
-            // (`4 * tiles * cols <= 4 * MAX_TILES * 8`).
+            // (`4 * tiles * cols <= GEMM_MR * MAX_TILES * MAX_COLS`, checked above).
             unsafe { kernel(&t) };
             let ncols = cols.min(n - col);
             // SAFETY: rows `row0..row0 + rows <= m`, columns `col..col + ncols <= n`: inside
