@@ -34,14 +34,14 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use half::{bf16, f16};
-use qgemm::float::{FloatFamily, FloatKernel, LhsFormat, RhsFormat};
 use qgemm::lhs::{qai8dxp, qsi8d32p, qsi8d32pscalef32};
-use qgemm::op::{FloatOperator, Operator};
+use qgemm::matmul::{available, select_for};
+use qgemm::op::Operator;
 use qgemm::rhs::FloatSource;
 use qgemm::rhs::qsi4c32p::BlockScales;
 use qgemm::rhs::qsi8cxp::{self, Int8Source};
 use qgemm::rhs::{Int4Encoding, Int4Source, qai4c32p, qsi4c32p, qsi4c32pscalef16, qsi4cxp, qsu2cxp};
-use qgemm::{CpuFeatures, Element, Family, Kernel, MatmulArgs, Packing, Tier};
+use qgemm::{CpuFeatures, Element, Family, Kernel, LhsPacking, MatmulArgs, Packing, RhsFormat, RhsPacking, Tier};
 
 struct Opts {
     family: String,
@@ -188,8 +188,8 @@ impl Inputs {
 }
 
 /// How to pack one family's operands (activations of the family's [`Operator::Src`] type).
-trait Bench: Operator {
-    fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self>;
+trait Bench: Operator<Lhs = u8> {
+    fn select(cpu: &CpuFeatures, m: usize) -> Kernel<Self>;
     fn pack_lhs(p: &Packing, m: usize, k: usize, bl: usize, x: &[Self::Src], out: &mut [u8]);
     fn pack_rhs(p: &Packing, n: usize, k: usize, bl: usize, inp: &Inputs, out: &mut [u8]);
     fn uses_bl() -> bool {
@@ -198,7 +198,7 @@ trait Bench: Operator {
 }
 
 impl Bench for qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp {
-    fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
+    fn select(cpu: &CpuFeatures, m: usize) -> Kernel<Self> {
         qgemm::qai8dxp_qsi4cxp::select(cpu, m)
     }
     fn pack_lhs(p: &Packing, m: usize, k: usize, _bl: usize, x: &[f32], out: &mut [u8]) {
@@ -211,7 +211,7 @@ impl Bench for qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp {
 }
 
 impl Bench for qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p {
-    fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
+    fn select(cpu: &CpuFeatures, m: usize) -> Kernel<Self> {
         qgemm::qai8dxp_qsi4c32p::select(cpu, m)
     }
     fn pack_lhs(p: &Packing, m: usize, k: usize, _bl: usize, x: &[f32], out: &mut [u8]) {
@@ -225,7 +225,7 @@ impl Bench for qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p {
 }
 
 impl Bench for qgemm::qai8dxp_qsi8cxp::Qai8dxpQsi8cxp {
-    fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
+    fn select(cpu: &CpuFeatures, m: usize) -> Kernel<Self> {
         qgemm::qai8dxp_qsi8cxp::select(cpu, m)
     }
     fn pack_lhs(p: &Packing, m: usize, k: usize, _bl: usize, x: &[f32], out: &mut [u8]) {
@@ -237,7 +237,7 @@ impl Bench for qgemm::qai8dxp_qsi8cxp::Qai8dxpQsi8cxp {
 }
 
 impl Bench for qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p {
-    fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
+    fn select(cpu: &CpuFeatures, m: usize) -> Kernel<Self> {
         qgemm::qsi8d32p_qsi4c32p::select(cpu, m)
     }
     fn pack_lhs(p: &Packing, m: usize, k: usize, bl: usize, x: &[f32], out: &mut [u8]) {
@@ -252,7 +252,7 @@ impl Bench for qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p {
 macro_rules! half_bench {
     ($($family:ident in $module:ident: $src:ty => $lhs:ident, twin $twin:ty;)+) => {$(
         impl Bench for qgemm::$module::$family {
-            fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
+            fn select(cpu: &CpuFeatures, m: usize) -> Kernel<Self> {
                 qgemm::$module::select(cpu, m)
             }
             fn pack_lhs(p: &Packing, m: usize, k: usize, _bl: usize, x: &[$src], out: &mut [u8]) {
@@ -276,7 +276,7 @@ half_bench! {
 macro_rules! asym_bench {
     ($($family:ident in $module:ident: $src:ty => $lhs:ident;)+) => {$(
         impl Bench for qgemm::$module::$family {
-            fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
+            fn select(cpu: &CpuFeatures, m: usize) -> Kernel<Self> {
                 qgemm::$module::select(cpu, m)
             }
             fn pack_lhs(p: &Packing, m: usize, k: usize, bl: usize, x: &[$src], out: &mut [u8]) {
@@ -298,7 +298,7 @@ asym_bench! {
 /// The 2-bit family: `qsu2cxp` codes (the first `k/4` bytes of each row of the int4 input's
 /// random bytes) with the default table.
 impl Bench for qgemm::qai8dxp_qsu2cxp::Qai8dxpQsu2cxp {
-    fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
+    fn select(cpu: &CpuFeatures, m: usize) -> Kernel<Self> {
         qgemm::qai8dxp_qsu2cxp::select(cpu, m)
     }
     fn pack_lhs(p: &Packing, m: usize, k: usize, _bl: usize, x: &[f32], out: &mut [u8]) {
@@ -313,13 +313,12 @@ impl Bench for qgemm::qai8dxp_qsu2cxp::Qai8dxpQsu2cxp {
 #[inline(never)]
 fn run_kernel<F: Family>(
     kernel: &Kernel<F>,
-    cpu: &CpuFeatures,
-    lhs: &[u8],
+    lhs: &[F::Lhs],
     rhs: &[u8],
     dst: &mut [F::Dst],
-    args: &MatmulArgs,
+    args: &MatmulArgs<F::Params>,
 ) {
-    kernel.run(cpu, black_box(lhs), black_box(rhs), dst, args).unwrap();
+    kernel.run(black_box(lhs), black_box(rhs), dst, args).unwrap();
 }
 
 /// One measured packer call.
@@ -409,7 +408,7 @@ fn bench_family<F: Bench>(o: &Opts, cpu: &CpuFeatures) {
         return;
     }
     if o.list {
-        for k in F::kernels().iter().filter(|k| k.is_available(cpu)) {
+        for k in &available::<F>(cpu) {
             let p = k.packing();
             println!(
                 "{} {} {} {} {} {} {} {} {}",
@@ -437,30 +436,30 @@ fn bench_family<F: Bench>(o: &Opts, cpu: &CpuFeatures) {
     let m_max = o.ms.iter().copied().max().unwrap_or(1);
     let inp = Inputs::new(F::NAME, m_max, n, k, bl.max(32));
     let x: Vec<F::Src> = inp.x.iter().map(|&v| F::Src::from_f32(v)).collect();
-    let mut packed_rhs: Vec<(Packing, Vec<u8>)> = Vec::new();
+    let mut packed_rhs: Vec<(RhsPacking, Vec<u8>)> = Vec::new();
     if o.kernels {
         // A full kernel name selects that kernel only (`..._4x8_neon` is also a prefix of
         // `..._4x8_neon_i8mm`); anything else is a substring filter.
         let exact = F::kernels().iter().any(|kn| kn.name() == o.kernel);
         let wanted = |name: &str| if exact { name == o.kernel } else { name.contains(&o.kernel) };
-        for kernel in F::kernels().iter().filter(|kn| kn.is_available(cpu) && wanted(kn.name())) {
+        for kernel in available::<F>(cpu).iter().filter(|kn| wanted(kn.name())) {
             if kernel.tier() == Tier::Scalar && !o.scalar {
                 continue;
             }
-            let p = kernel.packing();
-            if !packed_rhs.iter().any(|(q, _)| q.nr == p.nr && q.kr == p.kr) {
+            let (p, rp) = (kernel.packing(), kernel.rhs_packing());
+            if !packed_rhs.iter().any(|(q, _)| *q == rp) {
                 let mut out = vec![0u8; kernel.rhs_packed_size(n, k, bl).unwrap()];
                 F::pack_rhs(&p, n, k, bl, &inp, &mut out);
-                packed_rhs.push((p, out));
+                packed_rhs.push((rp, out));
             }
-            let rhs = &packed_rhs.iter().find(|(q, _)| q.nr == p.nr && q.kr == p.kr).unwrap().1;
+            let rhs = &packed_rhs.iter().find(|(q, _)| *q == rp).unwrap().1;
             for &m in &o.ms {
                 let mut lhs = vec![0u8; kernel.lhs_packed_size(m, k, bl).unwrap()];
-                F::pack_lhs(&p, m, k, bl, &x[..m * k], &mut lhs);
+                <F as Bench>::pack_lhs(&p, m, k, bl, &x[..m * k], &mut lhs);
                 let mut dst = vec![F::Dst::default(); m * n];
                 let args = MatmulArgs::new(m, n, k).with_block_len(bl);
                 let dst_cell = std::cell::RefCell::new(&mut dst);
-                let ns = time(o.iters, &|| run_kernel(kernel, cpu, &lhs, rhs, &mut dst_cell.borrow_mut()[..], &args));
+                let ns = time(o.iters, &|| run_kernel(kernel, &lhs, rhs, &mut dst_cell.borrow_mut()[..], &args));
                 let macs = (m * n * k) as f64;
                 row(&[
                     F::NAME.into(),
@@ -486,8 +485,9 @@ fn bench_family<F: Bench>(o: &Opts, cpu: &CpuFeatures) {
             let p = kernel.packing();
             let mut lhs = vec![0u8; kernel.lhs_packed_size(m, k, bl).unwrap()];
             let cell = std::cell::RefCell::new(&mut lhs);
-            let ns =
-                time(o.iters, &|| run_packer(&|| F::pack_lhs(&p, m, k, bl, &x[..m * k], &mut cell.borrow_mut()[..])));
+            let ns = time(o.iters, &|| {
+                run_packer(&|| <F as Bench>::pack_lhs(&p, m, k, bl, &x[..m * k], &mut cell.borrow_mut()[..]))
+            });
             packer_row(F::NAME, "lhs", &p, m, k, bl, ns, cell.borrow().len());
         }
         let kernel = pick(o.ms.iter().copied().max().unwrap_or(1));
@@ -536,41 +536,53 @@ const FLOAT_FAMILIES: [&str; 4] = ["f32_f32_f32p", "f16_f16_f16p", "f32_bf16p_bf
 
 /// One measured float kernel call (never inlined).
 #[inline(never)]
-fn run_float_kernel<F: FloatFamily>(
-    kernel: &FloatKernel<F>,
-    cpu: &CpuFeatures,
+fn run_float_kernel<F: Family>(
+    kernel: &Kernel<F>,
     lhs: &[F::Lhs],
     rhs: &[u8],
     dst: &mut [F::Dst],
-    args: &MatmulArgs,
+    args: &MatmulArgs<F::Params>,
 ) {
-    kernel.run(cpu, black_box(lhs), black_box(rhs), dst, args).unwrap();
+    kernel.run(black_box(lhs), black_box(rhs), dst, args).unwrap();
 }
 
-/// The weights of `n x k` (NxK, f32 values `w`) packed in `fmt` (any format of the float
+/// The weights of `n x k` (NxK, f32 values `w`) packed in `rp` (any packing of the float
 /// families), with a bias.
-fn pack_float_rhs(fmt: &RhsFormat, n: usize, k: usize, w: &[f32], bias: &[f32]) -> Vec<u8> {
-    let mut out = vec![0u8; fmt.packed_size(n, k).unwrap()];
-    float_pack::pack_float_rhs(fmt, n, k, &FloatSource::nxk(w, k), Some(bias), &mut out).unwrap();
+fn pack_float_rhs(rp: &RhsPacking, n: usize, k: usize, w: &[f32], bias: &[f32]) -> Vec<u8> {
+    let mut out = vec![0u8; rp.packed_size(n, k, 0).unwrap()];
+    float_pack::pack_float_rhs(rp, n, k, &FloatSource::nxk(w, k), Some(bias), &mut out).unwrap();
     out
 }
 
-fn bench_float_family<F: FloatOperator>(o: &Opts, cpu: &CpuFeatures, lhs_of: LhsOf<F>) {
+/// The spec's name of a float RHS packing (`f32p16`, `f16p32`, `bf16p12_b32`).
+fn float_rhs_name(rp: &RhsPacking) -> String {
+    match rp.format {
+        RhsFormat::Bf16pB32 => format!("bf16p{}_b32", rp.nr),
+        RhsFormat::Bf16pB16 => format!("bf16p{}_b16", rp.nr),
+        f => format!("{}{}", f.name(), rp.nr),
+    }
+}
+
+/// The spec's name of a float LHS packing (`bf16p8x4`), `-` for rows read in place.
+fn float_lhs_name(lp: &LhsPacking) -> String {
+    if lp.format.is_packed() { lp.to_string() } else { "-".into() }
+}
+
+fn bench_float_family<F: Operator>(o: &Opts, cpu: &CpuFeatures, lhs_of: LhsOf<F>) {
     let wanted =
         if FLOAT_FAMILIES.contains(&o.family.as_str()) { F::NAME == o.family } else { F::NAME.contains(&o.family) };
     if !wanted || o.model_load {
         return;
     }
     if o.list {
-        for k in F::kernels().iter().filter(|k| k.is_available(cpu)) {
-            let l = k.lhs_format().map_or("-", |f| f.name);
+        for k in &available::<F>(cpu) {
             println!(
                 "{} {} {} {} {} {} {}",
                 F::NAME,
                 k.name(),
                 k.tier(),
-                l,
-                k.rhs_format().name,
+                float_lhs_name(&k.lhs_packing()),
+                float_rhs_name(&k.rhs_packing()),
                 k.m_step(),
                 k.n_step()
             );
@@ -578,10 +590,9 @@ fn bench_float_family<F: FloatOperator>(o: &Opts, cpu: &CpuFeatures, lhs_of: Lhs
         return;
     }
     if o.selected {
+        // What the family's `select` picks: its preferred packings, for each m.
         for &m in &o.ms {
-            let best = F::kernels()
-                .iter()
-                .find(|k| k.is_available(cpu) && k.rhs_format() == F::RHS && k.lhs_format() == F::LHS);
+            let best = select_for::<F>(cpu, m, &F::PREFERRED_RHS);
             println!("{} {m} {}", F::NAME, best.expect("a scalar kernel at least").name());
         }
         return;
@@ -597,18 +608,17 @@ fn bench_float_family<F: FloatOperator>(o: &Opts, cpu: &CpuFeatures, lhs_of: Lhs
     let bias: Vec<f32> = (0..n).map(|_| r.unit() - 0.5).collect();
     let exact = F::kernels().iter().any(|kn| kn.name() == o.kernel);
     let pick = |name: &str| if exact { name == o.kernel } else { name.contains(&o.kernel) };
-    for kernel in F::kernels().iter().filter(|kn| kn.is_available(cpu) && pick(kn.name())) {
+    for kernel in available::<F>(cpu).iter().filter(|kn| pick(kn.name())) {
         if kernel.tier() == Tier::Scalar && !o.scalar {
             continue;
         }
-        let rhs = pack_float_rhs(&kernel.rhs_format(), n, k, &w, &bias);
+        let rhs = pack_float_rhs(&kernel.rhs_packing(), n, k, &w, &bias);
         for &m in &o.ms {
-            let lhs = lhs_of(kernel.lhs_format(), m, k, &x[..m * k]);
+            let lhs = lhs_of(&kernel.lhs_packing(), m, k, &x[..m * k]);
             let mut dst = vec![F::Dst::default(); m * n];
             let args = MatmulArgs::new(m, n, k);
             let dst_cell = std::cell::RefCell::new(&mut dst);
-            let ns =
-                time(o.iters, &|| run_float_kernel(kernel, cpu, &lhs, &rhs, &mut dst_cell.borrow_mut()[..], &args));
+            let ns = time(o.iters, &|| run_float_kernel(kernel, &lhs, &rhs, &mut dst_cell.borrow_mut()[..], &args));
             let macs = (m * n * k) as f64;
             row(&[
                 F::NAME.into(),
@@ -626,20 +636,20 @@ fn bench_float_family<F: FloatOperator>(o: &Opts, cpu: &CpuFeatures, lhs_of: Lhs
     }
 }
 
-/// Builds the activations a kernel of LHS format `lf` reads from `m x k` f32 values.
-type LhsOf<F> = fn(Option<LhsFormat>, usize, usize, &[f32]) -> Vec<<F as FloatFamily>::Lhs>;
+/// Builds the activations a kernel of LHS packing `lp` reads from `m x k` f32 values.
+type LhsOf<F> = fn(&LhsPacking, usize, usize, &[f32]) -> Vec<<F as Family>::Lhs>;
 
 /// The unpacked activations of an f32/f16 family.
-fn rows<T: Element>(_f: Option<LhsFormat>, _m: usize, _k: usize, x: &[f32]) -> Vec<T> {
+fn rows<T: Element>(_lp: &LhsPacking, _m: usize, _k: usize, x: &[f32]) -> Vec<T> {
     x.iter().map(|&v| T::from_f32(v)).collect()
 }
 
-/// The activations packed as bf16 in `f` (from f32 or f16 values of type `T`).
-fn bf16_packed<T: Element>(f: Option<LhsFormat>, m: usize, k: usize, x: &[f32]) -> Vec<u8> {
-    let f = f.expect("a packed-LHS kernel");
+/// The activations packed as bf16 in `lp` (from f32 or f16 values of type `T`).
+fn bf16_packed<T: Element>(lp: &LhsPacking, m: usize, k: usize, x: &[f32]) -> Vec<u8> {
+    assert!(lp.format.is_packed(), "a packed-LHS kernel");
     let x: Vec<T> = x.iter().map(|&v| T::from_f32(v)).collect();
-    let mut out = vec![0u8; f.packed_size(m, k).unwrap()];
-    qgemm::lhs::bf16p::pack(&f, m, k, &x, k, &mut out).unwrap();
+    let mut out = vec![0u8; lp.packed_size(m, k, 0).unwrap()];
+    qgemm::lhs::bf16p::pack(lp, m, k, &x, k, &mut out).unwrap();
     out
 }
 

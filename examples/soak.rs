@@ -43,13 +43,13 @@ mod splitmix;
 
 use families::{
     Bf16Qsi4c32p, Bf16Qsi4cxp, F16Qai4c32p, F16Qsi4cxp, F16Qsi8cxp, Fam, Q40, Qai4c32p, Qsi4c32p, Qsi4cxp, Qsi8cxp,
-    Qsu2cxp, ScaleStyle, WeightStyle, canary, depth, packings, to_src,
+    Qsu2cxp, ScaleStyle, WeightStyle, args_with_lut, canary, depth, packings, to_src,
 };
-use qgemm::float::{FloatFamily, LhsFormat};
 use qgemm::half::f16;
-use qgemm::op::FloatOperator;
+use qgemm::matmul::available;
+use qgemm::op::Operator;
 use qgemm::rhs::{FloatSource, Int4Encoding, Layout};
-use qgemm::{Clamp, CpuFeatures, Element, Family, Kernel, MatmulArgs, Packing, Tier};
+use qgemm::{Clamp, CpuFeatures, Element, Family, Kernel, LhsPacking, LhsStride, MatmulArgs, Packing, Tier};
 use splitmix::SplitMix64 as Rng;
 
 struct Opts {
@@ -313,11 +313,13 @@ fn case<X: Fam>(rng: &mut Rng, cpu: &CpuFeatures, stats: &mut Stats, verbose: bo
     let Ok(clamp_v) = Clamp::new(clamp.0, clamp.1) else {
         return fail("invalid clamp drawn".into());
     };
-    let args =
-        MatmulArgs::new(m, n, k).with_block_len(bl).with_clamp(clamp_v).with_dst_stride(dst_stride).with_lut(raw.lut);
+    // The 2-bit family's kernels get the table the weights were packed with.
+    let args = args_with_lut::<X::F>(
+        MatmulArgs::new(m, n, k).with_block_len(bl).with_clamp(clamp_v).with_dst_stride(dst_stride),
+        raw.lut,
+    );
     let dst_len = (m - 1) * dst_stride + n;
-    let kernels: Vec<&'static Kernel<X::F>> =
-        <X::F as Family>::kernels().iter().copied().filter(|kn| kn.packing() == p && kn.is_available(cpu)).collect();
+    let kernels: Vec<Kernel<X::F>> = available::<X::F>(cpu).into_iter().filter(|kn| kn.packing() == p).collect();
     let Some(scalar) = kernels.iter().copied().find(|kn| kn.tier() == Tier::Scalar) else {
         return fail("no scalar kernel for the packing".into());
     };
@@ -416,38 +418,37 @@ fn float_value(rng: &mut Rng, scale: f32) -> f32 {
 }
 
 /// Draws and runs one case of float family `F` (`F::Src` activations and weights): a kernel
-/// format pair of the catalogue, a shape with tails, KxN or NxK weights with or without bias,
-/// padded strides, a clamp; every available kernel of the formats against the scalar one, over
-/// the whole output and a random grid.
-fn float_case<F: FloatOperator>(
+/// packing of the catalogue (a scalar kernel's), a shape with tails, KxN or NxK weights with or
+/// without bias, padded strides, a clamp; every available kernel of the packing against the
+/// scalar one, over the whole output and a random grid.
+fn float_case<F: Operator>(
     rng: &mut Rng,
     cpu: &CpuFeatures,
     stats: &mut Stats,
     lhs_of: LhsOf<F>,
 ) -> Result<(), String> {
-    let scalars: Vec<_> = F::kernels().iter().filter(|k| k.tier() == Tier::Scalar).collect();
+    let scalars: Vec<Kernel<F>> = available::<F>(cpu).into_iter().filter(|k| k.tier() == Tier::Scalar).collect();
     let scalar = pick(rng, &scalars);
-    let (lf, rf) = (scalar.lhs_format(), scalar.rhs_format());
+    let (lp, rp) = (scalar.lhs_packing(), scalar.rhs_packing());
     let (m, n, k) = (1 + rng.below(40), 1 + rng.below(90), 1 + rng.below(300));
     let scale = 10f32.powf(rng.f32(-2.0, 2.0));
     let kxn = rng.below(2) == 0;
     let w: Vec<F::Src> = (0..n * k).map(|_| F::Src::from_f32(float_value(rng, scale))).collect();
-    let bias: Option<Vec<F::Bias>> =
-        (rng.below(4) != 0).then(|| (0..n).map(|_| F::Bias::from_f32(float_value(rng, scale))).collect());
+    // The bias in f32: the packer rounds it once to the format's bias type (f32 or f16).
+    let bias: Option<Vec<f32>> = (rng.below(4) != 0).then(|| (0..n).map(|_| float_value(rng, scale)).collect());
     let src = if kxn { FloatSource::kxn(&w, n) } else { FloatSource::nxk(&w, k) };
-    let mut rhs = vec![0u8; rf.packed_size(n, k).map_err(|e| e.to_string())?];
-    float_pack::pack_float_rhs(&rf, n, k, &src, bias.as_deref(), &mut rhs).map_err(|e| e.to_string())?;
+    let mut rhs = vec![0u8; rp.packed_size(n, k, 0).map_err(|e| e.to_string())?];
+    float_pack::pack_float_rhs(&rp, n, k, &src, bias.as_deref(), &mut rhs).map_err(|e| e.to_string())?;
     let stride = k + rng.below(3);
     let x: Vec<F::Src> = (0..m * stride).map(|_| F::Src::from_f32(float_value(rng, scale))).collect();
-    let (lhs, lhs_stride) = lhs_of(lf, m, k, &x, stride);
+    let (lhs, params) = lhs_of(&lp, m, k, &x, stride);
     let (lo, hi) = draw_clamp(rng);
     let clamp = Clamp::new(lo, hi).map_err(|e| e.to_string())?;
     let dst_stride = n + rng.below(3);
-    let args = MatmulArgs::new(m, n, k).with_lhs_stride(lhs_stride).with_clamp(clamp).with_dst_stride(dst_stride);
+    let args = MatmulArgs::new(m, n, k).with_params(params).with_clamp(clamp).with_dst_stride(dst_stride);
     let canary = F::Dst::from_f32(7.0);
     let len = (m - 1) * dst_stride + n;
     let mut want = vec![canary; len];
-    let dot = scalar.name().contains("1x36");
     scalar.run(&lhs, &rhs, &mut want, &args).map_err(|e| e.to_string())?;
     stats.ran(scalar.name(), Tier::Scalar, 1);
     let same = |a: &[F::Dst], b: &[F::Dst]| a.iter().zip(b).all(|(x, y)| x.to_bits32() == y.to_bits32());
@@ -458,11 +459,12 @@ fn float_case<F: FloatOperator>(
             scalar.name()
         )
     };
-    for kn in F::kernels().iter().filter(|kn| {
+    // The kernels that read both operands as the scalar one does (its packing: the 1x36 `BFDOT`
+    // kernels have their own, `bf16p1x4`, apart from the 8x12 `BFMMLA` ones).
+    for kn in available::<F>(cpu).iter().filter(|kn| {
         kn.tier() != Tier::Scalar
-            && kn.is_available(cpu)
-            && (kn.lhs_format(), kn.rhs_format()) == (lf, rf)
-            && kn.name().contains("1x36") == dot
+            && kn.packing() == scalar.packing()
+            && (kn.lhs_packing(), kn.rhs_packing()) == (lp, rp)
     }) {
         let mut got = vec![canary; len];
         kn.run(&lhs, &rhs, &mut got, &args).map_err(|e| e.to_string())?;
@@ -481,8 +483,7 @@ fn float_case<F: FloatOperator>(
                     continue;
                 }
                 let off = kn.dst_offset(mi, ni, dst_stride).map_err(|e| e.to_string())?;
-                kn.run(&lhs, &rhs, &mut grid[off..], &args.with_rect(mi, ni, mm, nn))
-                    .map_err(|e| e.to_string())?;
+                kn.run(&lhs, &rhs, &mut grid[off..], &args.with_rect(mi, ni, mm, nn)).map_err(|e| e.to_string())?;
                 calls += 1;
             }
         }
@@ -496,22 +497,22 @@ fn float_case<F: FloatOperator>(
     Ok(())
 }
 
-/// Builds the activations a kernel of LHS format `lf` reads from `m` rows of `k` values `stride`
-/// apart: `(values, lhs_stride for MatmulArgs)`.
+/// Builds the activations a kernel of LHS packing `lp` reads from `m` rows of `k` values
+/// `stride` apart: `(values, the family's parameters for MatmulArgs)`.
 type LhsOf<F> =
-    fn(Option<LhsFormat>, usize, usize, &[<F as FloatOperator>::Src], usize) -> (Vec<<F as FloatFamily>::Lhs>, usize);
+    fn(&LhsPacking, usize, usize, &[<F as Operator>::Src], usize) -> (Vec<<F as Family>::Lhs>, <F as Family>::Params);
 
 /// Unpacked activations: the rows themselves with their stride.
-fn float_rows<T: Element>(_: Option<LhsFormat>, _m: usize, _k: usize, x: &[T], stride: usize) -> (Vec<T>, usize) {
-    (x.to_vec(), stride)
+fn float_rows<T: Element>(_: &LhsPacking, _m: usize, _k: usize, x: &[T], stride: usize) -> (Vec<T>, LhsStride) {
+    (x.to_vec(), LhsStride(stride))
 }
 
-/// Activations packed as bf16.
-fn float_packed<T: Element>(lf: Option<LhsFormat>, m: usize, k: usize, x: &[T], stride: usize) -> (Vec<u8>, usize) {
-    let lf = lf.expect("a packed-LHS kernel");
-    let mut out = vec![0u8; lf.packed_size(m, k).unwrap()];
-    qgemm::lhs::bf16p::pack(&lf, m, k, x, stride, &mut out).unwrap();
-    (out, 0)
+/// Activations packed as bf16 in `lp` (no parameters).
+fn float_packed<T: Element>(lp: &LhsPacking, m: usize, k: usize, x: &[T], stride: usize) -> (Vec<u8>, ()) {
+    assert!(lp.format.is_packed(), "a packed-LHS kernel");
+    let mut out = vec![0u8; lp.packed_size(m, k, 0).unwrap()];
+    qgemm::lhs::bf16p::pack(lp, m, k, x, stride, &mut out).unwrap();
+    (out, ())
 }
 
 /// Runs the case of seed `cs` (its family is its first draw).
