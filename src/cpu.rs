@@ -301,20 +301,20 @@ impl CpuFeatures {
         let mut c = CpuFeatures::from_target();
         // (feature, word, bit): AT_HWCAP when the word is 1, AT_HWCAP2 when 2.
         let table: [(Feature, u8, u32); 14] = [
-            (Feature::Neon, 1, 1),        // HWCAP_ASIMD
-            (Feature::Fp16, 1, 10),       // HWCAP_ASIMDHP (with HWCAP_FPHP, bit 9, below)
-            (Feature::Dotprod, 1, 20),    // HWCAP_ASIMDDP
-            (Feature::Sve, 1, 22),        // HWCAP_SVE
-            (Feature::SmeMop4, 1, 47),    // HWCAP_SME_SMOP4
-            (Feature::Sve2, 2, 1),        // HWCAP2_SVE2
-            (Feature::I8mm, 2, 13),       // HWCAP2_I8MM
-            (Feature::Bf16, 2, 14),       // HWCAP2_BF16
-            (Feature::Sme, 2, 23),        // HWCAP2_SME
-            (Feature::SmeI16i64, 2, 24),  // HWCAP2_SME_I16I64
-            (Feature::Sme2, 2, 37),       // HWCAP2_SME2
-            (Feature::Sme2p1, 2, 38),     // HWCAP2_SME2P1
-            (Feature::SmeB16b16, 2, 41),  // HWCAP2_SME_B16B16
-            (Feature::SmeF16f16, 2, 42),  // HWCAP2_SME_F16F16
+            (Feature::Neon, 1, 1),       // HWCAP_ASIMD
+            (Feature::Fp16, 1, 10),      // HWCAP_ASIMDHP (with HWCAP_FPHP, bit 9, below)
+            (Feature::Dotprod, 1, 20),   // HWCAP_ASIMDDP
+            (Feature::Sve, 1, 22),       // HWCAP_SVE
+            (Feature::SmeMop4, 1, 47),   // HWCAP_SME_SMOP4
+            (Feature::Sve2, 2, 1),       // HWCAP2_SVE2
+            (Feature::I8mm, 2, 13),      // HWCAP2_I8MM
+            (Feature::Bf16, 2, 14),      // HWCAP2_BF16
+            (Feature::Sme, 2, 23),       // HWCAP2_SME
+            (Feature::SmeI16i64, 2, 24), // HWCAP2_SME_I16I64
+            (Feature::Sme2, 2, 37),      // HWCAP2_SME2
+            (Feature::Sme2p1, 2, 38),    // HWCAP2_SME2P1
+            (Feature::SmeB16b16, 2, 41), // HWCAP2_SME_B16B16
+            (Feature::SmeF16f16, 2, 42), // HWCAP2_SME_F16F16
         ];
         let mut i = 0;
         while i < table.len() {
@@ -460,20 +460,20 @@ impl CpuFeatures {
 /// Whether feature `a` implies feature `b` (`a != b`): the SME extensions imply SME, SME2p1
 /// implies SME2, SVE2 implies SVE.
 const fn implies(a: Feature, b: Feature) -> bool {
-    match (a, b) {
-        (Feature::Sme2p1, Feature::Sme2) => true,
-        (
-            Feature::Sme2
-            | Feature::Sme2p1
-            | Feature::SmeF16f16
-            | Feature::SmeB16b16
-            | Feature::SmeI16i64
-            | Feature::SmeMop4,
-            Feature::Sme,
-        ) => true,
-        (Feature::Sve2, Feature::Sve) => true,
-        _ => false,
-    }
+    matches!(
+        (a, b),
+        (Feature::Sme2p1, Feature::Sme2)
+            | (
+                Feature::Sme2
+                    | Feature::Sme2p1
+                    | Feature::SmeF16f16
+                    | Feature::SmeB16b16
+                    | Feature::SmeI16i64
+                    | Feature::SmeMop4,
+                Feature::Sme,
+            )
+            | (Feature::Sve2, Feature::Sve)
+    )
 }
 
 /// `RDSVL x, #1`: the streaming vector length in bytes.

@@ -446,7 +446,8 @@ impl<'w, F: Operator> Linear<'w, F> {
     /// `cpu` runs none of those that read them, [`Error::PackingMismatch`] when none reads the
     /// layer's packing ([`Error::Unsupported`] for an empty list).
     pub fn kernel_from(&self, kernels: &[&'static Descriptor<F>], cpu: &CpuFeatures, m: usize) -> Result<Kernel<F>> {
-        if let Some(kernel) = crate::matmul::select_from(kernels, cpu, m, Some(&self.packing), F::PREFERRED_LHS.as_ref())
+        if let Some(kernel) =
+            crate::matmul::select_from(kernels, cpu, m, Some(&self.packing), F::PREFERRED_LHS.as_ref())
         {
             return Ok(kernel);
         }
@@ -585,7 +586,9 @@ impl<'w, F: Operator> Linear<'w, F> {
         } else {
             match self.input_scale {
                 None => F::pack_lhs(&p, m, self.k, self.bl, 0, x, self.k, lhs)?,
-                Some(scale) if F::FUSED_INPUT_SCALE => F::pack_lhs_scaled(&p, m, self.k, self.bl, x, self.k, scale, lhs)?,
+                Some(scale) if F::FUSED_INPUT_SCALE => {
+                    F::pack_lhs_scaled(&p, m, self.k, self.bl, x, self.k, scale, lhs)?
+                }
                 Some(scale) => self.pack_scaled(&kernel, m, x, scale, lhs, stage)?,
             }
             F::lhs(&[], lhs)

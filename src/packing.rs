@@ -412,13 +412,10 @@ impl Extent {
     pub const fn max(self) -> usize {
         match self {
             Extent::Fixed(v) => v,
-            Extent::Vl { times, lane_bytes } => {
-                if lane_bytes == 0 {
-                    0
-                } else {
-                    times * (crate::cpu::MAX_SVL_BYTES / lane_bytes)
-                }
-            }
+            Extent::Vl { times, lane_bytes } => match crate::cpu::MAX_SVL_BYTES.checked_div(lane_bytes) {
+                Some(lanes) => times * lanes,
+                None => 0,
+            },
         }
     }
 }

@@ -459,14 +459,8 @@ fn bad_calls_are_typed_errors() {
     assert!(matches!(kn.run(&x[..m * k - 1], &rhs, &mut dst, &args), Err(Error::BufferTooShort { .. })));
     assert!(matches!(kn.run(&x, &rhs[..rhs.len() - 1], &mut dst, &args), Err(Error::BufferTooShort { .. })));
     assert!(matches!(kn.run(&x, &rhs, &mut dst[..m * n - 1], &args), Err(Error::BufferTooShort { .. })));
-    assert!(matches!(
-        kn.run(&x, &rhs, &mut dst, &args.with_lhs_stride(k - 1)),
-        Err(Error::StrideTooSmall { .. })
-    ));
-    assert!(matches!(
-        kn.run(&x, &rhs, &mut dst, &args.with_dst_stride(n - 1)),
-        Err(Error::StrideTooSmall { .. })
-    ));
+    assert!(matches!(kn.run(&x, &rhs, &mut dst, &args.with_lhs_stride(k - 1)), Err(Error::StrideTooSmall { .. })));
+    assert!(matches!(kn.run(&x, &rhs, &mut dst, &args.with_dst_stride(n - 1)), Err(Error::StrideTooSmall { .. })));
     assert!(matches!(kn.run(&x, &rhs, &mut dst, &MatmulArgs::new(m, n, 0)), Err(Error::ZeroDim { .. })));
     assert!(matches!(kn.run(&x, &rhs, &mut dst, &args.with_block_len(32)), Err(Error::Unsupported { .. })));
     let misaligned = args.with_rect(1, 0, 2, n);

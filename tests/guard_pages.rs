@@ -209,8 +209,7 @@ mod linux {
                         for pad in [0, 3] {
                             let stride = n + pad;
                             let r = Rect { m_idx: 0, n_idx: 0, m, n, stride };
-                            let got =
-                                run_rect(&kn, glhs.as_slice(), grhs.as_slice(), &base, (k, bl), r, (bp, fp));
+                            let got = run_rect(&kn, glhs.as_slice(), grhs.as_slice(), &base, (k, bl), r, (bp, fp));
                             kernel_calls += 1;
                             for r in 0..m {
                                 let (g, w) = (&got[r * stride..r * stride + n], &want[r * n..(r + 1) * n]);

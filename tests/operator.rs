@@ -154,7 +154,8 @@ where
                 // Bit-identical across tiers, and equal to the chosen kernel run by hand. (The
                 // 2-bit family's GEMV and GEMM packings scale in KleidiAI's two orders: a tier
                 // without a GEMV kernel, i8mm, differs in the last bits at m = 1.)
-                let takes_lut = args_with_lut::<X::F>(MatmulArgs::new(1, 1, 32), [-3, -1, 1, 3]) != MatmulArgs::new(1, 1, 32);
+                let takes_lut =
+                    args_with_lut::<X::F>(MatmulArgs::new(1, 1, 32), [-3, -1, 1, 3]) != MatmulArgs::new(1, 1, 32);
                 if chosen.packing() == kernel.packing() || !takes_lut {
                     assert_eq!(bits(&y_t), got, "run_with({tier:?}) chose {}", chosen.name());
                 }
@@ -666,7 +667,8 @@ fn bad_calls_are_rejected() {
     let no_kernel = Error::Unsupported { param: Param::Nr, value: 8 };
     assert_eq!(layer.run_with(&[], &cpu, m, &x, &mut y, &mut scratch).unwrap_err(), no_kernel);
     // Kernels of another packing: a typed mismatch naming both packings.
-    let Error::PackingMismatch { weights, kernel } = layer.run_with(&nr4, &cpu, m, &x, &mut y, &mut scratch).unwrap_err()
+    let Error::PackingMismatch { weights, kernel } =
+        layer.run_with(&nr4, &cpu, m, &x, &mut y, &mut scratch).unwrap_err()
     else {
         panic!("nr = 4 kernels accepted nr = 8 weights")
     };

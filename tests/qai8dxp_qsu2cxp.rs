@@ -529,12 +529,14 @@ mod qai8dxp_qsu2cxp {
         {
             // The dotprod tier: KleidiAI's two kernels' packings, qgemm's own tiles.
             use qgemm::qai8dxp_qsu2cxp::dotprod;
-            let steps: Vec<(usize, usize)> = dotprod::KERNELS.iter().map(|d| (info(d).m_step(), info(d).n_step())).collect();
+            let steps: Vec<(usize, usize)> =
+                dotprod::KERNELS.iter().map(|d| (info(d).m_step(), info(d).n_step())).collect();
             assert_eq!(steps, [(1, 16), (1, 4), (16, 4)]);
             assert_eq!(dotprod::DOTPROD_1X4.name(), "matmul_clamp_f32_qai8dxp1x4_qsu2cxp4x4bf32sf32_1x4_neon_dotprod");
             // qgemm's own i8mm GEMM tiles on the GEMM packing.
             use qgemm::qai8dxp_qsu2cxp::i8mm;
-            let steps: Vec<(usize, usize)> = i8mm::KERNELS.iter().map(|d| (info(d).m_step(), info(d).n_step())).collect();
+            let steps: Vec<(usize, usize)> =
+                i8mm::KERNELS.iter().map(|d| (info(d).m_step(), info(d).n_step())).collect();
             assert_eq!(steps, [(16, 4), (8, 4), (4, 4)]);
             assert!(i8mm::KERNELS.iter().all(|d| info(d).packing() == PACKING_4X4));
         }

@@ -789,6 +789,9 @@ pub fn packings<X: Fam>() -> Vec<Packing> {
 }
 
 /// The run arguments of family `F` with the parameters of table `lut` ([`FromLut`]).
-pub fn args_with_lut<F: Family<Params: FromLut>>(args: qgemm::MatmulArgs<F::Params>, lut: [i32; 4]) -> qgemm::MatmulArgs<F::Params> {
+pub fn args_with_lut<F: Family<Params: FromLut>>(
+    args: qgemm::MatmulArgs<F::Params>,
+    lut: [i32; 4],
+) -> qgemm::MatmulArgs<F::Params> {
     args.with_params(<F::Params as FromLut>::from_lut(lut))
 }

@@ -618,7 +618,8 @@ macro_rules! fma_tier {
             }
 
             #[doc = concat!("`", $wname, "`.")]
-            pub static $wide: Descriptor = super::super::kernel($wname, Tier::$wtier, (MR, 64 / size_of::<$elem>()), $wfmt, run_wide);
+            pub static $wide: Descriptor =
+                super::super::kernel($wname, Tier::$wtier, (MR, 64 / size_of::<$elem>()), $wfmt, run_wide);
 
             #[doc = concat!("`", $nname, "`.")]
             pub static $narrow: Descriptor =

@@ -150,8 +150,12 @@ macro_rules! qai8dxp_family_impl {
             }
         }
     };
-    (@blocked per_channel) => { false };
-    (@blocked per_block) => { true };
+    (@blocked per_channel) => {
+        false
+    };
+    (@blocked per_block) => {
+        true
+    };
 }
 
 /// The catalogue part every family module shares: the `kernel` constructor the tier modules

@@ -24,8 +24,7 @@ pub(crate) struct TileStrides {
 
 /// A kernel's raw entry point, the one calling convention of every tier: the resolved packing,
 /// the raw arguments and the call's [`TileStrides`].
-pub(crate) type RawFn<F> =
-    unsafe fn(&Packing, &UncheckedArgs<<F as Family>::Dst, <F as Family>::Params>, &TileStrides);
+pub(crate) type RawFn<F> = unsafe fn(&Packing, &UncheckedArgs<<F as Family>::Dst, <F as Family>::Params>, &TileStrides);
 
 pub(crate) mod sealed {
     pub trait Sealed {}
@@ -338,7 +337,13 @@ impl<F: Family> Kernel<F> {
     /// as one call over the whole output. The family's parameters are checked
     /// ([`Params::check`]: a [`Lut`](crate::matmul::Lut) entry outside `[-64, 63]` is
     /// [`Error::LutOutOfRange`], an LHS stride below `k` [`Error::StrideTooSmall`]).
-    pub fn run(&self, lhs: &[F::Lhs], rhs_packed: &[u8], dst: &mut [F::Dst], args: &MatmulArgs<F::Params>) -> Result<()> {
+    pub fn run(
+        &self,
+        lhs: &[F::Lhs],
+        rhs_packed: &[u8],
+        dst: &mut [F::Dst],
+        args: &MatmulArgs<F::Params>,
+    ) -> Result<()> {
         self.check_depth(args.k, args.bl)?;
         let params = args.params.check(args.k)?;
         self.check_starts(args.m_idx, args.n_idx)?;

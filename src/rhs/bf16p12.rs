@@ -7,8 +7,8 @@ use half::f16;
 
 use crate::element::Element;
 use crate::error::Result;
-use crate::packing::{RhsFormat, RhsPacking};
 use crate::float::arith::bf16_rne;
+use crate::packing::{RhsFormat, RhsPacking};
 use crate::rhs::float::{FloatSource, check_pack, put};
 
 /// Tiles of 12 columns, f32 biases (KleidiAI `bf16p12x4biasf32`).

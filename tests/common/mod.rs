@@ -240,7 +240,12 @@ pub fn assert_bits_eq<T: Element>(got: &[T], want: &[T], what: &str) {
 
 /// Runs `kernel` over the whole `m x n` output into a canary-guarded buffer with a padded row
 /// stride, checks that nothing outside the rectangle changed, and returns the dense result.
-pub fn run_guarded<F: Family>(kernel: &Kernel<F>, lhs_packed: &[F::Lhs], rhs_packed: &[u8], args: &Args<F>) -> Vec<F::Dst>
+pub fn run_guarded<F: Family>(
+    kernel: &Kernel<F>,
+    lhs_packed: &[F::Lhs],
+    rhs_packed: &[u8],
+    args: &Args<F>,
+) -> Vec<F::Dst>
 where
     F::Dst: Bits,
     F::Lhs: Canaried,
@@ -359,9 +364,7 @@ pub fn required_tiers() -> Vec<Tier> {
     list.split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())
-        .map(|name| {
-            Tier::from_name(name).unwrap_or_else(|| panic!("QGEMM_REQUIRE_TIERS: unknown tier {name:?}"))
-        })
+        .map(|name| Tier::from_name(name).unwrap_or_else(|| panic!("QGEMM_REQUIRE_TIERS: unknown tier {name:?}")))
         .collect()
 }
 

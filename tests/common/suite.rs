@@ -744,7 +744,12 @@ pub fn rejects_sizes_that_overflow<X: Fixture>() {
 
 pub fn rejects_kernel_on_cpu_without_its_tier<X: Fixture>() {
     for d in X::F::kernels().iter().filter(|k| k.tier() != Tier::Scalar) {
-        assert_eq!(d.resolve(&CpuFeatures::NONE).unwrap_err(), Error::UnsupportedCpu { needs: Feature::Neon }, "{}", d.name());
+        assert_eq!(
+            d.resolve(&CpuFeatures::NONE).unwrap_err(),
+            Error::UnsupportedCpu { needs: Feature::Neon },
+            "{}",
+            d.name()
+        );
         let only_neon = cpu().without(Feature::Dotprod).without(Feature::I8mm);
         if let Some(f) = d.tier().required_feature().filter(|f| *f != Feature::Neon)
             && only_neon.has(Feature::Neon)

@@ -7,18 +7,16 @@
 //! FMLA), and values large enough to overflow f16 (infinities, and NaN from `inf * 0`).
 
 use half::f16;
-use qgemm::error::Param;
-use qgemm::float::{FloatFamily, FloatKernel, LhsFormat, RhsFormat};
-use qgemm::op::{FloatLinear, FloatOperator, Rect};
+use qgemm::op::{Linear, Operator, Rect};
 use qgemm::rhs::{FloatSource, bf16p12, f16p, f32p};
 use qgemm::{
-    Clamp, CpuFeatures, Element, MatmulArgs, Tier, f16_bf16p_bf16p, f16_f16_f16p, f32_bf16p_bf16p, f32_f32_f32p,
+    Clamp, CpuFeatures, Element, Family, Kernel, LhsPacking, MatmulArgs, RhsPacking, Tier, f16_bf16p_bf16p, f16_f16_f16p,
+    f32_bf16p_bf16p, f32_f32_f32p,
 };
 use semihosting::println;
 
 use crate::{
-    Buffers, CANARY, CANARY_LEN, MAX_K, MAX_M, MAX_N, McError, Out, Rng, SHAPES, Shape, TIERS, Tally, measured,
-    multicore, shape,
+    Buffers, CANARY, CANARY_LEN, MAX_K, MAX_M, MAX_N, McError, Out, Rng, SHAPES, Shape, Tally, measured, multicore, shape,
 };
 
 /// The multi-core calls: decode and prefill on 128 columns, so that the widest RHS tile (32
@@ -84,40 +82,52 @@ fn fill(fi: &mut FloatInputs, s: &Shape, seed: u64) {
 /// Activations, weights and bias of a family, in its source and bias types.
 type Sources<'a, S, B> = (&'a [S], &'a [S], &'a [B]);
 
-/// What the check needs from a float family: its inputs and packers.
-pub trait FloatChecked: FloatOperator<Dst: Out> {
+/// What the check needs from a float family: its inputs, packers and layer.
+pub trait FloatChecked: Operator<Dst: Out> {
+    /// The bias element type of the packed weights.
+    type Bias: Element;
     /// The activations, weights (NxK) and bias in the family's source types.
     fn inputs(fi: &FloatInputs) -> Sources<'_, Self::Src, Self::Bias>;
-    /// The kernel's LHS for `m x k` rows `x`: `x` itself, or packed in `lhs` into `scratch`.
+    /// The kernel's LHS for `m x k` rows `x`: `x` itself, or packed as `lhs` into `scratch`.
     fn lhs<'a>(
-        lhs: Option<LhsFormat>,
+        lhs: LhsPacking,
         m: usize,
         k: usize,
         x: &'a [Self::Src],
         scratch: &'a mut [u8],
     ) -> qgemm::Result<&'a [Self::Lhs]>;
     /// The family's `select`: the best kernel on `cpu` of its preferred formats.
-    fn select(cpu: &CpuFeatures) -> &'static FloatKernel<Self>;
-    /// Packs `n x k` weights `w` with `bias` into `rhs` (a format of this family).
+    fn select(cpu: &CpuFeatures, m: usize) -> Kernel<Self>;
+    /// Packs `n x k` weights `w` with `bias` into `rhs` (a packing of this family).
     fn pack_rhs(
-        rhs: &RhsFormat,
+        rhs: &RhsPacking,
         n: usize,
         k: usize,
         w: &FloatSource<'_, Self::Src>,
         bias: &[Self::Bias],
         out: &mut [u8],
     ) -> qgemm::Result<()>;
+    /// The family's layer of `n x k` weights `w` and `bias`, packed into `buf`.
+    fn layer<'w>(
+        n: usize,
+        k: usize,
+        w: &FloatSource<'_, Self::Src>,
+        bias: &[Self::Bias],
+        buf: &'w mut [u8],
+    ) -> qgemm::Result<Linear<'w, Self>>;
 }
 
 /// `FloatChecked` for a family: its inputs (fields of [`FloatInputs`]), how its kernels' LHS is
-/// made from the rows and how weights are packed into one of its RHS formats.
+/// made from the rows and how weights are packed into one of its RHS packings.
 macro_rules! float_checked {
-    ($module:ident::$fam:ident, $x:ident, $w:ident, $b:ident,
+    ($module:ident::$fam:ident, $bias_t:ty, $x:ident, $w:ident, $b:ident,
      lhs: |$lf:pat_param, $m:pat_param, $k:pat_param, $rows:ident, $scratch:pat_param| $lhs:expr,
      rhs: |$rf:pat_param, $n:ident, $kk:ident, $src:ident, $bias:ident, $out:ident| $rhs:expr $(,)?) => {
         impl FloatChecked for $module::$fam {
-            fn select(cpu: &CpuFeatures) -> &'static FloatKernel<Self> {
-                $module::select(cpu)
+            type Bias = $bias_t;
+
+            fn select(cpu: &CpuFeatures, m: usize) -> Kernel<Self> {
+                $module::select(cpu, m)
             }
 
             fn inputs(fi: &FloatInputs) -> Sources<'_, Self::Src, Self::Bias> {
@@ -125,7 +135,7 @@ macro_rules! float_checked {
             }
 
             fn lhs<'a>(
-                $lf: Option<LhsFormat>,
+                $lf: LhsPacking,
                 $m: usize,
                 $k: usize,
                 $rows: &'a [Self::Src],
@@ -135,7 +145,7 @@ macro_rules! float_checked {
             }
 
             fn pack_rhs(
-                $rf: &RhsFormat,
+                $rf: &RhsPacking,
                 $n: usize,
                 $kk: usize,
                 $src: &FloatSource<'_, Self::Src>,
@@ -144,48 +154,56 @@ macro_rules! float_checked {
             ) -> qgemm::Result<()> {
                 $rhs
             }
+
+            fn layer<'w>(
+                n: usize,
+                k: usize,
+                w: &FloatSource<'_, Self::Src>,
+                bias: &[Self::Bias],
+                buf: &'w mut [u8],
+            ) -> qgemm::Result<Linear<'w, Self>> {
+                Linear::<Self>::pack(n, k, w, Some(bias), buf)
+            }
         }
     };
 }
 
-/// The bf16 LHS of `rows` in format `lf` (a packed-LHS kernel's), packed into `scratch`.
+/// The bf16 LHS of `rows` in packing `lf` (a packed-LHS kernel's), packed into `scratch`.
 fn bf16_lhs<'a, T: Element>(
-    lf: Option<LhsFormat>,
+    lf: LhsPacking,
     m: usize,
     k: usize,
     rows: &[T],
     scratch: &'a mut [u8],
 ) -> qgemm::Result<&'a [u8]> {
-    let f = lf.ok_or(qgemm::Error::Unsupported { param: Param::Mr, value: 0 })?;
-    qgemm::lhs::bf16p::pack(&f, m, k, rows, k, scratch)?;
-    Ok(&scratch[..f.packed_size(m, k)?])
+    qgemm::lhs::bf16p::pack(&lf, m, k, rows, k, scratch)?;
+    Ok(&scratch[..lf.packed_size(m, k, 0)?])
 }
 
-float_checked!(f32_f32_f32p::F32F32F32p, x32, w32, bias32,
+float_checked!(f32_f32_f32p::F32F32F32p, f32, x32, w32, bias32,
     lhs: |_, _, _, rows, _| Ok(rows),
     rhs: |rf, n, k, src, bias, out| f32p::pack(rf, n, k, src, Some(bias), out));
-float_checked!(f16_f16_f16p::F16F16F16p, x16, w16, bias16,
+float_checked!(f16_f16_f16p::F16F16F16p, f16, x16, w16, bias16,
     lhs: |_, _, _, rows, _| Ok(rows),
     rhs: |rf, n, k, src, bias, out| f16p::pack(rf, n, k, src, Some(bias), out));
-float_checked!(f32_bf16p_bf16p::F32Bf16pBf16p, x32, w32, bias32,
+float_checked!(f32_bf16p_bf16p::F32Bf16pBf16p, f32, x32, w32, bias32,
     lhs: |lf, m, k, rows, scratch| bf16_lhs(lf, m, k, rows, scratch),
     rhs: |_, n, k, src, bias, out| bf16p12::pack_b32(n, k, src, Some(bias), out));
-float_checked!(f16_bf16p_bf16p::F16Bf16pBf16p, x16, w16, bias16,
+float_checked!(f16_bf16p_bf16p::F16Bf16pBf16p, f16, x16, w16, bias16,
     lhs: |lf, m, k, rows, scratch| bf16_lhs(lf, m, k, rows, scratch),
     rhs: |_, n, k, src, bias, out| bf16p12::pack_b16(n, k, src, Some(bias), out));
 
 /// Arguments of one measured kernel call (plain `fn` pointers cannot capture).
-struct FloatCall<'a, F: FloatFamily> {
-    kernel: &'a FloatKernel<F>,
-    cpu: CpuFeatures,
+struct FloatCall<'a, F: Family> {
+    kernel: &'a Kernel<F>,
     lhs: &'a [F::Lhs],
     rhs: &'a [u8],
     dst: &'a mut [F::Dst],
-    args: MatmulArgs,
+    args: MatmulArgs<F::Params>,
 }
 
-fn call_run<F: FloatFamily>(c: &mut FloatCall<'_, F>) -> qgemm::Result<()> {
-    c.kernel.run(&c.cpu, c.lhs, c.rhs, c.dst, &c.args)
+fn call_run<F: Family>(c: &mut FloatCall<'_, F>) -> qgemm::Result<()> {
+    c.kernel.run(c.lhs, c.rhs, c.dst, &c.args)
 }
 
 /// What one kernel did on one shape.
@@ -199,9 +217,8 @@ enum Outcome {
 
 /// Runs `kernel` and `scalar` (same formats) on `s` and compares the outputs bit for bit.
 fn check_shape<F: FloatChecked>(
-    kernel: &'static FloatKernel<F>,
-    scalar: &'static FloatKernel<F>,
-    cpu: CpuFeatures,
+    kernel: &Kernel<F>,
+    scalar: &Kernel<F>,
     s: &Shape,
     seed: u64,
     b: &mut Buffers,
@@ -211,20 +228,20 @@ fn check_shape<F: FloatChecked>(
     let mn = m * n;
     fill(&mut b.float, s, seed);
     let (x, w, bias) = F::inputs(&b.float);
-    F::pack_rhs(&kernel.rhs_format(), n, k, &FloatSource::nxk(&w[..n * k], k), &bias[..n], &mut b.rhs_packed)?;
-    let lhs = F::lhs(kernel.lhs_format(), m, k, &x[..m * k], &mut b.lhs_packed)?;
+    F::pack_rhs(&kernel.rhs_packing(), n, k, &FloatSource::nxk(&w[..n * k], k), &bias[..n], &mut b.rhs_packed)?;
+    let lhs = F::lhs(kernel.lhs_packing(), m, k, &x[..m * k], &mut b.lhs_packed)?;
     let clamp = if s.tight_clamp { Clamp::new(-0.25, 0.3)? } else { Clamp::NONE };
     let args = MatmulArgs::new(m, n, k).with_clamp(clamp);
     let dst = F::Dst::buffer(&mut b.dst);
-    scalar.run(&cpu, lhs, &b.rhs_packed, &mut dst[..mn], &args)?;
+    scalar.run(lhs, &b.rhs_packed, &mut dst[..mn], &args)?;
     for (r, v) in b.reference[..mn].iter_mut().zip(dst.iter()) {
         *r = v.to_bits32();
     }
     dst.fill(F::Dst::from_bits32(CANARY));
-    let mut c = FloatCall { kernel, cpu, lhs, rhs: &b.rhs_packed, dst: &mut dst[..mn + CANARY_LEN], args };
+    let mut c = FloatCall { kernel, lhs, rhs: &b.rhs_packed, dst: &mut dst[..mn + CANARY_LEN], args };
     let (r, used) = measured(call_run::<F>, &mut c);
     r?;
-    let slot = &mut t.run_stack[TIERS.iter().position(|&x| x == kernel.tier()).unwrap_or(0)];
+    let slot = &mut t.run_stack[Tier::ALL.iter().position(|&x| x == kernel.tier()).unwrap_or(0)];
     if used > slot.0 {
         *slot = (used, kernel.name());
     }
@@ -243,17 +260,20 @@ fn check_shape<F: FloatChecked>(
 pub fn check_family<F: FloatChecked>(cpu: CpuFeatures, b: &mut Buffers, t: &mut Tally) {
     println!("family {}: {} kernels", F::NAME, F::kernels().len());
     let before = (t.ran, t.skipped, t.failed);
-    for &kernel in F::kernels() {
+    for d in F::kernels() {
         t.kernels += 1;
-        let (tier, name) = (kernel.tier().name(), kernel.name());
-        if !kernel.is_available(&cpu) {
-            t.skipped += 1;
-            let needs = kernel.missing_feature(&cpu).map_or("?", |f| f.name());
-            println!("  skipped  {tier:8} {name} (CPU lacks {needs})");
-            continue;
-        }
-        let scalar = F::kernels().iter().copied().find(|s| {
-            s.tier() == Tier::Scalar && s.lhs_format() == kernel.lhs_format() && s.rhs_format() == kernel.rhs_format()
+        let (tier, name) = (d.tier().name(), d.name());
+        let kernel = match d.resolve(&cpu) {
+            Ok(k) => k,
+            Err(e) => {
+                t.skipped += 1;
+                println!("  skipped  {tier:8} {name} ({e})");
+                continue;
+            }
+        };
+        let scalar = F::kernels().iter().filter(|s| s.tier() == Tier::Scalar).find_map(|s| {
+            let s = s.resolve(&CpuFeatures::NONE).ok()?;
+            (s.lhs_packing() == kernel.lhs_packing() && s.rhs_packing() == kernel.rhs_packing()).then_some(s)
         });
         let Some(scalar) = scalar else {
             t.failed += 1;
@@ -264,7 +284,7 @@ pub fn check_family<F: FloatChecked>(cpu: CpuFeatures, b: &mut Buffers, t: &mut 
         let mut bad = false;
         for (i, s) in SHAPES.iter().enumerate() {
             let (m, n, k) = (s.m, s.n, s.k);
-            match check_shape(kernel, scalar, cpu, s, 0xf10a_0000 + i as u64, b, t) {
+            match check_shape(&kernel, &scalar, s, 0xf10a_0000 + i as u64, b, t) {
                 Ok(Outcome::Agree) => continue,
                 Ok(Outcome::Differ(at, got, want)) => println!(
                     "  FAIL     {tier:8} {name} m={m} n={n} k={k}: element {at} = {got:#010x}, scalar {want:#010x}"
@@ -283,14 +303,15 @@ pub fn check_family<F: FloatChecked>(cpu: CpuFeatures, b: &mut Buffers, t: &mut 
         }
     }
     // `select` must pick a kernel the CPU has, of the best tier among the available kernels of
-    // the family's preferred formats (those of `FloatLinear`).
-    let k = F::select(&cpu);
+    // the family's preferred formats (those of `Linear`).
+    let k = F::select(&cpu, 16);
     let best = F::kernels()
         .iter()
-        .filter(|c| c.is_available(&cpu) && c.rhs_format() == F::RHS && c.lhs_format() == F::LHS)
+        .filter_map(|c| c.resolve(&cpu).ok())
+        .filter(|c| c.rhs_packing() == F::PREFERRED_RHS && F::PREFERRED_LHS.is_none_or(|l| c.lhs_packing() == l))
         .map(|c| c.tier())
         .max();
-    let ok = k.is_available(&cpu) && best == Some(k.tier());
+    let ok = k.descriptor().is_available(&cpu) && best == Some(k.tier());
     if !ok {
         t.failed += 1;
     }
@@ -305,7 +326,7 @@ fn multicore_call<F: FloatChecked>(cpu: CpuFeatures, s: &Shape, seed: u64, b: &m
     fill(&mut b.float, s, seed);
     let (m, n, k, mn) = (s.m, s.n, s.k, s.m * s.n);
     let (x, w, bias) = F::inputs(&b.float);
-    let layer = FloatLinear::<F>::pack(n, k, &FloatSource::nxk(&w[..n * k], k), Some(&bias[..n]), &mut b.rhs_packed)?;
+    let layer = F::layer(n, k, &FloatSource::nxk(&w[..n * k], k), &bias[..n], &mut b.rhs_packed)?;
     let clamp = if s.tight_clamp { Clamp::new(-0.25, 0.3)? } else { Clamp::NONE };
     let call = layer.prepare(&cpu, m, &x[..m * k], &mut b.lhs_packed)?.with_clamp(clamp);
     let dst = F::Dst::buffer(&mut b.dst);

@@ -344,13 +344,29 @@ fn fill_inputs(inp: &mut Inputs, s: &Shape, seed: u64) {
 
 /// What the check needs from a family beyond [`Family`]: its packers and its `select`.
 /// A new family implements this and adds one line to `main`.
-trait Checked: Family<Dst: Out> {
+trait Checked: Family<Dst: Out, Lhs = u8, Params: TableParams> {
     /// Quantizes and packs the `m x k` activations of `inp` (dense rows) for `p`.
     fn pack_lhs(p: &Packing, s: &Shape, bl: usize, inp: &Inputs, out: &mut [u8]) -> qgemm::Result<()>;
     /// Packs the `n` weight channels of `inp` for `p`.
     fn pack_rhs(p: &Packing, s: &Shape, bl: usize, inp: &Inputs, out: &mut [u8]) -> qgemm::Result<()>;
     /// The family's `select`.
-    fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self>;
+    fn select(cpu: &CpuFeatures, m: usize) -> Kernel<Self>;
+}
+
+/// The family parameters of a run on the check's weights: the 2-bit family's look-up table
+/// (the one its weights were packed with), nothing for the others.
+trait TableParams: Sized {
+    fn from_table(lut: [i32; 4]) -> Self;
+}
+
+impl TableParams for () {
+    fn from_table(_lut: [i32; 4]) {}
+}
+
+impl TableParams for qgemm::Lut {
+    fn from_table(lut: [i32; 4]) -> qgemm::Lut {
+        qgemm::Lut(lut)
+    }
 }
 
 fn pack_qai8dxp(p: &Packing, s: &Shape, inp: &Inputs, out: &mut [u8]) -> qgemm::Result<()> {
@@ -371,7 +387,7 @@ impl Checked for qai8dxp_qsi4cxp::Qai8dxpQsi4cxp {
         qgemm::rhs::qsi4cxp::pack(p, n, k, &nibbles(s, inp), &inp.scales[..n], Some(&inp.bias[..n]), out)
     }
 
-    fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
+    fn select(cpu: &CpuFeatures, m: usize) -> Kernel<Self> {
         qai8dxp_qsi4cxp::select(cpu, m)
     }
 }
@@ -387,7 +403,7 @@ impl Checked for qai8dxp_qsi8cxp::Qai8dxpQsi8cxp {
         qgemm::rhs::qsi8cxp::pack(p, n, k, &src, &inp.scales[..n], Some(&inp.bias[..n]), out)
     }
 
-    fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
+    fn select(cpu: &CpuFeatures, m: usize) -> Kernel<Self> {
         qai8dxp_qsi8cxp::select(cpu, m)
     }
 }
@@ -403,7 +419,7 @@ impl Checked for qai8dxp_qsi4c32p::Qai8dxpQsi4c32p {
         qgemm::rhs::qsi4c32p::pack(p, n, k, bl, &nibbles(s, inp), &scales, Some(&inp.bias[..n]), out)
     }
 
-    fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
+    fn select(cpu: &CpuFeatures, m: usize) -> Kernel<Self> {
         qai8dxp_qsi4c32p::select(cpu, m)
     }
 }
@@ -418,7 +434,7 @@ impl Checked for qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p {
         qgemm::rhs::qsi4c32pscalef16::pack(p, s.n, s.k, bl, &inp.q4_0[..s.n * row], row, out)
     }
 
-    fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
+    fn select(cpu: &CpuFeatures, m: usize) -> Kernel<Self> {
         qsi8d32p_qsi4c32p::select(cpu, m)
     }
 }
@@ -439,7 +455,7 @@ macro_rules! qai4c32p_checked {
                 qgemm::rhs::qai4c32p::pack(p, n, k, bl, w, k / 2, zero, scale, Some(&inp.bias[..n]), out)
             }
 
-            fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
+            fn select(cpu: &CpuFeatures, m: usize) -> Kernel<Self> {
                 $module::select(cpu, m)
             }
         }
@@ -464,7 +480,7 @@ impl Checked for qai8dxp_qsu2cxp::Qai8dxpQsu2cxp {
         qgemm::rhs::qsu2cxp::pack(p, n, k, codes, k / 4, scale, bias, Some(&inp.lut), out)
     }
 
-    fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
+    fn select(cpu: &CpuFeatures, m: usize) -> Kernel<Self> {
         qai8dxp_qsu2cxp::select(cpu, m)
     }
 }
@@ -482,7 +498,7 @@ macro_rules! half_checked {
                 <$twin as Checked>::pack_rhs(p, s, bl, inp, out)
             }
 
-            fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
+            fn select(cpu: &CpuFeatures, m: usize) -> Kernel<Self> {
                 $module::select(cpu, m)
             }
         }
@@ -518,10 +534,9 @@ struct Tally {
 /// Arguments of one measured call (plain `fn` pointers cannot capture).
 struct Call<'a, F: Family> {
     kernel: &'a Kernel<F>,
-    cpu: CpuFeatures,
     s: Shape,
     bl: usize,
-    args: MatmulArgs,
+    args: MatmulArgs<F::Params>,
     b: &'a mut Buffers,
 }
 
@@ -535,20 +550,20 @@ fn call_pack_rhs<F: Checked>(c: &mut Call<'_, F>) -> qgemm::Result<()> {
     F::pack_rhs(&p, &c.s, c.bl, &c.b.inp, &mut c.b.rhs_packed)
 }
 
-fn call_run<F: Family<Dst: Out>>(c: &mut Call<'_, F>) -> qgemm::Result<()> {
+fn call_run<F: Family<Dst: Out, Lhs = u8>>(c: &mut Call<'_, F>) -> qgemm::Result<()> {
     let b = &mut *c.b;
-    c.kernel.run(&c.cpu, &b.lhs_packed, &b.rhs_packed, F::Dst::buffer(&mut b.dst), &c.args)
+    c.kernel.run(&b.lhs_packed, &b.rhs_packed, F::Dst::buffer(&mut b.dst), &c.args)
 }
 
 /// The scalar kernel of the catalogue that consumes `p`.
-fn scalar_for<F: Family>(p: &Packing) -> Option<&'static Kernel<F>> {
-    F::kernels().iter().copied().find(|k| k.tier() == Tier::Scalar && k.packing() == *p)
+fn scalar_for<F: Family>(p: &Packing) -> Option<Kernel<F>> {
+    let none = CpuFeatures::NONE;
+    F::kernels().iter().find(|k| k.tier() == Tier::Scalar && k.packing_on(&none) == Some(*p))?.resolve(&none).ok()
 }
 
 /// Packs the inputs of `s` for `kernel` and runs it into `b.dst` (with a canary tail).
 fn pack_and_run<F: Checked>(
-    kernel: &'static Kernel<F>,
-    cpu: CpuFeatures,
+    kernel: &Kernel<F>,
     s: Shape,
     bl: usize,
     b: &mut Buffers,
@@ -557,8 +572,11 @@ fn pack_and_run<F: Checked>(
     let clamp = if s.tight_clamp { Clamp::new(-0.25, 0.3)? } else { Clamp::NONE };
     // The 2-bit family's kernels take the table its weights were packed with (the others
     // ignore it).
-    let args = MatmulArgs::new(s.m, s.n, s.k).with_block_len(bl).with_clamp(clamp).with_lut(b.inp.lut);
-    let mut c = Call { kernel, cpu, s, bl, args, b };
+    let args = MatmulArgs::new(s.m, s.n, s.k)
+        .with_block_len(bl)
+        .with_clamp(clamp)
+        .with_params(F::Params::from_table(b.inp.lut));
+    let mut c = Call { kernel, s, bl, args, b };
     let (r, used) = measured(call_pack_lhs::<F>, &mut c);
     r?;
     t.lhs_pack_stack = t.lhs_pack_stack.max(used);
@@ -588,9 +606,8 @@ enum Outcome {
 }
 
 fn check_shape<F: Checked>(
-    kernel: &'static Kernel<F>,
-    scalar: &'static Kernel<F>,
-    cpu: CpuFeatures,
+    kernel: &Kernel<F>,
+    scalar: &Kernel<F>,
     s: Shape,
     seed: u64,
     b: &mut Buffers,
@@ -604,13 +621,13 @@ fn check_shape<F: Checked>(
     };
     fill_inputs(&mut b.inp, &s, seed);
     let mn = s.m * s.n;
-    if let Err(e) = pack_and_run(scalar, cpu, s, bl, b, t) {
+    if let Err(e) = pack_and_run(scalar, s, bl, b, t) {
         return Outcome::Error(e);
     }
     for (r, v) in b.reference[..mn].iter_mut().zip(F::Dst::buffer(&mut b.dst).iter()) {
         *r = v.to_bits32();
     }
-    if let Err(e) = pack_and_run(kernel, cpu, s, bl, b, t) {
+    if let Err(e) = pack_and_run(kernel, s, bl, b, t) {
         return Outcome::Error(e);
     }
     let dst = F::Dst::buffer(&mut b.dst);
@@ -628,14 +645,16 @@ fn check_shape<F: Checked>(
 fn check_family<F: Checked>(cpu: CpuFeatures, b: &mut Buffers, t: &mut Tally) {
     println!("family {}: {} kernels", F::NAME, F::kernels().len());
     let before = (t.ran, t.skipped, t.failed);
-    for &kernel in F::kernels() {
+    for d in F::kernels() {
         t.kernels += 1;
-        if !kernel.is_available(&cpu) {
-            t.skipped += 1;
-            let needs = kernel.missing_feature(&cpu).map_or("?", |f| f.name());
-            println!("  skipped  {:8} {} (CPU lacks {needs})", kernel.tier().name(), kernel.name());
-            continue;
-        }
+        let kernel = match d.resolve(&cpu) {
+            Ok(k) => k,
+            Err(e) => {
+                t.skipped += 1;
+                println!("  skipped  {:8} {} ({e})", d.tier().name(), d.name());
+                continue;
+            }
+        };
         let Some(scalar) = scalar_for::<F>(&kernel.packing()) else {
             t.failed += 1;
             println!(
@@ -654,7 +673,7 @@ fn check_family<F: Checked>(cpu: CpuFeatures, b: &mut Buffers, t: &mut Tally) {
             let s = &Shape { k: s.k.next_multiple_of(F::K_MULTIPLE), ..*s };
             let seed = 0x5eed_0000 + i as u64;
             let (m, n, k) = (s.m, s.n, s.k);
-            match check_shape(kernel, scalar, cpu, *s, seed, b, t) {
+            match check_shape(&kernel, &scalar, *s, seed, b, t) {
                 Outcome::Agree => {
                     shapes += 1;
                     continue;
@@ -683,14 +702,14 @@ fn check_family<F: Checked>(cpu: CpuFeatures, b: &mut Buffers, t: &mut Tally) {
         // `select` must pick a kernel the CPU has, of the best tier among the available kernels
         // that consume the same packed RHS and have the same kind of LHS tile (GEMV `mr = 1` or
         // GEMM `mr > 1`).
-        let (p, gemv) = (k.packing(), k.packing().mr == 1);
+        let gemv = k.packing().mr == 1;
         let best = F::kernels()
             .iter()
-            .filter(|c| c.is_available(&cpu) && (c.packing().mr == 1) == gemv)
-            .filter(|c| (c.packing().nr, c.packing().kr, c.packing().sr) == (p.nr, p.kr, p.sr))
+            .filter_map(|c| c.resolve(&cpu).ok())
+            .filter(|c| (c.packing().mr == 1) == gemv && c.rhs_packing() == k.rhs_packing())
             .map(|c| c.tier())
             .max();
-        let ok = k.is_available(&cpu) && best == Some(k.tier());
+        let ok = k.descriptor().is_available(&cpu) && best == Some(k.tier());
         if !ok {
             t.failed += 1;
         }

@@ -3,8 +3,8 @@
 //! FEAT_BF16 get the bits of the BF16 tier.
 
 use crate::element::Element;
-use crate::float::arith::{bf_dot_add, bf16_value, clamp_float};
 use crate::float::Tiles;
+use crate::float::arith::{bf_dot_add, bf16_value, clamp_float};
 use crate::matmul::{Packing, TileStrides, UncheckedArgs};
 
 /// Reads the packed operands of one call.

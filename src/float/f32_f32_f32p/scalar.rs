@@ -4,8 +4,8 @@
 //! every core gets the bits of the NEON and FP16 tiers.
 
 use crate::element::Element;
-use crate::float::arith::{clamp_float, fma_f32};
 use crate::float::Tiles;
+use crate::float::arith::{clamp_float, fma_f32};
 use crate::matmul::{LhsStride, Packing, TileStrides, UncheckedArgs};
 
 /// The FMA kernel over element type `T` for any tile: `step(a, b, acc)` is one rounded

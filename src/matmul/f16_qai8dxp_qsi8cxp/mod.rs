@@ -42,9 +42,7 @@ pub(crate) mod scalar;
 
 use crate::matmul::qai8dxp_qsi8cxp::qsi8cxp_catalogue;
 
-pub use crate::matmul::qai8dxp_qsi8cxp::{
-    PACKING_1X4, PACKING_1X4_KR4, PACKING_4X4, PACKING_4X4_KR4, PREFERRED_RHS,
-};
+pub use crate::matmul::qai8dxp_qsi8cxp::{PACKING_1X4, PACKING_1X4_KR4, PACKING_4X4, PACKING_4X4_KR4, PREFERRED_RHS};
 
 /// Marker type of the family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -41,9 +41,7 @@ pub(crate) mod scalar;
 
 use crate::matmul::qsi8d32p_qai4c32p::qai4c32p_catalogue;
 
-pub use crate::matmul::qsi8d32p_qai4c32p::{
-    PACKING_1X4, PACKING_1X4_KR8, PACKING_4X4, PACKING_4X4_KR8, PREFERRED_RHS,
-};
+pub use crate::matmul::qsi8d32p_qai4c32p::{PACKING_1X4, PACKING_1X4_KR8, PACKING_4X4, PACKING_4X4_KR8, PREFERRED_RHS};
 
 /// Marker type of the family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -77,7 +77,9 @@ pub(crate) mod scheme {
 
         #[target_feature(enable = "neon")]
         #[inline]
-        unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(p: Pass<Self::Params>) -> Values<MR, NB> {
+        unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(
+            p: Pass<Self::Params>,
+        ) -> Values<MR, NB> {
             let (lhs, rhs, col0, k) = (p.lhs, p.rhs, p.col0, p.k);
             let groups = k.div_ceil(GROUP);
             let at = |g: usize| {

@@ -55,7 +55,9 @@ pub(crate) mod scheme {
 
         #[target_feature(enable = "neon")]
         #[inline]
-        unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(p: Pass<Self::Params>) -> Values<MR, NB> {
+        unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(
+            p: Pass<Self::Params>,
+        ) -> Values<MR, NB> {
             let kp = p.k.div_ceil(32) * 32;
             // SAFETY: the `Kp / BD` chunks of whole tiles (caller's contract), from the pass's
             // first column (`BD` bytes per column in a chunk).

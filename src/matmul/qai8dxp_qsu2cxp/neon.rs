@@ -50,7 +50,9 @@ mod scheme {
 
         #[target_feature(enable = "neon")]
         #[inline]
-        unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(p: Pass<Self::Params>) -> Values<MR, NB> {
+        unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(
+            p: Pass<Self::Params>,
+        ) -> Values<MR, NB> {
             const { assert!((MR == 1 || MR == 4) && BD == 4 && NR == 4) };
             let k = p.k;
             // The table narrowed to int8 (KleidiAI's kernels narrow it the same way), in the

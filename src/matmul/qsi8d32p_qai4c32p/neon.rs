@@ -85,7 +85,9 @@ pub(crate) mod scheme {
 
         #[target_feature(enable = "neon")]
         #[inline]
-        unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(p: Pass<Self::Params>) -> Values<MR, NB> {
+        unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(
+            p: Pass<Self::Params>,
+        ) -> Values<MR, NB> {
             let (lhs, rhs, col0, k, bl) = (p.lhs, p.rhs, p.col0, p.k, p.bl);
             let (blocks, lhs_block, rhs_block) = (k / bl, MR * (bl + 8), NR * (bl / 2 + 8));
             let at = |b: usize, g: usize| {

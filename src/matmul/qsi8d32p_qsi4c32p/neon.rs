@@ -89,7 +89,9 @@ pub(crate) mod scheme {
 
         #[target_feature(enable = "neon")]
         #[inline]
-        unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(p: Pass<Self::Params>) -> Values<MR, NB> {
+        unsafe fn pass<const MR: usize, const NR: usize, const BD: usize, const NB: usize>(
+            p: Pass<Self::Params>,
+        ) -> Values<MR, NB> {
             let (lhs, rhs, col0, k, bl) = (p.lhs, p.rhs, p.col0, p.k, p.bl);
             let (lhs_block, rhs_block) = (MR * (bl + 2), NR * (bl / 2 + 2));
             let at = |b: usize, g: usize| {

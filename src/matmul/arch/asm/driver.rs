@@ -109,7 +109,12 @@ impl Layout {
     /// 32-deep groups (`Kp`), RHS tiles of `nr * Kp * bits / 8` data bytes, then the per-column
     /// extras (`rsum`, `scale`, `bias`).
     #[inline]
-    pub(crate) fn per_channel<O, P>(args: &UncheckedArgs<O, P>, strides: &TileStrides, p: &Packing, bits: usize) -> Layout {
+    pub(crate) fn per_channel<O, P>(
+        args: &UncheckedArgs<O, P>,
+        strides: &TileStrides,
+        p: &Packing,
+        bits: usize,
+    ) -> Layout {
         let groups = args.k.div_ceil(32);
         Layout {
             mr: p.mr,
