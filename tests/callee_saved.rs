@@ -414,28 +414,34 @@ mod aarch64 {
     }
 
     // The float families.
-    use qgemm::float::{FloatFamily, FloatKernel};
     use qgemm::half::f16;
     use qgemm::lhs::bf16p;
     use qgemm::rhs::{FloatSource, bf16p12, f16p, f32p};
 
+    /// The operand layouts a float catalogue entry reads (fixed shapes).
+    fn float_formats_of<F: Family>(d: &qgemm::Descriptor<F>) -> (qgemm::LhsPacking, qgemm::RhsPacking) {
+        let p = d.packing_on(&CpuFeatures::NONE).unwrap_or_else(|| panic!("{}: not a fixed shape", d.name()));
+        (p.lhs(d.shape().lhs), p.rhs(d.shape().rhs))
+    }
+
     /// Every SIMD kernel of float family `F` among `ks` the CPU has, through the trampoline on
     /// the whole output and a grid cut at the last tile; compared with `scalar`. Returns the
     /// kernels run.
-    fn float_family<F: FloatFamily>(
+    fn float_family<F: Family>(
         (m, n, k): (usize, usize, usize),
         lhs: &[F::Lhs],
         rhs: &[u8],
-        scalar: &FloatKernel<F>,
-        ks: &[&'static FloatKernel<F>],
+        scalar: &'static qgemm::Descriptor<F>,
+        ks: &[&'static qgemm::Descriptor<F>],
         seed: &mut u64,
     ) -> Vec<&'static str> {
         let cpu = CpuFeatures::detect();
         let args = MatmulArgs::new(m, n, k).with_clamp(Clamp::new(-3.0, 3.0).unwrap());
         let mut want = vec![F::Dst::default(); m * n];
-        scalar.run(&cpu, lhs, rhs, &mut want, &args).unwrap();
+        scalar.resolve(&cpu).unwrap().run(lhs, rhs, &mut want, &args).unwrap();
         let mut ran = Vec::new();
-        for kn in ks.iter().filter(|kn| kn.tier() != Tier::Scalar && kn.is_available(&cpu)) {
+        let simd = ks.iter().filter(|d| d.tier() != Tier::Scalar);
+        for kn in simd.filter_map(|d| d.resolve(&cpu).ok()) {
             let cut = |len: usize, step: usize| (len - 1) / step * step;
             let (mc, nc) = (cut(m, kn.m_step()), cut(n, kn.n_step()));
             let mut rects = vec![(0, 0, m, n)];
@@ -452,7 +458,7 @@ mod aarch64 {
                 let a = args.with_rect(mi, ni, mm, nn);
                 let off = kn.dst_offset(mi, ni, n).unwrap();
                 let mut result = Ok(());
-                let mut call = || result = kn.run(&cpu, lhs, rhs, &mut got[off..], &a);
+                let mut call = || result = kn.run(lhs, rhs, &mut got[off..], &a);
                 *seed += 1;
                 let frame = call_with(shim, &mut call, *seed);
                 result.unwrap_or_else(|e| panic!("{}: {e}", kn.name()));
@@ -485,36 +491,36 @@ mod aarch64 {
             let x: Vec<f32> = vals(&mut rng, m * k);
             let w: Vec<f32> = vals(&mut rng, n * k);
             for fmt in [f32p::F32P16, f32p::F32P8] {
-                let mut rhs = vec![0u8; fmt.packed_size(n, k).unwrap()];
+                let mut rhs = vec![0u8; fmt.packed_size(n, k, 0).unwrap()];
                 f32p::pack(&fmt, n, k, &FloatSource::nxk(&w, k), None, &mut rhs).unwrap();
-                let ks: Vec<_> = f::KERNELS.iter().copied().filter(|kn| kn.rhs_format() == fmt).collect();
-                let scalar = ks.iter().find(|kn| kn.tier() == Tier::Scalar).unwrap();
+                let ks: Vec<_> = f::KERNELS.iter().copied().filter(|kn| float_formats_of(kn).1 == fmt).collect();
+                let scalar = *ks.iter().find(|kn| kn.tier() == Tier::Scalar).unwrap();
                 ran.extend(float_family((m, n, k), &x, &rhs, scalar, &ks, &mut seed));
             }
             let x16: Vec<f16> = vals(&mut rng, m * k);
             let w16: Vec<f16> = vals(&mut rng, n * k);
             for fmt in [f16p::F16P32, f16p::F16P16] {
-                let mut rhs = vec![0u8; fmt.packed_size(n, k).unwrap()];
+                let mut rhs = vec![0u8; fmt.packed_size(n, k, 0).unwrap()];
                 f16p::pack(&fmt, n, k, &FloatSource::nxk(&w16, k), None, &mut rhs).unwrap();
-                let ks: Vec<_> = h::KERNELS.iter().copied().filter(|kn| kn.rhs_format() == fmt).collect();
-                let scalar = ks.iter().find(|kn| kn.tier() == Tier::Scalar).unwrap();
+                let ks: Vec<_> = h::KERNELS.iter().copied().filter(|kn| float_formats_of(kn).1 == fmt).collect();
+                let scalar = *ks.iter().find(|kn| kn.tier() == Tier::Scalar).unwrap();
                 ran.extend(float_family((m, n, k), &x16, &rhs, scalar, &ks, &mut seed));
             }
-            let mut rhs = vec![0u8; bf16p12::BF16P12_B32.packed_size(n, k).unwrap()];
+            let mut rhs = vec![0u8; bf16p12::BF16P12_B32.packed_size(n, k, 0).unwrap()];
             bf16p12::pack_b32(n, k, &FloatSource::nxk(&w, k), None, &mut rhs).unwrap();
             for lf in [bf16p::BF16P8X4, bf16p::BF16P1X4] {
-                let mut lhs = vec![0u8; lf.packed_size(m, k).unwrap()];
+                let mut lhs = vec![0u8; lf.packed_size(m, k, 0).unwrap()];
                 bf16p::pack(&lf, m, k, &x, k, &mut lhs).unwrap();
-                let ks: Vec<_> = b16::KERNELS.iter().copied().filter(|kn| kn.lhs_format() == Some(lf)).collect();
-                let scalar = ks.iter().find(|kn| kn.tier() == Tier::Scalar).unwrap();
+                let ks: Vec<_> = b16::KERNELS.iter().copied().filter(|kn| float_formats_of(kn).0 == lf).collect();
+                let scalar = *ks.iter().find(|kn| kn.tier() == Tier::Scalar).unwrap();
                 ran.extend(float_family((m, n, k), &lhs, &rhs, scalar, &ks, &mut seed));
             }
-            let mut rhs = vec![0u8; bf16p12::BF16P12_B16.packed_size(n, k).unwrap()];
+            let mut rhs = vec![0u8; bf16p12::BF16P12_B16.packed_size(n, k, 0).unwrap()];
             bf16p12::pack_b16(n, k, &FloatSource::nxk(&w16, k), None, &mut rhs).unwrap();
-            let mut lhs = vec![0u8; bf16p::BF16P8X4.packed_size(m, k).unwrap()];
+            let mut lhs = vec![0u8; bf16p::BF16P8X4.packed_size(m, k, 0).unwrap()];
             bf16p::pack(&bf16p::BF16P8X4, m, k, &x16, k, &mut lhs).unwrap();
             let ks: Vec<_> = h16::KERNELS.to_vec();
-            let scalar = ks.iter().find(|kn| kn.tier() == Tier::Scalar).unwrap();
+            let scalar = *ks.iter().find(|kn| kn.tier() == Tier::Scalar).unwrap();
             ran.extend(float_family((m, n, k), &lhs, &rhs, scalar, &ks, &mut seed));
         }
         ran.sort_unstable();

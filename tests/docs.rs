@@ -6,8 +6,7 @@
 
 use std::fmt::Write as _;
 
-use qgemm::float::{FloatFamily, FloatKernel};
-use qgemm::{CpuFeatures, Family, Feature, Kernel, Tier};
+use qgemm::{CpuFeatures, Descriptor, Extent, Family, Feature, Kernel, Packing, RhsFormat, RhsPacking, Tier};
 
 /// The CPU classes the dispatch table describes.
 fn cpu_classes() -> Vec<(&'static str, CpuFeatures)> {
@@ -27,16 +26,41 @@ fn cpu_classes() -> Vec<(&'static str, CpuFeatures)> {
     ]
 }
 
-fn family_tables<F: Family>(out: &mut String, select: fn(&CpuFeatures, usize) -> &'static Kernel<F>) {
+/// A fixed extent of a catalogue entry's shape (every kernel the tables list has one).
+fn fixed<F: Family>(d: &Descriptor<F>, e: Extent) -> usize {
+    match e {
+        Extent::Fixed(v) => v,
+        Extent::Vl { .. } => panic!("{}: a shape scaled by the vector length", d.name()),
+    }
+}
+
+/// `(m_step, n_step)` and the packing of a catalogue entry.
+fn steps_and_packing<F: Family>(d: &Descriptor<F>) -> (usize, usize, Packing) {
+    let s = d.shape();
+    let p = d.packing_on(&CpuFeatures::NONE).unwrap_or_else(|| panic!("{}: not a fixed shape", d.name()));
+    (fixed(d, s.m_step), fixed(d, s.n_step), p)
+}
+
+/// The features a kernel needs beyond its tier's (FEAT_BF16 for the i8mm kernels of the
+/// `bf16_` families).
+fn extra_features<F: Family>(d: &Descriptor<F>) -> Vec<Feature> {
+    let tier = d.tier().features();
+    d.requires().iter().filter(|&f| !tier.has(f)).collect()
+}
+
+fn family_tables<F: Family>(out: &mut String, select: fn(&CpuFeatures, usize) -> Kernel<F>) {
     writeln!(out, "### `{}`\n", F::NAME).unwrap();
     writeln!(out, "| kernel | tier | m_step x n_step | mr | nr | kr | sr | use |").unwrap();
     writeln!(out, "|---|---|--:|--:|--:|--:|--:|---|").unwrap();
-    let tier_text = |k: &Kernel<F>| match k.extra_feature() {
-        Some(f) => format!("{} + {}", k.tier(), f.name()),
-        None => k.tier().to_string(),
+    let tier_text = |k: &Descriptor<F>| {
+        let mut text = k.tier().to_string();
+        for f in extra_features(k) {
+            write!(text, " + {}", f.name()).unwrap();
+        }
+        text
     };
     for k in F::kernels() {
-        let p = k.packing();
+        let (ms, ns, p) = steps_and_packing(k);
         let usage = if p.mr == 1 {
             "decode (GEMV)"
         } else if k.tier() == Tier::Scalar {
@@ -49,8 +73,8 @@ fn family_tables<F: Family>(out: &mut String, select: fn(&CpuFeatures, usize) ->
             "| `{}` | {} | {}x{} | {} | {} | {} | {} | {} |",
             k.name(),
             tier_text(k),
-            k.m_step(),
-            k.n_step(),
+            ms,
+            ns,
             p.mr,
             p.nr,
             p.kr,
@@ -68,26 +92,45 @@ fn family_tables<F: Family>(out: &mut String, select: fn(&CpuFeatures, usize) ->
     writeln!(out).unwrap();
 }
 
-fn float_tables<F: FloatFamily>(out: &mut String, select: fn(&CpuFeatures) -> &'static FloatKernel<F>) {
+/// The float RHS formats under their spec names (`f32p16`, `bf16p12_b32`): the format's
+/// name with the tile width (`nr`) inserted before the bias suffix.
+fn float_rhs_name(p: &RhsPacking) -> String {
+    match p.format {
+        RhsFormat::F32p => format!("f32p{}", p.nr),
+        RhsFormat::F16p => format!("f16p{}", p.nr),
+        RhsFormat::Bf16pB32 => format!("bf16p{}_b32", p.nr),
+        RhsFormat::Bf16pB16 => format!("bf16p{}_b16", p.nr),
+        other => panic!("{other:?}: not a float RHS format"),
+    }
+}
+
+fn float_tables<F: Family>(out: &mut String, select: fn(&CpuFeatures, usize) -> Kernel<F>) {
     writeln!(out, "### `{}`\n", F::NAME).unwrap();
     writeln!(out, "| kernel | tier | m_step x n_step | LHS | RHS | use |").unwrap();
     writeln!(out, "|---|---|--:|---|---|---|").unwrap();
     for k in F::kernels() {
-        let lhs = k.lhs_format().map_or("unpacked rows", |f| f.name);
-        let usage = match (k.tier(), k.m_step()) {
+        let (ms, ns, p) = steps_and_packing(k);
+        let shape = k.shape();
+        // Rows read in place (formerly no LHS format) keep their old wording.
+        let lhs = if shape.lhs.is_packed() { p.lhs(shape.lhs).to_string() } else { "unpacked rows".to_string() };
+        let rhs = float_rhs_name(&p.rhs(shape.rhs));
+        let usage = match (k.tier(), ms) {
             (_, 1) => "one row per step, any m (BFDOT)",
             (Tier::Scalar, _) => "reference, any m",
             _ => "any m",
         };
-        let (ms, ns) = (k.m_step(), k.n_step());
-        writeln!(out, "| `{}` | {} | {ms}x{ns} | `{lhs}` | `{}` | {usage} |", k.name(), k.tier(), k.rhs_format().name)
-            .unwrap();
+        writeln!(out, "| `{}` | {} | {ms}x{ns} | `{lhs}` | `{rhs}` | {usage} |", k.name(), k.tier()).unwrap();
     }
     writeln!(out, "\nWhat `{}::select` picks (for every m):\n", F::NAME).unwrap();
     writeln!(out, "| CPU | kernel |").unwrap();
     writeln!(out, "|---|---|").unwrap();
     for (class, cpu) in cpu_classes() {
-        writeln!(out, "| {class} | `{}` |", select(&cpu).name()).unwrap();
+        // The table's claim: one kernel for every m.
+        let one = select(&cpu, 1);
+        for m in [0, 2, 7, 8, 16, 100] {
+            assert_eq!(select(&cpu, m), one, "{}: select for m = {m} on {class}", F::NAME);
+        }
+        writeln!(out, "| {class} | `{}` |", one.name()).unwrap();
     }
     writeln!(out).unwrap();
 }

@@ -7,13 +7,15 @@
 mod common;
 
 use common::{Case, Rng, cases, cpu, golden_available, required_tiers};
-use qgemm::float::{FloatFamily, FloatKernel, LhsFormat, RhsFormat};
+use qgemm::error::Buffer;
 use qgemm::half::f16;
 use qgemm::lhs::bf16p::{self, BF16P1X4, BF16P8X4};
+use qgemm::op::{Linear, Operator};
 use qgemm::rhs::f16p::{self, F16P16, F16P32};
 use qgemm::rhs::f32p::{self, F32P8, F32P16};
 use qgemm::rhs::{FloatSource, Layout, bf16p12};
-use qgemm::{Clamp, Element, Error, MatmulArgs, Tier};
+use qgemm::{Clamp, CpuFeatures, Descriptor, Element, Error, Family, Feature, LhsStride, MatmulArgs, Tier};
+use qgemm::{LhsFormat, LhsPacking, RhsFormat, RhsPacking};
 use qgemm::{f16_bf16p_bf16p, f16_f16_f16p, f32_bf16p_bf16p, f32_f32_f32p};
 
 const FAMILIES: [&str; 4] = ["f32_f32_f32p", "f16_f16_f16p", "f32_bf16p_bf16p", "f16_bf16p_bf16p"];
@@ -39,6 +41,34 @@ impl Report {
     }
 }
 
+/// The LHS "packing" of the kernels that read the f32/f16 rows in place (formerly no LHS
+/// format at all): one row per tile, no packing.
+const fn rows(format: LhsFormat) -> LhsPacking {
+    LhsPacking { format, mr: 1, kr: 1, sr: 1 }
+}
+
+/// The operand layouts a catalogue entry reads (every float kernel has a fixed shape).
+fn formats_of<F: Family>(d: &Descriptor<F>) -> (LhsPacking, RhsPacking) {
+    let p = d.packing_on(&CpuFeatures::NONE).unwrap_or_else(|| panic!("{}: not a fixed shape", d.name()));
+    (p.lhs(d.shape().lhs), p.rhs(d.shape().rhs))
+}
+
+/// The family parameters of a call with LHS row stride `s` (elements): the stride itself for
+/// the families that read the rows in place, nothing for a packed LHS.
+trait FromStride {
+    fn from_stride(s: usize) -> Self;
+}
+
+impl FromStride for () {
+    fn from_stride(_: usize) {}
+}
+
+impl FromStride for LhsStride {
+    fn from_stride(s: usize) -> LhsStride {
+        LhsStride(s)
+    }
+}
+
 /// The raw RHS of a case as a source of `T` (row stride from the manifest).
 fn rhs_values<T: Element>(case: &Case) -> (Vec<T>, Layout, usize) {
     let rhs = &case.json["inputs"]["rhs"];
@@ -56,7 +86,7 @@ fn bias_dtype(case: &Case) -> &str {
 }
 
 /// Packs the case's RHS with our packer for KleidiAI packer `name`.
-fn pack_rhs(case: &Case, name: &str) -> (RhsFormat, Vec<u8>) {
+fn pack_rhs(case: &Case, name: &str) -> (RhsPacking, Vec<u8>) {
     let (n, k) = (case.n(), case.k());
     let fmt = match name {
         "rhs_pack_kxn_x32p16x1b_x32_x32_neon" | "rhs_pack_nxk_x32p16x1bx32_x32_x32_neon" => F32P16,
@@ -69,25 +99,25 @@ fn pack_rhs(case: &Case, name: &str) -> (RhsFormat, Vec<u8>) {
         "rhs_pack_kxn_bf16p12x4biasf16_f16_neon" => bf16p12::BF16P12_B16,
         other => panic!("{}: unknown RHS packer {other}", case.id),
     };
-    let mut out = vec![0xA5u8; fmt.packed_size(n, k).unwrap()];
+    let mut out = vec![0xA5u8; fmt.packed_size(n, k, 0).unwrap()];
     let dtype = case.json["inputs"]["rhs"]["dtype"].as_str().unwrap();
-    match (fmt.name, dtype) {
-        ("f32p16" | "f32p8", _) => {
+    match (fmt.format, dtype) {
+        (RhsFormat::F32p, _) => {
             let (v, layout, stride) = rhs_values::<f32>(case);
             let src = FloatSource { data: &v, layout, stride };
             f32p::pack(&fmt, n, k, &src, bias_values::<f32>(case).as_deref(), &mut out).unwrap();
         }
-        ("f16p32" | "f16p16", _) => {
+        (RhsFormat::F16p, _) => {
             let (v, layout, stride) = rhs_values::<f16>(case);
             let src = FloatSource { data: &v, layout, stride };
             f16p::pack(&fmt, n, k, &src, bias_values::<f16>(case).as_deref(), &mut out).unwrap();
         }
-        ("bf16p12_b32", "f32") => {
+        (RhsFormat::Bf16pB32, "f32") => {
             let (v, layout, stride) = rhs_values::<f32>(case);
             let src = FloatSource { data: &v, layout, stride };
             bf16p12::pack_b32(n, k, &src, bias_values::<f32>(case).as_deref(), &mut out).unwrap();
         }
-        ("bf16p12_b32", _) => {
+        (RhsFormat::Bf16pB32, _) => {
             assert!(bias_dtype(case) != "f16", "{}", case.id);
             let (v, layout, stride) = rhs_values::<f16>(case);
             let src = FloatSource { data: &v, layout, stride };
@@ -103,11 +133,11 @@ fn pack_rhs(case: &Case, name: &str) -> (RhsFormat, Vec<u8>) {
 }
 
 /// Packs the case's LHS with our packer for KleidiAI packer `name`.
-fn pack_lhs(case: &Case, name: &str) -> (LhsFormat, Vec<u8>) {
+fn pack_lhs(case: &Case, name: &str) -> (LhsPacking, Vec<u8>) {
     let (m, k) = (case.m(), case.k());
     let lhs = &case.json["inputs"]["lhs"];
     let fmt = if name.contains("bf16p1x4") { BF16P1X4 } else { BF16P8X4 };
-    let mut out = vec![0xA5u8; fmt.packed_size(m, k).unwrap()];
+    let mut out = vec![0xA5u8; fmt.packed_size(m, k, 0).unwrap()];
     let stride_bytes = lhs["row_stride_bytes"].as_u64().unwrap() as usize;
     if lhs["dtype"] == "f16" {
         let x: Vec<f16> = case.values(&lhs["file"]);
@@ -122,7 +152,7 @@ fn pack_lhs(case: &Case, name: &str) -> (LhsFormat, Vec<u8>) {
 /// The byte ranges of a packed RHS the spec leaves unspecified (float.md §3.2): the ranges the
 /// manifest lists as not written, and the padding-column values of the last tile of the f16
 /// NxK packer.
-fn unspecified(case: &Case, pj: &serde_json::Value, fmt: &RhsFormat) -> Vec<(usize, usize)> {
+fn unspecified(case: &Case, pj: &serde_json::Value, fmt: &RhsPacking) -> Vec<(usize, usize)> {
     let rp = &pj["rhs_packed"];
     let mut out: Vec<(usize, usize)> = rp["bytes_not_written"]
         .as_array()
@@ -132,7 +162,7 @@ fn unspecified(case: &Case, pj: &serde_json::Value, fmt: &RhsFormat) -> Vec<(usi
         .collect();
     let (n, k) = (case.n(), case.k());
     if pj["rhs_packer"]["name"] == "rhs_pack_nxk_x16p32x1bx16_x16_x16_neon" && !n.is_multiple_of(fmt.nr) {
-        let ts = fmt.tile_stride(k).unwrap();
+        let ts = fmt.tile_stride(k, 0).unwrap();
         let tile = (n / fmt.nr) * ts;
         for j in 0..k {
             let row = tile + fmt.nr * 2 + j * fmt.nr * 2;
@@ -158,12 +188,17 @@ trait Bits: Element {
 impl Bits for f32 {}
 impl Bits for f16 {}
 
+/// The kernels of `F` that read `formats` (the BFDOT ones when `dot`), in catalogue order.
+fn kernels_reading<F: Family>(formats: (LhsPacking, RhsPacking), dot: bool) -> Vec<&'static Descriptor<F>> {
+    F::kernels().iter().copied().filter(|d| formats_of(d) == formats && d.name().contains("1x36") == dot).collect()
+}
+
 /// Runs every kernel of `F` on `formats` (available ones; others reported skipped) with the
 /// case's three clamps and compares with the golden outputs of `kj`.
-fn run_golden<F: FloatFamily>(
+fn run_golden<F: Family>(
     case: &Case,
     kj: &serde_json::Value,
-    formats: (Option<LhsFormat>, RhsFormat),
+    formats: (LhsPacking, RhsPacking),
     lhs: &[F::Lhs],
     rhs: &[u8],
     report: &mut Report,
@@ -174,17 +209,16 @@ fn run_golden<F: FloatFamily>(
     let cpu = cpu();
     // The BFDOT and BFMMLA kernels differ; the golden name says which one this is.
     let dot = kj["name"].as_str().unwrap().contains("_dot");
-    let kernels: Vec<&FloatKernel<F>> = F::kernels()
-        .iter()
-        .copied()
-        .filter(|kn| (kn.lhs_format(), kn.rhs_format()) == formats && kn.name().contains("1x36") == dot)
-        .collect();
-    assert!(kernels.iter().any(|kn| kn.tier() == Tier::Scalar), "{}: no scalar kernel", case.id);
-    for kn in kernels {
-        if !kn.is_available(&cpu) {
-            report.skipped.push((kn.name(), kn.tier()));
-            continue;
-        }
+    let kernels = kernels_reading::<F>(formats, dot);
+    assert!(kernels.iter().any(|d| d.tier() == Tier::Scalar), "{}: no scalar kernel", case.id);
+    for d in kernels {
+        let kn = match d.resolve(&cpu) {
+            Ok(kn) => kn,
+            Err(_) => {
+                report.skipped.push((d.name(), d.tier()));
+                continue;
+            }
+        };
         report.ran.push((kn.name(), kn.tier()));
         let esz = F::Dst::SIZE;
         let dst_offset_bytes = kj["dst_offset_at_steps"].as_u64().unwrap() as usize;
@@ -196,7 +230,7 @@ fn run_golden<F: FloatFamily>(
             let (lo, hi) = case.clamp(which);
             let args = MatmulArgs::new(m, n, k).with_clamp(Clamp::new(lo, hi).unwrap());
             let mut dst = vec![F::Dst::from_f32(f32::NAN); m * n];
-            kn.run(&cpu, lhs, rhs, &mut dst, &args).unwrap();
+            kn.run(lhs, rhs, &mut dst, &args).unwrap();
             let golden: Vec<F::Dst> = case.values(&kj["dst"][which]);
             let bad = dst.iter().zip(&golden).filter(|(a, b)| a.bits() != b.bits()).count();
             for (i, (a, b)) in dst.iter().zip(&golden).enumerate().filter(|(_, (a, b))| a.bits() != b.bits()).take(5) {
@@ -207,52 +241,57 @@ fn run_golden<F: FloatFamily>(
     }
 }
 
-fn golden_family<F: FloatFamily>(family: &str, report: &mut Report)
+fn golden_family<F: Family>(family: &str, report: &mut Report)
 where
     F::Dst: Bits,
 {
     for case in cases(family) {
-        let (m, k) = (case.m(), case.k());
+        let k = case.k();
         for pj in case.packings() {
             let (fmt, rhs) = pack_rhs(&case, pj["rhs_packer"]["name"].as_str().unwrap());
             let rp = &pj["rhs_packed"];
             let golden = case.bytes(&rp["file"]);
             masked_eq(&case, "packed RHS", &rhs, &golden, &unspecified(&case, pj, &fmt));
-            assert_eq!(fmt.tile_stride(k).unwrap(), rp["tile_stride"].as_u64().unwrap() as usize, "{}", case.id);
-            assert_eq!(fmt.packed_offset(fmt.nr, k).unwrap(), rp["offset_at_n_idx_eq_nr"].as_u64().unwrap() as usize);
-            let lhs_fmt = if pj["lhs_packer"].is_null() {
+            assert_eq!(fmt.tile_stride(k, 0).unwrap(), rp["tile_stride"].as_u64().unwrap() as usize, "{}", case.id);
+            assert_eq!(
+                fmt.packed_offset(fmt.nr, k, 0).unwrap(),
+                rp["offset_at_n_idx_eq_nr"].as_u64().unwrap() as usize
+            );
+            let packed_lhs = if pj["lhs_packer"].is_null() {
                 None
             } else {
                 let (lf, lhs) = pack_lhs(&case, pj["lhs_packer"]["name"].as_str().unwrap());
                 let lp = &pj["lhs_packed"];
                 masked_eq(&case, "packed LHS", &lhs, &case.bytes(&lp["file"]), &[]);
                 if let Some(off) = lp["offset_at_m_idx_eq_mr"].as_u64() {
-                    assert_eq!(lf.packed_offset(lf.mr, k).unwrap(), off as usize, "{}", case.id);
+                    assert_eq!(lf.packed_offset(lf.mr, k, 0).unwrap(), off as usize, "{}", case.id);
                 }
                 Some((lf, lhs))
             };
             for kj in pj["kernels"].as_array().unwrap() {
-                let formats = (lhs_fmt.as_ref().map(|l| l.0), fmt);
                 match family {
                     "f32_f32_f32p" => {
+                        assert!(packed_lhs.is_none(), "{}: an LHS packer for unpacked rows", case.id);
                         let x: Vec<f32> = case.values(&case.json["inputs"]["lhs"]["file"]);
+                        let formats = (rows(f32_f32_f32p::LHS_FORMAT), fmt);
                         run_golden::<f32_f32_f32p::F32F32F32p>(&case, kj, formats, &x, &rhs, report);
                     }
                     "f16_f16_f16p" => {
+                        assert!(packed_lhs.is_none(), "{}: an LHS packer for unpacked rows", case.id);
                         let x: Vec<f16> = case.values(&case.json["inputs"]["lhs"]["file"]);
+                        let formats = (rows(f16_f16_f16p::LHS_FORMAT), fmt);
                         run_golden::<f16_f16_f16p::F16F16F16p>(&case, kj, formats, &x, &rhs, report);
                     }
                     "f32_bf16p_bf16p" => {
-                        let lhs = &lhs_fmt.as_ref().unwrap().1;
-                        run_golden::<f32_bf16p_bf16p::F32Bf16pBf16p>(&case, kj, formats, lhs, &rhs, report);
+                        let (lf, lhs) = packed_lhs.as_ref().unwrap();
+                        run_golden::<f32_bf16p_bf16p::F32Bf16pBf16p>(&case, kj, (*lf, fmt), lhs, &rhs, report);
                     }
                     _ => {
-                        let lhs = &lhs_fmt.as_ref().unwrap().1;
-                        run_golden::<f16_bf16p_bf16p::F16Bf16pBf16p>(&case, kj, formats, lhs, &rhs, report);
+                        let (lf, lhs) = packed_lhs.as_ref().unwrap();
+                        run_golden::<f16_bf16p_bf16p::F16Bf16pBf16p>(&case, kj, (*lf, fmt), lhs, &rhs, report);
                     }
                 }
             }
-            let _ = m;
         }
     }
 }
@@ -320,38 +359,39 @@ const SHAPES: [(usize, usize, usize); 21] = [
 
 /// Runs every available kernel of `F` on `formats` and compares with the scalar kernel of the
 /// same formats (and arithmetic), in one call, in a grid of sub-rectangles and with padded
-/// strides.
-fn check_against_scalar<F: FloatFamily>(
+/// strides. `lhs_stride` is the row stride (elements) of rows read in place; ignored for a
+/// packed LHS.
+fn check_against_scalar<F: Family>(
     shape: (usize, usize, usize),
     lhs: &[F::Lhs],
     lhs_stride: usize,
     rhs: &[u8],
-    formats: (Option<LhsFormat>, RhsFormat),
+    formats: (LhsPacking, RhsPacking),
     dot: bool,
     report: &mut Report,
 ) where
     F::Dst: Bits,
+    F::Params: FromStride,
 {
     let (m, n, k) = shape;
     let cpu = cpu();
-    let ks: Vec<&FloatKernel<F>> = F::kernels()
-        .iter()
-        .copied()
-        .filter(|kn| (kn.lhs_format(), kn.rhs_format()) == formats && kn.name().contains("1x36") == dot)
-        .collect();
-    let scalar = ks.iter().find(|kn| kn.tier() == Tier::Scalar).unwrap();
+    let ks = kernels_reading::<F>(formats, dot);
+    let scalar = ks.iter().find(|d| d.tier() == Tier::Scalar).unwrap().resolve(&cpu).unwrap();
     let clamp = Clamp::new(-0.5, 0.75).unwrap();
-    let args = MatmulArgs::new(m, n, k).with_lhs_stride(lhs_stride).with_clamp(clamp);
+    let args = MatmulArgs::new(m, n, k).with_params(F::Params::from_stride(lhs_stride)).with_clamp(clamp);
     let mut want = vec![F::Dst::default(); m * n];
-    scalar.run(&cpu, lhs, rhs, &mut want, &args).unwrap();
-    for kn in ks {
-        if !kn.is_available(&cpu) {
-            report.skipped.push((kn.name(), kn.tier()));
-            continue;
-        }
+    scalar.run(lhs, rhs, &mut want, &args).unwrap();
+    for d in ks {
+        let kn = match d.resolve(&cpu) {
+            Ok(kn) => kn,
+            Err(_) => {
+                report.skipped.push((d.name(), d.tier()));
+                continue;
+            }
+        };
         report.ran.push((kn.name(), kn.tier()));
         let mut got = vec![F::Dst::from_f32(f32::NAN); m * n];
-        kn.run(&cpu, lhs, rhs, &mut got, &args).unwrap();
+        kn.run(lhs, rhs, &mut got, &args).unwrap();
         let same = |a: &[F::Dst], b: &[F::Dst]| a.iter().zip(b).all(|(x, y)| x.bits() == y.bits());
         assert!(same(&got, &want), "{} {shape:?}: differs from scalar", kn.name());
         // A 2x2 grid of sub-rectangles into a padded destination: the same bits, nothing
@@ -366,7 +406,7 @@ fn check_against_scalar<F: FloatFamily>(
                 }
                 let a = args.with_rect(mi, ni, mm, nn).with_dst_stride(stride);
                 let off = kn.dst_offset(mi, ni, stride).unwrap();
-                kn.run(&cpu, lhs, rhs, &mut grid[off..], &a).unwrap();
+                kn.run(lhs, rhs, &mut grid[off..], &a).unwrap();
             }
         }
         for r in 0..m {
@@ -387,14 +427,14 @@ fn every_tier_matches_scalar_on_shapes_with_tails() {
         let w: Vec<f32> = values(&mut rng, n * k);
         let bias: Vec<f32> = values(&mut rng, n);
         for fmt in [F32P16, F32P8] {
-            let mut rhs = vec![0u8; fmt.packed_size(n, k).unwrap()];
+            let mut rhs = vec![0u8; fmt.packed_size(n, k, 0).unwrap()];
             f32p::pack(&fmt, n, k, &FloatSource::nxk(&w, k), Some(&bias), &mut rhs).unwrap();
             check_against_scalar::<f32_f32_f32p::F32F32F32p>(
                 (m, n, k),
                 &x,
                 stride,
                 &rhs,
-                (None, fmt),
+                (rows(LhsFormat::F32), fmt),
                 false,
                 &mut report,
             );
@@ -404,14 +444,14 @@ fn every_tier_matches_scalar_on_shapes_with_tails() {
         let w: Vec<f16> = values(&mut rng, k * n);
         let bias: Vec<f16> = values(&mut rng, n);
         for fmt in [F16P32, F16P16] {
-            let mut rhs = vec![0u8; fmt.packed_size(n, k).unwrap()];
+            let mut rhs = vec![0u8; fmt.packed_size(n, k, 0).unwrap()];
             f16p::pack(&fmt, n, k, &FloatSource::kxn(&w, n), Some(&bias), &mut rhs).unwrap();
             check_against_scalar::<f16_f16_f16p::F16F16F16p>(
                 (m, n, k),
                 &x,
                 stride,
                 &rhs,
-                (None, fmt),
+                (rows(LhsFormat::F16), fmt),
                 false,
                 &mut report,
             );
@@ -420,22 +460,22 @@ fn every_tier_matches_scalar_on_shapes_with_tails() {
         let x: Vec<f32> = values(&mut rng, m * stride);
         let w: Vec<f32> = values(&mut rng, n * k);
         let bias: Vec<f32> = values(&mut rng, n);
-        let mut rhs = vec![0u8; bf16p12::BF16P12_B32.packed_size(n, k).unwrap()];
+        let mut rhs = vec![0u8; bf16p12::BF16P12_B32.packed_size(n, k, 0).unwrap()];
         bf16p12::pack_b32(n, k, &FloatSource::nxk(&w, k), Some(&bias), &mut rhs).unwrap();
         for (lf, dot) in [(BF16P8X4, false), (BF16P1X4, true)] {
-            let mut lhs = vec![0u8; lf.packed_size(m, k).unwrap()];
+            let mut lhs = vec![0u8; lf.packed_size(m, k, 0).unwrap()];
             bf16p::pack(&lf, m, k, &x, stride, &mut lhs).unwrap();
-            let formats = (Some(lf), bf16p12::BF16P12_B32);
+            let formats = (lf, bf16p12::BF16P12_B32);
             check_against_scalar::<f32_bf16p_bf16p::F32Bf16pBf16p>((m, n, k), &lhs, 0, &rhs, formats, dot, &mut report);
         }
         let x: Vec<f16> = values(&mut rng, m * stride);
         let w: Vec<f16> = values(&mut rng, n * k);
         let bias: Vec<f16> = values(&mut rng, n);
-        let mut rhs = vec![0u8; bf16p12::BF16P12_B16.packed_size(n, k).unwrap()];
+        let mut rhs = vec![0u8; bf16p12::BF16P12_B16.packed_size(n, k, 0).unwrap()];
         bf16p12::pack_b16(n, k, &FloatSource::nxk(&w, k), Some(&bias), &mut rhs).unwrap();
-        let mut lhs = vec![0u8; BF16P8X4.packed_size(m, k).unwrap()];
+        let mut lhs = vec![0u8; BF16P8X4.packed_size(m, k, 0).unwrap()];
         bf16p::pack(&BF16P8X4, m, k, &x, stride, &mut lhs).unwrap();
-        let formats = (Some(BF16P8X4), bf16p12::BF16P12_B16);
+        let formats = (BF16P8X4, bf16p12::BF16P12_B16);
         check_against_scalar::<f16_bf16p_bf16p::F16Bf16pBf16p>((m, n, k), &lhs, 0, &rhs, formats, false, &mut report);
     }
     report.finish("tails");
@@ -448,10 +488,10 @@ fn every_tier_matches_scalar_on_shapes_with_tails() {
 #[test]
 fn bad_calls_are_typed_errors() {
     let cpu = cpu();
-    let kn = f32_f32_f32p::select(&cpu);
     let (m, n, k) = (3, 5, 4);
+    let kn = f32_f32_f32p::select(&cpu, m);
     let x = vec![1.0f32; m * k];
-    let mut rhs = vec![0u8; F32P16.packed_size(n, k).unwrap()];
+    let mut rhs = vec![0u8; F32P16.packed_size(n, k, 0).unwrap()];
     let w = vec![1.0f32; n * k];
     f32p::pack(&F32P16, n, k, &FloatSource::nxk(&w, k), None, &mut rhs).unwrap();
     let mut dst = vec![0f32; m * n];
@@ -483,13 +523,13 @@ fn bad_calls_are_typed_errors() {
         f32p::pack(&F16P32, n, k, &FloatSource::nxk(&w, k), None, &mut rhs),
         Err(Error::Unsupported { .. })
     ));
-    let mut lhs = vec![0u8; BF16P8X4.packed_size(m, k).unwrap()];
+    let mut lhs = vec![0u8; BF16P8X4.packed_size(m, k, 0).unwrap()];
     assert!(matches!(bf16p::pack(&BF16P8X4, m, k, &x, k - 1, &mut lhs), Err(Error::StrideTooSmall { .. })));
     assert!(matches!(bf16p::pack(&BF16P8X4, m, k, &x, k, &mut lhs[..1]), Err(Error::BufferTooShort { .. })));
     assert!(matches!(bf16p::pack(&BF16P8X4, 0, k, &x, k, &mut lhs), Err(Error::ZeroDim { .. })));
     // The bf16 and f16 packers share the checks: short outputs, short bias, bad formats.
     let w16 = vec![qgemm::half::f16::ONE; n * k];
-    let mut b = vec![0u8; bf16p12::BF16P12_B32.packed_size(n, k).unwrap()];
+    let mut b = vec![0u8; bf16p12::BF16P12_B32.packed_size(n, k, 0).unwrap()];
     let short = b.len() - 1;
     assert!(matches!(
         bf16p12::pack_b32(n, k, &FloatSource::nxk(&w, k), None, &mut b[..short]),
@@ -502,13 +542,26 @@ fn bad_calls_are_typed_errors() {
     assert!(matches!(bf16p12::pack_b32(0, k, &FloatSource::nxk(&w, k), None, &mut b), Err(Error::ZeroDim { .. })));
     let bad_stride = FloatSource { data: &w16[..], layout: Layout::KxN, stride: n - 1 };
     assert!(matches!(f16p::pack(&F16P32, n, k, &bad_stride, None, &mut b), Err(Error::StrideTooSmall { .. })));
-    let no_rows = LhsFormat { mr: 0, ..BF16P8X4 };
+    let no_rows = LhsPacking { mr: 0, ..BF16P8X4 };
     assert!(matches!(bf16p::pack(&no_rows, m, k, &x, k, &mut lhs), Err(Error::Unsupported { .. })));
-    // A kernel whose feature is missing refuses to run.
-    let none = qgemm::CpuFeatures::NONE;
-    for kn in f32_bf16p_bf16p::KERNELS.iter().filter(|kn| kn.tier() != Tier::Scalar) {
-        assert!(matches!(kn.run(&none, &lhs, &rhs, &mut dst, &args), Err(Error::UnsupportedCpu { .. })));
+    // A kernel whose feature is missing cannot be had for that CPU (a `Kernel` exists only
+    // for a CPU that runs it), and names the feature; the scalar ones resolve everywhere.
+    let none = CpuFeatures::NONE;
+    let mut simd = 0;
+    for d in f32_bf16p_bf16p::KERNELS {
+        if d.tier() == Tier::Scalar {
+            assert!(d.resolve(&none).is_ok(), "{}", d.name());
+            continue;
+        }
+        simd += 1;
+        assert!(!d.is_available(&none), "{}", d.name());
+        assert_eq!(d.missing_feature(&none), Some(Feature::Neon), "{}", d.name());
+        assert!(matches!(d.resolve(&none), Err(Error::UnsupportedCpu { needs: Feature::Neon })), "{}", d.name());
+        // SAFETY: only resolved, never run.
+        let neon = unsafe { none.with(Feature::Neon) };
+        assert!(matches!(d.resolve(&neon), Err(Error::UnsupportedCpu { needs: Feature::Bf16 })), "{}", d.name());
     }
+    assert_eq!(simd, if cfg!(target_arch = "aarch64") { 2 } else { 0 });
 }
 
 /// The BFDOT kernel computes every row (KleidiAI's writes row 0 only, float.md §2.2): each row
@@ -520,14 +573,15 @@ fn bfdot_kernel_computes_every_row() {
     let (m, n, k) = (5, 40, 11);
     let x: Vec<f32> = values(&mut rng, m * k);
     let w: Vec<f32> = values(&mut rng, k * n);
-    let mut rhs = vec![0u8; bf16p12::BF16P12_B32.packed_size(n, k).unwrap()];
+    let mut rhs = vec![0u8; bf16p12::BF16P12_B32.packed_size(n, k, 0).unwrap()];
     bf16p12::pack_b32(n, k, &FloatSource::kxn(&w, n), None, &mut rhs).unwrap();
-    let mut lhs = vec![0u8; BF16P1X4.packed_size(m, k).unwrap()];
+    let mut lhs = vec![0u8; BF16P1X4.packed_size(m, k, 0).unwrap()];
     bf16p::pack(&BF16P1X4, m, k, &x, k, &mut lhs).unwrap();
-    for kn in f32_bf16p_bf16p::available(&cpu).filter(|kn| kn.lhs_format() == Some(BF16P1X4)) {
+    let mut checked = 0;
+    for kn in f32_bf16p_bf16p::available(&cpu).into_iter().filter(|kn| kn.lhs_packing() == BF16P1X4) {
         let mut all = vec![f32::NAN; m * n];
         kn.run(&lhs, &rhs, &mut all, &MatmulArgs::new(m, n, k)).unwrap();
-        let row = BF16P1X4.packed_size(1, k).unwrap();
+        let row = BF16P1X4.packed_size(1, k, 0).unwrap();
         for r in 0..m {
             let mut one = vec![f32::NAN; n];
             kn.run(&lhs[r * row..], &rhs, &mut one, &MatmulArgs::new(1, n, k)).unwrap();
@@ -538,55 +592,122 @@ fn bfdot_kernel_computes_every_row() {
                 kn.name()
             );
         }
+        checked += 1;
     }
+    // At least the scalar BFDOT kernel, on every CPU.
+    assert!(checked >= 1);
 }
 
 // ---------------------------------------------------------------------------------------------
-// The operator: FloatLinear.
+// The operator: `Linear` of a float family.
 // ---------------------------------------------------------------------------------------------
 
-/// `FloatLinear` of family `F` gives the bits of its kernel run directly on the same packed
+/// The float families' `Linear::packed_size` and `Linear::pack` (inherent functions of each
+/// family's `Linear`), for the generic tests below.
+trait FloatLayer: Operator<Dst: Bits, Src: Bits> {
+    /// The bias type the family's packer takes.
+    type Bias: Element;
+    fn packed_size(n: usize, k: usize) -> qgemm::Result<usize>;
+    fn pack<'w>(
+        n: usize,
+        k: usize,
+        w: &FloatSource<'_, Self::Src>,
+        bias: Option<&[Self::Bias]>,
+        buf: &'w mut [u8],
+    ) -> qgemm::Result<Linear<'w, Self>>;
+}
+
+macro_rules! float_layer {
+    ($($fam:ty: $bias:ty),+ $(,)?) => {$(
+        impl FloatLayer for $fam {
+            type Bias = $bias;
+            fn packed_size(n: usize, k: usize) -> qgemm::Result<usize> {
+                Linear::<$fam>::packed_size(n, k)
+            }
+            fn pack<'w>(
+                n: usize,
+                k: usize,
+                w: &FloatSource<'_, Self::Src>,
+                bias: Option<&[$bias]>,
+                buf: &'w mut [u8],
+            ) -> qgemm::Result<Linear<'w, $fam>> {
+                Linear::<$fam>::pack(n, k, w, bias, buf)
+            }
+        }
+    )+};
+}
+
+float_layer!(
+    f32_f32_f32p::F32F32F32p: f32,
+    f16_f16_f16p::F16F16F16p: f16,
+    f32_bf16p_bf16p::F32Bf16pBf16p: f32,
+    f16_bf16p_bf16p::F16Bf16pBf16p: f16,
+);
+
+fn same_bits<T: Bits>(a: &[T], b: &[T]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.bits() == y.bits())
+}
+
+/// The scalar kernel the layer's weights (the family's preferred packing) and activations (its
+/// preferred LHS, where it fixes one) go to.
+fn preferred_scalar<F: Family>() -> &'static Descriptor<F> {
+    let found: Vec<_> = F::kernels()
+        .iter()
+        .copied()
+        .filter(|d| {
+            let (lhs, rhs) = formats_of(d);
+            d.tier() == Tier::Scalar && rhs == F::PREFERRED_RHS && F::PREFERRED_LHS.is_none_or(|l| l == lhs)
+        })
+        .collect();
+    assert_eq!(found.len(), 1, "{}: the scalar kernels of the preferred packings", F::NAME);
+    found[0]
+}
+
+/// `Linear` of family `F` gives the bits of its kernel run directly on the same packed
 /// operands, whole, in parts and on threads, for several `m`.
-fn linear_matches_kernel<F>(n: usize, k: usize, seed: u64)
-where
-    F: qgemm::op::FloatOperator,
-    F::Dst: Bits,
-{
-    use qgemm::op::FloatLinear;
+fn linear_matches_kernel<F: FloatLayer>(n: usize, k: usize, seed: u64) {
     let cpu = cpu();
     let mut rng = Rng(seed);
     let w: Vec<F::Src> = values(&mut rng, n * k);
     let bias: Vec<F::Bias> = values(&mut rng, n);
-    let mut packed = vec![0u8; FloatLinear::<F>::packed_size(n, k).unwrap()];
-    let layer = FloatLinear::<F>::pack(n, k, &FloatSource::nxk(&w, k), Some(&bias), &mut packed).unwrap();
+    let mut packed = vec![0u8; F::packed_size(n, k).unwrap()];
+    let layer = F::pack(n, k, &FloatSource::nxk(&w, k), Some(&bias), &mut packed).unwrap();
+    assert_eq!(layer.packing(), F::PREFERRED_RHS);
     let clamp = Clamp::new(-0.25, 0.5).unwrap();
+    let scalar = preferred_scalar::<F>();
     for m in [1, 7, 13] {
         let x: Vec<F::Src> = values(&mut rng, m * k);
         let mut scratch = vec![0u8; layer.scratch_size(m).unwrap()];
         let mut whole = vec![F::Dst::from_f32(f32::NAN); m * n];
         let call = layer.prepare(&cpu, m, &x, &mut scratch).unwrap().with_clamp(clamp);
         call.run(&mut whole).unwrap();
+        // The layer's kernel is the family's choice for `m`.
+        let chosen = qgemm::matmul::select_for::<F>(&cpu, m, &F::PREFERRED_RHS).unwrap();
+        assert_eq!(call.kernel(), chosen, "{} m={m}", F::NAME);
         // The scalar kernel of the same formats, on the same operands.
-        let scalar = F::kernels()
-            .iter()
-            .find(|kn| kn.tier() == Tier::Scalar && kn.rhs_format() == F::RHS && kn.lhs_format() == F::LHS)
-            .unwrap();
         let mut scratch2 = vec![0u8; layer.scratch_size(m).unwrap()];
-        let reference = layer.prepare_with(scalar, &cpu, m, &x, &mut scratch2).unwrap().with_clamp(clamp);
+        let reference = layer.prepare_with(&[scalar], &cpu, m, &x, &mut scratch2).unwrap().with_clamp(clamp);
+        assert_eq!(reference.kernel().name(), scalar.name());
         let mut want = vec![F::Dst::default(); m * n];
         reference.run(&mut want).unwrap();
-        let same = |a: &[F::Dst], b: &[F::Dst]| a.iter().zip(b).all(|(x, y)| x.bits() == y.bits());
-        assert!(same(&whole, &want), "{} m={m}: {} differs from scalar", F::NAME, call.kernel().name());
+        assert!(same_bits(&whole, &want), "{} m={m}: {} differs from scalar", F::NAME, call.kernel().name());
+        // `run_with` that kernel list: the same bits again.
+        let mut with = vec![F::Dst::from_f32(f32::NAN); m * n];
+        let mut scratch3 = vec![0u8; layer.scratch_size_with(&[scalar], m).unwrap()];
+        layer.run_with(&[scalar], &cpu, m, &x, &mut with, &mut scratch3).unwrap();
+        let mut want_unclamped = vec![F::Dst::default(); m * n];
+        layer.prepare_with(&[scalar], &cpu, m, &x, &mut scratch2).unwrap().run(&mut want_unclamped).unwrap();
+        assert!(same_bits(&with, &want_unclamped), "{} m={m}: run_with", F::NAME);
         for parts in [2, 3, 5] {
             let mut out = vec![F::Dst::from_f32(f32::NAN); m * n];
             for p in call.parts(&mut out, parts).unwrap() {
                 p.run();
             }
-            assert!(same(&out, &whole), "{} m={m}: {parts} parts", F::NAME);
+            assert!(same_bits(&out, &whole), "{} m={m}: {parts} parts", F::NAME);
         }
         let mut out = vec![F::Dst::from_f32(f32::NAN); m * n];
         call.run_parallel(&mut out, 2).unwrap();
-        assert!(same(&out, &whole), "{} m={m}: threads", F::NAME);
+        assert!(same_bits(&out, &whole), "{} m={m}: threads", F::NAME);
         // Typed errors.
         assert!(matches!(layer.prepare(&cpu, m, &x[..m * k - 1], &mut scratch), Err(Error::BufferTooShort { .. })));
         if !scratch.is_empty() {
@@ -598,17 +719,48 @@ where
     }
     let weights = layer.weights();
     assert!(matches!(
-        FloatLinear::<F>::from_packed(n, k, &weights[..weights.len() - 1]),
+        Linear::<F>::from_packed(n, k, 0, &weights[..weights.len() - 1]),
         Err(Error::BufferTooShort { .. })
     ));
-    assert_eq!(FloatLinear::<F>::from_packed(n, k, weights).unwrap().weights(), weights);
-    assert!(matches!(FloatLinear::<F>::packed_size(0, k), Err(Error::ZeroDim { .. })));
-    // A kernel of other formats is refused.
-    if let Some(other) = F::kernels().iter().find(|kn| kn.rhs_format() != F::RHS || kn.lhs_format() != F::LHS) {
-        let x: Vec<F::Src> = values(&mut rng, k);
-        let mut scratch = vec![0u8; 4096];
-        assert!(matches!(layer.prepare_with(other, &cpu, 1, &x, &mut scratch), Err(Error::Unsupported { .. })));
+    assert_eq!(Linear::<F>::from_packed(n, k, 0, weights).unwrap().weights(), weights);
+    assert!(matches!(Linear::<F>::from_packed(n, k, 32, weights), Err(Error::Unsupported { .. })));
+    assert!(matches!(F::packed_size(0, k), Err(Error::ZeroDim { .. })));
+    // A kernel of other formats is refused: one that reads another weight packing with
+    // `PackingMismatch` naming both packings; one that reads these weights but another LHS
+    // packing than the family's preferred one (the BFDOT kernel) with `PackingMismatch` where
+    // this CPU runs it, else with the feature it lacks.
+    let x: Vec<F::Src> = values(&mut rng, k);
+    let mut scratch = vec![0u8; 4096];
+    let mut others = 0;
+    for &other in F::kernels().iter().filter(|d| d.name() != scalar.name() && formats_of(d).1 != F::PREFERRED_RHS) {
+        let got = layer.prepare_with(&[other], &cpu, 1, &x, &mut scratch).map(|p| p.kernel().name());
+        let want = formats_of(other).1;
+        assert!(
+            matches!(got, Err(Error::PackingMismatch { weights, kernel }) if weights == F::PREFERRED_RHS && kernel == want),
+            "{}: {got:?}",
+            other.name()
+        );
+        others += 1;
     }
+    for &other in F::kernels().iter().filter(|d| {
+        let (lhs, rhs) = formats_of(d);
+        rhs == F::PREFERRED_RHS && F::PREFERRED_LHS.is_some_and(|l| l != lhs)
+    }) {
+        let got = layer.prepare_with(&[other], &cpu, 1, &x, &mut scratch).map(|p| p.kernel().name());
+        match other.missing_feature(&cpu) {
+            None => assert!(
+                matches!(got, Err(Error::PackingMismatch { weights, .. }) if weights == F::PREFERRED_RHS),
+                "{}: {got:?}",
+                other.name()
+            ),
+            Some(f) => {
+                assert!(matches!(got, Err(Error::UnsupportedCpu { needs }) if needs == f), "{}: {got:?}", other.name())
+            }
+        }
+        others += 1;
+    }
+    // Every family but f16_bf16p_bf16p (one packing) has kernels of other formats.
+    assert_eq!(others > 0, F::NAME != "f16_bf16p_bf16p", "{}: {others} kernels of other formats", F::NAME);
 }
 
 #[test]
@@ -619,16 +771,191 @@ fn float_linear_matches_its_kernels() {
     linear_matches_kernel::<f16_bf16p_bf16p::F16Bf16pBf16p>(13, 6, 4);
 }
 
+/// Moderate values (no overflow when multiplied by the input scales below).
+fn moderate<T: Element>(rng: &mut Rng, len: usize) -> Vec<T> {
+    (0..len).map(|_| T::from_f32(rng.f32(-2.0, 2.0))).collect()
+}
+
+/// `Linear::with_input_scale` of a float family computes exactly what the layer computes on
+/// the activations multiplied by the scales beforehand (`x[i][j] * scale[j]` in f32, rounded to
+/// the activation type), whole and in parts, with the scaled copy in the scratch (also for the
+/// families that read the rows in place, which need no scratch without a scale).
+fn input_scale_matches_prescaled<F: FloatLayer>(n: usize, k: usize, seed: u64) {
+    let cpu = cpu();
+    let mut rng = Rng(seed);
+    let w: Vec<F::Src> = moderate(&mut rng, n * k);
+    let bias: Vec<F::Bias> = moderate(&mut rng, n);
+    let mut packed = vec![0u8; F::packed_size(n, k).unwrap()];
+    let layer = F::pack(n, k, &FloatSource::nxk(&w, k), Some(&bias), &mut packed).unwrap();
+    let scale: Vec<f32> = (0..k).map(|j| 0.25 + (j % 7) as f32 * 0.375).collect();
+    let scaled = layer.with_input_scale(&scale).unwrap();
+    assert_eq!(scaled.input_scale(), Some(&scale[..]));
+    assert_eq!(layer.input_scale(), None);
+    for m in [1, 6, 13] {
+        let x: Vec<F::Src> = moderate(&mut rng, m * k);
+        let xs: Vec<F::Src> = x.iter().enumerate().map(|(i, v)| F::Src::from_f32(v.to_f32() * scale[i % k])).collect();
+        let plain_scratch = layer.scratch_size(m).unwrap();
+        let scaled_scratch = scaled.scratch_size(m).unwrap();
+        assert!(scaled_scratch > plain_scratch, "{} m={m}: {scaled_scratch} vs {plain_scratch}", F::NAME);
+        if qgemm::Params::lhs_stride(&<F::Params as qgemm::Params>::DEFAULT).is_some() {
+            assert_eq!(plain_scratch, 0, "{}: rows read in place need no scratch", F::NAME);
+        }
+        let mut want = vec![F::Dst::from_f32(f32::NAN); m * n];
+        layer.run(&cpu, m, &xs, &mut want, &mut vec![0u8; plain_scratch]).unwrap();
+        let mut scratch = vec![0u8; scaled_scratch];
+        let mut got = vec![F::Dst::from_f32(f32::NAN); m * n];
+        scaled.run(&cpu, m, &x, &mut got, &mut scratch).unwrap();
+        assert!(same_bits(&got, &want), "{} m={m}: scaled layer differs from prescaled activations", F::NAME);
+        // The scale was applied: the unscaled layer gives other outputs on `x`.
+        let mut unscaled = vec![F::Dst::from_f32(f32::NAN); m * n];
+        layer.run(&cpu, m, &x, &mut unscaled, &mut vec![0u8; plain_scratch]).unwrap();
+        assert!(!same_bits(&unscaled, &want), "{} m={m}: the scale changed nothing", F::NAME);
+        // The same kernel, and the same bits in parts.
+        let call = scaled.prepare(&cpu, m, &x, &mut scratch).unwrap();
+        assert_eq!(call.kernel(), layer.kernel(&cpu, m).unwrap());
+        let mut out = vec![F::Dst::from_f32(f32::NAN); m * n];
+        for p in call.parts(&mut out, 3).unwrap() {
+            p.run();
+        }
+        assert!(same_bits(&out, &want), "{} m={m}: scaled, in parts", F::NAME);
+        // The scratch must hold the scaled copy.
+        let short = scaled_scratch - 1;
+        assert!(
+            matches!(scaled.prepare(&cpu, m, &x, &mut scratch[..short]), Err(Error::BufferTooShort { .. })),
+            "{} m={m}: short scratch",
+            F::NAME
+        );
+    }
+    // The scales: `k` finite values.
+    assert!(matches!(
+        layer.with_input_scale(&scale[..k - 1]),
+        Err(Error::BufferTooShort { buffer: Buffer::InputScale, given, needed }) if given == k - 1 && needed == k
+    ));
+    for bad in [f32::NAN, f32::INFINITY] {
+        let mut s = scale.clone();
+        s[k / 2] = bad;
+        assert!(matches!(
+            layer.with_input_scale(&s),
+            Err(Error::NonFinite { buffer: Buffer::InputScale, index }) if index == k / 2
+        ));
+    }
+}
+
+#[test]
+fn float_linear_applies_input_scales() {
+    input_scale_matches_prescaled::<f32_f32_f32p::F32F32F32p>(37, 29, 11);
+    input_scale_matches_prescaled::<f16_f16_f16p::F16F16F16p>(70, 9, 12);
+    input_scale_matches_prescaled::<f32_bf16p_bf16p::F32Bf16pBf16p>(25, 33, 13);
+    input_scale_matches_prescaled::<f16_bf16p_bf16p::F16Bf16pBf16p>(13, 6, 14);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Selection.
+// ---------------------------------------------------------------------------------------------
+
+/// CPUs to select for: none, this one, and every feature the float tiers use.
+fn selection_cpus() -> Vec<(&'static str, CpuFeatures)> {
+    // SAFETY: these sets are only passed to the selection functions, never used to run a
+    // kernel.
+    let all = unsafe { CpuFeatures::NONE.with(Feature::Neon).with(Feature::Fp16).with(Feature::Bf16) };
+    vec![("none", CpuFeatures::NONE), ("detected", cpu()), ("neon+fp16+bf16", all)]
+}
+
+const MS: [usize; 10] = [0, 1, 2, 3, 7, 8, 9, 16, 33, 1000];
+
+/// The bf16 families' `select` takes the BFMMLA kernel and its `bf16p8x4` LHS for every `m`
+/// (`m = 1` too, though the BFDOT kernel is a GEMV one), so a row's result does not depend on
+/// the batch; `select_for` does the same for the preferred packing, and the BFDOT kernel is
+/// reached by asking for its LHS packing.
+#[test]
+fn bf16_select_takes_bfmmla_for_every_m() {
+    for (what, c) in selection_cpus() {
+        let bf16 = c.has(Feature::Neon) && c.has(Feature::Bf16) && cfg!(target_arch = "aarch64");
+        let first = f32_bf16p_bf16p::select(&c, 1);
+        for m in MS {
+            let k = f32_bf16p_bf16p::select(&c, m);
+            assert_eq!(k, first, "{what} m={m}");
+            assert_eq!((k.lhs_packing(), k.rhs_packing()), (BF16P8X4, bf16p12::BF16P12_B32), "{what} m={m}");
+            assert_eq!((k.m_step(), k.n_step()), (8, 12), "{what} m={m}: {}", k.name());
+            assert_eq!(k.tier(), if bf16 { Tier::Bf16 } else { Tier::Scalar }, "{what} m={m}: {}", k.name());
+            assert_eq!(f32_bf16p_bf16p::select_for(&c, m, &bf16p12::BF16P12_B32), Some(k), "{what} m={m}");
+            assert_eq!(f32_bf16p_bf16p::select_for(&c, m, &bf16p12::BF16P12_B16), None, "{what} m={m}");
+            let h = f16_bf16p_bf16p::select(&c, m);
+            assert_eq!((h.lhs_packing(), h.rhs_packing()), (BF16P8X4, bf16p12::BF16P12_B16), "{what} m={m}");
+            assert_eq!(h.tier(), k.tier(), "{what} m={m}: {}", h.name());
+            assert_eq!(h, f16_bf16p_bf16p::select(&c, 1), "{what} m={m}");
+            // The BFDOT kernel: named by its LHS packing.
+            let dot = qgemm::matmul::select_from(
+                f32_bf16p_bf16p::KERNELS,
+                &c,
+                m,
+                Some(&bf16p12::BF16P12_B32),
+                Some(&BF16P1X4),
+            )
+            .unwrap();
+            assert_eq!((dot.m_step(), dot.n_step(), dot.tier()), (1, 36, k.tier()), "{what} m={m}: {}", dot.name());
+        }
+        if !bf16 {
+            assert!(core::ptr::eq(first.descriptor(), &f32_bf16p_bf16p::SCALAR_8X12), "{what}: {}", first.name());
+        }
+        #[cfg(target_arch = "aarch64")]
+        if bf16 {
+            assert!(core::ptr::eq(first.descriptor(), &f32_bf16p_bf16p::bf16::BF16_8X12), "{what}: {}", first.name());
+            let h = f16_bf16p_bf16p::select(&c, 1);
+            assert!(core::ptr::eq(h.descriptor(), &f16_bf16p_bf16p::bf16::BF16_8X12), "{what}: {}", h.name());
+        }
+    }
+}
+
+/// The families that read the rows in place: one kernel for every `m` (they have no GEMV
+/// kernels), reading the preferred packing, with the unpacked LHS reported as rows of one
+/// (formerly "no LHS format"); `select_for` reaches the other packing.
+#[test]
+fn unpacked_select_is_the_same_for_every_m() {
+    for (what, c) in selection_cpus() {
+        let f = f32_f32_f32p::select(&c, 1);
+        let h = f16_f16_f16p::select(&c, 1);
+        for m in MS {
+            assert_eq!(f32_f32_f32p::select(&c, m), f, "{what} m={m}");
+            assert_eq!(f16_f16_f16p::select(&c, m), h, "{what} m={m}");
+            let f8 = f32_f32_f32p::select_for(&c, m, &F32P8).unwrap();
+            assert_eq!(f8.rhs_packing(), F32P8, "{what} m={m}");
+            assert_eq!(f8.tier(), f.tier(), "{what} m={m}");
+            let h16 = f16_f16_f16p::select_for(&c, m, &F16P16).unwrap();
+            assert_eq!(h16.rhs_packing(), F16P16, "{what} m={m}");
+            assert_eq!(h16.tier(), h.tier(), "{what} m={m}");
+            assert_eq!(f32_f32_f32p::select_for(&c, m, &F16P32), None, "{what} m={m}");
+        }
+        assert_eq!((f.lhs_packing(), f.rhs_packing()), (rows(LhsFormat::F32), F32P16), "{what}");
+        assert_eq!((h.lhs_packing(), h.rhs_packing()), (rows(LhsFormat::F16), F16P32), "{what}");
+        assert_eq!(f32_f32_f32p::PREFERRED_RHS, F32P16);
+        assert_eq!(f16_f16_f16p::PREFERRED_RHS, F16P32);
+        let neon = c.has(Feature::Neon) && cfg!(target_arch = "aarch64");
+        assert_eq!(f.tier(), if neon { Tier::Neon } else { Tier::Scalar }, "{what}: {}", f.name());
+        let fp16 = neon && c.has(Feature::Fp16);
+        assert_eq!(h.tier(), if fp16 { Tier::Fp16 } else { Tier::Scalar }, "{what}: {}", h.name());
+    }
+    // Every kernel of the unpacked families reads rows in place.
+    for d in f32_f32_f32p::KERNELS {
+        assert_eq!(formats_of(d).0, rows(LhsFormat::F32), "{}", d.name());
+        assert_eq!(d.shape().lhs, f32_f32_f32p::LHS_FORMAT);
+    }
+    for d in f16_f16_f16p::KERNELS {
+        assert_eq!(formats_of(d).0, rows(LhsFormat::F16), "{}", d.name());
+        assert_eq!(d.shape().lhs, f16_f16_f16p::LHS_FORMAT);
+    }
+}
+
 /// Sizes near `usize::MAX` are `SizeOverflow`, never a panic or a wrapped index.
 #[test]
 fn huge_strides_and_starts_are_size_overflow() {
-    let cpu = qgemm::CpuFeatures::NONE;
-    let kn = &f32_f32_f32p::SCALAR_6X16;
+    let cpu = CpuFeatures::NONE;
+    let kn = f32_f32_f32p::SCALAR_6X16.resolve(&cpu).unwrap();
     let (x, rhs, mut dst) = (vec![0f32; 64], vec![0u8; 4096], vec![0f32; 64]);
     let huge = MatmulArgs::new(6, 1, 4).with_lhs_stride(usize::MAX / 2);
     assert!(matches!(kn.run(&x, &rhs, &mut dst, &huge), Err(Error::SizeOverflow)));
     let far = MatmulArgs::new(1, 1, 4).with_rect(usize::MAX / 6 * 6, 0, 1, 1).with_lhs_stride(4);
     assert!(matches!(kn.run(&x, &rhs, &mut dst, &far), Err(Error::SizeOverflow)));
-    assert!(matches!(F32P16.packed_size(usize::MAX, 4), Err(Error::SizeOverflow)));
-    assert!(matches!(BF16P8X4.packed_size(8, usize::MAX), Err(Error::SizeOverflow)));
+    assert!(matches!(F32P16.packed_size(usize::MAX, 4, 0), Err(Error::SizeOverflow)));
+    assert!(matches!(BF16P8X4.packed_size(8, usize::MAX, 0), Err(Error::SizeOverflow)));
 }

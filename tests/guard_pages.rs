@@ -348,42 +348,71 @@ mod linux {
     // -----------------------------------------------------------------------------------------
     // The float families: unpacked or packed LHS, packed RHS with bias, every kernel the CPU has.
     // -----------------------------------------------------------------------------------------
-    use qgemm::float::{FloatFamily, FloatKernel, LhsFormat, RhsFormat};
     use qgemm::half::f16;
     use qgemm::lhs::bf16p;
     use qgemm::rhs::{FloatSource, bf16p12, f16p, f32p};
+
+    /// The LHS "packing" of the kernels that read the f32/f16 rows in place: rows of one.
+    const fn float_rows(format: qgemm::LhsFormat) -> qgemm::LhsPacking {
+        qgemm::LhsPacking { format, mr: 1, kr: 1, sr: 1 }
+    }
+
+    /// The operand layouts a float catalogue entry reads (fixed shapes).
+    fn float_formats_of<F: Family>(d: &qgemm::Descriptor<F>) -> (qgemm::LhsPacking, qgemm::RhsPacking) {
+        let p = d.packing_on(&CpuFeatures::NONE).unwrap_or_else(|| panic!("{}: not a fixed shape", d.name()));
+        (p.lhs(d.shape().lhs), p.rhs(d.shape().rhs))
+    }
+
+    /// The family parameters of a call with LHS row stride `s` (elements): the stride of rows
+    /// read in place, nothing for a packed LHS.
+    trait FloatStride {
+        fn from_stride(s: usize) -> Self;
+    }
+
+    impl FloatStride for () {
+        fn from_stride(_: usize) {}
+    }
+
+    impl FloatStride for qgemm::LhsStride {
+        fn from_stride(s: usize) -> qgemm::LhsStride {
+            qgemm::LhsStride(s)
+        }
+    }
 
     /// Runs every available kernel of `F` on `formats` over the whole output and over a 2x2
     /// grid, each run with guarded slices of exactly the LHS (unpacked: up to the rectangle's
     /// last row; packed: its last tile), the RHS tiles up to the rectangle's last column and the
     /// output elements it may write; compares with the scalar kernel. Returns the runs.
     #[allow(clippy::too_many_arguments)]
-    fn float_kernels<F: FloatFamily>(
+    fn float_kernels<F: Family>(
         (m, n, k): (usize, usize, usize),
         lhs: &[F::Lhs],
         lhs_stride: usize,
         rhs: &[u8],
-        formats: (Option<LhsFormat>, RhsFormat),
+        formats: (qgemm::LhsPacking, qgemm::RhsPacking),
         dot: bool,
         run: &mut usize,
         ran: &mut Vec<&'static str>,
     ) where
         F::Lhs: Plain,
         F::Dst: Plain,
+        F::Params: FloatStride,
     {
         let cpu = CpuFeatures::detect();
         let places = Places::new();
-        let ks: Vec<&FloatKernel<F>> = F::kernels()
+        let ks: Vec<&'static qgemm::Descriptor<F>> = F::kernels()
             .iter()
             .copied()
-            .filter(|kn| (kn.lhs_format(), kn.rhs_format()) == formats && kn.name().contains("1x36") == dot)
+            .filter(|d| float_formats_of(d) == formats && d.name().contains("1x36") == dot)
             .collect();
-        let scalar = ks.iter().find(|kn| kn.tier() == Tier::Scalar).unwrap();
-        let base = MatmulArgs::new(m, n, k).with_lhs_stride(lhs_stride).with_clamp(Clamp::new(-0.5, 0.5).unwrap());
+        let scalar = ks.iter().find(|d| d.tier() == Tier::Scalar).unwrap().resolve(&cpu).unwrap();
+        let base = MatmulArgs::new(m, n, k)
+            .with_params(F::Params::from_stride(lhs_stride))
+            .with_clamp(Clamp::new(-0.5, 0.5).unwrap());
         let mut want = vec![F::Dst::default(); m * n];
-        scalar.run(&cpu, lhs, rhs, &mut want, &base).unwrap();
+        scalar.run(lhs, rhs, &mut want, &base).unwrap();
         let bits = |v: &[F::Dst]| v.iter().map(|x| x.to_bits32()).collect::<Vec<_>>();
-        for kn in ks.into_iter().filter(|kn| kn.is_available(&cpu)) {
+        for kn in ks.into_iter().filter_map(|d| d.resolve(&cpu).ok()) {
             ran.push(kn.name());
             let (ms, ns) = (kn.m_step(), kn.n_step());
             let (m0, n0) = ((m - 1) / ms * ms, (n - 1) / ns * ns);
@@ -399,11 +428,11 @@ mod linux {
                 let (bp, fp, hp) = places.at(*run % places.runs());
                 *run += 1;
                 set_label(&format!("{} m_idx {mi} n_idx {ni} {mm}x{nn} stride {stride}", kn.name()));
-                let lhs_end = match formats.0 {
-                    Some(f) => {
-                        f.packed_offset(mi / f.mr * f.mr, k).unwrap() + f.packed_size(mm + mi % f.mr, k).unwrap()
-                    }
-                    None => (mi + mm - 1) * lhs_stride + k,
+                let f = formats.0;
+                let lhs_end = if f.format.is_packed() {
+                    f.packed_offset(mi / f.mr * f.mr, k, 0).unwrap() + f.packed_size(mm + mi % f.mr, k, 0).unwrap()
+                } else {
+                    (mi + mm - 1) * lhs_stride + k
                 };
                 let lp = if std::mem::size_of::<F::Lhs>() == 1 {
                     bp
@@ -414,11 +443,11 @@ mod linux {
                 };
                 let op = if std::mem::size_of::<F::Dst>() == 4 { fp } else { hp };
                 let glhs = Guarded::from_slice(&lhs[..lhs_end], lp);
-                let rhs_end = formats.1.packed_offset(ni, k).unwrap() + formats.1.packed_size(nn, k).unwrap();
+                let rhs_end = formats.1.packed_offset(ni, k, 0).unwrap() + formats.1.packed_size(nn, k, 0).unwrap();
                 let grhs = Guarded::from_slice(&rhs[..rhs_end], bp);
                 let mut gdst = Guarded::<F::Dst>::new((mm - 1) * stride + nn, op);
                 let a = base.with_rect(mi, ni, mm, nn).with_dst_stride(stride);
-                kn.run(&cpu, glhs.as_slice(), grhs.as_slice(), gdst.as_mut_slice(), &a)
+                kn.run(glhs.as_slice(), grhs.as_slice(), gdst.as_mut_slice(), &a)
                     .unwrap_or_else(|e| panic!("{}: {e}", kn.name()));
                 for r in 0..mm {
                     let got = &gdst.as_slice()[r * stride..][..nn];
@@ -449,10 +478,10 @@ mod linux {
             let (gw, gb) = (Guarded::from_slice(&w, fp), Guarded::from_slice(&bias, fp));
             for fmt in [f32p::F32P16, f32p::F32P8] {
                 for src in [FloatSource::nxk(gw.as_slice(), k), FloatSource::kxn(gw.as_slice(), n)] {
-                    let mut out = Guarded::<u8>::new(fmt.packed_size(n, k).unwrap(), bp);
+                    let mut out = Guarded::<u8>::new(fmt.packed_size(n, k, 0).unwrap(), bp);
                     f32p::pack(&fmt, n, k, &src, Some(gb.as_slice()), out.as_mut_slice()).unwrap();
                     let rhs = out.as_slice().to_vec();
-                    let fam = (None, fmt);
+                    let fam = (float_rows(qgemm::LhsFormat::F32), fmt);
                     float_kernels::<qgemm::f32_f32_f32p::F32F32F32p>(
                         (m, n, k),
                         &x,
@@ -471,7 +500,7 @@ mod linux {
             let bias: Vec<f16> = float_values(&mut rng, n);
             let (gw, gb) = (Guarded::from_slice(&w, hp), Guarded::from_slice(&bias, hp));
             for fmt in [f16p::F16P32, f16p::F16P16] {
-                let mut out = Guarded::<u8>::new(fmt.packed_size(n, k).unwrap(), bp);
+                let mut out = Guarded::<u8>::new(fmt.packed_size(n, k, 0).unwrap(), bp);
                 f16p::pack(&fmt, n, k, &FloatSource::kxn(gw.as_slice(), n), Some(gb.as_slice()), out.as_mut_slice())
                     .unwrap();
                 let rhs = out.as_slice().to_vec();
@@ -480,7 +509,7 @@ mod linux {
                     &x,
                     k,
                     &rhs,
-                    (None, fmt),
+                    (float_rows(qgemm::LhsFormat::F16), fmt),
                     false,
                     &mut runs,
                     &mut ran,
@@ -493,7 +522,7 @@ mod linux {
             let bias: Vec<f32> = float_values(&mut rng, n);
             let (gw, gb) = (Guarded::from_slice(&w, fp), Guarded::from_slice(&bias, fp));
             let fmt = bf16p12::BF16P12_B32;
-            let mut out = Guarded::<u8>::new(fmt.packed_size(n, k).unwrap(), bp);
+            let mut out = Guarded::<u8>::new(fmt.packed_size(n, k, 0).unwrap(), bp);
             bf16p12::pack_b32(n, k, &FloatSource::nxk(gw.as_slice(), k), Some(gb.as_slice()), out.as_mut_slice())
                 .unwrap();
             let rhs = out.as_slice().to_vec();
@@ -501,10 +530,10 @@ mod linux {
             let gw16 = Guarded::from_slice(&w16, hp);
             bf16p12::pack_b32(n, k, &FloatSource::kxn(gw16.as_slice(), n), None, out.as_mut_slice()).unwrap();
             for (lf, dot) in [(bf16p::BF16P8X4, false), (bf16p::BF16P1X4, true)] {
-                let mut lhs = Guarded::<u8>::new(lf.packed_size(m, k).unwrap(), bp);
+                let mut lhs = Guarded::<u8>::new(lf.packed_size(m, k, 0).unwrap(), bp);
                 bf16p::pack(&lf, m, k, gx.as_slice(), k, lhs.as_mut_slice()).unwrap();
                 let lhs = lhs.as_slice().to_vec();
-                let fam = (Some(lf), fmt);
+                let fam = (lf, fmt);
                 float_kernels::<qgemm::f32_bf16p_bf16p::F32Bf16pBf16p>(
                     (m, n, k),
                     &lhs,
@@ -522,12 +551,12 @@ mod linux {
             let bias: Vec<f16> = float_values(&mut rng, n);
             let gb = Guarded::from_slice(&bias, hp);
             let fmt = bf16p12::BF16P12_B16;
-            let mut out = Guarded::<u8>::new(fmt.packed_size(n, k).unwrap(), bp);
+            let mut out = Guarded::<u8>::new(fmt.packed_size(n, k, 0).unwrap(), bp);
             bf16p12::pack_b16(n, k, &FloatSource::nxk(gw16.as_slice(), k), Some(gb.as_slice()), out.as_mut_slice())
                 .unwrap();
             let rhs = out.as_slice().to_vec();
             let lf = bf16p::BF16P8X4;
-            let mut lhs = Guarded::<u8>::new(lf.packed_size(m, k).unwrap(), bp);
+            let mut lhs = Guarded::<u8>::new(lf.packed_size(m, k, 0).unwrap(), bp);
             bf16p::pack(&lf, m, k, gx.as_slice(), k, lhs.as_mut_slice()).unwrap();
             let lhs = lhs.as_slice().to_vec();
             float_kernels::<qgemm::f16_bf16p_bf16p::F16Bf16pBf16p>(
@@ -535,7 +564,7 @@ mod linux {
                 &lhs,
                 0,
                 &rhs,
-                (Some(lf), fmt),
+                (lf, fmt),
                 false,
                 &mut runs,
                 &mut ran,
@@ -545,6 +574,16 @@ mod linux {
         ran.dedup();
         println!("guard_pages float: {packs} packer rounds, {runs} kernel runs; kernels: {ran:?}");
         let cpu = CpuFeatures::detect();
+        // Every float kernel the CPU has ran.
+        let mut available: Vec<&str> = [
+            qgemm::f32_f32_f32p::available(&cpu).iter().map(|k| k.name()).collect::<Vec<_>>(),
+            qgemm::f16_f16_f16p::available(&cpu).iter().map(|k| k.name()).collect(),
+            qgemm::f32_bf16p_bf16p::available(&cpu).iter().map(|k| k.name()).collect(),
+            qgemm::f16_bf16p_bf16p::available(&cpu).iter().map(|k| k.name()).collect(),
+        ]
+        .concat();
+        available.sort_unstable();
+        assert_eq!(ran, available, "the float kernels run are not those the CPU has");
         for t in crate::common::required_tiers() {
             let exists = [
                 qgemm::f32_f32_f32p::KERNELS.iter().map(|k| k.tier()).collect::<Vec<_>>(),
