@@ -146,7 +146,7 @@ pub trait Operator: Family {
     /// `rows` themselves (families that read them in place, whose [`Family::Lhs`] is
     /// [`Operator::Src`]).
     #[doc(hidden)]
-    fn lhs<'a>(rows: &'a [Self::Src], packed: &'a [u8]) -> &'a [Self::Lhs];
+    fn kernel_lhs<'a>(rows: &'a [Self::Src], packed: &'a [u8]) -> &'a [Self::Lhs];
 
     /// Whether the kernels read the activation rows in place (no packing, no scratch).
     #[doc(hidden)]
@@ -165,7 +165,7 @@ macro_rules! qai8dxp_operator {
             ) -> Result<()> {
                 qai8dxp::$packer(p, m, k, at, x, s, out)
             }
-            fn lhs<'a>(_rows: &'a [$src], packed: &'a [u8]) -> &'a [u8] {
+            fn kernel_lhs<'a>(_rows: &'a [$src], packed: &'a [u8]) -> &'a [u8] {
                 packed
             }
             $(qai8dxp_operator!(@$fused);)?
@@ -207,7 +207,7 @@ impl Operator for Qsi8d32pQsi4c32p {
     ) -> Result<()> {
         qsi8d32p::quantize_pack(p, m, k, bl, at, x, s, out)
     }
-    fn lhs<'a>(_rows: &'a [f32], packed: &'a [u8]) -> &'a [u8] {
+    fn kernel_lhs<'a>(_rows: &'a [f32], packed: &'a [u8]) -> &'a [u8] {
         packed
     }
 }
@@ -223,7 +223,7 @@ macro_rules! qai4c32p_operator {
             ) -> Result<()> {
                 qsi8d32pscalef32::$packer(p, m, k, bl, at, x, s, out)
             }
-            fn lhs<'a>(_rows: &'a [$src], packed: &'a [u8]) -> &'a [u8] {
+            fn kernel_lhs<'a>(_rows: &'a [$src], packed: &'a [u8]) -> &'a [u8] {
                 packed
             }
         }
@@ -444,7 +444,9 @@ impl<'w, F: Operator> Linear<'w, F> {
     /// [`Linear::kernel`] among `kernels` only: the best of them for `m` rows on `cpu` that
     /// reads these weights. [`Error::UnsupportedCpu`] (or [`Error::VectorLengthUnknown`]) when
     /// `cpu` runs none of those that read them, [`Error::PackingMismatch`] when none reads the
-    /// layer's packing ([`Error::Unsupported`] for an empty list).
+    /// layer's packing ([`Error::Unsupported`] for an empty list, and, `Mr`, for kernels that
+    /// read the weights but another activation packing than the layer's: the bf16 families'
+    /// BFDOT kernels).
     pub fn kernel_from(&self, kernels: &[&'static Descriptor<F>], cpu: &CpuFeatures, m: usize) -> Result<Kernel<F>> {
         if let Some(kernel) =
             crate::matmul::select_from(kernels, cpu, m, Some(&self.packing), F::PREFERRED_LHS.as_ref())
@@ -453,6 +455,11 @@ impl<'w, F: Operator> Linear<'w, F> {
         }
         match kernels.iter().find(|d| reads(d, &self.packing)) {
             Some(d) => Err(match d.resolve(cpu) {
+                // It reads the weights but another LHS packing than the one the layer packs
+                // activations in (the bf16 families' BFDOT kernels): the LHS's `mr`.
+                Ok(k) if F::PREFERRED_LHS.is_some_and(|l| l != k.lhs_packing()) => {
+                    Error::Unsupported { param: Param::Mr, value: k.packing().mr }
+                }
                 // It resolves, so another packing than the layer's at this vector length.
                 Ok(k) => Error::PackingMismatch { weights: self.packing, kernel: k.rhs_packing() },
                 Err(e) => e,
@@ -571,16 +578,16 @@ impl<'w, F: Operator> Linear<'w, F> {
         }
         let (lhs, stage) = scratch[..total].split_at_mut(size);
         let lhs: &'s [F::Lhs] = if m == 0 {
-            F::lhs(&[], &[])
+            F::kernel_lhs(&[], &[])
         } else if F::ROWS {
             match self.input_scale {
-                None => F::lhs(x, &[]),
+                None => F::kernel_lhs(x, &[]),
                 Some(scale) => {
                     let rows = Self::stage(stage, m * self.k)?;
                     for (dst, src) in rows.chunks_exact_mut(self.k).zip(x.chunks_exact(self.k)) {
                         scale_row(src, scale, dst);
                     }
-                    F::lhs(rows, &[])
+                    F::kernel_lhs(rows, &[])
                 }
             }
         } else {
@@ -591,7 +598,7 @@ impl<'w, F: Operator> Linear<'w, F> {
                 }
                 Some(scale) => self.pack_scaled(&kernel, m, x, scale, lhs, stage)?,
             }
-            F::lhs(&[], lhs)
+            F::kernel_lhs(&[], lhs)
         };
         Ok(Prepared { layer: *self, kernel, m, lhs, clamp: Clamp::NONE })
     }

@@ -7,7 +7,7 @@
 mod common;
 
 use common::{Case, Rng, cases, cpu, golden_available, required_tiers};
-use qgemm::error::Buffer;
+use qgemm::error::{Buffer, Param};
 use qgemm::half::f16;
 use qgemm::lhs::bf16p::{self, BF16P1X4, BF16P8X4};
 use qgemm::op::{Linear, Operator};
@@ -727,8 +727,8 @@ fn linear_matches_kernel<F: FloatLayer>(n: usize, k: usize, seed: u64) {
     assert!(matches!(F::packed_size(0, k), Err(Error::ZeroDim { .. })));
     // A kernel of other formats is refused: one that reads another weight packing with
     // `PackingMismatch` naming both packings; one that reads these weights but another LHS
-    // packing than the family's preferred one (the BFDOT kernel) with `PackingMismatch` where
-    // this CPU runs it, else with the feature it lacks.
+    // packing than the family's preferred one (the BFDOT kernel) with `Unsupported` (`Mr`: its
+    // LHS rows per tile) where this CPU runs it, else with the feature it lacks.
     let x: Vec<F::Src> = values(&mut rng, k);
     let mut scratch = vec![0u8; 4096];
     let mut others = 0;
@@ -749,7 +749,7 @@ fn linear_matches_kernel<F: FloatLayer>(n: usize, k: usize, seed: u64) {
         let got = layer.prepare_with(&[other], &cpu, 1, &x, &mut scratch).map(|p| p.kernel().name());
         match other.missing_feature(&cpu) {
             None => assert!(
-                matches!(got, Err(Error::PackingMismatch { weights, .. }) if weights == F::PREFERRED_RHS),
+                matches!(got, Err(Error::Unsupported { param: Param::Mr, value }) if Some(value) == other.packing_on(&cpu).map(|p| p.mr)),
                 "{}: {got:?}",
                 other.name()
             ),

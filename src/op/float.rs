@@ -43,7 +43,7 @@ macro_rules! rows_operator {
                 // Never called: the kernels read the rows in place (`ROWS`).
                 Err(Error::Unsupported { param: Param::Mr, value: p.mr })
             }
-            fn lhs<'a>(rows: &'a [$t], _packed: &'a [u8]) -> &'a [$t] {
+            fn kernel_lhs<'a>(rows: &'a [$t], _packed: &'a [u8]) -> &'a [$t] {
                 rows
             }
         }
@@ -63,7 +63,7 @@ macro_rules! bf16p_operator {
                 // The rows from a tile start: the layout does not depend on their index.
                 bf16p::pack(&p.lhs(LhsFormat::Bf16p), m, k, x, s, out)
             }
-            fn lhs<'a>(_rows: &'a [$t], packed: &'a [u8]) -> &'a [u8] {
+            fn kernel_lhs<'a>(_rows: &'a [$t], packed: &'a [u8]) -> &'a [u8] {
                 packed
             }
         }

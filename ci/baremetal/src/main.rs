@@ -512,9 +512,6 @@ half_checked! {
     Bf16Qai8dxpQsi4c32p in bf16_qai8dxp_qsi4c32p: quantize_pack_bf16(lhs_bf16), rhs of qai8dxp_qsi4c32p::Qai8dxpQsi4c32p;
 }
 
-/// The tiers, in the order of [`Tally::run_stack`].
-const TIERS: [Tier; 6] = [Tier::Scalar, Tier::Neon, Tier::Dotprod, Tier::I8mm, Tier::Fp16, Tier::Bf16];
-
 /// Totals over all families.
 #[derive(Default)]
 struct Tally {
@@ -522,9 +519,9 @@ struct Tally {
     ran: usize,
     skipped: usize,
     failed: usize,
-    /// Largest stack use of one `Kernel::run` or `FloatKernel::run` call per tier ([`TIERS`]),
+    /// Largest stack use of one `Kernel::run` call per tier ([`Tier::ALL`] order),
     /// and the kernel that used it.
-    run_stack: [(usize, &'static str); 6],
+    run_stack: [(usize, &'static str); Tier::ALL.len()],
     /// Largest stack use of one LHS packer call.
     lhs_pack_stack: usize,
     /// Largest stack use of one RHS packer call.
@@ -586,7 +583,7 @@ fn pack_and_run<F: Checked>(
     F::Dst::buffer(&mut c.b.dst).fill(F::Dst::from_bits32(CANARY));
     let (r, used) = measured(call_run::<F>, &mut c);
     r?;
-    let slot = &mut t.run_stack[TIERS.iter().position(|&x| x == kernel.tier()).unwrap_or(0)];
+    let slot = &mut t.run_stack[Tier::ALL.iter().position(|&x| x == kernel.tier()).unwrap_or(0)];
     if used > slot.0 {
         *slot = (used, kernel.name());
     }
@@ -1053,7 +1050,7 @@ fn main(_x0: u64, _x1: u64, _x2: u64, _x3: u64) -> ! {
     float::check_family::<f16_bf16p_bf16p::F16Bf16pBf16p>(cpu, b, &mut t);
 
     println!("stack high-water per call (bytes below the caller's SP, measured by stack painting):");
-    for (tier, (bytes, name)) in TIERS.iter().zip(t.run_stack) {
+    for (tier, (bytes, name)) in Tier::ALL.iter().zip(t.run_stack) {
         if bytes > 0 {
             println!("  Kernel::run, {:8} tier: {bytes:5} ({name})", tier.name());
         }

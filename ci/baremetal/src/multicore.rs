@@ -29,7 +29,7 @@ use core::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, Ordering};
 
 use aarch64_rt::{Stack, start_core};
 use qgemm::CpuFeatures;
-use qgemm::op::{FloatOperator, FloatPart, Operator, Part};
+use qgemm::op::{Operator, Part};
 use smccc::Hvc;
 use smccc::psci::{self, AffinityState, LowestAffinityLevel};
 
@@ -184,20 +184,14 @@ unsafe fn run_part<P: CorePart>(job: *mut ()) {
     }
 }
 
-/// One part of an operator call, run by whichever core takes it: `op::Part` (the quantized
-/// families' `Linear`) and `op::FloatPart` (`FloatLinear`).
+/// One part of an operator call, run by whichever core takes it (`op::Part`, of every family's
+/// `Linear`).
 pub trait CorePart {
     /// Computes the part on the calling core.
     fn run_here(self);
 }
 
 impl<F: Operator> CorePart for Part<'_, F> {
-    fn run_here(self) {
-        self.run();
-    }
-}
-
-impl<F: FloatOperator> CorePart for FloatPart<'_, F> {
     fn run_here(self) {
         self.run();
     }
