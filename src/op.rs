@@ -580,6 +580,8 @@ impl<'w, F: Operator> Linear<'w, F> {
         let lhs: &'s [F::Lhs] = if m == 0 {
             F::kernel_lhs(&[], &[])
         } else if F::ROWS {
+            // The kernels (also the parts, which do not check) read these rows as they are.
+            F::check_lhs_rows(F::kernel_lhs(x, &[]), m, self.k, self.k)?;
             match self.input_scale {
                 None => F::kernel_lhs(x, &[]),
                 Some(scale) => {
@@ -587,6 +589,8 @@ impl<'w, F: Operator> Linear<'w, F> {
                     for (dst, src) in rows.chunks_exact_mut(self.k).zip(x.chunks_exact(self.k)) {
                         scale_row(src, scale, dst);
                     }
+                    // A product that overflows is its activation's error.
+                    F::check_lhs_rows(F::kernel_lhs(rows, &[]), m, self.k, self.k)?;
                     F::kernel_lhs(rows, &[])
                 }
             }

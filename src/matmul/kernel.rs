@@ -58,6 +58,16 @@ pub trait Family: sealed::Sealed + Sized + 'static {
 
     /// The family's kernel catalogue, best first within each packing.
     fn kernels() -> &'static [&'static Descriptor<Self>];
+
+    /// Checks the activation rows a validated call reads in place: `m` rows of `k` elements,
+    /// row `i` at `rows[i * stride..]` (only called for the families that read the rows in
+    /// place; a packed LHS was checked by its packer). The float families reject non-finite
+    /// values ([`Error::NonFinite`], the index into `rows`). Default: no check.
+    #[doc(hidden)]
+    fn check_lhs_rows(rows: &[Self::Lhs], m: usize, k: usize, stride: usize) -> Result<()> {
+        let _ = (rows, m, k, stride);
+        Ok(())
+    }
 }
 
 /// One micro-kernel as the catalogue describes it: a name, an ISA tier, the features it
@@ -379,6 +389,13 @@ impl<F: Family> Kernel<F> {
         };
         if lhs.len() < lhs_needed {
             return Err(Error::BufferTooShort { buffer: lhs_buffer, given: lhs.len(), needed: lhs_needed });
+        }
+        if let Some(stride) = params.lhs_stride() {
+            F::check_lhs_rows(&lhs[lhs_start..lhs_needed], m, k, stride).map_err(|e| match e {
+                // The index into the caller's slice.
+                Error::NonFinite { buffer, index } => Error::NonFinite { buffer, index: index + lhs_start },
+                e => e,
+            })?;
         }
         let rhs_start = tiles(args.n_idx, 0, nr, strides.rhs)?;
         let rhs_needed = tiles(args.n_idx, n, nr, strides.rhs)?;

@@ -34,15 +34,15 @@ compile_error!(
 
 /// The kernels the layer may use.
 #[cfg(feature = "dotprod-tier")]
-const KERNELS: &[&fam::Kernel] = fam::dotprod::KERNELS;
+const KERNELS: &[&fam::Descriptor] = fam::dotprod::KERNELS;
 #[cfg(feature = "dotprod-pair")]
-const KERNELS: &[&fam::Kernel] = &[&fam::dotprod::DOTPROD_1X8, &fam::dotprod::DOTPROD_16X8];
+const KERNELS: &[&fam::Descriptor] = &[&fam::dotprod::DOTPROD_1X8, &fam::dotprod::DOTPROD_16X8];
 #[cfg(feature = "i8mm-pair")]
-const KERNELS: &[&fam::Kernel] = &[&fam::dotprod::DOTPROD_1X8, &fam::i8mm::I8MM_24X8];
+const KERNELS: &[&fam::Descriptor] = &[&fam::dotprod::DOTPROD_1X8, &fam::i8mm::I8MM_24X8];
 #[cfg(feature = "neon-tier")]
-const KERNELS: &[&fam::Kernel] = fam::neon::KERNELS;
+const KERNELS: &[&fam::Descriptor] = fam::neon::KERNELS;
 #[cfg(feature = "scalar-one")]
-const KERNELS: &[&fam::Kernel] = &[&fam::SCALAR_4X8];
+const KERNELS: &[&fam::Descriptor] = &[&fam::SCALAR_4X8];
 
 /// One layer call on `m` rows; the error, if any, is returned as its discriminant-like code.
 fn layer_call(cpu: &CpuFeatures, m: usize, x: &[f32], y: &mut [f32], scratch: &mut [u8]) -> Result<(), qgemm::Error> {
