@@ -18,7 +18,7 @@
 //!
 //! let (m, n, k) = (2, 3, 4);
 //! let cpu = CpuFeatures::from_target();
-//! let kernel = fam::select(&cpu);
+//! let kernel = fam::select(&cpu, m);
 //! let w = [0.5f32; 3 * 4]; // n x k
 //! let mut rhs = [0u8; 12 * (4 + 2 * 4)];
 //! bf16p12::pack_b32(n, k, &FloatSource::nxk(&w, k), Some(&[1.0, 2.0, 3.0]), &mut rhs)?;
@@ -26,7 +26,7 @@
 //! let mut lhs = [0u8; 8 * 4 * 2];
 //! bf16p::pack(&bf16p::BF16P8X4, m, k, &x, k, &mut lhs)?;
 //! let mut y = [0f32; 2 * 3];
-//! kernel.run(&cpu, &lhs, &rhs, &mut y, &MatmulArgs::new(m, n, k))?;
+//! kernel.run(&lhs, &rhs, &mut y, &MatmulArgs::new(m, n, k))?;
 //! assert_eq!(y, [3.0, 4.0, 5.0, 3.0, 4.0, 5.0]);
 //! # Ok::<(), qgemm::Error>(())
 //! ```

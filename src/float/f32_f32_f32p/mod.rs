@@ -10,16 +10,16 @@
 //!
 //! let (m, n, k) = (2, 3, 4);
 //! let cpu = CpuFeatures::from_target();
-//! let kernel = fam::select(&cpu);
+//! let kernel = fam::select(&cpu, m);
 //! let w = [0.5f32; 3 * 4]; // n x k
 //! let bias = [1.0f32, 2.0, 3.0];
 //! let mut rhs = [0u8; 16 * (4 + 4 * 4)];
-//! let size = kernel.rhs_format().packed_size(n, k)?;
-//! f32p::pack(&kernel.rhs_format(), n, k, &FloatSource::nxk(&w, k), Some(&bias), &mut rhs[..size])?;
+//! let size = kernel.rhs_packed_size(n, k, 0)?;
+//! f32p::pack(&kernel.rhs_packing(), n, k, &FloatSource::nxk(&w, k), Some(&bias), &mut rhs[..size])?;
 //!
 //! let x = [1.0f32; 2 * 4];
 //! let mut y = [0f32; 2 * 3];
-//! kernel.run(&cpu, &x, &rhs, &mut y, &MatmulArgs::new(m, n, k))?;
+//! kernel.run(&x, &rhs, &mut y, &MatmulArgs::new(m, n, k))?;
 //! assert_eq!(y, [3.0, 4.0, 5.0, 3.0, 4.0, 5.0]);
 //! # Ok::<(), qgemm::Error>(())
 //! ```

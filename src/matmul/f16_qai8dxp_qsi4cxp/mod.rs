@@ -30,7 +30,7 @@
 //! qgemm::lhs::qai8dxp::quantize_pack_f16(&p, m, k, 0, &x, k, &mut lhs)?;
 //!
 //! let mut y = [f16::ZERO; 2 * 8];
-//! kernel.run(&cpu, &lhs, &rhs, &mut y, &MatmulArgs::new(m, n, k))?;
+//! kernel.run(&lhs, &rhs, &mut y, &MatmulArgs::new(m, n, k))?;
 //! assert!(y.iter().all(|v| (v.to_f32() - 32.0).abs() < 0.5)); // 64 depths of weight 1, times 0.5
 //! # Ok::<(), qgemm::Error>(())
 //! ```

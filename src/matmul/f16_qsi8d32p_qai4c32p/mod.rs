@@ -29,7 +29,7 @@
 //! qgemm::lhs::qsi8d32pscalef32::quantize_pack_f16(&p, m, k, bl, 0, &x, k, &mut lhs)?;
 //!
 //! let mut y = [f16::ZERO; 4];
-//! kernel.run(&cpu, &lhs, &rhs, &mut y, &MatmulArgs::new(m, n, k).with_block_len(bl))?;
+//! kernel.run(&lhs, &rhs, &mut y, &MatmulArgs::new(m, n, k).with_block_len(bl))?;
 //! assert!(y.iter().all(|v| v.to_f32() == 49.0)); // 64 * 0.5 * 1.5 + bias 1
 //! # Ok::<(), qgemm::Error>(())
 //! ```

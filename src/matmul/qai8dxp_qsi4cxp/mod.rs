@@ -30,7 +30,7 @@
 //! qgemm::lhs::qai8dxp::quantize_pack(&p, m, k, 0, &x, k, &mut lhs_packed)?;
 //!
 //! let mut dst = [0f32; 2 * 8];
-//! kernel.run(&cpu, &lhs_packed, &rhs_packed, &mut dst, &MatmulArgs::new(m, n, k))?;
+//! kernel.run(&lhs_packed, &rhs_packed, &mut dst, &MatmulArgs::new(m, n, k))?;
 //! assert!(dst.iter().all(|&v| (v - 16.0).abs() < 0.1)); // 32 depths of weight 1, times 0.5
 //! # Ok::<(), qgemm::Error>(())
 //! ```

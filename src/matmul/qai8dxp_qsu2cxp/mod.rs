@@ -58,7 +58,7 @@
 //! qgemm::lhs::qai8dxp::quantize_pack(&p, m, k, 0, &x, k, &mut lhs)?;
 //!
 //! let mut y = [0f32; 2 * 4];
-//! kernel.run(&cpu, &lhs, &rhs, &mut y, &MatmulArgs::new(m, n, k).with_lut(lut))?;
+//! kernel.run(&lhs, &rhs, &mut y, &MatmulArgs::new(m, n, k).with_lut(lut))?;
 //! assert!(y.iter().all(|v| (v - 96.0).abs() < 0.1)); // 64 depths of 1 * 3 * 0.5
 //! # Ok::<(), qgemm::Error>(())
 //! ```

@@ -36,7 +36,7 @@
 //! qgemm::lhs::qsi8d32pscalef32::quantize_pack(&p, m, k, bl, 0, &x, k, &mut lhs)?;
 //!
 //! let mut y = [0f32; 2 * 4];
-//! kernel.run(&cpu, &lhs, &rhs, &mut y, &MatmulArgs::new(m, n, k).with_block_len(bl))?;
+//! kernel.run(&lhs, &rhs, &mut y, &MatmulArgs::new(m, n, k).with_block_len(bl))?;
 //! assert!(y.iter().all(|v| (v - 48.0).abs() < 0.01)); // 64 depths of 1 * 0.75
 //! # Ok::<(), qgemm::Error>(())
 //! ```
