@@ -10,7 +10,9 @@
 //! KleidiAI's functions receive raw pointers without lengths: like KleidiAI, layer 2 trusts the
 //! caller that each buffer holds what the arguments describe. Everything else KleidiAI asserts
 //! (and leaves undefined in release builds) is checked, and a violation calls the error hook
-//! ([`crate::hook`]) instead of computing.
+//! ([`crate::hook`]) instead of computing. A parameter KleidiAI's code never reads (not even in
+//! an assert) is ignored, whatever its value, as by KleidiAI (docs/c-api.md, "Parameters
+//! KleidiAI does not read").
 
 // `fail!(f, (), ...)` returns `()` from the void KleidiAI functions.
 #![allow(clippy::unused_unit)]

@@ -36,10 +36,19 @@ pub(crate) struct KaiFloat {
     lhs: Option<LhsFormat>,
     /// The packed RHS format.
     rhs: RhsFormat,
+    /// Whether KleidiAI's `run_matmul` asserts `dst_stride_col` (most names; those it never
+    /// reads ignore it here too).
+    checks_dst_stride_col: bool,
 }
 
 impl KaiFloat {
-    const fn new(m_step: usize, n_step: usize, lhs: Option<LhsFormat>, rhs: RhsFormat, dst_bytes: usize) -> Self {
+    const fn new(
+        (m_step, n_step): (usize, usize),
+        lhs: Option<LhsFormat>,
+        rhs: RhsFormat,
+        dst_bytes: usize,
+        checks_dst_stride_col: bool,
+    ) -> Self {
         let mr = match lhs {
             Some(l) => l.mr,
             None => 1,
@@ -54,6 +63,7 @@ impl KaiFloat {
             },
             lhs,
             rhs,
+            checks_dst_stride_col,
         }
     }
 
@@ -107,7 +117,7 @@ impl KaiFloat {
         if lhs.is_null() || rhs.is_null() || dst.is_null() {
             fail!(f, (), "null pointer (lhs, rhs_packed or dst)");
         }
-        if dst_stride_col != e {
+        if self.checks_dst_stride_col && dst_stride_col != e {
             fail!(f, (), "dst_stride_col = {dst_stride_col}, must be the output element size, {e}");
         }
         // One row: the row strides are not read (KleidiAI's 1x36 kernel ignores `dst_stride_row`,
@@ -187,10 +197,11 @@ impl KaiFloat {
 /// The `kai_*` functions of one KleidiAI float kernel name: a row of [`kai_float_family!`].
 macro_rules! kai_float_kernel {
     // The getters every kernel has.
-    (@common $name:ident, $ms:expr, $ns:expr, $lhs:expr, $rhs:expr, $dst:ty) => {
+    (@common $name:ident, $ms:expr, $ns:expr, $lhs:expr, $rhs:expr, $dst:ty $(, $ignores:ident)?) => {
         paste::paste! {
             #[allow(non_upper_case_globals)]
-            const [<SPEC_ $name>]: KaiFloat = KaiFloat::new($ms, $ns, $lhs, $rhs, core::mem::size_of::<$dst>());
+            const [<SPEC_ $name>]: KaiFloat =
+                KaiFloat::new(($ms, $ns), $lhs, $rhs, core::mem::size_of::<$dst>(), kai_float_kernel!(@checks $($ignores)?));
             #[doc = concat!("KleidiAI `kai_get_m_step_", stringify!($name), "`.")]
             #[unsafe(no_mangle)]
             pub extern "C-unwind" fn [<kai_get_m_step_ $name>]() -> usize { $ms }
@@ -223,9 +234,12 @@ macro_rules! kai_float_kernel {
             }
         }
     };
+    // `dst_stride_col` checked, or not read (`ignores_dst_stride_col`, where KleidiAI ignores it).
+    (@checks ignores_dst_stride_col) => { false };
+    (@checks) => { true };
     // A kernel that reads f32/f16 rows: `get_lhs_offset`, `run_matmul(..., lhs, lhs_stride, ...)`.
-    (unpacked, $fam:ty, $dst:ty, ($name:ident, $ms:expr, $ns:expr, $rhs:expr)) => {
-        kai_float_kernel!(@common $name, $ms, $ns, None, $rhs, $dst);
+    (unpacked, $fam:ty, $dst:ty, ($name:ident, $ms:expr, $ns:expr, $rhs:expr $(, $ignores:ident)?)) => {
+        kai_float_kernel!(@common $name, $ms, $ns, None, $rhs, $dst $(, $ignores)?);
         paste::paste! {
             #[doc = concat!("KleidiAI `kai_get_lhs_offset_", stringify!($name), "`: `m_idx * stride`.")]
             #[unsafe(no_mangle)]
@@ -254,8 +268,8 @@ macro_rules! kai_float_kernel {
         }
     };
     // A kernel on a packed bf16 LHS: `get_mr`, `get_lhs_packed_offset`, `run_matmul(..., lhs_packed, ...)`.
-    (packed, $fam:ty, $dst:ty, ($name:ident, $ms:expr, $ns:expr, $lhs:expr, $rhs:expr)) => {
-        kai_float_kernel!(@common $name, $ms, $ns, Some($lhs), $rhs, $dst);
+    (packed, $fam:ty, $dst:ty, ($name:ident, $ms:expr, $ns:expr, $lhs:expr, $rhs:expr $(, $ignores:ident)?)) => {
+        kai_float_kernel!(@common $name, $ms, $ns, Some($lhs), $rhs, $dst $(, $ignores)?);
         paste::paste! {
             #[doc = concat!("KleidiAI `kai_get_mr_", stringify!($name), "`.")]
             #[unsafe(no_mangle)]
@@ -290,7 +304,8 @@ macro_rules! kai_float_kernel {
 
 /// One KleidiAI float family: its qgemm family type, output element type, whether its kernels
 /// read the LHS `unpacked` or `packed`, and one row per KleidiAI kernel: name, `m_step`,
-/// `n_step`, [the packed LHS format,] the packed RHS format. The C declarations are data of
+/// `n_step`, [the packed LHS format,] the packed RHS format[, `ignores_dst_stride_col` where
+/// KleidiAI's `run_matmul` never reads `dst_stride_col`]. The C declarations are data of
 /// `capi/gen_kai_headers.py`.
 macro_rules! kai_float_family {
     (
@@ -315,8 +330,8 @@ kai_float_family! {
     pub mod f32_f32_f32p {
         family: qgemm::f32_f32_f32p::F32F32F32p, dst: f32, unpacked,
         kernels: [
-            (matmul_clamp_f32_f32_f32p16x1b_6x16_neon_mla, 6, 16, F32P16),
-            (matmul_clamp_f32_f32_f32p16x1b_6x16_neon_mla_cortexa55, 6, 16, F32P16),
+            (matmul_clamp_f32_f32_f32p16x1b_6x16_neon_mla, 6, 16, F32P16, ignores_dst_stride_col),
+            (matmul_clamp_f32_f32_f32p16x1b_6x16_neon_mla_cortexa55, 6, 16, F32P16, ignores_dst_stride_col),
             (matmul_clamp_f32_f32_f32p8x1biasf32_6x8x4_neon_mla, 6, 8, F32P8),
         ]
     }
@@ -328,8 +343,8 @@ kai_float_family! {
     pub mod f16_f16_f16p {
         family: qgemm::f16_f16_f16p::F16F16F16p, dst: f16, unpacked,
         kernels: [
-            (matmul_clamp_f16_f16_f16p32x1b_6x32_neon_mla, 6, 32, F16P32),
-            (matmul_clamp_f16_f16_f16p32x1b_6x32_neon_mla_cortexa55, 6, 32, F16P32),
+            (matmul_clamp_f16_f16_f16p32x1b_6x32_neon_mla, 6, 32, F16P32, ignores_dst_stride_col),
+            (matmul_clamp_f16_f16_f16p32x1b_6x32_neon_mla_cortexa55, 6, 32, F16P32, ignores_dst_stride_col),
             (matmul_clamp_f16_f16_f16p16x1biasf16_6x16x8_neon_mla, 6, 16, F16P16),
         ]
     }
@@ -341,7 +356,7 @@ kai_float_family! {
     pub mod f32_bf16p_bf16p {
         family: qgemm::f32_bf16p_bf16p::F32Bf16pBf16p, dst: f32, packed,
         kernels: [
-            (matmul_clamp_f32_bf16p1x4_bf16p12x4b_1x36_neon_dot, 1, 36, BF16P1X4, BF16P12_B32),
+            (matmul_clamp_f32_bf16p1x4_bf16p12x4b_1x36_neon_dot, 1, 36, BF16P1X4, BF16P12_B32, ignores_dst_stride_col),
             (matmul_clamp_f32_bf16p8x4_bf16p12x4b_8x12_neon_mmla, 8, 12, BF16P8X4, BF16P12_B32),
         ]
     }
