@@ -496,6 +496,8 @@ typedef struct qgemm_weights {
 // The accumulator of `H = X^T X` for GPTQ: plain data over the caller's storage, filled by
 // `qgemm_quant_hessian_init` and updated by `qgemm_quant_hessian_add` (checked on every use).
 // `data` must stay valid, and change only through those calls, while the Hessian is used.
+// The GPTQ quantizers and `qgemm_quant_hessian_diagonal` only read it: several of them may run
+// on one Hessian at once (threads), and `data` may be read-only memory for them.
 typedef struct qgemm_quant_hessian {
   // The packed upper triangle of `H` (`qgemm_quant_hessian_len(k)` doubles used).
   double *data;
@@ -2375,8 +2377,9 @@ enum qgemm_status qgemm_quant_hessian_add(struct qgemm_quant_hessian *hessian,
 // # Safety
 //
 // Every pointer argument is null or valid for the reads or writes of the length given with it
-// (one element for `hessian`, `hessian->len` reads and writes for `hessian->data`), as the
-// module conventions say.
+// (one element for `hessian`, `hessian->len` reads for `hessian->data`, which is only read:
+// concurrent calls may share it, and it may be read-only memory), as the module conventions
+// say.
 enum qgemm_status qgemm_quant_hessian_diagonal(const struct qgemm_quant_hessian *hessian,
                                                float *out,
                                                size_t out_len);
@@ -2437,8 +2440,9 @@ enum qgemm_status qgemm_quant_gptq_workspace_len(size_t n, size_t k, size_t *out
 // # Safety
 //
 // Every pointer argument is null or valid for the reads or writes of the length given with it
-// (one element for structs, `hessian->len` reads and writes for `hessian->data`), as the
-// module conventions say.
+// (one element for structs, `hessian->len` reads for `hessian->data`, which is only read:
+// concurrent calls may share it, and it may be read-only memory), as the module conventions
+// say.
 enum qgemm_status qgemm_quant_gptq_qsi4cxp(size_t n,
                                            size_t k,
                                            const struct qgemm_weights *weights,
@@ -2460,8 +2464,9 @@ enum qgemm_status qgemm_quant_gptq_qsi4cxp(size_t n,
 // # Safety
 //
 // Every pointer argument is null or valid for the reads or writes of the length given with it
-// (one element for structs, `hessian->len` reads and writes for `hessian->data`), as the
-// module conventions say.
+// (one element for structs, `hessian->len` reads for `hessian->data`, which is only read:
+// concurrent calls may share it, and it may be read-only memory), as the module conventions
+// say.
 enum qgemm_status qgemm_quant_gptq_qsi4c32p(size_t n,
                                             size_t k,
                                             size_t bl,
@@ -2484,8 +2489,9 @@ enum qgemm_status qgemm_quant_gptq_qsi4c32p(size_t n,
 // # Safety
 //
 // Every pointer argument is null or valid for the reads or writes of the length given with it
-// (one element for structs, `hessian->len` reads and writes for `hessian->data`), as the
-// module conventions say.
+// (one element for structs, `hessian->len` reads for `hessian->data`, which is only read:
+// concurrent calls may share it, and it may be read-only memory), as the module conventions
+// say.
 enum qgemm_status qgemm_quant_gptq_q4_0(size_t n,
                                         size_t k,
                                         size_t bl,
@@ -2506,8 +2512,9 @@ enum qgemm_status qgemm_quant_gptq_q4_0(size_t n,
 // # Safety
 //
 // Every pointer argument is null or valid for the reads or writes of the length given with it
-// (one element for structs, `hessian->len` reads and writes for `hessian->data`), as the
-// module conventions say.
+// (one element for structs, `hessian->len` reads for `hessian->data`, which is only read:
+// concurrent calls may share it, and it may be read-only memory), as the module conventions
+// say.
 enum qgemm_status qgemm_quant_gptq_qsi8cxp(size_t n,
                                            size_t k,
                                            const struct qgemm_weights *weights,
