@@ -71,7 +71,7 @@ impl KaiFloat {
     /// `m_idx` a multiple of `m_step`.
     fn lhs_offset(&self, f: &str, m_idx: usize, lhs_stride: usize) -> usize {
         if !m_idx.is_multiple_of(self.base.m_step) {
-            fail!(f, 0, "m_idx = {m_idx} is not a multiple of m_step = {}", self.base.m_step);
+            fail!(f, 0, "m_idx = {} is not a multiple of m_step = {}", m_idx, self.base.m_step);
         }
         mul(f, m_idx, lhs_stride).unwrap_or(0)
     }
@@ -81,7 +81,7 @@ impl KaiFloat {
     fn lhs_packed_offset(&self, f: &str, m_idx: usize, k: usize) -> usize {
         let Some(l) = self.lhs else { fail!(f, 0, "this kernel reads the LHS unpacked") };
         if !m_idx.is_multiple_of(self.base.m_step) {
-            fail!(f, 0, "m_idx = {m_idx} is not a multiple of m_step = {}", self.base.m_step);
+            fail!(f, 0, "m_idx = {} is not a multiple of m_step = {}", m_idx, self.base.m_step);
         }
         check!(f, 0, l.packed_offset(m_idx, k))
     }
@@ -118,11 +118,11 @@ impl KaiFloat {
             fail!(f, (), "null pointer (lhs, rhs_packed or dst)");
         }
         if self.checks_dst_stride_col && dst_stride_col != e {
-            fail!(f, (), "dst_stride_col = {dst_stride_col}, must be the output element size, {e}");
+            fail!(f, (), "dst_stride_col = {}, must be the output element size, {}", dst_stride_col, e);
         }
         // One row: the row strides are not read (KleidiAI's 1x36 kernel ignores `dst_stride_row`,
         // the unpacked ones only use both to step to the next row).
-        let Some(row_bytes) = n.checked_mul(e) else { fail!(f, (), "n * {e} overflows size_t") };
+        let Some(row_bytes) = n.checked_mul(e) else { fail!(f, (), "n * {} overflows size_t", e) };
         let dst_stride_row = if m == 1 {
             row_bytes
         } else {
@@ -130,13 +130,18 @@ impl KaiFloat {
                 fail!(
                     f,
                     (),
-                    "dst_stride_row = {dst_stride_row} bytes: must be a multiple of {e} and >= {e} * n = {e} * {n}"
+                    "dst_stride_row = {} bytes: must be a multiple of {} and >= {} * n = {} * {}",
+                    dst_stride_row,
+                    e,
+                    e,
+                    e,
+                    n
                 );
             }
             dst_stride_row
         };
         if !(dst as usize).is_multiple_of(e) {
-            fail!(f, (), "dst is not {e}-byte aligned");
+            fail!(f, (), "dst is not {}-byte aligned", e);
         }
         let clamp = check!(f, (), Clamp::new(clamp_min, clamp_max));
         if k == 0 {
@@ -151,15 +156,15 @@ impl KaiFloat {
             None => {
                 let le = core::mem::size_of::<F::Lhs>();
                 if !(lhs as usize).is_multiple_of(le) {
-                    fail!(f, (), "the lhs address must be a multiple of {le}");
+                    fail!(f, (), "the lhs address must be a multiple of {}", le);
                 }
                 if m == 1 {
                     // Not read (there is no next row): a dense row's.
-                    let Some(row) = k.checked_mul(le) else { fail!(f, (), "k * {le} overflows size_t") };
+                    let Some(row) = k.checked_mul(le) else { fail!(f, (), "k * {} overflows size_t", le) };
                     row
                 } else {
                     if !lhs_stride.is_multiple_of(le) {
-                        fail!(f, (), "lhs_stride = {lhs_stride} must be a multiple of {le}");
+                        fail!(f, (), "lhs_stride = {} must be a multiple of {}", lhs_stride, le);
                     }
                     lhs_stride
                 }
@@ -383,7 +388,7 @@ fn column_stride(f: &str, fmt: &RhsFormat, k: usize) -> usize {
 /// The checks KleidiAI asserts on `nr, kr, sr` of a packer call, or the hook.
 fn check_nr_kr(f: &str, fmt: &RhsFormat, nr: usize, kr: usize) -> Option<()> {
     if nr != fmt.nr || kr != fmt.kr {
-        fail!(f, None, "(nr, kr) = ({nr}, {kr}): this packer's are ({}, {})", fmt.nr, fmt.kr);
+        fail!(f, None, "(nr, kr) = ({}, {}): this packer's are ({}, {})", nr, kr, fmt.nr, fmt.kr);
     }
     Some(())
 }
@@ -392,7 +397,7 @@ fn check_nr_kr(f: &str, fmt: &RhsFormat, nr: usize, kr: usize) -> Option<()> {
 /// NxK packer `n_idx * rhs_stride`.
 fn raw_offset(f: &str, fmt: &RhsFormat, n_idx: usize, per_column: usize) -> usize {
     if !n_idx.is_multiple_of(fmt.nr) {
-        fail!(f, 0, "n_idx = {n_idx} is not a multiple of nr = {}", fmt.nr);
+        fail!(f, 0, "n_idx = {} is not a multiple of nr = {}", n_idx, fmt.nr);
     }
     mul(f, n_idx, per_column).unwrap_or(0)
 }
@@ -420,11 +425,11 @@ unsafe fn rhs_pack<T: Element, B: Element>(
     pack: FloatPack<T, B>,
 ) {
     if num_groups != 1 || extra_bytes != 0 {
-        fail!(f, (), "num_groups = {num_groups}, extra_bytes = {extra_bytes}: must be 1 and 0");
+        fail!(f, (), "num_groups = {}, extra_bytes = {}: must be 1 and 0", num_groups, extra_bytes);
     }
     let Some(()) = check_nr_kr(f, fmt, nr, kr) else { return };
     if sr != 1 {
-        fail!(f, (), "sr = {sr}, must be 1");
+        fail!(f, (), "sr = {}, must be 1", sr);
     }
     if !scale.is_null() || !params.is_null() {
         fail!(f, (), "scale and params must be NULL");
@@ -441,7 +446,7 @@ unsafe fn rhs_pack<T: Element, B: Element>(
     }
     let (e, be) = (T::SIZE, B::SIZE);
     if !rhs_stride.is_multiple_of(e) || !(rhs as usize).is_multiple_of(e) || !(bias as usize).is_multiple_of(be) {
-        fail!(f, (), "rhs_stride and the rhs address must be multiples of {e}, the bias address of {be}");
+        fail!(f, (), "rhs_stride and the rhs address must be multiples of {}, the bias address of {}", e, be);
     }
     let (rows, row) = match layout {
         Layout::NxK => (n, k),
@@ -449,7 +454,7 @@ unsafe fn rhs_pack<T: Element, B: Element>(
     };
     let stride = rhs_stride / e;
     if stride < row {
-        fail!(f, (), "rhs_stride = {rhs_stride} bytes is less than a row of {row} values of {e} bytes");
+        fail!(f, (), "rhs_stride = {} bytes is less than a row of {} values of {} bytes", rhs_stride, row, e);
     }
     let Some(len) = elements(f, rows - 1, stride, row, e) else { return };
     let Some(_) = elements(f, n, 1, 0, be).and(elements(f, size, 1, 0, 1)) else { return };
@@ -485,7 +490,7 @@ unsafe fn lhs_pack<T: Element>(
     }
     let Some(()) = check_lhs_params(f, fmt, mr, kr, sr) else { return };
     if m_idx_start != 0 {
-        fail!(f, (), "m_idx_start = {m_idx_start}, must be 0 (pass lhs and lhs_packed at the first row's offsets)");
+        fail!(f, (), "m_idx_start = {}, must be 0 (pass lhs and lhs_packed at the first row's offsets)", m_idx_start);
     }
     if lhs.is_null() || lhs_packed.is_null() {
         fail!(f, (), "lhs or lhs_packed is null");
@@ -493,14 +498,23 @@ unsafe fn lhs_pack<T: Element>(
     let size = check!(f, (), fmt.packed_size(m, k));
     let e = T::SIZE;
     if !(lhs as usize).is_multiple_of(e) {
-        fail!(f, (), "the lhs address must be a multiple of {e}");
+        fail!(f, (), "the lhs address must be a multiple of {}", e);
     }
     // One row: the stride is not read (KleidiAI's 1x4 packer ignores it).
     let stride = if m == 1 {
         k
     } else {
         if !lhs_stride.is_multiple_of(e) || lhs_stride / e < k {
-            fail!(f, (), "lhs_stride = {lhs_stride} bytes: must be a multiple of {e} and >= {e} * k = {e} * {k}");
+            fail!(
+                f,
+                (),
+                "lhs_stride = {} bytes: must be a multiple of {} and >= {} * k = {} * {}",
+                lhs_stride,
+                e,
+                e,
+                e,
+                k
+            );
         }
         lhs_stride / e
     };
@@ -517,7 +531,7 @@ unsafe fn lhs_pack<T: Element>(
 /// `mr`, `kr`, `sr` of an LHS packer call against the format's (KleidiAI asserts them).
 fn check_lhs_params(f: &str, fmt: &LhsFormat, mr: usize, kr: usize, sr: usize) -> Option<()> {
     if mr != fmt.mr || kr != LhsFormat::KR || sr != 1 {
-        fail!(f, None, "(mr, kr, sr) = ({mr}, {kr}, {sr}): this packer's are ({}, 4, 1)", fmt.mr);
+        fail!(f, None, "(mr, kr, sr) = ({}, {}, {}): this packer's are ({}, 4, 1)", mr, kr, sr, fmt.mr);
     }
     Some(())
 }

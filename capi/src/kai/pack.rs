@@ -57,11 +57,18 @@ unsafe fn lhs_rows<'a, T: Element>(
         fail!(f, None, "lhs is null");
     }
     if !lhs_stride.is_multiple_of(e) || !(lhs as usize).is_multiple_of(e) {
-        fail!(f, None, "lhs_stride = {lhs_stride} and the lhs address must be multiples of sizeof({}), {e}", T::NAME);
+        fail!(
+            f,
+            None,
+            "lhs_stride = {} and the lhs address must be multiples of sizeof({}), {}",
+            lhs_stride,
+            T::NAME,
+            e
+        );
     }
     let stride = lhs_stride / e;
     if stride < k {
-        fail!(f, None, "lhs_stride = {lhs_stride} bytes is less than a row of k = {k} values of {e} bytes");
+        fail!(f, None, "lhs_stride = {} bytes is less than a row of k = {} values of {} bytes", lhs_stride, k, e);
     }
     let len = elements(f, m - 1, stride, k, e)?;
     // SAFETY: the caller's contract: `m` rows of `k` values, `stride` values apart; the
@@ -134,14 +141,14 @@ unsafe fn qs4cx_encoding(
     match p.rhs_zero_point {
         8 => Some(Int4Encoding::ZeroPoint8),
         0 if allow_signed => Some(Int4Encoding::Signed),
-        z => fail!(f, None, "params->rhs_zero_point = {z}, must be {}", if allow_signed { "0 or 8" } else { "8" }),
+        z => fail!(f, None, "params->rhs_zero_point = {}, must be {}", z, if allow_signed { "0 or 8" } else { "8" }),
     }
 }
 
 /// `num_groups == 1` and `extra_bytes == 0`, or the hook.
 fn check_groups(f: &str, num_groups: usize, extra_bytes: usize) -> Option<()> {
     if num_groups != 1 || extra_bytes != 0 {
-        fail!(f, None, "num_groups = {num_groups}, extra_bytes = {extra_bytes}: must be 1 and 0");
+        fail!(f, None, "num_groups = {}, extra_bytes = {}: must be 1 and 0", num_groups, extra_bytes);
     }
     Some(())
 }
@@ -149,7 +156,7 @@ fn check_groups(f: &str, num_groups: usize, extra_bytes: usize) -> Option<()> {
 /// `scale_dt == kai_dt_bf16`, or the hook.
 fn check_scale_dt(f: &str, scale_dt: u32) -> Option<()> {
     if scale_dt != KAI_DT_BF16 {
-        fail!(f, None, "scale_dt = {scale_dt:#06x}, only kai_dt_bf16 (0x0213) is supported");
+        fail!(f, None, "scale_dt = {:#06x}, only kai_dt_bf16 (0x0213) is supported", scale_dt);
     }
     Some(())
 }
@@ -195,7 +202,7 @@ fn raw_rhs_offset(f: &str, layout: Layout, per_byte: usize, n_idx: usize, rhs_st
         Layout::NxK => mul(f, n_idx, rhs_stride).unwrap_or(0),
         Layout::KxN => {
             if !n_idx.is_multiple_of(per_byte) {
-                fail!(f, 0, "n_idx = {n_idx} must be a multiple of {per_byte} ({per_byte} channels per byte)");
+                fail!(f, 0, "n_idx = {} must be a multiple of {} ({} channels per byte)", n_idx, per_byte, per_byte);
             }
             n_idx / per_byte
         }
@@ -574,17 +581,17 @@ macro_rules! kai_packer {
                 let p = rhs_packing(nr, kr, sr);
                 let size = check!(f, (), qsi4c32p::packed_size(n, k, bl, &p));
                 if n == 0 || k == 0 {
-                    fail!(f, (), "n = {n}, k = {k}: both must be at least 1");
+                    fail!(f, (), "n = {}, k = {}: both must be at least 1", n, k);
                 }
                 if rhs.is_null() || scale.is_null() {
                     fail!(f, (), "rhs or scale is null");
                 }
                 if !scale_stride.is_multiple_of(2) || !(scale as usize).is_multiple_of(2) {
-                    fail!(f, (), "scale and scale_stride = {scale_stride} must be multiples of sizeof(bf16) = 2");
+                    fail!(f, (), "scale and scale_stride = {} must be multiples of sizeof(bf16) = 2", scale_stride);
                 }
                 let (rows, row_bytes) = raw_rows(Layout::$layout, n, k, 2);
                 if rhs_stride < row_bytes {
-                    fail!(f, (), "rhs_stride = {rhs_stride} is less than a row of {row_bytes} bytes");
+                    fail!(f, (), "rhs_stride = {} is less than a row of {} bytes", rhs_stride, row_bytes);
                 }
                 let Some(len) = elements(f, rows - 1, rhs_stride, row_bytes, 1) else { return };
                 // SAFETY: the caller's contract: `rows` raw rows `rhs_stride` bytes apart.

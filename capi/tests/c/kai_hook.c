@@ -117,6 +117,19 @@ static int dst_untouched(void) {
         }                                                                                           \
     } while (0)
 
+/* As EXPECT_HOOK, and the reason must be exactly `want`: the messages keep their facts (the
+ * library builds them without core::fmt: numbers in decimal, floats as Rust's `{:?}` writes them,
+ * a qgemm error as its `Display` text). */
+#define EXPECT_REASON(what, want, call)                                                            \
+    do {                                                                                            \
+        EXPECT_HOOK(what, call);                                                                    \
+        if (strcmp(last_reason, (want)) != 0) {                                                     \
+            fprintf(stderr, "FAIL %s: reason \"%s\", expected \"%s\"\n", what, last_reason, (want));   \
+            failures++;                                                                             \
+        }                                                                                           \
+        last_reason[0] = 0;                                                                         \
+    } while (0)
+
 /* The f32 GEMV names of matmul_clamp_f32_qsi8d32p_qai4c32p, called with m > 1: KleidiAI declares
  * m == 1 and writes row 0 only; qgemm computes every row (docs/c-api.md). A call with m = 5 must
  * equal five calls with m = 1 (rows through the offset getters), bit for bit. */
@@ -530,9 +543,9 @@ int main(int argc, char** argv) {
     }
     qgemm_kai_set_error_handler(on_error, &user_token);
 
-    EXPECT_HOOK("dst_stride_col = 8",
-                kai_run_matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm(4, 4, 32, lhs_p, rhs_p, dst, 16, 8, lo,
-                                                                                hi));
+    EXPECT_REASON("dst_stride_col = 8", "dst_stride_col = 8, must be the output element size, 4",
+                  kai_run_matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm(4, 4, 32, lhs_p, rhs_p, dst, 16, 8,
+                                                                                    lo, hi));
     EXPECT_HOOK("dst_stride_row < 4n",
                 kai_run_matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm(4, 4, 32, lhs_p, rhs_p, dst, 8, 4, lo,
                                                                                 hi));
@@ -542,9 +555,9 @@ int main(int argc, char** argv) {
     EXPECT_HOOK("bl = 48 (not a multiple of 32)",
                 kai_run_matmul_clamp_f32_qai8dxp1x8_qsi4c32p4x8_1x4x32_neon_dotprod(1, 4, 96, 48, lhs_p, rhs_p, dst, 16,
                                                                                     4, lo, hi));
-    EXPECT_HOOK("k % bl != 0",
-                kai_run_matmul_clamp_f32_qai8dxp1x8_qsi4c32p4x8_1x4x32_neon_dotprod(1, 4, 96, 64, lhs_p, rhs_p, dst, 16,
-                                                                                    4, lo, hi));
+    EXPECT_REASON("k % bl != 0", "k = 96 is not a multiple of 64",
+                  kai_run_matmul_clamp_f32_qai8dxp1x8_qsi4c32p4x8_1x4x32_neon_dotprod(1, 4, 96, 64, lhs_p, rhs_p, dst,
+                                                                                        16, 4, lo, hi));
     EXPECT_HOOK("null dst",
                 kai_run_matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm(4, 4, 32, lhs_p, rhs_p, NULL, 16, 4, lo,
                                                                                 hi));
@@ -554,12 +567,35 @@ int main(int argc, char** argv) {
     EXPECT_HOOK("dst_stride_row < 2n for a bf16 output",
                 kai_run_matmul_clamp_bf16_qai8dxp4x8_qsi4cxp8x8_8x8_neon_i8mm(4, 8, 32, lhs_p, rhs_p, dst, 14, 2, lo,
                                                                               hi));
-    EXPECT_HOOK("scalar_min > scalar_max",
-                kai_run_matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm(4, 4, 32, lhs_p, rhs_p, dst, 16, 4, hi,
-                                                                                lo));
+    EXPECT_REASON("scalar_min > scalar_max", "invalid clamp range [1e30, -1e30]: a bound is NaN or min > max",
+                  kai_run_matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm(4, 4, 32, lhs_p, rhs_p, dst, 16, 4,
+                                                                                    hi, lo));
+    /* Floats as Rust's `{:?}` writes them (plain from 1e-4 to 1e16, else exponential; the
+     * shortest digits that read back: 0.1f is 0.100000001490116..., FLT_MIN 1.17549435e-38). */
+    static const struct {
+        float min, max;
+        const char* text;
+    } clamps[] = {
+        {2.0f, 0.5f, "[2.0, 0.5]"},
+        {0.1f, -0.0f, "[0.1, -0.0]"},
+        {123456.79f, 1e-4f, "[123456.79, 0.0001]"},
+        {9.999999e-5f, -3.4028235e38f, "[9.999999e-5, -3.4028235e38]"},
+        {1e16f, 1.17549435e-38f, "[1e16, 1.1754944e-38]"},
+        {INFINITY, 1.4e-45f, "[inf, 1e-45]"},
+        {16777216.0f, 9999999.0f, "[16777216.0, 9999999.0]"},
+    };
+    static size_t i; /* static: not clobbered by the hook's longjmp */
+    for (i = 0; i < sizeof clamps / sizeof clamps[0]; i++) {
+        static char want[128];
+        snprintf(want, sizeof want, "invalid clamp range %s: a bound is NaN or min > max", clamps[i].text);
+        EXPECT_REASON(want, want,
+                      kai_run_matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm(4, 4, 32, lhs_p, rhs_p, dst, 16, 4,
+                                                                                      clamps[i].min, clamps[i].max));
+    }
 
-    EXPECT_HOOK("dst_offset at n_idx = 2 (n_step 4)",
-                (void)kai_get_dst_offset_matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm(0, 2, 16));
+    EXPECT_REASON("dst_offset at n_idx = 2 (n_step 4)",
+                  "(m_idx, n_idx) = (0, 2) is not a multiple of (m_step, n_step) = (4, 4)",
+                  (void)kai_get_dst_offset_matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm(0, 2, 16));
     EXPECT_HOOK("lhs_packed_offset at m_idx = 2 (mr 4)",
                 (void)kai_get_lhs_packed_offset_matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm(2, 32));
 
@@ -578,8 +614,8 @@ int main(int argc, char** argv) {
     memcpy(packed_copy, lhs_p, sizeof lhs_p);
     EXPECT_HOOK("lhs_stride whose rows exceed isize::MAX bytes (lhs_quant_pack_qai8dxp_f32)",
                 kai_run_lhs_quant_pack_qai8dxp_f32(3, 32, 4, 16, 2, 0, lhs_f32, (size_t)1 << 62, lhs_p));
-    EXPECT_HOOK("NaN activation (lhs_quant_pack_qai8dxp_f32)",
-                kai_run_lhs_quant_pack_qai8dxp_f32(4, 32, 4, 16, 2, 0, lhs_f32, 32 * sizeof(float), lhs_p));
+    EXPECT_REASON("NaN activation (lhs_quant_pack_qai8dxp_f32)", "lhs[37] is NaN or infinite",
+                  kai_run_lhs_quant_pack_qai8dxp_f32(4, 32, 4, 16, 2, 0, lhs_f32, 32 * sizeof(float), lhs_p));
     EXPECT_HOOK("NaN activation (lhs_quant_pack_qsi8d32pscalef32_f32_neon)",
                 kai_run_lhs_quant_pack_qsi8d32pscalef32_f32_neon(4, 32, 32, 4, 16, 2, 0, lhs_f32, 32 * sizeof(float),
                                                                  lhs_p));
@@ -609,8 +645,9 @@ int main(int argc, char** argv) {
                 kai_run_lhs_quant_pack_qai8dxp_bf16_neon(4, 32, 4, 16, 2, 2, lhs_16, 32 * 2, lhs_p));
     EXPECT_HOOK("kr / sr = 4 (lhs_quant_pack_qai8dxp_bf16_neon: must be 8)",
                 kai_run_lhs_quant_pack_qai8dxp_bf16_neon(4, 32, 4, 8, 2, 0, lhs_16, 32 * 2, lhs_p));
-    EXPECT_HOOK("kr / sr = 16 (lhs_quant_pack_qai8dxp_f16_neon: must be 4 or 8)",
-                kai_run_lhs_quant_pack_qai8dxp_f16_neon(4, 32, 4, 16, 1, 0, lhs_16, 32 * 2, lhs_p));
+    EXPECT_REASON("kr / sr = 16 (lhs_quant_pack_qai8dxp_f16_neon: must be 4 or 8)",
+                  "unsupported kr (16) for this kernel or packer",
+                  kai_run_lhs_quant_pack_qai8dxp_f16_neon(4, 32, 4, 16, 1, 0, lhs_16, 32 * 2, lhs_p));
     EXPECT_HOOK("bl = 48 (lhs_quant_pack_qsi8d32pscalef32_f16_neon)",
                 kai_run_lhs_quant_pack_qsi8d32pscalef32_f16_neon(4, 96, 48, 4, 16, 2, 0, lhs_16, 32 * 2, lhs_p));
     EXPECT_HOOK("lhs_packed_offset at m_idx = 2 with mr = 4 (lhs_quant_pack_qsi8d32pscalef32_f32_neon)",
@@ -627,9 +664,10 @@ int main(int argc, char** argv) {
                 kai_run_rhs_pack_nxk_qsi4cxp_qs4cxs1s0(2, 4, 32, 4, 16, 2, raw, NULL, scale_f32, rhs_p, 0, &good_zp));
     struct kai_rhs_pack_nxk_qsi4c32p_qsu4c32s1s0_params f16_scales = {
         .lhs_zero_point = 1, .rhs_zero_point = 8, .scale_dt = kai_dt_f16};
-    EXPECT_HOOK("scale_dt = f16 (rhs_pack_nxk_qsi4c32p_qsu4c32s1s0)",
-                kai_run_rhs_pack_nxk_qsi4c32p_qsu4c32s1s0(1, 4, 64, 4, 16, 2, 32, raw, 32, NULL, scale_bf16, 4, rhs_p, 0,
-                                                         &f16_scales));
+    EXPECT_REASON("scale_dt = f16 (rhs_pack_nxk_qsi4c32p_qsu4c32s1s0)",
+                  "scale_dt = 0x0212, only kai_dt_bf16 (0x0213) is supported",
+                  kai_run_rhs_pack_nxk_qsi4c32p_qsu4c32s1s0(1, 4, 64, 4, 16, 2, 32, raw, 32, NULL, scale_bf16, 4, rhs_p,
+                                                             0, &f16_scales));
     /* The asymmetric int4 packer: null offsets, bad zero points, sr, a NaN scale, and its kernels' bl. */
     static float zero_f32[64];
     struct kai_rhs_pack_nxk_qai4c32p_params qai_zp = {.lhs_zero_point = 1, .rhs_zero_point = 8};
@@ -674,16 +712,17 @@ int main(int argc, char** argv) {
         fprintf(stderr, "FAIL rejected qsu2cxp packer calls: the packer wrote\n");
         failures++;
     }
-    EXPECT_HOOK("lut[0] = -65 (matmul_clamp_f32_qai8dxp4x4_qsu2cxp4x4bf32sf32_8x4_neon_dotprod)",
-                kai_run_matmul_clamp_f32_qai8dxp4x4_qsu2cxp4x4bf32sf32_8x4_neon_dotprod(4, 4, 64, lhs_p, rhs_p, dst, 16, 4,
-                                                                                      lo, hi, low_lut));
+    EXPECT_REASON("lut[0] = -65 (matmul_clamp_f32_qai8dxp4x4_qsu2cxp4x4bf32sf32_8x4_neon_dotprod)",
+                  "lut[0] = -65 is outside [-64, 63]",
+                  kai_run_matmul_clamp_f32_qai8dxp4x4_qsu2cxp4x4bf32sf32_8x4_neon_dotprod(4, 4, 64, lhs_p, rhs_p, dst, 16, 4,
+                                                                                        lo, hi, low_lut));
     EXPECT_HOOK("k = 48 (matmul_clamp_f32_qai8dxp1x4_qsu2cxp4x4bf32sf32_1x4_neon_dotprod)",
                 kai_run_matmul_clamp_f32_qai8dxp1x4_qsu2cxp4x4bf32sf32_1x4_neon_dotprod(1, 4, 48, lhs_p, rhs_p, dst, 16, 4,
                                                                                       lo, hi, NULL));
     struct kai_rhs_pack_qsi8cx_params zp2 = {.lhs_zero_point = 2, .scale_multiplier = 1.0f};
-    EXPECT_HOOK("lhs_zero_point = 2 (rhs_pack_nxk_qsi8cxp_qsi8cx_neon)",
-                kai_run_rhs_pack_nxk_qsi8cxp_qsi8cx_neon(1, 4, 32, 4, 8, 1, (const int8_t*)raw, NULL, scale_f32, rhs_p,
-                                                         0, &zp2));
+    EXPECT_REASON("lhs_zero_point = 2 (rhs_pack_nxk_qsi8cxp_qsi8cx_neon)", "params->lhs_zero_point = 2, must be 1",
+                  kai_run_rhs_pack_nxk_qsi8cxp_qsi8cx_neon(1, 4, 32, 4, 8, 1, (const int8_t*)raw, NULL, scale_f32, rhs_p,
+                                                           0, &zp2));
     struct kai_rhs_pack_qsi8cx_params zp1 = {.lhs_zero_point = 1, .scale_multiplier = 1.0f};
     EXPECT_HOOK("sr = 2 (rhs_pack_nxk_qsi8cxp_qsi8cx_neon)",
                 kai_run_rhs_pack_nxk_qsi8cxp_qsi8cx_neon(1, 4, 32, 4, 8, 2, (const int8_t*)raw, NULL, scale_f32, rhs_p,
@@ -701,8 +740,9 @@ int main(int argc, char** argv) {
                                                                          hi));
     EXPECT_HOOK("lhs_stride = 33 (matmul_clamp_f16_f16_f16p32x1b_6x32_neon_mla: a multiple of 2)",
                 kai_run_matmul_clamp_f16_f16_f16p32x1b_6x32_neon_mla(2, 32, 16, x_f16, 33, rhs_p, dst, 64, 2, lo, hi));
-    EXPECT_HOOK("scalar_max = NaN (matmul_clamp_f32_bf16p1x4_bf16p12x4b_1x36_neon_dot)",
-                kai_run_matmul_clamp_f32_bf16p1x4_bf16p12x4b_1x36_neon_dot(1, 12, 8, lhs_p, rhs_p, dst, 48, 4, lo, NAN));
+    EXPECT_REASON("scalar_max = NaN (matmul_clamp_f32_bf16p1x4_bf16p12x4b_1x36_neon_dot)",
+                  "invalid clamp range [-1e30, NaN]: a bound is NaN or min > max",
+                  kai_run_matmul_clamp_f32_bf16p1x4_bf16p12x4b_1x36_neon_dot(1, 12, 8, lhs_p, rhs_p, dst, 48, 4, lo, NAN));
     EXPECT_HOOK("k = 0 (matmul_clamp_f32_f32_f32p16x1b_6x16_neon_mla)",
                 kai_run_matmul_clamp_f32_f32_f32p16x1b_6x16_neon_mla(2, 16, 0, lhs_f32, 64, rhs_p, dst, 64, 4, lo, hi));
     EXPECT_HOOK("bias = NULL (rhs_pack_kxn_f32p8x1biasf32_f32_f32_neon: required)",
@@ -722,9 +762,10 @@ int main(int argc, char** argv) {
     EXPECT_HOOK("rhs_stride whose rows overflow size_t (rhs_pack_nxk_x32p16x1bx32_x32_x32_neon)",
                 kai_run_rhs_pack_nxk_x32p16x1bx32_x32_x32_neon(1, 6, 1, 16, 1, 1, (size_t)0xCCCCCCCCCCCCCCCCull, w_f32,
                                                                NULL, NULL, rhs_p, 0, NULL));
-    EXPECT_HOOK("rhs_stride whose rows exceed isize::MAX bytes (rhs_pack_nxk_x32p16x1bx32_x32_x32_neon)",
-                kai_run_rhs_pack_nxk_x32p16x1bx32_x32_x32_neon(1, 3, 1, 16, 1, 1, (size_t)1 << 62, w_f32, NULL, NULL,
-                                                               rhs_p, 0, NULL));
+    EXPECT_REASON("rhs_stride whose rows exceed isize::MAX bytes (rhs_pack_nxk_x32p16x1bx32_x32_x32_neon)",
+                  "a buffer size overflows (more than isize::MAX bytes)",
+                  kai_run_rhs_pack_nxk_x32p16x1bx32_x32_x32_neon(1, 3, 1, 16, 1, 1, (size_t)1 << 62, w_f32, NULL, NULL,
+                                                                 rhs_p, 0, NULL));
     if (memcmp(packed_copy, rhs_p, sizeof rhs_p) != 0) {
         fprintf(stderr, "FAIL rejected float RHS packer calls: the packer wrote\n");
         failures++;
