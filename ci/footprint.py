@@ -25,6 +25,13 @@ call cycle makes the bound unknown; the script fails then, since the library has
 
 --check fails when docs/porting.md differs from what the script would write (the figures depend
 on rustc: they are generated with the toolchain CI installs, Rust 1.95).
+
+Both modes also fail when a `kai_run_*` entry point reaches formatting code through the
+library's own code: a core::fmt function called or referenced by a function of qgemm or
+qgemm-capi, or a formatting impl of theirs (`<qgemm::Error as Display>::fmt`). The hook builds
+its messages without core::fmt (capi/src/hook.rs); what core's own panic functions reference
+for their messages (`panic_bounds_check`'s `<u64 as Display>::fmt`, never run: the bare-metal
+panic handler prints a fixed line) is not the library's and stays.
 """
 import argparse
 import re
@@ -322,8 +329,42 @@ def strongly_connected(nodes, succ):
     return comp
 
 
+def library_code(graph, fn):
+    """A function of qgemm or qgemm-capi (a C entry point, or a Rust path naming either crate),
+    not of core or compiler_builtins (whose generic code instantiated in qgemm's objects, such
+    as `<usize as Ord>::clamp`, names neither)."""
+    name = graph.plain(fn)
+    return "::" not in name or "qgemm" in name
+
+
+def library_formatting(graph, entry):
+    """`(caller, callee)` pairs by which `entry` reaches core::fmt through the library's code."""
+    found, reach, todo = set(), set(), [entry]
+    while todo:
+        f = todo.pop()
+        if f in reach:
+            continue
+        reach.add(f)
+        direct, taken = graph.edges(f)
+        for c in direct | taken:
+            if graph.is_fmt(c) and (library_code(graph, f) or library_code(graph, c)):
+                found.add((graph.plain(f), graph.plain(c)))
+            todo.append(c)
+    return found
+
+
 def table(archive):
     graph = Graph(*parse_archive(archive))
+    offenders = []
+    for name, aliases in sorted(exported(archive).items()):
+        fn = next((graph.global_fn[a] for a in aliases if a in graph.global_fn), None)
+        if fn is not None and name.startswith("kai_run_"):
+            offenders += [(name, caller, callee) for caller, callee in sorted(library_formatting(graph, fn))]
+    if offenders:
+        for name, caller, callee in offenders[:20]:
+            print(f"footprint: {name} reaches core::fmt: {caller} -> {callee}", file=sys.stderr)
+        sys.exit(f"footprint: {len({o[0] for o in offenders})} kai_run_* entry points format through "
+                 "the library's code (the hook's messages must not use core::fmt)")
     rows = []
     for name, aliases in sorted(exported(archive).items()):
         fn = next((graph.global_fn[a] for a in aliases if a in graph.global_fn), None)

@@ -408,3 +408,252 @@ mod tests {
         assert_eq!(e.to_string(), "damping -1.0 is not a finite non-negative number");
     }
 }
+
+// ---- The message without `core::fmt` -----------------------------------------------------------
+//
+// For writers that cannot afford `core::fmt` (the C library's error hook: `Display` of an
+// `Error` links about 20 KB of formatting code into a firmware): the pieces of the `Display`
+// message, in order. Kept in one block: `Error::write_message` must cover every variant.
+
+/// A receiver of the pieces of an error message ([`Error::write_message`]), in order: text,
+/// integers and floats. Concatenated, the integers in decimal and the floats as `{:?}` writes
+/// them, they are the error's `Display` message.
+pub trait MessageSink {
+    /// A piece of text.
+    fn text(&mut self, s: &str);
+    /// An unsigned integer.
+    fn unsigned(&mut self, v: usize);
+    /// A signed integer.
+    fn signed(&mut self, v: i64);
+    /// A float (`Display` writes it as `{:?}`: `2.0`, `-1e30`, `NaN`).
+    fn float(&mut self, v: f32);
+}
+
+impl Error {
+    /// Gives `sink` the pieces of this error's `Display` message, using no `core::fmt`.
+    pub fn write_message(&self, sink: &mut impl MessageSink) {
+        match *self {
+            Error::ZeroDim { dim } => {
+                sink.text(dim_name(dim));
+                sink.text(" must be at least 1");
+            }
+            Error::NotMultiple { dim, value, multiple_of } => {
+                sink.text(dim_name(dim));
+                sink.text(" = ");
+                sink.unsigned(value);
+                sink.text(" is not a multiple of ");
+                sink.unsigned(multiple_of);
+            }
+            Error::MisalignedStart { dim, value, step } => {
+                sink.text(dim_name(dim));
+                sink.text(" = ");
+                sink.unsigned(value);
+                sink.text(" is not a multiple of the step ");
+                sink.unsigned(step);
+            }
+            Error::StrideTooSmall { stride, given, needed } => {
+                sink.text(stride_name(stride));
+                sink.text(" is ");
+                sink.unsigned(given);
+                sink.text(", needs at least ");
+                sink.unsigned(needed);
+            }
+            Error::BufferTooShort { buffer, given, needed } => {
+                sink.text(buffer_name(buffer));
+                sink.text(" holds ");
+                sink.unsigned(given);
+                sink.text(" ");
+                sink.text(buffer.unit());
+                sink.text(", needs ");
+                sink.unsigned(needed);
+            }
+            Error::Unsupported { param, value } => {
+                sink.text("unsupported ");
+                sink.text(param_name(param));
+                sink.text(" (");
+                sink.unsigned(value);
+                sink.text(") for this kernel or packer");
+            }
+            Error::InvalidClamp { min, max } => {
+                sink.text("invalid clamp range [");
+                sink.float(min);
+                sink.text(", ");
+                sink.float(max);
+                sink.text("]: a bound is NaN or min > max");
+            }
+            Error::NonFinite { buffer, index } => {
+                sink.text(buffer_name(buffer));
+                sink.text("[");
+                sink.unsigned(index);
+                sink.text("] is NaN or infinite");
+            }
+            Error::ScaleOverflow { buffer, index } => {
+                sink.text("the quantization scale of the block at ");
+                sink.text(buffer_name(buffer));
+                sink.text("[");
+                sink.unsigned(index);
+                sink.text("] overflows");
+            }
+            Error::LutOutOfRange { index, value } => {
+                sink.text("lut[");
+                sink.unsigned(index);
+                sink.text("] = ");
+                sink.signed(i64::from(value));
+                sink.text(" is outside [-64, 63]");
+            }
+            Error::UnsupportedCpu { needs } => {
+                sink.text("the CPU lacks ");
+                sink.text(needs.name());
+                sink.text(", which this kernel needs");
+            }
+            Error::SizeOverflow => sink.text("a buffer size overflows usize"),
+            Error::DimMismatch { dim, given, expected } => {
+                sink.text(dim_name(dim));
+                sink.text(" = ");
+                sink.unsigned(given);
+                sink.text(" does not match the call's ");
+                sink.text(dim_name(dim));
+                sink.text(" = ");
+                sink.unsigned(expected);
+            }
+            Error::InvalidDamping { damp } => {
+                sink.text("damping ");
+                sink.float(damp);
+                sink.text(" is not a finite non-negative number");
+            }
+            Error::NotPositiveDefinite { index } => {
+                sink.text("the matrix is not positive definite (pivot ");
+                sink.unsigned(index);
+                sink.text(")");
+            }
+        }
+    }
+}
+
+/// The name `Display` gives `d`.
+const fn dim_name(d: Dim) -> &'static str {
+    match d {
+        Dim::M => "m",
+        Dim::N => "n",
+        Dim::K => "k",
+        Dim::BlockLen => "bl",
+        Dim::MIdx => "m_idx",
+        Dim::NIdx => "n_idx",
+        Dim::MIdxStart => "m_idx_start",
+    }
+}
+
+/// The name `Display` gives `b`.
+const fn buffer_name(b: Buffer) -> &'static str {
+    match b {
+        Buffer::Lhs => "lhs",
+        Buffer::LhsPacked => "lhs_packed",
+        Buffer::Rhs => "rhs",
+        Buffer::RhsPacked => "rhs_packed",
+        Buffer::Scale => "scale",
+        Buffer::Bias => "bias",
+        Buffer::Zero => "zero",
+        Buffer::Importance => "importance",
+        Buffer::Hessian => "hessian",
+        Buffer::Work => "work",
+        Buffer::InputScale => "input_scale",
+        Buffer::Workspace => "workspace",
+        Buffer::Dst => "dst",
+    }
+}
+
+/// The name `Display` gives `s`.
+const fn stride_name(s: Stride) -> &'static str {
+    match s {
+        Stride::Lhs => "lhs row stride (elements)",
+        Stride::Rhs => "rhs row stride (bytes)",
+        Stride::Scale => "scale row stride (elements)",
+        Stride::Dst => "dst row stride (elements)",
+    }
+}
+
+/// The name `Display` gives `p`.
+const fn param_name(p: Param) -> &'static str {
+    match p {
+        Param::Mr => "mr",
+        Param::Nr => "nr",
+        Param::Kr => "kr",
+        Param::Sr => "sr",
+        Param::BlockLen => "bl",
+        Param::Bias => "bias",
+    }
+}
+
+#[cfg(test)]
+mod message_tests {
+    extern crate std;
+    use super::*;
+    use std::string::{String, ToString};
+    use std::vec::Vec;
+
+    /// The pieces joined with `core::fmt`: decimal integers, `{:?}` floats.
+    struct Joined(String);
+    impl MessageSink for Joined {
+        fn text(&mut self, s: &str) {
+            self.0.push_str(s);
+        }
+        fn unsigned(&mut self, v: usize) {
+            self.0.push_str(&v.to_string());
+        }
+        fn signed(&mut self, v: i64) {
+            self.0.push_str(&v.to_string());
+        }
+        fn float(&mut self, v: f32) {
+            self.0.push_str(&std::format!("{v:?}"));
+        }
+    }
+
+    #[test]
+    fn the_pieces_are_the_display_message_of_every_variant() {
+        let dims = [Dim::M, Dim::N, Dim::K, Dim::BlockLen, Dim::MIdx, Dim::NIdx, Dim::MIdxStart];
+        let buffers = [
+            Buffer::Lhs,
+            Buffer::LhsPacked,
+            Buffer::Rhs,
+            Buffer::RhsPacked,
+            Buffer::Scale,
+            Buffer::Bias,
+            Buffer::Zero,
+            Buffer::Importance,
+            Buffer::Hessian,
+            Buffer::Work,
+            Buffer::InputScale,
+            Buffer::Workspace,
+            Buffer::Dst,
+        ];
+        let params = [Param::Mr, Param::Nr, Param::Kr, Param::Sr, Param::BlockLen, Param::Bias];
+        let strides = [Stride::Lhs, Stride::Rhs, Stride::Scale, Stride::Dst];
+        let mut errors = Vec::new();
+        for dim in dims {
+            errors.push(Error::ZeroDim { dim });
+            errors.push(Error::NotMultiple { dim, value: 48, multiple_of: 32 });
+            errors.push(Error::MisalignedStart { dim, value: 3, step: 4 });
+            errors.push(Error::DimMismatch { dim, given: 64, expected: usize::MAX });
+        }
+        for buffer in buffers {
+            errors.push(Error::BufferTooShort { buffer, given: 0, needed: 12345678901 });
+            errors.push(Error::NonFinite { buffer, index: 7 });
+            errors.push(Error::ScaleOverflow { buffer, index: 32 });
+        }
+        errors.extend(params.map(|param| Error::Unsupported { param, value: 17 }));
+        errors.extend(strides.map(|stride| Error::StrideTooSmall { stride, given: 3, needed: 4 }));
+        for (min, max) in [(2.0, 1.0), (-1e30, f32::NAN), (f32::NEG_INFINITY, -0.0), (0.1, 3.4028235e38)] {
+            errors.push(Error::InvalidClamp { min, max });
+        }
+        errors.extend([-1.5f32, f32::INFINITY, 1e-7].map(|damp| Error::InvalidDamping { damp }));
+        errors.extend([-65, 64, i32::MIN].map(|value| Error::LutOutOfRange { index: 3, value }));
+        errors.extend(crate::cpu::Feature::ALL.map(|needs| Error::UnsupportedCpu { needs }));
+        errors.push(Error::SizeOverflow);
+        errors.push(Error::NotPositiveDefinite { index: 0 });
+        for e in errors {
+            let mut joined = Joined(String::new());
+            e.write_message(&mut joined);
+            assert_eq!(joined.0, e.to_string(), "{e:?}");
+        }
+    }
+}

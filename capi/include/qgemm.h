@@ -496,6 +496,8 @@ typedef struct qgemm_weights {
 // The accumulator of `H = X^T X` for GPTQ: plain data over the caller's storage, filled by
 // `qgemm_quant_hessian_init` and updated by `qgemm_quant_hessian_add` (checked on every use).
 // `data` must stay valid, and change only through those calls, while the Hessian is used.
+// The GPTQ quantizers and `qgemm_quant_hessian_diagonal` only read it: several of them may run
+// on one Hessian at once (threads), and `data` may be read-only memory for them.
 typedef struct qgemm_quant_hessian {
   // The packed upper triangle of `H` (`qgemm_quant_hessian_len(k)` doubles used).
   double *data;
@@ -1341,7 +1343,10 @@ enum qgemm_status qgemm_linear_scratch_size(const struct qgemm_linear *layer,
 
 // `y = x W^T + b` for `m` rows of an f32 family: quantizes `x` (`x_len` floats, `m x k` dense)
 // into `scratch` (`qgemm_linear_scratch_size` bytes), picks the kernel for `m` on `features`
-// and writes the `m x n` output `y` (`y_len` floats, dense). `m = 0` writes nothing.
+// and writes the `m x n` output `y` (`y_len` floats, dense), clamped to `[-FLT_MAX, FLT_MAX]`
+// (the Rust `Clamp::NONE`: finite results pass unchanged, an infinite one saturates to
+// `±FLT_MAX`; `qgemm_linear_prepare` with that clamp gives the same bits, with
+// `-INFINITY, INFINITY` it keeps infinities). `m = 0` writes nothing.
 //
 // # Safety
 //
@@ -1359,7 +1364,8 @@ enum qgemm_status qgemm_linear_run(const struct qgemm_linear *layer,
                                    size_t scratch_len);
 
 // As `qgemm_linear_run`, for the f16 and bf16 families: `x` and `y` hold `uint16_t` bit
-// patterns.
+// patterns. The clamp to `[-FLT_MAX, FLT_MAX]` is applied in f32, before the rounding to f16 or
+// bf16, which rounds `±FLT_MAX` (so an infinite result) to `±infinity`.
 //
 // # Safety
 //
@@ -1378,7 +1384,8 @@ enum qgemm_status qgemm_linear_run_u16(const struct qgemm_linear *layer,
 
 // Quantizes `m` rows of f32 activations (`x`, `x_len` floats, dense) into `scratch` once and
 // fills `*out` with the call: the kernel for `m` on `features` and the clamp
-// (`clamp_min <= clamp_max`, no NaN; `-INFINITY, INFINITY` for none). Run its parts with
+// (`clamp_min <= clamp_max`, no NaN; `-INFINITY, INFINITY` for none; `-FLT_MAX, FLT_MAX`, the
+// clamp of `qgemm_linear_run`, gives its bits). Run its parts with
 // `qgemm_linear_split` and `qgemm_linear_run_part`; `scratch` must stay unchanged until then.
 //
 // # Safety
@@ -2031,7 +2038,8 @@ enum qgemm_status qgemm_float_linear_run(const struct qgemm_float_linear *layer,
                                          size_t scratch_len);
 
 // As `qgemm_float_linear_run`, for the f16 float families: `x` and `y` hold `uint16_t` bit
-// patterns.
+// patterns. The f16 kernels round the clamp bounds to f16, where `±FLT_MAX` become
+// `±infinity`: an overflowing result stays infinite.
 //
 // # Safety
 //
@@ -2053,7 +2061,8 @@ enum qgemm_status qgemm_float_linear_run_u16(const struct qgemm_float_linear *la
 // (the bf16 family packs them into `scratch`, `qgemm_float_linear_scratch_size` bytes; the
 // unpacked family reads `x` itself: `x`, or `scratch`, must stay unchanged until the last
 // part has run), and the clamp (`clamp_min <= clamp_max`, no NaN; `-INFINITY, INFINITY` for
-// none). Run its parts with `qgemm_float_linear_split` and `qgemm_float_linear_run_part`.
+// none; `-FLT_MAX, FLT_MAX`, the clamp of `qgemm_float_linear_run`, gives its bits). Run its
+// parts with `qgemm_float_linear_split` and `qgemm_float_linear_run_part`.
 //
 // # Safety
 //
@@ -2375,8 +2384,9 @@ enum qgemm_status qgemm_quant_hessian_add(struct qgemm_quant_hessian *hessian,
 // # Safety
 //
 // Every pointer argument is null or valid for the reads or writes of the length given with it
-// (one element for `hessian`, `hessian->len` reads and writes for `hessian->data`), as the
-// module conventions say.
+// (one element for `hessian`, `hessian->len` reads for `hessian->data`, which is only read:
+// concurrent calls may share it, and it may be read-only memory), as the module conventions
+// say.
 enum qgemm_status qgemm_quant_hessian_diagonal(const struct qgemm_quant_hessian *hessian,
                                                float *out,
                                                size_t out_len);
@@ -2437,8 +2447,9 @@ enum qgemm_status qgemm_quant_gptq_workspace_len(size_t n, size_t k, size_t *out
 // # Safety
 //
 // Every pointer argument is null or valid for the reads or writes of the length given with it
-// (one element for structs, `hessian->len` reads and writes for `hessian->data`), as the
-// module conventions say.
+// (one element for structs, `hessian->len` reads for `hessian->data`, which is only read:
+// concurrent calls may share it, and it may be read-only memory), as the module conventions
+// say.
 enum qgemm_status qgemm_quant_gptq_qsi4cxp(size_t n,
                                            size_t k,
                                            const struct qgemm_weights *weights,
@@ -2460,8 +2471,9 @@ enum qgemm_status qgemm_quant_gptq_qsi4cxp(size_t n,
 // # Safety
 //
 // Every pointer argument is null or valid for the reads or writes of the length given with it
-// (one element for structs, `hessian->len` reads and writes for `hessian->data`), as the
-// module conventions say.
+// (one element for structs, `hessian->len` reads for `hessian->data`, which is only read:
+// concurrent calls may share it, and it may be read-only memory), as the module conventions
+// say.
 enum qgemm_status qgemm_quant_gptq_qsi4c32p(size_t n,
                                             size_t k,
                                             size_t bl,
@@ -2484,8 +2496,9 @@ enum qgemm_status qgemm_quant_gptq_qsi4c32p(size_t n,
 // # Safety
 //
 // Every pointer argument is null or valid for the reads or writes of the length given with it
-// (one element for structs, `hessian->len` reads and writes for `hessian->data`), as the
-// module conventions say.
+// (one element for structs, `hessian->len` reads for `hessian->data`, which is only read:
+// concurrent calls may share it, and it may be read-only memory), as the module conventions
+// say.
 enum qgemm_status qgemm_quant_gptq_q4_0(size_t n,
                                         size_t k,
                                         size_t bl,
@@ -2506,8 +2519,9 @@ enum qgemm_status qgemm_quant_gptq_q4_0(size_t n,
 // # Safety
 //
 // Every pointer argument is null or valid for the reads or writes of the length given with it
-// (one element for structs, `hessian->len` reads and writes for `hessian->data`), as the
-// module conventions say.
+// (one element for structs, `hessian->len` reads for `hessian->data`, which is only read:
+// concurrent calls may share it, and it may be read-only memory), as the module conventions
+// say.
 enum qgemm_status qgemm_quant_gptq_qsi8cxp(size_t n,
                                            size_t k,
                                            const struct qgemm_weights *weights,

@@ -10,7 +10,9 @@
 //! KleidiAI's functions receive raw pointers without lengths: like KleidiAI, layer 2 trusts the
 //! caller that each buffer holds what the arguments describe. Everything else KleidiAI asserts
 //! (and leaves undefined in release builds) is checked, and a violation calls the error hook
-//! ([`crate::hook`]) instead of computing.
+//! ([`crate::hook`]) instead of computing. A parameter KleidiAI's code never reads (not even in
+//! an assert) is ignored, whatever its value, as by KleidiAI (docs/c-api.md, "Parameters
+//! KleidiAI does not read").
 
 // `fail!(f, (), ...)` returns `()` from the void KleidiAI functions.
 #![allow(clippy::unused_unit)]
@@ -21,7 +23,7 @@ use qgemm::lhs::{qai8dxp, qsi8d32p, qsi8d32pscalef32};
 use qgemm::rhs::{qai4c32p, qsi4c32p, qsi4c32pscalef16, qsi4cxp, qsi8cxp, qsu2cxp};
 use qgemm::{Clamp, CpuFeatures, Family, Kernel, Packing, UncheckedArgs};
 
-use crate::hook::report;
+use crate::hook::{Arg, report};
 
 /// `enum kai_datatype` value of bf16 (KleidiAI's `kai_dt_bf16`).
 pub const KAI_DT_BF16: u32 = 0x0213;
@@ -59,10 +61,12 @@ pub struct kai_rhs_pack_qsi8cx_params {
     pub scale_multiplier: f32,
 }
 
-/// Reports `$($reason)*` for `$f` to the hook and returns `$ret` (if a custom hook returns).
+/// Reports the reason `$template` with its `{}`s replaced by the `$arg`s (numbers, text, a
+/// `qgemm::Error`: [`crate::hook::Arg`]; no `core::fmt`) for `$f` to the hook and returns `$ret`
+/// (if a custom hook returns).
 macro_rules! fail {
-    ($f:expr, $ret:expr, $($reason:tt)*) => {{
-        report($f, format_args!($($reason)*));
+    ($f:expr, $ret:expr, $template:literal $(, $arg:expr)* $(,)?) => {{
+        report($f, $template, &[$($crate::hook::Arg::from(&$arg)),*]);
         return $ret;
     }};
 }
@@ -91,7 +95,7 @@ const fn lhs_packing(mr: usize, kr: usize, sr: usize) -> Packing {
 fn mul(f: &str, a: usize, b: usize) -> Option<usize> {
     let v = a.checked_mul(b);
     if v.is_none() {
-        report(f, format_args!("{a} * {b} overflows size_t"));
+        report(f, "{} * {} overflows size_t", &[Arg::from(&a), Arg::from(&b)]);
     }
     v
 }
@@ -103,7 +107,7 @@ pub(crate) fn elements(f: &str, a: usize, b: usize, c: usize, size: usize) -> Op
     let v = a.checked_mul(b).and_then(|v| v.checked_add(c));
     let v = v.filter(|&v| v.checked_mul(size).is_some_and(|bytes| bytes <= isize::MAX as usize));
     if v.is_none() {
-        report(f, format_args!("a buffer size overflows (more than isize::MAX bytes)"));
+        report(f, "a buffer size overflows (more than isize::MAX bytes)", &[]);
     }
     v
 }
@@ -137,7 +141,9 @@ impl KaiKernel {
             fail!(
                 f,
                 0,
-                "(m_idx, n_idx) = ({m_idx}, {n_idx}) is not a multiple of (m_step, n_step) = ({}, {})",
+                "(m_idx, n_idx) = ({}, {}) is not a multiple of (m_step, n_step) = ({}, {})",
+                m_idx,
+                n_idx,
                 self.m_step,
                 self.n_step
             );
@@ -180,23 +186,28 @@ impl KaiKernel {
             return; // KleidiAI returns on m == 0; n == 0 is an empty rectangle too.
         }
         if self.m_is_1 && m != 1 {
-            fail!(f, (), "m = {m}: this kernel requires m == 1 (call it once per row)");
+            fail!(f, (), "m = {}: this kernel requires m == 1 (call it once per row)", m);
         }
         if lhs.is_null() || rhs.is_null() || dst.is_null() {
             fail!(f, (), "null pointer (lhs_packed, rhs_packed or dst)");
         }
         if dst_stride_col != e {
-            fail!(f, (), "dst_stride_col = {dst_stride_col}, must be the output element size, {e}");
+            fail!(f, (), "dst_stride_col = {}, must be the output element size, {}", dst_stride_col, e);
         }
         if !dst_stride_row.is_multiple_of(e) || n.checked_mul(e).is_none_or(|row| dst_stride_row < row) {
             fail!(
                 f,
                 (),
-                "dst_stride_row = {dst_stride_row} bytes: must be a multiple of {e} and >= {e} * n = {e} * {n}"
+                "dst_stride_row = {} bytes: must be a multiple of {} and >= {} * n = {} * {}",
+                dst_stride_row,
+                e,
+                e,
+                e,
+                n
             );
         }
         if !(dst as usize).is_multiple_of(e) {
-            fail!(f, (), "dst is not {e}-byte aligned");
+            fail!(f, (), "dst is not {}-byte aligned", e);
         }
         let clamp = check!(f, (), Clamp::new(clamp_min, clamp_max));
         if k == 0 {

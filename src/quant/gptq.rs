@@ -8,7 +8,9 @@
 //!
 //! * The calibration activations, streamed through a [`Hessian`]: `X`, the f32 inputs of the
 //!   layer (rows of `k` input features, any number of calls), accumulated into
-//!   `H = X^T X` (`k x k`, f64, in caller storage of [`Hessian::buffer_len`] elements).
+//!   `H = X^T X` (`k x k`, f64, in caller storage of [`Hessian::buffer_len`] elements). The
+//!   quantizers only read it: they take `&Hessian` or a [`HessianRef`] (a shared view, e.g. of
+//!   read-only storage), so several layers can be quantized with one Hessian at once.
 //! * The weights, as for the plain quantizers ([`Weights`], `n` output channels by `k` depths),
 //!   and a scale rule: `None` for [`Method::WeightedSearch`] with the diagonal of `H` as the
 //!   importance of each depth (the default: the same bits as
@@ -151,14 +153,17 @@ impl<'a> Hessian<'a> {
     /// Index of `H[i][i]` in the packed upper triangle (`H[i][j]` is `j - i` further).
     #[inline]
     const fn row_start(&self, i: usize) -> usize {
-        // i * (2k - i + 1) is even and at most k * (k + 1), which fits (buffer_len).
-        i * (2 * self.k - i + 1) / 2
+        row_start(self.k, i)
+    }
+
+    /// The read-only view GPTQ takes ([`HessianRef`]; `&Hessian` converts to it too).
+    pub fn view(&self) -> HessianRef<'_> {
+        HessianRef { h: self.h, k: self.k, rows: self.rows }
     }
 
     /// `H[i][j]` (either triangle), `None` outside `k x k`.
     pub fn get(&self, i: usize, j: usize) -> Option<f64> {
-        let (i, j) = if i <= j { (i, j) } else { (j, i) };
-        (j < self.k).then(|| self.h[self.row_start(i) + (j - i)])
+        self.view().get(i, j)
     }
 
     /// Adds `m` activation rows of `k` f32 values from `x`, row `r` at `x[r * stride..]`
@@ -200,10 +205,7 @@ impl<'a> Hessian<'a> {
     /// [`Buffer::Hessian`]): to try several input scales ([`Hessian::scale_inputs`]) on one
     /// calibration.
     pub fn copy_to<'b>(&self, buf: &'b mut [f64]) -> Result<Hessian<'b>> {
-        check_out(buf.len(), self.h.len(), Buffer::Hessian)?;
-        let h = &mut buf[..self.h.len()];
-        h.copy_from_slice(self.h);
-        Ok(Hessian { h, k: self.k, rows: self.rows })
+        self.view().copy_to(buf)
     }
 
     /// Turns `H = X^T X` into the Hessian of the activations multiplied by `scale` (one per
@@ -229,6 +231,73 @@ impl<'a> Hessian<'a> {
         Ok(())
     }
 
+    /// Writes the diagonal of `H` as f32 (saturated at `f32::MAX`) into `out` (at least `k`,
+    /// [`Buffer::Importance`]): the importance of each input feature, for
+    /// [`Method::WeightedSearch`].
+    pub fn diagonal(&self, out: &mut [f32]) -> Result<()> {
+        self.view().diagonal(out)
+    }
+}
+
+/// Index of `H[i][i]` in the packed upper triangle of a `k x k` Hessian (`H[i][j]` is `j - i`
+/// further).
+#[inline]
+const fn row_start(k: usize, i: usize) -> usize {
+    // i * (2k - i + 1) is even and at most k * (k + 1), which fits (buffer_len).
+    i * (2 * k - i + 1) / 2
+}
+
+/// A read-only view of an accumulated [`Hessian`]: what the GPTQ quantizers and
+/// [`HessianRef::diagonal`] read. It borrows the storage shared, so one Hessian can serve
+/// several quantizations at once (e.g. the q, k and v projections of a layer on three threads),
+/// and the storage may be read-only memory.
+#[derive(Debug, Clone, Copy)]
+pub struct HessianRef<'a> {
+    h: &'a [f64],
+    k: usize,
+    rows: usize,
+}
+
+impl<'a> HessianRef<'a> {
+    /// The Hessian of `k` input features over `rows` activation rows accumulated in `buf` (at
+    /// least [`Hessian::buffer_len`] elements, [`Buffer::Hessian`]), as
+    /// [`Hessian::from_parts`], read only.
+    pub fn from_parts(buf: &'a [f64], k: usize, rows: usize) -> Result<Self> {
+        let len = Hessian::buffer_len(k)?;
+        check_out(buf.len(), len, Buffer::Hessian)?;
+        Ok(HessianRef { h: &buf[..len], k, rows })
+    }
+
+    /// The number of input features.
+    pub const fn k(&self) -> usize {
+        self.k
+    }
+
+    /// The number of activation rows accumulated.
+    pub const fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Index of `H[i][i]` in the packed upper triangle.
+    #[inline]
+    const fn row_start(&self, i: usize) -> usize {
+        row_start(self.k, i)
+    }
+
+    /// `H[i][j]` (either triangle), `None` outside `k x k`.
+    pub fn get(&self, i: usize, j: usize) -> Option<f64> {
+        let (i, j) = if i <= j { (i, j) } else { (j, i) };
+        (j < self.k).then(|| self.h[self.row_start(i) + (j - i)])
+    }
+
+    /// A copy in `buf`, as [`Hessian::copy_to`].
+    pub fn copy_to<'b>(&self, buf: &'b mut [f64]) -> Result<Hessian<'b>> {
+        check_out(buf.len(), self.h.len(), Buffer::Hessian)?;
+        let h = &mut buf[..self.h.len()];
+        h.copy_from_slice(self.h);
+        Ok(Hessian { h, k: self.k, rows: self.rows })
+    }
+
     /// `H[j][j]` (the sum of the squares of input `j` over the rows) as f32 (saturated at
     /// `f32::MAX`).
     #[inline]
@@ -236,15 +305,25 @@ impl<'a> Hessian<'a> {
         (self.h[self.row_start(j)] as f32).min(f32::MAX)
     }
 
-    /// Writes the diagonal of `H` as f32 (saturated at `f32::MAX`) into `out` (at least `k`,
-    /// [`Buffer::Importance`]): the importance of each input feature, for
-    /// [`Method::WeightedSearch`].
+    /// The diagonal of `H` into `out`, as [`Hessian::diagonal`].
     pub fn diagonal(&self, out: &mut [f32]) -> Result<()> {
         check_out(out.len(), self.k, Buffer::Importance)?;
         for (j, o) in out[..self.k].iter_mut().enumerate() {
             *o = self.diag(j);
         }
         Ok(())
+    }
+}
+
+impl<'b> From<&'b Hessian<'_>> for HessianRef<'b> {
+    fn from(h: &'b Hessian<'_>) -> Self {
+        h.view()
+    }
+}
+
+impl<'b> From<&'b mut Hessian<'_>> for HessianRef<'b> {
+    fn from(h: &'b mut Hessian<'_>) -> Self {
+        h.view()
     }
 }
 
@@ -273,7 +352,7 @@ struct Format<R> {
 }
 
 /// The checks on the GPTQ-specific inputs (before anything is written).
-fn check_gptq(n: usize, k: usize, hessian: &Hessian<'_>, damp: f32, work: &[f64]) -> Result<()> {
+fn check_gptq(n: usize, k: usize, hessian: &HessianRef<'_>, damp: f32, work: &[f64]) -> Result<()> {
     if hessian.k != k {
         return Err(Error::DimMismatch { dim: Dim::K, given: hessian.k, expected: k });
     }
@@ -289,7 +368,7 @@ fn check_gptq(n: usize, k: usize, hessian: &Hessian<'_>, damp: f32, work: &[f64]
 /// Writes into `u` (`k x k`, row-major; the upper triangle is used) the upper Cholesky factor
 /// `U` of `(H' + lambda I)^-1 = U^T U`, `H'` being `H` with dead diagonal entries set to 1.
 /// `t` (`k`) is scratch.
-fn inverse_factor(h: &Hessian<'_>, damp: f32, u: &mut [f64], t: &mut [f64]) -> Result<()> {
+fn inverse_factor(h: &HessianRef<'_>, damp: f32, u: &mut [f64], t: &mut [f64]) -> Result<()> {
     let k = h.k;
     for i in 0..k {
         let s = h.row_start(i);
@@ -366,7 +445,7 @@ fn run<S: Element, R: Fn(f32) -> f32>(
     k: usize,
     f: &Format<R>,
     w: &Weights<'_, S>,
-    hessian: &Hessian<'_>,
+    hessian: &HessianRef<'_>,
     damp: f32,
     work: &mut [f64],
     sink: &mut impl Sink,
@@ -410,18 +489,19 @@ fn run<S: Element, R: Fn(f32) -> f32>(
 
 /// [`qsi4cxp::quantize`](super::qsi4cxp::quantize) by GPTQ: symmetric int4 per channel, f32
 /// scales, the same outputs (`n` rows of `ceil(k / 2)` bytes of signed nibbles, `n` scales).
-/// `method`: `None` for [`Method::WeightedSearch`] with the diagonal of `hessian`. Errors: those
+/// `hessian`: `&h` of a [`Hessian`], or a [`HessianRef`] (read-only, shareable between
+/// threads). `method`: `None` for [`Method::WeightedSearch`] with the diagonal of `hessian`. Errors: those
 /// of the plain quantizer, then [`Error::DimMismatch`] (a Hessian of another `k`),
 /// [`Error::ZeroDim`] with [`Dim::M`] (a Hessian of no rows), [`Error::InvalidDamping`],
 /// [`Error::BufferTooShort`] with [`Buffer::Work`] and [`Error::NotPositiveDefinite`]; nothing is
 /// written on an error.
 #[allow(clippy::too_many_arguments)]
-pub fn qsi4cxp<S: Element>(
+pub fn qsi4cxp<'h, S: Element>(
     method: Option<Method<'_>>,
     n: usize,
     k: usize,
     w: &Weights<'_, S>,
-    hessian: &Hessian<'_>,
+    hessian: impl Into<HessianRef<'h>>,
     damp: f32,
     work: &mut [f64],
     codes: &mut [u8],
@@ -445,19 +525,19 @@ pub fn qsi4cxp<S: Element>(
     }
     let f = Format { group: k, levels: 7, round: |s: f32| s, max_scale: f32::MAX };
     let mut out = Out { codes, scale, row: k.div_ceil(2) };
-    run(method.as_ref(), n, k, &f, w, hessian, damp, work, &mut out)
+    run(method.as_ref(), n, k, &f, w, &hessian.into(), damp, work, &mut out)
 }
 
 /// [`qsi8cxp::quantize`](super::qsi8cxp::quantize) by GPTQ: symmetric int8 per channel, f32
 /// scales, the same outputs (`n` rows of `k` codes, `n` scales). Arguments and errors as
 /// [`qsi4cxp`].
 #[allow(clippy::too_many_arguments)]
-pub fn qsi8cxp<S: Element>(
+pub fn qsi8cxp<'h, S: Element>(
     method: Option<Method<'_>>,
     n: usize,
     k: usize,
     w: &Weights<'_, S>,
-    hessian: &Hessian<'_>,
+    hessian: impl Into<HessianRef<'h>>,
     damp: f32,
     work: &mut [f64],
     codes: &mut [i8],
@@ -479,7 +559,7 @@ pub fn qsi8cxp<S: Element>(
         }
     }
     let f = Format { group: k, levels: 127, round: |s: f32| s, max_scale: f32::MAX };
-    run(method.as_ref(), n, k, &f, w, hessian, damp, work, &mut Out { codes, scale, k })
+    run(method.as_ref(), n, k, &f, w, &hessian.into(), damp, work, &mut Out { codes, scale, k })
 }
 
 /// [`qsi4c32p::quantize`](super::qsi4c32p::quantize) by GPTQ: symmetric int4 per block of `bl`
@@ -488,13 +568,13 @@ pub fn qsi8cxp<S: Element>(
 /// first depth, from the block's error-updated weights. Arguments and errors as [`qsi4cxp`],
 /// plus `bl`'s and [`Error::ScaleOverflow`] (on the original weights) as the plain quantizer.
 #[allow(clippy::too_many_arguments)]
-pub fn qsi4c32p<S: Element>(
+pub fn qsi4c32p<'h, S: Element>(
     method: Option<Method<'_>>,
     n: usize,
     k: usize,
     bl: usize,
     w: &Weights<'_, S>,
-    hessian: &Hessian<'_>,
+    hessian: impl Into<HessianRef<'h>>,
     damp: f32,
     work: &mut [f64],
     codes: &mut [u8],
@@ -521,7 +601,7 @@ pub fn qsi4c32p<S: Element>(
         }
     }
     let f = Format { group: bl, levels: 7, round, max_scale: bf16::MAX.to_f32() };
-    run(method.as_ref(), n, k, &f, w, hessian, damp, work, &mut Out { codes, scale, k, bl })
+    run(method.as_ref(), n, k, &f, w, &hessian.into(), damp, work, &mut Out { codes, scale, k, bl })
 }
 
 /// [`q4_0::quantize`](super::q4_0::quantize) by GPTQ: GGML `Q4_0` blocks of `bl` with f16
@@ -529,13 +609,13 @@ pub fn qsi4c32p<S: Element>(
 /// is chosen when the column loop reaches its first depth, from the block's error-updated
 /// weights. Arguments and errors as [`qsi4c32p`].
 #[allow(clippy::too_many_arguments)]
-pub fn q4_0<S: Element>(
+pub fn q4_0<'h, S: Element>(
     method: Option<Method<'_>>,
     n: usize,
     k: usize,
     bl: usize,
     w: &Weights<'_, S>,
-    hessian: &Hessian<'_>,
+    hessian: impl Into<HessianRef<'h>>,
     damp: f32,
     work: &mut [f64],
     blocks: &mut [u8],
@@ -564,7 +644,7 @@ pub fn q4_0<S: Element>(
     }
     let f = Format { group: bl, levels: 7, round, max_scale: f16::MAX.to_f32() };
     let mut out = Out { blocks, nb: k / bl, bl, rb: raw_block_bytes(bl) };
-    run(method.as_ref(), n, k, &f, w, hessian, damp, work, &mut out)
+    run(method.as_ref(), n, k, &f, w, &hessian.into(), damp, work, &mut out)
 }
 
 #[cfg(test)]
@@ -688,7 +768,7 @@ mod tests {
         let mut buf = Vec::new();
         let h = hessian_of(&mut buf, &x, m, k);
         let (mut u, mut t) = (vec![0f64; k * k], vec![0f64; k]);
-        inverse_factor(&h, 0.01, &mut u, &mut t).unwrap();
+        inverse_factor(&h.view(), 0.01, &mut u, &mut t).unwrap();
         // The damped matrix A, then U^T U A = I.
         let mut a = vec![0f64; k * k];
         let mut mean = 0.0;
@@ -719,7 +799,7 @@ mod tests {
         }
         assert!((0..k).all(|j| u[j * k + j] > 0.0));
         // Without damping the dependent input makes it singular.
-        let e = inverse_factor(&h, 0.0, &mut u, &mut t);
+        let e = inverse_factor(&h.view(), 0.0, &mut u, &mut t);
         assert!(matches!(e, Err(Error::NotPositiveDefinite { .. })), "{e:?}");
     }
 
@@ -897,5 +977,48 @@ mod tests {
         let scales: Vec<f16> = blocks.chunks_exact(18).map(|b| f16::from_le_bytes([b[0], b[1]])).collect();
         assert_eq!(scales[0], f16::from_f32(5.0e4));
         assert_eq!(scales[1], f16::MAX, "{scales:?}");
+    }
+
+    #[test]
+    fn a_shared_view_gives_the_bits_of_the_hessian_on_any_thread() {
+        let mut rng = Rng(16);
+        let (n, k, m, bl) = (3, 64, 80, 32);
+        let x = rng.vec(m * k);
+        let mut hb = Vec::new();
+        let h = hessian_of(&mut hb, &x, m, k);
+        let ws: Vec<Vec<f32>> = (0..3).map(|_| rng.vec(n * k)).collect();
+        let quantize = |h: HessianRef<'_>, w: &[f32]| {
+            let mut work = vec![0f64; workspace_len(n, k).unwrap()];
+            let (mut codes, mut scale) = (vec![0u8; n * k / 2], vec![bf16::ZERO; n * k / bl]);
+            qsi4c32p(None, n, k, bl, &Weights::nxk(w, k), h, 0.01, &mut work, &mut codes, &mut scale).unwrap();
+            (codes, scale)
+        };
+        let mut work = vec![0f64; workspace_len(n, k).unwrap()];
+        let want: Vec<_> = ws
+            .iter()
+            .map(|w| {
+                let (mut codes, mut scale) = (vec![0u8; n * k / 2], vec![bf16::ZERO; n * k / bl]);
+                qsi4c32p(None, n, k, bl, &Weights::nxk(w, k), &h, 0.01, &mut work, &mut codes, &mut scale).unwrap();
+                (codes, scale)
+            })
+            .collect();
+        let (mut d0, mut d1) = (vec![0f32; k], vec![0f32; k]);
+        h.diagonal(&mut d0).unwrap();
+        let h37 = h.get(7, 3);
+        // The same storage, borrowed shared: one view per thread.
+        let stored: &[f64] = &hb;
+        let view = HessianRef::from_parts(stored, k, m).unwrap();
+        assert_eq!((view.k(), view.rows(), view.get(3, 7)), (k, m, h37));
+        view.diagonal(&mut d1).unwrap();
+        assert_eq!(d0, d1);
+        let got: Vec<_> = std::thread::scope(|s| {
+            let handles: Vec<_> = ws.iter().map(|w| s.spawn(move || quantize(view, w))).collect();
+            handles.into_iter().map(|t| t.join().unwrap()).collect()
+        });
+        assert_eq!(got, want);
+        assert_eq!(
+            HessianRef::from_parts(&stored[..stored.len() - 1], k, m).unwrap_err(),
+            Error::BufferTooShort { buffer: Buffer::Hessian, given: stored.len() - 1, needed: stored.len() }
+        );
     }
 }

@@ -1466,7 +1466,8 @@ pub unsafe extern "C" fn qgemm_float_linear_run(
 }
 
 /// As `qgemm_float_linear_run`, for the f16 float families: `x` and `y` hold `uint16_t` bit
-/// patterns.
+/// patterns. The f16 kernels round the clamp bounds to f16, where `±FLT_MAX` become
+/// `±infinity`: an overflowing result stays infinite.
 ///
 /// # Safety
 ///
@@ -1553,7 +1554,8 @@ unsafe fn float_prepare_body<T: CElem>(
 /// (the bf16 family packs them into `scratch`, `qgemm_float_linear_scratch_size` bytes; the
 /// unpacked family reads `x` itself: `x`, or `scratch`, must stay unchanged until the last
 /// part has run), and the clamp (`clamp_min <= clamp_max`, no NaN; `-INFINITY, INFINITY` for
-/// none). Run its parts with `qgemm_float_linear_split` and `qgemm_float_linear_run_part`.
+/// none; `-FLT_MAX, FLT_MAX`, the clamp of `qgemm_float_linear_run`, gives its bits). Run its
+/// parts with `qgemm_float_linear_split` and `qgemm_float_linear_run_part`.
 ///
 /// # Safety
 ///

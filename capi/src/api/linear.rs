@@ -806,7 +806,10 @@ pub unsafe extern "C" fn qgemm_linear_scratch_size(
 
 /// `y = x W^T + b` for `m` rows of an f32 family: quantizes `x` (`x_len` floats, `m x k` dense)
 /// into `scratch` (`qgemm_linear_scratch_size` bytes), picks the kernel for `m` on `features`
-/// and writes the `m x n` output `y` (`y_len` floats, dense). `m = 0` writes nothing.
+/// and writes the `m x n` output `y` (`y_len` floats, dense), clamped to `[-FLT_MAX, FLT_MAX]`
+/// (the Rust `Clamp::NONE`: finite results pass unchanged, an infinite one saturates to
+/// `±FLT_MAX`; `qgemm_linear_prepare` with that clamp gives the same bits, with
+/// `-INFINITY, INFINITY` it keeps infinities). `m = 0` writes nothing.
 ///
 /// # Safety
 ///
@@ -831,7 +834,8 @@ pub unsafe extern "C" fn qgemm_linear_run(
 }
 
 /// As `qgemm_linear_run`, for the f16 and bf16 families: `x` and `y` hold `uint16_t` bit
-/// patterns.
+/// patterns. The clamp to `[-FLT_MAX, FLT_MAX]` is applied in f32, before the rounding to f16 or
+/// bf16, which rounds `±FLT_MAX` (so an infinite result) to `±infinity`.
 ///
 /// # Safety
 ///
@@ -857,7 +861,8 @@ pub unsafe extern "C" fn qgemm_linear_run_u16(
 
 /// Quantizes `m` rows of f32 activations (`x`, `x_len` floats, dense) into `scratch` once and
 /// fills `*out` with the call: the kernel for `m` on `features` and the clamp
-/// (`clamp_min <= clamp_max`, no NaN; `-INFINITY, INFINITY` for none). Run its parts with
+/// (`clamp_min <= clamp_max`, no NaN; `-INFINITY, INFINITY` for none; `-FLT_MAX, FLT_MAX`, the
+/// clamp of `qgemm_linear_run`, gives its bits). Run its parts with
 /// `qgemm_linear_split` and `qgemm_linear_run_part`; `scratch` must stay unchanged until then.
 ///
 /// # Safety

@@ -68,6 +68,8 @@ pub struct qgemm_weights {
 /// The accumulator of `H = X^T X` for GPTQ: plain data over the caller's storage, filled by
 /// `qgemm_quant_hessian_init` and updated by `qgemm_quant_hessian_add` (checked on every use).
 /// `data` must stay valid, and change only through those calls, while the Hessian is used.
+/// The GPTQ quantizers and `qgemm_quant_hessian_diagonal` only read it: several of them may run
+/// on one Hessian at once (threads), and `data` may be read-only memory for them.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct qgemm_quant_hessian {
@@ -669,6 +671,24 @@ unsafe fn hessian_of<'a>(h: &qgemm_quant_hessian, inputs: &[Span]) -> Status<(gp
     Ok((gptq::Hessian::from_parts(buf, h.k, h.rows)?, range))
 }
 
+/// The read-only Rust view of a C Hessian, for the calls that only read it (GPTQ, the
+/// diagonal): a shared slice, so concurrent calls may share the storage and it may be mapped
+/// read-only. Its storage is checked not to overlap `inputs` nor the struct (as the writers'),
+/// and its byte range returned for the checks of the outputs.
+///
+/// # Safety
+///
+/// `h.data` is null or valid for `h.len` reads that nothing writes during the call.
+unsafe fn hessian_view_of<'a>(h: &qgemm_quant_hessian, inputs: &[Span]) -> Status<(gptq::HessianRef<'a>, Span)> {
+    // SAFETY: `h.data` is null or valid for `h.len` reads that nothing writes during the call
+    // (this function's contract), which is `input`'s.
+    let (buf, (start, end)) = unsafe { input(h.data.cast_const(), h.len) }?;
+    if inputs.iter().any(|&(s, e)| start < e && s < end) {
+        return Err(qgemm_status::QGEMM_ERROR_BUFFERS_OVERLAP);
+    }
+    Ok((gptq::HessianRef::from_parts(buf, h.k, h.rows)?, (start, end)))
+}
+
 /// Adds `m` activation rows of `k` floats to `*hessian` (`x`, `x_len` floats, row `r` at
 /// `x[r * x_stride]`, `x_stride >= k`; every value finite, else `QGEMM_ERROR_NON_FINITE`) and
 /// updates `hessian->rows`. `m == 0` adds nothing. The rows may come in any number of calls: the
@@ -711,8 +731,9 @@ pub unsafe extern "C" fn qgemm_quant_hessian_add(
 /// # Safety
 ///
 /// Every pointer argument is null or valid for the reads or writes of the length given with it
-/// (one element for `hessian`, `hessian->len` reads and writes for `hessian->data`), as the
-/// module conventions say.
+/// (one element for `hessian`, `hessian->len` reads for `hessian->data`, which is only read:
+/// concurrent calls may share it, and it may be read-only memory), as the module conventions
+/// say.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn qgemm_quant_hessian_diagonal(
     hessian: *const qgemm_quant_hessian,
@@ -723,9 +744,10 @@ pub unsafe extern "C" fn qgemm_quant_hessian_diagonal(
         // SAFETY: `hessian` is null or valid for a read (this function's contract).
         let h = unsafe { read_in(hessian) }?;
         let h_span = span(hessian, 1)?;
-        // SAFETY: `h.data` is null or valid for `h.len` reads and writes (this function's
-        // contract); `hessian_of` checks it does not overlap `*hessian`.
-        let (rust, data_span) = unsafe { hessian_of(&h, &[h_span]) }?;
+        // SAFETY: `h.data` is null or valid for `h.len` reads that nothing writes during the
+        // call (this function's contract); `hessian_view_of` checks it does not overlap
+        // `*hessian`.
+        let (rust, data_span) = unsafe { hessian_view_of(&h, &[h_span]) }?;
         // SAFETY: `out` is null or valid for `out_len` writes (this function's contract);
         // `output` checks it overlaps neither the Hessian nor its storage.
         let out = unsafe { output(out, out_len, &[h_span, data_span]) }?;
@@ -813,7 +835,7 @@ pub unsafe extern "C" fn qgemm_quant_gptq_workspace_len(n: usize, k: usize, out:
 struct GptqIn<'a> {
     w: AnyWeights<'a>,
     method: Option<Method<'a>>,
-    hessian: gptq::Hessian<'a>,
+    hessian: gptq::HessianRef<'a>,
     work: &'a mut [f64],
     spans: [Span; 5],
 }
@@ -840,9 +862,9 @@ unsafe fn gptq_in<'a>(
     // SAFETY: `hessian` is null or valid for a read (this function's contract).
     let h = unsafe { read_in(hessian) }?;
     let h_span = span(hessian, 1)?;
-    // SAFETY: `h.data` is null or valid for `h.len` reads and writes (this function's
-    // contract); `hessian_of` checks it overlaps no input.
-    let (hessian, data_span) = unsafe { hessian_of(&h, &[w_span, imp_span, h_span]) }?;
+    // SAFETY: `h.data` is null or valid for `h.len` reads that nothing writes during the call
+    // (this function's contract); `hessian_view_of` checks it overlaps no other input.
+    let (hessian, data_span) = unsafe { hessian_view_of(&h, &[w_span, imp_span, h_span]) }?;
     let inputs = [w_span, imp_span, h_span, data_span];
     // SAFETY: `work` is null or valid for `work_len` writes (this function's contract);
     // `output_span` checks it overlaps no input.
@@ -864,8 +886,9 @@ unsafe fn gptq_in<'a>(
 /// # Safety
 ///
 /// Every pointer argument is null or valid for the reads or writes of the length given with it
-/// (one element for structs, `hessian->len` reads and writes for `hessian->data`), as the
-/// module conventions say.
+/// (one element for structs, `hessian->len` reads for `hessian->data`, which is only read:
+/// concurrent calls may share it, and it may be read-only memory), as the module conventions
+/// say.
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn qgemm_quant_gptq_qsi4cxp(
@@ -891,7 +914,7 @@ pub unsafe extern "C" fn qgemm_quant_gptq_qsi4cxp(
         // SAFETY: `codes` and `scale` are null or valid for their lengths' writes (this
         // function's contract).
         let (c, s) = unsafe { codes_and_scales((codes, codes_len), (scale, scale_len), &g.spans) }?;
-        let (m, h, work) = (g.method, &g.hessian, g.work);
+        let (m, h, work) = (g.method, g.hessian, g.work);
         Ok(with_weights!(g.w, |w| gptq::qsi4cxp(m, n, k, &w, h, damp, work, c, s))?)
     })
 }
@@ -902,8 +925,9 @@ pub unsafe extern "C" fn qgemm_quant_gptq_qsi4cxp(
 /// # Safety
 ///
 /// Every pointer argument is null or valid for the reads or writes of the length given with it
-/// (one element for structs, `hessian->len` reads and writes for `hessian->data`), as the
-/// module conventions say.
+/// (one element for structs, `hessian->len` reads for `hessian->data`, which is only read:
+/// concurrent calls may share it, and it may be read-only memory), as the module conventions
+/// say.
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn qgemm_quant_gptq_qsi4c32p(
@@ -930,7 +954,7 @@ pub unsafe extern "C" fn qgemm_quant_gptq_qsi4c32p(
         // SAFETY: `codes` and `scale` are null or valid for their lengths' writes (this
         // function's contract) (`bf16` is a `repr(transparent)` `u16`).
         let (c, s) = unsafe { codes_and_scales((codes, codes_len), (scale.cast::<bf16>(), scale_len), &g.spans) }?;
-        let (m, h, work) = (g.method, &g.hessian, g.work);
+        let (m, h, work) = (g.method, g.hessian, g.work);
         Ok(with_weights!(g.w, |w| gptq::qsi4c32p(m, n, k, bl, &w, h, damp, work, c, s))?)
     })
 }
@@ -941,8 +965,9 @@ pub unsafe extern "C" fn qgemm_quant_gptq_qsi4c32p(
 /// # Safety
 ///
 /// Every pointer argument is null or valid for the reads or writes of the length given with it
-/// (one element for structs, `hessian->len` reads and writes for `hessian->data`), as the
-/// module conventions say.
+/// (one element for structs, `hessian->len` reads for `hessian->data`, which is only read:
+/// concurrent calls may share it, and it may be read-only memory), as the module conventions
+/// say.
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn qgemm_quant_gptq_q4_0(
@@ -967,7 +992,7 @@ pub unsafe extern "C" fn qgemm_quant_gptq_q4_0(
         // SAFETY: `blocks` is null or valid for `blocks_len` writes (this function's contract);
         // `output` checks it overlaps no input.
         let b = unsafe { output(blocks, blocks_len, &g.spans) }?;
-        let (m, h, work) = (g.method, &g.hessian, g.work);
+        let (m, h, work) = (g.method, g.hessian, g.work);
         Ok(with_weights!(g.w, |w| gptq::q4_0(m, n, k, bl, &w, h, damp, work, b))?)
     })
 }
@@ -978,8 +1003,9 @@ pub unsafe extern "C" fn qgemm_quant_gptq_q4_0(
 /// # Safety
 ///
 /// Every pointer argument is null or valid for the reads or writes of the length given with it
-/// (one element for structs, `hessian->len` reads and writes for `hessian->data`), as the
-/// module conventions say.
+/// (one element for structs, `hessian->len` reads for `hessian->data`, which is only read:
+/// concurrent calls may share it, and it may be read-only memory), as the module conventions
+/// say.
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn qgemm_quant_gptq_qsi8cxp(
@@ -1005,7 +1031,7 @@ pub unsafe extern "C" fn qgemm_quant_gptq_qsi8cxp(
         // SAFETY: `codes` and `scale` are null or valid for their lengths' writes (this
         // function's contract).
         let (c, s) = unsafe { codes_and_scales((codes, codes_len), (scale, scale_len), &g.spans) }?;
-        let (m, h, work) = (g.method, &g.hessian, g.work);
+        let (m, h, work) = (g.method, g.hessian, g.work);
         Ok(with_weights!(g.w, |w| gptq::qsi8cxp(m, n, k, &w, h, damp, work, c, s))?)
     })
 }

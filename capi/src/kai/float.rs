@@ -36,10 +36,19 @@ pub(crate) struct KaiFloat {
     lhs: Option<LhsFormat>,
     /// The packed RHS format.
     rhs: RhsFormat,
+    /// Whether KleidiAI's `run_matmul` asserts `dst_stride_col` (most names; those it never
+    /// reads ignore it here too).
+    checks_dst_stride_col: bool,
 }
 
 impl KaiFloat {
-    const fn new(m_step: usize, n_step: usize, lhs: Option<LhsFormat>, rhs: RhsFormat, dst_bytes: usize) -> Self {
+    const fn new(
+        (m_step, n_step): (usize, usize),
+        lhs: Option<LhsFormat>,
+        rhs: RhsFormat,
+        dst_bytes: usize,
+        checks_dst_stride_col: bool,
+    ) -> Self {
         let mr = match lhs {
             Some(l) => l.mr,
             None => 1,
@@ -54,6 +63,7 @@ impl KaiFloat {
             },
             lhs,
             rhs,
+            checks_dst_stride_col,
         }
     }
 
@@ -61,7 +71,7 @@ impl KaiFloat {
     /// `m_idx` a multiple of `m_step`.
     fn lhs_offset(&self, f: &str, m_idx: usize, lhs_stride: usize) -> usize {
         if !m_idx.is_multiple_of(self.base.m_step) {
-            fail!(f, 0, "m_idx = {m_idx} is not a multiple of m_step = {}", self.base.m_step);
+            fail!(f, 0, "m_idx = {} is not a multiple of m_step = {}", m_idx, self.base.m_step);
         }
         mul(f, m_idx, lhs_stride).unwrap_or(0)
     }
@@ -71,7 +81,7 @@ impl KaiFloat {
     fn lhs_packed_offset(&self, f: &str, m_idx: usize, k: usize) -> usize {
         let Some(l) = self.lhs else { fail!(f, 0, "this kernel reads the LHS unpacked") };
         if !m_idx.is_multiple_of(self.base.m_step) {
-            fail!(f, 0, "m_idx = {m_idx} is not a multiple of m_step = {}", self.base.m_step);
+            fail!(f, 0, "m_idx = {} is not a multiple of m_step = {}", m_idx, self.base.m_step);
         }
         check!(f, 0, l.packed_offset(m_idx, k))
     }
@@ -107,12 +117,12 @@ impl KaiFloat {
         if lhs.is_null() || rhs.is_null() || dst.is_null() {
             fail!(f, (), "null pointer (lhs, rhs_packed or dst)");
         }
-        if dst_stride_col != e {
-            fail!(f, (), "dst_stride_col = {dst_stride_col}, must be the output element size, {e}");
+        if self.checks_dst_stride_col && dst_stride_col != e {
+            fail!(f, (), "dst_stride_col = {}, must be the output element size, {}", dst_stride_col, e);
         }
         // One row: the row strides are not read (KleidiAI's 1x36 kernel ignores `dst_stride_row`,
         // the unpacked ones only use both to step to the next row).
-        let Some(row_bytes) = n.checked_mul(e) else { fail!(f, (), "n * {e} overflows size_t") };
+        let Some(row_bytes) = n.checked_mul(e) else { fail!(f, (), "n * {} overflows size_t", e) };
         let dst_stride_row = if m == 1 {
             row_bytes
         } else {
@@ -120,13 +130,18 @@ impl KaiFloat {
                 fail!(
                     f,
                     (),
-                    "dst_stride_row = {dst_stride_row} bytes: must be a multiple of {e} and >= {e} * n = {e} * {n}"
+                    "dst_stride_row = {} bytes: must be a multiple of {} and >= {} * n = {} * {}",
+                    dst_stride_row,
+                    e,
+                    e,
+                    e,
+                    n
                 );
             }
             dst_stride_row
         };
         if !(dst as usize).is_multiple_of(e) {
-            fail!(f, (), "dst is not {e}-byte aligned");
+            fail!(f, (), "dst is not {}-byte aligned", e);
         }
         let clamp = check!(f, (), Clamp::new(clamp_min, clamp_max));
         if k == 0 {
@@ -141,15 +156,15 @@ impl KaiFloat {
             None => {
                 let le = core::mem::size_of::<F::Lhs>();
                 if !(lhs as usize).is_multiple_of(le) {
-                    fail!(f, (), "the lhs address must be a multiple of {le}");
+                    fail!(f, (), "the lhs address must be a multiple of {}", le);
                 }
                 if m == 1 {
                     // Not read (there is no next row): a dense row's.
-                    let Some(row) = k.checked_mul(le) else { fail!(f, (), "k * {le} overflows size_t") };
+                    let Some(row) = k.checked_mul(le) else { fail!(f, (), "k * {} overflows size_t", le) };
                     row
                 } else {
                     if !lhs_stride.is_multiple_of(le) {
-                        fail!(f, (), "lhs_stride = {lhs_stride} must be a multiple of {le}");
+                        fail!(f, (), "lhs_stride = {} must be a multiple of {}", lhs_stride, le);
                     }
                     lhs_stride
                 }
@@ -187,10 +202,11 @@ impl KaiFloat {
 /// The `kai_*` functions of one KleidiAI float kernel name: a row of [`kai_float_family!`].
 macro_rules! kai_float_kernel {
     // The getters every kernel has.
-    (@common $name:ident, $ms:expr, $ns:expr, $lhs:expr, $rhs:expr, $dst:ty) => {
+    (@common $name:ident, $ms:expr, $ns:expr, $lhs:expr, $rhs:expr, $dst:ty $(, $ignores:ident)?) => {
         paste::paste! {
             #[allow(non_upper_case_globals)]
-            const [<SPEC_ $name>]: KaiFloat = KaiFloat::new($ms, $ns, $lhs, $rhs, core::mem::size_of::<$dst>());
+            const [<SPEC_ $name>]: KaiFloat =
+                KaiFloat::new(($ms, $ns), $lhs, $rhs, core::mem::size_of::<$dst>(), kai_float_kernel!(@checks $($ignores)?));
             #[doc = concat!("KleidiAI `kai_get_m_step_", stringify!($name), "`.")]
             #[unsafe(no_mangle)]
             pub extern "C-unwind" fn [<kai_get_m_step_ $name>]() -> usize { $ms }
@@ -223,9 +239,12 @@ macro_rules! kai_float_kernel {
             }
         }
     };
+    // `dst_stride_col` checked, or not read (`ignores_dst_stride_col`, where KleidiAI ignores it).
+    (@checks ignores_dst_stride_col) => { false };
+    (@checks) => { true };
     // A kernel that reads f32/f16 rows: `get_lhs_offset`, `run_matmul(..., lhs, lhs_stride, ...)`.
-    (unpacked, $fam:ty, $dst:ty, ($name:ident, $ms:expr, $ns:expr, $rhs:expr)) => {
-        kai_float_kernel!(@common $name, $ms, $ns, None, $rhs, $dst);
+    (unpacked, $fam:ty, $dst:ty, ($name:ident, $ms:expr, $ns:expr, $rhs:expr $(, $ignores:ident)?)) => {
+        kai_float_kernel!(@common $name, $ms, $ns, None, $rhs, $dst $(, $ignores)?);
         paste::paste! {
             #[doc = concat!("KleidiAI `kai_get_lhs_offset_", stringify!($name), "`: `m_idx * stride`.")]
             #[unsafe(no_mangle)]
@@ -254,8 +273,8 @@ macro_rules! kai_float_kernel {
         }
     };
     // A kernel on a packed bf16 LHS: `get_mr`, `get_lhs_packed_offset`, `run_matmul(..., lhs_packed, ...)`.
-    (packed, $fam:ty, $dst:ty, ($name:ident, $ms:expr, $ns:expr, $lhs:expr, $rhs:expr)) => {
-        kai_float_kernel!(@common $name, $ms, $ns, Some($lhs), $rhs, $dst);
+    (packed, $fam:ty, $dst:ty, ($name:ident, $ms:expr, $ns:expr, $lhs:expr, $rhs:expr $(, $ignores:ident)?)) => {
+        kai_float_kernel!(@common $name, $ms, $ns, Some($lhs), $rhs, $dst $(, $ignores)?);
         paste::paste! {
             #[doc = concat!("KleidiAI `kai_get_mr_", stringify!($name), "`.")]
             #[unsafe(no_mangle)]
@@ -290,7 +309,8 @@ macro_rules! kai_float_kernel {
 
 /// One KleidiAI float family: its qgemm family type, output element type, whether its kernels
 /// read the LHS `unpacked` or `packed`, and one row per KleidiAI kernel: name, `m_step`,
-/// `n_step`, [the packed LHS format,] the packed RHS format. The C declarations are data of
+/// `n_step`, [the packed LHS format,] the packed RHS format[, `ignores_dst_stride_col` where
+/// KleidiAI's `run_matmul` never reads `dst_stride_col`]. The C declarations are data of
 /// `capi/gen_kai_headers.py`.
 macro_rules! kai_float_family {
     (
@@ -315,8 +335,8 @@ kai_float_family! {
     pub mod f32_f32_f32p {
         family: qgemm::f32_f32_f32p::F32F32F32p, dst: f32, unpacked,
         kernels: [
-            (matmul_clamp_f32_f32_f32p16x1b_6x16_neon_mla, 6, 16, F32P16),
-            (matmul_clamp_f32_f32_f32p16x1b_6x16_neon_mla_cortexa55, 6, 16, F32P16),
+            (matmul_clamp_f32_f32_f32p16x1b_6x16_neon_mla, 6, 16, F32P16, ignores_dst_stride_col),
+            (matmul_clamp_f32_f32_f32p16x1b_6x16_neon_mla_cortexa55, 6, 16, F32P16, ignores_dst_stride_col),
             (matmul_clamp_f32_f32_f32p8x1biasf32_6x8x4_neon_mla, 6, 8, F32P8),
         ]
     }
@@ -328,8 +348,8 @@ kai_float_family! {
     pub mod f16_f16_f16p {
         family: qgemm::f16_f16_f16p::F16F16F16p, dst: f16, unpacked,
         kernels: [
-            (matmul_clamp_f16_f16_f16p32x1b_6x32_neon_mla, 6, 32, F16P32),
-            (matmul_clamp_f16_f16_f16p32x1b_6x32_neon_mla_cortexa55, 6, 32, F16P32),
+            (matmul_clamp_f16_f16_f16p32x1b_6x32_neon_mla, 6, 32, F16P32, ignores_dst_stride_col),
+            (matmul_clamp_f16_f16_f16p32x1b_6x32_neon_mla_cortexa55, 6, 32, F16P32, ignores_dst_stride_col),
             (matmul_clamp_f16_f16_f16p16x1biasf16_6x16x8_neon_mla, 6, 16, F16P16),
         ]
     }
@@ -341,7 +361,7 @@ kai_float_family! {
     pub mod f32_bf16p_bf16p {
         family: qgemm::f32_bf16p_bf16p::F32Bf16pBf16p, dst: f32, packed,
         kernels: [
-            (matmul_clamp_f32_bf16p1x4_bf16p12x4b_1x36_neon_dot, 1, 36, BF16P1X4, BF16P12_B32),
+            (matmul_clamp_f32_bf16p1x4_bf16p12x4b_1x36_neon_dot, 1, 36, BF16P1X4, BF16P12_B32, ignores_dst_stride_col),
             (matmul_clamp_f32_bf16p8x4_bf16p12x4b_8x12_neon_mmla, 8, 12, BF16P8X4, BF16P12_B32),
         ]
     }
@@ -368,7 +388,7 @@ fn column_stride(f: &str, fmt: &RhsFormat, k: usize) -> usize {
 /// The checks KleidiAI asserts on `nr, kr, sr` of a packer call, or the hook.
 fn check_nr_kr(f: &str, fmt: &RhsFormat, nr: usize, kr: usize) -> Option<()> {
     if nr != fmt.nr || kr != fmt.kr {
-        fail!(f, None, "(nr, kr) = ({nr}, {kr}): this packer's are ({}, {})", fmt.nr, fmt.kr);
+        fail!(f, None, "(nr, kr) = ({}, {}): this packer's are ({}, {})", nr, kr, fmt.nr, fmt.kr);
     }
     Some(())
 }
@@ -377,7 +397,7 @@ fn check_nr_kr(f: &str, fmt: &RhsFormat, nr: usize, kr: usize) -> Option<()> {
 /// NxK packer `n_idx * rhs_stride`.
 fn raw_offset(f: &str, fmt: &RhsFormat, n_idx: usize, per_column: usize) -> usize {
     if !n_idx.is_multiple_of(fmt.nr) {
-        fail!(f, 0, "n_idx = {n_idx} is not a multiple of nr = {}", fmt.nr);
+        fail!(f, 0, "n_idx = {} is not a multiple of nr = {}", n_idx, fmt.nr);
     }
     mul(f, n_idx, per_column).unwrap_or(0)
 }
@@ -405,11 +425,11 @@ unsafe fn rhs_pack<T: Element, B: Element>(
     pack: FloatPack<T, B>,
 ) {
     if num_groups != 1 || extra_bytes != 0 {
-        fail!(f, (), "num_groups = {num_groups}, extra_bytes = {extra_bytes}: must be 1 and 0");
+        fail!(f, (), "num_groups = {}, extra_bytes = {}: must be 1 and 0", num_groups, extra_bytes);
     }
     let Some(()) = check_nr_kr(f, fmt, nr, kr) else { return };
     if sr != 1 {
-        fail!(f, (), "sr = {sr}, must be 1");
+        fail!(f, (), "sr = {}, must be 1", sr);
     }
     if !scale.is_null() || !params.is_null() {
         fail!(f, (), "scale and params must be NULL");
@@ -426,7 +446,7 @@ unsafe fn rhs_pack<T: Element, B: Element>(
     }
     let (e, be) = (T::SIZE, B::SIZE);
     if !rhs_stride.is_multiple_of(e) || !(rhs as usize).is_multiple_of(e) || !(bias as usize).is_multiple_of(be) {
-        fail!(f, (), "rhs_stride and the rhs address must be multiples of {e}, the bias address of {be}");
+        fail!(f, (), "rhs_stride and the rhs address must be multiples of {}, the bias address of {}", e, be);
     }
     let (rows, row) = match layout {
         Layout::NxK => (n, k),
@@ -434,7 +454,7 @@ unsafe fn rhs_pack<T: Element, B: Element>(
     };
     let stride = rhs_stride / e;
     if stride < row {
-        fail!(f, (), "rhs_stride = {rhs_stride} bytes is less than a row of {row} values of {e} bytes");
+        fail!(f, (), "rhs_stride = {} bytes is less than a row of {} values of {} bytes", rhs_stride, row, e);
     }
     let Some(len) = elements(f, rows - 1, stride, row, e) else { return };
     let Some(_) = elements(f, n, 1, 0, be).and(elements(f, size, 1, 0, 1)) else { return };
@@ -470,7 +490,7 @@ unsafe fn lhs_pack<T: Element>(
     }
     let Some(()) = check_lhs_params(f, fmt, mr, kr, sr) else { return };
     if m_idx_start != 0 {
-        fail!(f, (), "m_idx_start = {m_idx_start}, must be 0 (pass lhs and lhs_packed at the first row's offsets)");
+        fail!(f, (), "m_idx_start = {}, must be 0 (pass lhs and lhs_packed at the first row's offsets)", m_idx_start);
     }
     if lhs.is_null() || lhs_packed.is_null() {
         fail!(f, (), "lhs or lhs_packed is null");
@@ -478,14 +498,23 @@ unsafe fn lhs_pack<T: Element>(
     let size = check!(f, (), fmt.packed_size(m, k));
     let e = T::SIZE;
     if !(lhs as usize).is_multiple_of(e) {
-        fail!(f, (), "the lhs address must be a multiple of {e}");
+        fail!(f, (), "the lhs address must be a multiple of {}", e);
     }
     // One row: the stride is not read (KleidiAI's 1x4 packer ignores it).
     let stride = if m == 1 {
         k
     } else {
         if !lhs_stride.is_multiple_of(e) || lhs_stride / e < k {
-            fail!(f, (), "lhs_stride = {lhs_stride} bytes: must be a multiple of {e} and >= {e} * k = {e} * {k}");
+            fail!(
+                f,
+                (),
+                "lhs_stride = {} bytes: must be a multiple of {} and >= {} * k = {} * {}",
+                lhs_stride,
+                e,
+                e,
+                e,
+                k
+            );
         }
         lhs_stride / e
     };
@@ -502,7 +531,7 @@ unsafe fn lhs_pack<T: Element>(
 /// `mr`, `kr`, `sr` of an LHS packer call against the format's (KleidiAI asserts them).
 fn check_lhs_params(f: &str, fmt: &LhsFormat, mr: usize, kr: usize, sr: usize) -> Option<()> {
     if mr != fmt.mr || kr != LhsFormat::KR || sr != 1 {
-        fail!(f, None, "(mr, kr, sr) = ({mr}, {kr}, {sr}): this packer's are ({}, 4, 1)", fmt.mr);
+        fail!(f, None, "(mr, kr, sr) = ({}, {}, {}): this packer's are ({}, 4, 1)", mr, kr, sr, fmt.mr);
     }
     Some(())
 }

@@ -25,6 +25,16 @@ use super::{
     KAI_DT_BF16, elements, kai_rhs_pack_qs4cxs1s0_param, kai_rhs_pack_qsi4c32p_qsu4c32s1s0_params,
     kai_rhs_pack_qsi8cx_params, lhs_packing, mul, rhs_packing,
 };
+
+/// `(kr, sr)` standing for the `kr` and `sr` of the `qai8dxp` size and offset getters, which
+/// KleidiAI does not read (the sizes depend on `mr` and `k` alone): any pair the format accepts
+/// gives the same value.
+const ANY_KR_SR: (usize, usize) = (1, 1);
+
+/// `sr` standing for the `sr` of the per-block LHS getters (`qsi8d32p`, `qsi8d32pscalef32`),
+/// which KleidiAI does not read: 2, the split ratio of every KleidiAI kernel of these formats
+/// (`kr`, which KleidiAI asserts, is still checked with it).
+const BLOCK_SR: usize = 2;
 use crate::hook::report;
 
 // ---- LHS packers --------------------------------------------------------------------------
@@ -47,11 +57,18 @@ unsafe fn lhs_rows<'a, T: Element>(
         fail!(f, None, "lhs is null");
     }
     if !lhs_stride.is_multiple_of(e) || !(lhs as usize).is_multiple_of(e) {
-        fail!(f, None, "lhs_stride = {lhs_stride} and the lhs address must be multiples of sizeof({}), {e}", T::NAME);
+        fail!(
+            f,
+            None,
+            "lhs_stride = {} and the lhs address must be multiples of sizeof({}), {}",
+            lhs_stride,
+            T::NAME,
+            e
+        );
     }
     let stride = lhs_stride / e;
     if stride < k {
-        fail!(f, None, "lhs_stride = {lhs_stride} bytes is less than a row of k = {k} values of {e} bytes");
+        fail!(f, None, "lhs_stride = {} bytes is less than a row of k = {} values of {} bytes", lhs_stride, k, e);
     }
     let len = elements(f, m - 1, stride, k, e)?;
     // SAFETY: the caller's contract: `m` rows of `k` values, `stride` values apart; the
@@ -124,14 +141,14 @@ unsafe fn qs4cx_encoding(
     match p.rhs_zero_point {
         8 => Some(Int4Encoding::ZeroPoint8),
         0 if allow_signed => Some(Int4Encoding::Signed),
-        z => fail!(f, None, "params->rhs_zero_point = {z}, must be {}", if allow_signed { "0 or 8" } else { "8" }),
+        z => fail!(f, None, "params->rhs_zero_point = {}, must be {}", z, if allow_signed { "0 or 8" } else { "8" }),
     }
 }
 
 /// `num_groups == 1` and `extra_bytes == 0`, or the hook.
 fn check_groups(f: &str, num_groups: usize, extra_bytes: usize) -> Option<()> {
     if num_groups != 1 || extra_bytes != 0 {
-        fail!(f, None, "num_groups = {num_groups}, extra_bytes = {extra_bytes}: must be 1 and 0");
+        fail!(f, None, "num_groups = {}, extra_bytes = {}: must be 1 and 0", num_groups, extra_bytes);
     }
     Some(())
 }
@@ -139,7 +156,7 @@ fn check_groups(f: &str, num_groups: usize, extra_bytes: usize) -> Option<()> {
 /// `scale_dt == kai_dt_bf16`, or the hook.
 fn check_scale_dt(f: &str, scale_dt: u32) -> Option<()> {
     if scale_dt != KAI_DT_BF16 {
-        fail!(f, None, "scale_dt = {scale_dt:#06x}, only kai_dt_bf16 (0x0213) is supported");
+        fail!(f, None, "scale_dt = {:#06x}, only kai_dt_bf16 (0x0213) is supported", scale_dt);
     }
     Some(())
 }
@@ -185,7 +202,7 @@ fn raw_rhs_offset(f: &str, layout: Layout, per_byte: usize, n_idx: usize, rhs_st
         Layout::NxK => mul(f, n_idx, rhs_stride).unwrap_or(0),
         Layout::KxN => {
             if !n_idx.is_multiple_of(per_byte) {
-                fail!(f, 0, "n_idx = {n_idx} must be a multiple of {per_byte} ({per_byte} channels per byte)");
+                fail!(f, 0, "n_idx = {} must be a multiple of {} ({} channels per byte)", n_idx, per_byte, per_byte);
             }
             n_idx / per_byte
         }
@@ -234,27 +251,29 @@ macro_rules! kai_packer {
         }
     };
     // The size, offset and stride getters of an RHS format whose getters take `(nr, kr, sr)`.
-    (@rhs_sizes $name:ident, $format:ident) => {
+    // KleidiAI reads neither `kr` nor `sr` there (the sizes depend on `nr` and `k` alone), so
+    // they are ignored: `($kr, $sr)`, a pair the format accepts, stands for every value.
+    (@rhs_sizes $name:ident, $format:ident, ignoring kr, sr as ($kr:expr, $sr:expr)) => {
         paste::paste! {
-            #[doc = concat!("KleidiAI `kai_get_rhs_packed_stride_", stringify!($name), "`: bytes of one packed tile.")]
+            #[doc = concat!("KleidiAI `kai_get_rhs_packed_stride_", stringify!($name), "`: bytes of one packed tile (`kr`, `sr` ignored, as by KleidiAI).")]
             #[unsafe(no_mangle)]
-            pub extern "C-unwind" fn [<kai_get_rhs_packed_stride_ $name>](k: usize, nr: usize, kr: usize, sr: usize) -> usize {
+            pub extern "C-unwind" fn [<kai_get_rhs_packed_stride_ $name>](k: usize, nr: usize, _kr: usize, _sr: usize) -> usize {
                 let f = stringify!([<kai_get_rhs_packed_stride_ $name>]);
-                check!(f, 0, $format::packed_size(1, k, &rhs_packing(nr, kr, sr)))
+                check!(f, 0, $format::packed_size(1, k, &rhs_packing(nr, $kr, $sr)))
             }
 
-            #[doc = concat!("KleidiAI `kai_get_rhs_packed_offset_", stringify!($name), "`.")]
+            #[doc = concat!("KleidiAI `kai_get_rhs_packed_offset_", stringify!($name), "` (`kr`, `sr` ignored, as by KleidiAI).")]
             #[unsafe(no_mangle)]
-            pub extern "C-unwind" fn [<kai_get_rhs_packed_offset_ $name>](n_idx: usize, k: usize, nr: usize, kr: usize, sr: usize) -> usize {
+            pub extern "C-unwind" fn [<kai_get_rhs_packed_offset_ $name>](n_idx: usize, k: usize, nr: usize, _kr: usize, _sr: usize) -> usize {
                 let f = stringify!([<kai_get_rhs_packed_offset_ $name>]);
-                check!(f, 0, $format::packed_offset(n_idx, k, &rhs_packing(nr, kr, sr)))
+                check!(f, 0, $format::packed_offset(n_idx, k, &rhs_packing(nr, $kr, $sr)))
             }
 
-            #[doc = concat!("KleidiAI `kai_get_rhs_packed_size_", stringify!($name), "`.")]
+            #[doc = concat!("KleidiAI `kai_get_rhs_packed_size_", stringify!($name), "` (`kr`, `sr` ignored, as by KleidiAI).")]
             #[unsafe(no_mangle)]
-            pub extern "C-unwind" fn [<kai_get_rhs_packed_size_ $name>](n: usize, k: usize, nr: usize, kr: usize, sr: usize) -> usize {
+            pub extern "C-unwind" fn [<kai_get_rhs_packed_size_ $name>](n: usize, k: usize, nr: usize, _kr: usize, _sr: usize) -> usize {
                 let f = stringify!([<kai_get_rhs_packed_size_ $name>]);
-                check!(f, 0, $format::packed_size(n, k, &rhs_packing(nr, kr, sr)))
+                check!(f, 0, $format::packed_size(n, k, &rhs_packing(nr, $kr, $sr)))
             }
         }
     };
@@ -273,20 +292,20 @@ macro_rules! kai_packer {
     (@qai8dxp $name:ident, $elem:ty, $packer:ident) => {
         kai_packer!(@lhs_common $name);
         paste::paste! {
-            #[doc = concat!("KleidiAI `kai_get_lhs_packed_offset_", stringify!($name), "`: the tile holding row `m_idx` (any row: a packing call may start mid-tile).")]
+            #[doc = concat!("KleidiAI `kai_get_lhs_packed_offset_", stringify!($name), "`: the tile holding row `m_idx` (any row: a packing call may start mid-tile); `kr`, `sr` ignored, as by KleidiAI.")]
             #[unsafe(no_mangle)]
-            pub extern "C-unwind" fn [<kai_get_lhs_packed_offset_ $name>](m_idx: usize, k: usize, mr: usize, kr: usize, sr: usize) -> usize {
+            pub extern "C-unwind" fn [<kai_get_lhs_packed_offset_ $name>](m_idx: usize, k: usize, mr: usize, _kr: usize, _sr: usize) -> usize {
                 let f = stringify!([<kai_get_lhs_packed_offset_ $name>]);
-                check!(f, 0, qai8dxp::packed_size(1, k, &lhs_packing(mr, kr, sr)));
+                check!(f, 0, qai8dxp::packed_size(1, k, &lhs_packing(mr, ANY_KR_SR.0, ANY_KR_SR.1)));
                 let tile = check!(f, 0, qai8dxp::tile_stride(k, mr));
                 mul(f, m_idx / mr, tile).unwrap_or(0)
             }
 
-            #[doc = concat!("KleidiAI `kai_get_lhs_packed_size_", stringify!($name), "`.")]
+            #[doc = concat!("KleidiAI `kai_get_lhs_packed_size_", stringify!($name), "` (`kr`, `sr` ignored, as by KleidiAI).")]
             #[unsafe(no_mangle)]
-            pub extern "C-unwind" fn [<kai_get_lhs_packed_size_ $name>](m: usize, k: usize, mr: usize, kr: usize, sr: usize) -> usize {
+            pub extern "C-unwind" fn [<kai_get_lhs_packed_size_ $name>](m: usize, k: usize, mr: usize, _kr: usize, _sr: usize) -> usize {
                 let f = stringify!([<kai_get_lhs_packed_size_ $name>]);
-                check!(f, 0, qai8dxp::packed_size(m, k, &lhs_packing(mr, kr, sr)))
+                check!(f, 0, qai8dxp::packed_size(m, k, &lhs_packing(mr, ANY_KR_SR.0, ANY_KR_SR.1)))
             }
 
             #[doc = concat!("KleidiAI `kai_run_", stringify!($name), "`: quantizes and packs `m` rows; `lhs` points at the first row to pack, `lhs_stride` in bytes, `lhs_packed` at `get_lhs_packed_offset(m_idx_start)`.")]
@@ -328,7 +347,7 @@ macro_rules! kai_packer {
     (qsi8d32p, $name:ident) => {
         kai_packer!(@per_block_lhs $name, qsi8d32p, f32, quantize_pack);
         paste::paste! {
-            #[doc = concat!("KleidiAI `kai_get_lhs_packed_offset_", stringify!($name), "`: the tile holding row `m_idx`.")]
+            #[doc = concat!("KleidiAI `kai_get_lhs_packed_offset_", stringify!($name), "`: the tile holding row `m_idx` (`sr` ignored, as by KleidiAI).")]
             #[unsafe(no_mangle)]
             pub extern "C-unwind" fn [<kai_get_lhs_packed_offset_ $name>](
                 m_idx: usize,
@@ -336,10 +355,10 @@ macro_rules! kai_packer {
                 bl: usize,
                 mr: usize,
                 kr: usize,
-                sr: usize,
+                _sr: usize,
             ) -> usize {
                 let f = stringify!([<kai_get_lhs_packed_offset_ $name>]);
-                check!(f, 0, qsi8d32p::packed_size(1, k, bl, &lhs_packing(mr, kr, sr)));
+                check!(f, 0, qsi8d32p::packed_size(1, k, bl, &lhs_packing(mr, kr, BLOCK_SR)));
                 let tile = check!(f, 0, qsi8d32p::tile_stride(k, bl, mr));
                 mul(f, m_idx / mr, tile).unwrap_or(0)
             }
@@ -359,7 +378,7 @@ macro_rules! kai_packer {
     };
     (@lhs_packed_offset_on_tile $name:ident, $format:ident) => {
         paste::paste! {
-            #[doc = concat!("KleidiAI `kai_get_lhs_packed_offset_", stringify!($name), "`: the tile holding row `m_idx`, a multiple of `mr`.")]
+            #[doc = concat!("KleidiAI `kai_get_lhs_packed_offset_", stringify!($name), "`: the tile holding row `m_idx`, a multiple of `mr` (`sr` ignored, as by KleidiAI).")]
             #[unsafe(no_mangle)]
             pub extern "C-unwind" fn [<kai_get_lhs_packed_offset_ $name>](
                 m_idx: usize,
@@ -367,10 +386,10 @@ macro_rules! kai_packer {
                 bl: usize,
                 mr: usize,
                 kr: usize,
-                sr: usize,
+                _sr: usize,
             ) -> usize {
                 let f = stringify!([<kai_get_lhs_packed_offset_ $name>]);
-                check!(f, 0, $format::packed_offset(m_idx, k, bl, &lhs_packing(mr, kr, sr)))
+                check!(f, 0, $format::packed_offset(m_idx, k, bl, &lhs_packing(mr, kr, BLOCK_SR)))
             }
         }
     };
@@ -379,11 +398,11 @@ macro_rules! kai_packer {
     (@per_block_lhs $name:ident, $format:ident, $elem:ty, $packer:ident) => {
         kai_packer!(@lhs_common $name);
         paste::paste! {
-            #[doc = concat!("KleidiAI `kai_get_lhs_packed_size_", stringify!($name), "`.")]
+            #[doc = concat!("KleidiAI `kai_get_lhs_packed_size_", stringify!($name), "` (`sr` ignored, as by KleidiAI).")]
             #[unsafe(no_mangle)]
-            pub extern "C-unwind" fn [<kai_get_lhs_packed_size_ $name>](m: usize, k: usize, bl: usize, mr: usize, kr: usize, sr: usize) -> usize {
+            pub extern "C-unwind" fn [<kai_get_lhs_packed_size_ $name>](m: usize, k: usize, bl: usize, mr: usize, kr: usize, _sr: usize) -> usize {
                 let f = stringify!([<kai_get_lhs_packed_size_ $name>]);
-                check!(f, 0, $format::packed_size(m, k, bl, &lhs_packing(mr, kr, sr)))
+                check!(f, 0, $format::packed_size(m, k, bl, &lhs_packing(mr, kr, BLOCK_SR)))
             }
 
             #[doc = concat!("KleidiAI `kai_run_", stringify!($name), "`: quantizes and packs `m` rows in blocks of `bl`. Unlike the qai8dxp packers, `lhs` points at row 0 of the matrix and row `m_idx_start + i` is read.")]
@@ -431,7 +450,7 @@ macro_rules! kai_packer {
     // `rhs_pack_{nxk,kxn}_qsi4cxp_qs4cxs1s0`: int4, per-channel f32 scales, optional bias.
     (qsi4cxp, $name:ident, $layout:ident) => {
         kai_packer!(@rhs_common $name, $layout, 2);
-        kai_packer!(@rhs_sizes $name, qsi4cxp);
+        kai_packer!(@rhs_sizes $name, qsi4cxp, ignoring kr, sr as (2, 2));
         paste::paste! {
             #[doc = concat!("KleidiAI `kai_run_", stringify!($name), "`: packs `n` channels of int4 weights, per-channel f32 scales and an optional bias.")]
             ///
@@ -479,48 +498,49 @@ macro_rules! kai_packer {
         }
     };
 
-    // `rhs_pack_{nxk,kxn}_qsi4c32p_qsu4c32s1s0`: int4, per-block bf16 scales, optional bias.
+    // `rhs_pack_{nxk,kxn}_qsi4c32p_qsu4c32s1s0`: int4, per-block bf16 scales, optional bias; its
+    // getters ignore `sr`, as KleidiAI's (2, the format's, stands for it).
     (qsi4c32p, $name:ident, $layout:ident) => {
         kai_packer!(@rhs_common $name, $layout, 2);
         paste::paste! {
-            #[doc = concat!("KleidiAI `kai_get_rhs_packed_stride_", stringify!($name), "`: bytes of one packed tile.")]
+            #[doc = concat!("KleidiAI `kai_get_rhs_packed_stride_", stringify!($name), "`: bytes of one packed tile (`sr` ignored, as by KleidiAI: it is 2).")]
             #[unsafe(no_mangle)]
-            pub extern "C-unwind" fn [<kai_get_rhs_packed_stride_ $name>](k: usize, nr: usize, kr: usize, sr: usize, bl: usize, scale_dt: u32) -> usize {
+            pub extern "C-unwind" fn [<kai_get_rhs_packed_stride_ $name>](k: usize, nr: usize, kr: usize, _sr: usize, bl: usize, scale_dt: u32) -> usize {
                 let f = stringify!([<kai_get_rhs_packed_stride_ $name>]);
                 let Some(()) = check_scale_dt(f, scale_dt) else { return 0 };
-                check!(f, 0, qsi4c32p::packed_size(1, k, bl, &rhs_packing(nr, kr, sr)))
+                check!(f, 0, qsi4c32p::packed_size(1, k, bl, &rhs_packing(nr, kr, 2)))
             }
 
-            #[doc = concat!("KleidiAI `kai_get_rhs_packed_offset_", stringify!($name), "`.")]
+            #[doc = concat!("KleidiAI `kai_get_rhs_packed_offset_", stringify!($name), "` (`sr` ignored, as by KleidiAI).")]
             #[unsafe(no_mangle)]
             pub extern "C-unwind" fn [<kai_get_rhs_packed_offset_ $name>](
                 n_idx: usize,
                 k: usize,
                 nr: usize,
                 kr: usize,
-                sr: usize,
+                _sr: usize,
                 bl: usize,
                 scale_dt: u32,
             ) -> usize {
                 let f = stringify!([<kai_get_rhs_packed_offset_ $name>]);
                 let Some(()) = check_scale_dt(f, scale_dt) else { return 0 };
-                check!(f, 0, qsi4c32p::packed_offset(n_idx, k, bl, &rhs_packing(nr, kr, sr)))
+                check!(f, 0, qsi4c32p::packed_offset(n_idx, k, bl, &rhs_packing(nr, kr, 2)))
             }
 
-            #[doc = concat!("KleidiAI `kai_get_rhs_packed_size_", stringify!($name), "`.")]
+            #[doc = concat!("KleidiAI `kai_get_rhs_packed_size_", stringify!($name), "` (`sr` ignored, as by KleidiAI).")]
             #[unsafe(no_mangle)]
             pub extern "C-unwind" fn [<kai_get_rhs_packed_size_ $name>](
                 n: usize,
                 k: usize,
                 nr: usize,
                 kr: usize,
-                sr: usize,
+                _sr: usize,
                 bl: usize,
                 scale_dt: u32,
             ) -> usize {
                 let f = stringify!([<kai_get_rhs_packed_size_ $name>]);
                 let Some(()) = check_scale_dt(f, scale_dt) else { return 0 };
-                check!(f, 0, qsi4c32p::packed_size(n, k, bl, &rhs_packing(nr, kr, sr)))
+                check!(f, 0, qsi4c32p::packed_size(n, k, bl, &rhs_packing(nr, kr, 2)))
             }
 
             #[doc = concat!("KleidiAI `kai_run_", stringify!($name), "`: packs `n` channels of int4 weights with per-block bf16 scales and an optional bias.")]
@@ -561,17 +581,17 @@ macro_rules! kai_packer {
                 let p = rhs_packing(nr, kr, sr);
                 let size = check!(f, (), qsi4c32p::packed_size(n, k, bl, &p));
                 if n == 0 || k == 0 {
-                    fail!(f, (), "n = {n}, k = {k}: both must be at least 1");
+                    fail!(f, (), "n = {}, k = {}: both must be at least 1", n, k);
                 }
                 if rhs.is_null() || scale.is_null() {
                     fail!(f, (), "rhs or scale is null");
                 }
                 if !scale_stride.is_multiple_of(2) || !(scale as usize).is_multiple_of(2) {
-                    fail!(f, (), "scale and scale_stride = {scale_stride} must be multiples of sizeof(bf16) = 2");
+                    fail!(f, (), "scale and scale_stride = {} must be multiples of sizeof(bf16) = 2", scale_stride);
                 }
                 let (rows, row_bytes) = raw_rows(Layout::$layout, n, k, 2);
                 if rhs_stride < row_bytes {
-                    fail!(f, (), "rhs_stride = {rhs_stride} is less than a row of {row_bytes} bytes");
+                    fail!(f, (), "rhs_stride = {} is less than a row of {} bytes", rhs_stride, row_bytes);
                 }
                 let Some(len) = elements(f, rows - 1, rhs_stride, row_bytes, 1) else { return };
                 // SAFETY: the caller's contract: `rows` raw rows `rhs_stride` bytes apart.
@@ -748,7 +768,7 @@ macro_rules! kai_packer {
     // the low bits), per-channel f32 scales, optional f32 bias, and a 4-entry int32 look-up table.
     (qsu2cxp, $name:ident, NxK) => {
         kai_packer!(@rhs_common $name, NxK, 4);
-        kai_packer!(@rhs_sizes $name, qsu2cxp);
+        kai_packer!(@rhs_sizes $name, qsu2cxp, ignoring kr, sr as (4, 1));
         paste::paste! {
             #[doc = concat!("KleidiAI `kai_run_", stringify!($name), "`: packs `n` channels of 2-bit codes, per-channel f32 scales, an optional bias and the row sums of the table's values (`lut_arg`, null for `{-2, -1, 0, 1}`).")]
             ///
@@ -816,7 +836,7 @@ macro_rules! kai_packer {
     // `rhs_pack_{nxk,kxn}_qsi8cxp_qsi8cx_neon`: int8, per-channel f32 scales, optional bias.
     (qsi8cxp, $name:ident, $layout:ident) => {
         kai_packer!(@rhs_common $name, $layout, 1);
-        kai_packer!(@rhs_sizes $name, qsi8cxp);
+        kai_packer!(@rhs_sizes $name, qsi8cxp, ignoring kr, sr as (1, 1));
         paste::paste! {
             #[doc = concat!("KleidiAI `kai_run_", stringify!($name), "`: packs `n` channels of int8 weights, per-channel f32 scales and an optional bias.")]
             ///

@@ -1560,6 +1560,55 @@ static void operator_statuses(uint32_t cpu) {
     free_problem(&pr);
 }
 
+/* The operator's clamp, as documented: qgemm_linear_run clamps to [-FLT_MAX, FLT_MAX], so an
+ * overflowing result saturates; qgemm_linear_prepare with that clamp gives the same bits, with
+ * -INFINITY, INFINITY the infinities stay. Channel 0's weights are near FLT_MAX, channel 1's near
+ * -FLT_MAX (quantized per channel: finite scales), the others small. */
+static void operator_clamp(uint32_t cpu) {
+    enum { CN = 8, CK = 64, CM = 3 };
+    snprintf(cur, sizeof cur, "operator clamp");
+    static float w[CN * CK], x[CM * CK], y_run[CM * CN], y_max[CM * CN], y_inf[CM * CN];
+    for (size_t c = 0; c < CN; c++)
+        for (size_t j = 0; j < CK; j++)
+            w[c * CK + j] = c == 0 ? 3.0e38f : c == 1 ? -3.0e38f : 0.01f * (float)((int)((c * 7 + j) % 13) - 6);
+    for (size_t i = 0; i < CM * CK; i++) x[i] = 50.0f + (float)(i % 17);
+    const uint32_t fam = QGEMM_FAMILY_QAI8DXP_QSI4CXP;
+    size_t ws = 0, bs = 0, ss = 0;
+    OK(qgemm_linear_quantize_workspace_size(fam, CN, CK, 0, &ws));
+    OK(qgemm_linear_packed_size(fam, CN, CK, 0, &bs));
+    uint8_t *work = malloc(ws), *buf = malloc(bs);
+    qgemm_linear layer;
+    OK(qgemm_linear_quantize_pack(fam, w, CN * CK, QGEMM_LAYOUT_NXK, CK, CN, CK, 0, QGEMM_QUANT_ROUND_TO_NEAREST, NULL,
+                                  0, NULL, 0, work, ws, buf, bs, &layer));
+    OK(qgemm_linear_scratch_size(&layer, CM, &ss));
+    uint8_t* scratch = malloc(ss);
+    OK(qgemm_linear_run(&layer, cpu, CM, x, CM * CK, y_run, CM * CN, scratch, ss));
+    const qgemm_rect whole = {0, 0, CM, CN};
+    qgemm_linear_call call;
+    OK(qgemm_linear_prepare(&layer, cpu, CM, x, CM * CK, scratch, ss, -FLT_MAX, FLT_MAX, &call));
+    OK(qgemm_linear_run_part(&call, whole, y_max, CM * CN));
+    OK(qgemm_linear_prepare(&layer, cpu, CM, x, CM * CK, scratch, ss, -INFINITY, INFINITY, &call));
+    OK(qgemm_linear_run_part(&call, whole, y_inf, CM * CN));
+    size_t saturated = 0;
+    for (size_t i = 0; i < CM; i++) {
+        CHECK(y_run[i * CN] == FLT_MAX && y_run[i * CN + 1] == -FLT_MAX, "row %zu: run gave %g, %g (want +-FLT_MAX)", i,
+              (double)y_run[i * CN], (double)y_run[i * CN + 1]);
+        CHECK(isinf(y_inf[i * CN]) && y_inf[i * CN] > 0 && isinf(y_inf[i * CN + 1]) && y_inf[i * CN + 1] < 0,
+              "row %zu: the unclamped call gave %g, %g (want +-infinity)", i, (double)y_inf[i * CN],
+              (double)y_inf[i * CN + 1]);
+        saturated += y_run[i * CN] == FLT_MAX;
+        for (size_t c = 2; c < CN; c++)
+            CHECK(isfinite(y_run[i * CN + c]) && y_run[i * CN + c] == y_inf[i * CN + c], "row %zu, column %zu", i, c);
+    }
+    CHECK(memcmp(y_run, y_max, sizeof y_run) == 0, "prepare(-FLT_MAX, FLT_MAX) differs from qgemm_linear_run");
+    printf("operator clamp: qgemm_linear_run saturates %zu of %d overflowing rows at FLT_MAX, as prepare(-FLT_MAX, "
+           "FLT_MAX) does; prepare(-INFINITY, INFINITY) keeps the infinities\n",
+           saturated, CM);
+    free(work);
+    free(buf);
+    free(scratch);
+}
+
 int main(int argc, char** argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: kai_plan.py DATA | qgemm_layer1 <cpu model>\n");
@@ -1572,6 +1621,7 @@ int main(int argc, char** argv) {
     statuses(cpu);
     operator_(cpu);
     operator_statuses(cpu);
+    operator_clamp(cpu);
     printf("qgemm_layer1 (%s): %zu checks, %zu failures\n", argv[1], checks, failures);
     return failures == 0 ? 0 : 1;
 }

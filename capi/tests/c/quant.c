@@ -20,17 +20,23 @@
  * 3. GPTQ: the Hessian of random activations streamed in chunks equals X^T X computed here;
  *    GPTQ on correlated activations has a smaller output error than plain round to nearest;
  *    with H = I (unit activation rows) GPTQ gives the plain quantizer's bytes for every format
- *    and rule; and its own error statuses.
+ *    and rule; three layers quantized at once on three threads from one Hessian whose storage
+ *    is read-only (mprotect PROT_READ) give the bytes of one thread; and its own error statuses.
  *
  * QGEMM_QUANT_CORRUPT=1 flips one bit of the library's first qsi4cxp code byte before the checks of
  * (a), QGEMM_QUANT_CORRUPT=linear garbles the first half of each packed weight buffer before (b): the test must then
  * fail (run.sh --self-check runs both). */
+/* pthread_barrier_t, MAP_ANONYMOUS. */
+#define _GNU_SOURCE
 #include <math.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "qgemm.h"
 
@@ -611,6 +617,89 @@ static void test_errors(void) {
 
 /* ---- 3. GPTQ --------------------------------------------------------------------------------- */
 
+/* GPTQ of three layers (the q, k and v projections of an attention block share their input, so
+ * one Hessian) on three threads at once, from one Hessian whose storage is mapped read-only during
+ * the quantization: the library only reads it (a shared view), so this is defined and gives
+ * each layer the bytes of the single-threaded call. */
+enum { LAYERS = 3 };
+struct layer_job {
+    const qgemm_quant_hessian* h;
+    const qgemm_weights* w;
+    pthread_barrier_t* start;
+    double* work;
+    size_t work_len;
+    uint8_t codes[N * K / 2];
+    uint16_t scales[N * K / BL];
+    float diag[K];
+    qgemm_status gptq, diagonal;
+};
+static void* quantize_layer(void* arg) {
+    struct layer_job* j = arg;
+    pthread_barrier_wait(j->start);
+    j->diagonal = qgemm_quant_hessian_diagonal(j->h, j->diag, K);
+    j->gptq = qgemm_quant_gptq_qsi4c32p(N, K, BL, j->w, QGEMM_QUANT_HESSIAN_WEIGHTED_SEARCH, NULL, 0, j->h, 0.01f,
+                                        j->work, j->work_len, j->codes, sizeof j->codes, j->scales, N * K / BL);
+    return NULL;
+}
+static void test_gptq_shared(const qgemm_quant_hessian* h, size_t wl) {
+    snprintf(cur, sizeof cur, "gptq: three layers on three threads, one read-only Hessian");
+    static float wqkv[LAYERS][N * K];
+    static qgemm_weights src[LAYERS];
+    static struct layer_job want[LAYERS], got[LAYERS];
+    for (int l = 0; l < LAYERS; l++) {
+        for (int i = 0; i < N * K; i++) wqkv[l][i] = unit() * 0.1f;
+        src[l] = (qgemm_weights){wqkv[l], N * K, QGEMM_WEIGHTS_F32, QGEMM_LAYOUT_NXK, K};
+    }
+    /* The Hessian's storage, copied to pages of its own and made read-only. */
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE), bytes = h->len * sizeof(double);
+    const size_t mapped = (bytes + page - 1) / page * page;
+    double* ro = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(ro != MAP_FAILED, "mmap");
+    if (ro == MAP_FAILED) return;
+    memcpy(ro, h->data, bytes);
+    qgemm_quant_hessian shared = *h;
+    shared.data = ro;
+    /* Single-threaded, on the writable original. */
+    pthread_barrier_t one;
+    pthread_barrier_init(&one, NULL, 1);
+    for (int l = 0; l < LAYERS; l++) {
+        want[l] = (struct layer_job){.h = h, .w = &src[l], .start = &one, .work_len = wl};
+        want[l].work = malloc(wl * sizeof(double));
+        quantize_layer(&want[l]);
+        CHECK(want[l].gptq == QGEMM_OK && want[l].diagonal == QGEMM_OK, "layer %d, one thread: %d, %d", l,
+              (int)want[l].gptq, (int)want[l].diagonal);
+    }
+    pthread_barrier_destroy(&one);
+    CHECK(mprotect(ro, mapped, PROT_READ) == 0, "mprotect PROT_READ");
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, LAYERS);
+    pthread_t threads[LAYERS];
+    for (int l = 0; l < LAYERS; l++) {
+        got[l] = (struct layer_job){.h = &shared, .w = &src[l], .start = &start, .work_len = wl};
+        got[l].work = malloc(wl * sizeof(double));
+        memset(got[l].codes, 0xee, sizeof got[l].codes);
+        CHECK(pthread_create(&threads[l], NULL, quantize_layer, &got[l]) == 0, "pthread_create");
+    }
+    for (int l = 0; l < LAYERS; l++) pthread_join(threads[l], NULL);
+    pthread_barrier_destroy(&start);
+    size_t same = 0;
+    for (int l = 0; l < LAYERS; l++) {
+        CHECK(got[l].gptq == QGEMM_OK && got[l].diagonal == QGEMM_OK, "layer %d on a thread: %d (%s), %d", l,
+              (int)got[l].gptq, qgemm_status_message(got[l].gptq), (int)got[l].diagonal);
+        const bool eq = memcmp(got[l].codes, want[l].codes, sizeof want[l].codes) == 0 &&
+                        memcmp(got[l].scales, want[l].scales, sizeof want[l].scales) == 0 &&
+                        memcmp(got[l].diag, want[l].diag, sizeof want[l].diag) == 0;
+        CHECK(eq, "layer %d on a thread differs from one thread", l);
+        same += eq;
+        free(want[l].work);
+        free(got[l].work);
+    }
+    CHECK(memcmp(ro, h->data, bytes) == 0, "the read-only Hessian changed");
+    printf("gptq: %zu of %d layers quantized on %d threads at once from one read-only Hessian equal to one thread\n",
+           same, LAYERS, LAYERS);
+    munmap(ro, mapped);
+}
+
 static void test_gptq(void) {
     snprintf(cur, sizeof cur, "gptq hessian");
     enum { MA = 200 };
@@ -689,6 +778,7 @@ static void test_gptq(void) {
     OK(qgemm_quant_gptq_qsi4c32p(N, K, BL, &src, HW, NULL, 0, &h, 0.01f, work, wl, c1, sizeof c1, bs, N * 2));
     OK(qgemm_quant_gptq_q4_0(N, K, BL, &src, HW, NULL, 0, &h, 0.01f, work, wl, blocks, sizeof blocks));
     OK(qgemm_quant_gptq_qsi8cxp(N, K, &src, HW, NULL, 0, &h, 0.01f, work, wl, c8, sizeof c8, s1, N));
+    test_gptq_shared(&h, wl);
 
     /* Errors. */
     snprintf(cur, sizeof cur, "gptq errors");
