@@ -506,6 +506,25 @@ impl Error {
                 sink.text(needs.name());
                 sink.text(", which this kernel needs");
             }
+            Error::VectorLengthUnknown => {
+                sink.text("the kernel's tile scales with the streaming vector length, which is unknown")
+            }
+            Error::PackingMismatch { weights, kernel } => {
+                let packing = |sink: &mut dyn FnMut(&str, Option<usize>), p: crate::packing::RhsPacking| {
+                    sink(p.format.name(), Some(p.nr));
+                    sink("x", Some(p.kr));
+                };
+                let mut put = |t: &str, v: Option<usize>| {
+                    sink.text(t);
+                    if let Some(v) = v {
+                        sink.unsigned(v);
+                    }
+                };
+                put("the weights are packed as ", None);
+                packing(&mut put, weights);
+                put(", the kernel reads ", None);
+                packing(&mut put, kernel);
+            }
             Error::SizeOverflow => sink.text("a buffer size overflows usize"),
             Error::DimMismatch { dim, given, expected } => {
                 sink.text(dim_name(dim));
@@ -650,6 +669,11 @@ mod message_tests {
         errors.extend(crate::cpu::Feature::ALL.map(|needs| Error::UnsupportedCpu { needs }));
         errors.push(Error::SizeOverflow);
         errors.push(Error::NotPositiveDefinite { index: 0 });
+        errors.push(Error::VectorLengthUnknown);
+        errors.push(Error::PackingMismatch {
+            weights: crate::packing::RhsPacking { format: crate::packing::RhsFormat::Qsi4cxp, nr: 8, kr: 16, sr: 2 },
+            kernel: crate::packing::RhsPacking::float(crate::packing::RhsFormat::Bf16pB32, 12, 4),
+        });
         for e in errors {
             let mut joined = Joined(String::new());
             e.write_message(&mut joined);
