@@ -190,7 +190,7 @@ pub(crate) mod neon {
 
     use super::{GROUP, Round, portable};
     use crate::element::Element;
-    use crate::packing::store_chunks;
+    use crate::packing::{store_chunks, store_chunks_strided};
 
     /// Rounding of `x * multiplier` in [`quantize_i8_chunks`] and [`quantize_block32_sum`]:
     /// ties away from zero (`FCVTAS`).
@@ -351,7 +351,10 @@ pub(crate) mod neon {
     ///
     /// `x` is readable for `16 * blocks` values; `dst + t * step` is writable for `BD` bytes for
     /// every `t < 16 * blocks / BD`.
-    #[inline]
+    // Always inlined, with the test for contiguous chunks out of the loop: out of line, a call
+    // with a known `blocks` unrolls into one copy per store pattern (the firmware-size table grew
+    // by 21 KB when the f32 packer stopped inlining it).
+    #[inline(always)]
     pub(crate) unsafe fn quantize_i8_chunks<S: Element, const BD: usize, const SYM: bool, const MODE: u8>(
         x: *const S,
         blocks: usize,
@@ -360,15 +363,45 @@ pub(crate) mod neon {
         dst: *mut u8,
         step: usize,
     ) {
+        // SAFETY: the caller's contract; `step == BD` is the contiguous case.
+        unsafe {
+            if step == BD {
+                chunks_run::<S, BD, SYM, MODE, true>(x, blocks, multiplier, zero_point, dst, step)
+            } else {
+                chunks_run::<S, BD, SYM, MODE, false>(x, blocks, multiplier, zero_point, dst, step)
+            }
+        }
+    }
+
+    /// [`quantize_i8_chunks`], its stores contiguous (`CONTIG`: `step == BD`, one 16-byte store)
+    /// or strided.
+    ///
+    /// # Safety
+    ///
+    /// As [`quantize_i8_chunks`].
+    #[inline(always)]
+    unsafe fn chunks_run<S: Element, const BD: usize, const SYM: bool, const MODE: u8, const CONTIG: bool>(
+        x: *const S,
+        blocks: usize,
+        multiplier: f32,
+        zero_point: i16,
+        dst: *mut u8,
+        step: usize,
+    ) {
         // SAFETY: NEON is enabled for the whole target; block `h < blocks` reads the 16 values
-        // at `x + 16h` and writes the `16 / BD` chunks from `dst + (16h / BD) * step`, the
-        // caller's contract.
+        // at `x + 16h` and writes the `16 / BD` chunks from `dst + (16h / BD) * step` (the 16
+        // bytes at `dst + 16h` when `CONTIG`), the caller's contract.
         unsafe {
             let (vm, vz) = (vdupq_n_f32(multiplier), vdupq_n_s16(zero_point));
             let advance = 16 / BD * step;
             let (mut x, mut dst) = (x, dst);
             for _ in 0..blocks {
-                store_chunks::<BD>(q16::<SYM, MODE, true>(load16(x), vm, vz), dst, step);
+                let q = q16::<SYM, MODE, true>(load16(x), vm, vz);
+                if CONTIG {
+                    vst1q_u8(dst, q)
+                } else {
+                    store_chunks_strided::<BD>(q, dst, step)
+                }
                 x = x.add(16);
                 dst = dst.add(advance);
             }
