@@ -420,8 +420,8 @@ fn pack_half<S: Element>(
 ///
 /// # Safety
 ///
-/// `x` is readable for `16 * blocks` values and `dst + t * step` writable for `bd` bytes,
-/// `t < 16 * blocks / bd`.
+/// `x` is aligned for `S` and readable for `16 * blocks` values and `dst + t * step` writable
+/// for `bd` bytes, `t < 16 * blocks / bd`.
 #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
 #[allow(clippy::too_many_arguments)]
 unsafe fn quantize_run<S: Element>(
