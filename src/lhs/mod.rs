@@ -67,6 +67,12 @@ pub(crate) fn check_layout<S: Element>(
     Ok(first_slot)
 }
 
+/// [`Error::NonFinite`] at the first NaN or infinity of `row` (element `at` of the caller's
+/// source), for a row that holds one: a plain search, for error paths.
+pub(crate) fn non_finite<S: Element>(row: &[S], at: usize) -> Error {
+    Error::NonFinite { buffer: Buffer::Lhs, index: at + row.iter().position(|x| !x.is_finite()).unwrap_or(0) }
+}
+
 /// [`Error::NonFinite`] at the first NaN or infinity of `row` (which starts at element `at` of
 /// the caller's source).
 pub(crate) fn check_finite_row<S: Element>(row: &[S], at: usize) -> Result<()> {

@@ -254,12 +254,9 @@ fn row_min_max<S: Element>(m: usize, k: usize, lhs: &[S], lhs_stride: usize) -> 
     let mut cache = [(0f32, 0f32); ROW_CACHE];
     for i in 0..m {
         let row = &lhs[i * lhs_stride..i * lhs_stride + k];
-        let mm = match quant::min_max_finite(row) {
-            Some(mm) => mm,
-            None => {
-                super::check_finite_row(row, i * lhs_stride)?;
-                quant::portable::min_max_widened(row)
-            }
+        // `None` only when a value is NaN or infinite.
+        let Some(mm) = quant::min_max_finite(row) else {
+            return Err(super::non_finite(row, i * lhs_stride));
         };
         if let Some(c) = cache.get_mut(i) {
             *c = mm;
@@ -291,13 +288,10 @@ fn row_min_max_scaled(
     Ok(cache)
 }
 
-/// Row `i`'s min and max: from the cache, else computed again (rows past [`ROW_CACHE`], finite).
+/// Row `i`'s min and max: from the cache, else computed again (rows past [`ROW_CACHE`]: finite,
+/// the first pass checked every value, so the `unwrap_or` is never taken).
 fn cached_min_max<S: Element>(cache: &[(f32, f32); ROW_CACHE], i: usize, row: &[S]) -> (f32, f32) {
-    cache
-        .get(i)
-        .copied()
-        .or_else(|| quant::min_max_finite(row))
-        .unwrap_or_else(|| quant::portable::min_max_widened(row))
+    cache.get(i).copied().or_else(|| quant::min_max_finite(row)).unwrap_or((0.0, 0.0))
 }
 
 /// The rounding rule of one packer call (docs/formats.md, §Arithmetic: qai8dxp from f16 and
@@ -420,8 +414,8 @@ fn pack_half<S: Element>(
 ///
 /// # Safety
 ///
-/// `x` is readable for `16 * blocks` values and `dst + t * step` writable for `bd` bytes,
-/// `t < 16 * blocks / bd`.
+/// `x` is aligned for `S` and readable for `16 * blocks` values and `dst + t * step` writable
+/// for `bd` bytes, `t < 16 * blocks / bd`.
 #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
 #[allow(clippy::too_many_arguments)]
 unsafe fn quantize_run<S: Element>(

@@ -179,9 +179,9 @@ pub fn quantize_pack(
 ///
 /// # Safety
 ///
-/// `x` is readable for `32 * blocks` finite values whose scales are below the f16 overflow
-/// bound; for every `b < blocks`, `scales + b * gap` is writable for 2 bytes and
-/// `data + b * gap + t * step` for `BD` bytes, `t < 32 / BD`.
+/// `x` is aligned for f32 and readable for `32 * blocks` finite values whose scales are below
+/// the f16 overflow bound; for every `b < blocks`, `scales + b * gap` is writable for 2 bytes
+/// and `data + b * gap + t * step` for `BD` bytes, `t < 32 / BD`.
 #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
 #[inline(always)]
 unsafe fn pack_row32<const BD: usize>(

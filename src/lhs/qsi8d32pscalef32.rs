@@ -248,9 +248,9 @@ fn pack_rows<S: Element>(
 ///
 /// # Safety
 ///
-/// `x` is readable for `32 * blocks` finite values; for every `b < blocks`, `sums + b * gap` and
-/// `sums + b * gap + scales` are writable for 4 bytes and `data + b * gap + t * step` for `BD`
-/// bytes, `t < 32 / BD`.
+/// `x` is aligned for `S` and readable for `32 * blocks` finite values; for every `b < blocks`,
+/// `sums + b * gap` and `sums + b * gap + scales` are writable for 4 bytes and
+/// `data + b * gap + t * step` for `BD` bytes, `t < 32 / BD`.
 #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
 #[inline(always)]
 unsafe fn pack_row32<S: Element, const BD: usize, const MODE: u8>(

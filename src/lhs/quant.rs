@@ -190,7 +190,171 @@ pub(crate) mod neon {
 
     use super::{GROUP, Round, portable};
     use crate::element::Element;
-    use crate::packing::store_chunks;
+    use crate::packing::{store_chunks, store_chunks_strided};
+
+    /// The packers' NEON loads (and a 16-byte store) of any alignment. aarch64-unknown-none's LLVM
+    /// target has `+strict-align`: there an intrinsic's access of unknown alignment becomes byte
+    /// accesses or a `memcpy` call (about 40 instructions per 16 bytes), so `target_os = "none"`
+    /// writes out `LD1`/`ST1`, whose alignment check is per element (met by any pointer into a
+    /// slice). Elsewhere the intrinsics, one instruction each as well.
+    mod mem {
+        #[cfg(not(target_os = "none"))]
+        use core::arch::aarch64::*;
+
+        #[cfg(target_os = "none")]
+        pub(crate) use super::strict::{ld1_f32, ld1_f32x4, ld1_u16x2, ld1_u16x4, st1_u8};
+
+        /// 4 f32 at `p`.
+        ///
+        /// # Safety
+        ///
+        /// `p` is aligned for f32 and readable for 4 values.
+        #[cfg(not(target_os = "none"))]
+        #[inline(always)]
+        pub(crate) unsafe fn ld1_f32(p: *const f32) -> float32x4_t {
+            // SAFETY: NEON is enabled for the whole target; the caller's contract.
+            unsafe { vld1q_f32(p) }
+        }
+
+        /// 16 f32 at `p`.
+        ///
+        /// # Safety
+        ///
+        /// `p` is aligned for f32 and readable for 16 values.
+        #[cfg(not(target_os = "none"))]
+        #[inline(always)]
+        pub(crate) unsafe fn ld1_f32x4(p: *const f32) -> float32x4x4_t {
+            // SAFETY: NEON is enabled for the whole target; the caller's contract.
+            unsafe { vld1q_f32_x4(p) }
+        }
+
+        /// 16 u16 at `p`.
+        ///
+        /// # Safety
+        ///
+        /// `p` is aligned for u16 and readable for 16 values.
+        #[cfg(not(target_os = "none"))]
+        #[inline(always)]
+        pub(crate) unsafe fn ld1_u16x2(p: *const u16) -> uint16x8x2_t {
+            // SAFETY: NEON is enabled for the whole target; the caller's contract.
+            unsafe { vld1q_u16_x2(p) }
+        }
+
+        /// 32 u16 at `p`.
+        ///
+        /// # Safety
+        ///
+        /// `p` is aligned for u16 and readable for 32 values.
+        #[cfg(not(target_os = "none"))]
+        #[inline(always)]
+        pub(crate) unsafe fn ld1_u16x4(p: *const u16) -> uint16x8x4_t {
+            // SAFETY: NEON is enabled for the whole target; the caller's contract.
+            unsafe { vld1q_u16_x4(p) }
+        }
+
+        /// `v` stored at `p`.
+        ///
+        /// # Safety
+        ///
+        /// `p` is writable for 16 bytes.
+        #[cfg(not(target_os = "none"))]
+        #[inline(always)]
+        pub(crate) unsafe fn st1_u8(p: *mut u8, v: uint8x16_t) {
+            // SAFETY: NEON is enabled for the whole target; the caller's contract.
+            unsafe { vst1q_u8(p, v) }
+        }
+    }
+
+    /// [`mem`] for `target_os = "none"`: `LD1`/`ST1` in inline assembly (also built for the
+    /// tests, which compare them with the intrinsics). The multi-register loads name `v0..v3`:
+    /// `LD1` takes consecutive registers.
+    #[cfg(any(target_os = "none", test))]
+    mod strict {
+        use core::arch::aarch64::*;
+        use core::arch::asm;
+
+        /// As `mem::ld1_f32`.
+        ///
+        /// # Safety
+        ///
+        /// `p` is aligned for f32 and readable for 4 values.
+        #[inline(always)]
+        pub(crate) unsafe fn ld1_f32(p: *const f32) -> float32x4_t {
+            let v: float32x4_t;
+            // SAFETY: NEON is enabled for the whole target; `LD1 {.4S}` reads the 16 bytes at `p`
+            // as 4 elements, each 4-byte aligned since `p` is (the caller's contract); no other
+            // state changes.
+            unsafe {
+                asm!("ld1 {{{v:v}.4s}}, [{p}]", p = in(reg) p, v = out(vreg) v, options(pure, readonly, nostack, preserves_flags))
+            };
+            v
+        }
+
+        /// As `mem::ld1_f32x4`.
+        ///
+        /// # Safety
+        ///
+        /// `p` is aligned for f32 and readable for 16 values.
+        #[inline(always)]
+        pub(crate) unsafe fn ld1_f32x4(p: *const f32) -> float32x4x4_t {
+            let (a, b, c, d): (float32x4_t, float32x4_t, float32x4_t, float32x4_t);
+            // SAFETY: NEON is enabled for the whole target; `LD1` reads the 64 bytes at `p` as 16
+            // elements, each 4-byte aligned since `p` is (the caller's contract), into v0..v3.
+            unsafe {
+                asm!("ld1 {{v0.4s, v1.4s, v2.4s, v3.4s}}, [{p}]", p = in(reg) p,
+                    out("v0") a, out("v1") b, out("v2") c, out("v3") d, options(pure, readonly, nostack, preserves_flags));
+            }
+            float32x4x4_t(a, b, c, d)
+        }
+
+        /// As `mem::ld1_u16x2`.
+        ///
+        /// # Safety
+        ///
+        /// `p` is aligned for u16 and readable for 16 values.
+        #[inline(always)]
+        pub(crate) unsafe fn ld1_u16x2(p: *const u16) -> uint16x8x2_t {
+            let (a, b): (uint16x8_t, uint16x8_t);
+            // SAFETY: NEON is enabled for the whole target; `LD1` reads the 32 bytes at `p` as 16
+            // elements, each 2-byte aligned since `p` is (the caller's contract), into v0, v1.
+            unsafe {
+                asm!("ld1 {{v0.8h, v1.8h}}, [{p}]", p = in(reg) p, out("v0") a, out("v1") b,
+                    options(pure, readonly, nostack, preserves_flags));
+            }
+            uint16x8x2_t(a, b)
+        }
+
+        /// As `mem::ld1_u16x4`.
+        ///
+        /// # Safety
+        ///
+        /// `p` is aligned for u16 and readable for 32 values.
+        #[inline(always)]
+        pub(crate) unsafe fn ld1_u16x4(p: *const u16) -> uint16x8x4_t {
+            let (a, b, c, d): (uint16x8_t, uint16x8_t, uint16x8_t, uint16x8_t);
+            // SAFETY: NEON is enabled for the whole target; `LD1` reads the 64 bytes at `p` as 32
+            // elements, each 2-byte aligned since `p` is (the caller's contract), into v0..v3.
+            unsafe {
+                asm!("ld1 {{v0.8h, v1.8h, v2.8h, v3.8h}}, [{p}]", p = in(reg) p,
+                    out("v0") a, out("v1") b, out("v2") c, out("v3") d, options(pure, readonly, nostack, preserves_flags));
+            }
+            uint16x8x4_t(a, b, c, d)
+        }
+
+        /// As `mem::st1_u8`.
+        ///
+        /// # Safety
+        ///
+        /// `p` is writable for 16 bytes.
+        #[inline(always)]
+        pub(crate) unsafe fn st1_u8(p: *mut u8, v: uint8x16_t) {
+            // SAFETY: NEON is enabled for the whole target; `ST1 {.16B}` writes the 16 bytes at `p`
+            // (the caller's contract), byte elements: no alignment needed.
+            unsafe {
+                asm!("st1 {{{v:v}.16b}}, [{p}]", p = in(reg) p, v = in(vreg) v, options(nostack, preserves_flags))
+            };
+        }
+    }
 
     /// Rounding of `x * multiplier` in [`quantize_i8_chunks`] and [`quantize_block32_sum`]:
     /// ties away from zero (`FCVTAS`).
@@ -205,17 +369,16 @@ pub(crate) mod neon {
     ///
     /// # Safety
     ///
-    /// `x` is readable for 16 values.
+    /// `x` is aligned for `S` and readable for 16 values.
     #[inline(always)]
     pub(crate) unsafe fn load16<S: Element>(x: *const S) -> float32x4x4_t {
-        // SAFETY: NEON is enabled for the whole target; the load of 16 values (64 or 32 bytes,
-        // no alignment needed) is the caller's contract. `S` is `f32`, or a `repr(transparent)`
-        // u16 when `SIZE == 2`.
+        // SAFETY: NEON is enabled for the whole target; the load of 16 values (64 or 32 bytes)
+        // is the caller's contract. `S` is `f32`, or a `repr(transparent)` u16 when `SIZE == 2`.
         unsafe {
             if S::SIZE == 4 {
-                return vld1q_f32_x4(x.cast::<f32>());
+                return mem::ld1_f32x4(x.cast::<f32>());
             }
-            let h = vld1q_u16_x2(x.cast::<u16>());
+            let h = mem::ld1_u16x2(x.cast::<u16>());
             widen16::<S>(h.0, h.1)
         }
     }
@@ -310,8 +473,8 @@ pub(crate) mod neon {
     ///
     /// # Safety
     ///
-    /// `x` and `scale` are readable for `16 * blocks` values; `dst + t * step` is writable for
-    /// `BD` bytes for every `t < 16 * blocks / BD`.
+    /// `x` and `scale` are aligned for f32 and readable for `16 * blocks` values; `dst + t * step`
+    /// is writable for `BD` bytes for every `t < 16 * blocks / BD`.
     #[inline]
     pub(crate) unsafe fn quantize_i8_chunks_scaled<const BD: usize>(
         x: *const f32,
@@ -349,9 +512,12 @@ pub(crate) mod neon {
     ///
     /// # Safety
     ///
-    /// `x` is readable for `16 * blocks` values; `dst + t * step` is writable for `BD` bytes for
-    /// every `t < 16 * blocks / BD`.
-    #[inline]
+    /// `x` is aligned for `S` and readable for `16 * blocks` values; `dst + t * step` is writable
+    /// for `BD` bytes for every `t < 16 * blocks / BD`.
+    // Always inlined, with the test for contiguous chunks out of the loop: out of line, a call
+    // with a known `blocks` unrolls into one copy per store pattern (the firmware-size table grew
+    // by 21 KB when the f32 packer stopped inlining it).
+    #[inline(always)]
     pub(crate) unsafe fn quantize_i8_chunks<S: Element, const BD: usize, const SYM: bool, const MODE: u8>(
         x: *const S,
         blocks: usize,
@@ -360,15 +526,45 @@ pub(crate) mod neon {
         dst: *mut u8,
         step: usize,
     ) {
+        // SAFETY: the caller's contract; `step == BD` is the contiguous case.
+        unsafe {
+            if step == BD {
+                chunks_run::<S, BD, SYM, MODE, true>(x, blocks, multiplier, zero_point, dst, step)
+            } else {
+                chunks_run::<S, BD, SYM, MODE, false>(x, blocks, multiplier, zero_point, dst, step)
+            }
+        }
+    }
+
+    /// [`quantize_i8_chunks`], its stores contiguous (`CONTIG`: `step == BD`, one 16-byte store)
+    /// or strided.
+    ///
+    /// # Safety
+    ///
+    /// As [`quantize_i8_chunks`].
+    #[inline(always)]
+    unsafe fn chunks_run<S: Element, const BD: usize, const SYM: bool, const MODE: u8, const CONTIG: bool>(
+        x: *const S,
+        blocks: usize,
+        multiplier: f32,
+        zero_point: i16,
+        dst: *mut u8,
+        step: usize,
+    ) {
         // SAFETY: NEON is enabled for the whole target; block `h < blocks` reads the 16 values
-        // at `x + 16h` and writes the `16 / BD` chunks from `dst + (16h / BD) * step`, the
-        // caller's contract.
+        // at `x + 16h` and writes the `16 / BD` chunks from `dst + (16h / BD) * step` (the 16
+        // bytes at `dst + 16h` when `CONTIG`), the caller's contract.
         unsafe {
             let (vm, vz) = (vdupq_n_f32(multiplier), vdupq_n_s16(zero_point));
             let advance = 16 / BD * step;
             let (mut x, mut dst) = (x, dst);
             for _ in 0..blocks {
-                store_chunks::<BD>(q16::<SYM, MODE, true>(load16(x), vm, vz), dst, step);
+                let q = q16::<SYM, MODE, true>(load16(x), vm, vz);
+                if CONTIG {
+                    mem::st1_u8(dst, q)
+                } else {
+                    store_chunks_strided::<BD>(q, dst, step)
+                }
                 x = x.add(16);
                 dst = dst.add(advance);
             }
@@ -381,13 +577,13 @@ pub(crate) mod neon {
     ///
     /// # Safety
     ///
-    /// `x` is readable for 32 values, which are finite when `S` is f16 or bf16.
+    /// `x` is aligned for `S` and readable for 32 values, which are finite when `S` is f16 or bf16.
     #[inline(always)]
     pub(crate) unsafe fn load_block32<S: Element>(x: *const S) -> ([float32x4x4_t; 2], f32) {
         // SAFETY: NEON is enabled for the whole target; the loads are the caller's contract.
         unsafe {
             if S::SIZE == 2 {
-                let h = vld1q_u16_x4(x.cast::<u16>());
+                let h = mem::ld1_u16x4(x.cast::<u16>());
                 let (a, b) = (widen16::<S>(h.0, h.1), widen16::<S>(h.2, h.3));
                 let mag = vdupq_n_u16(0x7fff);
                 let m = vmaxq_u16(
@@ -511,7 +707,7 @@ pub(crate) mod neon {
         unsafe {
             let (mut m0, mut m1) = (vdupq_n_f32(m), vdupq_n_f32(m));
             for c in chunks {
-                let v = vld1q_f32_x4(c.as_ptr());
+                let v = mem::ld1_f32x4(c.as_ptr());
                 m0 = vmaxq_f32(m0, vmaxq_f32(vabsq_f32(v.0), vabsq_f32(v.1)));
                 m1 = vmaxq_f32(m1, vmaxq_f32(vabsq_f32(v.2), vabsq_f32(v.3)));
             }
@@ -527,7 +723,7 @@ pub(crate) mod neon {
         unsafe {
             let mut vm = vdupq_n_f32(m);
             for c in chunks {
-                vm = vmaxq_f32(vm, vabsq_f32(vld1q_f32(c.as_ptr())));
+                vm = vmaxq_f32(vm, vabsq_f32(mem::ld1_f32(c.as_ptr())));
             }
             m = vmaxvq_f32(vm);
         }
@@ -559,7 +755,7 @@ pub(crate) mod neon {
             let (vm, vz) = (vdupq_n_f32(multiplier), vdupq_n_s32(zero_point));
             let (vlo, vhi) = (vdupq_n_s32(lo), vdupq_n_s32(hi));
             let q4 = |p: *const f32| {
-                let v = vmulq_f32(vld1q_f32(p), vm);
+                let v = vmulq_f32(mem::ld1_f32(p), vm);
                 // Saturating conversions, like `Round::apply`.
                 let i = match round {
                     Round::Away => vcvtaq_s32_f32(v),
@@ -585,6 +781,41 @@ pub(crate) mod neon {
     #[cfg(test)]
     mod tests {
         use super::*;
+
+        #[test]
+        fn strict_loads_and_store_match_the_intrinsics() {
+            let f: [f32; 24] = core::array::from_fn(|j| j as f32 * 1.25 - 9.0);
+            let h: [u16; 40] = core::array::from_fn(|j| (j as u16).wrapping_mul(40_503) ^ 0x5a5a);
+            // Every element offset within 16 bytes: `LD1` must not need more than element alignment.
+            for o in 0..8 {
+                // SAFETY: NEON is enabled for the whole target; `f[o..o + 16]` and `h[o..o + 32]`
+                // are inside the arrays (o < 8), and every pointer is element-aligned.
+                let (a, b) = unsafe {
+                    let (p, q) = (f.as_ptr().add(o), h.as_ptr().add(o));
+                    let a: ([u32; 4], [u32; 16], [u16; 16], [u16; 32]) = core::mem::transmute((
+                        strict::ld1_f32(p),
+                        strict::ld1_f32x4(p),
+                        strict::ld1_u16x2(q),
+                        strict::ld1_u16x4(q),
+                    ));
+                    let b: ([u32; 4], [u32; 16], [u16; 16], [u16; 32]) =
+                        core::mem::transmute((vld1q_f32(p), vld1q_f32_x4(p), vld1q_u16_x2(q), vld1q_u16_x4(q)));
+                    (a, b)
+                };
+                assert_eq!(a, b, "offset {o}");
+                assert_eq!(a.1[0], f[o].to_bits());
+                assert_eq!(a.3[31], h[o + 31]);
+            }
+            // The 16-byte store at every byte offset writes those 16 bytes and nothing else.
+            let v: [u8; 16] = core::array::from_fn(|j| 0xa0 + j as u8);
+            for o in 0..16 {
+                let mut buf = [0x11u8; 48];
+                // SAFETY: NEON is enabled for the whole target; `buf[o..o + 16]` is inside `buf`.
+                unsafe { strict::st1_u8(buf.as_mut_ptr().add(o), vld1q_u8(v.as_ptr())) };
+                assert_eq!(buf[o..o + 16], v, "offset {o}");
+                assert!(buf[..o].iter().chain(&buf[o + 16..]).all(|&b| b == 0x11), "offset {o}");
+            }
+        }
 
         #[test]
         fn neon_and_portable_paths_agree() {
