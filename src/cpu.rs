@@ -164,6 +164,45 @@ impl FeatureSet {
         self.0
     }
 
+    /// The features named in Linux's `AT_HWCAP` and `AT_HWCAP2` words (the bit numbers of the
+    /// kernel's `uapi/asm/hwcap.h`; FP16 needs both `HWCAP_FPHP` and `HWCAP_ASIMDHP`). Pure
+    /// decoding: a set is a description, not a claim ([`CpuFeatures::from_linux_hwcaps`] is
+    /// the claim).
+    pub const fn from_linux_hwcaps(hwcap: u64, hwcap2: u64) -> FeatureSet {
+        const fn bit(w: u64, b: u32) -> bool {
+            w & (1 << b) != 0
+        }
+        // (feature, word, bit): AT_HWCAP when the word is 1, AT_HWCAP2 when 2.
+        let table: [(Feature, u8, u32); 14] = [
+            (Feature::Neon, 1, 1),       // HWCAP_ASIMD
+            (Feature::Fp16, 1, 10),      // HWCAP_ASIMDHP (with HWCAP_FPHP, bit 9, below)
+            (Feature::Dotprod, 1, 20),   // HWCAP_ASIMDDP
+            (Feature::Sve, 1, 22),       // HWCAP_SVE
+            (Feature::SmeMop4, 1, 47),   // HWCAP_SME_SMOP4
+            (Feature::Sve2, 2, 1),       // HWCAP2_SVE2
+            (Feature::I8mm, 2, 13),      // HWCAP2_I8MM
+            (Feature::Bf16, 2, 14),      // HWCAP2_BF16
+            (Feature::Sme, 2, 23),       // HWCAP2_SME
+            (Feature::SmeI16i64, 2, 24), // HWCAP2_SME_I16I64
+            (Feature::Sme2, 2, 37),      // HWCAP2_SME2
+            (Feature::Sme2p1, 2, 38),    // HWCAP2_SME2P1
+            (Feature::SmeB16b16, 2, 41), // HWCAP2_SME_B16B16
+            (Feature::SmeF16f16, 2, 42), // HWCAP2_SME_F16F16
+        ];
+        let mut set = FeatureSet::EMPTY;
+        let mut i = 0;
+        while i < table.len() {
+            let (f, word, b) = table[i];
+            let present = if word == 1 { bit(hwcap, b) } else { bit(hwcap2, b) };
+            let fp16_ok = !matches!(f, Feature::Fp16) || bit(hwcap, 9);
+            if present && fp16_ok {
+                set = set.and(f);
+            }
+            i += 1;
+        }
+        set
+    }
+
     /// The features in the set, in [`Feature::ALL`] order.
     pub fn iter(self) -> impl Iterator<Item = Feature> {
         Feature::ALL.into_iter().filter(move |f| self.has(*f))
@@ -295,38 +334,8 @@ impl CpuFeatures {
     /// The words are the ones the running kernel reported to this process (or describe
     /// features the CPU has and that are enabled): the result claims every feature they name.
     pub const unsafe fn from_linux_hwcaps(hwcap: u64, hwcap2: u64) -> CpuFeatures {
-        const fn bit(w: u64, b: u32) -> bool {
-            w & (1 << b) != 0
-        }
-        let mut c = CpuFeatures::from_target();
-        // (feature, word, bit): AT_HWCAP when the word is 1, AT_HWCAP2 when 2.
-        let table: [(Feature, u8, u32); 14] = [
-            (Feature::Neon, 1, 1),       // HWCAP_ASIMD
-            (Feature::Fp16, 1, 10),      // HWCAP_ASIMDHP (with HWCAP_FPHP, bit 9, below)
-            (Feature::Dotprod, 1, 20),   // HWCAP_ASIMDDP
-            (Feature::Sve, 1, 22),       // HWCAP_SVE
-            (Feature::SmeMop4, 1, 47),   // HWCAP_SME_SMOP4
-            (Feature::Sve2, 2, 1),       // HWCAP2_SVE2
-            (Feature::I8mm, 2, 13),      // HWCAP2_I8MM
-            (Feature::Bf16, 2, 14),      // HWCAP2_BF16
-            (Feature::Sme, 2, 23),       // HWCAP2_SME
-            (Feature::SmeI16i64, 2, 24), // HWCAP2_SME_I16I64
-            (Feature::Sme2, 2, 37),      // HWCAP2_SME2
-            (Feature::Sme2p1, 2, 38),    // HWCAP2_SME2P1
-            (Feature::SmeB16b16, 2, 41), // HWCAP2_SME_B16B16
-            (Feature::SmeF16f16, 2, 42), // HWCAP2_SME_F16F16
-        ];
-        let mut i = 0;
-        while i < table.len() {
-            let (f, word, b) = table[i];
-            let present = if word == 1 { bit(hwcap, b) } else { bit(hwcap2, b) };
-            let fp16_ok = !matches!(f, Feature::Fp16) || bit(hwcap, 9);
-            if present && fp16_ok {
-                c.set = c.set.and(f);
-            }
-            i += 1;
-        }
-        c.normalized()
+        let c = CpuFeatures::from_target();
+        CpuFeatures { set: c.set.union(FeatureSet::from_linux_hwcaps(hwcap, hwcap2)), svl: 0 }.normalized()
     }
 
     /// Detection from the AArch64 ID registers (`ID_AA64PFR0/1_EL1`, `ID_AA64ISAR0/1_EL1`,

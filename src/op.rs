@@ -380,6 +380,14 @@ impl<'w, F: Operator> Linear<'w, F> {
         self.params
     }
 
+    /// The same layer with the family's parameters `params` (the 2-bit family's look-up table,
+    /// as [`Linear::with_lut`](Linear::<crate::qai8dxp_qsu2cxp::Qai8dxpQsu2cxp>::with_lut)),
+    /// checked as every call checks them ([`Params::check`]).
+    pub fn with_params(mut self, params: F::Params) -> Result<Self> {
+        self.params = params.check(self.k)?;
+        Ok(self)
+    }
+
     /// The same layer with per-input-channel activation multipliers (activation-aware
     /// scaling, AWQ): every call packs `x[i][j] * scale[j]` instead of `x[i][j]`, the product
     /// taken in f32 and rounded to the activation type ([`Operator::Src`]: exact for f32, to
@@ -683,6 +691,12 @@ impl<'w, 's, F: Operator> Prepared<'w, 's, F> {
     /// Rows of the call.
     pub fn m(&self) -> usize {
         self.m
+    }
+
+    /// The activations as the kernel reads them: the packed LHS in the scratch, or the rows
+    /// read in place (`x` itself, or its scaled copy in the scratch), dense rows of `k`.
+    pub fn lhs(&self) -> &'s [F::Lhs] {
+        self.lhs
     }
 
     /// Writes the whole `m x n` output (dense rows) into `out`.

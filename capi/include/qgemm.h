@@ -48,9 +48,25 @@
 
 // `qai8dxp_qsu2cxp`: 2-bit weight codes through a 4-entry int32 look-up table (code `u` stands
 // for `lut[u]`, entries in `[-64, 63]`; default `{-2, -1, 0, 1}`) with per-channel f32 scales
-// (`qsu2cxp`) × int8 per-row activations (`qai8dxp`). Its kernels take the table:
-// `qgemm_kernel_run_lut`, `qgemm_linear_set_lut`.
+// (`qsu2cxp`) × int8 per-row activations (`qai8dxp`). Its kernels take the table as their
+// parameters ([`qgemm_lut_params`], `qgemm_linear_set_lut`).
 #define QGEMM_FAMILY_QAI8DXP_QSU2CXP 10
+
+// `f32_f32_f32p`: f32 activations read in place (row stride: [`qgemm_lhs_stride_params`]),
+// f32 weights packed with their f32 bias (`QGEMM_RHS_FORMAT_F32P`), f32 output.
+#define QGEMM_FAMILY_F32_F32_F32P 11
+
+// `f16_f16_f16p`: f16 activations read in place, f16 weights packed with their f16 bias
+// (`QGEMM_RHS_FORMAT_F16P`), f16 output.
+#define QGEMM_FAMILY_F16_F16_F16P 12
+
+// `f32_bf16p_bf16p`: activations packed to bf16 (`QGEMM_LHS_FORMAT_BF16P`), weights to bf16
+// with f32 bias (`QGEMM_RHS_FORMAT_BF16P_B32`), f32 output.
+#define QGEMM_FAMILY_F32_BF16P_BF16P 13
+
+// `f16_bf16p_bf16p`: activations packed to bf16, weights to bf16 with f16 bias
+// (`QGEMM_RHS_FORMAT_BF16P_B16`), f16 output.
+#define QGEMM_FAMILY_F16_BF16P_BF16P 14
 
 // Tier of a kernel: portable Rust.
 #define QGEMM_TIER_SCALAR 0
@@ -74,6 +90,58 @@
 // non-exhaustive; a newer core's tier reports as this until the header names it).
 #define QGEMM_TIER_UNKNOWN 255
 
+// LHS format `qai8dxp`: int8 per row with an f32 scale and an int32 offset.
+#define QGEMM_LHS_FORMAT_QAI8DXP 0
+
+// LHS format `qsi8d32p`: int8 per block of 32 with an f16 scale.
+#define QGEMM_LHS_FORMAT_QSI8D32P 1
+
+// LHS format `qsi8d32pscalef32`: int8 per block with an f32 scale and block sums.
+#define QGEMM_LHS_FORMAT_QSI8D32PSCALEF32 2
+
+// LHS format `bf16p`: bf16 in tiles of `mr` rows and blocks of 4 depths (`mr = 1`: the last
+// `k % 4` values of a row truncated).
+#define QGEMM_LHS_FORMAT_BF16P 3
+
+// LHS "format" of the kernels that read f32 activation rows in place (not packed).
+#define QGEMM_LHS_FORMAT_F32 4
+
+// LHS "format" of the kernels that read f16 activation rows in place (not packed).
+#define QGEMM_LHS_FORMAT_F16 5
+
+// The format code of a format this version of the header does not name.
+#define QGEMM_FORMAT_UNKNOWN 255
+
+// RHS format `qsi4cxp`: int4, one f32 scale per channel.
+#define QGEMM_RHS_FORMAT_QSI4CXP 0
+
+// RHS format `qsi4c32p`: int4, a bf16 scale per block.
+#define QGEMM_RHS_FORMAT_QSI4C32P 1
+
+// RHS format `qsi4c32pscalef16`: int4 GGML `Q4_0` blocks with f16 scales.
+#define QGEMM_RHS_FORMAT_QSI4C32PSCALEF16 2
+
+// RHS format `qsi8cxp`: int8, one f32 scale per channel.
+#define QGEMM_RHS_FORMAT_QSI8CXP 3
+
+// RHS format `qai4c32p`: asymmetric int4, an f32 scale and offset per block.
+#define QGEMM_RHS_FORMAT_QAI4C32P 4
+
+// RHS format `qsu2cxp`: 2-bit codes through a look-up table, one f32 scale per channel.
+#define QGEMM_RHS_FORMAT_QSU2CXP 5
+
+// RHS format `f32p`: f32 values with f32 biases (tiles of `nr` channels).
+#define QGEMM_RHS_FORMAT_F32P 6
+
+// RHS format `f16p`: f16 values with f16 biases.
+#define QGEMM_RHS_FORMAT_F16P 7
+
+// RHS format `bf16p_b32`: bf16 values in blocks of 4 depths with f32 biases.
+#define QGEMM_RHS_FORMAT_BF16P_B32 8
+
+// RHS format `bf16p_b16`: bf16 values in blocks of 4 depths with f16 biases.
+#define QGEMM_RHS_FORMAT_BF16P_B16 9
+
 // Bytes of `qgemm_kernel_info::name`, NUL included.
 #define QGEMM_KERNEL_NAME_MAX 96
 
@@ -88,52 +156,6 @@
 
 // Int4 nibble: unsigned `u` with zero point 8, value `u - 8`.
 #define QGEMM_INT4_ZERO_POINT_8 1
-
-// `f32_f32_f32p`: f32 activations read unpacked (row stride), f32 weights packed with their f32
-// bias (`QGEMM_FLOAT_RHS_F32P16`, `F32P8`), f32 output.
-#define QGEMM_FLOAT_FAMILY_F32_F32_F32P 0
-
-// `f16_f16_f16p`: f16 activations read unpacked, f16 weights packed with their f16 bias
-// (`QGEMM_FLOAT_RHS_F16P32`, `F16P16`), f16 output.
-#define QGEMM_FLOAT_FAMILY_F16_F16_F16P 1
-
-// `f32_bf16p_bf16p`: activations packed to bf16 (`QGEMM_FLOAT_LHS_BF16P8X4`, `BF16P1X4`),
-// weights to bf16 with f32 bias (`QGEMM_FLOAT_RHS_BF16P12_B32`), f32 output.
-#define QGEMM_FLOAT_FAMILY_F32_BF16P_BF16P 2
-
-// `f16_bf16p_bf16p`: activations packed to bf16 (`QGEMM_FLOAT_LHS_BF16P8X4`), weights to bf16
-// with f16 bias (`QGEMM_FLOAT_RHS_BF16P12_B16`), f16 output.
-#define QGEMM_FLOAT_FAMILY_F16_BF16P_BF16P 3
-
-// RHS format `f32p16`: f32 values in tiles of 16 channels, each led by 16 f32 biases.
-#define QGEMM_FLOAT_RHS_F32P16 0
-
-// RHS format `f32p8`: f32 values in tiles of 8 channels, each led by 8 f32 biases.
-#define QGEMM_FLOAT_RHS_F32P8 1
-
-// RHS format `f16p32`: f16 values in tiles of 32 channels, each led by 32 f16 biases.
-#define QGEMM_FLOAT_RHS_F16P32 2
-
-// RHS format `f16p16`: f16 values in tiles of 16 channels, each led by 16 f16 biases.
-#define QGEMM_FLOAT_RHS_F16P16 3
-
-// RHS format `bf16p12_b32`: bf16 values in tiles of 12 channels and blocks of 4 depths, f32
-// biases.
-#define QGEMM_FLOAT_RHS_BF16P12_B32 4
-
-// RHS format `bf16p12_b16`: bf16 values in tiles of 12 channels and blocks of 4 depths, f16
-// biases.
-#define QGEMM_FLOAT_RHS_BF16P12_B16 5
-
-// LHS "format" of the kernels that read the f32/f16 activation rows themselves (unpacked).
-#define QGEMM_FLOAT_LHS_NONE 0
-
-// LHS format `bf16p1x4`: one row per tile, blocks of 4 depths, bf16 (the last `k % 4` values of
-// a row truncated).
-#define QGEMM_FLOAT_LHS_BF16P1X4 1
-
-// LHS format `bf16p8x4`: eight rows per tile, blocks of 4 depths, bf16.
-#define QGEMM_FLOAT_LHS_BF16P8X4 2
 
 // Weights of `float` elements.
 #define QGEMM_WEIGHTS_F32 0
@@ -186,11 +208,34 @@
 // FEAT_SVE.
 #define QGEMM_FEATURE_SVE (1 << 5)
 
-// FEAT_SME.
+// FEAT_SME. A feature set with this bit makes the library read the streaming vector length
+// (`RDSVL`) where it resolves a kernel whose tile scales with it.
 #define QGEMM_FEATURE_SME (1 << 6)
 
-// Every defined feature bit.
-#define QGEMM_FEATURE_ALL ((1 << 7) - 1)
+// FEAT_SVE2 (implies `QGEMM_FEATURE_SVE`).
+#define QGEMM_FEATURE_SVE2 (1 << 7)
+
+// FEAT_SME2 (implies `QGEMM_FEATURE_SME`).
+#define QGEMM_FEATURE_SME2 (1 << 8)
+
+// FEAT_SME2p1 (implies `QGEMM_FEATURE_SME2`).
+#define QGEMM_FEATURE_SME2P1 (1 << 9)
+
+// FEAT_SME_F16F16: non-widening half-precision ZA arithmetic (implies `QGEMM_FEATURE_SME`).
+#define QGEMM_FEATURE_SME_F16F16 (1 << 10)
+
+// FEAT_SME_B16B16: non-widening bfloat16 ZA arithmetic (implies `QGEMM_FEATURE_SME`).
+#define QGEMM_FEATURE_SME_B16B16 (1 << 11)
+
+// FEAT_SME_I16I64: 16-bit integer outer products into 64-bit tiles (implies `QGEMM_FEATURE_SME`).
+#define QGEMM_FEATURE_SME_I16I64 (1 << 12)
+
+// FEAT_SME_MOP4: quarter-tile outer products (implies `QGEMM_FEATURE_SME`).
+#define QGEMM_FEATURE_SME_MOP4 (1 << 13)
+
+// Every defined feature bit. Later versions add bits above these; the values of these never
+// change, so a mask built with an older header means the same.
+#define QGEMM_FEATURE_ALL ((1 << 14) - 1)
 
 // Result of every layer-1 function. `QGEMM_OK` is 0; every other value is an error and the
 // function wrote nothing.
@@ -230,7 +275,8 @@ typedef enum qgemm_status {
   // An output buffer overlaps an input buffer of the same call.
   QGEMM_ERROR_BUFFERS_OVERLAP = 15,
   // The kernel's output element type is not the one of the run function called
-  // (`qgemm_kernel_run`: f32; `qgemm_kernel_run_u16`: f16 or bf16 bits).
+  // (`qgemm_kernel_run`: f32; `qgemm_kernel_run_u16`: f16 or bf16 bits), or the activations'
+  // type is not the function's (`qgemm_linear_run`: float; `_u16`: f16 or bf16 bits).
   QGEMM_ERROR_WRONG_DST_TYPE = 16,
   // An entry of a 2-bit look-up table (`QGEMM_FAMILY_QAI8DXP_QSU2CXP`) outside `[-64, 63]`.
   QGEMM_ERROR_LUT_OUT_OF_RANGE = 17,
@@ -242,42 +288,78 @@ typedef enum qgemm_status {
   // The damped GPTQ Hessian is not positive definite (raise the damping or add calibration
   // rows).
   QGEMM_ERROR_NOT_POSITIVE_DEFINITE = 20,
+  // Weights packed in one layout given to a kernel or layer that reads another (a
+  // `qgemm_linear` whose `packing` no kernel of the family reads, a call whose kernel reads
+  // another packing than its layer's, or a kernel resolved for another vector length).
+  QGEMM_ERROR_PACKING_MISMATCH = 21,
+  // A kernel whose tile scales with SME's streaming vector length, and no known length (a
+  // feature set without `QGEMM_FEATURE_SME`, or a handle from `qgemm_kernel_at` not yet
+  // resolved).
+  QGEMM_ERROR_VECTOR_LENGTH_UNKNOWN = 22,
+  // A struct's `size` field is not a size this version of the library knows (set it to
+  // `sizeof` the struct, or fill the struct with the library's functions).
+  QGEMM_ERROR_STRUCT_SIZE = 23,
 } qgemm_status;
 
-// A kernel: its family (`QGEMM_FAMILY_*`) and its index in the family's catalogue
-// (`qgemm_kernel_at`). Plain data, checked on every use.
+// A kernel: its family (`QGEMM_FAMILY_*`), its index in the family's catalogue
+// (`qgemm_kernel_at`) and the streaming vector length it was resolved for. Plain data, checked
+// on every use.
 typedef struct qgemm_kernel {
   // `QGEMM_FAMILY_*`.
   uint32_t family;
   // Index in the family's catalogue.
   uint32_t index;
+  // For a kernel whose tile scales with SME's streaming vector length: that length in bytes
+  // (`qgemm_select`, `qgemm_kernel_resolve`), 0 while unresolved (`qgemm_kernel_at`). Always
+  // 0 for a kernel of fixed shape.
+  uint32_t svl_bytes;
 } qgemm_kernel;
 
-// Packing parameters (see the Rust `Packing`): rows per LHS tile, channels per RHS tile,
-// depth per inner step and split ratio.
-typedef struct qgemm_packing {
-  // LHS rows per packed tile.
+// An activation layout (the Rust `LhsPacking`): its format and parameters (`QGEMM_LHS_FORMAT_F32`
+// / `_F16` with `mr = kr = sr = 1` for the rows read in place).
+typedef struct qgemm_lhs_packing {
+  // `QGEMM_LHS_FORMAT_*`.
+  uint32_t format;
+  // Rows per tile.
   size_t mr;
-  // Output channels per packed RHS tile.
-  size_t nr;
-  // Depth per inner step (int4: nibbles).
+  // Depth per inner step.
   size_t kr;
-  // Split ratio (2 for the int4 formats, 1 for int8).
+  // Split ratio.
   size_t sr;
-} qgemm_packing;
+} qgemm_lhs_packing;
 
-// What a kernel is.
+// A packed weight layout (the Rust `RhsPacking`): its format and parameters. Weights packed
+// in one are read by exactly the kernels whose `qgemm_kernel_info::rhs` equals it.
+typedef struct qgemm_rhs_packing {
+  // `QGEMM_RHS_FORMAT_*`.
+  uint32_t format;
+  // Output channels per tile.
+  size_t nr;
+  // Depth per inner step.
+  size_t kr;
+  // Split ratio.
+  size_t sr;
+} qgemm_rhs_packing;
+
+// What a kernel is. For a kernel whose tile scales with the streaming vector length and a
+// handle not resolved for one, the steps and the tile sizes (`lhs.mr`, `rhs.nr`) are 0.
 typedef struct qgemm_kernel_info {
   // NUL-terminated name, KleidiAI style (`matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_8x8_neon_i8mm`).
   char name[QGEMM_KERNEL_NAME_MAX];
+  // `QGEMM_FAMILY_*`.
+  uint32_t family;
   // `QGEMM_TIER_*`.
   uint32_t tier;
+  // `QGEMM_FEATURE_*` bits of every CPU feature the kernel needs.
+  uint32_t requires;
   // Output rows per iteration: sub-rectangles start at multiples of it.
   size_t m_step;
   // Output columns per iteration: sub-rectangles start at multiples of it.
   size_t n_step;
-  // The packing both operands must be packed with.
-  struct qgemm_packing packing;
+  // The activation layout it reads (`lhs` of `qgemm_kernel_run`).
+  struct qgemm_lhs_packing lhs;
+  // The weight layout it reads.
+  struct qgemm_rhs_packing rhs;
 } qgemm_kernel_info;
 
 // The rectangle a run computes (see the Rust `MatmulArgs`).
@@ -300,7 +382,25 @@ typedef struct qgemm_matmul_args {
   float clamp_min;
   // Clamp upper bound.
   float clamp_max;
+  // The family's parameters, or NULL for their defaults: a `const qgemm_lut_params *` for
+  // `QGEMM_FAMILY_QAI8DXP_QSU2CXP`, a `const qgemm_lhs_stride_params *` for the families
+  // that read the activation rows in place; must be NULL for the others
+  // (`QGEMM_ERROR_INVALID_ARGUMENT`).
+  const void *params;
 } qgemm_matmul_args;
+
+// Packing parameters of a packer call (see the Rust `Packing`): rows per LHS tile, channels
+// per RHS tile, depth per inner step and split ratio. The packer's name gives the format.
+typedef struct qgemm_packing {
+  // LHS rows per packed tile.
+  size_t mr;
+  // Output channels per packed RHS tile.
+  size_t nr;
+  // Depth per inner step (int4: nibbles).
+  size_t kr;
+  // Split ratio (2 for the int4 formats, 1 for int8).
+  size_t sr;
+} qgemm_packing;
 
 // Raw int4 weights in s1s0 nibble order (two consecutive elements of a row per byte, the
 // first in the low nibble).
@@ -329,37 +429,50 @@ typedef struct qgemm_int8_source {
   size_t stride;
 } qgemm_int8_source;
 
-// A linear layer (`y = x W^T + b`): plain data, filled by `qgemm_linear_from_packed` and
-// checked on every use. `weights` must stay valid and unchanged while the layer is used.
+// The family parameters a layer carries (the Rust `Linear::params`).
+typedef struct qgemm_linear_params {
+  // The look-up table of the 2-bit family's weight codes (`QGEMM_FAMILY_QAI8DXP_QSU2CXP`;
+  // code `u` stands for `lut[u]`): `{-2, -1, 0, 1}` from `qgemm_linear_from_packed`, another
+  // table with `qgemm_linear_set_lut`. Ignored by the other families.
+  int32_t lut[4];
+} qgemm_linear_params;
+
+// A linear layer (`y = x W^T + b`): plain data, filled by `qgemm_linear_from_packed`,
+// `qgemm_linear_quantize_pack` or `qgemm_linear_pack` and checked on every use. `weights` must
+// stay valid and unchanged while the layer is used.
 typedef struct qgemm_linear {
+  // `sizeof(qgemm_linear)`: set by the functions that fill a layer.
+  size_t size;
   // `QGEMM_FAMILY_*`.
   uint32_t family;
+  // The layout the weights are packed in: only kernels that read it run the layer.
+  struct qgemm_rhs_packing packing;
   // Output channels.
   size_t n;
   // Depth.
   size_t k;
   // Block length of the per-block families, 0 for the others.
   size_t bl;
-  // The packed weights (the family's `qgemm_linear_rhs_packing`).
+  // The packed weights.
   const uint8_t *weights;
-  // Bytes of `weights` the layer uses (`qgemm_linear_packed_size`).
+  // Bytes of `weights` the layer uses (`qgemm_kernel_rhs_packed_size` of its packing).
   size_t weights_len;
-  // The look-up table of the 2-bit family's weight codes (`QGEMM_FAMILY_QAI8DXP_QSU2CXP`;
-  // code `u` stands for `lut[u]`): `{-2, -1, 0, 1}` from `qgemm_linear_from_packed`, another
-  // table with `qgemm_linear_set_lut`. Ignored by the other families.
-  int32_t lut[4];
+  // The family's parameters.
+  struct qgemm_linear_params params;
   // The per-input-channel activation multipliers (AWQ; `Linear::with_input_scale`): `NULL`
-  // (none) from `qgemm_linear_from_packed` and `qgemm_linear_quantize_pack`, `k` floats
-  // with `qgemm_linear_set_input_scale`. Must stay valid and unchanged while the layer is used.
+  // (none) from the functions that fill a layer, `k` floats with
+  // `qgemm_linear_set_input_scale`. Must stay valid and unchanged while the layer is used.
   const float *input_scale;
   // Floats at `input_scale` (0 when it is `NULL`).
   size_t input_scale_len;
 } qgemm_linear;
 
-// A prepared call of a layer (`qgemm_linear_prepare`): the activations quantized into
-// `lhs` (the caller's scratch, which must stay unchanged until the last part has run), the
-// kernel chosen for `m` on `features`, and the clamp. Plain data, checked on every use.
+// A prepared call of a layer (`qgemm_linear_prepare`): the activations as the kernel reads
+// them, the kernel chosen for `m` on `features`, and the clamp. Plain data, checked on every
+// use.
 typedef struct qgemm_linear_call {
+  // `sizeof(qgemm_linear_call)`: set by `qgemm_linear_prepare`.
+  size_t size;
   // The layer.
   struct qgemm_linear layer;
   // The kernel the parts run.
@@ -368,10 +481,12 @@ typedef struct qgemm_linear_call {
   uint32_t features;
   // Rows of the call.
   size_t m;
-  // The packed activations.
-  const uint8_t *lhs;
-  // Bytes of `lhs`.
-  size_t lhs_len;
+  // The activations as the kernel reads them: packed in the caller's scratch, or the
+  // caller's `x` itself for the families that read the rows in place (the scaled copy in the
+  // scratch with an input scale). Must stay valid and unchanged until the last part has run.
+  const void *lhs;
+  // Bytes at `lhs`.
+  size_t lhs_size;
   // Clamp lower bound (`-INFINITY` for none).
   float clamp_min;
   // Clamp upper bound (`INFINITY` for none).
@@ -389,94 +504,6 @@ typedef struct qgemm_rect {
   // Columns.
   size_t n;
 } qgemm_rect;
-
-// A float kernel: its family (`QGEMM_FLOAT_FAMILY_*`) and its index in the family's catalogue
-// (`qgemm_float_kernel_at`). Plain data, checked on every use.
-typedef struct qgemm_float_kernel {
-  // `QGEMM_FLOAT_FAMILY_*`.
-  uint32_t family;
-  // Index in the family's catalogue.
-  uint32_t index;
-} qgemm_float_kernel;
-
-// What a float kernel is.
-typedef struct qgemm_float_kernel_info {
-  // NUL-terminated name, KleidiAI style (`matmul_clamp_f32_f32_f32p16x1b_6x16_neon_mla`).
-  char name[QGEMM_KERNEL_NAME_MAX];
-  // `QGEMM_TIER_*`.
-  uint32_t tier;
-  // Output rows per iteration: sub-rectangles start at multiples of it.
-  size_t m_step;
-  // Output columns per iteration: sub-rectangles start at multiples of it.
-  size_t n_step;
-  // `QGEMM_FLOAT_LHS_*`: the packed LHS it reads (`QGEMM_FLOAT_LHS_NONE`: the rows unpacked).
-  uint32_t lhs_format;
-  // `QGEMM_FLOAT_RHS_*`: the packed weights it reads.
-  uint32_t rhs_format;
-} qgemm_float_kernel_info;
-
-// The rectangle a float run computes (the Rust `MatmulArgs` of a float kernel).
-typedef struct qgemm_float_args {
-  // Rows of the rectangle.
-  size_t m;
-  // Columns (output channels) of the rectangle.
-  size_t n;
-  // Depth, as given to the packers.
-  size_t k;
-  // First row: a multiple of the kernel's `m_step`.
-  size_t m_idx;
-  // First column: a multiple of the kernel's `n_step`.
-  size_t n_idx;
-  // Unpacked LHS (`QGEMM_FLOAT_LHS_NONE`): distance between activation rows, in elements
-  // (`>= k`). Ignored for a packed LHS.
-  size_t lhs_stride_row;
-  // Distance between output rows, in output elements (`>= n`).
-  size_t dst_stride_row;
-  // Clamp lower bound (`-FLT_MAX` or `-INFINITY` for none).
-  float clamp_min;
-  // Clamp upper bound.
-  float clamp_max;
-} qgemm_float_args;
-
-// A float linear layer (`y = x W^T + b`, the Rust `op::FloatLinear`): plain data, filled by
-// `qgemm_float_linear_pack` or `qgemm_float_linear_from_packed` and checked on every use.
-// `weights` must stay valid and unchanged while the layer is used.
-typedef struct qgemm_float_linear {
-  // `QGEMM_FLOAT_FAMILY_*`.
-  uint32_t family;
-  // Output channels.
-  size_t n;
-  // Depth.
-  size_t k;
-  // The packed weights (the family's `qgemm_float_linear_rhs_format`).
-  const uint8_t *weights;
-  // Bytes of `weights` the layer uses (`qgemm_float_linear_packed_size`).
-  size_t weights_len;
-} qgemm_float_linear;
-
-// A prepared call of a float layer (`qgemm_float_linear_prepare`): the kernel chosen on
-// `features`, the activations as the kernel reads them and the clamp. Plain data, checked on
-// every use.
-typedef struct qgemm_float_linear_call {
-  // The layer.
-  struct qgemm_float_linear layer;
-  // The kernel the parts run.
-  struct qgemm_float_kernel kernel;
-  // `QGEMM_FEATURE_*` bits of the CPUs the parts run on.
-  uint32_t features;
-  // Rows of the call.
-  size_t m;
-  // The activations as the kernel reads them: the caller's `x` (`F32_F32_F32P`,
-  // `F16_F16_F16P`) or the bf16 packing of it in the caller's scratch (the bf16 families).
-  // Must stay valid and unchanged until the last part has run.
-  const void *lhs;
-  // Elements at `lhs` (of the kernel's LHS type: `float`, `uint16_t` or bytes).
-  size_t lhs_len;
-  // Clamp lower bound (`-INFINITY` for none).
-  float clamp_min;
-  // Clamp upper bound (`INFINITY` for none).
-  float clamp_max;
-} qgemm_float_linear_call;
 
 // A float weight matrix of `n` output channels by `k` depths.
 typedef struct qgemm_weights {
@@ -528,7 +555,9 @@ extern "C" {
 // (one element for out pointers and structs), as the module conventions say.
 enum qgemm_status qgemm_kernel_count(uint32_t family, size_t *out);
 
-// Writes the handle of kernel `index` (`< qgemm_kernel_count`) of `family` to `*out`.
+// Writes the handle of kernel `index` (`< qgemm_kernel_count`) of `family` to `*out`
+// (`svl_bytes = 0`: resolve it with `qgemm_kernel_resolve` for a kernel whose tile scales
+// with the vector length).
 //
 // # Safety
 //
@@ -536,7 +565,21 @@ enum qgemm_status qgemm_kernel_count(uint32_t family, size_t *out);
 // (one element for out pointers and structs), as the module conventions say.
 enum qgemm_status qgemm_kernel_at(uint32_t family, size_t index, struct qgemm_kernel *out);
 
-// Writes what `kernel` is (name, tier, steps, packing) to `*out`.
+// Writes `kernel` resolved for a CPU with `features` to `*out`: the same kernel with the
+// streaming vector length of the running CPU (`QGEMM_FEATURE_SME` set: read with `RDSVL`)
+// where its tile scales with it. `QGEMM_ERROR_UNSUPPORTED_CPU` when `features` lack one the
+// kernel needs, `QGEMM_ERROR_VECTOR_LENGTH_UNKNOWN` when its tile needs a vector length the
+// features do not give.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_kernel_resolve(struct qgemm_kernel kernel,
+                                       uint32_t features,
+                                       struct qgemm_kernel *out);
+
+// Writes what `kernel` is (name, family, tier, required features, steps, layouts) to `*out`.
 //
 // # Safety
 //
@@ -544,7 +587,8 @@ enum qgemm_status qgemm_kernel_at(uint32_t family, size_t index, struct qgemm_ke
 // (one element for out pointers and structs), as the module conventions say.
 enum qgemm_status qgemm_kernel_get_info(struct qgemm_kernel kernel, struct qgemm_kernel_info *out);
 
-// Writes whether `kernel` may run on a CPU with `features` to `*out`.
+// Writes whether `kernel` may run on a CPU with `features` (every feature it needs, and a
+// known vector length where its tile scales with one) to `*out`.
 //
 // # Safety
 //
@@ -554,8 +598,11 @@ enum qgemm_status qgemm_kernel_is_available(struct qgemm_kernel kernel,
                                             uint32_t features,
                                             bool *out);
 
-// Writes the best kernel of `family` for `m` rows on a CPU with `features` to `*out`
-// (packing chosen by the library: pack both operands with the kernel's packing).
+// Writes the best kernel of `family` for `m` rows on a CPU with `features` to `*out`,
+// resolved for it (the family's preferred packings: pack both operands as its
+// `qgemm_kernel_info` says). The selection policy of every layer (the Rust `select_from`): a
+// GEMV kernel for `m <= 1`, a GEMM kernel otherwise, then the highest tier, then catalogue
+// order. Every family has a scalar kernel, so there always is one.
 //
 // # Safety
 //
@@ -566,9 +613,10 @@ enum qgemm_status qgemm_select(uint32_t family,
                                size_t m,
                                struct qgemm_kernel *out);
 
-// Writes the best kernel of `family` for `m` rows on a CPU with `features` that consumes an RHS
-// already packed with `*rhs_packing` (its `nr`, `kr`, `sr`) to `*out`.
-// `QGEMM_ERROR_UNSUPPORTED` if no kernel of the family consumes that packing.
+// As `qgemm_select`, among the kernels that read weights packed as `*rhs` (format and
+// parameters) and activations packed as `*lhs` (NULL: the family's preferred activation
+// layout, where it has one, else any). `QGEMM_ERROR_UNSUPPORTED` if no kernel of the family
+// runs on `features` with those layouts.
 //
 // # Safety
 //
@@ -577,12 +625,14 @@ enum qgemm_status qgemm_select(uint32_t family,
 enum qgemm_status qgemm_select_for(uint32_t family,
                                    uint32_t features,
                                    size_t m,
-                                   const struct qgemm_packing *rhs_packing,
+                                   const struct qgemm_rhs_packing *rhs,
+                                   const struct qgemm_lhs_packing *lhs,
                                    struct qgemm_kernel *out);
 
-// Writes to `*out`: bytes of the packed LHS for `m` rows of depth `k` (`bl`: block length of the per-block
-// families, 0 otherwise). A `k` or `bl` that `qgemm_kernel_run` rejects gets the same status here and in the
-// other size and offset queries of a kernel.
+// Writes to `*out`: bytes of the packed LHS for `m` rows of depth `k` (`bl`: block length of
+// the per-block families, 0 otherwise); 0 for a kernel that reads the rows in place. A `k` or
+// `bl` that `qgemm_kernel_run` rejects gets the same status here and in the other size and
+// offset queries of a kernel.
 //
 // # Safety
 //
@@ -605,7 +655,8 @@ enum qgemm_status qgemm_kernel_rhs_packed_size(struct qgemm_kernel kernel,
                                                size_t bl,
                                                size_t *out);
 
-// Writes to `*out`: byte offset in the packed LHS of the tile holding row `m_idx` (a multiple of `mr`).
+// Writes to `*out`: byte offset in the packed LHS of the tile holding row `m_idx` (a multiple
+// of `mr`; 0 for a kernel that reads the rows in place).
 //
 // # Safety
 //
@@ -616,7 +667,8 @@ enum qgemm_status qgemm_kernel_lhs_packed_offset(struct qgemm_kernel kernel,
                                                  size_t bl,
                                                  size_t *out);
 
-// Writes to `*out`: byte offset in the packed RHS of the tile holding channel `n_idx` (a multiple of `nr`).
+// Writes to `*out`: byte offset in the packed RHS of the tile holding channel `n_idx` (a
+// multiple of `nr`).
 //
 // # Safety
 //
@@ -627,8 +679,8 @@ enum qgemm_status qgemm_kernel_rhs_packed_offset(struct qgemm_kernel kernel,
                                                  size_t bl,
                                                  size_t *out);
 
-// Writes to `*out`: element offset in `dst` of output `(m_idx, n_idx)` with rows `dst_stride_row` elements
-// apart (starts must be multiples of the kernel's steps).
+// Writes to `*out`: element offset in `dst` of output `(m_idx, n_idx)` with rows
+// `dst_stride_row` elements apart (starts must be multiples of the kernel's steps).
 //
 // # Safety
 //
@@ -651,10 +703,14 @@ enum qgemm_status qgemm_kernel_dst_size(struct qgemm_kernel kernel,
                                         size_t n,
                                         size_t *out);
 
-// Computes the rectangle `*args` describes with `kernel` on a CPU with `features`, for a
-// kernel whose output is f32 (the families without an `F16_`/`BF16_` prefix).
+// Computes the rectangle `*args` describes with `kernel` (resolved for a CPU with
+// `features`), for a kernel whose output is f32:
 //
-// * `lhs_packed`, `lhs_packed_len` bytes: the whole packed LHS (row 0 onward).
+// * `lhs`, `lhs_size` bytes: the whole packed LHS (row 0 onward) in the kernel's
+//   `qgemm_kernel_info::lhs` layout; for a kernel that reads the rows in place
+//   (`QGEMM_LHS_FORMAT_F32` / `_F16`), the activations from row 0, row `i` at element
+//   `i * stride` (`args->params`: `qgemm_lhs_stride_params`, default `k`), aligned to their
+//   element.
 // * `rhs_packed`, `rhs_packed_len` bytes: the whole packed RHS (channel 0 onward).
 // * `dst`, `dst_len` floats: starts at output element `(m_idx, n_idx)`
 //   (`qgemm_kernel_dst_offset`) and holds `(m - 1) * dst_stride_row + n` elements. Exactly the
@@ -665,56 +721,34 @@ enum qgemm_status qgemm_kernel_dst_size(struct qgemm_kernel kernel,
 // # Safety
 //
 // Every pointer argument is null or valid for the reads or writes of the length given with it
-// (one element for out pointers and structs), as the module conventions say.
+// (one element for out pointers and structs; `args->params` as its documentation says), as
+// the module conventions say.
 enum qgemm_status qgemm_kernel_run(struct qgemm_kernel kernel,
                                    uint32_t features,
-                                   const uint8_t *lhs_packed,
-                                   size_t lhs_packed_len,
+                                   const void *lhs,
+                                   size_t lhs_size,
                                    const uint8_t *rhs_packed,
                                    size_t rhs_packed_len,
                                    float *dst,
                                    size_t dst_len,
                                    const struct qgemm_matmul_args *args);
 
-// As `qgemm_kernel_run`, with the 2-bit weights' look-up table `lut` (4 `int32_t`, code `u`
-// stands for `lut[u]`; every entry in `[-64, 63]`, else `QGEMM_ERROR_LUT_OUT_OF_RANGE`) for a
-// kernel of `QGEMM_FAMILY_QAI8DXP_QSU2CXP`: pass the table given to `qgemm_rhs_qsu2cxp_pack`
-// (the packed weights keep the codes; the kernels apply the table). `lut = NULL` is the default
-// table `{-2, -1, 0, 1}`, as `qgemm_kernel_run` uses. A table for a kernel of a family without
-// one: `QGEMM_ERROR_INVALID_ARGUMENT`.
-//
-// # Safety
-//
-// Every pointer argument is null or valid for the reads or writes of the length given with it
-// (one element for out pointers and structs, 4 elements for `lut`), as the module conventions
-// say.
-enum qgemm_status qgemm_kernel_run_lut(struct qgemm_kernel kernel,
-                                       uint32_t features,
-                                       const uint8_t *lhs_packed,
-                                       size_t lhs_packed_len,
-                                       const uint8_t *rhs_packed,
-                                       size_t rhs_packed_len,
-                                       float *dst,
-                                       size_t dst_len,
-                                       const struct qgemm_matmul_args *args,
-                                       const int32_t *lut);
-
 // As `qgemm_kernel_run`, for a kernel whose output is f16 or bf16: `dst`, `dst_len`
-// `uint16_t` elements receive the values' bit patterns. A kernel with f32 output:
-// `QGEMM_ERROR_WRONG_DST_TYPE` (use `qgemm_kernel_run`). The 16-bit families:
-// `QGEMM_FAMILY_F16_QAI8DXP_QSI4CXP`, `QGEMM_FAMILY_F16_QAI8DXP_QSI8CXP`,
-// `QGEMM_FAMILY_F16_QSI8D32P_QAI4C32P` (f16) and `QGEMM_FAMILY_BF16_QAI8DXP_QSI4CXP`,
-// `QGEMM_FAMILY_BF16_QAI8DXP_QSI4C32P` (bf16);
-// `args->clamp_min`/`clamp_max` stay f32 (the clamp is applied before the conversion).
+// `uint16_t` elements receive the values' bit patterns (and an f16 LHS read in place holds
+// `uint16_t` bit patterns). A kernel with f32 output: `QGEMM_ERROR_WRONG_DST_TYPE` (use
+// `qgemm_kernel_run`). The 16-bit families: `QGEMM_FAMILY_F16_*` (f16) and
+// `QGEMM_FAMILY_BF16_*` (bf16); `args->clamp_min`/`clamp_max` stay f32 (the clamp is applied
+// before the conversion, or, by the f16 float kernels, in f16).
 //
 // # Safety
 //
 // Every pointer argument is null or valid for the reads or writes of the length given with it
-// (one element for out pointers and structs), as the module conventions say.
+// (one element for out pointers and structs; `args->params` as its documentation says), as
+// the module conventions say.
 enum qgemm_status qgemm_kernel_run_u16(struct qgemm_kernel kernel,
                                        uint32_t features,
-                                       const uint8_t *lhs_packed,
-                                       size_t lhs_packed_len,
+                                       const void *lhs,
+                                       size_t lhs_size,
                                        const uint8_t *rhs_packed,
                                        size_t rhs_packed_len,
                                        uint16_t *dst,
@@ -1138,7 +1172,7 @@ enum qgemm_status qgemm_rhs_qsu2cxp_packed_offset(const struct qgemm_packing *pa
 // * `lut`: 4 `int32_t`, code `u` stands for `lut[u]`, every entry in `[-64, 63]` (else
 //   `QGEMM_ERROR_LUT_OUT_OF_RANGE`; KleidiAI narrows to int8 silently), or `NULL` for the default
 //   `{-2, -1, 0, 1}`. The packed bytes hold the codes and a row sum of the table's values: give
-//   the same table to the kernels (`qgemm_kernel_run_lut`, `qgemm_linear_set_lut`).
+//   the same table to the kernels (`qgemm_lut_params` of `qgemm_kernel_run`, `qgemm_linear_set_lut`).
 // * `rhs_packed`, `rhs_packed_len` bytes: at least `qgemm_rhs_qsu2cxp_packed_size`.
 //
 // # Safety
@@ -1205,18 +1239,18 @@ enum qgemm_status qgemm_rhs_qsi8cxp_pack(const struct qgemm_packing *packing,
                                          uint8_t *rhs_packed,
                                          size_t rhs_packed_len);
 
-// Writes to `*out` the packing to pack `family`'s weights with for the operator (its preferred
-// RHS packing, which its GEMV and GEMM kernels of every tier consume): give it to the
-// `qgemm_rhs_<format>_pack` function of the family's RHS format, or to KleidiAI's packer.
+// Writes to `*out` the packing the operator packs `family`'s weights in (its preferred RHS
+// packing, which its GEMV and GEMM kernels of every tier read): give it to the
+// `qgemm_rhs_<format>_pack` function of its format, or to KleidiAI's packer.
 //
 // # Safety
 //
 // Every pointer argument is null or valid for the reads or writes of the length given with it
 // (one element for out pointers and structs), as the module conventions say.
-enum qgemm_status qgemm_linear_rhs_packing(uint32_t family, struct qgemm_packing *out);
+enum qgemm_status qgemm_linear_rhs_packing(uint32_t family, struct qgemm_rhs_packing *out);
 
 // Writes to `*out` the bytes of `family`'s packed weights for `n` channels of depth `k` (`bl`:
-// the block length of the per-block families, 0 for the others).
+// the block length of the per-block families, 0 for the others) in its preferred packing.
 //
 // # Safety
 //
@@ -1228,16 +1262,18 @@ enum qgemm_status qgemm_linear_packed_size(uint32_t family,
                                            size_t bl,
                                            size_t *out);
 
-// Fills `*out` with a layer of `family` over weights packed with `qgemm_linear_rhs_packing`
-// (by `qgemm_rhs_*_pack` or by KleidiAI's packer): `weights`, `weights_len` bytes, at least
-// `qgemm_linear_packed_size`. The bytes are trusted to be such a packing (any bytes are
-// memory-safe; wrong ones give wrong numbers).
+// Fills `*out` with a layer of `family` over weights packed in `*packing` (NULL: the family's
+// preferred packing, `qgemm_linear_rhs_packing`) by `qgemm_rhs_*_pack` or KleidiAI's packer:
+// `weights`, `weights_len` bytes, at least the packed size of `n` channels. A packing no
+// kernel of the family reads: `QGEMM_ERROR_PACKING_MISMATCH`. The bytes are trusted to be such
+// a packing (any bytes are memory-safe; wrong ones give wrong numbers).
 //
 // # Safety
 //
 // Every pointer argument is null or valid for the reads or writes of the length given with it
 // (one element for out pointers and structs), as the module conventions say.
 enum qgemm_status qgemm_linear_from_packed(uint32_t family,
+                                           const struct qgemm_rhs_packing *packing,
                                            size_t n,
                                            size_t k,
                                            size_t bl,
@@ -1246,12 +1282,12 @@ enum qgemm_status qgemm_linear_from_packed(uint32_t family,
                                            struct qgemm_linear *out);
 
 // Sets the look-up table of a `QGEMM_FAMILY_QAI8DXP_QSU2CXP` layer (the family whose kernels
-// take one) (`*layer`, filled by
-// `qgemm_linear_from_packed`, which gives it the default `{-2, -1, 0, 1}`) to `lut` (4
-// `int32_t`): the table its weights were packed with (`qgemm_rhs_qsu2cxp_pack`, KleidiAI's
-// `kai_run_rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon`). `lut = NULL` restores the default. An
-// entry outside `[-64, 63]`: `QGEMM_ERROR_LUT_OUT_OF_RANGE`; a layer of another family:
-// `QGEMM_ERROR_INVALID_ARGUMENT`; `*layer` unchanged on error.
+// take one) (`*layer`, filled by `qgemm_linear_from_packed`, which gives it the default
+// `{-2, -1, 0, 1}`) to `lut` (4 `int32_t`): the table its weights were packed with
+// (`qgemm_rhs_qsu2cxp_pack`, KleidiAI's `kai_run_rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon`).
+// `lut = NULL` restores the default. An entry outside `[-64, 63]`:
+// `QGEMM_ERROR_LUT_OUT_OF_RANGE`; a layer of another family: `QGEMM_ERROR_INVALID_ARGUMENT`;
+// `*layer` unchanged on error.
 //
 // # Safety
 //
@@ -1262,14 +1298,15 @@ enum qgemm_status qgemm_linear_set_lut(struct qgemm_linear *layer, const int32_t
 
 // Sets the activation multipliers of `*layer` (any family; AWQ, `op::Linear::with_input_scale`)
 // to the `scale_len` floats at `scale` (at least the layer's `k`, every one finite): every run
-// and prepare then quantizes `x[i][j] * scale[j]` (product in f32, rounded to the activation
-// type), so the weights must have been quantized from `W[c][j] / scale[j]`
+// and prepare then uses `x[i][j] * scale[j]` (product in f32, rounded to the activation type),
+// so the weights must have been quantized from `W[c][j] / scale[j]`
 // (`qgemm_quant_divide_depths`). `scale = NULL` removes them. Short:
 // `QGEMM_ERROR_BUFFER_TOO_SHORT`; a value not finite: `QGEMM_ERROR_NON_FINITE`; `*layer`
 // unchanged on error. The floats are not copied: they must stay valid and unchanged while the
 // layer is used (outputs and scratch may not overlap them: `QGEMM_ERROR_BUFFERS_OVERLAP`).
-// The f32 `QAI8DXP` families multiply inside the activation packer; the others stage a tile of
-// scaled rows in the scratch (`qgemm_linear_scratch_size` counts it).
+// The f32 `QAI8DXP` families multiply inside the activation packer; the other packed-LHS
+// families stage a tile of scaled rows in the scratch, the families that read the rows in place
+// all `m` rows (`qgemm_linear_scratch_size` counts either).
 //
 // # Safety
 //
@@ -1281,7 +1318,8 @@ enum qgemm_status qgemm_linear_set_input_scale(struct qgemm_linear *layer,
 
 // Writes to `*out` the bytes of workspace `qgemm_linear_quantize_pack` needs for a layer of
 // `family` with `n` channels of depth `k` (`bl`: the block length of the per-block families, 0
-// for the others): the codes and scales between the quantizer and the packer.
+// for the others): the codes and scales between the quantizer and the packer. A float family:
+// `QGEMM_ERROR_UNSUPPORTED` (it packs the weights as they are: `qgemm_linear_pack`).
 //
 // # Safety
 //
@@ -1293,19 +1331,21 @@ enum qgemm_status qgemm_linear_quantize_workspace_size(uint32_t family,
                                                        size_t bl,
                                                        size_t *out);
 
-// Quantizes `float` weights and packs them for a layer of `family`, filling `*out` (the layer
-// over `buf`): `weights` (`weights_len` floats) holds the `n x k` matrix in `layout`
+// Quantizes `float` weights and packs them for a layer of a quantized `family`, filling `*out`
+// (the layer over `buf`): `weights` (`weights_len` floats) holds the `n x k` matrix in `layout`
 // (`QGEMM_LAYOUT_NXK`: `n` rows of `k`; `QGEMM_LAYOUT_KXN`: `k` rows of `n`), rows `stride`
 // floats apart; `bl` as in `qgemm_linear_packed_size`. `method`: a `QGEMM_QUANT_*` code, the
 // symmetric ones (`ROUND_TO_NEAREST`, `SIGNED_MAX`, `SEARCH`, `WEIGHTED_SEARCH`) for the int4 and
-// int8 families, `QGEMM_QUANT_QAI4C32P_MIN_MAX` or `QGEMM_QUANT_QAI4C32P_FITTED` for the `QSI8D32P_QAI4C32P`
-// ones, ignored by `QAI8DXP_QSU2CXP` (default table). `importance` (`importance_len >= k`
-// floats, non-negative) only with `QGEMM_QUANT_WEIGHTED_SEARCH`, else NULL. `bias`: `n` floats
-// or NULL (NULL for `QSI8D32P_QSI4C32P`, which has none: `QGEMM_ERROR_UNSUPPORTED`).
-// `workspace`: at least `qgemm_linear_quantize_workspace_size` bytes, any alignment, contents
-// unspecified afterwards; `buf`: at least `qgemm_linear_packed_size` bytes, which must stay
-// valid and unchanged while the layer is used. NaN or infinite weights:
-// `QGEMM_ERROR_NON_FINITE`. Nothing is written to `buf` or `*out` unless every check passes.
+// int8 families, `QGEMM_QUANT_QAI4C32P_MIN_MAX` or `QGEMM_QUANT_QAI4C32P_FITTED` for the
+// `QSI8D32P_QAI4C32P` ones, ignored by `QAI8DXP_QSU2CXP` (default table). `importance`
+// (`importance_len >= k` floats, non-negative) only with `QGEMM_QUANT_WEIGHTED_SEARCH`, else
+// NULL. `bias`: `n` floats or NULL (NULL for `QSI8D32P_QSI4C32P`, which has none:
+// `QGEMM_ERROR_UNSUPPORTED`). `workspace`: at least `qgemm_linear_quantize_workspace_size`
+// bytes, any alignment, contents unspecified afterwards; `buf`: at least
+// `qgemm_linear_packed_size` bytes, which must stay valid and unchanged while the layer is
+// used. NaN or infinite weights: `QGEMM_ERROR_NON_FINITE`. A float family:
+// `QGEMM_ERROR_UNSUPPORTED` (`qgemm_linear_pack`). Nothing is written to `buf` or `*out`
+// unless every check passes.
 //
 // # Safety
 //
@@ -1330,8 +1370,57 @@ enum qgemm_status qgemm_linear_quantize_pack(uint32_t family,
                                              size_t buf_len,
                                              struct qgemm_linear *out);
 
+// Packs the weights of a layer of a float family with f32 activations
+// (`QGEMM_FAMILY_F32_F32_F32P`, `QGEMM_FAMILY_F32_BF16P_BF16P`) into `buf` in its preferred
+// packing and fills `*out` (the layer over `buf`): `w` (`w_len` floats) holds the `n x k`
+// weights in `layout` (`QGEMM_LAYOUT_NXK` or `QGEMM_LAYOUT_KXN`), rows `stride` floats apart;
+// `bias`: `n` floats or NULL (zeros); `buf`: at least `qgemm_linear_packed_size` bytes, which
+// must stay valid and unchanged while the layer is used. A family with f16 activations:
+// `QGEMM_ERROR_WRONG_DST_TYPE` (`qgemm_linear_pack_u16`); a quantized family:
+// `QGEMM_ERROR_UNSUPPORTED` (`qgemm_linear_quantize_pack`). NaN or infinite values:
+// `QGEMM_ERROR_NON_FINITE`.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_linear_pack(uint32_t family,
+                                    const float *w,
+                                    size_t w_len,
+                                    uint32_t layout,
+                                    size_t stride,
+                                    size_t n,
+                                    size_t k,
+                                    const float *bias,
+                                    size_t bias_len,
+                                    uint8_t *buf,
+                                    size_t buf_len,
+                                    struct qgemm_linear *out);
+
+// As `qgemm_linear_pack`, for the float families with f16 activations
+// (`QGEMM_FAMILY_F16_F16_F16P`, `QGEMM_FAMILY_F16_BF16P_BF16P`): `w` and `bias` hold `uint16_t`
+// f16 bit patterns.
+//
+// # Safety
+//
+// Every pointer argument is null or valid for the reads or writes of the length given with it
+// (one element for out pointers and structs), as the module conventions say.
+enum qgemm_status qgemm_linear_pack_u16(uint32_t family,
+                                        const uint16_t *w,
+                                        size_t w_len,
+                                        uint32_t layout,
+                                        size_t stride,
+                                        size_t n,
+                                        size_t k,
+                                        const uint16_t *bias,
+                                        size_t bias_len,
+                                        uint8_t *buf,
+                                        size_t buf_len,
+                                        struct qgemm_linear *out);
+
 // Writes to `*out` the bytes of scratch `qgemm_linear_run` and `qgemm_linear_prepare` need for
-// `m` rows, on any CPU.
+// `m` rows, on any CPU (0 for the families that read the rows in place, unless an input scale
+// is set).
 //
 // # Safety
 //
@@ -1341,8 +1430,9 @@ enum qgemm_status qgemm_linear_scratch_size(const struct qgemm_linear *layer,
                                             size_t m,
                                             size_t *out);
 
-// `y = x W^T + b` for `m` rows of an f32 family: quantizes `x` (`x_len` floats, `m x k` dense)
-// into `scratch` (`qgemm_linear_scratch_size` bytes), picks the kernel for `m` on `features`
+// `y = x W^T + b` for `m` rows of a family with f32 activations and outputs: packs `x` (`x_len`
+// floats, `m x k` dense) into `scratch` (`qgemm_linear_scratch_size` bytes; NULL with 0 where
+// that is 0), picks the kernel for `m` on `features` among those that read the layer's packing
 // and writes the `m x n` output `y` (`y_len` floats, dense), clamped to `[-FLT_MAX, FLT_MAX]`
 // (the Rust `Clamp::NONE`: finite results pass unchanged, an infinite one saturates to
 // `±FLT_MAX`; `qgemm_linear_prepare` with that clamp gives the same bits, with
@@ -1363,9 +1453,10 @@ enum qgemm_status qgemm_linear_run(const struct qgemm_linear *layer,
                                    uint8_t *scratch,
                                    size_t scratch_len);
 
-// As `qgemm_linear_run`, for the f16 and bf16 families: `x` and `y` hold `uint16_t` bit
-// patterns. The clamp to `[-FLT_MAX, FLT_MAX]` is applied in f32, before the rounding to f16 or
-// bf16, which rounds `±FLT_MAX` (so an infinite result) to `±infinity`.
+// As `qgemm_linear_run`, for the families with f16 or bf16 activations and outputs: `x` and
+// `y` hold `uint16_t` bit patterns. The clamp to `[-FLT_MAX, FLT_MAX]` is applied in f32 before
+// the rounding to f16 or bf16 (by the f16 float kernels in f16), which turns `±FLT_MAX` (so an
+// infinite result) into `±infinity`.
 //
 // # Safety
 //
@@ -1382,11 +1473,12 @@ enum qgemm_status qgemm_linear_run_u16(const struct qgemm_linear *layer,
                                        uint8_t *scratch,
                                        size_t scratch_len);
 
-// Quantizes `m` rows of f32 activations (`x`, `x_len` floats, dense) into `scratch` once and
-// fills `*out` with the call: the kernel for `m` on `features` and the clamp
-// (`clamp_min <= clamp_max`, no NaN; `-INFINITY, INFINITY` for none; `-FLT_MAX, FLT_MAX`, the
-// clamp of `qgemm_linear_run`, gives its bits). Run its parts with
-// `qgemm_linear_split` and `qgemm_linear_run_part`; `scratch` must stay unchanged until then.
+// Packs `m` rows of f32 activations (`x`, `x_len` floats, dense) into `scratch` once (the
+// families that read the rows in place use `x` itself: it must then stay unchanged until the
+// last part has run, as `scratch` must) and fills `*out` with the call: the kernel for `m` on
+// `features` and the clamp (`clamp_min <= clamp_max`, no NaN; `-INFINITY, INFINITY` for none;
+// `-FLT_MAX, FLT_MAX`, the clamp of `qgemm_linear_run`, gives its bits). Run its parts with
+// `qgemm_linear_split` and `qgemm_linear_run_part`.
 //
 // # Safety
 //
@@ -1404,7 +1496,8 @@ enum qgemm_status qgemm_linear_prepare(const struct qgemm_linear *layer,
                                        float clamp_max,
                                        struct qgemm_linear_call *out);
 
-// As `qgemm_linear_prepare`, for the f16 and bf16 families: `x` holds `uint16_t` bit patterns.
+// As `qgemm_linear_prepare`, for the families with f16 or bf16 activations: `x` holds
+// `uint16_t` bit patterns.
 //
 // # Safety
 //
@@ -1452,8 +1545,8 @@ enum qgemm_status qgemm_linear_run_part(const struct qgemm_linear_call *call,
                                         float *y,
                                         size_t y_len);
 
-// As `qgemm_linear_run_part`, for the f16 and bf16 families: `y` holds `uint16_t` bit
-// patterns.
+// As `qgemm_linear_run_part`, for the families with f16 or bf16 outputs: `y` holds `uint16_t`
+// bit patterns.
 //
 // # Safety
 //
@@ -1465,127 +1558,6 @@ enum qgemm_status qgemm_linear_run_part_u16(const struct qgemm_linear_call *call
                                             struct qgemm_rect rect,
                                             uint16_t *y,
                                             size_t y_len);
-
-// Writes the number of kernels in float `family`'s catalogue to `*out`.
-//
-// # Safety
-//
-// Every pointer argument is null or valid for the reads or writes of the length given with it
-// (one element for out pointers and structs), as the module conventions say.
-enum qgemm_status qgemm_float_kernel_count(uint32_t family, size_t *out);
-
-// Writes the handle of kernel `index` (`< qgemm_float_kernel_count`) of float `family` to `*out`.
-//
-// # Safety
-//
-// Every pointer argument is null or valid for the reads or writes of the length given with it
-// (one element for out pointers and structs), as the module conventions say.
-enum qgemm_status qgemm_float_kernel_at(uint32_t family,
-                                        size_t index,
-                                        struct qgemm_float_kernel *out);
-
-// Writes what `kernel` is (name, tier, steps, formats) to `*out`.
-//
-// # Safety
-//
-// Every pointer argument is null or valid for the reads or writes of the length given with it
-// (one element for out pointers and structs), as the module conventions say.
-enum qgemm_status qgemm_float_kernel_get_info(struct qgemm_float_kernel kernel,
-                                              struct qgemm_float_kernel_info *out);
-
-// Writes whether `kernel` may run on a CPU with `features` to `*out`.
-//
-// # Safety
-//
-// Every pointer argument is null or valid for the reads or writes of the length given with it
-// (one element for out pointers and structs), as the module conventions say.
-enum qgemm_status qgemm_float_kernel_is_available(struct qgemm_float_kernel kernel,
-                                                  uint32_t features,
-                                                  bool *out);
-
-// Writes the best kernel of float `family` on a CPU with `features` for the family's preferred
-// formats (the operator's: `f32p16`, `f16p32`, `bf16p8x4` + `bf16p12_*`) to `*out`; the scalar
-// kernel when no SIMD tier runs.
-//
-// # Safety
-//
-// Every pointer argument is null or valid for the reads or writes of the length given with it
-// (one element for out pointers and structs), as the module conventions say.
-enum qgemm_status qgemm_float_select(uint32_t family,
-                                     uint32_t features,
-                                     struct qgemm_float_kernel *out);
-
-// Writes the best kernel of float `family` on a CPU with `features` that reads the LHS format
-// `lhs_format` (`QGEMM_FLOAT_LHS_*`) and the RHS format `rhs_format` (`QGEMM_FLOAT_RHS_*`) to
-// `*out`. `QGEMM_ERROR_UNSUPPORTED` if no kernel of the family reads that pair (every pair a
-// kernel reads has a scalar kernel, so a supported pair always gives one).
-//
-// # Safety
-//
-// Every pointer argument is null or valid for the reads or writes of the length given with it
-// (one element for out pointers and structs), as the module conventions say.
-enum qgemm_status qgemm_float_select_for(uint32_t family,
-                                         uint32_t features,
-                                         uint32_t lhs_format,
-                                         uint32_t rhs_format,
-                                         struct qgemm_float_kernel *out);
-
-// Writes to `*out` the element offset in `dst` of output `(m_idx, n_idx)` with rows
-// `dst_stride_row` elements apart (starts must be multiples of the kernel's steps).
-//
-// # Safety
-//
-// Every pointer argument is null or valid for the reads or writes of the length given with it
-// (one element for out pointers and structs), as the module conventions say.
-enum qgemm_status qgemm_float_kernel_dst_offset(struct qgemm_float_kernel kernel,
-                                                size_t m_idx,
-                                                size_t n_idx,
-                                                size_t dst_stride_row,
-                                                size_t *out);
-
-// Runs `kernel` on the rectangle `*args` describes, f32 output (`QGEMM_FLOAT_FAMILY_F32_*`):
-//
-// * `lhs`, `lhs_len` elements of the kernel's LHS type: for `QGEMM_FLOAT_LHS_NONE` the
-//   activations themselves (`float` for `F32_F32_F32P`, `uint16_t` f16 bits for
-//   `F16_F16_F16P`), row `i` at element `i * args->lhs_stride_row`, from row 0; for a packed
-//   LHS the bytes of the whole packed LHS (row 0 onward) in the kernel's LHS format. Aligned to
-//   its element type.
-// * `rhs_packed`, `rhs_packed_len` bytes: the whole packed weights in the kernel's RHS format.
-// * `dst`, `dst_len` floats: from output element `(m_idx, n_idx)`, holding
-//   `(m - 1) * dst_stride_row + n` elements; exactly the `m x n` rectangle is written.
-//
-// A kernel with f16 output: `QGEMM_ERROR_WRONG_DST_TYPE` (use `qgemm_float_kernel_run_u16`).
-//
-// # Safety
-//
-// Every pointer argument is null or valid for the reads or writes of the length given with it
-// (`lhs`: `lhs_len` elements of the kernel's LHS type), as the module conventions say.
-enum qgemm_status qgemm_float_kernel_run(struct qgemm_float_kernel kernel,
-                                         uint32_t features,
-                                         const void *lhs,
-                                         size_t lhs_len,
-                                         const uint8_t *rhs_packed,
-                                         size_t rhs_packed_len,
-                                         float *dst,
-                                         size_t dst_len,
-                                         const struct qgemm_float_args *args);
-
-// As `qgemm_float_kernel_run`, for the kernels with f16 output (`QGEMM_FLOAT_FAMILY_F16_*`):
-// `dst` receives `uint16_t` bit patterns.
-//
-// # Safety
-//
-// Every pointer argument is null or valid for the reads or writes of the length given with it
-// (`lhs`: `lhs_len` elements of the kernel's LHS type), as the module conventions say.
-enum qgemm_status qgemm_float_kernel_run_u16(struct qgemm_float_kernel kernel,
-                                             uint32_t features,
-                                             const void *lhs,
-                                             size_t lhs_len,
-                                             const uint8_t *rhs_packed,
-                                             size_t rhs_packed_len,
-                                             uint16_t *dst,
-                                             size_t dst_len,
-                                             const struct qgemm_float_args *args);
 
 // Writes to `*out` the bytes of weights packed in `f32p16` for `n` channels of depth `k`.
 //
@@ -1924,224 +1896,6 @@ enum qgemm_status qgemm_lhs_bf16p8x4_pack_f16(size_t m,
                                               size_t lhs_stride,
                                               uint8_t *lhs_packed,
                                               size_t lhs_packed_len);
-
-// Writes to `*out` the RHS format (`QGEMM_FLOAT_RHS_*`) the operator packs float `family`'s
-// weights in (the family's preferred one): `qgemm_rhs_<format>_pack` of that format, or
-// KleidiAI's packer of it, gives weights `qgemm_float_linear_from_packed` takes.
-//
-// # Safety
-//
-// Every pointer argument is null or valid for the reads or writes of the length given with it
-// (one element for out pointers and structs), as the module conventions say.
-enum qgemm_status qgemm_float_linear_rhs_format(uint32_t family, uint32_t *out);
-
-// Writes to `*out` the bytes of float `family`'s packed weights for `n` channels of depth `k`.
-//
-// # Safety
-//
-// Every pointer argument is null or valid for the reads or writes of the length given with it
-// (one element for out pointers and structs), as the module conventions say.
-enum qgemm_status qgemm_float_linear_packed_size(uint32_t family, size_t n, size_t k, size_t *out);
-
-// Packs the weights of a layer of an f32 float family (`QGEMM_FLOAT_FAMILY_F32_*`) into `buf`
-// and fills `*out` (the layer over `buf`): `w` (`w_len` floats) holds the `n x k` weights in
-// `layout` (`QGEMM_LAYOUT_NXK` or `QGEMM_LAYOUT_KXN`), rows `stride` floats apart; `bias`: `n`
-// floats or NULL (zeros); `buf`: at least `qgemm_float_linear_packed_size` bytes, which must
-// stay valid and unchanged while the layer is used. An f16 family:
-// `QGEMM_ERROR_WRONG_DST_TYPE` (use `qgemm_float_linear_pack_u16`).
-//
-// # Safety
-//
-// Every pointer argument is null or valid for the reads or writes of the length given with it
-// (one element for out pointers and structs), as the module conventions say.
-enum qgemm_status qgemm_float_linear_pack(uint32_t family,
-                                          const float *w,
-                                          size_t w_len,
-                                          uint32_t layout,
-                                          size_t stride,
-                                          size_t n,
-                                          size_t k,
-                                          const float *bias,
-                                          size_t bias_len,
-                                          uint8_t *buf,
-                                          size_t buf_len,
-                                          struct qgemm_float_linear *out);
-
-// As `qgemm_float_linear_pack`, for the f16 float families (`QGEMM_FLOAT_FAMILY_F16_*`): `w`
-// and `bias` hold `uint16_t` f16 bit patterns.
-//
-// # Safety
-//
-// Every pointer argument is null or valid for the reads or writes of the length given with it
-// (one element for out pointers and structs), as the module conventions say.
-enum qgemm_status qgemm_float_linear_pack_u16(uint32_t family,
-                                              const uint16_t *w,
-                                              size_t w_len,
-                                              uint32_t layout,
-                                              size_t stride,
-                                              size_t n,
-                                              size_t k,
-                                              const uint16_t *bias,
-                                              size_t bias_len,
-                                              uint8_t *buf,
-                                              size_t buf_len,
-                                              struct qgemm_float_linear *out);
-
-// Fills `*out` with a layer of float `family` over weights packed earlier in its
-// `qgemm_float_linear_rhs_format` (by `qgemm_rhs_<format>_pack`, `qgemm_float_linear_pack` or
-// KleidiAI's packer): `weights`, `weights_len` bytes, at least `qgemm_float_linear_packed_size`.
-// The bytes are trusted to be such a packing.
-//
-// # Safety
-//
-// Every pointer argument is null or valid for the reads or writes of the length given with it
-// (one element for out pointers and structs), as the module conventions say.
-enum qgemm_status qgemm_float_linear_from_packed(uint32_t family,
-                                                 size_t n,
-                                                 size_t k,
-                                                 const uint8_t *weights,
-                                                 size_t weights_len,
-                                                 struct qgemm_float_linear *out);
-
-// Writes to `*out` the bytes of scratch `qgemm_float_linear_run` and `_prepare` need for `m`
-// rows: 0 for `F32_F32_F32P` and `F16_F16_F16P` (they read the activations in place), the bf16
-// packing of the activations for the bf16 families.
-//
-// # Safety
-//
-// Every pointer argument is null or valid for the reads or writes of the length given with it
-// (one element for out pointers and structs), as the module conventions say.
-enum qgemm_status qgemm_float_linear_scratch_size(const struct qgemm_float_linear *layer,
-                                                  size_t m,
-                                                  size_t *out);
-
-// `y = x W^T + b` for `m` rows of a layer of an f32 float family: `x` (`x_len` floats, `m x k`
-// dense), `y` (`y_len` floats, `m x n` dense), `scratch` (`qgemm_float_linear_scratch_size`
-// bytes; NULL with 0 where that is 0); the kernel is the best of the layer's formats on
-// `features`; clamp `[-FLT_MAX, FLT_MAX]` (the Rust `Clamp::NONE`: finite results pass
-// unchanged, an infinite one saturates; `qgemm_float_linear_prepare` takes any clamp). `m = 0`
-// writes nothing.
-//
-// # Safety
-//
-// Every pointer argument is null or valid for the reads or writes of the length given with it
-// (one element for out pointers and structs), as the module conventions say; the layer's
-// weights stay valid and unchanged.
-enum qgemm_status qgemm_float_linear_run(const struct qgemm_float_linear *layer,
-                                         uint32_t features,
-                                         size_t m,
-                                         const float *x,
-                                         size_t x_len,
-                                         float *y,
-                                         size_t y_len,
-                                         uint8_t *scratch,
-                                         size_t scratch_len);
-
-// As `qgemm_float_linear_run`, for the f16 float families: `x` and `y` hold `uint16_t` bit
-// patterns. The f16 kernels round the clamp bounds to f16, where `±FLT_MAX` become
-// `±infinity`: an overflowing result stays infinite.
-//
-// # Safety
-//
-// Every pointer argument is null or valid for the reads or writes of the length given with it
-// (one element for out pointers and structs), as the module conventions say; the layer's
-// weights stay valid and unchanged.
-enum qgemm_status qgemm_float_linear_run_u16(const struct qgemm_float_linear *layer,
-                                             uint32_t features,
-                                             size_t m,
-                                             const uint16_t *x,
-                                             size_t x_len,
-                                             uint16_t *y,
-                                             size_t y_len,
-                                             uint8_t *scratch,
-                                             size_t scratch_len);
-
-// Prepares a call on `m` rows of f32 activations (`x`, `x_len` floats, `m x k` dense) of a
-// layer of an f32 float family and fills `*out`: the kernel on `features`, the activations
-// (the bf16 family packs them into `scratch`, `qgemm_float_linear_scratch_size` bytes; the
-// unpacked family reads `x` itself: `x`, or `scratch`, must stay unchanged until the last
-// part has run), and the clamp (`clamp_min <= clamp_max`, no NaN; `-INFINITY, INFINITY` for
-// none; `-FLT_MAX, FLT_MAX`, the clamp of `qgemm_float_linear_run`, gives its bits). Run its
-// parts with `qgemm_float_linear_split` and `qgemm_float_linear_run_part`.
-//
-// # Safety
-//
-// Every pointer argument is null or valid for the reads or writes of the length given with it
-// (one element for out pointers and structs), as the module conventions say; the layer's
-// weights stay valid and unchanged.
-enum qgemm_status qgemm_float_linear_prepare(const struct qgemm_float_linear *layer,
-                                             uint32_t features,
-                                             size_t m,
-                                             const float *x,
-                                             size_t x_len,
-                                             uint8_t *scratch,
-                                             size_t scratch_len,
-                                             float clamp_min,
-                                             float clamp_max,
-                                             struct qgemm_float_linear_call *out);
-
-// As `qgemm_float_linear_prepare`, for the f16 float families: `x` holds `uint16_t` bit
-// patterns.
-//
-// # Safety
-//
-// Every pointer argument is null or valid for the reads or writes of the length given with it
-// (one element for out pointers and structs), as the module conventions say; the layer's
-// weights stay valid and unchanged.
-enum qgemm_status qgemm_float_linear_prepare_u16(const struct qgemm_float_linear *layer,
-                                                 uint32_t features,
-                                                 size_t m,
-                                                 const uint16_t *x,
-                                                 size_t x_len,
-                                                 uint8_t *scratch,
-                                                 size_t scratch_len,
-                                                 float clamp_min,
-                                                 float clamp_max,
-                                                 struct qgemm_float_linear_call *out);
-
-// Cuts the call's `m x n` output into at most `parts` rectangles (0 counts as 1, more than 64
-// as 64) on the kernel's steps (the Rust `FloatPrepared::split`): writes them to `rects`
-// (`rects_len` elements; 64 always suffice) and their number to `*count`.
-//
-// # Safety
-//
-// Every pointer argument is null or valid for the reads or writes of the length given with it
-// (one element for out pointers and structs), as the module conventions say.
-enum qgemm_status qgemm_float_linear_split(const struct qgemm_float_linear_call *call,
-                                           size_t parts,
-                                           struct qgemm_rect *rects,
-                                           size_t rects_len,
-                                           size_t *count);
-
-// Computes the rectangle `rect` (one of `qgemm_float_linear_split`'s, or any rectangle inside
-// the output whose start is a multiple of the kernel's steps) of an f32 float call's output
-// into `y`: the whole `m x n` output (`y_len >= m * n` floats, dense), of which only `rect` is
-// written. Threads may run the rectangles of one split at the same time on the same `y`.
-//
-// # Safety
-//
-// Every pointer argument is null or valid for the reads or writes of the length given with it
-// (one element for out pointers and structs), as the module conventions say, except that other
-// threads may write `y` outside `rect` meanwhile; the call's weights and `lhs` stay valid and
-// unchanged.
-enum qgemm_status qgemm_float_linear_run_part(const struct qgemm_float_linear_call *call,
-                                              struct qgemm_rect rect,
-                                              float *y,
-                                              size_t y_len);
-
-// As `qgemm_float_linear_run_part`, for the f16 float families: `y` holds `uint16_t` bit
-// patterns.
-//
-// # Safety
-//
-// Every pointer argument is null or valid for the reads or writes of the length given with it
-// (one element for out pointers and structs), as the module conventions say, except that other
-// threads may write `y` outside `rect` meanwhile; the call's weights and `lhs` stay valid and
-// unchanged.
-enum qgemm_status qgemm_float_linear_run_part_u16(const struct qgemm_float_linear_call *call,
-                                                  struct qgemm_rect rect,
-                                                  uint16_t *y,
-                                                  size_t y_len);
 
 // Writes the sizes of the `qsi4cxp` quantizer's outputs for `n x k` weights: `*codes_len =
 // n * ceil(k/2)` bytes, `*scale_len = n` floats.

@@ -4,14 +4,15 @@
 //!
 //! * The return value is a [`qgemm_status`]; results go through out pointers, which are
 //!   written only on `QGEMM_OK`. A packer or run that fails has written nothing.
-//! * Buffers are a pointer and a length **in elements** of the pointer's type. A required
-//!   pointer that is null is `QGEMM_ERROR_NULL_POINTER` (also with length 0); a pointer not
-//!   aligned to its element type is `QGEMM_ERROR_MISALIGNED_POINTER`; an output that overlaps
-//!   an input of the same call is `QGEMM_ERROR_BUFFERS_OVERLAP`. Nothing outside
-//!   `[ptr, ptr + len)` is read or written.
+//! * Buffers are a pointer and a length **in elements** of the pointer's type (bytes for
+//!   `uint8_t *` and `void *`). A required pointer that is null is `QGEMM_ERROR_NULL_POINTER`
+//!   (also with length 0); a pointer not aligned to its element type is
+//!   `QGEMM_ERROR_MISALIGNED_POINTER`; an output that overlaps an input of the same call is
+//!   `QGEMM_ERROR_BUFFERS_OVERLAP`. Nothing outside `[ptr, ptr + len)` is read or written.
 //! * Feature sets are `QGEMM_FEATURE_*` bit sets ([`crate::cpu`]); a bit outside
 //!   `QGEMM_FEATURE_ALL` is `QGEMM_ERROR_INVALID_ARGUMENT`. The caller vouches for the bits:
-//!   a feature the CPU lacks makes a kernel of that tier execute an undefined instruction.
+//!   a feature the CPU lacks makes a kernel of that tier execute an undefined instruction (and,
+//!   for `QGEMM_FEATURE_SME`, the library reads the streaming vector length with `RDSVL`).
 //!
 //! Every exported function has the same `# Safety` contract: each pointer argument is null or
 //! valid for the reads or writes of the length given with it (one element for out pointers and
@@ -21,39 +22,46 @@
 //!
 //! # Families
 //!
-//! Everything that depends on the family is generated from one table, [`families!`]: a row
-//! names the `QGEMM_FAMILY_*` code, the family's name, its Rust `Family` type, its `select`
-//! function, its LHS packer and the element type of its output. The rows implement
-//! [`CFamily`]; [`match_family!`] and [`with_kernel!`] turn a family code or a kernel handle
-//! into a call of generic code on the family's type. No function below matches on a family
-//! code by hand. Adding a family is a `QGEMM_FAMILY_*` constant (cbindgen does not expand
-//! macros, so the C constants are written out) and a row; a family with a new RHS format also
-//! needs its `qgemm_rhs_<format>_*` functions (their C signatures differ by format).
-//!
-//! The float families (`qgemm::float`, not `Family`s) have their own table, `float_families!`,
-//! and functions (`qgemm_float_*`) in `api/float.rs`.
+//! One code space for every family, quantized and float (`QGEMM_FAMILY_*`), and one table,
+//! [`families!`]: a row names the code, the family's name, its Rust `Family` type and the
+//! element type of its output. The rows implement [`CFamily`]; [`match_family!`] and
+//! [`with_kernel!`] turn a family code or a kernel handle into a call of generic code on the
+//! family's type. No function below matches on a family code by hand. What differs between
+//! families lives in the Rust family (its formats, its `Params`), never in a second set of C
+//! functions: one kernel handle, one run, one operator ([`linear`]). Adding a family is a
+//! `QGEMM_FAMILY_*` constant (cbindgen does not expand macros, so the C constants are written
+//! out) and a row; a family with a new RHS format also needs its `qgemm_rhs_<format>_*`
+//! functions (their C signatures differ by format).
 
-use core::ffi::c_char;
+use core::ffi::{c_char, c_void};
 use core::mem::{align_of, size_of};
 
 use half::{bf16, f16};
-use qgemm::bf16_qai8dxp_qsi4c32p::{self, Bf16Qai8dxpQsi4c32p};
-use qgemm::bf16_qai8dxp_qsi4cxp::{self, Bf16Qai8dxpQsi4cxp};
-use qgemm::f16_qai8dxp_qsi4cxp::{self, F16Qai8dxpQsi4cxp};
-use qgemm::f16_qai8dxp_qsi8cxp::{self, F16Qai8dxpQsi8cxp};
-use qgemm::f16_qsi8d32p_qai4c32p::{self, F16Qsi8d32pQai4c32p};
+use qgemm::bf16_qai8dxp_qsi4c32p::Bf16Qai8dxpQsi4c32p;
+use qgemm::bf16_qai8dxp_qsi4cxp::Bf16Qai8dxpQsi4cxp;
+use qgemm::f16_bf16p_bf16p::F16Bf16pBf16p;
+use qgemm::f16_f16_f16p::F16F16F16p;
+use qgemm::f16_qai8dxp_qsi4cxp::F16Qai8dxpQsi4cxp;
+use qgemm::f16_qai8dxp_qsi8cxp::F16Qai8dxpQsi8cxp;
+use qgemm::f16_qsi8d32p_qai4c32p::F16Qsi8d32pQai4c32p;
+use qgemm::f32_bf16p_bf16p::F32Bf16pBf16p;
+use qgemm::f32_f32_f32p::F32F32F32p;
 use qgemm::lhs::{qai8dxp, qsi8d32p, qsi8d32pscalef32};
-use qgemm::qai8dxp_qsi4c32p::{self, Qai8dxpQsi4c32p};
-use qgemm::qai8dxp_qsi4cxp::{self, Qai8dxpQsi4cxp};
-use qgemm::qai8dxp_qsi8cxp::{self, Qai8dxpQsi8cxp};
-use qgemm::qai8dxp_qsu2cxp::{self, Qai8dxpQsu2cxp};
-use qgemm::qsi8d32p_qai4c32p::{self, Qsi8d32pQai4c32p};
-use qgemm::qsi8d32p_qsi4c32p::{self, Qsi8d32pQsi4c32p};
+use qgemm::qai8dxp_qsi4c32p::Qai8dxpQsi4c32p;
+use qgemm::qai8dxp_qsi4cxp::Qai8dxpQsi4cxp;
+use qgemm::qai8dxp_qsi8cxp::Qai8dxpQsi8cxp;
+use qgemm::qai8dxp_qsu2cxp::Qai8dxpQsu2cxp;
+use qgemm::qsi8d32p_qai4c32p::Qsi8d32pQai4c32p;
+use qgemm::qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p;
 use qgemm::rhs::qsi4c32p::BlockScales;
 use qgemm::rhs::qsi8cxp::{self, Int8Source};
 use qgemm::rhs::{Int4Encoding, Int4Source, Layout, qai4c32p, qsi4c32p, qsi4c32pscalef16, qsi4cxp, qsu2cxp};
-use qgemm::{Clamp, CpuFeatures, Family, Kernel, MatmulArgs, Packing, Tier};
+use qgemm::{
+    Clamp, CpuFeatures, Descriptor, Family, Kernel, LhsFormat, LhsPacking, MatmulArgs, Packing, Params,
+    RhsFormat, RhsPacking, Tier,
+};
 
+use crate::params::{CKind, CParams};
 use crate::status::qgemm_status;
 
 type Status<T = ()> = Result<T, qgemm_status>;
@@ -164,7 +172,7 @@ unsafe fn output<'a, T>(p: *mut T, len: usize, inputs: &[Span]) -> Status<&'a mu
     Ok(unsafe { core::slice::from_raw_parts_mut(p, len) })
 }
 
-/// The feature set of C bits.
+/// The feature set of C bits (with the streaming vector length where the bits claim SME).
 fn features(bits: u32) -> Status<CpuFeatures> {
     crate::cpu::from_bits(bits).ok_or(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT)
 }
@@ -179,7 +187,7 @@ unsafe fn packing_in(p: *const qgemm_packing) -> Status<Packing> {
     Ok(unsafe { read_in(p) }?.into())
 }
 
-// ---- output element types -----------------------------------------------------------------
+// ---- element types ------------------------------------------------------------------------
 
 /// The element type of a C output buffer. C has no portable 16-bit float type: f16 and bf16
 /// outputs travel as `uint16_t` bit patterns.
@@ -201,8 +209,8 @@ impl CType {
     }
 }
 
-/// The `dst` element type of a C run function: `float` (`qgemm_kernel_run`) or `uint16_t`
-/// (`qgemm_kernel_run_u16`).
+/// The element type of a C function's activations and outputs: `float` (the functions
+/// without suffix) or `uint16_t` (the `_u16` ones).
 trait CElem: Sized {
     const C: CType;
     /// Evaluated where used: `Self` has the size and alignment of [`Self::C`](CElem::C).
@@ -217,8 +225,8 @@ impl CElem for u16 {
     const C: CType = CType::U16;
 }
 
-/// The output element type of a family's kernels (the `dst` column of [`families!`]) and the
-/// C type its values travel as. Every bit pattern is a valid value of both.
+/// A family's output (and activation) element type and the C type its values travel as.
+/// Every bit pattern is a valid value of both.
 trait DstElem: Sized {
     const C: CType;
     /// Evaluated where used: `Self` has the size and alignment of [`Self::C`](DstElem::C).
@@ -245,13 +253,41 @@ const fn layout_is<T>(c: CType) -> bool {
 // The impls not used yet are checked too.
 const _: () = (<f16 as DstElem>::SAME_LAYOUT, <bf16 as DstElem>::SAME_LAYOUT).0;
 
-/// `dst` as a pointer to the kernel's output element `D`, if the C run function's element
-/// type `T` is the one `D` travels as; else `QGEMM_ERROR_WRONG_DST_TYPE`. A pointer cast only:
-/// [`output`] checks the buffer. As `D` and `T` then have the same size and alignment, `len`
-/// elements of `T` are `len` elements of `D`.
+/// `dst` as a pointer to the family's element `D`, if the C function's element type `T` is
+/// the one `D` travels as; else `QGEMM_ERROR_WRONG_DST_TYPE`. A pointer cast only: [`output`]
+/// checks the buffer. As `D` and `T` then have the same size and alignment, `len` elements of
+/// `T` are `len` elements of `D`.
 fn dst_as<D: DstElem, T: CElem>(dst: *mut T) -> Status<*mut D> {
     let ((), ()) = (D::SAME_LAYOUT, T::SAME_LAYOUT);
     if D::C == T::C { Ok(dst.cast()) } else { Err(qgemm_status::QGEMM_ERROR_WRONG_DST_TYPE) }
+}
+
+/// What a kernel reads as its LHS ([`Family::Lhs`]): the bytes of a packed LHS, or f32 / f16
+/// activation rows.
+///
+/// # Safety
+///
+/// Every bit pattern of `size_of::<Self>()` bytes is a valid value of the type.
+unsafe trait LhsBits: Copy + 'static {}
+
+// SAFETY: plain numbers (f16 is a `u16` bit pattern): every bit pattern is a value.
+unsafe impl LhsBits for u8 {}
+// SAFETY: as above.
+unsafe impl LhsBits for f32 {}
+// SAFETY: as above.
+unsafe impl LhsBits for f16 {}
+
+/// `len` bytes at `p` as the LHS elements `L` they hold (`len / size_of::<L>()` of them), and
+/// their byte range; `p` must be aligned for `L`.
+///
+/// # Safety
+///
+/// `p` is null or valid for `len` reads that nothing writes during the call.
+unsafe fn lhs_in<'a, L: LhsBits>(p: *const c_void, len: usize) -> Status<(&'a [L], Span)> {
+    // SAFETY: `p` is valid for `len` bytes (this function's contract), so for the
+    // `len / size_of::<L>()` whole elements inside them, every bit pattern of which is an `L`
+    // (`LhsBits`); `input` checks the alignment.
+    unsafe { input(p.cast::<L>(), len / size_of::<L>()) }
 }
 
 // ---- the family table ---------------------------------------------------------------------
@@ -281,43 +317,55 @@ pub const QGEMM_FAMILY_QSI8D32P_QAI4C32P: u32 = 8;
 pub const QGEMM_FAMILY_F16_QSI8D32P_QAI4C32P: u32 = 9;
 /// `qai8dxp_qsu2cxp`: 2-bit weight codes through a 4-entry int32 look-up table (code `u` stands
 /// for `lut[u]`, entries in `[-64, 63]`; default `{-2, -1, 0, 1}`) with per-channel f32 scales
-/// (`qsu2cxp`) × int8 per-row activations (`qai8dxp`). Its kernels take the table:
-/// `qgemm_kernel_run_lut`, `qgemm_linear_set_lut`.
+/// (`qsu2cxp`) × int8 per-row activations (`qai8dxp`). Its kernels take the table as their
+/// parameters ([`qgemm_lut_params`], `qgemm_linear_set_lut`).
 pub const QGEMM_FAMILY_QAI8DXP_QSU2CXP: u32 = 10;
+/// `f32_f32_f32p`: f32 activations read in place (row stride: [`qgemm_lhs_stride_params`]),
+/// f32 weights packed with their f32 bias (`QGEMM_RHS_FORMAT_F32P`), f32 output.
+pub const QGEMM_FAMILY_F32_F32_F32P: u32 = 11;
+/// `f16_f16_f16p`: f16 activations read in place, f16 weights packed with their f16 bias
+/// (`QGEMM_RHS_FORMAT_F16P`), f16 output.
+pub const QGEMM_FAMILY_F16_F16_F16P: u32 = 12;
+/// `f32_bf16p_bf16p`: activations packed to bf16 (`QGEMM_LHS_FORMAT_BF16P`), weights to bf16
+/// with f32 bias (`QGEMM_RHS_FORMAT_BF16P_B32`), f32 output.
+pub const QGEMM_FAMILY_F32_BF16P_BF16P: u32 = 13;
+/// `f16_bf16p_bf16p`: activations packed to bf16, weights to bf16 with f16 bias
+/// (`QGEMM_RHS_FORMAT_BF16P_B16`), f16 output.
+pub const QGEMM_FAMILY_F16_BF16P_BF16P: u32 = 14;
 
-/// The families of layer 1, one row each, in code order:
+/// Every family of layer 1, one row each, in code order:
 ///
-/// `(C code, name, Rust family type, select function, LHS packer (qgemm::lhs), output element)`
+/// `(C code, name, Rust family type, activation and output element)`
 ///
-/// The output element type is the core's `Family::Dst` once the core has it: `f32`, or
-/// `half::f16` / `half::bf16` (which [`qgemm_kernel_run_u16`] serves). Invoked with a callback
-/// macro (`families!(callback!(args))`), which receives `(args)` and the rows.
+/// The element type is the core's `Family::Dst`: `f32`, or `half::f16` / `half::bf16` (which
+/// the `_u16` functions serve). Invoked with a callback macro (`families!(callback!(args))`),
+/// which receives `(args)` and the rows.
 macro_rules! families {
     ($then:ident ! ($($args:tt)*)) => {
         $then! { ($($args)*)
-            (QGEMM_FAMILY_QAI8DXP_QSI4CXP, "qai8dxp_qsi4cxp", Qai8dxpQsi4cxp, qai8dxp_qsi4cxp::select, qai8dxp, f32)
-            (QGEMM_FAMILY_QAI8DXP_QSI4C32P, "qai8dxp_qsi4c32p", Qai8dxpQsi4c32p, qai8dxp_qsi4c32p::select, qai8dxp, f32)
-            (QGEMM_FAMILY_QSI8D32P_QSI4C32P, "qsi8d32p_qsi4c32p", Qsi8d32pQsi4c32p, qsi8d32p_qsi4c32p::select, qsi8d32p, f32)
-            (QGEMM_FAMILY_QAI8DXP_QSI8CXP, "qai8dxp_qsi8cxp", Qai8dxpQsi8cxp, qai8dxp_qsi8cxp::select, qai8dxp, f32)
-            (QGEMM_FAMILY_F16_QAI8DXP_QSI4CXP, "f16_qai8dxp_qsi4cxp", F16Qai8dxpQsi4cxp, f16_qai8dxp_qsi4cxp::select, qai8dxp, f16)
-            (QGEMM_FAMILY_F16_QAI8DXP_QSI8CXP, "f16_qai8dxp_qsi8cxp", F16Qai8dxpQsi8cxp, f16_qai8dxp_qsi8cxp::select, qai8dxp, f16)
-            (QGEMM_FAMILY_BF16_QAI8DXP_QSI4CXP, "bf16_qai8dxp_qsi4cxp", Bf16Qai8dxpQsi4cxp, bf16_qai8dxp_qsi4cxp::select, qai8dxp, bf16)
-            (QGEMM_FAMILY_BF16_QAI8DXP_QSI4C32P, "bf16_qai8dxp_qsi4c32p", Bf16Qai8dxpQsi4c32p, bf16_qai8dxp_qsi4c32p::select, qai8dxp, bf16)
-            (QGEMM_FAMILY_QSI8D32P_QAI4C32P, "qsi8d32p_qai4c32p", Qsi8d32pQai4c32p, qsi8d32p_qai4c32p::select, qsi8d32pscalef32, f32)
-            (QGEMM_FAMILY_F16_QSI8D32P_QAI4C32P, "f16_qsi8d32p_qai4c32p", F16Qsi8d32pQai4c32p, f16_qsi8d32p_qai4c32p::select, qsi8d32pscalef32, f16)
-            (QGEMM_FAMILY_QAI8DXP_QSU2CXP, "qai8dxp_qsu2cxp", Qai8dxpQsu2cxp, qai8dxp_qsu2cxp::select, qai8dxp, f32)
+            (QGEMM_FAMILY_QAI8DXP_QSI4CXP, "qai8dxp_qsi4cxp", Qai8dxpQsi4cxp, f32)
+            (QGEMM_FAMILY_QAI8DXP_QSI4C32P, "qai8dxp_qsi4c32p", Qai8dxpQsi4c32p, f32)
+            (QGEMM_FAMILY_QSI8D32P_QSI4C32P, "qsi8d32p_qsi4c32p", Qsi8d32pQsi4c32p, f32)
+            (QGEMM_FAMILY_QAI8DXP_QSI8CXP, "qai8dxp_qsi8cxp", Qai8dxpQsi8cxp, f32)
+            (QGEMM_FAMILY_F16_QAI8DXP_QSI4CXP, "f16_qai8dxp_qsi4cxp", F16Qai8dxpQsi4cxp, f16)
+            (QGEMM_FAMILY_F16_QAI8DXP_QSI8CXP, "f16_qai8dxp_qsi8cxp", F16Qai8dxpQsi8cxp, f16)
+            (QGEMM_FAMILY_BF16_QAI8DXP_QSI4CXP, "bf16_qai8dxp_qsi4cxp", Bf16Qai8dxpQsi4cxp, bf16)
+            (QGEMM_FAMILY_BF16_QAI8DXP_QSI4C32P, "bf16_qai8dxp_qsi4c32p", Bf16Qai8dxpQsi4c32p, bf16)
+            (QGEMM_FAMILY_QSI8D32P_QAI4C32P, "qsi8d32p_qai4c32p", Qsi8d32pQai4c32p, f32)
+            (QGEMM_FAMILY_F16_QSI8D32P_QAI4C32P, "f16_qsi8d32p_qai4c32p", F16Qsi8d32pQai4c32p, f16)
+            (QGEMM_FAMILY_QAI8DXP_QSU2CXP, "qai8dxp_qsu2cxp", Qai8dxpQsu2cxp, f32)
+            (QGEMM_FAMILY_F32_F32_F32P, "f32_f32_f32p", F32F32F32p, f32)
+            (QGEMM_FAMILY_F16_F16_F16P, "f16_f16_f16p", F16F16F16p, f16)
+            (QGEMM_FAMILY_F32_BF16P_BF16P, "f32_bf16p_bf16p", F32Bf16pBf16p, f32)
+            (QGEMM_FAMILY_F16_BF16P_BF16P, "f16_bf16p_bf16p", F16Bf16pBf16p, f16)
         }
     };
 }
 
 /// What layer 1 knows of a family beyond the core's [`Family`]: one impl per table row.
-trait CFamily: Family<Dst: DstElem> {
+trait CFamily: Family<Dst: DstElem, Lhs: LhsBits, Params: CParams> {
     /// `QGEMM_FAMILY_*`.
     const CODE: u32;
-    /// Element type of its kernels' output.
-    type Out: DstElem;
-    /// The family's `select`: its best kernel for `m` rows with its preferred RHS packing.
-    fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self>;
 }
 
 /// Whether two strings are equal, in a constant.
@@ -337,22 +385,16 @@ const fn same_str(a: &str, b: &str) -> bool {
 }
 
 /// The [`CFamily`] impls of the rows, and compile-time checks of the table: the codes are
-/// `0, 1, 2, ...` in row order, each name is the Rust family's `NAME`, each LHS packer exists.
+/// `0, 1, 2, ...` in row order, each name is the Rust family's `NAME`, each element type its
+/// `Dst`.
 macro_rules! family_impls {
-    (() $(($code:ident, $name:literal, $fam:ty, $select:path, $lhs:ident, $dst:ty))*) => {
+    (() $(($code:ident, $name:literal, $fam:ty, $dst:ty))*) => {
         $(
             impl CFamily for $fam {
                 const CODE: u32 = $code;
-                type Out = $dst;
-                fn select(cpu: &CpuFeatures, m: usize) -> &'static Kernel<Self> {
-                    $select(cpu, m)
-                }
             }
             const _: () = assert!(same_str(<$fam as Family>::NAME, $name), "family table: name");
-            const _: () = {
-                #[allow(unused_imports)]
-                use qgemm::lhs::$lhs as _;
-            };
+            const _: fn(<$fam as Family>::Dst) -> $dst = |d| d;
         )*
         const _: () = {
             let codes = [$($code),*];
@@ -369,7 +411,7 @@ families!(family_impls!());
 
 /// The arms of [`match_family!`].
 macro_rules! match_family_arms {
-    (($family:expr, $F:ident, $body:expr) $(($code:ident, $name:literal, $fam:ty, $select:path, $lhs:ident, $dst:ty))*) => {
+    (($family:expr, $F:ident, $body:expr) $(($code:ident, $name:literal, $fam:ty, $dst:ty))*) => {
         match $family {
             $($code => {
                 type $F = $fam;
@@ -388,14 +430,16 @@ macro_rules! match_family {
     };
 }
 
-/// `$body` (a [`Status`]) with `$k` bound to the `&'static Kernel<F>` a kernel handle names;
+/// `$body` (a [`Status`]) with `$k` bound to the [`Handle`] a kernel handle names;
 /// `QGEMM_ERROR_INVALID_ARGUMENT` for a handle that names no kernel.
 macro_rules! with_kernel {
     ($handle:expr, $k:ident => $body:expr) => {{
         let h: qgemm_kernel = $handle;
-        match_family!(h.family, Fam => entry::<Fam>(h.index).and_then(|$k| $body))
+        match_family!(h.family, Fam => Handle::<Fam>::of(&h).and_then(|$k| $body))
     }};
 }
+
+// ---- tiers, formats, packings -------------------------------------------------------------
 
 /// Tier of a kernel: portable Rust.
 pub const QGEMM_TIER_SCALAR: u32 = 0;
@@ -413,19 +457,93 @@ pub const QGEMM_TIER_BF16: u32 = 5;
 /// non-exhaustive; a newer core's tier reports as this until the header names it).
 pub const QGEMM_TIER_UNKNOWN: u32 = 255;
 
-/// A kernel: its family (`QGEMM_FAMILY_*`) and its index in the family's catalogue
-/// (`qgemm_kernel_at`). Plain data, checked on every use.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct qgemm_kernel {
-    /// `QGEMM_FAMILY_*`.
-    pub family: u32,
-    /// Index in the family's catalogue.
-    pub index: u32,
+/// LHS format `qai8dxp`: int8 per row with an f32 scale and an int32 offset.
+pub const QGEMM_LHS_FORMAT_QAI8DXP: u32 = 0;
+/// LHS format `qsi8d32p`: int8 per block of 32 with an f16 scale.
+pub const QGEMM_LHS_FORMAT_QSI8D32P: u32 = 1;
+/// LHS format `qsi8d32pscalef32`: int8 per block with an f32 scale and block sums.
+pub const QGEMM_LHS_FORMAT_QSI8D32PSCALEF32: u32 = 2;
+/// LHS format `bf16p`: bf16 in tiles of `mr` rows and blocks of 4 depths (`mr = 1`: the last
+/// `k % 4` values of a row truncated).
+pub const QGEMM_LHS_FORMAT_BF16P: u32 = 3;
+/// LHS "format" of the kernels that read f32 activation rows in place (not packed).
+pub const QGEMM_LHS_FORMAT_F32: u32 = 4;
+/// LHS "format" of the kernels that read f16 activation rows in place (not packed).
+pub const QGEMM_LHS_FORMAT_F16: u32 = 5;
+/// The format code of a format this version of the header does not name.
+pub const QGEMM_FORMAT_UNKNOWN: u32 = 255;
+
+/// RHS format `qsi4cxp`: int4, one f32 scale per channel.
+pub const QGEMM_RHS_FORMAT_QSI4CXP: u32 = 0;
+/// RHS format `qsi4c32p`: int4, a bf16 scale per block.
+pub const QGEMM_RHS_FORMAT_QSI4C32P: u32 = 1;
+/// RHS format `qsi4c32pscalef16`: int4 GGML `Q4_0` blocks with f16 scales.
+pub const QGEMM_RHS_FORMAT_QSI4C32PSCALEF16: u32 = 2;
+/// RHS format `qsi8cxp`: int8, one f32 scale per channel.
+pub const QGEMM_RHS_FORMAT_QSI8CXP: u32 = 3;
+/// RHS format `qai4c32p`: asymmetric int4, an f32 scale and offset per block.
+pub const QGEMM_RHS_FORMAT_QAI4C32P: u32 = 4;
+/// RHS format `qsu2cxp`: 2-bit codes through a look-up table, one f32 scale per channel.
+pub const QGEMM_RHS_FORMAT_QSU2CXP: u32 = 5;
+/// RHS format `f32p`: f32 values with f32 biases (tiles of `nr` channels).
+pub const QGEMM_RHS_FORMAT_F32P: u32 = 6;
+/// RHS format `f16p`: f16 values with f16 biases.
+pub const QGEMM_RHS_FORMAT_F16P: u32 = 7;
+/// RHS format `bf16p_b32`: bf16 values in blocks of 4 depths with f32 biases.
+pub const QGEMM_RHS_FORMAT_BF16P_B32: u32 = 8;
+/// RHS format `bf16p_b16`: bf16 values in blocks of 4 depths with f16 biases.
+pub const QGEMM_RHS_FORMAT_BF16P_B16: u32 = 9;
+
+/// The LHS formats, indexed by their `QGEMM_LHS_FORMAT_*` code.
+const LHS_FORMATS: [LhsFormat; 6] =
+    [LhsFormat::Qai8dxp, LhsFormat::Qsi8d32p, LhsFormat::Qsi8d32pscalef32, LhsFormat::Bf16p, LhsFormat::F32, LhsFormat::F16];
+
+/// The RHS formats, indexed by their `QGEMM_RHS_FORMAT_*` code.
+const RHS_FORMATS: [RhsFormat; 10] = [
+    RhsFormat::Qsi4cxp,
+    RhsFormat::Qsi4c32p,
+    RhsFormat::Qsi4c32pscalef16,
+    RhsFormat::Qsi8cxp,
+    RhsFormat::Qai4c32p,
+    RhsFormat::Qsu2cxp,
+    RhsFormat::F32p,
+    RhsFormat::F16p,
+    RhsFormat::Bf16pB32,
+    RhsFormat::Bf16pB16,
+];
+
+// The codes are the table indices (checked by name).
+const _: () = {
+    assert!(same_str(LHS_FORMATS[QGEMM_LHS_FORMAT_QAI8DXP as usize].name(), "qai8dxp"));
+    assert!(same_str(LHS_FORMATS[QGEMM_LHS_FORMAT_QSI8D32P as usize].name(), "qsi8d32p"));
+    assert!(same_str(LHS_FORMATS[QGEMM_LHS_FORMAT_QSI8D32PSCALEF32 as usize].name(), "qsi8d32pscalef32"));
+    assert!(same_str(LHS_FORMATS[QGEMM_LHS_FORMAT_BF16P as usize].name(), "bf16p"));
+    assert!(same_str(LHS_FORMATS[QGEMM_LHS_FORMAT_F32 as usize].name(), "f32"));
+    assert!(same_str(LHS_FORMATS[QGEMM_LHS_FORMAT_F16 as usize].name(), "f16"));
+    assert!(same_str(RHS_FORMATS[QGEMM_RHS_FORMAT_QSI4CXP as usize].name(), "qsi4cxp"));
+    assert!(same_str(RHS_FORMATS[QGEMM_RHS_FORMAT_QSI4C32P as usize].name(), "qsi4c32p"));
+    assert!(same_str(RHS_FORMATS[QGEMM_RHS_FORMAT_QSI4C32PSCALEF16 as usize].name(), "qsi4c32pscalef16"));
+    assert!(same_str(RHS_FORMATS[QGEMM_RHS_FORMAT_QSI8CXP as usize].name(), "qsi8cxp"));
+    assert!(same_str(RHS_FORMATS[QGEMM_RHS_FORMAT_QAI4C32P as usize].name(), "qai4c32p"));
+    assert!(same_str(RHS_FORMATS[QGEMM_RHS_FORMAT_QSU2CXP as usize].name(), "qsu2cxp"));
+    assert!(same_str(RHS_FORMATS[QGEMM_RHS_FORMAT_F32P as usize].name(), "f32p"));
+    assert!(same_str(RHS_FORMATS[QGEMM_RHS_FORMAT_F16P as usize].name(), "f16p"));
+    assert!(same_str(RHS_FORMATS[QGEMM_RHS_FORMAT_BF16P_B32 as usize].name(), "bf16p_b32"));
+    assert!(same_str(RHS_FORMATS[QGEMM_RHS_FORMAT_BF16P_B16 as usize].name(), "bf16p_b16"));
+};
+
+/// The code of an LHS format.
+fn lhs_code(f: LhsFormat) -> u32 {
+    LHS_FORMATS.iter().position(|g| *g == f).map_or(QGEMM_FORMAT_UNKNOWN, |i| i as u32)
 }
 
-/// Packing parameters (see the Rust `Packing`): rows per LHS tile, channels per RHS tile,
-/// depth per inner step and split ratio.
+/// The code of an RHS format.
+fn rhs_code(f: RhsFormat) -> u32 {
+    RHS_FORMATS.iter().position(|g| *g == f).map_or(QGEMM_FORMAT_UNKNOWN, |i| i as u32)
+}
+
+/// Packing parameters of a packer call (see the Rust `Packing`): rows per LHS tile, channels
+/// per RHS tile, depth per inner step and split ratio. The packer's name gives the format.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct qgemm_packing {
@@ -451,35 +569,163 @@ impl From<Packing> for qgemm_packing {
     }
 }
 
+/// A packed weight layout (the Rust `RhsPacking`): its format and parameters. Weights packed
+/// in one are read by exactly the kernels whose `qgemm_kernel_info::rhs` equals it.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct qgemm_rhs_packing {
+    /// `QGEMM_RHS_FORMAT_*`.
+    pub format: u32,
+    /// Output channels per tile.
+    pub nr: usize,
+    /// Depth per inner step.
+    pub kr: usize,
+    /// Split ratio.
+    pub sr: usize,
+}
+
+/// An activation layout (the Rust `LhsPacking`): its format and parameters (`QGEMM_LHS_FORMAT_F32`
+/// / `_F16` with `mr = kr = sr = 1` for the rows read in place).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct qgemm_lhs_packing {
+    /// `QGEMM_LHS_FORMAT_*`.
+    pub format: u32,
+    /// Rows per tile.
+    pub mr: usize,
+    /// Depth per inner step.
+    pub kr: usize,
+    /// Split ratio.
+    pub sr: usize,
+}
+
+impl From<RhsPacking> for qgemm_rhs_packing {
+    fn from(p: RhsPacking) -> qgemm_rhs_packing {
+        qgemm_rhs_packing { format: rhs_code(p.format), nr: p.nr, kr: p.kr, sr: p.sr }
+    }
+}
+
+impl From<LhsPacking> for qgemm_lhs_packing {
+    fn from(p: LhsPacking) -> qgemm_lhs_packing {
+        qgemm_lhs_packing { format: lhs_code(p.format), mr: p.mr, kr: p.kr, sr: p.sr }
+    }
+}
+
+impl qgemm_rhs_packing {
+    /// The Rust packing; an unknown format code is `QGEMM_ERROR_INVALID_ARGUMENT`.
+    fn to_rust(self) -> Status<RhsPacking> {
+        let format = *RHS_FORMATS.get(self.format as usize).ok_or(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT)?;
+        Ok(RhsPacking { format, nr: self.nr, kr: self.kr, sr: self.sr })
+    }
+}
+
+impl qgemm_lhs_packing {
+    /// The Rust packing; an unknown format code is `QGEMM_ERROR_INVALID_ARGUMENT`.
+    fn to_rust(self) -> Status<LhsPacking> {
+        let format = *LHS_FORMATS.get(self.format as usize).ok_or(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT)?;
+        Ok(LhsPacking { format, mr: self.mr, kr: self.kr, sr: self.sr })
+    }
+}
+
+// ---- kernels ------------------------------------------------------------------------------
+
+/// A kernel: its family (`QGEMM_FAMILY_*`), its index in the family's catalogue
+/// (`qgemm_kernel_at`) and the streaming vector length it was resolved for. Plain data, checked
+/// on every use.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct qgemm_kernel {
+    /// `QGEMM_FAMILY_*`.
+    pub family: u32,
+    /// Index in the family's catalogue.
+    pub index: u32,
+    /// For a kernel whose tile scales with SME's streaming vector length: that length in bytes
+    /// (`qgemm_select`, `qgemm_kernel_resolve`), 0 while unresolved (`qgemm_kernel_at`). Always
+    /// 0 for a kernel of fixed shape.
+    pub svl_bytes: u32,
+}
+
 /// Bytes of `qgemm_kernel_info::name`, NUL included.
 pub const QGEMM_KERNEL_NAME_MAX: usize = 96;
 
-/// What a kernel is.
+/// What a kernel is. For a kernel whose tile scales with the streaming vector length and a
+/// handle not resolved for one, the steps and the tile sizes (`lhs.mr`, `rhs.nr`) are 0.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct qgemm_kernel_info {
     /// NUL-terminated name, KleidiAI style (`matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_8x8_neon_i8mm`).
     pub name: [c_char; QGEMM_KERNEL_NAME_MAX],
+    /// `QGEMM_FAMILY_*`.
+    pub family: u32,
     /// `QGEMM_TIER_*`.
     pub tier: u32,
+    /// `QGEMM_FEATURE_*` bits of every CPU feature the kernel needs.
+    pub requires: u32,
     /// Output rows per iteration: sub-rectangles start at multiples of it.
     pub m_step: usize,
     /// Output columns per iteration: sub-rectangles start at multiples of it.
     pub n_step: usize,
-    /// The packing both operands must be packed with.
-    pub packing: qgemm_packing,
+    /// The activation layout it reads (`lhs` of `qgemm_kernel_run`).
+    pub lhs: qgemm_lhs_packing,
+    /// The weight layout it reads.
+    pub rhs: qgemm_rhs_packing,
 }
 
-/// Catalogue entry `index` of family `F`.
-fn entry<F: Family>(index: u32) -> Status<&'static Kernel<F>> {
-    F::kernels().get(index as usize).copied().ok_or(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT)
+/// A checked kernel handle: the family's descriptor and the vector length it was resolved for.
+struct Handle<F: Family + 'static> {
+    desc: &'static Descriptor<F>,
+    svl: usize,
 }
 
-/// The handle of a catalogue kernel of family `F`.
-fn handle<F: CFamily>(kernel: &'static Kernel<F>) -> Status<qgemm_kernel> {
-    let index = F::kernels().iter().position(|k| core::ptr::eq(*k, kernel));
-    let index = index.ok_or(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT)?;
-    Ok(qgemm_kernel { family: F::CODE, index: index as u32 })
+impl<F: CFamily> Handle<F> {
+    /// The descriptor `h` names (its family must be `F`), with a vector length that is 0 or a
+    /// legal one (a power of two in 16..=256 bytes) for a kernel that scales with it, and 0 for
+    /// one of fixed shape.
+    fn of(h: &qgemm_kernel) -> Status<Handle<F>> {
+        let desc = *F::kernels().get(h.index as usize).ok_or(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT)?;
+        let svl = h.svl_bytes as usize;
+        let legal = svl == 0
+            || (!desc.shape().is_fixed() && svl.is_power_of_two() && (16..=qgemm::cpu::MAX_SVL_BYTES).contains(&svl));
+        if h.family != F::CODE || !legal {
+            return Err(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT);
+        }
+        Ok(Handle { desc, svl })
+    }
+
+    /// The kernel's geometry at the handle's vector length: a `Kernel` resolved for a feature
+    /// set that claims the kernel's features, **for its sizes, offsets and steps only**: it is
+    /// never run. `QGEMM_ERROR_VECTOR_LENGTH_UNKNOWN` for a kernel that scales with the vector
+    /// length and a handle not resolved for one.
+    fn geometry(&self) -> Status<Kernel<F>> {
+        let mut cpu = CpuFeatures::NONE;
+        for f in self.desc.requires().iter() {
+            // SAFETY: `with`'s contract concerns running kernels: this set only resolves the
+            // descriptor's shape (steps, packing), and the `Kernel` made from it is used for its
+            // size and offset arithmetic and dropped, never run (`geometry`'s contract, kept by
+            // every caller in this module), so no instruction of a claimed feature executes.
+            cpu = unsafe { cpu.with(f) };
+        }
+        if self.svl != 0 {
+            // SAFETY: as above: the length only sizes the shape; nothing runs with this set.
+            cpu = unsafe { cpu.with(qgemm::Feature::Sme).with_svl(self.svl) }.unwrap_or(cpu);
+        }
+        Ok(self.desc.resolve(&cpu)?)
+    }
+
+    /// The kernel resolved for the caller's `cpu`, to run: its geometry must be the handle's
+    /// (a kernel resolved for another vector length than the buffers were sized for:
+    /// `QGEMM_ERROR_PACKING_MISMATCH`).
+    fn to_run(&self, cpu: &CpuFeatures) -> Status<Kernel<F>> {
+        let k = self.desc.resolve(cpu)?;
+        if !self.desc.shape().is_fixed() {
+            let g = self.geometry()?;
+            if (g.m_step(), g.n_step(), g.packing()) != (k.m_step(), k.n_step(), k.packing()) {
+                let e = qgemm::Error::PackingMismatch { weights: g.rhs_packing(), kernel: k.rhs_packing() };
+                return Err(e.into());
+            }
+        }
+        Ok(k)
+    }
 }
 
 fn tier_code(t: Tier) -> u32 {
@@ -496,18 +742,28 @@ fn tier_code(t: Tier) -> u32 {
     }
 }
 
-fn info_of<F: Family>(k: &Kernel<F>) -> qgemm_kernel_info {
+fn info_of<F: CFamily>(h: &Handle<F>) -> Status<qgemm_kernel_info> {
+    let d = h.desc;
     let mut name = [0 as c_char; QGEMM_KERNEL_NAME_MAX];
-    for (d, s) in name.iter_mut().zip(k.name().bytes().take(QGEMM_KERNEL_NAME_MAX - 1)) {
-        *d = s as c_char;
+    for (o, s) in name.iter_mut().zip(d.name().bytes().take(QGEMM_KERNEL_NAME_MAX - 1)) {
+        *o = s as c_char;
     }
-    qgemm_kernel_info {
+    let s = d.shape();
+    let (m_step, n_step, packing) = match h.geometry() {
+        Ok(k) => (k.m_step(), k.n_step(), k.packing()),
+        Err(qgemm_status::QGEMM_ERROR_VECTOR_LENGTH_UNKNOWN) => (0, 0, Packing { mr: 0, nr: 0, kr: s.kr, sr: s.sr }),
+        Err(e) => return Err(e),
+    };
+    Ok(qgemm_kernel_info {
         name,
-        tier: tier_code(k.tier()),
-        m_step: k.m_step(),
-        n_step: k.n_step(),
-        packing: k.packing().into(),
-    }
+        family: F::CODE,
+        tier: tier_code(d.tier()),
+        requires: crate::cpu::set_to_bits(d.requires()),
+        m_step,
+        n_step,
+        lhs: packing.lhs(s.lhs).into(),
+        rhs: packing.rhs(s.rhs).into(),
+    })
 }
 
 /// Writes `value` (computed first: its error wins) through `out`: the shared tail of the
@@ -537,7 +793,9 @@ pub unsafe extern "C" fn qgemm_kernel_count(family: u32, out: *mut usize) -> qge
     unsafe { answer(count, out) }
 }
 
-/// Writes the handle of kernel `index` (`< qgemm_kernel_count`) of `family` to `*out`.
+/// Writes the handle of kernel `index` (`< qgemm_kernel_count`) of `family` to `*out`
+/// (`svl_bytes = 0`: resolve it with `qgemm_kernel_resolve` for a kernel whose tile scales
+/// with the vector length).
 ///
 /// # Safety
 ///
@@ -546,14 +804,43 @@ pub unsafe extern "C" fn qgemm_kernel_count(family: u32, out: *mut usize) -> qge
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn qgemm_kernel_at(family: u32, index: usize, out: *mut qgemm_kernel) -> qgemm_status {
     let kernel = match_family!(family, F => match u32::try_from(index) {
-        Ok(i) if index < F::kernels().len() => Ok(qgemm_kernel { family, index: i }),
+        Ok(i) if index < F::kernels().len() => Ok(qgemm_kernel { family, index: i, svl_bytes: 0 }),
         _ => Err(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT),
     });
     // SAFETY: `out` is null or valid for a write (this function's contract).
     unsafe { answer(kernel, out) }
 }
 
-/// Writes what `kernel` is (name, tier, steps, packing) to `*out`.
+/// Writes `kernel` resolved for a CPU with `features` to `*out`: the same kernel with the
+/// streaming vector length of the running CPU (`QGEMM_FEATURE_SME` set: read with `RDSVL`)
+/// where its tile scales with it. `QGEMM_ERROR_UNSUPPORTED_CPU` when `features` lack one the
+/// kernel needs, `QGEMM_ERROR_VECTOR_LENGTH_UNKNOWN` when its tile needs a vector length the
+/// features do not give.
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn qgemm_kernel_resolve(kernel: qgemm_kernel, features: u32, out: *mut qgemm_kernel) -> qgemm_status {
+    let resolved = with_kernel!(kernel, h => {
+        let cpu = self::features(features)?;
+        let k = h.desc.resolve(&cpu)?;
+        resolved_handle(&k, &cpu)
+    });
+    // SAFETY: `out` is null or valid for a write (this function's contract).
+    unsafe { answer(resolved, out) }
+}
+
+/// The handle of `k`, resolved for `cpu`.
+fn resolved_handle<F: CFamily>(k: &Kernel<F>, cpu: &CpuFeatures) -> Status<qgemm_kernel> {
+    let index = F::kernels().iter().position(|d| core::ptr::eq(*d, k.descriptor()));
+    let index = index.ok_or(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT)?;
+    let svl = if k.descriptor().shape().is_fixed() { 0 } else { cpu.svl_bytes().unwrap_or(0) };
+    Ok(qgemm_kernel { family: F::CODE, index: index as u32, svl_bytes: svl as u32 })
+}
+
+/// Writes what `kernel` is (name, family, tier, required features, steps, layouts) to `*out`.
 ///
 /// # Safety
 ///
@@ -561,12 +848,13 @@ pub unsafe extern "C" fn qgemm_kernel_at(family: u32, index: usize, out: *mut qg
 /// (one element for out pointers and structs), as the module conventions say.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn qgemm_kernel_get_info(kernel: qgemm_kernel, out: *mut qgemm_kernel_info) -> qgemm_status {
-    let info = with_kernel!(kernel, k => Ok(info_of(k)));
+    let info = with_kernel!(kernel, h => info_of(&h));
     // SAFETY: `out` is null or valid for a write (this function's contract).
     unsafe { answer(info, out) }
 }
 
-/// Writes whether `kernel` may run on a CPU with `features` to `*out`.
+/// Writes whether `kernel` may run on a CPU with `features` (every feature it needs, and a
+/// known vector length where its tile scales with one) to `*out`.
 ///
 /// # Safety
 ///
@@ -578,13 +866,16 @@ pub unsafe extern "C" fn qgemm_kernel_is_available(
     features: u32,
     out: *mut bool,
 ) -> qgemm_status {
-    let available = with_kernel!(kernel, k => Ok(k.is_available(&self::features(features)?)));
+    let available = with_kernel!(kernel, h => Ok(h.desc.is_available(&self::features(features)?)));
     // SAFETY: `out` is null or valid for a write (this function's contract).
     unsafe { answer(available, out) }
 }
 
-/// Writes the best kernel of `family` for `m` rows on a CPU with `features` to `*out`
-/// (packing chosen by the library: pack both operands with the kernel's packing).
+/// Writes the best kernel of `family` for `m` rows on a CPU with `features` to `*out`,
+/// resolved for it (the family's preferred packings: pack both operands as its
+/// `qgemm_kernel_info` says). The selection policy of every layer (the Rust `select_from`): a
+/// GEMV kernel for `m <= 1`, a GEMM kernel otherwise, then the highest tier, then catalogue
+/// order. Every family has a scalar kernel, so there always is one.
 ///
 /// # Safety
 ///
@@ -592,14 +883,20 @@ pub unsafe extern "C" fn qgemm_kernel_is_available(
 /// (one element for out pointers and structs), as the module conventions say.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn qgemm_select(family: u32, features: u32, m: usize, out: *mut qgemm_kernel) -> qgemm_status {
-    let kernel = self::features(features).and_then(|cpu| match_family!(family, F => handle(F::select(&cpu, m))));
+    let kernel = self::features(features).and_then(|cpu| {
+        match_family!(family, F => {
+            let k = qgemm::matmul::select_for::<F>(&cpu, m, &F::PREFERRED_RHS).ok_or(qgemm_status::QGEMM_ERROR_UNSUPPORTED_CPU)?;
+            resolved_handle(&k, &cpu)
+        })
+    });
     // SAFETY: `out` is null or valid for a write (this function's contract).
     unsafe { answer(kernel, out) }
 }
 
-/// Writes the best kernel of `family` for `m` rows on a CPU with `features` that consumes an RHS
-/// already packed with `*rhs_packing` (its `nr`, `kr`, `sr`) to `*out`.
-/// `QGEMM_ERROR_UNSUPPORTED` if no kernel of the family consumes that packing.
+/// As `qgemm_select`, among the kernels that read weights packed as `*rhs` (format and
+/// parameters) and activations packed as `*lhs` (NULL: the family's preferred activation
+/// layout, where it has one, else any). `QGEMM_ERROR_UNSUPPORTED` if no kernel of the family
+/// runs on `features` with those layouts.
 ///
 /// # Safety
 ///
@@ -610,23 +907,31 @@ pub unsafe extern "C" fn qgemm_select_for(
     family: u32,
     features: u32,
     m: usize,
-    rhs_packing: *const qgemm_packing,
+    rhs: *const qgemm_rhs_packing,
+    lhs: *const qgemm_lhs_packing,
     out: *mut qgemm_kernel,
 ) -> qgemm_status {
     let select = || {
         let cpu = self::features(features)?;
-        // SAFETY: `rhs_packing` is null or valid for a read (this function's contract).
-        let p = unsafe { packing_in(rhs_packing) }?;
+        // SAFETY: `rhs` is null or valid for a read (this function's contract).
+        let r = unsafe { read_in(rhs) }?.to_rust()?;
+        // SAFETY: `lhs` is null or valid for a read (this function's contract).
+        let l = if lhs.is_null() { None } else { Some(unsafe { read_in(lhs) }?.to_rust()?) };
         let none = qgemm_status::QGEMM_ERROR_UNSUPPORTED;
-        match_family!(family, F => handle(qgemm::matmul::select_for::<F>(&cpu, m, &p).ok_or(none)?))
+        match_family!(family, F => {
+            let l = l.or(F::PREFERRED_LHS);
+            let k = qgemm::matmul::select_from(F::kernels(), &cpu, m, Some(&r), l.as_ref()).ok_or(none)?;
+            resolved_handle(&k, &cpu)
+        })
     };
     // SAFETY: `out` is null or valid for a write (this function's contract).
     unsafe { answer(select(), out) }
 }
 
-/// Writes to `*out`: bytes of the packed LHS for `m` rows of depth `k` (`bl`: block length of the per-block
-/// families, 0 otherwise). A `k` or `bl` that `qgemm_kernel_run` rejects gets the same status here and in the
-/// other size and offset queries of a kernel.
+/// Writes to `*out`: bytes of the packed LHS for `m` rows of depth `k` (`bl`: block length of
+/// the per-block families, 0 otherwise); 0 for a kernel that reads the rows in place. A `k` or
+/// `bl` that `qgemm_kernel_run` rejects gets the same status here and in the other size and
+/// offset queries of a kernel.
 ///
 /// # Safety
 ///
@@ -639,7 +944,7 @@ pub unsafe extern "C" fn qgemm_kernel_lhs_packed_size(
     bl: usize,
     out: *mut usize,
 ) -> qgemm_status {
-    let size = with_kernel!(kernel, kern => Ok(kern.lhs_packed_size(m, k, bl)?));
+    let size = with_kernel!(kernel, h => Ok(h.geometry()?.lhs_packed_size(m, k, bl)?));
     // SAFETY: `out` is null or valid for a write (this function's contract).
     unsafe { answer(size, out) }
 }
@@ -658,12 +963,13 @@ pub unsafe extern "C" fn qgemm_kernel_rhs_packed_size(
     bl: usize,
     out: *mut usize,
 ) -> qgemm_status {
-    let size = with_kernel!(kernel, kern => Ok(kern.rhs_packed_size(n, k, bl)?));
+    let size = with_kernel!(kernel, h => Ok(h.geometry()?.rhs_packed_size(n, k, bl)?));
     // SAFETY: `out` is null or valid for a write (this function's contract).
     unsafe { answer(size, out) }
 }
 
-/// Writes to `*out`: byte offset in the packed LHS of the tile holding row `m_idx` (a multiple of `mr`).
+/// Writes to `*out`: byte offset in the packed LHS of the tile holding row `m_idx` (a multiple
+/// of `mr`; 0 for a kernel that reads the rows in place).
 ///
 /// # Safety
 ///
@@ -676,12 +982,13 @@ pub unsafe extern "C" fn qgemm_kernel_lhs_packed_offset(
     bl: usize,
     out: *mut usize,
 ) -> qgemm_status {
-    let offset = with_kernel!(kernel, kern => Ok(kern.lhs_packed_offset(m_idx, k, bl)?));
+    let offset = with_kernel!(kernel, h => Ok(h.geometry()?.lhs_packed_offset(m_idx, k, bl)?));
     // SAFETY: `out` is null or valid for a write (this function's contract).
     unsafe { answer(offset, out) }
 }
 
-/// Writes to `*out`: byte offset in the packed RHS of the tile holding channel `n_idx` (a multiple of `nr`).
+/// Writes to `*out`: byte offset in the packed RHS of the tile holding channel `n_idx` (a
+/// multiple of `nr`).
 ///
 /// # Safety
 ///
@@ -694,13 +1001,13 @@ pub unsafe extern "C" fn qgemm_kernel_rhs_packed_offset(
     bl: usize,
     out: *mut usize,
 ) -> qgemm_status {
-    let offset = with_kernel!(kernel, kern => Ok(kern.rhs_packed_offset(n_idx, k, bl)?));
+    let offset = with_kernel!(kernel, h => Ok(h.geometry()?.rhs_packed_offset(n_idx, k, bl)?));
     // SAFETY: `out` is null or valid for a write (this function's contract).
     unsafe { answer(offset, out) }
 }
 
-/// Writes to `*out`: element offset in `dst` of output `(m_idx, n_idx)` with rows `dst_stride_row` elements
-/// apart (starts must be multiples of the kernel's steps).
+/// Writes to `*out`: element offset in `dst` of output `(m_idx, n_idx)` with rows
+/// `dst_stride_row` elements apart (starts must be multiples of the kernel's steps).
 ///
 /// # Safety
 ///
@@ -713,7 +1020,7 @@ pub unsafe extern "C" fn qgemm_kernel_dst_offset(
     dst_stride_row: usize,
     out: *mut usize,
 ) -> qgemm_status {
-    let offset = with_kernel!(kernel, kern => Ok(kern.dst_offset(m_idx, n_idx, dst_stride_row)?));
+    let offset = with_kernel!(kernel, h => Ok(h.geometry()?.dst_offset(m_idx, n_idx, dst_stride_row)?));
     // SAFETY: `out` is null or valid for a write (this function's contract).
     unsafe { answer(offset, out) }
 }
@@ -732,9 +1039,32 @@ pub unsafe extern "C" fn qgemm_kernel_dst_size(
     n: usize,
     out: *mut usize,
 ) -> qgemm_status {
-    let size = with_kernel!(kernel, kern => Ok(kern.dst_size(m, n)?));
+    let size = with_kernel!(kernel, h => Ok(h.geometry()?.dst_size(m, n)?));
     // SAFETY: `out` is null or valid for a write (this function's contract).
     unsafe { answer(size, out) }
+}
+
+// ---- run ----------------------------------------------------------------------------------
+
+/// The parameters of a `QGEMM_FAMILY_QAI8DXP_QSU2CXP` kernel (`qgemm_matmul_args::params`): the
+/// look-up table its weights were packed with (code `u` stands for `lut[u]`, every entry in
+/// `[-64, 63]`, else `QGEMM_ERROR_LUT_OUT_OF_RANGE`). `params = NULL`: the default
+/// `{-2, -1, 0, 1}`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct qgemm_lut_params {
+    /// The table.
+    pub lut: [i32; 4],
+}
+
+/// The parameters of a kernel that reads f32 / f16 activation rows in place
+/// (`QGEMM_FAMILY_F32_F32_F32P`, `QGEMM_FAMILY_F16_F16_F16P`; `qgemm_matmul_args::params`):
+/// the distance between rows in elements (`>= k`; 0: dense, `k`). `params = NULL`: dense.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct qgemm_lhs_stride_params {
+    /// Elements from one activation row to the next (0: `k`).
+    pub lhs_stride_row: usize,
 }
 
 /// The rectangle a run computes (see the Rust `MatmulArgs`).
@@ -759,59 +1089,151 @@ pub struct qgemm_matmul_args {
     pub clamp_min: f32,
     /// Clamp upper bound.
     pub clamp_max: f32,
+    /// The family's parameters, or NULL for their defaults: a `const qgemm_lut_params *` for
+    /// `QGEMM_FAMILY_QAI8DXP_QSU2CXP`, a `const qgemm_lhs_stride_params *` for the families
+    /// that read the activation rows in place; must be NULL for the others
+    /// (`QGEMM_ERROR_INVALID_ARGUMENT`).
+    pub params: *const c_void,
 }
 
-/// The operands of a run: packed LHS and RHS (bytes) and the C output buffer of `T`.
+/// The family parameters a run's `params` pointer gives (see [`qgemm_matmul_args::params`]),
+/// and the byte range they occupy.
+///
+/// # Safety
+///
+/// `p` is null or valid for a read of the family's parameter struct.
+unsafe fn params_in<P: CParams>(p: *const c_void) -> Status<(P, Span)> {
+    let bad = qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT;
+    if p.is_null() {
+        return Ok((P::DEFAULT, NO_SPAN));
+    }
+    let (lut, stride, span) = match P::KIND {
+        CKind::None => return Err(bad),
+        CKind::Lut => {
+            // SAFETY: non-null, so valid for a read of a `qgemm_lut_params` (this function's
+            // contract); `input` checks the alignment.
+            let (v, span) = unsafe { input(p.cast::<qgemm_lut_params>(), 1) }?;
+            (Some(v[0].lut), 0, span)
+        }
+        CKind::LhsStride => {
+            // SAFETY: as above, for a `qgemm_lhs_stride_params`.
+            let (v, span) = unsafe { input(p.cast::<qgemm_lhs_stride_params>(), 1) }?;
+            (None, v[0].lhs_stride_row, span)
+        }
+    };
+    Ok((P::from_c(lut, stride).ok_or(bad)?, span))
+}
+
+/// The operands of a run: the LHS (bytes: packed, or the activation rows), the packed RHS
+/// (bytes) and the C output buffer of `T`.
 struct RunBuffers<T> {
-    lhs: (*const u8, usize),
+    lhs: (*const c_void, usize),
     rhs: (*const u8, usize),
     dst: (*mut T, usize),
 }
 
-/// The body of `qgemm_kernel_run` and `qgemm_kernel_run_u16`: runs `kern` if its output
-/// element type travels as `T`.
-///
-/// `F::Out` is the core's `Family::Dst` (the table's output column must name it), so the
-/// f32 and the 16-bit rows run here alike.
+/// The body of `qgemm_kernel_run` and `qgemm_kernel_run_u16`: runs the kernel `h` names,
+/// resolved for `features`, if its output element type travels as `T`.
 ///
 /// # Safety
 ///
 /// Each pointer of `bufs` is null or valid for the reads (`lhs`, `rhs`) or writes (`dst`) of
-/// its length; `args` is null or valid for a read.
-unsafe fn run<F: CFamily<Out = <F as Family>::Dst>, T: CElem>(
-    kern: &Kernel<F>,
-    features: u32,
-    bufs: RunBuffers<T>,
-    args: *const qgemm_matmul_args,
-    lut: *const i32,
-) -> Status {
+/// its length (bytes for `lhs`); `args` is null or valid for a read, and its `params` as
+/// [`params_in`] says.
+unsafe fn run<F: CFamily, T: CElem>(h: &Handle<F>, features: u32, bufs: RunBuffers<T>, args: *const qgemm_matmul_args) -> Status {
     let dst = dst_as::<F::Dst, T>(bufs.dst.0)?;
     let cpu = self::features(features)?;
+    let kernel = h.to_run(&cpu)?;
     // SAFETY: `args` is null or valid for a read (this function's contract).
     let a = unsafe { read_in(args) }?;
     let clamp = Clamp::new(a.clamp_min, a.clamp_max)?;
-    // SAFETY: `lut` is null or valid for 4 reads (this function's contract).
-    let (table, lut_span) = unsafe { lut_in(lut) }?;
-    if table.is_some() && !F::TAKES_LUT {
-        return Err(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT);
-    }
+    // SAFETY: `a.params` as this function's contract says.
+    let (params, p_span) = unsafe { params_in::<F::Params>(a.params) }?;
     let args = MatmulArgs::new(a.m, a.n, a.k)
         .with_block_len(a.bl)
         .with_rect(a.m_idx, a.n_idx, a.m, a.n)
         .with_dst_stride(a.dst_stride_row)
         .with_clamp(clamp)
-        .with_lut(table.unwrap_or(qsu2cxp::DEFAULT_LUT));
-    // SAFETY: `lhs` is null or valid for its length in reads (this function's contract).
-    let (lhs, lhs_span) = unsafe { input(bufs.lhs.0, bufs.lhs.1) }?;
+        .with_params(params);
+    // SAFETY: `lhs` is null or valid for its length in bytes (this function's contract).
+    let (lhs, lhs_span) = unsafe { lhs_in::<F::Lhs>(bufs.lhs.0, bufs.lhs.1) }?;
     // SAFETY: `rhs` is null or valid for its length in reads (this function's contract).
     let (rhs, rhs_span) = unsafe { input(bufs.rhs.0, bufs.rhs.1) }?;
     // SAFETY: `bufs.dst` is null or valid for writes of its length in `T` elements (this
-    // function's contract); `dst_as` gave a pointer to `F::Out` only where `F::Out` has the
-    // size and alignment of `T`, so the same memory is that many `F::Out` elements, and every
-    // bit pattern the kernel stores is a valid `T` for the caller.
-    let dst = unsafe { output(dst, bufs.dst.1, &[lhs_span, rhs_span, lut_span]) }?;
-    kern.run(&cpu, lhs, rhs, dst, &args)?;
+    // function's contract); `dst_as` gave a pointer to `F::Dst` only where it has the size and
+    // alignment of `T`, so the same memory is that many `F::Dst` elements, and every bit
+    // pattern the kernel stores is a valid `T` for the caller.
+    let dst = unsafe { output(dst, bufs.dst.1, &[lhs_span, rhs_span, p_span]) }?;
+    kernel.run(lhs, rhs, dst, &args)?;
     Ok(())
+}
+
+/// Computes the rectangle `*args` describes with `kernel` (resolved for a CPU with
+/// `features`), for a kernel whose output is f32:
+///
+/// * `lhs`, `lhs_size` bytes: the whole packed LHS (row 0 onward) in the kernel's
+///   `qgemm_kernel_info::lhs` layout; for a kernel that reads the rows in place
+///   (`QGEMM_LHS_FORMAT_F32` / `_F16`), the activations from row 0, row `i` at element
+///   `i * stride` (`args->params`: `qgemm_lhs_stride_params`, default `k`), aligned to their
+///   element.
+/// * `rhs_packed`, `rhs_packed_len` bytes: the whole packed RHS (channel 0 onward).
+/// * `dst`, `dst_len` floats: starts at output element `(m_idx, n_idx)`
+///   (`qgemm_kernel_dst_offset`) and holds `(m - 1) * dst_stride_row + n` elements. Exactly the
+///   `m x n` rectangle is written.
+///
+/// A kernel with 16-bit output: `QGEMM_ERROR_WRONG_DST_TYPE` (use `qgemm_kernel_run_u16`).
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs; `args->params` as its documentation says), as
+/// the module conventions say.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn qgemm_kernel_run(
+    kernel: qgemm_kernel,
+    features: u32,
+    lhs: *const c_void,
+    lhs_size: usize,
+    rhs_packed: *const u8,
+    rhs_packed_len: usize,
+    dst: *mut f32,
+    dst_len: usize,
+    args: *const qgemm_matmul_args,
+) -> qgemm_status {
+    let bufs = RunBuffers { lhs: (lhs, lhs_size), rhs: (rhs_packed, rhs_packed_len), dst: (dst, dst_len) };
+    // SAFETY: the buffers and `args` as this function's contract says, which is `run`'s.
+    status(|| with_kernel!(kernel, h => unsafe { run(&h, features, bufs, args) }))
+}
+
+/// As `qgemm_kernel_run`, for a kernel whose output is f16 or bf16: `dst`, `dst_len`
+/// `uint16_t` elements receive the values' bit patterns (and an f16 LHS read in place holds
+/// `uint16_t` bit patterns). A kernel with f32 output: `QGEMM_ERROR_WRONG_DST_TYPE` (use
+/// `qgemm_kernel_run`). The 16-bit families: `QGEMM_FAMILY_F16_*` (f16) and
+/// `QGEMM_FAMILY_BF16_*` (bf16); `args->clamp_min`/`clamp_max` stay f32 (the clamp is applied
+/// before the conversion, or, by the f16 float kernels, in f16).
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs; `args->params` as its documentation says), as
+/// the module conventions say.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn qgemm_kernel_run_u16(
+    kernel: qgemm_kernel,
+    features: u32,
+    lhs: *const c_void,
+    lhs_size: usize,
+    rhs_packed: *const u8,
+    rhs_packed_len: usize,
+    dst: *mut u16,
+    dst_len: usize,
+    args: *const qgemm_matmul_args,
+) -> qgemm_status {
+    let bufs = RunBuffers { lhs: (lhs, lhs_size), rhs: (rhs_packed, rhs_packed_len), dst: (dst, dst_len) };
+    // SAFETY: the buffers and `args` as this function's contract says, which is `run`'s.
+    status(|| with_kernel!(kernel, h => unsafe { run(&h, features, bufs, args) }))
 }
 
 /// A caller's 2-bit look-up table: null is `None` (the default table), else the 4 entries
@@ -828,100 +1250,6 @@ unsafe fn lut_in(lut: *const i32) -> Status<(Option<[i32; 4]>, Span)> {
     // alignment.
     let (v, span) = unsafe { input(lut, 4) }?;
     Ok((Some([v[0], v[1], v[2], v[3]]), span))
-}
-
-/// Computes the rectangle `*args` describes with `kernel` on a CPU with `features`, for a
-/// kernel whose output is f32 (the families without an `F16_`/`BF16_` prefix).
-///
-/// * `lhs_packed`, `lhs_packed_len` bytes: the whole packed LHS (row 0 onward).
-/// * `rhs_packed`, `rhs_packed_len` bytes: the whole packed RHS (channel 0 onward).
-/// * `dst`, `dst_len` floats: starts at output element `(m_idx, n_idx)`
-///   (`qgemm_kernel_dst_offset`) and holds `(m - 1) * dst_stride_row + n` elements. Exactly the
-///   `m x n` rectangle is written.
-///
-/// A kernel with 16-bit output: `QGEMM_ERROR_WRONG_DST_TYPE` (use `qgemm_kernel_run_u16`).
-///
-/// # Safety
-///
-/// Every pointer argument is null or valid for the reads or writes of the length given with it
-/// (one element for out pointers and structs), as the module conventions say.
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "C" fn qgemm_kernel_run(
-    kernel: qgemm_kernel,
-    features: u32,
-    lhs_packed: *const u8,
-    lhs_packed_len: usize,
-    rhs_packed: *const u8,
-    rhs_packed_len: usize,
-    dst: *mut f32,
-    dst_len: usize,
-    args: *const qgemm_matmul_args,
-) -> qgemm_status {
-    let bufs = RunBuffers { lhs: (lhs_packed, lhs_packed_len), rhs: (rhs_packed, rhs_packed_len), dst: (dst, dst_len) };
-    // SAFETY: the buffers and `args` as this function's contract says, which is `run`'s (no table).
-    status(|| with_kernel!(kernel, k => unsafe { run(k, features, bufs, args, core::ptr::null()) }))
-}
-
-/// As `qgemm_kernel_run`, with the 2-bit weights' look-up table `lut` (4 `int32_t`, code `u`
-/// stands for `lut[u]`; every entry in `[-64, 63]`, else `QGEMM_ERROR_LUT_OUT_OF_RANGE`) for a
-/// kernel of `QGEMM_FAMILY_QAI8DXP_QSU2CXP`: pass the table given to `qgemm_rhs_qsu2cxp_pack`
-/// (the packed weights keep the codes; the kernels apply the table). `lut = NULL` is the default
-/// table `{-2, -1, 0, 1}`, as `qgemm_kernel_run` uses. A table for a kernel of a family without
-/// one: `QGEMM_ERROR_INVALID_ARGUMENT`.
-///
-/// # Safety
-///
-/// Every pointer argument is null or valid for the reads or writes of the length given with it
-/// (one element for out pointers and structs, 4 elements for `lut`), as the module conventions
-/// say.
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "C" fn qgemm_kernel_run_lut(
-    kernel: qgemm_kernel,
-    features: u32,
-    lhs_packed: *const u8,
-    lhs_packed_len: usize,
-    rhs_packed: *const u8,
-    rhs_packed_len: usize,
-    dst: *mut f32,
-    dst_len: usize,
-    args: *const qgemm_matmul_args,
-    lut: *const i32,
-) -> qgemm_status {
-    let bufs = RunBuffers { lhs: (lhs_packed, lhs_packed_len), rhs: (rhs_packed, rhs_packed_len), dst: (dst, dst_len) };
-    // SAFETY: the buffers, `args` and `lut` as this function's contract says, which is `run`'s.
-    status(|| with_kernel!(kernel, k => unsafe { run(k, features, bufs, args, lut) }))
-}
-
-/// As `qgemm_kernel_run`, for a kernel whose output is f16 or bf16: `dst`, `dst_len`
-/// `uint16_t` elements receive the values' bit patterns. A kernel with f32 output:
-/// `QGEMM_ERROR_WRONG_DST_TYPE` (use `qgemm_kernel_run`). The 16-bit families:
-/// `QGEMM_FAMILY_F16_QAI8DXP_QSI4CXP`, `QGEMM_FAMILY_F16_QAI8DXP_QSI8CXP`,
-/// `QGEMM_FAMILY_F16_QSI8D32P_QAI4C32P` (f16) and `QGEMM_FAMILY_BF16_QAI8DXP_QSI4CXP`,
-/// `QGEMM_FAMILY_BF16_QAI8DXP_QSI4C32P` (bf16);
-/// `args->clamp_min`/`clamp_max` stay f32 (the clamp is applied before the conversion).
-///
-/// # Safety
-///
-/// Every pointer argument is null or valid for the reads or writes of the length given with it
-/// (one element for out pointers and structs), as the module conventions say.
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "C" fn qgemm_kernel_run_u16(
-    kernel: qgemm_kernel,
-    features: u32,
-    lhs_packed: *const u8,
-    lhs_packed_len: usize,
-    rhs_packed: *const u8,
-    rhs_packed_len: usize,
-    dst: *mut u16,
-    dst_len: usize,
-    args: *const qgemm_matmul_args,
-) -> qgemm_status {
-    let bufs = RunBuffers { lhs: (lhs_packed, lhs_packed_len), rhs: (rhs_packed, rhs_packed_len), dst: (dst, dst_len) };
-    // SAFETY: the buffers and `args` as this function's contract says, which is `run`'s (no table).
-    status(|| with_kernel!(kernel, k => unsafe { run(k, features, bufs, args, core::ptr::null()) }))
 }
 
 // ---- LHS packers --------------------------------------------------------------------------
@@ -1802,7 +2130,7 @@ pub unsafe extern "C" fn qgemm_rhs_qsu2cxp_packed_offset(
 /// * `lut`: 4 `int32_t`, code `u` stands for `lut[u]`, every entry in `[-64, 63]` (else
 ///   `QGEMM_ERROR_LUT_OUT_OF_RANGE`; KleidiAI narrows to int8 silently), or `NULL` for the default
 ///   `{-2, -1, 0, 1}`. The packed bytes hold the codes and a row sum of the table's values: give
-///   the same table to the kernels (`qgemm_kernel_run_lut`, `qgemm_linear_set_lut`).
+///   the same table to the kernels (`qgemm_lut_params` of `qgemm_kernel_run`, `qgemm_linear_set_lut`).
 /// * `rhs_packed`, `rhs_packed_len` bytes: at least `qgemm_rhs_qsu2cxp_packed_size`.
 ///
 /// # Safety
@@ -1923,14 +2251,11 @@ pub unsafe extern "C" fn qgemm_rhs_qsi8cxp_pack(
 
 mod linear;
 mod quant_method;
-pub use linear::{qgemm_linear, qgemm_linear_call, qgemm_rect};
+pub use linear::{qgemm_linear, qgemm_linear_call, qgemm_linear_params, qgemm_rect};
 
-// ---- the float families -------------------------------------------------------------------
+// ---- the float formats' packers ------------------------------------------------------------
 
 mod float;
-pub use float::{
-    qgemm_float_args, qgemm_float_kernel, qgemm_float_kernel_info, qgemm_float_linear, qgemm_float_linear_call,
-};
 
 // ---- weight quantization ------------------------------------------------------------------
 

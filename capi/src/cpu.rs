@@ -3,7 +3,7 @@
 
 use core::sync::atomic::{AtomicU32, Ordering};
 
-use qgemm::{CpuFeatures, Feature};
+use qgemm::{CpuFeatures, Feature, FeatureSet};
 
 use crate::status::qgemm_status;
 
@@ -19,26 +19,73 @@ pub const QGEMM_FEATURE_FP16: u32 = 1 << 3;
 pub const QGEMM_FEATURE_BF16: u32 = 1 << 4;
 /// FEAT_SVE.
 pub const QGEMM_FEATURE_SVE: u32 = 1 << 5;
-/// FEAT_SME.
+/// FEAT_SME. A feature set with this bit makes the library read the streaming vector length
+/// (`RDSVL`) where it resolves a kernel whose tile scales with it.
 pub const QGEMM_FEATURE_SME: u32 = 1 << 6;
-/// Every defined feature bit.
-pub const QGEMM_FEATURE_ALL: u32 = (1 << 7) - 1;
+/// FEAT_SVE2 (implies `QGEMM_FEATURE_SVE`).
+pub const QGEMM_FEATURE_SVE2: u32 = 1 << 7;
+/// FEAT_SME2 (implies `QGEMM_FEATURE_SME`).
+pub const QGEMM_FEATURE_SME2: u32 = 1 << 8;
+/// FEAT_SME2p1 (implies `QGEMM_FEATURE_SME2`).
+pub const QGEMM_FEATURE_SME2P1: u32 = 1 << 9;
+/// FEAT_SME_F16F16: non-widening half-precision ZA arithmetic (implies `QGEMM_FEATURE_SME`).
+pub const QGEMM_FEATURE_SME_F16F16: u32 = 1 << 10;
+/// FEAT_SME_B16B16: non-widening bfloat16 ZA arithmetic (implies `QGEMM_FEATURE_SME`).
+pub const QGEMM_FEATURE_SME_B16B16: u32 = 1 << 11;
+/// FEAT_SME_I16I64: 16-bit integer outer products into 64-bit tiles (implies `QGEMM_FEATURE_SME`).
+pub const QGEMM_FEATURE_SME_I16I64: u32 = 1 << 12;
+/// FEAT_SME_MOP4: quarter-tile outer products (implies `QGEMM_FEATURE_SME`).
+pub const QGEMM_FEATURE_SME_MOP4: u32 = 1 << 13;
+/// Every defined feature bit. Later versions add bits above these; the values of these never
+/// change, so a mask built with an older header means the same.
+pub const QGEMM_FEATURE_ALL: u32 = (1 << 14) - 1;
 
-/// The C bit of a feature (`Feature as u8` is its bit position, `Feature::ALL` order).
-const fn bit(f: Feature) -> u32 {
-    1 << (f as u32)
+// Each C bit is its Rust feature's (`Feature::bit`), and `QGEMM_FEATURE_ALL` is every feature.
+const _: () = {
+    let named = [
+        (QGEMM_FEATURE_NEON, Feature::Neon),
+        (QGEMM_FEATURE_DOTPROD, Feature::Dotprod),
+        (QGEMM_FEATURE_I8MM, Feature::I8mm),
+        (QGEMM_FEATURE_FP16, Feature::Fp16),
+        (QGEMM_FEATURE_BF16, Feature::Bf16),
+        (QGEMM_FEATURE_SVE, Feature::Sve),
+        (QGEMM_FEATURE_SME, Feature::Sme),
+        (QGEMM_FEATURE_SVE2, Feature::Sve2),
+        (QGEMM_FEATURE_SME2, Feature::Sme2),
+        (QGEMM_FEATURE_SME2P1, Feature::Sme2p1),
+        (QGEMM_FEATURE_SME_F16F16, Feature::SmeF16f16),
+        (QGEMM_FEATURE_SME_B16B16, Feature::SmeB16b16),
+        (QGEMM_FEATURE_SME_I16I64, Feature::SmeI16i64),
+        (QGEMM_FEATURE_SME_MOP4, Feature::SmeMop4),
+    ];
+    assert!(named.len() == Feature::ALL.len());
+    let mut all = 0;
+    let mut i = 0;
+    while i < named.len() {
+        assert!(named[i].0 as u64 == named[i].1.bit());
+        all |= named[i].0;
+        i += 1;
+    }
+    assert!(all == QGEMM_FEATURE_ALL);
+};
+
+/// The C bits of a feature set (every `Feature` bit is below 32: checked above).
+pub(crate) const fn set_to_bits(set: FeatureSet) -> u32 {
+    set.bits() as u32
 }
 
 /// The bit set of `cpu`.
 pub(crate) fn to_bits(cpu: CpuFeatures) -> u32 {
-    cpu.iter().fold(0, |acc, f| acc | bit(f))
+    set_to_bits(cpu.features())
 }
 
-/// The feature set of `bits`, or `None` if a bit outside [`QGEMM_FEATURE_ALL`] is set.
+/// The feature set of `bits` (and the features they imply), or `None` if a bit outside
+/// [`QGEMM_FEATURE_ALL`] is set. With SME among them, the set also has the streaming vector
+/// length, read with `RDSVL`.
 ///
 /// The caller of the C API claims the features: a claimed feature the CPU lacks makes a kernel
 /// of that tier execute an undefined instruction (documented on every function that takes
-/// features; the same contract as `CpuFeatures::with`).
+/// features; the same contract as `CpuFeatures::with`), and with SME claimed `RDSVL` executes.
 pub(crate) fn from_bits(bits: u32) -> Option<CpuFeatures> {
     if bits & !QGEMM_FEATURE_ALL != 0 {
         return None;
@@ -46,51 +93,24 @@ pub(crate) fn from_bits(bits: u32) -> Option<CpuFeatures> {
     let mut cpu = CpuFeatures::NONE;
     for f in Feature::ALL {
         if bits & bit(f) != 0 {
-            // SAFETY: the C caller asserts the CPU has every feature in `bits` (the documented
-            // contract of the functions that take a feature set).
+            // SAFETY: the C caller asserts the CPU has every feature in `bits`, enabled (the
+            // documented contract of the functions that take a feature set).
             cpu = unsafe { cpu.with(f) };
         }
     }
-    Some(cpu)
+    // SAFETY: as above: where the bits claim SME, SME is implemented and enabled, so `RDSVL`
+    // does not trap (a set without SME reads nothing).
+    Some(unsafe { cpu.with_streaming_vl() })
 }
 
-/// Linux `AT_HWCAP` / `AT_HWCAP2` bits (arch/arm64/include/uapi/asm/hwcap.h).
-mod hwcap {
-    pub(super) const ASIMD: u64 = 1 << 1;
-    pub(super) const FPHP: u64 = 1 << 9;
-    pub(super) const ASIMDHP: u64 = 1 << 10;
-    pub(super) const ASIMDDP: u64 = 1 << 20;
-    pub(super) const SVE: u64 = 1 << 22;
-    pub(super) const HWCAP2_I8MM: u64 = 1 << 13;
-    pub(super) const HWCAP2_BF16: u64 = 1 << 14;
-    pub(super) const HWCAP2_SME: u64 = 1 << 23;
+/// The C bit of a feature.
+const fn bit(f: Feature) -> u32 {
+    f.bit() as u32
 }
 
-/// Decodes the Linux HWCAP words into feature bits.
+/// Decodes the Linux HWCAP words into feature bits (the core's table).
 pub(crate) const fn bits_from_hwcap(hwcap: u64, hwcap2: u64) -> u32 {
-    let mut bits = 0;
-    if hwcap & hwcap::ASIMD != 0 {
-        bits |= QGEMM_FEATURE_NEON;
-    }
-    if hwcap & hwcap::ASIMDDP != 0 {
-        bits |= QGEMM_FEATURE_DOTPROD;
-    }
-    if hwcap2 & hwcap::HWCAP2_I8MM != 0 {
-        bits |= QGEMM_FEATURE_I8MM;
-    }
-    if hwcap & hwcap::FPHP != 0 && hwcap & hwcap::ASIMDHP != 0 {
-        bits |= QGEMM_FEATURE_FP16;
-    }
-    if hwcap2 & hwcap::HWCAP2_BF16 != 0 {
-        bits |= QGEMM_FEATURE_BF16;
-    }
-    if hwcap & hwcap::SVE != 0 {
-        bits |= QGEMM_FEATURE_SVE;
-    }
-    if hwcap2 & hwcap::HWCAP2_SME != 0 {
-        bits |= QGEMM_FEATURE_SME;
-    }
-    bits
+    set_to_bits(FeatureSet::from_linux_hwcaps(hwcap, hwcap2))
 }
 
 /// The features of the running CPU: the HWCAP words on Linux (no `MRS`), the ID registers on

@@ -21,7 +21,7 @@ use core::ffi::c_void;
 
 use qgemm::lhs::{qai8dxp, qsi8d32p, qsi8d32pscalef32};
 use qgemm::rhs::{qai4c32p, qsi4c32p, qsi4c32pscalef16, qsi4cxp, qsi8cxp, qsu2cxp};
-use qgemm::{Clamp, CpuFeatures, Family, Kernel, Packing, UncheckedArgs};
+use qgemm::{Clamp, CpuFeatures, Family, Kernel, LhsFormat, Packing, RhsFormat, UncheckedArgs};
 
 use crate::hook::{Arg, report};
 
@@ -112,15 +112,20 @@ pub(crate) fn elements(f: &str, a: usize, b: usize, c: usize, size: usize) -> Op
     v
 }
 
-/// The qgemm kernel a KleidiAI name runs for an `m`-row rectangle: among the kernels of family
-/// `F` with exactly `packing` that `cpu` supports, those of the highest tier; of these the first
-/// in catalogue order (best first) whose `m_step` does not exceed `m`, else the one with the
-/// smallest `m_step`. Every candidate gives the same bits; this only picks the fastest tile.
-fn kernel_for<F: Family>(packing: &Packing, cpu: &CpuFeatures, m: usize) -> Option<&'static Kernel<F>> {
-    let usable = || F::kernels().iter().copied().filter(|k| k.packing() == *packing && k.is_available(cpu));
-    let top = usable().map(|k| k.tier()).max()?;
-    let tier = || usable().filter(move |k| k.tier() == top);
-    tier().find(|k| k.m_step() <= m).or_else(|| tier().min_by_key(|k| k.m_step()))
+/// The formats of family `F`'s kernels (every layer-2 family has one LHS and one RHS format:
+/// its first kernel's, and its preferred packing's).
+pub(crate) fn formats<F: Family>() -> (LhsFormat, RhsFormat) {
+    let lhs = F::kernels().first().map_or(LhsFormat::Qai8dxp, |d| d.shape().lhs);
+    (lhs, F::PREFERRED_RHS.format)
+}
+
+/// The qgemm kernel a KleidiAI name runs for an `m`-row rectangle: the one selection policy
+/// ([`qgemm::matmul::select_from`]) among the kernels of family `F` with exactly `packing` (both
+/// sides) that `cpu` supports. Every candidate gives the same bits; the policy only picks the
+/// tier and the tile.
+pub(crate) fn kernel_for<F: Family>(packing: &Packing, cpu: &CpuFeatures, m: usize) -> Option<Kernel<F>> {
+    let (lf, rf) = formats::<F>();
+    qgemm::matmul::select_from(F::kernels(), cpu, m, Some(&packing.rhs(rf)), Some(&packing.lhs(lf)))
 }
 
 /// A KleidiAI matmul kernel name: its catalogue constants.
@@ -170,7 +175,7 @@ impl KaiKernel {
     /// default table) or readable for 4 `int32_t` (the 2-bit kernels' table; the other families
     /// pass null).
     #[allow(clippy::too_many_arguments)]
-    unsafe fn run<F: Family>(
+    unsafe fn run<F: Family<Params: crate::params::CParams>>(
         &self,
         f: &str,
         (m, n, k, bl): (usize, usize, usize, usize),
@@ -213,19 +218,25 @@ impl KaiKernel {
         if k == 0 {
             fail!(f, (), "k = 0");
         }
-        // The family's checks of k and bl (bl % 32, k % bl) and of the size arithmetic.
-        check!(f, (), F::lhs_tile_stride(k, bl, &self.packing));
-        check!(f, (), F::rhs_tile_stride(k, bl, &self.packing));
+        // The formats' checks of k and bl (bl % 32, k % bl, the 2-bit k % 32) and of the size
+        // arithmetic.
+        let (lf, rf) = formats::<F>();
+        check!(f, (), self.packing.lhs(lf).tile_stride(k, bl));
+        check!(f, (), self.packing.rhs(rf).tile_stride(k, bl));
         // The 2-bit family's table: KleidiAI's default for null; entries outside [-64, 63] (which
         // KleidiAI narrows to int8 silently) go to the hook.
         let lut = if lut.is_null() {
-            qsu2cxp::DEFAULT_LUT
+            None
         } else {
             // SAFETY: the caller's contract: a non-null `lut` points at 4 `int32_t` (read
             // unaligned: no alignment is assumed beyond KleidiAI's).
             let t = unsafe { [0, 1, 2, 3].map(|i| lut.add(i).read_unaligned()) };
             check!(f, (), qsu2cxp::check_lut(&t));
-            t
+            Some(t)
+        };
+        // Only the 2-bit kernel names take a table (the others pass null).
+        let Some(params) = <F::Params as crate::params::CParams>::from_c(lut, 0) else {
+            fail!(f, (), "a look-up table for a family without one");
         };
         let cpu = crate::cpu::layer2();
         let Some(kernel) = kernel_for::<F>(&self.packing, &cpu, m) else {
@@ -236,16 +247,16 @@ impl KaiKernel {
             n,
             k,
             bl,
-            lhs_packed: lhs.cast(),
+            lhs: lhs.cast(),
             rhs_packed: rhs.cast(),
             dst,
             dst_stride_row,
             clamp_min: clamp.min(),
             clamp_max: clamp.max(),
-            lut,
+            params,
         };
-        // SAFETY: the kernel's tier is in `cpu` (`kernel_for`); m, n, k >= 1 and bl were
-        // validated by the family; the clamp is valid; the stride is a multiple of the element
+        // SAFETY: the kernel was resolved for `cpu` (`kernel_for`); m, n, k >= 1 and bl were
+        // validated by the formats; the clamp is valid; the stride is a multiple of the element
         // size and at least n elements; the buffers are the caller's contract (see `# Safety`),
         // which is `run_unchecked`'s for a kernel of exactly this packing.
         unsafe { kernel.run_unchecked(&args) }

@@ -37,6 +37,7 @@ pub mod cpu;
 pub mod hook;
 /// cbindgen:ignore
 pub mod kai;
+mod params;
 pub mod status;
 /// The platform imports (libc's `write`, `abort`, `getauxval` on Linux) are not API: cbindgen must
 /// not declare them in `qgemm.h`, where they would clash with `<unistd.h>` and `<sys/auxv.h>`.

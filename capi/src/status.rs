@@ -43,7 +43,8 @@ pub enum qgemm_status {
     /// An output buffer overlaps an input buffer of the same call.
     QGEMM_ERROR_BUFFERS_OVERLAP = 15,
     /// The kernel's output element type is not the one of the run function called
-    /// (`qgemm_kernel_run`: f32; `qgemm_kernel_run_u16`: f16 or bf16 bits).
+    /// (`qgemm_kernel_run`: f32; `qgemm_kernel_run_u16`: f16 or bf16 bits), or the activations'
+    /// type is not the function's (`qgemm_linear_run`: float; `_u16`: f16 or bf16 bits).
     QGEMM_ERROR_WRONG_DST_TYPE = 16,
     /// An entry of a 2-bit look-up table (`QGEMM_FAMILY_QAI8DXP_QSU2CXP`) outside `[-64, 63]`.
     QGEMM_ERROR_LUT_OUT_OF_RANGE = 17,
@@ -55,6 +56,17 @@ pub enum qgemm_status {
     /// The damped GPTQ Hessian is not positive definite (raise the damping or add calibration
     /// rows).
     QGEMM_ERROR_NOT_POSITIVE_DEFINITE = 20,
+    /// Weights packed in one layout given to a kernel or layer that reads another (a
+    /// `qgemm_linear` whose `packing` no kernel of the family reads, a call whose kernel reads
+    /// another packing than its layer's, or a kernel resolved for another vector length).
+    QGEMM_ERROR_PACKING_MISMATCH = 21,
+    /// A kernel whose tile scales with SME's streaming vector length, and no known length (a
+    /// feature set without `QGEMM_FEATURE_SME`, or a handle from `qgemm_kernel_at` not yet
+    /// resolved).
+    QGEMM_ERROR_VECTOR_LENGTH_UNKNOWN = 22,
+    /// A struct's `size` field is not a size this version of the library knows (set it to
+    /// `sizeof` the struct, or fill the struct with the library's functions).
+    QGEMM_ERROR_STRUCT_SIZE = 23,
 }
 
 impl From<Error> for qgemm_status {
@@ -75,6 +87,8 @@ impl From<Error> for qgemm_status {
             Error::DimMismatch { .. } => qgemm_status::QGEMM_ERROR_DIM_MISMATCH,
             Error::InvalidDamping { .. } => qgemm_status::QGEMM_ERROR_INVALID_DAMPING,
             Error::NotPositiveDefinite { .. } => qgemm_status::QGEMM_ERROR_NOT_POSITIVE_DEFINITE,
+            Error::PackingMismatch { .. } => qgemm_status::QGEMM_ERROR_PACKING_MISMATCH,
+            Error::VectorLengthUnknown => qgemm_status::QGEMM_ERROR_VECTOR_LENGTH_UNKNOWN,
             // `Error` is non-exhaustive: a variant added later maps here until it gets its own.
             _ => qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT,
         }
@@ -107,6 +121,9 @@ pub extern "C" fn qgemm_status_message(status: i32) -> *const core::ffi::c_char 
         18 => c"two inputs disagree on a dimension (a Hessian of another k)",
         19 => c"the damping is negative, NaN or infinite",
         20 => c"the damped Hessian is not positive definite (raise the damping or add rows)",
+        21 => c"the weights are packed in another layout than the kernel or layer reads",
+        22 => c"the kernel's tile scales with the streaming vector length, which is not known",
+        23 => c"a struct's size field is not one this library version knows",
         _ => c"unknown status",
     };
     text.as_ptr()

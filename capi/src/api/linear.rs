@@ -1,77 +1,96 @@
-//! The operator in C (`qgemm_linear_*`): the Rust `op::Linear` for every family of layer 1.
+//! The operator in C (`qgemm_linear_*`): the Rust `op::Linear` for every family of layer 1,
+//! quantized and float, through one layer struct and one set of functions.
 //!
-//! * Weights are packed once into a buffer the caller owns, with the family's operator packing
-//!   (`qgemm_linear_rhs_packing`, then the `qgemm_rhs_*_pack` function of the family's RHS
-//!   format), or come packed by KleidiAI's packer with that packing. `qgemm_linear_from_packed`
-//!   checks shape and length and fills a [`qgemm_linear`]: plain data (the family, `n`, `k`,
-//!   `bl` and the caller's weight buffer), checked again on every use. The library keeps no
-//!   memory and no state.
-//! * `qgemm_linear_run` (`_u16` for the f16/bf16 families) quantizes `m` rows of activations
-//!   into the caller's scratch (`qgemm_linear_scratch_size` bytes), picks the kernel for `m` on
-//!   the given CPU features and writes the `m x n` output.
-//! * Threads: `qgemm_linear_prepare` quantizes once and fills a [`qgemm_linear_call`] (plain
-//!   data again); `qgemm_linear_split` cuts the output into rectangles; each thread runs its
+//! * A layer is plain data ([`qgemm_linear`]): the family, the packing its weights are in, `n`,
+//!   `k`, `bl`, the caller's weight buffer, the family's parameters and an optional input scale,
+//!   checked again on every use. The library keeps no memory and no state. Its `size` field is
+//!   `sizeof(qgemm_linear)` (the functions that fill a layer set it): a layer of another size is
+//!   `QGEMM_ERROR_STRUCT_SIZE`.
+//! * Weights: packed earlier in a layout a kernel of the family reads (`qgemm_rhs_*_pack`,
+//!   KleidiAI's packers; `qgemm_linear_from_packed` records the packing and refuses one no
+//!   kernel reads with `QGEMM_ERROR_PACKING_MISMATCH`), quantized from float weights
+//!   (`qgemm_linear_quantize_pack`, the quantized families) or converted from float weights
+//!   (`qgemm_linear_pack` / `_u16`, the float families), both in the family's preferred
+//!   packing (`qgemm_linear_rhs_packing`).
+//! * `qgemm_linear_run` (`_u16` for the families with 16-bit activations) packs `m` rows of
+//!   activations into the caller's scratch (`qgemm_linear_scratch_size` bytes; the families that
+//!   read the rows in place need none), picks the kernel for `m` on the given CPU features among
+//!   those that read the layer's packing and writes the `m x n` output.
+//! * Threads: `qgemm_linear_prepare` packs once and fills a [`qgemm_linear_call`] (plain data
+//!   again); `qgemm_linear_split` cuts the output into rectangles; each thread runs its
 //!   rectangle with `qgemm_linear_run_part` (same bits as one `qgemm_linear_run`, in any order
 //!   and concurrently: the parts of one split write disjoint elements and the library takes no
 //!   reference to the whole output).
-//!
 //! * The 2-bit family (`QGEMM_FAMILY_QAI8DXP_QSU2CXP`): the layer carries the weights' look-up
-//!   table ([`qgemm_linear::lut`]): `qgemm_linear_from_packed` sets the default `{-2, -1, 0, 1}`,
-//!   `qgemm_linear_set_lut` the table the weights were packed with (validated: every entry in
-//!   `[-64, 63]`, else `QGEMM_ERROR_LUT_OUT_OF_RANGE`, checked again on every use). The other
-//!   families ignore the field.
+//!   table ([`qgemm_linear_params::lut`]): `qgemm_linear_from_packed` sets the default
+//!   `{-2, -1, 0, 1}`, `qgemm_linear_set_lut` the table the weights were packed with
+//!   (validated, checked again on every use). The other families ignore the field. Its
+//!   results depend on `m`: the GEMV kernel (`m = 1`) and the GEMM kernels scale in different
+//!   orders (docs/formats.md), so one row computed alone can differ in the last bit from the
+//!   same row in a larger call.
 //!
-//! * From float weights: `qgemm_linear_quantize_pack` quantizes `float` weights (NxK or KxN,
-//!   any row stride) by a `QGEMM_QUANT_*` method into the caller's workspace
-//!   (`qgemm_linear_quantize_workspace_size` bytes) and packs them into the caller's buffer (the
-//!   Rust `QuantizePack::quantize_pack_weights`), filling the layer.
-//!
-//! Activations and outputs are `float` for the f32 families and `uint16_t` bit patterns for the
-//! `F16_`/`BF16_` ones; the other function: `QGEMM_ERROR_WRONG_DST_TYPE`. A call struct whose
-//! kernel is not one of its layer's family, or does not consume its weights:
-//! `QGEMM_ERROR_INVALID_ARGUMENT`.
+//! Activations and outputs are `float` for the families with f32 outputs and `uint16_t` bit
+//! patterns for the `F16_`/`BF16_` ones; the other function: `QGEMM_ERROR_WRONG_DST_TYPE`. A
+//! call struct whose kernel is not one of its layer's family, or does not read its weights:
+//! `QGEMM_ERROR_INVALID_ARGUMENT` / `QGEMM_ERROR_PACKING_MISMATCH`.
 
 use qgemm::UncheckedArgs;
 use qgemm::op::{Linear, MAX_PARTS, Operator, QuantizePack};
 use qgemm::quant::Weights;
+use qgemm::rhs::FloatSource;
 
 use super::*;
 
-/// A linear layer (`y = x W^T + b`): plain data, filled by `qgemm_linear_from_packed` and
-/// checked on every use. `weights` must stay valid and unchanged while the layer is used.
+/// The family parameters a layer carries (the Rust `Linear::params`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct qgemm_linear_params {
+    /// The look-up table of the 2-bit family's weight codes (`QGEMM_FAMILY_QAI8DXP_QSU2CXP`;
+    /// code `u` stands for `lut[u]`): `{-2, -1, 0, 1}` from `qgemm_linear_from_packed`, another
+    /// table with `qgemm_linear_set_lut`. Ignored by the other families.
+    pub lut: [i32; 4],
+}
+
+/// A linear layer (`y = x W^T + b`): plain data, filled by `qgemm_linear_from_packed`,
+/// `qgemm_linear_quantize_pack` or `qgemm_linear_pack` and checked on every use. `weights` must
+/// stay valid and unchanged while the layer is used.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct qgemm_linear {
+    /// `sizeof(qgemm_linear)`: set by the functions that fill a layer.
+    pub size: usize,
     /// `QGEMM_FAMILY_*`.
     pub family: u32,
+    /// The layout the weights are packed in: only kernels that read it run the layer.
+    pub packing: qgemm_rhs_packing,
     /// Output channels.
     pub n: usize,
     /// Depth.
     pub k: usize,
     /// Block length of the per-block families, 0 for the others.
     pub bl: usize,
-    /// The packed weights (the family's `qgemm_linear_rhs_packing`).
+    /// The packed weights.
     pub weights: *const u8,
-    /// Bytes of `weights` the layer uses (`qgemm_linear_packed_size`).
+    /// Bytes of `weights` the layer uses (`qgemm_kernel_rhs_packed_size` of its packing).
     pub weights_len: usize,
-    /// The look-up table of the 2-bit family's weight codes (`QGEMM_FAMILY_QAI8DXP_QSU2CXP`;
-    /// code `u` stands for `lut[u]`): `{-2, -1, 0, 1}` from `qgemm_linear_from_packed`, another
-    /// table with `qgemm_linear_set_lut`. Ignored by the other families.
-    pub lut: [i32; 4],
+    /// The family's parameters.
+    pub params: qgemm_linear_params,
     /// The per-input-channel activation multipliers (AWQ; `Linear::with_input_scale`): `NULL`
-    /// (none) from `qgemm_linear_from_packed` and `qgemm_linear_quantize_pack`, `k` floats
-    /// with `qgemm_linear_set_input_scale`. Must stay valid and unchanged while the layer is used.
+    /// (none) from the functions that fill a layer, `k` floats with
+    /// `qgemm_linear_set_input_scale`. Must stay valid and unchanged while the layer is used.
     pub input_scale: *const f32,
     /// Floats at `input_scale` (0 when it is `NULL`).
     pub input_scale_len: usize,
 }
 
-/// A prepared call of a layer (`qgemm_linear_prepare`): the activations quantized into
-/// `lhs` (the caller's scratch, which must stay unchanged until the last part has run), the
-/// kernel chosen for `m` on `features`, and the clamp. Plain data, checked on every use.
+/// A prepared call of a layer (`qgemm_linear_prepare`): the activations as the kernel reads
+/// them, the kernel chosen for `m` on `features`, and the clamp. Plain data, checked on every
+/// use.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct qgemm_linear_call {
+    /// `sizeof(qgemm_linear_call)`: set by `qgemm_linear_prepare`.
+    pub size: usize,
     /// The layer.
     pub layer: qgemm_linear,
     /// The kernel the parts run.
@@ -80,10 +99,12 @@ pub struct qgemm_linear_call {
     pub features: u32,
     /// Rows of the call.
     pub m: usize,
-    /// The packed activations.
-    pub lhs: *const u8,
-    /// Bytes of `lhs`.
-    pub lhs_len: usize,
+    /// The activations as the kernel reads them: packed in the caller's scratch, or the
+    /// caller's `x` itself for the families that read the rows in place (the scaled copy in the
+    /// scratch with an input scale). Must stay valid and unchanged until the last part has run.
+    pub lhs: *const c_void,
+    /// Bytes at `lhs`.
+    pub lhs_size: usize,
     /// Clamp lower bound (`-INFINITY` for none).
     pub clamp_min: f32,
     /// Clamp upper bound (`INFINITY` for none).
@@ -105,108 +126,159 @@ pub struct qgemm_rect {
 }
 
 /// What the operator needs of a layer-1 family: its `op::Linear`, whose activations are of its
-/// output type (true of every row of [`families!`]), and how its layer takes a look-up table.
-trait LinearFamily: CFamily<Out = <Self as Family>::Dst> + Operator<Src = <Self as Family>::Dst> + LayerLut {}
+/// output type (true of every row of [`families!`]), and how its layers are made from float
+/// weights ([`FromFloat`]).
+trait LinearFamily: CFamily + Operator<Src = <Self as Family>::Dst> + FromFloat {}
 
-impl<F: CFamily<Out = <F as Family>::Dst> + Operator<Src = <F as Family>::Dst> + LayerLut> LinearFamily for F {}
+impl<F: CFamily + Operator<Src = <F as Family>::Dst> + FromFloat> LinearFamily for F {}
 
-/// How a family's `Linear` takes the table of a [`qgemm_linear`]: the 2-bit family's
-/// `Linear::with_lut` (validated); the others ignore it.
-trait LayerLut: Operator + Sized {
-    /// `layer` with the table `lut`.
-    fn with_table(layer: Linear<'_, Self>, lut: [i32; 4]) -> Status<Linear<'_, Self>> {
-        let _ = lut;
-        Ok(layer)
+/// How a family's layers are made from float weights: quantized (`qgemm_linear_quantize_pack`,
+/// the Rust `QuantizePack`) or packed as they are (`qgemm_linear_pack`, the float families'
+/// `Linear::pack`). Each family has one of the two; the other is `QGEMM_ERROR_UNSUPPORTED`.
+trait FromFloat: Operator + Sized {
+    /// Bytes of workspace `quantize` needs.
+    fn quantize_workspace_size(_n: usize, _k: usize, _bl: usize) -> Status<usize> {
+        Err(qgemm_status::QGEMM_ERROR_UNSUPPORTED)
+    }
+
+    /// Quantizes and packs `w` by the method of `code` (with `importance`) into `buf`.
+    #[allow(clippy::too_many_arguments)]
+    fn quantize<'w>(
+        _w: &Weights<'_, f32>,
+        _shape: (usize, usize, usize),
+        _method: (u32, Option<&[f32]>),
+        _bias: Option<&[f32]>,
+        _workspace: &mut [u8],
+        _buf: &'w mut [u8],
+    ) -> Status<Linear<'w, Self>> {
+        Err(qgemm_status::QGEMM_ERROR_UNSUPPORTED)
+    }
+
+    /// Packs `w` (values of the family's activation type) and `bias` as they are into `buf`.
+    fn pack<'w>(
+        _w: &FloatSource<'_, Self::Src>,
+        _nk: (usize, usize),
+        _bias: Option<&[Self::Src]>,
+        _buf: &'w mut [u8],
+    ) -> Status<Linear<'w, Self>> {
+        Err(qgemm_status::QGEMM_ERROR_UNSUPPORTED)
     }
 }
 
-/// The [`LayerLut`] impl of one row of [`families!`].
-macro_rules! layer_lut_impl {
-    (Qai8dxpQsu2cxp) => {
-        impl LayerLut for Qai8dxpQsu2cxp {
-            fn with_table(layer: Linear<'_, Self>, lut: [i32; 4]) -> Status<Linear<'_, Self>> {
-                Ok(layer.with_lut(lut)?)
+/// The [`FromFloat`] impl of a quantized family: its `QuantizePack`, with the C method codes
+/// of its weight format (`$method`: `symmetric` or `asymmetric`, [`super::quant_method`]; `lut`
+/// for the 2-bit family, which takes no method: the default table, importance NULL).
+macro_rules! quantized_from_float {
+    ($fam:ty, $method:ident) => {
+        impl FromFloat for $fam {
+            fn quantize_workspace_size(n: usize, k: usize, bl: usize) -> Status<usize> {
+                Ok(<$fam as QuantizePack>::quantize_workspace_size(n, k, bl)?)
+            }
+            fn quantize<'w>(
+                w: &Weights<'_, f32>,
+                (n, k, bl): (usize, usize, usize),
+                (code, importance): (u32, Option<&[f32]>),
+                bias: Option<&[f32]>,
+                workspace: &mut [u8],
+                buf: &'w mut [u8],
+            ) -> Status<Linear<'w, Self>> {
+                let method = quantized_from_float!(@method $method, code, importance)?;
+                Ok(<$fam as QuantizePack>::quantize_pack_weights(w, n, k, bl, method, bias, workspace, buf)?)
             }
         }
     };
-    ($fam:ident) => {
-        impl LayerLut for $fam {}
-    };
-}
-
-/// The [`LayerLut`] impls of the rows.
-macro_rules! layer_lut_impls {
-    (() $(($code:ident, $name:literal, $fam:ident, $select:path, $lhs:ident, $dst:ty))*) => {
-        $(layer_lut_impl!($fam);)*
-    };
-}
-
-families!(layer_lut_impls!());
-
-/// How a family's weights take a C quantization method (`QGEMM_QUANT_*` code and importance):
-/// the symmetric codes, the asymmetric ones for `qai4c32p`, none for the 2-bit family (the
-/// method is ignored, the default table used; importance must be null).
-trait CQuantMethod: QuantizePack {
-    /// The method of `code` with `importance` (non-null only for the weighted search).
-    fn method(code: u32, importance: Option<&[f32]>) -> Status<Self::Method<'_>>;
-}
-
-/// The [`CQuantMethod`] impl of one row of [`families!`].
-macro_rules! quant_method_impl {
-    (Qai8dxpQsu2cxp) => {
-        impl CQuantMethod for Qai8dxpQsu2cxp {
-            fn method(_code: u32, importance: Option<&[f32]>) -> Status<Self::Method<'_>> {
-                match importance {
-                    None => Ok(None),
-                    Some(_) => Err(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT),
-                }
-            }
+    (@method symmetric, $code:expr, $imp:expr) => { super::quant_method::symmetric($code, $imp) };
+    (@method asymmetric, $code:expr, $imp:expr) => { super::quant_method::asymmetric($code, $imp) };
+    (@method lut, $code:expr, $imp:expr) => {
+        match ($code, $imp) {
+            (_, None) => Ok(None),
+            (_, Some(_)) => Err(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT),
         }
     };
-    (Qsi8d32pQai4c32p) => {
-        quant_method_impl!(@asymmetric Qsi8d32pQai4c32p);
-    };
-    (F16Qsi8d32pQai4c32p) => {
-        quant_method_impl!(@asymmetric F16Qsi8d32pQai4c32p);
-    };
-    (@asymmetric $fam:ident) => {
-        impl CQuantMethod for $fam {
-            fn method(code: u32, importance: Option<&[f32]>) -> Status<Self::Method<'_>> {
-                super::quant_method::asymmetric(code, importance)
-            }
-        }
-    };
-    ($fam:ident) => {
-        impl CQuantMethod for $fam {
-            fn method(code: u32, importance: Option<&[f32]>) -> Status<Self::Method<'_>> {
-                super::quant_method::symmetric(code, importance)
+}
+
+/// The [`FromFloat`] impl of a float family: its `Linear::pack`.
+macro_rules! float_from_float {
+    ($fam:ty) => {
+        impl FromFloat for $fam {
+            fn pack<'w>(
+                w: &FloatSource<'_, Self::Src>,
+                (n, k): (usize, usize),
+                bias: Option<&[Self::Src]>,
+                buf: &'w mut [u8],
+            ) -> Status<Linear<'w, Self>> {
+                Ok(Linear::<$fam>::pack(n, k, w, bias, buf)?)
             }
         }
     };
 }
 
-/// The [`CQuantMethod`] impls of the rows.
-macro_rules! quant_method_impls {
-    (() $(($code:ident, $name:literal, $fam:ident, $select:path, $lhs:ident, $dst:ty))*) => {
-        $(quant_method_impl!($fam);)*
-    };
+quantized_from_float!(Qai8dxpQsi4cxp, symmetric);
+quantized_from_float!(Qai8dxpQsi4c32p, symmetric);
+quantized_from_float!(Qsi8d32pQsi4c32p, symmetric);
+quantized_from_float!(Qai8dxpQsi8cxp, symmetric);
+quantized_from_float!(F16Qai8dxpQsi4cxp, symmetric);
+quantized_from_float!(F16Qai8dxpQsi8cxp, symmetric);
+quantized_from_float!(Bf16Qai8dxpQsi4cxp, symmetric);
+quantized_from_float!(Bf16Qai8dxpQsi4c32p, symmetric);
+quantized_from_float!(Qsi8d32pQai4c32p, asymmetric);
+quantized_from_float!(F16Qsi8d32pQai4c32p, asymmetric);
+quantized_from_float!(Qai8dxpQsu2cxp, lut);
+float_from_float!(F32F32F32p);
+float_from_float!(F16F16F16p);
+float_from_float!(F32Bf16pBf16p);
+float_from_float!(F16Bf16pBf16p);
+
+/// The size check of a caller's struct: its `size` field must be this version's.
+fn check_size(size: usize, expected: usize) -> Status {
+    if size == expected { Ok(()) } else { Err(qgemm_status::QGEMM_ERROR_STRUCT_SIZE) }
 }
 
-families!(quant_method_impls!());
+/// The C layer of a Rust layer of family `F`.
+fn layer_struct<F: LinearFamily>(layer: &Linear<'_, F>) -> qgemm_linear {
+    let used = layer.weights();
+    let lut = layer.params().lut().unwrap_or(qsu2cxp::DEFAULT_LUT);
+    qgemm_linear {
+        size: size_of::<qgemm_linear>(),
+        family: F::CODE,
+        packing: layer.packing().into(),
+        n: layer.n(),
+        k: layer.k(),
+        bl: layer.bl(),
+        weights: used.as_ptr(),
+        weights_len: used.len(),
+        params: qgemm_linear_params { lut },
+        input_scale: core::ptr::null(),
+        input_scale_len: 0,
+    }
+}
 
-/// The `Linear` a C layer describes, and the byte range of its weights.
+/// Whether family `F`'s parameters are a look-up table (the 2-bit family).
+fn takes_lut<F: LinearFamily>() -> bool {
+    F::Params::KIND == CKind::Lut
+}
+
+/// The family parameters of a C layer: the 2-bit family's table, the others' defaults.
+fn layer_params<F: LinearFamily>(l: &qgemm_linear) -> Status<F::Params> {
+    let lut = takes_lut::<F>().then_some(l.params.lut);
+    F::Params::from_c(lut, 0).ok_or(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT)
+}
+
+/// The `Linear` a C layer describes, and the byte ranges of its weights and input scale.
 ///
 /// # Safety
 ///
 /// `l.weights` is null or valid for `l.weights_len` reads, and `l.input_scale` null or valid for
 /// `l.input_scale_len` reads, that nothing writes during the call.
 unsafe fn layer_of<'a, F: LinearFamily>(l: &qgemm_linear) -> Status<(Linear<'a, F>, [Span; 2])> {
+    check_size(l.size, size_of::<qgemm_linear>())?;
     if l.family != F::CODE {
         return Err(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT);
     }
+    let packing = l.packing.to_rust()?;
     // SAFETY: this function's contract.
     let (w, span) = unsafe { input(l.weights, l.weights_len) }?;
-    let layer = F::with_table(Linear::<F>::from_packed(l.n, l.k, l.bl, w)?, l.lut)?;
+    let layer = Linear::<F>::from_packed_in(packing, l.n, l.k, l.bl, w)?.with_params(layer_params::<F>(l)?)?;
     if l.input_scale.is_null() {
         return Ok((layer, [span, NO_SPAN]));
     }
@@ -228,12 +300,28 @@ unsafe fn activations<'a, F: LinearFamily, T: CElem>(x: *const T, len: usize) ->
     unsafe { input(x, len) }
 }
 
+/// A scratch buffer and its byte range: null is allowed with length 0 (the families that read
+/// the rows in place need none without an input scale).
+///
+/// # Safety
+///
+/// `p` is null or valid for `len` writes that nothing else accesses during the call, except
+/// through the buffers `inputs` describes.
+unsafe fn scratch_out<'a>(p: *mut u8, len: usize, inputs: &[Span]) -> Status<(&'a mut [u8], Span)> {
+    if p.is_null() && len == 0 {
+        return Ok((&mut [], NO_SPAN));
+    }
+    let range = span(p, len)?;
+    // SAFETY: this function's contract.
+    Ok((unsafe { output(p, len, inputs) }?, range))
+}
+
 /// The body of `qgemm_linear_run` and `_u16`.
 ///
 /// # Safety
 ///
-/// `layer` is null or valid for a read, its weights and input scale as [`layer_of`] says; `x`, `y` and
-/// `scratch` are null or valid for reads (`x`) or writes of their lengths.
+/// `layer` is null or valid for a read, its weights and input scale as [`layer_of`] says; `x`,
+/// `y` and `scratch` are null or valid for reads (`x`) or writes of their lengths.
 #[allow(clippy::too_many_arguments)]
 unsafe fn run_body<T: CElem>(
     layer: *const qgemm_linear,
@@ -264,14 +352,12 @@ unsafe fn run_family<F: LinearFamily, T: CElem>(
     (scratch, scratch_len): (*mut u8, usize),
 ) -> Status {
     // SAFETY: the weights as this function's contract says.
-    let (layer, w_span) = unsafe { layer_of::<F>(l) }?;
+    let (layer, [w_span, s_span]) = unsafe { layer_of::<F>(l) }?;
     // SAFETY: `x` is null or valid for `x_len` reads (this function's contract).
     let (x, x_span) = unsafe { activations::<F, T>(x, x_len) }?;
-    let scratch_span = span(scratch, scratch_len)?;
-    let [w_span, s_span] = w_span;
     // SAFETY: `scratch` is null or valid for `scratch_len` writes (this function's contract);
-    // `output` checks it overlaps neither the weights, the input scale nor `x`.
-    let scratch = unsafe { output(scratch, scratch_len, &[w_span, s_span, x_span]) }?;
+    // `scratch_out` checks it overlaps neither the weights, the input scale nor `x`.
+    let (scratch, scratch_span) = unsafe { scratch_out(scratch, scratch_len, &[w_span, s_span, x_span]) }?;
     let y = dst_as::<F::Dst, T>(y)?;
     // SAFETY: `y` is null or valid for `y_len` writes of `T`, which are `y_len` `F::Dst`
     // (`dst_as`); `output` checks it overlaps none of the other buffers.
@@ -296,14 +382,16 @@ unsafe fn prepare_body<T: CElem>(
     let l = unsafe { read_in(layer) }?;
     let cpu = self::features(features)?;
     Clamp::new(clamp_min, clamp_max)?;
-    let (kernel, lhs, lhs_len) = match_family!(l.family, F => {
+    let (kernel, lhs, lhs_size) = match_family!(l.family, F => {
         // SAFETY: forwarded (this function's contract).
         unsafe { prepare_family::<F, T>(&l, &cpu, m, (x, x_len), (scratch, scratch_len)) }
     })?;
-    Ok(qgemm_linear_call { layer: l, kernel, features, m, lhs, lhs_len, clamp_min, clamp_max })
+    let size = size_of::<qgemm_linear_call>();
+    Ok(qgemm_linear_call { size, layer: l, kernel, features, m, lhs, lhs_size, clamp_min, clamp_max })
 }
 
-/// [`prepare_body`] for the layer's family `F`: the kernel's handle and the packed activations.
+/// [`prepare_body`] for the layer's family `F`: the kernel's handle and the activations as it
+/// reads them (pointer and bytes).
 ///
 /// # Safety
 ///
@@ -314,69 +402,69 @@ unsafe fn prepare_family<F: LinearFamily, T: CElem>(
     m: usize,
     (x, x_len): (*const T, usize),
     (scratch, scratch_len): (*mut u8, usize),
-) -> Status<(qgemm_kernel, *const u8, usize)> {
+) -> Status<(qgemm_kernel, *const c_void, usize)> {
     // SAFETY: the weights as this function's contract says.
-    let (layer, w_span) = unsafe { layer_of::<F>(l) }?;
+    let (layer, [w_span, s_span]) = unsafe { layer_of::<F>(l) }?;
     // SAFETY: `x` is null or valid for `x_len` reads (this function's contract).
     let (x, x_span) = unsafe { activations::<F, T>(x, x_len) }?;
-    let [w_span, s_span] = w_span;
     // SAFETY: `scratch` is null or valid for `scratch_len` writes (this function's contract);
-    // `output` checks it overlaps neither the weights, the input scale nor `x`.
-    let scratch = unsafe { output(scratch, scratch_len, &[w_span, s_span, x_span]) }?;
-    let lhs = scratch.as_ptr();
-    let kernel = layer.prepare(cpu, m, x, scratch)?.kernel();
-    Ok((handle(kernel)?, lhs, kernel.lhs_packed_size(m, layer.k(), layer.bl())?))
+    // `scratch_out` checks it overlaps neither the weights, the input scale nor `x`.
+    let (scratch, _) = unsafe { scratch_out(scratch, scratch_len, &[w_span, s_span, x_span]) }?;
+    let prepared = layer.prepare(cpu, m, x, scratch)?;
+    let lhs = prepared.lhs();
+    let handle = resolved_handle(&prepared.kernel(), cpu)?;
+    Ok((handle, lhs.as_ptr().cast(), size_of_val(lhs)))
 }
 
-/// A checked call: its layer, kernel, CPU and packed activations.
+/// A checked call: its layer, kernel, activations and family parameters.
 struct Call<'a, F: LinearFamily> {
     layer: Linear<'a, F>,
-    kernel: &'static Kernel<F>,
-    lhs: &'a [u8],
+    kernel: Kernel<F>,
+    lhs: &'a [F::Lhs],
+    params: F::Params,
+    clamp: Clamp,
     spans: [Span; 3],
 }
 
-/// Checks a C call struct: the layer, a kernel of its family that consumes its weights and runs
-/// on the call's features, the packed activations' length, the clamp.
+/// Checks a C call struct: the layer, a kernel of its family that reads its weights and runs
+/// on the call's features, the activations' length, the clamp.
 ///
 /// # Safety
 ///
-/// `c.layer.weights` as [`layer_of`] says; `c.lhs` is null or valid for `c.lhs_len` reads that
-/// nothing writes during the call.
+/// `c.layer`'s buffers as [`layer_of`] says; `c.lhs` is null or valid for `c.lhs_size` bytes of
+/// reads that nothing writes during the call.
 unsafe fn call_of<'a, F: LinearFamily>(c: &qgemm_linear_call) -> Status<Call<'a, F>> {
+    check_size(c.size, size_of::<qgemm_linear_call>())?;
     // SAFETY: this function's contract.
-    let (layer, w_span) = unsafe { layer_of::<F>(&c.layer) }?;
+    let (layer, w_spans) = unsafe { layer_of::<F>(&c.layer) }?;
     if c.kernel.family != F::CODE {
         return Err(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT);
     }
-    let kernel = entry::<F>(c.kernel.index)?;
-    if !kernel.packing().same_rhs(&F::RHS_PACKING) {
-        return Err(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT);
-    }
     let cpu = self::features(c.features)?;
-    if let Some(needs) = kernel.missing_feature(&cpu) {
-        return Err(qgemm::Error::UnsupportedCpu { needs }.into());
+    let kernel = Handle::<F>::of(&c.kernel)?.to_run(&cpu)?;
+    if kernel.rhs_packing() != layer.packing() {
+        return Err(qgemm::Error::PackingMismatch { weights: layer.packing(), kernel: kernel.rhs_packing() }.into());
     }
-    Clamp::new(c.clamp_min, c.clamp_max)?;
+    let clamp = Clamp::new(c.clamp_min, c.clamp_max)?;
+    let (k, bl) = (layer.k(), layer.bl());
+    let params = layer.params().check(k)?;
+    // Elements the kernel reads: `m` dense rows of `k` (rows read in place) or the packed
+    // tiles of `m` rows.
+    let needed = match params.lhs_stride() {
+        _ if c.m == 0 => 0,
+        Some(_) => c.m.checked_mul(k).ok_or(qgemm_status::QGEMM_ERROR_SIZE_OVERFLOW)?,
+        None => kernel.lhs_packed_size(c.m, k, bl)?,
+    };
+    if needed == 0 {
+        return Ok(Call { layer, kernel, lhs: &[], params, clamp, spans: [w_spans[0], w_spans[1], NO_SPAN] });
+    }
     // SAFETY: this function's contract.
-    let (lhs, lhs_span) = unsafe { input(c.lhs, c.lhs_len) }?;
-    let needed = kernel.lhs_packed_size(c.m, layer.k(), layer.bl())?;
+    let (lhs, lhs_span) = unsafe { lhs_in::<F::Lhs>(c.lhs, c.lhs_size) }?;
     if lhs.len() < needed {
-        let e = qgemm::Error::BufferTooShort { buffer: qgemm::error::Buffer::LhsPacked, given: lhs.len(), needed };
-        return Err(e.into());
+        let buffer = if params.lhs_stride().is_some() { qgemm::error::Buffer::Lhs } else { qgemm::error::Buffer::LhsPacked };
+        return Err(qgemm::Error::BufferTooShort { buffer, given: lhs.len(), needed }.into());
     }
-    Ok(Call { layer, kernel, lhs: &lhs[..needed], spans: [w_span[0], w_span[1], lhs_span] })
-}
-
-/// The call's `n` and its kernel's steps, after [`call_of`]'s checks.
-///
-/// # Safety
-///
-/// As [`call_of`].
-unsafe fn steps<F: LinearFamily>(c: &qgemm_linear_call) -> Status<(usize, usize, usize, [Span; 3])> {
-    // SAFETY: this function's contract.
-    let call = unsafe { call_of::<F>(c) }?;
-    Ok((call.layer.n(), call.kernel.m_step(), call.kernel.n_step(), call.spans))
+    Ok(Call { layer, kernel, lhs: &lhs[..needed], params, clamp, spans: [w_spans[0], w_spans[1], lhs_span] })
 }
 
 /// The body of `qgemm_linear_split`.
@@ -393,8 +481,11 @@ unsafe fn split_body(
 ) -> Status<usize> {
     // SAFETY: `call` is null or valid for a read (this function's contract).
     let c = unsafe { read_in(call) }?;
-    // SAFETY: the call's buffers as this function's contract says.
-    let (n, m_step, n_step, spans) = match_family!(c.layer.family, F => unsafe { steps::<F>(&c) })?;
+    let (n, m_step, n_step, spans) = match_family!(c.layer.family, F => {
+        // SAFETY: the call's buffers as this function's contract says.
+        let call = unsafe { call_of::<F>(&c) }?;
+        Ok((call.layer.n(), call.kernel.m_step(), call.kernel.n_step(), call.spans))
+    })?;
     let list = qgemm::op::split(c.m, n, m_step, n_step, parts)?;
     if rects_len < list.len() {
         return Err(qgemm_status::QGEMM_ERROR_BUFFER_TOO_SHORT);
@@ -408,17 +499,10 @@ unsafe fn split_body(
     Ok(list.len())
 }
 
-/// The checks of a part's output, shared by the quantized and the float operators: `y`
-/// (`y_len` elements) overlaps none of the call's input `spans` and holds the whole `m x n`
-/// output, and `rect` lies inside it (its start on the kernel's steps is checked by the
-/// kernel's `dst_offset`).
-pub(super) fn check_part<D>(
-    y: *mut D,
-    y_len: usize,
-    spans: &[Span],
-    (m, n): (usize, usize),
-    rect: &qgemm_rect,
-) -> Status {
+/// The checks of a part's output: `y` (`y_len` elements) overlaps none of the call's input
+/// `spans` and holds the whole `m x n` output, and `rect` lies inside it (its start on the
+/// kernel's steps is checked by the kernel's `dst_offset`).
+fn check_part<D>(y: *mut D, y_len: usize, spans: &[Span], (m, n): (usize, usize), rect: &qgemm_rect) -> Status {
     let (start, end) = span(y, y_len)?;
     if spans.iter().any(|&(s, e)| start < e && s < end) {
         return Err(qgemm_status::QGEMM_ERROR_BUFFERS_OVERLAP);
@@ -461,72 +545,75 @@ unsafe fn run_part_family<F: LinearFamily, T: CElem>(
     y: *mut T,
     y_len: usize,
 ) -> Status {
-    {
-        // SAFETY: the call's buffers as this function's contract says.
-        let call = unsafe { call_of::<F>(c) }?;
-        let (layer, kernel) = (&call.layer, call.kernel);
-        let (m, n, k, bl) = (c.m, layer.n(), layer.k(), layer.bl());
-        let y = dst_as::<F::Dst, T>(y)?;
-        check_part(y, y_len, &call.spans, (m, n), &rect)?;
-        let dst_offset = kernel.dst_offset(rect.m_idx, rect.n_idx, n)?;
-        if rect.m == 0 || rect.n == 0 {
-            return Ok(());
-        }
-        let lhs_offset = kernel.lhs_packed_offset(rect.m_idx, k, bl)?;
-        let rhs_offset = kernel.rhs_packed_offset(rect.n_idx, k, bl)?;
-        let clamp = Clamp::new(c.clamp_min, c.clamp_max)?;
-        // In bounds: `rect.m_idx < m` is a multiple of `m_step` (a multiple of `mr`), so the
-        // LHS from `lhs_offset` holds the rectangle's whole tiles within the call's
-        // `lhs_packed_size(m)` bytes (`call_of`); the same for the weights from `rhs_offset`
-        // (`from_packed` checked their length for `n` channels).
-        let (Some(lhs), Some(rhs)) = (call.lhs.get(lhs_offset..), layer.weights().get(rhs_offset..)) else {
-            return Err(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT);
-        };
-        let args = UncheckedArgs {
-            m: rect.m,
-            n: rect.n,
-            k,
-            bl,
-            lhs_packed: lhs.as_ptr(),
-            rhs_packed: rhs.as_ptr(),
-            // In `y`: `dst_offset + (rect.m - 1) * n + rect.n <= m * n <= y_len`.
-            dst: y.wrapping_add(dst_offset),
-            dst_stride_row: n * size_of::<F::Dst>(),
-            clamp_min: clamp.min(),
-            clamp_max: clamp.max(),
-            lut: layer.lut(),
-        };
-        // SAFETY: `run_unchecked`'s contract: the CPU has the kernel's features (`call_of`
-        // checked the call's feature bits, which the caller vouches for, as for every layer-1
-        // run); `rect.m, rect.n >= 1` (checked above) and `k`, `bl` legal (`from_packed`); the
-        // packed operands hold the rectangle's tiles (above), packed with the kernel's packing
-        // (`same_rhs` for the weights, `prepare` chose this kernel's packing for `lhs`); `dst`
-        // row `i < rect.m` starts at element `dst_offset + i * n` of `y` and its `rect.n`
-        // elements end within the `m * n <= y_len` elements `y` is valid for (this function's
-        // contract), disjoint from the packed operands (checked above), and nothing else
-        // accesses them (this function's contract); the clamp is a valid `Clamp`.
-        unsafe { kernel.run_unchecked(&args) };
-        Ok(())
+    // SAFETY: the call's buffers as this function's contract says.
+    let call = unsafe { call_of::<F>(c) }?;
+    let (layer, kernel) = (&call.layer, &call.kernel);
+    let (m, n, k, bl) = (c.m, layer.n(), layer.k(), layer.bl());
+    let y = dst_as::<F::Dst, T>(y)?;
+    check_part(y, y_len, &call.spans, (m, n), &rect)?;
+    let dst_offset = kernel.dst_offset(rect.m_idx, rect.n_idx, n)?;
+    if rect.m == 0 || rect.n == 0 {
+        return Ok(());
     }
+    // The rectangle's first row: `m_idx` rows of `k` into the rows read in place (dense, the
+    // stride `check` made `k`), or its tile of the packed LHS.
+    let lhs_offset = match call.params.lhs_stride() {
+        Some(stride) => rect.m_idx.checked_mul(stride).ok_or(qgemm_status::QGEMM_ERROR_SIZE_OVERFLOW)?,
+        None => kernel.lhs_packed_offset(rect.m_idx, k, bl)?,
+    };
+    let rhs_offset = kernel.rhs_packed_offset(rect.n_idx, k, bl)?;
+    // In bounds: `rect.m_idx < m` is a multiple of `m_step` (a multiple of `mr`), so the LHS
+    // from `lhs_offset` holds the rectangle's rows or whole tiles within the call's `m` rows
+    // (`call_of` checked their length); the same for the weights from `rhs_offset`
+    // (`from_packed_in` checked their length for `n` channels).
+    let (Some(lhs), Some(rhs)) = (call.lhs.get(lhs_offset..), layer.weights().get(rhs_offset..)) else {
+        return Err(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT);
+    };
+    let args = UncheckedArgs {
+        m: rect.m,
+        n: rect.n,
+        k,
+        bl,
+        lhs: lhs.as_ptr().cast::<u8>(),
+        rhs_packed: rhs.as_ptr(),
+        // In `y`: `dst_offset + (rect.m - 1) * n + rect.n <= m * n <= y_len`.
+        dst: y.wrapping_add(dst_offset),
+        dst_stride_row: n * size_of::<F::Dst>(),
+        clamp_min: call.clamp.min(),
+        clamp_max: call.clamp.max(),
+        params: call.params,
+    };
+    // SAFETY: `run_unchecked`'s contract: the kernel was resolved for the call's feature bits,
+    // which the caller vouches for, as for every layer-1 run (`call_of`); `rect.m, rect.n >= 1`
+    // (checked above) and `k`, `bl` legal (`from_packed_in`); the parameters passed `check`;
+    // the LHS holds the rectangle's rows (`k` elements apart) or tiles in the kernel's LHS
+    // packing (`prepare` packed them for this kernel), the weights its tiles in the kernel's
+    // RHS packing (`call_of` checked it is the layer's); `dst` row `i < rect.m` starts at
+    // element `dst_offset + i * n` of `y` and its `rect.n` elements end within the
+    // `m * n <= y_len` elements `y` is valid for (this function's contract), disjoint from the
+    // inputs (checked above), and nothing else accesses them (this function's contract); the
+    // clamp is a valid `Clamp`.
+    unsafe { kernel.run_unchecked(&args) };
+    Ok(())
 }
 
-/// Writes to `*out` the packing to pack `family`'s weights with for the operator (its preferred
-/// RHS packing, which its GEMV and GEMM kernels of every tier consume): give it to the
-/// `qgemm_rhs_<format>_pack` function of the family's RHS format, or to KleidiAI's packer.
+/// Writes to `*out` the packing the operator packs `family`'s weights in (its preferred RHS
+/// packing, which its GEMV and GEMM kernels of every tier read): give it to the
+/// `qgemm_rhs_<format>_pack` function of its format, or to KleidiAI's packer.
 ///
 /// # Safety
 ///
 /// Every pointer argument is null or valid for the reads or writes of the length given with it
 /// (one element for out pointers and structs), as the module conventions say.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn qgemm_linear_rhs_packing(family: u32, out: *mut qgemm_packing) -> qgemm_status {
-    let p = match_family!(family, F => Ok(qgemm_packing::from(<F as Operator>::RHS_PACKING)));
+pub unsafe extern "C" fn qgemm_linear_rhs_packing(family: u32, out: *mut qgemm_rhs_packing) -> qgemm_status {
+    let p = match_family!(family, F => Ok(qgemm_rhs_packing::from(F::PREFERRED_RHS)));
     // SAFETY: `out` is null or valid for a write (this function's contract).
     unsafe { answer(p, out) }
 }
 
 /// Writes to `*out` the bytes of `family`'s packed weights for `n` channels of depth `k` (`bl`:
-/// the block length of the per-block families, 0 for the others).
+/// the block length of the per-block families, 0 for the others) in its preferred packing.
 ///
 /// # Safety
 ///
@@ -545,18 +632,21 @@ pub unsafe extern "C" fn qgemm_linear_packed_size(
     unsafe { answer(size, out) }
 }
 
-/// Fills `*out` with a layer of `family` over weights packed with `qgemm_linear_rhs_packing`
-/// (by `qgemm_rhs_*_pack` or by KleidiAI's packer): `weights`, `weights_len` bytes, at least
-/// `qgemm_linear_packed_size`. The bytes are trusted to be such a packing (any bytes are
-/// memory-safe; wrong ones give wrong numbers).
+/// Fills `*out` with a layer of `family` over weights packed in `*packing` (NULL: the family's
+/// preferred packing, `qgemm_linear_rhs_packing`) by `qgemm_rhs_*_pack` or KleidiAI's packer:
+/// `weights`, `weights_len` bytes, at least the packed size of `n` channels. A packing no
+/// kernel of the family reads: `QGEMM_ERROR_PACKING_MISMATCH`. The bytes are trusted to be such
+/// a packing (any bytes are memory-safe; wrong ones give wrong numbers).
 ///
 /// # Safety
 ///
 /// Every pointer argument is null or valid for the reads or writes of the length given with it
 /// (one element for out pointers and structs), as the module conventions say.
 #[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn qgemm_linear_from_packed(
     family: u32,
+    packing: *const qgemm_rhs_packing,
     n: usize,
     k: usize,
     bl: usize,
@@ -564,30 +654,31 @@ pub unsafe extern "C" fn qgemm_linear_from_packed(
     weights_len: usize,
     out: *mut qgemm_linear,
 ) -> qgemm_status {
-    let l = qgemm_linear {
-        family,
-        n,
-        k,
-        bl,
-        weights,
-        weights_len,
-        lut: qgemm::rhs::qsu2cxp::DEFAULT_LUT,
-        input_scale: core::ptr::null(),
-        input_scale_len: 0,
-    };
-    // SAFETY: `weights` is null or valid for `weights_len` reads (this function's contract).
-    let used = match_family!(family, F => unsafe { layer_of::<F>(&l) }.map(|(layer, _)| layer.weights().len()));
+    let layer = (|| {
+        let packing = if packing.is_null() {
+            None
+        } else {
+            // SAFETY: `packing` is non-null, so valid for a read (this function's contract).
+            Some(unsafe { read_in(packing) }?.to_rust()?)
+        };
+        // SAFETY: `weights` is null or valid for `weights_len` reads (this function's contract).
+        let (w, _) = unsafe { input(weights, weights_len) }?;
+        match_family!(family, F => {
+            let layer = Linear::<F>::from_packed_in(packing.unwrap_or(F::PREFERRED_RHS), n, k, bl, w)?;
+            Ok(layer_struct(&layer))
+        })
+    })();
     // SAFETY: `out` is null or valid for a write (this function's contract).
-    unsafe { answer(used.map(|weights_len| qgemm_linear { weights_len, ..l }), out) }
+    unsafe { answer(layer, out) }
 }
 
 /// Sets the look-up table of a `QGEMM_FAMILY_QAI8DXP_QSU2CXP` layer (the family whose kernels
-/// take one) (`*layer`, filled by
-/// `qgemm_linear_from_packed`, which gives it the default `{-2, -1, 0, 1}`) to `lut` (4
-/// `int32_t`): the table its weights were packed with (`qgemm_rhs_qsu2cxp_pack`, KleidiAI's
-/// `kai_run_rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon`). `lut = NULL` restores the default. An
-/// entry outside `[-64, 63]`: `QGEMM_ERROR_LUT_OUT_OF_RANGE`; a layer of another family:
-/// `QGEMM_ERROR_INVALID_ARGUMENT`; `*layer` unchanged on error.
+/// take one) (`*layer`, filled by `qgemm_linear_from_packed`, which gives it the default
+/// `{-2, -1, 0, 1}`) to `lut` (4 `int32_t`): the table its weights were packed with
+/// (`qgemm_rhs_qsu2cxp_pack`, KleidiAI's `kai_run_rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon`).
+/// `lut = NULL` restores the default. An entry outside `[-64, 63]`:
+/// `QGEMM_ERROR_LUT_OUT_OF_RANGE`; a layer of another family: `QGEMM_ERROR_INVALID_ARGUMENT`;
+/// `*layer` unchanged on error.
 ///
 /// # Safety
 ///
@@ -599,13 +690,15 @@ pub unsafe extern "C" fn qgemm_linear_set_lut(layer: *mut qgemm_linear, lut: *co
     status(|| {
         // SAFETY: `layer` is null or valid for a read (this function's contract).
         let mut l = unsafe { read_in(layer.cast_const()) }?;
+        check_size(l.size, size_of::<qgemm_linear>())?;
         // Only a family whose kernels take a table (an unknown code: INVALID_ARGUMENT too).
-        match_family!(l.family, F => if F::TAKES_LUT { Ok(()) } else { Err(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT) })?;
+        let bad = qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT;
+        match_family!(l.family, F => if takes_lut::<F>() { Ok(()) } else { Err(bad) })?;
         // SAFETY: `lut` is null or valid for 4 reads (this function's contract).
         let (table, _) = unsafe { lut_in(lut) }?;
-        let table = table.unwrap_or(qgemm::rhs::qsu2cxp::DEFAULT_LUT);
-        qgemm::rhs::qsu2cxp::check_lut(&table)?;
-        l.lut = table;
+        let table = table.unwrap_or(qsu2cxp::DEFAULT_LUT);
+        qsu2cxp::check_lut(&table)?;
+        l.params.lut = table;
         // SAFETY: `layer` is valid for a write (it was read above; this function's contract).
         unsafe { put(layer, l) }
     })
@@ -613,14 +706,15 @@ pub unsafe extern "C" fn qgemm_linear_set_lut(layer: *mut qgemm_linear, lut: *co
 
 /// Sets the activation multipliers of `*layer` (any family; AWQ, `op::Linear::with_input_scale`)
 /// to the `scale_len` floats at `scale` (at least the layer's `k`, every one finite): every run
-/// and prepare then quantizes `x[i][j] * scale[j]` (product in f32, rounded to the activation
-/// type), so the weights must have been quantized from `W[c][j] / scale[j]`
+/// and prepare then uses `x[i][j] * scale[j]` (product in f32, rounded to the activation type),
+/// so the weights must have been quantized from `W[c][j] / scale[j]`
 /// (`qgemm_quant_divide_depths`). `scale = NULL` removes them. Short:
 /// `QGEMM_ERROR_BUFFER_TOO_SHORT`; a value not finite: `QGEMM_ERROR_NON_FINITE`; `*layer`
 /// unchanged on error. The floats are not copied: they must stay valid and unchanged while the
 /// layer is used (outputs and scratch may not overlap them: `QGEMM_ERROR_BUFFERS_OVERLAP`).
-/// The f32 `QAI8DXP` families multiply inside the activation packer; the others stage a tile of
-/// scaled rows in the scratch (`qgemm_linear_scratch_size` counts it).
+/// The f32 `QAI8DXP` families multiply inside the activation packer; the other packed-LHS
+/// families stage a tile of scaled rows in the scratch, the families that read the rows in place
+/// all `m` rows (`qgemm_linear_scratch_size` counts either).
 ///
 /// # Safety
 ///
@@ -654,10 +748,10 @@ pub unsafe extern "C" fn qgemm_linear_set_input_scale(
 /// Every pointer is null or valid for the reads or writes of the length given with it, as the
 /// module conventions say.
 #[allow(clippy::too_many_arguments)]
-unsafe fn quantize_pack_family<F: LinearFamily + CQuantMethod>(
+unsafe fn quantize_pack_family<F: LinearFamily>(
     (weights, weights_len): (*const f32, usize),
     (layout, stride): (u32, usize),
-    (n, k, bl): (usize, usize, usize),
+    shape: (usize, usize, usize),
     method: u32,
     (importance, importance_len): (*const f32, usize),
     (bias, bias_len): (*const f32, usize),
@@ -669,7 +763,6 @@ unsafe fn quantize_pack_family<F: LinearFamily + CQuantMethod>(
     let w = Weights { data, layout: super::layout(layout)?, stride };
     // SAFETY: `importance` is null or valid for `importance_len` reads (this function's contract).
     let (importance, i_span) = unsafe { optional(importance, importance_len) }?;
-    let method = F::method(method, importance)?;
     // SAFETY: `bias` is null or valid for `bias_len` reads (this function's contract).
     let (bias, b_span) = unsafe { optional(bias, bias_len) }?;
     let ws_span = span(workspace, workspace_len)?;
@@ -679,24 +772,14 @@ unsafe fn quantize_pack_family<F: LinearFamily + CQuantMethod>(
     // SAFETY: `buf` is null or valid for `buf_len` writes (this function's contract); `output`
     // checks it overlaps neither the inputs nor the workspace.
     let buf = unsafe { output(buf, buf_len, &[w_span, i_span, b_span, ws_span]) }?;
-    let layer = F::quantize_pack_weights(&w, n, k, bl, method, bias, workspace, buf)?;
-    let used = layer.weights();
-    Ok(qgemm_linear {
-        family: F::CODE,
-        n,
-        k,
-        bl,
-        weights: used.as_ptr(),
-        weights_len: used.len(),
-        lut: layer.lut(),
-        input_scale: core::ptr::null(),
-        input_scale_len: 0,
-    })
+    let layer = F::quantize(&w, shape, (method, importance), bias, workspace, buf)?;
+    Ok(layer_struct(&layer))
 }
 
 /// Writes to `*out` the bytes of workspace `qgemm_linear_quantize_pack` needs for a layer of
 /// `family` with `n` channels of depth `k` (`bl`: the block length of the per-block families, 0
-/// for the others): the codes and scales between the quantizer and the packer.
+/// for the others): the codes and scales between the quantizer and the packer. A float family:
+/// `QGEMM_ERROR_UNSUPPORTED` (it packs the weights as they are: `qgemm_linear_pack`).
 ///
 /// # Safety
 ///
@@ -710,24 +793,26 @@ pub unsafe extern "C" fn qgemm_linear_quantize_workspace_size(
     bl: usize,
     out: *mut usize,
 ) -> qgemm_status {
-    let size = match_family!(family, F => F::quantize_workspace_size(n, k, bl).map_err(qgemm_status::from));
+    let size = match_family!(family, F => <F as FromFloat>::quantize_workspace_size(n, k, bl));
     // SAFETY: `out` is null or valid for a write (this function's contract).
     unsafe { answer(size, out) }
 }
 
-/// Quantizes `float` weights and packs them for a layer of `family`, filling `*out` (the layer
-/// over `buf`): `weights` (`weights_len` floats) holds the `n x k` matrix in `layout`
+/// Quantizes `float` weights and packs them for a layer of a quantized `family`, filling `*out`
+/// (the layer over `buf`): `weights` (`weights_len` floats) holds the `n x k` matrix in `layout`
 /// (`QGEMM_LAYOUT_NXK`: `n` rows of `k`; `QGEMM_LAYOUT_KXN`: `k` rows of `n`), rows `stride`
 /// floats apart; `bl` as in `qgemm_linear_packed_size`. `method`: a `QGEMM_QUANT_*` code, the
 /// symmetric ones (`ROUND_TO_NEAREST`, `SIGNED_MAX`, `SEARCH`, `WEIGHTED_SEARCH`) for the int4 and
-/// int8 families, `QGEMM_QUANT_QAI4C32P_MIN_MAX` or `QGEMM_QUANT_QAI4C32P_FITTED` for the `QSI8D32P_QAI4C32P`
-/// ones, ignored by `QAI8DXP_QSU2CXP` (default table). `importance` (`importance_len >= k`
-/// floats, non-negative) only with `QGEMM_QUANT_WEIGHTED_SEARCH`, else NULL. `bias`: `n` floats
-/// or NULL (NULL for `QSI8D32P_QSI4C32P`, which has none: `QGEMM_ERROR_UNSUPPORTED`).
-/// `workspace`: at least `qgemm_linear_quantize_workspace_size` bytes, any alignment, contents
-/// unspecified afterwards; `buf`: at least `qgemm_linear_packed_size` bytes, which must stay
-/// valid and unchanged while the layer is used. NaN or infinite weights:
-/// `QGEMM_ERROR_NON_FINITE`. Nothing is written to `buf` or `*out` unless every check passes.
+/// int8 families, `QGEMM_QUANT_QAI4C32P_MIN_MAX` or `QGEMM_QUANT_QAI4C32P_FITTED` for the
+/// `QSI8D32P_QAI4C32P` ones, ignored by `QAI8DXP_QSU2CXP` (default table). `importance`
+/// (`importance_len >= k` floats, non-negative) only with `QGEMM_QUANT_WEIGHTED_SEARCH`, else
+/// NULL. `bias`: `n` floats or NULL (NULL for `QSI8D32P_QSI4C32P`, which has none:
+/// `QGEMM_ERROR_UNSUPPORTED`). `workspace`: at least `qgemm_linear_quantize_workspace_size`
+/// bytes, any alignment, contents unspecified afterwards; `buf`: at least
+/// `qgemm_linear_packed_size` bytes, which must stay valid and unchanged while the layer is
+/// used. NaN or infinite weights: `QGEMM_ERROR_NON_FINITE`. A float family:
+/// `QGEMM_ERROR_UNSUPPORTED` (`qgemm_linear_pack`). Nothing is written to `buf` or `*out`
+/// unless every check passes.
 ///
 /// # Safety
 ///
@@ -781,8 +866,125 @@ pub unsafe extern "C" fn qgemm_linear_quantize_pack(
     unsafe { answer(layer, out) }
 }
 
+/// The body of `qgemm_linear_pack` and `_u16` for the family `F`.
+///
+/// # Safety
+///
+/// Each pointer is null or valid for the reads or writes of its length.
+unsafe fn pack_family<F: LinearFamily, T: CElem>(
+    (w, w_len, layout, stride): (*const T, usize, u32, usize),
+    nk: (usize, usize),
+    (bias, bias_len): (*const T, usize),
+    (buf, buf_len): (*mut u8, usize),
+) -> Status<qgemm_linear> {
+    let layout = super::layout(layout)?;
+    // SAFETY: `w` is null or valid for `w_len` reads (this function's contract).
+    let (data, w_span) = unsafe { activations::<F, T>(w, w_len) }?;
+    let bias = if bias.is_null() {
+        (None, NO_SPAN)
+    } else {
+        // SAFETY: `bias` is non-null, so valid for `bias_len` reads (this function's contract).
+        let (b, span) = unsafe { activations::<F, T>(bias, bias_len) }?;
+        (Some(b), span)
+    };
+    // SAFETY: `buf` is null or valid for `buf_len` writes (this function's contract); `output`
+    // checks that it overlaps neither input.
+    let buf = unsafe { output(buf, buf_len, &[w_span, bias.1]) }?;
+    let layer = F::pack(&FloatSource { data, layout, stride }, nk, bias.0, buf)?;
+    Ok(layer_struct(&layer))
+}
+
+/// The body of `qgemm_linear_pack` and `_u16`.
+///
+/// # Safety
+///
+/// Each pointer is null or valid for the reads or writes of its length (`out`: one).
+unsafe fn pack_body<T: CElem>(
+    family: u32,
+    w: (*const T, usize, u32, usize),
+    nk: (usize, usize),
+    bias: (*const T, usize),
+    buf: (*mut u8, usize),
+    out: *mut qgemm_linear,
+) -> qgemm_status {
+    // `out` first: nothing is packed for a call that cannot return its layer.
+    if out.is_null() {
+        return qgemm_status::QGEMM_ERROR_NULL_POINTER;
+    }
+    if !out.is_aligned() {
+        return qgemm_status::QGEMM_ERROR_MISALIGNED_POINTER;
+    }
+    // SAFETY: the pointers as this function's contract says, which is the family body's.
+    let layer = match_family!(family, F => unsafe { pack_family::<F, T>(w, nk, bias, buf) });
+    // SAFETY: `out` is valid for a write (this function's contract).
+    unsafe { answer(layer, out) }
+}
+
+/// Packs the weights of a layer of a float family with f32 activations
+/// (`QGEMM_FAMILY_F32_F32_F32P`, `QGEMM_FAMILY_F32_BF16P_BF16P`) into `buf` in its preferred
+/// packing and fills `*out` (the layer over `buf`): `w` (`w_len` floats) holds the `n x k`
+/// weights in `layout` (`QGEMM_LAYOUT_NXK` or `QGEMM_LAYOUT_KXN`), rows `stride` floats apart;
+/// `bias`: `n` floats or NULL (zeros); `buf`: at least `qgemm_linear_packed_size` bytes, which
+/// must stay valid and unchanged while the layer is used. A family with f16 activations:
+/// `QGEMM_ERROR_WRONG_DST_TYPE` (`qgemm_linear_pack_u16`); a quantized family:
+/// `QGEMM_ERROR_UNSUPPORTED` (`qgemm_linear_quantize_pack`). NaN or infinite values:
+/// `QGEMM_ERROR_NON_FINITE`.
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn qgemm_linear_pack(
+    family: u32,
+    w: *const f32,
+    w_len: usize,
+    layout: u32,
+    stride: usize,
+    n: usize,
+    k: usize,
+    bias: *const f32,
+    bias_len: usize,
+    buf: *mut u8,
+    buf_len: usize,
+    out: *mut qgemm_linear,
+) -> qgemm_status {
+    // SAFETY: the arguments as this function's contract says, which is the body's.
+    unsafe { pack_body(family, (w, w_len, layout, stride), (n, k), (bias, bias_len), (buf, buf_len), out) }
+}
+
+/// As `qgemm_linear_pack`, for the float families with f16 activations
+/// (`QGEMM_FAMILY_F16_F16_F16P`, `QGEMM_FAMILY_F16_BF16P_BF16P`): `w` and `bias` hold `uint16_t`
+/// f16 bit patterns.
+///
+/// # Safety
+///
+/// Every pointer argument is null or valid for the reads or writes of the length given with it
+/// (one element for out pointers and structs), as the module conventions say.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn qgemm_linear_pack_u16(
+    family: u32,
+    w: *const u16,
+    w_len: usize,
+    layout: u32,
+    stride: usize,
+    n: usize,
+    k: usize,
+    bias: *const u16,
+    bias_len: usize,
+    buf: *mut u8,
+    buf_len: usize,
+    out: *mut qgemm_linear,
+) -> qgemm_status {
+    // SAFETY: the arguments as this function's contract says, which is the body's.
+    unsafe { pack_body(family, (w, w_len, layout, stride), (n, k), (bias, bias_len), (buf, buf_len), out) }
+}
+
 /// Writes to `*out` the bytes of scratch `qgemm_linear_run` and `qgemm_linear_prepare` need for
-/// `m` rows, on any CPU.
+/// `m` rows, on any CPU (0 for the families that read the rows in place, unless an input scale
+/// is set).
 ///
 /// # Safety
 ///
@@ -804,8 +1006,9 @@ pub unsafe extern "C" fn qgemm_linear_scratch_size(
     unsafe { answer(size, out) }
 }
 
-/// `y = x W^T + b` for `m` rows of an f32 family: quantizes `x` (`x_len` floats, `m x k` dense)
-/// into `scratch` (`qgemm_linear_scratch_size` bytes), picks the kernel for `m` on `features`
+/// `y = x W^T + b` for `m` rows of a family with f32 activations and outputs: packs `x` (`x_len`
+/// floats, `m x k` dense) into `scratch` (`qgemm_linear_scratch_size` bytes; NULL with 0 where
+/// that is 0), picks the kernel for `m` on `features` among those that read the layer's packing
 /// and writes the `m x n` output `y` (`y_len` floats, dense), clamped to `[-FLT_MAX, FLT_MAX]`
 /// (the Rust `Clamp::NONE`: finite results pass unchanged, an infinite one saturates to
 /// `±FLT_MAX`; `qgemm_linear_prepare` with that clamp gives the same bits, with
@@ -833,9 +1036,10 @@ pub unsafe extern "C" fn qgemm_linear_run(
     status(|| unsafe { run_body(layer, features, m, (x, x_len), (y, y_len), (scratch, scratch_len)) })
 }
 
-/// As `qgemm_linear_run`, for the f16 and bf16 families: `x` and `y` hold `uint16_t` bit
-/// patterns. The clamp to `[-FLT_MAX, FLT_MAX]` is applied in f32, before the rounding to f16 or
-/// bf16, which rounds `±FLT_MAX` (so an infinite result) to `±infinity`.
+/// As `qgemm_linear_run`, for the families with f16 or bf16 activations and outputs: `x` and
+/// `y` hold `uint16_t` bit patterns. The clamp to `[-FLT_MAX, FLT_MAX]` is applied in f32 before
+/// the rounding to f16 or bf16 (by the f16 float kernels in f16), which turns `±FLT_MAX` (so an
+/// infinite result) into `±infinity`.
 ///
 /// # Safety
 ///
@@ -859,11 +1063,12 @@ pub unsafe extern "C" fn qgemm_linear_run_u16(
     status(|| unsafe { run_body(layer, features, m, (x, x_len), (y, y_len), (scratch, scratch_len)) })
 }
 
-/// Quantizes `m` rows of f32 activations (`x`, `x_len` floats, dense) into `scratch` once and
-/// fills `*out` with the call: the kernel for `m` on `features` and the clamp
-/// (`clamp_min <= clamp_max`, no NaN; `-INFINITY, INFINITY` for none; `-FLT_MAX, FLT_MAX`, the
-/// clamp of `qgemm_linear_run`, gives its bits). Run its parts with
-/// `qgemm_linear_split` and `qgemm_linear_run_part`; `scratch` must stay unchanged until then.
+/// Packs `m` rows of f32 activations (`x`, `x_len` floats, dense) into `scratch` once (the
+/// families that read the rows in place use `x` itself: it must then stay unchanged until the
+/// last part has run, as `scratch` must) and fills `*out` with the call: the kernel for `m` on
+/// `features` and the clamp (`clamp_min <= clamp_max`, no NaN; `-INFINITY, INFINITY` for none;
+/// `-FLT_MAX, FLT_MAX`, the clamp of `qgemm_linear_run`, gives its bits). Run its parts with
+/// `qgemm_linear_split` and `qgemm_linear_run_part`.
 ///
 /// # Safety
 ///
@@ -890,7 +1095,8 @@ pub unsafe extern "C" fn qgemm_linear_prepare(
     unsafe { answer(call, out) }
 }
 
-/// As `qgemm_linear_prepare`, for the f16 and bf16 families: `x` holds `uint16_t` bit patterns.
+/// As `qgemm_linear_prepare`, for the families with f16 or bf16 activations: `x` holds
+/// `uint16_t` bit patterns.
 ///
 /// # Safety
 ///
@@ -965,8 +1171,8 @@ pub unsafe extern "C" fn qgemm_linear_run_part(
     status(|| unsafe { run_part_body(call, rect, y, y_len) })
 }
 
-/// As `qgemm_linear_run_part`, for the f16 and bf16 families: `y` holds `uint16_t` bit
-/// patterns.
+/// As `qgemm_linear_run_part`, for the families with f16 or bf16 outputs: `y` holds `uint16_t`
+/// bit patterns.
 ///
 /// # Safety
 ///

@@ -17,25 +17,25 @@ use core::ffi::c_void;
 use core::slice;
 
 use half::f16;
-use qgemm::float::{FloatArgs, FloatFamily, LhsFormat, RhsFormat};
 use qgemm::lhs::bf16p::{self, BF16P1X4, BF16P8X4};
 use qgemm::rhs::bf16p12::{self, BF16P12_B16, BF16P12_B32};
 use qgemm::rhs::f16p::{self, F16P16, F16P32};
 use qgemm::rhs::f32p::{self, F32P8, F32P16};
 use qgemm::rhs::{FloatSource, Layout};
-use qgemm::{Clamp, Element, Packing};
+use qgemm::{Clamp, Element, Family, LhsPacking, Packing, RhsPacking, UncheckedArgs};
 
 use super::{KaiKernel, elements, mul};
 use crate::hook::report;
+use crate::params::CParams;
 
 /// A KleidiAI float kernel name: its catalogue constants and the formats it reads.
 pub(crate) struct KaiFloat {
     /// Steps, element size of the output (the getters shared with the quantized families).
     base: KaiKernel,
-    /// The packed LHS format, `None` for the kernels that read f32/f16 rows.
-    lhs: Option<LhsFormat>,
-    /// The packed RHS format.
-    rhs: RhsFormat,
+    /// The packed LHS layout, `None` for the kernels that read f32/f16 rows.
+    lhs: Option<LhsPacking>,
+    /// The packed RHS layout.
+    rhs: RhsPacking,
     /// Whether KleidiAI's `run_matmul` asserts `dst_stride_col` (most names; those it never
     /// reads ignore it here too).
     checks_dst_stride_col: bool,
@@ -44,8 +44,8 @@ pub(crate) struct KaiFloat {
 impl KaiFloat {
     const fn new(
         (m_step, n_step): (usize, usize),
-        lhs: Option<LhsFormat>,
-        rhs: RhsFormat,
+        lhs: Option<LhsPacking>,
+        rhs: RhsPacking,
         dst_bytes: usize,
         checks_dst_stride_col: bool,
     ) -> Self {
@@ -83,12 +83,12 @@ impl KaiFloat {
         if !m_idx.is_multiple_of(self.base.m_step) {
             fail!(f, 0, "m_idx = {} is not a multiple of m_step = {}", m_idx, self.base.m_step);
         }
-        check!(f, 0, l.packed_offset(m_idx, k))
+        check!(f, 0, l.packed_offset(m_idx, k, 0))
     }
 
     /// `get_rhs_packed_offset(n_idx, k)`: the tile holding column `n_idx` (a multiple of `nr`).
     fn rhs_packed_offset(&self, f: &str, n_idx: usize, k: usize) -> usize {
-        check!(f, 0, self.rhs.packed_offset(n_idx, k))
+        check!(f, 0, self.rhs.packed_offset(n_idx, k, 0))
     }
 
     /// `run_matmul`: checks what KleidiAI asserts, then runs the qgemm kernel of the formats.
@@ -100,7 +100,7 @@ impl KaiFloat {
     /// the `n` columns for this `k`; `dst` is writable for `m` rows of `n` elements
     /// `dst_stride_row` bytes apart and overlaps neither input.
     #[allow(clippy::too_many_arguments)]
-    unsafe fn run<F: FloatFamily>(
+    unsafe fn run<F: Family<Params: CParams>>(
         &self,
         f: &str,
         (m, n, k): (usize, usize, usize),
@@ -147,10 +147,11 @@ impl KaiFloat {
         if k == 0 {
             fail!(f, (), "k = 0");
         }
-        check!(f, (), self.rhs.tile_stride(k));
+        check!(f, (), self.rhs.tile_stride(k, 0));
+        // The row families' stride in elements (their `LhsStride`); 0 (unused) for a packed LHS.
         let lhs_stride_row = match self.lhs {
             Some(l) => {
-                check!(f, (), l.tile_stride(k));
+                check!(f, (), l.tile_stride(k, 0));
                 0
             }
             None => {
@@ -160,41 +161,46 @@ impl KaiFloat {
                 }
                 if m == 1 {
                     // Not read (there is no next row): a dense row's.
-                    let Some(row) = k.checked_mul(le) else { fail!(f, (), "k * {} overflows size_t", le) };
-                    row
+                    if k.checked_mul(le).is_none() {
+                        fail!(f, (), "k * {} overflows size_t", le);
+                    }
+                    k
                 } else {
+                    // KleidiAI accepts any stride (rows may overlap); only its alignment matters.
                     if !lhs_stride.is_multiple_of(le) {
                         fail!(f, (), "lhs_stride = {} must be a multiple of {}", lhs_stride, le);
                     }
-                    lhs_stride
+                    lhs_stride / le
                 }
             }
         };
+        let Some(params) = F::Params::from_c(None, lhs_stride_row) else {
+            fail!(f, (), "no parameters for this family");
+        };
         let cpu = crate::cpu::layer2();
-        let kernel = F::kernels()
-            .iter()
-            .copied()
-            .find(|q| q.rhs_format() == self.rhs && q.lhs_format() == self.lhs && q.is_available(&cpu));
-        let Some(kernel) = kernel else {
+        // The one selection policy, among the kernels reading exactly these layouts.
+        let Some(kernel) = qgemm::matmul::select_from(F::kernels(), &cpu, m, Some(&self.rhs), self.lhs.as_ref())
+        else {
             fail!(f, (), "no qgemm kernel for these formats on this CPU");
         };
-        let args = FloatArgs {
+        let args = UncheckedArgs {
             m,
             n,
             k,
-            lhs: lhs.cast::<F::Lhs>(),
-            lhs_stride_row,
+            bl: 0,
+            lhs: lhs.cast::<u8>(),
             rhs_packed: rhs.cast::<u8>(),
             dst: dst.cast::<F::Dst>(),
             dst_stride_row,
             clamp_min: clamp.min(),
             clamp_max: clamp.max(),
+            params,
         };
-        // SAFETY: the kernel's tier is in `cpu` (checked by `is_available`); m, n, k >= 1; the
-        // clamp is a valid `Clamp`; the output stride is a multiple of the element size and at
-        // least n elements, `dst` aligned to it; an unpacked LHS stride is a multiple of the
-        // element size and the address aligned; the buffers are the caller's contract (see
-        // `# Safety`), which is `run_unchecked`'s for a kernel of exactly these formats.
+        // SAFETY: the kernel was resolved for `cpu` (`select_from`); m, n, k >= 1; the clamp is
+        // a valid `Clamp`; the output stride is a multiple of the element size and at least n
+        // elements, `dst` aligned to it; an unpacked LHS's stride is whole elements and its
+        // address aligned for the element; the buffers are the caller's contract (see
+        // `# Safety`), which is `run_unchecked`'s for a kernel of exactly these layouts.
         unsafe { kernel.run_unchecked(&args) }
     }
 }
@@ -381,12 +387,12 @@ kai_float_family! {
 
 /// `get_rhs_packed_stride(k)` of the NxK copy packers: bytes of one packed column (bias and `k`
 /// values), KleidiAI's value; the other packers' is the tile's.
-fn column_stride(f: &str, fmt: &RhsFormat, k: usize) -> usize {
-    check!(f, 0, fmt.tile_stride(k)) / fmt.nr
+fn column_stride(f: &str, fmt: &RhsPacking, k: usize) -> usize {
+    check!(f, 0, fmt.tile_stride(k, 0)) / fmt.nr
 }
 
 /// The checks KleidiAI asserts on `nr, kr, sr` of a packer call, or the hook.
-fn check_nr_kr(f: &str, fmt: &RhsFormat, nr: usize, kr: usize) -> Option<()> {
+fn check_nr_kr(f: &str, fmt: &RhsPacking, nr: usize, kr: usize) -> Option<()> {
     if nr != fmt.nr || kr != fmt.kr {
         fail!(f, None, "(nr, kr) = ({}, {}): this packer's are ({}, {})", nr, kr, fmt.nr, fmt.kr);
     }
@@ -395,7 +401,7 @@ fn check_nr_kr(f: &str, fmt: &RhsFormat, nr: usize, kr: usize) -> Option<()> {
 
 /// `get_rhs_offset(n_idx)` of a KxN packer: `n_idx * esz`, `n_idx` a multiple of `nr`; of an
 /// NxK packer `n_idx * rhs_stride`.
-fn raw_offset(f: &str, fmt: &RhsFormat, n_idx: usize, per_column: usize) -> usize {
+fn raw_offset(f: &str, fmt: &RhsPacking, n_idx: usize, per_column: usize) -> usize {
     if !n_idx.is_multiple_of(fmt.nr) {
         fail!(f, 0, "n_idx = {} is not a multiple of nr = {}", n_idx, fmt.nr);
     }
@@ -416,7 +422,7 @@ type FloatPack<T, B> = fn(usize, usize, &FloatSource<'_, T>, Option<&[B]>, &mut 
 #[allow(clippy::too_many_arguments)]
 unsafe fn rhs_pack<T: Element, B: Element>(
     f: &str,
-    fmt: &RhsFormat,
+    fmt: &RhsPacking,
     layout: Layout,
     bias_required: bool,
     (num_groups, n, k, nr, kr, sr): (usize, usize, usize, usize, usize, usize),
@@ -440,7 +446,7 @@ unsafe fn rhs_pack<T: Element, B: Element>(
     if bias_required && bias.is_null() {
         fail!(f, (), "bias is null: this packer requires a bias");
     }
-    let size = check!(f, (), fmt.packed_size(n, k));
+    let size = check!(f, (), fmt.packed_size(n, k, 0));
     if n == 0 {
         fail!(f, (), "n = 0: must be at least 1");
     }
@@ -479,7 +485,7 @@ unsafe fn rhs_pack<T: Element, B: Element>(
 #[allow(clippy::too_many_arguments)]
 unsafe fn lhs_pack<T: Element>(
     f: &str,
-    fmt: &LhsFormat,
+    fmt: &LhsPacking,
     (m, k, mr, kr, sr, m_idx_start): (usize, usize, usize, usize, usize, usize),
     lhs: *const c_void,
     lhs_stride: usize,
@@ -495,7 +501,7 @@ unsafe fn lhs_pack<T: Element>(
     if lhs.is_null() || lhs_packed.is_null() {
         fail!(f, (), "lhs or lhs_packed is null");
     }
-    let size = check!(f, (), fmt.packed_size(m, k));
+    let size = check!(f, (), fmt.packed_size(m, k, 0));
     let e = T::SIZE;
     if !(lhs as usize).is_multiple_of(e) {
         fail!(f, (), "the lhs address must be a multiple of {}", e);
@@ -529,8 +535,8 @@ unsafe fn lhs_pack<T: Element>(
 }
 
 /// `mr`, `kr`, `sr` of an LHS packer call against the format's (KleidiAI asserts them).
-fn check_lhs_params(f: &str, fmt: &LhsFormat, mr: usize, kr: usize, sr: usize) -> Option<()> {
-    if mr != fmt.mr || kr != LhsFormat::KR || sr != 1 {
+fn check_lhs_params(f: &str, fmt: &LhsPacking, mr: usize, kr: usize, sr: usize) -> Option<()> {
+    if mr != fmt.mr || kr != fmt.kr || sr != fmt.sr {
         fail!(f, None, "(mr, kr, sr) = ({}, {}, {}): this packer's are ({}, 4, 1)", mr, kr, sr, fmt.mr);
     }
     Some(())
@@ -623,7 +629,7 @@ macro_rules! kai_float_packer {
             #[doc = concat!("KleidiAI `kai_get_rhs_packed_stride_", stringify!($name), "`: bytes of one packed tile.")]
             #[unsafe(no_mangle)]
             pub extern "C-unwind" fn [<kai_get_rhs_packed_stride_ $name>](k: usize) -> usize {
-                check!(stringify!([<kai_get_rhs_packed_stride_ $name>]), 0, $fmt.tile_stride(k))
+                check!(stringify!([<kai_get_rhs_packed_stride_ $name>]), 0, $fmt.tile_stride(k, 0))
             }
         }
     };
@@ -641,13 +647,13 @@ macro_rules! kai_float_packer {
             #[doc = concat!("KleidiAI `kai_get_rhs_packed_offset_", stringify!($name), "`.")]
             #[unsafe(no_mangle)]
             pub extern "C-unwind" fn [<kai_get_rhs_packed_offset_ $name>](n_idx: usize, k: usize) -> usize {
-                check!(stringify!([<kai_get_rhs_packed_offset_ $name>]), 0, $fmt.packed_offset(n_idx, k))
+                check!(stringify!([<kai_get_rhs_packed_offset_ $name>]), 0, $fmt.packed_offset(n_idx, k, 0))
             }
 
             #[doc = concat!("KleidiAI `kai_get_rhs_packed_size_", stringify!($name), "`.")]
             #[unsafe(no_mangle)]
             pub extern "C-unwind" fn [<kai_get_rhs_packed_size_ $name>](n: usize, k: usize) -> usize {
-                check!(stringify!([<kai_get_rhs_packed_size_ $name>]), 0, $fmt.packed_size(n, k))
+                check!(stringify!([<kai_get_rhs_packed_size_ $name>]), 0, $fmt.packed_size(n, k, 0))
             }
         }
     };
@@ -658,7 +664,7 @@ macro_rules! kai_float_packer {
             pub extern "C-unwind" fn [<kai_get_rhs_packed_offset_ $name>](n_idx: usize, k: usize, nr: usize, kr: usize) -> usize {
                 let f = stringify!([<kai_get_rhs_packed_offset_ $name>]);
                 let Some(()) = check_nr_kr(f, &$fmt, nr, kr) else { return 0 };
-                check!(f, 0, $fmt.packed_offset(n_idx, k))
+                check!(f, 0, $fmt.packed_offset(n_idx, k, 0))
             }
 
             #[doc = concat!("KleidiAI `kai_get_rhs_packed_size_", stringify!($name), "`: `nr` and `kr` must be the packer's.")]
@@ -666,7 +672,7 @@ macro_rules! kai_float_packer {
             pub extern "C-unwind" fn [<kai_get_rhs_packed_size_ $name>](n: usize, k: usize, nr: usize, kr: usize) -> usize {
                 let f = stringify!([<kai_get_rhs_packed_size_ $name>]);
                 let Some(()) = check_nr_kr(f, &$fmt, nr, kr) else { return 0 };
-                check!(f, 0, $fmt.packed_size(n, k))
+                check!(f, 0, $fmt.packed_size(n, k, 0))
             }
         }
     };
@@ -693,7 +699,7 @@ macro_rules! kai_float_packer {
             pub extern "C-unwind" fn [<kai_get_lhs_packed_offset_ $name>](m_idx: usize, k: usize, mr: usize, kr: usize, sr: usize) -> usize {
                 let f = stringify!([<kai_get_lhs_packed_offset_ $name>]);
                 let Some(()) = check_lhs_params(f, &$fmt, mr, kr, sr) else { return 0 };
-                check!(f, 0, $fmt.packed_offset(m_idx, k))
+                check!(f, 0, $fmt.packed_offset(m_idx, k, 0))
             }
 
             #[doc = concat!("KleidiAI `kai_get_lhs_packed_size_", stringify!($name), "`.")]
@@ -701,7 +707,7 @@ macro_rules! kai_float_packer {
             pub extern "C-unwind" fn [<kai_get_lhs_packed_size_ $name>](m: usize, k: usize, mr: usize, kr: usize, sr: usize) -> usize {
                 let f = stringify!([<kai_get_lhs_packed_size_ $name>]);
                 let Some(()) = check_lhs_params(f, &$fmt, mr, kr, sr) else { return 0 };
-                check!(f, 0, $fmt.packed_size(m, k))
+                check!(f, 0, $fmt.packed_size(m, k, 0))
             }
 
             #[doc = concat!("KleidiAI `kai_run_", stringify!($name), "`: converts `m` rows to bf16 and packs them; `m_idx_start` must be 0 (to pack rows from `m0`, pass `lhs` + `get_lhs_offset(m0)` and `lhs_packed` + `get_lhs_packed_offset(m0)`).")]
