@@ -315,6 +315,19 @@ typedef struct qgemm_kernel {
   uint32_t svl_bytes;
 } qgemm_kernel;
 
+// Packing parameters of a packer call (see the Rust `Packing`): rows per LHS tile, channels
+// per RHS tile, depth per inner step and split ratio. The packer's name gives the format.
+typedef struct qgemm_packing {
+  // LHS rows per packed tile.
+  size_t mr;
+  // Output channels per packed RHS tile.
+  size_t nr;
+  // Depth per inner step (int4: nibbles).
+  size_t kr;
+  // Split ratio (2 for the int4 formats, 1 for int8).
+  size_t sr;
+} qgemm_packing;
+
 // An activation layout (the Rust `LhsPacking`): its format and parameters (`QGEMM_LHS_FORMAT_F32`
 // / `_F16` with `mr = kr = sr = 1` for the rows read in place).
 typedef struct qgemm_lhs_packing {
@@ -356,6 +369,9 @@ typedef struct qgemm_kernel_info {
   size_t m_step;
   // Output columns per iteration: sub-rectangles start at multiples of it.
   size_t n_step;
+  // The parameters to give the packers of both operands (`qgemm_lhs_<format>_*`,
+  // `qgemm_rhs_<format>_*`): `lhs.mr`, `rhs.nr`, `rhs.kr`, `rhs.sr`.
+  struct qgemm_packing packing;
   // The activation layout it reads (`lhs` of `qgemm_kernel_run`).
   struct qgemm_lhs_packing lhs;
   // The weight layout it reads.
@@ -388,19 +404,6 @@ typedef struct qgemm_matmul_args {
   // (`QGEMM_ERROR_INVALID_ARGUMENT`).
   const void *params;
 } qgemm_matmul_args;
-
-// Packing parameters of a packer call (see the Rust `Packing`): rows per LHS tile, channels
-// per RHS tile, depth per inner step and split ratio. The packer's name gives the format.
-typedef struct qgemm_packing {
-  // LHS rows per packed tile.
-  size_t mr;
-  // Output channels per packed RHS tile.
-  size_t nr;
-  // Depth per inner step (int4: nibbles).
-  size_t kr;
-  // Split ratio (2 for the int4 formats, 1 for int8).
-  size_t sr;
-} qgemm_packing;
 
 // Raw int4 weights in s1s0 nibble order (two consecutive elements of a row per byte, the
 // first in the low nibble).

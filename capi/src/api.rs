@@ -665,6 +665,9 @@ pub struct qgemm_kernel_info {
     pub m_step: usize,
     /// Output columns per iteration: sub-rectangles start at multiples of it.
     pub n_step: usize,
+    /// The parameters to give the packers of both operands (`qgemm_lhs_<format>_*`,
+    /// `qgemm_rhs_<format>_*`): `lhs.mr`, `rhs.nr`, `rhs.kr`, `rhs.sr`.
+    pub packing: qgemm_packing,
     /// The activation layout it reads (`lhs` of `qgemm_kernel_run`).
     pub lhs: qgemm_lhs_packing,
     /// The weight layout it reads.
@@ -761,6 +764,7 @@ fn info_of<F: CFamily>(h: &Handle<F>) -> Status<qgemm_kernel_info> {
         requires: crate::cpu::set_to_bits(d.requires()),
         m_step,
         n_step,
+        packing: packing.into(),
         lhs: packing.lhs(s.lhs).into(),
         rhs: packing.rhs(s.rhs).into(),
     })
