@@ -655,7 +655,7 @@ mod aarch64 {
     /// [`then_dq_row_math!`]) and [`per_channel_lhs_consts!`].
     ///
     /// * `args`: the name of the `Tile` parameter the family's `operands` use (extra operands
-    ///   after `{b}`, each ending with a comma).
+    ///   after `{b}`, `name = in(reg) value`).
     /// * `clobbers`: `all` (every vector register declared), or `used`: the accumulators and the
     ///   working registers of the width (4 columns: v24-v31, 8 columns: v16-v31), which is then
     ///   all the family's text may write.
@@ -792,7 +792,7 @@ mod aarch64 {
             @fn $clobbers:tt, (
                 $name:ident, $cols:literal, $rows:literal,
                 ($out:ident, $t:ident, $clob:ident, $init:expr, $g:ident($($ga:tt)*), $rm:ident,
-                 [$($ops:tt)*]),
+                 [$($o:ident = $dir:ident(reg) $ov:expr),*]),
                 [$(($a:ident, $i:tt, [$($acc01:tt),+], [$($acc23:tt),+])),+ $(,)?],
                 [$($cc:expr),+ $(,)?], $cst:tt, $row0:tt, $hi:tt,
                 [$(($md:tt, $ms:tt)),* $(,)?]
@@ -834,7 +834,7 @@ mod aarch64 {
                                 [$($acc23),+], $cst, $row0),)+
                             $($a = inout(reg) $t.lhs[$i] => _,)+
                             b = inout(reg) $t.rhs => _,
-                            $($ops)*
+                            $($o = $dir(reg) $ov,)*
                             e = inout(reg) $t.extras => _,
                             es = in(reg) $t.extras_step,
                             d = inout(reg) $t.out => _,

@@ -134,7 +134,7 @@ pub(crate) mod tiles {
     // -----------------------------------------------------------------------------------------
 
     /// The family hook of the GEMM tiles ([`per_channel_gemm_tiles!`]): `init` the 0xF0 mask
-    /// (v12), `k_loop, 16` / `k_loop, 8` the whole K loop over `{g}` groups of the kr 16 / kr 8
+    /// (v12), `k_loop(16)` / `k_loop(8)` the whole K loop over `{g}` groups of the kr 16 / kr 8
     /// packing. kr 16 loads chunk 0 of each group ahead (during the previous group's second
     /// half), so one 32-byte chunk is read after the last group: at offset `nr*Kp/2 + 32*quad`,
     /// inside the `12 * nr`-byte extras (nr 4: quad 0 only; nr 8: quad <= 1). kr 8 reads the
@@ -144,7 +144,7 @@ pub(crate) mod tiles {
         (init) => {
             "movi v12.16b, #0xf0\n"
         };
-        (k_loop, 16; $([$l:ident, $x01:literal, $x23:literal, $lo:tt, $hi:tt]),+) => {
+        (k_loop(16); $([$l:ident, $x01:literal, $x23:literal, $lo:tt, $hi:tt]),+) => {
             concat!(
                 gemm_load!("0", "1"),
                 // LHS blocks of a 128-byte group: depths 0-7, 16-23, 8-15, 24-31
@@ -152,7 +152,7 @@ pub(crate) mod tiles {
                                        $([$l, $l, $x01, $x23, $lo, $hi]),+)),
             )
         };
-        (k_loop, 8; $($tile:tt),+) => {
+        (k_loop(8); $($tile:tt),+) => {
             concat!(
                 // chunks 0-1 and 2-3 of the first group
                 gemm8_load!("0"), gemm8_load!("1"), gemm8_load!("13"), gemm8_load!("14"),
@@ -308,7 +308,7 @@ pub(crate) mod tiles {
             }
             // The GEMM tiles, kr 16 and kr 8 on the same registers: up to 2 LHS tiles with the
             // low- and high-nibble blocks in separate accumulators.
-            per_channel_gemm_tiles! { t, gemm_hook, $out, ops: [rstep = in(reg) t.rhs_step,],
+            per_channel_gemm_tiles! { t, gemm_hook, $out, ops: [rstep = in(reg) t.rhs_step],
                 order: scale_dq,
                 rows4_split: [tile_4x4(16), tile8_4x4(8)],
                 rows8_split: [tile_8x4(16), tile8_8x4(8)],

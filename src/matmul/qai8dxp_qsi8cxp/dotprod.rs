@@ -179,14 +179,14 @@ pub(crate) mod tiles {
     }
 
     /// The family hook of the GEMM tiles ([`per_channel_gemm_tiles!`]): no constants (`init`),
-    /// and the K loop of `k_loop, $load` (`ldp_pair` for kr 4, `ld2_pair` for kr 8; see
+    /// and the K loop of `k_loop($load)` (`ldp_pair` for kr 4, `ld2_pair` for kr 8; see
     /// `gemm_step`): a group is 4 steps of 8 depths, nothing read ahead.
     #[rustfmt::skip]
     macro_rules! gemm_hook {
         (init) => {
             ""
         };
-        (k_loop, $load:ident; $([$l:ident, $x01:literal, $x23:literal, $acc:tt, $hi:tt]),+) => {
+        (k_loop($load:ident); $([$l:ident, $x01:literal, $x23:literal, $acc:tt, $hi:tt]),+) => {
             gemm_loop!(
                 gemm_step!($load, $([$l, $x01, $x23, $acc]),+),
                 gemm_step!($load, $([$l, $x01, $x23, $acc]),+),
@@ -199,71 +199,28 @@ pub(crate) mod tiles {
     /// Every tile function and table, with outputs of type `$out`.
     macro_rules! define_tiles {
         ($out:ident) => {
-            gemv_tile! { tile8_1x4(t), "`1 x 4`, kr 8 (one RHS tile)",
-                rhs: [rhs = t.rhs],
-                init: "", zero: ["20", "21", "22", "23"],
-                group: concat!(lhs8!(), group8!(rhs, ["4", "5", "6", "7"], ["20", "21"], ["22", "23"])),
-                fold: concat!("add v20.4s, v20.4s, v22.4s\n", "add v21.4s, v21.4s, v23.4s\n"),
-                epilogue: gemv_epilogue!(4, "rhs", "v20", "v21"),
-                out: $out, store: ["20"],
-                clobbers: all,
-            }
-
-            gemv_tile! { tile8_1x16(t), "`1 x 16`, kr 8 (4 consecutive RHS tiles sharing the LHS loads)",
-                rhs: [r0 = t.rhs, r1 = t.rhs.wrapping_add(t.rhs_stride),
-                      r2 = t.rhs.wrapping_add(2 * t.rhs_stride), r3 = t.rhs.wrapping_add(3 * t.rhs_stride)],
-                init: "", zero: ["20", "21", "22", "23", "24", "25", "26", "27"],
-                group: concat!(
+            per_channel_gemv_tiles! { t, $out, init: "", ops: [],
+                // kr 8: lane pairs, chunks 0, 2 / 1, 3 apart in 1x4
+                x4_pairs: tile8_1x4 = concat!(
+                    lhs8!(),
+                    group8!(rhs, ["4", "5", "6", "7"], ["20", "21"], ["22", "23"]),
+                ),
+                x16_pairs: tile8_1x16 = concat!(
                     lhs8!(),
                     group8!(r0, ["4", "5", "6", "7"], ["20", "21"], ["20", "21"]),
                     group8!(r1, ["8", "9", "10", "11"], ["22", "23"], ["22", "23"]),
                     group8!(r2, ["12", "13", "14", "15"], ["24", "25"], ["24", "25"]),
                     group8!(r3, ["16", "17", "18", "19"], ["26", "27"], ["26", "27"]),
                 ),
-                fold: "",
-                epilogue: concat!(
-                    gemv_epilogue!(4, "r0", "v20", "v21"),
-                    gemv_epilogue!(4, "r1", "v22", "v23"),
-                    gemv_epilogue!(4, "r2", "v24", "v25"),
-                    gemv_epilogue!(4, "r3", "v26", "v27"),
-                ),
-                out: $out, store: ["20", "22", "24", "26"],
-                clobbers: all,
-            }
-
-            gemv_tile! { tile4_1x4(t), "`1 x 4`, kr 4 (one RHS tile)",
-                rhs: [rhs = t.rhs],
-                init: "", zero: ["20", "21"],
-                group: concat!(lhs4!(), group4!(rhs, ["4", "5", "6", "7"], "20", "21")),
-                fold: "add v20.4s, v20.4s, v21.4s\n",
-                epilogue: gemv_epilogue!(4, "rhs", "v20"),
-                out: $out, store: ["20"],
-                clobbers: all,
-            }
-
-            gemv_tile! { tile4_1x16(t), "`1 x 16`, kr 4 (4 consecutive RHS tiles sharing the LHS loads)",
-                rhs: [r0 = t.rhs, r1 = t.rhs.wrapping_add(t.rhs_stride),
-                      r2 = t.rhs.wrapping_add(2 * t.rhs_stride), r3 = t.rhs.wrapping_add(3 * t.rhs_stride)],
-                init: "", zero: ["20", "21", "22", "23", "24", "25", "26", "27"],
-                group: concat!(
+                // kr 4: one column per lane
+                x4_cols: tile4_1x4 = concat!(lhs4!(), group4!(rhs, ["4", "5", "6", "7"], "20", "21")),
+                x16_cols: tile4_1x16 = concat!(
                     lhs4!(),
                     group4!(r0, ["4", "5", "6", "7"], "20", "21"),
                     group4!(r1, ["8", "9", "10", "11"], "22", "23"),
                     group4!(r2, ["12", "13", "14", "15"], "24", "25"),
                     group4!(r3, ["16", "17", "18", "19"], "26", "27"),
                 ),
-                fold: concat!(
-                    "add v20.4s, v20.4s, v21.4s\n", "add v22.4s, v22.4s, v23.4s\n",
-                    "add v24.4s, v24.4s, v25.4s\n", "add v26.4s, v26.4s, v27.4s\n",
-                ),
-                epilogue: concat!(
-                    gemv_epilogue!(4, "r0", "v20"),
-                    gemv_epilogue!(4, "r1", "v22"),
-                    gemv_epilogue!(4, "r2", "v24"),
-                    gemv_epilogue!(4, "r3", "v26"),
-                ),
-                out: $out, store: ["20", "22", "24", "26"],
-                clobbers: all,
             }
 
             per_channel_gemm_tiles! { t, gemm_hook, $out, ops: [], order: scale_dq,

@@ -159,7 +159,7 @@ mod tiles {
         (init) => {
             tables!("13", "14", "15")
         };
-        (k_loop, ; $([$l:ident, $x01:literal, $x23:literal, $acc:tt, $hi:tt]),+) => {
+        (k_loop(); $([$l:ident, $x01:literal, $x23:literal, $acc:tt, $hi:tt]),+) => {
             gemm_loop!(
                 gemm_step!($([$l, $x01, $x23, $acc]),+),
                 gemm_step!($([$l, $x01, $x23, $acc]),+),
@@ -171,44 +171,22 @@ mod tiles {
     pub(crate) mod f32_out {
         use super::*;
 
-        gemv_tile! { tile_1x4(t), "`1 x 4` (one RHS tile)",
-            rhs: [rhs = t.rhs, tab = t.consts],
-            init: tables!("28", "29", "30"), zero: ["20", "21"],
-            group: concat!(lhs32!(), group2!(rhs, ["2", "3", "8", "4", "5", "6", "7"], "20", "21")),
-            fold: "add v20.4s, v20.4s, v21.4s\n",
-            epilogue: gemv_epilogue!(4, "rhs", "v20"),
-            out: f32, store: ["20"],
-            clobbers: all,
-        }
-
-        gemv_tile! { tile_1x16(t), "`1 x 16` (4 consecutive RHS tiles sharing the LHS loads)",
-            rhs: [r0 = t.rhs, r1 = t.rhs.wrapping_add(t.rhs_stride),
-                  r2 = t.rhs.wrapping_add(2 * t.rhs_stride), r3 = t.rhs.wrapping_add(3 * t.rhs_stride),
-                  tab = t.consts],
-            init: tables!("28", "29", "30"), zero: ["20", "21", "22", "23", "24", "25", "26", "27"],
-            group: concat!(
+        per_channel_gemv_tiles! { t, f32, init: tables!("28", "29", "30"), ops: [tab = t.consts],
+            x4_cols: tile_1x4 = concat!(
+                lhs32!(),
+                group2!(rhs, ["2", "3", "8", "4", "5", "6", "7"], "20", "21"),
+            ),
+            x16_cols: tile_1x16 = concat!(
                 lhs32!(),
                 group2!(r0, ["2", "3", "8", "4", "5", "6", "7"], "20", "21"),
                 group2!(r1, ["9", "10", "15", "11", "12", "13", "14"], "22", "23"),
                 group2!(r2, ["2", "3", "8", "4", "5", "6", "7"], "24", "25"),
                 group2!(r3, ["9", "10", "15", "11", "12", "13", "14"], "26", "27"),
             ),
-            fold: concat!(
-                "add v20.4s, v20.4s, v21.4s\n", "add v22.4s, v22.4s, v23.4s\n",
-                "add v24.4s, v24.4s, v25.4s\n", "add v26.4s, v26.4s, v27.4s\n",
-            ),
-            epilogue: concat!(
-                gemv_epilogue!(4, "r0", "v20"),
-                gemv_epilogue!(4, "r1", "v22"),
-                gemv_epilogue!(4, "r2", "v24"),
-                gemv_epilogue!(4, "r3", "v26"),
-            ),
-            out: f32, store: ["20", "22", "24", "26"],
-            clobbers: all,
         }
 
         // The GEMM tiles, scaled `(f * scale) * dq` (KleidiAI's GEMM order).
-        per_channel_gemm_tiles! { t, gemm_hook, f32, ops: [tab = in(reg) t.consts,],
+        per_channel_gemm_tiles! { t, gemm_hook, f32, ops: [tab = in(reg) t.consts],
             order: then_dq,
             rows4: [tile_4x4()],
             rows8: [tile_8x4()],

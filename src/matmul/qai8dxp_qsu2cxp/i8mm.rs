@@ -108,7 +108,7 @@ pub(crate) mod tiles {
                 // the `TBL` tables (v26/v27) and the 0x0F mask (v28)
                 init: concat!("ldp q26, q27, [{tab}]\n", "movi v28.16b, #0x0f\n"),
                 group: group(), row_math: then_dq_row_math,
-                operands: [tab = in(reg) t.consts,],
+                operands: [tab = in(reg) t.consts],
             },
             kernels = [r1: r1, r2: r2, r3: r3, r4: r4],
         }

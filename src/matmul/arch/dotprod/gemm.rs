@@ -1,5 +1,6 @@
 //! GEMM (`mr = 4`) pieces of the dotprod tier: the K-group text (RHS `LD2` split, unpack,
-//! `SDOT` by element) and the per-channel GEMM epilogue.
+//! `SDOT` by element), the per-channel GEMM epilogue and tile skeleton
+//! (`per_channel_gemm_tiles`).
 
 // ---------------------------------------------------------------------------------------------
 // GEMM K-group pieces (mr = 4, kr = 16): one output tile is up to 4 LHS tiles x one column
@@ -229,12 +230,12 @@ macro_rules! gemm_accs {
 /// [name(k), ...]` entry, one function per name with the register allocation of `shape`
 /// (`rows4`, `rows8`, `rows12`, `rows16`: 1-4 LHS tiles; `rows4_split`, `rows8_split`: the
 /// same with a second accumulator set for the high-nibble blocks, see `gemm_accs`). Each: the
-/// family's `$fam!(init)` text, zero the accumulators, `$fam!(k_loop, k; tiles)` (the whole K
+/// family's `$fam!(init)` text, zero the accumulators, `$fam!(k_loop(k); tiles)` (the whole K
 /// loop over `{g}` groups; per LHS tile `[operand, x01, x23, [low accumulators], [high
 /// accumulators]]`), fold the two sets (if apart), then the shared epilogue
 /// ([`gemm_epilogue!`], scaled in `order`) stored as output type `$out`. `ops` are the
-/// family's extra operands (after `rhs`: `{rstep}` for the `LD2` K loops, `{tab}` for a table);
-/// `$t` names the `Tile` argument they use.
+/// family's extra operands (`name = in(reg) value`, after `rhs`: `{rstep}` for the `LD2` K
+/// loops, `{tab}` for a table); `$t` names the `Tile` argument they use.
 #[rustfmt::skip]
 macro_rules! per_channel_gemm_tiles {
     ($t:ident, $fam:ident, $out:ident, ops: $ops:tt, order: $order:ident,
@@ -291,7 +292,8 @@ macro_rules! per_channel_gemm_tiles {
               acc: ["28", "29", "30", "31"], high: ["28", "29", "30", "31"] }
         ]);
     };
-    (@fn $name:ident, [$($k:tt)*], ($t:ident, $fam:ident, $out:ident, [$($ops:tt)*], $order:ident),
+    (@fn $name:ident, [$($k:tt)*],
+     ($t:ident, $fam:ident, $out:ident, [$($o:ident = $dir:ident(reg) $ov:expr),*], $order:ident),
      $rows:literal, $mode:ident,
      [$({ lhs: $l:ident, tile: $i:literal, x01: $x01:literal, x23: $x23:literal,
           acc: [$($a:literal),+], high: [$($h:literal),+] }),+]) => {
@@ -317,13 +319,13 @@ macro_rules! per_channel_gemm_tiles {
                     $fam!(init),
                     $(gemm_accs!(zero, $mode, [$($a),+], [$($h),+]),)+
                     // K loop
-                    $fam!(k_loop, $($k)*; $([$l, $x01, $x23, [$($a),+], [$($h),+]]),+),
+                    $fam!(k_loop($($k)*); $([$l, $x01, $x23, [$($a),+], [$($h),+]]),+),
                     // fold the high-nibble accumulators into the low ones (if apart); epilogue
                     $(gemm_accs!(fold, $mode, [$($a),+], [$($h),+]),)+
                     gemm_epilogue!($order; $out, $([$l, $x01, $x23, [$($a),+]]),+),
                     $($l = inout(reg) $t.lhs[$i] => _,)+
                     rhs = inout(reg) $t.rhs => _,
-                    $($ops)*
+                    $($o = $dir(reg) $ov,)*
                     x = inout(reg) $t.extras => _,
                     xs = in(reg) $t.extras_step,
                     g = inout(reg) $t.groups => _,
