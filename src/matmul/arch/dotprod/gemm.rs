@@ -242,61 +242,55 @@ macro_rules! per_channel_gemm_tiles {
      $($shape:ident: [$($name:ident($($k:tt)*)),+]),+ $(,)?) => {
         $($(per_channel_gemm_tiles!(@shape $shape, $name, [$($k)*], ($t, $fam, $out, $ops, $order));)+)+
     };
+    // LHS tile t: operand l<t>, block registers v(4+2t)/v(5+2t), accumulators v(16+4t)..
     (@shape rows4, $name:ident, $k:tt, $c:tt) => {
-        per_channel_gemm_tiles!(@fn $name, $k, $c, "4", joint, [
-            { lhs: l0, tile: 0, x01: "4", x23: "5",
-              acc: ["16", "17", "18", "19"], high: ["16", "17", "18", "19"] }
-        ]);
-    };
-    (@shape rows4_split, $name:ident, $k:tt, $c:tt) => {
-        per_channel_gemm_tiles!(@fn $name, $k, $c, "4", split, [
-            { lhs: l0, tile: 0, x01: "4", x23: "5",
-              acc: ["16", "17", "18", "19"], high: ["20", "21", "22", "23"] }
+        per_channel_gemm_tiles!(@joint $name, $k, $c, "4", [
+            (l0, 0, "4", "5", ["16", "17", "18", "19"]),
         ]);
     };
     (@shape rows8, $name:ident, $k:tt, $c:tt) => {
-        per_channel_gemm_tiles!(@fn $name, $k, $c, "8", joint, [
-            { lhs: l0, tile: 0, x01: "4", x23: "5",
-              acc: ["16", "17", "18", "19"], high: ["16", "17", "18", "19"] },
-            { lhs: l1, tile: 1, x01: "6", x23: "7",
-              acc: ["20", "21", "22", "23"], high: ["20", "21", "22", "23"] }
+        per_channel_gemm_tiles!(@joint $name, $k, $c, "8", [
+            (l0, 0, "4", "5", ["16", "17", "18", "19"]),
+            (l1, 1, "6", "7", ["20", "21", "22", "23"]),
+        ]);
+    };
+    (@shape rows12, $name:ident, $k:tt, $c:tt) => {
+        per_channel_gemm_tiles!(@joint $name, $k, $c, "12", [
+            (l0, 0, "4", "5", ["16", "17", "18", "19"]),
+            (l1, 1, "6", "7", ["20", "21", "22", "23"]),
+            (l2, 2, "8", "9", ["24", "25", "26", "27"]),
+        ]);
+    };
+    (@shape rows16, $name:ident, $k:tt, $c:tt) => {
+        per_channel_gemm_tiles!(@joint $name, $k, $c, "16", [
+            (l0, 0, "4", "5", ["16", "17", "18", "19"]),
+            (l1, 1, "6", "7", ["20", "21", "22", "23"]),
+            (l2, 2, "8", "9", ["24", "25", "26", "27"]),
+            (l3, 3, "10", "11", ["28", "29", "30", "31"]),
+        ]);
+    };
+    // Split: the high-nibble accumulators after the low ones.
+    (@shape rows4_split, $name:ident, $k:tt, $c:tt) => {
+        per_channel_gemm_tiles!(@fn $name, $k, $c, "4", split, [
+            (l0, 0, "4", "5", ["16", "17", "18", "19"], ["20", "21", "22", "23"]),
         ]);
     };
     (@shape rows8_split, $name:ident, $k:tt, $c:tt) => {
         per_channel_gemm_tiles!(@fn $name, $k, $c, "8", split, [
-            { lhs: l0, tile: 0, x01: "4", x23: "5",
-              acc: ["16", "17", "18", "19"], high: ["24", "25", "26", "27"] },
-            { lhs: l1, tile: 1, x01: "6", x23: "7",
-              acc: ["20", "21", "22", "23"], high: ["28", "29", "30", "31"] }
+            (l0, 0, "4", "5", ["16", "17", "18", "19"], ["24", "25", "26", "27"]),
+            (l1, 1, "6", "7", ["20", "21", "22", "23"], ["28", "29", "30", "31"]),
         ]);
     };
-    (@shape rows12, $name:ident, $k:tt, $c:tt) => {
-        per_channel_gemm_tiles!(@fn $name, $k, $c, "12", joint, [
-            { lhs: l0, tile: 0, x01: "4", x23: "5",
-              acc: ["16", "17", "18", "19"], high: ["16", "17", "18", "19"] },
-            { lhs: l1, tile: 1, x01: "6", x23: "7",
-              acc: ["20", "21", "22", "23"], high: ["20", "21", "22", "23"] },
-            { lhs: l2, tile: 2, x01: "8", x23: "9",
-              acc: ["24", "25", "26", "27"], high: ["24", "25", "26", "27"] }
-        ]);
-    };
-    (@shape rows16, $name:ident, $k:tt, $c:tt) => {
-        per_channel_gemm_tiles!(@fn $name, $k, $c, "16", joint, [
-            { lhs: l0, tile: 0, x01: "4", x23: "5",
-              acc: ["16", "17", "18", "19"], high: ["16", "17", "18", "19"] },
-            { lhs: l1, tile: 1, x01: "6", x23: "7",
-              acc: ["20", "21", "22", "23"], high: ["20", "21", "22", "23"] },
-            { lhs: l2, tile: 2, x01: "8", x23: "9",
-              acc: ["24", "25", "26", "27"], high: ["24", "25", "26", "27"] },
-            { lhs: l3, tile: 3, x01: "10", x23: "11",
-              acc: ["28", "29", "30", "31"], high: ["28", "29", "30", "31"] }
-        ]);
+    (@joint $name:ident, $k:tt, $c:tt, $rows:literal,
+     [$(($l:ident, $i:literal, $x01:literal, $x23:literal, $acc:tt)),+ $(,)?]) => {
+        per_channel_gemm_tiles!(@fn $name, $k, $c, $rows, joint,
+                                [$(($l, $i, $x01, $x23, $acc, $acc)),+]);
     };
     (@fn $name:ident, [$($k:tt)*],
      ($t:ident, $fam:ident, $out:ident, [$($o:ident = $dir:ident(reg) $ov:expr),*], $order:ident),
      $rows:literal, $mode:ident,
-     [$({ lhs: $l:ident, tile: $i:literal, x01: $x01:literal, x23: $x23:literal,
-          acc: [$($a:literal),+], high: [$($h:literal),+] }),+]) => {
+     [$(($l:ident, $i:literal, $x01:literal, $x23:literal, [$($a:literal),+], [$($h:literal),+])),+
+      $(,)?]) => {
         #[doc = concat!("GEMM tile ", $rows, " x 4 (one column quad), K loop `", stringify!($($k)*),
                         "` (see [`TileFn`]).")]
         ///

@@ -365,69 +365,52 @@ macro_rules! per_channel_gemv_tiles {
      $($shape:ident: $name:ident = $group:expr),+ $(,)?) => {
         $(per_channel_gemv_tiles!(@shape $shape, $name, $group, ($t, $out, $init, $ops));)+
     };
-    (@shape x4_cols, $name:ident, $group:expr,
-     ($t:ident, $out:ident, $init:expr, [$($o:ident = $ov:expr),*])) => {
-        gemv_tile! { $name($t), "`1 x 4` (one RHS tile)",
-            rhs: [rhs = $t.rhs $(, $o = $ov)*],
-            init: $init, zero: ["20", "21"],
-            group: $group,
+    (@shape x4_cols, $name:ident, $group:expr, $c:tt) => {
+        per_channel_gemv_tiles!(@x4 $name, $group, $c, zero: ["20", "21"],
             fold: "add v20.4s, v20.4s, v21.4s\n",
-            epilogue: gemv_epilogue!(4, "rhs", "v20"),
-            out: $out, store: ["20"],
-            clobbers: all,
-        }
+            epilogue: gemv_epilogue!(4, "rhs", "v20"));
     };
-    (@shape x4_pairs, $name:ident, $group:expr,
-     ($t:ident, $out:ident, $init:expr, [$($o:ident = $ov:expr),*])) => {
-        gemv_tile! { $name($t), "`1 x 4` (one RHS tile)",
-            rhs: [rhs = $t.rhs $(, $o = $ov)*],
-            init: $init, zero: ["20", "21", "22", "23"],
-            group: $group,
+    (@shape x4_pairs, $name:ident, $group:expr, $c:tt) => {
+        per_channel_gemv_tiles!(@x4 $name, $group, $c, zero: ["20", "21", "22", "23"],
             fold: concat!("add v20.4s, v20.4s, v22.4s\n", "add v21.4s, v21.4s, v23.4s\n"),
-            epilogue: gemv_epilogue!(4, "rhs", "v20", "v21"),
-            out: $out, store: ["20"],
-            clobbers: all,
-        }
+            epilogue: gemv_epilogue!(4, "rhs", "v20", "v21"));
     };
-    (@shape x16_cols, $name:ident, $group:expr,
-     ($t:ident, $out:ident, $init:expr, [$($o:ident = $ov:expr),*])) => {
-        gemv_tile! { $name($t), "`1 x 16` (4 consecutive RHS tiles sharing the LHS loads)",
-            rhs: [r0 = $t.rhs, r1 = $t.rhs.wrapping_add($t.rhs_stride),
-                  r2 = $t.rhs.wrapping_add(2 * $t.rhs_stride),
-                  r3 = $t.rhs.wrapping_add(3 * $t.rhs_stride) $(, $o = $ov)*],
-            init: $init, zero: ["20", "21", "22", "23", "24", "25", "26", "27"],
-            group: $group,
+    (@shape x16_cols, $name:ident, $group:expr, $c:tt) => {
+        per_channel_gemv_tiles!(@x16 $name, $group, $c,
             fold: concat!(
                 "add v20.4s, v20.4s, v21.4s\n", "add v22.4s, v22.4s, v23.4s\n",
                 "add v24.4s, v24.4s, v25.4s\n", "add v26.4s, v26.4s, v27.4s\n",
             ),
             epilogue: concat!(
-                gemv_epilogue!(4, "r0", "v20"),
-                gemv_epilogue!(4, "r1", "v22"),
-                gemv_epilogue!(4, "r2", "v24"),
-                gemv_epilogue!(4, "r3", "v26"),
-            ),
-            out: $out, store: ["20", "22", "24", "26"],
-            clobbers: all,
+                gemv_epilogue!(4, "r0", "v20"), gemv_epilogue!(4, "r1", "v22"),
+                gemv_epilogue!(4, "r2", "v24"), gemv_epilogue!(4, "r3", "v26"),
+            ));
+    };
+    (@shape x16_pairs, $name:ident, $group:expr, $c:tt) => {
+        per_channel_gemv_tiles!(@x16 $name, $group, $c,
+            fold: "",
+            epilogue: concat!(
+                gemv_epilogue!(4, "r0", "v20", "v21"), gemv_epilogue!(4, "r1", "v22", "v23"),
+                gemv_epilogue!(4, "r2", "v24", "v25"), gemv_epilogue!(4, "r3", "v26", "v27"),
+            ));
+    };
+    (@x4 $name:ident, $group:expr, ($t:ident, $out:ident, $init:expr, [$($o:ident = $ov:expr),*]),
+     zero: $zero:tt, fold: $fold:expr, epilogue: $epilogue:expr) => {
+        gemv_tile! { $name($t), "`1 x 4` (one RHS tile)",
+            rhs: [rhs = $t.rhs $(, $o = $ov)*],
+            init: $init, zero: $zero, group: $group, fold: $fold, epilogue: $epilogue,
+            out: $out, store: ["20"], clobbers: all,
         }
     };
-    (@shape x16_pairs, $name:ident, $group:expr,
-     ($t:ident, $out:ident, $init:expr, [$($o:ident = $ov:expr),*])) => {
+    (@x16 $name:ident, $group:expr, ($t:ident, $out:ident, $init:expr, [$($o:ident = $ov:expr),*]),
+     fold: $fold:expr, epilogue: $epilogue:expr) => {
         gemv_tile! { $name($t), "`1 x 16` (4 consecutive RHS tiles sharing the LHS loads)",
             rhs: [r0 = $t.rhs, r1 = $t.rhs.wrapping_add($t.rhs_stride),
                   r2 = $t.rhs.wrapping_add(2 * $t.rhs_stride),
                   r3 = $t.rhs.wrapping_add(3 * $t.rhs_stride) $(, $o = $ov)*],
             init: $init, zero: ["20", "21", "22", "23", "24", "25", "26", "27"],
-            group: $group,
-            fold: "",
-            epilogue: concat!(
-                gemv_epilogue!(4, "r0", "v20", "v21"),
-                gemv_epilogue!(4, "r1", "v22", "v23"),
-                gemv_epilogue!(4, "r2", "v24", "v25"),
-                gemv_epilogue!(4, "r3", "v26", "v27"),
-            ),
-            out: $out, store: ["20", "22", "24", "26"],
-            clobbers: all,
+            group: $group, fold: $fold, epilogue: $epilogue,
+            out: $out, store: ["20", "22", "24", "26"], clobbers: all,
         }
     };
 }
