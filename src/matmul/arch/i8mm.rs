@@ -1,9 +1,11 @@
-//! Pieces shared by the i8mm (`SMMLA`) tiers of the int4 families: generators of `asm!` text
-//! (one 8-depth chunk, one 32-depth group, the unpack, the output epilogue), the tile kernels of
-//! the per-block (`qsi4c32p`) families and the catalogue entries (the tiles are walked by the
-//! drivers both asm tiers share, [`crate::matmul::arch::asm`]). The tier modules keep only what
-//! differs: the per-channel K loop, and per family the block scales, the fold of a block into
-//! the float accumulators and the output math.
+//! Pieces shared by the i8mm (`SMMLA`) tiers: generators of `asm!` text (one 8-depth chunk, one
+//! 32-depth group, the unpack, the output epilogue), the tile kernels of the per-block
+//! (`qsi4c32p`) families and their catalogue entries, and the tile skeleton of the per-channel
+//! families ([`per_channel_kernels!`]; the tiles are walked by the drivers both asm tiers share,
+//! [`crate::matmul::arch::asm`]). The tier modules keep only what differs: per per-channel
+//! family its K group (load, unpack if any, `SMMLA`), its constants and scaling order, and per
+//! per-block family the block scales, the fold of a block into the float accumulators and the
+//! output math.
 //!
 //! `SMMLA Vd.4S, Vn.16B, Vm.16B` adds a 2x8 by 8x2 int8 product to a 2x2 int32 block: lanes
 //! `[n0m0, n0m1, n1m0, n1m1]` for rows `n` of `Vn` and `m` of `Vm`. With `mr = 4`, `kr = 16`,
@@ -596,20 +598,43 @@ mod aarch64 {
         };
     }
 
-    /// Per-channel families: output of one row and 4 columns in `$v` (int32 sums), lane `$lane` of the tile:
-    /// `iacc += rsum * offset`, `f = scvtf`, `s = scale * dq` (int4: `scale16`) (into `$tmp`), `f * s + bias`,
-    /// clamp. Uses v28 (offsets), v29 (dq), v30 (clamp min), v31 (clamp max).
+    /// Per-channel families: output of one row and 4 columns in `$v` (int32 sums), lane `$lane`
+    /// of the tile: `iacc += rsum * offset`, `f = scvtf`, then the scaling step in the family's
+    /// order (plain form, `scale_dq`: `s = scale * dq` (int4: `scale16`) into `$tmp`, `f * s`;
+    /// `then_dq;` form: `(f * scale) * dq`, the 2-bit GEMM packing's order), `+ bias`, clamp.
+    /// Uses v28 (offsets), v29 (dq), v30 (clamp min), v31 (clamp max).
     #[rustfmt::skip]
     macro_rules! per_channel_row_math {
-        ($v:tt, $lane:tt, ($rsum:tt, $scale:tt, $bias:tt), $tmp:tt) => {
+        ($v:tt, $lane:tt, $cst:tt, $tmp:tt) => {
+            $crate::matmul::arch::i8mm::per_channel_row_math!(scale_dq; $v, $lane, $cst, $tmp)
+        };
+        ($order:ident; $v:tt, $lane:tt, ($rsum:tt, $scale:tt, $bias:tt), $tmp:tt) => {
             concat!(
                 "mla ", $v, ".4s, ", $rsum, ".4s, v28.s[", $lane, "]\n",
                 "scvtf ", $v, ".4s, ", $v, ".4s\n",
-                "fmul ", $tmp, ".4s, ", $scale, ".4s, v29.s[", $lane, "]\n",
-                "fmul ", $v, ".4s, ", $v, ".4s, ", $tmp, ".4s\n",
+                $crate::matmul::arch::i8mm::per_channel_row_math!(@scale $order, $v, $lane, $scale, $tmp),
                 "fadd ", $v, ".4s, ", $v, ".4s, ", $bias, ".4s\n",
                 $crate::matmul::arch::i8mm::clamp!($v),
             )
+        };
+        (@scale scale_dq, $v:tt, $lane:tt, $scale:tt, $tmp:tt) => {
+            concat!(
+                "fmul ", $tmp, ".4s, ", $scale, ".4s, v29.s[", $lane, "]\n",
+                "fmul ", $v, ".4s, ", $v, ".4s, ", $tmp, ".4s\n",
+            )
+        };
+        (@scale then_dq, $v:tt, $lane:tt, $scale:tt, $tmp:tt) => {
+            concat!(
+                "fmul ", $v, ".4s, ", $v, ".4s, ", $scale, ".4s\n",
+                "fmul ", $v, ".4s, ", $v, ".4s, v29.s[", $lane, "]\n",
+            )
+        };
+    }
+
+    /// [`per_channel_row_math!`] in the `then_dq` order (`(f * scale) * dq`).
+    macro_rules! then_dq_row_math {
+        ($v:tt, $lane:tt, $cst:tt, $tmp:tt) => {
+            $crate::matmul::arch::i8mm::per_channel_row_math!(then_dq; $v, $lane, $cst, $tmp)
         };
     }
 
@@ -620,8 +645,214 @@ mod aarch64 {
         };
     }
 
+    /// Defines tile kernels of a per-channel family, one per `name: shape` of `kernels`: `4R` rows
+    /// (`R` LHS tiles) x `cols` columns (4, or 8 of an `nr = 8` tile), the K loop and the epilogue
+    /// in one `asm!` block: the family's `init` text, zero the accumulators, the K loop (the
+    /// family's `group!(args; lo, hi)` once per `{g}` 32-depth group; `lo`, `hi` as in
+    /// [`k_group!`]), add the high-nibble accumulators into the others (`_split` shapes), then the
+    /// epilogue: clamp bounds, the column constants (rsum, scale, bias: from `{e}`, `{es}` bytes
+    /// apart) and per LHS tile [`epi_tile!`] with `row_math` ([`per_channel_row_math!`] or
+    /// [`then_dq_row_math!`]) and [`per_channel_lhs_consts!`].
+    ///
+    /// * `args`: the name of the `Tile` parameter the family's `operands` use (extra operands
+    ///   after `{b}`, `name = in(reg) value`).
+    /// * `clobbers`: `all` (every vector register declared), or `used`: the accumulators and the
+    ///   working registers of the width (4 columns: v24-v31, 8 columns: v16-v31), which is then
+    ///   all the family's text may write.
+    /// * Shapes (the register allocation, per LHS tile `(pointer, index in Tile::lhs,
+    ///   [accumulators of rows 0-1 per column pair], [of rows 2-3])`): 4 columns `r1` ..= `r6`
+    ///   (LHS tile `t` in v(4t)..v(4t+3)) and `r1_split`, `r2_split` (the same with a second set
+    ///   for the high-nibble depths, v4-v7 / v8-v15, which shortens the accumulator dependency
+    ///   chains of small tiles); 8 columns `r1`, `r2` (v(8t)..v(8t+7)).
+    ///
+    /// Column constants: 4 columns in v25-v27 (row 0 of a pair into v24), 8 columns in v16-v21
+    /// (row 0 into v22, v23); clamp bounds v30/v31, the LHS tile's constants v28/v29.
+    #[rustfmt::skip]
+    macro_rules! per_channel_kernels {
+        (
+            out = $out:ident, args = $t:ident, cols = $cols:tt, clobbers = $clob:ident,
+            fam = {
+                init: $init:expr, group: $g:ident $ga:tt, row_math: $rm:ident,
+                operands: $ops:tt $(,)?
+            },
+            kernels = [$($name:ident: $shape:ident),+ $(,)?] $(,)?
+        ) => {
+            $($crate::matmul::arch::i8mm::per_channel_kernels!(
+                @shape $cols, $shape, $name, ($out, $t, $clob, $init, $g $ga, $rm, $ops));)+
+        };
+        // The register allocations.
+        (@shape 4, r1, $name:ident, $c:tt) => {
+            $crate::matmul::arch::i8mm::per_channel_kernels!(@width 4, $name, "4", $c,
+                [(a0, 0, ["v0", "v1"], ["v2", "v3"])]);
+        };
+        (@shape 4, r1_split, $name:ident, $c:tt) => {
+            $crate::matmul::arch::i8mm::per_channel_kernels!(@width 4, $name, "4", $c,
+                [(a0, 0, ["v0", "v1"], ["v2", "v3"])],
+                hi = [(a0, ["v4", "v5"], ["v6", "v7"])],
+                merge = [("v0", "v4"), ("v1", "v5"), ("v2", "v6"), ("v3", "v7")]);
+        };
+        (@shape 4, r2, $name:ident, $c:tt) => {
+            $crate::matmul::arch::i8mm::per_channel_kernels!(@width 4, $name, "8", $c, [
+                (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
+            ]);
+        };
+        (@shape 4, r2_split, $name:ident, $c:tt) => {
+            $crate::matmul::arch::i8mm::per_channel_kernels!(@width 4, $name, "8", $c, [
+                (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
+            ],
+                hi = [(a0, ["v8", "v9"], ["v10", "v11"]), (a1, ["v12", "v13"], ["v14", "v15"])],
+                merge = [
+                    ("v0", "v8"), ("v1", "v9"), ("v2", "v10"), ("v3", "v11"),
+                    ("v4", "v12"), ("v5", "v13"), ("v6", "v14"), ("v7", "v15"),
+                ]);
+        };
+        (@shape 4, r3, $name:ident, $c:tt) => {
+            $crate::matmul::arch::i8mm::per_channel_kernels!(@width 4, $name, "12", $c, [
+                (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
+                (a2, 2, ["v8", "v9"], ["v10", "v11"]),
+            ]);
+        };
+        (@shape 4, r4, $name:ident, $c:tt) => {
+            $crate::matmul::arch::i8mm::per_channel_kernels!(@width 4, $name, "16", $c, [
+                (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
+                (a2, 2, ["v8", "v9"], ["v10", "v11"]), (a3, 3, ["v12", "v13"], ["v14", "v15"]),
+            ]);
+        };
+        (@shape 4, r5, $name:ident, $c:tt) => {
+            $crate::matmul::arch::i8mm::per_channel_kernels!(@width 4, $name, "20", $c, [
+                (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
+                (a2, 2, ["v8", "v9"], ["v10", "v11"]), (a3, 3, ["v12", "v13"], ["v14", "v15"]),
+                (a4, 4, ["v16", "v17"], ["v18", "v19"]),
+            ]);
+        };
+        (@shape 4, r6, $name:ident, $c:tt) => {
+            $crate::matmul::arch::i8mm::per_channel_kernels!(@width 4, $name, "24", $c, [
+                (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
+                (a2, 2, ["v8", "v9"], ["v10", "v11"]), (a3, 3, ["v12", "v13"], ["v14", "v15"]),
+                (a4, 4, ["v16", "v17"], ["v18", "v19"]), (a5, 5, ["v20", "v21"], ["v22", "v23"]),
+            ]);
+        };
+        (@shape 8, r1, $name:ident, $c:tt) => {
+            $crate::matmul::arch::i8mm::per_channel_kernels!(@width 8, $name, "4", $c,
+                [(a0, 0, ["v0", "v1", "v2", "v3"], ["v4", "v5", "v6", "v7"])]);
+        };
+        (@shape 8, r2, $name:ident, $c:tt) => {
+            $crate::matmul::arch::i8mm::per_channel_kernels!(@width 8, $name, "8", $c, [
+                (a0, 0, ["v0", "v1", "v2", "v3"], ["v4", "v5", "v6", "v7"]),
+                (a1, 1, ["v8", "v9", "v10", "v11"], ["v12", "v13", "v14", "v15"]),
+            ]);
+        };
+        // The column constants of the width: loads, registers, row-0 registers, working set.
+        (@width 4, $name:ident, $rows:literal, $c:tt, $tiles:tt $(, hi = $hi:tt, merge = $m:tt)?) => {
+            $crate::matmul::arch::i8mm::per_channel_kernels!(@split $name, "4", $rows, $c, $tiles,
+                [
+                    "ld1 {{v25.4s}}, [{e}], {es}",
+                    "ld1 {{v26.4s}}, [{e}], {es}",
+                    "ld1 {{v27.4s}}, [{e}]",
+                ],
+                [("v25", "v26", "v27")], ["v24"],
+                ["v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31"] $(, $hi, $m)?);
+        };
+        (@width 8, $name:ident, $rows:literal, $c:tt, $tiles:tt) => {
+            $crate::matmul::arch::i8mm::per_channel_kernels!(@split $name, "8", $rows, $c, $tiles,
+                [
+                    "ld1 {{v16.4s, v17.4s}}, [{e}], {es}",
+                    "ld1 {{v18.4s, v19.4s}}, [{e}], {es}",
+                    "ld1 {{v20.4s, v21.4s}}, [{e}]",
+                ],
+                [("v16", "v18", "v20"), ("v17", "v19", "v21")], ["v22", "v23"],
+                [
+                    "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23",
+                    "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31",
+                ]);
+        };
+        // Without a second accumulator set, the high-nibble depths go to the same accumulators.
+        (@split $name:ident, $cols:literal, $rows:literal, $c:tt,
+         [$(($a:ident, $i:tt, $acc01:tt, $acc23:tt)),+ $(,)?], $cc:tt, $cst:tt, $row0:tt, $work:tt) => {
+            $crate::matmul::arch::i8mm::per_channel_kernels!(@split $name, $cols, $rows, $c,
+                [$(($a, $i, $acc01, $acc23)),+], $cc, $cst, $row0, $work,
+                [$(($a, $acc01, $acc23)),+], []);
+        };
+        (@split $name:ident, $cols:literal, $rows:literal, $c:tt, $tiles:tt, $cc:tt, $cst:tt,
+         $row0:tt, $work:tt, $hi:tt, $m:tt) => {
+            $crate::matmul::arch::i8mm::per_channel_kernels!(@clob $c, $tiles, $m, $work,
+                ($name, $cols, $rows, $c, $tiles, $cc, $cst, $row0, $hi, $m));
+        };
+        // The clobber list: every vector register, or those written.
+        (@clob ($out:ident, $t:ident, all, $($x:tt)*), $tiles:tt, $m:tt, $work:tt, $k:tt) => {
+            $crate::matmul::arch::i8mm::per_channel_kernels!(@fn all, $k);
+        };
+        (@clob ($out:ident, $t:ident, used, $($x:tt)*),
+         [$(($a:ident, $i:tt, [$($acc01:tt),+], [$($acc23:tt),+])),+ $(,)?],
+         [$(($md:tt, $ms:tt)),* $(,)?], [$($w:tt),+ $(,)?], $k:tt) => {
+            $crate::matmul::arch::i8mm::per_channel_kernels!(
+                @fn [$($($acc01,)+ $($acc23,)+)+ $($ms,)* $($w),+], $k);
+        };
+        (
+            @fn $clobbers:tt, (
+                $name:ident, $cols:literal, $rows:literal,
+                ($out:ident, $t:ident, $clob:ident, $init:expr, $g:ident($($ga:tt)*), $rm:ident,
+                 [$($o:ident = $dir:ident(reg) $ov:expr),*]),
+                [$(($a:ident, $i:tt, [$($acc01:tt),+], [$($acc23:tt),+])),+ $(,)?],
+                [$($cc:expr),+ $(,)?], $cst:tt, $row0:tt, $hi:tt,
+                [$(($md:tt, $ms:tt)),* $(,)?]
+            )
+        ) => {
+            $crate::matmul::arch::i8mm::tile_fn! {
+                $out;
+                #[doc = concat!("Tile kernel: ", $rows, " rows x ", $cols, " columns.")]
+                fn $name($t) {
+                    // SAFETY: the caller guarantees FEAT_I8MM (and FEAT_BF16 for `bf16cvt`) and
+                    // that `t.lhs[..R]`, `t.rhs` and `t.extras` point at whole packed tiles of
+                    // `t.groups` 32-depth groups: the K loop reads the data of each, nothing
+                    // ahead (and the family's `Tile::consts` bytes where it reads them), the
+                    // epilogue the extras that follow (LHS) and the 3 x 16 bytes per 4 columns
+                    // at `extras`, `extras_step` apart (RHS). It writes the `4R` rows of
+                    // `cols` outputs at `t.out`, `t.out_stride` bytes apart, which the caller
+                    // made writable. Every register written is declared.
+                    unsafe {
+                        $crate::matmul::arch::asm::asm_v!($clobbers;
+                            // The family's constants; zero the accumulators.
+                            $init,
+                            concat!(
+                                $($("movi ", $acc01, ".4s, #0\n",)+ $("movi ", $acc23, ".4s, #0\n",)+)+
+                                $("movi ", $ms, ".4s, #0\n",)*
+                            ),
+                            // K loop: one 32-depth group per iteration.
+                            "2:",
+                            $g!($($ga)*; [$(($a, [$($acc01),+], [$($acc23),+])),+], $hi),
+                            "subs {g}, {g}, #1",
+                            "b.ne 2b",
+                            // Epilogue: merge the accumulator sets (int32, wrapping), clamp
+                            // bounds, column constants, then tile by tile.
+                            concat!($("add ", $md, ".4s, ", $md, ".4s, ", $ms, ".4s\n",)*),
+                            "dup v30.4s, {cmin:w}",
+                            "dup v31.4s, {cmax:w}",
+                            $($cc,)+
+                            $($crate::matmul::arch::i8mm::epi_tile!(
+                                $out, lr, $rm, per_channel_lhs_consts, $a, [$($acc01),+],
+                                [$($acc23),+], $cst, $row0),)+
+                            $($a = inout(reg) $t.lhs[$i] => _,)+
+                            b = inout(reg) $t.rhs => _,
+                            $($o = $dir(reg) $ov,)*
+                            e = inout(reg) $t.extras => _,
+                            es = in(reg) $t.extras_step,
+                            d = inout(reg) $t.out => _,
+                            d1 = out(reg) _,
+                            stride = in(reg) $t.out_stride,
+                            g = inout(reg) $t.groups => _,
+                            cmin = in(reg) $t.lo,
+                            cmax = in(reg) $t.hi,
+                        )
+                    }
+                }
+            }
+        };
+    }
+
     pub(crate) use {
         block_kernels, block_tile_kernel, clamp, deinterleave, epi_row_pair, epi_tile, k_group, lhs_at, out_cvt,
-        scvtf_sums, smmla_chunk, smmla_rows, st1_list, tile_fn, unpack_hi, unpack_lo,
+        per_channel_kernels, per_channel_row_math, scvtf_sums, smmla_chunk, smmla_rows, st1_list, tile_fn, unpack_hi,
+        unpack_lo,
     };
 }

@@ -133,22 +133,26 @@ pub(crate) mod tiles {
     // Register numbers are passed to the macros as strings ("4" for v4 / q4).
     // -----------------------------------------------------------------------------------------
 
-    /// The whole GEMM K loop over `{g}` groups for kr 16 (chunk 0 loaded ahead of each
-    /// group).
+    /// The family hook of the GEMM tiles ([`per_channel_gemm_tiles!`]): `init` the 0xF0 mask
+    /// (v12), `k_loop(16)` / `k_loop(8)` the whole K loop over `{g}` groups of the kr 16 / kr 8
+    /// packing. kr 16 loads chunk 0 of each group ahead (during the previous group's second
+    /// half), so one 32-byte chunk is read after the last group: at offset `nr*Kp/2 + 32*quad`,
+    /// inside the `12 * nr`-byte extras (nr 4: quad 0 only; nr 8: quad <= 1). kr 8 reads the
+    /// next group's chunks ahead in all groups but the last, which reads nothing ahead.
     #[rustfmt::skip]
-    macro_rules! gemm_k_loop {
-        (16, $([$l:ident, $x01:literal, $x23:literal, $lo:tt, $hi:tt]),+) => {
+    macro_rules! gemm_hook {
+        (init) => {
+            "movi v12.16b, #0xf0\n"
+        };
+        (k_loop(16); $([$l:ident, $x01:literal, $x23:literal, $lo:tt, $hi:tt]),+) => {
             concat!(
                 gemm_load!("0", "1"),
-                "3:\n",
                 // LHS blocks of a 128-byte group: depths 0-7, 16-23, 8-15, 24-31
-                gemm_group!(ahead, ["], #128", ", #-64]", ", #-96]", ", #-32]"],
-                            $([$l, $l, $x01, $x23, $lo, $hi]),+),
-                "subs {g}, {g}, #1\n",
-                "b.ne 3b\n",
+                gemm_loop!(gemm_group!(ahead, ["], #128", ", #-64]", ", #-96]", ", #-32]"],
+                                       $([$l, $l, $x01, $x23, $lo, $hi]),+)),
             )
         };
-        (8, $($tile:tt),+) => {
+        (k_loop(8); $($tile:tt),+) => {
             concat!(
                 // chunks 0-1 and 2-3 of the first group
                 gemm8_load!("0"), gemm8_load!("1"), gemm8_load!("13"), gemm8_load!("14"),
@@ -180,20 +184,6 @@ pub(crate) mod tiles {
         };
     }
 
-    /// 4 `SDOT`s by element: weights v`$w` (4 columns x 4 depths) times the same 4 depths of
-    /// rows 0-3 (elements 0-3 of LHS block v`$x`).
-    #[rustfmt::skip]
-    macro_rules! gemm8_sdot4 {
-        ($w:literal, $x:literal, [$a0:literal, $a1:literal, $a2:literal, $a3:literal]) => {
-            concat!(
-                "sdot v", $a0, ".4s, v", $w, ".16b, v", $x, ".4b[0]\n",
-                "sdot v", $a1, ".4s, v", $w, ".16b, v", $x, ".4b[1]\n",
-                "sdot v", $a2, ".4s, v", $w, ".16b, v", $x, ".4b[2]\n",
-                "sdot v", $a3, ".4s, v", $w, ".16b, v", $x, ".4b[3]\n",
-            )
-        };
-    }
-
     /// Two consecutive 4-deep LHS blocks of every LHS tile (`$at` completes the address as in
     /// `gemm_block`), times the weights of the even (v`$we`) and odd (v`$wo`) chunk.
     #[rustfmt::skip]
@@ -202,8 +192,8 @@ pub(crate) mod tiles {
          $([$l:ident, $x0:literal, $x1:literal, $acc:tt]),+) => {
             concat!(
                 $("ldp q", $x0, ", q", $x1, ", [{", stringify!($l), "}", $at, "\n",)+
-                $(gemm8_sdot4!($we, $x0, $acc),)+
-                $(gemm8_sdot4!($wo, $x1, $acc),)+
+                $(sdot_rows!($we, $x0, $acc),)+
+                $(sdot_rows!($wo, $x1, $acc),)+
             )
         };
     }
@@ -236,102 +226,6 @@ pub(crate) mod tiles {
             )
         };
     }
-
-    /// Accumulator set-up and fold of one LHS tile: `split` keeps the low- and high-nibble
-    /// blocks in separate accumulators (zero both, add them after the K loop), `joint` uses one
-    /// set (the second list repeats the first).
-    #[rustfmt::skip]
-    macro_rules! gemm_accs {
-        (zero, split, [$a0:literal, $a1:literal, $a2:literal, $a3:literal],
-         [$h0:literal, $h1:literal, $h2:literal, $h3:literal]) => {
-            concat!(
-                "movi v", $a0, ".16b, #0\n", "movi v", $a1, ".16b, #0\n",
-                "movi v", $a2, ".16b, #0\n", "movi v", $a3, ".16b, #0\n",
-                "movi v", $h0, ".16b, #0\n", "movi v", $h1, ".16b, #0\n",
-                "movi v", $h2, ".16b, #0\n", "movi v", $h3, ".16b, #0\n",
-            )
-        };
-        (zero, joint, [$a0:literal, $a1:literal, $a2:literal, $a3:literal], $h:tt) => {
-            concat!(
-                "movi v", $a0, ".16b, #0\n", "movi v", $a1, ".16b, #0\n",
-                "movi v", $a2, ".16b, #0\n", "movi v", $a3, ".16b, #0\n",
-            )
-        };
-        (fold, split, [$a0:literal, $a1:literal, $a2:literal, $a3:literal],
-         [$h0:literal, $h1:literal, $h2:literal, $h3:literal]) => {
-            concat!(
-                "add v", $a0, ".4s, v", $a0, ".4s, v", $h0, ".4s\n",
-                "add v", $a1, ".4s, v", $a1, ".4s, v", $h1, ".4s\n",
-                "add v", $a2, ".4s, v", $a2, ".4s, v", $h2, ".4s\n",
-                "add v", $a3, ".4s, v", $a3, ".4s, v", $h3, ".4s\n",
-            )
-        };
-        (fold, joint, $a:tt, $h:tt) => {
-            ""
-        };
-    }
-
-    /// GEMM tile functions, one per `name: kr depth` (the same registers at both RHS depths),
-    /// over the listed LHS tiles `{ lhs: operand, tile: index, x01, x23: LHS block registers of
-    /// rows 0-1 / 2-3, low: [low-nibble accumulators], high: [high-nibble accumulators] }`;
-    /// `$mode` is `split` or `joint` (see `gemm_accs`).
-    #[rustfmt::skip]
-    macro_rules! gemm_tile {
-        ($out:ident, [$($name:ident: kr $kr:tt),+], $t:ident, $rows:literal, $mode:tt, $regs:tt) => {
-            $(gemm_tile!(@fn $out, $name, $kr, $t, $rows, $mode, $regs);)+
-        };
-        (@fn $out:ident, $name:ident, $kr:tt, $t:ident, $rows:literal, $mode:tt,
-         [$({ lhs: $l:ident, tile: $i:literal, x01: $x01:literal, x23: $x23:literal,
-              low: [$a0:literal, $a1:literal, $a2:literal, $a3:literal],
-              high: [$h0:literal, $h1:literal, $h2:literal, $h3:literal] }),+]) => {
-            #[doc = concat!("GEMM tile ", $rows, " x 4 (one column quad), kr ", $kr,
-                            " (see [`TileFn`]).")]
-            ///
-            /// # Safety
-            ///
-            /// As [`TileFn`]: the tile's LHS tiles, its RHS quad and extras, and a writable
-            /// output tile with `out_stride` bytes between rows.
-            #[target_feature(enable = "dotprod")]
-            pub(crate) unsafe fn $name($t: &Tile) {
-                // SAFETY: dotprod is enabled by the caller's contract. The loads stay inside
-                // the listed LHS tiles (4 * (Kp + 8) bytes each) and the RHS tile: the quad's
-                // chunks (`rhs`, stepping by `rhs_step`) and its extras (`extras`, 3 x 16 bytes
-                // `extras_step` apart). With kr 16 one 32-byte chunk is read ahead after the
-                // last group; it lands at offset `nr*Kp/2 + 32*quad`, inside the
-                // `12 * nr`-byte extras (nr 4: quad 0 only; nr 8: quad <= 1). With kr 8 the
-                // last group reads nothing ahead. The stores write the tile's rows at
-                // `out + i * out_stride`. Every register written is declared.
-                unsafe {
-                    asm_v!(all;
-                        // 0xF0 mask; zero the accumulators
-                        "movi v12.16b, #0xf0",
-                        $(gemm_accs!(zero, $mode, [$a0, $a1, $a2, $a3], [$h0, $h1, $h2, $h3]),)+
-                        // K loop, one 32-deep group per iteration
-                        gemm_k_loop!(
-                            $kr, $([$l, $x01, $x23, [$a0, $a1, $a2, $a3], [$h0, $h1, $h2, $h3]]),+
-                        ),
-                        // fold the high-nibble accumulators into the low ones (if apart)
-                        $(gemm_accs!(fold, $mode, [$a0, $a1, $a2, $a3], [$h0, $h1, $h2, $h3]),)+
-                        // epilogue
-                        gemm_epilogue!($out, $([$l, $x01, $x23, [$a0, $a1, $a2, $a3]]),+),
-                        $($l = inout(reg) $t.lhs[$i] => _,)+
-                        rhs = inout(reg) $t.rhs => _,
-                        rstep = in(reg) $t.rhs_step,
-                        x = inout(reg) $t.extras => _,
-                        xs = in(reg) $t.extras_step,
-                        g = inout(reg) $t.groups => _,
-                        out = inout(reg) $t.out => _,
-                        stride = in(reg) $t.out_stride,
-                        lo = in(reg) $t.lo,
-                        hi = in(reg) $t.hi,
-                    );
-                }
-            }
-        };
-    }
-
-    // The GEMM tiles: per LHS tile its operand, index, LHS block registers and low- / high-nibble
-    // accumulators.
 
     /// Every tile function and table, with outputs of type `$out`.
     macro_rules! define_tiles {
@@ -412,34 +306,15 @@ pub(crate) mod tiles {
                            "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22",
                            "v23", "v24", "v25", "v26", "v27", "v31"],
             }
-            gemm_tile! { $out, [tile_4x4: kr 16, tile8_4x4: kr 8], t, 4, split, [
-                { lhs: l0, tile: 0, x01: "4", x23: "5",
-                  low: ["16", "17", "18", "19"], high: ["20", "21", "22", "23"] }
-            ]}
-            gemm_tile! { $out, [tile_8x4: kr 16, tile8_8x4: kr 8], t, 8, split, [
-                { lhs: l0, tile: 0, x01: "4", x23: "5",
-                  low: ["16", "17", "18", "19"], high: ["24", "25", "26", "27"] },
-                { lhs: l1, tile: 1, x01: "6", x23: "7",
-                  low: ["20", "21", "22", "23"], high: ["28", "29", "30", "31"] }
-            ]}
-            gemm_tile! { $out, [tile_12x4: kr 16, tile8_12x4: kr 8], t, 12, joint, [
-                { lhs: l0, tile: 0, x01: "4", x23: "5",
-                  low: ["16", "17", "18", "19"], high: ["16", "17", "18", "19"] },
-                { lhs: l1, tile: 1, x01: "6", x23: "7",
-                  low: ["20", "21", "22", "23"], high: ["20", "21", "22", "23"] },
-                { lhs: l2, tile: 2, x01: "8", x23: "9",
-                  low: ["24", "25", "26", "27"], high: ["24", "25", "26", "27"] }
-            ]}
-            gemm_tile! { $out, [tile_16x4: kr 16, tile8_16x4: kr 8], t, 16, joint, [
-                { lhs: l0, tile: 0, x01: "4", x23: "5",
-                  low: ["16", "17", "18", "19"], high: ["16", "17", "18", "19"] },
-                { lhs: l1, tile: 1, x01: "6", x23: "7",
-                  low: ["20", "21", "22", "23"], high: ["20", "21", "22", "23"] },
-                { lhs: l2, tile: 2, x01: "8", x23: "9",
-                  low: ["24", "25", "26", "27"], high: ["24", "25", "26", "27"] },
-                { lhs: l3, tile: 3, x01: "10", x23: "11",
-                  low: ["28", "29", "30", "31"], high: ["28", "29", "30", "31"] }
-            ]}
+            // The GEMM tiles, kr 16 and kr 8 on the same registers: up to 2 LHS tiles with the
+            // low- and high-nibble blocks in separate accumulators.
+            per_channel_gemm_tiles! { t, gemm_hook, $out, ops: [rstep = in(reg) t.rhs_step],
+                order: scale_dq,
+                rows4_split: [tile_4x4(16), tile8_4x4(8)],
+                rows8_split: [tile_8x4(16), tile8_8x4(8)],
+                rows12: [tile_12x4(16), tile8_12x4(8)],
+                rows16: [tile_16x4(16), tile8_16x4(8)],
+            }
 
             /// The GEMM tile functions by LHS tile count: kr 16, kr 8.
             pub(crate) const GEMM_TILES: [TileFn; 4] = [tile_4x4, tile_8x4, tile_12x4, tile_16x4];

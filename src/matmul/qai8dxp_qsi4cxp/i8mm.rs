@@ -25,9 +25,9 @@
 //! Up to 2 LHS tiles the 8-column tile is the better one (same unpack work, half the LHS
 //! loads); from 3 on, 4-column tiles leave room for up to 24 rows. Small 4-column tiles have too
 //! few accumulators to hide the `SMMLA` latency, so they accumulate the high-nibble depths into a
-//! second set and add the two after the K loop. The 32-depth group (`k_group!`), the epilogue
-//! pieces, the tile driver and the catalogue macro are shared with the per-block families
-//! (`matmul::arch::i8mm`).
+//! second set and add the two after the K loop. The tile skeleton and register allocations
+//! (`per_channel_kernels!`, with the other per-channel families), the 32-depth group
+//! (`k_group!`), the epilogue pieces and the tile driver are shared (`matmul::arch::i8mm`).
 //!
 //! A catalogue kernel with `m_step = 4 * T` runs the `R = T` tile kernel and, for the last rows,
 //! the tile kernel of the row tiles that remain (never a tile past `ceil(m / 4)`). Partial tiles
@@ -78,225 +78,67 @@ pub(crate) mod tiles {
     use crate::matmul::qai8dxp_qsi4cxp as fam;
     use crate::matmul::{Packing, TileStrides, UncheckedArgs};
 
-    /// Defines one tile kernel: `4R` rows (one entry of `tiles` per LHS tile) x 4 or 8 columns.
-    ///
-    /// * `rhs_lo`, `rhs_hi`, `raw`, `unp`: see [`k_group!`].
-    /// * `consts`: loads of the RHS column constants (rsum, scale16, bias) from `{e}`, `{es}` bytes
-    ///   apart; `cst`: per 4 columns, the `(rsum, scale16, bias)` registers; `row0`: per 4 columns,
-    ///   the register receiving row 0 of a pair (consecutive registers).
-    /// * `work`: every register besides the accumulators (declared clobbered).
-    /// * `tiles`: per LHS tile, `(pointer operand, index in Tile::lhs, [accumulators of rows
-    ///   0-1], [of rows 2-3])`, one accumulator per column pair.
-    /// * optional `hi` (same shape without the index) and `merge = [(acc, hi acc), ...]`: a second
-    ///   accumulator set for the high-nibble depths, added into the first after the K loop.
-    macro_rules! tile_kernel {
-        (
-            $out:ident;
-            $(#[$meta:meta])*
-            fn $name:ident;
-            rhs_lo = $rhs_lo:tt, rhs_hi = $rhs_hi:tt, raw = $raw:tt, unp = $unp:tt,
-            consts = $consts:tt, cst = $cst:tt, row0 = $row0:tt, work = $work:tt,
-            tiles = [$(($a:ident, $i:tt, [$($acc01:tt),+], [$($acc23:tt),+])),+ $(,)?] $(,)?
-        ) => {
-            tile_kernel! {
-                $out;
-                $(#[$meta])*
-                fn $name;
-                rhs_lo = $rhs_lo, rhs_hi = $rhs_hi, raw = $raw, unp = $unp,
-                consts = $consts, cst = $cst, row0 = $row0, work = $work,
-                tiles = [$(($a, $i, [$($acc01),+], [$($acc23),+])),+],
-                hi = [$(($a, [$($acc01),+], [$($acc23),+])),+],
-                merge = [],
-            }
+    /// One 32-depth group ([`k_group!`]) of the tile kernels on the RHS layout `nr4` (`nr = 4`: a
+    /// group is 64 bytes, bytes 8-15 of the columns start 32 bytes in), `nr8h` (4 of the 8
+    /// columns of `nr = 8`, the pointer at the half: a group is 128 bytes, bytes 8-15 start 64
+    /// bytes in) or `nr8` (all 8 columns); `lo`, `hi` as there. Uses v24 (mask), v25-v28 (4
+    /// columns) or v16-v23 (8 columns), v29/v30 (LHS).
+    #[rustfmt::skip]
+    macro_rules! group {
+        (nr4; $lo:tt, $hi:tt) => {
+            group!(@4, "ldp q25, q26, [{b}], #64", "ldp q25, q26, [{b}, #-32]", $lo, $hi)
         };
-        (
-            $out:ident;
-            $(#[$meta:meta])*
-            fn $name:ident;
-            rhs_lo = $rhs_lo:tt, rhs_hi = $rhs_hi:tt, raw = $raw:tt, unp = $unp:tt,
-            consts = [$($ld_c:tt),+ $(,)?], cst = $cst:tt, row0 = $row0:tt,
-            work = [$($w:tt),+ $(,)?],
-            tiles = [$(($a:ident, $i:tt, [$($acc01:tt),+], [$($acc23:tt),+])),+ $(,)?],
-            hi = $hi:tt, merge = [$(($md:tt, $ms:tt)),* $(,)?] $(,)?
-        ) => {
-            $crate::matmul::arch::i8mm::tile_fn! {
-            $out;
-            $(#[$meta])*
-            fn $name(t) {
-                // SAFETY: the caller guarantees FEAT_I8MM and that `t.lhs[..R]`, `t.rhs` and
-                // `t.extras` point at whole packed tiles of `t.groups` 32-depth groups, which is
-                // all the block reads; it writes the `4R` rows of 4 or 8 f32 at `t.dst`,
-                // `t.out_stride` bytes apart, which the caller made writable. Every register
-                // written is declared.
-                unsafe {
-                    core::arch::asm!(
-                        // 0xF0 in every byte: `AND` keeps 16 * the high nibble.
-                        "movi v24.16b, #0xf0",
-                        // Zero the accumulators.
-                        concat!(
-                            $($("movi ", $acc01, ".4s, #0\n",)+ $("movi ", $acc23, ".4s, #0\n",)+)+
-                            $("movi ", $ms, ".4s, #0\n",)*
-                        ),
-                        // K loop: one 32-depth group per iteration.
-                        "2:",
-                        $crate::matmul::arch::i8mm::k_group!(
-                            mma = lr,
-                            rhs_lo = $rhs_lo, rhs_hi = $rhs_hi, raw = $raw, unp = $unp,
-                            lhs = ["], #128", ", #-64]", ", #-96]", ", #-32]"],
-                            lo = [$(($a, [$($acc01),+], [$($acc23),+])),+], hi = $hi,
-                        ),
-                        "subs {g}, {g}, #1",
-                        "b.ne 2b",
-                        // Epilogue: merge the accumulator sets (int32, wrapping), clamp bounds,
-                        // column constants, then tile by tile.
-                        concat!($("add ", $md, ".4s, ", $md, ".4s, ", $ms, ".4s\n",)*),
-                        "dup v30.4s, {cmin:w}",
-                        "dup v31.4s, {cmax:w}",
-                        $($ld_c,)+
-                        $($crate::matmul::arch::i8mm::epi_tile!(
-                            $out, lr, per_channel_row_math, per_channel_lhs_consts, $a, [$($acc01),+], [$($acc23),+], $cst,
-                            $row0),)+
-                        $($a = inout(reg) t.lhs[$i] => _,)+
-                        b = inout(reg) t.rhs => _,
-                        e = inout(reg) t.extras => _,
-                        es = in(reg) t.extras_step,
-                        d = inout(reg) t.out => _,
-                        d1 = out(reg) _,
-                        stride = in(reg) t.out_stride,
-                        g = inout(reg) t.groups => _,
-                        cmin = in(reg) t.lo,
-                        cmax = in(reg) t.hi,
-                        $($(out($acc01) _,)+ $(out($acc23) _,)+)+
-                        $(out($ms) _,)*
-                        $(out($w) _,)+
-                        options(nostack),
-                    )
-                }
-            }
-            }
+        (nr8h; $lo:tt, $hi:tt) => {
+            group!(@4, "ldp q25, q26, [{b}], #128", "ldp q25, q26, [{b}, #-64]", $lo, $hi)
+        };
+        (@4, $rhs_lo:literal, $rhs_hi:literal, $lo:tt, $hi:tt) => {
+            k_group!(
+                mma = lr, rhs_lo = [$rhs_lo], rhs_hi = [$rhs_hi],
+                raw = ["v25", "v26"], unp = ["v27", "v28"],
+                lhs = ["], #128", ", #-64]", ", #-96]", ", #-32]"], lo = $lo, hi = $hi,
+            )
+        };
+        (nr8; $lo:tt, $hi:tt) => {
+            k_group!(
+                mma = lr,
+                rhs_lo = ["ldp q16, q17, [{b}], #128", "ldp q18, q19, [{b}, #-96]"],
+                rhs_hi = ["ldp q16, q17, [{b}, #-64]", "ldp q18, q19, [{b}, #-32]"],
+                raw = ["v16", "v17", "v18", "v19"], unp = ["v20", "v21", "v22", "v23"],
+                lhs = ["], #128", ", #-64]", ", #-96]", ", #-32]"], lo = $lo, hi = $hi,
+            )
         };
     }
 
-    /// Defines 4-column tile kernels (accumulators `v0..v4R`, working registers v24-v31) for one
-    /// RHS layout, given its two RHS load instructions: `[name: R, ...]` for `R` LHS tiles.
-    macro_rules! tiles_4col {
-        ($out:ident, $lo:tt, $hi:tt, [$($name:ident: $r:tt),+ $(,)?]) => {
-            $(tiles_4col!(@tiles $out, $lo, $hi, $name, $r);)+
-        };
-        // 1 and 2 LHS tiles: a second accumulator set for the high nibbles, so that no
-        // accumulator waits on itself more than twice per group.
-        (@tiles $out:ident, $lo:tt, $hi:tt, $name:ident, 1) => {
-            tiles_4col!(@def $out, $lo, $hi, $name, "4", [(a0, 0, ["v0", "v1"], ["v2", "v3"])],
-                hi = [(a0, ["v4", "v5"], ["v6", "v7"])],
-                merge = [("v0", "v4"), ("v1", "v5"), ("v2", "v6"), ("v3", "v7")],
-            );
-        };
-        (@tiles $out:ident, $lo:tt, $hi:tt, $name:ident, 2) => {
-            tiles_4col!(@def $out, $lo, $hi, $name, "8", [
-                (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
-            ],
-                hi = [(a0, ["v8", "v9"], ["v10", "v11"]), (a1, ["v12", "v13"], ["v14", "v15"])],
-                merge = [
-                    ("v0", "v8"), ("v1", "v9"), ("v2", "v10"), ("v3", "v11"),
-                    ("v4", "v12"), ("v5", "v13"), ("v6", "v14"), ("v7", "v15"),
-                ],
-            );
-        };
-        (@tiles $out:ident, $lo:tt, $hi:tt, $name:ident, 3) => {
-            tiles_4col!(@def $out, $lo, $hi, $name, "12", [
-                (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
-                (a2, 2, ["v8", "v9"], ["v10", "v11"]),
-            ]);
-        };
-        (@tiles $out:ident, $lo:tt, $hi:tt, $name:ident, 4) => {
-            tiles_4col!(@def $out, $lo, $hi, $name, "16", [
-                (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
-                (a2, 2, ["v8", "v9"], ["v10", "v11"]), (a3, 3, ["v12", "v13"], ["v14", "v15"]),
-            ]);
-        };
-        (@tiles $out:ident, $lo:tt, $hi:tt, $name:ident, 5) => {
-            tiles_4col!(@def $out, $lo, $hi, $name, "20", [
-                (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
-                (a2, 2, ["v8", "v9"], ["v10", "v11"]), (a3, 3, ["v12", "v13"], ["v14", "v15"]),
-                (a4, 4, ["v16", "v17"], ["v18", "v19"]),
-            ]);
-        };
-        (@tiles $out:ident, $lo:tt, $hi:tt, $name:ident, 6) => {
-            tiles_4col!(@def $out, $lo, $hi, $name, "24", [
-                (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
-                (a2, 2, ["v8", "v9"], ["v10", "v11"]), (a3, 3, ["v12", "v13"], ["v14", "v15"]),
-                (a4, 4, ["v16", "v17"], ["v18", "v19"]), (a5, 5, ["v20", "v21"], ["v22", "v23"]),
-            ]);
-        };
-        (@def $out:ident, $lo:tt, $hi:tt, $name:ident, $rows:literal, $tiles:tt $(, $($split:tt)+)?) => {
-            tile_kernel! {
-                $out;
-                #[doc = concat!("Tile kernel: ", $rows, " rows x 4 columns.")]
-                fn $name;
-                rhs_lo = [$lo], rhs_hi = [$hi], raw = ["v25", "v26"], unp = ["v27", "v28"],
-                consts = [
-                    "ld1 {{v25.4s}}, [{e}], {es}",
-                    "ld1 {{v26.4s}}, [{e}], {es}",
-                    "ld1 {{v27.4s}}, [{e}]",
-                ],
-                cst = [("v25", "v26", "v27")], row0 = ["v24"],
-                work = ["v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31"],
-                tiles = $tiles,
-                $($($split)+)?
+    /// The tile kernels of the RHS layout `$layout` (see `group`) and `$cols` columns, with
+    /// outputs of kind `$out`: `[name: shape, ...]` as in [`per_channel_kernels!`].
+    macro_rules! kernels {
+        ($out:ident, $layout:ident, $cols:tt, $kernels:tt) => {
+            per_channel_kernels! {
+                out = $out, args = t, cols = $cols, clobbers = used,
+                fam = {
+                    // 0xF0 in every byte: `AND` keeps 16 * the high nibble.
+                    init: "movi v24.16b, #0xf0",
+                    group: group($layout), row_math: per_channel_row_math, operands: [],
+                },
+                kernels = $kernels,
             }
-        };
-    }
-
-    /// Defines the 8-column tile kernels on `nr = 8` (accumulators `v0..v8R`, working registers
-    /// v16-v31).
-    macro_rules! tiles_8col {
-        ($out:ident, [$($name:ident: $rows:literal, $tiles:tt;)+]) => {
-            $(
-                tile_kernel! {
-                    $out;
-                    #[doc = concat!("Tile kernel: ", $rows, " rows x 8 columns.")]
-                    fn $name;
-                    rhs_lo = ["ldp q16, q17, [{b}], #128", "ldp q18, q19, [{b}, #-96]"],
-                    rhs_hi = ["ldp q16, q17, [{b}, #-64]", "ldp q18, q19, [{b}, #-32]"],
-                    raw = ["v16", "v17", "v18", "v19"], unp = ["v20", "v21", "v22", "v23"],
-                    consts = [
-                        "ld1 {{v16.4s, v17.4s}}, [{e}], {es}",
-                        "ld1 {{v18.4s, v19.4s}}, [{e}], {es}",
-                        "ld1 {{v20.4s, v21.4s}}, [{e}]",
-                    ],
-                    cst = [("v16", "v18", "v20"), ("v17", "v19", "v21")], row0 = ["v22", "v23"],
-                    work = [
-                        "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23",
-                        "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31",
-                    ],
-                    tiles = $tiles,
-                }
-            )+
         };
     }
 
     /// The tile kernels, their table and `run`, with outputs of kind `$out`.
     macro_rules! define_tiles {
         ($out:ident) => {
-            // `nr = 4`: a group is 64 bytes, bytes 8-15 of the columns start 32 bytes in.
-            tiles_4col!($out, "ldp q25, q26, [{b}], #64", "ldp q25, q26, [{b}, #-32]", [
-                nr4_r1: 1, nr4_r2: 2, nr4_r3: 3, nr4_r4: 4, nr4_r5: 5, nr4_r6: 6,
+            // Up to 2 LHS tiles on `nr = 4`: a second accumulator set for the high nibbles, so that
+            // no accumulator waits on itself more than twice per group.
+            kernels!($out, nr4, 4, [
+                nr4_r1: r1_split, nr4_r2: r2_split, nr4_r3: r3, nr4_r4: r4, nr4_r5: r5, nr4_r6: r6,
             ]);
 
-            // `nr = 8`, 4 of the 8 columns (the pointer starts at the half): a group is 128 bytes, bytes
-            // 8-15 start 64 bytes in. Only for 3+ LHS tiles: below, whole 8-column tiles need the same
-            // unpack work and half the LHS loads.
-            tiles_4col!($out, "ldp q25, q26, [{b}], #128", "ldp q25, q26, [{b}, #-64]", [
-                nr8h_r3: 3, nr8h_r4: 4, nr8h_r5: 5, nr8h_r6: 6,
-            ]);
+            // `nr = 8`, 4 of the 8 columns: only for 3+ LHS tiles: below, whole 8-column tiles
+            // need the same unpack work and half the LHS loads.
+            kernels!($out, nr8h, 4, [nr8h_r3: r3, nr8h_r4: r4, nr8h_r5: r5, nr8h_r6: r6]);
 
-            tiles_8col!($out, [
-                nr8_r1: "4", [(a0, 0, ["v0", "v1", "v2", "v3"], ["v4", "v5", "v6", "v7"])];
-                nr8_r2: "8", [
-                    (a0, 0, ["v0", "v1", "v2", "v3"], ["v4", "v5", "v6", "v7"]),
-                    (a1, 1, ["v8", "v9", "v10", "v11"], ["v12", "v13", "v14", "v15"]),
-                ];
-            ]);
+            kernels!($out, nr8, 8, [nr8_r1: r1, nr8_r2: r2]);
 
             /// Tile kernels on `nr = 4`, by LHS tile count.
             pub(crate) const NR4: [TileKernel; MAX_TILES] = [(nr4_r1, 4), (nr4_r2, 4), (nr4_r3, 4), (nr4_r4, 4), (nr4_r5, 4), (nr4_r6, 4)];

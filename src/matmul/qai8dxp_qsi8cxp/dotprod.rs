@@ -145,20 +145,6 @@ pub(crate) mod tiles {
     // then uses v0-v2, v12-v14 and the LHS registers.
     // -----------------------------------------------------------------------------------------
 
-    /// `SDOT`s by element of RHS register `$w` with rows 0-3 of LHS register `$x` into the
-    /// row accumulators `$a`.
-    #[rustfmt::skip]
-    macro_rules! sdot_rows {
-        ($w:literal, $x:literal, [$a0:literal, $a1:literal, $a2:literal, $a3:literal]) => {
-            concat!(
-                "sdot v", $a0, ".4s, v", $w, ".16b, v", $x, ".4b[0]\n",
-                "sdot v", $a1, ".4s, v", $w, ".16b, v", $x, ".4b[1]\n",
-                "sdot v", $a2, ".4s, v", $w, ".16b, v", $x, ".4b[2]\n",
-                "sdot v", $a3, ".4s, v", $w, ".16b, v", $x, ".4b[3]\n",
-            )
-        };
-    }
-
     /// 32 bytes into registers `$a`, `$b`, post-incrementing the pointer operand `$src`:
     /// `LDP` (kr 4: two 16-byte chunks as stored).
     macro_rules! ldp_pair {
@@ -192,150 +178,57 @@ pub(crate) mod tiles {
         };
     }
 
-    /// GEMM tile functions, one per `name: load macro` (`ldp_pair` for kr 4, `ld2_pair` for
-    /// kr 8; see `gemm_step`), over the listed LHS tiles `[pointer operand, index in Tile::lhs, LHS
-    /// registers, [row accumulators]]`: a group is 4 steps of 8 depths.
+    /// The family hook of the GEMM tiles ([`per_channel_gemm_tiles!`]): no constants (`init`),
+    /// and the K loop of `k_loop($load)` (`ldp_pair` for kr 4, `ld2_pair` for kr 8; see
+    /// `gemm_step`): a group is 4 steps of 8 depths, nothing read ahead.
     #[rustfmt::skip]
-    macro_rules! gemm_tile {
-        ($out:ident, [$($name:ident: $load:ident),+], $rows:literal, $tiles:tt) => {
-            $(gemm_tile!(@fn $out, $name, $load, $rows, $tiles);)+
+    macro_rules! gemm_hook {
+        (init) => {
+            ""
         };
-        (@fn $out:ident, $name:ident, $load:ident, $rows:literal,
-         [$([$l:ident, $i:literal, $x01:literal, $x23:literal,
-             [$a0:literal, $a1:literal, $a2:literal, $a3:literal]]),+]) => {
-            #[doc = concat!("GEMM tile ", $rows, " x 4 (one RHS tile; see [`TileFn`]).")]
-            ///
-            /// # Safety
-            ///
-            /// As [`TileFn`]: the tile's LHS tiles, its RHS tile and extras, and a writable
-            /// output tile with `out_stride` bytes between rows.
-            #[target_feature(enable = "dotprod")]
-            pub(crate) unsafe fn $name(t: &Tile) {
-                // SAFETY: dotprod is enabled by the caller's contract. The K loop reads the
-                // `4 * Kp` data bytes of each listed LHS tile and the `4 * Kp` data bytes of
-                // the RHS tile (`rhs`), nothing ahead; the epilogue reads the LHS tiles'
-                // extras where the loop leaves their pointers, and the RHS extras (`extras`,
-                // 3 x 16 bytes `extras_step` apart). The stores write the tile's rows at
-                // `out + i * out_stride`. Every register written is declared.
-                unsafe {
-                    asm_v!(all;
-                        zero_regs!($($a0, $a1, $a2, $a3),+),
-                        // K loop, one 32-deep group (4 steps of 8 depths) per iteration
-                        "3:",
-                        gemm_step!($load, $([$l, $x01, $x23, [$a0, $a1, $a2, $a3]]),+),
-                        gemm_step!($load, $([$l, $x01, $x23, [$a0, $a1, $a2, $a3]]),+),
-                        gemm_step!($load, $([$l, $x01, $x23, [$a0, $a1, $a2, $a3]]),+),
-                        gemm_step!($load, $([$l, $x01, $x23, [$a0, $a1, $a2, $a3]]),+),
-                        "subs {g}, {g}, #1",
-                        "b.ne 3b",
-                        // epilogue
-                        gemm_epilogue!($out, $([$l, $x01, $x23, [$a0, $a1, $a2, $a3]]),+),
-                        $($l = inout(reg) t.lhs[$i] => _,)+
-                        rhs = inout(reg) t.rhs => _,
-                        x = inout(reg) t.extras => _,
-                        xs = in(reg) t.extras_step,
-                        g = inout(reg) t.groups => _,
-                        out = inout(reg) t.out => _,
-                        stride = in(reg) t.out_stride,
-                        lo = in(reg) t.lo,
-                        hi = in(reg) t.hi,
-                    );
-                }
-            }
+        (k_loop($load:ident); $([$l:ident, $x01:literal, $x23:literal, $acc:tt, $hi:tt]),+) => {
+            gemm_loop!(
+                gemm_step!($load, $([$l, $x01, $x23, $acc]),+),
+                gemm_step!($load, $([$l, $x01, $x23, $acc]),+),
+                gemm_step!($load, $([$l, $x01, $x23, $acc]),+),
+                gemm_step!($load, $([$l, $x01, $x23, $acc]),+),
+            )
         };
     }
 
     /// Every tile function and table, with outputs of type `$out`.
     macro_rules! define_tiles {
         ($out:ident) => {
-            gemv_tile! { tile8_1x4(t), "`1 x 4`, kr 8 (one RHS tile)",
-                rhs: [rhs = t.rhs],
-                init: "", zero: ["20", "21", "22", "23"],
-                group: concat!(lhs8!(), group8!(rhs, ["4", "5", "6", "7"], ["20", "21"], ["22", "23"])),
-                fold: concat!("add v20.4s, v20.4s, v22.4s\n", "add v21.4s, v21.4s, v23.4s\n"),
-                epilogue: gemv_epilogue!(4, "rhs", "v20", "v21"),
-                out: $out, store: ["20"],
-                clobbers: all,
-            }
-
-            gemv_tile! { tile8_1x16(t), "`1 x 16`, kr 8 (4 consecutive RHS tiles sharing the LHS loads)",
-                rhs: [r0 = t.rhs, r1 = t.rhs.wrapping_add(t.rhs_stride),
-                      r2 = t.rhs.wrapping_add(2 * t.rhs_stride), r3 = t.rhs.wrapping_add(3 * t.rhs_stride)],
-                init: "", zero: ["20", "21", "22", "23", "24", "25", "26", "27"],
-                group: concat!(
+            per_channel_gemv_tiles! { t, $out, init: "", ops: [],
+                // kr 8: lane pairs, chunks 0, 2 / 1, 3 apart in 1x4
+                x4_pairs: tile8_1x4 = concat!(
+                    lhs8!(),
+                    group8!(rhs, ["4", "5", "6", "7"], ["20", "21"], ["22", "23"]),
+                ),
+                x16_pairs: tile8_1x16 = concat!(
                     lhs8!(),
                     group8!(r0, ["4", "5", "6", "7"], ["20", "21"], ["20", "21"]),
                     group8!(r1, ["8", "9", "10", "11"], ["22", "23"], ["22", "23"]),
                     group8!(r2, ["12", "13", "14", "15"], ["24", "25"], ["24", "25"]),
                     group8!(r3, ["16", "17", "18", "19"], ["26", "27"], ["26", "27"]),
                 ),
-                fold: "",
-                epilogue: concat!(
-                    gemv_epilogue!(4, "r0", "v20", "v21"),
-                    gemv_epilogue!(4, "r1", "v22", "v23"),
-                    gemv_epilogue!(4, "r2", "v24", "v25"),
-                    gemv_epilogue!(4, "r3", "v26", "v27"),
-                ),
-                out: $out, store: ["20", "22", "24", "26"],
-                clobbers: all,
-            }
-
-            gemv_tile! { tile4_1x4(t), "`1 x 4`, kr 4 (one RHS tile)",
-                rhs: [rhs = t.rhs],
-                init: "", zero: ["20", "21"],
-                group: concat!(lhs4!(), group4!(rhs, ["4", "5", "6", "7"], "20", "21")),
-                fold: "add v20.4s, v20.4s, v21.4s\n",
-                epilogue: gemv_epilogue!(4, "rhs", "v20"),
-                out: $out, store: ["20"],
-                clobbers: all,
-            }
-
-            gemv_tile! { tile4_1x16(t), "`1 x 16`, kr 4 (4 consecutive RHS tiles sharing the LHS loads)",
-                rhs: [r0 = t.rhs, r1 = t.rhs.wrapping_add(t.rhs_stride),
-                      r2 = t.rhs.wrapping_add(2 * t.rhs_stride), r3 = t.rhs.wrapping_add(3 * t.rhs_stride)],
-                init: "", zero: ["20", "21", "22", "23", "24", "25", "26", "27"],
-                group: concat!(
+                // kr 4: one column per lane
+                x4_cols: tile4_1x4 = concat!(lhs4!(), group4!(rhs, ["4", "5", "6", "7"], "20", "21")),
+                x16_cols: tile4_1x16 = concat!(
                     lhs4!(),
                     group4!(r0, ["4", "5", "6", "7"], "20", "21"),
                     group4!(r1, ["8", "9", "10", "11"], "22", "23"),
                     group4!(r2, ["12", "13", "14", "15"], "24", "25"),
                     group4!(r3, ["16", "17", "18", "19"], "26", "27"),
                 ),
-                fold: concat!(
-                    "add v20.4s, v20.4s, v21.4s\n", "add v22.4s, v22.4s, v23.4s\n",
-                    "add v24.4s, v24.4s, v25.4s\n", "add v26.4s, v26.4s, v27.4s\n",
-                ),
-                epilogue: concat!(
-                    gemv_epilogue!(4, "r0", "v20"),
-                    gemv_epilogue!(4, "r1", "v22"),
-                    gemv_epilogue!(4, "r2", "v24"),
-                    gemv_epilogue!(4, "r3", "v26"),
-                ),
-                out: $out, store: ["20", "22", "24", "26"],
-                clobbers: all,
             }
 
-            gemm_tile! { $out, [tile4_4x4: ldp_pair, tile8_4x4: ld2_pair], "4", [
-                [l0, 0, "4", "5", ["16", "17", "18", "19"]]
-            ]}
-
-            gemm_tile! { $out, [tile4_8x4: ldp_pair, tile8_8x4: ld2_pair], "8", [
-                [l0, 0, "4", "5", ["16", "17", "18", "19"]],
-                [l1, 1, "6", "7", ["20", "21", "22", "23"]]
-            ]}
-
-            gemm_tile! { $out, [tile4_12x4: ldp_pair, tile8_12x4: ld2_pair], "12", [
-                [l0, 0, "4", "5", ["16", "17", "18", "19"]],
-                [l1, 1, "6", "7", ["20", "21", "22", "23"]],
-                [l2, 2, "8", "9", ["24", "25", "26", "27"]]
-            ]}
-
-            gemm_tile! { $out, [tile4_16x4: ldp_pair, tile8_16x4: ld2_pair], "16", [
-                [l0, 0, "4", "5", ["16", "17", "18", "19"]],
-                [l1, 1, "6", "7", ["20", "21", "22", "23"]],
-                [l2, 2, "8", "9", ["24", "25", "26", "27"]],
-                [l3, 3, "10", "11", ["28", "29", "30", "31"]]
-            ]}
+            per_channel_gemm_tiles! { t, gemm_hook, $out, ops: [], order: scale_dq,
+                rows4: [tile4_4x4(ldp_pair), tile8_4x4(ld2_pair)],
+                rows8: [tile4_8x4(ldp_pair), tile8_8x4(ld2_pair)],
+                rows12: [tile4_12x4(ldp_pair), tile8_12x4(ld2_pair)],
+                rows16: [tile4_16x4(ldp_pair), tile8_16x4(ld2_pair)],
+            }
 
             pub(crate) const GEMM4_TILES: [TileFn; 4] = [tile4_4x4, tile4_8x4, tile4_12x4, tile4_16x4];
 

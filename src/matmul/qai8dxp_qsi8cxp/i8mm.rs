@@ -73,83 +73,21 @@ pub(crate) mod tiles {
         };
     }
 
-    /// Defines one tile kernel per `name: [LHS tiles]`: `4R` rows (one entry per LHS tile:
-    /// `(pointer operand, index in Tile::lhs, [accumulators of rows 0-1 for columns 0-1, 2-3],
-    /// [of rows 2-3])`) x 4 columns.
-    macro_rules! tile_kernels {
-        ($out:ident; $($name:ident: $rows:literal, [$(($a:ident, $i:tt, [$($c01:tt),+], [$($c23:tt),+])),+ $(,)?];)+) => {$(
-            tile_fn! {
-                $out;
-                #[doc = concat!("Tile kernel: ", $rows, " rows x 4 columns.")]
-                fn $name(t) {
-                    // SAFETY: the caller guarantees FEAT_I8MM and that `t.lhs[..R]`, `t.rhs`
-                    // and `t.extras` point at whole packed tiles of `t.groups` 32-depth groups:
-                    // the K loop reads `4 * Kp` data bytes of each, nothing ahead, and the
-                    // epilogue the extras that follow (LHS) and the 3 x 16 bytes at `extras`,
-                    // `extras_step` apart (RHS). It writes the `4R` rows of 4 f32 at `t.out`,
-                    // `t.out_stride` bytes apart, which the caller made writable. Every
-                    // register written is declared.
-                    unsafe {
-                        asm_v!(all;
-                            // Zero the accumulators.
-                            concat!($($("movi ", $c01, ".4s, #0\n",)+ $("movi ", $c23, ".4s, #0\n",)+)+),
-                            // K loop: one 32-depth group (4 chunks) per iteration.
-                            "2:",
-                            two_chunks!($(($a, [$($c01),+], [$($c23),+])),+),
-                            two_chunks!($(($a, [$($c01),+], [$($c23),+])),+),
-                            "subs {g}, {g}, #1",
-                            "b.ne 2b",
-                            // Epilogue: clamp bounds, column constants (rsum, scale, bias),
-                            // then tile by tile.
-                            "dup v30.4s, {cmin:w}",
-                            "dup v31.4s, {cmax:w}",
-                            "ld1 {{v25.4s}}, [{e}], {es}",
-                            "ld1 {{v26.4s}}, [{e}], {es}",
-                            "ld1 {{v27.4s}}, [{e}]",
-                            $(epi_tile!($out, lr, per_channel_row_math, per_channel_lhs_consts, $a, [$($c01),+],
-                                        [$($c23),+], [("v25", "v26", "v27")], ["v24"]),)+
-                            $($a = inout(reg) t.lhs[$i] => _,)+
-                            b = inout(reg) t.rhs => _,
-                            e = inout(reg) t.extras => _,
-                            es = in(reg) t.extras_step,
-                            d = inout(reg) t.out => _,
-                            d1 = out(reg) _,
-                            stride = in(reg) t.out_stride,
-                            g = inout(reg) t.groups => _,
-                            cmin = in(reg) t.lo,
-                            cmax = in(reg) t.hi,
-                        )
-                    }
-                }
-            }
-        )+};
+    /// One 32-depth group (4 chunks) of every LHS tile; `lo` as in [`k_group!`] (no nibbles: `hi`
+    /// is not used).
+    macro_rules! group {
+        (; $lo:tt, $hi:tt) => {
+            concat!(two_chunks! $lo, two_chunks! $lo)
+        };
     }
 
     /// The tile kernels, their table and `run`, with outputs of kind `$out`.
     macro_rules! define_tiles {
         ($out:ident) => {
-            tile_kernels! {
-                $out;
-                r1: "4", [(a0, 0, ["v0", "v1"], ["v2", "v3"])];
-                r2: "8", [(a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"])];
-                r3: "12", [
-                    (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
-                    (a2, 2, ["v8", "v9"], ["v10", "v11"]),
-                ];
-                r4: "16", [
-                    (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
-                    (a2, 2, ["v8", "v9"], ["v10", "v11"]), (a3, 3, ["v12", "v13"], ["v14", "v15"]),
-                ];
-                r5: "20", [
-                    (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
-                    (a2, 2, ["v8", "v9"], ["v10", "v11"]), (a3, 3, ["v12", "v13"], ["v14", "v15"]),
-                    (a4, 4, ["v16", "v17"], ["v18", "v19"]),
-                ];
-                r6: "24", [
-                    (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
-                    (a2, 2, ["v8", "v9"], ["v10", "v11"]), (a3, 3, ["v12", "v13"], ["v14", "v15"]),
-                    (a4, 4, ["v16", "v17"], ["v18", "v19"]), (a5, 5, ["v20", "v21"], ["v22", "v23"]),
-                ];
+            per_channel_kernels! {
+                out = $out, args = t, cols = 4, clobbers = all,
+                fam = { init: "", group: group(), row_math: per_channel_row_math, operands: [] },
+                kernels = [r1: r1, r2: r2, r3: r3, r4: r4, r5: r5, r6: r6],
             }
 
             /// Tile kernels by LHS tile count.

@@ -129,20 +129,6 @@ mod tiles {
     // tables v13/v14, mask v15. The epilogue (`gemm_epilogue!`) then uses v0-v3, v12-v15.
     // -----------------------------------------------------------------------------------------
 
-    /// `SDOT`s by element of RHS register `$w` with rows 0-3 of LHS register `$x` into the
-    /// row accumulators `$a`.
-    #[rustfmt::skip]
-    macro_rules! sdot_rows {
-        ($w:literal, $x:literal, [$a0:literal, $a1:literal, $a2:literal, $a3:literal]) => {
-            concat!(
-                "sdot v", $a0, ".4s, v", $w, ".16b, v", $x, ".4b[0]\n",
-                "sdot v", $a1, ".4s, v", $w, ".16b, v", $x, ".4b[1]\n",
-                "sdot v", $a2, ".4s, v", $w, ".16b, v", $x, ".4b[2]\n",
-                "sdot v", $a3, ".4s, v", $w, ".16b, v", $x, ".4b[3]\n",
-            )
-        };
-    }
-
     /// 16 depths of every LHS tile: the RHS codes into v0 and their unpack into v1, v2, v3,
     /// v12; per LHS tile its chunks 0-1, then 2-3, each pair followed by its 8 `SDOT`s.
     #[rustfmt::skip]
@@ -165,53 +151,19 @@ mod tiles {
         };
     }
 
-    /// GEMM tile functions over the listed LHS tiles `[pointer operand, index in Tile::lhs,
-    /// LHS registers, [row accumulators]]`: a 32-deep group is 2 steps of 16 depths.
+    /// The family hook of the GEMM tiles ([`per_channel_gemm_tiles!`]): the tables and mask
+    /// (`init`, from the 32 bytes at `{tab}`), and the K loop: a 32-deep group is 2 steps of
+    /// 16 depths, nothing read ahead.
     #[rustfmt::skip]
-    macro_rules! gemm_tile {
-        ($name:ident, $rows:literal,
-         [$([$l:ident, $i:literal, $x01:literal, $x23:literal,
-             [$a0:literal, $a1:literal, $a2:literal, $a3:literal]]),+]) => {
-            #[doc = concat!("GEMM tile ", $rows, " x 4 (one RHS tile; see [`TileFn`]).")]
-            ///
-            /// # Safety
-            ///
-            /// As [`TileFn`]: the tile's LHS tiles, its RHS tile and extras, the 32 bytes of
-            /// `table`, and a writable output tile with `out_stride` bytes between rows.
-            #[target_feature(enable = "dotprod")]
-            pub(crate) unsafe fn $name(t: &Tile) {
-                // SAFETY: dotprod is enabled by the caller's contract. The K loop reads the
-                // `4 * k` data bytes of each listed LHS tile and the `k` code bytes of the RHS
-                // tile (`rhs`, 4 columns), nothing ahead; the tables are the layout's 32 bytes
-                // (`tab`). The epilogue reads the LHS tiles' extras where the loop leaves their
-                // pointers, and the RHS extras (`extras`, 3 x 16 bytes `extras_step` apart).
-                // The stores write the tile's rows at `out + i * out_stride`. Every register
-                // written is declared.
-                unsafe {
-                    asm_v!(all;
-                        tables!("13", "14", "15"),
-                        zero_regs!($($a0, $a1, $a2, $a3),+),
-                        // K loop, one 32-deep group (2 steps of 16 depths) per iteration
-                        "3:",
-                        gemm_step!($([$l, $x01, $x23, [$a0, $a1, $a2, $a3]]),+),
-                        gemm_step!($([$l, $x01, $x23, [$a0, $a1, $a2, $a3]]),+),
-                        "subs {g}, {g}, #1",
-                        "b.ne 3b",
-                        // epilogue: (f * scale) * dq, KleidiAI's GEMM order
-                        gemm_epilogue!(then_dq; f32, $([$l, $x01, $x23, [$a0, $a1, $a2, $a3]]),+),
-                        $($l = inout(reg) t.lhs[$i] => _,)+
-                        rhs = inout(reg) t.rhs => _,
-                        tab = in(reg) t.consts,
-                        x = inout(reg) t.extras => _,
-                        xs = in(reg) t.extras_step,
-                        g = inout(reg) t.groups => _,
-                        out = inout(reg) t.out => _,
-                        stride = in(reg) t.out_stride,
-                        lo = in(reg) t.lo,
-                        hi = in(reg) t.hi,
-                    );
-                }
-            }
+    macro_rules! gemm_hook {
+        (init) => {
+            tables!("13", "14", "15")
+        };
+        (k_loop(); $([$l:ident, $x01:literal, $x23:literal, $acc:tt, $hi:tt]),+) => {
+            gemm_loop!(
+                gemm_step!($([$l, $x01, $x23, $acc]),+),
+                gemm_step!($([$l, $x01, $x23, $acc]),+),
+            )
         };
     }
 
@@ -219,63 +171,28 @@ mod tiles {
     pub(crate) mod f32_out {
         use super::*;
 
-        gemv_tile! { tile_1x4(t), "`1 x 4` (one RHS tile)",
-            rhs: [rhs = t.rhs, tab = t.consts],
-            init: tables!("28", "29", "30"), zero: ["20", "21"],
-            group: concat!(lhs32!(), group2!(rhs, ["2", "3", "8", "4", "5", "6", "7"], "20", "21")),
-            fold: "add v20.4s, v20.4s, v21.4s\n",
-            epilogue: gemv_epilogue!(4, "rhs", "v20"),
-            out: f32, store: ["20"],
-            clobbers: all,
-        }
-
-        gemv_tile! { tile_1x16(t), "`1 x 16` (4 consecutive RHS tiles sharing the LHS loads)",
-            rhs: [r0 = t.rhs, r1 = t.rhs.wrapping_add(t.rhs_stride),
-                  r2 = t.rhs.wrapping_add(2 * t.rhs_stride), r3 = t.rhs.wrapping_add(3 * t.rhs_stride),
-                  tab = t.consts],
-            init: tables!("28", "29", "30"), zero: ["20", "21", "22", "23", "24", "25", "26", "27"],
-            group: concat!(
+        per_channel_gemv_tiles! { t, f32, init: tables!("28", "29", "30"), ops: [tab = t.consts],
+            x4_cols: tile_1x4 = concat!(
+                lhs32!(),
+                group2!(rhs, ["2", "3", "8", "4", "5", "6", "7"], "20", "21"),
+            ),
+            x16_cols: tile_1x16 = concat!(
                 lhs32!(),
                 group2!(r0, ["2", "3", "8", "4", "5", "6", "7"], "20", "21"),
                 group2!(r1, ["9", "10", "15", "11", "12", "13", "14"], "22", "23"),
                 group2!(r2, ["2", "3", "8", "4", "5", "6", "7"], "24", "25"),
                 group2!(r3, ["9", "10", "15", "11", "12", "13", "14"], "26", "27"),
             ),
-            fold: concat!(
-                "add v20.4s, v20.4s, v21.4s\n", "add v22.4s, v22.4s, v23.4s\n",
-                "add v24.4s, v24.4s, v25.4s\n", "add v26.4s, v26.4s, v27.4s\n",
-            ),
-            epilogue: concat!(
-                gemv_epilogue!(4, "r0", "v20"),
-                gemv_epilogue!(4, "r1", "v22"),
-                gemv_epilogue!(4, "r2", "v24"),
-                gemv_epilogue!(4, "r3", "v26"),
-            ),
-            out: f32, store: ["20", "22", "24", "26"],
-            clobbers: all,
         }
 
-        gemm_tile! { tile_4x4, "4", [
-            [l0, 0, "4", "5", ["16", "17", "18", "19"]]
-        ]}
-
-        gemm_tile! { tile_8x4, "8", [
-            [l0, 0, "4", "5", ["16", "17", "18", "19"]],
-            [l1, 1, "6", "7", ["20", "21", "22", "23"]]
-        ]}
-
-        gemm_tile! { tile_12x4, "12", [
-            [l0, 0, "4", "5", ["16", "17", "18", "19"]],
-            [l1, 1, "6", "7", ["20", "21", "22", "23"]],
-            [l2, 2, "8", "9", ["24", "25", "26", "27"]]
-        ]}
-
-        gemm_tile! { tile_16x4, "16", [
-            [l0, 0, "4", "5", ["16", "17", "18", "19"]],
-            [l1, 1, "6", "7", ["20", "21", "22", "23"]],
-            [l2, 2, "8", "9", ["24", "25", "26", "27"]],
-            [l3, 3, "10", "11", ["28", "29", "30", "31"]]
-        ]}
+        // The GEMM tiles, scaled `(f * scale) * dq` (KleidiAI's GEMM order).
+        per_channel_gemm_tiles! { t, gemm_hook, f32, ops: [tab = in(reg) t.consts],
+            order: then_dq,
+            rows4: [tile_4x4()],
+            rows8: [tile_8x4()],
+            rows12: [tile_12x4()],
+            rows16: [tile_16x4()],
+        }
 
         /// The GEMM tiles for 1, 2, 3 and 4 LHS tiles.
         pub(crate) const GEMM_TILES: [TileFn; 4] = [tile_4x4, tile_8x4, tile_12x4, tile_16x4];

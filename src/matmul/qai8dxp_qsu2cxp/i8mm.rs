@@ -47,23 +47,6 @@ pub(crate) mod tiles {
     use crate::matmul::qai8dxp_qsu2cxp as fam;
     use crate::matmul::{Packing, TileStrides, UncheckedArgs};
 
-    /// Output of one row and 4 columns in `$v` (int32 sums), lane `$lane` of the LHS tile:
-    /// `iacc += rsum * offset`, `f = scvtf`, `(f * scale) * dq`, `+ bias`, clamp (the GEMM
-    /// packing's order). Uses v28 (offsets), v29 (dq), v30/v31 (clamp bounds).
-    #[rustfmt::skip]
-    macro_rules! then_dq_row_math {
-        ($v:tt, $lane:tt, ($rsum:tt, $scale:tt, $bias:tt), $tmp:tt) => {
-            concat!(
-                "mla ", $v, ".4s, ", $rsum, ".4s, v28.s[", $lane, "]\n",
-                "scvtf ", $v, ".4s, ", $v, ".4s\n",
-                "fmul ", $v, ".4s, ", $v, ".4s, ", $scale, ".4s\n",
-                "fmul ", $v, ".4s, ", $v, ".4s, v29.s[", $lane, "]\n",
-                "fadd ", $v, ".4s, ", $v, ".4s, ", $bias, ".4s\n",
-                $crate::matmul::arch::i8mm::clamp!($v),
-            )
-        };
-    }
-
     /// 16 depths of every LHS tile. RHS: codes into v16, unpack (index v17, chunks v18-v21,
     /// tables v26/v27, mask v28), then `ZIP`s into v22 (columns 0-1, depths 0-7), v23 (2-3,
     /// 0-7), v24 (0-1, 8-15), v25 (2-3, 8-15). Per LHS tile `(pointer, [accumulators of rows
@@ -106,77 +89,28 @@ pub(crate) mod tiles {
         };
     }
 
-    /// Defines one tile kernel per `name: [LHS tiles]`: `4R` rows (one entry per LHS tile:
-    /// `(pointer operand, index in Tile::lhs, [accumulators of rows 0-1 for columns 0-1, 2-3],
-    /// [of rows 2-3])`) x 4 columns.
-    macro_rules! tile_kernels {
-        ($($name:ident: $rows:literal, [$(($a:ident, $i:tt, [$($c01:tt),+], [$($c23:tt),+])),+ $(,)?];)+) => {$(
-            tile_fn! {
-                f32;
-                #[doc = concat!("Tile kernel: ", $rows, " rows x 4 columns.")]
-                fn $name(t) {
-                    // SAFETY: the caller guarantees FEAT_I8MM and that `t.lhs[..R]`, `t.rhs`
-                    // and `t.extras` point at whole packed tiles of `t.groups` 32-depth groups:
-                    // the K loop reads the `4 * k` data bytes of each LHS tile and the `k` code
-                    // bytes of the RHS tile, nothing ahead, and the 32 table bytes at `tab`; the
-                    // epilogue the extras that follow (LHS) and the 3 x 16 bytes at `extras`,
-                    // `extras_step` apart (RHS). It writes the `4R` rows of 4 f32 at `t.out`,
-                    // `t.out_stride` bytes apart, which the caller made writable. Every
-                    // register written is declared.
-                    unsafe {
-                        asm_v!(all;
-                            // Tables and mask; zero the accumulators.
-                            "ldp q26, q27, [{tab}]",
-                            "movi v28.16b, #0x0f",
-                            concat!($($("movi ", $c01, ".4s, #0\n",)+ $("movi ", $c23, ".4s, #0\n",)+)+),
-                            // K loop: one 32-depth group (2 steps of 16) per iteration.
-                            "2:",
-                            step16!($(($a, [$($c01),+], [$($c23),+])),+),
-                            step16!($(($a, [$($c01),+], [$($c23),+])),+),
-                            "subs {g}, {g}, #1",
-                            "b.ne 2b",
-                            // Epilogue: clamp bounds, column constants (rsum, scale, bias),
-                            // then tile by tile.
-                            "dup v30.4s, {cmin:w}",
-                            "dup v31.4s, {cmax:w}",
-                            "ld1 {{v25.4s}}, [{e}], {es}",
-                            "ld1 {{v26.4s}}, [{e}], {es}",
-                            "ld1 {{v27.4s}}, [{e}]",
-                            $(epi_tile!(f32, lr, then_dq_row_math, per_channel_lhs_consts, $a, [$($c01),+],
-                                        [$($c23),+], [("v25", "v26", "v27")], ["v24"]),)+
-                            $($a = inout(reg) t.lhs[$i] => _,)+
-                            b = inout(reg) t.rhs => _,
-                            tab = in(reg) t.consts,
-                            e = inout(reg) t.extras => _,
-                            es = in(reg) t.extras_step,
-                            d = inout(reg) t.out => _,
-                            d1 = out(reg) _,
-                            stride = in(reg) t.out_stride,
-                            g = inout(reg) t.groups => _,
-                            cmin = in(reg) t.lo,
-                            cmax = in(reg) t.hi,
-                        )
-                    }
-                }
-            }
-        )+};
+    /// One 32-depth group (2 steps of 16 depths) of every LHS tile; `lo` as in [`k_group!`]
+    /// (no nibbles: `hi` is not used).
+    macro_rules! group {
+        (; $lo:tt, $hi:tt) => {
+            concat!(step16! $lo, step16! $lo)
+        };
     }
 
     /// f32 outputs (the family's only output type).
     pub(crate) mod f32_out {
         use super::*;
 
-        tile_kernels! {
-            r1: "4", [(a0, 0, ["v0", "v1"], ["v2", "v3"])];
-            r2: "8", [(a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"])];
-            r3: "12", [
-                (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
-                (a2, 2, ["v8", "v9"], ["v10", "v11"]),
-            ];
-            r4: "16", [
-                (a0, 0, ["v0", "v1"], ["v2", "v3"]), (a1, 1, ["v4", "v5"], ["v6", "v7"]),
-                (a2, 2, ["v8", "v9"], ["v10", "v11"]), (a3, 3, ["v12", "v13"], ["v14", "v15"]),
-            ];
+        // The epilogue scales `(f * scale) * dq` (KleidiAI's `8x4` kernel's order).
+        per_channel_kernels! {
+            out = f32, args = t, cols = 4, clobbers = all,
+            fam = {
+                // the `TBL` tables (v26/v27) and the 0x0F mask (v28)
+                init: concat!("ldp q26, q27, [{tab}]\n", "movi v28.16b, #0x0f\n"),
+                group: group(), row_math: then_dq_row_math,
+                operands: [tab = in(reg) t.consts],
+            },
+            kernels = [r1: r1, r2: r2, r3: r3, r4: r4],
         }
 
         /// Tile kernels by LHS tile count.

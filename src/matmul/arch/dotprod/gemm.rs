@@ -1,5 +1,6 @@
 //! GEMM (`mr = 4`) pieces of the dotprod tier: the K-group text (RHS `LD2` split, unpack,
-//! `SDOT` by element) and the per-channel GEMM epilogue.
+//! `SDOT` by element), the per-channel GEMM epilogue and tile skeleton
+//! (`per_channel_gemm_tiles`).
 
 // ---------------------------------------------------------------------------------------------
 // GEMM K-group pieces (mr = 4, kr = 16): one output tile is up to 4 LHS tiles x one column
@@ -174,5 +175,160 @@ macro_rules! gemm_epilogue {
             "dup v13.4s, {hi:w}\n",
             $(gemm_rows!($order, $out, $tile),)+
         )
+    };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The per-channel GEMM tile skeleton: one column quad x 1-4 LHS tiles, the K loop the family's
+// hook supplies, the shared epilogue. Registers: the K loop's (above, or the family's own), and
+// per LHS tile t: v(4+2t)/v(5+2t) its block registers, v(16+4t)..v(19+4t) its row accumulators.
+// ---------------------------------------------------------------------------------------------
+
+/// 4 `SDOT`s by element: weights v`$w` (4 columns x 4 depths) times the same 4 depths of rows
+/// 0-3 (elements 0-3 of LHS register v`$x`, 4 rows x 4 depths as stored), into the rows'
+/// accumulators.
+#[rustfmt::skip]
+macro_rules! sdot_rows {
+    ($w:literal, $x:literal, [$a0:literal, $a1:literal, $a2:literal, $a3:literal]) => {
+        concat!(
+            "sdot v", $a0, ".4s, v", $w, ".16b, v", $x, ".4b[0]\n",
+            "sdot v", $a1, ".4s, v", $w, ".16b, v", $x, ".4b[1]\n",
+            "sdot v", $a2, ".4s, v", $w, ".16b, v", $x, ".4b[2]\n",
+            "sdot v", $a3, ".4s, v", $w, ".16b, v", $x, ".4b[3]\n",
+        )
+    };
+}
+
+/// The plain GEMM K loop: `$body` (one 32-deep group) per iteration, `{g}` iterations.
+#[rustfmt::skip]
+macro_rules! gemm_loop {
+    ($($body:expr),+ $(,)?) => {
+        concat!("3:\n", $($body,)+ "subs {g}, {g}, #1\n", "b.ne 3b\n")
+    };
+}
+
+/// Accumulator set-up and fold of one LHS tile: `split` keeps the low- and high-nibble blocks
+/// in separate accumulators (zero both, add them after the K loop), `joint` uses one set (the
+/// second list repeats the first).
+#[rustfmt::skip]
+macro_rules! gemm_accs {
+    (zero, split, [$($a:literal),+], [$($h:literal),+]) => {
+        concat!($("movi v", $a, ".16b, #0\n",)+ $("movi v", $h, ".16b, #0\n",)+)
+    };
+    (zero, joint, [$($a:literal),+], $h:tt) => {
+        concat!($("movi v", $a, ".16b, #0\n",)+)
+    };
+    (fold, split, [$($a:literal),+], [$($h:literal),+]) => {
+        concat!($("add v", $a, ".4s, v", $a, ".4s, v", $h, ".4s\n",)+)
+    };
+    (fold, joint, $a:tt, $h:tt) => {
+        ""
+    };
+}
+
+/// The per-channel GEMM tile functions (mr = 4, one column quad; see [`TileFn`]): per `shape:
+/// [name(k), ...]` entry, one function per name with the register allocation of `shape`
+/// (`rows4`, `rows8`, `rows12`, `rows16`: 1-4 LHS tiles; `rows4_split`, `rows8_split`: the
+/// same with a second accumulator set for the high-nibble blocks, see `gemm_accs`). Each: the
+/// family's `$fam!(init)` text, zero the accumulators, `$fam!(k_loop(k); tiles)` (the whole K
+/// loop over `{g}` groups; per LHS tile `[operand, x01, x23, [low accumulators], [high
+/// accumulators]]`), fold the two sets (if apart), then the shared epilogue
+/// ([`gemm_epilogue!`], scaled in `order`) stored as output type `$out`. `ops` are the
+/// family's extra operands (`name = in(reg) value`, after `rhs`: `{rstep}` for the `LD2` K
+/// loops, `{tab}` for a table); `$t` names the `Tile` argument they use.
+#[rustfmt::skip]
+macro_rules! per_channel_gemm_tiles {
+    ($t:ident, $fam:ident, $out:ident, ops: $ops:tt, order: $order:ident,
+     $($shape:ident: [$($name:ident($($k:tt)*)),+]),+ $(,)?) => {
+        $($(per_channel_gemm_tiles!(@shape $shape, $name, [$($k)*], ($t, $fam, $out, $ops, $order));)+)+
+    };
+    // LHS tile t: operand l<t>, block registers v(4+2t)/v(5+2t), accumulators v(16+4t)..
+    (@shape rows4, $name:ident, $k:tt, $c:tt) => {
+        per_channel_gemm_tiles!(@joint $name, $k, $c, "4", [
+            (l0, 0, "4", "5", ["16", "17", "18", "19"]),
+        ]);
+    };
+    (@shape rows8, $name:ident, $k:tt, $c:tt) => {
+        per_channel_gemm_tiles!(@joint $name, $k, $c, "8", [
+            (l0, 0, "4", "5", ["16", "17", "18", "19"]),
+            (l1, 1, "6", "7", ["20", "21", "22", "23"]),
+        ]);
+    };
+    (@shape rows12, $name:ident, $k:tt, $c:tt) => {
+        per_channel_gemm_tiles!(@joint $name, $k, $c, "12", [
+            (l0, 0, "4", "5", ["16", "17", "18", "19"]),
+            (l1, 1, "6", "7", ["20", "21", "22", "23"]),
+            (l2, 2, "8", "9", ["24", "25", "26", "27"]),
+        ]);
+    };
+    (@shape rows16, $name:ident, $k:tt, $c:tt) => {
+        per_channel_gemm_tiles!(@joint $name, $k, $c, "16", [
+            (l0, 0, "4", "5", ["16", "17", "18", "19"]),
+            (l1, 1, "6", "7", ["20", "21", "22", "23"]),
+            (l2, 2, "8", "9", ["24", "25", "26", "27"]),
+            (l3, 3, "10", "11", ["28", "29", "30", "31"]),
+        ]);
+    };
+    // Split: the high-nibble accumulators after the low ones.
+    (@shape rows4_split, $name:ident, $k:tt, $c:tt) => {
+        per_channel_gemm_tiles!(@fn $name, $k, $c, "4", split, [
+            (l0, 0, "4", "5", ["16", "17", "18", "19"], ["20", "21", "22", "23"]),
+        ]);
+    };
+    (@shape rows8_split, $name:ident, $k:tt, $c:tt) => {
+        per_channel_gemm_tiles!(@fn $name, $k, $c, "8", split, [
+            (l0, 0, "4", "5", ["16", "17", "18", "19"], ["24", "25", "26", "27"]),
+            (l1, 1, "6", "7", ["20", "21", "22", "23"], ["28", "29", "30", "31"]),
+        ]);
+    };
+    (@joint $name:ident, $k:tt, $c:tt, $rows:literal,
+     [$(($l:ident, $i:literal, $x01:literal, $x23:literal, $acc:tt)),+ $(,)?]) => {
+        per_channel_gemm_tiles!(@fn $name, $k, $c, $rows, joint,
+                                [$(($l, $i, $x01, $x23, $acc, $acc)),+]);
+    };
+    (@fn $name:ident, [$($k:tt)*],
+     ($t:ident, $fam:ident, $out:ident, [$($o:ident = $dir:ident(reg) $ov:expr),*], $order:ident),
+     $rows:literal, $mode:ident,
+     [$(($l:ident, $i:literal, $x01:literal, $x23:literal, [$($a:literal),+], [$($h:literal),+])),+
+      $(,)?]) => {
+        #[doc = concat!("GEMM tile ", $rows, " x 4 (one column quad), K loop `", stringify!($($k)*),
+                        "` (see [`TileFn`]).")]
+        ///
+        /// # Safety
+        ///
+        /// As [`TileFn`]: the tile's LHS tiles, its RHS quad and extras (and `Tile::consts`
+        /// where the family reads it), and a writable output tile with `out_stride` bytes
+        /// between rows.
+        #[target_feature(enable = "dotprod")]
+        pub(crate) unsafe fn $name($t: &Tile) {
+            // SAFETY: dotprod is enabled by the caller's contract. The K loop reads the data
+            // of the listed LHS tiles (4 * Kp bytes each) and of the RHS quad (`rhs`), and at
+            // most what the family's `k_loop` documents ahead of it, inside the RHS extras; the
+            // epilogue reads the LHS tiles' extras where the loop leaves their pointers and the
+            // RHS extras (`extras`, 3 x 16 bytes `extras_step` apart). The stores write the
+            // tile's rows at `out + i * out_stride`. Every vector register is declared clobbered.
+            unsafe {
+                asm_v!(all;
+                    // the family's constants; zero the accumulators
+                    $fam!(init),
+                    $(gemm_accs!(zero, $mode, [$($a),+], [$($h),+]),)+
+                    // K loop
+                    $fam!(k_loop($($k)*); $([$l, $x01, $x23, [$($a),+], [$($h),+]]),+),
+                    // fold the high-nibble accumulators into the low ones (if apart); epilogue
+                    $(gemm_accs!(fold, $mode, [$($a),+], [$($h),+]),)+
+                    gemm_epilogue!($order; $out, $([$l, $x01, $x23, [$($a),+]]),+),
+                    $($l = inout(reg) $t.lhs[$i] => _,)+
+                    rhs = inout(reg) $t.rhs => _,
+                    $($o = $dir(reg) $ov,)*
+                    x = inout(reg) $t.extras => _,
+                    xs = in(reg) $t.extras_step,
+                    g = inout(reg) $t.groups => _,
+                    out = inout(reg) $t.out => _,
+                    stride = in(reg) $t.out_stride,
+                    lo = in(reg) $t.lo,
+                    hi = in(reg) $t.hi,
+                );
+            }
+        }
     };
 }

@@ -1,5 +1,6 @@
 //! GEMV (`mr = 1`) pieces of the dotprod tier: the K-group text (LHS broadcast, RHS loads,
-//! unpack, `SDOT`) and the per-channel GEMV tile skeleton and epilogue.
+//! unpack, `SDOT`), the per-channel GEMV tile skeleton (`gemv_tile`), its `nr = 4` shapes
+//! (`per_channel_gemv_tiles`) and epilogue.
 
 // ---------------------------------------------------------------------------------------------
 // GEMV K-group pieces (mr = 1, kr = 16). Registers:
@@ -340,6 +341,76 @@ macro_rules! gemv_tile {
                     hi = in(reg) $t.hi,
                 );
             }
+        }
+    };
+}
+
+/// Per-channel GEMV tile functions over `nr = 4` RHS tiles on [`gemv_tile!`], one per `shape:
+/// name = group` entry, `group` the family's K-group text (the LHS load, then per RHS tile its
+/// loads and `SDOT`s into the shape's accumulators). RHS tile `t` is the operand `rhs` (`x4`
+/// shapes) or `r0`..`r3` (`x16`: 4 consecutive RHS tiles sharing the LHS loads), with the
+/// accumulators v(20+2t), v(21+2t):
+///
+/// * `x4_cols`, `x16_cols`: each lane one column (`SDOT` by element of the plain LHS row); the
+///   two accumulators of a tile are added after the K loop;
+/// * `x4_pairs`, `x16_pairs`: lanes (c, c, c+1, c+1) (vector `SDOT` of the LHS duplicated in
+///   both halves), v(20+2t) columns 0-1, v(21+2t) columns 2-3, folded by the epilogue's `ADDP`;
+///   `x4_pairs` has a second pair v22/v23 (odd chunks), added after the K loop.
+///
+/// `init`: the family's constants; `ops`: its extra operands, after the RHS tiles' (`tab =
+/// t.consts`); `$t` names the `Tile` argument. Every vector register is declared clobbered.
+#[rustfmt::skip]
+macro_rules! per_channel_gemv_tiles {
+    ($t:ident, $out:ident, init: $init:expr, ops: $ops:tt,
+     $($shape:ident: $name:ident = $group:expr),+ $(,)?) => {
+        $(per_channel_gemv_tiles!(@shape $shape, $name, $group, ($t, $out, $init, $ops));)+
+    };
+    (@shape x4_cols, $name:ident, $group:expr, $c:tt) => {
+        per_channel_gemv_tiles!(@x4 $name, $group, $c, zero: ["20", "21"],
+            fold: "add v20.4s, v20.4s, v21.4s\n",
+            epilogue: gemv_epilogue!(4, "rhs", "v20"));
+    };
+    (@shape x4_pairs, $name:ident, $group:expr, $c:tt) => {
+        per_channel_gemv_tiles!(@x4 $name, $group, $c, zero: ["20", "21", "22", "23"],
+            fold: concat!("add v20.4s, v20.4s, v22.4s\n", "add v21.4s, v21.4s, v23.4s\n"),
+            epilogue: gemv_epilogue!(4, "rhs", "v20", "v21"));
+    };
+    (@shape x16_cols, $name:ident, $group:expr, $c:tt) => {
+        per_channel_gemv_tiles!(@x16 $name, $group, $c,
+            fold: concat!(
+                "add v20.4s, v20.4s, v21.4s\n", "add v22.4s, v22.4s, v23.4s\n",
+                "add v24.4s, v24.4s, v25.4s\n", "add v26.4s, v26.4s, v27.4s\n",
+            ),
+            epilogue: concat!(
+                gemv_epilogue!(4, "r0", "v20"), gemv_epilogue!(4, "r1", "v22"),
+                gemv_epilogue!(4, "r2", "v24"), gemv_epilogue!(4, "r3", "v26"),
+            ));
+    };
+    (@shape x16_pairs, $name:ident, $group:expr, $c:tt) => {
+        per_channel_gemv_tiles!(@x16 $name, $group, $c,
+            fold: "",
+            epilogue: concat!(
+                gemv_epilogue!(4, "r0", "v20", "v21"), gemv_epilogue!(4, "r1", "v22", "v23"),
+                gemv_epilogue!(4, "r2", "v24", "v25"), gemv_epilogue!(4, "r3", "v26", "v27"),
+            ));
+    };
+    (@x4 $name:ident, $group:expr, ($t:ident, $out:ident, $init:expr, [$($o:ident = $ov:expr),*]),
+     zero: $zero:tt, fold: $fold:expr, epilogue: $epilogue:expr) => {
+        gemv_tile! { $name($t), "`1 x 4` (one RHS tile)",
+            rhs: [rhs = $t.rhs $(, $o = $ov)*],
+            init: $init, zero: $zero, group: $group, fold: $fold, epilogue: $epilogue,
+            out: $out, store: ["20"], clobbers: all,
+        }
+    };
+    (@x16 $name:ident, $group:expr, ($t:ident, $out:ident, $init:expr, [$($o:ident = $ov:expr),*]),
+     fold: $fold:expr, epilogue: $epilogue:expr) => {
+        gemv_tile! { $name($t), "`1 x 16` (4 consecutive RHS tiles sharing the LHS loads)",
+            rhs: [r0 = $t.rhs, r1 = $t.rhs.wrapping_add($t.rhs_stride),
+                  r2 = $t.rhs.wrapping_add(2 * $t.rhs_stride),
+                  r3 = $t.rhs.wrapping_add(3 * $t.rhs_stride) $(, $o = $ov)*],
+            init: $init, zero: ["20", "21", "22", "23", "24", "25", "26", "27"],
+            group: $group, fold: $fold, epilogue: $epilogue,
+            out: $out, store: ["20", "22", "24", "26"], clobbers: all,
         }
     };
 }

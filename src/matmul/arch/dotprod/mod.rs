@@ -30,9 +30,16 @@
 //!
 //! Register numbers are passed to the macros as strings (`"4"` for v4 / q4 / d4).
 //!
+//! The per-channel families (`qsi4cxp`, `qsi8cxp`, `qsu2cxp`) build their tiles on the skeletons
+//! `gemv_tile` (with the `nr = 4` shapes `per_channel_gemv_tiles`) and `per_channel_gemm_tiles`
+//! (register allocations by LHS tile count), giving through hooks only what differs: the K-group
+//! text (int4 unpack, int8 as stored, 2-bit `TBL` unpack), the constants set up before the K
+//! loop (0xF0 mask, `TBL` tables) with their extra operands, and the GEMM scaling order.
+//!
 //! Files: this one holds the drivers the family tiers call; [`gemv`] the GEMV K-group text and
-//! the per-channel GEMV tile, [`gemm`] the GEMM K-group text and the per-channel GEMM epilogue,
-//! [`blocked`] the block loop and tile skeletons of the per-block families.
+//! the per-channel GEMV skeleton and shapes, [`gemm`] the GEMM K-group text, the per-channel GEMM
+//! skeleton and epilogue, [`blocked`] the block loop and tile skeletons of the per-block
+//! families.
 
 #![cfg(target_arch = "aarch64")]
 
