@@ -1211,10 +1211,13 @@ fn rejected<T: PartialEq + core::fmt::Debug>(
     assert!(out.iter().all(|v| *v == fill), "{what}: wrote its output");
 }
 
+/// A float RHS packer of `T` weights and biases, for fixed `n`, `k` and format.
+type RhsPacker<'a, T> = dyn Fn(&FloatSource<'_, T>, Option<&[T]>, &mut [u8]) -> qgemm::Result<()> + 'a;
+
 /// The float RHS packers with `T` weights: a non-finite weight (either layout, a row stride
 /// past the row) or bias is rejected at its index in the caller's slice, nothing written; a
 /// non-finite value in the stride's gap is not read, so it is accepted.
-fn rhs_packers_reject<T: Element>(pack: &dyn Fn(&FloatSource<'_, T>, Option<&[T]>, &mut [u8]) -> qgemm::Result<()>) {
+fn rhs_packers_reject<T: Element>(pack: &RhsPacker<'_, T>) {
     let (n, k) = (13, 6);
     for bad in NON_FINITE {
         for layout in [Layout::NxK, Layout::KxN] {
