@@ -182,7 +182,7 @@ FAMILIES = {
             "qai8dxp4x4_qsu2cxp4x4bf32sf32_8x4_neon_dotprod",
         ],
     },
-    # The float families (float.md). "unpacked": the kernels read f32/f16 rows (get_lhs_offset,
+    # The float families (docs/kernels.md, §Float families). "unpacked": the kernels read f32/f16 rows (get_lhs_offset,
     # run_matmul(..., lhs, lhs_stride, ...), no get_mr); "fields" renames a struct member where
     # KleidiAI's interface struct does; "dst_c": run_matmul's dst type (void* in these families).
     "f32_f32_f32p": {
@@ -519,7 +519,7 @@ FORMATS = {
 
 
 
-# ---- the float packers (float.md 2.3): no parameter struct; scale and params must be NULL --------
+# ---- the float packers (docs/c-api.md): no parameter struct; scale and params must be NULL --------
 
 FLOAT_RHS_RUN = ("size_t num_groups", "size_t n", "size_t k", "size_t nr", "size_t kr", "size_t sr",
                  "size_t rhs_stride", "const void* rhs", "const void* bias", "const void* scale", "void* rhs_packed",

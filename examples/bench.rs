@@ -554,7 +554,7 @@ fn pack_float_rhs(rp: &RhsPacking, n: usize, k: usize, w: &[f32], bias: &[f32]) 
     out
 }
 
-/// The spec's name of a float RHS packing (`f32p16`, `f16p32`, `bf16p12_b32`).
+/// The docs/formats.md name of a float RHS packing (`f32p16`, `f16p32`, `bf16p12_b32`).
 fn float_rhs_name(rp: &RhsPacking) -> String {
     match rp.format {
         RhsFormat::Bf16pB32 => format!("bf16p{}_b32", rp.nr),
@@ -563,7 +563,7 @@ fn float_rhs_name(rp: &RhsPacking) -> String {
     }
 }
 
-/// The spec's name of a float LHS packing (`bf16p8x4`), `-` for rows read in place.
+/// The docs/formats.md name of a float LHS packing (`bf16p8x4`), `-` for rows read in place.
 fn float_lhs_name(lp: &LhsPacking) -> String {
     if lp.format.is_packed() { lp.to_string() } else { "-".into() }
 }

@@ -4,6 +4,8 @@
 
 use half::{bf16, f16};
 
+use crate::error::{Buffer, Error, Result};
+
 #[cfg(doc)]
 use crate::Family;
 
@@ -170,6 +172,40 @@ impl Element for bf16 {
     fn from_bits32(bits: u32) -> bf16 {
         bf16::from_bits(bits as u16)
     }
+}
+
+/// The index of the first NaN or infinity of `values`, if any: a branch-free test of the
+/// exponent bits of every element (all ones: the infinity's bits, `MAX` + 1, for each of the three
+/// types), which vectorizes, and a search only when it finds one.
+#[inline]
+pub(crate) fn first_non_finite<T: Element>(values: &[T]) -> Option<usize> {
+    let exponent = T::MAX.to_bits32() + 1;
+    let mut any = false;
+    for x in values {
+        any |= (x.to_bits32() & exponent) == exponent;
+    }
+    if !any {
+        return None;
+    }
+    values.iter().position(|x| !x.is_finite())
+}
+
+/// [`Error::NonFinite`] on `buffer` at the first NaN or infinity of the `rows` rows of `len`
+/// values `stride` apart in `data` (row `i` at `data[i * stride..][..len]`; the caller has
+/// checked the length), with its index in `data`. Values between the rows are not read.
+pub(crate) fn check_finite_rows<T: Element>(
+    data: &[T],
+    rows: usize,
+    len: usize,
+    stride: usize,
+    buffer: Buffer,
+) -> Result<()> {
+    for i in 0..rows {
+        if let Some(j) = first_non_finite(&data[i * stride..][..len]) {
+            return Err(Error::NonFinite { buffer, index: i * stride + j });
+        }
+    }
+    Ok(())
 }
 
 /// f16 bits `h` widened to f32 (`FCVTL`), branch-free so that loops over it vectorize, and

@@ -337,7 +337,10 @@ impl<'w, F: Operator> Linear<'w, F> {
     /// KleidiAI's packer with the same packing) in the family's preferred packing
     /// ([`Family::PREFERRED_RHS`]) for `n` channels of depth `k` (`bl` for the per-block
     /// families, else 0). Checks the shape and the length; the bytes are trusted to be such a
-    /// packing (any bytes are memory-safe, wrong ones give wrong numbers).
+    /// packing (any bytes are memory-safe, wrong ones give wrong numbers). Non-finite values in
+    /// them (which qgemm's packers reject, KleidiAI's accept) give IEEE results whose NaN bits
+    /// are only "some NaN", which may differ between tiers (docs/formats.md, §Non-finite input
+    /// and overflow).
     pub fn from_packed(n: usize, k: usize, bl: usize, weights: &'w [u8]) -> Result<Self> {
         Self::from_packed_in(F::PREFERRED_RHS, n, k, bl, weights)
     }
@@ -520,7 +523,10 @@ impl<'w, F: Operator> Linear<'w, F> {
     /// Packs the `m x k` activations `x` (dense rows) into `scratch` for the kernel chosen for
     /// `m` on `cpu` (the families that read the rows in place use `x` itself, or its scaled
     /// copy in `scratch`), ready to run on any split of the output. `m == 0` is an empty call
-    /// (its runs write nothing), as in the kernels.
+    /// (its runs write nothing), as in the kernels. Every activation must be finite, and with
+    /// an input scale every scaled one: else [`Error::NonFinite`] on [`Buffer::Lhs`] at its
+    /// index in `x` (the packers check a packed LHS, the family's row check the rows read in
+    /// place).
     pub fn prepare<'s>(
         &self,
         cpu: &CpuFeatures,
@@ -658,7 +664,9 @@ impl<'w, F: Operator> Linear<'w, F> {
     }
 
     /// `out = x W^T + b` for `m` rows: packs `x` (`m x k`, dense rows) into `scratch`
-    /// ([`Linear::scratch_size`] bytes) and writes the `m x n` output `out` (dense rows).
+    /// ([`Linear::scratch_size`] bytes) and writes the `m x n` output `out` (dense rows). A NaN
+    /// or infinite activation is [`Error::NonFinite`] at its index in `x`, nothing written
+    /// ([`Linear::prepare`]).
     pub fn run(&self, cpu: &CpuFeatures, m: usize, x: &[F::Src], out: &mut [F::Dst], scratch: &mut [u8]) -> Result<()> {
         self.prepare(cpu, m, x, scratch)?.run(out)
     }

@@ -119,8 +119,8 @@ impl Packing {
     }
 }
 
-/// What a kernel reads as its LHS: the identity of a packed LHS layout (the spec's format
-/// names), or the activations themselves.
+/// What a kernel reads as its LHS: the identity of a packed LHS layout (the format names of
+/// docs/formats.md), or the activations themselves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
@@ -141,7 +141,8 @@ pub enum LhsFormat {
 }
 
 impl LhsFormat {
-    /// The spec's name (`"qai8dxp"`, `"bf16p"`; `"f32"`, `"f16"` for unpacked rows).
+    /// The format's name in docs/formats.md (`"qai8dxp"`, `"bf16p"`; `"f32"`, `"f16"` for
+    /// unpacked rows).
     pub const fn name(self) -> &'static str {
         match self {
             LhsFormat::Qai8dxp => "qai8dxp",
@@ -159,8 +160,8 @@ impl LhsFormat {
     }
 }
 
-/// The identity of a packed weight (RHS) layout: which packer writes it (the spec's format
-/// names). Two kernels read the same weights only with the same format and parameters
+/// The identity of a packed weight (RHS) layout: which packer writes it (the format names of
+/// docs/formats.md). Two kernels read the same weights only with the same format and parameters
 /// ([`RhsPacking`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -189,7 +190,7 @@ pub enum RhsFormat {
 }
 
 impl RhsFormat {
-    /// The spec's name (`"qsi4cxp"`, `"f32p"`, `"bf16p_b32"`).
+    /// The format's name in docs/formats.md (`"qsi4cxp"`, `"f32p"`, `"bf16p_b32"`).
     pub const fn name(self) -> &'static str {
         match self {
             RhsFormat::Qsi4cxp => "qsi4cxp",

@@ -149,7 +149,8 @@ fn pack_lhs(case: &Case, name: &str) -> (LhsPacking, Vec<u8>) {
     (fmt, out)
 }
 
-/// The byte ranges of a packed RHS the spec leaves unspecified (float.md §3.2): the ranges the
+/// The byte ranges of a packed RHS that are not part of the format (docs/formats.md, §Float
+/// formats: padding bytes KleidiAI leaves unwritten or fills with a leftover): the ranges the
 /// manifest lists as not written, and the padding-column values of the last tile of the f16
 /// NxK packer.
 fn unspecified(case: &Case, pj: &serde_json::Value, fmt: &RhsPacking) -> Vec<(usize, usize)> {
@@ -327,8 +328,11 @@ fn value(rng: &mut Rng) -> f32 {
     }
 }
 
+/// [`value`]s in `T`, the large ones clamped to `T`'s finite range (the packers and the
+/// kernels that read rows in place reject infinities).
 fn values<T: Element>(rng: &mut Rng, len: usize) -> Vec<T> {
-    (0..len).map(|_| T::from_f32(value(rng))).collect()
+    let max = T::MAX.to_f32();
+    (0..len).map(|_| T::from_f32(value(rng).clamp(-max, max))).collect()
 }
 
 const SHAPES: [(usize, usize, usize); 21] = [
@@ -482,6 +486,344 @@ fn every_tier_matches_scalar_on_shapes_with_tails() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Overflow: finite inputs whose products and sums overflow, one result on every tier.
+// ---------------------------------------------------------------------------------------------
+
+/// The AArch64 default NaN of an output type (positive, quiet, no payload): `0x7FC00000` (f32),
+/// `0x7E00` (f16).
+fn default_nan<T: Element>() -> u32 {
+    if T::SIZE == 4 { 0x7FC0_0000 } else { 0x7E00 }
+}
+
+/// Output bits of every available kernel of `F` reading `formats` (scalar first), on one call
+/// with `clamp`.
+#[allow(clippy::too_many_arguments)]
+fn outputs_of_every_tier<F: Family>(
+    shape: (usize, usize, usize),
+    lhs: &[F::Lhs],
+    lhs_stride: usize,
+    rhs: &[u8],
+    formats: (LhsPacking, RhsPacking),
+    dot: bool,
+    clamp: Clamp,
+    report: &mut Report,
+) -> Vec<(&'static str, Vec<u32>)>
+where
+    F::Dst: Bits,
+    F::Params: FromStride,
+{
+    let (m, n, k) = shape;
+    let cpu = cpu();
+    let args = MatmulArgs::new(m, n, k).with_params(F::Params::from_stride(lhs_stride)).with_clamp(clamp);
+    let mut ks = kernels_reading::<F>(formats, dot);
+    ks.sort_by_key(|d| d.tier() != Tier::Scalar);
+    assert_eq!(ks[0].tier(), Tier::Scalar);
+    let mut out = Vec::new();
+    for d in ks {
+        let Ok(kn) = d.resolve(&cpu) else {
+            report.skipped.push((d.name(), d.tier()));
+            continue;
+        };
+        report.ran.push((kn.name(), kn.tier()));
+        let mut got = vec![F::Dst::from_f32(1.0); m * n];
+        kn.run(lhs, rhs, &mut got, &args).unwrap();
+        out.push((kn.name(), got.iter().map(|v| v.bits()).collect()));
+    }
+    out
+}
+
+/// Every tier gives the scalar kernel's bits, every NaN among them is the default NaN of the
+/// output type; returns the number of (NaN, infinite) outputs.
+fn one_result<T: Element>(what: &str, outputs: &[(&str, Vec<u32>)]) -> (usize, usize) {
+    let (scalar, want) = &outputs[0];
+    for (name, got) in &outputs[1..] {
+        let bad = got.iter().zip(want).filter(|(a, b)| a != b).count();
+        let first = got.iter().zip(want).find(|(a, b)| a != b);
+        assert_eq!(bad, 0, "{what}: {name} differs from {scalar} in {bad} outputs, first {first:x?}");
+    }
+    let value = |b: u32| T::from_bits32(b).to_f32();
+    for (name, got) in outputs {
+        let nans: Vec<u32> = got.iter().copied().filter(|&b| value(b).is_nan()).collect();
+        assert!(
+            nans.iter().all(|&b| b == default_nan::<T>()),
+            "{what}: {name}: NaN outputs other than the default NaN {:#x}: {:x?}",
+            default_nan::<T>(),
+            &nans[..nans.len().min(4)]
+        );
+    }
+    let nans = want.iter().filter(|&&b| value(b).is_nan()).count();
+    let infs = want.iter().filter(|&&b| value(b).is_infinite()).count();
+    println!("{what}: {} outputs, {nans} NaN, {infs} infinite, {} kernels", want.len(), outputs.len());
+    (nans, infs)
+}
+
+/// A finite value of magnitude `huge` or 1 (one in four), random sign and mantissa.
+fn overflowing(rng: &mut Rng, huge: f32) -> f32 {
+    let sign = if rng.next_u64() & 1 == 0 { 1.0 } else { -1.0 };
+    let mag = if rng.below(4) == 0 { 1.0 } else { huge * rng.f32(0.5, 1.0) };
+    sign * mag
+}
+
+/// Finite inputs chosen to overflow: f32 activations near 3e38, f16 ones near 65504, bf16
+/// products beyond f32 (and f32 values that round to a bf16 infinity, so that the padding
+/// depths multiply 0 by infinity). The FMA families' products are exact inside the fused
+/// operation, so their accumulators overflow to infinity and stay there (no NaN); the bf16
+/// families' products round on their own, and pairs of opposite infinities give NaN. Every
+/// tier gives the scalar kernel's bits, and every NaN is the default NaN.
+#[test]
+fn overflow_gives_one_result_on_every_tier() {
+    let mut rng = Rng(0x0F10);
+    let mut report = Report::default();
+    let open = Clamp::new(f32::NEG_INFINITY, f32::INFINITY).unwrap();
+    for &(m, n, k) in &[(7, 20, 9), (1, 37, 5), (13, 50, 6), (9, 13, 1)] {
+        let stride = k + 1;
+        // f32 FMA: activations near 3e38 times weights up to 4.
+        let x: Vec<f32> = (0..m * stride).map(|_| overflowing(&mut rng, 3.0e38)).collect();
+        let w: Vec<f32> = (0..n * k).map(|_| overflowing(&mut rng, 4.0)).collect();
+        let bias: Vec<f32> = (0..n).map(|_| overflowing(&mut rng, 3.0e38)).collect();
+        for fmt in [F32P16, F32P8] {
+            let mut rhs = vec![0u8; fmt.packed_size(n, k, 0).unwrap()];
+            f32p::pack(&fmt, n, k, &FloatSource::nxk(&w, k), Some(&bias), &mut rhs).unwrap();
+            for clamp in [open, Clamp::NONE] {
+                let formats = (rows(LhsFormat::F32), fmt);
+                let outs = outputs_of_every_tier::<f32_f32_f32p::F32F32F32p>(
+                    (m, n, k),
+                    &x,
+                    stride,
+                    &rhs,
+                    formats,
+                    false,
+                    clamp,
+                    &mut report,
+                );
+                let (nans, infs) = one_result::<f32>(&format!("f32 fma {m}x{n}x{k}"), &outs);
+                assert_eq!(nans, 0, "f32 fma: a NaN from finite inputs");
+                assert_eq!(infs > 0, clamp == open, "f32 fma {m}x{n}x{k}: {infs} infinite outputs");
+            }
+        }
+        // f16 FMA: activations near 65504 times weights up to 4 (the f16 bounds of
+        // `Clamp::NONE` are infinite).
+        let x: Vec<f16> = (0..m * stride).map(|_| f16::from_f32(overflowing(&mut rng, 65504.0))).collect();
+        let w: Vec<f16> = (0..k * n).map(|_| f16::from_f32(overflowing(&mut rng, 4.0))).collect();
+        let bias: Vec<f16> = (0..n).map(|_| f16::from_f32(overflowing(&mut rng, 65504.0))).collect();
+        for fmt in [F16P32, F16P16] {
+            let mut rhs = vec![0u8; fmt.packed_size(n, k, 0).unwrap()];
+            f16p::pack(&fmt, n, k, &FloatSource::kxn(&w, n), Some(&bias), &mut rhs).unwrap();
+            let formats = (rows(LhsFormat::F16), fmt);
+            let outs = outputs_of_every_tier::<f16_f16_f16p::F16F16F16p>(
+                (m, n, k),
+                &x,
+                stride,
+                &rhs,
+                formats,
+                false,
+                Clamp::NONE,
+                &mut report,
+            );
+            let (nans, infs) = one_result::<f16>(&format!("f16 fma {m}x{n}x{k}"), &outs);
+            assert_eq!(nans, 0, "f16 fma: a NaN from finite inputs");
+            assert!(infs > 0, "f16 fma {m}x{n}x{k}: no infinite output");
+        }
+        // bf16, f32 output: products of values near 1e38 overflow (+inf and -inf pairs give
+        // NaN); f32::MAX rounds to a bf16 infinity (depth padding: 0 * inf).
+        let big = |rng: &mut Rng| if rng.below(8) == 0 { f32::MAX } else { overflowing(rng, 2.0e38) };
+        let x: Vec<f32> = (0..m * stride).map(|_| big(&mut rng)).collect();
+        let w: Vec<f32> = (0..n * k).map(|_| big(&mut rng)).collect();
+        let bias: Vec<f32> = (0..n).map(|_| overflowing(&mut rng, 3.0e38)).collect();
+        let mut rhs = vec![0u8; bf16p12::BF16P12_B32.packed_size(n, k, 0).unwrap()];
+        bf16p12::pack_b32(n, k, &FloatSource::nxk(&w, k), Some(&bias), &mut rhs).unwrap();
+        for (lf, dot) in [(BF16P8X4, false), (BF16P1X4, true)] {
+            let mut lhs = vec![0u8; lf.packed_size(m, k, 0).unwrap()];
+            bf16p::pack(&lf, m, k, &x, stride, &mut lhs).unwrap();
+            let formats = (lf, bf16p12::BF16P12_B32);
+            let outs = outputs_of_every_tier::<f32_bf16p_bf16p::F32Bf16pBf16p>(
+                (m, n, k),
+                &lhs,
+                0,
+                &rhs,
+                formats,
+                dot,
+                open,
+                &mut report,
+            );
+            let (nans, _) = one_result::<f32>(&format!("bf16 f32 {} {m}x{n}x{k}", lf.mr), &outs);
+            assert!(nans > 0, "bf16 f32 {m}x{n}x{k}: no NaN output");
+        }
+        // bf16, f16 output: the f32 accumulator of f16 values cannot overflow, the f16
+        // conversion can (no NaN from finite f16 inputs).
+        let x: Vec<f16> = (0..m * stride).map(|_| f16::from_f32(overflowing(&mut rng, 65504.0))).collect();
+        let w: Vec<f16> = (0..n * k).map(|_| f16::from_f32(overflowing(&mut rng, 65504.0))).collect();
+        let bias: Vec<f16> = (0..n).map(|_| f16::from_f32(overflowing(&mut rng, 65504.0))).collect();
+        let mut rhs = vec![0u8; bf16p12::BF16P12_B16.packed_size(n, k, 0).unwrap()];
+        bf16p12::pack_b16(n, k, &FloatSource::nxk(&w, k), Some(&bias), &mut rhs).unwrap();
+        let mut lhs = vec![0u8; BF16P8X4.packed_size(m, k, 0).unwrap()];
+        bf16p::pack(&BF16P8X4, m, k, &x, stride, &mut lhs).unwrap();
+        let formats = (BF16P8X4, bf16p12::BF16P12_B16);
+        let outs = outputs_of_every_tier::<f16_bf16p_bf16p::F16Bf16pBf16p>(
+            (m, n, k),
+            &lhs,
+            0,
+            &rhs,
+            formats,
+            false,
+            Clamp::NONE,
+            &mut report,
+        );
+        let (nans, infs) = one_result::<f16>(&format!("bf16 f16 {m}x{n}x{k}"), &outs);
+        assert_eq!(nans, 0, "bf16 f16: a NaN from finite f16 inputs");
+        assert!(infs > 0, "bf16 f16 {m}x{n}x{k}: no infinite output");
+    }
+    report.finish("overflow");
+}
+
+/// Little-endian bits `v` (`size` bytes) at `buf[at..]`.
+fn patch(buf: &mut [u8], at: usize, v: u32, size: usize) {
+    buf[at..at + size].copy_from_slice(&v.to_le_bytes()[..size]);
+}
+
+/// Packed bytes that did not come from qgemm's packers may hold infinities and NaNs
+/// (`Linear::from_packed`, `run_unchecked`, KleidiAI's buffers). An invalid operation on them
+/// (`inf - inf`, `0 * inf`) gives the default NaN on every tier; the bf16 instructions give the
+/// default NaN for every NaN (a NaN operand too); a NaN operand of the FMA kernels gives some
+/// NaN (the SIMD tiers propagate its payload, the scalar tier gives the default NaN).
+#[test]
+fn invalid_operations_on_foreign_packed_bytes_give_the_default_nan() {
+    let mut report = Report::default();
+    let (m, n, k) = (7, 40, 9);
+    // Column 0: +inf bias, -inf weight at depth 0 (x = 1): inf - inf. Column 1: +inf weight
+    // at depth 1 (x = 0): 0 * inf. Column 33 (second tile of 32, third of 16): -inf bias,
+    // +inf weight at depth 0. Column 3: a signalling NaN weight at depth 2 (some NaN).
+    let x32: Vec<f32> = (0..m * k).map(|i| if i % k == 1 { 0.0 } else { 1.0 }).collect();
+    let x16: Vec<f16> = x32.iter().map(|&v| f16::from_f32(v)).collect();
+    let invalid = [0, 1, 33];
+    let check = |what: &str, outs: &[(&str, Vec<u32>)], nan: u32| {
+        for (name, got) in outs {
+            for r in 0..m {
+                for c in 0..n {
+                    let b = got[r * n + c];
+                    if invalid.contains(&c) {
+                        assert_eq!(b, nan, "{what}: {name} ({r}, {c}): {b:#x}");
+                    } else if c == 3 {
+                        let is_nan =
+                            if nan > 0xFFFF { f32::from_bits(b).is_nan() } else { f16::from_bits(b as u16).is_nan() };
+                        assert!(is_nan, "{what}: {name} ({r}, {c}): {b:#x} is not a NaN");
+                    } else {
+                        assert_eq!(b, outs[0].1[r * n + c], "{what}: {name} ({r}, {c})");
+                    }
+                }
+            }
+            println!("{what}: {name}: NaN operand gives {:#x}", got[3]);
+        }
+    };
+    for fmt in [F32P16, F32P8] {
+        let w = vec![0.5f32; n * k];
+        let mut rhs = vec![0u8; fmt.packed_size(n, k, 0).unwrap()];
+        f32p::pack(&fmt, n, k, &FloatSource::nxk(&w, k), Some(&[0.25; 40]), &mut rhs).unwrap();
+        let ts = fmt.tile_stride(k, 0).unwrap();
+        let bias_at = |c: usize| c / fmt.nr * ts + c % fmt.nr * 4;
+        let w_at = |c: usize, j: usize| c / fmt.nr * ts + fmt.nr * 4 + (j * fmt.nr + c % fmt.nr) * 4;
+        patch(&mut rhs, bias_at(0), 0x7F80_0000, 4);
+        patch(&mut rhs, w_at(0, 0), 0xFF80_0000, 4);
+        patch(&mut rhs, w_at(1, 1), 0x7F80_0000, 4);
+        patch(&mut rhs, bias_at(33), 0xFF80_0000, 4);
+        patch(&mut rhs, w_at(33, 0), 0x7F80_0000, 4);
+        patch(&mut rhs, w_at(3, 2), 0x7F80_0001, 4);
+        let formats = (rows(LhsFormat::F32), fmt);
+        let outs = outputs_of_every_tier::<f32_f32_f32p::F32F32F32p>(
+            (m, n, k),
+            &x32,
+            k,
+            &rhs,
+            formats,
+            false,
+            Clamp::NONE,
+            &mut report,
+        );
+        check(&format!("f32 fma nr={}", fmt.nr), &outs, 0x7FC0_0000);
+    }
+    for fmt in [F16P32, F16P16] {
+        let w = vec![f16::from_f32(0.5); n * k];
+        let mut rhs = vec![0u8; fmt.packed_size(n, k, 0).unwrap()];
+        f16p::pack(&fmt, n, k, &FloatSource::nxk(&w, k), Some(&[f16::from_f32(0.25); 40]), &mut rhs).unwrap();
+        let ts = fmt.tile_stride(k, 0).unwrap();
+        let bias_at = |c: usize| c / fmt.nr * ts + c % fmt.nr * 2;
+        let w_at = |c: usize, j: usize| c / fmt.nr * ts + fmt.nr * 2 + (j * fmt.nr + c % fmt.nr) * 2;
+        patch(&mut rhs, bias_at(0), 0x7C00, 2);
+        patch(&mut rhs, w_at(0, 0), 0xFC00, 2);
+        patch(&mut rhs, w_at(1, 1), 0x7C00, 2);
+        patch(&mut rhs, bias_at(33), 0xFC00, 2);
+        patch(&mut rhs, w_at(33, 0), 0x7C00, 2);
+        patch(&mut rhs, w_at(3, 2), 0x7C01, 2);
+        let formats = (rows(LhsFormat::F16), fmt);
+        let outs = outputs_of_every_tier::<f16_f16_f16p::F16F16F16p>(
+            (m, n, k),
+            &x16,
+            k,
+            &rhs,
+            formats,
+            false,
+            Clamp::NONE,
+            &mut report,
+        );
+        check(&format!("f16 fma nr={}", fmt.nr), &outs, 0x7E00);
+    }
+    // The bf16 families: every NaN is the default NaN, column 3 (a NaN bias) too.
+    // Bias bits (+inf, -inf, a signalling NaN) of the bias type, `bias_size` bytes.
+    let bf16_patches = |rhs: &mut [u8], fmt: &RhsPacking, bias_size: usize, bias: [u32; 3]| {
+        let ts = fmt.tile_stride(k, 0).unwrap();
+        let bias_at = |c: usize| c / 12 * ts + c % 12 * bias_size;
+        let w_at = |c: usize, j: usize| c / 12 * ts + 12 * bias_size + ((j / 4 * 12 + c % 12) * 4 + j % 4) * 2;
+        patch(rhs, bias_at(0), bias[0], bias_size);
+        patch(rhs, w_at(0, 0), 0xFF80, 2);
+        patch(rhs, w_at(1, 1), 0x7F80, 2);
+        patch(rhs, bias_at(33), bias[1], bias_size);
+        patch(rhs, w_at(33, 0), 0x7F80, 2);
+        patch(rhs, bias_at(3), bias[2], bias_size);
+    };
+    let w = vec![0.5f32; n * k];
+    let mut rhs = vec![0u8; bf16p12::BF16P12_B32.packed_size(n, k, 0).unwrap()];
+    bf16p12::pack_b32(n, k, &FloatSource::nxk(&w, k), Some(&[0.25; 40]), &mut rhs).unwrap();
+    bf16_patches(&mut rhs, &bf16p12::BF16P12_B32, 4, [0x7F80_0000, 0xFF80_0000, 0x7F80_0001]);
+    for (lf, dot) in [(BF16P8X4, false), (BF16P1X4, true)] {
+        let mut lhs = vec![0u8; lf.packed_size(m, k, 0).unwrap()];
+        bf16p::pack(&lf, m, k, &x32, k, &mut lhs).unwrap();
+        let formats = (lf, bf16p12::BF16P12_B32);
+        let outs = outputs_of_every_tier::<f32_bf16p_bf16p::F32Bf16pBf16p>(
+            (m, n, k),
+            &lhs,
+            0,
+            &rhs,
+            formats,
+            dot,
+            Clamp::NONE,
+            &mut report,
+        );
+        check(&format!("bf16 f32 mr={}", lf.mr), &outs, 0x7FC0_0000);
+        assert!(outs.iter().all(|(_, got)| got[3] == 0x7FC0_0000), "bf16 f32: a NaN bias gives the default NaN");
+    }
+    let w = vec![f16::from_f32(0.5); n * k];
+    let mut rhs = vec![0u8; bf16p12::BF16P12_B16.packed_size(n, k, 0).unwrap()];
+    bf16p12::pack_b16(n, k, &FloatSource::nxk(&w, k), Some(&[f16::from_f32(0.25); 40]), &mut rhs).unwrap();
+    bf16_patches(&mut rhs, &bf16p12::BF16P12_B16, 2, [0x7C00, 0xFC00, 0x7C01]);
+    let mut lhs = vec![0u8; BF16P8X4.packed_size(m, k, 0).unwrap()];
+    bf16p::pack(&BF16P8X4, m, k, &x16, k, &mut lhs).unwrap();
+    let formats = (BF16P8X4, bf16p12::BF16P12_B16);
+    let outs = outputs_of_every_tier::<f16_bf16p_bf16p::F16Bf16pBf16p>(
+        (m, n, k),
+        &lhs,
+        0,
+        &rhs,
+        formats,
+        false,
+        Clamp::NONE,
+        &mut report,
+    );
+    check("bf16 f16", &outs, 0x7E00);
+    assert!(outs.iter().all(|(_, got)| got[3] == 0x7E00), "bf16 f16: a NaN bias gives the default NaN");
+    report.finish("foreign bytes");
+}
+
+// ---------------------------------------------------------------------------------------------
 // Typed errors.
 // ---------------------------------------------------------------------------------------------
 
@@ -564,7 +906,8 @@ fn bad_calls_are_typed_errors() {
     assert_eq!(simd, if cfg!(target_arch = "aarch64") { 2 } else { 0 });
 }
 
-/// The BFDOT kernel computes every row (KleidiAI's writes row 0 only, float.md §2.2): each row
+/// The BFDOT kernel computes every row (KleidiAI's writes row 0 only, docs/formats.md, §Float
+/// formats): each row
 /// equals a one-row call on that row.
 #[test]
 fn bfdot_kernel_computes_every_row() {
@@ -847,6 +1190,183 @@ fn float_linear_applies_input_scales() {
     input_scale_matches_prescaled::<f16_f16_f16p::F16F16F16p>(70, 9, 12);
     input_scale_matches_prescaled::<f32_bf16p_bf16p::F32Bf16pBf16p>(25, 33, 13);
     input_scale_matches_prescaled::<f16_bf16p_bf16p::F16Bf16pBf16p>(13, 6, 14);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Non-finite inputs: rejected at every validated entry point.
+// ---------------------------------------------------------------------------------------------
+
+const NON_FINITE: [f32; 3] = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY];
+
+/// `Err(NonFinite { buffer, index })`, and `out` still all `fill`.
+fn rejected<T: PartialEq + core::fmt::Debug>(
+    what: &str,
+    got: qgemm::Result<()>,
+    buffer: Buffer,
+    index: usize,
+    out: &[T],
+    fill: T,
+) {
+    assert_eq!(got, Err(Error::NonFinite { buffer, index }), "{what}");
+    assert!(out.iter().all(|v| *v == fill), "{what}: wrote its output");
+}
+
+/// A float RHS packer of `T` weights and biases, for fixed `n`, `k` and format.
+type RhsPacker<'a, T> = dyn Fn(&FloatSource<'_, T>, Option<&[T]>, &mut [u8]) -> qgemm::Result<()> + 'a;
+
+/// The float RHS packers with `T` weights: a non-finite weight (either layout, a row stride
+/// past the row) or bias is rejected at its index in the caller's slice, nothing written; a
+/// non-finite value in the stride's gap is not read, so it is accepted.
+fn rhs_packers_reject<T: Element>(pack: &RhsPacker<'_, T>) {
+    let (n, k) = (13, 6);
+    for bad in NON_FINITE {
+        for layout in [Layout::NxK, Layout::KxN] {
+            let (rows, row) = if layout == Layout::NxK { (n, k) } else { (k, n) };
+            let stride = row + 2;
+            let mut data = vec![T::from_f32(0.5); rows * stride];
+            let bias = vec![T::from_f32(0.25); n];
+            let mut out = vec![0xA5u8; 4096];
+            // In the gap: not part of the matrix.
+            data[stride + row] = T::from_f32(bad);
+            pack(&FloatSource { data: &data, layout, stride }, Some(&bias), &mut out).unwrap();
+            data[stride + row] = T::from_f32(0.5);
+            for at in [0, 2 * stride + 1, (rows - 1) * stride + row - 1] {
+                let mut data = data.clone();
+                data[at] = T::from_f32(bad);
+                out.fill(0xA5);
+                let got = pack(&FloatSource { data: &data, layout, stride }, Some(&bias), &mut out);
+                rejected(&format!("{} {layout:?} {bad} at {at}", T::NAME), got, Buffer::Rhs, at, &out, 0xA5);
+            }
+            let mut bias = bias.clone();
+            bias[n - 2] = T::from_f32(bad);
+            out.fill(0xA5);
+            let got = pack(&FloatSource { data: &data, layout, stride }, Some(&bias), &mut out);
+            rejected(&format!("{} bias {bad}", T::NAME), got, Buffer::Bias, n - 2, &out, 0xA5);
+        }
+    }
+}
+
+#[test]
+fn non_finite_inputs_are_rejected() {
+    let (n, k) = (13, 6);
+    for fmt in [F32P16, F32P8] {
+        rhs_packers_reject::<f32>(&|src, b, out| f32p::pack(&fmt, n, k, src, b, out));
+    }
+    for fmt in [F16P32, F16P16] {
+        rhs_packers_reject::<f16>(&|src, b, out| f16p::pack(&fmt, n, k, src, b, out));
+    }
+    rhs_packers_reject::<f32>(&|src, b, out| bf16p12::pack_b32(n, k, src, b, out));
+    rhs_packers_reject::<f16>(&|src, b, out| bf16p12::pack_b16(n, k, src, b, out));
+    // `pack_b32` with f16 weights and an f32 bias.
+    for bad in NON_FINITE {
+        let mut w = vec![f16::ONE; n * k];
+        let mut out = vec![0xA5u8; 4096];
+        let got = bf16p12::pack_b32(n, k, &FloatSource::nxk(&w, k), Some(&[bad; 13]), &mut out);
+        rejected(&format!("pack_b32 f16 bias {bad}"), got, Buffer::Bias, 0, &out, 0xA5);
+        w[n * k - 1] = f16::from_f32(bad);
+        let got = bf16p12::pack_b32(n, k, &FloatSource::nxk(&w, k), Some(&[0.0; 13]), &mut out);
+        rejected(&format!("pack_b32 f16 {bad}"), got, Buffer::Rhs, n * k - 1, &out, 0xA5);
+    }
+    // The bf16 LHS packer, f32 and f16 rows, both formats.
+    let (m, stride) = (11, k + 3);
+    for bad in NON_FINITE {
+        for fmt in [BF16P8X4, BF16P1X4] {
+            let mut out = vec![0xA5u8; fmt.packed_size(m, k, 0).unwrap()];
+            for at in [0, 3 * stride + 2, (m - 1) * stride + k - 1] {
+                let mut x = vec![1.0f32; m * stride];
+                x[stride + k] = bad; // in the gap: not read
+                bf16p::pack(&fmt, m, k, &x, stride, &mut out).unwrap();
+                out.fill(0xA5);
+                x[at] = bad;
+                let got = bf16p::pack(&fmt, m, k, &x, stride, &mut out);
+                rejected(&format!("bf16p f32 mr={} {bad} at {at}", fmt.mr), got, Buffer::Lhs, at, &out, 0xA5);
+                let x: Vec<f16> = x.iter().map(|&v| f16::from_f32(v)).collect();
+                let got = bf16p::pack(&fmt, m, k, &x, stride, &mut out);
+                rejected(&format!("bf16p f16 mr={} {bad} at {at}", fmt.mr), got, Buffer::Lhs, at, &out, 0xA5);
+            }
+        }
+    }
+    // The kernels that read the rows in place (every one this CPU runs), from a later row
+    // tile with a padded stride: the index is the one in the caller's slice.
+    rows_kernels_reject::<f32_f32_f32p::F32F32F32p>(F32P16, F32P8);
+    rows_kernels_reject::<f16_f16_f16p::F16F16F16p>(F16P32, F16P16);
+    // The operator layer.
+    layer_rejects::<f32_f32_f32p::F32F32F32p>();
+    layer_rejects::<f16_f16_f16p::F16F16F16p>();
+    layer_rejects::<f32_bf16p_bf16p::F32Bf16pBf16p>();
+    layer_rejects::<f16_bf16p_bf16p::F16Bf16pBf16p>();
+}
+
+fn rows_kernels_reject<F: Family<Params = LhsStride, Dst: Bits, Lhs: Element>>(a: RhsPacking, b: RhsPacking) {
+    let cpu = cpu();
+    let (m, n, k, stride) = (13, 20, 7, 9);
+    let rhs = vec![0u8; 1 << 14]; // zero weights and biases: the contents do not matter
+    let mut ran = 0;
+    for d in F::kernels().iter().filter(|d| [a, b].contains(&formats_of(d).1)) {
+        let Ok(kn) = d.resolve(&cpu) else { continue };
+        for bad in NON_FINITE {
+            // Rows 6.. (the second row tile), 7 rows.
+            let args = MatmulArgs::new(m, n, k).with_lhs_stride(stride).with_rect(6, 0, 7, n);
+            let mut x = vec![F::Lhs::from_f32(1.0); m * stride];
+            x[6 * stride - 1] = F::Lhs::from_f32(bad); // row 5: outside the call
+            x[7 * stride + k] = F::Lhs::from_f32(bad); // in the gap of row 7
+            let mut dst = vec![F::Dst::from_f32(7.0); 7 * n];
+            kn.run(&x, &rhs, &mut dst, &args).unwrap();
+            assert!(dst.iter().all(|v| v.to_f32() == 0.0), "{}", kn.name());
+            for at in [6 * stride, 9 * stride + 3, 12 * stride + k - 1] {
+                let mut x = x.clone();
+                x[at] = F::Lhs::from_f32(bad);
+                dst.fill(F::Dst::from_f32(7.0));
+                let got = kn.run(&x, &rhs, &mut dst, &args);
+                let what = format!("{} {bad} at {at}", kn.name());
+                rejected(&what, got, Buffer::Lhs, at, &dst, F::Dst::from_f32(7.0));
+            }
+        }
+        ran += 1;
+    }
+    assert!(ran >= 2, "{}: {ran} kernels", F::NAME);
+}
+
+/// `Linear::run` and `Linear::prepare` of a float family reject a non-finite activation at its
+/// index, writing no output; with an input scale, an activation whose scaled value overflows is
+/// rejected at its index too.
+fn layer_rejects<F: FloatLayer>() {
+    let cpu = cpu();
+    let (n, k) = (13, 6);
+    let w = vec![F::Src::from_f32(0.5); n * k];
+    let mut packed = vec![0u8; F::packed_size(n, k).unwrap()];
+    let layer = F::pack(n, k, &FloatSource::nxk(&w, k), None, &mut packed).unwrap();
+    for m in [1, 9] {
+        let mut scratch = vec![0u8; layer.scratch_size(m).unwrap()];
+        for bad in NON_FINITE {
+            for at in [0, m * k - 1] {
+                let mut x = vec![F::Src::from_f32(1.0); m * k];
+                x[at] = F::Src::from_f32(bad);
+                let mut out = vec![F::Dst::from_f32(7.0); m * n];
+                let got = layer.run(&cpu, m, &x, &mut out, &mut scratch);
+                rejected(
+                    &format!("{} run m={m} {bad} at {at}", F::NAME),
+                    got,
+                    Buffer::Lhs,
+                    at,
+                    &out,
+                    F::Dst::from_f32(7.0),
+                );
+                let got = layer.prepare(&cpu, m, &x, &mut scratch).map(|_| ());
+                assert_eq!(got, Err(Error::NonFinite { buffer: Buffer::Lhs, index: at }), "{} prepare", F::NAME);
+            }
+        }
+        // The largest finite activation times 4 overflows.
+        let scale = vec![4.0f32; k];
+        let scaled = layer.with_input_scale(&scale).unwrap();
+        let mut scratch = vec![0u8; scaled.scratch_size(m).unwrap()];
+        let mut x = vec![F::Src::from_f32(1.0); m * k];
+        let at = m * k - 2;
+        x[at] = F::Src::MAX;
+        let mut out = vec![F::Dst::from_f32(7.0); m * n];
+        let got = scaled.run(&cpu, m, &x, &mut out, &mut scratch);
+        rejected(&format!("{} scaled m={m}", F::NAME), got, Buffer::Lhs, at, &out, F::Dst::from_f32(7.0));
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

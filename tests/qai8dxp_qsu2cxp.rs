@@ -336,8 +336,8 @@ mod qai8dxp_qsu2cxp {
     }
 
     /// KleidiAI's GEMV kernel declares `m == 1` and writes row 0 only when given more rows
-    /// (interface.md §4.1); qgemm's kernels of that packing compute every row: each row equals
-    /// the same row computed alone.
+    /// (docs/kernels.md, 2-bit weights); qgemm's kernels of that packing compute every row: each
+    /// row equals the same row computed alone.
     #[test]
     fn gemv_packing_computes_every_row() {
         let cpu = CpuFeatures::detect();

@@ -1,6 +1,11 @@
-//! Scalar models of the float families' instructions (float.md §5-§7): fused f32 and f16
+//! Scalar models of the float families' instructions (docs/formats.md, §Arithmetic: FMA kernels,
+//! §Arithmetic: BFloat16 dot product, §Arithmetic: float clamp and outputs): fused f32 and f16
 //! multiply-add, the BFloat16 dot product of `BFDOT`/`BFMMLA` and the clamp. The scalar tier
 //! computes with these, so a core without FEAT_FP16 or FEAT_BF16 gets the bits of one with it.
+//!
+//! The models compute in the host's f32 and f64 arithmetic, whose NaNs are the host's (x86's
+//! invalid-operation NaN is negative): the kernels pass every result through [`default_nan`]
+//! before the clamp, so that every NaN they produce is AArch64's.
 
 use half::f16;
 
@@ -60,7 +65,21 @@ fn round_odd_24(x: f64) -> f64 {
     f64::from_bits(if bits & DROP != 0 { kept | (1 << 29) } else { kept })
 }
 
-/// The clamp of every float kernel: `FMAX(FMIN(x, hi), lo)` (float.md §7).
+/// AArch64's default NaN, `0x7FC00000` (positive, quiet, no payload): what an invalid operation
+/// gives with FPCR.DN = 0, and every NaN of the BFloat16 operations.
+pub(crate) const DEFAULT_NAN: f32 = f32::from_bits(0x7FC0_0000);
+
+/// `x`, or the default NaN where `x` is any NaN. Applied to every result of a scalar float
+/// kernel: a NaN that finite inputs produce is the default NaN on AArch64 (an invalid
+/// operation creates it, and every later operation passes it on), so the scalar tier gives the
+/// SIMD tiers' bits on every host (docs/formats.md, §Non-finite input and overflow).
+#[inline]
+pub(crate) fn default_nan(x: f32) -> f32 {
+    if x.is_nan() { DEFAULT_NAN } else { x }
+}
+
+/// The clamp of every float kernel: `FMAX(FMIN(x, hi), lo)` (docs/formats.md, §Arithmetic: float
+/// clamp and outputs): a NaN `x` passes unchanged (the bounds are never NaN).
 #[inline]
 pub(crate) fn clamp_float(x: f32, lo: f32, hi: f32) -> f32 {
     fmax_arm(fmin_arm(x, hi), lo)
@@ -94,8 +113,9 @@ fn bf_flush(x: f64) -> f64 {
     if x != 0.0 && x.abs() < MIN_NORMAL { 0.0f64.copysign(x) } else { x }
 }
 
-/// A product of two bf16 values as `BFDOT`/`BFMMLA` form it (float.md §6.1): inputs flushed,
-/// exact unless it underflows (signed zero) or overflows (signed infinity). Held in f64.
+/// A product of two bf16 values as `BFDOT`/`BFMMLA` form it (docs/formats.md, §Arithmetic:
+/// BFloat16 dot product): inputs flushed, exact unless it underflows (signed zero) or overflows
+/// (signed infinity). Held in f64.
 #[inline]
 fn bf_mul(a: f32, b: f32) -> f64 {
     let p = bf_flush(f64::from(a)) * bf_flush(f64::from(b));
@@ -110,9 +130,9 @@ fn bf_mul(a: f32, b: f32) -> f64 {
     }
 }
 
-/// The single-precision addition of `BFDOT`/`BFMMLA` (float.md §6.1) of two f32 values held in
-/// f64: inputs flushed, the exact sum rounded to odd, results below 2^-126 flushed, overflow to
-/// infinity, an exact zero is +0 unless both operands are -0.
+/// The single-precision addition of `BFDOT`/`BFMMLA` (docs/formats.md, §Arithmetic: BFloat16 dot
+/// product) of two f32 values held in f64: inputs flushed, the exact sum rounded to odd, results
+/// below 2^-126 flushed, overflow to infinity, an exact zero is +0 unless both operands are -0.
 #[inline]
 fn bf_add(x: f64, y: f64) -> f64 {
     let (x, y) = (bf_flush(x), bf_flush(y));
@@ -137,8 +157,10 @@ fn bf_add(x: f64, y: f64) -> f64 {
     round_odd_24(r)
 }
 
-/// One `BFDOT`/`BFMMLA` step: `acc + (a0 * b0 + a1 * b1)` with the BFloat16 rules (float.md
-/// §6.1). `acc` holds an f32 value in f64; the operands are bf16 values.
+/// One `BFDOT`/`BFMMLA` step: `acc + (a0 * b0 + a1 * b1)` with the BFloat16 rules
+/// (docs/formats.md, §Arithmetic: BFloat16 dot product). `acc` holds an f32 value in f64; the
+/// operands are bf16 values. A NaN result is the host's NaN ([`default_nan`] makes it the
+/// architecture's).
 #[inline]
 pub(crate) fn bf_dot_add(acc: f64, a0: f32, a1: f32, b0: f32, b1: f32) -> f64 {
     bf_add(acc, bf_add(bf_mul(a0, b0), bf_mul(a1, b1)))

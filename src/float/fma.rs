@@ -1,6 +1,6 @@
 //! What the `asm!` tiers of the two FMA families (`f32_f32_f32p` on NEON, `f16_f16_f16p` on
 //! FEAT_FP16) share: one macro that writes a tier's tile kernels and catalogue entries, and the
-//! Rust driver that walks the output in tiles (float.md §5).
+//! Rust driver that walks the output in tiles (docs/formats.md, §Arithmetic: FMA kernels).
 //!
 //! A tile kernel computes `R = 1..=6` rows x `G` RHS tiles of 4 vector registers each (the
 //! wide format: 16 f32 or 32 f16 columns) or 2 (the narrow one: 8 f32 or 16 f16), `R * G * W <=
@@ -11,7 +11,7 @@
 //!   depth and register pair and used by every row;
 //! * `v8..v31`: the accumulators, row after row, each row's `G * W` registers in column order.
 //!
-//! Per output the arithmetic is the spec's chain: the accumulator starts at the bias, takes one
+//! Per output the arithmetic is the documented chain: the accumulator starts at the bias, takes one
 //! `FMLA` (by element) per depth in increasing order, then `FMIN` with the upper bound and
 //! `FMAX` with the lower one. The main loop takes `L` depths per iteration, the remainder loop
 //! one, so every tile, tail and `k` gives the scalar tier's bits.

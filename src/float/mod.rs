@@ -1,5 +1,6 @@
-//! Float GEMM families (the spec's `float.md`): f32 and f16 `FMLA` kernels that read the LHS rows
-//! unpacked, and bf16 `BFDOT`/`BFMMLA` kernels on a packed bf16 LHS.
+//! Float GEMM families (formats and arithmetic: docs/formats.md, §Float formats and the float
+//! `Arithmetic` sections): f32 and f16 `FMLA` kernels that read the LHS rows unpacked, and bf16
+//! `BFDOT`/`BFMMLA` kernels on a packed bf16 LHS.
 //!
 //! | family | LHS | RHS (packed, with bias) | output | fastest tier |
 //! |---|---|---|---|---|
@@ -54,11 +55,20 @@ impl Tiles {
 
 /// A float family: its marker type, `Kernel`/`Descriptor` aliases, packings (`sr = 1`), the
 /// `Family` impl (`lhs`: what `run` reads as LHS; `params`: `LhsStride` for rows read in place,
-/// `()` for a packed LHS), its scalar kernels and `KERNELS` (the SIMD tier modules' lists
-/// first) and the dispatch functions (`available`, `select`, `select_for`) of every family.
+/// `()` for a packed LHS; `finite_rows`: `true` where `run` reads f32/f16 rows in place, which
+/// [`Family::check_lhs_rows`](crate::Family::check_lhs_rows) then checks for NaN and infinity,
+/// `false` for a packed LHS, which its packer checked), its scalar kernels and `KERNELS` (the
+/// SIMD tier modules' lists first) and the dispatch functions (`available`, `select`,
+/// `select_for`) of every family.
 macro_rules! float_family {
+    (@check_rows true) => {
+        fn check_lhs_rows(rows: &[Self::Lhs], m: usize, k: usize, stride: usize) -> crate::Result<()> {
+            crate::element::check_finite_rows(rows, m, k, stride, crate::error::Buffer::Lhs)
+        }
+    };
+    (@check_rows false) => {};
     (
-        $fam:ident, $name:literal, lhs: $lhs:ty, dst: $dst:ty, params: $params:ty,
+        $fam:ident, $name:literal, lhs: $lhs:ty, dst: $dst:ty, params: $params:ty, finite_rows: $rows:tt,
         formats: ($lf:ident, $rf:ident), preferred_lhs: $plhs:expr,
         packings: [$($(#[$pdoc:meta])* $pname:ident = ($mr:expr, $nr:expr, $kr:expr)),+ $(,)?],
         preferred: $ppk:ident,
@@ -97,6 +107,8 @@ macro_rules! float_family {
             fn kernels() -> &'static [&'static Descriptor] {
                 KERNELS
             }
+
+            crate::float::float_family!(@check_rows $rows);
         }
 
         family_catalogue!(@common $fam, ($lf, $rf), fallback: $fallback, tiers: [$($tier),*],

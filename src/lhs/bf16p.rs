@@ -1,22 +1,23 @@
-//! LHS formats `bf16p1x4` and `bf16p8x4` (float.md §4): f32 or f16 activations rounded to bf16,
-//! in tiles of 1 or 8 rows and blocks of 4 depths per row. Consumed by the bf16 families
-//! ([`f32_bf16p_bf16p`](crate::f32_bf16p_bf16p), [`f16_bf16p_bf16p`](crate::f16_bf16p_bf16p)).
+//! LHS formats `bf16p1x4` and `bf16p8x4` (docs/formats.md, §Float formats): f32 or f16
+//! activations rounded to bf16, in tiles of 1 or 8 rows and blocks of 4 depths per row. Consumed
+//! by the bf16 families ([`f32_bf16p_bf16p`](crate::f32_bf16p_bf16p),
+//! [`f16_bf16p_bf16p`](crate::f16_bf16p_bf16p)).
 
-use crate::element::Element;
+use crate::element::{Element, check_finite_rows};
 use crate::error::{Buffer, Dim, Error, Param, Result, Stride};
 use crate::float::arith::bf16_rne;
 use crate::packing::{LhsFormat, LhsPacking, MAX_TILE};
 
 /// One row per tile (KleidiAI `lhs_quant_pack_bf16p1x4_f32_neon`, the 1x36 BFDOT kernel). The
 /// last `k % 4` values of a row are **truncated** to bf16, as the golden vectors (KleidiAI built
-/// with GCC) hold; docs/kernels.md.
+/// with GCC) hold; docs/formats.md, §Float formats.
 pub const BF16P1X4: LhsPacking = LhsPacking { format: LhsFormat::Bf16p, mr: 1, kr: 4, sr: 1 };
 /// Eight rows per tile (KleidiAI `lhs_quant_pack_bf16p8x4_f32_neon`, `lhs_pack_bf16p8x4_f16_neon`,
 /// the 8x12 BFMMLA kernels).
 pub const BF16P8X4: LhsPacking = LhsPacking { format: LhsFormat::Bf16p, mr: 8, kr: 4, sr: 1 };
 
 /// Whether the packer truncates the last `k % 4` values of a row to bf16 instead of rounding
-/// them: for one row per tile (`bf16p1x4`, float.md §4.1).
+/// them: for one row per tile (`bf16p1x4`, docs/formats.md, §Float formats).
 pub const fn tail_truncated(format: &LhsPacking) -> bool {
     format.mr == 1
 }
@@ -42,8 +43,11 @@ pub(crate) fn tile_stride(format: &LhsPacking, k: usize) -> Result<usize> {
 ///
 /// Values are rounded to bf16 to nearest even (f16 widened exactly first), except the tail of
 /// [`BF16P1X4`] (see there); padding depths are 0; rows past `m` in the last tile copy that
-/// tile's first row (KleidiAI's rule, float.md §4.2). Every byte of the packed size is written.
-/// Non-finite values are converted like finite ones (infinity stays infinity, NaN stays NaN).
+/// tile's first row (KleidiAI's rule, docs/formats.md, §Float formats). Every byte of the packed
+/// size is written. A NaN or infinite value is rejected before anything is written
+/// ([`Error::NonFinite`] on [`Buffer::Lhs`], its index in `lhs`; values between the rows are
+/// not read); a finite f32 value above the largest bf16 (about 3.39e38) packs as a bf16 infinity
+/// (docs/formats.md, §Non-finite input and overflow).
 pub fn pack<T: Element>(
     format: &LhsPacking,
     m: usize,
@@ -72,6 +76,7 @@ pub fn pack<T: Element>(
     if out.len() < size {
         return Err(Error::BufferTooShort { buffer: Buffer::LhsPacked, given: out.len(), needed: size });
     }
+    check_finite_rows(lhs, m, k, lhs_stride, Buffer::Lhs)?;
     let mr = format.mr;
     let ts = tile_stride(format, k)?;
     let rounded = if tail_truncated(format) { k / 4 * 4 } else { k };

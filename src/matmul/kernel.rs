@@ -346,7 +346,10 @@ impl<F: Family> Kernel<F> {
     /// `m == 0` or `n == 0` is a no-op. Any grid of legal sub-rectangles gives the same bits
     /// as one call over the whole output. The family's parameters are checked
     /// ([`Params::check`]: a [`Lut`](crate::matmul::Lut) entry outside `[-64, 63]` is
-    /// [`Error::LutOutOfRange`], an LHS stride below `k` [`Error::StrideTooSmall`]).
+    /// [`Error::LutOutOfRange`], an LHS stride below `k` [`Error::StrideTooSmall`]). Rows read
+    /// in place (f32, f16) must be finite: a NaN or infinity in the `m` rows of `k` values the
+    /// call reads is [`Error::NonFinite`] on [`Buffer::Lhs`] at its index in `lhs`, before
+    /// anything is written.
     pub fn run(
         &self,
         lhs: &[F::Lhs],
@@ -459,7 +462,10 @@ impl<F: Family> Kernel<F> {
     ///   vector length is the one the kernel was resolved with.
     ///
     /// A [`Lut`](crate::matmul::Lut) is not checked: its entries are narrowed to int8, as
-    /// KleidiAI's kernels do.
+    /// KleidiAI's kernels do. Nor are the values: non-finite ones (rows read in place, or packed
+    /// bytes that did not come from qgemm's packers) give IEEE results whose NaN bits are only
+    /// "some NaN", which may differ between tiers (docs/formats.md, §Non-finite input and
+    /// overflow).
     pub unsafe fn run_unchecked(&self, args: &UncheckedArgs<F::Dst, F::Params>) {
         // Buffers of these tiles exist (caller's contract), so the strides cannot overflow.
         let Ok(strides) = self.check_depth(args.k, args.bl).and_then(|()| self.strides(args.k, args.bl)) else {

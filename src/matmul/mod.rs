@@ -3,7 +3,7 @@
 //!
 //! A family (e.g. [`qai8dxp_qsi4cxp`], [`f32_f32_f32p`](crate::f32_f32_f32p)) is a pair of
 //! operand formats and an arithmetic. Its catalogue lists [`Descriptor`]s, one per (tile, ISA
-//! tier): each names the features it requires and its tile [`Shape`](crate::Shape) (fixed, or
+//! tier): each names the features it requires and its tile [`Shape`] (fixed, or
 //! a multiple of the streaming vector length). Resolved for a CPU ([`Descriptor::resolve`], or
 //! the family's `select`) a descriptor becomes a [`Kernel`], whose [`Packing`] both operands
 //! must be packed with and whose `m_step x n_step` grid its sub-rectangles start on.

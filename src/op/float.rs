@@ -84,7 +84,8 @@ macro_rules! float_pack {
             }
 
             #[doc = concat!("Packs `n x k` weights `w` (either layout) and an optional bias of `n` values into `buf` ",
-                "(at least [`Linear::packed_size`] bytes) in the family's preferred packing (", $doc, ") and wraps them.")]
+                "(at least [`Linear::packed_size`] bytes) in the family's preferred packing (", $doc, ") and wraps them. ",
+                "A NaN or infinite weight or bias is [`Error::NonFinite`], nothing written.")]
             pub fn pack(
                 $n: usize,
                 $k: usize,

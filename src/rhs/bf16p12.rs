@@ -1,6 +1,6 @@
-//! RHS formats `bf16p12_b32` and `bf16p12_b16` (float.md §3.3): weights rounded to bf16 in
-//! tiles of 12 columns and blocks of 4 depths, each tile led by its f32 or f16 biases. Consumed
-//! by [`f32_bf16p_bf16p`](crate::f32_bf16p_bf16p) (`_b32`) and
+//! RHS formats `bf16p12_b32` and `bf16p12_b16` (docs/formats.md, §Float formats): weights
+//! rounded to bf16 in tiles of 12 columns and blocks of 4 depths, each tile led by its f32 or f16
+//! biases. Consumed by [`f32_bf16p_bf16p`](crate::f32_bf16p_bf16p) (`_b32`) and
 //! [`f16_bf16p_bf16p`](crate::f16_bf16p_bf16p) (`_b16`).
 
 use half::f16;
@@ -23,7 +23,11 @@ pub const BF16P12_B16: RhsPacking = RhsPacking::float(RhsFormat::Bf16pB16, 12, 4
 /// Values are rounded to bf16 to nearest even (f16 widened exactly first); the depths from `k`
 /// to `roundup(k, 4)` repeat depth 0 of their column (as KleidiAI does; the LHS is zero there);
 /// padding columns and their bias slots are 0. Biases are copied bit for bit; `None` packs
-/// zeros.
+/// zeros. A NaN or infinite weight or bias is rejected before anything is written
+/// ([`Error::NonFinite`](crate::Error::NonFinite) on [`Buffer::Rhs`](crate::error::Buffer::Rhs)
+/// with its index in `src.data`, or on [`Buffer::Bias`](crate::error::Buffer::Bias)); a finite
+/// f32 weight above the largest bf16 (about 3.39e38) packs as a bf16 infinity (docs/formats.md,
+/// §Non-finite input and overflow).
 pub fn pack_b32<T: Element>(
     n: usize,
     k: usize,

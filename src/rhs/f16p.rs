@@ -1,5 +1,6 @@
-//! RHS formats `f16p32` and `f16p16` (float.md §3.1): f16 weights copied bit for bit in tiles of
-//! 32 or 16 columns, each led by its f16 biases. Consumed by [`f16_f16_f16p`](crate::f16_f16_f16p).
+//! RHS formats `f16p32` and `f16p16` (docs/formats.md, §Float formats): f16 weights copied bit for
+//! bit in tiles of 32 or 16 columns, each led by its f16 biases. Consumed by
+//! [`f16_f16_f16p`](crate::f16_f16_f16p).
 
 use half::f16;
 
@@ -19,7 +20,8 @@ pub const F16P16: RhsPacking = RhsPacking::float(RhsFormat::F16p, 16, 1);
 ///
 /// Values and biases are copied as bit patterns; a `None` bias packs zeros. Padding columns and
 /// their bias slots are written 0 (KleidiAI's NxK packer leaves a register's leftover in the
-/// padding values, float.md §3.2).
+/// padding values, docs/formats.md, §Float formats). Non-finite weights and biases are rejected
+/// as by [`f32p::pack`](crate::rhs::f32p::pack).
 pub fn pack(
     format: &RhsPacking,
     n: usize,

@@ -1,5 +1,6 @@
-//! RHS formats `f32p16` and `f32p8` (float.md §3.1): f32 weights copied bit for bit in tiles of
-//! 16 or 8 columns, each led by its f32 biases. Consumed by [`f32_f32_f32p`](crate::f32_f32_f32p).
+//! RHS formats `f32p16` and `f32p8` (docs/formats.md, §Float formats): f32 weights copied bit for
+//! bit in tiles of 16 or 8 columns, each led by its f32 biases. Consumed by
+//! [`f32_f32_f32p`](crate::f32_f32_f32p).
 
 use crate::error::Result;
 use crate::packing::{RhsFormat, RhsPacking};
@@ -15,9 +16,13 @@ pub const F32P8: RhsPacking = RhsPacking::float(RhsFormat::F32p, 8, 1);
 /// `rhs_pack_nxk_x32p16x1bx32_x32_x32_neon`, `rhs_pack_kxn_f32p8x1biasf32_f32_f32_neon`, with
 /// either input layout).
 ///
-/// Values and biases are copied as bit patterns (`-0`, subnormals, infinities and NaNs survive);
-/// a `None` bias packs zeros. Padding columns and their bias slots are written 0 (KleidiAI
-/// leaves some of those slots unwritten, float.md §3.2).
+/// Values and biases are copied as bit patterns (`-0` and subnormals survive); a `None` bias
+/// packs zeros. Padding columns and their bias slots are written 0 (KleidiAI leaves some of
+/// those slots unwritten, docs/formats.md, §Float formats). A NaN or infinite weight or bias is
+/// rejected before anything is written ([`Error::NonFinite`](crate::Error::NonFinite) on
+/// [`Buffer::Rhs`](crate::error::Buffer::Rhs) with its index in `src.data`, or on
+/// [`Buffer::Bias`](crate::error::Buffer::Bias)); values between the rows of a strided source
+/// are not read.
 pub fn pack(
     format: &RhsPacking,
     n: usize,

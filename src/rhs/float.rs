@@ -1,11 +1,12 @@
-//! Raw float weights and the shared copy packer of the float formats (float.md §3).
+//! Raw float weights and the shared copy packer of the float formats (docs/formats.md, §Float
+//! formats).
 
-use crate::element::Element;
+use crate::element::{Element, check_finite_rows};
 use crate::error::{Buffer, Dim, Error, Param, Result, Stride};
 use crate::packing::{MAX_TILE, RhsPacking};
 use crate::rhs::{Layout, check_nk};
 
-/// Raw f32 or f16 weights of an `n x k` matrix (`B[k][n]` in float.md's terms).
+/// Raw f32 or f16 weights of an `n x k` matrix (`B[k][n]` in docs/formats.md, §Float formats).
 ///
 /// NxK: column (output channel) `c` at `data[c * stride..][..k]`. KxN: depth `j` at
 /// `data[j * stride..][..n]`. `stride` is in elements.
@@ -59,7 +60,7 @@ impl<'a, T: Element> FloatSource<'a, T> {
 }
 
 /// Bytes of one tile of a float format: `nr * (bias_size + roundup(k, kr) * value_size)`
-/// (float.md §3); `k >= 1`, `nr` in `1..=MAX_TILE`, `kr` 1 or 4, `sr` 1.
+/// (docs/formats.md, §Float formats); `k >= 1`, `nr` in `1..=MAX_TILE`, `kr` 1 or 4, `sr` 1.
 pub(crate) fn tile_stride(p: &RhsPacking, k: usize) -> Result<usize> {
     let Some((value, bias)) = p.format.float_sizes() else {
         return Err(Error::Unsupported { param: Param::Kr, value: p.kr });
@@ -85,7 +86,9 @@ pub(crate) fn tile_stride(p: &RhsPacking, k: usize) -> Result<usize> {
 }
 
 /// The common checks of a float RHS packer: `n, k >= 1`, the source, a bias of at least `n`
-/// values, the format's sizes against `out`. Returns the packed size.
+/// values, the format's sizes against `out`, then every value the packer reads finite
+/// ([`Error::NonFinite`]: a weight on [`Buffer::Rhs`] at its index in `src.data`, a bias on
+/// [`Buffer::Bias`]). Returns the packed size.
 pub(crate) fn check_pack<T: Element, B: Element>(
     format: &RhsPacking,
     n: usize,
@@ -109,6 +112,14 @@ pub(crate) fn check_pack<T: Element, B: Element>(
     if out.len() < size {
         return Err(Error::BufferTooShort { buffer: Buffer::RhsPacked, given: out.len(), needed: size });
     }
+    let (rows, row) = match src.layout {
+        Layout::NxK => (n, k),
+        Layout::KxN => (k, n),
+    };
+    check_finite_rows(src.data, rows, row, src.stride, Buffer::Rhs)?;
+    if let Some(b) = bias {
+        check_finite_rows(b, 1, n, n, Buffer::Bias)?;
+    }
     Ok(size)
 }
 
@@ -119,8 +130,9 @@ pub(crate) fn put<T: Element>(out: &mut [u8], at: usize, v: T) {
     out[at..at + T::SIZE].copy_from_slice(&b[..T::SIZE]);
 }
 
-/// Packs a `kr = 1` copy format (`f32p16`, `f32p8`, `f16p32`, `f16p16`, float.md §3.1):
-/// biases and values copied bit for bit, padding columns and their bias slots 0.
+/// Packs a `kr = 1` copy format (`f32p16`, `f32p8`, `f16p32`, `f16p16`, docs/formats.md,
+/// §Float formats): biases and values (finite, [`check_pack`]) copied bit for bit, padding
+/// columns and their bias slots 0.
 pub(crate) fn pack_copy<T: Element>(
     format: &RhsPacking,
     n: usize,

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Turn the float families' golden manifests (tests/data/cases/<float family>__*.json) into the
 line-based plan qgemm_float.c reads on stdin: one line per (case, packing, KleidiAI kernel), with the
-RHS and LHS formats named as qgemm names them and the byte ranges of the packed RHS the spec leaves
-unspecified (the manifest's `bytes_not_written`, and the padding-column values of the last tile of
-KleidiAI's f16 NxK packer: float.md 3.2; tests/float.rs `unspecified`). Deterministic (sorted cases).
+RHS and LHS formats named as qgemm names them and the byte ranges of the packed RHS that are not part
+of the format (the manifest's `bytes_not_written`, and the padding-column values of the last tile of
+KleidiAI's f16 NxK packer: docs/formats.md, §Float formats; tests/float.rs `unspecified`).
+Deterministic (sorted cases).
 
 Usage: float_plan.py DATA_DIR"""
 import glob, json, os, sys

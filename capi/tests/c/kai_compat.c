@@ -17,7 +17,7 @@
  * The families are one table (FAMILIES below); their kernels are kai_kernels.h's tables.
  * The float families (FLOAT_FAMILIES, lines of kai_plan.py --float) are checked the same way, with
  * their packers given per packing: the RHS packed into a 0xA5-filled buffer compared with the golden
- * bytes where float.md specifies them; elsewhere (bytes KleidiAI leaves unwritten or fills with a
+ * bytes of the format (docs/formats.md, §Float formats); elsewhere (bytes KleidiAI leaves unwritten or fills with a
  * register's leftover) qgemm must have written 0 (KAI_COMPAT_KLEIDIAI=1 skips that, for a run
  * against KleidiAI); the 1x36 kernel and its 1x4 LHS packer one row per call, as KleidiAI requires;
  * a kernel with FEAT_FP16 or FEAT_BF16 instructions runs only where HWCAP has them (or with
@@ -306,7 +306,7 @@ static size_t lhs_packed_off(enum lhs_kind l, size_t m_idx, size_t k, size_t bl,
 }
 /* Packs rows [m_idx_start, m_idx_start + m) of the matrix at `lhs` (row 0; rows `stride` bytes
  * apart) into `packed` (the tile of row m_idx_start). The qai8dxp packers take `lhs` at the first
- * row to pack, the qsi8d32p and qsi8d32pscalef32 packers at row 0 (interface.md 5.1/5.2/5.8). */
+ * row to pack, the qsi8d32p and qsi8d32pscalef32 packers at row 0 (docs/formats.md, §LHS). */
 static void lhs_pack(enum lhs_kind l, size_t m, size_t k, size_t bl, size_t mr, size_t kr, size_t sr,
                      size_t m_idx_start, const void* lhs, size_t stride, void* packed) {
     const void* first = (const uint8_t*)lhs + lhs_row_off(l, m_idx_start, stride);
@@ -345,7 +345,7 @@ static void run_grid(const struct kernel* kn, size_t m, size_t n, size_t k, size
     }
 }
 
-/* ---- the float families (float.md) ------------------------------------------------------------
+/* ---- the float families (docs/kernels.md, §Float families) ------------------------------------
  *
  * Their lines (kai_plan.py --float) have a format of their own: the packers are given per packing,
  * the f32/f16 kernels read the LHS unpacked. One row per family: the golden family name (its table
@@ -537,7 +537,7 @@ static const struct float_lhs_packer {
 #undef P
 };
 
-/* "a:b,c:d" -> a byte mask of `len` bytes (1: unspecified by float.md, not compared). */
+/* "a:b,c:d" -> a byte mask of `len` bytes (1: not part of the format, docs/formats.md, not compared). */
 static uint8_t* parse_mask(const char* s, size_t len) {
     uint8_t* mask = calloc(1, len + 1);
     while (strcmp(s, "-") != 0 && *s) {
@@ -549,7 +549,7 @@ static uint8_t* parse_mask(const char* s, size_t len) {
     return mask;
 }
 
-/* The packed RHS against the golden bytes where float.md specifies them (mask 0); qgemm writes 0
+/* The packed RHS against the golden bytes of the format (mask 0, docs/formats.md); qgemm writes 0
  * where it does not (KleidiAI leaves some of those bytes unwritten or stores a register's
  * leftover: not checked with KAI_COMPAT_KLEIDIAI=1); the 64 bytes after the packed size must keep
  * their 0xA5. */

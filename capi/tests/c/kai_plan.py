@@ -15,7 +15,7 @@ float_only = "--float" in sys.argv[2:]
 FAM = ("qai8dxp_qsi4cxp", "qai8dxp_qsi4c32p", "qsi8d32p_qsi4c32p", "qai8dxp_qsi8cxp", "f16_qai8dxp_qsi4cxp",
        "f16_qai8dxp_qsi8cxp", "bf16_qai8dxp_qsi4cxp", "bf16_qai8dxp_qsi4c32p", "qsi8d32p_qai4c32p",
        "f16_qsi8d32p_qai4c32p", "qai8dxp_qsu2cxp")
-# The float families (float.md): unpacked-LHS kernels and per-packing packers, a line format of their own.
+# The float families (docs/kernels.md, §Float families): unpacked-LHS kernels and per-packing packers, a line format of their own.
 FLOAT_FAM = ("f32_f32_f32p", "f16_f16_f16p", "f32_bf16p_bf16p", "f16_bf16p_bf16p")
 
 
@@ -28,9 +28,9 @@ def opt(v):
 
 
 def unspecified(c, p):
-    """The packed-RHS byte ranges float.md leaves unspecified, as "a:b,c:d" (or "-"): the ranges the
-    packer did not write (bytes_not_written), and the padding-channel values of the last tile of the
-    f16 NxK packer (§3.2)."""
+    """The packed-RHS byte ranges that are not part of the format (docs/formats.md, §Float formats), as
+    "a:b,c:d" (or "-"): the ranges the packer did not write (bytes_not_written), and the
+    padding-channel values of the last tile of the f16 NxK packer."""
     rp = p["rhs_packed"]
     out = [(a, b) for a, b in rp["bytes_not_written"]]
     n, k, nr = c["n"], c["k"], p["nr"]

@@ -3,7 +3,7 @@
  *   float_plan.py DATA | qgemm_float <cpu>      (<cpu>: the QEMU model, for the report only)
  *
  * 1. Golden cases, bit for bit: for every (golden case, packing, KleidiAI kernel) of the plan, the
- *    RHS packed by qgemm_rhs_<format>_pack equals KleidiAI's on the bytes the spec specifies, the
+ *    RHS packed by qgemm_rhs_<format>_pack equals KleidiAI's on the bytes of the format (docs/formats.md), the
  *    LHS packed by qgemm_lhs_<format>_pack(_f16) equals KleidiAI's, sizes and offsets equal the
  *    manifest's, and every available kernel of the family that reads those formats (BFDOT and
  *    BFMMLA told apart by name, as tests/float.rs does) gives the golden output with each clamp,

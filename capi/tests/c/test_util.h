@@ -39,7 +39,8 @@ static float bits_to_f32(const char* hex) {
 
 /* qgemm's f16 qai8dxp packer gives every row its own zero point. KleidiAI's, with mr = 4 and
  * kr / sr = 4, adds to value j < 8*floor(k/8) of row 4t + i of each whole group of four rows of the
- * call the zero point of row 4t + 2*((j/4) % 2) + i/2 (a defect; spec arithmetic.md 2.3), so its
+ * call the zero point of row 4t + 2*((j/4) % 2) + i/2 (a defect; docs/formats.md, §Arithmetic:
+ * qai8dxp from f16 and bf16), so its
  * bytes differ where those two zero points differ. Compares such a packed LHS `ours` (m rows of
  * the call, depth k, `len` bytes) with KleidiAI's `theirs`: every byte must be equal except
  * quantized values of grouped rows at j < 8*floor(k/8) whose lender row has another zero point,

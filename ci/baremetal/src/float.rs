@@ -4,7 +4,9 @@
 //!
 //! Inputs mix ordinary values with the edges the float arithmetic must get right on every core:
 //! zeros of both signs, values that are bf16/f16 denormals (flushed by BFDOT/BFMMLA, kept by
-//! FMLA), and values large enough to overflow f16 (infinities, and NaN from `inf * 0`).
+//! FMLA), and values whose products overflow (f16 infinities; in the bf16 kernels infinite
+//! products, and the default NaN where two of opposite signs meet). Every input is finite: the
+//! packers and the kernels that read rows in place reject NaN and infinity.
 
 use half::f16;
 use qgemm::op::{Linear, Operator, Rect};
@@ -50,7 +52,7 @@ impl FloatInputs {
 }
 
 /// One input value: mostly uniform in (-1, 1), one in 32 each a zero of either sign, a tiny
-/// value (a bf16/f16 denormal or zero) or a huge one (an f16 infinity).
+/// value (a bf16/f16 denormal or zero) or a huge one (past the f16 range: [`f16_of`] clamps it).
 fn value(rng: &mut Rng) -> f32 {
     let u = (rng.next_u64() >> 32) as u32;
     let x = (u >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0;
@@ -63,15 +65,20 @@ fn value(rng: &mut Rng) -> f32 {
     }
 }
 
+/// `x` rounded to f16, a value past the f16 range clamped to the largest finite one.
+fn f16_of(x: f32) -> f16 {
+    f16::from_f32(x.clamp(-f16::MAX.to_f32(), f16::MAX.to_f32()))
+}
+
 fn fill(fi: &mut FloatInputs, s: &Shape, seed: u64) {
     let mut rng = Rng(seed);
     for (x, h) in fi.x32[..s.m * s.k].iter_mut().zip(&mut fi.x16) {
         *x = value(&mut rng);
-        *h = f16::from_f32(*x);
+        *h = f16_of(*x);
     }
     for (w, h) in fi.w32[..s.n * s.k].iter_mut().zip(&mut fi.w16) {
         *w = value(&mut rng);
-        *h = f16::from_f32(*w);
+        *h = f16_of(*w);
     }
     for (b, h) in fi.bias32[..s.n].iter_mut().zip(&mut fi.bias16) {
         *b = rng.f32(-1.0, 1.0);

@@ -1,7 +1,8 @@
 //! BF16 tier of `f16_bf16p_bf16p`: the `BFMMLA` 8x12 kernel of
 //! [`f32_bf16p_bf16p`'s BF16 tier](crate::float::f32_bf16p_bf16p::bf16) with f16 biases
 //! (widened exactly with `FCVTL`), the clamp in f32 with the f32 bounds and the result rounded
-//! to f16 with `FCVTN` (float.md §6.2, §7).
+//! to f16 with `FCVTN` (docs/formats.md, §Arithmetic: bf16 kernels, §Arithmetic: float clamp
+//! and outputs).
 
 use super::Descriptor;
 

@@ -1,6 +1,6 @@
 //! Portable scalar tier of `f16_bf16p_bf16p`: the `BFMMLA` model of
 //! [`f32_bf16p_bf16p`'s scalar tier](crate::float::f32_bf16p_bf16p) with f16 biases, the clamp
-//! in f32 and the result rounded to f16 (float.md §7).
+//! in f32 and the result rounded to f16 (docs/formats.md, §Arithmetic: float clamp and outputs).
 
 use half::f16;
 

@@ -3,7 +3,8 @@
 //! ([`F16P16`](crate::rhs::f16p::F16P16)), 8 depths per main-loop iteration (one `LDR q` per
 //! LHS row). Every step rounds to f16; the clamp bounds are rounded to f16 (`FCVT`, ±FLT_MAX
 //! become ±infinity) and the clamp runs in f16. See `float::fma` (crate-private) for the
-//! registers and the tile driver; the bits are the scalar tier's (float.md §5, §7).
+//! registers and the tile driver; the bits are the scalar tier's (docs/formats.md,
+//! §Arithmetic: FMA kernels, §Arithmetic: float clamp and outputs).
 
 use super::Descriptor;
 

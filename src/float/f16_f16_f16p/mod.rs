@@ -1,5 +1,6 @@
 //! Family `f16_f16_f16p`: f16 activations read unpacked × f16 weights packed with their f16
-//! bias ([`F16P32`], [`F16P16`]), f16 output with clamp (float.md §2, §5). Each output is a
+//! bias ([`F16P32`], [`F16P16`]), f16 output with clamp (docs/formats.md, §Arithmetic: FMA
+//! kernels). Each output is a
 //! chain of half-precision fused multiply-adds from the bias, in increasing depth, each rounded
 //! once to f16 (KleidiAI's FEAT_FP16 `FMLA` kernels); the clamp bounds are rounded to f16.
 //! Cores without FEAT_FP16 run the scalar tier, which models that arithmetic exactly.
@@ -13,7 +14,7 @@ use half::f16;
 use crate::rhs::f16p::{F16P16, F16P32};
 
 crate::float::float_family!(
-    F16F16F16p, "f16_f16_f16p", lhs: f16, dst: f16, params: crate::matmul::LhsStride,
+    F16F16F16p, "f16_f16_f16p", lhs: f16, dst: f16, params: crate::matmul::LhsStride, finite_rows: true,
     formats: (F16, F16p), preferred_lhs: None,
     packings: [
         /// f16 rows read in place, [`F16P32`] weights (tiles of 32 columns): the 6x32 kernels.

@@ -1,5 +1,5 @@
 //! BF16 tier of `f32_bf16p_bf16p`: hand-written `BFMMLA` (8x12) and `BFDOT` (1x36) kernels
-//! (FEAT_BF16), bit-exact with the scalar tier (float.md §6).
+//! (FEAT_BF16), bit-exact with the scalar tier (docs/formats.md, §Arithmetic: bf16 kernels).
 //!
 //! * `BFMMLA Vd.4S, Vn.8H, Vm.8H` adds a 2x4 by 4x2 bf16 product to a 2x2 f32 block
 //!   `[r0c0, r0c1, r1c0, r1c1]`, depths (0, 1) then (2, 3). A depth block of the packed LHS

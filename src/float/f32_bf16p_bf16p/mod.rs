@@ -1,7 +1,8 @@
 //! Family `f32_bf16p_bf16p`: f32 (or f16) activations packed as bf16 ([`BF16P8X4`],
 //! [`BF16P1X4`]) × f32 (or f16) weights packed as bf16 with f32 biases ([`BF16P12_B32`]), f32
-//! output with clamp (float.md §2, §6). The arithmetic is the BFloat16 dot product of `BFMMLA`
-//! (8x12) or `BFDOT` (1x36): products and sums rounded separately, round-to-odd, flush to zero.
+//! output with clamp. The arithmetic is the BFloat16 dot product of `BFMMLA` (8x12) or `BFDOT`
+//! (1x36): products and sums rounded separately, round-to-odd, flush to zero (docs/formats.md,
+//! §Arithmetic: BFloat16 dot product, §Arithmetic: bf16 kernels).
 //!
 //! The two kernels do not give the same bits (`BFDOT` keeps two accumulators per output and
 //! adds them at the end): in KleidiAI's vectors 44% of the outputs differ, by up to 0.17%
@@ -41,7 +42,7 @@ use crate::lhs::bf16p::BF16P8X4;
 use crate::rhs::bf16p12::BF16P12_B32;
 
 crate::float::float_family!(
-    F32Bf16pBf16p, "f32_bf16p_bf16p", lhs: u8, dst: f32, params: (),
+    F32Bf16pBf16p, "f32_bf16p_bf16p", lhs: u8, dst: f32, params: (), finite_rows: false,
     formats: (Bf16p, Bf16pB32), preferred_lhs: Some(BF16P8X4),
     packings: [
         /// [`BF16P8X4`] activations, [`BF16P12_B32`] weights: the 8x12 `BFMMLA` kernels.

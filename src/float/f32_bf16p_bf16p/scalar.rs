@@ -1,10 +1,10 @@
-//! Portable scalar tier of the bf16 families (float.md §6): `BFMMLA` and `BFDOT` modelled
-//! exactly (products flushed, sums rounded to odd with flush to zero), so cores without
-//! FEAT_BF16 get the bits of the BF16 tier.
+//! Portable scalar tier of the bf16 families (docs/formats.md, §Arithmetic: bf16 kernels):
+//! `BFMMLA` and `BFDOT` modelled exactly (products flushed, sums rounded to odd with flush to
+//! zero, every NaN the default NaN), so cores without FEAT_BF16 get the bits of the BF16 tier.
 
 use crate::element::Element;
 use crate::float::Tiles;
-use crate::float::arith::{bf_dot_add, bf16_value, clamp_float};
+use crate::float::arith::{bf_dot_add, bf16_value, clamp_float, default_nan};
 use crate::matmul::{Packing, TileStrides, UncheckedArgs};
 
 /// Reads the packed operands of one call.
@@ -45,10 +45,10 @@ impl Operands<'_> {
 /// Which instruction's arithmetic a kernel has.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Bf16Op {
-    /// `BFMMLA`: one accumulator, pairs (0, 1) then (2, 3) of each block (float.md §6.2).
+    /// `BFMMLA`: one accumulator, pairs (0, 1) then (2, 3) of each block.
     Mmla,
     /// `BFDOT`: pairs (0, 1) into the bias accumulator, (2, 3) into a second one from +0, added
-    /// at the end in f32 (float.md §6.3).
+    /// at the end in f32.
     Dot,
 }
 
@@ -90,7 +90,9 @@ pub(crate) unsafe fn bf16_unchecked<B: Element, O: Element>(
                     even as f32 + odd as f32
                 }
             };
-            let v = O::from_f32(clamp_float(out, a.clamp_min, a.clamp_max));
+            // The BFloat16 operations give no NaN but the default one, and the `BFDOT` kernel's
+            // final addition passes it on or creates it: every NaN here is the default NaN.
+            let v = O::from_f32(clamp_float(default_nan(out), a.clamp_min, a.clamp_max));
             // SAFETY: `r < m`, `c < n`: inside the rectangle the caller made writable.
             unsafe { a.dst.byte_add(r * a.dst_stride_row).add(c).write_unaligned(v) };
         }

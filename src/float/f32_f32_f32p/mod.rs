@@ -1,5 +1,6 @@
 //! Family `f32_f32_f32p`: f32 activations read unpacked × f32 weights packed with their f32
-//! bias ([`F32P16`], [`F32P8`]), f32 output with clamp (float.md §2, §5). Each output is
+//! bias ([`F32P16`], [`F32P8`]), f32 output with clamp (docs/formats.md, §Arithmetic: FMA
+//! kernels). Each output is
 //! `fma(x[k-1], w[k-1], ... fma(x[0], w[0], bias))`, one fused multiply-add per depth in
 //! increasing order: the bits of KleidiAI's `FMLA` kernels on every tier.
 //!
@@ -31,7 +32,7 @@ pub(crate) mod scalar;
 use crate::rhs::f32p::{F32P8, F32P16};
 
 crate::float::float_family!(
-    F32F32F32p, "f32_f32_f32p", lhs: f32, dst: f32, params: crate::matmul::LhsStride,
+    F32F32F32p, "f32_f32_f32p", lhs: f32, dst: f32, params: crate::matmul::LhsStride, finite_rows: true,
     formats: (F32, F32p), preferred_lhs: None,
     packings: [
         /// f32 rows read in place, [`F32P16`] weights (tiles of 16 columns): the 6x16 kernels.

@@ -1,7 +1,8 @@
 //! NEON tier of `f32_f32_f32p`: `FMLA` (by element) kernels in `asm!`, tiles of up to 6 rows x
 //! 16 columns ([`F32P16`](crate::rhs::f32p::F32P16)) or 8 ([`F32P8`](crate::rhs::f32p::F32P8)),
 //! 4 depths per main-loop iteration (one `LDR q` per LHS row). See `float::fma` (crate-private)
-//! for the registers and the tile driver; the bits are the scalar tier's (float.md §5, §7).
+//! for the registers and the tile driver; the bits are the scalar tier's (docs/formats.md,
+//! §Arithmetic: FMA kernels, §Arithmetic: float clamp and outputs).
 
 use super::Descriptor;
 

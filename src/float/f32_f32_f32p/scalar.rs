@@ -1,15 +1,17 @@
-//! Portable scalar tier of the FMA families (float.md §5): one accumulator per output, the bias
+//! Portable scalar tier of the FMA families (docs/formats.md, §Arithmetic: FMA kernels): one
+//! accumulator per output, the bias
 //! as its initial value, one fused multiply-add per depth in increasing order, then the clamp.
 //! `FMLA` is modelled exactly (`fmaf`; for f16, [`fma_f16`](crate::float::arith::fma_f16)), so
 //! every core gets the bits of the NEON and FP16 tiers.
 
 use crate::element::Element;
 use crate::float::Tiles;
-use crate::float::arith::{clamp_float, fma_f32};
+use crate::float::arith::{clamp_float, default_nan, fma_f32};
 use crate::matmul::{LhsStride, Packing, TileStrides, UncheckedArgs};
 
 /// The FMA kernel over element type `T` for any tile: `step(a, b, acc)` is one rounded
-/// multiply-add, and the clamp bounds are first rounded to `T` (float.md §7).
+/// multiply-add, and the clamp bounds are first rounded to `T` (docs/formats.md, §Arithmetic:
+/// float clamp and outputs). A NaN result is the default NaN ([`default_nan`]).
 ///
 /// # Safety
 ///
@@ -38,7 +40,7 @@ pub(crate) unsafe fn fma_unchecked<T: Element>(
             for (j, &xj) in x.iter().enumerate() {
                 acc = step(xj, value(data + j * nr * T::SIZE), acc);
             }
-            let v = T::from_f32(clamp_float(acc.to_f32(), lo, hi));
+            let v = T::from_f32(clamp_float(default_nan(acc.to_f32()), lo, hi));
             // SAFETY: `r < m`, `c < n`: inside the rectangle the caller made writable.
             unsafe { a.dst.byte_add(r * a.dst_stride_row).add(c).write_unaligned(v) };
         }
