@@ -1,6 +1,6 @@
 //! The float families (`qgemm::float`) on bare metal: every kernel against the scalar kernel of
 //! its formats (the same packed RHS and LHS, hence the same arithmetic) on [`SHAPES`], and one
-//! `op::FloatLinear` call per family in parts on four cores.
+//! `op::Linear` call per family in parts on four cores.
 //!
 //! Inputs mix ordinary values with the edges the float arithmetic must get right on every core:
 //! zeros of both signs, values that are bf16/f16 denormals (flushed by BFDOT/BFMMLA, kept by
@@ -327,7 +327,7 @@ pub fn check_family<F: FloatChecked>(cpu: CpuFeatures, b: &mut Buffers, t: &mut 
     crate::log_family(F::NAME, F::kernels().len(), before, t);
 }
 
-/// One `FloatLinear` call of `F` on `s` in [`multicore::CORES`] parts, part `i` on core `i`,
+/// One `Linear` call of `F` on `s` in [`multicore::CORES`] parts, part `i` on core `i`,
 /// against the same call on this core.
 fn multicore_call<F: FloatChecked>(cpu: CpuFeatures, s: &Shape, seed: u64, b: &mut Buffers) -> Result<(), McError> {
     fill(&mut b.float, s, seed);

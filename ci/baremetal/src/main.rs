@@ -15,7 +15,7 @@
 //! each kernel against the scalar kernel of its packed formats the same way.
 //!
 //! Then it starts the other three cores of `-smp 4` (PSCI `CPU_ON` over HVC, `multicore`) and,
-//! for each family, runs the parts of one `op::Linear` (or `op::FloatLinear`) call (decode `m = 1` and
+//! for each family, runs the parts of one `op::Linear` call (decode `m = 1` and
 //! prefill `m = 6`) on the four cores, one part per core, and compares the assembled output bit
 //! for bit with the single-core `Prepared::run`.
 //!
