@@ -57,8 +57,8 @@ use qgemm::rhs::qsi4c32p::BlockScales;
 use qgemm::rhs::qsi8cxp::{self, Int8Source};
 use qgemm::rhs::{Int4Encoding, Int4Source, Layout, qai4c32p, qsi4c32p, qsi4c32pscalef16, qsi4cxp, qsu2cxp};
 use qgemm::{
-    Clamp, CpuFeatures, Descriptor, Family, Kernel, LhsFormat, LhsPacking, MatmulArgs, Packing, Params,
-    RhsFormat, RhsPacking, Tier,
+    Clamp, CpuFeatures, Descriptor, Family, Kernel, LhsFormat, LhsPacking, MatmulArgs, Packing, Params, RhsFormat,
+    RhsPacking, Tier,
 };
 
 use crate::params::{CKind, CParams};
@@ -495,8 +495,14 @@ pub const QGEMM_RHS_FORMAT_BF16P_B32: u32 = 8;
 pub const QGEMM_RHS_FORMAT_BF16P_B16: u32 = 9;
 
 /// The LHS formats, indexed by their `QGEMM_LHS_FORMAT_*` code.
-const LHS_FORMATS: [LhsFormat; 6] =
-    [LhsFormat::Qai8dxp, LhsFormat::Qsi8d32p, LhsFormat::Qsi8d32pscalef32, LhsFormat::Bf16p, LhsFormat::F32, LhsFormat::F16];
+const LHS_FORMATS: [LhsFormat; 6] = [
+    LhsFormat::Qai8dxp,
+    LhsFormat::Qsi8d32p,
+    LhsFormat::Qsi8d32pscalef32,
+    LhsFormat::Bf16p,
+    LhsFormat::F32,
+    LhsFormat::F16,
+];
 
 /// The RHS formats, indexed by their `QGEMM_RHS_FORMAT_*` code.
 const RHS_FORMATS: [RhsFormat; 10] = [
@@ -826,7 +832,11 @@ pub unsafe extern "C" fn qgemm_kernel_at(family: u32, index: usize, out: *mut qg
 /// Every pointer argument is null or valid for the reads or writes of the length given with it
 /// (one element for out pointers and structs), as the module conventions say.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn qgemm_kernel_resolve(kernel: qgemm_kernel, features: u32, out: *mut qgemm_kernel) -> qgemm_status {
+pub unsafe extern "C" fn qgemm_kernel_resolve(
+    kernel: qgemm_kernel,
+    features: u32,
+    out: *mut qgemm_kernel,
+) -> qgemm_status {
     let resolved = with_kernel!(kernel, h => {
         let cpu = self::features(features)?;
         let k = h.desc.resolve(&cpu)?;
@@ -1144,7 +1154,12 @@ struct RunBuffers<T> {
 /// Each pointer of `bufs` is null or valid for the reads (`lhs`, `rhs`) or writes (`dst`) of
 /// its length (bytes for `lhs`); `args` is null or valid for a read, and its `params` as
 /// [`params_in`] says.
-unsafe fn run<F: CFamily, T: CElem>(h: &Handle<F>, features: u32, bufs: RunBuffers<T>, args: *const qgemm_matmul_args) -> Status {
+unsafe fn run<F: CFamily, T: CElem>(
+    h: &Handle<F>,
+    features: u32,
+    bufs: RunBuffers<T>,
+    args: *const qgemm_matmul_args,
+) -> Status {
     let dst = dst_as::<F::Dst, T>(bufs.dst.0)?;
     let cpu = self::features(features)?;
     let kernel = h.to_run(&cpu)?;

@@ -461,7 +461,8 @@ unsafe fn call_of<'a, F: LinearFamily>(c: &qgemm_linear_call) -> Status<Call<'a,
     // SAFETY: this function's contract.
     let (lhs, lhs_span) = unsafe { lhs_in::<F::Lhs>(c.lhs, c.lhs_size) }?;
     if lhs.len() < needed {
-        let buffer = if params.lhs_stride().is_some() { qgemm::error::Buffer::Lhs } else { qgemm::error::Buffer::LhsPacked };
+        let buffer =
+            if params.lhs_stride().is_some() { qgemm::error::Buffer::Lhs } else { qgemm::error::Buffer::LhsPacked };
         return Err(qgemm::Error::BufferTooShort { buffer, given: lhs.len(), needed }.into());
     }
     Ok(Call { layer, kernel, lhs: &lhs[..needed], params, clamp, spans: [w_spans[0], w_spans[1], lhs_span] })

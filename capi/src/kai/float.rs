@@ -179,8 +179,7 @@ impl KaiFloat {
         };
         let cpu = crate::cpu::layer2();
         // The one selection policy, among the kernels reading exactly these layouts.
-        let Some(kernel) = qgemm::matmul::select_from(F::kernels(), &cpu, m, Some(&self.rhs), self.lhs.as_ref())
-        else {
+        let Some(kernel) = qgemm::matmul::select_from(F::kernels(), &cpu, m, Some(&self.rhs), self.lhs.as_ref()) else {
             fail!(f, (), "no qgemm kernel for these formats on this CPU");
         };
         let args = UncheckedArgs {
