@@ -208,8 +208,8 @@
 // FEAT_SVE.
 #define QGEMM_FEATURE_SVE (1 << 5)
 
-// FEAT_SME. A feature set with this bit makes the library read the streaming vector length
-// (`RDSVL`) where it resolves a kernel whose tile scales with it.
+// FEAT_SME. With this bit the library reads the streaming vector length (`RDSVL`) when it
+// resolves a kernel: on Linux only where the kernel reports SME, on bare metal wherever set.
 #define QGEMM_FEATURE_SME (1 << 6)
 
 // FEAT_SVE2 (implies `QGEMM_FEATURE_SVE`).

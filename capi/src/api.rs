@@ -12,7 +12,8 @@
 //! * Feature sets are `QGEMM_FEATURE_*` bit sets ([`crate::cpu`]); a bit outside
 //!   `QGEMM_FEATURE_ALL` is `QGEMM_ERROR_INVALID_ARGUMENT`. The caller vouches for the bits:
 //!   a feature the CPU lacks makes a kernel of that tier execute an undefined instruction (and,
-//!   for `QGEMM_FEATURE_SME`, the library reads the streaming vector length with `RDSVL`).
+//!   for `QGEMM_FEATURE_SME`, the library reads the streaming vector length with `RDSVL`: on
+//!   Linux only where the kernel reports SME, on bare metal wherever the bit is set).
 //!
 //! Every exported function has the same `# Safety` contract: each pointer argument is null or
 //! valid for the reads or writes of the length given with it (one element for out pointers and

@@ -19,8 +19,8 @@ pub const QGEMM_FEATURE_FP16: u32 = 1 << 3;
 pub const QGEMM_FEATURE_BF16: u32 = 1 << 4;
 /// FEAT_SVE.
 pub const QGEMM_FEATURE_SVE: u32 = 1 << 5;
-/// FEAT_SME. A feature set with this bit makes the library read the streaming vector length
-/// (`RDSVL`) where it resolves a kernel whose tile scales with it.
+/// FEAT_SME. With this bit the library reads the streaming vector length (`RDSVL`) when it
+/// resolves a kernel: on Linux only where the kernel reports SME, on bare metal wherever set.
 pub const QGEMM_FEATURE_SME: u32 = 1 << 6;
 /// FEAT_SVE2 (implies `QGEMM_FEATURE_SVE`).
 pub const QGEMM_FEATURE_SVE2: u32 = 1 << 7;
@@ -85,7 +85,8 @@ pub(crate) fn to_bits(cpu: CpuFeatures) -> u32 {
 ///
 /// The caller of the C API claims the features: a claimed feature the CPU lacks makes a kernel
 /// of that tier execute an undefined instruction (documented on every function that takes
-/// features; the same contract as `CpuFeatures::with`), and with SME claimed `RDSVL` executes.
+/// features; the same contract as `CpuFeatures::with`); with SME claimed `RDSVL` executes where
+/// [`with_streaming_vl`] says.
 pub(crate) fn from_bits(bits: u32) -> Option<CpuFeatures> {
     if bits & !QGEMM_FEATURE_ALL != 0 {
         return None;
@@ -98,9 +99,28 @@ pub(crate) fn from_bits(bits: u32) -> Option<CpuFeatures> {
             cpu = unsafe { cpu.with(f) };
         }
     }
-    // SAFETY: as above: where the bits claim SME, SME is implemented and enabled, so `RDSVL`
-    // does not trap (a set without SME reads nothing).
-    Some(unsafe { cpu.with_streaming_vl() })
+    Some(with_streaming_vl(cpu))
+}
+
+/// `cpu` with the streaming vector length, where it claims SME and the length can be read: on
+/// Linux only where the kernel reports SME too (so a caller that sets every bit, e.g. to ask
+/// which kernels exist, never executes `RDSVL` on a CPU without SME); on bare metal wherever the
+/// caller claims it (there the claim is the only source).
+fn with_streaming_vl(cpu: CpuFeatures) -> CpuFeatures {
+    if !cpu.has(Feature::Sme) {
+        return cpu;
+    }
+    #[cfg(target_os = "linux")]
+    {
+        let (hwcap, hwcap2) = crate::sys::hwcaps();
+        if bits_from_hwcap(hwcap, hwcap2) & QGEMM_FEATURE_SME == 0 {
+            return cpu;
+        }
+    }
+    // SAFETY: SME is implemented and enabled here: on Linux the kernel reports it (checked
+    // above; Linux enables SME for EL0 wherever it reports it), on bare metal the caller claims
+    // it (the documented contract of a feature set), so `RDSVL` does not trap.
+    unsafe { cpu.with_streaming_vl() }
 }
 
 /// The C bit of a feature.
