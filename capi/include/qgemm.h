@@ -543,6 +543,23 @@ typedef struct qgemm_quant_hessian {
 // core. See docs/c-api.md.
 typedef void (*qgemm_kai_error_handler)(const char *function, const char *reason, void *user_data);
 
+// The parameters of a `QGEMM_FAMILY_QAI8DXP_QSU2CXP` kernel (`qgemm_matmul_args::params`): the
+// look-up table its weights were packed with (code `u` stands for `lut[u]`, every entry in
+// `[-64, 63]`, else `QGEMM_ERROR_LUT_OUT_OF_RANGE`). `params = NULL`: the default
+// `{-2, -1, 0, 1}`.
+typedef struct qgemm_lut_params {
+  // The table.
+  int32_t lut[4];
+} qgemm_lut_params;
+
+// The parameters of a kernel that reads f32 / f16 activation rows in place
+// (`QGEMM_FAMILY_F32_F32_F32P`, `QGEMM_FAMILY_F16_F16_F16P`; `qgemm_matmul_args::params`):
+// the distance between rows in elements (`>= k`; 0: dense, `k`). `params = NULL`: dense.
+typedef struct qgemm_lhs_stride_params {
+  // Elements from one activation row to the next (0: `k`).
+  size_t lhs_stride_row;
+} qgemm_lhs_stride_params;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
