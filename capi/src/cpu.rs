@@ -80,12 +80,14 @@ pub(crate) fn to_bits(cpu: CpuFeatures) -> u32 {
 }
 
 /// The feature set of `bits` (and the features they imply), or `None` if a bit outside
-/// [`QGEMM_FEATURE_ALL`] is set. With SME among them, the set also has the streaming vector
-/// length, read with `RDSVL`.
+/// [`QGEMM_FEATURE_ALL`] is set. The streaming vector length is not read here: only where a
+/// kernel whose tile scales with it may be resolved ([`with_svl_where`]), so a core with SME
+/// that firmware left disabled (`CPACR_EL1.SMEN`, docs/porting.md) runs the fixed-shape
+/// kernels with the detected bits.
 ///
 /// The caller of the C API claims the features: a claimed feature the CPU lacks makes a kernel
 /// of that tier execute an undefined instruction (documented on every function that takes
-/// features; the same contract as `CpuFeatures::with`), and with SME claimed `RDSVL` executes.
+/// features; the same contract as `CpuFeatures::with`).
 pub(crate) fn from_bits(bits: u32) -> Option<CpuFeatures> {
     if bits & !QGEMM_FEATURE_ALL != 0 {
         return None;
@@ -98,9 +100,19 @@ pub(crate) fn from_bits(bits: u32) -> Option<CpuFeatures> {
             cpu = unsafe { cpu.with(f) };
         }
     }
-    // SAFETY: as above: where the bits claim SME, SME is implemented and enabled, so `RDSVL`
-    // does not trap (a set without SME reads nothing).
-    Some(unsafe { cpu.with_streaming_vl() })
+    Some(cpu)
+}
+
+/// `cpu` with the streaming vector length, read with `RDSVL`, where `needed` (a kernel whose
+/// tile scales with it may be resolved) and the set claims SME; else `cpu` as it is.
+pub(crate) fn with_svl_where(cpu: CpuFeatures, needed: bool) -> CpuFeatures {
+    if !needed {
+        return cpu;
+    }
+    // SAFETY: the C caller claimed SME for a family with an SME kernel: SME is implemented and
+    // enabled (the documented contract of `QGEMM_FEATURE_SME`), so `RDSVL` does not trap (a
+    // set without SME reads nothing).
+    unsafe { cpu.with_streaming_vl() }
 }
 
 /// The C bit of a feature.
