@@ -78,30 +78,18 @@ static const struct family {
     enum lhs_kind lhs;
     enum rhs_kind rhs;
     size_t dst_bytes; /* 4: f32 output (qgemm_kernel_run); 2: f16/bf16 bits (qgemm_kernel_run_u16) */
-    uint32_t lhs_format, rhs_format; /* QGEMM_LHS_FORMAT_* / QGEMM_RHS_FORMAT_* its kernels read */
 } families[] = {
-    {QGEMM_FAMILY_QAI8DXP_QSI4CXP, "qai8dxp_qsi4cxp", LHS_F32, RHS_QSI4CXP, 4, QGEMM_LHS_FORMAT_QAI8DXP,
-     QGEMM_RHS_FORMAT_QSI4CXP},
-    {QGEMM_FAMILY_QAI8DXP_QSI4C32P, "qai8dxp_qsi4c32p", LHS_F32, RHS_QSI4C32P, 4, QGEMM_LHS_FORMAT_QAI8DXP,
-     QGEMM_RHS_FORMAT_QSI4C32P},
-    {QGEMM_FAMILY_QSI8D32P_QSI4C32P, "qsi8d32p_qsi4c32p", LHS_QSI8D32P, RHS_Q4_0, 4, QGEMM_LHS_FORMAT_QSI8D32P,
-     QGEMM_RHS_FORMAT_QSI4C32PSCALEF16},
-    {QGEMM_FAMILY_QAI8DXP_QSI8CXP, "qai8dxp_qsi8cxp", LHS_F32, RHS_QSI8CXP, 4, QGEMM_LHS_FORMAT_QAI8DXP,
-     QGEMM_RHS_FORMAT_QSI8CXP},
-    {QGEMM_FAMILY_F16_QAI8DXP_QSI4CXP, "f16_qai8dxp_qsi4cxp", LHS_F16, RHS_QSI4CXP, 2, QGEMM_LHS_FORMAT_QAI8DXP,
-     QGEMM_RHS_FORMAT_QSI4CXP},
-    {QGEMM_FAMILY_F16_QAI8DXP_QSI8CXP, "f16_qai8dxp_qsi8cxp", LHS_F16, RHS_QSI8CXP, 2, QGEMM_LHS_FORMAT_QAI8DXP,
-     QGEMM_RHS_FORMAT_QSI8CXP},
-    {QGEMM_FAMILY_BF16_QAI8DXP_QSI4CXP, "bf16_qai8dxp_qsi4cxp", LHS_BF16, RHS_QSI4CXP, 2, QGEMM_LHS_FORMAT_QAI8DXP,
-     QGEMM_RHS_FORMAT_QSI4CXP},
-    {QGEMM_FAMILY_BF16_QAI8DXP_QSI4C32P, "bf16_qai8dxp_qsi4c32p", LHS_BF16, RHS_QSI4C32P, 2,
-     QGEMM_LHS_FORMAT_QAI8DXP, QGEMM_RHS_FORMAT_QSI4C32P},
-    {QGEMM_FAMILY_QSI8D32P_QAI4C32P, "qsi8d32p_qai4c32p", LHS_SCALEF32_F32, RHS_QAI4C32P, 4,
-     QGEMM_LHS_FORMAT_QSI8D32PSCALEF32, QGEMM_RHS_FORMAT_QAI4C32P},
-    {QGEMM_FAMILY_F16_QSI8D32P_QAI4C32P, "f16_qsi8d32p_qai4c32p", LHS_SCALEF32_F16, RHS_QAI4C32P, 2,
-     QGEMM_LHS_FORMAT_QSI8D32PSCALEF32, QGEMM_RHS_FORMAT_QAI4C32P},
-    {QGEMM_FAMILY_QAI8DXP_QSU2CXP, "qai8dxp_qsu2cxp", LHS_F32, RHS_QSU2CXP, 4, QGEMM_LHS_FORMAT_QAI8DXP,
-     QGEMM_RHS_FORMAT_QSU2CXP},
+    {QGEMM_FAMILY_QAI8DXP_QSI4CXP, "qai8dxp_qsi4cxp", LHS_F32, RHS_QSI4CXP, 4},
+    {QGEMM_FAMILY_QAI8DXP_QSI4C32P, "qai8dxp_qsi4c32p", LHS_F32, RHS_QSI4C32P, 4},
+    {QGEMM_FAMILY_QSI8D32P_QSI4C32P, "qsi8d32p_qsi4c32p", LHS_QSI8D32P, RHS_Q4_0, 4},
+    {QGEMM_FAMILY_QAI8DXP_QSI8CXP, "qai8dxp_qsi8cxp", LHS_F32, RHS_QSI8CXP, 4},
+    {QGEMM_FAMILY_F16_QAI8DXP_QSI4CXP, "f16_qai8dxp_qsi4cxp", LHS_F16, RHS_QSI4CXP, 2},
+    {QGEMM_FAMILY_F16_QAI8DXP_QSI8CXP, "f16_qai8dxp_qsi8cxp", LHS_F16, RHS_QSI8CXP, 2},
+    {QGEMM_FAMILY_BF16_QAI8DXP_QSI4CXP, "bf16_qai8dxp_qsi4cxp", LHS_BF16, RHS_QSI4CXP, 2},
+    {QGEMM_FAMILY_BF16_QAI8DXP_QSI4C32P, "bf16_qai8dxp_qsi4c32p", LHS_BF16, RHS_QSI4C32P, 2},
+    {QGEMM_FAMILY_QSI8D32P_QAI4C32P, "qsi8d32p_qai4c32p", LHS_SCALEF32_F32, RHS_QAI4C32P, 4},
+    {QGEMM_FAMILY_F16_QSI8D32P_QAI4C32P, "f16_qsi8d32p_qai4c32p", LHS_SCALEF32_F16, RHS_QAI4C32P, 2},
+    {QGEMM_FAMILY_QAI8DXP_QSU2CXP, "qai8dxp_qsu2cxp", LHS_F32, RHS_QSU2CXP, 4},
 };
 #define N_FAMILIES COUNT(families)
 
@@ -819,7 +807,8 @@ static uint32_t tier_features(uint32_t tier) {
     }
 }
 
-/* The LHS and RHS format codes of every family's kernels, by family code. */
+/* The LHS and RHS format codes (QGEMM_LHS_FORMAT_*, QGEMM_RHS_FORMAT_*) of every family's kernels, by
+ * family code. */
 static const uint32_t family_formats[ALL_FAMILIES][2] = {
     {QGEMM_LHS_FORMAT_QAI8DXP, QGEMM_RHS_FORMAT_QSI4CXP},
     {QGEMM_LHS_FORMAT_QAI8DXP, QGEMM_RHS_FORMAT_QSI4C32P},
@@ -953,7 +942,8 @@ static void selection(uint32_t cpu) {
         snprintf(cur, sizeof cur, "select %s", fam->name);
         qgemm_rhs_packing preferred = {99, 0, 0, 0};
         OK(qgemm_linear_rhs_packing(fam->code, &preferred));
-        CHECK(preferred.format == fam->rhs_format, "preferred packing of format %u", preferred.format);
+        const uint32_t lhs_format = family_formats[fam->code][0], rhs_format = family_formats[fam->code][1];
+        CHECK(preferred.format == rhs_format, "preferred packing of format %u", preferred.format);
         const size_t ms[] = {1, 64};
         for (size_t i = 0; i < COUNT(ms); i++) {
             qgemm_kernel k = {99, 99, 99};
@@ -992,12 +982,12 @@ static void selection(uint32_t cpu) {
             }
         }
         /* Layouts no kernel reads; codes that name no format; no RHS packing. */
-        const qgemm_rhs_packing unknown = {fam->rhs_format, 4, 6, 2};
+        const qgemm_rhs_packing unknown = {rhs_format, 4, 6, 2};
         const qgemm_rhs_packing other_format = {
-            fam->rhs_format == QGEMM_RHS_FORMAT_QSI8CXP ? QGEMM_RHS_FORMAT_QSI4CXP : QGEMM_RHS_FORMAT_QSI8CXP,
+            rhs_format == QGEMM_RHS_FORMAT_QSI8CXP ? QGEMM_RHS_FORMAT_QSI4CXP : QGEMM_RHS_FORMAT_QSI8CXP,
             preferred.nr, preferred.kr, preferred.sr};
         const qgemm_rhs_packing bad_code = {99, preferred.nr, preferred.kr, preferred.sr};
-        const qgemm_lhs_packing lhs3 = {fam->lhs_format, 3, preferred.kr, preferred.sr},
+        const qgemm_lhs_packing lhs3 = {lhs_format, 3, preferred.kr, preferred.sr},
                                 lhs_code = {99, 4, preferred.kr, preferred.sr};
         qgemm_kernel k = {99, 99, 99};
         EXPECT(qgemm_select_for(fam->code, cpu, 4, &unknown, NULL, &k), QGEMM_ERROR_UNSUPPORTED);
