@@ -78,6 +78,18 @@ static uint64_t id_aa64isar0(void) {
     return v;
 }
 
+static uint64_t id_aa64pfr1(void) {
+    uint64_t v;
+    __asm__("mrs %0, id_aa64pfr1_el1" : "=r"(v));
+    return v;
+}
+
+static uint64_t cpacr(void) {
+    uint64_t v;
+    __asm__("mrs %0, cpacr_el1" : "=r"(v));
+    return v;
+}
+
 /* Operands: weights all +1 (nibble 9, zero point 8), scale 0.5, activations 1.0: every output is
  * 64 * 1 * 1 * 0.5 = 32 up to the activation quantization error. A second row of 0.25 gives 8. */
 static uint8_t weights[N * K / 2];
@@ -121,6 +133,18 @@ static void layer2(void) {
     check(ok, "layer 2: kai_* qai8dxp1x8_qsi4cxp8x8_1x8x32_neon_dotprod, m_step x n_step grid = hand result");
 }
 
+/* The per-format packers' parameters for a kernel: its LHS tile rows and its RHS tile
+ * (qgemm_kernel_info.lhs / .rhs). */
+static qgemm_packing packing_of(const qgemm_kernel_info* info) {
+    const qgemm_packing p = {info->lhs.mr, info->rhs.nr, info->rhs.kr, info->rhs.sr};
+    return p;
+}
+
+/* Whether a kernel reads operands packed with the layer-2 packing `p`. */
+static int reads(const qgemm_kernel_info* info, qgemm_packing p) {
+    return info->lhs.mr == p.mr && info->rhs.nr == p.nr && info->rhs.kr == p.kr && info->rhs.sr == p.sr;
+}
+
 /* Layer 1: detect the CPU from the ID registers (EL1), let qgemm pick the kernel, pack and run with
  * lengths checked; the result must equal layer 2's bit for bit (same quantized operands, and every
  * kernel of a family gives the same bits). */
@@ -138,15 +162,16 @@ static void layer1(void) {
     sh_puts("  layer 1 kernel: ");
     sh_puts(info.name);
     sh_puts("\n");
+    const qgemm_packing pk = packing_of(&info);
     size_t lsz = 0, rsz = 0;
-    check(qgemm_lhs_qai8dxp_packed_size(&info.packing, M, K, &lsz) == QGEMM_OK &&
-              qgemm_rhs_qsi4cxp_packed_size(&info.packing, N, K, &rsz) == QGEMM_OK && lsz <= sizeof lhs_packed1 &&
+    check(qgemm_lhs_qai8dxp_packed_size(&pk, M, K, &lsz) == QGEMM_OK &&
+              qgemm_rhs_qsi4cxp_packed_size(&pk, N, K, &rsz) == QGEMM_OK && lsz <= sizeof lhs_packed1 &&
               rsz <= sizeof rhs_packed1,
           "layer 1: packed sizes fit");
     qgemm_int4_source src = {weights, sizeof weights, QGEMM_LAYOUT_NXK, K / 2, QGEMM_INT4_ZERO_POINT_8};
-    check(qgemm_rhs_qsi4cxp_pack(&info.packing, N, K, &src, scales, N, NULL, 0, rhs_packed1, rsz) == QGEMM_OK,
+    check(qgemm_rhs_qsi4cxp_pack(&pk, N, K, &src, scales, N, NULL, 0, rhs_packed1, rsz) == QGEMM_OK,
           "layer 1: qgemm_rhs_qsi4cxp_pack");
-    check(qgemm_lhs_qai8dxp_quantize_pack(&info.packing, M, K, 0, lhs, M * K, K, lhs_packed1, lsz) == QGEMM_OK,
+    check(qgemm_lhs_qai8dxp_quantize_pack(&pk, M, K, 0, lhs, M * K, K, lhs_packed1, lsz) == QGEMM_OK,
           "layer 1: qgemm_lhs_qai8dxp_quantize_pack");
     qgemm_matmul_args args = {.m = M, .n = N, .k = K, .dst_stride_row = N,
                               .clamp_min = -3.402823466e38f, .clamp_max = 3.402823466e38f};
@@ -201,15 +226,16 @@ static void int8_family(void) {
     sh_puts("  int8 layer 1 kernel: ");
     sh_puts(info.name);
     sh_puts("\n");
+    const qgemm_packing pk = packing_of(&info);
     size_t l1 = 0, r1 = 0;
     qgemm_int8_source src = {weights8, sizeof weights8, QGEMM_LAYOUT_NXK, K};
     qgemm_matmul_args args = {.m = M, .n = N, .k = K, .dst_stride_row = N,
                               .clamp_min = -3.402823466e38f, .clamp_max = 3.402823466e38f};
-    check(qgemm_lhs_qai8dxp_packed_size(&info.packing, M, K, &l1) == QGEMM_OK &&
-              qgemm_rhs_qsi8cxp_packed_size(&info.packing, N, K, &r1) == QGEMM_OK && l1 <= sizeof lhs_packed1 &&
+    check(qgemm_lhs_qai8dxp_packed_size(&pk, M, K, &l1) == QGEMM_OK &&
+              qgemm_rhs_qsi8cxp_packed_size(&pk, N, K, &r1) == QGEMM_OK && l1 <= sizeof lhs_packed1 &&
               r1 <= sizeof rhs_packed1 &&
-              qgemm_rhs_qsi8cxp_pack(&info.packing, N, K, &src, scales8, N, NULL, 0, rhs_packed1, r1) == QGEMM_OK &&
-              qgemm_lhs_qai8dxp_quantize_pack(&info.packing, M, K, 0, lhs, M * K, K, lhs_packed1, l1) == QGEMM_OK &&
+              qgemm_rhs_qsi8cxp_pack(&pk, N, K, &src, scales8, N, NULL, 0, rhs_packed1, r1) == QGEMM_OK &&
+              qgemm_lhs_qai8dxp_quantize_pack(&pk, M, K, 0, lhs, M * K, K, lhs_packed1, l1) == QGEMM_OK &&
               qgemm_kernel_run(kernel, features, lhs_packed1, l1, rhs_packed1, r1, dst8_1, M * N, &args) == QGEMM_OK,
           "int8 layer 1: qgemm_rhs_qsi8cxp_pack, qgemm_lhs_qai8dxp_quantize_pack, qgemm_kernel_run");
     int same = 1;
@@ -328,7 +354,7 @@ static void families_16bit(void) {
         check(ok, "layer 2: kai_run_lhs_quant_pack_qai8dxp_(b)f16_neon and one kai_* kernel = hand result");
 
         /* Layer 1: a kernel of exactly that packing the CPU has (every tier gives the same bits). */
-        qgemm_kernel kernel = {0, 0};
+        qgemm_kernel kernel = {0, 0, 0};
         qgemm_kernel_info info;
         size_t count = 0;
         int found = 0;
@@ -337,8 +363,7 @@ static void families_16bit(void) {
             bool yes = false;
             if (qgemm_kernel_at(families16[f].code, i, &kernel) == QGEMM_OK &&
                 qgemm_kernel_get_info(kernel, &info) == QGEMM_OK &&
-                qgemm_kernel_is_available(kernel, features, &yes) == QGEMM_OK && yes && info.packing.mr == p.mr &&
-                info.packing.nr == p.nr && info.packing.kr == p.kr && info.packing.sr == p.sr)
+                qgemm_kernel_is_available(kernel, features, &yes) == QGEMM_OK && yes && reads(&info, p))
                 found = 1;
         }
         check(found, "layer 1: a kernel of the layer-2 packing");
@@ -346,35 +371,36 @@ static void families_16bit(void) {
         sh_puts("    layer 1 kernel: ");
         sh_puts(info.name);
         sh_puts("\n");
+        const qgemm_packing pk = packing_of(&info);
         const size_t bl = families16[f].rhs == RHS_QSI4C32P ? BL : 0;
         size_t l1 = 0, r1 = 0;
-        qgemm_status s = qgemm_lhs_qai8dxp_packed_size(&info.packing, M, K, &l1);
+        qgemm_status s = qgemm_lhs_qai8dxp_packed_size(&pk, M, K, &l1);
         qgemm_int4_source src4 = {weights, sizeof weights, QGEMM_LAYOUT_NXK, K / 2, QGEMM_INT4_ZERO_POINT_8};
         qgemm_int8_source src8 = {weights8, sizeof weights8, QGEMM_LAYOUT_NXK, K};
         if (s == QGEMM_OK) {
             switch (families16[f].rhs) {
             case RHS_QSI4CXP:
-                s = qgemm_rhs_qsi4cxp_packed_size(&info.packing, N, K, &r1);
+                s = qgemm_rhs_qsi4cxp_packed_size(&pk, N, K, &r1);
                 if (s == QGEMM_OK && r1 <= sizeof rhs_packed1)
-                    s = qgemm_rhs_qsi4cxp_pack(&info.packing, N, K, &src4, scales, N, NULL, 0, rhs_packed1, r1);
+                    s = qgemm_rhs_qsi4cxp_pack(&pk, N, K, &src4, scales, N, NULL, 0, rhs_packed1, r1);
                 break;
             case RHS_QSI8CXP:
-                s = qgemm_rhs_qsi8cxp_packed_size(&info.packing, N, K, &r1);
+                s = qgemm_rhs_qsi8cxp_packed_size(&pk, N, K, &r1);
                 if (s == QGEMM_OK && r1 <= sizeof rhs_packed1)
-                    s = qgemm_rhs_qsi8cxp_pack(&info.packing, N, K, &src8, scales8, N, NULL, 0, rhs_packed1, r1);
+                    s = qgemm_rhs_qsi8cxp_pack(&pk, N, K, &src8, scales8, N, NULL, 0, rhs_packed1, r1);
                 break;
             default:
-                s = qgemm_rhs_qsi4c32p_packed_size(&info.packing, N, K, BL, &r1);
+                s = qgemm_rhs_qsi4c32p_packed_size(&pk, N, K, BL, &r1);
                 if (s == QGEMM_OK && r1 <= sizeof rhs_packed1)
-                    s = qgemm_rhs_qsi4c32p_pack(&info.packing, N, K, BL, &src4, scales_c32, N * (K / BL), K / BL, NULL,
+                    s = qgemm_rhs_qsi4c32p_pack(&pk, N, K, BL, &src4, scales_c32, N * (K / BL), K / BL, NULL,
                                                 0, rhs_packed1, r1);
                 break;
             }
         }
         check(s == QGEMM_OK && l1 <= sizeof lhs_packed1 && r1 <= sizeof rhs_packed1, "layer 1: RHS packed");
         if (s != QGEMM_OK || l1 > sizeof lhs_packed1 || r1 > sizeof rhs_packed1) continue;
-        s = bf16 ? qgemm_lhs_qai8dxp_quantize_pack_bf16(&info.packing, M, K, 0, lhs16, M * K, K, lhs_packed1, l1)
-                 : qgemm_lhs_qai8dxp_quantize_pack_f16(&info.packing, M, K, 0, lhs16, M * K, K, lhs_packed1, l1);
+        s = bf16 ? qgemm_lhs_qai8dxp_quantize_pack_bf16(&pk, M, K, 0, lhs16, M * K, K, lhs_packed1, l1)
+                 : qgemm_lhs_qai8dxp_quantize_pack_f16(&pk, M, K, 0, lhs16, M * K, K, lhs_packed1, l1);
         check(s == QGEMM_OK, "layer 1: qgemm_lhs_qai8dxp_quantize_pack_(b)f16");
         qgemm_matmul_args args = {.m = M, .n = N, .k = K, .bl = bl, .dst_stride_row = N,
                                   .clamp_min = no_min, .clamp_max = no_max};
@@ -449,7 +475,7 @@ static void families_asymmetric(void) {
         check(ok, "layer 2: kai_run_rhs_pack_nxk_qai4c32p_..., lhs_quant_pack_qsi8d32pscalef32 and one kai_* kernel"
                   " = hand result");
 
-        qgemm_kernel kernel = {0, 0};
+        qgemm_kernel kernel = {0, 0, 0};
         qgemm_kernel_info info;
         size_t count = 0;
         int found = 0;
@@ -458,8 +484,7 @@ static void families_asymmetric(void) {
             bool yes = false;
             if (qgemm_kernel_at(families_qai4c32p[f].code, i, &kernel) == QGEMM_OK &&
                 qgemm_kernel_get_info(kernel, &info) == QGEMM_OK &&
-                qgemm_kernel_is_available(kernel, features, &yes) == QGEMM_OK && yes && info.packing.mr == p.mr &&
-                info.packing.nr == p.nr && info.packing.kr == p.kr && info.packing.sr == p.sr)
+                qgemm_kernel_is_available(kernel, features, &yes) == QGEMM_OK && yes && reads(&info, p))
                 found = 1;
         }
         check(found, "layer 1: a kernel of the layer-2 packing");
@@ -467,17 +492,18 @@ static void families_asymmetric(void) {
         sh_puts("    layer 1 kernel: ");
         sh_puts(info.name);
         sh_puts("\n");
+        const qgemm_packing pk = packing_of(&info);
         size_t l1 = 0, r1 = 0;
-        qgemm_status s = qgemm_lhs_qsi8d32pscalef32_packed_size(&info.packing, M, K, BL, &l1);
-        if (s == QGEMM_OK) s = qgemm_rhs_qai4c32p_packed_size(&info.packing, N, K, BL, &r1);
+        qgemm_status s = qgemm_lhs_qsi8d32pscalef32_packed_size(&pk, M, K, BL, &l1);
+        if (s == QGEMM_OK) s = qgemm_rhs_qai4c32p_packed_size(&pk, N, K, BL, &r1);
         check(s == QGEMM_OK && l1 <= sizeof lhs_packed1 && r1 <= sizeof rhs_packed1, "layer 1: packed sizes fit");
         if (s != QGEMM_OK || l1 > sizeof lhs_packed1 || r1 > sizeof rhs_packed1) continue;
-        s = qgemm_rhs_qai4c32p_pack(&info.packing, N, K, BL, weights, sizeof weights, K / 2, qai_zero, N * (K / BL),
+        s = qgemm_rhs_qai4c32p_pack(&pk, N, K, BL, weights, sizeof weights, K / 2, qai_zero, N * (K / BL),
                                     qai_scale, N * (K / BL), NULL, 0, rhs_packed1, r1);
         check(s == QGEMM_OK, "layer 1: qgemm_rhs_qai4c32p_pack");
-        s = f16 ? qgemm_lhs_qsi8d32pscalef32_quantize_pack_f16(&info.packing, M, K, BL, 0, lhs16, M * K, K, lhs_packed1,
+        s = f16 ? qgemm_lhs_qsi8d32pscalef32_quantize_pack_f16(&pk, M, K, BL, 0, lhs16, M * K, K, lhs_packed1,
                                                                l1)
-                : qgemm_lhs_qsi8d32pscalef32_quantize_pack(&info.packing, M, K, BL, 0, lhs, M * K, K, lhs_packed1, l1);
+                : qgemm_lhs_qsi8d32pscalef32_quantize_pack(&pk, M, K, BL, 0, lhs, M * K, K, lhs_packed1, l1);
         check(s == QGEMM_OK, "layer 1: qgemm_lhs_qsi8d32pscalef32_quantize_pack(_f16)");
         qgemm_matmul_args args = {.m = M, .n = N, .k = K, .bl = BL, .dst_stride_row = N,
                                   .clamp_min = no_min, .clamp_max = no_max};
@@ -537,7 +563,7 @@ static void family_2bit(void) {
                        : "layer 2: rhs_pack_nxk_qsu2cxp4x4bf32sf32_qsu2cx_neon and the GEMM kai_* kernel with a table"
                          " = hand result");
 
-        qgemm_kernel kernel = {0, 0};
+        qgemm_kernel kernel = {0, 0, 0};
         qgemm_kernel_info info;
         size_t count = 0;
         int found = 0;
@@ -546,8 +572,7 @@ static void family_2bit(void) {
             bool yes = false;
             if (qgemm_kernel_at(QGEMM_FAMILY_QAI8DXP_QSU2CXP, i, &kernel) == QGEMM_OK &&
                 qgemm_kernel_get_info(kernel, &info) == QGEMM_OK &&
-                qgemm_kernel_is_available(kernel, features, &yes) == QGEMM_OK && yes && info.packing.mr == p.mr &&
-                info.packing.nr == p.nr && info.packing.kr == p.kr && info.packing.sr == p.sr)
+                qgemm_kernel_is_available(kernel, features, &yes) == QGEMM_OK && yes && reads(&info, p))
                 found = 1;
         }
         check(found, "layer 1: a kernel of the layer-2 packing");
@@ -555,25 +580,27 @@ static void family_2bit(void) {
         sh_puts("    layer 1 kernel: ");
         sh_puts(info.name);
         sh_puts("\n");
+        const qgemm_packing pk = packing_of(&info);
         size_t l1 = 0, r1 = 0;
-        qgemm_status s = qgemm_lhs_qai8dxp_packed_size(&info.packing, M, K, &l1);
-        if (s == QGEMM_OK) s = qgemm_rhs_qsu2cxp_packed_size(&info.packing, N, K, &r1);
+        qgemm_status s = qgemm_lhs_qai8dxp_packed_size(&pk, M, K, &l1);
+        if (s == QGEMM_OK) s = qgemm_rhs_qsu2cxp_packed_size(&pk, N, K, &r1);
         check(s == QGEMM_OK && l1 <= sizeof lhs_packed1 && r1 <= sizeof rhs_packed1, "layer 1: packed sizes fit");
         if (s != QGEMM_OK || l1 > sizeof lhs_packed1 || r1 > sizeof rhs_packed1) continue;
         const int32_t wide[4] = {-3, -1, 1, 64};
-        check(qgemm_rhs_qsu2cxp_pack(&info.packing, N, K, codes2, sizeof codes2, K / 4, scales, N, NULL, 0, wide,
+        check(qgemm_rhs_qsu2cxp_pack(&pk, N, K, codes2, sizeof codes2, K / 4, scales, N, NULL, 0, wide,
                                      rhs_packed1, r1) == QGEMM_ERROR_LUT_OUT_OF_RANGE,
               "layer 1: qgemm_rhs_qsu2cxp_pack refuses a table entry of 64 (QGEMM_ERROR_LUT_OUT_OF_RANGE)");
-        s = qgemm_rhs_qsu2cxp_pack(&info.packing, N, K, codes2, sizeof codes2, K / 4, scales, N, NULL, 0, lut2,
+        s = qgemm_rhs_qsu2cxp_pack(&pk, N, K, codes2, sizeof codes2, K / 4, scales, N, NULL, 0, lut2,
                                    rhs_packed1, r1);
         check(s == QGEMM_OK, "layer 1: qgemm_rhs_qsu2cxp_pack");
-        s = qgemm_lhs_qai8dxp_quantize_pack(&info.packing, M, K, 0, lhs, M * K, K, lhs_packed1, l1);
+        s = qgemm_lhs_qai8dxp_quantize_pack(&pk, M, K, 0, lhs, M * K, K, lhs_packed1, l1);
         check(s == QGEMM_OK, "layer 1: qgemm_lhs_qai8dxp_quantize_pack");
+        /* The table travels as the family's parameters. */
+        const qgemm_lut_params table = {{lut2[0], lut2[1], lut2[2], lut2[3]}};
         qgemm_matmul_args args = {.m = M, .n = N, .k = K, .dst_stride_row = N, .clamp_min = no_min,
-                                  .clamp_max = no_max};
-        check(qgemm_kernel_run_lut(kernel, features, lhs_packed1, l1, rhs_packed1, r1, dst1, M * N, &args, lut2) ==
-                  QGEMM_OK,
-              "layer 1: qgemm_kernel_run_lut");
+                                  .clamp_max = no_max, .params = &table};
+        check(qgemm_kernel_run(kernel, features, lhs_packed1, l1, rhs_packed1, r1, dst1, M * N, &args) == QGEMM_OK,
+              "layer 1: qgemm_kernel_run with the table (qgemm_lut_params)");
         int same = 1;
         for (size_t i = 0; i < M * N; i++) {
             uint32_t a, b;
@@ -589,7 +616,8 @@ static void family_2bit(void) {
  * 0.5 with bias 1.0, activations row 0 of 1.0 and row 1 of 0.25: every sum is exact in f32 and in
  * bf16 (1 + 64 * 0.5 = 33, 1 + 64 * 0.125 = 9). Layer 2 runs KleidiAI's packers and kernel names
  * (the BF16 name falls back to the scalar emulation without FEAT_BF16: same bits); layer 1 runs
- * the same families through qgemm_float_linear_* and must give the same bits. */
+ * the same families through qgemm_linear_* (and the f32 family's kernel through qgemm_kernel_run,
+ * the rows read in place) and must give the same bits. */
 static float wf[K * N], biasf[N];
 static float dstf2[M * N], dstf1[M * N];
 
@@ -614,24 +642,51 @@ static void float_layer1(uint32_t family, const char* what) {
     uint32_t features = 0;
     check(qgemm_cpu_detect(&features) == QGEMM_OK, "float layer 1: qgemm_cpu_detect");
     size_t wsz = 0, ssz = 0;
-    qgemm_float_linear layer;
-    qgemm_status s = qgemm_float_linear_packed_size(family, N, K, &wsz);
-    check(s == QGEMM_OK && wsz <= sizeof rhs_packed1, "float layer 1: qgemm_float_linear_packed_size fits");
+    qgemm_linear layer;
+    qgemm_status s = qgemm_linear_packed_size(family, N, K, 0, &wsz);
+    check(s == QGEMM_OK && wsz <= sizeof rhs_packed1, "float layer 1: qgemm_linear_packed_size fits");
     if (s != QGEMM_OK || wsz > sizeof rhs_packed1) return;
-    s = qgemm_float_linear_pack(family, wf, K * N, QGEMM_LAYOUT_KXN, N, N, K, biasf, N, rhs_packed1, wsz, &layer);
-    check(s == QGEMM_OK, "float layer 1: qgemm_float_linear_pack (KxN, bias)");
-    s = qgemm_float_linear_scratch_size(&layer, M, &ssz);
-    check(s == QGEMM_OK && ssz <= sizeof lhs_packed1, "float layer 1: qgemm_float_linear_scratch_size fits");
+    s = qgemm_linear_pack(family, wf, K * N, QGEMM_LAYOUT_KXN, N, N, K, biasf, N, rhs_packed1, wsz, &layer);
+    check(s == QGEMM_OK, "float layer 1: qgemm_linear_pack (KxN, bias)");
+    s = qgemm_linear_scratch_size(&layer, M, &ssz);
+    check(s == QGEMM_OK && ssz <= sizeof lhs_packed1, "float layer 1: qgemm_linear_scratch_size fits");
     if (s != QGEMM_OK || ssz > sizeof lhs_packed1) return;
-    check(qgemm_float_linear_run(&layer, features, M, lhs, M * K, dstf1, M * N - 1, lhs_packed1, ssz) ==
+    check(qgemm_linear_run(&layer, features, M, lhs, M * K, dstf1, M * N - 1, lhs_packed1, ssz) ==
               QGEMM_ERROR_BUFFER_TOO_SHORT,
           "float layer 1: an output one element short is QGEMM_ERROR_BUFFER_TOO_SHORT");
-    check(qgemm_float_linear_run(&layer, features, M, lhs, M * K, dstf1, M * N, lhs_packed1, ssz) == QGEMM_OK,
-          "float layer 1: qgemm_float_linear_run");
+    check(qgemm_linear_run(&layer, features, M, lhs, M * K, dstf1, M * N, lhs_packed1, ssz) == QGEMM_OK,
+          "float layer 1: qgemm_linear_run");
     sh_puts("    ");
     sh_puts(what);
     sh_puts("\n");
     check(same_bits(dstf1, dstf2, M * N), "float layer 1: output = layer 2 output, bit for bit");
+}
+
+/* The f32 family's kernel for M rows through qgemm_kernel_run: the rows read in place (their
+ * stride a qgemm_lhs_stride_params), the weights packed by qgemm_rhs_f32p16_pack. */
+static void float_kernel_f32(void) {
+    uint32_t features = 0;
+    qgemm_kernel kernel;
+    qgemm_kernel_info info;
+    size_t rsz = 0;
+    check(qgemm_cpu_detect(&features) == QGEMM_OK &&
+              qgemm_select(QGEMM_FAMILY_F32_F32_F32P, features, M, &kernel) == QGEMM_OK &&
+              qgemm_kernel_get_info(kernel, &info) == QGEMM_OK && info.lhs.format == QGEMM_LHS_FORMAT_F32 &&
+              info.rhs.format == QGEMM_RHS_FORMAT_F32P && info.rhs.nr == 16,
+          "float layer 1: qgemm_select of the f32 family (rows in place, f32p16)");
+    check(qgemm_rhs_f32p16_packed_size(N, K, &rsz) == QGEMM_OK && rsz <= sizeof rhs_packed1 &&
+              qgemm_rhs_f32p16_pack(N, K, wf, K * N, QGEMM_LAYOUT_KXN, N, biasf, N, rhs_packed1, rsz) == QGEMM_OK,
+          "float layer 1: qgemm_rhs_f32p16_pack");
+    const qgemm_lhs_stride_params rows = {K};
+    qgemm_matmul_args args = {.m = M, .n = N, .k = K, .dst_stride_row = N, .clamp_min = no_min,
+                              .clamp_max = no_max, .params = &rows};
+    check(qgemm_kernel_run(kernel, features, lhs, M * K * sizeof(float), rhs_packed1, rsz, dstf1, M * N, &args) ==
+              QGEMM_OK,
+          "float layer 1: qgemm_kernel_run (rows in place)");
+    sh_puts("    layer 1 kernel: ");
+    sh_puts(info.name);
+    sh_puts("\n");
+    check(same_bits(dstf1, dstf2, M * N), "float layer 1: kernel output = layer 2 output, bit for bit");
 }
 
 static void float_families(void) {
@@ -646,7 +701,8 @@ static void float_families(void) {
     kai_run_matmul_clamp_f32_f32_f32p16x1b_6x16_neon_mla(M, N, K, lhs, K * sizeof(float), rhs_packed, dstf2,
                                                           N * sizeof(float), sizeof(float), no_min, no_max);
     check(float_hand_result(dstf2), "float layer 2: kai_* f32_f32_f32p16x1b_6x16_neon_mla = hand result");
-    float_layer1(QGEMM_FLOAT_FAMILY_F32_F32_F32P, "layer 1: f32_f32_f32p");
+    float_layer1(QGEMM_FAMILY_F32_F32_F32P, "layer 1: f32_f32_f32p");
+    float_kernel_f32();
     /* bf16 BFMMLA: both operands converted to bf16 and packed. */
     const size_t mr = kai_get_mr_matmul_clamp_f32_bf16p8x4_bf16p12x4b_8x12_neon_mmla();
     const size_t nr = kai_get_nr_matmul_clamp_f32_bf16p8x4_bf16p12x4b_8x12_neon_mmla();
@@ -661,7 +717,7 @@ static void float_families(void) {
     kai_run_matmul_clamp_f32_bf16p8x4_bf16p12x4b_8x12_neon_mmla(M, N, K, lhs_packed, rhs_packed, dstf2,
                                                                  N * sizeof(float), sizeof(float), no_min, no_max);
     check(float_hand_result(dstf2), "float layer 2: kai_* f32_bf16p8x4_bf16p12x4b_8x12_neon_mmla = hand result");
-    float_layer1(QGEMM_FLOAT_FAMILY_F32_BF16P_BF16P, "layer 1: f32_bf16p_bf16p");
+    float_layer1(QGEMM_FAMILY_F32_BF16P_BF16P, "layer 1: f32_bf16p_bf16p");
 }
 
 int main(void) {
@@ -674,6 +730,15 @@ int main(void) {
     }
     const int dotprod = ((id_aa64isar0() >> 44) & 0xf) != 0;
     sh_puts(dotprod ? "  cpu: dotprod\n" : "  cpu: no dotprod\n");
+    /* start.S leaves SME disabled (CPACR_EL1.SMEN = 0, docs/porting.md: "SMEN may stay as it
+     * is"): on a core with SME (-cpu max) the detected features then claim SME, and no call may
+     * execute an SME instruction (RDSVL) for the NEON kernels, or it traps (EC 0x1D). */
+    const int sme = ((id_aa64pfr1() >> 24) & 0xf) != 0, smen = ((cpacr() >> 24) & 3) == 3;
+    sh_puts(sme ? (smen ? "  cpu: sme, enabled\n" : "  cpu: sme, left disabled (CPACR_EL1.SMEN = 0)\n")
+                : "  cpu: no sme\n");
+    uint32_t detected = 0;
+    check(qgemm_cpu_detect(&detected) == QGEMM_OK && ((detected & QGEMM_FEATURE_SME) != 0) == sme,
+          "layer 1: qgemm_cpu_detect reports SME as ID_AA64PFR1_EL1 does");
     /* KleidiAI would fault on a dotprod kernel without FEAT_DotProd; qgemm runs the same KleidiAI
      * name on its NEON tier there, with the same bits. */
     layer2();

@@ -209,7 +209,8 @@
 #define QGEMM_FEATURE_SVE (1 << 5)
 
 // FEAT_SME. With this bit the library reads the streaming vector length (`RDSVL`) when it
-// resolves a kernel: on Linux only where the kernel reports SME, on bare metal wherever set.
+// resolves a kernel of a family that has a kernel whose tile scales with it: on Linux only
+// where the kernel reports SME, on bare metal wherever set.
 #define QGEMM_FEATURE_SME (1 << 6)
 
 // FEAT_SVE2 (implies `QGEMM_FEATURE_SVE`).
@@ -545,6 +546,23 @@ typedef struct qgemm_quant_hessian {
 // Linux the exception reaches the caller of the `kai_*` function; on bare metal it stops the
 // core. See docs/c-api.md.
 typedef void (*qgemm_kai_error_handler)(const char *function, const char *reason, void *user_data);
+
+// The parameters of a `QGEMM_FAMILY_QAI8DXP_QSU2CXP` kernel (`qgemm_matmul_args::params`): the
+// look-up table its weights were packed with (code `u` stands for `lut[u]`, every entry in
+// `[-64, 63]`, else `QGEMM_ERROR_LUT_OUT_OF_RANGE`). `params = NULL`: the default
+// `{-2, -1, 0, 1}`.
+typedef struct qgemm_lut_params {
+  // The table.
+  int32_t lut[4];
+} qgemm_lut_params;
+
+// The parameters of a kernel that reads f32 / f16 activation rows in place
+// (`QGEMM_FAMILY_F32_F32_F32P`, `QGEMM_FAMILY_F16_F16_F16P`; `qgemm_matmul_args::params`):
+// the distance between rows in elements (`>= k`; 0: dense, `k`). `params = NULL`: dense.
+typedef struct qgemm_lhs_stride_params {
+  // Elements from one activation row to the next (0: `k`).
+  size_t lhs_stride_row;
+} qgemm_lhs_stride_params;
 
 #ifdef __cplusplus
 extern "C" {

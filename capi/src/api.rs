@@ -12,8 +12,9 @@
 //! * Feature sets are `QGEMM_FEATURE_*` bit sets ([`crate::cpu`]); a bit outside
 //!   `QGEMM_FEATURE_ALL` is `QGEMM_ERROR_INVALID_ARGUMENT`. The caller vouches for the bits:
 //!   a feature the CPU lacks makes a kernel of that tier execute an undefined instruction (and,
-//!   for `QGEMM_FEATURE_SME`, the library reads the streaming vector length with `RDSVL`: on
-//!   Linux only where the kernel reports SME, on bare metal wherever the bit is set).
+//!   for `QGEMM_FEATURE_SME`, the library reads the streaming vector length with `RDSVL` when
+//!   it resolves a kernel of a family with a kernel whose tile scales with it: on Linux only
+//!   where the kernel reports SME, on bare metal wherever the bit is set).
 //!
 //! Every exported function has the same `# Safety` contract: each pointer argument is null or
 //! valid for the reads or writes of the length given with it (one element for out pointers and
@@ -173,9 +174,15 @@ unsafe fn output<'a, T>(p: *mut T, len: usize, inputs: &[Span]) -> Status<&'a mu
     Ok(unsafe { core::slice::from_raw_parts_mut(p, len) })
 }
 
-/// The feature set of C bits (with the streaming vector length where the bits claim SME).
+/// The feature set of C bits (without the streaming vector length: [`for_family`]).
 fn features(bits: u32) -> Status<CpuFeatures> {
     crate::cpu::from_bits(bits).ok_or(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT)
+}
+
+/// `cpu` for resolving kernels of family `F`: with the streaming vector length (`RDSVL`, where
+/// `cpu` claims SME) only if a kernel of `F` has a tile that scales with it.
+fn for_family<F: Family>(cpu: CpuFeatures) -> CpuFeatures {
+    crate::cpu::with_svl_where(cpu, F::kernels().iter().any(|d| !d.shape().is_fixed()))
 }
 
 /// `Packing` of a C packing struct.
@@ -722,6 +729,11 @@ impl<F: CFamily> Handle<F> {
         Ok(self.desc.resolve(&cpu)?)
     }
 
+    /// `cpu` for this family ([`for_family`]).
+    fn cpu(&self, cpu: CpuFeatures) -> CpuFeatures {
+        for_family::<F>(cpu)
+    }
+
     /// The kernel resolved for the caller's `cpu`, to run: its geometry must be the handle's
     /// (a kernel resolved for another vector length than the buffers were sized for:
     /// `QGEMM_ERROR_PACKING_MISMATCH`).
@@ -839,7 +851,7 @@ pub unsafe extern "C" fn qgemm_kernel_resolve(
     out: *mut qgemm_kernel,
 ) -> qgemm_status {
     let resolved = with_kernel!(kernel, h => {
-        let cpu = self::features(features)?;
+        let cpu = h.cpu(self::features(features)?);
         let k = h.desc.resolve(&cpu)?;
         resolved_handle(&k, &cpu)
     });
@@ -881,7 +893,7 @@ pub unsafe extern "C" fn qgemm_kernel_is_available(
     features: u32,
     out: *mut bool,
 ) -> qgemm_status {
-    let available = with_kernel!(kernel, h => Ok(h.desc.is_available(&self::features(features)?)));
+    let available = with_kernel!(kernel, h => Ok(h.desc.is_available(&h.cpu(self::features(features)?))));
     // SAFETY: `out` is null or valid for a write (this function's contract).
     unsafe { answer(available, out) }
 }
@@ -900,6 +912,7 @@ pub unsafe extern "C" fn qgemm_kernel_is_available(
 pub unsafe extern "C" fn qgemm_select(family: u32, features: u32, m: usize, out: *mut qgemm_kernel) -> qgemm_status {
     let kernel = self::features(features).and_then(|cpu| {
         match_family!(family, F => {
+            let cpu = for_family::<F>(cpu);
             let k = qgemm::matmul::select_for::<F>(&cpu, m, &F::PREFERRED_RHS).ok_or(qgemm_status::QGEMM_ERROR_UNSUPPORTED_CPU)?;
             resolved_handle(&k, &cpu)
         })
@@ -934,6 +947,7 @@ pub unsafe extern "C" fn qgemm_select_for(
         let l = if lhs.is_null() { None } else { Some(unsafe { read_in(lhs) }?.to_rust()?) };
         let none = qgemm_status::QGEMM_ERROR_UNSUPPORTED;
         match_family!(family, F => {
+            let cpu = for_family::<F>(cpu);
             let l = l.or(F::PREFERRED_LHS);
             let k = qgemm::matmul::select_from(F::kernels(), &cpu, m, Some(&r), l.as_ref()).ok_or(none)?;
             resolved_handle(&k, &cpu)
@@ -1162,7 +1176,7 @@ unsafe fn run<F: CFamily, T: CElem>(
     args: *const qgemm_matmul_args,
 ) -> Status {
     let dst = dst_as::<F::Dst, T>(bufs.dst.0)?;
-    let cpu = self::features(features)?;
+    let cpu = for_family::<F>(self::features(features)?);
     let kernel = h.to_run(&cpu)?;
     // SAFETY: `args` is null or valid for a read (this function's contract).
     let a = unsafe { read_in(args) }?;

@@ -20,7 +20,8 @@ pub const QGEMM_FEATURE_BF16: u32 = 1 << 4;
 /// FEAT_SVE.
 pub const QGEMM_FEATURE_SVE: u32 = 1 << 5;
 /// FEAT_SME. With this bit the library reads the streaming vector length (`RDSVL`) when it
-/// resolves a kernel: on Linux only where the kernel reports SME, on bare metal wherever set.
+/// resolves a kernel of a family that has a kernel whose tile scales with it: on Linux only
+/// where the kernel reports SME, on bare metal wherever set.
 pub const QGEMM_FEATURE_SME: u32 = 1 << 6;
 /// FEAT_SVE2 (implies `QGEMM_FEATURE_SVE`).
 pub const QGEMM_FEATURE_SVE2: u32 = 1 << 7;
@@ -80,13 +81,15 @@ pub(crate) fn to_bits(cpu: CpuFeatures) -> u32 {
 }
 
 /// The feature set of `bits` (and the features they imply), or `None` if a bit outside
-/// [`QGEMM_FEATURE_ALL`] is set. With SME among them, the set also has the streaming vector
-/// length, read with `RDSVL`.
+/// [`QGEMM_FEATURE_ALL`] is set. The streaming vector length is not read here: only where a
+/// kernel whose tile scales with it may be resolved ([`with_svl_where`]), so a core with SME
+/// that firmware left disabled (`CPACR_EL1.SMEN`, docs/porting.md) runs the fixed-shape
+/// kernels with the detected bits.
 ///
 /// The caller of the C API claims the features: a claimed feature the CPU lacks makes a kernel
 /// of that tier execute an undefined instruction (documented on every function that takes
-/// features; the same contract as `CpuFeatures::with`); with SME claimed `RDSVL` executes where
-/// [`with_streaming_vl`] says.
+/// features; the same contract as `CpuFeatures::with`). The streaming vector length is not
+/// read here: [`with_svl_where`].
 pub(crate) fn from_bits(bits: u32) -> Option<CpuFeatures> {
     if bits & !QGEMM_FEATURE_ALL != 0 {
         return None;
@@ -99,15 +102,15 @@ pub(crate) fn from_bits(bits: u32) -> Option<CpuFeatures> {
             cpu = unsafe { cpu.with(f) };
         }
     }
-    Some(with_streaming_vl(cpu))
+    Some(cpu)
 }
 
-/// `cpu` with the streaming vector length, where it claims SME and the length can be read: on
-/// Linux only where the kernel reports SME too (so a caller that sets every bit, e.g. to ask
-/// which kernels exist, never executes `RDSVL` on a CPU without SME); on bare metal wherever the
-/// caller claims it (there the claim is the only source).
-fn with_streaming_vl(cpu: CpuFeatures) -> CpuFeatures {
-    if !cpu.has(Feature::Sme) {
+/// `cpu` with the streaming vector length, read with `RDSVL`, where `needed` (a kernel whose
+/// tile scales with it may be resolved) and the set claims SME; else `cpu` as it is. On Linux
+/// only where the kernel reports SME too, so a caller that sets every bit (to ask which
+/// kernels exist) never executes `RDSVL` on a CPU without SME.
+pub(crate) fn with_svl_where(cpu: CpuFeatures, needed: bool) -> CpuFeatures {
+    if !needed || !cpu.has(Feature::Sme) {
         return cpu;
     }
     #[cfg(target_os = "linux")]
@@ -117,9 +120,10 @@ fn with_streaming_vl(cpu: CpuFeatures) -> CpuFeatures {
             return cpu;
         }
     }
-    // SAFETY: SME is implemented and enabled here: on Linux the kernel reports it (checked
-    // above; Linux enables SME for EL0 wherever it reports it), on bare metal the caller claims
-    // it (the documented contract of a feature set), so `RDSVL` does not trap.
+    // SAFETY: the set claims SME for a family with an SME kernel, and on Linux the kernel
+    // reports it (checked above; Linux enables SME for EL0 wherever it reports it): SME is
+    // implemented and enabled (the documented contract of `QGEMM_FEATURE_SME`), so `RDSVL`
+    // does not trap.
     unsafe { cpu.with_streaming_vl() }
 }
 

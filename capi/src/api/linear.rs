@@ -351,6 +351,7 @@ unsafe fn run_family<F: LinearFamily, T: CElem>(
     (y, y_len): (*mut T, usize),
     (scratch, scratch_len): (*mut u8, usize),
 ) -> Status {
+    let cpu = &for_family::<F>(*cpu);
     // SAFETY: the weights as this function's contract says.
     let (layer, [w_span, s_span]) = unsafe { layer_of::<F>(l) }?;
     // SAFETY: `x` is null or valid for `x_len` reads (this function's contract).
@@ -403,6 +404,7 @@ unsafe fn prepare_family<F: LinearFamily, T: CElem>(
     (x, x_len): (*const T, usize),
     (scratch, scratch_len): (*mut u8, usize),
 ) -> Status<(qgemm_kernel, *const c_void, usize)> {
+    let cpu = &for_family::<F>(*cpu);
     // SAFETY: the weights as this function's contract says.
     let (layer, [w_span, s_span]) = unsafe { layer_of::<F>(l) }?;
     // SAFETY: `x` is null or valid for `x_len` reads (this function's contract).
@@ -440,7 +442,7 @@ unsafe fn call_of<'a, F: LinearFamily>(c: &qgemm_linear_call) -> Status<Call<'a,
     if c.kernel.family != F::CODE {
         return Err(qgemm_status::QGEMM_ERROR_INVALID_ARGUMENT);
     }
-    let cpu = self::features(c.features)?;
+    let cpu = for_family::<F>(self::features(c.features)?);
     let kernel = Handle::<F>::of(&c.kernel)?.to_run(&cpu)?;
     if kernel.rhs_packing() != layer.packing() {
         return Err(qgemm::Error::PackingMismatch { weights: layer.packing(), kernel: kernel.rhs_packing() }.into());

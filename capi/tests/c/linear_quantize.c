@@ -1,4 +1,4 @@
-/* The one-call path from float weights (qgemm_linear_quantize_pack) of every family:
+/* The one-call path from float weights (qgemm_linear_quantize_pack) of every quantized family:
  *
  *   linear_quantize
  *
@@ -6,7 +6,8 @@
  * the family has one), NxK and KxN with a padded stride (the same packed bytes), runs the layer on
  * a few rows and compares every output with a C f32 matmul within the format's tolerance
  * (|y - y_f32| <= tol * max|w_c| * sum|x| + output rounding); then the error statuses, with the
- * packed buffer and the layer left unwritten. Then AWQ (awq_test): the input scale in C.
+ * packed buffer and the layer left unwritten (and the float families' refusal: their weights are
+ * not quantized). Then AWQ (awq_test): the input scale in C.
  * QGEMM_QPACK_CORRUPT=1 perturbs the f32 reference by 10% and one bit of the AWQ reference
  * (run.sh --self-check: the test must fail). Exit 0 only if every check passed. */
 #include <math.h>
@@ -253,6 +254,14 @@ static void family_test(const struct family* f, uint32_t features, bool corrupt)
            QGEMM_ERROR_INVALID_ARGUMENT);
     EXPECT(qgemm_linear_quantize_workspace_size(99, N, K, bl, &dummy), QGEMM_ERROR_INVALID_ARGUMENT);
     EXPECT(qgemm_linear_quantize_workspace_size(f->code, N, K, bl, NULL), QGEMM_ERROR_NULL_POINTER);
+    /* The float families (one code space with the quantized ones) pack their weights as they are
+     * (qgemm_linear_pack): nothing to quantize. */
+    for (uint32_t fl = QGEMM_FAMILY_F32_F32_F32P; fl <= QGEMM_FAMILY_F16_BF16P_BF16P; fl++) {
+        EXPECT(qgemm_linear_quantize_pack(fl, w, N * K, QGEMM_LAYOUT_NXK, K, N, K, 0, QGEMM_QUANT_ROUND_TO_NEAREST, NULL,
+                                          0, NULL, 0, ws, ws_len, buf, size, &l),
+               QGEMM_ERROR_UNSUPPORTED);
+        EXPECT(qgemm_linear_quantize_workspace_size(fl, N, K, 0, &dummy), QGEMM_ERROR_UNSUPPORTED);
+    }
 #undef QP
     bool untouched = true;
     for (size_t i = 0; i < size; i++) untouched &= buf[i] == 0x5a;

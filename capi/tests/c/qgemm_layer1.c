@@ -12,15 +12,23 @@
  *    have run (scalar kernels of packings without golden cases run as references: the Rust tests
  *    check them against the reference arithmetic), and every unavailable one must refuse with
  *    QGEMM_ERROR_UNSUPPORTED_CPU.
- * 3. CPU features (detect, HWCAP decoding, target), selection (select, select_for).
- * 4. Every qgemm_status value up to QGEMM_ERROR_LUT_OUT_OF_RANGE from a real failing call (quant.c
- *    produces the quantizers' and GPTQ's), with outputs left unwritten, and
- *    qgemm_status_message for every value.
+ * 3. CPU features (detect, HWCAP decoding of every QGEMM_FEATURE_* bit, target, QGEMM_FEATURE_ALL
+ *    accepted and the bit above it refused), the catalogue of all 15 families (each kernel's
+ *    format codes, its `requires` bits = its tier's, availability = `requires` within the
+ *    features, qgemm_kernel_resolve of the fixed-shape kernels: svl_bytes stays 0), selection
+ *    (select, select_for with explicit RHS and LHS packings).
+ * 4. Every qgemm_status value from a real failing call (quant.c produces the quantizers' and
+ *    GPTQ's; QGEMM_ERROR_VECTOR_LENGTH_UNKNOWN has no kernel that can produce it yet), with
+ *    outputs left unwritten, and qgemm_status_message for every value; the family parameters
+ *    of a run (qgemm_lut_params of the 2-bit family; parameters for a family without any).
  * 5. The operator (qgemm_linear_*): each family's layer packed once, run for m = 1..64; the
  *    outputs' digest must be the Rust operator's (QGEMM_LINEAR_DIGESTS: the shared golden
  *    capi/tests/data/linear_digests.txt, which tests/operator.rs checks against the Rust `Linear`);
  *    for some m, equal to layer 1's kernel for m run by hand, and its parts on pthreads with a
- *    clamp equal to one clamped call; then every bad input's status.
+ *    clamp equal to one clamped call; every other RHS packing of the family's catalogue as a
+ *    layer's packing (qgemm_linear_from_packed with it: the calls run the kernels that read it);
+ *    then every bad input's status (a layer's size, a packing no kernel reads, a call whose
+ *    kernel reads another packing than its layer's).
  * QGEMM_LAYER1_CORRUPT=1 flips one bit of the first golden dst in memory, QGEMM_LAYER1_CORRUPT=linear
  * one bit of the operator's first output: the test must fail (run.sh --self-check uses both). Exit 0 only if every check passed. */
 /* _GNU_SOURCE and the POSIX headers before qgemm.h: the header must not clash with them (it once
@@ -42,7 +50,15 @@
 #include "test_util.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-#define N_STATUS 18
+#define N_STATUS 24 /* QGEMM_OK .. QGEMM_ERROR_STRUCT_SIZE */
+/* Every family code of the header, quantized and float (the float ones' kernels: qgemm_float.c). */
+#define ALL_FAMILIES (QGEMM_FAMILY_F16_BF16P_BF16P + 1)
+/* The SME bits: a feature set with one of them makes the library read the streaming vector length
+ * (RDSVL), which traps on a CPU without SME. */
+#define SME_BITS                                                                                \
+    (QGEMM_FEATURE_SME | QGEMM_FEATURE_SME2 | QGEMM_FEATURE_SME2P1 | QGEMM_FEATURE_SME_F16F16 | \
+     QGEMM_FEATURE_SME_B16B16 | QGEMM_FEATURE_SME_I16I64 | QGEMM_FEATURE_SME_MOP4)
+
 
 static bool status_seen[N_STATUS];
 #define EXPECT_SEEN(want) \
@@ -107,8 +123,29 @@ static bool lhs_blocked(const struct family* f) {
     return f->lhs == LHS_QSI8D32P || f->lhs == LHS_SCALEF32_F32 || f->lhs == LHS_SCALEF32_F16;
 }
 
-static bool same_packing(qgemm_packing a, qgemm_packing b) {
-    return a.mr == b.mr && a.nr == b.nr && a.kr == b.kr && a.sr == b.sr;
+/* Whether a kernel reads operands packed by the per-format packers with `p` (its LHS tile rows
+ * and its RHS tile; the formats are the family's). */
+static bool reads(const qgemm_kernel_info* info, const qgemm_packing* p) {
+    return info->lhs.mr == p->mr && info->rhs.nr == p->nr && info->rhs.kr == p->kr && info->rhs.sr == p->sr;
+}
+
+/* Field by field (the structs have padding). */
+static bool same_info(const qgemm_kernel_info* a, const qgemm_kernel_info* b) {
+    return strcmp(a->name, b->name) == 0 && a->family == b->family && a->tier == b->tier &&
+           a->requires == b->requires && a->m_step == b->m_step && a->n_step == b->n_step &&
+           same_lhs(a->lhs, b->lhs) && same_rhs(a->rhs, b->rhs);
+}
+
+static bool same_layer(const qgemm_linear* a, const qgemm_linear* b) {
+    return a->size == b->size && a->family == b->family && same_rhs(a->packing, b->packing) && a->n == b->n &&
+           a->k == b->k && a->bl == b->bl && a->weights == b->weights && a->weights_len == b->weights_len &&
+           memcmp(a->params.lut, b->params.lut, sizeof a->params.lut) == 0 && a->input_scale == b->input_scale &&
+           a->input_scale_len == b->input_scale_len;
+}
+
+/* Whether two kernels read the same layouts (the scalar reference of a kernel: the same both). */
+static bool same_layouts(const qgemm_kernel_info* a, const qgemm_kernel_info* b) {
+    return same_lhs(a->lhs, b->lhs) && same_rhs(a->rhs, b->rhs);
 }
 
 /* ---- the operands of one problem, and the per-family pack dispatch ------------------------- */
@@ -234,13 +271,19 @@ static bool pack(const struct problem* pr, const qgemm_packing* p, uint8_t** lhs
 }
 
 /* The run function of the kernel's output type: `dst`, `dst_len` elements of f32 or uint16_t; the
- * 2-bit family's with the problem's look-up table (qgemm_kernel_run_lut). */
+ * 2-bit family's with the problem's look-up table as its parameters (qgemm_lut_params; none, the
+ * default table, when the problem has none). */
 static qgemm_status run_any(qgemm_kernel kernel, uint32_t cpu, const struct problem* pr, const uint8_t* lp, size_t ls,
                             const uint8_t* rp, size_t rs, void* dst, size_t dst_len, const qgemm_matmul_args* a) {
     const struct family* f = pr->fam;
-    if (f->rhs == RHS_QSU2CXP) return qgemm_kernel_run_lut(kernel, cpu, lp, ls, rp, rs, dst, dst_len, a, pr->lut);
-    if (f->dst_bytes == 4) return qgemm_kernel_run(kernel, cpu, lp, ls, rp, rs, dst, dst_len, a);
-    return qgemm_kernel_run_u16(kernel, cpu, lp, ls, rp, rs, dst, dst_len, a);
+    qgemm_matmul_args args = *a;
+    qgemm_lut_params lut;
+    if (f->rhs == RHS_QSU2CXP && pr->lut != NULL) {
+        memcpy(lut.lut, pr->lut, sizeof lut.lut);
+        args.params = &lut;
+    }
+    if (f->dst_bytes == 4) return qgemm_kernel_run(kernel, cpu, lp, ls, rp, rs, dst, dst_len, &args);
+    return qgemm_kernel_run_u16(kernel, cpu, lp, ls, rp, rs, dst, dst_len, &args);
 }
 
 /* Runs `kernel` over the whole m x n output (dense rows) into `dst`. */
@@ -296,7 +339,7 @@ static size_t kernel_count(uint32_t family) {
 }
 
 static qgemm_kernel kernel_at(uint32_t family, size_t i, qgemm_kernel_info* info) {
-    qgemm_kernel k = {0, 0};
+    qgemm_kernel k = {0, 0, 0};
     OK(qgemm_kernel_at(family, i, &k));
     OK(qgemm_kernel_get_info(k, info));
     return k;
@@ -431,7 +474,7 @@ static void golden(uint32_t cpu) {
         for (size_t i = 0; i < count; i++) {
             qgemm_kernel_info info;
             qgemm_kernel kern = kernel_at(f->code, i, &info);
-            if (!same_packing(info.packing, p) || !available(kern, cpu)) continue;
+            if (!reads(&info, &p) || !available(kern, cpu)) continue;
             snprintf(cur, sizeof cur, "golden %s m%zu n%zu k%zu bl%zu %s: %s", fam, m, n, k, bl, layout, info.name);
             OK(run_whole(kern, cpu, &pr, run_lp, ls, rp, rs, dst, bits_to_f32(cmin_n), bits_to_f32(cmax_n)));
             CHECK(memcmp(dst, want_none, bytes) == 0, "dst (no clamp) differs from KleidiAI's");
@@ -579,7 +622,7 @@ static void synthetic(uint32_t cpu) {
             for (size_t j = 0; j < count && !found; j++) {
                 qgemm_kernel_info ri;
                 qgemm_kernel rk = kernel_at(family, j, &ri);
-                if (ri.tier == QGEMM_TIER_SCALAR && same_packing(ri.packing, info.packing))
+                if (ri.tier == QGEMM_TIER_SCALAR && same_layouts(&ri, &info))
                     ref = rk, found = true, ref_index = j;
             }
             snprintf(cur, sizeof cur, "synthetic %s", info.name);
@@ -592,7 +635,8 @@ static void synthetic(uint32_t cpu) {
                 snprintf(cur, sizeof cur, "synthetic %s m%zu n%zu k%zu bl%zu", info.name, pr.m, pr.n, pr.k, bl);
                 uint8_t *lp = NULL, *rp = NULL;
                 size_t ls = 0, rs = 0;
-                if (pack(&pr, &info.packing, &lp, &ls, &rp, &rs)) {
+                const qgemm_packing pk = packing_of(&info);
+                if (pack(&pr, &pk, &lp, &ls, &rp, &rs)) {
                     const size_t bytes = pr.m * pr.n * fam->dst_bytes;
                     uint8_t* got = calloc(bytes, 1);
                     uint8_t* want = calloc(bytes, 1);
@@ -634,7 +678,8 @@ static void synthetic(uint32_t cpu) {
                 synthetic_problem(&families[f], 4, 8, 64, blocked(&families[f]) ? 32 : 0, &pr);
                 uint8_t *lp = NULL, *rp = NULL;
                 size_t ls = 0, rs = 0;
-                if (pack(&pr, &info.packing, &lp, &ls, &rp, &rs)) {
+                const qgemm_packing pk = packing_of(&info);
+                if (pack(&pr, &pk, &lp, &ls, &rp, &rs)) {
                     float dst[32]; /* 4 x 8 outputs of f32, or of 16 bits in the first half */
                     for (int d = 0; d < 32; d++) dst[d] = 7.0f;
                     EXPECT(run_whole(kern, cpu, &pr, lp, ls, rp, rs, dst, -FLT_MAX, FLT_MAX),
@@ -685,34 +730,275 @@ static uint32_t cpu_checks(const char* model) {
     OK(qgemm_cpu_from_target(&bits));
     CHECK(bits & QGEMM_FEATURE_NEON, "target: NEON expected (0x%x)", bits);
     CHECK((bits & ~cpu) == 0, "target features 0x%x not all detected (0x%x)", bits, cpu);
-    printf("cpu: %s detected 0x%x\n", model, cpu);
+    /* Every feature bit from its Linux HWCAP / HWCAP2 bit (arch/arm64/include/uapi/asm/hwcap.h;
+     * FP16 needs FPHP and ASIMDHP); bits of features the library does not use decode to nothing. */
+    static const struct {
+        int word, bit;
+        uint32_t feature;
+    } hwcaps[] = {
+        {1, 1, QGEMM_FEATURE_NEON},       {1, 20, QGEMM_FEATURE_DOTPROD},   {2, 13, QGEMM_FEATURE_I8MM},
+        {2, 14, QGEMM_FEATURE_BF16},      {1, 22, QGEMM_FEATURE_SVE},       {2, 23, QGEMM_FEATURE_SME},
+        {2, 1, QGEMM_FEATURE_SVE2},       {2, 37, QGEMM_FEATURE_SME2},      {2, 38, QGEMM_FEATURE_SME2P1},
+        {2, 42, QGEMM_FEATURE_SME_F16F16}, {2, 41, QGEMM_FEATURE_SME_B16B16}, {2, 24, QGEMM_FEATURE_SME_I16I64},
+        {1, 47, QGEMM_FEATURE_SME_MOP4},
+    };
+    uint32_t every = 0;
+    uint64_t all_hwcap = (1ull << 9) | (1ull << 10), all_hwcap2 = 0;
+    for (size_t i = 0; i < COUNT(hwcaps); i++) {
+        const uint64_t w = 1ull << hwcaps[i].bit;
+        OK(qgemm_cpu_from_hwcap(hwcaps[i].word == 1 ? w : 0, hwcaps[i].word == 2 ? w : 0, &bits));
+        CHECK(bits == hwcaps[i].feature, "HWCAP%s bit %d: 0x%x, expected 0x%x", hwcaps[i].word == 2 ? "2" : "",
+              hwcaps[i].bit, bits, hwcaps[i].feature);
+        every |= hwcaps[i].feature;
+        *(hwcaps[i].word == 1 ? &all_hwcap : &all_hwcap2) |= w;
+    }
+    OK(qgemm_cpu_from_hwcap(all_hwcap, all_hwcap2, &bits));
+    CHECK(every == (QGEMM_FEATURE_ALL & ~QGEMM_FEATURE_FP16) && bits == QGEMM_FEATURE_ALL,
+          "every HWCAP bit: 0x%x (QGEMM_FEATURE_ALL 0x%x)", bits, (unsigned)QGEMM_FEATURE_ALL);
+    OK(qgemm_cpu_from_hwcap(~all_hwcap, ~all_hwcap2, &bits));
+    CHECK(bits == 0, "the HWCAP bits of other features: 0x%x", bits);
+    CHECK(QGEMM_FEATURE_ALL == (1u << 14) - 1 && QGEMM_FEATURE_SME_MOP4 == 1u << 13, "QGEMM_FEATURE_ALL 0x%x",
+          (unsigned)QGEMM_FEATURE_ALL);
+    /* The detected set: defined bits only, each feature with the ones it implies. */
+    CHECK((cpu & ~QGEMM_FEATURE_ALL) == 0, "detect: bits outside QGEMM_FEATURE_ALL (0x%x)", cpu);
+    CHECK(!(cpu & QGEMM_FEATURE_SVE2) || (cpu & QGEMM_FEATURE_SVE), "detect: SVE2 without SVE (0x%x)", cpu);
+    CHECK(!(cpu & QGEMM_FEATURE_SME2P1) || (cpu & QGEMM_FEATURE_SME2), "detect: SME2p1 without SME2 (0x%x)", cpu);
+    CHECK(!(cpu & SME_BITS) || (cpu & QGEMM_FEATURE_SME), "detect: an SME extension without SME (0x%x)", cpu);
+    /* Layer 2's features: every defined bit the CPU has is accepted, a bit above refused. */
+    EXPECT(qgemm_kai_set_cpu_features(1u << 14), QGEMM_ERROR_INVALID_ARGUMENT);
+    EXPECT(qgemm_kai_set_cpu_features(QGEMM_FEATURE_ALL | (1u << 31)), QGEMM_ERROR_INVALID_ARGUMENT);
+    OK(qgemm_kai_set_cpu_features(cpu));
+    printf("cpu: %s detected 0x%x; %zu HWCAP bits decoded to their QGEMM_FEATURE_* bits\n", model, cpu,
+           COUNT(hwcaps));
     return cpu;
+}
+
+/* The feature sets the availability checks use: each closed under the implications between
+ * features (none claims SME, so none makes the library read the streaming vector length). */
+static const uint32_t feature_sets[] = {
+    0,
+    QGEMM_FEATURE_NEON,
+    QGEMM_FEATURE_NEON | QGEMM_FEATURE_DOTPROD,
+    QGEMM_FEATURE_NEON | QGEMM_FEATURE_I8MM,
+    QGEMM_FEATURE_NEON | QGEMM_FEATURE_DOTPROD | QGEMM_FEATURE_I8MM,
+    QGEMM_FEATURE_NEON | QGEMM_FEATURE_FP16,
+    QGEMM_FEATURE_NEON | QGEMM_FEATURE_BF16,
+    QGEMM_FEATURE_NEON | QGEMM_FEATURE_I8MM | QGEMM_FEATURE_BF16,
+    QGEMM_FEATURE_NEON | QGEMM_FEATURE_DOTPROD | QGEMM_FEATURE_I8MM | QGEMM_FEATURE_FP16 | QGEMM_FEATURE_BF16 |
+        QGEMM_FEATURE_SVE | QGEMM_FEATURE_SVE2,
+};
+
+/* Every feature bit the library may be told on this CPU: QGEMM_FEATURE_ALL where the CPU has SME,
+ * else ALL without the SME bits. */
+static uint32_t all_features(uint32_t cpu) {
+    return (cpu & QGEMM_FEATURE_SME) ? QGEMM_FEATURE_ALL : QGEMM_FEATURE_ALL & ~(uint32_t)SME_BITS;
+}
+
+/* The QGEMM_FEATURE_* bits a tier needs. */
+static uint32_t tier_features(uint32_t tier) {
+    switch (tier) {
+    case QGEMM_TIER_SCALAR: return 0;
+    case QGEMM_TIER_NEON: return QGEMM_FEATURE_NEON;
+    case QGEMM_TIER_DOTPROD: return QGEMM_FEATURE_NEON | QGEMM_FEATURE_DOTPROD;
+    case QGEMM_TIER_I8MM: return QGEMM_FEATURE_NEON | QGEMM_FEATURE_I8MM;
+    case QGEMM_TIER_FP16: return QGEMM_FEATURE_NEON | QGEMM_FEATURE_FP16;
+    case QGEMM_TIER_BF16: return QGEMM_FEATURE_NEON | QGEMM_FEATURE_BF16;
+    default: return UINT32_MAX;
+    }
+}
+
+/* The LHS and RHS format codes (QGEMM_LHS_FORMAT_*, QGEMM_RHS_FORMAT_*) of every family's kernels, by
+ * family code. */
+static const uint32_t family_formats[ALL_FAMILIES][2] = {
+    {QGEMM_LHS_FORMAT_QAI8DXP, QGEMM_RHS_FORMAT_QSI4CXP},
+    {QGEMM_LHS_FORMAT_QAI8DXP, QGEMM_RHS_FORMAT_QSI4C32P},
+    {QGEMM_LHS_FORMAT_QSI8D32P, QGEMM_RHS_FORMAT_QSI4C32PSCALEF16},
+    {QGEMM_LHS_FORMAT_QAI8DXP, QGEMM_RHS_FORMAT_QSI8CXP},
+    {QGEMM_LHS_FORMAT_QAI8DXP, QGEMM_RHS_FORMAT_QSI4CXP},
+    {QGEMM_LHS_FORMAT_QAI8DXP, QGEMM_RHS_FORMAT_QSI8CXP},
+    {QGEMM_LHS_FORMAT_QAI8DXP, QGEMM_RHS_FORMAT_QSI4CXP},
+    {QGEMM_LHS_FORMAT_QAI8DXP, QGEMM_RHS_FORMAT_QSI4C32P},
+    {QGEMM_LHS_FORMAT_QSI8D32PSCALEF32, QGEMM_RHS_FORMAT_QAI4C32P},
+    {QGEMM_LHS_FORMAT_QSI8D32PSCALEF32, QGEMM_RHS_FORMAT_QAI4C32P},
+    {QGEMM_LHS_FORMAT_QAI8DXP, QGEMM_RHS_FORMAT_QSU2CXP},
+    {QGEMM_LHS_FORMAT_F32, QGEMM_RHS_FORMAT_F32P},
+    {QGEMM_LHS_FORMAT_F16, QGEMM_RHS_FORMAT_F16P},
+    {QGEMM_LHS_FORMAT_BF16P, QGEMM_RHS_FORMAT_BF16P_B32},
+    {QGEMM_LHS_FORMAT_BF16P, QGEMM_RHS_FORMAT_BF16P_B16},
+};
+
+/* The catalogue of every family (the float ones included): what each kernel's qgemm_kernel_info
+ * says, its availability and its resolution. */
+static void catalogue(uint32_t cpu) {
+    snprintf(cur, sizeof cur, "catalogue");
+    const uint32_t all = all_features(cpu);
+    size_t kernels = 0, extra_bf16 = 0, resolved = 0, refused = 0;
+    size_t out = 777;
+    EXPECT(qgemm_kernel_count(ALL_FAMILIES, &out), QGEMM_ERROR_INVALID_ARGUMENT);
+    CHECK(out == 777, "out written on failure");
+    for (uint32_t family = 0; family < ALL_FAMILIES; family++) {
+        const size_t count = kernel_count(family);
+        for (size_t i = 0; i < count; i++) {
+            qgemm_kernel k = {99, 99, 99};
+            qgemm_kernel_info info;
+            OK(qgemm_kernel_at(family, i, &k));
+            OK(qgemm_kernel_get_info(k, &info));
+            snprintf(cur, sizeof cur, "catalogue %u: %s", family, info.name);
+            kernels++;
+            CHECK(k.family == family && k.index == i && k.svl_bytes == 0, "handle {%u, %u, %u}", k.family, k.index,
+                  k.svl_bytes);
+            CHECK(info.family == family, "info.family %u", info.family);
+            CHECK(memchr(info.name, 0, sizeof info.name) != NULL && strncmp(info.name, "matmul_clamp_", 13) == 0,
+                  "name");
+            CHECK(info.lhs.format == family_formats[family][0] && info.rhs.format == family_formats[family][1],
+                  "formats lhs %u rhs %u, expected %u %u", info.lhs.format, info.rhs.format, family_formats[family][0],
+                  family_formats[family][1]);
+            if (info.lhs.format == QGEMM_LHS_FORMAT_F32 || info.lhs.format == QGEMM_LHS_FORMAT_F16)
+                CHECK(info.lhs.mr == 1 && info.lhs.kr == 1 && info.lhs.sr == 1, "rows read in place: lhs %zu,%zu,%zu",
+                      info.lhs.mr, info.lhs.kr, info.lhs.sr);
+            else
+                CHECK(info.lhs.kr == info.rhs.kr && info.lhs.sr == info.rhs.sr, "lhs kr,sr %zu,%zu, rhs %zu,%zu",
+                      info.lhs.kr, info.lhs.sr, info.rhs.kr, info.rhs.sr);
+            CHECK(info.m_step > 0 && info.n_step > 0 && info.m_step % info.lhs.mr == 0 &&
+                      info.n_step % info.rhs.nr == 0,
+                  "steps %zu x %zu, tiles mr %zu nr %zu", info.m_step, info.n_step, info.lhs.mr, info.rhs.nr);
+            /* requires: the tier's bits; the i8mm kernels of the bf16-output families also FEAT_BF16
+             * (their BFCVT; the others convert to bf16 in integer instructions). */
+            const bool bf16_out = family == QGEMM_FAMILY_BF16_QAI8DXP_QSI4CXP ||
+                                  family == QGEMM_FAMILY_BF16_QAI8DXP_QSI4C32P;
+            const uint32_t extra = bf16_out && info.tier == QGEMM_TIER_I8MM ? QGEMM_FEATURE_BF16 : 0;
+            extra_bf16 += extra != 0;
+            CHECK(info.requires == (tier_features(info.tier) | extra), "tier %u requires 0x%x, expected 0x%x",
+                  info.tier, info.requires, tier_features(info.tier) | extra);
+            /* Available exactly where every required feature is there. */
+            for (size_t s = 0; s < COUNT(feature_sets); s++) {
+                const uint32_t fs = feature_sets[s];
+                CHECK(available(k, fs) == ((info.requires & ~fs) == 0), "available on 0x%x: %d, requires 0x%x", fs,
+                      (int)available(k, fs), info.requires);
+            }
+            const bool here = available(k, cpu);
+            CHECK(here == ((info.requires & ~cpu) == 0), "available here (0x%x): %d", cpu, (int)here);
+            CHECK(available(k, all), "not available with every feature (0x%x)", all);
+            /* Resolution of a fixed-shape kernel: the same handle, svl_bytes 0; refused where a
+             * feature is missing, nothing written. */
+            qgemm_kernel r = {77, 77, 77};
+            if (here) {
+                OK(qgemm_kernel_resolve(k, cpu, &r));
+                CHECK(r.family == family && r.index == i && r.svl_bytes == 0, "resolved {%u, %u, %u}", r.family,
+                      r.index, r.svl_bytes);
+                qgemm_kernel_info ri;
+                OK(qgemm_kernel_get_info(r, &ri));
+                CHECK(same_info(&ri, &info), "the resolved kernel's info differs");
+                resolved++;
+            } else {
+                EXPECT(qgemm_kernel_resolve(k, cpu, &r), QGEMM_ERROR_UNSUPPORTED_CPU);
+                CHECK(r.family == 77 && r.index == 77 && r.svl_bytes == 77, "resolve wrote its output on failure");
+                refused++;
+            }
+            r = (qgemm_kernel){77, 77, 77};
+            OK(qgemm_kernel_resolve(k, all, &r));
+            CHECK(r.family == family && r.index == i && r.svl_bytes == 0, "resolved for 0x%x: {%u, %u, %u}", all,
+                  r.family, r.index, r.svl_bytes);
+        }
+        /* A fixed-shape kernel's handle with a vector length names no kernel. */
+        snprintf(cur, sizeof cur, "catalogue %u", family);
+        qgemm_kernel k0 = {family, 0, 0}, r = {77, 77, 77};
+        k0.svl_bytes = 64;
+        qgemm_kernel_info info;
+        bool yes = true;
+        EXPECT(qgemm_kernel_get_info(k0, &info), QGEMM_ERROR_INVALID_ARGUMENT);
+        EXPECT(qgemm_kernel_resolve(k0, cpu, &r), QGEMM_ERROR_INVALID_ARGUMENT);
+        EXPECT(qgemm_kernel_is_available(k0, cpu, &yes), QGEMM_ERROR_INVALID_ARGUMENT);
+        k0.svl_bytes = 0;
+        EXPECT(qgemm_kernel_resolve(k0, QGEMM_FEATURE_ALL | (1u << 14), &r), QGEMM_ERROR_INVALID_ARGUMENT);
+        EXPECT(qgemm_kernel_resolve(k0, 1u << 31, &r), QGEMM_ERROR_INVALID_ARGUMENT);
+        EXPECT(qgemm_kernel_resolve(k0, all, NULL), QGEMM_ERROR_NULL_POINTER);
+        EXPECT(qgemm_kernel_is_available(k0, 1u << 14, &yes), QGEMM_ERROR_INVALID_ARGUMENT);
+        k0.index = (uint32_t)kernel_count(family);
+        EXPECT(qgemm_kernel_resolve(k0, cpu, &r), QGEMM_ERROR_INVALID_ARGUMENT);
+        CHECK(r.family == 77 && yes, "a refused call wrote its output");
+        /* Selection with every feature bit the CPU may be told: accepted, the bit above refused. */
+        qgemm_kernel sel = {77, 77, 77};
+        OK(qgemm_select(family, all, 1, &sel));
+        CHECK(sel.family == family && sel.svl_bytes == 0, "select with 0x%x: {%u, %u, %u}", all, sel.family, sel.index,
+              sel.svl_bytes);
+        sel = (qgemm_kernel){77, 77, 77};
+        EXPECT(qgemm_select(family, all | (1u << 14), 1, &sel), QGEMM_ERROR_INVALID_ARGUMENT);
+        CHECK(sel.family == 77, "select wrote its output on failure");
+    }
+    snprintf(cur, sizeof cur, "catalogue");
+    qgemm_kernel bogus = {ALL_FAMILIES, 0, 0}, r = {77, 77, 77};
+    EXPECT(qgemm_kernel_resolve(bogus, cpu, &r), QGEMM_ERROR_INVALID_ARGUMENT);
+    CHECK(extra_bf16 > 0, "no kernel of a bf16-output family needs FEAT_BF16 besides its tier");
+    printf("catalogue: %zu kernels of %d families: format codes, requires = the tier's bits (%zu bf16-output i8mm "
+           "kernels + FEAT_BF16), availability on %zu feature sets; resolve: %zu resolved for this CPU (svl_bytes 0), "
+           "%zu refused, all with 0x%x\n",
+           kernels, ALL_FAMILIES, extra_bf16, COUNT(feature_sets), resolved, refused, all);
 }
 
 static void selection(uint32_t cpu) {
     for (size_t f = 0; f < N_FAMILIES; f++) {
-        snprintf(cur, sizeof cur, "select %s", families[f].name);
+        const struct family* fam = &families[f];
+        snprintf(cur, sizeof cur, "select %s", fam->name);
+        qgemm_rhs_packing preferred = {99, 0, 0, 0};
+        OK(qgemm_linear_rhs_packing(fam->code, &preferred));
+        const uint32_t lhs_format = family_formats[fam->code][0], rhs_format = family_formats[fam->code][1];
+        CHECK(preferred.format == rhs_format, "preferred packing of format %u", preferred.format);
         const size_t ms[] = {1, 64};
         for (size_t i = 0; i < COUNT(ms); i++) {
-            qgemm_kernel k;
+            qgemm_kernel k = {99, 99, 99};
             qgemm_kernel_info info;
-            OK(qgemm_select(families[f].code, cpu, ms[i], &k));
+            OK(qgemm_select(fam->code, cpu, ms[i], &k));
             OK(qgemm_kernel_get_info(k, &info));
+            CHECK(k.family == fam->code && k.svl_bytes == 0, "selected {%u, %u, %u}", k.family, k.index, k.svl_bytes);
             CHECK(available(k, cpu), "selected %s is not available", info.name);
-            CHECK((ms[i] == 1) == (info.packing.mr == 1), "m = %zu selected %s", ms[i], info.name);
-            /* select_for with the packing of the selected kernel: same RHS packing back. */
-            qgemm_kernel k2;
+            CHECK((ms[i] == 1) == (info.lhs.mr == 1), "m = %zu selected %s", ms[i], info.name);
+            CHECK(same_rhs(info.rhs, preferred), "m = %zu selected %s, which does not read the preferred packing", ms[i],
+                  info.name);
+            /* select_for with both layouts of the selected kernel: that kernel; with the RHS
+             * packing only (lhs NULL): one that reads it. */
+            qgemm_kernel k2 = {99, 99, 99};
             qgemm_kernel_info i2;
-            OK(qgemm_select_for(families[f].code, cpu, ms[i], &info.packing, &k2));
+            OK(qgemm_select_for(fam->code, cpu, ms[i], &info.rhs, &info.lhs, &k2));
+            CHECK(k2.family == k.family && k2.index == k.index && k2.svl_bytes == 0, "select_for gave index %u, not %u",
+                  k2.index, k.index);
+            OK(qgemm_select_for(fam->code, cpu, ms[i], &info.rhs, NULL, &k2));
             OK(qgemm_kernel_get_info(k2, &i2));
-            CHECK(i2.packing.nr == info.packing.nr && i2.packing.kr == info.packing.kr &&
-                      i2.packing.sr == info.packing.sr,
-                  "select_for gave %s", i2.name);
+            CHECK(same_rhs(i2.rhs, info.rhs), "select_for (lhs NULL) gave %s", i2.name);
         }
-        const qgemm_packing unknown = {4, 4, 6, 2};
-        qgemm_kernel k = {99, 99};
-        EXPECT(qgemm_select_for(families[f].code, cpu, 4, &unknown, &k), QGEMM_ERROR_UNSUPPORTED);
-        CHECK(k.family == 99 && k.index == 99, "out written on failure");
+        /* Every pair of layouts of the catalogue, explicitly: an available kernel that reads
+         * exactly those, of the best tier among them. */
+        const size_t count = kernel_count(fam->code);
+        for (size_t j = 0; j < count; j++) {
+            qgemm_kernel_info ij, i2;
+            qgemm_kernel kj = kernel_at(fam->code, j, &ij);
+            for (size_t i = 0; i < COUNT(ms); i++) {
+                qgemm_kernel k2 = {99, 99, 99};
+                OK(qgemm_select_for(fam->code, cpu, ms[i], &ij.rhs, &ij.lhs, &k2));
+                OK(qgemm_kernel_get_info(k2, &i2));
+                CHECK(same_layouts(&i2, &ij) && available(k2, cpu), "select_for the layouts of %s gave %s", ij.name,
+                      i2.name);
+                if (available(kj, cpu)) CHECK(i2.tier >= ij.tier, "select_for gave %s below %s", i2.name, ij.name);
+            }
+        }
+        /* Layouts no kernel reads; codes that name no format; no RHS packing. */
+        const qgemm_rhs_packing unknown = {rhs_format, 4, 6, 2};
+        const qgemm_rhs_packing other_format = {
+            rhs_format == QGEMM_RHS_FORMAT_QSI8CXP ? QGEMM_RHS_FORMAT_QSI4CXP : QGEMM_RHS_FORMAT_QSI8CXP,
+            preferred.nr, preferred.kr, preferred.sr};
+        const qgemm_rhs_packing bad_code = {99, preferred.nr, preferred.kr, preferred.sr};
+        const qgemm_lhs_packing lhs3 = {lhs_format, 3, preferred.kr, preferred.sr},
+                                lhs_code = {99, 4, preferred.kr, preferred.sr};
+        qgemm_kernel k = {99, 99, 99};
+        EXPECT(qgemm_select_for(fam->code, cpu, 4, &unknown, NULL, &k), QGEMM_ERROR_UNSUPPORTED);
+        EXPECT(qgemm_select_for(fam->code, cpu, 4, &other_format, NULL, &k), QGEMM_ERROR_UNSUPPORTED);
+        EXPECT(qgemm_select_for(fam->code, cpu, 4, &preferred, &lhs3, &k), QGEMM_ERROR_UNSUPPORTED);
+        EXPECT(qgemm_select_for(fam->code, cpu, 4, &bad_code, NULL, &k), QGEMM_ERROR_INVALID_ARGUMENT);
+        EXPECT(qgemm_select_for(fam->code, cpu, 4, &preferred, &lhs_code, &k), QGEMM_ERROR_INVALID_ARGUMENT);
+        EXPECT(qgemm_select_for(fam->code, cpu, 4, NULL, NULL, &k), QGEMM_ERROR_NULL_POINTER);
+        EXPECT(qgemm_select_for(fam->code, 1u << 14, 4, &preferred, NULL, &k), QGEMM_ERROR_INVALID_ARGUMENT);
+        EXPECT(qgemm_select_for(ALL_FAMILIES, cpu, 4, &preferred, NULL, &k), QGEMM_ERROR_INVALID_ARGUMENT);
+        CHECK(k.family == 99 && k.index == 99 && k.svl_bytes == 99, "out written on failure");
     }
 }
 
@@ -720,12 +1006,12 @@ static void selection(uint32_t cpu) {
 
 static void statuses(uint32_t cpu) {
     snprintf(cur, sizeof cur, "statuses");
-    qgemm_kernel cx_gemm = {99, 99}, c32 = {99, 99};
+    qgemm_kernel cx_gemm = {99, 99, 0}, c32 = {99, 99, 0};
     qgemm_kernel_info info;
     OK(qgemm_select(QGEMM_FAMILY_QAI8DXP_QSI4CXP, QGEMM_FEATURE_NEON, 8, &cx_gemm));
     OK(qgemm_kernel_get_info(cx_gemm, &info));
     OK(qgemm_select(QGEMM_FAMILY_QAI8DXP_QSI4C32P, QGEMM_FEATURE_NEON, 8, &c32));
-    const qgemm_packing p = info.packing; /* mr 4 */
+    const qgemm_packing p = packing_of(&info); /* mr 4 */
     size_t out = 777;
     struct problem pr;
     synthetic_problem(&families[QGEMM_FAMILY_QAI8DXP_QSI4CXP], 4, 8, 64, 0, &pr);
@@ -741,10 +1027,10 @@ static void statuses(uint32_t cpu) {
 
     EXPECT(qgemm_kernel_count(QGEMM_FAMILY_QAI8DXP_QSI4CXP, NULL), QGEMM_ERROR_NULL_POINTER);
     EXPECT(qgemm_kernel_run(cx_gemm, cpu, NULL, ls, rp, rs, dst, 32, &a), QGEMM_ERROR_NULL_POINTER);
-    EXPECT(qgemm_kernel_count((uint32_t)N_FAMILIES, &out), QGEMM_ERROR_INVALID_ARGUMENT);
+    EXPECT(qgemm_kernel_count(ALL_FAMILIES, &out), QGEMM_ERROR_INVALID_ARGUMENT);
     EXPECT(qgemm_kernel_at(QGEMM_FAMILY_QAI8DXP_QSI4CXP, 9999, &cx_gemm), QGEMM_ERROR_INVALID_ARGUMENT);
     EXPECT(qgemm_select(QGEMM_FAMILY_QAI8DXP_QSI4CXP, 1u << 20, 1, &cx_gemm), QGEMM_ERROR_INVALID_ARGUMENT);
-    qgemm_kernel bogus = {0, 4000};
+    qgemm_kernel bogus = {0, 4000, 0};
     EXPECT(qgemm_kernel_get_info(bogus, &info), QGEMM_ERROR_INVALID_ARGUMENT);
     qgemm_int4_source bad_layout = pr.rhs;
     bad_layout.layout = 9;
@@ -805,7 +1091,7 @@ static void statuses(uint32_t cpu) {
         for (size_t i = 0; i < count && !tried; i++) {
             qgemm_kernel_info ki;
             qgemm_kernel k = kernel_at(QGEMM_FAMILY_QAI8DXP_QSI4CXP, i, &ki);
-            if (ki.tier != QGEMM_TIER_DOTPROD || !same_packing(ki.packing, p)) continue;
+            if (ki.tier != QGEMM_TIER_DOTPROD || !reads(&ki, &p)) continue;
             EXPECT(qgemm_kernel_run(k, QGEMM_FEATURE_NEON, lp, ls, rp, rs, dst, 32, &a), QGEMM_ERROR_UNSUPPORTED_CPU);
             tried = true;
         }
@@ -819,38 +1105,39 @@ static void statuses(uint32_t cpu) {
         qgemm_kernel_info i8;
         OK(qgemm_select(QGEMM_FAMILY_QAI8DXP_QSI8CXP, QGEMM_FEATURE_NEON, 4, &k8));
         OK(qgemm_kernel_get_info(k8, &i8));
-        CHECK(i8.packing.sr == 1, "int8 packing sr = %zu", i8.packing.sr);
+        const qgemm_packing p8k = packing_of(&i8);
+        CHECK(p8k.sr == 1, "int8 packing sr = %zu", p8k.sr);
         size_t sz = 0;
-        OK(qgemm_rhs_qsi8cxp_packed_size(&i8.packing, 8, 64, &sz));
+        OK(qgemm_rhs_qsi8cxp_packed_size(&p8k, 8, 64, &sz));
         uint8_t* r8 = calloc(sz, 1);
         EXPECT(qgemm_rhs_qsi8cxp_packed_size(&p, 8, 64, &out), QGEMM_ERROR_UNSUPPORTED); /* sr = 2: an int4 packing */
-        EXPECT(qgemm_rhs_qsi8cxp_packed_offset(&i8.packing, 2, 64, &out), QGEMM_ERROR_MISALIGNED_START);
+        EXPECT(qgemm_rhs_qsi8cxp_packed_offset(&p8k, 2, 64, &out), QGEMM_ERROR_MISALIGNED_START);
         qgemm_int8_source bad8 = p8.rhs8;
         bad8.layout = 7;
-        EXPECT(qgemm_rhs_qsi8cxp_pack(&i8.packing, 8, 64, &bad8, p8.scale, 8, NULL, 0, r8, sz),
+        EXPECT(qgemm_rhs_qsi8cxp_pack(&p8k, 8, 64, &bad8, p8.scale, 8, NULL, 0, r8, sz),
                QGEMM_ERROR_INVALID_ARGUMENT);
         bad8 = p8.rhs8;
         bad8.stride = 63;
-        EXPECT(qgemm_rhs_qsi8cxp_pack(&i8.packing, 8, 64, &bad8, p8.scale, 8, NULL, 0, r8, sz),
+        EXPECT(qgemm_rhs_qsi8cxp_pack(&p8k, 8, 64, &bad8, p8.scale, 8, NULL, 0, r8, sz),
                QGEMM_ERROR_STRIDE_TOO_SMALL);
         bad8 = p8.rhs8;
         bad8.len--;
-        EXPECT(qgemm_rhs_qsi8cxp_pack(&i8.packing, 8, 64, &bad8, p8.scale, 8, NULL, 0, r8, sz),
+        EXPECT(qgemm_rhs_qsi8cxp_pack(&p8k, 8, 64, &bad8, p8.scale, 8, NULL, 0, r8, sz),
                QGEMM_ERROR_BUFFER_TOO_SHORT);
-        EXPECT(qgemm_rhs_qsi8cxp_pack(&i8.packing, 8, 64, &p8.rhs8, p8.scale, 8, NULL, 0, r8, sz - 1),
+        EXPECT(qgemm_rhs_qsi8cxp_pack(&p8k, 8, 64, &p8.rhs8, p8.scale, 8, NULL, 0, r8, sz - 1),
                QGEMM_ERROR_BUFFER_TOO_SHORT);
         float bad_s8[8];
         memcpy(bad_s8, p8.scale, sizeof bad_s8);
         bad_s8[7] = INFINITY;
-        EXPECT(qgemm_rhs_qsi8cxp_pack(&i8.packing, 8, 64, &p8.rhs8, bad_s8, 8, NULL, 0, r8, sz), QGEMM_ERROR_NON_FINITE);
-        EXPECT(qgemm_rhs_qsi8cxp_pack(&i8.packing, 8, 64, &p8.rhs8, p8.scale, 8, NULL, 0, (uint8_t*)(void*)p8.rhs8.data,
+        EXPECT(qgemm_rhs_qsi8cxp_pack(&p8k, 8, 64, &p8.rhs8, bad_s8, 8, NULL, 0, r8, sz), QGEMM_ERROR_NON_FINITE);
+        EXPECT(qgemm_rhs_qsi8cxp_pack(&p8k, 8, 64, &p8.rhs8, p8.scale, 8, NULL, 0, (uint8_t*)(void*)p8.rhs8.data,
                                       sz),
                QGEMM_ERROR_BUFFERS_OVERLAP);
-        EXPECT(qgemm_rhs_qsi8cxp_pack(&i8.packing, 8, 64, NULL, p8.scale, 8, NULL, 0, r8, sz), QGEMM_ERROR_NULL_POINTER);
+        EXPECT(qgemm_rhs_qsi8cxp_pack(&p8k, 8, 64, NULL, p8.scale, 8, NULL, 0, r8, sz), QGEMM_ERROR_NULL_POINTER);
         bool zero = true;
         for (size_t i = 0; i < sz; i++) zero &= r8[i] == 0;
         CHECK(zero, "a failing qgemm_rhs_qsi8cxp_pack wrote the packed RHS");
-        OK(qgemm_rhs_qsi8cxp_pack(&i8.packing, 8, 64, &p8.rhs8, p8.scale, 8, p8.bias, 8, r8, sz));
+        OK(qgemm_rhs_qsi8cxp_pack(&p8k, 8, 64, &p8.rhs8, p8.scale, 8, p8.bias, 8, r8, sz));
         free(r8);
         free_problem(&p8);
     }
@@ -861,8 +1148,9 @@ static void statuses(uint32_t cpu) {
         const struct family* fa = family_named("qsi8d32p_qai4c32p");
         struct problem pa;
         synthetic_problem(fa, AM, AN, AK, ABL, &pa);
-        qgemm_packing ap;
-        OK(qgemm_linear_rhs_packing(fa->code, &ap)); /* mr 4, nr 4, kr 16, sr 2 */
+        qgemm_rhs_packing apr;
+        OK(qgemm_linear_rhs_packing(fa->code, &apr)); /* nr 4, kr 16, sr 2 */
+        const qgemm_packing ap = packing_with_mr(apr, 4);
         snprintf(cur, sizeof cur, "statuses: qgemm_rhs_qai4c32p_pack");
         size_t sz = 0;
         OK(qgemm_rhs_qai4c32p_packed_size(&ap, AN, AK, ABL, &sz));
@@ -1003,12 +1291,12 @@ static void statuses(uint32_t cpu) {
         for (int i = 0; i < 64; i++) dst16[i] = 0x7777;
         for (int i = 0; i < 32; i++) dst32[i] = 7.0f;
         size_t refused = 0, total = 0, refused16 = 0;
-        for (size_t f = 0; f < N_FAMILIES; f++) {
-            const size_t count = kernel_count(families[f].code);
+        for (uint32_t f = 0; f < ALL_FAMILIES; f++) { /* the float families too */
+            const size_t count = kernel_count(f);
             for (size_t i = 0; i < count; i++, total++) {
                 qgemm_kernel_info ki;
-                qgemm_kernel k = kernel_at(families[f].code, i, &ki);
-                const bool f32 = families[f].dst_bytes == 4;
+                qgemm_kernel k = kernel_at(f, i, &ki);
+                const bool f32 = strncmp(ki.name, "matmul_clamp_f32_", 17) == 0;
                 const qgemm_status s = f32 ? qgemm_kernel_run_u16(k, cpu, lp, ls, rp, rs, dst16, 64, &a)
                                            : qgemm_kernel_run(k, cpu, lp, ls, rp, rs, dst32, 32, &a);
                 refused += s == QGEMM_ERROR_WRONG_DST_TYPE;
@@ -1024,9 +1312,10 @@ static void statuses(uint32_t cpu) {
         CHECK(untouched, "a run refused for its output type wrote dst");
         /* A handle that names no kernel: INVALID_ARGUMENT, as for every function taking one. */
         EXPECT(qgemm_kernel_run_u16(bogus, cpu, lp, ls, rp, rs, dst16, 64, &a), QGEMM_ERROR_INVALID_ARGUMENT);
-        printf("run/run_u16: %zu of %zu kernels refused by the other output type's run function (%zu f16/bf16 "
-               "kernels by qgemm_kernel_run, the f32 ones by qgemm_kernel_run_u16), QGEMM_ERROR_WRONG_DST_TYPE\n",
-               refused, total, refused16);
+        printf("run/run_u16: %zu of %zu kernels of the %d families refused by the other output type's run function "
+               "(%zu f16/bf16 kernels by qgemm_kernel_run, the f32 ones by qgemm_kernel_run_u16), "
+               "QGEMM_ERROR_WRONG_DST_TYPE\n",
+               refused, total, ALL_FAMILIES, refused16);
     }
     /* A 16-bit kernel through qgemm_kernel_run_u16: runs, and refuses a misaligned, short or
      * overlapping dst without writing. */
@@ -1040,7 +1329,8 @@ static void statuses(uint32_t cpu) {
         synthetic_problem(f16, 4, 8, 64, 0, &ph);
         uint8_t *hl = NULL, *hr = NULL;
         size_t hls = 0, hrs = 0;
-        if (pack(&ph, &i16.packing, &hl, &hls, &hr, &hrs)) {
+        const qgemm_packing p16k = packing_of(&i16);
+        if (pack(&ph, &p16k, &hl, &hls, &hr, &hrs)) {
             uint16_t d16[33];
             for (int i = 0; i < 33; i++) d16[i] = 0x7777;
             EXPECT(qgemm_kernel_run_u16(k16, cpu, hl, hls, hr, hrs, (uint16_t*)(void*)((char*)d16 + 1), 32, &a),
@@ -1119,11 +1409,11 @@ static void statuses(uint32_t cpu) {
         const struct family* fu = family_named("qai8dxp_qsu2cxp");
         struct problem pu;
         synthetic_problem(fu, 4, 8, 64, 0, &pu);
-        qgemm_kernel ku = {99, 99};
+        qgemm_kernel ku = {99, 99, 0};
         qgemm_kernel_info iu;
         OK(qgemm_select(fu->code, QGEMM_FEATURE_NEON, 4, &ku));
         OK(qgemm_kernel_get_info(ku, &iu));
-        const qgemm_packing up = iu.packing, bad_kr = {4, 4, 8, 1};
+        const qgemm_packing up = packing_of(&iu), bad_kr = {4, 4, 8, 1};
         size_t usz = 0, uoff = 0;
         OK(qgemm_rhs_qsu2cxp_packed_size(&up, 8, 64, &usz));
         OK(qgemm_rhs_qsu2cxp_packed_offset(&up, 4, 64, &uoff));
@@ -1170,35 +1460,59 @@ static void statuses(uint32_t cpu) {
         OK(qgemm_rhs_qsu2cxp_pack(&up, 8, 64, w, wl, ws, pu.scale, 8, NULL, 0, edge, r, usz));
         OK(qgemm_rhs_qsu2cxp_pack(&up, 8, 64, w, wl, ws, pu.scale, 8, pu.bias, 8, pu.lut, r, usz));
 
-        /* The run: a table out of range, a table for a family without one; NULL is the default. */
+        /* The run: the table as the kernel's parameters (qgemm_lut_params), out of range,
+         * misaligned or inside the output; parameters (of either kind) for a family without any;
+         * NULL is the default table. */
         size_t uls = 0;
         OK(qgemm_lhs_qai8dxp_packed_size(&up, 4, 64, &uls));
         uint8_t* ul = calloc(uls, 1);
         OK(qgemm_lhs_qai8dxp_quantize_pack(&up, 4, 64, 0, pu.lhs, 4 * 64, 64, ul, uls));
-        float ud[32];
-        for (int i = 0; i < 32; i++) ud[i] = 7.0f;
+        float ud[40];
+        for (int i = 0; i < 40; i++) ud[i] = 7.0f;
+        qgemm_lut_params lut_high = {{-2, -1, 0, 64}}, lut_syn, lut_default = {{-2, -1, 0, 1}};
+        memcpy(lut_syn.lut, pu.lut, sizeof lut_syn.lut);
+        union {
+            qgemm_lut_params p;
+            unsigned char b[sizeof(qgemm_lut_params) + 8];
+        } lut_odd;
+        memcpy(lut_odd.b + 1, &lut_syn, sizeof lut_syn);
         qgemm_matmul_args ua = {.m = 4, .n = 8, .k = 64, .dst_stride_row = 8, .clamp_min = -FLT_MAX,
-                                .clamp_max = FLT_MAX};
-        EXPECT(qgemm_kernel_run_lut(ku, cpu, ul, uls, r, usz, ud, 32, &ua, high), QGEMM_ERROR_LUT_OUT_OF_RANGE);
-        EXPECT(qgemm_kernel_run_lut(ku, cpu, ul, uls, r, usz, ud, 32, &ua,
-                                    (const int32_t*)(const void*)((const char*)high + 1)),
-               QGEMM_ERROR_MISALIGNED_POINTER);
-        EXPECT(qgemm_kernel_run_lut(cx_gemm, cpu, lp, ls, rp, rs, ud, 32, &a, pu.lut), QGEMM_ERROR_INVALID_ARGUMENT);
-        EXPECT(qgemm_kernel_run_lut(ku, cpu, ul, uls, r, usz, (float*)(void*)(ul + 4), 32, &ua, pu.lut),
+                                .clamp_max = FLT_MAX, .params = &lut_high};
+        EXPECT(qgemm_kernel_run(ku, cpu, ul, uls, r, usz, ud, 32, &ua), QGEMM_ERROR_LUT_OUT_OF_RANGE);
+        ua.params = lut_odd.b + 1;
+        EXPECT(qgemm_kernel_run(ku, cpu, ul, uls, r, usz, ud, 32, &ua), QGEMM_ERROR_MISALIGNED_POINTER);
+        qgemm_matmul_args no_params = a;
+        qgemm_lhs_stride_params stride64 = {64};
+        no_params.params = &lut_syn;
+        EXPECT(qgemm_kernel_run(cx_gemm, cpu, lp, ls, rp, rs, ud, 32, &no_params), QGEMM_ERROR_INVALID_ARGUMENT);
+        no_params.params = &stride64;
+        EXPECT(qgemm_kernel_run(cx_gemm, cpu, lp, ls, rp, rs, ud, 32, &no_params), QGEMM_ERROR_INVALID_ARGUMENT);
+        ua.params = &lut_syn;
+        EXPECT(qgemm_kernel_run(ku, cpu, ul, uls, r, usz, (float*)(void*)(ul + 4), 32, &ua),
                QGEMM_ERROR_BUFFERS_OVERLAP);
+        /* The output over the parameters (the table in its last 4 floats). */
+        float in_dst[36];
+        memcpy(in_dst + 32, &lut_syn, sizeof lut_syn);
+        ua.params = in_dst + 32;
+        EXPECT(qgemm_kernel_run(ku, cpu, ul, uls, r, usz, in_dst, 36, &ua), QGEMM_ERROR_BUFFERS_OVERLAP);
         bool kept = true;
-        for (int i = 0; i < 32; i++) kept &= ud[i] == 7.0f;
-        CHECK(kept, "a refused qgemm_kernel_run_lut wrote dst");
-        OK(qgemm_kernel_run_lut(ku, cpu, ul, uls, r, usz, ud, 32, &ua, pu.lut));
-        float ud2[32];
-        OK(qgemm_kernel_run_lut(ku, cpu, ul, uls, r, usz, ud2, 32, &ua, NULL));
+        for (int i = 0; i < 40; i++) kept &= ud[i] == 7.0f;
+        CHECK(kept, "a refused run of the 2-bit family wrote dst");
+        ua.params = &lut_syn;
         OK(qgemm_kernel_run(ku, cpu, ul, uls, r, usz, ud, 32, &ua));
-        CHECK(memcmp(ud, ud2, sizeof ud) == 0, "qgemm_kernel_run != qgemm_kernel_run_lut with NULL");
-        OK(qgemm_kernel_run_lut(cx_gemm, cpu, lp, ls, rp, rs, ud, 32, &a, NULL));
+        CHECK(ud[32] == 7.0f, "qgemm_kernel_run wrote past the rectangle");
+        float ud2[32], ud3[32];
+        ua.params = NULL;
+        OK(qgemm_kernel_run(ku, cpu, ul, uls, r, usz, ud2, 32, &ua));
+        ua.params = &lut_default;
+        OK(qgemm_kernel_run(ku, cpu, ul, uls, r, usz, ud3, 32, &ua));
+        CHECK(memcmp(ud2, ud3, sizeof ud2) == 0, "params NULL differs from the default table {-2, -1, 0, 1}");
+        CHECK(memcmp(ud, ud2, sizeof ud2) != 0, "the table {-3, -1, 1, 3} gave the default table's output");
+        OK(qgemm_kernel_run(cx_gemm, cpu, lp, ls, rp, rs, ud, 32, &a));
 
         /* The layer: set_lut validates, a bad table in the struct is refused on use. */
         qgemm_linear l, keep_l;
-        OK(qgemm_linear_from_packed(fu->code, 8, 64, 0, r, usz, &l));
+        OK(qgemm_linear_from_packed(fu->code, NULL, 8, 64, 0, r, usz, &l));
         keep_l = l;
         EXPECT(qgemm_linear_set_lut(&l, high), QGEMM_ERROR_LUT_OUT_OF_RANGE);
         EXPECT(qgemm_linear_set_lut(NULL, pu.lut), QGEMM_ERROR_NULL_POINTER);
@@ -1206,13 +1520,18 @@ static void statuses(uint32_t cpu) {
         qgemm_linear other = l;
         other.family = QGEMM_FAMILY_QAI8DXP_QSI4CXP;
         EXPECT(qgemm_linear_set_lut(&other, pu.lut), QGEMM_ERROR_INVALID_ARGUMENT);
+        other = l;
+        other.size = sizeof other - 8;
+        EXPECT(qgemm_linear_set_lut(&other, pu.lut), QGEMM_ERROR_STRUCT_SIZE);
+        CHECK(other.params.lut[0] == -2, "a failing qgemm_linear_set_lut wrote the layer");
         OK(qgemm_linear_set_lut(&l, pu.lut));
-        CHECK(l.lut[0] == -3 && l.lut[3] == 3, "qgemm_linear_set_lut did not set the table");
+        CHECK(l.params.lut[0] == -3 && l.params.lut[3] == 3, "qgemm_linear_set_lut did not set the table");
         qgemm_linear hand = l;
-        hand.lut[3] = 64;
+        hand.params.lut[3] = 64;
         EXPECT(qgemm_linear_scratch_size(&hand, 4, &out), QGEMM_ERROR_LUT_OUT_OF_RANGE);
         OK(qgemm_linear_set_lut(&l, NULL));
-        CHECK(l.lut[0] == -2 && l.lut[1] == -1 && l.lut[2] == 0 && l.lut[3] == 1, "NULL: not the default table");
+        CHECK(l.params.lut[0] == -2 && l.params.lut[1] == -1 && l.params.lut[2] == 0 && l.params.lut[3] == 1,
+              "NULL: not the default table");
         CHECK(out == 777, "out written on failure");
         free(ul);
         free(r);
@@ -1229,24 +1548,41 @@ static void statuses(uint32_t cpu) {
     /* And the good call works. */
     OK(qgemm_kernel_run(cx_gemm, cpu, lp, ls, rp, rs, dst, 32, &a));
 
-    size_t produced = 0;
+    printf("statuses: failing calls refused, outputs unwritten (census after the operator's)\n");
+    free(copy);
+    free(lp);
+    free(rp);
+    free_problem(&pr);
+}
+
+/* Every status produced by some failing call of this file (after all the parts that produce them),
+ * and every status's message. quant.c produces GPTQ's (QGEMM_ERROR_DIM_MISMATCH,
+ * QGEMM_ERROR_INVALID_DAMPING, QGEMM_ERROR_NOT_POSITIVE_DEFINITE); QGEMM_ERROR_VECTOR_LENGTH_UNKNOWN
+ * needs a kernel whose tile scales with the streaming vector length, which no catalogue has yet:
+ * of those only the message is checked here. */
+static void status_census(void) {
+    snprintf(cur, sizeof cur, "status census");
+    size_t produced = 0, expected = 0;
     for (int s = 1; s < N_STATUS; s++) {
+        if (s == QGEMM_ERROR_VECTOR_LENGTH_UNKNOWN || s == QGEMM_ERROR_DIM_MISMATCH ||
+            s == QGEMM_ERROR_INVALID_DAMPING || s == QGEMM_ERROR_NOT_POSITIVE_DEFINITE)
+            continue;
+        expected++;
         CHECK(status_seen[s], "status %d (%s) never produced", s, qgemm_status_message(s));
         produced += status_seen[s];
     }
     const char* unknown = qgemm_status_message(999);
     CHECK(unknown && strcmp(unknown, "unknown status") == 0, "message of 999: %s", unknown);
     CHECK(strcmp(qgemm_status_message(-1), unknown) == 0, "message of -1");
+    CHECK(strcmp(qgemm_status_message(N_STATUS), unknown) == 0, "message of %d (after the last status)", N_STATUS);
+    CHECK(QGEMM_ERROR_STRUCT_SIZE == N_STATUS - 1, "the last status is %d", (int)QGEMM_ERROR_STRUCT_SIZE);
     for (int s = 0; s < N_STATUS; s++) {
         const char* msg = qgemm_status_message(s);
         CHECK(msg && *msg && strcmp(msg, unknown) != 0, "message of %d: %s", s, msg ? msg : "(null)");
     }
-    printf("statuses: %zu of %d error statuses produced by failing calls, outputs unwritten; messages ok\n", produced,
-           N_STATUS - 1);
-    free(copy);
-    free(lp);
-    free(rp);
-    free_problem(&pr);
+    printf("statuses: %zu of %zu error statuses produced by failing calls (all but GPTQ's, quant.c's, and "
+           "QGEMM_ERROR_VECTOR_LENGTH_UNKNOWN, which no kernel can produce yet); %d messages ok\n",
+           produced, expected, N_STATUS);
 }
 
 /* ---- 5. the operator (qgemm_linear_*) ------------------------------------------------------- */
@@ -1320,18 +1656,28 @@ static void operator_(uint32_t cpu) {
         struct problem pr;
         synthetic_problem(f, LINEAR_M, n, k, bl, &pr);
         /* Pack once with the operator's packing, through the format's packer. */
-        qgemm_packing p;
-        OK(qgemm_linear_rhs_packing(f->code, &p));
+        qgemm_rhs_packing rpk;
+        OK(qgemm_linear_rhs_packing(f->code, &rpk));
+        const qgemm_packing p = packing_with_mr(rpk, 4);
         uint8_t *lp, *rp;
         size_t ls, rs, size = 0;
         if (!pack(&pr, &p, &lp, &ls, &rp, &rs)) continue;
         OK(qgemm_linear_packed_size(f->code, n, k, bl, &size));
         CHECK(size == rs, "qgemm_linear_packed_size %zu, packer's size %zu", size, rs);
-        qgemm_linear layer;
-        OK(qgemm_linear_from_packed(f->code, n, k, bl, rp, rs, &layer));
+        qgemm_linear layer, named;
+        OK(qgemm_linear_from_packed(f->code, NULL, n, k, bl, rp, rs, &layer));
+        CHECK(layer.size == sizeof layer && layer.family == f->code && same_rhs(layer.packing, rpk) && layer.n == n &&
+                  layer.k == k && layer.bl == bl && layer.weights == rp && layer.weights_len == rs &&
+                  layer.input_scale == NULL && layer.input_scale_len == 0,
+              "from_packed: the layer's fields");
+        /* The preferred packing named explicitly: the same layer. */
+        memset(&named, 0x5a, sizeof named);
+        OK(qgemm_linear_from_packed(f->code, &rpk, n, k, bl, rp, rs, &named));
+        CHECK(same_layer(&named, &layer), "from_packed with the preferred packing named differs");
         if (pr.lut) {
             /* The 2-bit family: the default table until set, then the table the weights were packed with. */
-            CHECK(layer.lut[0] == -2 && layer.lut[1] == -1 && layer.lut[2] == 0 && layer.lut[3] == 1,
+            CHECK(layer.params.lut[0] == -2 && layer.params.lut[1] == -1 && layer.params.lut[2] == 0 &&
+                      layer.params.lut[3] == 1,
                   "from_packed: not the default table");
             OK(qgemm_linear_set_lut(&layer, pr.lut));
         }
@@ -1356,15 +1702,21 @@ static void operator_(uint32_t cpu) {
                 uint8_t *klp, *krp;
                 size_t kls, krs;
                 uint8_t* want = malloc(m * n * e);
-                if (pack(&sub, &info.packing, &klp, &kls, &krp, &krs)) {
+                const qgemm_packing ik = packing_of(&info);
+                if (pack(&sub, &ik, &klp, &kls, &krp, &krs)) {
                     OK(run_whole(kernel, cpu, &sub, klp, kls, krp, krs, want, -INFINITY, INFINITY));
                     CHECK(memcmp(want, y, m * n * e) == 0, "m %zu: operator != %s by hand", m, info.name);
                     /* ...and its parts on threads, with a clamp, equal one clamped call. */
                     OK(run_whole(kernel, cpu, &sub, klp, kls, krp, krs, want, -0.5f, 0.5f));
                     qgemm_linear_call call;
                     OK(linear_prepare_any(f, &layer, cpu, m, pr.lhs, m * k, scratch, ss, -0.5f, 0.5f, &call));
-                    CHECK(call.kernel.family == kernel.family && call.kernel.index == kernel.index,
+                    CHECK(call.kernel.family == kernel.family && call.kernel.index == kernel.index &&
+                              call.kernel.svl_bytes == 0,
                           "m %zu: prepare chose another kernel than qgemm_select", m);
+                    CHECK(call.size == sizeof call && call.m == m && call.lhs == scratch && call.lhs_size == kls &&
+                              same_layer(&call.layer, &layer),
+                          "m %zu: the call's fields (lhs_size %zu, the kernel's packed LHS %zu)", m, call.lhs_size,
+                          kls);
                     qgemm_rect rects[64];
                     size_t count = 0;
                     OK(qgemm_linear_split(&call, LINEAR_THREADS, rects, COUNT(rects), &count));
@@ -1405,6 +1757,89 @@ static void operator_(uint32_t cpu) {
            runs, N_FAMILIES, LINEAR_M, thread_runs);
 }
 
+/* Every other RHS packing of each family's catalogue as a layer's packing: qgemm_linear_from_packed
+ * records it, and the layer's runs and calls use the kernels that read it (the kernel
+ * qgemm_select_for picks with it, run by hand: the same bits). */
+static void operator_packings(uint32_t cpu) {
+    enum { PM = 9, MAX_PACKINGS = 16 };
+    static const size_t ms[] = {1, 4, PM};
+    size_t layers = 0, runs = 0;
+    for (size_t fi = 0; fi < N_FAMILIES; fi++) {
+        const struct family* f = &families[fi];
+        const size_t n = LINEAR_N, k = LINEAR_K, bl = blocked(f) ? LINEAR_BL : 0, e = f->dst_bytes;
+        qgemm_rhs_packing preferred, seen[MAX_PACKINGS];
+        size_t n_seen = 0;
+        OK(qgemm_linear_rhs_packing(f->code, &preferred));
+        const size_t count = kernel_count(f->code);
+        for (size_t i = 0; i < count; i++) {
+            qgemm_kernel_info ki;
+            kernel_at(f->code, i, &ki);
+            bool known = same_rhs(ki.rhs, preferred);
+            for (size_t j = 0; j < n_seen && !known; j++) known = same_rhs(ki.rhs, seen[j]);
+            if (!known && n_seen < MAX_PACKINGS) seen[n_seen++] = ki.rhs;
+        }
+        for (size_t q = 0; q < n_seen; q++) {
+            const qgemm_rhs_packing rq = seen[q];
+            snprintf(cur, sizeof cur, "operator %s, packing nr %zu kr %zu sr %zu", f->name, rq.nr, rq.kr, rq.sr);
+            rng = 0x5eed1000u + f->code;
+            struct problem pr;
+            synthetic_problem(f, PM, n, k, bl, &pr);
+            const qgemm_packing pq = packing_with_mr(rq, 4);
+            uint8_t *lp = NULL, *rp = NULL;
+            size_t ls = 0, rs = 0;
+            if (pack(&pr, &pq, &lp, &ls, &rp, &rs)) {
+                qgemm_linear layer, short_layer;
+                OK(qgemm_linear_from_packed(f->code, &rq, n, k, bl, rp, rs, &layer));
+                CHECK(layer.size == sizeof layer && same_rhs(layer.packing, rq) && layer.weights_len == rs,
+                      "the layer does not record its packing (weights_len %zu of %zu)", layer.weights_len, rs);
+                EXPECT(qgemm_linear_from_packed(f->code, &rq, n, k, bl, rp, rs - 1, &short_layer),
+                       QGEMM_ERROR_BUFFER_TOO_SHORT);
+                if (pr.lut) OK(qgemm_linear_set_lut(&layer, pr.lut));
+                layers++;
+                for (size_t i = 0; i < COUNT(ms); i++) {
+                    const size_t m = ms[i];
+                    size_t ss = 0;
+                    OK(qgemm_linear_scratch_size(&layer, m, &ss));
+                    uint8_t* scratch = malloc(ss + 1);
+                    uint8_t* y = malloc(m * n * e);
+                    uint8_t* want = malloc(m * n * e);
+                    OK(linear_run_any(f, &layer, cpu, m, pr.lhs, m * k, y, m * n, scratch, ss));
+                    qgemm_kernel kq = {99, 99, 99};
+                    qgemm_kernel_info iq;
+                    OK(qgemm_select_for(f->code, cpu, m, &rq, NULL, &kq));
+                    OK(qgemm_kernel_get_info(kq, &iq));
+                    CHECK(same_rhs(iq.rhs, rq), "select_for gave %s", iq.name);
+                    struct problem sub = pr;
+                    sub.m = m;
+                    uint8_t *klp = NULL, *krp = NULL;
+                    size_t kls = 0, krs = 0;
+                    const qgemm_packing ik = packing_of(&iq);
+                    if (pack(&sub, &ik, &klp, &kls, &krp, &krs)) {
+                        OK(run_whole(kq, cpu, &sub, klp, kls, krp, krs, want, -FLT_MAX, FLT_MAX));
+                        CHECK(memcmp(want, y, m * n * e) == 0, "m %zu: the layer != %s by hand", m, iq.name);
+                    }
+                    qgemm_linear_call call;
+                    OK(linear_prepare_any(f, &layer, cpu, m, pr.lhs, m * k, scratch, ss, -FLT_MAX, FLT_MAX, &call));
+                    CHECK(call.kernel.family == kq.family && call.kernel.index == kq.index,
+                          "m %zu: prepare chose another kernel than qgemm_select_for", m);
+                    runs++;
+                    free(klp);
+                    free(krp);
+                    free(want);
+                    free(y);
+                    free(scratch);
+                }
+            }
+            free(lp);
+            free(rp);
+            free_problem(&pr);
+        }
+    }
+    printf("operator packings: %zu layers over the families' other RHS packings (qgemm_linear_from_packed with "
+           "the packing), %zu runs equal to the kernel qgemm_select_for picks for it, run by hand\n",
+           layers, runs);
+}
+
 /* Every bad input of the operator returns its status and writes nothing. */
 static void operator_statuses(uint32_t cpu) {
     const struct family* f = family_named("qai8dxp_qsi4cxp");
@@ -1414,20 +1849,34 @@ static void operator_statuses(uint32_t cpu) {
     rng = 0x5eed0000u;
     struct problem pr;
     synthetic_problem(f, LINEAR_M, n, k, 0, &pr);
-    qgemm_packing p;
-    OK(qgemm_linear_rhs_packing(f->code, &p));
+    qgemm_rhs_packing rpk;
+    OK(qgemm_linear_rhs_packing(f->code, &rpk));
+    const qgemm_packing p = packing_with_mr(rpk, 4);
     uint8_t *lp, *rp;
     size_t ls, rs, ss = 0;
     if (!pack(&pr, &p, &lp, &ls, &rp, &rs)) return;
     qgemm_linear layer, untouched;
     memset(&untouched, 0x5a, sizeof untouched);
     layer = untouched;
-    EXPECT(qgemm_linear_from_packed(f->code, n, k, 0, rp, rs - 1, &layer), QGEMM_ERROR_BUFFER_TOO_SHORT);
-    EXPECT(qgemm_linear_from_packed(f->code, n, k, 0, NULL, rs, &layer), QGEMM_ERROR_NULL_POINTER);
-    EXPECT(qgemm_linear_from_packed(99, n, k, 0, rp, rs, &layer), QGEMM_ERROR_INVALID_ARGUMENT);
-    EXPECT(qgemm_linear_from_packed(f->code, n, k, 32, rp, rs, &layer), QGEMM_ERROR_UNSUPPORTED);
+    EXPECT(qgemm_linear_from_packed(f->code, NULL, n, k, 0, rp, rs - 1, &layer), QGEMM_ERROR_BUFFER_TOO_SHORT);
+    EXPECT(qgemm_linear_from_packed(f->code, NULL, n, k, 0, NULL, rs, &layer), QGEMM_ERROR_NULL_POINTER);
+    EXPECT(qgemm_linear_from_packed(99, NULL, n, k, 0, rp, rs, &layer), QGEMM_ERROR_INVALID_ARGUMENT);
+    EXPECT(qgemm_linear_from_packed(ALL_FAMILIES, NULL, n, k, 0, rp, rs, &layer), QGEMM_ERROR_INVALID_ARGUMENT);
+    EXPECT(qgemm_linear_from_packed(f->code, NULL, n, k, 32, rp, rs, &layer), QGEMM_ERROR_UNSUPPORTED);
+    EXPECT(qgemm_linear_from_packed(f->code, NULL, n, k, 0, rp, rs, NULL), QGEMM_ERROR_NULL_POINTER);
+    /* A packing no kernel of the family reads (a qsi4cxp tile of 5 channels, a depth step of 3,
+     * another family's format), a code that names no format: refused. */
+    const qgemm_rhs_packing nr5 = {QGEMM_RHS_FORMAT_QSI4CXP, 5, 16, 2}, kr3 = {QGEMM_RHS_FORMAT_QSI4CXP, 8, 3, 2},
+                            int8 = {QGEMM_RHS_FORMAT_QSI8CXP, 4, 8, 1}, code99 = {99, 8, 16, 2};
+    EXPECT(qgemm_linear_from_packed(f->code, &nr5, n, k, 0, rp, rs, &layer), QGEMM_ERROR_PACKING_MISMATCH);
+    EXPECT(qgemm_linear_from_packed(f->code, &kr3, n, k, 0, rp, rs, &layer), QGEMM_ERROR_PACKING_MISMATCH);
+    EXPECT(qgemm_linear_from_packed(f->code, &int8, n, k, 0, rp, rs, &layer), QGEMM_ERROR_PACKING_MISMATCH);
+    EXPECT(qgemm_linear_from_packed(f->code, &code99, n, k, 0, rp, rs, &layer), QGEMM_ERROR_INVALID_ARGUMENT);
+    EXPECT(qgemm_linear_from_packed(f->code, (const qgemm_rhs_packing*)(const void*)((const char*)&rpk + 1), n, k, 0,
+                                    rp, rs, &layer),
+           QGEMM_ERROR_MISALIGNED_POINTER);
     CHECK(memcmp(&layer, &untouched, sizeof layer) == 0, "a failing qgemm_linear_from_packed wrote its output");
-    OK(qgemm_linear_from_packed(f->code, n, k, 0, rp, rs, &layer));
+    OK(qgemm_linear_from_packed(f->code, NULL, n, k, 0, rp, rs, &layer));
     OK(qgemm_linear_scratch_size(&layer, m, &ss));
     uint8_t* scratch = malloc(ss + 8);
     float* y = malloc((m * n + 1) * sizeof(float));
@@ -1454,6 +1903,27 @@ static void operator_statuses(uint32_t cpu) {
     wrong = layer;
     wrong.weights_len = rs - 1;
     EXPECT(qgemm_linear_run(&wrong, cpu, m, x, m * k, y, m * n, scratch, ss), QGEMM_ERROR_BUFFER_TOO_SHORT);
+    /* A layer of another size than this library's (an older or newer struct, or a layer never
+     * filled by it): refused by every function that takes one. */
+    const size_t sizes[] = {0, sizeof layer - 8, sizeof layer + 8};
+    for (size_t i = 0; i < COUNT(sizes); i++) {
+        wrong = layer;
+        wrong.size = sizes[i];
+        size_t dummy = 777;
+        qgemm_linear_call c;
+        EXPECT(qgemm_linear_run(&wrong, cpu, m, x, m * k, y, m * n, scratch, ss), QGEMM_ERROR_STRUCT_SIZE);
+        EXPECT(qgemm_linear_scratch_size(&wrong, m, &dummy), QGEMM_ERROR_STRUCT_SIZE);
+        EXPECT(qgemm_linear_prepare(&wrong, cpu, m, x, m * k, scratch, ss, -INFINITY, INFINITY, &c),
+               QGEMM_ERROR_STRUCT_SIZE);
+        EXPECT(qgemm_linear_set_input_scale(&wrong, NULL, 0), QGEMM_ERROR_STRUCT_SIZE);
+        CHECK(dummy == 777 && wrong.size == sizes[i], "a layer of size %zu: output written", sizes[i]);
+    }
+    /* A layer whose packing was changed: to one no kernel reads, to a code that names no format. */
+    wrong = layer;
+    wrong.packing = nr5;
+    EXPECT(qgemm_linear_run(&wrong, cpu, m, x, m * k, y, m * n, scratch, ss), QGEMM_ERROR_PACKING_MISMATCH);
+    wrong.packing = code99;
+    EXPECT(qgemm_linear_run(&wrong, cpu, m, x, m * k, y, m * n, scratch, ss), QGEMM_ERROR_INVALID_ARGUMENT);
     bool unwritten = true;
     for (size_t i = 0; i <= m * n; i++) unwritten &= y[i] == 7.0f;
     CHECK(unwritten, "a failing qgemm_linear_run wrote its output");
@@ -1497,8 +1967,42 @@ static void operator_statuses(uint32_t cpu) {
     bad.kernel.family = h->code; /* a kernel of another family */
     EXPECT(qgemm_linear_run_part(&bad, whole, y, m * n), QGEMM_ERROR_INVALID_ARGUMENT);
     bad = call;
-    bad.lhs_len -= 1;
+    bad.lhs_size -= 1;
     EXPECT(qgemm_linear_run_part(&bad, whole, y, m * n), QGEMM_ERROR_BUFFER_TOO_SHORT);
+    /* Calls of another size, and calls over a layer of another size. */
+    bad = call;
+    bad.size = sizeof bad - 8;
+    EXPECT(qgemm_linear_run_part(&bad, whole, y, m * n), QGEMM_ERROR_STRUCT_SIZE);
+    EXPECT(qgemm_linear_split(&bad, 1, rects, 64, &count), QGEMM_ERROR_STRUCT_SIZE);
+    bad = call;
+    bad.layer.size = 0;
+    EXPECT(qgemm_linear_run_part(&bad, whole, y, m * n), QGEMM_ERROR_STRUCT_SIZE);
+    EXPECT(qgemm_linear_split(&bad, 1, rects, 64, &count), QGEMM_ERROR_STRUCT_SIZE);
+    /* A call whose kernel reads another packing than its layer's: an available kernel of the
+     * family with other weights; the layer relabelled with another packing a kernel reads (qsi4cxp
+     * tiles of 4 channels: fewer bytes than the weights hold) under the call's kernel. */
+    {
+        const size_t kc = kernel_count(f->code);
+        size_t tried = 0;
+        for (size_t i = 0; i < kc; i++) {
+            qgemm_kernel_info ki;
+            qgemm_kernel ko = kernel_at(f->code, i, &ki);
+            if (same_rhs(ki.rhs, call.layer.packing) || !available(ko, cpu)) continue;
+            bad = call;
+            bad.kernel = ko;
+            EXPECT(qgemm_linear_run_part(&bad, whole, y, m * n), QGEMM_ERROR_PACKING_MISMATCH);
+            EXPECT(qgemm_linear_split(&bad, 1, rects, 64, &count), QGEMM_ERROR_PACKING_MISMATCH);
+            tried++;
+        }
+        CHECK(tried > 0, "no kernel of %s reads another packing", f->name);
+        const qgemm_rhs_packing nr4 = {QGEMM_RHS_FORMAT_QSI4CXP, 4, 16, 2};
+        CHECK(!same_rhs(nr4, call.layer.packing), "the preferred packing is the 4-channel one");
+        bad = call;
+        bad.layer.packing = nr4;
+        EXPECT(qgemm_linear_run_part(&bad, whole, y, m * n), QGEMM_ERROR_PACKING_MISMATCH);
+        bad.layer.packing = nr5;
+        EXPECT(qgemm_linear_run_part(&bad, whole, y, m * n), QGEMM_ERROR_PACKING_MISMATCH);
+    }
     bad = call;
     bad.features = 0; /* the kernel's tier is gone */
     if (info.tier != QGEMM_TIER_SCALAR) EXPECT(qgemm_linear_run_part(&bad, whole, y, m * n), QGEMM_ERROR_UNSUPPORTED_CPU);
@@ -1515,18 +2019,20 @@ static void operator_statuses(uint32_t cpu) {
         struct problem pa;
         rng = 0x5eed0000u + a->code;
         synthetic_problem(a, LINEAR_M, n, k, LINEAR_BL, &pa);
-        qgemm_packing ap;
-        OK(qgemm_linear_rhs_packing(a->code, &ap));
+        qgemm_rhs_packing apr;
+        OK(qgemm_linear_rhs_packing(a->code, &apr));
+        const qgemm_packing ap = packing_with_mr(apr, 4);
         uint8_t *alp, *arp;
         size_t als, ars, ass = 0;
         if (pack(&pa, &ap, &alp, &als, &arp, &ars)) {
             for (size_t i = 0; i <= m * n; i++) y[i] = 7.0f;
-        qgemm_linear la = untouched;
-            EXPECT(qgemm_linear_from_packed(a->code, n, k, 0, arp, ars, &la), QGEMM_ERROR_ZERO_DIM);
-            EXPECT(qgemm_linear_from_packed(a->code, n, k, 48, arp, ars, &la), QGEMM_ERROR_NOT_MULTIPLE);
-            EXPECT(qgemm_linear_from_packed(a->code, n, k, LINEAR_BL, arp, ars - 1, &la), QGEMM_ERROR_BUFFER_TOO_SHORT);
+            qgemm_linear la = untouched;
+            EXPECT(qgemm_linear_from_packed(a->code, NULL, n, k, 0, arp, ars, &la), QGEMM_ERROR_ZERO_DIM);
+            EXPECT(qgemm_linear_from_packed(a->code, NULL, n, k, 48, arp, ars, &la), QGEMM_ERROR_NOT_MULTIPLE);
+            EXPECT(qgemm_linear_from_packed(a->code, NULL, n, k, LINEAR_BL, arp, ars - 1, &la),
+                   QGEMM_ERROR_BUFFER_TOO_SHORT);
             CHECK(memcmp(&la, &untouched, sizeof la) == 0, "a failing qgemm_linear_from_packed wrote its output");
-            OK(qgemm_linear_from_packed(a->code, n, k, LINEAR_BL, arp, ars, &la));
+            OK(qgemm_linear_from_packed(a->code, NULL, n, k, LINEAR_BL, arp, ars, &la));
             OK(qgemm_linear_scratch_size(&la, m, &ass));
             uint8_t* as = malloc(ass);
             qgemm_linear l16 = la;
@@ -1540,8 +2046,9 @@ static void operator_statuses(uint32_t cpu) {
             bad_a.kernel.family = a16->code; /* an f16 kernel for the f32 layer */
             EXPECT(qgemm_linear_run_part(&bad_a, whole, y, m * n), QGEMM_ERROR_INVALID_ARGUMENT);
             bad_a = ac;
-            bad_a.layer.family = QGEMM_FAMILY_QSI8D32P_QSI4C32P; /* the Q4_0 family over these weights */
-            EXPECT(qgemm_linear_run_part(&bad_a, whole, y, m * n), QGEMM_ERROR_INVALID_ARGUMENT);
+            /* The Q4_0 family over these weights: no kernel of it reads their packing (qai4c32p). */
+            bad_a.layer.family = QGEMM_FAMILY_QSI8D32P_QSI4C32P;
+            EXPECT(qgemm_linear_run_part(&bad_a, whole, y, m * n), QGEMM_ERROR_PACKING_MISMATCH);
             bool kept = true;
             for (size_t i = 0; i <= m * n; i++) kept &= y[i] == 7.0f;
             CHECK(kept, "a refused call of an asymmetric int4 layer wrote its output");
@@ -1552,7 +2059,8 @@ static void operator_statuses(uint32_t cpu) {
         free_problem(&pa);
     }
     printf("operator statuses: null, short, misaligned, overlapping, wrong family and element type, bad clamp, "
-           "bad rectangle: refused, outputs unwritten\n");
+           "bad rectangle, a struct of another size, a packing no kernel reads, a call's kernel reading another "
+           "packing: refused, outputs unwritten\n");
     free(scratch);
     free(y);
     free(lp);
@@ -1615,13 +2123,16 @@ int main(int argc, char** argv) {
         return 2;
     }
     const uint32_t cpu = cpu_checks(argv[1]);
+    catalogue(cpu);
     selection(cpu);
     golden(cpu);
     synthetic(cpu);
     statuses(cpu);
     operator_(cpu);
+    operator_packings(cpu);
     operator_statuses(cpu);
     operator_clamp(cpu);
+    status_census();
     printf("qgemm_layer1 (%s): %zu checks, %zu failures\n", argv[1], checks, failures);
     return failures == 0 ? 0 : 1;
 }

@@ -113,12 +113,9 @@ static void check_linear(uint32_t family, const char* name, const float* w, cons
     if (e && strcmp(e, "linear") == 0) /* the first half of the packed weights garbled (a layout error) */
         for (size_t i = 0; i < packed_len / 2; i++) packed[i] ^= 0x77;
     qgemm_linear layer;
-    OK(qgemm_linear_from_packed(family, N, K, (family == QGEMM_FAMILY_QAI8DXP_QSI4CXP ||
-                                               family == QGEMM_FAMILY_QAI8DXP_QSI8CXP ||
-                                               family == QGEMM_FAMILY_QAI8DXP_QSU2CXP)
-                                                  ? 0
-                                                  : BL,
-                                packed, packed_len, &layer));
+    const bool per_channel = family == QGEMM_FAMILY_QAI8DXP_QSI4CXP || family == QGEMM_FAMILY_QAI8DXP_QSI8CXP ||
+                             family == QGEMM_FAMILY_QAI8DXP_QSU2CXP;
+    OK(qgemm_linear_from_packed(family, NULL, N, K, per_channel ? 0 : BL, packed, packed_len, &layer));
     if (lut) OK(qgemm_linear_set_lut(&layer, lut));
     size_t ss = 0;
     OK(qgemm_linear_scratch_size(&layer, M, &ss));
@@ -149,9 +146,12 @@ static void check_linear(uint32_t family, const char* name, const float* w, cons
     free(scratch);
 }
 
-/* The packed size and buffer of `family`'s operator packing. */
+/* The packed size and buffer of `family`'s operator packing, and the packing as the RHS packers
+ * take it (`p`; its LHS side, mr, unused). */
 static uint8_t* packed_buffer(uint32_t family, size_t bl, qgemm_packing* p, size_t* len) {
-    OK(qgemm_linear_rhs_packing(family, p));
+    qgemm_rhs_packing rhs;
+    OK(qgemm_linear_rhs_packing(family, &rhs));
+    *p = packing_with_mr(rhs, 4);
     *len = 0;
     OK(qgemm_linear_packed_size(family, N, K, bl, len));
     return malloc(*len + 1);

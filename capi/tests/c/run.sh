@@ -14,13 +14,19 @@
 #                  families' cases included (kai_plan.py --float)
 #   kai_hook       layer 2: a custom error hook fires on bad calls; the default hook aborts (134)
 #   kai_hook_throw layer 2, C++: a hook that throws; the exception reaches the caller's catch
-#   qgemm_layer1   layer 1: every kernel, packer, query and error status of qgemm.h, and the operator
-#                  (qgemm_linear_*) against the Rust operator's digests (capi/tests/data/linear_digests.txt)
-#   qgemm_float    layer 1, float families: every float golden case (float_plan.py) through every available
-#                  kernel of its family (qgemm_float_*), the qgemm_rhs_/qgemm_lhs_ float packers against
-#                  KleidiAI's bytes, the operator (qgemm_float_linear_*) against the golden outputs, every status
-#   linear_quantize layer 1: qgemm_linear_quantize_pack of every family from float weights (NxK and KxN, every
-#                  method), run against a C f32 matmul within the format's tolerance, and its error statuses
+#   qgemm_layer1   layer 1: every kernel, packer, query and error status of qgemm.h (the 2-bit table as
+#                  qgemm_lut_params), the catalogue of all 15 families (format codes, required features,
+#                  qgemm_kernel_resolve, QGEMM_FEATURE_ALL), qgemm_select_for with explicit packings, and the
+#                  operator (qgemm_linear_*) against the Rust operator's digests
+#                  (capi/tests/data/linear_digests.txt), over every RHS packing of each catalogue
+#   qgemm_float    layer 1, float families (codes 11-14) through the same API: every float golden case
+#                  (float_plan.py) through every available kernel of its family (qgemm_kernel_run, the row
+#                  stride as qgemm_lhs_stride_params), the qgemm_rhs_/qgemm_lhs_ float packers against
+#                  KleidiAI's bytes, the operator (qgemm_linear_*) over each RHS packing against the golden
+#                  outputs, every status
+#   linear_quantize layer 1: qgemm_linear_quantize_pack of every quantized family from float weights (NxK and
+#                  KxN, every method), run against a C f32 matmul within the format's tolerance, and its error
+#                  statuses (the float families refused)
 #   quant          layer 1: the weight quantizers (qgemm_quant_*) of every format against their
 #                  definitions recomputed in C, quantize -> pack -> qgemm_linear_run against the f32
 #                  matmul, GPTQ (Hessian, H = I gives the plain bytes) and every error status
@@ -30,7 +36,7 @@
 #                  the qgemm-capi rlib (capi/tests/rust-std/rlib-user), run
 #   headers        qgemm.h and every kai/ header after the common system headers (<unistd.h>,
 #                  <signal.h> with _GNU_SOURCE, ...), compiled as C11 and as C++17 (aarch64-linux-gnu-g++),
-#                  linked and run
+#                  linked and run (with the family parameter structs no function signature names)
 # Each test must be able to fail: `run.sh --self-check` also runs kai_compat on a plan with one
 # corrupted expected bit (once in the quantized lines, once in the float lines), qgemm_layer1 with
 # QGEMM_LAYER1_CORRUPT=1 (one golden bit flipped) and QGEMM_LAYER1_CORRUPT=linear (one bit of the

@@ -30,10 +30,16 @@ int main(void) {
     CHECK(qgemm_select(QGEMM_FAMILY_QAI8DXP_QSI4CXP, cpu, REF_M, &kernel));
     struct qgemm_kernel_info info;
     CHECK(qgemm_kernel_get_info(kernel, &info));
+    /* The packers' parameters: the kernel's LHS tile rows and RHS tile (qgemm_kernel_info.lhs/.rhs). */
+    const struct qgemm_packing packing = {info.lhs.mr, info.rhs.nr, info.rhs.kr, info.rhs.sr};
+    if (info.lhs.format != QGEMM_LHS_FORMAT_QAI8DXP || info.rhs.format != QGEMM_RHS_FORMAT_QSI4CXP) {
+        fprintf(stderr, "layer1: %s reads formats %u/%u\n", info.name, info.lhs.format, info.rhs.format);
+        return 1;
+    }
 
     size_t rhs_size, lhs_size;
-    CHECK(qgemm_rhs_qsi4cxp_packed_size(&info.packing, REF_N, REF_K, &rhs_size));
-    CHECK(qgemm_lhs_qai8dxp_packed_size(&info.packing, REF_M, REF_K, &lhs_size));
+    CHECK(qgemm_rhs_qsi4cxp_packed_size(&packing, REF_N, REF_K, &rhs_size));
+    CHECK(qgemm_lhs_qai8dxp_packed_size(&packing, REF_M, REF_K, &lhs_size));
     uint8_t* rhs_packed = malloc(rhs_size);
     uint8_t* lhs_packed = malloc(lhs_size);
     if (!rhs_packed || !lhs_packed) {
@@ -42,10 +48,9 @@ int main(void) {
     }
     struct qgemm_int4_source w = {d.w_packed4, sizeof d.w_packed4, QGEMM_LAYOUT_NXK, REF_K / 2,
                                   QGEMM_INT4_ZERO_POINT_8};
-    CHECK(qgemm_rhs_qsi4cxp_pack(&info.packing, REF_N, REF_K, &w, d.scale, REF_N, d.bias, REF_N, rhs_packed,
-                                 rhs_size));
-    CHECK(qgemm_lhs_qai8dxp_quantize_pack(&info.packing, REF_M, REF_K, 0, d.act, REF_M * REF_K, REF_K,
-                                          lhs_packed, lhs_size));
+    CHECK(qgemm_rhs_qsi4cxp_pack(&packing, REF_N, REF_K, &w, d.scale, REF_N, d.bias, REF_N, rhs_packed, rhs_size));
+    CHECK(qgemm_lhs_qai8dxp_quantize_pack(&packing, REF_M, REF_K, 0, d.act, REF_M * REF_K, REF_K, lhs_packed,
+                                          lhs_size));
     float dst[REF_M * REF_N];
     struct qgemm_matmul_args args = {
         .m = REF_M, .n = REF_N, .k = REF_K, .dst_stride_row = REF_N, .clamp_min = -FLT_MAX, .clamp_max = FLT_MAX};
