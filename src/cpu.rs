@@ -164,10 +164,31 @@ impl FeatureSet {
         self.0
     }
 
+    /// The set with every feature its features imply (SME2p1 implies SME2, SME2 and the SME_*
+    /// extensions imply SME, SVE2 implies SVE).
+    pub const fn with_implied(self) -> FeatureSet {
+        let mut set = self;
+        let mut i = 0;
+        while i < Feature::ALL.len() {
+            let f = Feature::ALL[i];
+            if self.has(f) {
+                let mut j = 0;
+                while j < Feature::ALL.len() {
+                    if implies(f, Feature::ALL[j]) {
+                        set = set.and(Feature::ALL[j]);
+                    }
+                    j += 1;
+                }
+            }
+            i += 1;
+        }
+        set
+    }
+
     /// The features named in Linux's `AT_HWCAP` and `AT_HWCAP2` words (the bit numbers of the
-    /// kernel's `uapi/asm/hwcap.h`; FP16 needs both `HWCAP_FPHP` and `HWCAP_ASIMDHP`). Pure
-    /// decoding: a set is a description, not a claim ([`CpuFeatures::from_linux_hwcaps`] is
-    /// the claim).
+    /// kernel's `uapi/asm/hwcap.h`; FP16 needs both `HWCAP_FPHP` and `HWCAP_ASIMDHP`), with the
+    /// features they imply. Pure decoding: a set is a description, not a claim
+    /// ([`CpuFeatures::from_linux_hwcaps`] is the claim).
     pub const fn from_linux_hwcaps(hwcap: u64, hwcap2: u64) -> FeatureSet {
         const fn bit(w: u64, b: u32) -> bool {
             w & (1 << b) != 0
@@ -200,7 +221,7 @@ impl FeatureSet {
             }
             i += 1;
         }
-        set
+        set.with_implied()
     }
 
     /// The features in the set, in [`Feature::ALL`] order.
@@ -448,20 +469,7 @@ impl CpuFeatures {
 
     /// Adds the features the set's features imply.
     const fn normalized(mut self) -> CpuFeatures {
-        let mut i = 0;
-        while i < Feature::ALL.len() {
-            let f = Feature::ALL[i];
-            if self.set.has(f) {
-                let mut j = 0;
-                while j < Feature::ALL.len() {
-                    if implies(f, Feature::ALL[j]) {
-                        self.set = self.set.and(Feature::ALL[j]);
-                    }
-                    j += 1;
-                }
-            }
-            i += 1;
-        }
+        self.set = self.set.with_implied();
         self
     }
 }

@@ -2332,7 +2332,8 @@ enum qgemm_status qgemm_cpu_detect(uint32_t *out);
 enum qgemm_status qgemm_cpu_from_id_registers(uint32_t *out);
 
 // Writes the features in Linux `AT_HWCAP` / `AT_HWCAP2` words (e.g. from a target's
-// `/proc/self/auxv`, or a test) to `*out`. Pure decoding; reads no register.
+// `/proc/self/auxv`, or a test) to `*out`, with the features they imply. Pure decoding; reads
+// no register.
 //
 // # Safety
 //

@@ -219,7 +219,8 @@ pub unsafe extern "C" fn qgemm_cpu_from_id_registers(out: *mut u32) -> qgemm_sta
 }
 
 /// Writes the features in Linux `AT_HWCAP` / `AT_HWCAP2` words (e.g. from a target's
-/// `/proc/self/auxv`, or a test) to `*out`. Pure decoding; reads no register.
+/// `/proc/self/auxv`, or a test) to `*out`, with the features they imply. Pure decoding; reads
+/// no register.
 ///
 /// # Safety
 ///

@@ -731,16 +731,22 @@ static uint32_t cpu_checks(const char* model) {
     CHECK(bits & QGEMM_FEATURE_NEON, "target: NEON expected (0x%x)", bits);
     CHECK((bits & ~cpu) == 0, "target features 0x%x not all detected (0x%x)", bits, cpu);
     /* Every feature bit from its Linux HWCAP / HWCAP2 bit (arch/arm64/include/uapi/asm/hwcap.h;
-     * FP16 needs FPHP and ASIMDHP); bits of features the library does not use decode to nothing. */
+     * FP16 needs FPHP and ASIMDHP), with the features it implies; bits of features the library
+     * does not use decode to nothing. */
     static const struct {
         int word, bit;
         uint32_t feature;
     } hwcaps[] = {
         {1, 1, QGEMM_FEATURE_NEON},       {1, 20, QGEMM_FEATURE_DOTPROD},   {2, 13, QGEMM_FEATURE_I8MM},
         {2, 14, QGEMM_FEATURE_BF16},      {1, 22, QGEMM_FEATURE_SVE},       {2, 23, QGEMM_FEATURE_SME},
-        {2, 1, QGEMM_FEATURE_SVE2},       {2, 37, QGEMM_FEATURE_SME2},      {2, 38, QGEMM_FEATURE_SME2P1},
-        {2, 42, QGEMM_FEATURE_SME_F16F16}, {2, 41, QGEMM_FEATURE_SME_B16B16}, {2, 24, QGEMM_FEATURE_SME_I16I64},
-        {1, 47, QGEMM_FEATURE_SME_MOP4},
+        /* with the features each implies */
+        {2, 1, QGEMM_FEATURE_SVE2 | QGEMM_FEATURE_SVE},
+        {2, 37, QGEMM_FEATURE_SME2 | QGEMM_FEATURE_SME},
+        {2, 38, QGEMM_FEATURE_SME2P1 | QGEMM_FEATURE_SME2 | QGEMM_FEATURE_SME},
+        {2, 42, QGEMM_FEATURE_SME_F16F16 | QGEMM_FEATURE_SME},
+        {2, 41, QGEMM_FEATURE_SME_B16B16 | QGEMM_FEATURE_SME},
+        {2, 24, QGEMM_FEATURE_SME_I16I64 | QGEMM_FEATURE_SME},
+        {1, 47, QGEMM_FEATURE_SME_MOP4 | QGEMM_FEATURE_SME},
     };
     uint32_t every = 0;
     uint64_t all_hwcap = (1ull << 9) | (1ull << 10), all_hwcap2 = 0;
