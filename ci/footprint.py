@@ -286,10 +286,21 @@ def indirect_targets(graph, fn, address_taken):
         return set()
     if graph.is_fmt(fn):
         return address_taken[True]
-    # The tile drivers call tiles; the dispatchers call kernels' and packers' entry points.
-    if "::driver::" in graph.demangled[fn.name]:
+    # The tile drivers and the kernels' own entry points (`<tier>::..._unchecked`, the float
+    # FMA driver) call tiles; only the dispatchers (`Kernel::run_unchecked`, the C layers) call
+    # kernels' and packers' entry points.
+    if tile_caller(graph, fn):
         return {f for f in address_taken[False] if not graph.plain(f).endswith("_unchecked")}
     return address_taken[False]
+
+
+def tile_caller(graph, fn):
+    """Whether `fn` is a tile driver or a kernel's entry point: its indirect calls go to tile
+    functions, never to another kernel's entry."""
+    name, plain = graph.demangled[fn.name], graph.plain(fn)
+    if "::driver::" in name or "::fma::drive" in name:
+        return True
+    return plain.endswith("_unchecked") and not plain.endswith("run_unchecked")
 
 
 def strongly_connected(nodes, succ):

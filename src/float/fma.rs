@@ -602,7 +602,7 @@ macro_rules! fma_tier {
             /// # Safety
             ///
             /// [`Kernel::run_unchecked`](crate::Kernel::run_unchecked).
-            unsafe fn run_wide(p: &Packing, a: &UncheckedArgs<$elem, LhsStride>, s: &TileStrides) {
+            unsafe fn wide_unchecked(p: &Packing, a: &UncheckedArgs<$elem, LhsStride>, s: &TileStrides) {
                 // SAFETY: forwarded; the catalogue entry's format has 4 registers of columns
                 // (64 bytes), the width of the `wide` kernels.
                 unsafe { drive(p, a, s, $lanes_n, &WIDE) }
@@ -611,7 +611,7 @@ macro_rules! fma_tier {
             /// # Safety
             ///
             /// [`Kernel::run_unchecked`](crate::Kernel::run_unchecked).
-            unsafe fn run_narrow(p: &Packing, a: &UncheckedArgs<$elem, LhsStride>, s: &TileStrides) {
+            unsafe fn narrow_unchecked(p: &Packing, a: &UncheckedArgs<$elem, LhsStride>, s: &TileStrides) {
                 // SAFETY: forwarded; the catalogue entry's format has 2 registers of columns
                 // (32 bytes), the width of the `narrow` kernels.
                 unsafe { drive(p, a, s, $lanes_n, &NARROW) }
@@ -619,11 +619,11 @@ macro_rules! fma_tier {
 
             #[doc = concat!("`", $wname, "`.")]
             pub static $wide: Descriptor =
-                super::super::kernel($wname, Tier::$wtier, (MR, 64 / size_of::<$elem>()), $wfmt, run_wide);
+                super::super::kernel($wname, Tier::$wtier, (MR, 64 / size_of::<$elem>()), $wfmt, wide_unchecked);
 
             #[doc = concat!("`", $nname, "`.")]
             pub static $narrow: Descriptor =
-                super::super::kernel($nname, Tier::$ntier, (MR, 32 / size_of::<$elem>()), $nfmt, run_narrow);
+                super::super::kernel($nname, Tier::$ntier, (MR, 32 / size_of::<$elem>()), $nfmt, narrow_unchecked);
         }
     };
 }

@@ -273,10 +273,10 @@ pub(crate) const GEMM_MR: usize = 4;
 /// Most columns one GEMM tile function computes (the scratch tile's width).
 pub(crate) const MAX_COLS: usize = 8;
 
-/// Most column steps of one RHS tile: `nr / cols` for `nr` up to [`MAX_TILE`] and `cols` of 4.
-///
-/// [`MAX_TILE`]: crate::packing::MAX_TILE
-const MAX_STEPS: usize = crate::packing::MAX_TILE / 4;
+/// Most column steps of one RHS tile the GEMM driver walks (`nr / cols`: the asm tiers' RHS
+/// tiles are 4 or 8 columns wide, tile functions 4 or 8). A fixed bound keeps the driver's frame
+/// small (firmware stacks); a table beyond it breaks [`gemm_fits`] and computes nothing.
+const MAX_STEPS: usize = 4;
 
 /// Whether the GEMM driver can run tile functions of `cols` columns on `nr`-column RHS tiles
 /// with `mr`-row LHS tiles: what decides the memory it reads. `cols` must divide `nr` (a step
@@ -378,5 +378,25 @@ pub(crate) unsafe fn gemm<O: Element, P>(args: &UncheckedArgs<O, P>, layout: &La
             col += cols;
         }
         tile0 += tiles;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gemm_fits_only_the_layouts_the_driver_walks() {
+        // The asm tiers' tables: 4-row LHS tiles, 4 or 8 columns per tile function.
+        for (nr, cols) in [(4, 4), (8, 4), (8, 8), (16, 4), (16, 8)] {
+            assert!(gemm_fits(GEMM_MR, nr, cols), "nr {nr}, cols {cols}");
+        }
+        // Another LHS tile height, a step straddling two RHS tiles, more steps than the
+        // offsets table holds, a tile wider than the scratch tile, no columns.
+        assert!(!gemm_fits(8, 8, 4));
+        assert!(!gemm_fits(GEMM_MR, 12, 8));
+        assert!(!gemm_fits(GEMM_MR, 4 * (MAX_STEPS + 1), 4));
+        assert!(!gemm_fits(GEMM_MR, 16, 16));
+        assert!(!gemm_fits(GEMM_MR, 8, 0));
     }
 }
