@@ -12,13 +12,14 @@ use half::f16;
 use qgemm::op::{Linear, Operator, Rect};
 use qgemm::rhs::{FloatSource, bf16p12, f16p, f32p};
 use qgemm::{
-    Clamp, CpuFeatures, Element, Family, Kernel, LhsPacking, MatmulArgs, RhsPacking, Tier, f16_bf16p_bf16p, f16_f16_f16p,
-    f32_bf16p_bf16p, f32_f32_f32p,
+    Clamp, CpuFeatures, Element, Family, Kernel, LhsPacking, MatmulArgs, RhsPacking, Tier, f16_bf16p_bf16p,
+    f16_f16_f16p, f32_bf16p_bf16p, f32_f32_f32p,
 };
 use semihosting::println;
 
 use crate::{
-    Buffers, CANARY, CANARY_LEN, MAX_K, MAX_M, MAX_N, McError, Out, Rng, SHAPES, Shape, Tally, measured, multicore, shape,
+    Buffers, CANARY, CANARY_LEN, MAX_K, MAX_M, MAX_N, McError, Out, Rng, SHAPES, Shape, Tally, measured, multicore,
+    shape,
 };
 
 /// The multi-core calls: decode and prefill on 128 columns, so that the widest RHS tile (32

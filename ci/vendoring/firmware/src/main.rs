@@ -29,7 +29,7 @@ fn layer(cpu: &CpuFeatures, rhs: &mut [u8], lhs: &mut [u8], x: &[f32], out: &mut
     let rhs = rhs.get_mut(..rhs_size).ok_or(qgemm::Error::SizeOverflow)?;
     qgemm::rhs::qsi4cxp::pack(&p, N, K, &src, &SCALES, None, rhs)?;
     qgemm::lhs::qai8dxp::quantize_pack(&p, M, K, 0, x, K, lhs)?;
-    kernel.run(cpu, lhs, rhs, out, &MatmulArgs::new(M, N, K))
+    kernel.run(lhs, rhs, out, &MatmulArgs::new(M, N, K))
 }
 
 #[unsafe(no_mangle)]
