@@ -4,21 +4,24 @@ where they must not (`cargo make icount-check`).
 
   ci/icount_check.py [--tools DIR]
 
-Builds the family test binaries for aarch64-unknown-linux-gnu and runs each one's golden-vector
-test under the repository's instruction-count QEMU plugin (tools/icount/icount.py and plugin.c,
-counting every executed instruction of the whole run by mnemonic) with `-cpu max`,
-`-cpu cortex-a76` and `-cpu cortex-a53`. Requires, per family: under max SMMLA > 0 and SDOT > 0
-(the i8mm and dotprod kernels executed) and, for the bf16 families, instructions executed in
-functions that contain BFCVTN (their i8mm tiles' conversion; QEMU 7.2's disassembler cannot name
-BFCVTN itself, so the functions are found with objdump and counted whole); under cortex-a76
-(dotprod, no i8mm, no BF16) SDOT > 0 and SMMLA = 0 and nothing in a BFCVTN function; under
-cortex-a53 none of the three (the test still passes: dispatch chose the NEON and scalar tiers,
-no SIGILL). The float families (tests/float.rs, `golden_vectors_in_every_tier`) likewise: the
-instructions executed in functions that contain a half-precision FMLA (`fmla v.8h`, the FEAT_FP16
-tier) and in functions that contain BFMMLA or BFDOT (the FEAT_BF16 tier), found with objdump: under
-max both > 0, under cortex-a76 (FP16, no BF16) the first > 0 and the second 0, under cortex-a53
-both 0. Exits 0 only if all holds. It never skips: when the plugin cannot be built (no host
-C compiler or headers; `cargo make setup` installs gcc and libc6-dev) the check fails.
+Its families and what it expects of each CPU model come from the kernel catalogue, not from
+lists written here: examples/catalogue.rs (`qgemm::visit_families`) prints every kernel with
+its tier, the features it requires and whether the CPU can run it, under each of `-cpu max`,
+`-cpu cortex-a76` and `-cpu cortex-a53`. Then each family with dotprod or i8mm kernels has its
+golden-vector test (`<family>::golden_outputs_in_every_tier`, in tests/<family>.rs or the test
+file that holds `mod <family>`) run under the repository's instruction-count QEMU plugin
+(tools/icount/icount.py and plugin.c, counting every executed instruction of the whole run by
+mnemonic) on each model, and the counts must say exactly what the catalogue says: SMMLA > 0 if
+and only if one of the family's i8mm kernels can run there, SDOT > 0 if and only if one of its
+dotprod kernels can, and instructions executed in functions that contain BFCVTN (found with
+objdump: QEMU 7.2's disassembler cannot name BFCVTN itself) if and only if one of its kernels
+that requires FEAT_BF16 can. On cortex-a53 the tests still pass: dispatch chose the NEON and
+scalar tiers, no SIGILL. The families with fp16 or bf16 kernels (tests/float.rs,
+`golden_vectors_in_every_tier`) likewise: the instructions executed in functions that contain a
+half-precision FMLA (`fmla v.8h`) are > 0 if and only if an fp16-tier kernel can run, and those
+in functions that contain BFMMLA or BFDOT if and only if a bf16-tier kernel can. Exits 0 only if
+all holds. It never skips: when the plugin cannot be built (no host C compiler or headers;
+`cargo make setup` installs gcc and libc6-dev) the check fails.
 `--tools DIR` runs another copy of the tools (DIR/icount/icount.py, or DIR/icount).
 """
 import argparse
@@ -31,19 +34,14 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = "aarch64-unknown-linux-gnu"
-FAMILIES = ["qai8dxp_qsi4cxp", "qai8dxp_qsi4c32p", "qsi8d32p_qsi4c32p", "qai8dxp_qsi8cxp", "f16_qai8dxp_qsi4cxp",
-            "f16_qai8dxp_qsi8cxp", "bf16_qai8dxp_qsi4cxp", "bf16_qai8dxp_qsi4c32p", "qsi8d32p_qai4c32p",
-            "f16_qsi8d32p_qai4c32p", "qai8dxp_qsu2cxp"]
-# The test binary of a family whose tests share another family's file (default: its own name).
-BINARY = {"f16_qsi8d32p_qai4c32p": "qsi8d32p_qai4c32p"}
+CPUS = ("max", "cortex-a76", "cortex-a53")
 CLASSES = ("smmla", "sdot")
 
 
-def test_binaries():
-    out = subprocess.run(
-        ["cargo", "test", "--no-run", "--features", "std", "--target", TARGET, "--message-format=json"]
-        + sum((["--test", f] for f in sorted({BINARY.get(f, f) for f in FAMILIES})), []),
-        cwd=ROOT, check=True, text=True, capture_output=True).stdout
+def cargo_executables(args):
+    """{target name: executable} of a `cargo build`/`cargo test --no-run` for the aarch64 target."""
+    out = subprocess.run(["cargo"] + args + ["--features", "std", "--target", TARGET, "--message-format=json"],
+                         cwd=ROOT, check=True, text=True, capture_output=True).stdout
     exes = {}
     for line in out.splitlines():
         try:
@@ -52,7 +50,48 @@ def test_binaries():
             continue
         if msg.get("reason") == "compiler-artifact" and msg.get("executable"):
             exes[msg["target"]["name"]] = msg["executable"]
-    return {f: exes[BINARY.get(f, f)] for f in FAMILIES}
+    return exes
+
+
+def catalogue():
+    """{cpu: [kernel]} with each kernel a dict (family, name, tier, requires, available), as
+    examples/catalogue.rs prints it under that QEMU CPU model."""
+    exe = cargo_executables(["build", "--example", "catalogue"])["catalogue"]
+    cat = {}
+    for cpu in CPUS:
+        out = subprocess.run(["qemu-aarch64", "-L", "/usr/aarch64-linux-gnu", exe], check=True, text=True,
+                             capture_output=True, env=dict(os.environ, QEMU_CPU=cpu)).stdout
+        rows = [line.split("\t") for line in out.splitlines() if line and not line.startswith("#")]
+        cat[cpu] = [dict(family=f, name=n, tier=t, requires=set() if r == "-" else set(r.split("+")),
+                         available=a == "yes") for f, n, t, r, a in rows]
+    return cat
+
+
+def families_with(kernels, tiers):
+    """The families (catalogue order) that have a kernel of one of `tiers`."""
+    return list(dict.fromkeys(k["family"] for k in kernels if k["tier"] in tiers))
+
+
+def can_run(kernels, family, pred):
+    """Whether a kernel of `family` (any family if None) satisfying `pred` is available."""
+    return any(k["available"] and pred(k) for k in kernels if family is None or k["family"] == family)
+
+
+def test_file(family):
+    """The integration test (tests/<name>.rs) that holds `family`'s tests."""
+    if os.path.isfile(os.path.join(ROOT, "tests", family + ".rs")):
+        return family
+    for name in sorted(os.listdir(os.path.join(ROOT, "tests"))):
+        path = os.path.join(ROOT, "tests", name)
+        if name.endswith(".rs") and re.search(rf"^mod {family} \{{", open(path).read(), re.M):
+            return name[:-3]
+    raise SystemExit(f"icount-check: no test file holds the tests of {family}")
+
+
+def test_binaries(families):
+    files = sorted({test_file(f) for f in families})
+    exes = cargo_executables(["test", "--no-run"] + sum((["--test", f] for f in files), []))
+    return {f: exes[test_file(f)] for f in families}
 
 
 def bfcvtn_functions(exe):
@@ -84,16 +123,7 @@ def functions_with(exe, pattern):
 
 
 def float_binary():
-    out = subprocess.run(["cargo", "test", "--no-run", "--features", "std", "--target", TARGET, "--message-format=json",
-                          "--test", "float"], cwd=ROOT, check=True, text=True, capture_output=True).stdout
-    for line in out.splitlines():
-        try:
-            msg = json.loads(line)
-        except ValueError:
-            continue
-        if msg.get("reason") == "compiler-artifact" and msg.get("executable") and msg["target"]["name"] == "float":
-            return msg["executable"]
-    return None
+    return cargo_executables(["test", "--no-run", "--test", "float"]).get("float")
 
 
 def count_float(icount, cpu, exe, groups):
@@ -112,8 +142,9 @@ def count_float(icount, cpu, exe, groups):
         return per, " ".join(cmd[:-4] + ["<tests/float binary>"] + cmd[-3:])
 
 
-def check_float(icount):
-    """The float families' FP16 and BF16 tiers: where they must run and where they must not."""
+def check_float(icount, cat):
+    """The fp16 and bf16 tiers (the float families): where they must run and where they must not."""
+    families = families_with(cat[CPUS[0]], ("fp16", "bf16"))
     exe = float_binary()
     if exe is None:
         print("float: no test binary: FAILED")
@@ -124,16 +155,20 @@ def check_float(icount):
         print(f"float: no function with {'an f16 FMLA' if not fp16 else 'BFMMLA/BFDOT'} in the test binary: FAILED")
         return False
     ok, cmd = True, ""
+    label = f"float ({len(families)} families)"
     print(f"{'family':<22} {'cpu':<11} {'in FP16 fns':>12} {'in BF16 fns':>12}  verdict")
-    for cpu, want_fp16, want_bf16 in (("max", True, True), ("cortex-a76", True, False), ("cortex-a53", False, False)):
+    for cpu in CPUS:
+        want_fp16 = can_run(cat[cpu], None, lambda k: k["tier"] == "fp16")
+        want_bf16 = can_run(cat[cpu], None, lambda k: k["tier"] == "bf16")
         counts, cmd = count_float(icount, cpu, exe, (fp16, bf16))
         if counts is None:
-            print(f"{'float (4 families)':<22} {cpu:<11} {'-':>12} {'-':>12}  FAILED (test failed or crashed): {cmd}")
+            print(f"{label:<22} {cpu:<11} {'-':>12} {'-':>12}  FAILED (test failed or crashed): {cmd}")
             ok = False
             continue
         good = (counts[0] > 0) == want_fp16 and (counts[1] > 0) == want_bf16
         ok &= good
-        print(f"{'float (4 families)':<22} {cpu:<11} {counts[0]:>12,} {counts[1]:>12,}  {'ok' if good else 'FAILED'}")
+        print(f"{label:<22} {cpu:<11} {counts[0]:>12,} {counts[1]:>12,}  {'ok' if good else 'FAILED'}")
+    print(f"families: {', '.join(families)}")
     print(f"command: {cmd}")
     return ok
 
@@ -179,31 +214,32 @@ def main():
               "installs gcc and libc6-dev)")
         return 1
     ok = True
-    exes = test_binaries()
+    cat = catalogue()
+    families = families_with(cat[CPUS[0]], ("dotprod", "i8mm"))
+    exes = test_binaries(families)
     print(f"{'family':<22} {'cpu':<11} {'SMMLA':>12} {'SDOT':>12} {'in BFCVTN fns':>14}  verdict")
-    for fam in FAMILIES:
+    for fam in families:
         bf_fns = bfcvtn_functions(exes[fam])
-        if fam.startswith("bf16_") and not bf_fns:
+        needs_bf16 = any(k["family"] == fam and "bf16" in k["requires"] for k in cat[CPUS[0]])
+        if needs_bf16 and not bf_fns:
             print(f"{fam:<22} no function of the test binary contains BFCVTN: FAILED")
             ok = False
-        for cpu in ("max", "cortex-a76", "cortex-a53"):
+        for cpu in CPUS:
+            want = (can_run(cat[cpu], fam, lambda k: k["tier"] == "i8mm"),
+                    can_run(cat[cpu], fam, lambda k: k["tier"] == "dotprod"),
+                    can_run(cat[cpu], fam, lambda k: "bf16" in k["requires"]))
             counts, cmd = count(icount, cpu, exes[fam], fam, bf_fns)
             if counts is None:
                 print(f"{fam:<22} {cpu:<11} {'-':>12} {'-':>12} {'-':>14}  FAILED (test failed or crashed): {cmd}")
                 ok = False
                 continue
-            smmla, sdot, bfcvtn = counts
-            if cpu == "max":
-                good = smmla > 0 and sdot > 0 and (bfcvtn > 0) == fam.startswith("bf16_")
-            elif cpu == "cortex-a76":
-                good = smmla == 0 and sdot > 0 and bfcvtn == 0
-            else:
-                good = smmla == 0 and sdot == 0 and bfcvtn == 0
+            good = tuple(c > 0 for c in counts) == want
             ok &= good
+            smmla, sdot, bfcvtn = counts
             print(f"{fam:<22} {cpu:<11} {smmla:>12,} {sdot:>12,} {bfcvtn:>14,}  {'ok' if good else 'FAILED'}")
     print(f"command: tools/icount/icount.py --cpu CPU --global --sym qgemm::matmul:: --classes {','.join(CLASSES)} -- "
           "<family test binary> <family>::golden_outputs_in_every_tier --exact --test-threads=1")
-    ok &= check_float(icount)
+    ok &= check_float(icount, cat)
     return 0 if ok else 1
 
 

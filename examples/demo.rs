@@ -423,14 +423,17 @@ fn demo<F: DemoFamily>(cpu: &CpuFeatures, seed: u64) -> qgemm::Result<bool> {
         }
     }
     let mut summary = Vec::new();
-    for tier in [Tier::Neon, Tier::Dotprod, Tier::I8mm] {
+    for tier in Tier::ALL.into_iter().filter(|&t| t != Tier::Scalar) {
         let of_tier = || F::kernels().iter().filter(move |k| k.tier() == tier);
         let (in_build, runnable) = (of_tier().count(), of_tier().filter(|k| k.is_available(cpu)).count());
         summary.push(match (in_build, runnable) {
-            (0, _) => format!("{tier}: no kernels in this build"),
+            (0, _) => continue,
             (_, 0) => format!("{tier}: skipped, CPU lacks {}", tier.required_feature().map_or("?", |f| f.name())),
             (b, r) => format!("{tier}: {r} of {b} ran"),
         });
+    }
+    if summary.is_empty() {
+        summary.push("no SIMD kernels in this build".into());
     }
     println!("tiers: {}", summary.join("; "));
     println!();

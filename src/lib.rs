@@ -83,8 +83,8 @@ pub use float::{f16_bf16p_bf16p, f16_f16_f16p, f32_bf16p_bf16p, f32_f32_f32p};
 /// The `half` crate, whose `bf16` and `f16` types the per-block packers take.
 pub use half;
 pub use matmul::{
-    Clamp, Descriptor, Extent, Family, Kernel, LhsFormat, LhsPacking, LhsStride, Lut, MatmulArgs, Packing, Params,
-    RhsFormat, RhsPacking, Shape, Tier, UncheckedArgs,
+    Clamp, Descriptor, Extent, Family, FamilyVisitor, Kernel, LhsFormat, LhsPacking, LhsStride, Lut, MatmulArgs,
+    Packing, Params, RhsFormat, RhsPacking, Shape, Tier, UncheckedArgs, visit_families,
 };
 pub use matmul::{
     bf16_qai8dxp_qsi4c32p, bf16_qai8dxp_qsi4cxp, f16_qai8dxp_qsi4cxp, f16_qai8dxp_qsi8cxp, f16_qsi8d32p_qai4c32p,

@@ -18,8 +18,6 @@ use qgemm::{Clamp, CpuFeatures, Descriptor, Element, Error, Family, Feature, Lhs
 use qgemm::{LhsFormat, LhsPacking, RhsFormat, RhsPacking};
 use qgemm::{f16_bf16p_bf16p, f16_f16_f16p, f32_bf16p_bf16p, f32_f32_f32p};
 
-const FAMILIES: [&str; 4] = ["f32_f32_f32p", "f16_f16_f16p", "f32_bf16p_bf16p", "f16_bf16p_bf16p"];
-
 /// Tiers run and skipped over a test, checked against `QGEMM_REQUIRE_TIERS`.
 #[derive(Default)]
 struct Report {
@@ -242,10 +240,11 @@ fn run_golden<F: Family>(
     }
 }
 
-fn golden_family<F: Family>(family: &str, report: &mut Report)
+fn golden_family<F: Family>(report: &mut Report)
 where
     F::Dst: Bits,
 {
+    let family = F::NAME;
     for case in cases(family) {
         let k = case.k();
         for pj in case.packings() {
@@ -303,10 +302,10 @@ fn golden_vectors_in_every_tier() {
         return;
     }
     let mut report = Report::default();
-    golden_family::<f32_f32_f32p::F32F32F32p>(FAMILIES[0], &mut report);
-    golden_family::<f16_f16_f16p::F16F16F16p>(FAMILIES[1], &mut report);
-    golden_family::<f32_bf16p_bf16p::F32Bf16pBf16p>(FAMILIES[2], &mut report);
-    golden_family::<f16_bf16p_bf16p::F16Bf16pBf16p>(FAMILIES[3], &mut report);
+    golden_family::<f32_f32_f32p::F32F32F32p>(&mut report);
+    golden_family::<f16_f16_f16p::F16F16F16p>(&mut report);
+    golden_family::<f32_bf16p_bf16p::F32Bf16pBf16p>(&mut report);
+    golden_family::<f16_bf16p_bf16p::F16Bf16pBf16p>(&mut report);
     report.finish("golden");
 }
 

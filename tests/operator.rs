@@ -138,7 +138,7 @@ where
             let mut y_all = vec![nan; m * n];
             layer.run_with(all, &cpu, m, &x, &mut y_all, &mut scratch).unwrap();
             assert_eq!(bits(&y_all), got, "run_with(KERNELS)");
-            for tier in [Tier::Scalar, Tier::Neon, Tier::Dotprod, Tier::I8mm] {
+            for tier in Tier::ALL {
                 let list: Vec<&'static Descriptor<X::F>> = all.iter().copied().filter(|k| k.tier() == tier).collect();
                 let Ok(chosen) = layer.kernel_from(&list, &cpu, m) else {
                     // Only a tier the CPU lacks has nothing to offer.
@@ -170,7 +170,7 @@ where
                 x.iter().enumerate().map(|(i, v)| X::Src::from_f32(v.to_f32() * scale[i % k])).collect();
             let scaled = layer.with_input_scale(&scale).unwrap();
             assert_eq!(scaled.input_scale(), Some(&scale[..]));
-            for tier in [Tier::Scalar, Tier::Neon, Tier::Dotprod, Tier::I8mm] {
+            for tier in Tier::ALL {
                 let all = <X::F as Family>::kernels();
                 let list: Vec<&'static Descriptor<X::F>> = all.iter().copied().filter(|k| k.tier() == tier).collect();
                 if layer.kernel_from(&list, &cpu, m).is_err() {

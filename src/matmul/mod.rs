@@ -39,6 +39,33 @@ pub use kernel::{Descriptor, Family, Kernel};
 pub(crate) use kernel::{RawFn, TileStrides, check_depth, sealed};
 pub use tier::Tier;
 
+/// Something done once per family, generic over it: see [`visit_families`].
+pub trait FamilyVisitor {
+    /// Called with each family in turn.
+    fn visit<F: Family>(&mut self);
+}
+
+/// Calls `visitor.visit::<F>()` for every family of the crate, quantized and float, in the
+/// order of the C family codes (`QGEMM_FAMILY_*`, 0 to 14). The one list of families: tests,
+/// examples and CI scripts that cover "every family" iterate it instead of writing one out.
+pub fn visit_families<V: FamilyVisitor>(visitor: &mut V) {
+    visitor.visit::<qai8dxp_qsi4cxp::Qai8dxpQsi4cxp>();
+    visitor.visit::<qai8dxp_qsi4c32p::Qai8dxpQsi4c32p>();
+    visitor.visit::<qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p>();
+    visitor.visit::<qai8dxp_qsi8cxp::Qai8dxpQsi8cxp>();
+    visitor.visit::<f16_qai8dxp_qsi4cxp::F16Qai8dxpQsi4cxp>();
+    visitor.visit::<f16_qai8dxp_qsi8cxp::F16Qai8dxpQsi8cxp>();
+    visitor.visit::<bf16_qai8dxp_qsi4cxp::Bf16Qai8dxpQsi4cxp>();
+    visitor.visit::<bf16_qai8dxp_qsi4c32p::Bf16Qai8dxpQsi4c32p>();
+    visitor.visit::<qsi8d32p_qai4c32p::Qsi8d32pQai4c32p>();
+    visitor.visit::<f16_qsi8d32p_qai4c32p::F16Qsi8d32pQai4c32p>();
+    visitor.visit::<qai8dxp_qsu2cxp::Qai8dxpQsu2cxp>();
+    visitor.visit::<crate::f32_f32_f32p::F32F32F32p>();
+    visitor.visit::<crate::f16_f16_f16p::F16F16F16p>();
+    visitor.visit::<crate::f32_bf16p_bf16p::F32Bf16pBf16p>();
+    visitor.visit::<crate::f16_bf16p_bf16p::F16Bf16pBf16p>();
+}
+
 /// Longest quantization block the SIMD tiers of the per-block families take: the asm tiers sum
 /// `16 * S` per block in int32, which cannot wrap for `bl <= 2^16` (`|S| <= bl * 128 * 8`);
 /// longer blocks run the family's scalar kernel, which sums `S` itself.
@@ -99,20 +126,15 @@ mod tests {
 
     #[test]
     fn catalogues_are_consistent() {
-        check_catalogue::<qai8dxp_qsi4cxp::Qai8dxpQsi4cxp>();
-        check_catalogue::<qai8dxp_qsi4c32p::Qai8dxpQsi4c32p>();
-        check_catalogue::<qsi8d32p_qsi4c32p::Qsi8d32pQsi4c32p>();
-        check_catalogue::<qai8dxp_qsi8cxp::Qai8dxpQsi8cxp>();
-        check_catalogue::<f16_qai8dxp_qsi4cxp::F16Qai8dxpQsi4cxp>();
-        check_catalogue::<f16_qai8dxp_qsi8cxp::F16Qai8dxpQsi8cxp>();
-        check_catalogue::<bf16_qai8dxp_qsi4cxp::Bf16Qai8dxpQsi4cxp>();
-        check_catalogue::<bf16_qai8dxp_qsi4c32p::Bf16Qai8dxpQsi4c32p>();
-        check_catalogue::<qsi8d32p_qai4c32p::Qsi8d32pQai4c32p>();
-        check_catalogue::<f16_qsi8d32p_qai4c32p::F16Qsi8d32pQai4c32p>();
-        check_catalogue::<qai8dxp_qsu2cxp::Qai8dxpQsu2cxp>();
-        check_catalogue::<crate::f32_f32_f32p::F32F32F32p>();
-        check_catalogue::<crate::f16_f16_f16p::F16F16F16p>();
-        check_catalogue::<crate::f32_bf16p_bf16p::F32Bf16pBf16p>();
-        check_catalogue::<crate::f16_bf16p_bf16p::F16Bf16pBf16p>();
+        struct Check(usize);
+        impl FamilyVisitor for Check {
+            fn visit<F: Family>(&mut self) {
+                check_catalogue::<F>();
+                self.0 += 1;
+            }
+        }
+        let mut c = Check(0);
+        visit_families(&mut c);
+        assert_eq!(c.0, 15);
     }
 }

@@ -353,14 +353,21 @@ impl TierReport {
     }
 }
 
-/// The tiers the environment variable `QGEMM_REQUIRE_TIERS` (comma-separated tier names, e.g.
-/// `neon,dotprod,i8mm`) says the CPU under test has: a kernel of such a tier that the harness
-/// skips fails the test instead of being reported only. Each QEMU CI task sets it to the tiers
-/// of its CPU model. Unknown names fail, so a typo cannot disable the check.
+/// The tiers the environment variable `QGEMM_REQUIRE_TIERS` says the CPU under test has: a
+/// kernel of such a tier that the harness skips fails the test instead of being reported only.
+/// `detected` (what each QEMU CI task sets) means every tier of [`Tier::ALL`] that the detected
+/// CPU can run, so a new tier is required wherever the CPU has it without any list to update
+/// (tests/cpu_features.rs checks detection itself against each QEMU model and the raw HWCAPs).
+/// Otherwise a comma-separated list of tier names (e.g. `neon,dotprod,i8mm`); unknown names
+/// fail, so a typo cannot disable the check.
 pub fn required_tiers() -> Vec<Tier> {
     let Ok(list) = std::env::var("QGEMM_REQUIRE_TIERS") else {
         return Vec::new();
     };
+    if list.trim() == "detected" {
+        let cpu = qgemm::CpuFeatures::detect();
+        return Tier::ALL.into_iter().filter(|t| t.is_available(&cpu)).collect();
+    }
     list.split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())
