@@ -286,28 +286,6 @@ pub struct Rect {
     pub n: usize,
 }
 
-/// Whether descriptor `d` reads weights packed as `rhs` on some CPU (a fixed `nr` equal to
-/// `rhs.nr`, or one scaling with the vector length that equals it at some length).
-fn reads<F: Family>(d: &Descriptor<F>, rhs: &RhsPacking) -> bool {
-    let s = d.shape();
-    if s.rhs != rhs.format || s.kr != rhs.kr || s.sr != rhs.sr {
-        return false;
-    }
-    match s.nr {
-        crate::Extent::Fixed(nr) => nr == rhs.nr,
-        crate::Extent::Vl { times, lane_bytes } => {
-            let mut svl = 16;
-            while svl <= crate::cpu::MAX_SVL_BYTES {
-                if lane_bytes > 0 && times * (svl / lane_bytes) == rhs.nr {
-                    return true;
-                }
-                svl *= 2;
-            }
-            false
-        }
-    }
-}
-
 impl<'w, F: Operator> Linear<'w, F> {
     /// Bytes of packed weights for `n` channels of depth `k` (`bl` for the per-block families)
     /// in the family's preferred packing, after the checks every kernel makes of `k` and `bl`.
@@ -350,7 +328,7 @@ impl<'w, F: Operator> Linear<'w, F> {
     /// are then those of that packing.
     pub fn from_packed_in(packing: RhsPacking, n: usize, k: usize, bl: usize, weights: &'w [u8]) -> Result<Self> {
         if let Some(first) = F::kernels().first()
-            && !F::kernels().iter().any(|d| reads(d, &packing))
+            && !F::kernels().iter().any(|d| d.shape().may_read(&packing))
         {
             let kernel = first.packing_on(&CpuFeatures::NONE).map_or(F::PREFERRED_RHS, |p| p.rhs(first.shape().rhs));
             return Err(Error::PackingMismatch { weights: packing, kernel });
@@ -464,7 +442,7 @@ impl<'w, F: Operator> Linear<'w, F> {
         {
             return Ok(kernel);
         }
-        match kernels.iter().find(|d| reads(d, &self.packing)) {
+        match kernels.iter().find(|d| d.shape().may_read(&self.packing)) {
             Some(d) => Err(match d.resolve(cpu) {
                 // It reads the weights but another LHS packing than the one the layer packs
                 // activations in (the bf16 families' BFDOT kernels): the LHS's `mr`.
@@ -493,12 +471,20 @@ impl<'w, F: Operator> Linear<'w, F> {
     /// [`Linear::scratch_size`] for the kernels of `kernels` that read these weights.
     pub fn scratch_size_with(&self, kernels: &[&'static Descriptor<F>], m: usize) -> Result<usize> {
         let mut size = 0;
-        for d in kernels.iter().filter(|d| reads(d, &self.packing)) {
+        // Kernels of several tiers share an LHS layout: each layout's size once (the first
+        // `seen.len()` layouts; any further one is sized again, which is only slower).
+        let mut seen = [None::<crate::LhsPacking>; 8];
+        for d in kernels.iter().filter(|d| d.shape().may_read(&self.packing)) {
             let s = d.shape();
             let p = Packing { mr: s.mr.max(), nr: self.packing.nr, kr: s.kr, sr: s.sr };
             let lhs = p.lhs(s.lhs);
             if F::PREFERRED_LHS.is_some_and(|l| l.format == lhs.format && l.mr != lhs.mr) {
                 continue;
+            }
+            match seen.iter_mut().find(|x| x.is_none_or(|x| x == lhs)) {
+                Some(Some(_)) => continue,
+                Some(slot) => *slot = Some(lhs),
+                None => {}
             }
             crate::matmul::check_depth::<F>(self.k, self.bl)?;
             let packed = if m == 0 { 0 } else { lhs.packed_size(m, self.k, self.bl)? };

@@ -470,6 +470,28 @@ impl Shape {
         Some((ms, ns, Packing { mr, nr, kr: self.kr, sr: self.sr }))
     }
 
+    /// Whether a kernel of this shape reads weights packed as `rhs` on some CPU: same format,
+    /// `kr` and `sr`, and a fixed `nr` equal to `rhs.nr` or one scaling with the vector length
+    /// that equals it at some length. Cheaper than resolving (which decides for one CPU).
+    pub fn may_read(&self, rhs: &RhsPacking) -> bool {
+        if self.rhs != rhs.format || self.kr != rhs.kr || self.sr != rhs.sr {
+            return false;
+        }
+        match self.nr {
+            Extent::Fixed(nr) => nr == rhs.nr,
+            Extent::Vl { times, lane_bytes } => {
+                let mut svl = 16;
+                while svl <= crate::cpu::MAX_SVL_BYTES {
+                    if lane_bytes > 0 && times * (svl / lane_bytes) == rhs.nr {
+                        return true;
+                    }
+                    svl *= 2;
+                }
+                false
+            }
+        }
+    }
+
     /// Whether every extent is fixed.
     pub const fn is_fixed(&self) -> bool {
         self.m_step.is_fixed() && self.n_step.is_fixed() && self.mr.is_fixed() && self.nr.is_fixed()

@@ -282,6 +282,14 @@ pub fn select_from<F: Family>(
     let fit = |k: &Kernel<F>| (m <= 1) == (k.packing().mr == 1);
     let mut best: Option<Kernel<F>> = None;
     for d in list {
+        // Without resolving: a kernel of a tier no higher than a fitting one already chosen
+        // cannot win, nor one that cannot read `rhs` (selection runs on every call).
+        if best.as_ref().is_some_and(|b| fit(b) && b.tier() >= d.tier()) {
+            continue;
+        }
+        if rhs.is_some_and(|r| !d.shape().may_read(r)) {
+            continue;
+        }
         let Ok(k) = d.resolve(cpu) else { continue };
         if rhs.is_some_and(|r| k.rhs_packing() != *r) || lhs.is_some_and(|l| k.lhs_packing() != *l) {
             continue;

@@ -75,6 +75,7 @@ pub(crate) const MAX_SIMD_BLOCK_LEN: usize = 1 << 16;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::CpuFeatures;
     use crate::error::Error;
 
     /// The catalogue's invariants, for every family (also the float ones).
@@ -122,6 +123,52 @@ mod tests {
         let Err(Error::InvalidClamp { min, max }) = Clamp::new(f32::NAN, 1.0) else { panic!("NaN accepted") };
         assert!(min.is_nan() && max == 1.0);
         assert!(Clamp::new(f32::NEG_INFINITY, f32::INFINITY).is_ok());
+    }
+
+    /// `select_from` skips descriptors before resolving them; it must still pick what the
+    /// policy, applied to every resolved kernel, picks: for every family, CPU, `m` and packing.
+    #[test]
+    fn select_from_picks_what_the_policy_picks() {
+        fn by_policy<F: Family>(cpu: &CpuFeatures, m: usize, rhs: Option<&RhsPacking>) -> Option<Kernel<F>> {
+            let fit = |k: &Kernel<F>| (m <= 1) == (k.packing().mr == 1);
+            let mut best: Option<Kernel<F>> = None;
+            for k in F::kernels().iter().filter_map(|d| d.resolve(cpu).ok()) {
+                if rhs.is_some_and(|r| k.rhs_packing() != *r) {
+                    continue;
+                }
+                if best.as_ref().is_none_or(|b| (fit(&k), k.tier()) > (fit(b), b.tier())) {
+                    best = Some(k);
+                }
+            }
+            best
+        }
+        struct Compare(usize);
+        impl FamilyVisitor for Compare {
+            fn visit<F: Family>(&mut self) {
+                use crate::cpu::Feature::*;
+                let none = CpuFeatures::NONE;
+                // SAFETY: the kernels are only selected here, never run.
+                let cpus = unsafe {
+                    let neon = none.with(Neon);
+                    [none, neon, neon.with(Dotprod), neon.with(Dotprod).with(I8mm).with(Fp16).with(Bf16)]
+                };
+                let packings: std::vec::Vec<RhsPacking> =
+                    F::kernels().iter().filter_map(|d| d.resolve(&cpus[3]).ok()).map(|k| k.rhs_packing()).collect();
+                for cpu in &cpus {
+                    for m in [0, 1, 2, 3, 4, 7, 8, 16, 33] {
+                        for rhs in core::iter::once(None).chain(packings.iter().map(Some)) {
+                            let got = select_from(F::kernels(), cpu, m, rhs, None);
+                            let want = by_policy::<F>(cpu, m, rhs);
+                            assert_eq!(got.map(|k| k.name()), want.map(|k| k.name()), "{} m {m} {rhs:?}", F::NAME);
+                            self.0 += 1;
+                        }
+                    }
+                }
+            }
+        }
+        let mut c = Compare(0);
+        visit_families(&mut c);
+        assert!(c.0 > 0);
     }
 
     #[test]
