@@ -17,7 +17,8 @@
 #   lib/libqgemm.a
 #   lib/libqgemm.so.X.Y.Z, lib/libqgemm.so.X.Y -> it, lib/libqgemm.so -> it
 #                          (Linux only; soname libqgemm.so.X.Y before 1.0, libqgemm.so.X after)
-#   include/qgemm/qgemm.h, include/qgemm/kai/...   (the checked-in capi/include headers)
+#   include/qgemm/qgemm.h, include/qgemm/qgemm/qgemm.h (forwards to it: `#include <qgemm/qgemm.h>`),
+#   include/qgemm/kai/...                           (the checked-in capi/include headers)
 #   lib/pkgconfig/qgemm.pc                          (Cflags -I${includedir}/qgemm)
 #   lib/cmake/qgemm/qgemmConfig.cmake, qgemmConfigVersion.cmake   (qgemm::qgemm & co.)
 #
@@ -29,7 +30,8 @@
 # from crates.io took 26 minutes to build on the project's 2-core machine, on every fresh CI
 # machine, and its `cinstall` panics for aarch64-unknown-none ("The target none- is not
 # supported yet"). The layout is cargo-c's (libqgemm.so.X.Y.Z with soname libqgemm.so.X.Y before
-# 1.0, libqgemm.so.X after; qgemm.pc with Libs.private). It builds in capi/target/c-install, not
+# 1.0, libqgemm.so.X after; qgemm.pc with Libs.private; here Libs.private leaves out the unwinder,
+# which would break `-static` links). It builds in capi/target/c-install, not
 # in capi-build's directory, where the other crate types would make each rebuild the other's.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -69,9 +71,9 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 (cd "$here" && set -x && cargo rustc "${cargo_args[@]}" --crate-type staticlib -- --print native-static-libs) 2>&1 |
     tee "$log"
-static_libs=$(sed -n 's/.*native-static-libs: *//p' "$log" | tail -n 1)
+native_libs=$(sed -n 's/.*native-static-libs: *//p' "$log" | tail -n 1)
 if ((bare_metal == 0)); then
-    [[ -n $static_libs ]] || { echo "install.sh: rustc printed no native-static-libs" >&2; exit 1; }
+    [[ -n $native_libs ]] || { echo "install.sh: rustc printed no native-static-libs" >&2; exit 1; }
     (cd "$here" && set -x && cargo rustc "${cargo_args[@]}" --crate-type cdylib -- -C link-arg=-Wl,-soname,"$soname")
 fi
 
@@ -86,11 +88,27 @@ if ((bare_metal == 0)); then
         ln -sfn "$soname" "$dest/lib/libqgemm.so"
     fi
 fi
-# The checked-in headers: include/qgemm/qgemm.h and KleidiAI's paths under include/qgemm/kai.
+# The checked-in headers: include/qgemm/qgemm.h, its forwarder include/qgemm/qgemm/qgemm.h and
+# KleidiAI's paths under include/qgemm/kai.
 rm -rf "$dest/include/qgemm"
 cp -R "$here/include" "$dest/include/qgemm"
-# qgemm.pc names the final prefix (not DESTDIR); `-I${includedir}/qgemm` serves both
-# `#include "qgemm.h"` and KleidiAI's `#include "kai/ukernels/..."`.
+# Libs.private: rustc's list without the unwinder. rustc names -lgcc_s (the shared unwinder) for
+# the dynamic link it assumes, but a `-static` program cannot take it (glibc's toolchain has no
+# libgcc_s.a) and needs libgcc_eh.a instead. The unwinder is the compiler driver's choice: gcc
+# and clang add libgcc_s (as needed) to every dynamic link and libgcc + libgcc_eh to a -static
+# one, so leaving it out links both ways (capi/tests/package/run.sh links both). -lgcc and
+# -lgcc_eh are left out for the same reason, should a rustc release list them.
+static_libs=""
+for flag in $native_libs; do
+    case $flag in
+    -lgcc_s | -lgcc_eh | -lgcc) ;;
+    *) static_libs+="${static_libs:+ }$flag" ;;
+    esac
+done
+# qgemm.pc names the final prefix (not DESTDIR); `-I${includedir}/qgemm` serves
+# `#include "qgemm.h"`, `#include <qgemm/qgemm.h>` (through the forwarder) and KleidiAI's
+# `#include "kai/ukernels/..."`, without putting ${includedir} itself on the include path, where
+# another package's kai/ tree (a real KleidiAI in the same prefix) would be found.
 cat >"$dest/lib/pkgconfig/qgemm.pc" <<PC
 prefix=$prefix
 exec_prefix=\${prefix}
@@ -112,8 +130,8 @@ pc=$dest/lib/pkgconfig/qgemm.pc
 }
 pkg_version=$(sed -n 's/^Version: *//p' "$pc")
 
-# The system libraries the static archive needs, as CMake names: Libs.private is rustc's
-# native-static-libs list (-lgcc_s -lutil ... on Linux, nothing on bare metal).
+# The system libraries the static archive needs, as CMake names: Libs.private (rustc's
+# native-static-libs list without the unwinder: -lutil -lrt ... on Linux, nothing on bare metal).
 static_libs=()
 for flag in $(sed -n 's/^Libs.private: *//p' "$pc"); do
     [[ $flag == -l* ]] || { echo "install.sh: unexpected Libs.private flag $flag in $pc" >&2; exit 1; }

@@ -35,6 +35,9 @@ use calibrate::{Format, Prep};
 use minilm::{Encoder, Times, Variant, Weights};
 use qgemm::CpuFeatures;
 
+/// The sentences tests/minilm.rs embeds (the first ones of sentences.txt).
+const MINILM_TEST_SENTENCES: usize = 8;
+
 /// The calibrated preparations to compare after the variants.
 enum Table {
     None,
@@ -108,6 +111,13 @@ fn main() {
     println!("\nembedding digests (FNV-1a of the f32 bits; equal on every CPU model means bit-identical tiers):");
     for (variant, e, _) in &results {
         println!("  {:016x}  {}", minilm::digest(e), variant.name());
+    }
+    // tests/minilm.rs embeds the first 8 sentences (each sentence's embedding is computed alone,
+    // so these are the same bits) and checks its digests against docs/model.md's list, which
+    // ci/model_table.py writes from this output.
+    println!("\nembedding digests of the first {} sentences (tests/minilm.rs):", MINILM_TEST_SENTENCES);
+    for (variant, e, _) in &results {
+        println!("  {:016x}  {}", minilm::digest(&e[..e.len().min(MINILM_TEST_SENTENCES)]), variant.name());
     }
     match table {
         Table::None => {}

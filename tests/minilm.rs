@@ -10,7 +10,11 @@
 //!   activations with int8 per-channel weights 0.995 and 0.994; bf16 activations with int4
 //!   per-block weights 0.96 and 0.95; asymmetric int4 per-block (`qsi8d32p_qai4c32p`, weights
 //!   from `quant::qai4c32p`) 0.965 and 0.955;
-//! * every sentence keeps its f32 nearest neighbour.
+//! * every sentence keeps its f32 nearest neighbour;
+//! * every variant's embedding bits (FNV-1a digest of the 8 embeddings) are the ones docs/model.md
+//!   states (its list of digests, which ci/model_table.py writes from examples/minilm.rs's
+//!   output): a change that moves the model's bits fails here until the docs are regenerated
+//!   (`cargo make model-table`).
 //!
 //! Without the model in its cache (ci/fetch_minilm.sh; no network) the test prints that it is
 //! skipped and why.
@@ -41,6 +45,19 @@ fn minilm_embeddings_match_pytorch_and_stay_close_in_int4_int8_f16_and_bf16() {
         ids.iter().map(|s| enc.embed(s, &mut t)).collect::<Vec<_>>()
     };
     let f32_emb = run(Variant::F32);
+    let mut stale = Vec::new();
+    let mut check_digest = |v: Variant, e: &[Vec<f32>]| {
+        let (got, want) = (minilm::digest(e), documented_digest(v.name(), ids.len()));
+        println!(
+            "minilm ({cpu}): {}: digest of {} embeddings {got:016x} (docs/model.md: {want:016x})",
+            v.name(),
+            e.len()
+        );
+        if got != want {
+            stale.push(format!("{}: {got:016x}, docs/model.md says {want:016x}", v.name()));
+        }
+    };
+    check_digest(Variant::F32, &f32_emb);
     for (i, (e, r)) in f32_emb.iter().zip(reference).enumerate() {
         let c = minilm::cosine(e, r);
         assert!(c >= 0.9999, "sentence {i}: f32 Rust vs PyTorch cosine {c}");
@@ -61,9 +78,32 @@ fn minilm_embeddings_match_pytorch_and_stay_close_in_int4_int8_f16_and_bf16() {
         (Variant::Int4BlockAsym, 0.965, 0.955),
     ] {
         let e = run(v);
+        check_digest(v, &e);
         let (mean, min) = minilm::cos_stats(&e, reference);
         println!("minilm ({cpu}): {} vs PyTorch: cosine mean {mean:.5}, min {min:.5}", v.name());
         assert!(mean >= mean_min && min >= min_min, "{}: mean {mean}, min {min}", v.name());
         assert_eq!(minilm::nearest(&e), nn, "{}: a nearest neighbour changed", v.name());
     }
+    assert!(
+        stale.is_empty(),
+        "embedding bits differ from docs/model.md's digests (run cargo make model-table and review the tables):\n{}",
+        stale.join("\n")
+    );
+}
+
+/// The digest docs/model.md states for `variant` over the first `n` sentences: the last column
+/// of its row in the list between the `minilm-digests` markers (ci/model_table.py).
+fn documented_digest(variant: &str, n: usize) -> u64 {
+    let doc = include_str!("../docs/model.md");
+    let begin = doc.find("<!-- minilm-digests:begin").expect("docs/model.md: no minilm-digests section");
+    let end = doc[begin..].find("<!-- minilm-digests:end -->").expect("docs/model.md: minilm-digests not closed");
+    let header = format!("digest, first {n} sentences");
+    let section = &doc[begin..begin + end];
+    assert!(section.contains(&header), "docs/model.md's digests have no column {header:?}");
+    let row = section
+        .lines()
+        .find(|l| l.strip_prefix("| ").and_then(|l| l.strip_prefix(variant)).is_some_and(|r| r.starts_with(" |")))
+        .unwrap_or_else(|| panic!("docs/model.md's digests have no row for {variant:?}"));
+    let last = row.trim_end_matches('|').rsplit('|').next().unwrap().trim().trim_matches('`');
+    u64::from_str_radix(last, 16).unwrap_or_else(|_| panic!("docs/model.md: bad digest {last:?} for {variant:?}"))
 }

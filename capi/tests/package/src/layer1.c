@@ -8,7 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* Both include forms of the package (run.sh builds both): the directory form, and with
+ * QGEMM_PACKAGE_PREFIXED_INCLUDE the prefixed form, from the same flags. */
+#ifdef QGEMM_PACKAGE_PREFIXED_INCLUDE
+#include <qgemm/qgemm.h>
+#else
 #include "qgemm.h"
+#endif
 #include "matmul_ref.h"
 
 #define CHECK(call)                                                                         \
