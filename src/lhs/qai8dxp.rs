@@ -209,7 +209,16 @@ fn pack_f32<const SCALED: bool>(
             // `16h + bd t` at `base + (16h / bd + t) * mr * bd`: the row's `bd` bytes of that
             // chunk, inside the tile's `mr * kp` data bytes. `zero_point` is in `[-128, 127]`.
             // `SCALED`: the same 16 values of `scale` (`k` long) are read.
-            unsafe { quantize_row_neon::<SCALED>(bd, x, scale.as_ptr(), blocks, mult, zp, base, step) }
+            unsafe {
+                use quant::neon::{AWAY, quantize_i8_chunks as q, quantize_i8_chunks_scaled as qs};
+                match (bd, SCALED) {
+                    (4, false) => q::<_, 4, false, AWAY>(x, blocks, mult, zp, base, step),
+                    (8, false) => q::<_, 8, false, AWAY>(x, blocks, mult, zp, base, step),
+                    (4, true) => qs::<4>(x, scale.as_ptr(), blocks, mult, zp, base, step),
+                    (8, true) => qs::<8>(x, scale.as_ptr(), blocks, mult, zp, base, step),
+                    _ => {} // `whole` is 0
+                }
+            }
         }
         for g in whole..kp / quant::GROUP {
             let (start, end) = (g * quant::GROUP, k.min((g + 1) * quant::GROUP));
@@ -236,42 +245,6 @@ fn pack_f32<const SCALED: bool>(
         write_u32(tile, mr * kp + 4 * mr + 4 * r, rq.dq_scale.to_bits());
     }
     Ok(())
-}
-
-/// The NEON quantizer of one f32 row's whole groups ([`quant::neon::quantize_i8_chunks`], or
-/// its `_scaled` form when `SCALED`) for block depth `bd` (4 or 8; anything else writes
-/// nothing). Out of line on purpose: inlined into the packer, its loop's register allocation
-/// followed unrelated code (one reload more per 16 values came and went, ±5% of the packer's
-/// instructions); alone in a function the loop always gets the same registers.
-///
-/// # Safety
-///
-/// As [`quant::neon::quantize_i8_chunks`] for `x`, `blocks`, `base` and `step`; when `SCALED`,
-/// `scale` is readable for `16 * blocks` f32 values.
-#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
-#[inline(never)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn quantize_row_neon<const SCALED: bool>(
-    bd: usize,
-    x: *const f32,
-    scale: *const f32,
-    blocks: usize,
-    mult: f32,
-    zp: i16,
-    base: *mut u8,
-    step: usize,
-) {
-    use quant::neon::{AWAY, quantize_i8_chunks as q, quantize_i8_chunks_scaled as qs};
-    // SAFETY: the caller's contract is each quantizer's.
-    unsafe {
-        match (bd, SCALED) {
-            (4, false) => q::<_, 4, false, AWAY>(x, blocks, mult, zp, base, step),
-            (8, false) => q::<_, 8, false, AWAY>(x, blocks, mult, zp, base, step),
-            (4, true) => qs::<4>(x, scale, blocks, mult, zp, base, step),
-            (8, true) => qs::<8>(x, scale, blocks, mult, zp, base, step),
-            _ => {}
-        }
-    }
 }
 
 /// The first pass of every `qai8dxp` packer, before anything is written: each row's min and max
