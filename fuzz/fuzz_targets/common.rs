@@ -126,34 +126,48 @@ impl<'a> Input<'a> {
     }
 }
 
-/// An output buffer of `len` canary bytes.
-pub fn canary(len: usize) -> Vec<u8> {
-    vec![CANARY; len.min(1 << 22)]
+/// Plain numbers: every bit pattern is a value, and there is no padding.
+///
+/// # Safety
+///
+/// Only for such types.
+pub unsafe trait Plain: Copy + Default + 'static {}
+
+// SAFETY: integers and IEEE floats (f16, bf16: `repr(transparent)` over `u16`) are plain.
+unsafe impl Plain for u8 {}
+// SAFETY: as above.
+unsafe impl Plain for i8 {}
+// SAFETY: as above.
+unsafe impl Plain for f32 {}
+// SAFETY: as above.
+unsafe impl Plain for f64 {}
+// SAFETY: as above.
+unsafe impl Plain for qgemm::half::f16 {}
+// SAFETY: as above.
+unsafe impl Plain for qgemm::half::bf16 {}
+
+/// The bytes of `x`.
+pub fn bytes_of<T: Plain>(x: &[T]) -> &[u8] {
+    // SAFETY: `T` is plain (no padding), so its `size_of_val(x)` bytes are initialized.
+    unsafe { core::slice::from_raw_parts(x.as_ptr().cast(), size_of_val(x)) }
 }
 
-/// An output buffer of `len` elements of `T` whose bytes are all [`CANARY`].
-pub fn canary_of<T: Element>(len: usize) -> Vec<T> {
-    vec![T::from_bits32(u32::from_ne_bytes([CANARY; 4])); len.min(1 << 22)]
+/// An output buffer of `len` values of `T` whose bytes are all [`CANARY`].
+pub fn canary<T: Plain>(len: usize) -> Vec<T> {
+    let mut v = vec![T::default(); len.min(1 << 22)];
+    // SAFETY: `T` is plain: any bytes are a value; the slice covers exactly `v`'s elements.
+    unsafe { core::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<u8>(), size_of_val(&v[..])) }.fill(CANARY);
+    v
 }
 
-/// The outcome of a call that wrote only `out`: on an error `out` must still be all canary.
-pub fn check<T, E: core::fmt::Debug>(what: &str, r: Result<T, E>, out: &[u8]) -> Option<T> {
+/// The outcome of a call that wrote only `outs`: on an error each must still be all canary.
+pub fn check<T, E: core::fmt::Debug>(what: &str, r: Result<T, E>, outs: &[&[u8]]) -> Option<T> {
     match r {
         Ok(v) => Some(v),
         Err(e) => {
-            assert!(out.iter().all(|&b| b == CANARY), "{what}: rejected ({e:?}) but wrote its output");
-            None
-        }
-    }
-}
-
-/// [`check`] for outputs of elements.
-pub fn check_elems<T, E: core::fmt::Debug, X: Element>(what: &str, r: Result<T, E>, out: &[X]) -> Option<T> {
-    let canary = X::from_bits32(u32::from_ne_bytes([CANARY; 4])).to_bits32();
-    match r {
-        Ok(v) => Some(v),
-        Err(e) => {
-            assert!(out.iter().all(|x| x.to_bits32() == canary), "{what}: rejected ({e:?}) but wrote its output");
+            for (j, out) in outs.iter().enumerate() {
+                assert!(out.iter().all(|&b| b == CANARY), "{what}: rejected ({e:?}) but wrote output {j}");
+            }
             None
         }
     }
@@ -183,7 +197,7 @@ impl DrawParams for LhsStride {
 
 /// Code generic over a family, called by [`for_family`] for the family it picks.
 pub trait Visit {
-    fn visit<F: Operator<Params: DrawParams>>(&mut self, inp: &mut Input<'_>);
+    fn visit<F: Operator<Params: DrawParams, Src: Plain, Dst: Plain>>(&mut self, inp: &mut Input<'_>);
 }
 
 /// Every family of the crate, quantized and float.
@@ -215,7 +229,7 @@ pub fn for_family(i: usize, inp: &mut Input<'_>, v: &mut impl Visit) {
 pub fn all_packings() -> Vec<Packing> {
     struct Collect(Vec<Packing>);
     impl Visit for Collect {
-        fn visit<F: Operator<Params: DrawParams>>(&mut self, _: &mut Input<'_>) {
+        fn visit<F: Operator<Params: DrawParams, Src: Plain, Dst: Plain>>(&mut self, _: &mut Input<'_>) {
             self.0.extend(F::kernels().iter().filter_map(|d| d.packing_on(&CpuFeatures::NONE)));
         }
     }
@@ -226,8 +240,8 @@ pub fn all_packings() -> Vec<Packing> {
     c.0
 }
 
-/// A value of `S` (f32, f16, bf16) picked by a byte: runs `f::<S>`.
-#[macro_export]
+/// Runs `f::<S>` with the source element type `S` (f32, f16, bf16) picked by a byte.
+#[allow(unused_macros)]
 macro_rules! for_src {
     ($sel:expr, $f:ident :: <_> ($($arg:expr),*)) => {
         match $sel % 3 {

@@ -55,7 +55,7 @@ fn lhs(sel: u8, i: &mut Input<'_>, p: Packing, m: usize, k: usize, bl: usize) {
         8 => bf16p::pack::<f16>(&format, m, k, &i.values(len), stride, &mut out),
         _ => bf16p::pack::<bf16>(&format, m, k, &i.values(len), stride, &mut out),
     };
-    check(FORMATS[sel].name(), r, &out);
+    check(FORMATS[sel].name(), r, &[&out]);
 }
 
 fn rhs(sel: u8, i: &mut Input<'_>, p: Packing, n: usize, k: usize, bl: usize) {
@@ -133,7 +133,7 @@ fn rhs(sel: u8, i: &mut Input<'_>, p: Packing, n: usize, k: usize, bl: usize) {
             }
         }
     };
-    check(FORMATS[sel].name(), r, &out);
+    check(FORMATS[sel].name(), r, &[&out]);
 }
 
 /// Calls `pack` with `len` weights of `T` (`layout`, rows `stride` apart) and a bias of
