@@ -46,7 +46,8 @@ impl Visit for Run {
         let dst_needed = m.saturating_sub(1).saturating_mul(stride).saturating_add(n);
         let _ = (kernel.lhs_packed_offset(m_idx, k, bl), kernel.rhs_packed_offset(n_idx, k, bl));
         let _ = (kernel.dst_offset(m_idx, n_idx, stride), kernel.dst_size(m, n));
-        let (rows, packed) = if F::ROWS { (i.near(lhs_needed), Vec::new()) } else { (Vec::new(), i.bytes_near(lhs_needed)) };
+        let (rows, packed) =
+            if F::ROWS { (i.near(lhs_needed), Vec::new()) } else { (Vec::new(), i.bytes_near(lhs_needed)) };
         let rhs = i.bytes_near(rhs_needed);
         let dst_len = i.len_near(dst_needed);
         let mut dst = canary::<F::Dst>(dst_len);

@@ -10,8 +10,8 @@ use qgemm::lhs::{bf16p, qai8dxp, qsi8d32p, qsi8d32pscalef32};
 use qgemm::rhs::qsi4c32p::BlockScales;
 use qgemm::rhs::qsi8cxp::Int8Source;
 use qgemm::rhs::{
-    FloatSource, Int4Encoding, Int4Source, Layout, bf16p12, f16p, f32p, qai4c32p, qsi4c32p, qsi4c32pscalef16,
-    qsi4cxp, qsi8cxp, qsu2cxp,
+    FloatSource, Int4Encoding, Int4Source, Layout, bf16p12, f16p, f32p, qai4c32p, qsi4c32p, qsi4c32pscalef16, qsi4cxp,
+    qsi8cxp, qsu2cxp,
 };
 use qgemm::{Element, LhsFormat, Packing, RhsFormat};
 

@@ -7,11 +7,11 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use qgemm::Element;
 use qgemm::half::bf16;
 use qgemm::quant::gptq::{self, Hessian, HessianRef};
 use qgemm::quant::{Method, Weights, divide_depths, q4_0, qai4c32p, qsi4c32p, qsi4cxp, qsi8cxp, qsu2cxp};
 use qgemm::rhs::Layout;
-use qgemm::Element;
 
 #[path = "common.rs"]
 #[macro_use]
@@ -95,7 +95,14 @@ fn quantize<S: Element + common::Plain>(sel: u8, i: &mut Input<'_>) {
 }
 
 /// A Hessian of `k` (give or take) from fuzzer rows, then one GPTQ quantizer on it.
-fn gptq_quantize<S: Element + common::Plain>(i: &mut Input<'_>, n: usize, k: usize, bl: usize, w: &Weights<'_, S>, m: Method<'_>) {
+fn gptq_quantize<S: Element + common::Plain>(
+    i: &mut Input<'_>,
+    n: usize,
+    k: usize,
+    bl: usize,
+    w: &Weights<'_, S>,
+    m: Method<'_>,
+) {
     let hk = if i.one_in(8) { i.dim(64) } else { k };
     let mut buf = canary::<f64>(i.len_near(Hessian::buffer_len(hk).unwrap_or(0)));
     let mut h = if i.one_in(8) {
