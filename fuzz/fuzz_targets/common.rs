@@ -142,6 +142,8 @@ unsafe impl Plain for f32 {}
 // SAFETY: as above.
 unsafe impl Plain for f64 {}
 // SAFETY: as above.
+unsafe impl Plain for u64 {}
+// SAFETY: as above.
 unsafe impl Plain for qgemm::half::f16 {}
 // SAFETY: as above.
 unsafe impl Plain for qgemm::half::bf16 {}
