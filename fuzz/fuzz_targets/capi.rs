@@ -32,6 +32,8 @@ use common::{CANARY, DrawParams, FAMILIES, Input, Plain, Visit, bytes_of, canary
 
 #[path = "capi/kai.rs"]
 mod kai;
+#[path = "capi/quant.rs"]
+mod quant;
 
 const OK: qgemm_status = qgemm_status::QGEMM_OK;
 
@@ -468,9 +470,10 @@ fn linear<F: Operator<Params: DrawParams, Src: Plain, Dst: Plain>>(i: &mut Input
 
 fuzz_target!(|data: &[u8]| {
     let mut i = Input(data);
-    match i.byte() % 8 {
+    match i.byte() % 10 {
         0 => cpu(&mut i),
         1 | 2 => kai::run(&mut i),
+        3 => quant::run(&mut i),
         _ => {
             let code = if i.one_in(16) { u32::from_le_bytes([i.byte(), i.byte(), 0, 0]) } else { i.upto(14) as u32 };
             // An unknown code runs the checks with family 0's types (every call must reject it).
