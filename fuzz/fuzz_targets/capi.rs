@@ -32,6 +32,8 @@ use common::{CANARY, DrawParams, FAMILIES, Input, Plain, Visit, bytes_of, canary
 
 #[path = "capi/kai.rs"]
 mod kai;
+#[path = "capi/pack.rs"]
+mod pack;
 #[path = "capi/quant.rs"]
 mod quant;
 
@@ -474,6 +476,7 @@ fuzz_target!(|data: &[u8]| {
         0 => cpu(&mut i),
         1 | 2 => kai::run(&mut i),
         3 => quant::run(&mut i),
+        4 => pack::run(&mut i),
         _ => {
             let code = if i.one_in(16) { u32::from_le_bytes([i.byte(), i.byte(), 0, 0]) } else { i.upto(14) as u32 };
             // An unknown code runs the checks with family 0's types (every call must reject it).

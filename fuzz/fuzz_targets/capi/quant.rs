@@ -77,6 +77,11 @@ impl Buf {
     pub fn bytes(&self) -> &[u8] {
         bytes_of(&self.buf)
     }
+
+    /// The C `(pointer, length)` drawn for it.
+    pub fn arg(&self) -> (*mut u8, usize) {
+        self.arg
+    }
 }
 
 /// The method word and importance of a quantizer call (`lut` for `qsu2cxp`).
