@@ -50,7 +50,7 @@ struct Out<T> {
 impl<T: Copy> Out<T> {
     /// Mostly a valid pointer; sometimes null or misaligned.
     fn new(i: &mut Input<'_>) -> Self {
-        let mode = if i.one_in(12) { 1 + i.byte() % 2 } else { 0 };
+        let mode = if rarely(i, 12) { 1 + i.byte() % 2 } else { 0 };
         // One byte in is aligned for a byte-sized `T`: null instead.
         let mode = if mode == 2 && align_of::<T>() == 1 { 1 } else { mode };
         let buf = vec![u64::from_ne_bytes([CANARY; 8]); size_of::<T>().div_ceil(8) + 1];
@@ -80,13 +80,19 @@ impl<T: Copy> Out<T> {
     }
 }
 
+/// `true` with probability `1/n`, `false` once the input is used up (so a short input draws
+/// valid pointers and codes, and reaches the successful paths).
+fn rarely(i: &mut Input<'_>, n: u8) -> bool {
+    i.byte() % n == n - 1
+}
+
 /// A C input buffer `(pointer, length)` over `v`: mostly `v` itself, sometimes null (length
 /// kept) or one byte in (misaligned for a wider `T`; one element fewer, so every addressed
 /// byte is inside `v`).
 fn input_of<T>(i: &mut Input<'_>, v: &[T]) -> (*const T, usize) {
     match i.byte() % 16 {
-        0 => (core::ptr::null(), v.len()),
-        1 if !v.is_empty() && align_of::<T>() > 1 => {
+        15 => (core::ptr::null(), v.len()),
+        14 if !v.is_empty() && align_of::<T>() > 1 => {
             // SAFETY: one byte into a non-empty slice is inside it.
             (unsafe { v.as_ptr().cast::<u8>().add(1).cast() }, v.len() - 1)
         }

@@ -12,7 +12,7 @@ use qgemm_capi::api::*;
 use qgemm_capi::status::qgemm_status;
 
 use super::quant::{Buf, layout, matrix_len, row_len};
-use super::{Out, check_status, checked, input_of, output_of};
+use super::{Out, check_status, checked, input_of, output_of, rarely};
 use crate::common::{Input, canary};
 
 type Query = unsafe fn(*const qgemm_packing, usize, usize, usize, *mut usize) -> qgemm_status;
@@ -31,7 +31,7 @@ fn ask(i: &mut Input<'_>, name: &str, f: impl FnOnce(*mut usize) -> qgemm_status
 /// A drawn packing struct, `None` for a null pointer.
 fn packing(i: &mut Input<'_>) -> Option<qgemm_packing> {
     let p = i.packing();
-    (!i.one_in(16)).then_some(qgemm_packing { mr: p.mr, nr: p.nr, kr: p.kr, sr: p.sr })
+    (!rarely(i, 16)).then_some(qgemm_packing { mr: p.mr, nr: p.nr, kr: p.kr, sr: p.sr })
 }
 
 /// A packing pointer over `p`: null, or `p`, or one byte into it (misaligned).
@@ -285,7 +285,7 @@ fn pack_into(i: &mut Input<'_>, name: &str, needed: usize, call: impl FnOnce(Dst
 fn quantized_lhs(i: &mut Input<'_>) {
     let q = &QLHS[i.upto(QLHS.len() - 1)];
     let p = packing(i);
-    let (m, k, bl, mi) = (i.dim(12), i.depth(256), i.block_len(), if i.one_in(4) { i.dim(16) } else { 0 });
+    let (m, k, bl, mi) = (i.dim(12), i.depth(256), i.block_len(), if rarely(i, 4) { i.dim(16) } else { 0 });
     let pp = packing_ptr(i, &p);
     // SAFETY: `pp` is null or points at (or one byte into: rejected) `p`; the out pointer is
     // null or valid for a write of a `usize` (`ask`).
@@ -320,7 +320,7 @@ fn quantized_rhs(i: &mut Input<'_>) {
     let stride = i.stride(packed_row);
     let data = i.bytes_near(matrix_len(layout, n, k, stride));
     let (dp, dlen) = input_of(i, &data);
-    let encoding = if i.one_in(8) { u32::from(i.byte()) } else { i.upto(1) as u32 };
+    let encoding = if rarely(i, 8) { u32::from(i.byte()) } else { i.upto(1) as u32 };
     let int4 = qgemm_int4_source { data: dp, len: dlen, layout, stride, encoding };
     let int8 = qgemm_int8_source { data: dp.cast(), len: dlen, layout, stride };
     let raw_stride = i.stride(raw_row);
@@ -335,14 +335,14 @@ fn quantized_rhs(i: &mut Input<'_>) {
     let (rp, rl) = input_of(i, &raw);
     let (sb, sbl) = input_of(i, &scale_bf16);
     let r = RhsIn {
-        int4: if i.one_in(32) { core::ptr::null() } else { &raw const int4 },
-        int8: if i.one_in(32) { core::ptr::null() } else { &raw const int8 },
+        int4: if rarely(i, 32) { core::ptr::null() } else { &raw const int4 },
+        int8: if rarely(i, 32) { core::ptr::null() } else { &raw const int8 },
         raw: (rp, rl, raw_stride),
         scale: input_of(i, &scale),
         scale_bf16: (sb.cast(), sbl, scale_stride),
         zero: input_of(i, &zero),
         bias: bias.as_ref().map_or((core::ptr::null(), 0), |b| input_of(i, b)),
-        lut: if i.one_in(2) { core::ptr::null() } else { lut.as_ptr() },
+        lut: if rarely(i, 2) { core::ptr::null() } else { lut.as_ptr() },
     };
     let pp = packing_ptr(i, &p);
     // SAFETY: `pp` as above; every pointer of `r` is null or inside (or one byte into, one
@@ -363,7 +363,7 @@ fn float(i: &mut Input<'_>) {
     let stride = i.stride(row_len(layout, n, k));
     let len = i.len_near(matrix_len(layout, n, k, stride));
     let (_f, _h, src) = values(i, f.elem, len);
-    let bias_len = if f.bias_elem == 0 || i.one_in(2) { None } else { Some(i.len_near(n)) };
+    let bias_len = if f.bias_elem == 0 || rarely(i, 2) { None } else { Some(i.len_near(n)) };
     let (_bf, _bh, bias) = values(i, f.bias_elem.max(2), bias_len.unwrap_or(0));
     let bias = if bias_len.is_some() { bias } else { (core::ptr::null(), 0) };
     // SAFETY: `src` and `bias` are null or inside their live storage for their lengths (in
@@ -373,7 +373,7 @@ fn float(i: &mut Input<'_>) {
 
 /// A family code: a valid one mostly, else any.
 fn family(i: &mut Input<'_>) -> u32 {
-    if i.one_in(16) { u32::from_le_bytes([i.byte(), i.byte(), 0, 0]) } else { i.upto(14) as u32 }
+    if rarely(i, 16) { u32::from_le_bytes([i.byte(), i.byte(), 0, 0]) } else { i.upto(14) as u32 }
 }
 
 type LinearPack = unsafe fn(u32, (Src, u32, usize), [usize; 2], Src, Dst, *mut qgemm_linear) -> qgemm_status;
@@ -398,12 +398,13 @@ fn linear(i: &mut Input<'_>) {
     let layout = layout(i);
     let stride = i.stride(row_len(layout, n, k));
     let wlen = i.len_near(matrix_len(layout, n, k, stride));
-    let bias_len = if i.one_in(2) { None } else { Some(i.len_near(n)) };
+    let bias_len = if rarely(i, 2) { None } else { Some(i.len_near(n)) };
     let buf_len = i.len_near(needed);
     let buf = Buf::new(i, 1, buf_len);
     let mut layer = Out::<qgemm_linear>::new(i);
     let _keep;
-    let s = if i.one_in(2) {
+    // `pack` on a used-up input (fewer draws), `quantize_pack` else.
+    let s = if i.byte() % 2 == 0 {
         let (name, elem, f) = LINEAR_PACK[i.upto(1)];
         let (wf, wh, w) = values(i, elem, wlen);
         let (bf, bh, b) = values(i, elem, bias_len.unwrap_or(0));
@@ -423,8 +424,8 @@ fn linear(i: &mut Input<'_>) {
         let (bf, _, b) = values(i, 4, bias_len.unwrap_or(0));
         let b = if bias_len.is_some() { b } else { (core::ptr::null(), 0) };
         let importance: Vec<f32> = i.near(k);
-        let imp = if i.one_in(2) { (core::ptr::null(), 0) } else { input_of(i, &importance) };
-        let method = if i.one_in(16) { u32::from(i.byte()) } else { i.upto(3) as u32 };
+        let imp = if rarely(i, 2) { (core::ptr::null(), 0) } else { input_of(i, &importance) };
+        let method = if rarely(i, 16) { u32::from(i.byte()) } else { i.upto(3) as u32 };
         let (wsp, wsl) = output_of(i, &mut work);
         let (bp, bl_) = buf.arg();
         _keep = (wf, Vec::new(), bf, Vec::new());
@@ -456,12 +457,12 @@ fn linear(i: &mut Input<'_>) {
     };
     let Some(mut l) = checked(s.0, s.1, &layer, &[buf.bytes()]) else { return };
     let scale: Vec<f32> = i.near(k);
-    let (sp, sl) = if i.one_in(4) { (core::ptr::null(), i.upto(2)) } else { input_of(i, &scale) };
-    if i.one_in(8) {
+    let (sp, sl) = if rarely(i, 4) { (core::ptr::null(), i.upto(2)) } else { input_of(i, &scale) };
+    if rarely(i, 8) {
         l.family = u32::from(i.byte());
     }
     let before = l;
-    let lp = if i.one_in(16) { core::ptr::null_mut() } else { &raw mut l };
+    let lp = if rarely(i, 16) { core::ptr::null_mut() } else { &raw mut l };
     // SAFETY: `lp` is null or a live `qgemm_linear` (its weights in `buf`, still alive); `sp`
     // is null or inside `scale` for `sl` values.
     let s = unsafe { qgemm_linear_set_input_scale(lp, sp, sl) };

@@ -10,12 +10,12 @@ use qgemm_capi::api::quant::*;
 use qgemm_capi::api::{QGEMM_LAYOUT_KXN, QGEMM_LAYOUT_NXK, qgemm_quant_hessian, qgemm_weights};
 use qgemm_capi::status::qgemm_status;
 
-use super::{Out, check_status, checked, input_of, output_of};
+use super::{Out, check_status, checked, input_of, output_of, rarely};
 use crate::common::{CANARY, Input, bytes_of, canary};
 
 /// A layout code: NxK or KxN mostly, rarely any.
 pub fn layout(i: &mut Input<'_>) -> u32 {
-    if i.one_in(16) { u32::from(i.byte()) } else { i.pick(&[QGEMM_LAYOUT_NXK, QGEMM_LAYOUT_KXN]) }
+    if rarely(i, 16) { u32::from(i.byte()) } else { i.pick(&[QGEMM_LAYOUT_NXK, QGEMM_LAYOUT_KXN]) }
 }
 
 /// Elements of an `n x k` matrix in `layout`, rows `stride` apart (the row length for KxN is
@@ -41,7 +41,7 @@ fn weights(i: &mut Input<'_>, n: usize, k: usize) -> Weights {
     let layout = layout(i);
     let stride = i.stride(row_len(layout, n, k));
     let needed = matrix_len(layout, n, k, stride);
-    let elem = if i.one_in(16) { u32::from(i.byte()) } else { i.upto(2) as u32 };
+    let elem = if rarely(i, 16) { u32::from(i.byte()) } else { i.upto(2) as u32 };
     let (f, h): (Vec<f32>, Vec<f16>) =
         if elem == QGEMM_WEIGHTS_F32 { (i.near(needed), Vec::new()) } else { (Vec::new(), i.near(needed)) };
     let (data, len) = if elem == QGEMM_WEIGHTS_F32 {
@@ -65,10 +65,10 @@ impl Buf {
     pub fn new(i: &mut Input<'_>, elem: usize, len: usize) -> Buf {
         let mut buf = vec![u64::from_ne_bytes([CANARY; 8]); (len * elem).div_ceil(8) + 1];
         let arg = match i.byte() % 16 {
-            0 => (core::ptr::null_mut(), len),
+            15 => (core::ptr::null_mut(), len),
             // SAFETY: the storage holds one word more than `len` elements, so one byte in is
             // inside it and `len - 1` elements from there still fit.
-            1 if len > 0 && elem > 1 => (unsafe { buf.as_mut_ptr().cast::<u8>().add(1) }, len - 1),
+            14 if len > 0 && elem > 1 => (unsafe { buf.as_mut_ptr().cast::<u8>().add(1) }, len - 1),
             _ => (buf.as_mut_ptr().cast(), len),
         };
         Buf { buf, arg }
@@ -233,7 +233,7 @@ fn hessian(i: &mut Input<'_>, k: usize, data: &mut Vec<f64>) -> Option<qgemm_qua
     let s = unsafe { qgemm_quant_hessian_init(h.ptr(), dp, dlen, k) };
     let mut h = match checked("qgemm_quant_hessian_init", s, &h, &[bytes_of(data)]) {
         Some(h) => h,
-        None if i.one_in(4) => qgemm_quant_hessian { data: dp, len: dlen, k: i.dim(64), rows: i.upto(4) },
+        None if rarely(i, 4) => qgemm_quant_hessian { data: dp, len: dlen, k: i.dim(64), rows: i.upto(4) },
         None => return None,
     };
     for _ in 0..i.upto(2) {
@@ -271,11 +271,11 @@ pub fn run(i: &mut Input<'_>) {
     let w = weights(i, n, k);
     let importance: Vec<f32> = i.near(k);
     let lut: [i32; 4] = core::array::from_fn(|_| i32::from(i.byte() as i8) >> 1);
-    let method = if i.one_in(16) { u32::from(i.byte()) } else { i.upto(4) as u32 };
+    let method = if rarely(i, 16) { u32::from(i.byte()) } else { i.upto(4) as u32 };
     let e = Extra {
         method,
-        importance: if i.one_in(3) { (core::ptr::null(), 0) } else { input_of(i, &importance) },
-        lut: if i.one_in(2) { core::ptr::null() } else { lut.as_ptr() },
+        importance: if rarely(i, 3) { (core::ptr::null(), 0) } else { input_of(i, &importance) },
+        lut: if rarely(i, 2) { core::ptr::null() } else { lut.as_ptr() },
     };
     let len = [lens.0, lens.1, lens.1];
     let mut bufs = Vec::new();
@@ -284,8 +284,8 @@ pub fn run(i: &mut Input<'_>) {
         bufs.push(Buf::new(i, q.elems[j], l));
     }
     let outs: Outs = core::array::from_fn(|j| if q.elems[j] == 0 { (core::ptr::null_mut(), 0) } else { bufs[j].arg });
-    let wp = if i.one_in(32) { core::ptr::null() } else { &raw const w.w };
-    let s = match q.gptq.filter(|_| i.one_in(2)) {
+    let wp = if rarely(i, 32) { core::ptr::null() } else { &raw const w.w };
+    let s = match q.gptq.filter(|_| rarely(i, 2)) {
         None => {
             // SAFETY: `wp` is null or a live struct whose `data` is null or inside its storage
             // for `len` elements of its type (one byte in: rejected as misaligned); `e`'s
@@ -301,7 +301,7 @@ pub fn run(i: &mut Input<'_>) {
             let s = unsafe { qgemm_quant_gptq_workspace_len(n, k, wl.ptr()) };
             let wneed = checked("qgemm_quant_gptq_workspace_len", s, &wl, &[]).unwrap_or(0);
             let mut work = canary::<f64>(i.len_near(wneed));
-            let damp = if i.one_in(8) { f32::from_bits(u32::from(i.byte()) << 23 | 1) } else { 0.01 };
+            let damp = if rarely(i, 8) { f32::from_bits(u32::from(i.byte()) << 23 | 1) } else { 0.01 };
             let g = Gptq { hessian: hp, damp, work: output_of(i, &mut work) };
             // SAFETY: as above; `hp` is null or a live struct over `data` (or made up, its
             // length at most `data`'s); `g.work` inside `work`.
@@ -318,8 +318,8 @@ fn hessian_functions(i: &mut Input<'_>) {
     let k = i.dim(40);
     let mut data = Vec::new();
     let Some(h) = hessian(i, k, &mut data) else { return };
-    let hp = if i.one_in(16) { core::ptr::null() } else { &raw const h };
-    if i.one_in(2) {
+    let hp = if rarely(i, 16) { core::ptr::null() } else { &raw const h };
+    if rarely(i, 2) {
         let mut out = canary::<f32>(i.len_near(k));
         let (op, olen) = output_of(i, &mut out);
         // SAFETY: `hp` is null or a live struct over `data`; `op` inside `out` for `olen`.
