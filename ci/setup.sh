@@ -11,7 +11,8 @@
 #           C++ builds), libc6-dev-arm64-cross, binutils-aarch64-linux-gnu, llvm-19 (llvm-mca-19,
 #           llvm-objdump-19), python3, and gcc and libc6-dev (the host C compiler and headers that
 #           build the icount plugin, tools/icount), cmake, make (only recommended by cmake) and
-#           pkg-config (the C package's consumer tests, capi/tests/package); python3-pip where
+#           pkg-config (the C package's consumer tests, capi/tests/package), g++ (libfuzzer-sys
+#           compiles libFuzzer with the host's `c++` for `cargo make fuzz-smoke`); python3-pip where
 #           `python3 -m pip` is missing
 #   tools:  the icount plugin, built into target/tools (tools/icount/icount.py --build)
 #   model:  all-MiniLM-L6-v2 into its cache (ci/fetch_minilm.sh, once; without network the
@@ -65,10 +66,10 @@ if [[ $demo == 1 ]]; then
     tools=(qemu-aarch64 aarch64-linux-gnu-gcc cc)
 else
     packages=(qemu-user qemu-system-arm gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross
-        binutils-aarch64-linux-gnu llvm-19 python3 gcc libc6-dev cmake make pkg-config)
+        binutils-aarch64-linux-gnu llvm-19 python3 gcc libc6-dev cmake make pkg-config g++)
     tools=(qemu-aarch64 qemu-system-aarch64 aarch64-linux-gnu-gcc aarch64-linux-gnu-g++ timeout python3 gcc
         llvm-mca-19 llvm-objdump-19 aarch64-linux-gnu-nm aarch64-linux-gnu-objdump aarch64-linux-gnu-readelf
-        aarch64-linux-gnu-c++filt cmake make pkg-config)
+        aarch64-linux-gnu-c++filt cmake make pkg-config c++)
 fi
 
 # The tests' rustup components and pip (not for the demo).
@@ -134,6 +135,16 @@ if [[ $demo == 0 ]]; then
         cargo install --locked defmt-print --version "$defmt_print_version"
     else
         say "defmt-print $defmt_print_version present"
+    fi
+
+    # cargo-fuzz, pinned (`cargo make fuzz-smoke`; it drives the stable toolchain with
+    # RUSTC_BOOTSTRAP=1, so no nightly is installed).
+    cargo_fuzz_version=0.13.1
+    if [[ "$(cargo fuzz --version 2>/dev/null)" != "cargo-fuzz $cargo_fuzz_version" ]]; then
+        echo "setup: cargo install --locked cargo-fuzz --version $cargo_fuzz_version"
+        cargo install --locked cargo-fuzz --version "$cargo_fuzz_version"
+    else
+        say "cargo-fuzz $cargo_fuzz_version present"
     fi
 fi
 

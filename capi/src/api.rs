@@ -2283,15 +2283,19 @@ pub unsafe extern "C" fn qgemm_rhs_qsi8cxp_pack(
 
 // ---- the operator -------------------------------------------------------------------------
 
-mod linear;
-mod quant_method;
+#[doc(hidden)] // public for the fuzz target (fuzz/fuzz_targets/capi.rs) only: not API
+pub mod linear;
+#[doc(hidden)] // public for the fuzz target (fuzz/fuzz_targets/capi.rs) only: not API
+pub mod quant_method;
 pub use linear::{qgemm_linear, qgemm_linear_call, qgemm_linear_params, qgemm_rect};
 
 // ---- the float formats' packers ------------------------------------------------------------
 
-mod float;
+#[doc(hidden)] // public for the fuzz target (fuzz/fuzz_targets/capi.rs) only: not API
+pub mod float;
 
 // ---- weight quantization ------------------------------------------------------------------
 
-mod quant;
+#[doc(hidden)] // public for the fuzz target (fuzz/fuzz_targets/capi.rs) only: not API
+pub mod quant;
 pub use quant::{qgemm_quant_hessian, qgemm_weights};

@@ -263,6 +263,45 @@ impl KaiKernel {
     }
 }
 
+/// The arguments of [`KaiFns::run`]: a `kai_run_*` call's, `bl` and `lut` ignored by the kernels
+/// that take none.
+#[doc(hidden)] // for the fuzz target (fuzz/fuzz_targets/capi.rs) only: not API
+#[derive(Clone, Copy)]
+pub struct KaiRunArgs {
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub bl: usize,
+    pub lhs_packed: *const c_void,
+    pub rhs_packed: *const c_void,
+    pub dst: *mut c_void,
+    pub dst_stride_row: usize,
+    pub dst_stride_col: usize,
+    pub scalar_min: f32,
+    pub scalar_max: f32,
+    pub lut: *const i32,
+}
+
+/// One KleidiAI matmul kernel name's `kai_*` functions, for iterating them (the fuzz target):
+/// its name, the getters, the two offset getters over their arguments by name
+/// (`lhs_args`, `rhs_args`: `m_idx`, `n_idx`, `k`, `bl`) and `kai_run_*` through
+/// [`KaiRunArgs`]. `KERNELS` of each family module lists them.
+#[doc(hidden)] // for the fuzz target only: not API
+pub struct KaiFns {
+    pub name: &'static str,
+    pub getters: [extern "C-unwind" fn() -> usize; 6],
+    pub lhs_args: &'static [&'static str],
+    pub rhs_args: &'static [&'static str],
+    pub lhs_packed_offset: fn(&[usize]) -> usize,
+    pub rhs_packed_offset: fn(&[usize]) -> usize,
+    pub dst_offset: extern "C-unwind" fn(usize, usize, usize) -> usize,
+    pub dst_size: extern "C-unwind" fn(usize, usize) -> usize,
+    /// # Safety
+    ///
+    /// The `kai_run_*` function's contract, on the pointers of the arguments.
+    pub run: unsafe fn(&KaiRunArgs),
+}
+
 /// Defines the eleven `kai_*` functions of one KleidiAI matmul kernel name: one row of a
 /// [`kai_family!`] table, with the family's parameter lists.
 macro_rules! kai_kernel {
@@ -343,7 +382,40 @@ macro_rules! kai_kernel {
                         kai_kernel!(@lut $($lut)?))
                 }
             }
+            #[allow(non_upper_case_globals)]
+            #[doc(hidden)]
+            pub const [<FNS_ $name>]: KaiFns = KaiFns {
+                name: stringify!($name),
+                getters: [[<kai_get_m_step_ $name>], [<kai_get_n_step_ $name>], [<kai_get_mr_ $name>],
+                    [<kai_get_nr_ $name>], [<kai_get_kr_ $name>], [<kai_get_sr_ $name>]],
+                lhs_args: &[$(stringify!($lp)),*],
+                rhs_args: &[$(stringify!($rp)),*],
+                lhs_packed_offset: |a| match *a {
+                    [$($lp),*] => [<kai_get_lhs_packed_offset_ $name>]($($lp),*),
+                    _ => 0,
+                },
+                rhs_packed_offset: |a| match *a {
+                    [$($rp),*] => [<kai_get_rhs_packed_offset_ $name>]($($rp),*),
+                    _ => 0,
+                },
+                dst_offset: [<kai_get_dst_offset_ $name>],
+                dst_size: [<kai_get_dst_size_ $name>],
+                run: |a| {
+                    let ($m, $n, $k) = (a.m, a.n, a.k);
+                    $(let $bl = a.bl;)?
+                    $(let $lut = a.lut;)?
+                    // SAFETY: the caller's contract (`KaiFns::run`) is `kai_run_*`'s.
+                    unsafe {
+                        [<kai_run_ $name>]($m, $n, $k, $($bl,)? a.lhs_packed, a.rhs_packed, a.dst.cast(),
+                            a.dst_stride_row, a.dst_stride_col, a.scalar_min, a.scalar_max, $($lut)?)
+                    }
+                },
+            };
         }
+    };
+    // The `KaiFns` of a table row.
+    (@fns ($name:ident, $($rest:tt)*)) => {
+        paste::paste! { [<FNS_ $name>] }
     };
     // `bl` of a `run` call: the argument, or 0 for a family without blocks.
     (@bl $bl:ident) => { $bl };
@@ -378,6 +450,10 @@ macro_rules! kai_family {
             $(
                 kai_kernel!(family: $fam, dst: $dst, lhs_offset $lp => $lhs, rhs_offset $rp => $rhs, run $run, $row);
             )*
+
+            /// Every kernel name of the family (for the fuzz target).
+            #[doc(hidden)]
+            pub const KERNELS: &[KaiFns] = &[$(kai_kernel!(@fns $row)),*];
         }
     };
 }

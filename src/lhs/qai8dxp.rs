@@ -474,6 +474,8 @@ pub fn quantize_pack_f16(
     lhs_stride: usize,
     lhs_packed: &mut [u8],
 ) -> Result<()> {
+    // `kr / sr` needs a legal `sr` (0 would divide by zero): the general checks first.
+    packing.check_lhs()?;
     let bd = packing.block_depth();
     if bd != 4 && bd != 8 {
         return Err(Error::Unsupported { param: Param::Kr, value: packing.kr });
@@ -507,6 +509,7 @@ pub fn quantize_pack_bf16(
     lhs_stride: usize,
     lhs_packed: &mut [u8],
 ) -> Result<()> {
+    packing.check_lhs()?;
     if packing.block_depth() != 8 {
         return Err(Error::Unsupported { param: Param::Kr, value: packing.kr });
     }
@@ -520,6 +523,19 @@ mod tests {
     use super::*;
     use std::vec;
     use std::vec::Vec;
+
+    /// `sr = 0` is a typed error for every source type, as for f32 (the f16 and bf16 packers
+    /// divided `kr` by it; found by fuzzing).
+    #[test]
+    fn split_ratio_zero_is_rejected_for_every_source() {
+        let p = Packing { mr: 1, nr: 4, kr: 16, sr: 0 };
+        let sr0 = Err(Error::Unsupported { param: Param::Sr, value: 0 });
+        let mut out = [0xa5u8; 64];
+        assert_eq!(quantize_pack(&p, 1, 4, 0, &[1.0; 4], 4, &mut out), sr0);
+        assert_eq!(quantize_pack_f16(&p, 1, 4, 0, &[f16::ONE; 4], 4, &mut out), sr0);
+        assert_eq!(quantize_pack_bf16(&p, 1, 4, 0, &[bf16::ONE; 4], 4, &mut out), sr0);
+        assert!(out.iter().all(|&b| b == 0xa5));
+    }
 
     #[test]
     fn spec_numeric_example() {

@@ -24,6 +24,7 @@ use qgemm::rhs::f32p::{self, F32P8, F32P16};
 use qgemm::rhs::{FloatSource, Layout};
 use qgemm::{Clamp, Element, Family, LhsPacking, Packing, RhsPacking, UncheckedArgs};
 
+use super::pack::{KaiPackArgs, KaiPackFns};
 use super::{KaiKernel, elements, mul};
 use crate::hook::report;
 use crate::params::CParams;
@@ -204,6 +205,48 @@ impl KaiFloat {
     }
 }
 
+/// The arguments of a float `kai_run_*` call, for [`KaiFloatFns::run`]: `lhs` is the LHS rows
+/// (`lhs_stride` bytes apart) of an unpacked-LHS kernel, the packed LHS of a packed one.
+#[doc(hidden)] // for the fuzz target (fuzz/fuzz_targets/capi/kai.rs) only: not API
+#[derive(Clone, Copy)]
+pub struct KaiFloatRunArgs {
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub lhs: *const c_void,
+    pub lhs_stride: usize,
+    pub rhs_packed: *const c_void,
+    pub dst: *mut c_void,
+    pub dst_stride_row: usize,
+    pub dst_stride_col: usize,
+    pub clamp_min: f32,
+    pub clamp_max: f32,
+}
+
+/// One KleidiAI float kernel name's `kai_*` functions, for iterating them (the fuzz target):
+/// the getters (`m_step`, `n_step`, `nr`, `kr`, `sr`; `mr` and `get_lhs_packed_offset` of a
+/// packed-LHS kernel, `get_lhs_offset` of an unpacked one), the element sizes of the LHS rows
+/// and of `dst`, and `kai_run_*` through [`KaiFloatRunArgs`]. `KERNELS` of each float family
+/// module lists them.
+#[doc(hidden)] // for the fuzz target only: not API
+pub struct KaiFloatFns {
+    pub name: &'static str,
+    pub getters: [extern "C-unwind" fn() -> usize; 5],
+    pub mr: Option<extern "C-unwind" fn() -> usize>,
+    pub lhs_offset: Option<extern "C-unwind" fn(usize, usize) -> usize>,
+    pub lhs_packed_offset: Option<extern "C-unwind" fn(usize, usize) -> usize>,
+    pub rhs_packed_offset: extern "C-unwind" fn(usize, usize) -> usize,
+    pub dst_offset: extern "C-unwind" fn(usize, usize, usize) -> usize,
+    pub dst_size: extern "C-unwind" fn(usize, usize) -> usize,
+    /// Bytes of one LHS row element of an unpacked-LHS kernel (f32: 4, f16: 2).
+    pub lhs_bytes: usize,
+    pub dst_bytes: usize,
+    /// # Safety
+    ///
+    /// The `kai_run_*` function's contract, on the pointers of the arguments.
+    pub run: unsafe fn(&KaiFloatRunArgs),
+}
+
 /// The `kai_*` functions of one KleidiAI float kernel name: a row of [`kai_float_family!`].
 macro_rules! kai_float_kernel {
     // The getters every kernel has.
@@ -275,6 +318,22 @@ macro_rules! kai_float_kernel {
                         rhs_packed, dst, (dst_stride_row, dst_stride_col), (clamp_min, clamp_max))
                 }
             }
+            #[allow(non_upper_case_globals)]
+            #[doc(hidden)]
+            pub const [<FNS_ $name>]: KaiFloatFns = KaiFloatFns {
+                lhs_offset: Some([<kai_get_lhs_offset_ $name>]),
+                lhs_packed_offset: None,
+                mr: None,
+                lhs_bytes: core::mem::size_of::<<$fam as Family>::Lhs>(),
+                run: |a| {
+                    // SAFETY: the caller's contract (`KaiFloatFns::run`) is `kai_run_*`'s.
+                    unsafe {
+                        [<kai_run_ $name>](a.m, a.n, a.k, a.lhs, a.lhs_stride, a.rhs_packed, a.dst,
+                            a.dst_stride_row, a.dst_stride_col, a.clamp_min, a.clamp_max)
+                    }
+                },
+                ..kai_float_kernel!(@fns_common $name, $dst)
+            };
         }
     };
     // A kernel on a packed bf16 LHS: `get_mr`, `get_lhs_packed_offset`, `run_matmul(..., lhs_packed, ...)`.
@@ -308,7 +367,46 @@ macro_rules! kai_float_kernel {
                         rhs_packed, dst, (dst_stride_row, dst_stride_col), (clamp_min, clamp_max))
                 }
             }
+            #[allow(non_upper_case_globals)]
+            #[doc(hidden)]
+            pub const [<FNS_ $name>]: KaiFloatFns = KaiFloatFns {
+                lhs_offset: None,
+                lhs_packed_offset: Some([<kai_get_lhs_packed_offset_ $name>]),
+                mr: Some([<kai_get_mr_ $name>]),
+                lhs_bytes: 2,
+                run: |a| {
+                    // SAFETY: the caller's contract (`KaiFloatFns::run`) is `kai_run_*`'s.
+                    unsafe {
+                        [<kai_run_ $name>](a.m, a.n, a.k, a.lhs, a.rhs_packed, a.dst, a.dst_stride_row,
+                            a.dst_stride_col, a.clamp_min, a.clamp_max)
+                    }
+                },
+                ..kai_float_kernel!(@fns_common $name, $dst)
+            };
         }
+    };
+    // The fields of a row's `KaiFloatFns` both kinds share (a value to complete, never used alone).
+    (@fns_common $name:ident, $dst:ty) => {
+        paste::paste! {
+            KaiFloatFns {
+                name: stringify!($name),
+                getters: [[<kai_get_m_step_ $name>], [<kai_get_n_step_ $name>], [<kai_get_nr_ $name>],
+                    [<kai_get_kr_ $name>], [<kai_get_sr_ $name>]],
+                mr: None,
+                lhs_offset: None,
+                lhs_packed_offset: None,
+                rhs_packed_offset: [<kai_get_rhs_packed_offset_ $name>],
+                dst_offset: [<kai_get_dst_offset_ $name>],
+                dst_size: [<kai_get_dst_size_ $name>],
+                lhs_bytes: 0,
+                dst_bytes: core::mem::size_of::<$dst>(),
+                run: |_| {},
+            }
+        }
+    };
+    // The `KaiFloatFns` of a table row.
+    (@fns ($name:ident, $($rest:tt)*)) => {
+        paste::paste! { [<FNS_ $name>] }
     };
 }
 
@@ -331,6 +429,10 @@ macro_rules! kai_float_family {
             $(
                 kai_float_kernel!($kind, $fam, $dst, $row);
             )*
+
+            /// Every kernel name of the family (for the fuzz target).
+            #[doc(hidden)]
+            pub const KERNELS: &[KaiFloatFns] = &[$(kai_float_kernel!(@fns $row)),*];
         }
     };
 }
@@ -597,6 +699,29 @@ macro_rules! kai_float_packer {
                     )
                 }
             }
+
+            #[allow(non_upper_case_globals)]
+            #[doc(hidden)]
+            pub const [<PKFNS_ $name>]: KaiPackFns = KaiPackFns {
+                name: stringify!($name),
+                format: "float_rhs",
+                layout: stringify!($layout),
+                elem: core::mem::size_of::<$t>(),
+                bias_elem: core::mem::size_of::<$b>(),
+                step: Some(|_| [<kai_get_n_step_ $name>]()),
+                src_offset: [<PK_SRC_ $name>],
+                bias_offset: Some(|a| [<kai_get_bias_offset_ $name>](a.idx)),
+                packed_stride: [<PK_STRIDE_ $name>],
+                packed_offset: [<PK_OFF_ $name>],
+                packed_size: [<PK_SIZE_ $name>],
+                run: |a| {
+                    // SAFETY: the caller's contract (`KaiPackFns::run`) is `kai_run_*`'s.
+                    unsafe {
+                        [<kai_run_ $name>](a.num_groups, a.n, a.k, a.nr, a.kr, a.sr, a.src_stride, a.src, a.bias,
+                            a.scale, a.packed, a.extra_bytes, a.params)
+                    }
+                },
+            };
         }
         kai_float_packer!(@raw $name, $t, $fmt, $layout);
         kai_float_packer!(@stride $stride, $name, $fmt);
@@ -611,6 +736,9 @@ macro_rules! kai_float_packer {
             pub extern "C-unwind" fn [<kai_get_rhs_offset_ $name>](n_idx: usize) -> usize {
                 raw_offset(stringify!([<kai_get_rhs_offset_ $name>]), &$fmt, n_idx, core::mem::size_of::<$t>())
             }
+
+            #[allow(non_upper_case_globals)]
+            const [<PK_SRC_ $name>]: fn(&KaiPackArgs) -> usize = |a| [<kai_get_rhs_offset_ $name>](a.idx);
         }
     };
     (@raw $name:ident, $t:ty, $fmt:expr, NxK) => {
@@ -620,9 +748,17 @@ macro_rules! kai_float_packer {
             pub extern "C-unwind" fn [<kai_get_rhs_offset_ $name>](n_idx: usize, rhs_stride: usize) -> usize {
                 raw_offset(stringify!([<kai_get_rhs_offset_ $name>]), &$fmt, n_idx, rhs_stride)
             }
+
+            #[allow(non_upper_case_globals)]
+            const [<PK_SRC_ $name>]: fn(&KaiPackArgs) -> usize = |a| [<kai_get_rhs_offset_ $name>](a.idx, a.src_stride);
         }
     };
-    (@stride none, $name:ident, $fmt:expr) => {};
+    (@stride none, $name:ident, $fmt:expr) => {
+        paste::paste! {
+            #[allow(non_upper_case_globals)]
+            const [<PK_STRIDE_ $name>]: Option<fn(&KaiPackArgs) -> usize> = None;
+        }
+    };
     (@stride tile, $name:ident, $fmt:expr) => {
         paste::paste! {
             #[doc = concat!("KleidiAI `kai_get_rhs_packed_stride_", stringify!($name), "`: bytes of one packed tile.")]
@@ -630,6 +766,10 @@ macro_rules! kai_float_packer {
             pub extern "C-unwind" fn [<kai_get_rhs_packed_stride_ $name>](k: usize) -> usize {
                 check!(stringify!([<kai_get_rhs_packed_stride_ $name>]), 0, $fmt.tile_stride(k, 0))
             }
+
+            #[allow(non_upper_case_globals)]
+            const [<PK_STRIDE_ $name>]: Option<fn(&KaiPackArgs) -> usize> =
+                Some(|a| [<kai_get_rhs_packed_stride_ $name>](a.k));
         }
     };
     (@stride column, $name:ident, $fmt:expr) => {
@@ -639,6 +779,10 @@ macro_rules! kai_float_packer {
             pub extern "C-unwind" fn [<kai_get_rhs_packed_stride_ $name>](k: usize) -> usize {
                 column_stride(stringify!([<kai_get_rhs_packed_stride_ $name>]), &$fmt, k)
             }
+
+            #[allow(non_upper_case_globals)]
+            const [<PK_STRIDE_ $name>]: Option<fn(&KaiPackArgs) -> usize> =
+                Some(|a| [<kai_get_rhs_packed_stride_ $name>](a.k));
         }
     };
     (@sizes plain, $name:ident, $fmt:expr) => {
@@ -654,6 +798,11 @@ macro_rules! kai_float_packer {
             pub extern "C-unwind" fn [<kai_get_rhs_packed_size_ $name>](n: usize, k: usize) -> usize {
                 check!(stringify!([<kai_get_rhs_packed_size_ $name>]), 0, $fmt.packed_size(n, k, 0))
             }
+
+            #[allow(non_upper_case_globals)]
+            const [<PK_OFF_ $name>]: fn(&KaiPackArgs) -> usize = |a| [<kai_get_rhs_packed_offset_ $name>](a.idx, a.k);
+            #[allow(non_upper_case_globals)]
+            const [<PK_SIZE_ $name>]: fn(&KaiPackArgs) -> usize = |a| [<kai_get_rhs_packed_size_ $name>](a.n, a.k);
         }
     };
     (@sizes nr_kr, $name:ident, $fmt:expr) => {
@@ -673,6 +822,12 @@ macro_rules! kai_float_packer {
                 let Some(()) = check_nr_kr(f, &$fmt, nr, kr) else { return 0 };
                 check!(f, 0, $fmt.packed_size(n, k, 0))
             }
+
+            #[allow(non_upper_case_globals)]
+            const [<PK_OFF_ $name>]: fn(&KaiPackArgs) -> usize =
+                |a| [<kai_get_rhs_packed_offset_ $name>](a.idx, a.k, a.nr, a.kr);
+            #[allow(non_upper_case_globals)]
+            const [<PK_SIZE_ $name>]: fn(&KaiPackArgs) -> usize = |a| [<kai_get_rhs_packed_size_ $name>](a.n, a.k, a.nr, a.kr);
         }
     };
     // LHS: `get_m_step`, `get_lhs_offset`, `get_lhs_packed_offset`, `get_lhs_packed_size`, `run`.
@@ -734,28 +889,66 @@ macro_rules! kai_float_packer {
                         lhs_stride, lhs_packed)
                 }
             }
+
+            #[allow(non_upper_case_globals)]
+            #[doc(hidden)]
+            pub const [<PKFNS_ $name>]: KaiPackFns = KaiPackFns {
+                name: stringify!($name),
+                format: "float_lhs",
+                layout: "",
+                elem: core::mem::size_of::<$t>(),
+                bias_elem: 0,
+                step: Some(|a| [<kai_get_m_step_ $name>](a.mr)),
+                src_offset: |a| [<kai_get_lhs_offset_ $name>](a.idx, a.src_stride),
+                bias_offset: None,
+                packed_stride: None,
+                packed_offset: |a| [<kai_get_lhs_packed_offset_ $name>](a.idx, a.k, a.mr, a.kr, a.sr),
+                packed_size: |a| [<kai_get_lhs_packed_size_ $name>](a.m, a.k, a.mr, a.kr, a.sr),
+                run: |a| {
+                    // SAFETY: the caller's contract (`KaiPackFns::run`) is `kai_run_*`'s.
+                    unsafe {
+                        [<kai_run_ $name>](a.m, a.k, a.mr, a.kr, a.sr, a.m_idx_start, a.src, a.src_stride, a.packed)
+                    }
+                },
+            };
         }
     };
 }
 
-kai_float_packer!(rhs rhs_pack_kxn_x32p16x1b_x32_x32_neon: f32, f32, F32P16, KxN, stride tile, bias optional,
-    sizes plain, |n, k, s, b, o| f32p::pack(&F32P16, n, k, s, b, o));
-kai_float_packer!(rhs rhs_pack_nxk_x32p16x1bx32_x32_x32_neon: f32, f32, F32P16, NxK, stride column, bias optional,
-    sizes plain, |n, k, s, b, o| f32p::pack(&F32P16, n, k, s, b, o));
-kai_float_packer!(rhs rhs_pack_kxn_f32p8x1biasf32_f32_f32_neon: f32, f32, F32P8, KxN, stride none, bias required,
-    sizes plain, |n, k, s, b, o| f32p::pack(&F32P8, n, k, s, b, o));
-kai_float_packer!(rhs rhs_pack_kxn_x16p32x1b_x16_x16_neon: f16, f16, F16P32, KxN, stride tile, bias optional,
-    sizes plain, |n, k, s, b, o| f16p::pack(&F16P32, n, k, s, b, o));
-kai_float_packer!(rhs rhs_pack_nxk_x16p32x1bx16_x16_x16_neon: f16, f16, F16P32, NxK, stride column, bias optional,
-    sizes plain, |n, k, s, b, o| f16p::pack(&F16P32, n, k, s, b, o));
-kai_float_packer!(rhs rhs_pack_kxn_f16p16x1biasf16_f16_f16_neon: f16, f16, F16P16, KxN, stride none, bias required,
-    sizes plain, |n, k, s, b, o| f16p::pack(&F16P16, n, k, s, b, o));
-kai_float_packer!(rhs rhs_quant_pack_kxn_bf16p12x4biasf32_f32_neon: f32, f32, BF16P12_B32, KxN, stride none,
-    bias optional, sizes nr_kr, bf16p12::pack_b32::<f32>);
-kai_float_packer!(rhs rhs_pack_kxn_bf16p12x4biasf32_f16_neon: f16, f32, BF16P12_B32, KxN, stride none,
-    bias optional, sizes plain, bf16p12::pack_b32::<f16>);
-kai_float_packer!(rhs rhs_pack_kxn_bf16p12x4biasf16_f16_neon: f16, f16, BF16P12_B16, KxN, stride tile,
-    bias optional, sizes plain, bf16p12::pack_b16);
-kai_float_packer!(lhs lhs_quant_pack_bf16p1x4_f32_neon: f32, BF16P1X4);
-kai_float_packer!(lhs lhs_quant_pack_bf16p8x4_f32_neon: f32, BF16P8X4);
-kai_float_packer!(lhs lhs_pack_bf16p8x4_f16_neon: f16, BF16P8X4);
+/// The float packers, one row each (a [`kai_float_packer!`] call), and their table.
+macro_rules! kai_float_packers {
+    ($(($($row:tt)*);)*) => {
+        $(kai_float_packer!($($row)*);)*
+
+        /// Every float packer name (for the fuzz target).
+        #[doc(hidden)]
+        pub const PACKERS: &[KaiPackFns] = &[$(kai_float_packers!(@fns $($row)*)),*];
+    };
+    (@fns $kind:ident $name:ident: $($rest:tt)*) => {
+        paste::paste! { [<PKFNS_ $name>] }
+    };
+}
+
+kai_float_packers! {
+    (rhs rhs_pack_kxn_x32p16x1b_x32_x32_neon: f32, f32, F32P16, KxN, stride tile, bias optional,
+        sizes plain, |n, k, s, b, o| f32p::pack(&F32P16, n, k, s, b, o));
+    (rhs rhs_pack_nxk_x32p16x1bx32_x32_x32_neon: f32, f32, F32P16, NxK, stride column, bias optional,
+        sizes plain, |n, k, s, b, o| f32p::pack(&F32P16, n, k, s, b, o));
+    (rhs rhs_pack_kxn_f32p8x1biasf32_f32_f32_neon: f32, f32, F32P8, KxN, stride none, bias required,
+        sizes plain, |n, k, s, b, o| f32p::pack(&F32P8, n, k, s, b, o));
+    (rhs rhs_pack_kxn_x16p32x1b_x16_x16_neon: f16, f16, F16P32, KxN, stride tile, bias optional,
+        sizes plain, |n, k, s, b, o| f16p::pack(&F16P32, n, k, s, b, o));
+    (rhs rhs_pack_nxk_x16p32x1bx16_x16_x16_neon: f16, f16, F16P32, NxK, stride column, bias optional,
+        sizes plain, |n, k, s, b, o| f16p::pack(&F16P32, n, k, s, b, o));
+    (rhs rhs_pack_kxn_f16p16x1biasf16_f16_f16_neon: f16, f16, F16P16, KxN, stride none, bias required,
+        sizes plain, |n, k, s, b, o| f16p::pack(&F16P16, n, k, s, b, o));
+    (rhs rhs_quant_pack_kxn_bf16p12x4biasf32_f32_neon: f32, f32, BF16P12_B32, KxN, stride none,
+        bias optional, sizes nr_kr, bf16p12::pack_b32::<f32>);
+    (rhs rhs_pack_kxn_bf16p12x4biasf32_f16_neon: f16, f32, BF16P12_B32, KxN, stride none,
+        bias optional, sizes plain, bf16p12::pack_b32::<f16>);
+    (rhs rhs_pack_kxn_bf16p12x4biasf16_f16_neon: f16, f16, BF16P12_B16, KxN, stride tile,
+        bias optional, sizes plain, bf16p12::pack_b16);
+    (lhs lhs_quant_pack_bf16p1x4_f32_neon: f32, BF16P1X4);
+    (lhs lhs_quant_pack_bf16p8x4_f32_neon: f32, BF16P8X4);
+    (lhs lhs_pack_bf16p8x4_f16_neon: f16, BF16P8X4);
+}

@@ -209,6 +209,64 @@ fn raw_rhs_offset(f: &str, layout: Layout, per_byte: usize, n_idx: usize, rhs_st
     }
 }
 
+// ---- the table of the packers, for the fuzz target ---------------------------------------
+
+/// The arguments of every KleidiAI packer function (getters and `run`) by name, for
+/// [`KaiPackFns`]: each function reads those it takes. `src` is `lhs` or `rhs`, `packed`
+/// `lhs_packed` or `rhs_packed`, `idx` the `m_idx` or `n_idx` of an offset getter.
+#[doc(hidden)] // for the fuzz target (fuzz/fuzz_targets/capi/kai.rs) only: not API
+#[derive(Clone, Copy)]
+pub struct KaiPackArgs {
+    pub num_groups: usize,
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub bl: usize,
+    pub mr: usize,
+    pub nr: usize,
+    pub kr: usize,
+    pub sr: usize,
+    pub idx: usize,
+    pub m_idx_start: usize,
+    pub src_stride: usize,
+    pub scale_stride: usize,
+    pub extra_bytes: usize,
+    pub scale_dt: u32,
+    pub src: *const c_void,
+    pub bias: *const c_void,
+    pub scale: *const c_void,
+    pub zero: *const c_void,
+    pub packed: *mut c_void,
+    pub params: *const c_void,
+    pub lut: *const i32,
+}
+
+/// One KleidiAI packer name's `kai_*` functions, for iterating them (the fuzz target): its name,
+/// the row's format (`qai8dxp_f16`, `qsi4c32p`, ...; `float_lhs` / `float_rhs` for the float
+/// packers) and raw-weight layout (`NxK`, `KxN`, empty for an LHS packer), the element sizes of
+/// the raw source and of the bias, and every getter it has (`get_m_step` / `get_n_step`,
+/// `get_lhs_offset` / `get_rhs_offset`, `get_bias_offset`, `get_rhs_packed_stride`, the packed
+/// offset and size), each over [`KaiPackArgs`], and `kai_run_*`. `PACKERS` of `kai::pack` and
+/// `kai::float` lists them.
+#[doc(hidden)] // for the fuzz target only: not API
+pub struct KaiPackFns {
+    pub name: &'static str,
+    pub format: &'static str,
+    pub layout: &'static str,
+    pub elem: usize,
+    pub bias_elem: usize,
+    pub step: Option<fn(&KaiPackArgs) -> usize>,
+    pub src_offset: fn(&KaiPackArgs) -> usize,
+    pub bias_offset: Option<fn(&KaiPackArgs) -> usize>,
+    pub packed_stride: Option<fn(&KaiPackArgs) -> usize>,
+    pub packed_offset: fn(&KaiPackArgs) -> usize,
+    pub packed_size: fn(&KaiPackArgs) -> usize,
+    /// # Safety
+    ///
+    /// The `kai_run_*` function's contract, on the pointers of the arguments.
+    pub run: unsafe fn(&KaiPackArgs),
+}
+
 // ---- the packer functions, by format ------------------------------------------------------
 
 /// The `kai_*` functions of one KleidiAI packer `$name`, by its format.
@@ -227,6 +285,13 @@ macro_rules! kai_packer {
             pub extern "C-unwind" fn [<kai_get_lhs_offset_ $name>](m_idx: usize, lhs_stride: usize) -> usize {
                 mul(stringify!([<kai_get_lhs_offset_ $name>]), m_idx, lhs_stride).unwrap_or(0)
             }
+
+            #[allow(non_upper_case_globals)]
+            const [<PK_STEP_ $name>]: Option<fn(&KaiPackArgs) -> usize> = Some(|a| [<kai_get_m_step_ $name>](a.mr));
+            #[allow(non_upper_case_globals)]
+            const [<PK_SRC_ $name>]: fn(&KaiPackArgs) -> usize = |a| [<kai_get_lhs_offset_ $name>](a.idx, a.src_stride);
+            #[allow(non_upper_case_globals)]
+            const [<PK_STRIDE_ $name>]: Option<fn(&KaiPackArgs) -> usize> = None;
         }
     };
     // The `n_step` and raw-offset getters of an RHS packer with `$per_byte` values per byte.
@@ -237,6 +302,9 @@ macro_rules! kai_packer {
             pub extern "C-unwind" fn [<kai_get_n_step_ $name>](nr: usize) -> usize {
                 nr
             }
+
+            #[allow(non_upper_case_globals)]
+            const [<PK_STEP_ $name>]: Option<fn(&KaiPackArgs) -> usize> = Some(|a| [<kai_get_n_step_ $name>](a.nr));
         }
         kai_packer!(@rhs_offset $name, $layout, $per_byte);
     };
@@ -248,6 +316,9 @@ macro_rules! kai_packer {
             pub extern "C-unwind" fn [<kai_get_rhs_offset_ $name>](n_idx: usize, rhs_stride: usize) -> usize {
                 raw_rhs_offset(stringify!([<kai_get_rhs_offset_ $name>]), Layout::$layout, $per_byte, n_idx, rhs_stride)
             }
+
+            #[allow(non_upper_case_globals)]
+            const [<PK_SRC_ $name>]: fn(&KaiPackArgs) -> usize = |a| [<kai_get_rhs_offset_ $name>](a.idx, a.src_stride);
         }
     };
     // The size, offset and stride getters of an RHS format whose getters take `(nr, kr, sr)`.
@@ -275,6 +346,16 @@ macro_rules! kai_packer {
                 let f = stringify!([<kai_get_rhs_packed_size_ $name>]);
                 check!(f, 0, $format::packed_size(n, k, &rhs_packing(nr, $kr, $sr)))
             }
+
+            #[allow(non_upper_case_globals)]
+            const [<PK_STRIDE_ $name>]: Option<fn(&KaiPackArgs) -> usize> =
+                Some(|a| [<kai_get_rhs_packed_stride_ $name>](a.k, a.nr, a.kr, a.sr));
+            #[allow(non_upper_case_globals)]
+            const [<PK_OFF_ $name>]: fn(&KaiPackArgs) -> usize =
+                |a| [<kai_get_rhs_packed_offset_ $name>](a.idx, a.k, a.nr, a.kr, a.sr);
+            #[allow(non_upper_case_globals)]
+            const [<PK_SIZE_ $name>]: fn(&KaiPackArgs) -> usize =
+                |a| [<kai_get_rhs_packed_size_ $name>](a.n, a.k, a.nr, a.kr, a.sr);
         }
     };
 
@@ -339,6 +420,22 @@ macro_rules! kai_packer {
                 let Some((rows, stride, out)) = bufs else { return };
                 check!(f, (), qai8dxp::$packer(&p, m, k, m_idx_start, rows, stride, out));
             }
+
+            #[allow(non_upper_case_globals)]
+            const [<PK_OFF_ $name>]: fn(&KaiPackArgs) -> usize =
+                |a| [<kai_get_lhs_packed_offset_ $name>](a.idx, a.k, a.mr, a.kr, a.sr);
+            #[allow(non_upper_case_globals)]
+            const [<PK_SIZE_ $name>]: fn(&KaiPackArgs) -> usize =
+                |a| [<kai_get_lhs_packed_size_ $name>](a.m, a.k, a.mr, a.kr, a.sr);
+            #[allow(non_upper_case_globals)]
+            const [<PK_ELEM_ $name>]: usize = core::mem::size_of::<$elem>();
+            #[allow(non_upper_case_globals)]
+            const [<PK_RUN_ $name>]: unsafe fn(&KaiPackArgs) = |a| {
+                // SAFETY: the caller's contract (`KaiPackFns::run`) is `kai_run_*`'s.
+                unsafe {
+                    [<kai_run_ $name>](a.m, a.k, a.mr, a.kr, a.sr, a.m_idx_start, a.src.cast(), a.src_stride, a.packed)
+                }
+            };
         }
     };
 
@@ -362,6 +459,10 @@ macro_rules! kai_packer {
                 let tile = check!(f, 0, qsi8d32p::tile_stride(k, bl, mr));
                 mul(f, m_idx / mr, tile).unwrap_or(0)
             }
+
+            #[allow(non_upper_case_globals)]
+            const [<PK_OFF_ $name>]: fn(&KaiPackArgs) -> usize =
+                |a| [<kai_get_lhs_packed_offset_ $name>](a.idx, a.k, a.bl, a.mr, a.kr, a.sr);
         }
     };
 
@@ -391,6 +492,10 @@ macro_rules! kai_packer {
                 let f = stringify!([<kai_get_lhs_packed_offset_ $name>]);
                 check!(f, 0, $format::packed_offset(m_idx, k, bl, &lhs_packing(mr, kr, BLOCK_SR)))
             }
+
+            #[allow(non_upper_case_globals)]
+            const [<PK_OFF_ $name>]: fn(&KaiPackArgs) -> usize =
+                |a| [<kai_get_lhs_packed_offset_ $name>](a.idx, a.k, a.bl, a.mr, a.kr, a.sr);
         }
     };
     // The functions of a per-block LHS packer of `$format` (a module of `qgemm::lhs`) but its
@@ -444,6 +549,20 @@ macro_rules! kai_packer {
                 let Some((rows, stride, out)) = bufs else { return };
                 check!(f, (), $format::$packer(&p, m, k, bl, m_idx_start, rows, stride, out));
             }
+
+            #[allow(non_upper_case_globals)]
+            const [<PK_SIZE_ $name>]: fn(&KaiPackArgs) -> usize =
+                |a| [<kai_get_lhs_packed_size_ $name>](a.m, a.k, a.bl, a.mr, a.kr, a.sr);
+            #[allow(non_upper_case_globals)]
+            const [<PK_ELEM_ $name>]: usize = core::mem::size_of::<$elem>();
+            #[allow(non_upper_case_globals)]
+            const [<PK_RUN_ $name>]: unsafe fn(&KaiPackArgs) = |a| {
+                // SAFETY: the caller's contract (`KaiPackFns::run`) is `kai_run_*`'s.
+                unsafe {
+                    [<kai_run_ $name>](a.m, a.k, a.bl, a.mr, a.kr, a.sr, a.m_idx_start, a.src.cast(), a.src_stride,
+                        a.packed)
+                }
+            };
         }
     };
 
@@ -495,6 +614,15 @@ macro_rules! kai_packer {
                 let Some(out) = (unsafe { rhs_out(f, rhs_packed, size) }) else { return };
                 check!(f, (), qsi4cxp::pack(&p, n, k, &src, scale, bias, out));
             }
+
+            #[allow(non_upper_case_globals)]
+            const [<PK_ELEM_ $name>]: usize = 1;
+            #[allow(non_upper_case_globals)]
+            const [<PK_RUN_ $name>]: unsafe fn(&KaiPackArgs) = |a| {
+                // SAFETY: the caller's contract (`KaiPackFns::run`) is `kai_run_*`'s.
+                unsafe { [<kai_run_ $name>](a.num_groups, a.n, a.k, a.nr, a.kr, a.sr, a.src.cast(), a.bias.cast(), a.scale.cast(), a.packed,
+                    a.extra_bytes, a.params.cast()) }
+            };
         }
     };
 
@@ -610,6 +738,25 @@ macro_rules! kai_packer {
                 let Some(out) = (unsafe { rhs_out(f, rhs_packed, size) }) else { return };
                 check!(f, (), qsi4c32p::pack(&p, n, k, bl, &src, &scales, bias, out));
             }
+
+            #[allow(non_upper_case_globals)]
+            const [<PK_STRIDE_ $name>]: Option<fn(&KaiPackArgs) -> usize> =
+                Some(|a| [<kai_get_rhs_packed_stride_ $name>](a.k, a.nr, a.kr, a.sr, a.bl, a.scale_dt));
+            #[allow(non_upper_case_globals)]
+            const [<PK_OFF_ $name>]: fn(&KaiPackArgs) -> usize =
+                |a| [<kai_get_rhs_packed_offset_ $name>](a.idx, a.k, a.nr, a.kr, a.sr, a.bl, a.scale_dt);
+            #[allow(non_upper_case_globals)]
+            const [<PK_SIZE_ $name>]: fn(&KaiPackArgs) -> usize =
+                |a| [<kai_get_rhs_packed_size_ $name>](a.n, a.k, a.nr, a.kr, a.sr, a.bl, a.scale_dt);
+
+            #[allow(non_upper_case_globals)]
+            const [<PK_ELEM_ $name>]: usize = 1;
+            #[allow(non_upper_case_globals)]
+            const [<PK_RUN_ $name>]: unsafe fn(&KaiPackArgs) = |a| {
+                // SAFETY: the caller's contract (`KaiPackFns::run`) is `kai_run_*`'s.
+                unsafe { [<kai_run_ $name>](a.num_groups, a.n, a.k, a.nr, a.kr, a.sr, a.bl, a.src.cast(), a.src_stride, a.bias.cast(),
+                    a.scale, a.scale_stride, a.packed, a.extra_bytes, a.params.cast()) }
+            };
         }
     };
 
@@ -681,6 +828,27 @@ macro_rules! kai_packer {
                 let Some(out) = (unsafe { rhs_out(f, rhs_packed, size) }) else { return };
                 check!(f, (), qsi4c32pscalef16::pack(&p, n, k, bl, data, row, out));
             }
+
+            #[allow(non_upper_case_globals)]
+            const [<PK_STEP_ $name>]: Option<fn(&KaiPackArgs) -> usize> = None;
+            #[allow(non_upper_case_globals)]
+            const [<PK_STRIDE_ $name>]: Option<fn(&KaiPackArgs) -> usize> =
+                Some(|a| [<kai_get_rhs_packed_stride_ $name>](a.k, a.nr, a.kr, a.bl));
+            #[allow(non_upper_case_globals)]
+            const [<PK_OFF_ $name>]: fn(&KaiPackArgs) -> usize =
+                |a| [<kai_get_rhs_packed_offset_ $name>](a.idx, a.k, a.nr, a.kr, a.bl);
+            #[allow(non_upper_case_globals)]
+            const [<PK_SIZE_ $name>]: fn(&KaiPackArgs) -> usize =
+                |a| [<kai_get_rhs_packed_size_ $name>](a.n, a.k, a.nr, a.kr, a.bl);
+
+            #[allow(non_upper_case_globals)]
+            const [<PK_ELEM_ $name>]: usize = 1;
+            #[allow(non_upper_case_globals)]
+            const [<PK_RUN_ $name>]: unsafe fn(&KaiPackArgs) = |a| {
+                // SAFETY: the caller's contract (`KaiPackFns::run`) is `kai_run_*`'s.
+                unsafe { [<kai_run_ $name>](a.num_groups, a.n, a.k, a.nr, a.kr, a.sr, a.bl, a.src.cast(), a.bias.cast(), a.packed,
+                    a.extra_bytes, a.params.cast()) }
+            };
         }
     };
 
@@ -761,6 +929,26 @@ macro_rules! kai_packer {
                 let Some(out) = (unsafe { rhs_out(f, rhs_packed, size) }) else { return };
                 check!(f, (), qai4c32p::pack(&p, n, k, bl, data, row, zero, scale, bias, out));
             }
+
+            #[allow(non_upper_case_globals)]
+            const [<PK_STEP_ $name>]: Option<fn(&KaiPackArgs) -> usize> = None;
+            #[allow(non_upper_case_globals)]
+            const [<PK_STRIDE_ $name>]: Option<fn(&KaiPackArgs) -> usize> = None;
+            #[allow(non_upper_case_globals)]
+            const [<PK_OFF_ $name>]: fn(&KaiPackArgs) -> usize =
+                |a| [<kai_get_rhs_packed_offset_ $name>](a.idx, a.k, a.nr, a.kr, a.bl);
+            #[allow(non_upper_case_globals)]
+            const [<PK_SIZE_ $name>]: fn(&KaiPackArgs) -> usize =
+                |a| [<kai_get_rhs_packed_size_ $name>](a.n, a.k, a.nr, a.kr, a.bl);
+
+            #[allow(non_upper_case_globals)]
+            const [<PK_ELEM_ $name>]: usize = 1;
+            #[allow(non_upper_case_globals)]
+            const [<PK_RUN_ $name>]: unsafe fn(&KaiPackArgs) = |a| {
+                // SAFETY: the caller's contract (`KaiPackFns::run`) is `kai_run_*`'s.
+                unsafe { [<kai_run_ $name>](a.num_groups, a.n, a.k, a.nr, a.kr, a.sr, a.bl, a.src.cast(), a.zero, a.bias, a.scale, a.packed,
+                    a.extra_bytes, a.params.cast()) }
+            };
         }
     };
 
@@ -830,6 +1018,15 @@ macro_rules! kai_packer {
                 let Some(out) = (unsafe { rhs_out(f, rhs_packed, size) }) else { return };
                 check!(f, (), qsu2cxp::pack(&p, n, k, data, row, scale, bias, lut.as_ref(), out));
             }
+
+            #[allow(non_upper_case_globals)]
+            const [<PK_ELEM_ $name>]: usize = 1;
+            #[allow(non_upper_case_globals)]
+            const [<PK_RUN_ $name>]: unsafe fn(&KaiPackArgs) = |a| {
+                // SAFETY: the caller's contract (`KaiPackFns::run`) is `kai_run_*`'s.
+                unsafe { [<kai_run_ $name>](a.num_groups, a.n, a.k, a.nr, a.kr, a.sr, a.src.cast(), a.bias.cast(), a.scale.cast(), a.packed,
+                    a.extra_bytes, a.params.cast(), a.lut) }
+            };
         }
     };
 
@@ -886,6 +1083,15 @@ macro_rules! kai_packer {
                 let Some(out) = (unsafe { rhs_out(f, rhs_packed, size) }) else { return };
                 check!(f, (), qsi8cxp::pack(&p, n, k, &src, scale, bias, out));
             }
+
+            #[allow(non_upper_case_globals)]
+            const [<PK_ELEM_ $name>]: usize = 1;
+            #[allow(non_upper_case_globals)]
+            const [<PK_RUN_ $name>]: unsafe fn(&KaiPackArgs) = |a| {
+                // SAFETY: the caller's contract (`KaiPackFns::run`) is `kai_run_*`'s.
+                unsafe { [<kai_run_ $name>](a.num_groups, a.n, a.k, a.nr, a.kr, a.sr, a.src.cast(), a.bias.cast(), a.scale.cast(), a.packed,
+                    a.extra_bytes, a.params.cast()) }
+            };
         }
     };
 }
@@ -896,6 +1102,25 @@ macro_rules! kai_packer {
 macro_rules! kai_packers {
     ($($name:ident: $format:ident $(, $layout:ident)?;)*) => {
         $(kai_packer!($format, $name $(, $layout)?);)*
+
+        /// Every packer name (for the fuzz target).
+        #[doc(hidden)]
+        pub const PACKERS: &[KaiPackFns] = &[$(paste::paste! {
+            KaiPackFns {
+                name: stringify!($name),
+                format: stringify!($format),
+                layout: concat!($(stringify!($layout))?),
+                elem: [<PK_ELEM_ $name>],
+                bias_elem: 4,
+                step: [<PK_STEP_ $name>],
+                src_offset: [<PK_SRC_ $name>],
+                bias_offset: None,
+                packed_stride: [<PK_STRIDE_ $name>],
+                packed_offset: [<PK_OFF_ $name>],
+                packed_size: [<PK_SIZE_ $name>],
+                run: [<PK_RUN_ $name>],
+            }
+        }),*];
     };
 }
 
