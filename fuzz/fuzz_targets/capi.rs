@@ -30,6 +30,27 @@ use qgemm_capi::status::{qgemm_status, qgemm_status_message};
 mod common;
 use common::{CANARY, DrawParams, FAMILIES, Input, Plain, Visit, bytes_of, canary, for_family};
 
+/// The body of an entry of the C-call tables in [`pack`] and [`quant`] (used nowhere else):
+/// `$call` in the one `unsafe` block those tables need. Each entry is a closure coerced to an
+/// `unsafe fn` type whose `# Safety` section (on the type) is this proof's premise.
+macro_rules! forward {
+    ($call:expr) => {
+        // SAFETY: this is the body of a table entry (an `unsafe fn` closure) that forwards its
+        // arguments to the `qgemm_*` function it names, lengths unchanged and pointers only
+        // cast to that function's element types. The entry's caller upholds the entry type's
+        // contract: every pointer is null or points into a live allocation (`Out`, `Buf`,
+        // `input_of` / `output_of` over a live `Vec` or local) that holds at least the length
+        // passed with it, in elements of the C type, from that point (one byte in comes with
+        // one element fewer); a struct pointer is null or a live struct whose own pointers
+        // obey the same rule. The rest the callee checks before any access, by its documented
+        // contract (docs/c-api.md, status values): a null pointer is
+        // `QGEMM_ERROR_NULL_POINTER`, a misaligned one `QGEMM_ERROR_MISALIGNED_POINTER`, a
+        // length shorter than it needs `QGEMM_ERROR_BUFFER_TOO_SHORT`, bad codes and shapes
+        // their errors. So every access the callee makes is inside a live allocation.
+        unsafe { $call }
+    };
+}
+
 #[path = "capi/kai.rs"]
 mod kai;
 #[path = "capi/pack.rs"]
@@ -304,7 +325,7 @@ fn kernel_run<F: Operator<Params: DrawParams, Src: Plain, Dst: Plain>>(i: &mut I
     let mut dst = canary::<F::Dst>(i.len_near(dst_needed));
     let (lp, lhs_len) = match i.byte() % 16 {
         0 => (core::ptr::null(), lhs_bytes),
-        // SAFETY (of `add`): one byte into the buffer is inside it when it is not empty.
+        // SAFETY: `lhs` holds at least `lhs_bytes > 0` bytes, so one byte in is inside it.
         1 if lhs_bytes > 0 => (unsafe { lhs.as_ptr().cast::<u8>().add(1) }, lhs_bytes - 1),
         _ => (lhs.as_ptr().cast::<u8>(), lhs_bytes),
     };
@@ -346,7 +367,7 @@ fn kernel_run<F: Operator<Params: DrawParams, Src: Plain, Dst: Plain>>(i: &mut I
     let rows: Vec<F::Src> = if F::ROWS { lhs[..lhs_bytes / size_of::<F::Src>()].to_vec() } else { Vec::new() };
     let packed: &[u8] = if F::ROWS { &[] } else { &bytes_of(&lhs)[..lhs_bytes] };
     let r = geometry.run(F::kernel_lhs(&rows, packed), &rhs, &mut rust_dst, &rargs);
-    if F::ROWS && lhs_bytes % size_of::<F::Src>() != 0 {
+    if F::ROWS && !lhs_bytes.is_multiple_of(size_of::<F::Src>()) {
         return; // the C call sees a partial element the Rust slice drops
     }
     assert_eq!(ok, r.is_ok(), "qgemm_kernel_run {} vs Kernel::run: {s:?} vs {r:?}", geometry.name());

@@ -31,7 +31,7 @@ impl<'a> Input<'a> {
 
     /// `true` with probability `1/n`.
     pub fn one_in(&mut self, n: u8) -> bool {
-        self.byte() % n == 0
+        self.byte().is_multiple_of(n)
     }
 
     pub fn pick<T: Copy>(&mut self, xs: &[T]) -> T {

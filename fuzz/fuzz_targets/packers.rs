@@ -31,7 +31,7 @@ fn lhs(sel: u8, i: &mut Input<'_>, p: Packing, m: usize, k: usize, bl: usize) {
         [Qai8dxp, Qai8dxp, Qai8dxp, Qai8dxp, Qsi8d32p, Qsi8d32pscalef32, Qsi8d32pscalef32, Bf16p, Bf16p, Bf16p];
     let sel = usize::from(sel) % FORMATS.len();
     let format = p.lhs(FORMATS[sel]);
-    let bl = if sel < 4 || sel > 6 { 0 } else { bl };
+    let bl = if !(4..=6).contains(&sel) { 0 } else { bl };
     let at = if i.one_in(4) { i.upto(40) } else { p.mr.saturating_mul(i.upto(3)) };
     let stride = i.stride(k);
     let len = i.len_near(extent(m, k, stride));

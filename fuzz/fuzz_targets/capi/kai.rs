@@ -86,10 +86,7 @@ fn offset(f: fn(&[usize]) -> usize, names: &[&str], idx: usize, k: usize, bl: us
     if v == Some(0) && idx > 0 {
         return None; // a zero-sized packed operand of a non-empty one: nothing to run on
     }
-    match v {
-        None => None,
-        v => v,
-    }
+    v
 }
 
 /// Layer 2 with the error hook recording: a matmul kernel, a float kernel or a packer, with the

@@ -15,6 +15,12 @@ use super::quant::{Buf, layout, matrix_len, row_len};
 use super::{Out, check_status, checked, input_of, output_of, rarely};
 use crate::common::{Input, canary};
 
+// The `unsafe fn` types of the tables below (`Query`, `LinearPack`, the `pack` fields) share one
+// contract, `forward!`'s premise. # Safety: every pointer argument is null or points into a
+// live allocation holding at least the length passed with it (in elements of the C function's
+// type) from that point; a struct pointer is null or a live struct whose pointers obey the same
+// rule; an out pointer with no length is null or has room for its value (`Out`). Alignment,
+// nulls and lengths shorter than the callee needs may be anything: the callee checks them.
 type Query = unsafe fn(*const qgemm_packing, usize, usize, usize, *mut usize) -> qgemm_status;
 type FloatQuery = unsafe extern "C" fn(usize, usize, *mut usize) -> qgemm_status;
 /// A source `(pointer, length in its elements)`.
@@ -49,63 +55,60 @@ struct QLhs {
     pack: unsafe fn(*const qgemm_packing, [usize; 4], Src, usize, Dst) -> qgemm_status,
 }
 
-// SAFETY (of every `unsafe` block in the tables below): each closure forwards its arguments,
-// pointers cast to the element type the C function takes and lengths unchanged (counted in
-// that type), to the function it names; the callers pass pointers that are null or valid for
-// those lengths, which is every function's contract.
+// Each entry forwards its arguments to the function it names (`forward!`, whose proof is there).
 const QLHS: [QLhs; 6] = [
     QLhs {
         name: "qgemm_lhs_qai8dxp_quantize_pack",
-        size: |p, m, k, _, o| unsafe { qgemm_lhs_qai8dxp_packed_size(p, m, k, o) },
-        offset: |p, m, k, _, o| unsafe { qgemm_lhs_qai8dxp_packed_offset(p, m, k, o) },
+        size: |p, m, k, _, o| forward!(qgemm_lhs_qai8dxp_packed_size(p, m, k, o)),
+        offset: |p, m, k, _, o| forward!(qgemm_lhs_qai8dxp_packed_offset(p, m, k, o)),
         elem: 4,
-        pack: |p, [m, k, _, mi], s, st, o| unsafe {
-            qgemm_lhs_qai8dxp_quantize_pack(p, m, k, mi, s.0.cast(), s.1, st, o.0, o.1)
+        pack: |p, [m, k, _, mi], s, st, o| {
+            forward!(qgemm_lhs_qai8dxp_quantize_pack(p, m, k, mi, s.0.cast(), s.1, st, o.0, o.1))
         },
     },
     QLhs {
         name: "qgemm_lhs_qai8dxp_quantize_pack_f16",
-        size: |p, m, k, _, o| unsafe { qgemm_lhs_qai8dxp_packed_size(p, m, k, o) },
-        offset: |p, m, k, _, o| unsafe { qgemm_lhs_qai8dxp_packed_offset(p, m, k, o) },
+        size: |p, m, k, _, o| forward!(qgemm_lhs_qai8dxp_packed_size(p, m, k, o)),
+        offset: |p, m, k, _, o| forward!(qgemm_lhs_qai8dxp_packed_offset(p, m, k, o)),
         elem: 2,
-        pack: |p, [m, k, _, mi], s, st, o| unsafe {
-            qgemm_lhs_qai8dxp_quantize_pack_f16(p, m, k, mi, s.0.cast(), s.1, st, o.0, o.1)
+        pack: |p, [m, k, _, mi], s, st, o| {
+            forward!(qgemm_lhs_qai8dxp_quantize_pack_f16(p, m, k, mi, s.0.cast(), s.1, st, o.0, o.1))
         },
     },
     QLhs {
         name: "qgemm_lhs_qai8dxp_quantize_pack_bf16",
-        size: |p, m, k, _, o| unsafe { qgemm_lhs_qai8dxp_packed_size(p, m, k, o) },
-        offset: |p, m, k, _, o| unsafe { qgemm_lhs_qai8dxp_packed_offset(p, m, k, o) },
+        size: |p, m, k, _, o| forward!(qgemm_lhs_qai8dxp_packed_size(p, m, k, o)),
+        offset: |p, m, k, _, o| forward!(qgemm_lhs_qai8dxp_packed_offset(p, m, k, o)),
         elem: 2,
-        pack: |p, [m, k, _, mi], s, st, o| unsafe {
-            qgemm_lhs_qai8dxp_quantize_pack_bf16(p, m, k, mi, s.0.cast(), s.1, st, o.0, o.1)
+        pack: |p, [m, k, _, mi], s, st, o| {
+            forward!(qgemm_lhs_qai8dxp_quantize_pack_bf16(p, m, k, mi, s.0.cast(), s.1, st, o.0, o.1))
         },
     },
     QLhs {
         name: "qgemm_lhs_qsi8d32p_quantize_pack",
-        size: |p, m, k, bl, o| unsafe { qgemm_lhs_qsi8d32p_packed_size(p, m, k, bl, o) },
-        offset: |p, m, k, bl, o| unsafe { qgemm_lhs_qsi8d32p_packed_offset(p, m, k, bl, o) },
+        size: |p, m, k, bl, o| forward!(qgemm_lhs_qsi8d32p_packed_size(p, m, k, bl, o)),
+        offset: |p, m, k, bl, o| forward!(qgemm_lhs_qsi8d32p_packed_offset(p, m, k, bl, o)),
         elem: 4,
-        pack: |p, [m, k, bl, mi], s, st, o| unsafe {
-            qgemm_lhs_qsi8d32p_quantize_pack(p, m, k, bl, mi, s.0.cast(), s.1, st, o.0, o.1)
+        pack: |p, [m, k, bl, mi], s, st, o| {
+            forward!(qgemm_lhs_qsi8d32p_quantize_pack(p, m, k, bl, mi, s.0.cast(), s.1, st, o.0, o.1))
         },
     },
     QLhs {
         name: "qgemm_lhs_qsi8d32pscalef32_quantize_pack",
-        size: |p, m, k, bl, o| unsafe { qgemm_lhs_qsi8d32pscalef32_packed_size(p, m, k, bl, o) },
-        offset: |p, m, k, bl, o| unsafe { qgemm_lhs_qsi8d32pscalef32_packed_offset(p, m, k, bl, o) },
+        size: |p, m, k, bl, o| forward!(qgemm_lhs_qsi8d32pscalef32_packed_size(p, m, k, bl, o)),
+        offset: |p, m, k, bl, o| forward!(qgemm_lhs_qsi8d32pscalef32_packed_offset(p, m, k, bl, o)),
         elem: 4,
-        pack: |p, [m, k, bl, mi], s, st, o| unsafe {
-            qgemm_lhs_qsi8d32pscalef32_quantize_pack(p, m, k, bl, mi, s.0.cast(), s.1, st, o.0, o.1)
+        pack: |p, [m, k, bl, mi], s, st, o| {
+            forward!(qgemm_lhs_qsi8d32pscalef32_quantize_pack(p, m, k, bl, mi, s.0.cast(), s.1, st, o.0, o.1))
         },
     },
     QLhs {
         name: "qgemm_lhs_qsi8d32pscalef32_quantize_pack_f16",
-        size: |p, m, k, bl, o| unsafe { qgemm_lhs_qsi8d32pscalef32_packed_size(p, m, k, bl, o) },
-        offset: |p, m, k, bl, o| unsafe { qgemm_lhs_qsi8d32pscalef32_packed_offset(p, m, k, bl, o) },
+        size: |p, m, k, bl, o| forward!(qgemm_lhs_qsi8d32pscalef32_packed_size(p, m, k, bl, o)),
+        offset: |p, m, k, bl, o| forward!(qgemm_lhs_qsi8d32pscalef32_packed_offset(p, m, k, bl, o)),
         elem: 2,
-        pack: |p, [m, k, bl, mi], s, st, o| unsafe {
-            qgemm_lhs_qsi8d32pscalef32_quantize_pack_f16(p, m, k, bl, mi, s.0.cast(), s.1, st, o.0, o.1)
+        pack: |p, [m, k, bl, mi], s, st, o| {
+            forward!(qgemm_lhs_qsi8d32pscalef32_quantize_pack_f16(p, m, k, bl, mi, s.0.cast(), s.1, st, o.0, o.1))
         },
     },
 ];
@@ -139,71 +142,77 @@ struct QRhs {
 const QRHS: [QRhs; 6] = [
     QRhs {
         name: "qgemm_rhs_qsi4cxp_pack",
-        size: |p, n, k, _, o| unsafe { qgemm_rhs_qsi4cxp_packed_size(p, n, k, o) },
-        offset: |p, n, k, _, o| unsafe { qgemm_rhs_qsi4cxp_packed_offset(p, n, k, o) },
+        size: |p, n, k, _, o| forward!(qgemm_rhs_qsi4cxp_packed_size(p, n, k, o)),
+        offset: |p, n, k, _, o| forward!(qgemm_rhs_qsi4cxp_packed_offset(p, n, k, o)),
         raw_row: |k, _| k.div_ceil(2),
         int8: false,
         blocked: false,
-        pack: |p, [n, k, _], r, o| unsafe {
-            qgemm_rhs_qsi4cxp_pack(p, n, k, r.int4, r.scale.0, r.scale.1, r.bias.0, r.bias.1, o.0, o.1)
+        pack: |p, [n, k, _], r, o| {
+            forward!(qgemm_rhs_qsi4cxp_pack(p, n, k, r.int4, r.scale.0, r.scale.1, r.bias.0, r.bias.1, o.0, o.1))
         },
     },
     QRhs {
         name: "qgemm_rhs_qsi8cxp_pack",
-        size: |p, n, k, _, o| unsafe { qgemm_rhs_qsi8cxp_packed_size(p, n, k, o) },
-        offset: |p, n, k, _, o| unsafe { qgemm_rhs_qsi8cxp_packed_offset(p, n, k, o) },
+        size: |p, n, k, _, o| forward!(qgemm_rhs_qsi8cxp_packed_size(p, n, k, o)),
+        offset: |p, n, k, _, o| forward!(qgemm_rhs_qsi8cxp_packed_offset(p, n, k, o)),
         raw_row: |k, _| k,
         int8: true,
         blocked: false,
-        pack: |p, [n, k, _], r, o| unsafe {
-            qgemm_rhs_qsi8cxp_pack(p, n, k, r.int8, r.scale.0, r.scale.1, r.bias.0, r.bias.1, o.0, o.1)
+        pack: |p, [n, k, _], r, o| {
+            forward!(qgemm_rhs_qsi8cxp_pack(p, n, k, r.int8, r.scale.0, r.scale.1, r.bias.0, r.bias.1, o.0, o.1))
         },
     },
     QRhs {
         name: "qgemm_rhs_qsi4c32p_pack",
-        size: |p, n, k, bl, o| unsafe { qgemm_rhs_qsi4c32p_packed_size(p, n, k, bl, o) },
-        offset: |p, n, k, bl, o| unsafe { qgemm_rhs_qsi4c32p_packed_offset(p, n, k, bl, o) },
+        size: |p, n, k, bl, o| forward!(qgemm_rhs_qsi4c32p_packed_size(p, n, k, bl, o)),
+        offset: |p, n, k, bl, o| forward!(qgemm_rhs_qsi4c32p_packed_offset(p, n, k, bl, o)),
         raw_row: |k, _| k.div_ceil(2),
         int8: false,
         blocked: false,
-        pack: |p, [n, k, bl], r, o| unsafe {
-            let (s, sl, ss) = r.scale_bf16;
-            qgemm_rhs_qsi4c32p_pack(p, n, k, bl, r.int4, s, sl, ss, r.bias.0, r.bias.1, o.0, o.1)
+        pack: |p, [n, k, bl], r, o| {
+            forward!({
+                let (s, sl, ss) = r.scale_bf16;
+                qgemm_rhs_qsi4c32p_pack(p, n, k, bl, r.int4, s, sl, ss, r.bias.0, r.bias.1, o.0, o.1)
+            })
         },
     },
     QRhs {
         name: "qgemm_rhs_qsi4c32pscalef16_pack",
-        size: |p, n, k, bl, o| unsafe { qgemm_rhs_qsi4c32pscalef16_packed_size(p, n, k, bl, o) },
-        offset: |p, n, k, bl, o| unsafe { qgemm_rhs_qsi4c32pscalef16_packed_offset(p, n, k, bl, o) },
+        size: |p, n, k, bl, o| forward!(qgemm_rhs_qsi4c32pscalef16_packed_size(p, n, k, bl, o)),
+        offset: |p, n, k, bl, o| forward!(qgemm_rhs_qsi4c32pscalef16_packed_offset(p, n, k, bl, o)),
         raw_row: |k, bl| (k / bl.max(1)).saturating_mul(2 + bl / 2),
         int8: false,
         blocked: false,
-        pack: |p, [n, k, bl], r, o| unsafe {
-            qgemm_rhs_qsi4c32pscalef16_pack(p, n, k, bl, r.raw.0, r.raw.1, r.raw.2, o.0, o.1)
+        pack: |p, [n, k, bl], r, o| {
+            forward!(qgemm_rhs_qsi4c32pscalef16_pack(p, n, k, bl, r.raw.0, r.raw.1, r.raw.2, o.0, o.1))
         },
     },
     QRhs {
         name: "qgemm_rhs_qai4c32p_pack",
-        size: |p, n, k, bl, o| unsafe { qgemm_rhs_qai4c32p_packed_size(p, n, k, bl, o) },
-        offset: |p, n, k, bl, o| unsafe { qgemm_rhs_qai4c32p_packed_offset(p, n, k, bl, o) },
+        size: |p, n, k, bl, o| forward!(qgemm_rhs_qai4c32p_packed_size(p, n, k, bl, o)),
+        offset: |p, n, k, bl, o| forward!(qgemm_rhs_qai4c32p_packed_offset(p, n, k, bl, o)),
         raw_row: |k, _| k.div_ceil(2),
         int8: false,
         blocked: true,
-        pack: |p, [n, k, bl], r, o| unsafe {
-            let ((rp, rl, rs), (z, zl), (s, sl), (b, bll)) = (r.raw, r.zero, r.scale, r.bias);
-            qgemm_rhs_qai4c32p_pack(p, n, k, bl, rp, rl, rs, z, zl, s, sl, b, bll, o.0, o.1)
+        pack: |p, [n, k, bl], r, o| {
+            forward!({
+                let ((rp, rl, rs), (z, zl), (s, sl), (b, bll)) = (r.raw, r.zero, r.scale, r.bias);
+                qgemm_rhs_qai4c32p_pack(p, n, k, bl, rp, rl, rs, z, zl, s, sl, b, bll, o.0, o.1)
+            })
         },
     },
     QRhs {
         name: "qgemm_rhs_qsu2cxp_pack",
-        size: |p, n, k, _, o| unsafe { qgemm_rhs_qsu2cxp_packed_size(p, n, k, o) },
-        offset: |p, n, k, _, o| unsafe { qgemm_rhs_qsu2cxp_packed_offset(p, n, k, o) },
+        size: |p, n, k, _, o| forward!(qgemm_rhs_qsu2cxp_packed_size(p, n, k, o)),
+        offset: |p, n, k, _, o| forward!(qgemm_rhs_qsu2cxp_packed_offset(p, n, k, o)),
         raw_row: |k, _| k.div_ceil(4),
         int8: false,
         blocked: false,
-        pack: |p, [n, k, _], r, o| unsafe {
-            let ((rp, rl, rs), (s, sl), (b, bll)) = (r.raw, r.scale, r.bias);
-            qgemm_rhs_qsu2cxp_pack(p, n, k, rp, rl, rs, s, sl, b, bll, r.lut, o.0, o.1)
+        pack: |p, [n, k, _], r, o| {
+            forward!({
+                let ((rp, rl, rs), (s, sl), (b, bll)) = (r.raw, r.scale, r.bias);
+                qgemm_rhs_qsu2cxp_pack(p, n, k, rp, rl, rs, s, sl, b, bll, r.lut, o.0, o.1)
+            })
         },
     },
 ];
@@ -227,7 +236,7 @@ macro_rules! rhs_float {
             offset: $offset,
             elem: $elem,
             bias_elem: $bias,
-            pack: |[n, k], s, l, st, b, o| unsafe { $pack(n, k, s.0.cast(), s.1, l, st, b.0.cast(), b.1, o.0, o.1) },
+            pack: |[n, k], s, l, st, b, o| forward!($pack(n, k, s.0.cast(), s.1, l, st, b.0.cast(), b.1, o.0, o.1)),
         }
     };
 }
@@ -240,7 +249,7 @@ macro_rules! lhs_float {
             offset: $offset,
             elem: $elem,
             bias_elem: 0,
-            pack: |[m, k], s, _, st, _, o| unsafe { $pack(m, k, s.0.cast(), s.1, st, o.0, o.1) },
+            pack: |[m, k], s, _, st, _, o| forward!($pack(m, k, s.0.cast(), s.1, st, o.0, o.1)),
         }
     };
 }
@@ -379,11 +388,11 @@ fn family(i: &mut Input<'_>) -> u32 {
 type LinearPack = unsafe fn(u32, (Src, u32, usize), [usize; 2], Src, Dst, *mut qgemm_linear) -> qgemm_status;
 
 const LINEAR_PACK: [(&str, usize, LinearPack); 2] = [
-    ("qgemm_linear_pack", 4, |f, ((w, wl), l, st), [n, k], (b, bl), (o, ol), out| unsafe {
-        qgemm_linear_pack(f, w.cast(), wl, l, st, n, k, b.cast(), bl, o, ol, out)
+    ("qgemm_linear_pack", 4, |f, ((w, wl), l, st), [n, k], (b, bl), (o, ol), out| {
+        forward!(qgemm_linear_pack(f, w.cast(), wl, l, st, n, k, b.cast(), bl, o, ol, out))
     }),
-    ("qgemm_linear_pack_u16", 2, |f, ((w, wl), l, st), [n, k], (b, bl), (o, ol), out| unsafe {
-        qgemm_linear_pack_u16(f, w.cast(), wl, l, st, n, k, b.cast(), bl, o, ol, out)
+    ("qgemm_linear_pack_u16", 2, |f, ((w, wl), l, st), [n, k], (b, bl), (o, ol), out| {
+        forward!(qgemm_linear_pack_u16(f, w.cast(), wl, l, st, n, k, b.cast(), bl, o, ol, out))
     }),
 ];
 
@@ -404,7 +413,7 @@ fn linear(i: &mut Input<'_>) {
     let mut layer = Out::<qgemm_linear>::new(i);
     let _keep;
     // `pack` on a used-up input (fewer draws), `quantize_pack` else.
-    let s = if i.byte() % 2 == 0 {
+    let s = if i.byte().is_multiple_of(2) {
         let (name, elem, f) = LINEAR_PACK[i.upto(1)];
         let (wf, wh, w) = values(i, elem, wlen);
         let (bf, bh, b) = values(i, elem, bias_len.unwrap_or(0));

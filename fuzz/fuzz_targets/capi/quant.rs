@@ -101,6 +101,12 @@ struct Gptq {
 }
 
 type Outs = [(*mut u8, usize); 3];
+// The `unsafe fn` types of `QUANTIZERS` share `forward!`'s premise. # Safety: every pointer
+// argument (`weights`, `Extra`'s, `Gptq`'s, `Outs`) is null or points into a live allocation
+// holding at least the length passed with it (in elements of the C function's type) from that
+// point; a struct pointer is null or a live struct whose pointers obey the same rule; an out
+// pointer with no length is null or has room for its value (`Out`). Alignment, nulls and
+// lengths shorter than the callee needs may be anything: the callee checks them.
 type Sizes = unsafe fn(usize, usize, usize, *mut usize, *mut usize) -> qgemm_status;
 type Plain = unsafe fn((usize, usize, usize), *const qgemm_weights, Extra, Outs) -> qgemm_status;
 type WithGptq = unsafe fn((usize, usize, usize), *const qgemm_weights, Extra, Gptq, Outs) -> qgemm_status;
@@ -116,105 +122,115 @@ struct Quantizer {
     gptq: Option<WithGptq>,
 }
 
-// SAFETY (of every closure below): each forwards its arguments unchanged to the C function it
-// names, whose pointer requirements the caller (`quantize`) meets: every pointer is null or
-// valid for the length passed with it, in elements of the type the function takes.
+// Each entry forwards its arguments to the function it names (`forward!`, whose proof is there).
 const QUANTIZERS: [Quantizer; 6] = [
     Quantizer {
         name: "qgemm_quant_qsi4cxp",
-        sizes: |n, k, _, a, b| unsafe { qgemm_quant_qsi4cxp_sizes(n, k, a, b) },
+        sizes: |n, k, _, a, b| forward!(qgemm_quant_qsi4cxp_sizes(n, k, a, b)),
         elems: [1, 4, 0],
-        plain: |(n, k, _), w, e, [c, s, _]| unsafe {
-            qgemm_quant_qsi4cxp(n, k, w, e.method, e.importance.0, e.importance.1, c.0, c.1, s.0.cast(), s.1)
+        plain: |(n, k, _), w, e, [c, s, _]| {
+            forward!(qgemm_quant_qsi4cxp(n, k, w, e.method, e.importance.0, e.importance.1, c.0, c.1, s.0.cast(), s.1))
         },
-        gptq: Some(|(n, k, _), w, e, g, [c, s, _]| unsafe {
-            let (imp, il) = e.importance;
-            qgemm_quant_gptq_qsi4cxp(
-                n,
-                k,
-                w,
-                e.method,
-                imp,
-                il,
-                g.hessian,
-                g.damp,
-                g.work.0,
-                g.work.1,
-                c.0,
-                c.1,
-                s.0.cast(),
-                s.1,
-            )
+        gptq: Some(|(n, k, _), w, e, g, [c, s, _]| {
+            forward!({
+                let (imp, il) = e.importance;
+                qgemm_quant_gptq_qsi4cxp(
+                    n,
+                    k,
+                    w,
+                    e.method,
+                    imp,
+                    il,
+                    g.hessian,
+                    g.damp,
+                    g.work.0,
+                    g.work.1,
+                    c.0,
+                    c.1,
+                    s.0.cast(),
+                    s.1,
+                )
+            })
         }),
     },
     Quantizer {
         name: "qgemm_quant_qsi8cxp",
-        sizes: |n, k, _, a, b| unsafe { qgemm_quant_qsi8cxp_sizes(n, k, a, b) },
+        sizes: |n, k, _, a, b| forward!(qgemm_quant_qsi8cxp_sizes(n, k, a, b)),
         elems: [1, 4, 0],
-        plain: |(n, k, _), w, e, [c, s, _]| unsafe {
-            let (imp, il) = e.importance;
-            qgemm_quant_qsi8cxp(n, k, w, e.method, imp, il, c.0.cast(), c.1, s.0.cast(), s.1)
+        plain: |(n, k, _), w, e, [c, s, _]| {
+            forward!({
+                let (imp, il) = e.importance;
+                qgemm_quant_qsi8cxp(n, k, w, e.method, imp, il, c.0.cast(), c.1, s.0.cast(), s.1)
+            })
         },
-        gptq: Some(|(n, k, _), w, e, g, [c, s, _]| unsafe {
-            let (imp, il) = e.importance;
-            qgemm_quant_gptq_qsi8cxp(
-                n,
-                k,
-                w,
-                e.method,
-                imp,
-                il,
-                g.hessian,
-                g.damp,
-                g.work.0,
-                g.work.1,
-                c.0.cast(),
-                c.1,
-                s.0.cast(),
-                s.1,
-            )
+        gptq: Some(|(n, k, _), w, e, g, [c, s, _]| {
+            forward!({
+                let (imp, il) = e.importance;
+                qgemm_quant_gptq_qsi8cxp(
+                    n,
+                    k,
+                    w,
+                    e.method,
+                    imp,
+                    il,
+                    g.hessian,
+                    g.damp,
+                    g.work.0,
+                    g.work.1,
+                    c.0.cast(),
+                    c.1,
+                    s.0.cast(),
+                    s.1,
+                )
+            })
         }),
     },
     Quantizer {
         name: "qgemm_quant_qsi4c32p",
-        sizes: |n, k, bl, a, b| unsafe { qgemm_quant_qsi4c32p_sizes(n, k, bl, a, b) },
+        sizes: |n, k, bl, a, b| forward!(qgemm_quant_qsi4c32p_sizes(n, k, bl, a, b)),
         elems: [1, 2, 0],
-        plain: |(n, k, bl), w, e, [c, s, _]| unsafe {
-            let (imp, il) = e.importance;
-            qgemm_quant_qsi4c32p(n, k, bl, w, e.method, imp, il, c.0, c.1, s.0.cast(), s.1)
+        plain: |(n, k, bl), w, e, [c, s, _]| {
+            forward!({
+                let (imp, il) = e.importance;
+                qgemm_quant_qsi4c32p(n, k, bl, w, e.method, imp, il, c.0, c.1, s.0.cast(), s.1)
+            })
         },
-        gptq: Some(|(n, k, bl), w, e, g, [c, s, _]| unsafe {
-            let (imp, il) = e.importance;
-            let (h, d, (wp, wl)) = (g.hessian, g.damp, g.work);
-            qgemm_quant_gptq_qsi4c32p(n, k, bl, w, e.method, imp, il, h, d, wp, wl, c.0, c.1, s.0.cast(), s.1)
+        gptq: Some(|(n, k, bl), w, e, g, [c, s, _]| {
+            forward!({
+                let (imp, il) = e.importance;
+                let (h, d, (wp, wl)) = (g.hessian, g.damp, g.work);
+                qgemm_quant_gptq_qsi4c32p(n, k, bl, w, e.method, imp, il, h, d, wp, wl, c.0, c.1, s.0.cast(), s.1)
+            })
         }),
     },
     Quantizer {
         name: "qgemm_quant_q4_0",
-        sizes: |n, k, bl, a, _| unsafe { qgemm_quant_q4_0_size(n, k, bl, a) },
+        sizes: |n, k, bl, a, _| forward!(qgemm_quant_q4_0_size(n, k, bl, a)),
         elems: [1, 0, 0],
-        plain: |(n, k, bl), w, e, [c, _, _]| unsafe {
-            qgemm_quant_q4_0(n, k, bl, w, e.method, e.importance.0, e.importance.1, c.0, c.1)
+        plain: |(n, k, bl), w, e, [c, _, _]| {
+            forward!(qgemm_quant_q4_0(n, k, bl, w, e.method, e.importance.0, e.importance.1, c.0, c.1))
         },
-        gptq: Some(|(n, k, bl), w, e, g, [c, _, _]| unsafe {
-            let (imp, il) = e.importance;
-            qgemm_quant_gptq_q4_0(n, k, bl, w, e.method, imp, il, g.hessian, g.damp, g.work.0, g.work.1, c.0, c.1)
+        gptq: Some(|(n, k, bl), w, e, g, [c, _, _]| {
+            forward!({
+                let (imp, il) = e.importance;
+                qgemm_quant_gptq_q4_0(n, k, bl, w, e.method, imp, il, g.hessian, g.damp, g.work.0, g.work.1, c.0, c.1)
+            })
         }),
     },
     Quantizer {
         name: "qgemm_quant_qai4c32p",
-        sizes: |n, k, bl, a, b| unsafe { qgemm_quant_qai4c32p_sizes(n, k, bl, a, b) },
+        sizes: |n, k, bl, a, b| forward!(qgemm_quant_qai4c32p_sizes(n, k, bl, a, b)),
         elems: [1, 4, 4],
-        plain: |(n, k, bl), w, e, [c, z, s]| unsafe {
-            qgemm_quant_qai4c32p(n, k, bl, w, e.method, c.0, c.1, z.0.cast(), z.1, s.0.cast(), s.1)
+        plain: |(n, k, bl), w, e, [c, z, s]| {
+            forward!(qgemm_quant_qai4c32p(n, k, bl, w, e.method, c.0, c.1, z.0.cast(), z.1, s.0.cast(), s.1))
         },
         gptq: None,
     },
     Quantizer {
         name: "qgemm_quant_qsu2cxp",
-        sizes: |n, k, _, a, b| unsafe { qgemm_quant_qsu2cxp_sizes(n, k, a, b) },
+        sizes: |n, k, _, a, b| forward!(qgemm_quant_qsu2cxp_sizes(n, k, a, b)),
         elems: [1, 4, 0],
-        plain: |(n, k, _), w, e, [c, s, _]| unsafe { qgemm_quant_qsu2cxp(n, k, w, e.lut, c.0, c.1, s.0.cast(), s.1) },
+        plain: |(n, k, _), w, e, [c, s, _]| forward!(qgemm_quant_qsu2cxp(n, k, w, e.lut, c.0, c.1, s.0.cast(), s.1)),
         gptq: None,
     },
 ];
@@ -279,9 +295,9 @@ pub fn run(i: &mut Input<'_>) {
     };
     let len = [lens.0, lens.1, lens.1];
     let mut bufs = Vec::new();
-    for j in 0..3 {
-        let l = if q.elems[j] == 0 { 0 } else { i.len_near(len[j]) };
-        bufs.push(Buf::new(i, q.elems[j], l));
+    for (&elem, &need) in q.elems.iter().zip(&len) {
+        let l = if elem == 0 { 0 } else { i.len_near(need) };
+        bufs.push(Buf::new(i, elem, l));
     }
     let outs: Outs = core::array::from_fn(|j| if q.elems[j] == 0 { (core::ptr::null_mut(), 0) } else { bufs[j].arg });
     let wp = if rarely(i, 32) { core::ptr::null() } else { &raw const w.w };
@@ -303,10 +319,10 @@ pub fn run(i: &mut Input<'_>) {
             let mut work = canary::<f64>(i.len_near(wneed));
             let damp = if rarely(i, 8) { f32::from_bits(u32::from(i.byte()) << 23 | 1) } else { 0.01 };
             let g = Gptq { hessian: hp, damp, work: output_of(i, &mut work) };
+            // The workspace is scratch (it may be written before a late error): not checked.
             // SAFETY: as above; `hp` is null or a live struct over `data` (or made up, its
             // length at most `data`'s); `g.work` inside `work`.
-            let s = unsafe { f((n, k, bl), wp, e, g, outs) };
-            s // the workspace is scratch (it may be written before a late error): not checked
+            unsafe { f((n, k, bl), wp, e, g, outs) }
         }
     };
     let outs: Vec<&[u8]> = bufs.iter().map(Buf::bytes).collect();
