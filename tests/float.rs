@@ -714,19 +714,24 @@ fn invalid_operations_on_foreign_packed_bytes_give_the_default_nan() {
             println!("{what}: {name}: NaN operand gives {:#x}", got[3]);
         }
     };
+    // The FMA families' packed weights (`size`-byte elements): +inf, -inf and a signalling NaN
+    // of the element type at the places above.
+    let fma_patches = |rhs: &mut [u8], fmt: &RhsPacking, size: usize, [inf, ninf, snan]: [u32; 3]| {
+        let ts = fmt.tile_stride(k, 0).unwrap();
+        let bias_at = |c: usize| c / fmt.nr * ts + c % fmt.nr * size;
+        let w_at = |c: usize, j: usize| c / fmt.nr * ts + fmt.nr * size + (j * fmt.nr + c % fmt.nr) * size;
+        patch(rhs, bias_at(0), inf, size);
+        patch(rhs, w_at(0, 0), ninf, size);
+        patch(rhs, w_at(1, 1), inf, size);
+        patch(rhs, bias_at(33), ninf, size);
+        patch(rhs, w_at(33, 0), inf, size);
+        patch(rhs, w_at(3, 2), snan, size);
+    };
     for fmt in [F32P16, F32P8] {
         let w = vec![0.5f32; n * k];
         let mut rhs = vec![0u8; fmt.packed_size(n, k, 0).unwrap()];
         f32p::pack(&fmt, n, k, &FloatSource::nxk(&w, k), Some(&[0.25; 40]), &mut rhs).unwrap();
-        let ts = fmt.tile_stride(k, 0).unwrap();
-        let bias_at = |c: usize| c / fmt.nr * ts + c % fmt.nr * 4;
-        let w_at = |c: usize, j: usize| c / fmt.nr * ts + fmt.nr * 4 + (j * fmt.nr + c % fmt.nr) * 4;
-        patch(&mut rhs, bias_at(0), 0x7F80_0000, 4);
-        patch(&mut rhs, w_at(0, 0), 0xFF80_0000, 4);
-        patch(&mut rhs, w_at(1, 1), 0x7F80_0000, 4);
-        patch(&mut rhs, bias_at(33), 0xFF80_0000, 4);
-        patch(&mut rhs, w_at(33, 0), 0x7F80_0000, 4);
-        patch(&mut rhs, w_at(3, 2), 0x7F80_0001, 4);
+        fma_patches(&mut rhs, &fmt, 4, [0x7F80_0000, 0xFF80_0000, 0x7F80_0001]);
         let formats = (rows(LhsFormat::F32), fmt);
         let outs = outputs_of_every_tier::<f32_f32_f32p::F32F32F32p>(
             (m, n, k),
@@ -744,15 +749,7 @@ fn invalid_operations_on_foreign_packed_bytes_give_the_default_nan() {
         let w = vec![f16::from_f32(0.5); n * k];
         let mut rhs = vec![0u8; fmt.packed_size(n, k, 0).unwrap()];
         f16p::pack(&fmt, n, k, &FloatSource::nxk(&w, k), Some(&[f16::from_f32(0.25); 40]), &mut rhs).unwrap();
-        let ts = fmt.tile_stride(k, 0).unwrap();
-        let bias_at = |c: usize| c / fmt.nr * ts + c % fmt.nr * 2;
-        let w_at = |c: usize, j: usize| c / fmt.nr * ts + fmt.nr * 2 + (j * fmt.nr + c % fmt.nr) * 2;
-        patch(&mut rhs, bias_at(0), 0x7C00, 2);
-        patch(&mut rhs, w_at(0, 0), 0xFC00, 2);
-        patch(&mut rhs, w_at(1, 1), 0x7C00, 2);
-        patch(&mut rhs, bias_at(33), 0xFC00, 2);
-        patch(&mut rhs, w_at(33, 0), 0x7C00, 2);
-        patch(&mut rhs, w_at(3, 2), 0x7C01, 2);
+        fma_patches(&mut rhs, &fmt, 2, [0x7C00, 0xFC00, 0x7C01]);
         let formats = (rows(LhsFormat::F16), fmt);
         let outs = outputs_of_every_tier::<f16_f16_f16p::F16F16F16p>(
             (m, n, k),
