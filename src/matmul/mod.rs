@@ -171,6 +171,46 @@ mod tests {
         assert!(c.0 > 0);
     }
 
+    /// A descriptor whose tile scales with the streaming vector length resolves only where the
+    /// length is known ([`Error::VectorLengthUnknown`] otherwise), to the tile of that length;
+    /// `Shape::may_read` accepts the weights of any length, `select_from` only those of the CPU's.
+    #[test]
+    fn vector_length_shapes_resolve_only_with_a_known_length() {
+        use crate::cpu::Feature;
+        use crate::packing::Extent;
+        type F = qai8dxp_qsi4cxp::Qai8dxpQsi4cxp;
+        let scalar = F::kernels().iter().find(|d| d.tier() == Tier::Scalar).unwrap();
+        let vl = Extent::Vl { times: 1, lane_bytes: 4 };
+        let shape = Shape { n_step: vl, nr: vl, ..scalar.shape() };
+        let d: &'static Descriptor<F> = std::boxed::Box::leak(std::boxed::Box::new(Descriptor {
+            name: "vl_test",
+            tier: Tier::Scalar,
+            requires: crate::FeatureSet::EMPTY.and(Feature::Sme),
+            shape,
+            raw: scalar.raw,
+            family: core::marker::PhantomData,
+        }));
+        // SAFETY: the kernel is only resolved here, never run.
+        let sme = unsafe { CpuFeatures::NONE.with(Feature::Neon).with(Feature::Sme) };
+        assert_eq!(d.resolve(&sme).map(|k| k.name()), Err(Error::VectorLengthUnknown));
+        for svl in [16, 64, 128] {
+            // SAFETY: as above.
+            let cpu = unsafe { sme.with_svl(svl) }.unwrap();
+            let k = d.resolve(&cpu).unwrap();
+            assert_eq!((k.n_step(), k.packing().nr), (svl / 4, svl / 4));
+            assert!(shape.may_read(&k.rhs_packing()));
+            let list = [d];
+            assert_eq!(
+                select_from(&list, &cpu, 4, Some(&k.rhs_packing()), None).map(|k| k.packing().nr),
+                Some(svl / 4)
+            );
+            // SAFETY: as above.
+            let other = unsafe { sme.with_svl(svl * 2) }.unwrap();
+            assert!(select_from(&list, &other, 4, Some(&k.rhs_packing()), None).is_none());
+        }
+        assert!(select_from(&[d], &sme, 4, None, None).is_none());
+    }
+
     #[test]
     fn catalogues_are_consistent() {
         struct Check(usize);
