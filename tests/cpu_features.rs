@@ -212,7 +212,7 @@ mod sme_vl {
                 0 as std::ffi::c_ulong,
             )
         };
-        (r >= 0).then(|| (r & PR_SME_VL_LEN_MASK) as usize)
+        (r >= 0).then_some((r & PR_SME_VL_LEN_MASK) as usize)
     }
 
     /// Sets this thread's streaming vector length to `bytes` (the kernel picks the largest
@@ -235,7 +235,7 @@ mod sme_vl {
                 0 as std::ffi::c_ulong,
             )
         };
-        (r >= 0).then(|| (r & PR_SME_VL_LEN_MASK) as usize)
+        (r >= 0).then_some((r & PR_SME_VL_LEN_MASK) as usize)
     }
 }
 
