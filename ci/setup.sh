@@ -17,6 +17,9 @@
 #   tools:  the icount plugin, built into target/tools (tools/icount/icount.py --build)
 #   model:  all-MiniLM-L6-v2 into its cache (ci/fetch_minilm.sh, once; without network the
 #           MiniLM test says it is skipped)
+#   qemu 11: the SME2-capable qemu-aarch64 (Debian trixie-backports' qemu-user, SHA-256 pinned,
+#           unpacked into its cache, not installed: ci/fetch_qemu_sme2.sh, once; without network
+#           `cargo make test-qemu-sme2` says it is skipped)
 # Packages are installed with --no-install-recommends, so this list is exactly what a minimal
 # machine has: nothing may rely on a package that is only recommended (e.g. the QEMU NIC ROMs of
 # ipxe-qemu; the bare-metal runs pass `-nic none`; gcc only recommends libc6-dev, the headers).
@@ -169,5 +172,17 @@ if model_dir=$(bash ci/fetch_minilm.sh); then
     say "minilm model in $model_dir"
 else
     echo "setup: could not fetch the MiniLM model (no network?): tests/minilm.rs will say it is skipped" >&2
+fi
+# The SME2 QEMU (`cargo make test-qemu-sme2`): fetched once, kept in its cache. Only an
+# unreachable mirror (exit status 3) is forgiven; a wrong SHA-256 or a QEMU without SME2 fails.
+status=0
+qemu11=$(bash ci/fetch_qemu_sme2.sh --quiet) || status=$?
+if [[ $status == 0 ]]; then
+    say "sme2 qemu $qemu11"
+elif [[ $status == 3 ]]; then
+    echo "setup: could not fetch QEMU 11 (no network?): cargo make test-qemu-sme2 will say it is skipped" >&2
+else
+    echo "setup: ci/fetch_qemu_sme2.sh failed (exit $status)" >&2
+    exit 1
 fi
 say "ok"
